@@ -1,0 +1,44 @@
+/* cli/main.c — the `bulkhead` command: dispatches to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("bulkhead %s\n", PACKAGE_VERSION);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{"version", cmd_version, "print the version"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bulkhead COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-18s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "bulkhead: unknown command \"%s\"\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

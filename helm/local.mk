@@ -1,0 +1,1 @@
+# helm/ — build fragment (see top Makefile.am).

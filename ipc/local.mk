@@ -1,0 +1,1 @@
+# ipc/ — build fragment (see top Makefile.am).

@@ -1,0 +1,1 @@
+# kube/ — build fragment (see top Makefile.am).

@@ -1,0 +1,112 @@
+/* lib/buf.c — see buf.h. */
+#include "lib/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bh_buf_init(bh_buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->oom = 0;
+}
+
+void bh_buf_free(bh_buf *b)
+{
+	free(b->data);
+	bh_buf_init(b);
+}
+
+void bh_buf_reset(bh_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+int bh_buf_grow(bh_buf *b, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+	if (b->oom)
+		return -1;
+	if (extra > (size_t)-1 / 2 - b->len) {
+		b->oom = 1;
+		return -1;
+	}
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->oom = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void bh_buf_put(bh_buf *b, const void *p, size_t n)
+{
+	if (bh_buf_grow(b, n) < 0)
+		return;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void bh_buf_puts(bh_buf *b, const char *s)
+{
+	bh_buf_put(b, s, strlen(s));
+}
+
+void bh_buf_putc(bh_buf *b, char c)
+{
+	bh_buf_put(b, &c, 1);
+}
+
+void bh_buf_vprintf(bh_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0 || bh_buf_grow(b, (size_t)n) < 0)
+		return;
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void bh_buf_printf(bh_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bh_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+int bh_buf_ok(const bh_buf *b)
+{
+	return !b->oom;
+}
+
+const char *bh_buf_str(const bh_buf *b)
+{
+	return b->data ? b->data : "";
+}
+
+char *bh_buf_detach(bh_buf *b)
+{
+	char *p = b->data;
+	if (!p)
+		p = calloc(1, 1);
+	bh_buf_init(b);
+	return p;
+}

@@ -1,0 +1,35 @@
+/* lib/buf.h — growable byte buffer (always NUL-terminated) used for text
+ * building everywhere. A bh_buf owns its memory; bh_buf_free() releases it,
+ * bh_buf_detach() hands the bytes to the caller (free() them).
+ * Allocation failure is reported by a sticky `oom` flag, checked once at the
+ * end with bh_buf_ok(), so building code stays linear. */
+#ifndef BH_BUF_H
+#define BH_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct bh_buf {
+	char *data;  /* NUL-terminated; NULL until the first append */
+	size_t len;
+	size_t cap;
+	int oom;     /* set when an allocation failed; later appends are no-ops */
+} bh_buf;
+
+#define BH_BUF_INIT {NULL, 0, 0, 0}
+
+void bh_buf_init(bh_buf *b);
+void bh_buf_free(bh_buf *b);
+void bh_buf_reset(bh_buf *b);              /* len = 0, memory kept */
+int bh_buf_grow(bh_buf *b, size_t extra);  /* 0, or -1 on OOM */
+void bh_buf_put(bh_buf *b, const void *p, size_t n);
+void bh_buf_puts(bh_buf *b, const char *s);
+void bh_buf_putc(bh_buf *b, char c);
+void bh_buf_printf(bh_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void bh_buf_vprintf(bh_buf *b, const char *fmt, va_list ap);
+int bh_buf_ok(const bh_buf *b);            /* 1 unless an allocation failed */
+const char *bh_buf_str(const bh_buf *b);   /* never NULL ("" when empty) */
+char *bh_buf_detach(bh_buf *b);            /* caller frees; b is reset */
+
+#endif

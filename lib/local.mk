@@ -1,0 +1,15 @@
+# lib/ — small shared pieces at the bottom of the dependency graph.
+noinst_LIBRARIES += lib/libbhlib.a
+lib_libbhlib_a_SOURCES = \
+	lib/error.c lib/error.h \
+	lib/buf.c lib/buf.h \
+	lib/gostrconv.c lib/gostrconv.h
+# Link line for anything using lib/ (libraries it needs come with it).
+BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) -lm
+
+check_PROGRAMS += tests/unit/test_lib
+tests_unit_test_lib_SOURCES = tests/unit/test_lib.c
+tests_unit_test_lib_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_lib
+UNIT_TESTS += tests/unit/test_lib

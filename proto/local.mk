@@ -1,0 +1,1 @@
+# proto/ — build fragment (see top Makefile.am).

@@ -1,0 +1,1 @@
+# sandbox/ — build fragment (see top Makefile.am).

@@ -1,0 +1,1 @@
+# supervisor/ — build fragment (see top Makefile.am).

@@ -1,0 +1,72 @@
+/* tests/unit/test_lib.c — unit tests for lib/ (error, buf, gostrconv). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/gostrconv.h"
+
+START_TEST(test_error_prefix)
+{
+	bh_error e;
+	ck_assert_int_eq(bh_error_set(&e, BH_EINVAL, "bad %s", "thing"), BH_EINVAL);
+	bh_error_prefix(&e, "loading %s", "Chart.yaml");
+	ck_assert_str_eq(e.msg, "loading Chart.yaml: bad thing");
+	ck_assert_str_eq(bh_code_name(e.code), "EINVAL");
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+	bh_buf b = BH_BUF_INIT;
+	ck_assert_str_eq(bh_buf_str(&b), "");
+	for (int i = 0; i < 1000; i++)
+		bh_buf_printf(&b, "%d,", i);
+	ck_assert(bh_buf_ok(&b));
+	ck_assert(strncmp(b.data, "0,1,2,", 6) == 0);
+	ck_assert_uint_eq(b.len, strlen(b.data));
+	char *s = bh_buf_detach(&b);
+	ck_assert_ptr_null(b.data);
+	free(s);
+}
+END_TEST
+
+/* Expected strings are what Go's fmt.Sprint(float64) prints. */
+START_TEST(test_go_float_g)
+{
+	static const struct { double v; const char *want; } cases[] = {
+		{0, "0"}, {1, "1"}, {3.0, "3"}, {-0.0, "-0"}, {100000, "100000"},
+		{1000000, "1e+06"}, {1234567, "1.234567e+06"}, {0.0001, "0.0001"},
+		{0.00001, "1e-05"}, {12345678901234567890.0, "1.2345678901234567e+19"},
+		{1.5, "1.5"}, {0.1, "0.1"}, {123456789, "1.23456789e+08"},
+		{2.5e-300, "2.5e-300"}, {1e21, "1e+21"},
+	};
+	char buf[64];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		go_format_float(buf, sizeof buf, cases[i].v, 'g', -1);
+		ck_assert_str_eq(buf, cases[i].want);
+	}
+	go_format_float(buf, sizeof buf, 1e21, 'f', -1);
+	ck_assert_str_eq(buf, "1000000000000000000000");
+	go_format_float(buf, sizeof buf, 0.000001, 'f', -1);
+	ck_assert_str_eq(buf, "0.000001");
+	go_format_float(buf, sizeof buf, 1.0 / 0.0, 'g', -1);
+	ck_assert_str_eq(buf, "+Inf");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lib");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_error_prefix);
+	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_go_float_g);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

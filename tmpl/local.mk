@@ -1,0 +1,1 @@
+# tmpl/ — build fragment (see top Makefile.am).

@@ -1,0 +1,1 @@
+# worker/ — build fragment (see top Makefile.am).
