@@ -1,0 +1,1 @@
+# tests/bench/ — build fragment (see top Makefile.am).

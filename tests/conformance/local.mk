@@ -1,0 +1,1 @@
+# tests/conformance/ — build fragment (see top Makefile.am).

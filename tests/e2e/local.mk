@@ -1,0 +1,1 @@
+# tests/e2e/ — build fragment (see top Makefile.am).

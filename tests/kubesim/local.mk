@@ -1,0 +1,1 @@
+# tests/kubesim/ — build fragment (see top Makefile.am).
