@@ -1,0 +1,159 @@
+# tests/e2e/lib.sh — shared helpers for end-to-end shell tests (source it).
+#
+#   . "$BH_SRCDIR/tests/e2e/lib.sh"
+#   e2e_need_tool kubectl          # exit 77 (skip) with a reason if missing
+#   e2e_need_shared                # exit 77 if ../shared (conformance data) is absent
+#   kubesim_start [EXTRA ARGS...]  # start tests/kubesim on a free loopback port
+#   kubectl get ns                 # KUBECONFIG points at kubesim's admin kubeconfig
+#   kubesim_admin GET /_kubesim/log
+#
+# kubesim_start exports KUBESIM_DIR (its state dir: kubeconfig, ca.crt,
+# admin.crt, admin.key, port, kubesim.log), KUBESIM_PORT, KUBESIM_URL and
+# KUBECONFIG, and arranges for kubesim to be stopped and E2E_TMP removed on
+# exit. Tool caches (kubectl discovery cache, helm config/cache/data) live in
+# E2E_TMP so tests never touch $HOME.
+# Helpers fail the test (exit 1) with a message on error: e2e_fail MSG.
+
+: "${BH_SRCDIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+export BH_SRCDIR
+export PATH="$BH_SRCDIR/.tools/bin:$PATH"
+
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/bh-e2e.XXXXXX")
+export E2E_TMP
+export KUBECACHEDIR="$E2E_TMP/kubecache"
+export XDG_CACHE_HOME="$E2E_TMP/cache" XDG_CONFIG_HOME="$E2E_TMP/config" XDG_DATA_HOME="$E2E_TMP/data"
+export HELM_CACHE_HOME="$E2E_TMP/cache/helm" HELM_CONFIG_HOME="$E2E_TMP/config/helm" HELM_DATA_HOME="$E2E_TMP/data/helm"
+KUBESIM_PID=
+
+e2e_cleanup() {
+	kubesim_stop
+	if [ -n "${E2E_KEEP:-}" ]; then
+		echo "e2e: kept $E2E_TMP" >&2
+	else
+		rm -rf "$E2E_TMP"
+	fi
+}
+trap e2e_cleanup EXIT
+trap 'exit 1' INT TERM
+
+e2e_fail() {
+	echo "FAIL: $*" >&2
+	if [ -n "${KUBESIM_DIR:-}" ] && [ -f "$KUBESIM_DIR/kubesim.log" ]; then
+		echo "--- last lines of kubesim.log:" >&2
+		tail -n 20 "$KUBESIM_DIR/kubesim.log" >&2
+	fi
+	exit 1
+}
+
+e2e_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+e2e_need_tool() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || e2e_skip "$t not found on PATH (install with scripts/install-deps.sh)"
+	done
+}
+
+e2e_need_shared() {
+	E2E_SHARED="$BH_SRCDIR/../shared"
+	[ -d "$E2E_SHARED/conformance" ] || e2e_skip "$E2E_SHARED/conformance not present"
+	export E2E_SHARED
+}
+
+# kubesim_start [ARGS...]: start kubesim, wait (up to 30s) for its kubeconfig.
+kubesim_start() {
+	command -v python3 >/dev/null 2>&1 || e2e_skip "python3 not installed"
+	KUBESIM_DIR="$E2E_TMP/kubesim"
+	mkdir -p "$KUBESIM_DIR"
+	python3 "$BH_SRCDIR/tests/kubesim/kubesim" --listen 127.0.0.1:0 --dir "$KUBESIM_DIR" "$@" \
+		>"$KUBESIM_DIR/kubesim.log" 2>&1 &
+	KUBESIM_PID=$!
+	local i
+	for i in $(seq 1 300); do
+		[ -f "$KUBESIM_DIR/kubeconfig" ] && break
+		kill -0 "$KUBESIM_PID" 2>/dev/null || { KUBESIM_PID=; e2e_fail "kubesim exited during startup"; }
+		sleep 0.1
+	done
+	[ -f "$KUBESIM_DIR/kubeconfig" ] || e2e_fail "kubesim did not write its kubeconfig within 30s"
+	KUBESIM_PORT=$(cat "$KUBESIM_DIR/port")
+	KUBESIM_URL=$(cat "$KUBESIM_DIR/url")
+	KUBECONFIG="$KUBESIM_DIR/kubeconfig"
+	export KUBESIM_DIR KUBESIM_PORT KUBESIM_URL KUBECONFIG
+}
+
+kubesim_stop() {
+	if [ -n "${KUBESIM_PID:-}" ]; then
+		kill -TERM "$KUBESIM_PID" 2>/dev/null
+		wait "$KUBESIM_PID" 2>/dev/null
+		KUBESIM_PID=
+	fi
+}
+
+# kubesim_admin METHOD PATH [JSON-BODY]: call kubesim as admin (client cert);
+# prints the response body, fails on HTTP status >= 400.
+kubesim_admin() {
+	local method=$1 path=$2 body=${3:-}
+	local args=(-sS --fail-with-body -X "$method")
+	case "$KUBESIM_URL" in
+	https:*) args+=(--cacert "$KUBESIM_DIR/ca.crt" --cert "$KUBESIM_DIR/admin.crt" --key "$KUBESIM_DIR/admin.key") ;;
+	esac
+	[ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
+	curl "${args[@]}" "$KUBESIM_URL$path"
+}
+
+# kubesim_curl [CURL ARGS...] PATH: raw curl against kubesim with the admin cert.
+kubesim_curl() {
+	local n=$#
+	local path=${!n}
+	local args=("${@:1:$((n - 1))}")
+	case "$KUBESIM_URL" in
+	https:*) args+=(--cacert "$KUBESIM_DIR/ca.crt" --cert "$KUBESIM_DIR/admin.crt" --key "$KUBESIM_DIR/admin.key") ;;
+	esac
+	curl -sS "${args[@]}" "$KUBESIM_URL$path"
+}
+
+# kubesim_kubeconfig_token NAME TOKEN FILE: write a kubeconfig using bearer TOKEN.
+kubesim_kubeconfig_token() {
+	local name=$1 token=$2 file=$3
+	cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: kubesim
+  cluster:
+    server: $KUBESIM_URL
+    certificate-authority: $KUBESIM_DIR/ca.crt
+users:
+- name: $name
+  user:
+    token: $token
+contexts:
+- name: $name
+  context:
+    cluster: kubesim
+    user: $name
+    namespace: default
+current-context: $name
+EOF
+}
+
+# e2e_retry SECONDS CMD...: run CMD until it succeeds or SECONDS pass.
+e2e_retry() {
+	local secs=$1; shift
+	local end=$((SECONDS + secs))
+	while ! "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.2
+	done
+}
+
+# e2e_expect_contains HAYSTACK NEEDLE [WHAT]
+e2e_expect_contains() {
+	case "$1" in
+	*"$2"*) ;;
+	*) e2e_fail "${3:-output} does not contain '$2'; got: $1" ;;
+	esac
+}
