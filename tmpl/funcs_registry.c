@@ -1,0 +1,12 @@
+/* tmpl/funcs_registry.c — the list of function families, lowest priority
+ * first (a later family overrides an earlier one's name, as Helm overrides
+ * Sprig). To add a family: declare it in tmpl/funcs.h and add one line. */
+#include "tmpl/funcs.h"
+
+const tmpl_func_def *const tmpl_func_families[] = {
+	tmpl_funcs_builtin,
+	tmpl_funcs_core,
+	/* Sprig families go here, one line each. */
+	tmpl_funcs_helm,
+	NULL,
+};

@@ -1,0 +1,78 @@
+/* tmpl/tmpl.h — the Go text/template engine as Helm 4 runs it.
+ *
+ * One tmpl_engine is one Helm rendering: a set of named templates sharing
+ * one namespace of definitions (every `define` in any added source is
+ * visible to all), the registered functions (tmpl/funcs.h), limits, and the
+ * arena that owns every value created while rendering. Typical use:
+ *
+ *   tmpl_engine *e = tmpl_engine_new(&err);
+ *   tmpl_engine_add(e, "vec/templates/a.yaml", src, len, &err);  // parse
+ *   ... add every file, in Helm's order (later defines win) ...
+ *   tmpl_value dot = helmctx_root(...);                           // helmctx.h
+ *   tmpl_engine_render(e, "vec/templates/a.yaml", &dot, &out, &err);
+ *   tmpl_engine_free(e);
+ *
+ * Errors are in Helm 4's shapes: "parse error at (FILE:LINE): MSG", the
+ * three-line trace "FILE:LINE:COL\n  executing \"NAME\" at <NODE>:\n    MSG",
+ * Go's one-line "template: FILE:L:C: executing ... error calling FN: MSG",
+ * and "execution error at (FILE:L:C): MSG" for fail/required. Limit errors
+ * use BH_ELIMIT. Parse errors BH_EPARSE, execution errors BH_EEXEC. */
+#ifndef TMPL_TMPL_H
+#define TMPL_TMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "tmpl/funcs.h"
+#include "tmpl/value.h"
+
+typedef struct tmpl_engine tmpl_engine;
+
+typedef struct tmpl_limits {
+	int max_include_depth;  /* include/tpl nesting per name (Helm: 1000) */
+	int max_exec_depth;     /* template/include call depth (Go: 100000; default 10000) */
+	size_t max_output;      /* bytes of one execution's output (default 64 MiB) */
+	uint64_t max_steps;     /* evaluated nodes per top-level execution (default 50M) */
+	size_t max_memory;      /* bytes the arena may hold (default 512 MiB) */
+	size_t max_source;      /* bytes of one template source (default 16 MiB) */
+	int max_parse_depth;    /* nesting of parentheses/blocks (default 10000) */
+} tmpl_limits;
+
+void tmpl_limits_default(tmpl_limits *l);
+
+/* A `lookup` implementation (apiVersion, kind, namespace, name) -> value.
+ * Return 0 with *out set (an empty map when not found), or a negative code
+ * with err set (reported as "error calling lookup: MSG"). Without a
+ * callback, lookup returns an empty map (helm template behaviour). */
+typedef int (*tmpl_lookup_fn)(void *ud, tmpl_arena *a, const char *api_version,
+			      const char *kind, const char *ns, const char *name,
+			      tmpl_value *out, bh_error *err);
+
+tmpl_engine *tmpl_engine_new(bh_error *err);
+void tmpl_engine_free(tmpl_engine *e);
+void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l);
+void tmpl_engine_set_lookup(tmpl_engine *e, tmpl_lookup_fn fn, void *ud);
+/* The arena owning the engine's values (use it to build the root value). */
+tmpl_arena *tmpl_engine_arena(tmpl_engine *e);
+
+/* Parses src as template NAME (its defines join the shared namespace; a
+ * later define of the same name replaces the earlier one). The source is
+ * copied. BH_EPARSE with "parse error at (NAME:LINE): MSG". */
+int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len,
+		    bh_error *err);
+/* 1 if a template (file or define) of that name exists. */
+int tmpl_engine_has(const tmpl_engine *e, const char *name);
+
+/* Executes template NAME with dot as `.` and appends the raw output to out
+ * (no `<no value>` removal: this is what `include` sees). Errors in Go's own
+ * shape (the one-line "template: ..." text), code BH_EEXEC or BH_ELIMIT. */
+int tmpl_engine_execute(tmpl_engine *e, const char *name, const tmpl_value *dot,
+			bh_buf *out, bh_error *err);
+/* What Helm does per file: execute, then delete every "<no value>" from the
+ * output, and rewrite errors into Helm 4's shapes (see top). */
+int tmpl_engine_render(tmpl_engine *e, const char *name, const tmpl_value *dot,
+		       bh_buf *out, bh_error *err);
+
+#endif

@@ -1,0 +1,171 @@
+/* tmpl/value.h — the value model of the template engine: Go values as Helm
+ * templates see them (int, int64, float64, string, bool, nil, []interface{},
+ * map[string]interface{}, []byte, and opaque objects such as .Capabilities,
+ * .Files, *semver.Version, time.Time).
+ *
+ * A tmpl_value is a small struct passed by value. Strings, lists, maps and
+ * objects point into memory owned by a tmpl_arena (see below) or into static
+ * storage; nothing is reference counted. Everything allocated from an
+ * engine's arena is freed at once by tmpl_engine_free(), so functions never
+ * free what they create.
+ *
+ * Go distinguishes the invalid reflect.Value ("no value": a missing map entry
+ * after unwrapping, prints "<no value>") from a nil interface{} (what a map
+ * lookup of a missing or null key returns before the pipeline unwraps it;
+ * `.Values.missing.x` is an error on it, and a string parameter rejects it
+ * with "got interface {}"). Both are "nil" to templates' truth tests.
+ *
+ * Lists and maps keep a Go type name for %T and for the few places where Go
+ * cares ([]interface {}, []string, []int, map[string]interface {},
+ * map[string]string). Maps are string-keyed; range and printing visit keys in
+ * sorted (bytewise) order. A list or map may be Go-nil (is_nil): it behaves as
+ * empty but toJson prints null. */
+#ifndef TMPL_VALUE_H
+#define TMPL_VALUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+
+enum tmpl_kind {
+	TMPL_INVALID = 0, /* no value (Go invalid reflect.Value) */
+	TMPL_NIL,         /* nil interface{} (e.g. missing/null map entry) */
+	TMPL_BOOL,
+	TMPL_INT,         /* Go int (template integer literals, len, ...) */
+	TMPL_INT64,       /* Go int64 (Sprig math, --set integers) */
+	TMPL_UINT8,       /* Go uint8/byte (index of a string) */
+	TMPL_UINT64,      /* Go uint64 (semver Major/Minor/Patch) */
+	TMPL_FLOAT64,     /* Go float64 (every number from values.yaml) */
+	TMPL_STRING,
+	TMPL_BYTES,       /* []byte ([]uint8: .Files.GetBytes) */
+	TMPL_LIST,
+	TMPL_MAP,
+	TMPL_OBJECT,      /* Go struct or pointer with fields/methods */
+};
+
+typedef struct tmpl_value tmpl_value;
+typedef struct tmpl_list tmpl_list;
+typedef struct tmpl_map tmpl_map;
+typedef struct tmpl_object tmpl_object;
+typedef struct tmpl_class tmpl_class;
+typedef struct tmpl_arena tmpl_arena;
+
+struct tmpl_value {
+	enum tmpl_kind kind;
+	union {
+		int b;                                  /* BOOL */
+		int64_t i;                              /* INT, INT64 */
+		uint64_t u;                             /* UINT8, UINT64 */
+		double f;                               /* FLOAT64 */
+		struct { const char *ptr; size_t len; } s; /* STRING, BYTES */
+		tmpl_list *list;                        /* LIST */
+		tmpl_map *map;                          /* MAP */
+		tmpl_object *obj;                       /* OBJECT */
+	} u;
+};
+
+struct tmpl_list {
+	const char *gotype; /* "[]interface {}" unless set otherwise */
+	int is_nil;         /* a Go nil slice (prints [], toJson null) */
+	size_t len, cap;
+	tmpl_value *items;
+};
+
+typedef struct tmpl_map_entry {
+	const char *key;
+	size_t keylen;
+	tmpl_value val;
+} tmpl_map_entry;
+
+struct tmpl_map {
+	const char *gotype; /* "map[string]interface {}" unless set otherwise */
+	int is_nil;
+	size_t len, cap;    /* entries in insertion order (deleted ones removed) */
+	tmpl_map_entry *entries;
+	uint32_t *index;    /* open-addressing hash of entry positions + 1 */
+	size_t index_cap;
+	int sorted;         /* entries are currently in sorted key order */
+};
+
+/* ---- arena: all memory of values created while rendering ---- */
+
+/* Returns NULL when out of memory or over the arena's byte budget (the
+ * caller reports BH_ELIMIT / BH_ENOMEM). Memory is zeroed. */
+void *tmpl_arena_alloc(tmpl_arena *a, size_t n);
+/* Copies n bytes and a NUL; NULL on failure. */
+char *tmpl_arena_strdup(tmpl_arena *a, const char *s, size_t n);
+/* 1 once an allocation has failed because of the budget. */
+int tmpl_arena_over_budget(const tmpl_arena *a);
+
+/* ---- constructors ---- */
+
+tmpl_value tmpl_invalid(void);
+tmpl_value tmpl_nil(void);
+tmpl_value tmpl_bool(int b);
+tmpl_value tmpl_int(int64_t i);     /* Go int */
+tmpl_value tmpl_int64(int64_t i);
+tmpl_value tmpl_uint8(uint8_t u);
+tmpl_value tmpl_uint64(uint64_t u);
+tmpl_value tmpl_float(double f);
+/* String pointing at s (not copied: s must outlive the engine/arena). */
+tmpl_value tmpl_str_static(const char *s, size_t n);
+/* String copied into the arena; kind INVALID on allocation failure. */
+tmpl_value tmpl_str(tmpl_arena *a, const char *s, size_t n);
+tmpl_value tmpl_cstr(tmpl_arena *a, const char *s);
+/* Takes the buffer's text into the arena (b is left untouched). */
+tmpl_value tmpl_str_buf(tmpl_arena *a, const bh_buf *b);
+tmpl_value tmpl_bytes(tmpl_arena *a, const void *p, size_t n);
+tmpl_value tmpl_list_value(tmpl_list *l);
+tmpl_value tmpl_map_value(tmpl_map *m);
+tmpl_value tmpl_object_value(tmpl_object *o);
+
+/* ---- lists ---- */
+
+/* gotype NULL means "[]interface {}". NULL on allocation failure. */
+tmpl_list *tmpl_list_new(tmpl_arena *a, const char *gotype, size_t cap);
+int tmpl_list_push(tmpl_arena *a, tmpl_list *l, tmpl_value v); /* 0 or BH_ELIMIT */
+
+/* ---- maps ---- */
+
+/* gotype NULL means "map[string]interface {}". */
+tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype);
+/* Inserts or replaces; the key is copied. 0 or BH_ELIMIT. */
+int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v);
+/* NULL when absent. The pointer is valid until the map is next modified. */
+tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen);
+int tmpl_map_delete(tmpl_map *m, const char *key, size_t keylen); /* 1 if removed */
+/* Puts the entries in bytewise key order (Go's printing and range order);
+ * afterwards m->entries[0..len) can be walked in that order. */
+void tmpl_map_sort(tmpl_map *m);
+
+/* ---- JSON bridge (values files, --set, toJson/fromJson) ---- */
+
+/* Deep copy of a JSON tree: objects -> map[string]interface {}, arrays ->
+ * []interface {}, json_real -> float64, json_integer -> int64 (as --set
+ * makes them), null -> nil. Returns INVALID on allocation failure. */
+tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j);
+/* JSON view of a value as Go's encoding/json would see it (objects use
+ * their class's to_json; ints stay integers, float64 become json_real).
+ * New reference; NULL with err set for values JSON cannot hold. */
+json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err);
+
+/* ---- Go semantics ---- */
+
+/* Go's %T name: "int", "float64", "string", "[]interface {}",
+ * "map[string]interface {}", "<nil>" for nil/invalid, class names. */
+const char *tmpl_value_type_name(const tmpl_value *v);
+/* text/template truth (if/with/and/or/not): false for nil, false, 0, "",
+ * empty list/map; objects are true. */
+int tmpl_value_truth(const tmpl_value *v);
+/* Sprig's empty(): like truth inverted, but also nil-interface aware. */
+int tmpl_value_empty(const tmpl_value *v);
+/* 1 for INVALID and NIL. */
+int tmpl_value_is_nil(const tmpl_value *v);
+/* Element i of a list, or INVALID when out of range. */
+tmpl_value tmpl_list_at(const tmpl_list *l, size_t i);
+
+#endif
