@@ -1,0 +1,196 @@
+/* tests/unit/test_ipc.c — framing: round trips, fd passing, oversized and
+ * malformed frames, unexpected fds, partial frames, queued writes. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ipc/ipc.h"
+
+static void pair(int sv[2])
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+}
+
+START_TEST(test_roundtrip)
+{
+	int sv[2];
+	bh_error e;
+	ipc_msg m;
+	pair(sv);
+	ck_assert_int_eq(ipc_send(sv[0], 7, 42, "hello", 5, -1, &e), 0);
+	ck_assert_int_eq(ipc_recv(sv[1], 1024, 0, &m, &e), 0);
+	ck_assert_uint_eq(m.hdr.type, 7);
+	ck_assert_uint_eq(m.hdr.id, 42);
+	ck_assert_uint_eq(m.hdr.len, 5);
+	ck_assert_str_eq((char *)m.payload, "hello");
+	ck_assert_int_eq(m.fd, -1);
+	ipc_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(ipc_recv(sv[1], 1024, 0, &m, &e), BH_EIO);
+	ck_assert(strstr(e.msg, "closed") != NULL);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_fd_passing)
+{
+	int sv[2], p[2];
+	bh_error e;
+	ipc_msg m;
+	char c = 0;
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	ck_assert_int_eq(ipc_send(sv[0], 1, 0, "job", 3, p[0], &e), 0);
+	ck_assert_int_eq(ipc_recv(sv[1], 1024, 1, &m, &e), 0);
+	ck_assert_int_ge(m.fd, 0);
+	ck_assert_uint_eq(m.hdr.flags, IPC_F_FD);
+	ck_assert_int_eq(read(m.fd, &c, 1), 1);
+	ck_assert_int_eq(c, 'x');
+	ipc_msg_free(&m);
+	/* the same frame where fds are not allowed: refused, fd closed */
+	ck_assert_int_eq(ipc_send(sv[0], 1, 0, "job", 3, p[0], &e), 0);
+	ck_assert_int_eq(ipc_recv(sv[1], 1024, 0, &m, &e), BH_EPROTO);
+	ck_assert(strstr(e.msg, "file descriptor") != NULL);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_oversized_refused_before_alloc)
+{
+	int sv[2];
+	bh_error e;
+	ipc_msg m;
+	unsigned char hb[IPC_HDR_SIZE];
+	ipc_hdr h = {16, 0xFFFFFFFFu, 1, 0};
+	ipc_reader r;
+	pair(sv);
+	ipc_hdr_encode(&h, hb);
+	ck_assert_int_eq(write(sv[0], hb, sizeof hb), (int)sizeof hb);
+	ck_assert_int_eq(ipc_recv(sv[1], IPC_MAX_PAYLOAD, 0, &m, &e), BH_ELIMIT);
+	ck_assert(strstr(e.msg, "4294967295") != NULL);
+	/* the non-blocking reader too, with a small limit */
+	h.len = 2000;
+	ipc_hdr_encode(&h, hb);
+	ck_assert_int_eq(write(sv[0], hb, sizeof hb), (int)sizeof hb);
+	ipc_reader_init(&r, 1000, 0);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), BH_ELIMIT);
+	ipc_reader_free(&r);
+	/* unknown flags */
+	h.len = 0;
+	h.flags = 0x80;
+	ipc_hdr_encode(&h, hb);
+	ck_assert_int_eq(ipc_hdr_decode(hb, 100, &h, &e), BH_EPROTO);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_reader_partial)
+{
+	int sv[2];
+	bh_error e;
+	ipc_msg m;
+	ipc_reader r;
+	unsigned char hb[IPC_HDR_SIZE];
+	ipc_hdr h = {17, 10, 3, 0};
+	pair(sv);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	ipc_reader_init(&r, 1024, 0);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+	ipc_hdr_encode(&h, hb);
+	ck_assert_int_eq(write(sv[0], hb, 5), 5);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+	ck_assert_int_eq(write(sv[0], hb + 5, 11), 11);
+	ck_assert_int_eq(write(sv[0], "01234", 5), 5);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+	ck_assert_int_eq(write(sv[0], "56789", 5), 5);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_str_eq((char *)m.payload, "0123456789");
+	ck_assert_uint_eq(m.hdr.id, 3);
+	ipc_msg_free(&m);
+	/* EOF in the middle of a frame is a protocol error; between frames it is EOF */
+	ck_assert_int_eq(write(sv[0], hb, 3), 3);
+	close(sv[0]);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), BH_EPROTO);
+	ipc_reader_free(&r);
+	ipc_reader_init(&r, 1024, 0);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_EOF);
+	ipc_reader_free(&r);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_outq_large_and_fd)
+{
+	int sv[2], p[2];
+	bh_error e;
+	ipc_outq q;
+	ipc_msg m;
+	size_t big = 1u << 20;
+	unsigned char *data = malloc(big);
+	int rc, got = 0;
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	for (size_t i = 0; i < big; i++)
+		data[i] = (unsigned char)(i * 7);
+	ipc_outq_init(&q);
+	ck_assert_int_eq(ipc_outq_push(&q, 1, 9, "first", 5, p[0], &e), 0);
+	ck_assert_int_eq(ipc_outq_push(&q, 2, 10, data, big, -1, &e), 0);
+	/* the socket cannot hold 1 MiB: flush returns 0 and must not block */
+	rc = ipc_outq_flush(&q, sv[0], &e);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(ipc_outq_pending(&q));
+	ck_assert_int_eq(ipc_recv(sv[1], IPC_MAX_PAYLOAD, 1, &m, &e), 0);
+	ck_assert_int_ge(m.fd, 0);
+	ck_assert_str_eq((char *)m.payload, "first");
+	ipc_msg_free(&m);
+	/* drain the rest while flushing */
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	ipc_reader r;
+	ipc_reader_init(&r, IPC_MAX_PAYLOAD, 0);
+	for (int i = 0; i < 100000 && !got; i++) {
+		ck_assert_int_ge(ipc_outq_flush(&q, sv[0], &e), 0);
+		rc = ipc_reader_read(&r, sv[1], &m, &e);
+		ck_assert_int_ge(rc, 0);
+		if (rc == IPC_MSG)
+			got = 1;
+	}
+	ck_assert(got);
+	ck_assert_uint_eq(m.hdr.len, big);
+	ck_assert(memcmp(m.payload, data, big) == 0);
+	ipc_msg_free(&m);
+	ipc_reader_free(&r);
+	ipc_outq_free(&q);
+	free(data);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ipc");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_fd_passing);
+	tcase_add_test(tc, test_oversized_refused_before_alloc);
+	tcase_add_test(tc, test_reader_partial);
+	tcase_add_test(tc, test_outq_large_and_fd);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,148 @@
+/* tests/unit/test_proto.c — message codecs: round trips and hostile input. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/proto.h"
+
+START_TEST(test_kube_request_roundtrip)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	proto_kube_request r;
+	proto_header h[] = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+	ck_assert_int_eq(proto_kube_request_encode(&b, "POST", "/api/v1/namespaces/a/secrets", h, 2, "{}", 2), 0);
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), 0);
+	ck_assert_str_eq(r.method, "POST");
+	ck_assert_str_eq(r.path, "/api/v1/namespaces/a/secrets");
+	ck_assert_uint_eq(r.nheaders, 2);
+	ck_assert_str_eq(proto_kube_request_header(&r, "content-type"), "application/json");
+	ck_assert_ptr_null(proto_kube_request_header(&r, "Impersonate-User"));
+	ck_assert_uint_eq(r.body_len, 2);
+	proto_kube_request_free(&r);
+	/* every truncation of a valid message is refused */
+	for (size_t n = 0; n < b.len; n++) {
+		ck_assert_int_lt(proto_kube_request_decode((unsigned char *)b.data, n, &r, &e), 0);
+	}
+	bh_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_kube_request_hostile)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	proto_kube_request r;
+	proto_header bad[] = {{"X Bad", "v"}};
+	proto_header ctl[] = {{"X", "a\r\nInjected: 1"}};
+	ck_assert_int_eq(proto_kube_request_encode(&b, "TRACE", "/x", NULL, 0, "", 0), 0);
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), BH_EPROTO);
+	ck_assert(strstr(e.msg, "method") != NULL);
+	bh_buf_reset(&b);
+	proto_kube_request_encode(&b, "GET", "relative", NULL, 0, "", 0);
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), BH_EPROTO);
+	bh_buf_reset(&b);
+	proto_kube_request_encode(&b, "GET", "/a\nb", NULL, 0, "", 0);
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), BH_EPROTO);
+	bh_buf_reset(&b);
+	proto_kube_request_encode(&b, "GET", "/a", bad, 1, "", 0);
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), BH_EPROTO);
+	bh_buf_reset(&b);
+	proto_kube_request_encode(&b, "GET", "/a", ctl, 1, "", 0);
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), BH_EPROTO);
+	/* trailing garbage */
+	bh_buf_reset(&b);
+	proto_kube_request_encode(&b, "GET", "/a", NULL, 0, "", 0);
+	bh_buf_putc(&b, 'x');
+	ck_assert_int_eq(proto_kube_request_decode((unsigned char *)b.data, b.len, &r, &e), BH_EPROTO);
+	ck_assert(strstr(e.msg, "trailing") != NULL);
+	/* a huge header count is refused without allocating */
+	{
+		unsigned char m[] = {3, 0, 0, 0, 'G', 'E', 'T', 2, 0, 0, 0, '/', 'a', 0xff, 0xff, 0xff, 0xff};
+		ck_assert_int_eq(proto_kube_request_decode(m, sizeof m, &r, &e), BH_ELIMIT);
+	}
+	/* a string length pointing past the end */
+	{
+		unsigned char m[] = {0xff, 0xff, 0xff, 0x7f, 'G'};
+		ck_assert_int_lt(proto_kube_request_decode(m, sizeof m, &r, &e), 0);
+	}
+	bh_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_response_seccomp_str)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	uint32_t st, nr, arch;
+	const unsigned char *body;
+	size_t bl;
+	unsigned char sc[8];
+	proto_kube_response_encode(&b, 201, "{\"a\":1}", 7);
+	ck_assert_int_eq(proto_kube_response_decode((unsigned char *)b.data, b.len, &st, &body, &bl, &e), 0);
+	ck_assert_uint_eq(st, 201);
+	ck_assert_uint_eq(bl, 7);
+	ck_assert(memcmp(body, "{\"a\":1}", 7) == 0);
+	proto_seccomp_encode(sc, 41, 0xc000003e);
+	ck_assert_int_eq(proto_seccomp_decode(sc, 8, &nr, &arch, &e), 0);
+	ck_assert_uint_eq(nr, 41);
+	ck_assert_uint_eq(arch, 0xc000003e);
+	ck_assert_int_eq(proto_seccomp_decode(sc, 7, &nr, &arch, &e), BH_EPROTO);
+	bh_buf_reset(&b);
+	proto_str_encode(&b, "line\twith tab\n", 14);
+	ck_assert_int_eq(proto_str_decode((unsigned char *)b.data, b.len, 100, 1, &body, &bl, &e), 0);
+	bh_buf_reset(&b);
+	proto_str_encode(&b, "esc\033[2J", 7);
+	ck_assert_int_eq(proto_str_decode((unsigned char *)b.data, b.len, 100, 1, &body, &bl, &e), BH_EPROTO);
+	ck_assert_int_eq(proto_str_decode((unsigned char *)b.data, b.len, 3, 0, &body, &bl, &e), BH_ELIMIT);
+	bh_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_result)
+{
+	bh_error e;
+	proto_result r;
+	const char *ok = "{\"ready\":true,\"reason\":\"InstallSucceeded\",\"message\":\"Helm install succeeded\","
+			 "\"action\":\"install\",\"release\":{\"name\":\"demo\",\"namespace\":\"team-a\",\"version\":1,"
+			 "\"status\":\"deployed\",\"chartName\":\"demo\",\"chartVersion\":\"0.1.0\"}}";
+	ck_assert_int_eq(proto_result_decode((const unsigned char *)ok, strlen(ok), &r, &e), 0);
+	ck_assert(r.ready);
+	ck_assert_str_eq(r.reason, "InstallSucceeded");
+	ck_assert(r.has_release);
+	ck_assert_int_eq(r.release.version, 1);
+	ck_assert_str_eq(r.release.namespace_, "team-a");
+	ck_assert_ptr_null(r.release.digest);
+	proto_result_free(&r);
+	static const char *bad[] = {
+		"[]", "{\"ready\":1,\"reason\":\"A\",\"message\":\"\"}",
+		"{\"ready\":true,\"reason\":\"not camel\",\"message\":\"\"}",
+		"{\"ready\":true,\"reason\":\"Ok\"}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"ready\":false}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"release\":{\"name\":\"a\",\"namespace\":\"b\","
+		"\"status\":\"x\",\"chartName\":\"c\",\"chartVersion\":\"1\",\"version\":-3}}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"a\\u0000b\"}",
+		"{\"ready\":true,",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_int_lt(proto_result_decode((const unsigned char *)bad[i], strlen(bad[i]), &r, &e), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("proto");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+	tcase_add_test(tc, test_kube_request_roundtrip);
+	tcase_add_test(tc, test_kube_request_hostile);
+	tcase_add_test(tc, test_response_seccomp_str);
+	tcase_add_test(tc, test_result);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
