@@ -1,0 +1,51 @@
+/* sandbox/sandbox.h — the worker's lock-down: close every fd but the ones it
+ * keeps, no_new_privs, all capabilities dropped (effective, permitted,
+ * inheritable, ambient and bounding sets), rlimits, not dumpable, and a
+ * libseccomp allow-list. Called by bulkhead-worker before it reads any input.
+ *
+ * Seccomp design: the default action is SCMP_ACT_TRAP, not KILL_PROCESS, so
+ * the supervisor can learn *which* syscall was refused: the kernel never runs
+ * the refused syscall either way, and a tiny async-signal-safe SIGSYS
+ * handler (installed before the filter) writes one PROTO_SECCOMP frame
+ * {si_syscall, si_arch} to the worker's socket and _exit()s with
+ * SANDBOX_EXIT_SECCOMP. rt_sigaction and kill are themselves outside the
+ * allow-list, so code running in the worker cannot replace the handler (the
+ * attempt traps too), and SIGSYS cannot be
+ * ignored: the kernel resets a blocked or ignored SIGSYS to its default
+ * (death) when seccomp raises it. The supervisor also treats death by
+ * SIGSYS without a report as a seccomp kill. Non-native ABIs (x32, i386)
+ * kill the process outright (SCMP_FLTATR_ACT_BADARCH).
+ *
+ * A few syscalls that glibc probes answer with an errno instead (ENOSYS for
+ * clone3/statx/rseq/close_range/faccessat2/openat2, ENOTTY for ioctl) so
+ * libc degrades gracefully; every path-opening syscall, exec, fork/clone,
+ * socket/connect, ptrace and kill trap. */
+#ifndef BH_SANDBOX_H
+#define BH_SANDBOX_H
+
+#include <stdint.h>
+
+#include "lib/error.h"
+
+#define SANDBOX_EXIT_SECCOMP 159 /* 128 + SIGSYS */
+
+typedef struct sandbox_opts {
+	int report_fd;                  /* socket for the SIGSYS report; kept open */
+	int keep_fd;                    /* another fd to keep open, or -1 */
+	unsigned long long as_bytes;    /* RLIMIT_AS; 0 = leave as is */
+	unsigned long cpu_seconds;      /* RLIMIT_CPU soft (hard = +5); 0 = leave */
+} sandbox_opts;
+
+/* Closes every fd except o->report_fd and o->keep_fd (stdin/out/err too). */
+int sandbox_close_fds(int keep1, int keep2, bh_error *err);
+/* Everything above, in order. On failure the caller must exit: a half
+ * locked-down worker must not go on. */
+int sandbox_lockdown(const sandbox_opts *o, bh_error *err);
+/* Only the seccomp part (used by the lockdown, and by tests). */
+int sandbox_seccomp_load(int report_fd, bh_error *err);
+
+/* The name of syscall nr for audit arch (e.g. "socket"), written to buf;
+ * "syscall N" when unknown. For the supervisor's reports. */
+const char *sandbox_syscall_name(uint32_t nr, uint32_t arch, char *buf, unsigned long n);
+
+#endif
