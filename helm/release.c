@@ -1,0 +1,372 @@
+/* helm/release.c — see release.h. */
+#include "helm/release.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+/* ---- base64 ------------------------------------------------------------------ */
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *release_base64_new(const unsigned char *p, size_t n)
+{
+	size_t olen = (n + 2) / 3 * 4, o = 0, i;
+	char *s = malloc(olen + 1);
+	if (!s)
+		return NULL;
+	for (i = 0; i + 2 < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+		s[o++] = b64[v >> 18];
+		s[o++] = b64[(v >> 12) & 63];
+		s[o++] = b64[(v >> 6) & 63];
+		s[o++] = b64[v & 63];
+	}
+	if (i < n) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0);
+		s[o++] = b64[v >> 18];
+		s[o++] = b64[(v >> 12) & 63];
+		s[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		s[o++] = '=';
+	}
+	s[o] = '\0';
+	return s;
+}
+
+static int b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+int release_base64_decode(const char *s, size_t n, bh_buf *out, bh_error *err)
+{
+	size_t i;
+	if (n % 4)
+		return bh_error_set(err, BH_EINVAL, "illegal base64 data: length %zu is not a multiple of 4", n);
+	for (i = 0; i < n; i += 4) {
+		int v[4], pad = 0;
+		for (int k = 0; k < 4; k++) {
+			unsigned char c = (unsigned char)s[i + k];
+			if (c == '=' && i + 4 == n && k >= 2 && (k == 3 || s[i + 3] == '=')) {
+				v[k] = 0;
+				pad++;
+				continue;
+			}
+			v[k] = b64val(c);
+			if (v[k] < 0 || pad)
+				return bh_error_set(err, BH_EINVAL, "illegal base64 data at input byte %zu", i + k);
+		}
+		unsigned x = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		unsigned char b[3] = {x >> 16, (x >> 8) & 0xff, x & 0xff};
+		bh_buf_put(out, b, 3 - (size_t)pad);
+	}
+	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory decoding base64");
+}
+
+/* ---- JSON -------------------------------------------------------------------- */
+/* Deep copy with object keys sorted bytewise (Go marshals maps sorted). */
+static int keycmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static json_t *sorted_copy(const json_t *v)
+{
+	if (json_is_object(v)) {
+		size_t n = json_object_size(v), i = 0;
+		const char **keys = malloc((n ? n : 1) * sizeof *keys);
+		const char *k;
+		json_t *x, *o = json_object();
+		if (!keys || !o) {
+			free(keys);
+			json_decref(o);
+			return NULL;
+		}
+		json_object_foreach((json_t *)v, k, x) keys[i++] = k;
+		qsort(keys, n, sizeof *keys, keycmp);
+		for (i = 0; i < n; i++)
+			json_object_set_new(o, keys[i], sorted_copy(json_object_get(v, keys[i])));
+		free(keys);
+		return o;
+	}
+	if (json_is_array(v)) {
+		json_t *a = json_array(), *x;
+		size_t i;
+		json_array_foreach(v, i, x) json_array_append_new(a, sorted_copy(x));
+		return a;
+	}
+	return json_deep_copy(v);
+}
+
+static void set_str(json_t *o, const char *k, const char *v)
+{
+	if (v && *v)
+		json_object_set_new(o, k, json_string(v));
+}
+
+/* Chart metadata in pkg/chart/v2 Metadata field order, omitempty. */
+static json_t *ordered_metadata(const json_t *m)
+{
+	static const char *const order[] = {
+		"name", "home", "sources", "version", "description", "keywords", "maintainers", "icon",
+		"apiVersion", "condition", "tags", "appVersion", "deprecated", "annotations", "kubeVersion",
+		"dependencies", "type",
+	};
+	json_t *o = json_object();
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		json_t *v = json_object_get(m, order[i]);
+		if (!v || json_is_null(v) || json_is_false(v))
+			continue;
+		if (json_is_string(v) && json_string_length(v) == 0)
+			continue;
+		if ((json_is_array(v) && json_array_size(v) == 0) || (json_is_object(v) && json_object_size(v) == 0))
+			continue;
+		json_object_set_new(o, order[i], sorted_copy(v));
+	}
+	return o;
+}
+
+json_t *release_json_new(const release_fields *f, bh_error *err)
+{
+	json_t *r = json_object(), *info = json_object(), *chart = json_object();
+	if (!r || !info || !chart) {
+		json_decref(r);
+		json_decref(info);
+		json_decref(chart);
+		bh_error_set(err, BH_ENOMEM, "out of memory building the release");
+		return NULL;
+	}
+	set_str(r, "name", f->name);
+	set_str(info, "first_deployed", f->first_deployed);
+	set_str(info, "last_deployed", f->last_deployed);
+	set_str(info, "description", f->description);
+	set_str(info, "status", f->status);
+	set_str(info, "notes", f->notes);
+	json_object_set_new(r, "info", info);
+	json_object_set_new(chart, "metadata", f->chart_metadata ? ordered_metadata(f->chart_metadata) : json_null());
+	json_object_set_new(chart, "lock", json_null());
+	json_object_set_new(chart, "templates", f->chart_templates ? json_deep_copy(f->chart_templates) : json_null());
+	json_object_set_new(chart, "values", f->chart_values ? sorted_copy(f->chart_values) : json_null());
+	json_object_set_new(chart, "schema", json_null());
+	json_object_set_new(chart, "files", f->chart_files ? json_deep_copy(f->chart_files) : json_null());
+	json_object_set_new(r, "chart", chart);
+	if (f->config && json_object_size(f->config))
+		json_object_set_new(r, "config", sorted_copy(f->config));
+	set_str(r, "manifest", f->manifest);
+	if (f->version)
+		json_object_set_new(r, "version", json_integer(f->version));
+	set_str(r, "namespace", f->namespace_);
+	set_str(r, "apply_method", f->apply_method);
+	return r;
+}
+
+int release_marshal(const json_t *rel, bh_buf *out, bh_error *err)
+{
+	char *s = json_dumps(rel, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	if (!s)
+		return bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
+	/* Go's HTML-safe escaping; these bytes only occur inside strings. */
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '<')
+			bh_buf_puts(out, "\\u003c");
+		else if (*p == '>')
+			bh_buf_puts(out, "\\u003e");
+		else if (*p == '&')
+			bh_buf_puts(out, "\\u0026");
+		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+			bh_buf_puts(out, p[2] == 0xa8 ? "\\u2028" : "\\u2029");
+			p += 2;
+		} else
+			bh_buf_putc(out, (char)*p);
+	}
+	free(s);
+	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
+}
+
+/* ---- gzip ---------------------------------------------------------------------- */
+static int gzip_best(const char *in, size_t n, bh_buf *out, bh_error *err)
+{
+	z_stream z;
+	gz_header h;
+	unsigned char chunk[16384];
+	int rc;
+	memset(&z, 0, sizeof z);
+	memset(&h, 0, sizeof h);
+	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return bh_error_set(err, BH_ENOMEM, "gzip: deflateInit2 failed");
+	h.os = 255; /* Go's compress/gzip: OS unknown, mtime 0 */
+	deflateSetHeader(&z, &h);
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof chunk;
+		rc = deflate(&z, Z_FINISH);
+		bh_buf_put(out, chunk, sizeof chunk - z.avail_out);
+	} while (rc == Z_OK);
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END || !bh_buf_ok(out))
+		return bh_error_set(err, BH_EIO, "gzip: compression failed");
+	return 0;
+}
+
+static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf *out, bh_error *err)
+{
+	z_stream z;
+	unsigned char chunk[16384];
+	int rc;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return bh_error_set(err, BH_ENOMEM, "gzip: inflateInit2 failed");
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof chunk;
+		rc = inflate(&z, Z_NO_FLUSH);
+		if (rc != Z_OK && rc != Z_STREAM_END) {
+			inflateEnd(&z);
+			return bh_error_set(err, BH_EINVAL, "gzip: invalid compressed data (%s)", z.msg ? z.msg : "truncated");
+		}
+		bh_buf_put(out, chunk, sizeof chunk - z.avail_out);
+		if (out->len > max) {
+			inflateEnd(&z);
+			return bh_error_set(err, BH_ELIMIT, "release data decompresses to more than %zu bytes", max);
+		}
+		if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+			inflateEnd(&z);
+			return bh_error_set(err, BH_EINVAL, "gzip: unexpected end of compressed data");
+		}
+	} while (rc != Z_STREAM_END);
+	inflateEnd(&z);
+	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory decompressing");
+}
+
+char *release_encode_new(const json_t *rel, bh_error *err)
+{
+	bh_buf js = BH_BUF_INIT, gz = BH_BUF_INIT;
+	char *s = NULL;
+	if (release_marshal(rel, &js, err) == 0 && gzip_best(js.data, js.len, &gz, err) == 0) {
+		s = release_base64_new((unsigned char *)gz.data, gz.len);
+		if (!s)
+			bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
+	}
+	bh_buf_free(&js);
+	bh_buf_free(&gz);
+	return s;
+}
+
+int release_decode(const char *s, size_t len, json_t **out, bh_error *err)
+{
+	bh_buf raw = BH_BUF_INIT, js = BH_BUF_INIT;
+	const char *text;
+	size_t tlen;
+	json_error_t je;
+	int rc;
+	*out = NULL;
+	if (len > RELEASE_MAX_DECODED)
+		return bh_error_set(err, BH_ELIMIT, "release data of %zu bytes exceeds the limit", len);
+	if ((rc = release_base64_decode(s, len, &raw, err)) < 0)
+		goto done;
+	text = raw.data ? raw.data : "";
+	tlen = raw.len;
+	if (raw.len >= 3 && (unsigned char)raw.data[0] == 0x1f && (unsigned char)raw.data[1] == 0x8b &&
+	    (unsigned char)raw.data[2] == 0x08) {
+		if ((rc = gunzip_limited((unsigned char *)raw.data, raw.len, RELEASE_MAX_DECODED, &js, err)) < 0)
+			goto done;
+		text = js.data ? js.data : "";
+		tlen = js.len;
+	}
+	*out = json_loadb(text, tlen, 0, &je);
+	if (!*out || !json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		rc = bh_error_set(err, BH_EPARSE, "release JSON: %s", je.text[0] ? je.text : "not an object");
+		goto done;
+	}
+	rc = 0;
+done:
+	bh_buf_free(&raw);
+	bh_buf_free(&js);
+	return rc;
+}
+
+char *release_secret_name_new(const char *name, int version)
+{
+	size_t n = strlen(name) + 40;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "sh.helm.release.v1.%s.v%d", name, version);
+	return s;
+}
+
+json_t *release_secret_new(const json_t *rel, long long created_unix, bh_error *err)
+{
+	const char *name = json_string_value(json_object_get(rel, "name"));
+	const char *ns = json_string_value(json_object_get(rel, "namespace"));
+	const char *status = json_string_value(json_object_get(json_object_get(rel, "info"), "status"));
+	int version = (int)json_integer_value(json_object_get(rel, "version"));
+	char *enc, *enc2, *sname, buf[32];
+	json_t *sec, *labels;
+	if (!name || !status || version <= 0) {
+		bh_error_set(err, BH_EINVAL, "release needs a name, a status and a positive version");
+		return NULL;
+	}
+	if (!(enc = release_encode_new(rel, err)))
+		return NULL;
+	enc2 = release_base64_new((unsigned char *)enc, strlen(enc));
+	sname = release_secret_name_new(name, version);
+	free(enc);
+	if (!enc2 || !sname) {
+		free(enc2);
+		free(sname);
+		bh_error_set(err, BH_ENOMEM, "out of memory building the release Secret");
+		return NULL;
+	}
+	labels = json_object();
+	snprintf(buf, sizeof buf, "%lld", created_unix);
+	json_object_set_new(labels, "createdAt", json_string(buf));
+	json_object_set_new(labels, "name", json_string(name));
+	json_object_set_new(labels, "owner", json_string("helm"));
+	json_object_set_new(labels, "status", json_string(status));
+	snprintf(buf, sizeof buf, "%d", version);
+	json_object_set_new(labels, "version", json_string(buf));
+	sec = json_pack("{s:s, s:s, s:{s:s, s:o}, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Secret",
+			"metadata", "name", sname, "labels", labels, "type", "helm.sh/release.v1", "data",
+			"release", enc2);
+	if (sec && ns)
+		json_object_set_new(json_object_get(sec, "metadata"), "namespace", json_string(ns));
+	free(enc2);
+	free(sname);
+	if (!sec)
+		bh_error_set(err, BH_ENOMEM, "out of memory building the release Secret");
+	return sec;
+}
+
+void release_time_format(long long sec, long nsec, char out[40])
+{
+	struct tm tm;
+	time_t t = (time_t)sec;
+	char frac[32] = "";
+	gmtime_r(&t, &tm);
+	if (nsec > 0 && nsec < 1000000000L) {
+		int len;
+		snprintf(frac, sizeof frac, ".%09ld", nsec);
+		len = (int)strlen(frac);
+		while (len > 1 && frac[len - 1] == '0')
+			frac[--len] = '\0';
+	}
+	snprintf(out, 40, "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+}

@@ -1,0 +1,143 @@
+/* tests/unit/test_release.c — Helm release storage codec: Go field order and
+ * escaping, gzip header, double base64 in the Secret, round trip, limits. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/release.h"
+
+static json_t *sample(void)
+{
+	json_t *meta = json_pack("{s:s,s:s,s:s,s:s,s:s}", "version", "0.1.0", "name", "demo", "apiVersion", "v2",
+				 "appVersion", "1.0", "description", "A <demo> & more");
+	json_t *tpl = json_pack("[{s:s,s:s}]", "name", "templates/cm.yaml", "data", "YQ==");
+	json_t *vals = json_pack("{s:i,s:s}", "zeta", 1, "alpha", "x");
+	release_fields f = {
+		.name = "demo", .namespace_ = "team-a", .version = 1, .status = "deployed",
+		.description = "Install complete", .first_deployed = "2026-11-21T06:00:00.5Z",
+		.last_deployed = "2026-11-21T06:00:00.5Z", .chart_metadata = meta,
+		.chart_templates = tpl, .chart_values = vals, .config = NULL,
+		.manifest = "---\n# Source: demo/templates/cm.yaml\nkind: ConfigMap\n", .apply_method = "ssa",
+	};
+	json_t *r = release_json_new(&f, NULL);
+	json_decref(meta);
+	json_decref(tpl);
+	json_decref(vals);
+	return r;
+}
+
+START_TEST(test_marshal_order)
+{
+	json_t *r = sample();
+	bh_buf b = BH_BUF_INIT;
+	ck_assert_int_eq(release_marshal(r, &b, NULL), 0);
+	ck_assert_str_eq(b.data,
+		"{\"name\":\"demo\",\"info\":{\"first_deployed\":\"2026-11-21T06:00:00.5Z\","
+		"\"last_deployed\":\"2026-11-21T06:00:00.5Z\",\"description\":\"Install complete\",\"status\":\"deployed\"},"
+		"\"chart\":{\"metadata\":{\"name\":\"demo\",\"version\":\"0.1.0\",\"description\":\"A \\u003cdemo\\u003e \\u0026 more\","
+		"\"apiVersion\":\"v2\",\"appVersion\":\"1.0\"},\"lock\":null,\"templates\":[{\"name\":\"templates/cm.yaml\",\"data\":\"YQ==\"}],"
+		"\"values\":{\"alpha\":\"x\",\"zeta\":1},\"schema\":null,\"files\":null},"
+		"\"manifest\":\"---\\n# Source: demo/templates/cm.yaml\\nkind: ConfigMap\\n\",\"version\":1,"
+		"\"namespace\":\"team-a\",\"apply_method\":\"ssa\"}");
+	bh_buf_free(&b);
+	json_decref(r);
+}
+END_TEST
+
+START_TEST(test_secret_roundtrip)
+{
+	json_t *r = sample(), *sec, *back;
+	bh_buf raw = BH_BUF_INIT;
+	bh_error e;
+	const char *data;
+	sec = release_secret_new(r, 1763700000, &e);
+	ck_assert_ptr_nonnull(sec);
+	ck_assert_str_eq(json_string_value(json_object_get(sec, "type")), "helm.sh/release.v1");
+	json_t *md = json_object_get(sec, "metadata"), *lb = json_object_get(md, "labels");
+	ck_assert_str_eq(json_string_value(json_object_get(md, "name")), "sh.helm.release.v1.demo.v1");
+	ck_assert_str_eq(json_string_value(json_object_get(md, "namespace")), "team-a");
+	ck_assert_str_eq(json_string_value(json_object_get(lb, "owner")), "helm");
+	ck_assert_str_eq(json_string_value(json_object_get(lb, "status")), "deployed");
+	ck_assert_str_eq(json_string_value(json_object_get(lb, "version")), "1");
+	ck_assert_str_eq(json_string_value(json_object_get(lb, "createdAt")), "1763700000");
+	ck_assert_str_eq(json_string_value(json_object_get(lb, "name")), "demo");
+	/* data.release as the API carries it: base64 of Helm's base64(gzip(json)) */
+	data = json_string_value(json_object_get(json_object_get(sec, "data"), "release"));
+	ck_assert_int_eq(release_base64_decode(data, strlen(data), &raw, &e), 0);
+	ck_assert(strncmp(raw.data, "H4sI", 4) == 0); /* base64 of 1f 8b 08 */
+	ck_assert_int_eq(release_decode(raw.data, raw.len, &back, &e), 0);
+	ck_assert(json_equal(back, r));
+	/* gzip header as Go writes it: OS byte 255 */
+	{
+		bh_buf gz = BH_BUF_INIT;
+		ck_assert_int_eq(release_base64_decode(raw.data, raw.len, &gz, &e), 0);
+		ck_assert_uint_eq((unsigned char)gz.data[9], 255);
+		ck_assert_uint_eq((unsigned char)gz.data[4], 0);
+		bh_buf_free(&gz);
+	}
+	json_decref(back);
+	json_decref(sec);
+	json_decref(r);
+	bh_buf_free(&raw);
+}
+END_TEST
+
+START_TEST(test_base64_and_decode_errors)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	json_t *o;
+	char *s = release_base64_new((const unsigned char *)"hello!?", 7);
+	ck_assert_str_eq(s, "aGVsbG8hPw==");
+	ck_assert_int_eq(release_base64_decode(s, strlen(s), &b, &e), 0);
+	ck_assert_uint_eq(b.len, 7);
+	ck_assert(memcmp(b.data, "hello!?", 7) == 0);
+	free(s);
+	bh_buf_reset(&b);
+	ck_assert_int_eq(release_base64_decode("a$==", 4, &b, &e), BH_EINVAL);
+	ck_assert_int_eq(release_base64_decode("abc", 3, &b, &e), BH_EINVAL);
+	ck_assert_int_eq(release_base64_decode("a=bc", 4, &b, &e), BH_EINVAL);
+	/* plain JSON (no gzip) is accepted, as Helm does */
+	s = release_base64_new((const unsigned char *)"{\"name\":\"x\"}", 12);
+	ck_assert_int_eq(release_decode(s, strlen(s), &o, &e), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "name")), "x");
+	json_decref(o);
+	free(s);
+	/* truncated gzip */
+	s = release_base64_new((const unsigned char *)"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff\x01", 11);
+	ck_assert_int_lt(release_decode(s, strlen(s), &o, &e), 0);
+	free(s);
+	bh_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_time_and_name)
+{
+	char t[40], *n;
+	release_time_format(1763708911, 123456000, t);
+	ck_assert_str_eq(t, "2025-11-21T07:08:31.123456Z");
+	release_time_format(1763708911, 0, t);
+	ck_assert_str_eq(t, "2025-11-21T07:08:31Z");
+	n = release_secret_name_new("web", 12);
+	ck_assert_str_eq(n, "sh.helm.release.v1.web.v12");
+	free(n);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("release");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+	tcase_add_test(tc, test_marshal_order);
+	tcase_add_test(tc, test_secret_roundtrip);
+	tcase_add_test(tc, test_base64_and_decode_errors);
+	tcase_add_test(tc, test_time_and_name);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
