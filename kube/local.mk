@@ -1,1 +1,22 @@
-# kube/ — build fragment (see top Makefile.am).
+# kube/ — Kubernetes API client. Two libraries: libbhkube.a (everything but
+# the network: config, request model, retries, REST mapping, verbs, watch,
+# readiness) and libbhkubecurl.a (the libcurl transport). The worker links
+# only the first.
+noinst_LIBRARIES += kube/libbhkube.a kube/libbhkubecurl.a
+kube_libbhkube_a_SOURCES = \
+	kube/kube.h kube/transport.h kube/config.h kube/watchdec.h kube/ready.h \
+	kube/internal.h kube/client_priv.h \
+	kube/util.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
+	kube/watch.c kube/ready.c
+kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl.c
+kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+# Link lines: BH_KUBE_LIBS for the worker, BH_KUBECURL_LIBS for the rest.
+BH_KUBE_LIBS = kube/libbhkube.a $(BH_LIB_LIBS)
+BH_KUBECURL_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) $(CURL_LIBS)
+
+check_PROGRAMS += tests/unit/test_kube
+tests_unit_test_kube_SOURCES = tests/unit/test_kube.c
+tests_unit_test_kube_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_kube_LDADD = $(BH_KUBE_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_kube
+UNIT_TESTS += tests/unit/test_kube

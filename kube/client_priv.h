@@ -1,0 +1,45 @@
+/* kube/client_priv.h — the kube_client structure, shared by the kube/ sources only. */
+#ifndef BH_KUBE_CLIENT_PRIV_H
+#define BH_KUBE_CLIENT_PRIV_H
+
+#include "kube/kube.h"
+
+/* One discovered group/version; strings point into the client's intern
+ * pool, which lives as long as the client (kube_resource stays valid). */
+struct kube_mapping_gv {
+	const char *group_version;
+	kube_resource *e;
+	size_t n;
+};
+
+struct kube_client {
+	kube_transport *t;
+	kube_retry_policy retry;
+	long timeout_ms;
+	char **imp_headers; /* NULL-terminated or NULL */
+	void (*sleep_ms)(void *, long);
+	double (*rand01)(void *);
+	void *hook_ud;
+	long last_status;
+	char last_reason[64];
+	int last_attempts;
+	int giveup_attempts;
+	const char *giveup_why;
+	struct kube_mapping_gv *gvs;
+	size_t ngvs;
+	char **pool; /* interned strings */
+	size_t npool;
+	char watch_rv[128];
+};
+
+long kube_now_ms(void);
+long kube_parse_retry_after(const char *v);
+const char **kube_merge_headers(kube_client *c, const char *const *extra);
+/* Like kube_response_error, and records last status/reason and retries. */
+int kube_client_response_error(kube_client *c, const kube_response *resp, const char *what, bh_error *err);
+int kube_decode_body(const kube_response *resp, json_t **out, const char *what, bh_error *err);
+/* Request + error mapping + JSON decode. */
+int kube_call(kube_client *c, const char *method, const char *path, const char *content_type,
+              const char *body, size_t body_len, json_t **out, bh_error *err);
+
+#endif

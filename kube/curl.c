@@ -1,0 +1,377 @@
+/* kube/curl.c — the libcurl transport (see kube/curl.h). */
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kube/curl.h"
+#include "kube/kube.h"
+#include "lib/buf.h"
+
+#define MAX_BODY (512u << 20)
+
+struct curl_tr {
+	kube_config *cfg;
+	CURL *h;
+	char *base;       /* URL prefix requests are sent to */
+	char *connect_to; /* "name:port:host:port" for tls-server-name, or NULL */
+	char *host_hdr;   /* "Host: host:port" to go with it */
+};
+
+struct xfer {
+	kube_response *resp;
+	CURL *h;
+	kube_stream_fn on_data;
+	void *ud;
+	int stopped;
+	int too_big;
+};
+
+static int curl_inited;
+
+static char *hdr_value(const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	if (n <= k || strncasecmp(line, name, k) || line[k] != ':')
+		return NULL;
+	const char *v = line + k + 1;
+	const char *end = line + n;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	char *s = malloc((size_t)(end - v) + 1);
+	if (s) {
+		memcpy(s, v, (size_t)(end - v));
+		s[end - v] = 0;
+	}
+	return s;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t n = size * nmemb;
+	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
+		/* a new response (after 100 Continue or a redirect): forget headers */
+		free(x->resp->content_type);
+		free(x->resp->retry_after);
+		x->resp->content_type = x->resp->retry_after = NULL;
+		return n;
+	}
+	char *v;
+	if ((v = hdr_value(data, n, "Content-Type"))) {
+		free(x->resp->content_type);
+		x->resp->content_type = v;
+	} else if ((v = hdr_value(data, n, "Retry-After"))) {
+		free(x->resp->retry_after);
+		x->resp->retry_after = v;
+	}
+	return n;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t n = size * nmemb;
+	if (x->on_data) {
+		long code = 0;
+		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &code);
+		x->resp->status = code;
+		if (code >= 200 && code < 300) {
+			if (x->on_data(x->ud, data, n)) {
+				x->stopped = 1;
+				return 0;
+			}
+			return n;
+		}
+	}
+	if (x->resp->body.len + n > MAX_BODY) {
+		x->too_big = 1;
+		return 0;
+	}
+	bh_buf_put(&x->resp->body, data, n);
+	return bh_buf_ok(&x->resp->body) ? n : 0;
+}
+
+static int map_curl_error(CURLcode cc, const char *errbuf, const kube_request *req, bh_error *err)
+{
+	int code;
+	switch (cc) {
+	case CURLE_OPERATION_TIMEDOUT:
+		code = BH_ETIMEOUT;
+		break;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		code = BH_EUNAVAIL;
+		break;
+	case CURLE_OUT_OF_MEMORY:
+		code = BH_ENOMEM;
+		break;
+	default:
+		code = BH_EINVAL;
+	}
+	return bh_error_set(err, code, "%s %s: %s", req->method, req->path,
+	                    errbuf[0] ? errbuf : curl_easy_strerror(cc));
+}
+
+static int perform(struct curl_tr *t, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
+                   void *ud, bh_error *err)
+{
+	CURL *h = t->h;
+	curl_easy_reset(h);
+	char errbuf[CURL_ERROR_SIZE];
+	errbuf[0] = 0;
+	struct xfer x = {.resp = resp, .h = h, .on_data = on_data, .ud = ud};
+	struct curl_slist *hl = NULL, *ct = NULL;
+	bh_buf url = BH_BUF_INIT, line = BH_BUF_INIT;
+	int rc = 0;
+
+	bh_buf_printf(&url, "%s%s", t->base, req->path);
+	const char *token = kube_config_token(t->cfg, err);
+	if (t->cfg->token_file && !token) {
+		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
+		goto out;
+	}
+#define ADDH(...)                                      \
+	do {                                               \
+		bh_buf_reset(&line);                           \
+		bh_buf_printf(&line, __VA_ARGS__);             \
+		hl = curl_slist_append(hl, bh_buf_str(&line)); \
+	} while (0)
+	ADDH("Accept: %s", req->accept ? req->accept : "application/json");
+	if (req->content_type)
+		ADDH("Content-Type: %s", req->content_type);
+	if (token)
+		ADDH("Authorization: Bearer %s", token);
+	if (t->host_hdr)
+		ADDH("%s", t->host_hdr);
+	ADDH("Expect:");
+	for (size_t i = 0; req->headers && req->headers[i]; i++)
+		ADDH("%s", req->headers[i]);
+#undef ADDH
+	if (!hl || !bh_buf_ok(&url) || !bh_buf_ok(&line)) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto out;
+	}
+	curl_easy_setopt(h, CURLOPT_URL, url.data);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "bulkhead/" PACKAGE_VERSION);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)KUBE_CURL_CONNECT_TIMEOUT_MS);
+	long tmo = req->timeout_ms > 0 ? req->timeout_ms : on_data ? 0 : KUBE_CURL_DEFAULT_TIMEOUT_MS;
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, tmo);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+	if (t->connect_to) {
+		ct = curl_slist_append(NULL, t->connect_to);
+		curl_easy_setopt(h, CURLOPT_CONNECT_TO, ct);
+	}
+	if (t->cfg->insecure) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	}
+	if (t->cfg->ca_pem) {
+		struct curl_blob b = {t->cfg->ca_pem, t->cfg->ca_len, CURL_BLOB_NOCOPY};
+		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
+	}
+	if (t->cfg->cert_pem) {
+		struct curl_blob c = {t->cfg->cert_pem, t->cfg->cert_len, CURL_BLOB_NOCOPY};
+		struct curl_blob k = {t->cfg->key_pem, t->cfg->key_len, CURL_BLOB_NOCOPY};
+		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &c);
+		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &k);
+		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+	}
+	if (t->cfg->username) {
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(h, CURLOPT_USERNAME, t->cfg->username);
+		curl_easy_setopt(h, CURLOPT_PASSWORD, t->cfg->password ? t->cfg->password : "");
+	}
+	if (t->cfg->proxy_url)
+		curl_easy_setopt(h, CURLOPT_PROXY, t->cfg->proxy_url);
+
+	const char *m = req->method;
+	if (!strcmp(m, "GET")) {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	} else if (!strcmp(m, "HEAD")) {
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	} else {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, m);
+		if (req->body || !strcmp(m, "POST") || !strcmp(m, "PUT") || !strcmp(m, "PATCH")) {
+			curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+			curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+		}
+	}
+
+	CURLcode cc = curl_easy_perform(h);
+	long code = 0;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	resp->status = code;
+	if (x.stopped) {
+		rc = 0;
+	} else if (x.too_big) {
+		rc = bh_error_set(err, BH_ELIMIT, "%s %s: response larger than %u bytes", m, req->path, MAX_BODY);
+	} else if (!bh_buf_ok(&resp->body)) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory reading response");
+	} else if (cc != CURLE_OK) {
+		rc = map_curl_error(cc, errbuf, req, err);
+	}
+out:
+	curl_slist_free_all(hl);
+	curl_slist_free_all(ct);
+	bh_buf_free(&url);
+	bh_buf_free(&line);
+	return rc;
+}
+
+static int tr_request(void *impl, const kube_request *req, kube_response *resp, bh_error *err)
+{
+	return perform(impl, req, resp, NULL, NULL, err);
+}
+
+static int tr_stream(void *impl, const kube_request *req, kube_response *resp, kube_stream_fn on_data, void *ud,
+                     bh_error *err)
+{
+	return perform(impl, req, resp, on_data, ud, err);
+}
+
+static void tr_free(void *impl)
+{
+	struct curl_tr *t = impl;
+	if (!t)
+		return;
+	if (t->h)
+		curl_easy_cleanup(t->h);
+	kube_config_free(t->cfg);
+	free(t->base);
+	free(t->connect_to);
+	free(t->host_hdr);
+	free(t);
+}
+
+static const kube_transport_ops curl_ops = {tr_request, tr_stream, tr_free};
+
+/* With tls-server-name: send to https://NAME:PORT/prefix and connect to the
+ * real host, keeping the real Host header (as Go's ServerName does). */
+static int setup_server_name(struct curl_tr *t, bh_error *err)
+{
+	const char *srv = t->cfg->server;
+	int https = !strncmp(srv, "https://", 8);
+	const char *auth = srv + (https ? 8 : 7);
+	const char *slash = strchr(auth, '/');
+	size_t alen = slash ? (size_t)(slash - auth) : strlen(auth);
+	const char *prefix = slash ? slash : "";
+	/* split host and port (IPv6 in brackets) */
+	const char *portp = NULL;
+	size_t hlen = alen;
+	if (auth[0] == '[') {
+		const char *rb = memchr(auth, ']', alen);
+		if (!rb)
+			return bh_error_set(err, BH_EINVAL, "server \"%s\": bad IPv6 address", srv);
+		if ((size_t)(rb - auth) + 1 < alen && rb[1] == ':')
+			portp = rb + 2;
+		hlen = (size_t)(rb - auth) + 1;
+	} else {
+		const char *colon = memchr(auth, ':', alen);
+		if (colon) {
+			portp = colon + 1;
+			hlen = (size_t)(colon - auth);
+		}
+	}
+	char port[16];
+	if (portp)
+		snprintf(port, sizeof port, "%.*s", (int)(auth + alen - portp), portp);
+	else
+		snprintf(port, sizeof port, "%s", https ? "443" : "80");
+	bh_buf b = BH_BUF_INIT;
+	bh_buf_printf(&b, "%s://%s:%s%s", https ? "https" : "http", t->cfg->tls_server_name, port, prefix);
+	t->base = bh_buf_detach(&b);
+	const char *host = auth;
+	size_t hl = hlen;
+	if (host[0] == '[') { /* CONNECT_TO wants the bare IPv6 address in brackets too */
+		hl = hlen;
+	}
+	bh_buf_printf(&b, "%s:%s:%.*s:%s", t->cfg->tls_server_name, port, (int)hl, host, port);
+	t->connect_to = bh_buf_detach(&b);
+	bh_buf_printf(&b, "Host: %.*s", (int)alen, auth);
+	t->host_hdr = bh_buf_detach(&b);
+	if (!t->base || !t->connect_to || !t->host_hdr)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+kube_transport *kube_curl_transport_new(const kube_config *cfg, bh_error *err)
+{
+	if (!curl_inited) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			bh_error_set(err, BH_EIO, "curl_global_init failed");
+			return NULL;
+		}
+		curl_inited = 1;
+	}
+	if (!cfg || !cfg->server) {
+		bh_error_set(err, BH_EINVAL, "kube transport: configuration has no server");
+		return NULL;
+	}
+	struct curl_tr *t = calloc(1, sizeof *t);
+	if (!t) {
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+		return NULL;
+	}
+	t->cfg = kube_config_dup(cfg, err);
+	if (!t->cfg) {
+		tr_free(t);
+		return NULL;
+	}
+	t->h = curl_easy_init();
+	if (!t->h) {
+		tr_free(t);
+		bh_error_set(err, BH_ENOMEM, "curl_easy_init failed");
+		return NULL;
+	}
+	if (cfg->tls_server_name) {
+		if (setup_server_name(t, err)) {
+			tr_free(t);
+			return NULL;
+		}
+	} else {
+		t->base = strdup(cfg->server);
+		if (!t->base) {
+			tr_free(t);
+			bh_error_set(err, BH_ENOMEM, "out of memory");
+			return NULL;
+		}
+	}
+	kube_transport *tr = kube_transport_new(&curl_ops, t);
+	if (!tr) {
+		tr_free(t);
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	return tr;
+}
+
+kube_client *kube_curl_client_new(const kube_config *cfg, bh_error *err)
+{
+	kube_transport *t = kube_curl_transport_new(cfg, err);
+	if (!t)
+		return NULL;
+	return kube_client_new(t, err);
+}

@@ -1,0 +1,334 @@
+/* kube/watch.c — watch-stream decoding and the resuming watch loop. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/client_priv.h"
+#include "kube/internal.h"
+#include "kube/kube.h"
+#include "kube/watchdec.h"
+#include "lib/buf.h"
+
+static const char *const type_names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "RELIST"};
+
+const char *kube_watch_type_name(kube_watch_type t)
+{
+	if ((unsigned)t < sizeof type_names / sizeof type_names[0])
+		return type_names[t];
+	return "?";
+}
+
+/* ---- decoder ---- */
+
+void kube_watchdec_init(kube_watchdec *d, kube_watchdec_fn fn, void *ud)
+{
+	memset(d, 0, sizeof *d);
+	bh_buf_init(&d->line);
+	d->fn = fn;
+	d->ud = ud;
+}
+
+void kube_watchdec_free(kube_watchdec *d)
+{
+	bh_buf_free(&d->line);
+}
+
+int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
+{
+	json_error_t je;
+	json_t *ev = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (!ev)
+		return bh_error_set(err, BH_EPARSE, "watch event: invalid JSON at column %d: %s", je.column, je.text);
+	int rc = 0;
+	const char *t = json_string_value(json_object_get(ev, "type"));
+	json_t *o = json_object_get(ev, "object");
+	if (!json_is_object(ev) || !t) {
+		rc = bh_error_set(err, BH_EPARSE, "watch event: no \"type\"");
+	} else if (!json_is_object(o)) {
+		rc = bh_error_set(err, BH_EPARSE, "watch event %s: \"object\" is not an object", t);
+	} else {
+		size_t i;
+		for (i = 0; i < 5; i++)
+			if (!strcmp(t, type_names[i]))
+				break;
+		if (i == 5)
+			rc = bh_error_set(err, BH_EPARSE, "watch event: unknown type \"%.40s\"", t);
+		else
+			*type = (kube_watch_type)i;
+	}
+	if (!rc)
+		*obj = json_incref(o);
+	json_decref(ev);
+	return rc;
+}
+
+static int dec_line(kube_watchdec *d, const char *p, size_t n, bh_error *err)
+{
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	size_t i = 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i == n)
+		return 0;
+	kube_watch_type type;
+	json_t *obj = NULL;
+	int rc = kube_watch_event_parse(p + i, n - i, &type, &obj, err);
+	if (rc)
+		return rc;
+	d->events++;
+	if (d->fn && d->fn(d->ud, type, obj))
+		d->stopped = 1;
+	json_decref(obj);
+	return 0;
+}
+
+int kube_watchdec_feed(kube_watchdec *d, const char *data, size_t len, bh_error *err)
+{
+	size_t max = d->max_line ? d->max_line : KUBE_WATCH_MAX_LINE;
+	while (len && !d->stopped) {
+		const char *nl = memchr(data, '\n', len);
+		size_t take = nl ? (size_t)(nl - data) : len;
+		if (d->line.len + take > max)
+			return bh_error_set(err, BH_ELIMIT, "watch event larger than %zu bytes", max);
+		if (!nl) {
+			bh_buf_put(&d->line, data, take);
+			break;
+		}
+		int rc;
+		if (d->line.len) {
+			bh_buf_put(&d->line, data, take);
+			if (!bh_buf_ok(&d->line))
+				return bh_error_set(err, BH_ENOMEM, "out of memory");
+			rc = dec_line(d, d->line.data, d->line.len, err);
+			bh_buf_reset(&d->line);
+		} else {
+			rc = dec_line(d, data, take, err);
+		}
+		if (rc)
+			return rc;
+		data += take + 1;
+		len -= take + 1;
+	}
+	if (!bh_buf_ok(&d->line))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+int kube_watchdec_finish(kube_watchdec *d, bh_error *err)
+{
+	if (d->stopped || !d->line.len)
+		return 0;
+	int rc = dec_line(d, d->line.data, d->line.len, err);
+	bh_buf_reset(&d->line);
+	return rc;
+}
+
+/* ---- watch loop ---- */
+
+struct wstate {
+	kube_client *c;
+	const kube_watch_opts *o;
+	kube_watch_fn fn;
+	void *ud;
+	kube_watchdec dec;
+	int user_stop;
+	int gone;          /* ERROR event 410 */
+	int dec_failed;
+	bh_error *err;
+	char status_msg[512];
+	long events;
+};
+
+static void set_rv(kube_client *c, const json_t *obj)
+{
+	const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+	if (rv && *rv && strlen(rv) < sizeof c->watch_rv)
+		snprintf(c->watch_rv, sizeof c->watch_rv, "%s", rv);
+}
+
+static int on_event(void *ud, kube_watch_type type, json_t *obj)
+{
+	struct wstate *w = ud;
+	if (type == KUBE_WATCH_ERROR) {
+		json_int_t code = json_integer_value(json_object_get(obj, "code"));
+		const char *msg = json_string_value(json_object_get(obj, "message"));
+		snprintf(w->status_msg, sizeof w->status_msg, "%lld %s", (long long)code, msg ? msg : "");
+		if (code == 410)
+			w->gone = 1;
+		return 1; /* the server ends the watch after an ERROR anyway */
+	}
+	set_rv(w->c, obj);
+	w->events++;
+	if (type == KUBE_WATCH_BOOKMARK && !w->o->deliver_bookmarks)
+		return 0;
+	if (w->fn(w->ud, type, obj)) {
+		w->user_stop = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int on_bytes(void *ud, const char *data, size_t len)
+{
+	struct wstate *w = ud;
+	if (kube_watchdec_feed(&w->dec, data, len, w->err)) {
+		w->dec_failed = 1;
+		return 1;
+	}
+	return w->dec.stopped;
+}
+
+static int relist(kube_client *c, const kube_resource *r, const char *ns, struct wstate *w, bh_error *err)
+{
+	kube_list_opts lo = {.label_selector = w->o->label_selector, .field_selector = w->o->field_selector};
+	json_t *list = NULL;
+	int rc = kube_list(c, r, ns, &lo, &list, err);
+	if (rc)
+		return bh_error_prefix(err, "watch %s: relist", r->resource);
+	set_rv(c, list);
+	if (w->fn(w->ud, KUBE_WATCH_RELIST, list))
+		w->user_stop = 1;
+	json_decref(list);
+	return 0;
+}
+
+const char *kube_watch_last_rv(const kube_client *c)
+{
+	return c->watch_rv;
+}
+
+int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kube_watch_opts *opts,
+               kube_watch_fn fn, void *ud, bh_error *err)
+{
+	static const kube_watch_opts defaults = {0};
+	bh_error local;
+	if (!err)
+		err = &local;
+	const kube_watch_opts *o = opts ? opts : &defaults;
+	if (!r || !r->resource || !fn)
+		return bh_error_set(err, BH_EINVAL, "watch: resource and callback are required");
+	if (!c->t->ops->stream)
+		return bh_error_set(err, BH_EINVAL, "watch: the transport cannot stream");
+	struct wstate w = {.c = c, .o = o, .fn = fn, .ud = ud, .err = err};
+	long start = kube_now_ms();
+	long tmo = o->timeout_seconds > 0 ? o->timeout_seconds : 300;
+	int max_fail = o->max_reconnects > 0 ? o->max_reconnects : 10;
+	int failures = 0;
+	int rc = 0;
+	bh_error last = {0};
+	c->watch_rv[0] = 0;
+	if (o->resource_version && *o->resource_version) {
+		snprintf(c->watch_rv, sizeof c->watch_rv, "%s", o->resource_version);
+	} else {
+		rc = relist(c, r, ns, &w, err);
+		if (rc || w.user_stop)
+			return rc;
+	}
+	for (;;) {
+		long left = 0;
+		if (o->max_seconds > 0) {
+			left = o->max_seconds * 1000 - (kube_now_ms() - start);
+			if (left <= 0)
+				return 0;
+		}
+		char *base = kube_path_new(r, ns, NULL, NULL);
+		bh_buf q = BH_BUF_INIT;
+		bh_buf_printf(&q, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld", base ? base : "", tmo);
+		free(base);
+		if (c->watch_rv[0]) {
+			bh_buf_puts(&q, "&resourceVersion=");
+			kube_query_escape(&q, c->watch_rv);
+		}
+		if (o->label_selector) {
+			bh_buf_puts(&q, "&labelSelector=");
+			kube_query_escape(&q, o->label_selector);
+		}
+		if (o->field_selector) {
+			bh_buf_puts(&q, "&fieldSelector=");
+			kube_query_escape(&q, o->field_selector);
+		}
+		const char **headers = kube_merge_headers(c, NULL);
+		if (!bh_buf_ok(&q) || !headers) {
+			bh_buf_free(&q);
+			free(headers);
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		}
+		long stream_ms = (tmo + 30) * 1000;
+		if (left > 0 && left < stream_ms)
+			stream_ms = left;
+		kube_request req = {.method = "GET", .path = q.data, .headers = headers, .timeout_ms = stream_ms};
+		kube_response resp = KUBE_RESPONSE_INIT;
+		kube_watchdec_init(&w.dec, on_event, &w);
+		w.gone = w.dec_failed = 0;
+		w.status_msg[0] = 0;
+		long events_before = w.events;
+		rc = c->t->ops->stream(c->t->impl, &req, &resp, on_bytes, &w, err);
+		if (!rc && !w.dec_failed && !w.dec.stopped && resp.status >= 200 && resp.status < 300)
+			rc = kube_watchdec_finish(&w.dec, err) ? BH_EPARSE : 0;
+		kube_watchdec_free(&w.dec);
+		free(headers);
+		long ra = kube_parse_retry_after(resp.retry_after);
+		int progressed = w.events > events_before;
+		if (w.user_stop) {
+			bh_buf_free(&q);
+			kube_response_free(&resp);
+			return 0;
+		}
+		int failed = 0;
+		if (w.dec_failed || rc == BH_EPARSE) {
+			failed = 1; /* garbled stream: reconnect from the last good resourceVersion */
+		} else if (rc == BH_ETIMEOUT && o->max_seconds > 0 && kube_now_ms() - start >= o->max_seconds * 1000) {
+			failed = 0; /* our own deadline */
+		} else if (rc == BH_EUNAVAIL || rc == BH_ETIMEOUT) {
+			failed = 1;
+		} else if (rc) {
+			bh_buf_free(&q);
+			kube_response_free(&resp);
+			return bh_error_prefix(err, "watch %s", r->resource);
+		} else if (resp.status == 410 || w.gone) {
+			/* resourceVersion too old: list again and resume from there */
+			kube_response_free(&resp);
+			bh_buf_free(&q);
+			c->watch_rv[0] = 0;
+			rc = relist(c, r, ns, &w, err);
+			if (rc || w.user_stop)
+				return rc;
+			failures = 0;
+			continue;
+		} else if (w.status_msg[0]) {
+			bh_error_set(err, BH_EPROTO, "watch %s: server error: %s", r->resource, w.status_msg);
+			failed = 1;
+		} else if (resp.status < 200 || resp.status >= 300) {
+			rc = kube_client_response_error(c, &resp, q.data, err);
+			if (rc != BH_EUNAVAIL && rc != BH_ETIMEOUT) {
+				bh_buf_free(&q);
+				kube_response_free(&resp);
+				return bh_error_prefix(err, "watch %s", r->resource);
+			}
+			failed = 1;
+		}
+		bh_buf_free(&q);
+		kube_response_free(&resp);
+		if (!failed) {
+			failures = 0;
+			continue;
+		}
+		if (progressed)
+			failures = 0;
+		failures++;
+		last = *err;
+		if (failures > max_fail)
+			return bh_error_set(err, last.code ? last.code : BH_EUNAVAIL,
+			                    "watch %s: giving up after %d consecutive failures: %s", r->resource,
+			                    failures, last.msg);
+		long d = c->retry.base_ms;
+		for (int i = 1; i < failures && d < c->retry.max_ms; i++)
+			d *= 2;
+		if (d > c->retry.max_ms)
+			d = c->retry.max_ms;
+		if (ra >= 0)
+			d = ra;
+		c->sleep_ms(c->hook_ud, d);
+	}
+}
