@@ -1,17 +1,31 @@
-/* tests/unit/test_kube.c — unit tests for kube/ (placeholder suite grows below). */
+/* tests/unit/test_kube.c — unit tests for kube/: kubeconfig parsing and
+ * strict tenant mode, in-cluster config and token rotation, retries and
+ * error typing, pagination, REST mapping, watch decoding and the resuming
+ * watch loop (against a scripted fake transport), readiness rules. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kube/config.h"
 #include "kube/kube.h"
+#include "kube/ready.h"
+#include "kube/watchdec.h"
+
+/* ---------------- kubeconfig ---------------- */
 
 static const char *kc_basic =
 	"apiVersion: v1\nkind: Config\ncurrent-context: dev\n"
 	"clusters:\n- name: c1\n  cluster:\n    server: https://10.0.0.1:6443/\n"
 	"    certificate-authority-data: aGVsbG8=\n    tls-server-name: kubernetes\n"
+	"- name: c2\n  cluster:\n    server: https://other:443\n"
 	"users:\n- name: u1\n  user:\n    token: abc\n"
-	"contexts:\n- name: dev\n  context:\n    cluster: c1\n    user: u1\n    namespace: team-a\n";
+	"- name: u2\n  user:\n    client-certificate-data: Q0VSVA==\n    client-key-data: S0VZ\n"
+	"contexts:\n- name: dev\n  context:\n    cluster: c1\n    user: u1\n    namespace: team-a\n"
+	"- name: prod\n  context:\n    cluster: c2\n    user: u2\n";
 
 START_TEST(test_config_basic)
 {
@@ -20,10 +34,838 @@ START_TEST(test_config_basic)
 	ck_assert_msg(c != NULL, "%s", e.msg);
 	ck_assert_str_eq(c->server, "https://10.0.0.1:6443");
 	ck_assert_str_eq(c->ca_pem, "hello");
+	ck_assert_uint_eq(c->ca_len, 5);
 	ck_assert_str_eq(c->token, "abc");
 	ck_assert_str_eq(c->namespace_, "team-a");
 	ck_assert_str_eq(c->tls_server_name, "kubernetes");
+	ck_assert_str_eq(c->context, "dev");
 	kube_config_free(c);
+
+	kube_config_opts o = {.context = "prod"};
+	c = kube_config_parse(kc_basic, strlen(kc_basic), &o, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	ck_assert_str_eq(c->server, "https://other:443");
+	ck_assert_str_eq(c->cert_pem, "CERT");
+	ck_assert_str_eq(c->key_pem, "KEY");
+	ck_assert_ptr_null(c->token);
+	ck_assert_str_eq(c->namespace_, "default");
+	kube_config *d = kube_config_dup(c, &e);
+	ck_assert_str_eq(d->key_pem, "KEY");
+	kube_config_free(d);
+	kube_config_free(c);
+
+	o.context = "nope";
+	c = kube_config_parse(kc_basic, strlen(kc_basic), &o, &e);
+	ck_assert_ptr_null(c);
+	ck_assert_int_eq(e.code, BH_ENOTFOUND);
+	ck_assert_str_eq(e.msg, "contexts: no context named \"nope\"");
+}
+END_TEST
+
+START_TEST(test_config_json_and_errors)
+{
+	bh_error e = {0};
+	const char *js = "{\"kind\":\"Config\",\"current-context\":\"x\",\"clusters\":[{\"name\":\"c\",\"cluster\":"
+	                 "{\"server\":\"http://127.0.0.1:8080\",\"insecure-skip-tls-verify\":true}}],"
+	                 "\"contexts\":[{\"name\":\"x\",\"context\":{\"cluster\":\"c\"}}]}";
+	kube_config *c = kube_config_parse(js, strlen(js), NULL, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	ck_assert_int_eq(c->insecure, 1);
+	ck_assert_str_eq(c->server, "http://127.0.0.1:8080");
+	kube_config_free(c);
+
+	static const struct {
+		const char *doc;
+		int code;
+		const char *msg;
+	} bad[] = {
+		{"kind: Config\ncurrent-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n", BH_ENOTFOUND,
+		 "clusters: no cluster named \"c\" (used by context \"x\")"},
+		{"kind: Config\ncontexts: []\n", BH_EINVAL, "current-context: not set and no context was chosen"},
+		{"kind: Pod\n", BH_EINVAL, "kind: \"Pod\" is not Config"},
+		{"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: "
+		 "{server: ftp://x}\n",
+		 BH_EINVAL, "clusters[0].cluster.server: \"ftp://x\" is not an http(s) URL"},
+		{"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: "
+		 "{server: https://x, certificate-authority-data: '!!!'}\n",
+		 BH_EINVAL, "clusters[0].cluster.certificate-authority-data: not valid base64"},
+		{"current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n  "
+		 "cluster: {server: https://x}\nusers:\n- name: u\n  user: {client-certificate-data: QQ==}\n",
+		 BH_EINVAL, "users[0].user: client-certificate and client-key must be given together"},
+		{"a: [\n", BH_EPARSE, NULL},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		c = kube_config_parse(bad[i].doc, strlen(bad[i].doc), NULL, &e);
+		ck_assert_msg(c == NULL, "case %zu parsed", i);
+		ck_assert_int_eq(e.code, bad[i].code);
+		if (bad[i].msg)
+			ck_assert_str_eq(e.msg, bad[i].msg);
+	}
+}
+END_TEST
+
+static const char *kc_head = "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n";
+
+static kube_config *parse_strict(const char *cluster, const char *user, unsigned allow, bh_error *e)
+{
+	char doc[2048];
+	snprintf(doc, sizeof doc, "%sclusters:\n- name: c\n  cluster:\n%susers:\n- name: u\n  user:\n%s", kc_head,
+	         cluster, user);
+	kube_config_opts o = {.strict = 1, .allow = allow, .base_dir = "/nonexistent"};
+	return kube_config_parse(doc, strlen(doc), &o, e);
+}
+
+START_TEST(test_config_strict)
+{
+	bh_error e = {0};
+	const char *srv = "    server: https://remote:6443\n";
+	static const struct {
+		const char *cluster, *user;
+		unsigned allow;
+		const char *msg;
+	} cases[] = {
+		{"", "    exec: {command: /bin/sh}\n", KUBE_ALLOW_EXEC,
+		 "users[0].user.exec: exec credential plugins are not allowed in tenant kubeconfigs"},
+		{"", "    auth-provider: {name: gcp}\n", KUBE_ALLOW_AUTH_PROVIDER,
+		 "users[0].user.auth-provider: auth providers are not allowed in tenant kubeconfigs"},
+		{"    certificate-authority: /etc/ssl/ca.pem\n", "    token: t\n", KUBE_ALLOW_FILES,
+		 "clusters[0].cluster.certificate-authority: file paths are not allowed in tenant kubeconfigs"},
+		{"", "    client-certificate: c.pem\n    client-key: k.pem\n", KUBE_ALLOW_FILES,
+		 "users[0].user.client-certificate: file paths are not allowed in tenant kubeconfigs"},
+		{"", "    client-key: /root/k.pem\n    client-certificate-data: QQ==\n", KUBE_ALLOW_FILES,
+		 "users[0].user.client-key: file paths are not allowed in tenant kubeconfigs"},
+		{"", "    tokenFile: /var/run/secrets/token\n", KUBE_ALLOW_FILES,
+		 "users[0].user.tokenFile: file paths are not allowed in tenant kubeconfigs"},
+		{"    proxy-url: http://proxy:3128\n", "    token: t\n", KUBE_ALLOW_PROXY,
+		 "clusters[0].cluster.proxy-url: proxies are not allowed in tenant kubeconfigs"},
+		{"    insecure-skip-tls-verify: true\n", "    token: t\n", KUBE_ALLOW_INSECURE,
+		 "clusters[0].cluster.insecure-skip-tls-verify: disabling TLS verification is not allowed in tenant "
+		 "kubeconfigs"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char cl[512];
+		snprintf(cl, sizeof cl, "%s%s", srv, cases[i].cluster);
+		/* refused in strict mode, naming the field */
+		kube_config *c = parse_strict(cl, cases[i].user, 0, &e);
+		ck_assert_msg(c == NULL, "case %zu accepted", i);
+		ck_assert_int_eq(e.code, BH_EDENIED);
+		ck_assert_str_eq(e.msg, cases[i].msg);
+		/* the matching allowance lifts that refusal (what remains is
+		 * "unsupported" or a missing file, never the same denial) */
+		c = parse_strict(cl, cases[i].user, cases[i].allow, &e);
+		if (c) {
+			kube_config_free(c);
+		} else {
+			ck_assert_int_ne(e.code, BH_EDENIED);
+			ck_assert_msg(strstr(e.msg, "not allowed") == NULL, "%s", e.msg);
+		}
+		/* all allowances but the matching one do not */
+		c = parse_strict(cl, cases[i].user, ~cases[i].allow, &e);
+		ck_assert_ptr_null(c);
+		ck_assert_str_eq(e.msg, cases[i].msg);
+	}
+	/* exec is unsupported even when allowed */
+	kube_config *c = parse_strict(srv, "    exec: {command: x}\n", KUBE_ALLOW_EXEC, &e);
+	ck_assert_ptr_null(c);
+	ck_assert_str_eq(e.msg, "users[0].user.exec: exec credential plugins are not supported by bulkhead");
+	/* a clean tenant kubeconfig passes */
+	c = parse_strict(srv, "    token: abc\n", 0, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	kube_config_free(c);
+}
+END_TEST
+
+static char tmpdir[256];
+
+static void write_file(const char *dir, const char *name, const char *data)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(data, f);
+	fclose(f);
+}
+
+START_TEST(test_config_files_relative)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/bh-kube-test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	write_file(tmpdir, "ca.pem", "CA-PEM");
+	write_file(tmpdir, "tok", "  secret-token\n");
+	write_file(tmpdir, "kubeconfig",
+	           "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+	           "clusters:\n- name: c\n  cluster: {server: 'https://h:1', certificate-authority: ca.pem}\n"
+	           "users:\n- name: u\n  user: {tokenFile: tok}\n");
+	char p[512];
+	snprintf(p, sizeof p, "%s/kubeconfig", tmpdir);
+	bh_error e = {0};
+	kube_config *c = kube_config_load(p, NULL, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	ck_assert_str_eq(c->ca_pem, "CA-PEM");
+	ck_assert_str_eq(kube_config_token(c, &e), "secret-token");
+	kube_config_free(c);
+}
+END_TEST
+
+START_TEST(test_config_in_cluster)
+{
+	char root[256];
+	snprintf(root, sizeof root, "/tmp/bh-kube-ic.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/var", root);
+	mkdir(dir, 0700);
+	strcat(dir, "/run");
+	mkdir(dir, 0700);
+	strcat(dir, "/secrets");
+	mkdir(dir, 0700);
+	strcat(dir, "/kubernetes.io");
+	mkdir(dir, 0700);
+	strcat(dir, "/serviceaccount");
+	mkdir(dir, 0700);
+	write_file(dir, "token", "tok-1\n");
+	write_file(dir, "ca.crt", "CA");
+	write_file(dir, "namespace", "flux-system");
+	bh_error e = {0};
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	ck_assert_ptr_null(kube_config_in_cluster_load(root, &e));
+	ck_assert_int_eq(e.code, BH_ENOTFOUND);
+	setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+	kube_config *c = kube_config_in_cluster_load(root, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	ck_assert_str_eq(c->server, "https://[fd00::1]:443");
+	ck_assert_str_eq(c->namespace_, "flux-system");
+	ck_assert_str_eq(c->ca_pem, "CA");
+	ck_assert_str_eq(kube_config_token(c, &e), "tok-1");
+	/* rotation: the kubelet replaces the file; the next check reads it */
+	char tok[600], tmp[600];
+	snprintf(tok, sizeof tok, "%s/token", dir);
+	snprintf(tmp, sizeof tmp, "%s/token.new", dir);
+	write_file(dir, "token.new", "tok-2\n");
+	struct timespec ts[2] = {{0, UTIME_NOW}, {1, 0}};
+	utimensat(AT_FDCWD, tmp, ts, 0); /* a different mtime, whatever the clock says */
+	rename(tmp, tok);
+	c->token_checked = 0;
+	ck_assert_str_eq(kube_config_token(c, &e), "tok-2");
+	/* a missing file keeps the last good token */
+	unlink(tok);
+	c->token_checked = 0;
+	ck_assert_str_eq(kube_config_token(c, &e), "tok-2");
+	kube_config_free(c);
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+}
+END_TEST
+
+START_TEST(test_config_limits)
+{
+	bh_error e = {0};
+	char deep[400];
+	size_t n = 0;
+	for (int i = 0; i < 100; i++)
+		deep[n++] = '[';
+	deep[n] = 0;
+	ck_assert_ptr_null(kube_config_parse(deep, n, NULL, &e));
+	ck_assert_int_eq(e.code, BH_ELIMIT);
+	const char *aliases = "a: &x [1]\nb: *x\nc: *nope\n";
+	ck_assert_ptr_null(kube_config_parse(aliases, strlen(aliases), NULL, &e));
+	ck_assert_int_eq(e.code, BH_EPARSE);
+}
+END_TEST
+
+/* ---------------- fake transport ---------------- */
+
+#define MAX_STEPS 64
+struct step {
+	const char *expect; /* substring the request line must contain ("GET /api/v1/pods?...") */
+	long status;
+	const char *body;
+	const char *retry_after;
+	int rc;             /* transport error instead of a response */
+	int drop;           /* stream: deliver body then fail with BH_EUNAVAIL */
+};
+struct fake {
+	struct step steps[MAX_STEPS];
+	int n, pos;
+	char log[MAX_STEPS][512];
+	char hdrs[MAX_STEPS][512];
+	char bodies[MAX_STEPS][512];
+	long slept[MAX_STEPS];
+	int nslept;
+};
+
+static int fake_next(struct fake *f, const kube_request *req, kube_response *resp, bh_error *err, struct step **out)
+{
+	ck_assert_msg(f->pos < f->n, "unexpected request %s %s", req->method, req->path);
+	struct step *s = &f->steps[f->pos];
+	snprintf(f->log[f->pos], sizeof f->log[0], "%s %s", req->method, req->path);
+	f->hdrs[f->pos][0] = 0;
+	for (size_t i = 0; req->headers && req->headers[i]; i++) {
+		strncat(f->hdrs[f->pos], req->headers[i], 200);
+		strcat(f->hdrs[f->pos], "|");
+	}
+	snprintf(f->bodies[f->pos], sizeof f->bodies[0], "%.*s", (int)req->body_len, req->body ? req->body : "");
+	ck_assert_msg(strstr(f->log[f->pos], s->expect) != NULL, "step %d: got \"%s\", want \"%s\"", f->pos,
+	              f->log[f->pos], s->expect);
+	f->pos++;
+	*out = s;
+	if (s->rc)
+		return bh_error_set(err, s->rc, "fake transport error");
+	resp->status = s->status;
+	if (s->retry_after)
+		resp->retry_after = strdup(s->retry_after);
+	resp->content_type = strdup("application/json");
+	return 0;
+}
+
+static int fake_request(void *impl, const kube_request *req, kube_response *resp, bh_error *err)
+{
+	struct step *s;
+	int rc = fake_next(impl, req, resp, err, &s);
+	if (!rc && s->body)
+		bh_buf_puts(&resp->body, s->body);
+	return rc;
+}
+
+static int fake_stream(void *impl, const kube_request *req, kube_response *resp, kube_stream_fn fn, void *ud,
+                       bh_error *err)
+{
+	struct step *s;
+	int rc = fake_next(impl, req, resp, err, &s);
+	if (rc)
+		return rc;
+	if (resp->status < 200 || resp->status >= 300) {
+		if (s->body)
+			bh_buf_puts(&resp->body, s->body);
+		return 0;
+	}
+	/* deliver in awkward chunks: 7 bytes at a time */
+	const char *b = s->body ? s->body : "";
+	size_t len = strlen(b);
+	for (size_t off = 0; off < len; off += 7) {
+		size_t n = len - off < 7 ? len - off : 7;
+		if (fn(ud, b + off, n))
+			return 0;
+	}
+	if (s->drop)
+		return bh_error_set(err, BH_EUNAVAIL, "connection reset by peer");
+	return 0;
+}
+
+static const kube_transport_ops fake_ops = {fake_request, fake_stream, NULL};
+
+static void fake_sleep(void *ud, long ms)
+{
+	struct fake *f = ud;
+	f->slept[f->nslept++] = ms;
+}
+
+static double fake_rand(void *ud)
+{
+	(void)ud;
+	return 0.5; /* zero jitter */
+}
+
+static struct fake F;
+
+static kube_client *fake_client(void)
+{
+	bh_error e;
+	kube_client *c = kube_client_new(kube_transport_new(&fake_ops, &F), &e);
+	ck_assert_ptr_nonnull(c);
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	return c;
+}
+
+static void add(const char *expect, long status, const char *body)
+{
+	F.steps[F.n++] = (struct step){.expect = expect, .status = status, .body = body};
+}
+
+static void fake_reset(void)
+{
+	memset(&F, 0, sizeof F);
+}
+
+static const kube_resource pods = {"", "v1", "pods", "Pod", 1};
+static const kube_resource crds = {"apiextensions.k8s.io", "v1", "customresourcedefinitions",
+                                   "CustomResourceDefinition", 0};
+
+START_TEST(test_retry_after_and_budget)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	/* 429 with Retry-After 2, then 503 (backoff), then 200 */
+	add("GET /api/v1/namespaces/a/pods/p", 429, "{\"kind\":\"Status\",\"message\":\"slow down\"}");
+	F.steps[0].retry_after = "2";
+	add("GET /api/v1/namespaces/a/pods/p", 503, "");
+	add("GET /api/v1/namespaces/a/pods/p", 200, "{\"kind\":\"Pod\"}");
+	json_t *out = NULL;
+	bh_error e = {0};
+	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(out, "kind")), "Pod");
+	json_decref(out);
+	ck_assert_int_eq(F.nslept, 2);
+	ck_assert_int_eq(F.slept[0], 2000); /* Retry-After honoured */
+	ck_assert_int_eq(F.slept[1], 400);  /* base 200ms doubled for the 2nd retry */
+	ck_assert_int_eq(kube_client_last_attempts(c), 3);
+
+	/* Retry-After beyond the budget: give up at once with a clear error */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_retry_policy p = {5, 100, 1000, 0, 5000};
+	kube_client_set_retry(c, &p);
+	add("GET /api/v1/namespaces/a/pods/p", 429, "{\"kind\":\"Status\",\"reason\":\"TooManyRequests\","
+	                                            "\"message\":\"rate limited\",\"code\":429}");
+	F.steps[0].retry_after = "30";
+	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), BH_EUNAVAIL);
+	ck_assert_int_eq(F.nslept, 0);
+	ck_assert_str_eq(e.msg, "giving up after 1 attempts (Retry-After exceeds the remaining retry budget): "
+	                        "GET /api/v1/namespaces/a/pods/p: 429 TooManyRequests: rate limited");
+
+	/* attempts exhausted on 500s */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	for (int i = 0; i < 5; i++)
+		add("GET", 500, "{\"message\":\"boom\",\"reason\":\"InternalError\"}");
+	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), BH_EUNAVAIL);
+	ck_assert_int_eq(F.pos, 5);
+	ck_assert_int_eq(F.nslept, 4);
+	ck_assert_int_eq(F.slept[0], 100);
+	ck_assert_int_eq(F.slept[3], 800);
+	ck_assert_msg(strstr(e.msg, "giving up after 5 attempts (attempts exhausted)") != NULL, "%s", e.msg);
+	ck_assert_int_eq(kube_client_last_status(c), 500);
+
+	/* connection errors are retried for GET, not for POST */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	F.steps[F.n++] = (struct step){.expect = "GET", .rc = BH_EUNAVAIL};
+	add("GET", 200, "{}");
+	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), 0);
+	json_decref(out);
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	F.steps[F.n++] = (struct step){.expect = "POST", .rc = BH_EUNAVAIL};
+	json_t *obj = json_pack("{s:{s:s}}", "metadata", "name", "p");
+	ck_assert_int_eq(kube_create(c, &pods, "a", obj, NULL, NULL, &e), BH_EUNAVAIL);
+	ck_assert_int_eq(F.pos, 1);
+	/* ... but a POST is retried on 429 (the server did not act on it) */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("POST", 429, "");
+	add("POST", 201, "{}");
+	ck_assert_int_eq(kube_create(c, &pods, "a", obj, NULL, NULL, &e), 0);
+	/* and not on 500 */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("POST", 500, "");
+	ck_assert_int_eq(kube_create(c, &pods, "a", obj, NULL, NULL, &e), BH_EUNAVAIL);
+	ck_assert_int_eq(F.pos, 1);
+	json_decref(obj);
+	kube_client_free(c);
+}
+END_TEST
+
+START_TEST(test_typed_errors)
+{
+	static const struct {
+		long status;
+		int code;
+	} cases[] = {{404, BH_ENOTFOUND}, {409, BH_ECONFLICT}, {410, BH_EGONE}, {422, BH_EINVAL},
+	             {403, BH_EDENIED},   {401, BH_EDENIED},   {400, BH_EINVAL}};
+	bh_error e = {0};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fake_reset();
+		kube_client *c = fake_client();
+		add("GET", cases[i].status,
+		    "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"R\",\"message\":\"pods \\\"p\\\" said no\"}");
+		json_t *out = NULL;
+		ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), cases[i].code);
+		ck_assert_ptr_null(out);
+		char want[200];
+		snprintf(want, sizeof want, "GET /api/v1/namespaces/a/pods/p: %ld R: pods \"p\" said no", cases[i].status);
+		ck_assert_str_eq(e.msg, want);
+		ck_assert_int_eq(F.pos, 1); /* never retried */
+		ck_assert_str_eq(kube_client_last_reason(c), "R");
+		kube_client_free(c);
+	}
+}
+END_TEST
+
+START_TEST(test_pagination_and_410)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	add("GET /api/v1/namespaces/a/pods?labelSelector=app%3Dx&limit=2", 200,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{\"continue\":\"t1\",\"resourceVersion\":\"5\"},"
+	    "\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}");
+	add("GET /api/v1/namespaces/a/pods?labelSelector=app%3Dx&limit=2&continue=t1", 410,
+	    "{\"kind\":\"Status\",\"reason\":\"Expired\",\"message\":\"continue token expired\",\"code\":410}");
+	/* restarted from the beginning */
+	add("GET /api/v1/namespaces/a/pods?labelSelector=app%3Dx&limit=2", 200,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{\"continue\":\"u1\",\"resourceVersion\":\"9\"},"
+	    "\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}");
+	add("GET /api/v1/namespaces/a/pods?labelSelector=app%3Dx&limit=2&continue=u1", 200,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{\"continue\":\"u2\",\"resourceVersion\":\"9\"},"
+	    "\"items\":[{\"metadata\":{\"name\":\"c\"}},{\"metadata\":{\"name\":\"d\"}}]}");
+	add("GET /api/v1/namespaces/a/pods?labelSelector=app%3Dx&limit=2&continue=u2", 200,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},"
+	    "\"items\":[{\"metadata\":{\"name\":\"e\"}}]}");
+	kube_list_opts lo = {.label_selector = "app=x", .limit = 2};
+	json_t *out = NULL;
+	bh_error e = {0};
+	ck_assert_msg(kube_list(c, &pods, "a", &lo, &out, &e) == 0, "%s", e.msg);
+	json_t *items = json_object_get(out, "items");
+	ck_assert_uint_eq(json_array_size(items), 5);
+	const char *want = "abcde";
+	for (size_t i = 0; i < 5; i++) {
+		const char *n = json_string_value(json_object_get(json_object_get(json_array_get(items, i), "metadata"), "name"));
+		ck_assert_int_eq(n[0], want[i]);
+	}
+	ck_assert_str_eq(json_string_value(json_object_get(out, "kind")), "PodList");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(out, "metadata"), "resourceVersion")), "9");
+	json_decref(out);
+
+	/* max_items */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("GET", 200, "{\"metadata\":{\"continue\":\"x\"},\"items\":[{},{}]}");
+	add("GET", 200, "{\"metadata\":{},\"items\":[{},{}]}");
+	lo.max_items = 3;
+	ck_assert_int_eq(kube_list(c, &pods, "a", &lo, &out, &e), BH_ELIMIT);
+	kube_client_free(c);
+}
+END_TEST
+
+START_TEST(test_mapping)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	add("GET /apis/example.com/v1", 200,
+	    "{\"kind\":\"APIResourceList\",\"groupVersion\":\"example.com/v1\",\"resources\":["
+	    "{\"name\":\"widgets\",\"namespaced\":true,\"kind\":\"Widget\"},"
+	    "{\"name\":\"widgets/status\",\"namespaced\":true,\"kind\":\"Widget\"}]}");
+	kube_resource r;
+	bh_error e = {0};
+	ck_assert_msg(kube_mapping_get(c, "example.com/v1", "Widget", &r, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(r.resource, "widgets");
+	ck_assert_str_eq(r.group, "example.com");
+	ck_assert_int_eq(r.namespaced, 1);
+	/* cached: no request */
+	ck_assert_int_eq(kube_mapping_get(c, "example.com/v1", "Widget", &r, &e), 0);
+	ck_assert_int_eq(F.pos, 1);
+	/* unknown kind: rediscover once (a CRD installed a moment ago) */
+	add("GET /apis/example.com/v1", 200,
+	    "{\"resources\":[{\"name\":\"widgets\",\"namespaced\":true,\"kind\":\"Widget\"},"
+	    "{\"name\":\"gadgets\",\"namespaced\":false,\"kind\":\"Gadget\"}]}");
+	ck_assert_int_eq(kube_mapping_get(c, "example.com/v1", "Gadget", &r, &e), 0);
+	ck_assert_str_eq(r.resource, "gadgets");
+	ck_assert_int_eq(r.namespaced, 0);
+	char *p = kube_path_new(&r, "ignored", "g1", "status");
+	ck_assert_str_eq(p, "/apis/example.com/v1/gadgets/g1/status");
+	free(p);
+	/* still unknown after rediscovery */
+	add("GET /apis/example.com/v1", 200, "{\"resources\":[]}");
+	ck_assert_int_eq(kube_mapping_get(c, "example.com/v1", "Nope", &r, &e), BH_ENOTFOUND);
+	ck_assert_str_eq(e.msg, "no mapping for example.com/v1 Nope: the server has no kind \"Nope\" in example.com/v1");
+	/* group/version not served */
+	add("GET /api/v2", 404, "{\"message\":\"not found\"}");
+	ck_assert_int_eq(kube_mapping_get(c, "v2", "Pod", &r, &e), BH_ENOTFOUND);
+	ck_assert_str_eq(e.msg, "no mapping for v2 Pod: the server does not serve apiVersion \"v2\"");
+	/* core group path */
+	p = kube_path_new(&pods, "ns1", "p", NULL);
+	ck_assert_str_eq(p, "/api/v1/namespaces/ns1/pods/p");
+	free(p);
+	p = kube_path_new(&pods, NULL, NULL, NULL);
+	ck_assert_str_eq(p, "/api/v1/pods");
+	free(p);
+	kube_client_free(c);
+}
+END_TEST
+
+START_TEST(test_writes)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	const char *groups[] = {"system:serviceaccounts", "system:authenticated", NULL};
+	bh_error e = {0};
+	ck_assert_int_eq(kube_client_set_impersonation(c, "system:serviceaccount:t:sa", groups, &e), 0);
+	json_t *obj = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name",
+	                        "cm", "namespace", "t");
+	kube_resource cms = {"", "v1", "configmaps", "ConfigMap", 1};
+	add("PATCH /api/v1/namespaces/t/configmaps/cm?dryRun=All&fieldManager=helm-controller&force=true", 200, "{}");
+	kube_write_opts wo = {.field_manager = "helm-controller", .force = 1, .dry_run = 1};
+	ck_assert_int_eq(kube_apply(c, &cms, "t", obj, &wo, NULL, &e), 0);
+	ck_assert_str_eq(F.hdrs[0], "Impersonate-User: system:serviceaccount:t:sa|Impersonate-Group: "
+	                            "system:serviceaccounts|Impersonate-Group: system:authenticated|");
+	/* SSA without a field manager is refused before sending */
+	wo.field_manager = NULL;
+	ck_assert_int_eq(kube_apply(c, &cms, "t", obj, &wo, NULL, &e), BH_EINVAL);
+	/* status subresource update */
+	add("PUT /api/v1/namespaces/t/configmaps/cm/status", 200, "{}");
+	kube_write_opts so = {.subresource = "status"};
+	ck_assert_int_eq(kube_update(c, &cms, "t", obj, &so, NULL, &e), 0);
+	/* merge and JSON patches */
+	add("PATCH /api/v1/namespaces/t/configmaps/cm", 200, "{}");
+	ck_assert_int_eq(kube_patch(c, &cms, "t", "cm", KUBE_PATCH_JSON, "[]", NULL, NULL, &e), 0);
+	/* delete with propagation and preconditions */
+	add("DELETE /api/v1/namespaces/t/configmaps/cm", 200, "{}");
+	kube_delete_opts dopt = {.propagation = "Foreground", .precondition_uid = "u-1", .grace_seconds = -1};
+	ck_assert_int_eq(kube_delete(c, &cms, "t", "cm", &dopt, NULL, &e), 0);
+	json_t *body = json_loads(F.bodies[3], 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(body, "propagationPolicy")), "Foreground");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(body, "preconditions"), "uid")), "u-1");
+	ck_assert_ptr_null(json_object_get(body, "gracePeriodSeconds"));
+	json_decref(body);
+	/* events */
+	add("POST /api/v1/namespaces/t/events", 201, "{}");
+	kube_event ev = {.type = "Warning", .reason = "InstallFailed", .message = "boom",
+	                 .reporting_controller = "helm-controller"};
+	ck_assert_int_eq(kube_event_create(c, obj, &ev, &e), 0);
+	body = json_loads(F.bodies[4], 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(body, "involvedObject"), "name")), "cm");
+	ck_assert_str_eq(json_string_value(json_object_get(body, "reason")), "InstallFailed");
+	ck_assert_str_eq(json_string_value(json_object_get(body, "type")), "Warning");
+	json_decref(body);
+	/* namespaced resource without namespace */
+	ck_assert_int_eq(kube_get(c, &cms, NULL, "x", NULL, NULL, &e), BH_EINVAL);
+	ck_assert_int_eq(F.pos, 5);
+	json_decref(obj);
+	kube_client_free(c);
+}
+END_TEST
+
+/* ---------------- watch ---------------- */
+
+struct collect {
+	char seen[4096];
+	int relists;
+	int stop_after;
+	int n;
+};
+
+static int collect_fn(void *ud, kube_watch_type t, json_t *obj)
+{
+	struct collect *c = ud;
+	const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	size_t l = strlen(c->seen);
+	if (t == KUBE_WATCH_RELIST) {
+		c->relists++;
+		snprintf(c->seen + l, sizeof c->seen - l, "RELIST(%zu) ", json_array_size(json_object_get(obj, "items")));
+	} else {
+		snprintf(c->seen + l, sizeof c->seen - l, "%s:%s ", kube_watch_type_name(t), name ? name : "?");
+	}
+	c->n++;
+	return c->stop_after && c->n >= c->stop_after;
+}
+
+static int dec_fn(void *ud, kube_watch_type t, json_t *obj)
+{
+	return collect_fn(ud, t, obj);
+}
+
+START_TEST(test_watch_decoder)
+{
+	struct collect col = {0};
+	kube_watchdec d;
+	kube_watchdec_init(&d, dec_fn, &col);
+	const char *s = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n\n"
+	                "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"b\"}}}\r\n"
+	                "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"c\"}}}";
+	bh_error e = {0};
+	for (size_t i = 0; i < strlen(s); i++)
+		ck_assert_int_eq(kube_watchdec_feed(&d, s + i, 1, &e), 0);
+	ck_assert_str_eq(col.seen, "ADDED:a MODIFIED:b ");
+	ck_assert_int_eq(kube_watchdec_finish(&d, &e), 0);
+	ck_assert_str_eq(col.seen, "ADDED:a MODIFIED:b DELETED:c ");
+	kube_watchdec_free(&d);
+
+	static const char *bad[] = {
+		"{\"type\":\"ADDED\"}\n", "{\"type\":\"NOPE\",\"object\":{}}\n", "[1]\n", "{\"object\":{}}\n",
+		"{\"type\":\"ADDED\",\"object\":1}\n", "{nope\n",
+		"{\"type\":\"ADDED\",\"type\":\"DELETED\",\"object\":{}}\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		kube_watchdec_init(&d, dec_fn, &col);
+		ck_assert_int_eq(kube_watchdec_feed(&d, bad[i], strlen(bad[i]), &e), BH_EPARSE);
+		kube_watchdec_free(&d);
+	}
+	kube_watchdec_init(&d, dec_fn, &col);
+	d.max_line = 16;
+	ck_assert_int_eq(kube_watchdec_feed(&d, "{\"type\":\"ADDED\",", 16, &e), 0);
+	ck_assert_int_eq(kube_watchdec_feed(&d, "x", 1, &e), BH_ELIMIT);
+	kube_watchdec_free(&d);
+}
+END_TEST
+
+#define EV(t, n, rv) "{\"type\":\"" t "\",\"object\":{\"metadata\":{\"name\":\"" n "\",\"resourceVersion\":\"" rv "\"}}}\n"
+
+START_TEST(test_watch_resume_and_relist)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	/* initial list */
+	add("GET /api/v1/namespaces/a/pods?limit=500", 200,
+	    "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[{\"metadata\":{\"name\":\"p0\"}}]}");
+	/* watch from 10: two events, then the connection drops mid-line */
+	add("resourceVersion=10", 200, EV("ADDED", "p1", "11") EV("MODIFIED", "p1", "12") "{\"type\":\"ADD");
+	F.steps[F.n - 1].drop = 1;
+	/* resume from 12: a bookmark, then the server closes normally */
+	add("resourceVersion=12", 200, "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"20\"}}}\n");
+	/* resume from the bookmark: too old -> ERROR 410 event */
+	add("resourceVersion=20", 200,
+	    "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\",\"message\":\"too old\"}}\n");
+	/* relist */
+	add("GET /api/v1/namespaces/a/pods?limit=500", 200,
+	    "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"30\"},\"items\":[{},{}]}");
+	/* watch from 30: an HTTP 410 this time */
+	add("resourceVersion=30", 410, "{\"kind\":\"Status\",\"code\":410}");
+	add("GET /api/v1/namespaces/a/pods?limit=500", 200,
+	    "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"40\"},\"items\":[]}");
+	/* a 503 with Retry-After, then events; the callback stops after p3 */
+	add("resourceVersion=40", 503, "");
+	F.steps[F.n - 1].retry_after = "3";
+	add("resourceVersion=40", 200, EV("DELETED", "p2", "41") EV("ADDED", "p3", "42") EV("ADDED", "p4", "43"));
+	struct collect col = {.stop_after = 7};
+	bh_error e = {0};
+	kube_watch_opts wo = {.timeout_seconds = 60};
+	int rc = kube_watch(c, &pods, "a", &wo, collect_fn, &col, &e);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	ck_assert_str_eq(col.seen, "RELIST(1) ADDED:p1 MODIFIED:p1 RELIST(2) RELIST(0) DELETED:p2 ADDED:p3 ");
+	ck_assert_int_eq(F.pos, F.n);
+	ck_assert_str_eq(kube_watch_last_rv(c), "42");
+	ck_assert_msg(strstr(F.log[1], "watch=1&allowWatchBookmarks=true&timeoutSeconds=60") != NULL, "%s", F.log[1]);
+	/* backoff after the drop (200ms), Retry-After on the 503 (3s) */
+	ck_assert_int_eq(F.nslept, 2);
+	ck_assert_int_eq(F.slept[0], 200);
+	ck_assert_int_eq(F.slept[1], 3000);
+	kube_client_free(c);
+}
+END_TEST
+
+START_TEST(test_watch_gives_up)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	for (int i = 0; i < 4; i++)
+		F.steps[F.n++] = (struct step){.expect = "resourceVersion=7", .rc = BH_EUNAVAIL};
+	struct collect col = {0};
+	bh_error e = {0};
+	kube_watch_opts wo = {.resource_version = "7", .max_reconnects = 3};
+	ck_assert_int_eq(kube_watch(c, &crds, NULL, &wo, collect_fn, &col, &e), BH_EUNAVAIL);
+	ck_assert_str_eq(e.msg, "watch customresourcedefinitions: giving up after 4 consecutive failures: fake transport error");
+	ck_assert_int_eq(F.pos, 4);
+	/* 403 is not retried */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("watch=1", 403, "{\"message\":\"forbidden\",\"reason\":\"Forbidden\"}");
+	ck_assert_int_eq(kube_watch(c, &crds, NULL, &wo, collect_fn, &col, &e), BH_EDENIED);
+	kube_client_free(c);
+}
+END_TEST
+
+/* ---------------- readiness ---------------- */
+
+static void check_ready(const char *json, kube_status want, const char *msg)
+{
+	json_error_t je;
+	json_t *o = json_loads(json, 0, &je);
+	ck_assert_msg(o != NULL, "bad test JSON: %s: %s", je.text, json);
+	kube_ready r;
+	kube_ready_compute(o, &r);
+	ck_assert_msg(r.status == want, "%s: got %s (%s), want %s", json, kube_status_name(r.status), r.message,
+	              kube_status_name(want));
+	if (msg)
+		ck_assert_str_eq(r.message, msg);
+	json_decref(o);
+}
+
+START_TEST(test_ready_rules)
+{
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"deletionTimestamp\":\"x\"}}",
+	            KUBE_STATUS_TERMINATING, "Resource scheduled for deletion");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"generation\":2},"
+	            "\"status\":{\"observedGeneration\":1}}",
+	            KUBE_STATUS_IN_PROGRESS, "Deployment generation is 2, but latest observed generation is 1");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"replicas\":3},\"status\":{\"replicas\":3,"
+	            "\"updatedReplicas\":3,\"readyReplicas\":2,\"availableReplicas\":3}}",
+	            KUBE_STATUS_IN_PROGRESS, "Ready: 2/3");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"replicas\":1},\"status\":{\"replicas\":1,"
+	            "\"updatedReplicas\":1,\"readyReplicas\":1,\"availableReplicas\":1,\"conditions\":[{\"type\":\"Available\","
+	            "\"status\":\"True\"}]}}",
+	            KUBE_STATUS_CURRENT, "Deployment is available. Replicas: 1");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"progressDeadlineSeconds\":600},"
+	            "\"status\":{\"replicas\":1,\"updatedReplicas\":1,\"readyReplicas\":1,\"availableReplicas\":1}}",
+	            KUBE_STATUS_IN_PROGRESS, "ReplicaSet not Available");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"status\":{\"conditions\":[{\"type\":\"Progressing\","
+	            "\"status\":\"False\",\"reason\":\"ProgressDeadlineExceeded\"}]}}",
+	            KUBE_STATUS_FAILED, "Progress deadline exceeded");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"spec\":{\"replicas\":2},\"status\":{\"replicas\":2,"
+	            "\"readyReplicas\":2,\"currentReplicas\":2,\"currentRevision\":\"a\",\"updateRevision\":\"b\"}}",
+	            KUBE_STATUS_IN_PROGRESS, "Waiting for updated revision to match current");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"spec\":{\"updateStrategy\":{\"type\":\"OnDelete\"}}}",
+	            KUBE_STATUS_CURRENT, NULL);
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"generation\":1},\"status\":{}}",
+	            KUBE_STATUS_IN_PROGRESS, "DaemonSet status.observedGeneration not found");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"generation\":1},\"status\":{"
+	            "\"observedGeneration\":1,\"desiredNumberScheduled\":2,\"currentNumberScheduled\":2,"
+	            "\"updatedNumberScheduled\":2,\"numberAvailable\":2,\"numberReady\":2}}",
+	            KUBE_STATUS_CURRENT, "All replicas scheduled as expected. Replicas: 2");
+	check_ready("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"spec\":{\"replicas\":2},\"status\":{"
+	            "\"fullyLabeledReplicas\":1}}",
+	            KUBE_STATUS_IN_PROGRESS, "Labelled: 1/2");
+	check_ready("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"status\":{}}", KUBE_STATUS_IN_PROGRESS, "Job not started");
+	check_ready("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"status\":{\"startTime\":\"t\",\"active\":1}}",
+	            KUBE_STATUS_CURRENT, "Job in progress. success:0, active: 1, failed: 0");
+	check_ready("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"spec\":{\"completions\":1},\"status\":{\"failed\":1,"
+	            "\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\"}]}}",
+	            KUBE_STATUS_FAILED, "Job Failed. failed: 1/1");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"status\":{\"phase\":\"Running\",\"containerStatuses\":[{"
+	            "\"name\":\"c1\",\"state\":{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}}}]}}",
+	            KUBE_STATUS_FAILED, "Containers in CrashLoop state: c1");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":"
+	            "\"Ready\",\"status\":\"True\"}]}}",
+	            KUBE_STATUS_CURRENT, "Pod is Ready");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":"
+	            "\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\"}]},\"metadata\":{"
+	            "\"creationTimestamp\":\"2020-01-01T00:00:00Z\"}}",
+	            KUBE_STATUS_FAILED, "Pod could not be scheduled");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"status\":{\"phase\":\"Pending\"}}",
+	            KUBE_STATUS_IN_PROGRESS, "PVC is not Bound. phase: Pending");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"spec\":{\"type\":\"LoadBalancer\"}}",
+	            KUBE_STATUS_IN_PROGRESS, "ClusterIP not set. Service type: LoadBalancer");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"spec\":{\"clusterIP\":\"10.0.0.1\"}}",
+	            KUBE_STATUS_CURRENT, "Service is ready");
+	check_ready("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\",\"status\":{"
+	            "\"conditions\":[{\"type\":\"Established\",\"status\":\"True\"}]}}",
+	            KUBE_STATUS_CURRENT, "CRD is established");
+	check_ready("{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\",\"status\":{"
+	            "\"conditions\":[{\"type\":\"NamesAccepted\",\"status\":\"False\",\"message\":\"clash\"}]}}",
+	            KUBE_STATUS_FAILED, "clash");
+	check_ready("{\"apiVersion\":\"apiregistration.k8s.io/v1\",\"kind\":\"APIService\",\"status\":{"
+	            "\"conditions\":[{\"type\":\"Available\",\"status\":\"False\",\"message\":\"no endpoints\"}]}}",
+	            KUBE_STATUS_IN_PROGRESS, "APIService not available: no endpoints");
+	/* custom resources: Ready condition, Stalled, Reconciling, none */
+	check_ready("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"generation\":3},\"status\":{"
+	            "\"observedGeneration\":3,\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\",\"message\":\"wait\"}]}}",
+	            KUBE_STATUS_IN_PROGRESS, "wait");
+	check_ready("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"status\":{\"conditions\":[{\"type\":\"Ready\","
+	            "\"status\":\"True\"}]}}",
+	            KUBE_STATUS_CURRENT, "Resource is Ready");
+	check_ready("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"status\":{\"conditions\":[{\"type\":\"Stalled\","
+	            "\"status\":\"True\",\"message\":\"stuck\"}]}}",
+	            KUBE_STATUS_FAILED, "stuck");
+	check_ready("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\"}", KUBE_STATUS_CURRENT, "Resource is current");
+	check_ready("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}", KUBE_STATUS_CURRENT, "Resource is always ready");
+
+	/* --wait-for-jobs: a running Job is not done */
+	json_t *j = json_loads("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"status\":{\"startTime\":\"t\"}}", 0, NULL);
+	kube_ready r;
+	kube_ready_compute_jobs(j, &r);
+	ck_assert_int_eq(r.status, KUBE_STATUS_IN_PROGRESS);
+	json_decref(j);
 }
 END_TEST
 
@@ -32,6 +874,26 @@ int main(void)
 	Suite *s = suite_create("kube");
 	TCase *tc = tcase_create("config");
 	tcase_add_test(tc, test_config_basic);
+	tcase_add_test(tc, test_config_json_and_errors);
+	tcase_add_test(tc, test_config_strict);
+	tcase_add_test(tc, test_config_files_relative);
+	tcase_add_test(tc, test_config_in_cluster);
+	tcase_add_test(tc, test_config_limits);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("client");
+	tcase_add_test(tc, test_retry_after_and_budget);
+	tcase_add_test(tc, test_typed_errors);
+	tcase_add_test(tc, test_pagination_and_410);
+	tcase_add_test(tc, test_mapping);
+	tcase_add_test(tc, test_writes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("watch");
+	tcase_add_test(tc, test_watch_decoder);
+	tcase_add_test(tc, test_watch_resume_and_relist);
+	tcase_add_test(tc, test_watch_gives_up);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ready");
+	tcase_add_test(tc, test_ready_rules);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
