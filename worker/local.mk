@@ -1,1 +1,11 @@
-# worker/ — build fragment (see top Makefile.am).
+# worker/ — bulkhead-worker, the sandboxed reconcile process.
+libexec_PROGRAMS += worker/bulkhead-worker
+worker_bulkhead_worker_SOURCES = \
+	worker/main.c \
+	worker/job.c worker/job.h \
+	worker/broker.c worker/broker.h \
+	worker/chart.c worker/chart.h \
+	worker/yamlmin.c worker/yamlmin.h
+worker_bulkhead_worker_CFLAGS = $(AM_CFLAGS) $(ARCHIVE_CFLAGS)
+worker_bulkhead_worker_LDADD = $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) \
+	$(ARCHIVE_LIBS) $(ZLIB_LIBS)

@@ -1,0 +1,15 @@
+/* worker/broker.h — the worker's side of the kube transport seam
+ * (kube/transport.h): each request becomes a PROTO_KUBE_REQUEST frame to the
+ * supervisor's broker, which forwards it with the tenant's identity and
+ * answers with PROTO_KUBE_RESPONSE. No network access is needed (or
+ * possible) in the worker. Watch streams are not offered. */
+#ifndef BH_WORKER_BROKER_H
+#define BH_WORKER_BROKER_H
+
+#include "kube/transport.h"
+#include "lib/error.h"
+
+/* A transport over the worker's socket (not owned: the worker closes it). */
+kube_transport *worker_broker_transport_new(int sock, bh_error *err);
+
+#endif

@@ -1,0 +1,192 @@
+/* worker/main.c — bulkhead-worker: started by bulkheadd (fork + exec) with
+ * its end of a socketpair as fd 3. It locks itself down (sandbox/) before
+ * reading anything, receives one job and the chart artifact fd, runs the job
+ * with every Kubernetes request brokered by the supervisor, sends its result
+ * and exits.
+ *
+ * usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--job NS/NAME]
+ * (--job only labels the process for operators; the job comes over the socket) */
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "ipc/ipc.h"
+#include "kube/kube.h"
+#include "proto/proto.h"
+#include "sandbox/sandbox.h"
+#include "worker/broker.h"
+#include "worker/chart.h"
+#include "worker/job.h"
+
+static void send_log(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void send_log(int sock, const char *fmt, ...)
+{
+	char line[PROTO_MAX_LOG];
+	bh_buf b = BH_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	for (char *p = line; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+			*p = '?';
+	proto_str_encode(&b, line, strlen(line));
+	ipc_send(sock, PROTO_LOG, 0, b.data, b.len, -1, NULL);
+	bh_buf_free(&b);
+}
+
+static void send_result(int sock, json_t *res)
+{
+	char *s = json_dumps(res, JSON_COMPACT);
+	bh_buf b = BH_BUF_INIT;
+	if (s) {
+		proto_str_encode(&b, s, strlen(s));
+		ipc_send(sock, PROTO_RESULT, 0, b.data, b.len, -1, NULL);
+	}
+	free(s);
+	bh_buf_free(&b);
+}
+
+/* Misbehaviour on request, for the supervisor's failure-handling tests. The
+ * supervisor only forwards a test hook when it runs with --test-hooks. */
+static void test_hook(const char *h)
+{
+	if (!h)
+		return;
+	if (strcmp(h, "segv") == 0) {
+		volatile int *p = NULL;
+		*p = 1;
+	} else if (strcmp(h, "spin") == 0) {
+		for (volatile unsigned long i = 0;; i++)
+			;
+	} else if (strcmp(h, "hang") == 0) {
+		for (;;) {
+			struct timespec ts = {3600, 0};
+			nanosleep(&ts, NULL);
+		}
+	} else if (strcmp(h, "socket") == 0) {
+		socket(AF_INET, SOCK_STREAM, 0);
+	} else if (strcmp(h, "execve") == 0) {
+		char *argv[] = {"/bin/sh", NULL};
+		execve("/bin/sh", argv, NULL);
+	} else if (strcmp(h, "open") == 0) {
+		open("/etc/passwd", O_RDONLY);
+	}
+}
+
+static unsigned char *read_all(int fd, size_t max, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	unsigned char *p = malloc(cap);
+	while (p) {
+		ssize_t r;
+		if (n == cap) {
+			unsigned char *q;
+			if (cap > max) {
+				free(p);
+				return NULL;
+			}
+			q = realloc(p, cap * 2);
+			if (!q) {
+				free(p);
+				return NULL;
+			}
+			p = q;
+			cap *= 2;
+		}
+		r = read(fd, p + n, cap - n);
+		if (r < 0) {
+			free(p);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (p && n > max) {
+		free(p);
+		return NULL;
+	}
+	*len = n;
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	int sock = 3;
+	unsigned long cpu = 60, mem_mb = 1024;
+	sandbox_opts so;
+	bh_error e;
+	ipc_msg m = {0};
+	const unsigned char *js;
+	size_t jlen, clen = 0;
+	json_t *job, *res = NULL;
+	json_error_t je;
+	unsigned char *chart;
+	kube_transport *t;
+	kube_client *kc;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--fd") == 0)
+			sock = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--cpu-seconds") == 0)
+			cpu = strtoul(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--memory-mb") == 0)
+			mem_mb = strtoul(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--job") != 0) {
+			fprintf(stderr, "bulkhead-worker: unknown argument %s\n", argv[i]);
+			return 2;
+		}
+	}
+	/* Before the lock-down: anything that needs files (jansson's hash seed
+	 * reads /dev/urandom). */
+	json_object_seed(0);
+	so.report_fd = sock;
+	so.keep_fd = -1;
+	so.as_bytes = (unsigned long long)mem_mb << 20;
+	so.cpu_seconds = cpu;
+	if (sandbox_lockdown(&so, &e) < 0) {
+		send_log(sock, "lock-down failed: %s", e.msg);
+		return 3;
+	}
+	if (ipc_recv(sock, IPC_MAX_PAYLOAD, 1, &m, &e) < 0 || m.hdr.type != PROTO_JOB ||
+	    proto_str_decode(m.payload, m.hdr.len, IPC_MAX_PAYLOAD, 0, &js, &jlen, &e) < 0) {
+		send_log(sock, "no job received: %s", m.payload ? "not a JOB message" : e.msg);
+		return 4;
+	}
+	job = json_loadb((const char *)js, jlen, 0, &je);
+	if (!job || m.fd < 0) {
+		send_log(sock, "invalid job: %s", job ? "no chart artifact fd" : je.text);
+		return 4;
+	}
+	chart = read_all(m.fd, CHART_MAX_TGZ, &clen);
+	ipc_msg_free(&m);
+	if (!chart) {
+		res = json_pack("{s:b,s:s,s:s}", "ready", 0, "reason", "ArtifactFailed", "message",
+				"could not read the chart artifact (larger than 10 MiB or unreadable)");
+		send_result(sock, res);
+		return 0;
+	}
+	test_hook(json_string_value(json_object_get(job, "testHook")));
+	if (!(t = worker_broker_transport_new(sock, &e)) || !(kc = kube_client_new(t, &e))) {
+		send_log(sock, "kube client: %s", e.msg);
+		return 5;
+	}
+	if (worker_job_run(kc, job, chart, clen, &res, &e) < 0) {
+		send_log(sock, "job failed: %s", e.msg);
+		return 6;
+	}
+	send_result(sock, res);
+	json_decref(res);
+	json_decref(job);
+	free(chart);
+	kube_client_free(kc);
+	return 0;
+}
