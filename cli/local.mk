@@ -2,3 +2,6 @@
 bin_PROGRAMS += cli/bulkhead
 cli_bulkhead_SOURCES = cli/main.c
 cli_bulkhead_LDADD = $(BH_LIB_LIBS)
+# check-kubeconfig (owned by kube/)
+cli_bulkhead_SOURCES += cli/cmd_kube.c
+cli_bulkhead_LDADD += $(BH_KUBECURL_LIBS)

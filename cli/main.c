@@ -10,12 +10,15 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+int cmd_check_kubeconfig(int argc, char **argv); /* cli/cmd_kube.c */
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
 	{"version", cmd_version, "print the version"},
+	{"check-kubeconfig", cmd_check_kubeconfig, "validate a kubeconfig (--strict: as a tenant's)"},
 };
 
 static void usage(FILE *f)
