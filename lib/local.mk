@@ -3,7 +3,10 @@ noinst_LIBRARIES += lib/libbhlib.a
 lib_libbhlib_a_SOURCES = \
 	lib/error.c lib/error.h \
 	lib/buf.c lib/buf.h \
-	lib/gostrconv.c lib/gostrconv.h
+	lib/gostrconv.c lib/gostrconv.h \
+	lib/gojson.c lib/gojson.h \
+	lib/yaml.c lib/yaml.h lib/yaml_emit.c \
+	lib/yaml_resolve.c lib/yaml_resolve.h
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) -lm
 
@@ -13,3 +16,13 @@ tests_unit_test_lib_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_lib
 UNIT_TESTS += tests/unit/test_lib
+
+check_PROGRAMS += tests/unit/test_yaml tests/unit/test_gojson
+tests_unit_test_yaml_SOURCES = tests/unit/test_yaml.c tests/unit/vectors.h
+tests_unit_test_yaml_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_yaml_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+tests_unit_test_gojson_SOURCES = tests/unit/test_gojson.c tests/unit/vectors.h
+tests_unit_test_gojson_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_gojson_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_yaml tests/unit/test_gojson
+UNIT_TESTS += tests/unit/test_yaml tests/unit/test_gojson

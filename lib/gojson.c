@@ -1,0 +1,785 @@
+/* lib/gojson.c — see gojson.h. */
+#include "lib/gojson.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gostrconv.h"
+
+/* ---- UTF-8 as Go's utf8.DecodeRune sees it ---------------------------- */
+
+/* Returns the length of the rune at s (1..4) and stores it in *r, or
+ * returns 1 with *r = -1 when the byte does not start a valid sequence. */
+static int utf8_rune(const unsigned char *s, size_t n, int32_t *r)
+{
+	unsigned c = s[0];
+	if (c < 0x80) {
+		*r = (int32_t)c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF && n >= 2 && (s[1] & 0xC0) == 0x80) {
+		*r = (int32_t)(((c & 0x1F) << 6) | (s[1] & 0x3F));
+		return 2;
+	}
+	if (c >= 0xE0 && c <= 0xEF && n >= 3) {
+		unsigned lo = 0x80, hi = 0xBF;
+		if (c == 0xE0)
+			lo = 0xA0;
+		if (c == 0xED)
+			hi = 0x9F;
+		if (s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80) {
+			*r = (int32_t)(((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F));
+			return 3;
+		}
+	}
+	if (c >= 0xF0 && c <= 0xF4 && n >= 4) {
+		unsigned lo = 0x80, hi = 0xBF;
+		if (c == 0xF0)
+			lo = 0x90;
+		if (c == 0xF4)
+			hi = 0x8F;
+		if (s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80) {
+			*r = (int32_t)(((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) |
+				       ((s[2] & 0x3F) << 6) | (s[3] & 0x3F));
+			return 4;
+		}
+	}
+	*r = -1;
+	return 1;
+}
+
+static void put_rune(bh_buf *b, int32_t r)
+{
+	char t[4];
+	if (r < 0x80) {
+		bh_buf_putc(b, (char)r);
+	} else if (r < 0x800) {
+		t[0] = (char)(0xC0 | (r >> 6));
+		t[1] = (char)(0x80 | (r & 0x3F));
+		bh_buf_put(b, t, 2);
+	} else if (r < 0x10000) {
+		t[0] = (char)(0xE0 | (r >> 12));
+		t[1] = (char)(0x80 | ((r >> 6) & 0x3F));
+		t[2] = (char)(0x80 | (r & 0x3F));
+		bh_buf_put(b, t, 3);
+	} else {
+		t[0] = (char)(0xF0 | (r >> 18));
+		t[1] = (char)(0x80 | ((r >> 12) & 0x3F));
+		t[2] = (char)(0x80 | ((r >> 6) & 0x3F));
+		t[3] = (char)(0x80 | (r & 0x3F));
+		bh_buf_put(b, t, 4);
+	}
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+void gojson_quote(bh_buf *out, const char *str, size_t n, int flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	int html = !(flags & GOJSON_NO_HTML_ESCAPE);
+	size_t i = 0, start = 0;
+	bh_buf_putc(out, '"');
+	while (i < n) {
+		unsigned c = s[i];
+		if (c < 0x80) {
+			int safe = c >= 0x20 && c != '"' && c != '\\' &&
+				   !(html && (c == '<' || c == '>' || c == '&'));
+			if (safe) {
+				i++;
+				continue;
+			}
+			bh_buf_put(out, s + start, i - start);
+			switch (c) {
+			case '\\': case '"':
+				bh_buf_putc(out, '\\');
+				bh_buf_putc(out, (char)c);
+				break;
+			case '\b': bh_buf_puts(out, "\\b"); break;
+			case '\f': bh_buf_puts(out, "\\f"); break;
+			case '\n': bh_buf_puts(out, "\\n"); break;
+			case '\r': bh_buf_puts(out, "\\r"); break;
+			case '\t': bh_buf_puts(out, "\\t"); break;
+			default:
+				bh_buf_puts(out, "\\u00");
+				bh_buf_putc(out, hex[c >> 4]);
+				bh_buf_putc(out, hex[c & 0xF]);
+			}
+			i++;
+			start = i;
+			continue;
+		}
+		{
+			int32_t r;
+			int sz = utf8_rune(s + i, n - i, &r);
+			if (r < 0) {
+				bh_buf_put(out, s + start, i - start);
+				bh_buf_puts(out, "\\ufffd");
+				i += (size_t)sz;
+				start = i;
+				continue;
+			}
+			if (r == 0x2028 || r == 0x2029) {
+				bh_buf_put(out, s + start, i - start);
+				bh_buf_puts(out, r == 0x2028 ? "\\u2028" : "\\u2029");
+				i += (size_t)sz;
+				start = i;
+				continue;
+			}
+			i += (size_t)sz;
+		}
+	}
+	bh_buf_put(out, s + start, n - start);
+	bh_buf_putc(out, '"');
+}
+
+void gojson_format_float(bh_buf *out, double v)
+{
+	char tmp[64];
+	double a = fabs(v);
+	char fmt = 'f';
+	int n;
+	if (a != 0 && (a < 1e-6 || a >= 1e21))
+		fmt = 'e';
+	n = go_format_float(tmp, sizeof tmp, v, fmt, -1);
+	if (fmt == 'e' && n >= 4 && tmp[n - 4] == 'e' && tmp[n - 3] == '-' && tmp[n - 2] == '0') {
+		tmp[n - 2] = tmp[n - 1];
+		tmp[n - 1] = '\0';
+		n--;
+	}
+	bh_buf_put(out, tmp, (size_t)n);
+}
+
+static int keycmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return strcmp(x, y);
+}
+
+static void newline(bh_buf *out, int depth)
+{
+	bh_buf_putc(out, '\n');
+	for (int i = 0; i < depth; i++)
+		bh_buf_puts(out, "  ");
+}
+
+static int encode(const json_t *v, int flags, int depth, bh_buf *out, bh_error *err)
+{
+	int ind = flags & GOJSON_INDENT;
+	if (depth > GOJSON_MAX_DEPTH)
+		return bh_error_set(err, BH_ELIMIT, "json: value nested deeper than %d levels", GOJSON_MAX_DEPTH);
+	switch (json_typeof(v)) {
+	case JSON_NULL: bh_buf_puts(out, "null"); return 0;
+	case JSON_TRUE: bh_buf_puts(out, "true"); return 0;
+	case JSON_FALSE: bh_buf_puts(out, "false"); return 0;
+	case JSON_INTEGER:
+		bh_buf_printf(out, "%lld", (long long)json_integer_value(v));
+		return 0;
+	case JSON_REAL: {
+		double d = json_real_value(v);
+		if (isnan(d) || isinf(d))
+			return bh_error_set(err, BH_EINVAL, "json: unsupported value: %s",
+					    isnan(d) ? "NaN" : d > 0 ? "+Inf" : "-Inf");
+		gojson_format_float(out, d);
+		return 0;
+	}
+	case JSON_STRING:
+		gojson_quote(out, json_string_value(v), json_string_length(v), flags);
+		return 0;
+	case JSON_ARRAY: {
+		size_t i, n = json_array_size(v);
+		bh_buf_putc(out, '[');
+		for (i = 0; i < n; i++) {
+			int rc;
+			if (i)
+				bh_buf_putc(out, ',');
+			if (ind)
+				newline(out, depth + 1);
+			rc = encode(json_array_get(v, i), flags, depth + 1, out, err);
+			if (rc)
+				return rc;
+		}
+		if (ind && n)
+			newline(out, depth);
+		bh_buf_putc(out, ']');
+		return 0;
+	}
+	case JSON_OBJECT: {
+		size_t n = json_object_size(v), i = 0;
+		const char **keys;
+		const char *k;
+		json_t *val;
+		int rc = 0;
+		if (n == 0) {
+			bh_buf_puts(out, "{}");
+			return 0;
+		}
+		keys = malloc(n * sizeof *keys);
+		if (!keys)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		json_object_foreach((json_t *)v, k, val)
+			keys[i++] = k;
+		qsort(keys, n, sizeof *keys, keycmp);
+		bh_buf_putc(out, '{');
+		for (i = 0; i < n && !rc; i++) {
+			if (i)
+				bh_buf_putc(out, ',');
+			if (ind)
+				newline(out, depth + 1);
+			gojson_quote(out, keys[i], strlen(keys[i]), flags);
+			bh_buf_puts(out, ind ? ": " : ":");
+			rc = encode(json_object_get(v, keys[i]), flags, depth + 1, out, err);
+		}
+		free(keys);
+		if (rc)
+			return rc;
+		if (ind)
+			newline(out, depth);
+		bh_buf_putc(out, '}');
+		return 0;
+	}
+	}
+	return bh_error_set(err, BH_EINVAL, "json: unsupported value type");
+}
+
+int gojson_encode(const json_t *v, int flags, bh_buf *out, bh_error *err)
+{
+	size_t mark = out->len;
+	int rc;
+	if (!v) {
+		bh_buf_puts(out, "null");
+		return 0;
+	}
+	rc = encode(v, flags, 0, out, err);
+	if (rc) {
+		out->len = mark;
+		if (out->data)
+			out->data[mark] = '\0';
+		return rc;
+	}
+	if (!bh_buf_ok(out))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+typedef struct parser {
+	const unsigned char *s;
+	size_t n, i;
+	int max_depth;
+	bh_error *err;
+} parser;
+
+/* Go's quoteChar(): how the scanner names an offending byte. */
+static void quote_char(char out[16], unsigned c)
+{
+	if (c == '\'') {
+		strcpy(out, "'\\''");
+		return;
+	}
+	if (c == '"') {
+		strcpy(out, "'\"'");
+		return;
+	}
+	switch (c) {
+	case '\a': strcpy(out, "'\\a'"); return;
+	case '\b': strcpy(out, "'\\b'"); return;
+	case '\f': strcpy(out, "'\\f'"); return;
+	case '\n': strcpy(out, "'\\n'"); return;
+	case '\r': strcpy(out, "'\\r'"); return;
+	case '\t': strcpy(out, "'\\t'"); return;
+	case '\v': strcpy(out, "'\\v'"); return;
+	case '\\': strcpy(out, "'\\\\'"); return;
+	}
+	if (c < 0x20 || c == 0x7F) {
+		snprintf(out, 16, "'\\x%02x'", c);
+	} else if (c < 0x80) {
+		snprintf(out, 16, "'%c'", (char)c);
+	} else if (c < 0xA0 || c == 0xAD) {
+		snprintf(out, 16, "'\\u%04x'", c);
+	} else {
+		/* string(byte) is the rune U+00XX, printed as UTF-8 */
+		snprintf(out, 16, "'%c%c'", (char)(0xC0 | (c >> 6)), (char)(0x80 | (c & 0x3F)));
+	}
+}
+
+static int bad(parser *p, const char *context)
+{
+	char q[16];
+	if (p->i >= p->n)
+		return bh_error_set(p->err, BH_EPARSE, "unexpected end of JSON input");
+	quote_char(q, p->s[p->i]);
+	return bh_error_set(p->err, BH_EPARSE, "invalid character %s %s", q, context);
+}
+
+static void skip_ws(parser *p)
+{
+	while (p->i < p->n) {
+		unsigned char c = p->s[p->i];
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		p->i++;
+	}
+}
+
+static int hexval(unsigned c)
+{
+	if (c >= '0' && c <= '9')
+		return (int)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (int)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (int)(c - 'A' + 10);
+	return -1;
+}
+
+static int read_u4(parser *p, int32_t *r)
+{
+	int32_t v = 0;
+	for (int k = 0; k < 4; k++) {
+		int h;
+		if (p->i >= p->n)
+			return bad(p, "");
+		h = hexval(p->s[p->i]);
+		if (h < 0)
+			return bad(p, "in \\u hexadecimal character escape");
+		v = v * 16 + h;
+		p->i++;
+	}
+	*r = v;
+	return 0;
+}
+
+static int parse_string(parser *p, gojson_node *node)
+{
+	bh_buf b = BH_BUF_INIT;
+	int rc;
+	p->i++; /* opening quote */
+	for (;;) {
+		unsigned c;
+		if (p->i >= p->n) {
+			rc = bad(p, "");
+			goto fail;
+		}
+		c = p->s[p->i];
+		if (c == '"') {
+			p->i++;
+			break;
+		}
+		if (c < 0x20) {
+			rc = bad(p, "in string literal");
+			goto fail;
+		}
+		if (c == '\\') {
+			int32_t r;
+			p->i++;
+			if (p->i >= p->n) {
+				rc = bad(p, "");
+				goto fail;
+			}
+			c = p->s[p->i];
+			switch (c) {
+			case '"': case '\\': case '/': bh_buf_putc(&b, (char)c); p->i++; continue;
+			case 'b': bh_buf_putc(&b, '\b'); p->i++; continue;
+			case 'f': bh_buf_putc(&b, '\f'); p->i++; continue;
+			case 'n': bh_buf_putc(&b, '\n'); p->i++; continue;
+			case 'r': bh_buf_putc(&b, '\r'); p->i++; continue;
+			case 't': bh_buf_putc(&b, '\t'); p->i++; continue;
+			case 'u':
+				p->i++;
+				if ((rc = read_u4(p, &r)))
+					goto fail;
+				if (r >= 0xD800 && r < 0xDC00) {
+					/* a high surrogate pairs only with a following \uDC00-\uDFFF */
+					size_t save = p->i;
+					int32_t lo;
+					if (p->i + 1 < p->n && p->s[p->i] == '\\' && p->s[p->i + 1] == 'u') {
+						p->i += 2;
+						if ((rc = read_u4(p, &lo)))
+							goto fail;
+						if (lo >= 0xDC00 && lo < 0xE000) {
+							put_rune(&b, 0x10000 + ((r - 0xD800) << 10) + (lo - 0xDC00));
+							continue;
+						}
+					}
+					p->i = save;
+					r = 0xFFFD;
+				} else if (r >= 0xDC00 && r < 0xE000) {
+					r = 0xFFFD;
+				}
+				put_rune(&b, r);
+				continue;
+			default:
+				rc = bad(p, "in string escape code");
+				goto fail;
+			}
+		}
+		if (c < 0x80) {
+			size_t st = p->i;
+			while (p->i < p->n && p->s[p->i] >= 0x20 && p->s[p->i] < 0x80 &&
+			       p->s[p->i] != '"' && p->s[p->i] != '\\')
+				p->i++;
+			bh_buf_put(&b, p->s + st, p->i - st);
+		} else {
+			int32_t r;
+			int sz = utf8_rune(p->s + p->i, p->n - p->i, &r);
+			if (r < 0)
+				put_rune(&b, 0xFFFD);
+			else
+				bh_buf_put(&b, p->s + p->i, (size_t)sz);
+			p->i += (size_t)sz;
+		}
+	}
+	if (!bh_buf_ok(&b)) {
+		rc = bh_error_set(p->err, BH_ENOMEM, "out of memory");
+		goto fail;
+	}
+	node->type = GOJSON_STRING;
+	node->len = b.len;
+	node->text = b.data ? bh_buf_detach(&b) : strdup("");
+	if (!node->text)
+		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+	return 0;
+fail:
+	bh_buf_free(&b);
+	return rc;
+}
+
+static int isdig(parser *p)
+{
+	return p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9';
+}
+
+static int parse_number(parser *p, gojson_node *node)
+{
+	size_t st = p->i;
+	if (p->s[p->i] == '-') {
+		p->i++;
+		if (!isdig(p))
+			return bad(p, "in numeric literal");
+	}
+	if (p->s[p->i] == '0') {
+		p->i++;
+	} else {
+		while (isdig(p))
+			p->i++;
+	}
+	if (p->i < p->n && p->s[p->i] == '.') {
+		p->i++;
+		if (!isdig(p))
+			return bad(p, "after decimal point in numeric literal");
+		while (isdig(p))
+			p->i++;
+	}
+	if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+		p->i++;
+		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
+			p->i++;
+		if (!isdig(p))
+			return bad(p, "in exponent of numeric literal");
+		while (isdig(p))
+			p->i++;
+	}
+	node->type = GOJSON_NUMBER;
+	node->len = p->i - st;
+	node->text = strndup((const char *)p->s + st, node->len);
+	if (!node->text)
+		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int parse_literal(parser *p, const char *word, enum gojson_type t, gojson_node *node)
+{
+	size_t k;
+	p->i++;
+	for (k = 1; word[k]; k++) {
+		char ctx[64];
+		if (p->i >= p->n || p->s[p->i] != (unsigned char)word[k]) {
+			snprintf(ctx, sizeof ctx, "in literal %s (expecting '%c')", word, word[k]);
+			return bad(p, ctx);
+		}
+		p->i++;
+	}
+	node->type = t;
+	return 0;
+}
+
+static int push(gojson_node *node, size_t *cap, gojson_node **slot, bh_error *err)
+{
+	if (node->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4;
+		gojson_node *ni = realloc(node->items, nc * sizeof *ni);
+		if (!ni)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		node->items = ni;
+		*cap = nc;
+	}
+	*slot = &node->items[node->n];
+	memset(*slot, 0, sizeof **slot);
+	node->n++;
+	return 0;
+}
+
+static int parse_value(parser *p, gojson_node *node, int depth);
+
+static int parse_array(parser *p, gojson_node *node, int depth)
+{
+	size_t cap = 0;
+	gojson_node *slot;
+	int rc;
+	node->type = GOJSON_ARRAY;
+	p->i++;
+	skip_ws(p);
+	if (p->i < p->n && p->s[p->i] == ']') {
+		p->i++;
+		return 0;
+	}
+	for (;;) {
+		if ((rc = push(node, &cap, &slot, p->err)))
+			return rc;
+		if ((rc = parse_value(p, slot, depth + 1)))
+			return rc;
+		skip_ws(p);
+		if (p->i < p->n && p->s[p->i] == ',') {
+			p->i++;
+			skip_ws(p);
+			continue;
+		}
+		if (p->i < p->n && p->s[p->i] == ']') {
+			p->i++;
+			return 0;
+		}
+		return bad(p, "after array element");
+	}
+}
+
+static int parse_object_slots(parser *p, gojson_node *node, int depth)
+{
+	size_t cap = 0;
+	gojson_node *slot;
+	int rc;
+	node->type = GOJSON_OBJECT;
+	p->i++;
+	skip_ws(p);
+	if (p->i < p->n && p->s[p->i] == '}') {
+		p->i++;
+		return 0;
+	}
+	for (;;) {
+		if (p->i >= p->n || p->s[p->i] != '"')
+			return bad(p, "looking for beginning of object key string");
+		if ((rc = push(node, &cap, &slot, p->err)))
+			return rc;
+		if ((rc = parse_string(p, slot)))
+			return rc;
+		skip_ws(p);
+		if (p->i >= p->n || p->s[p->i] != ':')
+			return bad(p, "after object key");
+		p->i++;
+		skip_ws(p);
+		if ((rc = push(node, &cap, &slot, p->err)))
+			return rc;
+		if ((rc = parse_value(p, slot, depth + 1)))
+			return rc;
+		skip_ws(p);
+		if (p->i < p->n && p->s[p->i] == ',') {
+			p->i++;
+			skip_ws(p);
+			continue;
+		}
+		if (p->i < p->n && p->s[p->i] == '}') {
+			p->i++;
+			node->n /= 2;
+			return 0;
+		}
+		return bad(p, "after object key:value pair");
+	}
+}
+
+/* While parsing, an object's n counts slots (2 per pair); on success it is
+ * halved to count pairs. A failed object becomes an ARRAY of its slots so
+ * that node_clear() frees exactly what was allocated. */
+static int parse_object(parser *p, gojson_node *node, int depth)
+{
+	int rc = parse_object_slots(p, node, depth);
+	if (rc)
+		node->type = GOJSON_ARRAY;
+	return rc;
+}
+
+static int parse_value(parser *p, gojson_node *node, int depth)
+{
+	unsigned c;
+	if (p->i >= p->n)
+		return bad(p, "");
+	if (depth > p->max_depth)
+		return bh_error_set(p->err, BH_ELIMIT, "exceeded max depth");
+	c = p->s[p->i];
+	switch (c) {
+	case '{': return parse_object(p, node, depth);
+	case '[': return parse_array(p, node, depth);
+	case '"': return parse_string(p, node);
+	case 't': return parse_literal(p, "true", GOJSON_TRUE, node);
+	case 'f': return parse_literal(p, "false", GOJSON_FALSE, node);
+	case 'n': return parse_literal(p, "null", GOJSON_NULL, node);
+	}
+	if (c == '-' || (c >= '0' && c <= '9'))
+		return parse_number(p, node);
+	return bad(p, "looking for beginning of value");
+}
+
+static void node_clear(gojson_node *n)
+{
+	size_t i, cnt;
+	if (!n)
+		return;
+	free(n->text);
+	cnt = n->type == GOJSON_OBJECT ? n->n * 2 : n->n;
+	for (i = 0; i < cnt && n->items; i++)
+		node_clear(&n->items[i]);
+	free(n->items);
+}
+
+void gojson_tree_free(gojson_node *root)
+{
+	if (!root)
+		return;
+	node_clear(root);
+	free(root);
+}
+
+int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
+		     gojson_node **out, bh_error *err)
+{
+	parser p;
+	gojson_node *root;
+	int rc;
+	size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : GOJSON_MAX_BYTES;
+	*out = NULL;
+	if (len > max_bytes)
+		return bh_error_set(err, BH_ELIMIT, "JSON document of %zu bytes exceeds the limit of %zu bytes", len, max_bytes);
+	p.s = (const unsigned char *)text;
+	p.n = len;
+	p.i = 0;
+	p.max_depth = lim && lim->max_depth > 0 ? lim->max_depth : GOJSON_MAX_DEPTH;
+	p.err = err;
+	root = calloc(1, sizeof *root);
+	if (!root)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	skip_ws(&p);
+	rc = parse_value(&p, root, 1);
+	if (!rc) {
+		skip_ws(&p);
+		if (p.i < p.n)
+			rc = bad(&p, "after top-level value");
+	}
+	if (rc) {
+		gojson_tree_free(root);
+		return rc;
+	}
+	*out = root;
+	return 0;
+}
+
+/* ---- tree -> json_t -------------------------------------------------------- */
+
+static int is_integral_literal(const char *s)
+{
+	return strpbrk(s, ".eE") == NULL;
+}
+
+static json_t *to_json(const gojson_node *n, int flags, bh_error *err)
+{
+	switch (n->type) {
+	case GOJSON_NULL: return json_null();
+	case GOJSON_TRUE: return json_true();
+	case GOJSON_FALSE: return json_false();
+	case GOJSON_STRING: {
+		json_t *s = json_stringn_nocheck(n->text, n->len);
+		if (!s)
+			bh_error_set(err, BH_ENOMEM, "out of memory");
+		return s;
+	}
+	case GOJSON_NUMBER: {
+		double d;
+		json_t *v;
+		if ((flags & GOJSON_KEEP_INTS) && is_integral_literal(n->text)) {
+			long long ll;
+			char *end;
+			errno = 0;
+			ll = strtoll(n->text, &end, 10);
+			if (errno == 0 && *end == '\0') {
+				v = json_integer(ll);
+				if (!v)
+					bh_error_set(err, BH_ENOMEM, "out of memory");
+				return v;
+			}
+		}
+		d = strtod(n->text, NULL);
+		if (isinf(d)) {
+			bh_error_set(err, BH_EINVAL, "json: cannot unmarshal number %s into Go value of type float64", n->text);
+			return NULL;
+		}
+		v = json_real(d);
+		if (!v)
+			bh_error_set(err, BH_ENOMEM, "out of memory");
+		return v;
+	}
+	case GOJSON_ARRAY: {
+		json_t *a = json_array();
+		if (!a) {
+			bh_error_set(err, BH_ENOMEM, "out of memory");
+			return NULL;
+		}
+		for (size_t i = 0; i < n->n; i++) {
+			json_t *e = to_json(&n->items[i], flags, err);
+			if (!e || json_array_append_new(a, e)) {
+				if (e)
+					bh_error_set(err, BH_ENOMEM, "out of memory");
+				json_decref(a);
+				return NULL;
+			}
+		}
+		return a;
+	}
+	case GOJSON_OBJECT: {
+		json_t *o = json_object();
+		if (!o) {
+			bh_error_set(err, BH_ENOMEM, "out of memory");
+			return NULL;
+		}
+		for (size_t i = 0; i < n->n; i++) {
+			const gojson_node *k = &n->items[2 * i];
+			json_t *e = to_json(&n->items[2 * i + 1], flags, err);
+			if (!e || json_object_setn_new_nocheck(o, k->text, k->len, e)) {
+				if (e)
+					bh_error_set(err, BH_ENOMEM, "out of memory");
+				json_decref(o);
+				return NULL;
+			}
+		}
+		return o;
+	}
+	}
+	bh_error_set(err, BH_EINVAL, "json: bad node");
+	return NULL;
+}
+
+int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int flags,
+		  json_t **out, bh_error *err)
+{
+	gojson_node *root;
+	int rc;
+	*out = NULL;
+	rc = gojson_tree_load(text, len, lim, &root, err);
+	if (rc)
+		return rc;
+	*out = to_json(root, flags, err);
+	gojson_tree_free(root);
+	return *out ? 0 : (err ? err->code : BH_EINVAL);
+}

@@ -1,0 +1,80 @@
+/* lib/gojson.h — JSON exactly as Go's encoding/json writes and reads it.
+ *
+ * Encoding (what Helm's toJson/toPrettyJson/toRawJson and sigs.k8s.io/yaml
+ * produce): object keys sorted bytewise, Go string escaping (HTML-safe
+ * \u003c \u003e \u0026 unless GOJSON_NO_HTML_ESCAPE, \u2028/\u2029, invalid
+ * UTF-8 as \ufffd), float64 as Go formats it ('f', or 'e' when the exponent
+ * is < -6 or >= 21, "e-07" shortened to "e-7"), json_integer as int64.
+ *
+ * Decoding (Go's json.Unmarshal into interface{}): strict RFC 8259 text,
+ * every number a float64 (json_real) unless GOJSON_KEEP_INTS, duplicate keys
+ * last-wins, invalid UTF-8 in strings replaced by U+FFFD, error messages in
+ * Go's words ("invalid character 'x' looking for beginning of value",
+ * "unexpected end of JSON input", ...), with size and depth limits.
+ *
+ * The lower-level tree (gojson_node) keeps number literals as text; the
+ * YAML printer uses it to reproduce sigs.k8s.io/yaml.JSONToYAML. */
+#ifndef BH_GOJSON_H
+#define BH_GOJSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+
+/* gojson_encode flags */
+#define GOJSON_INDENT 1         /* json.MarshalIndent(v, "", "  ") */
+#define GOJSON_NO_HTML_ESCAPE 2 /* Encoder.SetEscapeHTML(false) (toRawJson) */
+
+/* Appends the Go encoding of v to out (no trailing newline). Fails with
+ * BH_EINVAL and Go's message ("json: unsupported value: NaN") for NaN/Inf,
+ * BH_ELIMIT when nested deeper than GOJSON_MAX_DEPTH. */
+int gojson_encode(const json_t *v, int flags, bh_buf *out, bh_error *err);
+
+/* Appends one Go-escaped JSON string literal (with quotes) for s[0..n). */
+void gojson_quote(bh_buf *out, const char *s, size_t n, int flags);
+
+/* Appends strconv/encoding-json formatting of a float64 (no NaN/Inf). */
+void gojson_format_float(bh_buf *out, double v);
+
+#define GOJSON_MAX_DEPTH 1000
+#define GOJSON_MAX_BYTES ((size_t)64 << 20)
+
+typedef struct gojson_limits {
+	size_t max_bytes; /* 0 = GOJSON_MAX_BYTES */
+	int max_depth;    /* 0 = GOJSON_MAX_DEPTH */
+} gojson_limits;
+
+/* gojson_decode flags */
+#define GOJSON_KEEP_INTS 1 /* integral literals within int64 -> json_integer */
+
+/* Decodes one JSON value (any kind; surrounding whitespace allowed) into a
+ * new json_t (caller json_decref()s). Errors: BH_EPARSE with Go's message,
+ * BH_ELIMIT for size/depth, BH_EINVAL for numbers out of float64 range
+ * ("json: cannot unmarshal number 1e400 into Go value of type float64"). */
+int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int flags,
+		  json_t **out, bh_error *err);
+
+enum gojson_type {
+	GOJSON_NULL, GOJSON_FALSE, GOJSON_TRUE, GOJSON_NUMBER, GOJSON_STRING,
+	GOJSON_ARRAY, GOJSON_OBJECT
+};
+
+typedef struct gojson_node gojson_node;
+struct gojson_node {
+	enum gojson_type type;
+	char *text;          /* STRING: decoded UTF-8 (NUL-terminated, may hold NULs);
+			      * NUMBER: the literal as written */
+	size_t len;          /* length of text */
+	gojson_node *items;  /* ARRAY: n values; OBJECT: 2n nodes (key, value, ...) */
+	size_t n;
+};
+
+/* Parses text into a tree (same syntax rules and messages as gojson_decode).
+ * *out is freed with gojson_tree_free(). */
+int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
+		     gojson_node **out, bh_error *err);
+void gojson_tree_free(gojson_node *root);
+
+#endif

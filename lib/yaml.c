@@ -1,0 +1,934 @@
+/* lib/yaml.c — see yaml.h. Reading: libyaml events -> node tree (anchors,
+ * aliases) -> goyaml.v2 typing -> json_t. Printing: lib/yaml_emit.c. */
+#include "lib/yaml.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "lib/gojson.h"
+#include "lib/gostrconv.h"
+#include "lib/yaml_resolve.h"
+
+#define TAG_PREFIX "tag:yaml.org,2002:"
+
+/* ---- node tree ------------------------------------------------------------ */
+
+enum { N_SCALAR, N_SEQ, N_MAP, N_ALIAS };
+
+typedef struct ynode ynode;
+struct ynode {
+	int kind;
+	char *tag;      /* NULL when none */
+	char *value;    /* scalar text; alias: anchor name */
+	size_t len;
+	int implicit;   /* plain scalar without tag */
+	ynode **kids;
+	size_t n, cap;
+	ynode *alias;   /* alias target */
+	int busy;       /* alias being expanded */
+};
+
+typedef struct anchor_ent {
+	char *name;
+	ynode *node;
+} anchor_ent;
+
+typedef struct builder {
+	ynode **all; /* every node, for freeing */
+	size_t nall, capall;
+	anchor_ent *anchors; /* open-addressing table */
+	size_t acap, acount;
+	size_t max_depth, max_nodes;
+	bh_error *err;
+} builder;
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int anchor_put(builder *b, const char *name, ynode *node)
+{
+	size_t i;
+	if (b->acount * 2 >= b->acap) {
+		size_t ncap = b->acap ? b->acap * 2 : 64, k;
+		anchor_ent *nt = calloc(ncap, sizeof *nt);
+		if (!nt)
+			return -1;
+		for (k = 0; k < b->acap; k++) {
+			if (!b->anchors[k].name)
+				continue;
+			i = hash_str(b->anchors[k].name) & (ncap - 1);
+			while (nt[i].name)
+				i = (i + 1) & (ncap - 1);
+			nt[i] = b->anchors[k];
+		}
+		free(b->anchors);
+		b->anchors = nt;
+		b->acap = ncap;
+	}
+	i = hash_str(name) & (b->acap - 1);
+	while (b->anchors[i].name) {
+		if (strcmp(b->anchors[i].name, name) == 0) {
+			b->anchors[i].node = node; /* redefinition: later one wins */
+			return 0;
+		}
+		i = (i + 1) & (b->acap - 1);
+	}
+	b->anchors[i].name = strdup(name);
+	if (!b->anchors[i].name)
+		return -1;
+	b->anchors[i].node = node;
+	b->acount++;
+	return 0;
+}
+
+static ynode *anchor_get(builder *b, const char *name)
+{
+	size_t i;
+	if (!b->acap)
+		return NULL;
+	i = hash_str(name) & (b->acap - 1);
+	while (b->anchors[i].name) {
+		if (strcmp(b->anchors[i].name, name) == 0)
+			return b->anchors[i].node;
+		i = (i + 1) & (b->acap - 1);
+	}
+	return NULL;
+}
+
+static void builder_free(builder *b)
+{
+	size_t i;
+	for (i = 0; i < b->nall; i++) {
+		free(b->all[i]->tag);
+		free(b->all[i]->value);
+		free(b->all[i]->kids);
+		free(b->all[i]);
+	}
+	free(b->all);
+	for (i = 0; i < b->acap; i++)
+		free(b->anchors[i].name);
+	free(b->anchors);
+}
+
+static ynode *node_new(builder *b, int kind)
+{
+	ynode *n;
+	if (b->nall >= b->max_nodes) {
+		bh_error_set(b->err, BH_ELIMIT, "yaml: document has more than %zu nodes", b->max_nodes);
+		return NULL;
+	}
+	if (b->nall == b->capall) {
+		size_t nc = b->capall ? b->capall * 2 : 64;
+		ynode **na = realloc(b->all, nc * sizeof *na);
+		if (!na)
+			goto oom;
+		b->all = na;
+		b->capall = nc;
+	}
+	n = calloc(1, sizeof *n);
+	if (!n)
+		goto oom;
+	n->kind = kind;
+	b->all[b->nall++] = n;
+	return n;
+oom:
+	bh_error_set(b->err, BH_ENOMEM, "out of memory");
+	return NULL;
+}
+
+static int node_add(builder *b, ynode *parent, ynode *kid)
+{
+	if (parent->n == parent->cap) {
+		size_t nc = parent->cap ? parent->cap * 2 : 4;
+		ynode **nk = realloc(parent->kids, nc * sizeof *nk);
+		if (!nk)
+			return bh_error_set(b->err, BH_ENOMEM, "out of memory");
+		parent->kids = nk;
+		parent->cap = nc;
+	}
+	parent->kids[parent->n++] = kid;
+	return 0;
+}
+
+/* goyaml.v2 parser.fail(): which line it names. */
+static int parser_fail(yaml_parser_t *p, bh_error *err)
+{
+	size_t line = 0;
+	const char *msg = p->problem ? p->problem : "unknown problem parsing YAML content";
+	if (p->error == YAML_MEMORY_ERROR)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (p->problem_mark.line != 0) {
+		line = p->problem_mark.line;
+		if (p->error == YAML_SCANNER_ERROR)
+			line++;
+	} else if (p->context_mark.line != 0) {
+		line = p->context_mark.line;
+	}
+	if (line)
+		return bh_error_set(err, BH_EPARSE, "yaml: line %zu: %s", line, msg);
+	return bh_error_set(err, BH_EPARSE, "yaml: %s", msg);
+}
+
+/* Reads the first document of text into a node tree; *root is NULL for an
+ * empty stream. */
+static int build(builder *b, const char *text, size_t len, ynode **root)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	ynode **stack = NULL;
+	size_t depth = 0, scap = 0;
+	int rc = 0, done = 0, docs = 0;
+	*root = NULL;
+	if (!yaml_parser_initialize(&p))
+		return bh_error_set(b->err, BH_ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (!done) {
+		ynode *n = NULL;
+		if (!yaml_parser_parse(&p, &ev)) {
+			rc = parser_fail(&p, b->err);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+		case YAML_DOCUMENT_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (docs++)
+				done = 1;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth)
+				depth--;
+			break;
+		case YAML_ALIAS_EVENT:
+			n = node_new(b, N_ALIAS);
+			if (!n) {
+				rc = b->err ? b->err->code : BH_ENOMEM;
+				break;
+			}
+			n->value = strdup((const char *)ev.data.alias.anchor);
+			n->alias = anchor_get(b, n->value);
+			if (!n->alias) {
+				rc = bh_error_set(b->err, BH_EPARSE, "yaml: unknown anchor '%s' referenced", n->value);
+				break;
+			}
+			break;
+		case YAML_SCALAR_EVENT:
+			n = node_new(b, N_SCALAR);
+			if (!n) {
+				rc = b->err ? b->err->code : BH_ENOMEM;
+				break;
+			}
+			n->value = malloc(ev.data.scalar.length + 1);
+			if (n->value) {
+				memcpy(n->value, ev.data.scalar.value, ev.data.scalar.length);
+				n->value[ev.data.scalar.length] = '\0';
+			}
+			n->len = ev.data.scalar.length;
+			if (ev.data.scalar.tag)
+				n->tag = strdup((const char *)ev.data.scalar.tag);
+			n->implicit = ev.data.scalar.plain_implicit;
+			if (ev.data.scalar.anchor && anchor_put(b, (const char *)ev.data.scalar.anchor, n))
+				rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT: {
+			int seq = ev.type == YAML_SEQUENCE_START_EVENT;
+			yaml_char_t *anchor = seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
+			yaml_char_t *tag = seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag;
+			n = node_new(b, seq ? N_SEQ : N_MAP);
+			if (!n) {
+				rc = b->err ? b->err->code : BH_ENOMEM;
+				break;
+			}
+			if (tag)
+				n->tag = strdup((const char *)tag);
+			if (anchor && anchor_put(b, (const char *)anchor, n))
+				rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
+			break;
+		}
+		default:
+			break;
+		}
+		if (!rc && n) {
+			if (depth)
+				rc = node_add(b, stack[depth - 1], n);
+			else if (!*root)
+				*root = n;
+			if (!rc && (n->kind == N_SEQ || n->kind == N_MAP)) {
+				if (depth >= b->max_depth) {
+					rc = bh_error_set(b->err, BH_ELIMIT, "yaml: document nested deeper than %zu levels", b->max_depth);
+				} else {
+					if (depth == scap) {
+						size_t nc = scap ? scap * 2 : 16;
+						ynode **ns = realloc(stack, nc * sizeof *ns);
+						if (!ns) {
+							rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
+						} else {
+							stack = ns;
+							scap = nc;
+						}
+					}
+					if (!rc)
+						stack[depth++] = n;
+				}
+			}
+		}
+		yaml_event_delete(&ev);
+		if (rc)
+			break;
+	}
+	free(stack);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+/* ---- typing and conversion to json_t --------------------------------------- */
+
+typedef struct decoder {
+	bh_error *err;
+	int keep_ints;
+	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
+	int pending_code;         /* first JSON-conversion error (reported after decoding) */
+	char pending[512];
+} decoder;
+
+static double allowed_alias_ratio(size_t count)
+{
+	if (count <= 400000)
+		return 0.99;
+	if (count >= 4000000)
+		return 0.10;
+	return 0.99 - 0.89 * ((double)(count - 400000) / 3600000.0);
+}
+
+static int dec_fail(decoder *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int dec_fail(decoder *d, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bh_error_vset(d->err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static void pend(decoder *d, const char *msg)
+{
+	if (!d->pending_code) {
+		d->pending_code = BH_EINVAL;
+		snprintf(d->pending, sizeof d->pending, "%s", msg);
+	}
+}
+
+static const char *short_tag(const char *tag, char *buf, size_t n)
+{
+	if (strncmp(tag, TAG_PREFIX, strlen(TAG_PREFIX)) == 0) {
+		snprintf(buf, n, "!!%s", tag + strlen(TAG_PREFIX));
+		return buf;
+	}
+	return tag;
+}
+
+/* base64 (StdEncoding, padding required, '\r' '\n' ignored as Go does). */
+static int b64_decode(const char *s, size_t n, bh_buf *out)
+{
+	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned q[4];
+	int k = 0, pad = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *p;
+		char c = s[i];
+		if (c == '\r' || c == '\n')
+			continue;
+		if (c == '=') {
+			if (k < 2)
+				return -1;
+			pad++;
+			q[k++] = 0;
+		} else {
+			if (pad || !(p = strchr(al, c)) || !c)
+				return -1;
+			q[k++] = (unsigned)(p - al);
+		}
+		if (k == 4) {
+			unsigned v = (q[0] << 18) | (q[1] << 12) | (q[2] << 6) | q[3];
+			bh_buf_putc(out, (char)(v >> 16));
+			if (pad < 2)
+				bh_buf_putc(out, (char)(v >> 8));
+			if (pad < 1)
+				bh_buf_putc(out, (char)v);
+			k = 0;
+			if (pad) {
+				/* only newlines may follow padding */
+				for (i++; i < n; i++)
+					if (s[i] != '\r' && s[i] != '\n')
+						return -1;
+				return 0;
+			}
+		}
+	}
+	return k == 0 ? 0 : -1;
+}
+
+/* A Go string as json.Marshal would keep it: invalid UTF-8 becomes U+FFFD. */
+static json_t *json_go_string(const char *s, size_t n)
+{
+	if (utf8_check_go(s, n))
+		return json_stringn_nocheck(s, n);
+	{
+		bh_buf b = BH_BUF_INIT;
+		json_t *j;
+		utf8_sanitize_go(&b, s, n);
+		j = json_stringn_nocheck(b.data ? b.data : "", b.len);
+		bh_buf_free(&b);
+		return j;
+	}
+}
+
+static int is_merge(const ynode *n)
+{
+	return n->kind == N_SCALAR && strcmp(n->value, "<<") == 0 &&
+	       (n->implicit || (n->tag && strcmp(n->tag, TAG_PREFIX "merge") == 0));
+}
+
+static int decode(decoder *d, const ynode *n, json_t **out);
+
+/* Resolves a scalar node as goyaml.v2's decoder does for interface{}. */
+static int scalar_value(decoder *d, const ynode *n, yres *r)
+{
+	const char *tag = n->tag;
+	if (!tag && !n->implicit) {
+		r->kind = YR_STR;
+		return 0;
+	}
+	if (yaml_resolve(tag ? tag : "", n->value, n->len, r) < 0) {
+		char a[128], b[128];
+		return dec_fail(d, BH_EINVAL, "yaml: cannot decode %s `%s` as a %s",
+				short_tag(yres_tag(r), a, sizeof a), n->value, short_tag(tag, b, sizeof b));
+	}
+	return 0;
+}
+
+static int scalar_json(decoder *d, const ynode *n, json_t **out)
+{
+	yres r;
+	int rc = scalar_value(d, n, &r);
+	if (rc)
+		return rc;
+	switch (r.kind) {
+	case YR_NULL: *out = json_null(); break;
+	case YR_BOOL: *out = json_boolean(r.b); break;
+	case YR_INT:
+		*out = d->keep_ints ? json_integer(r.i) : json_real((double)r.i);
+		break;
+	case YR_UINT: *out = json_real((double)r.u); break;
+	case YR_FLOAT:
+		if (isnan(r.f) || isinf(r.f)) {
+			pend(d, isnan(r.f) ? "json: unsupported value: NaN"
+				 : r.f > 0 ? "json: unsupported value: +Inf" : "json: unsupported value: -Inf");
+			*out = json_null();
+		} else {
+			*out = json_real(r.f);
+		}
+		break;
+	case YR_BINARY: {
+		bh_buf b = BH_BUF_INIT;
+		if (b64_decode(n->value, n->len, &b) < 0) {
+			bh_buf_free(&b);
+			return dec_fail(d, BH_EINVAL, "yaml: !!binary value contains invalid base64 data");
+		}
+		*out = json_go_string(b.data ? b.data : "", b.len);
+		bh_buf_free(&b);
+		break;
+	}
+	default: /* strings, timestamps (kept as text), merge, unknown tags */
+		*out = json_go_string(n->value, n->len);
+		break;
+	}
+	if (!*out)
+		return dec_fail(d, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Go's %+#v of a decoded v2 value, for the "unsupported map key" message. */
+static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, int depth)
+{
+	while (n->kind == N_ALIAS && n->alias && depth < 50) {
+		n = n->alias;
+		depth++;
+	}
+	if (depth > 50) {
+		bh_buf_puts(b, "...");
+		return;
+	}
+	if (n->kind == N_SCALAR) {
+		yres r;
+		bh_error scratch;
+		bh_error *save = d->err;
+		d->err = &scratch;
+		if (scalar_value(d, n, &r)) {
+			d->err = save;
+			bh_buf_puts(b, "?");
+			return;
+		}
+		d->err = save;
+		switch (r.kind) {
+		case YR_NULL: bh_buf_puts(b, "interface {}(nil)"); return;
+		case YR_BOOL: bh_buf_puts(b, r.b ? "true" : "false"); return;
+		case YR_INT: bh_buf_printf(b, "%lld", (long long)r.i); return;
+		case YR_UINT: bh_buf_printf(b, "0x%llx", (unsigned long long)r.u); return;
+		case YR_FLOAT: {
+			char t[64];
+			go_format_float(t, sizeof t, r.f, 'g', -1);
+			bh_buf_puts(b, t);
+			return;
+		}
+		default:
+			gojson_quote(b, n->value, n->len, GOJSON_NO_HTML_ESCAPE);
+			return;
+		}
+	}
+	if (n->kind == N_SEQ) {
+		bh_buf_puts(b, "[]interface {}{");
+		for (size_t i = 0; i < n->n; i++) {
+			if (i)
+				bh_buf_puts(b, ", ");
+			go_sharp_v(b, d, n->kids[i], depth + 1);
+		}
+		bh_buf_putc(b, '}');
+		return;
+	}
+	if (n->kind == N_MAP) {
+		bh_buf_puts(b, "map[interface {}]interface {}{");
+		for (size_t i = 0; i + 1 < n->n; i += 2) {
+			if (i)
+				bh_buf_puts(b, ", ");
+			go_sharp_v(b, d, n->kids[i], depth + 1);
+			bh_buf_putc(b, ':');
+			go_sharp_v(b, d, n->kids[i + 1], depth + 1);
+		}
+		bh_buf_putc(b, '}');
+		return;
+	}
+	bh_buf_puts(b, "<nil>");
+}
+
+/* The JSON key sigs.k8s.io/yaml makes of a YAML key; 1 if it is unsupported
+ * (a pending error is recorded), -1 on a hard error. */
+static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key)
+{
+	const ynode *kk = k;
+	yres r;
+	int rc;
+	while (kk->kind == N_ALIAS && kk->alias)
+		kk = kk->alias;
+	if (kk->kind != N_SCALAR) {
+		bh_buf m = BH_BUF_INIT;
+		go_sharp_v(&m, d, kk, 0);
+		dec_fail(d, BH_EINVAL, "yaml: invalid map key: %s", bh_buf_str(&m));
+		bh_buf_free(&m);
+		return -1;
+	}
+	if ((rc = scalar_value(d, kk, &r)))
+		return -1;
+	switch (r.kind) {
+	case YR_NULL: {
+		bh_buf m = BH_BUF_INIT;
+		const ynode *vv = v;
+		while (vv->kind == N_ALIAS && vv->alias)
+			vv = vv->alias;
+		if (vv->kind == N_SCALAR) {
+			yres vr;
+			bh_error scratch;
+			bh_error *save = d->err;
+			d->err = &scratch;
+			if (!scalar_value(d, vv, &vr) && vr.kind == YR_NULL) {
+				bh_buf_puts(&m, "<nil>");
+			} else {
+				go_sharp_v(&m, d, vv, 0);
+			}
+			d->err = save;
+		} else {
+			go_sharp_v(&m, d, vv, 0);
+		}
+		{
+			char msg[512];
+			snprintf(msg, sizeof msg, "unsupported map key of type: %%!s(<nil>), key: <nil>, value: %s", bh_buf_str(&m));
+			pend(d, msg);
+		}
+		bh_buf_free(&m);
+		return 1;
+	}
+	case YR_BOOL:
+		bh_buf_puts(key, r.b ? "true" : "false");
+		return 0;
+	case YR_INT:
+		bh_buf_printf(key, "%lld", (long long)r.i);
+		return 0;
+	case YR_UINT: {
+		char msg[256];
+		snprintf(msg, sizeof msg, "unsupported map key of type: uint64, key: 0x%llx, value: ...", (unsigned long long)r.u);
+		pend(d, msg);
+		return 1;
+	}
+	case YR_FLOAT: {
+		char t[64];
+		if (isnan(r.f))
+			bh_buf_puts(key, ".nan");
+		else if (isinf(r.f))
+			bh_buf_puts(key, r.f > 0 ? ".inf" : "-.inf");
+		else {
+			go_format_float32_g(t, sizeof t, r.f);
+			bh_buf_puts(key, t);
+		}
+		return 0;
+	}
+	case YR_BINARY: {
+		if (b64_decode(kk->value, kk->len, key) < 0) {
+			dec_fail(d, BH_EINVAL, "yaml: !!binary value contains invalid base64 data");
+			return -1;
+		}
+		return 0;
+	}
+	default:
+		bh_buf_put(key, kk->value, kk->len);
+		return 0;
+	}
+}
+
+static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj);
+
+static int merge(decoder *d, const ynode *v, json_t *obj)
+{
+	static const char want[] = "yaml: map merge requires map or sequence of maps as the value";
+	switch (v->kind) {
+	case N_MAP:
+		return decode_mapping_into(d, v, obj);
+	case N_ALIAS:
+		if (v->alias && v->alias->kind != N_MAP)
+			return dec_fail(d, BH_EINVAL, want);
+		return decode_mapping_into(d, v, obj);
+	case N_SEQ:
+		for (size_t i = v->n; i-- > 0;) {
+			const ynode *e = v->kids[i];
+			int rc;
+			if (e->kind == N_ALIAS) {
+				if (e->alias && e->alias->kind != N_MAP)
+					return dec_fail(d, BH_EINVAL, want);
+			} else if (e->kind != N_MAP) {
+				return dec_fail(d, BH_EINVAL, want);
+			}
+			if ((rc = decode_mapping_into(d, e, obj)))
+				return rc;
+		}
+		return 0;
+	default:
+		return dec_fail(d, BH_EINVAL, want);
+	}
+}
+
+static int count_node(decoder *d)
+{
+	d->decode_count++;
+	if (d->alias_depth > 0)
+		d->alias_count++;
+	if (d->alias_count > 100 && d->decode_count > 1000 &&
+	    (double)d->alias_count / (double)d->decode_count > allowed_alias_ratio(d->decode_count))
+		return dec_fail(d, BH_ELIMIT, "yaml: document contains excessive aliasing");
+	if (d->decode_count > d->max_nodes)
+		return dec_fail(d, BH_ELIMIT, "yaml: document expands to more than %zu values", d->max_nodes);
+	return 0;
+}
+
+/* Decodes mapping node n (or an alias of one) into the existing object. */
+static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
+{
+	int rc;
+	if (n->kind == N_ALIAS) {
+		ynode *an = (ynode *)n;
+		if (an->busy)
+			return dec_fail(d, BH_EINVAL, "yaml: anchor '%s' value contains itself", n->value);
+		an->busy = 1;
+		d->alias_depth++;
+		rc = count_node(d);
+		if (!rc)
+			rc = decode_mapping_into(d, n->alias, obj);
+		d->alias_depth--;
+		an->busy = 0;
+		return rc;
+	}
+	if ((rc = count_node(d)))
+		return rc;
+	if (++d->depth > d->max_depth) {
+		d->depth--;
+		return dec_fail(d, BH_ELIMIT, "yaml: document nested deeper than %zu levels", d->max_depth);
+	}
+	for (size_t i = 0; i + 1 < n->n && !rc; i += 2) {
+		const ynode *k = n->kids[i], *v = n->kids[i + 1];
+		bh_buf key = BH_BUF_INIT;
+		json_t *val = NULL;
+		int kr;
+		if (is_merge(k)) {
+			rc = merge(d, v, obj);
+			continue;
+		}
+		kr = key_string(d, k, v, &key);
+		if (kr < 0) {
+			rc = d->err ? d->err->code : BH_EINVAL;
+			bh_buf_free(&key);
+			break;
+		}
+		rc = decode(d, v, &val);
+		if (!rc && kr == 0) {
+			bh_buf k2 = BH_BUF_INIT;
+			const char *ks = key.data ? key.data : "";
+			size_t kl = key.len;
+			if (!utf8_check_go(ks, kl)) {
+				utf8_sanitize_go(&k2, ks, kl);
+				ks = bh_buf_str(&k2);
+				kl = k2.len;
+			}
+			if (json_object_setn_new_nocheck(obj, ks, kl, val))
+				rc = dec_fail(d, BH_ENOMEM, "out of memory");
+			bh_buf_free(&k2);
+		} else {
+			json_decref(val);
+		}
+		bh_buf_free(&key);
+	}
+	d->depth--;
+	return rc;
+}
+
+static int decode(decoder *d, const ynode *n, json_t **out)
+{
+	int rc;
+	*out = NULL;
+	switch (n->kind) {
+	case N_ALIAS: {
+		ynode *an = (ynode *)n;
+		if (an->busy)
+			return dec_fail(d, BH_EINVAL, "yaml: anchor '%s' value contains itself", n->value);
+		if ((rc = count_node(d)))
+			return rc;
+		an->busy = 1;
+		d->alias_depth++;
+		rc = decode(d, n->alias, out);
+		d->alias_depth--;
+		an->busy = 0;
+		return rc;
+	}
+	case N_SCALAR:
+		if ((rc = count_node(d)))
+			return rc;
+		return scalar_json(d, n, out);
+	case N_SEQ: {
+		json_t *a;
+		if ((rc = count_node(d)))
+			return rc;
+		if (++d->depth > d->max_depth) {
+			d->depth--;
+			return dec_fail(d, BH_ELIMIT, "yaml: document nested deeper than %zu levels", d->max_depth);
+		}
+		a = json_array();
+		if (!a) {
+			d->depth--;
+			return dec_fail(d, BH_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < n->n; i++) {
+			json_t *e;
+			if ((rc = decode(d, n->kids[i], &e)))
+				break;
+			if (json_array_append_new(a, e)) {
+				rc = dec_fail(d, BH_ENOMEM, "out of memory");
+				break;
+			}
+		}
+		d->depth--;
+		if (rc) {
+			json_decref(a);
+			return rc;
+		}
+		*out = a;
+		return 0;
+	}
+	case N_MAP: {
+		json_t *o = json_object();
+		if (!o)
+			return dec_fail(d, BH_ENOMEM, "out of memory");
+		d->decode_count--; /* decode_mapping_into counts this node */
+		rc = decode_mapping_into(d, n, o);
+		if (rc) {
+			json_decref(o);
+			return rc;
+		}
+		*out = o;
+		return 0;
+	}
+	}
+	return dec_fail(d, BH_EINVAL, "yaml: bad node");
+}
+
+/* sigs.k8s.io/yaml.Unmarshal into interface{}: first document only. */
+static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, int flags,
+			 json_t **out, bh_error *err)
+{
+	builder b;
+	decoder d;
+	ynode *root = NULL;
+	int rc;
+	memset(&b, 0, sizeof b);
+	memset(&d, 0, sizeof d);
+	b.err = err;
+	b.max_depth = lim && lim->max_depth ? lim->max_depth : YAML_MAX_DEPTH;
+	b.max_nodes = lim && lim->max_nodes ? lim->max_nodes : YAML_MAX_NODES;
+	*out = NULL;
+	rc = build(&b, text, len, &root);
+	if (!rc) {
+		d.err = err;
+		d.keep_ints = (flags & YAML_KEEP_INTS) != 0;
+		d.max_nodes = b.max_nodes;
+		d.max_depth = b.max_depth;
+		if (!root) {
+			*out = json_null();
+		} else {
+			rc = decode(&d, root, out);
+			if (!rc && d.pending_code) {
+				json_decref(*out);
+				*out = NULL;
+				rc = bh_error_set(err, d.pending_code, "%s", d.pending);
+			}
+		}
+	}
+	builder_free(&b);
+	if (rc) {
+		bh_error_prefix(err, "error converting YAML to JSON");
+		return rc;
+	}
+	return 0;
+}
+
+int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int flags,
+		   json_t **out, bh_error *err)
+{
+	size_t max = lim && lim->max_bytes ? lim->max_bytes : YAML_MAX_BYTES;
+	*out = NULL;
+	if (len > max)
+		return bh_error_set(err, BH_ELIMIT, "YAML document of %zu bytes exceeds the limit of %zu bytes", len, max);
+	return unmarshal_doc(text, len, lim, flags, out, err);
+}
+
+/* Helm's values MergeMaps: b's keys win; nested maps merge. Steals b. */
+static int merge_maps(json_t *a, json_t *b)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(b, k, v) {
+		json_t *av = json_object_get(a, k);
+		if (json_is_object(v) && av && json_is_object(av)) {
+			json_t *copy = json_deep_copy(av);
+			if (!copy || merge_maps(copy, v) || json_object_set_new(a, k, copy))
+				return -1;
+			continue;
+		}
+		if (json_object_set(a, k, v))
+			return -1;
+	}
+	return 0;
+}
+
+static const char *type_word(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_TRUE: case JSON_FALSE: return "bool";
+	default: return "number";
+	}
+}
+
+int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
+		      json_t **out, bh_error *err)
+{
+	size_t max = lim && lim->max_bytes ? lim->max_bytes : YAML_MAX_BYTES;
+	size_t pos = 0, doc_start = 0;
+	json_t *values;
+	*out = NULL;
+	if (len > max)
+		return bh_error_set(err, BH_ELIMIT, "YAML document of %zu bytes exceeds the limit of %zu bytes", len, max);
+	values = json_object();
+	if (!values)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	/* k8s.io/apimachinery YAMLReader: documents separated by lines that
+	 * start with "---" followed only by spaces or a comment. */
+	for (;;) {
+		size_t eol = pos, doc_end;
+		int at_eof, is_sep = 0;
+		while (eol < len && text[eol] != '\n')
+			eol++;
+		at_eof = pos >= len;
+		if (!at_eof && len - pos >= 3 && memcmp(text + pos, "---", 3) == 0) {
+			size_t t = pos + 3, e = eol < len ? eol + 1 : eol;
+			while (t < e && (text[t] == ' ' || text[t] == '\t' || text[t] == '\n' ||
+					 text[t] == '\r' || text[t] == '\v' || text[t] == '\f'))
+				t++;
+			if (t < e && text[t] != '#') {
+				size_t te = e;
+				while (te > t && (text[te - 1] == '\n' || text[te - 1] == '\r' ||
+						  text[te - 1] == ' ' || text[te - 1] == '\t'))
+					te--;
+				json_decref(values);
+				return bh_error_set(err, BH_EPARSE, "error reading yaml document: invalid Yaml document separator: %.*s",
+						    (int)(te - t), text + t);
+			}
+			is_sep = 1;
+		}
+		if (is_sep || at_eof) {
+			doc_end = pos;
+			if (doc_end > doc_start) {
+				json_t *doc;
+				int rc = unmarshal_doc(text + doc_start, doc_end - doc_start, lim, 0, &doc, err);
+				if (rc) {
+					json_decref(values);
+					bh_error_prefix(err, "cannot unmarshal yaml document");
+					return rc;
+				}
+				if (json_is_object(doc)) {
+					if (merge_maps(values, doc)) {
+						json_decref(doc);
+						json_decref(values);
+						return bh_error_set(err, BH_ENOMEM, "out of memory");
+					}
+				} else if (!json_is_null(doc)) {
+					const char *w = type_word(doc);
+					json_decref(doc);
+					json_decref(values);
+					return bh_error_set(err, BH_EINVAL,
+							    "cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type map[string]interface {}", w);
+				}
+				json_decref(doc);
+			}
+			if (at_eof)
+				break;
+			doc_start = eol < len ? eol + 1 : eol;
+		}
+		pos = eol < len ? eol + 1 : len;
+		if (at_eof)
+			break;
+	}
+	*out = values;
+	return 0;
+}

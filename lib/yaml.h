@@ -1,0 +1,63 @@
+/* lib/yaml.h — YAML the way Helm reads and prints it.
+ *
+ * Reading: what sigs.k8s.io/yaml.Unmarshal gives Helm (goyaml.v2 YAML 1.1
+ * typing -> JSON -> Go json.Unmarshal): every number a float64 (json_real),
+ * y/yes/on/... booleans, timestamps kept as strings, merge keys, anchors and
+ * aliases (with an expansion budget), duplicate keys last-wins, non-string
+ * keys turned into strings, NaN/Inf refused. Only the first document of a
+ * stream is read (as goyaml.v2 Unmarshal does). Errors read like Helm's:
+ * "error converting YAML to JSON: yaml: line 3: mapping values are not
+ * allowed in this context" (callers add their own prefix such as
+ * "cannot load values.yaml: ...").
+ *
+ * Printing: sigs.k8s.io/yaml.Marshal / JSONToYAML, byte for byte (goyaml.v2
+ * emitter: natural key order, YAML 1.1-aware quoting, literal blocks, 80-column
+ * folding), which is what Helm's toYaml prints before trimming the final
+ * newline. */
+#ifndef BH_YAML_H
+#define BH_YAML_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#define YAML_MAX_BYTES ((size_t)64 << 20) /* input size */
+#define YAML_MAX_DEPTH 1000               /* nesting of collections */
+#define YAML_MAX_NODES 10000000           /* values produced, incl. alias expansion */
+
+/* Limits for parsing untrusted YAML; a NULL pointer or a 0 field means the
+ * default above. */
+typedef struct yaml_limits {
+	size_t max_bytes;
+	size_t max_depth;
+	size_t max_nodes;
+} yaml_limits;
+
+/* Parses a values file. *out is a new JSON object (caller json_decref()s).
+ * An empty document (or only comments, or `~`) gives an empty object; a
+ * document whose top level is not a mapping is an error (BH_EINVAL, Helm's
+ * json.Unmarshal message). Syntax errors: BH_EPARSE; limits: BH_ELIMIT. */
+int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
+		      json_t **out, bh_error *err);
+
+/* yaml_parse_any flags */
+#define YAML_KEEP_INTS 1 /* integers that fit int64 stay json_integer (not Helm's
+			  * values typing; for internal documents) */
+
+/* Parses the first document into any JSON kind (fromYaml, fromYamlArray,
+ * manifests). An empty document gives json null. */
+int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int flags,
+		   json_t **out, bh_error *err);
+
+/* Appends sigs.k8s.io/yaml.JSONToYAML(json) to out: json is JSON text as Go's
+ * encoding/json writes it (gojson_encode output). The result ends with a
+ * newline ("{}\n" for an empty object, "null\n" for null); Helm's toYaml
+ * trims that one final newline — the caller does. */
+int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err);
+
+/* sigs.k8s.io/yaml.Marshal(v): gojson_encode(v) then yaml_emit_json_text. */
+int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);
+
+#endif

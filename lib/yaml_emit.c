@@ -1,0 +1,334 @@
+/* lib/yaml_emit.c — the printing half of yaml.h: sigs.k8s.io/yaml.JSONToYAML
+ * (goyaml.v2 Unmarshal of JSON text, then goyaml.v2 Marshal) on libyaml's
+ * emitter, which goyaml's emitter is a port of. */
+#include "lib/yaml.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "lib/gojson.h"
+#include "lib/gostrconv.h"
+#include "lib/yaml_resolve.h"
+
+typedef struct emit_ctx {
+	yaml_emitter_t em;
+	bh_buf *out;
+	bh_error *err;
+} emit_ctx;
+
+static int write_handler(void *data, unsigned char *buffer, size_t size)
+{
+	bh_buf *b = data;
+	bh_buf_put(b, buffer, size);
+	return bh_buf_ok(b);
+}
+
+static int emit_event(emit_ctx *c, yaml_event_t *ev)
+{
+	if (!yaml_emitter_emit(&c->em, ev))
+		return bh_error_set(c->err, BH_EINVAL, "yaml: %s",
+				    c->em.problem ? c->em.problem : "unknown problem generating YAML content");
+	return 0;
+}
+
+static int emit_scalar(emit_ctx *c, const char *s, size_t n, yaml_scalar_style_t style)
+{
+	yaml_event_t ev;
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)n, 1, 1, style))
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	return emit_event(c, &ev);
+}
+
+/* goyaml.v2 encoder.stringv for a valid UTF-8 string without a tag. */
+static int emit_string(emit_ctx *c, const char *s, size_t n)
+{
+	yres r;
+	yaml_scalar_style_t style;
+	int plain;
+	yaml_resolve("", s, n, &r);
+	plain = r.kind == YR_STR && !yaml_is_base60_float(s, n);
+	if (memchr(s, '\n', n))
+		style = YAML_LITERAL_SCALAR_STYLE;
+	else if (plain)
+		style = YAML_PLAIN_SCALAR_STYLE;
+	else
+		style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	return emit_scalar(c, s, n, style);
+}
+
+static int emit_number(emit_ctx *c, const char *text, size_t n)
+{
+	yres r;
+	char buf[64];
+	int len;
+	yaml_resolve("", text, n, &r);
+	switch (r.kind) {
+	case YR_INT:
+		len = snprintf(buf, sizeof buf, "%lld", (long long)r.i);
+		break;
+	case YR_UINT:
+		len = snprintf(buf, sizeof buf, "%llu", (unsigned long long)r.u);
+		break;
+	case YR_FLOAT:
+		if (isinf(r.f))
+			len = snprintf(buf, sizeof buf, "%s", r.f > 0 ? ".inf" : "-.inf");
+		else if (isnan(r.f))
+			len = snprintf(buf, sizeof buf, ".nan");
+		else
+			len = go_format_float(buf, sizeof buf, r.f, 'g', -1);
+		break;
+	default:
+		/* e.g. 1e400: goyaml keeps it as the string it could not parse */
+		return emit_string(c, text, n);
+	}
+	return emit_scalar(c, buf, (size_t)len, YAML_PLAIN_SCALAR_STYLE);
+}
+
+/* goyaml.v2 sorter.go keyList.Less for two string keys. */
+static int rune_is_letter(int32_t r)
+{
+	if (r < 0x80)
+		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
+	/* Latin-1 punctuation/symbols, general punctuation, CJK symbols are not letters */
+	if (r < 0xC0)
+		return r == 0xAA || r == 0xB5 || r == 0xBA;
+	if (r == 0xD7 || r == 0xF7)
+		return 0;
+	if (r >= 0x2000 && r <= 0x2BFF)
+		return 0;
+	if (r >= 0x3000 && r <= 0x303F)
+		return 0;
+	if (r >= 0xFF00 && r <= 0xFF20)
+		return 0;
+	if (r >= 0x0300 && r <= 0x036F)
+		return 0; /* combining marks */
+	return 1;
+}
+
+static size_t to_runes(const char *s, size_t n, int32_t **out)
+{
+	int32_t *rs = malloc((n + 1) * sizeof *rs);
+	size_t i = 0, k = 0;
+	if (!rs) {
+		*out = NULL;
+		return 0;
+	}
+	while (i < n) {
+		int32_t r;
+		int sz = utf8_rune_go((const unsigned char *)s + i, n - i, &r);
+		rs[k++] = r < 0 ? 0xFFFD : r;
+		i += (size_t)sz;
+	}
+	*out = rs;
+	return k;
+}
+
+static int is_digit_rune(int32_t r)
+{
+	return r >= '0' && r <= '9';
+}
+
+static int key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn)
+{
+	for (size_t i = 0; i < an && i < bn; i++) {
+		int al, bl;
+		size_t ai, bi;
+		int64_t anum = 0, bnum = 0;
+		if (ar[i] == br[i])
+			continue;
+		al = rune_is_letter(ar[i]);
+		bl = rune_is_letter(br[i]);
+		if (al && bl)
+			return ar[i] < br[i];
+		if (al || bl)
+			return bl;
+		if (ar[i] == '0' || br[i] == '0') {
+			for (size_t j = i; j-- > 0 && is_digit_rune(ar[j]);) {
+				if (ar[j] != '0') {
+					anum = 1;
+					bnum = 1;
+					break;
+				}
+			}
+		}
+		for (ai = i; ai < an && is_digit_rune(ar[ai]); ai++)
+			anum = anum * 10 + (ar[ai] - '0');
+		for (bi = i; bi < bn && is_digit_rune(br[bi]); bi++)
+			bnum = bnum * 10 + (br[bi] - '0');
+		if (anum != bnum)
+			return anum < bnum;
+		if (ai != bi)
+			return ai < bi;
+		return ar[i] < br[i];
+	}
+	return an < bn;
+}
+
+typedef struct key_ent {
+	int32_t *runes;
+	size_t nr;
+	size_t idx; /* position in the object, for last-wins on duplicates */
+	const gojson_node *key, *val;
+} key_ent;
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const key_ent *a = pa, *b = pb;
+	if (key_less(a->runes, a->nr, b->runes, b->nr))
+		return -1;
+	if (key_less(b->runes, b->nr, a->runes, a->nr))
+		return 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int same_key(const key_ent *a, const key_ent *b)
+{
+	return a->key->len == b->key->len && memcmp(a->key->text, b->key->text, a->key->len) == 0;
+}
+
+static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
+{
+	yaml_event_t ev;
+	int rc = 0;
+	if (depth > GOJSON_MAX_DEPTH)
+		return bh_error_set(c->err, BH_ELIMIT, "yaml: value nested deeper than %d levels", GOJSON_MAX_DEPTH);
+	switch (n->type) {
+	case GOJSON_NULL: return emit_scalar(c, "null", 4, YAML_PLAIN_SCALAR_STYLE);
+	case GOJSON_TRUE: return emit_scalar(c, "true", 4, YAML_PLAIN_SCALAR_STYLE);
+	case GOJSON_FALSE: return emit_scalar(c, "false", 5, YAML_PLAIN_SCALAR_STYLE);
+	case GOJSON_NUMBER: return emit_number(c, n->text, n->len);
+	case GOJSON_STRING: return emit_string(c, n->text, n->len);
+	case GOJSON_ARRAY:
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
+		if ((rc = emit_event(c, &ev)))
+			return rc;
+		for (size_t i = 0; i < n->n && !rc; i++)
+			rc = emit_node(c, &n->items[i], depth + 1);
+		if (rc)
+			return rc;
+		yaml_sequence_end_event_initialize(&ev);
+		return emit_event(c, &ev);
+	case GOJSON_OBJECT: {
+		key_ent *ents = NULL;
+		size_t i;
+		if (n->n) {
+			ents = calloc(n->n, sizeof *ents);
+			if (!ents)
+				return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+		}
+		for (i = 0; i < n->n; i++) {
+			ents[i].key = &n->items[2 * i];
+			ents[i].val = &n->items[2 * i + 1];
+			ents[i].idx = i;
+			ents[i].nr = to_runes(ents[i].key->text, ents[i].key->len, &ents[i].runes);
+			if (!ents[i].runes)
+				rc = bh_error_set(c->err, BH_ENOMEM, "out of memory");
+		}
+		if (!rc && n->n)
+			qsort(ents, n->n, sizeof *ents, key_cmp);
+		if (!rc) {
+			yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+			rc = emit_event(c, &ev);
+		}
+		for (i = 0; i < n->n && !rc; i++) {
+			/* duplicate keys: the last one in the text wins */
+			if (i + 1 < n->n && same_key(&ents[i], &ents[i + 1]))
+				continue;
+			rc = emit_string(c, ents[i].key->text, ents[i].key->len);
+			if (!rc)
+				rc = emit_node(c, ents[i].val, depth + 1);
+		}
+		for (i = 0; i < n->n; i++)
+			free(ents[i].runes);
+		free(ents);
+		if (rc)
+			return rc;
+		yaml_mapping_end_event_initialize(&ev);
+		return emit_event(c, &ev);
+	}
+	}
+	return bh_error_set(c->err, BH_EINVAL, "yaml: bad JSON node");
+}
+
+/* goyaml's reader refuses these before parsing (JSON text may carry DEL,
+ * C1 controls or U+FFFE/U+FFFF unescaped). */
+static int yaml_chars_ok(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		int32_t r;
+		int sz = utf8_rune_go((const unsigned char *)s + i, n - i, &r);
+		if (r < 0)
+			return 0;
+		if (!(r == 0x09 || r == 0x0A || r == 0x0D || (r >= 0x20 && r <= 0x7E) || r == 0x85 ||
+		      (r >= 0xA0 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || r >= 0x10000))
+			return 0;
+		i += (size_t)sz;
+	}
+	return 1;
+}
+
+int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err)
+{
+	gojson_node *root;
+	emit_ctx c;
+	yaml_event_t ev;
+	size_t mark = out->len;
+	int rc;
+	if (!yaml_chars_ok(json, len))
+		return bh_error_set(err, BH_EINVAL, "error converting JSON to YAML: yaml: %s",
+				    utf8_check_go(json, len) ? "control characters are not allowed" : "invalid leading UTF-8 octet");
+	rc = gojson_tree_load(json, len, NULL, &root, err);
+	if (rc) {
+		bh_error_prefix(err, "error converting JSON to YAML");
+		return rc;
+	}
+	memset(&c, 0, sizeof c);
+	c.out = out;
+	c.err = err;
+	if (!yaml_emitter_initialize(&c.em)) {
+		gojson_tree_free(root);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	yaml_emitter_set_output(&c.em, write_handler, out);
+	yaml_emitter_set_unicode(&c.em, 1);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	rc = emit_event(&c, &ev);
+	if (!rc) {
+		yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+		rc = emit_event(&c, &ev);
+	}
+	if (!rc)
+		rc = emit_node(&c, root, 0);
+	if (!rc) {
+		yaml_document_end_event_initialize(&ev, 1);
+		rc = emit_event(&c, &ev);
+	}
+	if (!rc) {
+		c.em.open_ended = 0;
+		yaml_stream_end_event_initialize(&ev);
+		rc = emit_event(&c, &ev);
+	}
+	yaml_emitter_delete(&c.em);
+	gojson_tree_free(root);
+	if (!rc && !bh_buf_ok(out))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (rc) {
+		out->len = mark;
+		if (out->data)
+			out->data[mark] = '\0';
+	}
+	return rc;
+}
+
+int yaml_emit(const json_t *v, bh_buf *out, bh_error *err)
+{
+	bh_buf js = BH_BUF_INIT;
+	int rc = gojson_encode(v, 0, &js, err);
+	if (!rc)
+		rc = yaml_emit_json_text(bh_buf_str(&js), js.len, out, err);
+	bh_buf_free(&js);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* lib/yaml_resolve.h — internal to lib/yaml*.c: goyaml.v2's scalar typing
+ * (resolve.go) and the Go string/number helpers the YAML reader and printer
+ * share. Not for use outside lib/yaml*. */
+#ifndef BH_YAML_RESOLVE_H
+#define BH_YAML_RESOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+
+enum yres_kind {
+	YR_NULL, YR_BOOL, YR_INT, YR_UINT, YR_FLOAT, YR_STR, YR_TIMESTAMP,
+	YR_BINARY, YR_MERGE, YR_OTHER /* unresolvable explicit tag: kept as text */
+};
+
+typedef struct yres {
+	enum yres_kind kind;
+	int b;
+	int64_t i;
+	uint64_t u;
+	double f;
+} yres;
+
+/* goyaml.v2 resolve(tag, s): tag is "" for a plain untagged scalar or the
+ * long form ("tag:yaml.org,2002:int"). Returns 0, or -1 when an explicit tag
+ * does not fit the text (r->kind then says what the text resolved to). */
+int yaml_resolve(const char *tag, const char *s, size_t n, yres *r);
+/* The long tag of a resolved kind, for messages. */
+const char *yres_tag(const yres *r);
+/* goyaml.v2 isBase60Float (such strings are quoted on output). */
+int yaml_is_base60_float(const char *s, size_t n);
+
+/* 1 if s[0..n) is valid UTF-8 by Go's rules. */
+int utf8_check_go(const char *s, size_t n);
+/* Appends s with every invalid byte replaced by U+FFFD (Go's json.Marshal). */
+void utf8_sanitize_go(bh_buf *out, const char *s, size_t n);
+/* Length (1..4) of the rune at s and its value in *r (-1 when invalid, length 1). */
+int utf8_rune_go(const unsigned char *s, size_t n, int32_t *r);
+
+/* strconv.FormatFloat(v, 'g', -1, 32). */
+int go_format_float32_g(char *buf, size_t n, double v);
+
+#endif

@@ -1,0 +1,249 @@
+/* tests/unit/test_gojson.c — lib/gojson against Go's encoding/json (expected
+ * strings from Helm v4.1.4's toJson/toPrettyJson/toRawJson/fromJson). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gojson.h"
+#include "lib/yaml.h"
+#include "tests/unit/vectors.h"
+
+static char *enc(json_t *v, int flags)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e = {0};
+	int rc = gojson_encode(v, flags, &b, &e);
+	json_decref(v);
+	ck_assert_msg(rc == 0, "encode: %s", e.msg);
+	return bh_buf_detach(&b);
+}
+
+#define ENC_EQ(v, flags, want) do { char *s_ = enc((v), (flags)); ck_assert_str_eq(s_ ? s_ : "", (want)); free(s_); } while (0)
+
+START_TEST(test_encode_scalars)
+{
+	ENC_EQ(json_real(1e21), 0, "1e+21");
+	ENC_EQ(json_real(1e20), 0, "100000000000000000000");
+	ENC_EQ(json_real(0.000001), 0, "0.000001");
+	ENC_EQ(json_real(1e-7), 0, "1e-7");
+	ENC_EQ(json_real(-0.0), 0, "-0");
+	ENC_EQ(json_real(123456789.0), 0, "123456789");
+	ENC_EQ(json_real(9007199254740993.0), 0, "9007199254740992");
+	ENC_EQ(json_integer(9223372036854775807LL), 0, "9223372036854775807");
+	ENC_EQ(json_string("<&>"), 0, "\"\\u003c\\u0026\\u003e\"");
+	ENC_EQ(json_string("<&>"), GOJSON_NO_HTML_ESCAPE, "\"<&>\"");
+	ENC_EQ(json_string("\xc3\xa9\xe2\x80\xa8\t\n\""), 0, "\"\xc3\xa9\\u2028\\t\\n\\\"\"");
+	ENC_EQ(json_stringn_nocheck("\x00\x1f\x7f", 3), 0, "\"\\u0000\\u001f\x7f\"");
+	ENC_EQ(json_stringn_nocheck("a\xff" "b", 3), 0, "\"a\\ufffdb\"");
+	ENC_EQ(json_string("\b\f"), 0, "\"\\b\\f\"");
+}
+END_TEST
+
+START_TEST(test_encode_collections)
+{
+	json_t *o = json_pack("{s:i,s:{s:i,s:i},s:[]}", "b", 1, "a", "d", 2, "c", 3, "e");
+	ENC_EQ(json_incref(o), 0, "{\"a\":{\"c\":3,\"d\":2},\"b\":1,\"e\":[]}");
+	ENC_EQ(o, GOJSON_INDENT, "{\n  \"a\": {\n    \"c\": 3,\n    \"d\": 2\n  },\n  \"b\": 1,\n  \"e\": []\n}");
+	ENC_EQ(json_pack("[i,[i]]", 1, 2), GOJSON_INDENT, "[\n  1,\n  [\n    2\n  ]\n]");
+	ENC_EQ(json_object(), GOJSON_INDENT, "{}");
+}
+END_TEST
+
+/* jansson cannot hold NaN/Inf (json_real refuses them), so the encoder's
+ * "json: unsupported value" path is reached only through callers' own
+ * float handling; gojson_format_float is what they share. */
+START_TEST(test_format_float)
+{
+	bh_buf b = BH_BUF_INIT;
+	gojson_format_float(&b, 1e-7);
+	bh_buf_putc(&b, ' ');
+	gojson_format_float(&b, 1.5e300);
+	bh_buf_putc(&b, ' ');
+	gojson_format_float(&b, 0.1);
+	ck_assert_str_eq(bh_buf_str(&b), "1e-7 1.5e+300 0.1");
+	bh_buf_free(&b);
+}
+END_TEST
+
+static void dec_err(const char *text, const char *msg)
+{
+	json_t *v = NULL;
+	bh_error e = {0};
+	int rc = gojson_decode(text, strlen(text), NULL, 0, &v, &e);
+	ck_assert_msg(rc != 0, "%s decoded", text);
+	ck_assert_ptr_null(v);
+	ck_assert_str_eq(e.msg, msg);
+}
+
+/* messages from the fromJson / fromJsonArray / mustFromJson vectors */
+START_TEST(test_decode_errors)
+{
+	dec_err("not json", "invalid character 'o' in literal null (expecting 'u')");
+	dec_err("", "unexpected end of JSON input");
+	dec_err("   ", "unexpected end of JSON input");
+	dec_err("{\"a\":1} trailing", "invalid character 't' after top-level value");
+	dec_err("{bad", "invalid character 'b' looking for beginning of object key string");
+	dec_err("bad", "invalid character 'b' looking for beginning of value");
+	dec_err("[1,2] x", "invalid character 'x' after top-level value");
+	dec_err("{\"a\" 1}", "invalid character '1' after object key");
+	dec_err("{\"a\":1 2}", "invalid character '2' after object key:value pair");
+	dec_err("[1 2]", "invalid character '2' after array element");
+	dec_err("\"a\nb\"", "invalid character '\\n' in string literal");
+	dec_err("\"\\x\"", "invalid character 'x' in string escape code");
+	dec_err("\"\\u12g4\"", "invalid character 'g' in \\u hexadecimal character escape");
+	dec_err("-a", "invalid character 'a' in numeric literal");
+	dec_err("1.e", "invalid character 'e' after decimal point in numeric literal");
+	dec_err("1e+", "unexpected end of JSON input");
+	dec_err("01", "invalid character '1' after top-level value");
+	dec_err("[1e400]", "json: cannot unmarshal number 1e400 into Go value of type float64");
+	dec_err("'a'", "invalid character '\\'' looking for beginning of value");
+}
+END_TEST
+
+START_TEST(test_decode_values)
+{
+	json_t *v = NULL;
+	bh_error e = {0};
+	const char *t = "{\"a\":1,\"a\":2,\"b\":[1e3,12345678901234567890,\"\\u00e9\\ud83c\\udf89\\ud800\"],\"c\":null}";
+	ck_assert_int_eq(gojson_decode(t, strlen(t), NULL, 0, &v, &e), 0);
+	ck_assert(json_real_value(json_object_get(v, "a")) == 2);
+	ck_assert(json_real_value(json_array_get(json_object_get(v, "b"), 0)) == 1000);
+	ck_assert(json_real_value(json_array_get(json_object_get(v, "b"), 1)) == 12345678901234567890.0);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "b"), 2)), "\xc3\xa9\xf0\x9f\x8e\x89\xef\xbf\xbd");
+	ck_assert(json_is_null(json_object_get(v, "c")));
+	json_decref(v);
+	t = "[7, 7.0, -9223372036854775808]";
+	ck_assert_int_eq(gojson_decode(t, strlen(t), NULL, GOJSON_KEEP_INTS, &v, &e), 0);
+	ck_assert(json_is_integer(json_array_get(v, 0)));
+	ck_assert(json_is_real(json_array_get(v, 1)));
+	ck_assert(json_integer_value(json_array_get(v, 2)) == INT64_MIN);
+	json_decref(v);
+	/* invalid UTF-8 inside strings becomes U+FFFD as in Go */
+	ck_assert_int_eq(gojson_decode("\"a\xff\"", 4, NULL, 0, &v, &e), 0);
+	ck_assert_str_eq(json_string_value(v), "a\xef\xbf\xbd");
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(test_decode_limits)
+{
+	bh_buf b = BH_BUF_INIT;
+	json_t *v = NULL;
+	bh_error e = {0};
+	gojson_limits lim = {0, 50};
+	for (int i = 0; i < 51; i++)
+		bh_buf_putc(&b, '[');
+	for (int i = 0; i < 51; i++)
+		bh_buf_putc(&b, ']');
+	ck_assert_int_eq(gojson_decode(b.data, b.len, &lim, 0, &v, &e), BH_ELIMIT);
+	lim.max_depth = 60;
+	ck_assert_int_eq(gojson_decode(b.data, b.len, &lim, 0, &v, &e), 0);
+	json_decref(v);
+	lim.max_bytes = 10;
+	ck_assert_int_eq(gojson_decode(b.data, b.len, &lim, 0, &v, &e), BH_ELIMIT);
+	bh_buf_free(&b);
+}
+END_TEST
+
+/* ---- toJson / toRawJson / toPrettyJson vectors on .Values ---------------- */
+
+typedef struct tally {
+	int run, failed;
+} tally;
+
+static void funcs_vector(const gojson_node *t, void *arg)
+{
+	tally *ty = arg;
+	const char *tpl = vec_str(t, "template"), *expect = vec_str(t, "expect"), *id = vec_str(t, "id");
+	const gojson_node *vals = vec_get(t, "values");
+	static const struct { const char *prefix; int flags; } fns[] = {
+		{"{{ toJson .Values", 0}, {"{{ mustToJson .Values", 0},
+		{"{{ toRawJson .Values", GOJSON_NO_HTML_ESCAPE}, {"{{ mustToRawJson .Values", GOJSON_NO_HTML_ESCAPE},
+		{"{{ toPrettyJson .Values", GOJSON_INDENT}, {"{{ mustToPrettyJson .Values", GOJSON_INDENT},
+	};
+	char field[128];
+	json_t *values = NULL, *subject;
+	bh_buf vt = BH_BUF_INIT, out = BH_BUF_INIT;
+	bh_error e = {0};
+	size_t f;
+	if (!tpl || !expect)
+		return;
+	for (f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+		size_t pl = strlen(fns[f].prefix);
+		if (strncmp(tpl, fns[f].prefix, pl) == 0) {
+			const char *rest = tpl + pl;
+			if (strcmp(rest, " }}") == 0) {
+				field[0] = '\0';
+				break;
+			}
+			if (rest[0] == '.' && sscanf(rest, ".%127[A-Za-z0-9_] }}", field) == 1) {
+				char again[160];
+				snprintf(again, sizeof again, "%s.%s }}", fns[f].prefix, field);
+				if (strcmp(again, tpl) == 0)
+					break;
+			}
+		}
+	}
+	if (f == sizeof fns / sizeof fns[0])
+		return;
+	if (vals)
+		vec_text(vals, &vt);
+	ty->run++;
+	if (yaml_parse_values(vt.data ? vt.data : "", vt.len, NULL, &values, &e)) {
+		ty->failed++;
+		fprintf(stderr, "FAIL %s: values: %s\n", id, e.msg);
+		goto out;
+	}
+	subject = field[0] ? json_object_get(values, field) : values;
+	if (!subject) {
+		bh_buf_puts(&out, "null");
+	} else if (gojson_encode(subject, fns[f].flags, &out, &e)) {
+		ty->failed++;
+		fprintf(stderr, "FAIL %s: %s\n", id, e.msg);
+		goto out;
+	}
+	if (strcmp(bh_buf_str(&out), expect) != 0) {
+		ty->failed++;
+		fprintf(stderr, "FAIL %s: got [%s] want [%s]\n", id, bh_buf_str(&out), expect);
+	}
+out:
+	json_decref(values);
+	bh_buf_free(&vt);
+	bh_buf_free(&out);
+}
+
+START_TEST(test_funcs_vectors)
+{
+	char *p = vec_path("functions/funcs.jsonl");
+	tally ty = {0, 0};
+	if (!p)
+		return;
+	vec_each(p, funcs_vector, &ty);
+	free(p);
+	fprintf(stderr, "funcs.jsonl toJson family on values: %d run, %d failed\n", ty.run, ty.failed);
+	ck_assert_int_gt(ty.run, 5);
+	ck_assert_int_eq(ty.failed, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("gojson");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_encode_scalars);
+	tcase_add_test(tc, test_encode_collections);
+	tcase_add_test(tc, test_format_float);
+	tcase_add_test(tc, test_decode_errors);
+	tcase_add_test(tc, test_decode_values);
+	tcase_add_test(tc, test_decode_limits);
+	tcase_add_test(tc, test_funcs_vectors);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,343 @@
+/* tests/unit/test_yaml.c — lib/yaml: values typing, error shapes, limits,
+ * and the toYaml printer, checked against Helm's own outputs (the
+ * conformance vectors, produced by helm v4.1.4). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gojson.h"
+#include "lib/yaml.h"
+#include "tests/unit/vectors.h"
+
+static json_t *parse_ok(const char *text)
+{
+	json_t *v = NULL;
+	bh_error e = {0};
+	int rc = yaml_parse_values(text, strlen(text), NULL, &v, &e);
+	ck_assert_msg(rc == 0, "parse failed: %s", e.msg);
+	return v;
+}
+
+static char *emit_json(const char *json)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e = {0};
+	int rc = yaml_emit_json_text(json, strlen(json), &b, &e);
+	ck_assert_msg(rc == 0, "emit failed: %s", e.msg);
+	return bh_buf_detach(&b);
+}
+
+START_TEST(test_numbers_are_floats)
+{
+	json_t *v = parse_ok("a: 2\nb: 0x1F\nc: 1_000\nd: 017\ne: 08\nf: 0b101\ng: 1e3\nh: '2'\n");
+	ck_assert(json_is_real(json_object_get(v, "a")));
+	ck_assert(json_real_value(json_object_get(v, "b")) == 31);
+	ck_assert(json_real_value(json_object_get(v, "c")) == 1000);
+	ck_assert(json_real_value(json_object_get(v, "d")) == 15);
+	ck_assert(json_real_value(json_object_get(v, "e")) == 8);
+	ck_assert(json_real_value(json_object_get(v, "f")) == 5);
+	ck_assert(json_real_value(json_object_get(v, "g")) == 1000);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "h")), "2");
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(test_bool_keys_and_values)
+{
+	json_t *v = parse_ok("y: 1\nn: 2\nyes: on\nk: Off\n2020-01-01: 12:30\n");
+	ck_assert(json_object_get(v, "y") == NULL);
+	ck_assert(json_real_value(json_object_get(v, "false")) == 2);
+	ck_assert(json_is_true(json_object_get(v, "true")));
+	ck_assert(json_is_false(json_object_get(v, "k")));
+	ck_assert_str_eq(json_string_value(json_object_get(v, "2020-01-01")), "12:30");
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(test_multi_document_values)
+{
+	/* Helm merges every document of a values file (later ones win, maps deep-merge) */
+	json_t *v = parse_ok("---\na: {x: 1, z: 2}\n---\na: {z: 3}\nb: 1\n--- # c\n");
+	ck_assert(json_real_value(json_object_get(json_object_get(v, "a"), "x")) == 1);
+	ck_assert(json_real_value(json_object_get(json_object_get(v, "a"), "z")) == 3);
+	json_decref(v);
+	v = parse_ok("");
+	ck_assert(json_is_object(v) && json_object_size(v) == 0);
+	json_decref(v);
+	v = parse_ok("# only a comment\n~\n");
+	ck_assert(json_is_object(v) && json_object_size(v) == 0);
+	json_decref(v);
+}
+END_TEST
+
+static void expect_err(const char *text, int code, const char *msg)
+{
+	json_t *v = NULL;
+	bh_error e = {0};
+	int rc = yaml_parse_values(text, strlen(text), NULL, &v, &e);
+	ck_assert_int_eq(rc, code);
+	ck_assert_ptr_null(v);
+	ck_assert_str_eq(e.msg, msg);
+}
+
+/* Messages captured from helm v4.1.4 (after its "cannot load values.yaml: "). */
+START_TEST(test_error_shapes)
+{
+	expect_err("abc\n", BH_EINVAL, "cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {}");
+	expect_err("a: [\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected node content");
+	expect_err("a: b: c\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: mapping values are not allowed in this context");
+	expect_err("a:\n  - b\n c: d\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
+	expect_err("a: \"x\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
+	expect_err("a: 1\n~: 2\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: 2");
+	expect_err("a: !!int abc\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: cannot decode !!str `abc` as a !!int");
+	expect_err("a: &x [*x]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: anchor 'x' value contains itself");
+	expect_err("a: *y\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: unknown anchor 'y' referenced");
+	expect_err("x: 1\n---\ny: [\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected node content");
+	expect_err("a: !!binary 'zz'\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: !!binary value contains invalid base64 data");
+	expect_err("? [a]\n: 1\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\"}");
+	expect_err("<<: [1]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value");
+	expect_err("v: .inf\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: json: unsupported value: +Inf");
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	/* the billion-laughs shape: each level doubles the expansion */
+	bh_buf b = BH_BUF_INIT;
+	json_t *v = NULL;
+	bh_error e = {0};
+	yaml_limits lim = {0, 0, 100000};
+	bh_buf_puts(&b, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 12; i++)
+		bh_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+			      i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	ck_assert_int_eq(yaml_parse_values(b.data, b.len, &lim, &v, &e), BH_ELIMIT);
+	ck_assert_ptr_null(v);
+	bh_buf_reset(&b);
+	for (int i = 0; i < 5000; i++)
+		bh_buf_putc(&b, '[');
+	ck_assert_int_eq(yaml_parse_any(b.data, b.len, NULL, 0, &v, &e), BH_ELIMIT);
+	lim.max_bytes = 10;
+	ck_assert_int_eq(yaml_parse_values("a: 123456789012\n", 16, &lim, &v, &e), BH_ELIMIT);
+	bh_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_parse_any)
+{
+	json_t *v = NULL;
+	bh_error e = {0};
+	ck_assert_int_eq(yaml_parse_any("- 1\n- b\n", 8, NULL, 0, &v, &e), 0);
+	ck_assert(json_is_array(v) && json_is_real(json_array_get(v, 0)));
+	json_decref(v);
+	ck_assert_int_eq(yaml_parse_any("- 1\n", 4, NULL, YAML_KEEP_INTS, &v, &e), 0);
+	ck_assert(json_is_integer(json_array_get(v, 0)));
+	json_decref(v);
+	ck_assert_int_eq(yaml_parse_any("", 0, NULL, 0, &v, &e), 0);
+	ck_assert(json_is_null(v));
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(test_emit_basics)
+{
+	static const struct { const char *json, *yaml; } cases[] = {
+		{"{\"b\":[1,2],\"a\":{\"n\":\"v\"}}", "a:\n  \"n\": v\nb:\n- 1\n- 2\n"},
+		{"{\"a10\":1,\"a9\":2,\"a1\":3,\"B\":4,\"_x\":5,\"1\":6}", "_x: 5\n\"1\": 6\nB: 4\na1: 3\na9: 2\na10: 1\n"},
+		{"\"a\\nb\"", "|-\n  a\n  b\n"},
+		{"1e+21", "1e+21\n"},
+		{"0.000001", "1e-06\n"},
+		{"12345678901234567000", "12345678901234567000\n"},
+		{"\"12:30\"", "\"12:30\"\n"},
+		{"\"x: y\"", "'x: y'\n"},
+		{"{}", "{}\n"},
+		{"null", "null\n"},
+		{"[[1,2],{\"a\":[]}]", "- - 1\n  - 2\n- a: []\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *y = emit_json(cases[i].json);
+		ck_assert_msg(strcmp(y, cases[i].yaml) == 0, "%s: got [%s] want [%s]", cases[i].json, y, cases[i].yaml);
+		free(y);
+	}
+}
+END_TEST
+
+/* ---- conformance vectors -------------------------------------------------- */
+
+typedef struct tally {
+	int run, failed;
+} tally;
+
+static int json_equal_go(const json_t *a, const json_t *b)
+{
+	/* values compare as Go sees them: every number a float64 */
+	if (json_is_number(a) && json_is_number(b)) {
+		double x = json_number_value(a), y = json_number_value(b);
+		return x == y;
+	}
+	if (json_typeof(a) != json_typeof(b))
+		return 0;
+	if (json_is_array(a)) {
+		if (json_array_size(a) != json_array_size(b))
+			return 0;
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!json_equal_go(json_array_get(a, i), json_array_get(b, i)))
+				return 0;
+		return 1;
+	}
+	if (json_is_object(a)) {
+		const char *k;
+		json_t *v;
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		json_object_foreach((json_t *)a, k, v) {
+			json_t *w = json_object_get(b, k);
+			if (!w || !json_equal_go(v, w))
+				return 0;
+		}
+		return 1;
+	}
+	return json_equal(a, b);
+}
+
+static void lang_vector(const gojson_node *t, void *arg)
+{
+	tally *ty = arg;
+	const char *topic = vec_str(t, "topic"), *vy = vec_str(t, "valuesYaml");
+	const char *efull = vec_str(t, "errorFull"), *id = vec_str(t, "id");
+	const gojson_node *want = vec_get(t, "values");
+	json_t *got = NULL;
+	bh_error e = {0};
+	int rc;
+	if (!vy || !topic || strcmp(topic, "yaml-typing") != 0)
+		return;
+	if (!want && !(efull && strncmp(efull, "cannot load values.yaml", 23) == 0))
+		return;
+	ty->run++;
+	rc = yaml_parse_values(vy, strlen(vy), NULL, &got, &e);
+	if (want) {
+		bh_buf wt = BH_BUF_INIT;
+		json_t *wj = NULL;
+		vec_text(want, &wt);
+		gojson_decode(wt.data, wt.len, NULL, 0, &wj, NULL);
+		if (rc || !json_equal_go(got, wj)) {
+			ty->failed++;
+			fprintf(stderr, "FAIL %s: %s\n", id, rc ? e.msg : "values differ");
+		}
+		json_decref(wj);
+		bh_buf_free(&wt);
+	} else {
+		char full[BH_ERROR_MSG_MAX + 64];
+		snprintf(full, sizeof full, "cannot load values.yaml: %s", e.msg);
+		if (!rc || strcmp(full, efull) != 0) {
+			ty->failed++;
+			fprintf(stderr, "FAIL %s: got [%s] want [%s]\n", id, rc ? full : "success", efull);
+		}
+	}
+	json_decref(got);
+}
+
+START_TEST(test_lang_yaml_typing)
+{
+	char *p = vec_path("functions/lang.jsonl");
+	tally ty = {0, 0};
+	if (!p)
+		return;
+	vec_each(p, lang_vector, &ty);
+	free(p);
+	fprintf(stderr, "lang.jsonl yaml-typing: %d run, %d failed\n", ty.run, ty.failed);
+	ck_assert_int_gt(ty.run, 80);
+	ck_assert_int_eq(ty.failed, 0);
+}
+END_TEST
+
+static void funcs_vector(const gojson_node *t, void *arg)
+{
+	tally *ty = arg;
+	const char *tpl = vec_str(t, "template"), *expect = vec_str(t, "expect"), *id = vec_str(t, "id");
+	const gojson_node *vals = vec_get(t, "values");
+	json_t *values = NULL, *subject = NULL;
+	bh_buf vt = BH_BUF_INIT, out = BH_BUF_INIT;
+	bh_error e = {0};
+	int rc, wrap = 0;
+	if (!tpl || !expect)
+		return;
+	if (strcmp(tpl, "{{ toYaml .Values.v }}") && strcmp(tpl, "{{ toYaml .Values }}") &&
+	    strcmp(tpl, "{{ toYaml (dict \"k\" .Values.v) }}") && strcmp(tpl, "{{ mustToYaml .Values.v }}"))
+		return;
+	if (vals)
+		vec_text(vals, &vt);
+	rc = yaml_parse_values(vt.data ? vt.data : "", vt.len, NULL, &values, &e);
+	if (rc) {
+		fprintf(stderr, "FAIL %s: values: %s\n", id, e.msg);
+		ty->run++;
+		ty->failed++;
+		goto out;
+	}
+	if (strstr(tpl, ".Values.v")) {
+		subject = json_object_get(values, "v");
+		subject = subject ? json_incref(subject) : json_null();
+	} else {
+		subject = json_incref(values);
+	}
+	if (strstr(tpl, "dict")) {
+		json_t *d = json_object();
+		json_object_set_new(d, "k", subject);
+		subject = d;
+		wrap = 1;
+	}
+	(void)wrap;
+	ty->run++;
+	/* Helm's toYaml prints "" when marshalling fails */
+	if (yaml_emit(subject, &out, &e))
+		bh_buf_reset(&out);
+	if (out.len && out.data[out.len - 1] == '\n')
+		out.data[--out.len] = '\0';
+	if (strcmp(bh_buf_str(&out), expect) != 0) {
+		ty->failed++;
+		fprintf(stderr, "FAIL %s: got [%s] want [%s]\n", id, bh_buf_str(&out), expect);
+	}
+out:
+	json_decref(subject);
+	json_decref(values);
+	bh_buf_free(&vt);
+	bh_buf_free(&out);
+}
+
+START_TEST(test_funcs_toyaml)
+{
+	char *p = vec_path("functions/funcs.jsonl");
+	tally ty = {0, 0};
+	if (!p)
+		return;
+	vec_each(p, funcs_vector, &ty);
+	free(p);
+	fprintf(stderr, "funcs.jsonl toYaml: %d run, %d failed\n", ty.run, ty.failed);
+	ck_assert_int_gt(ty.run, 150);
+	ck_assert_int_eq(ty.failed, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("yaml");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_numbers_are_floats);
+	tcase_add_test(tc, test_bool_keys_and_values);
+	tcase_add_test(tc, test_multi_document_values);
+	tcase_add_test(tc, test_error_shapes);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_parse_any);
+	tcase_add_test(tc, test_emit_basics);
+	tcase_add_test(tc, test_lang_yaml_typing);
+	tcase_add_test(tc, test_funcs_toyaml);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
