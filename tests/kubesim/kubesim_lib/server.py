@@ -1,0 +1,838 @@
+"""HTTP(S) front end: routing, authentication, impersonation, RBAC, watch
+streams, Tables, reviews, TokenRequest, and the /_kubesim admin endpoints."""
+import json
+import socket
+import ssl
+import threading
+import time
+import traceback
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from . import openapi
+from .auth import user_from_cert
+from .rbac import Attrs, User, forbidden_message, rules_review
+from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
+from .tables import to_table
+from .util import ApiError, bad_request, dumps, not_found, now_rfc3339
+
+AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+REVIEW_KINDS = {"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews",
+                "selfsubjectrulesreviews", "tokenreviews", "selfsubjectreviews"}
+
+
+class Sim:
+    """Everything a request handler needs (set up by main)."""
+
+    def __init__(self, store, registry, api, authz, tokens, certs, admin, controllers, opts):
+        self.store = store
+        self.registry = registry
+        self.api = api
+        self.authz = authz
+        self.tokens = tokens
+        self.certs = certs
+        self.admin = admin
+        self.controllers = controllers
+        self.opts = opts
+        self.version = {"major": "1", "minor": "35", "emulationMajor": "1", "emulationMinor": "35",
+                        "minCompatibilityMajor": "1", "minCompatibilityMinor": "34",
+                        "gitVersion": "v1.35.0", "gitCommit": "kubesim", "gitTreeState": "clean",
+                        "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.25.0",
+                        "compiler": "gc", "platform": "linux/amd64"}
+
+
+class Req:
+    """Parsed resource request info (like kube's RequestInfo)."""
+
+    def __init__(self):
+        self.resource_request = False
+        self.verb = ""
+        self.group = ""
+        self.version = ""
+        self.resource = ""
+        self.subresource = ""
+        self.namespace = ""
+        self.name = ""
+        self.res = None
+
+
+def parse_request_info(method, path, q, registry):
+    ri = Req()
+    parts = [p for p in path.split("/") if p]
+    hv = method.lower()
+    nonres_verb = {"get": "get", "head": "get", "post": "post", "put": "put", "patch": "patch",
+                   "delete": "delete"}.get(hv, hv)
+    if not parts or parts[0] not in ("api", "apis"):
+        ri.verb = nonres_verb
+        return ri
+    if parts[0] == "api":
+        if len(parts) < 3:
+            ri.verb = nonres_verb
+            return ri
+        ri.group, ri.version, rest = "", parts[1], parts[2:]
+    else:
+        if len(parts) < 4:
+            ri.verb = nonres_verb
+            return ri
+        ri.group, ri.version, rest = parts[1], parts[2], parts[3:]
+    ri.resource_request = True
+    watch_prefix = False
+    if rest and rest[0] == "watch":
+        watch_prefix = True
+        rest = rest[1:]
+    if len(rest) >= 2 and rest[0] == "namespaces":
+        ri.namespace = rest[1]
+        if len(rest) > 2 and rest[2] not in ("status", "finalize"):
+            rest = rest[2:]
+    ri.resource = rest[0] if rest else ""
+    ri.name = rest[1] if len(rest) > 1 else ""
+    ri.subresource = rest[2] if len(rest) > 2 else ""
+    if hv in ("get", "head"):
+        if ri.name:
+            ri.verb = "get"
+        elif watch_prefix or q.get("watch") in ("1", "true"):
+            ri.verb = "watch"
+        else:
+            ri.verb = "list"
+        if watch_prefix and ri.name:
+            ri.verb = "watch"
+    elif hv == "post":
+        ri.verb = "create"
+    elif hv == "put":
+        ri.verb = "update"
+    elif hv == "patch":
+        ri.verb = "patch"
+    elif hv == "delete":
+        ri.verb = "delete" if ri.name else "deletecollection"
+    else:
+        ri.verb = hv
+    ri.res = registry.lookup(ri.group, ri.version, ri.resource)
+    return ri
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kubesim"
+    sim = None  # set on the class by make_server
+
+    def log_message(self, fmt, *args):  # quiet; the request log records requests
+        pass
+
+    # ---- plumbing -------------------------------------------------------------------------
+    def _body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            return self.rfile.read(n)
+        if (self.headers.get("Transfer-Encoding") or "").lower() == "chunked":
+            out = b""
+            while True:
+                line = self.rfile.readline()
+                size = int(line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                out += self.rfile.read(size)
+                self.rfile.readline()
+            return out
+        return b""
+
+    def _send(self, code, obj, ctype="application/json", headers=None):
+        data = obj if isinstance(obj, bytes) else (dumps(obj) + "\n").encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-cache, private")
+        self.send_header("Audit-Id", self._audit_id)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        self._status = code
+
+    def _error(self, e):
+        headers = dict(e.headers)
+        self._send(e.code, e.status(), headers=headers)
+
+    def do_GET(self):
+        self._handle()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_GET
+
+    # ---- main entry --------------------------------------------------------------------------
+    def _handle(self):
+        sim = self.sim
+        t0 = time.monotonic()
+        self._status = 0
+        self._audit_id = "%x" % (int(t0 * 1e6) & 0xffffffffffff)
+        u = urllib.parse.urlsplit(self.path)
+        path = u.path
+        q = {k: v[-1] for k, v in urllib.parse.parse_qs(u.query, keep_blank_values=True).items()}
+        self._q = q
+        ri = parse_request_info(self.command, path, q, sim.registry)
+        entry = {"method": self.command, "path": path, "query": u.query, "verb": ri.verb,
+                 "user": "", "groups": [], "impersonatedUser": None, "status": 0}
+        if ri.resource_request:
+            entry.update({"group": ri.group, "version": ri.version, "resource": ri.resource,
+                          "subresource": ri.subresource, "namespace": ri.namespace, "name": ri.name})
+        user = None
+        try:
+            try:
+                user = self._authenticate()
+                entry["user"], entry["groups"] = user.name, user.groups
+                user = self._impersonate(user, entry)
+                if not path.startswith("/_kubesim/") and path not in ("/healthz", "/readyz", "/livez"):
+                    self._faults(entry, ri)
+                if path.startswith("/_kubesim/"):
+                    if "system:masters" not in user.groups:
+                        raise ApiError(403, "Forbidden", 'forbidden: User "%s" cannot use the kubesim admin '
+                                       "endpoints (needs group system:masters)" % user.name)
+                    self._admin(path, q)
+                else:
+                    self._authorize(user, ri, path)
+                    self._dispatch(user, ri, path, q)
+            except ApiError as e:
+                self._error(e)
+            except (BrokenPipeError, ConnectionResetError, ssl.SSLError, socket.timeout):
+                self.close_connection = True
+            except Exception as e:  # an emulator bug: answer 500 with the trace in the log
+                traceback.print_exc()
+                try:
+                    self._error(ApiError(500, "InternalError", "kubesim internal error: %r" % e))
+                except OSError:
+                    self.close_connection = True
+        finally:
+            entry["status"] = self._status
+            entry["ms"] = int((time.monotonic() - t0) * 1000)
+            if not path.startswith("/_kubesim/"):
+                sim.admin.record(entry)
+
+    # ---- authentication & impersonation -----------------------------------------------------------
+    def _authenticate(self):
+        sim = self.sim
+        authz = self.headers.get("Authorization", "")
+        if authz.lower().startswith("bearer "):
+            tok = authz[7:].strip()
+            u = sim.tokens.authenticate(tok, sim.store)
+            if u is None:
+                raise ApiError(401, "Unauthorized", "Unauthorized")
+            return u
+        if isinstance(self.connection, ssl.SSLSocket):
+            u = user_from_cert(self.connection.getpeercert())
+            if u is not None:
+                return u
+        if sim.opts.http and sim.opts.http_user:
+            name, _, groups = sim.opts.http_user.partition(":")
+            return User(name, [g for g in groups.split(",") if g] + ["system:authenticated"])
+        return User("system:anonymous", ["system:unauthenticated"])
+
+    def _impersonate(self, user, entry):
+        imp_user = self.headers.get("Impersonate-User")
+        imp_groups = self.headers.get_all("Impersonate-Group") or []
+        imp_uid = self.headers.get("Impersonate-Uid")
+        extras = {}
+        for k, v in self.headers.items():
+            if k.lower().startswith("impersonate-extra-"):
+                extras.setdefault(urllib.parse.unquote(k[len("impersonate-extra-"):].lower()), []).append(v)
+        if not imp_user and not imp_groups and not imp_uid and not extras:
+            return user
+        if not imp_user:
+            raise ApiError(500, "InternalError", "Internal error occurred: requested %s without "
+                           "impersonating a user" % ("[Impersonate-Group]" if imp_groups else
+                                                     "[Impersonate-Uid]"))
+        authz = self.sim.authz
+        checks = []
+        if imp_user.startswith("system:serviceaccount:"):
+            ns, _, name = imp_user[len("system:serviceaccount:"):].partition(":")
+            checks.append(Attrs("impersonate", "", "serviceaccounts", "", ns, name))
+        else:
+            checks.append(Attrs("impersonate", "", "users", "", "", imp_user))
+        for g in imp_groups:
+            checks.append(Attrs("impersonate", "", "groups", "", "", g))
+        if imp_uid:
+            checks.append(Attrs("impersonate", "authentication.k8s.io", "uids", "", "", imp_uid))
+        for k, vs in extras.items():
+            for v in vs:
+                checks.append(Attrs("impersonate", "authentication.k8s.io", "userextras", k, "", v))
+        for a in checks:
+            if not authz.allowed(user, a):
+                raise ApiError(403, "Forbidden", forbidden_message(user, a),
+                               {"name": a.name, "group": a.group, "kind": a.resource} if a.group else
+                               {"name": a.name, "kind": a.resource})
+        groups = list(imp_groups)
+        if imp_user.startswith("system:serviceaccount:") and not imp_groups:
+            ns = imp_user[len("system:serviceaccount:"):].partition(":")[0]
+            groups = ["system:serviceaccounts", "system:serviceaccounts:" + ns]
+        if imp_user != "system:anonymous" and "system:authenticated" not in groups:
+            groups.append("system:authenticated")
+        entry["impersonatedUser"] = imp_user
+        entry["impersonatedGroups"] = groups
+        return User(imp_user, groups, imp_uid or "", extras)
+
+    def _authorize(self, user, ri, path):
+        a = Attrs(ri.verb, ri.group, ri.resource, ri.subresource, ri.namespace, ri.name, path,
+                  ri.resource_request)
+        if ri.resource_request and ri.resource == "namespaces" and not ri.subresource and ri.verb in (
+                "get", "update", "patch", "delete", "watch"):
+            a.namespace = ri.name
+        if ri.resource_request and ri.resource == "namespaces" and ri.verb in ("list", "create",
+                                                                                "deletecollection"):
+            a.namespace = ""
+        if not self.sim.authz.allowed(user, a):
+            d = {"kind": ri.resource}
+            if ri.name:
+                d = {"name": ri.name, "kind": ri.resource}
+            if ri.group:
+                d["group"] = ri.group
+            raise ApiError(403, "Forbidden", forbidden_message(user, a),
+                           d if ri.resource_request else None)
+
+    # ---- faults ---------------------------------------------------------------------------------------
+    def _faults(self, entry, ri):
+        adm = self.sim.admin
+        f = adm.take(entry, ("latency",))
+        if f:
+            time.sleep(float(f.spec.get("ms", 1000)) / 1000.0)
+        f = adm.take(entry, ("hang",))
+        if f:
+            ms = f.spec.get("ms")
+            end = time.monotonic() + (float(ms) / 1000.0 if ms else 3600 * 24)
+            while time.monotonic() < end and not self.sim.opts.stopping:
+                time.sleep(0.1)
+            self.close_connection = True
+            raise ConnectionResetError("hung request")
+        f = adm.take(entry, ("status",))
+        if f:
+            code = int(f.spec.get("code", 500))
+            reason = {429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable",
+                      504: "Timeout", 409: "Conflict"}.get(code, "InternalError")
+            msg = f.spec.get("message") or {429: "Too many requests, please try again later.",
+                                            503: "the server is currently unable to handle the request",
+                                            }.get(code, "Internal error occurred: injected fault")
+            headers = {}
+            details = None
+            if f.spec.get("retryAfter") is not None or code == 429:
+                ra = int(f.spec.get("retryAfter", 1))
+                headers["Retry-After"] = str(ra)
+                details = {"retryAfterSeconds": ra}
+            raise ApiError(code, reason, msg, details, headers)
+        if ri.resource_request and ri.verb in ("update", "patch"):
+            f = adm.take(entry, ("conflict",))
+            if f:
+                raise ApiError(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has '
+                               "been modified; please apply your changes to the latest version and try "
+                               "again" % (ri.resource + ("." + ri.group if ri.group else ""), ri.name),
+                               {"name": ri.name, "kind": ri.resource, **({"group": ri.group} if ri.group
+                                                                         else {})})
+
+    # ---- dispatch ------------------------------------------------------------------------------------
+    def _accepts_aggregated(self):
+        acc = self.headers.get("Accept", "")
+        return "as=APIGroupDiscoveryList" in acc and "v=v2;" in acc.replace(" ", "") + ";"
+
+    def _dispatch(self, user, ri, path, q):
+        sim = self.sim
+        reg = sim.registry
+        p = path.rstrip("/") or "/"
+        if p in ("/healthz", "/livez", "/readyz"):
+            return self._send(200, b"ok", "text/plain")
+        if p == "/version":
+            return self._send(200, sim.version)
+        if p == "/api":
+            if self._accepts_aggregated():
+                return self._send(200, reg.aggregated(True), AGG_CT)
+            host = "127.0.0.1:%d" % sim.opts.port
+            return self._send(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs":
+                                    [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]})
+        if p == "/apis":
+            if self._accepts_aggregated():
+                return self._send(200, reg.aggregated(False), AGG_CT)
+            return self._send(200, reg.api_group_list())
+        if p.startswith("/openapi/"):
+            doc = openapi.serve(reg, p)
+            if doc is None:
+                raise ApiError(404, "NotFound", "the server could not find the requested resource")
+            return self._send(200, doc)
+        if p == "/":
+            return self._send(200, {"paths": ["/api", "/api/v1", "/apis", "/healthz", "/openapi/v2",
+                                              "/openapi/v3", "/version"]})
+        parts = [x for x in p.split("/") if x]
+        if not ri.resource_request:
+            if parts[0] == "api" and len(parts) == 2:
+                rl = reg.resource_list("", parts[1])
+                if rl:
+                    return self._send(200, rl)
+            if parts[0] == "apis" and len(parts) == 2:
+                g = reg.api_group(parts[1])
+                if g:
+                    return self._send(200, g)
+            if parts[0] == "apis" and len(parts) == 3:
+                rl = reg.resource_list(parts[1], parts[2])
+                if rl:
+                    return self._send(200, rl)
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        res = ri.res
+        if res is None:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        if res.resource == "namespaces" and ri.verb in ("list", "watch", "create", "deletecollection"):
+            ri.namespace = ""
+        if ri.subresource and ri.subresource not in res.subres:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        if res.namespaced and not ri.namespace and ri.verb not in ("list", "watch"):
+            if res.resource != "namespaces":
+                raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        if res.resource in REVIEW_KINDS and res.group in ("authorization.k8s.io", "authentication.k8s.io"):
+            if ri.verb != "create":
+                raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the "
+                               "requested resource")
+            return self._review(user, ri)
+        if ri.verb not in res.verbs and not ri.subresource:
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the "
+                           "requested resource")
+        return self._resource(user, ri, res, q)
+
+    def _manager(self, q):
+        m = q.get("fieldManager")
+        if m:
+            return m
+        ua = self.headers.get("User-Agent", "unknown")
+        return ua.split("/")[0] or "unknown"
+
+    def _json_body(self):
+        raw = self._body()
+        if (self.headers.get("Content-Type") or "").startswith("application/vnd.kubernetes.protobuf"):
+            from .protobuf import decode
+            return decode(raw)
+        try:
+            return json.loads(raw or b"{}")
+        except ValueError as e:
+            raise bad_request("the body of the request was in an unknown format: %s" % e)
+
+    def _dry(self, q):
+        dr = q.get("dryRun")
+        if dr and dr != "All":
+            raise bad_request("Invalid dryRun value: %s (supported: All)" % dr)
+        return dr == "All"
+
+    def _resource(self, user, ri, res, q):
+        api = self.sim.api
+        ns = ri.namespace if res.namespaced else ""
+        if res.resource == "namespaces":
+            ns = ""
+        v = ri.verb
+        if v == "watch":
+            return self._watch(ri, res, q)
+        if ri.subresource == "scale":
+            return self._scale(ri, res, ns, q)
+        if ri.subresource == "token" and res.resource == "serviceaccounts":
+            return self._token_request(ri, ns)
+        if ri.subresource == "log":
+            return self._send(200, b"", "text/plain")
+        if ri.subresource == "eviction":
+            code, out = api.delete(self.sim.registry.lookup("", "v1", "pods"), ns, ri.name, {})
+            return self._send(201, {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                    "status": "Success", "code": 201})
+        sub = ri.subresource or None
+        if sub == "finalize":
+            sub = None
+            body = self._json_body()
+            with self.sim.store.lock:
+                cur = api.get(res, "", ri.name)
+                cur["spec"] = body.get("spec") or {}
+                new = api.update(res, "", ri.name, cur, self._manager(q), None, self._dry(q))
+                return self._send(200, new)
+        if v == "get":
+            obj = api.get(res, ns, ri.name)
+            if self._wants_table():
+                return self._send(200, to_table(res, [obj], {"resourceVersion": obj["metadata"].get(
+                    "resourceVersion", "")}, q.get("includeObject") or "Metadata"))
+            return self._send(200, obj)
+        if v == "list":
+            lst = api.list(res, ns if res.namespaced else None, q)
+            if self._wants_table():
+                return self._send(200, to_table(res, lst["items"], lst["metadata"],
+                                                q.get("includeObject") or "Metadata"))
+            return self._send(200, lst)
+        if v == "create":
+            body = self._json_body()
+            out = api.create(res, ns, body, self._manager(q), self._dry(q))
+            return self._send(201, out)
+        if v == "update":
+            body = self._json_body()
+            out = api.update(res, ns, ri.name, body, self._manager(q), sub, self._dry(q))
+            return self._send(200, out)
+        if v == "patch":
+            body = self._body()
+            ctype = self.headers.get("Content-Type", "")
+            if ctype.startswith("application/apply-patch"):
+                with self.sim.store.lock:
+                    existed = self.sim.store.get(res.group, res.resource, ns, ri.name) is not None
+                out = api.patch(res, ns, ri.name, ctype, body, q.get("fieldManager"), sub,
+                                q.get("force") in ("true", "1"), self._dry(q))
+                return self._send(200 if existed else 201, out)
+            out = api.patch(res, ns, ri.name, ctype, body, self._manager(q), sub, False, self._dry(q))
+            return self._send(200, out)
+        if v == "delete":
+            raw = self._body()
+            opts = {}
+            if raw and (self.headers.get("Content-Type") or "").startswith("application/vnd.kubernetes.protobuf"):
+                from .protobuf import decode
+                opts = decode(raw)
+            elif raw:
+                try:
+                    opts = json.loads(raw)
+                except ValueError:
+                    raise bad_request("invalid DeleteOptions body")
+            for k in ("propagationPolicy", "gracePeriodSeconds"):
+                if k in q:
+                    opts[k] = q[k]
+            if q.get("orphanDependents") in ("true", "false"):
+                opts["orphanDependents"] = q["orphanDependents"] == "true"
+            code, out = api.delete(res, ns, ri.name, opts, self._dry(q))
+            return self._send(code, out)
+        if v == "deletecollection":
+            opts = self._json_body()
+            out = api.delete_collection(res, ns if res.namespaced else None, q, opts, self._dry(q))
+            return self._send(200, out)
+        raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                       "resource")
+
+    def _wants_table(self):
+        return "as=Table" in self.headers.get("Accept", "")
+
+    # ---- subresources --------------------------------------------------------------------------------
+    def _scale(self, ri, res, ns, q):
+        api = self.sim.api
+        with self.sim.store.lock:
+            obj = api.get(res, ns, ri.name)
+            if ri.verb in ("update", "patch"):
+                cur = self._scale_obj(res, obj)
+                if ri.verb == "update":
+                    new = self._json_body()
+                else:
+                    from .patch import json_patch, merge_patch, strategic_merge
+                    body = json.loads(self._body() or b"{}")
+                    ct = self.headers.get("Content-Type", "")
+                    new = json_patch(cur, body) if "json-patch" in ct else (
+                        strategic_merge(cur, body) if "strategic" in ct else merge_patch(cur, body))
+                reps = (new.get("spec") or {}).get("replicas")
+                if reps is not None:
+                    obj["spec"]["replicas"] = int(reps)
+                    obj["metadata"].pop("resourceVersion", None)
+                    obj = api.update(res, ns, ri.name, obj, self._manager(q), None, self._dry(q))
+            return self._send(200, self._scale_obj(res, obj))
+
+    def _scale_obj(self, res, obj):
+        from .selectors import selector_object_match  # noqa: F401
+        sel = (obj.get("spec") or {}).get("selector") or {}
+        sel_s = ",".join("%s=%s" % kv for kv in sorted((sel.get("matchLabels") or {}).items()))
+        md = obj["metadata"]
+        return {"kind": "Scale", "apiVersion": "autoscaling/v1",
+                "metadata": {"name": md["name"], "namespace": md.get("namespace"), "uid": md.get("uid"),
+                             "resourceVersion": md.get("resourceVersion"),
+                             "creationTimestamp": md.get("creationTimestamp")},
+                "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 0)},
+                "status": {"replicas": (obj.get("status") or {}).get("replicas", 0), "selector": sel_s}}
+
+    def _token_request(self, ri, ns):
+        body = self._json_body()
+        spec = body.get("spec") or {}
+        sim = self.sim
+        with sim.store.lock:
+            sa = sim.store.get("", "serviceaccounts", ns, ri.name)
+            if sa is None:
+                raise not_found("", "serviceaccounts", ri.name)
+            bound = None
+            ref = spec.get("boundObjectRef")
+            if ref:
+                r = {"Pod": "pods", "Secret": "secrets", "Node": "nodes"}.get(ref.get("kind"))
+                o = sim.store.get("", r, "" if r == "nodes" else ns, ref.get("name", "")) if r else None
+                if o is None:
+                    raise not_found("", r or "objects", ref.get("name", ""))
+                bound = (ref["kind"].lower(), ref["name"], o["metadata"]["uid"])
+            secs = int(spec.get("expirationSeconds") or 3600)
+            if secs < 600:
+                raise ApiError(422, "Invalid", 'TokenRequest.authentication.k8s.io "%s" is invalid: '
+                               "spec.expirationSeconds: Invalid value: %d: may not specify a duration less "
+                               "than 10 minutes" % (ri.name, secs))
+            tok, exp = sim.tokens.issue_sa(ns, ri.name, sa["metadata"]["uid"], spec.get("audiences"),
+                                           secs, bound)
+        out = {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
+               "metadata": {"name": ri.name, "namespace": ns, "creationTimestamp": now_rfc3339()},
+               "spec": {"audiences": spec.get("audiences") or [sim.tokens.ISSUER],
+                        "expirationSeconds": secs, "boundObjectRef": spec.get("boundObjectRef")},
+               "status": {"token": tok, "expirationTimestamp": time.strftime(
+                   "%Y-%m-%dT%H:%M:%SZ", time.gmtime(exp))}}
+        return self._send(201, out)
+
+    def _review(self, user, ri):
+        body = self._json_body()
+        spec = body.get("spec") or {}
+        authz = self.sim.authz
+        out = {"kind": body.get("kind") or ri.res.kind, "apiVersion": ri.res.api_version,
+               "metadata": {"creationTimestamp": None}, "spec": spec}
+        r = ri.resource
+        if r == "selfsubjectreviews":
+            out["status"] = {"userInfo": user.to_json()}
+            return self._send(201, out)
+        if r == "tokenreviews":
+            u = self.sim.tokens.authenticate(spec.get("token", ""), self.sim.store)
+            out["status"] = {"authenticated": True, "user": u.to_json(),
+                             "audiences": spec.get("audiences") or [self.sim.tokens.ISSUER]} if u else {
+                "authenticated": False, "error": "invalid bearer token"}
+            return self._send(201, out)
+        if r == "selfsubjectrulesreviews":
+            out["status"] = rules_review(authz, user, spec.get("namespace", ""))
+            return self._send(201, out)
+        who = user
+        if r in ("subjectaccessreviews", "localsubjectaccessreviews"):
+            who = User(spec.get("user", ""), spec.get("groups") or [], spec.get("uid", ""))
+            if r == "localsubjectaccessreviews":
+                ra = spec.get("resourceAttributes") or {}
+                if ra.get("namespace") and ra["namespace"] != ri.namespace:
+                    raise bad_request("spec.resourceAttributes.namespace must match metadata.namespace")
+                spec.setdefault("resourceAttributes", {})["namespace"] = ri.namespace
+                out["metadata"]["namespace"] = ri.namespace
+        ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+        if ra:
+            a = Attrs(ra.get("verb", ""), ra.get("group", ""), ra.get("resource", ""),
+                      ra.get("subresource", ""), ra.get("namespace", ""), ra.get("name", ""))
+        elif nra:
+            a = Attrs(nra.get("verb", ""), path=nra.get("path", ""), resource_request=False)
+        else:
+            raise ApiError(422, "Invalid", '%s.authorization.k8s.io "" is invalid: [spec.resourceAttributes: '
+                           "Invalid value: \"null\": exactly one of nonResourceAttributes or "
+                           "resourceAttributes must be specified, spec.nonResourceAttributes: Invalid value: "
+                           "\"null\": exactly one of nonResourceAttributes or resourceAttributes must be "
+                           "specified]" % ri.res.kind)
+        ok = authz.allowed(who, a)
+        out["status"] = {"allowed": ok}
+        if ok:
+            out["status"]["reason"] = 'RBAC: allowed by kubesim for User "%s"' % who.name
+        return self._send(201, out)
+
+    # ---- watch ---------------------------------------------------------------------------------------
+    def _watch(self, ri, res, q):
+        sim = self.sim
+        store = sim.store
+        ns = ri.namespace if res.namespaced else None
+        lsel = parse_label_selector(q.get("labelSelector", ""))
+        fsel = parse_field_selector(q.get("fieldSelector", ""))
+        if ri.name:
+            fsel.append(("metadata.name", "=", ri.name))
+        timeout = float(q.get("timeoutSeconds") or 1800)
+        bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
+        initial = q.get("sendInitialEvents") in ("true", "1")
+        rv_s = q.get("resourceVersion", "")
+        table = self._wants_table()
+        include = q.get("includeObject") or "Metadata"
+
+        def match(o):
+            if o is None:
+                return False
+            md = o["metadata"]
+            if ns and md.get("namespace") != ns:
+                return False
+            return labels_match(lsel, md.get("labels")) and (not fsel or fields_match(fsel, o))
+
+        def enc(typ, o):
+            o = sim.api.out(res, o) if o.get("kind") != "Status" else o
+            if table and typ != "ERROR" and typ != "BOOKMARK":
+                o = to_table(res, [o], {"resourceVersion": o["metadata"].get("resourceVersion", "")},
+                             include)
+            return (dumps({"type": typ, "object": o}) + "\n").encode()
+
+        chunks = []
+        with store.lock:
+            epoch = store.watch_epoch
+            if initial or rv_s in ("", "0"):
+                if initial or rv_s in ("", "0"):
+                    for o in store.list(res.group, res.resource, ns):
+                        if match(o):
+                            chunks.append(enc("ADDED", o))
+                last = store.rv
+                if initial and bookmarks:
+                    chunks.append((dumps({"type": "BOOKMARK", "object": {
+                        "kind": res.kind, "apiVersion": res.api_version, "metadata": {
+                            "resourceVersion": str(last), "annotations": {
+                                "k8s.io/initial-events-end": "true"}}}}) + "\n").encode())
+            else:
+                try:
+                    last = int(rv_s)
+                except ValueError:
+                    raise bad_request("invalid resource version: %s" % rv_s)
+                try:
+                    store.events_after(last)
+                except ApiError as e:
+                    self._start_stream()
+                    self._chunk(enc("ERROR", e.status()))
+                    self._chunk(b"")
+                    return
+        self._start_stream()
+        for c in chunks:
+            self._chunk(c)
+        deadline = time.monotonic() + timeout
+        next_bm = time.monotonic() + sim.opts.bookmark_interval
+        close_fault = sim.admin.take({"method": "GET", "path": self._path_only(), "verb": "watch",
+                                      "resource": ri.resource, "namespace": ri.namespace,
+                                      "name": ri.name, "user": ""}, ("closeWatch",))
+        if close_fault:
+            deadline = min(deadline, time.monotonic() + float(close_fault.spec.get("afterMs", 0)) / 1000.0)
+        while not sim.opts.stopping:
+            out = []
+            with store.lock:
+                try:
+                    evs = store.events_after(last)
+                except ApiError as e:
+                    out.append(enc("ERROR", e.status()))
+                    evs = None
+                if evs is not None:
+                    for ev in evs:
+                        last = ev.rv
+                        if ev.group != res.group or ev.resource != res.resource:
+                            continue
+                        new_m = match(ev.obj) if ev.type != "DELETED" else False
+                        old_m = match(ev.old)
+                        if ev.type == "DELETED":
+                            if old_m:
+                                out.append(enc("DELETED", ev.obj))
+                        elif new_m and old_m:
+                            out.append(enc("MODIFIED", ev.obj))
+                        elif new_m:
+                            out.append(enc("ADDED", ev.obj))
+                        elif old_m:
+                            out.append(enc("DELETED", ev.obj))
+                    if not out:
+                        now = time.monotonic()
+                        if bookmarks and now >= next_bm:
+                            next_bm = now + sim.opts.bookmark_interval
+                            out.append((dumps({"type": "BOOKMARK", "object": {
+                                "kind": res.kind, "apiVersion": res.api_version,
+                                "metadata": {"resourceVersion": str(store.rv)}}}) + "\n").encode())
+                            last = max(last, store.rv)
+                        else:
+                            if store.watch_epoch != epoch or now >= deadline:
+                                break
+                            store.cond.wait(min(0.5, max(0.01, deadline - now)))
+                            continue
+            for c in out:
+                self._chunk(c)
+            if evs is None:
+                break
+            if time.monotonic() >= deadline:
+                break
+            with store.lock:
+                if store.watch_epoch != epoch:
+                    break
+        self._chunk(b"")
+        self.close_connection = True
+
+    def _path_only(self):
+        return urllib.parse.urlsplit(self.path).path
+
+    def _start_stream(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.send_header("Audit-Id", self._audit_id)
+        self.end_headers()
+        self._status = 200
+        self.wfile.flush()
+
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    # ---- admin ---------------------------------------------------------------------------------------
+    def _admin(self, path, q):
+        sim = self.sim
+        adm = sim.admin
+        m = self.command
+        parts = [x for x in path.split("/") if x][1:]
+        head = parts[0] if parts else ""
+        if head == "healthz":
+            return self._send(200, {"ok": True})
+        if head == "log":
+            if m == "DELETE":
+                adm.clear_log()
+                return self._send(200, {"cleared": True})
+            return self._send(200, adm.log_lines().encode(), "application/x-ndjson")
+        if head == "faults":
+            if m == "POST":
+                try:
+                    f = adm.add_fault(self._json_body())
+                except ValueError as e:
+                    raise bad_request(str(e))
+                return self._send(201, f.to_json())
+            if m == "DELETE":
+                adm.clear_faults()
+                return self._send(200, {"cleared": True})
+            with adm.lock:
+                return self._send(200, {"faults": [f.to_json() for f in adm.faults]})
+        if head == "close-watches" and m == "POST":
+            sim.store.close_watches()
+            return self._send(200, {"closed": True})
+        if head == "compact" and m == "POST":
+            sim.store.compact()
+            return self._send(200, {"compactedResourceVersion": sim.store.compacted})
+        if head == "reset" and m == "POST":
+            sim.controllers.reset()
+            adm.clear_faults()
+            adm.clear_log()
+            return self._send(200, {"reset": True})
+        if head == "pods" and len(parts) == 4 and parts[3] == "phase" and m == "POST":
+            body = self._json_body()
+            sim.controllers.set_pod_phase(parts[1], parts[2], body.get("phase", ""),
+                                          body.get("exitCode"))
+            return self._send(200, {"ok": True})
+        if head == "jobs" and len(parts) == 4 and parts[3] == "outcome" and m == "POST":
+            body = self._json_body()
+            sim.controllers.set_job_outcome(parts[1], parts[2], body.get("outcome", ""))
+            return self._send(200, {"ok": True})
+        if head == "certs" and m == "POST":
+            body = self._json_body()
+            crt, key = sim.certs.client_pem(body.get("user", ""), body.get("groups") or [])
+            return self._send(200, {"cert": crt, "key": key, "ca": sim.certs.read("ca.crt")})
+        if head == "tokens" and m == "POST":
+            body = self._json_body()
+            tok = body.get("token") or ("kubesim-" + __import__("secrets").token_hex(16))
+            groups = body.get("groups") or []
+            sim.tokens.add_static("%s=%s:%s" % (tok, body.get("user", ""), ",".join(groups)))
+            return self._send(201, {"token": tok})
+        raise ApiError(404, "NotFound", "unknown kubesim admin endpoint %s %s" % (m, path))
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, addr, handler, ssl_ctx):
+        self.ssl_ctx = ssl_ctx
+        super().__init__(addr, handler)
+
+    def get_request(self):
+        sock, addr = self.socket.accept()
+        if self.ssl_ctx is not None:
+            sock = self.ssl_ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, addr
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+def make_server(sim, host, port, certs_dir, use_tls):
+    ctx = None
+    if use_tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(certs_dir + "/server.crt", certs_dir + "/server.key")
+        ctx.load_verify_locations(certs_dir + "/ca.crt")
+        ctx.verify_mode = ssl.CERT_OPTIONAL
+        ctx.set_alpn_protocols(["http/1.1"])
+    handler = type("KubesimHandler", (Handler,), {"sim": sim})
+    srv = Server((host, port), handler, ctx)
+    return srv
+
+
+_ = (threading,)

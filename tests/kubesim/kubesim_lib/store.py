@@ -1,0 +1,128 @@
+"""Object store: one global lock, a global resourceVersion counter (as etcd's),
+and an event history (the watch cache) with expiry; old resourceVersions 410."""
+import bisect
+import threading
+import time
+
+from .util import dcopy, gone
+
+
+class Event:
+    __slots__ = ("rv", "group", "resource", "ns", "type", "obj", "old", "at")
+
+    def __init__(self, rv, group, resource, ns, type_, obj, old):
+        self.rv = rv
+        self.group = group
+        self.resource = resource
+        self.ns = ns
+        self.type = type_
+        self.obj = obj
+        self.old = old
+        self.at = time.monotonic()
+
+
+class Store:
+    def __init__(self, history_events=5000, history_seconds=600.0):
+        self.lock = threading.RLock()
+        self.cond = threading.Condition(self.lock)
+        self.rv = 100
+        self.data = {}  # (group, resource) -> {(ns, name): obj}
+        self.events = []  # ordered by rv
+        self.event_rvs = []
+        self.compacted = 0  # highest resourceVersion no longer in history
+        self.history_events = history_events
+        self.history_seconds = history_seconds
+        self.watch_epoch = 0  # bumped to close all open watches
+
+    # ---- reads --------------------------------------------------------------
+    def get(self, group, resource, ns, name):
+        return self.data.get((group, resource), {}).get((ns or "", name))
+
+    def list(self, group, resource, ns=None):
+        objs = self.data.get((group, resource), {})
+        keys = sorted(k for k in objs if ns is None or k[0] == ns)
+        return [objs[k] for k in keys]
+
+    def all_items(self):
+        for (g, r), objs in self.data.items():
+            for (ns, name), obj in list(objs.items()):
+                yield g, r, ns, name, obj
+
+    # ---- writes (caller holds self.lock) ---------------------------------------
+    def next_rv(self):
+        self.rv += 1
+        return self.rv
+
+    def put(self, group, resource, obj, event_type):
+        """Store obj (a fresh dict owned by the store) with a new resourceVersion."""
+        md = obj["metadata"]
+        ns = md.get("namespace", "")
+        key = (ns, md["name"])
+        old = self.data.get((group, resource), {}).get(key)
+        rv = self.next_rv()
+        md["resourceVersion"] = str(rv)
+        self.data.setdefault((group, resource), {})[key] = obj
+        self._record(Event(rv, group, resource, ns, event_type, obj, old))
+        return obj
+
+    def remove(self, group, resource, ns, name):
+        objs = self.data.get((group, resource), {})
+        old = objs.pop((ns or "", name), None)
+        if old is None:
+            return None
+        rv = self.next_rv()
+        final = dcopy(old)
+        final["metadata"]["resourceVersion"] = str(rv)
+        self._record(Event(rv, group, resource, ns or "", "DELETED", final, old))
+        return final
+
+    def drop_resource(self, group, resource):
+        self.data.pop((group, resource), None)
+
+    def _record(self, ev):
+        self.events.append(ev)
+        self.event_rvs.append(ev.rv)
+        self._trim()
+        self.cond.notify_all()
+
+    def _trim(self):
+        cut = 0
+        n = len(self.events)
+        if n > self.history_events:
+            cut = n - self.history_events
+        limit = time.monotonic() - self.history_seconds
+        while cut < n and self.events[cut].at < limit:
+            cut += 1
+        if cut:
+            self.compacted = self.events[cut - 1].rv
+            del self.events[:cut]
+            del self.event_rvs[:cut]
+
+    def compact(self):
+        """Forget all history (admin: makes every older resourceVersion answer 410)."""
+        with self.lock:
+            self.compacted = self.rv
+            self.events = []
+            self.event_rvs = []
+
+    def events_after(self, rv):
+        """Events with resourceVersion > rv; raises 410 if rv is too old."""
+        self._trim()
+        if rv < self.compacted:
+            raise gone("too old resource version: %d (%d)" % (rv, self.compacted + 1))
+        i = bisect.bisect_right(self.event_rvs, rv)
+        return self.events[i:]
+
+    def close_watches(self):
+        with self.lock:
+            self.watch_epoch += 1
+            self.cond.notify_all()
+
+    def wipe(self):
+        with self.lock:
+            self.data = {}
+            self.compacted = self.rv
+            self.events = []
+            self.event_rvs = []
+            self.watch_epoch += 1
+            self.cond.notify_all()

@@ -1,0 +1,116 @@
+"""Small shared helpers: API errors as kube-apiserver Status objects, time, copies."""
+import copy
+import datetime
+import json
+import uuid
+
+
+class ApiError(Exception):
+    """An error answered as a metav1.Status (code, reason, message, details)."""
+
+    def __init__(self, code, reason, message, details=None, headers=None):
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+    def status(self):
+        st = {"kind": "Status", "apiVersion": "v1", "metadata": {},
+              "status": "Failure", "message": self.message,
+              "reason": self.reason, "code": self.code}
+        if self.details is not None:
+            st["details"] = self.details
+        return st
+
+
+def _details(name, group, kind):
+    d = {}
+    if name:
+        d["name"] = name
+    if group:
+        d["group"] = group
+    d["kind"] = kind
+    return d
+
+
+def qualified(resource, group):
+    return resource + "." + group if group else resource
+
+
+def not_found(group, resource, name):
+    return ApiError(404, "NotFound", '%s "%s" not found' % (qualified(resource, group), name),
+                    _details(name, group, resource))
+
+
+def already_exists(group, resource, name):
+    return ApiError(409, "AlreadyExists", '%s "%s" already exists' % (qualified(resource, group), name),
+                    _details(name, group, resource))
+
+
+def conflict(group, resource, name, why):
+    return ApiError(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s'
+                    % (qualified(resource, group), name, why), _details(name, group, resource))
+
+
+def bad_request(msg):
+    return ApiError(400, "BadRequest", msg)
+
+
+def invalid(group, kind, name, causes):
+    """causes: list of (field, message, reason) tuples, like field.ErrorList."""
+    msgs = ["%s: %s" % (f, m) for f, m, _ in causes]
+    text = "; ".join(msgs)
+    if len(msgs) > 1:
+        text = "[" + ", ".join(msgs) + "]"
+    d = _details(name, group, kind)
+    d["causes"] = [{"reason": r, "message": m, "field": f} for f, m, r in causes]
+    return ApiError(422, "Invalid", '%s "%s" is invalid: %s' % (kind, name, text), d)
+
+
+def gone(msg):
+    return ApiError(410, "Expired", msg)
+
+
+def now_rfc3339():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_micro():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(s):
+    try:
+        return datetime.datetime.strptime(s[:19], "%Y-%m-%dT%H:%M:%S").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+    except (ValueError, TypeError):
+        return 0.0
+
+
+def new_uid():
+    return str(uuid.uuid4())
+
+
+def dcopy(o):
+    return copy.deepcopy(o)
+
+
+def dumps(o):
+    return json.dumps(o, separators=(",", ":"))
+
+
+def get_path(obj, *path, default=None):
+    for p in path:
+        if isinstance(obj, dict) and p in obj:
+            obj = obj[p]
+        elif isinstance(obj, list) and isinstance(p, int) and 0 <= p < len(obj):
+            obj = obj[p]
+        else:
+            return default
+    return obj
+
+
+def meta(obj):
+    return obj.setdefault("metadata", {})
