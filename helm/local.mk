@@ -13,3 +13,23 @@ tests_unit_test_release_LDADD = $(BH_RELEASE_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_release
 UNIT_TESTS += tests/unit/test_release
 # --- end release storage ---
+
+# --- chart engine (chart loading, values, strvals, sort, render): chart task ---
+noinst_LIBRARIES += helm/libbhchart.a
+helm_libbhchart_a_SOURCES = \
+	helm/chart.c helm/chart.h helm/chart_internal.h \
+	helm/chart_archive.c helm/chart_dir.c helm/chart_deps.c \
+	helm/chart_semver.c helm/chart_semver.h \
+	helm/strvals.c helm/strvals.h \
+	helm/values.c helm/values.h \
+	helm/sort.c helm/sort.h
+helm_libbhchart_a_CFLAGS = $(AM_CFLAGS) $(ARCHIVE_CFLAGS)
+BH_CHART_LIBS = helm/libbhchart.a $(ARCHIVE_LIBS)
+
+# rendering pipeline (needs tmpl/ and lib/jsonschema)
+noinst_LIBRARIES += helm/libbhrender.a
+helm_libbhrender_a_SOURCES = \
+	helm/render.c helm/render.h \
+	helm/render_schema.c helm/render_schema.h
+BH_RENDER_LIBS = helm/libbhrender.a $(BH_TMPL_LIBS) $(BH_CHART_LIBS)
+# --- end chart engine ---

@@ -1,0 +1,597 @@
+/* helm/chart.c — Helm's LoadFiles (pkg/chart/v2/loader/load.go) and
+ * Metadata.Validate, on files already read by chart_archive.c / chart_dir.c. */
+#include "helm/chart.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/chart_internal.h"
+#include "helm/chart_semver.h"
+#include "helm/values.h"
+#include "lib/buf.h"
+#include "lib/yaml.h"
+
+void chart_limits_default(chart_limits *l)
+{
+	l->max_archive = (size_t)64 << 20;
+	l->max_total = (size_t)100 << 20;
+	l->max_file = (size_t)5 << 20;
+	l->max_files = 20000;
+	l->max_path_depth = 32;
+	l->max_nesting = 16;
+}
+
+void chart_limits_fill(chart_limits *dst, const chart_limits *src)
+{
+	chart_limits d;
+	chart_limits_default(&d);
+	*dst = d;
+	if (!src)
+		return;
+	if (src->max_archive)
+		dst->max_archive = src->max_archive;
+	if (src->max_total)
+		dst->max_total = src->max_total;
+	if (src->max_file)
+		dst->max_file = src->max_file;
+	if (src->max_files)
+		dst->max_files = src->max_files;
+	if (src->max_path_depth)
+		dst->max_path_depth = src->max_path_depth;
+	if (src->max_nesting)
+		dst->max_nesting = src->max_nesting;
+}
+
+static void file_clear(chart_file *f)
+{
+	free(f->name);
+	free(f->data);
+	f->name = NULL;
+	f->data = NULL;
+}
+
+int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t len)
+{
+	dst->name = strdup(name);
+	dst->data = malloc(len + 1);
+	dst->len = len;
+	if (!dst->name || !dst->data) {
+		file_clear(dst);
+		return BH_ENOMEM;
+	}
+	if (len)
+		memcpy(dst->data, data, len);
+	dst->data[len] = 0;
+	return 0;
+}
+
+static int files_push(chart_file **arr, size_t *n, const char *name, const void *data, size_t len)
+{
+	chart_file *a = realloc(*arr, (*n + 1) * sizeof *a);
+	if (!a)
+		return BH_ENOMEM;
+	*arr = a;
+	if (chart_file_copy(&a[*n], name, data, len))
+		return BH_ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+void chart_free(chart *c)
+{
+	if (!c)
+		return;
+	json_decref(c->metadata);
+	json_decref(c->values);
+	free(c->schema);
+	for (size_t i = 0; i < c->ntemplates; i++)
+		file_clear(&c->templates[i]);
+	free(c->templates);
+	for (size_t i = 0; i < c->nfiles; i++)
+		file_clear(&c->files[i]);
+	free(c->files);
+	for (size_t i = 0; i < c->ndeps; i++)
+		chart_free(c->deps[i]);
+	free(c->deps);
+	free(c);
+}
+
+static int copy_files(chart_file **dst, const chart_file *src, size_t n)
+{
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = calloc(n, sizeof **dst);
+	if (!*dst)
+		return BH_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (chart_file_copy(&(*dst)[i], src[i].name, src[i].data, src[i].len))
+			return BH_ENOMEM;
+	return 0;
+}
+
+chart *chart_dup(const chart *c)
+{
+	chart *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->metadata = json_deep_copy(c->metadata);
+	d->values = json_deep_copy(c->values);
+	d->ntemplates = c->ntemplates;
+	d->nfiles = c->nfiles;
+	if (copy_files(&d->templates, c->templates, c->ntemplates) ||
+	    copy_files(&d->files, c->files, c->nfiles))
+		goto fail;
+	if (c->schema) {
+		d->schema = malloc(c->schema_len + 1);
+		if (!d->schema)
+			goto fail;
+		memcpy(d->schema, c->schema, c->schema_len + 1);
+		d->schema_len = c->schema_len;
+	}
+	if (c->ndeps) {
+		d->deps = calloc(c->ndeps, sizeof *d->deps);
+		if (!d->deps)
+			goto fail;
+		for (size_t i = 0; i < c->ndeps; i++) {
+			d->deps[i] = chart_dup(c->deps[i]);
+			if (!d->deps[i])
+				goto fail;
+			d->deps[i]->parent = d;
+			d->ndeps = i + 1;
+		}
+	}
+	d->parent = c->parent;
+	if (!d->metadata || !d->values)
+		goto fail;
+	return d;
+fail:
+	chart_free(d);
+	return NULL;
+}
+
+static const char *meta_str(const chart *c, const char *key)
+{
+	const char *s = c && c->metadata ? json_string_value(json_object_get(c->metadata, key)) : NULL;
+	return s ? s : "";
+}
+
+const char *chart_name(const chart *c) { return meta_str(c, "name"); }
+const char *chart_version(const chart *c) { return meta_str(c, "version"); }
+const char *chart_api_version(const chart *c) { return meta_str(c, "apiVersion"); }
+int chart_is_library(const chart *c) { return !strcmp(meta_str(c, "type"), "library"); }
+
+char *chart_full_path_dup(const chart *c)
+{
+	bh_buf b = BH_BUF_INIT;
+	const chart *chain[64];
+	size_t n = 0;
+	for (const chart *p = c; p && n < 64; p = p->parent)
+		chain[n++] = p;
+	while (n--) {
+		bh_buf_puts(&b, chart_name(chain[n]));
+		if (n)
+			bh_buf_puts(&b, "/charts/");
+	}
+	if (!bh_buf_ok(&b)) {
+		bh_buf_free(&b);
+		return NULL;
+	}
+	if (!b.data)
+		return strdup("");
+	return bh_buf_detach(&b);
+}
+
+/* Helm's sanitizeString for ASCII: whitespace -> ' ', other controls dropped. */
+static void sanitize(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *s = json_string_value(v);
+	if (!s)
+		return;
+	size_t n = json_string_length(v), j = 0;
+	char *out = malloc(n + 1);
+	if (!out)
+		return;
+	int changed = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r') {
+			out[j++] = ' ';
+			changed = 1;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			changed = 1;
+		} else {
+			out[j++] = (char)ch;
+		}
+	}
+	if (changed)
+		json_object_set_new(obj, key, json_stringn(out, j));
+	free(out);
+}
+
+static void sanitize_list(json_t *obj, const char *key)
+{
+	json_t *a = json_object_get(obj, key);
+	size_t i;
+	json_t *v;
+	if (!json_is_array(a))
+		return;
+	json_array_foreach(a, i, v) {
+		if (json_is_string(v)) {
+			json_t *tmp = json_object();
+			json_object_set(tmp, "x", v);
+			sanitize(tmp, "x");
+			json_array_set(a, i, json_object_get(tmp, "x"));
+			json_decref(tmp);
+		}
+	}
+}
+
+static int alias_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/* Type checks json.Unmarshal into chart.Metadata would make. */
+static int check_types(json_t *md, bh_error *err)
+{
+	static const char *strs[] = {"name", "home", "version", "description", "icon", "apiVersion",
+				     "condition", "tags", "appVersion", "kubeVersion", "type", NULL};
+	for (int i = 0; strs[i]; i++) {
+		json_t *v = json_object_get(md, strs[i]);
+		if (v && !json_is_string(v) && !json_is_null(v)) {
+			const char *t = json_is_number(v) ? "number" : json_is_boolean(v) ? "bool" :
+					json_is_array(v) ? "array" : "object";
+			return bh_error_set(err, BH_EINVAL,
+					    "cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: "
+					    "json: cannot unmarshal %s into Go struct field Metadata.%s of type string",
+					    t, strs[i]);
+		}
+		if (v && json_is_null(v))
+			json_object_del(md, strs[i]);
+	}
+	json_t *deps = json_object_get(md, "dependencies");
+	if (deps && !json_is_array(deps) && !json_is_null(deps))
+		return bh_error_set(err, BH_EINVAL,
+				    "cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: "
+				    "json: cannot unmarshal object into Go struct field Metadata.dependencies "
+				    "of type []*v2.Dependency");
+	return 0;
+}
+
+int chart_metadata_validate(json_t *md, bh_error *err)
+{
+	static const char *san[] = {"name", "description", "home", "icon", "condition", "tags",
+				    "appVersion", "kubeVersion", NULL};
+	for (int i = 0; san[i]; i++)
+		sanitize(md, san[i]);
+	sanitize_list(md, "sources");
+	sanitize_list(md, "keywords");
+	const char *api = json_string_value(json_object_get(md, "apiVersion"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	const char *ver = json_string_value(json_object_get(md, "version"));
+	const char *type = json_string_value(json_object_get(md, "type"));
+	if (!api || !*api)
+		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.apiVersion is required");
+	if (!name || !*name)
+		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.name is required");
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.name \"%s\" is invalid", name);
+	if (!ver || !*ver)
+		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.version is required");
+	chart_semver sv;
+	if (chart_semver_parse(ver, &sv))
+		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.version \"%s\" is invalid", ver);
+	if (type && *type && strcmp(type, "application") && strcmp(type, "library"))
+		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.type must be application or library");
+	json_t *ms = json_object_get(md, "maintainers");
+	size_t i;
+	json_t *m;
+	if (json_is_array(ms)) {
+		json_array_foreach(ms, i, m) {
+			if (!json_is_object(m))
+				return bh_error_set(err, BH_EINVAL,
+						    "validation: maintainers must not contain empty or null nodes");
+			sanitize(m, "name");
+			sanitize(m, "email");
+			sanitize(m, "url");
+		}
+	}
+	json_t *deps = json_object_get(md, "dependencies");
+	json_t *seen = json_object();
+	if (json_is_array(deps)) {
+		json_array_foreach(deps, i, m) {
+			if (!json_is_object(m)) {
+				json_decref(seen);
+				return bh_error_set(err, BH_EINVAL,
+						    "validation: dependencies must not contain empty or null nodes");
+			}
+			sanitize(m, "name");
+			sanitize(m, "version");
+			sanitize(m, "repository");
+			sanitize(m, "condition");
+			sanitize_list(m, "tags");
+			const char *dn = json_string_value(json_object_get(m, "name"));
+			const char *al = json_string_value(json_object_get(m, "alias"));
+			if (!dn)
+				dn = "";
+			if (al && *al && !alias_ok(al)) {
+				json_decref(seen);
+				return bh_error_set(err, BH_EINVAL,
+						    "validation: dependency \"%s\" has disallowed characters in the alias", dn);
+			}
+			const char *key = al && *al ? al : dn;
+			if (json_object_get(seen, key)) {
+				bh_error_set(err, BH_EINVAL,
+					     "validation: more than one dependency with name or alias \"%s\". "
+					     "Try using distinct aliases for dependencies with the same chart name.", key);
+				json_decref(seen);
+				return BH_EINVAL;
+			}
+			json_object_set_new(seen, key, json_true());
+		}
+	}
+	json_decref(seen);
+	return 0;
+}
+
+static int has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static const char *ext_of(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	const char *base = slash ? slash + 1 : name;
+	const char *dot = strrchr(base, '.');
+	return dot ? dot : "";
+}
+
+typedef struct sub_group {
+	char *name;
+	chart_file *files;
+	size_t n;
+} sub_group;
+
+static int group_cmp(const void *a, const void *b)
+{
+	return strcmp(((const sub_group *)a)->name, ((const sub_group *)b)->name);
+}
+
+int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *ctx,
+			    chart **out, bh_error *err)
+{
+	chart *c = calloc(1, sizeof *c);
+	sub_group *groups = NULL;
+	size_t ngroups = 0;
+	int rc = 0;
+	if (!c)
+		return bh_error_set(err, BH_ENOMEM, "out of memory loading chart");
+	c->values = json_object();
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(files[i].name, "Chart.yaml"))
+			continue;
+		json_t *md = NULL;
+		if ((rc = yaml_parse_values((const char *)files[i].data, files[i].len, NULL, &md, err))) {
+			bh_error_prefix(err, "cannot load Chart.yaml");
+			goto fail;
+		}
+		json_decref(c->metadata);
+		c->metadata = md;
+		if ((rc = check_types(md, err)))
+			goto fail;
+		const char *api = json_string_value(json_object_get(md, "apiVersion"));
+		if (!api || !*api)
+			json_object_set_new(md, "apiVersion", json_string("v1"));
+	}
+	for (size_t i = 0; i < n; i++) {
+		const chart_file *f = &files[i];
+		if (!strcmp(f->name, "Chart.yaml"))
+			continue;
+		if (!strcmp(f->name, "Chart.lock") || !strcmp(f->name, "requirements.lock")) {
+			json_t *lock = NULL;
+			if ((rc = yaml_parse_any((const char *)f->data, f->len, NULL, 0, &lock, err))) {
+				bh_error_prefix(err, "cannot load %s", f->name);
+				goto fail;
+			}
+			json_decref(lock);
+			if (!strcmp(f->name, "requirements.lock") && c->metadata &&
+			    !strcmp(chart_api_version(c), "v1") &&
+			    (rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+				goto oom;
+		} else if (!strcmp(f->name, "values.yaml")) {
+			json_t *v = NULL;
+			if ((rc = values_load_yaml((const char *)f->data, f->len, &v, err))) {
+				bh_error_prefix(err, "cannot load values.yaml");
+				goto fail;
+			}
+			json_decref(c->values);
+			c->values = v;
+		} else if (!strcmp(f->name, "values.schema.json")) {
+			free(c->schema);
+			c->schema = malloc(f->len + 1);
+			if (!c->schema)
+				goto oom;
+			memcpy(c->schema, f->data, f->len);
+			c->schema[f->len] = 0;
+			c->schema_len = f->len;
+		} else if (!strcmp(f->name, "requirements.yaml")) {
+			json_t *req = NULL;
+			if (!c->metadata)
+				c->metadata = json_object();
+			if ((rc = yaml_parse_values((const char *)f->data, f->len, NULL, &req, err))) {
+				bh_error_prefix(err, "cannot load requirements.yaml");
+				goto fail;
+			}
+			json_t *deps = json_object_get(req, "dependencies");
+			if (deps)
+				json_object_set(c->metadata, "dependencies", deps);
+			json_decref(req);
+			if (!strcmp(chart_api_version(c), "v1") &&
+			    (rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+				goto oom;
+		} else if (has_prefix(f->name, "templates/")) {
+			if ((rc = files_push(&c->templates, &c->ntemplates, f->name, f->data, f->len)))
+				goto oom;
+		} else if (has_prefix(f->name, "charts/")) {
+			if (!strcmp(ext_of(f->name), ".prov")) {
+				if ((rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+					goto oom;
+				continue;
+			}
+			const char *fname = f->name + 7;
+			size_t cl = strcspn(fname, "/");
+			size_t g;
+			for (g = 0; g < ngroups; g++)
+				if (strlen(groups[g].name) == cl && !strncmp(groups[g].name, fname, cl))
+					break;
+			if (g == ngroups) {
+				sub_group *ng = realloc(groups, (ngroups + 1) * sizeof *ng);
+				if (!ng)
+					goto oom;
+				groups = ng;
+				memset(&groups[g], 0, sizeof groups[g]);
+				groups[g].name = strndup(fname, cl);
+				ngroups++;
+				if (!groups[g].name)
+					goto oom;
+			}
+			if ((rc = files_push(&groups[g].files, &groups[g].n, fname, f->data, f->len)))
+				goto oom;
+		} else {
+			if ((rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+				goto oom;
+		}
+	}
+	if (!c->metadata) {
+		rc = bh_error_set(err, BH_EINVAL, "Chart.yaml file is missing");
+		goto fail;
+	}
+	if ((rc = chart_metadata_validate(c->metadata, err)))
+		goto fail;
+	if (ngroups)
+		qsort(groups, ngroups, sizeof *groups, group_cmp);
+	for (size_t g = 0; g < ngroups; g++) {
+		const char *sn = groups[g].name;
+		chart *sc = NULL;
+		if (sn[0] == '_' || sn[0] == '.')
+			continue;
+		if (ctx->depth + 1 > ctx->lim.max_nesting) {
+			rc = bh_error_set(err, BH_ELIMIT,
+					  "error unpacking subchart %s in %s: sub-charts are nested deeper than %zu levels",
+					  sn, chart_name(c), ctx->lim.max_nesting);
+			goto fail;
+		}
+		ctx->depth++;
+		if (!strcmp(ext_of(sn), ".tgz")) {
+			if (strcmp(groups[g].files[0].name, sn)) {
+				ctx->depth--;
+				rc = bh_error_set(err, BH_EINVAL, "error unpacking subchart tar in %s: expected %s, got %s",
+						  chart_name(c), sn, groups[g].files[0].name);
+				goto fail;
+			}
+			rc = chart_load_archive_budget(groups[g].files[0].data, groups[g].files[0].len, ctx, &sc, err);
+		} else {
+			chart_file *buff = calloc(groups[g].n + 1, sizeof *buff);
+			size_t nb = 0;
+			if (!buff) {
+				ctx->depth--;
+				goto oom;
+			}
+			for (size_t k = 0; k < groups[g].n; k++) {
+				const char *slash = strchr(groups[g].files[k].name, '/');
+				if (!slash)
+					continue;
+				buff[nb].name = (char *)slash + 1;
+				buff[nb].data = groups[g].files[k].data;
+				buff[nb].len = groups[g].files[k].len;
+				nb++;
+			}
+			rc = chart_load_files_budget(buff, nb, ctx, &sc, err);
+			free(buff);
+		}
+		ctx->depth--;
+		if (rc) {
+			bh_error_prefix(err, "error unpacking subchart %s in %s", sn, chart_name(c));
+			goto fail;
+		}
+		chart **nd = realloc(c->deps, (c->ndeps + 1) * sizeof *nd);
+		if (!nd) {
+			chart_free(sc);
+			goto oom;
+		}
+		c->deps = nd;
+		sc->parent = c;
+		c->deps[c->ndeps++] = sc;
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		for (size_t k = 0; k < groups[g].n; k++)
+			file_clear(&groups[g].files[k]);
+		free(groups[g].files);
+		free(groups[g].name);
+	}
+	free(groups);
+	*out = c;
+	return 0;
+oom:
+	rc = bh_error_set(err, BH_ENOMEM, "out of memory loading chart");
+fail:
+	for (size_t g = 0; g < ngroups; g++) {
+		for (size_t k = 0; k < groups[g].n; k++)
+			file_clear(&groups[g].files[k]);
+		free(groups[g].files);
+		free(groups[g].name);
+	}
+	free(groups);
+	chart_free(c);
+	return rc ? rc : BH_EINVAL;
+}
+
+int chart_load_files(const chart_file *files, size_t n, const chart_limits *lim,
+		     chart **out, bh_error *err)
+{
+	chart_load_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	chart_limits_fill(&ctx.lim, lim);
+	return chart_load_files_budget(files, n, &ctx, out, err);
+}
+
+int chart_check_dependencies(const chart *c, bh_error *err)
+{
+	json_t *reqs = json_object_get(c->metadata, "dependencies");
+	size_t i;
+	json_t *r;
+	bh_buf missing = BH_BUF_INIT;
+	json_array_foreach(reqs, i, r) {
+		const char *rn = json_string_value(json_object_get(r, "name"));
+		int found = 0;
+		if (!rn)
+			rn = "";
+		for (size_t k = 0; k < c->ndeps; k++)
+			if (!strcmp(chart_name(c->deps[k]), rn))
+				found = 1;
+		if (!found) {
+			if (missing.len)
+				bh_buf_puts(&missing, ", ");
+			bh_buf_puts(&missing, rn);
+		}
+	}
+	if (missing.len) {
+		bh_error_set(err, BH_ENOTFOUND,
+			     "an error occurred while checking for chart dependencies. You may need to run "
+			     "`helm dependency build` to fetch missing dependencies: found in Chart.yaml, but "
+			     "missing in charts/ directory: %s", bh_buf_str(&missing));
+		bh_buf_free(&missing);
+		return BH_ENOTFOUND;
+	}
+	bh_buf_free(&missing);
+	return 0;
+}

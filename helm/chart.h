@@ -1,0 +1,92 @@
+/* helm/chart.h — a Helm chart in memory, loaded the way Helm 4 loads it
+ * (pkg/chart/v2/loader): from a `.tgz` in a memory buffer or an fd (works in
+ * the sandbox: no path is opened), or from a directory (CLI only, honours
+ * `.helmignore`). Chart.yaml (apiVersion v1/v2, Helm's validation),
+ * requirements.yaml for v1, values.yaml, values.schema.json, templates/,
+ * crds/, charts/ (sub-chart folders and archives, recursively).
+ *
+ * Hostile input: every archive entry is checked (no absolute paths, no `..`,
+ * no drive letters, no links or devices) and counted against limits (archive
+ * size, decompressed total shared by nested archives, per-file size, file
+ * count, path depth, sub-chart nesting); a refusal names the entry. */
+#ifndef BH_CHART_H
+#define BH_CHART_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "lib/error.h"
+
+typedef struct chart_file {
+	char *name;          /* chart-relative path, '/' separated */
+	unsigned char *data; /* NUL-terminated (the NUL is not counted in len) */
+	size_t len;
+} chart_file;
+
+typedef struct chart chart;
+struct chart {
+	json_t *metadata;     /* Chart.yaml as loaded (keys as in the file); v1
+			       * requirements.yaml dependencies merged in */
+	json_t *values;       /* values.yaml: always an object */
+	char *schema;         /* values.schema.json (NUL-terminated) or NULL */
+	size_t schema_len;
+	chart_file *templates; /* templates/... in load order */
+	size_t ntemplates;
+	chart_file *files;     /* everything else (.Files, crds/) in load order */
+	size_t nfiles;
+	chart **deps;          /* sub-charts (owned) */
+	size_t ndeps;
+	chart *parent;         /* NULL for the top chart */
+};
+
+typedef struct chart_limits {
+	size_t max_archive;    /* bytes of one compressed archive (default 64 MiB) */
+	size_t max_total;      /* decompressed bytes of everything (default 100 MiB,
+				* Helm's MaxDecompressedChartSize) */
+	size_t max_file;       /* bytes of one file (default 5 MiB, Helm's former
+				* MaxDecompressedFileSize; dir loading too) */
+	size_t max_files;      /* number of files (default 20000) */
+	size_t max_path_depth; /* components of an entry path (default 32) */
+	size_t max_nesting;    /* sub-chart nesting (default 16) */
+} chart_limits;
+
+void chart_limits_default(chart_limits *l);
+
+/* Loads a gzip'd tar chart from memory. lim NULL = defaults. */
+int chart_load_archive(const void *buf, size_t len, const chart_limits *lim,
+		       chart **out, bh_error *err);
+/* Reads the whole fd (at most lim->max_archive bytes), then as above. */
+int chart_load_fd(int fd, const chart_limits *lim, chart **out, bh_error *err);
+/* Loads a chart directory (symbolic links and irregular files refused). */
+int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err);
+/* A directory or an archive file, as `helm template` accepts CHART. */
+int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_error *err);
+/* Helm's LoadFiles: builds a chart from chart-relative files (takes the
+ * names/data as given; copies them). Used by the loaders above. */
+int chart_load_files(const chart_file *files, size_t n, const chart_limits *lim,
+		     chart **out, bh_error *err);
+void chart_free(chart *c);
+
+/* Deep copy (used for aliased dependencies). NULL on allocation failure. */
+chart *chart_dup(const chart *c);
+
+/* Accessors on metadata (borrowed strings, "" when absent). */
+const char *chart_name(const chart *c);
+const char *chart_version(const chart *c);
+const char *chart_api_version(const chart *c);
+int chart_is_library(const chart *c);
+/* "parent/charts/name" path used in template names (Helm's ChartFullPath). */
+char *chart_full_path_dup(const chart *c);
+
+/* Dependencies processing (pkg/chart/v2/util/dependencies.go):
+ * ProcessDependencies = enable/disable by condition and tags, aliases, then
+ * import-values. `user_values` are the user-supplied values (not coalesced).
+ * Warnings (non-bool conditions...) go to warn() when given. */
+typedef void (*chart_warn_fn)(void *ud, const char *msg);
+int chart_process_dependencies(chart *c, const json_t *user_values,
+			       chart_warn_fn warn, void *ud, bh_error *err);
+
+/* Helm's CheckDependencies: every Chart.yaml dependency present in charts/. */
+int chart_check_dependencies(const chart *c, bh_error *err);
+
+#endif

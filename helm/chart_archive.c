@@ -1,0 +1,322 @@
+/* helm/chart_archive.c — Helm's LoadArchiveFiles (pkg/chart/loader/archive)
+ * with libarchive, from memory: path checks, links refused, every byte
+ * counted (the tar header's size is not trusted). */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helm/chart_internal.h"
+#include "lib/buf.h"
+
+typedef struct file_list {
+	chart_file *v;
+	size_t n, cap;
+} file_list;
+
+static void list_free(file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].data);
+	}
+	free(l->v);
+}
+
+/* path.Clean for a '/' path. Returns a new string; *ncomp = components. */
+static char *path_clean(const char *p, size_t *ncomp)
+{
+	size_t n = strlen(p), nc = 0;
+	const char **cs = malloc((n / 2 + 2) * sizeof *cs);
+	size_t *cl = malloc((n / 2 + 2) * sizeof *cl);
+	char *out = malloc(n + 3);
+	int rooted = p[0] == '/';
+	const char *s = p;
+	if (!cs || !cl || !out) {
+		free(cs);
+		free(cl);
+		free(out);
+		return NULL;
+	}
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		size_t l = strcspn(s, "/");
+		if (l == 1 && s[0] == '.') {
+			/* skip */
+		} else if (l == 2 && s[0] == '.' && s[1] == '.') {
+			if (nc && !(cl[nc - 1] == 2 && !strncmp(cs[nc - 1], "..", 2)))
+				nc--;
+			else if (!rooted) {
+				cs[nc] = s;
+				cl[nc++] = l;
+			}
+		} else {
+			cs[nc] = s;
+			cl[nc++] = l;
+		}
+		s += l;
+	}
+	size_t o = 0;
+	if (rooted)
+		out[o++] = '/';
+	for (size_t i = 0; i < nc; i++) {
+		if (i)
+			out[o++] = '/';
+		memcpy(out + o, cs[i], cl[i]);
+		o += cl[i];
+	}
+	if (o == 0)
+		out[o++] = '.';
+	out[o] = 0;
+	if (ncomp)
+		*ncomp = nc;
+	free(cs);
+	free(cl);
+	return out;
+}
+
+static int entry_error(bh_error *err, int code, const char *what, const char *entry)
+{
+	return bh_error_set(err, code, "%s: entry \"%s\"", what, entry);
+}
+
+int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
+			      chart **out, bh_error *err)
+{
+	struct archive *a;
+	struct archive_entry *e;
+	file_list fl = {0};
+	int rc = 0;
+	const unsigned char *u = buf;
+
+	if (len > ctx->lim.max_archive)
+		return bh_error_set(err, BH_ELIMIT, "chart archive is larger than the maximum size %zu", ctx->lim.max_archive);
+	if (len < 3 || u[0] != 0x1f || u[1] != 0x8b || u[2] != 0x08)
+		return bh_error_set(err, BH_EINVAL, "chart archive does not appear to be a gzipped archive");
+	a = archive_read_new();
+	if (!a)
+		return bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
+		rc = bh_error_set(err, BH_EINVAL, "cannot read chart archive: %s", archive_error_string(a));
+		goto done;
+	}
+	for (;;) {
+		int r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			rc = bh_error_set(err, BH_EINVAL, "cannot read chart archive: %s", archive_error_string(a));
+			goto done;
+		}
+		const char *raw = archive_entry_pathname(e);
+		if (!raw)
+			raw = "";
+		mode_t type = archive_entry_filetype(e);
+		if (type == AE_IFDIR)
+			continue;
+		if (archive_entry_hardlink(e)) {
+			rc = entry_error(err, BH_EDENIED, "chart archive contains a hard link (refused)", raw);
+			goto done;
+		}
+		if (type == AE_IFLNK) {
+			rc = entry_error(err, BH_EDENIED, "chart archive contains a symbolic link (refused)", raw);
+			goto done;
+		}
+		if (type != AE_IFREG) {
+			rc = entry_error(err, BH_EDENIED, "chart archive contains an irregular file (refused)", raw);
+			goto done;
+		}
+		/* strip the first component; normalise '\' to '/' */
+		char delim = strchr(raw, '\\') ? '\\' : '/';
+		const char *first_end = strchr(raw, delim);
+		size_t first_len = first_end ? (size_t)(first_end - raw) : strlen(raw);
+		char *n = strdup(first_end ? first_end + 1 : "");
+		if (!n) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+			goto done;
+		}
+		for (char *q = n; *q; q++)
+			if (*q == delim)
+				*q = '/';
+		if (n[0] == '/') {
+			free(n);
+			rc = entry_error(err, BH_EDENIED, "chart illegally contains absolute paths", raw);
+			goto done;
+		}
+		size_t comps = 0;
+		char *clean = path_clean(n, &comps);
+		free(n);
+		if (!clean) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+			goto done;
+		}
+		if (!strcmp(clean, ".")) {
+			free(clean);
+			rc = bh_error_set(err, BH_EDENIED,
+					  "chart illegally contains content outside the base directory: \"%s\"", raw);
+			goto done;
+		}
+		if (!strncmp(clean, "..", 2)) {
+			free(clean);
+			rc = entry_error(err, BH_EDENIED, "chart illegally references parent directory", raw);
+			goto done;
+		}
+		if (((clean[0] >= 'a' && clean[0] <= 'z') || (clean[0] >= 'A' && clean[0] <= 'Z')) &&
+		    clean[1] == ':' && clean[2] == '/') {
+			free(clean);
+			rc = entry_error(err, BH_EDENIED, "chart contains illegally named files", raw);
+			goto done;
+		}
+		if (first_len == 10 && !strncmp(raw, "Chart.yaml", 10)) {
+			free(clean);
+			rc = bh_error_set(err, BH_EINVAL, "chart yaml not in base directory");
+			goto done;
+		}
+		if (comps > ctx->lim.max_path_depth) {
+			free(clean);
+			rc = bh_error_set(err, BH_ELIMIT, "chart archive entry \"%s\" is nested deeper than %zu directories",
+					  raw, ctx->lim.max_path_depth);
+			goto done;
+		}
+		if (++ctx->nfiles > ctx->lim.max_files) {
+			free(clean);
+			rc = bh_error_set(err, BH_ELIMIT, "chart archive has more than %zu files (at entry \"%s\")",
+					  ctx->lim.max_files, raw);
+			goto done;
+		}
+		la_int64_t hsize = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+		size_t remaining = ctx->lim.max_total - ctx->total;
+		if (hsize > 0 && (uint64_t)hsize > remaining) {
+			free(clean);
+			rc = bh_error_set(err, BH_ELIMIT, "decompressed chart is larger than the maximum size %zu",
+					  ctx->lim.max_total);
+			goto done;
+		}
+		if (hsize > 0 && (uint64_t)hsize > ctx->lim.max_file) {
+			rc = bh_error_set(err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
+					  clean, ctx->lim.max_file);
+			free(clean);
+			goto done;
+		}
+		bh_buf data = BH_BUF_INIT;
+		char chunk[65536];
+		for (;;) {
+			la_ssize_t got = archive_read_data(a, chunk, sizeof chunk);
+			if (got == 0)
+				break;
+			if (got < 0) {
+				rc = bh_error_set(err, BH_EINVAL, "cannot read chart archive entry \"%s\": %s", raw,
+						  archive_error_string(a));
+				break;
+			}
+			if ((size_t)got > remaining - data.len || data.len + (size_t)got > ctx->lim.max_total) {
+				rc = bh_error_set(err, BH_ELIMIT, "decompressed chart is larger than the maximum size %zu",
+						  ctx->lim.max_total);
+				break;
+			}
+			if (data.len + (size_t)got > ctx->lim.max_file) {
+				rc = bh_error_set(err, BH_ELIMIT,
+						  "chart file \"%s\" is larger than the maximum file size %zu", clean,
+						  ctx->lim.max_file);
+				break;
+			}
+			bh_buf_put(&data, chunk, (size_t)got);
+			if (!bh_buf_ok(&data)) {
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+				break;
+			}
+		}
+		if (rc) {
+			bh_buf_free(&data);
+			free(clean);
+			goto done;
+		}
+		ctx->total += data.len;
+		if (fl.n == fl.cap) {
+			size_t nc = fl.cap ? fl.cap * 2 : 64;
+			chart_file *nv = realloc(fl.v, nc * sizeof *nv);
+			if (!nv) {
+				bh_buf_free(&data);
+				free(clean);
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+				goto done;
+			}
+			fl.v = nv;
+			fl.cap = nc;
+		}
+		const char *d = data.data ? data.data : "";
+		size_t dl = data.len;
+		if (dl >= 3 && (unsigned char)d[0] == 0xEF && (unsigned char)d[1] == 0xBB && (unsigned char)d[2] == 0xBF) {
+			d += 3;
+			dl -= 3;
+		}
+		rc = chart_file_copy(&fl.v[fl.n], clean, d, dl);
+		bh_buf_free(&data);
+		free(clean);
+		if (rc) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+			goto done;
+		}
+		fl.n++;
+	}
+	if (fl.n == 0) {
+		rc = bh_error_set(err, BH_EINVAL, "no files in chart archive");
+		goto done;
+	}
+	archive_read_free(a);
+	a = NULL;
+	rc = chart_load_files_budget(fl.v, fl.n, ctx, out, err);
+done:
+	if (a)
+		archive_read_free(a);
+	list_free(&fl);
+	return rc;
+}
+
+int chart_load_archive(const void *buf, size_t len, const chart_limits *lim,
+		       chart **out, bh_error *err)
+{
+	chart_load_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	chart_limits_fill(&ctx.lim, lim);
+	return chart_load_archive_budget(buf, len, &ctx, out, err);
+}
+
+int chart_load_fd(int fd, const chart_limits *lim, chart **out, bh_error *err)
+{
+	chart_limits l;
+	bh_buf b = BH_BUF_INIT;
+	char chunk[65536];
+	chart_limits_fill(&l, lim);
+	for (;;) {
+		ssize_t got = read(fd, chunk, sizeof chunk);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			bh_buf_free(&b);
+			return bh_error_set(err, BH_EIO, "cannot read chart archive: %s", strerror(errno));
+		}
+		if (got == 0)
+			break;
+		if (b.len + (size_t)got > l.max_archive) {
+			bh_buf_free(&b);
+			return bh_error_set(err, BH_ELIMIT, "chart archive is larger than the maximum size %zu",
+					    l.max_archive);
+		}
+		bh_buf_put(&b, chunk, (size_t)got);
+		if (!bh_buf_ok(&b)) {
+			bh_buf_free(&b);
+			return bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+		}
+	}
+	int rc = chart_load_archive(b.data ? b.data : "", b.len, &l, out, err);
+	bh_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,342 @@
+/* helm/chart_dir.c — Helm's LoadDir (pkg/chart/v2/loader/directory.go) and
+ * `.helmignore` rules (pkg/ignore/rules.go, quirks included): a lexical walk
+ * of the chart directory. Unlike Helm, symbolic links are refused. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helm/chart_internal.h"
+#include "lib/buf.h"
+
+typedef struct ignore_rule {
+	char *pat;
+	int negate, must_dir, mode; /* mode 0: basename, 1: rooted, 2: full path */
+} ignore_rule;
+
+typedef struct ignore_rules {
+	ignore_rule *v;
+	size_t n;
+} ignore_rules;
+
+static void rules_free(ignore_rules *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].pat);
+	free(r->v);
+}
+
+static int rules_add(ignore_rules *r, const char *line, size_t len, bh_error *err)
+{
+	while (len && (line[0] == ' ' || line[0] == '\t' || line[0] == '\r')) {
+		line++;
+		len--;
+	}
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
+		len--;
+	if (!len || line[0] == '#')
+		return 0;
+	char *rule = strndup(line, len);
+	if (!rule)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (strstr(rule, "**")) {
+		free(rule);
+		return bh_error_set(err, BH_EINVAL, "double-star (**) syntax is not supported");
+	}
+	ignore_rule ir = {0};
+	char *p = rule;
+	if (*p == '!') {
+		ir.negate = 1;
+		p++;
+	}
+	size_t pl = strlen(p);
+	if (pl && p[pl - 1] == '/') {
+		ir.must_dir = 1;
+		p[--pl] = 0;
+	}
+	if (*p == '/') {
+		ir.mode = 1;
+		p++;
+	} else if (strchr(p, '/')) {
+		ir.mode = 2;
+	}
+	ir.pat = strdup(p);
+	free(rule);
+	ignore_rule *nv = realloc(r->v, (r->n + 1) * sizeof *nv);
+	if (!ir.pat || !nv) {
+		free(ir.pat);
+		if (nv)
+			r->v = nv;
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	r->v = nv;
+	r->v[r->n++] = ir;
+	return 0;
+}
+
+static int rules_parse(ignore_rules *r, const char *text, size_t len, bh_error *err)
+{
+	size_t i = 0;
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+		i = 3;
+	while (i < len) {
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		int rc = rules_add(r, text + i, e - i, err);
+		if (rc)
+			return rc;
+		i = e + 1;
+	}
+	return 0;
+}
+
+static int rule_match(const ignore_rule *ir, const char *path)
+{
+	const char *n = path;
+	if (ir->mode == 0) {
+		const char *slash = strrchr(path, '/');
+		n = slash ? slash + 1 : path;
+	}
+	return fnmatch(ir->pat, n, FNM_PATHNAME) == 0;
+}
+
+/* Rules.Ignore, including Helm's treatment of negated rules. */
+static int rules_ignore(const ignore_rules *r, const char *path, int is_dir)
+{
+	if (!*path || !strcmp(path, ".") || !strcmp(path, "./"))
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const ignore_rule *ir = &r->v[i];
+		if (ir->negate) {
+			if (ir->must_dir && !is_dir)
+				return 1;
+			if (!rule_match(ir, path))
+				return 1;
+			continue;
+		}
+		if (ir->must_dir && !is_dir)
+			continue;
+		if (rule_match(ir, path))
+			return 1;
+	}
+	return 0;
+}
+
+typedef struct walk {
+	chart_load_ctx *ctx;
+	ignore_rules rules;
+	chart_file *files;
+	size_t n, cap;
+	bh_error *err;
+} walk;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char chunk[65536];
+	if (fd < 0)
+		return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
+	for (;;) {
+		ssize_t got = read(fd, chunk, sizeof chunk);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
+		}
+		if (!got)
+			break;
+		if (out->len + (size_t)got > max) {
+			close(fd);
+			return bh_error_set(err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
+					    path, max);
+		}
+		bh_buf_put(out, chunk, (size_t)got);
+	}
+	close(fd);
+	if (!bh_buf_ok(out))
+		return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+	return 0;
+}
+
+static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
+{
+	DIR *d = opendir(abs);
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+	if (!d)
+		return bh_error_set(w->err, BH_EIO, "cannot read directory %s: %s", abs, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (nn == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **nv = realloc(names, cap * sizeof *nv);
+			if (!nv) {
+				rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+				goto done;
+			}
+			names = nv;
+		}
+		if (!(names[nn] = strdup(de->d_name))) {
+			rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+			goto done;
+		}
+		nn++;
+	}
+	qsort(names, nn, sizeof *names, name_cmp);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		bh_buf ap = BH_BUF_INIT, rp = BH_BUF_INIT;
+		struct stat st;
+		bh_buf_printf(&ap, "%s/%s", abs, names[i]);
+		if (*rel)
+			bh_buf_printf(&rp, "%s/%s", rel, names[i]);
+		else
+			bh_buf_puts(&rp, names[i]);
+		if (!bh_buf_ok(&ap) || !bh_buf_ok(&rp)) {
+			rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+		} else if (lstat(ap.data, &st)) {
+			rc = bh_error_set(w->err, BH_EIO, "cannot stat %s: %s", ap.data, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			if (!rules_ignore(&w->rules, rp.data, 1)) {
+				if (depth + 1 > w->ctx->lim.max_path_depth)
+					rc = bh_error_set(w->err, BH_ELIMIT, "chart directory \"%s\" is nested deeper than %zu directories",
+							  rp.data, w->ctx->lim.max_path_depth);
+				else
+					rc = walk_dir(w, ap.data, rp.data, depth + 1);
+			}
+		} else if (rules_ignore(&w->rules, rp.data, 0)) {
+			/* skipped */
+		} else if (S_ISLNK(st.st_mode)) {
+			rc = bh_error_set(w->err, BH_EDENIED, "chart file \"%s\" is a symbolic link (refused)", rp.data);
+		} else if (!S_ISREG(st.st_mode)) {
+			rc = bh_error_set(w->err, BH_EDENIED,
+					  "cannot load irregular file %s as it has file mode type bits set", ap.data);
+		} else if ((size_t)st.st_size > w->ctx->lim.max_file) {
+			rc = bh_error_set(w->err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
+					  names[i], w->ctx->lim.max_file);
+		} else if (++w->ctx->nfiles > w->ctx->lim.max_files) {
+			rc = bh_error_set(w->err, BH_ELIMIT, "chart has more than %zu files (at \"%s\")",
+					  w->ctx->lim.max_files, rp.data);
+		} else {
+			bh_buf data = BH_BUF_INIT;
+			rc = read_file(ap.data, w->ctx->lim.max_file, &data, w->err);
+			if (!rc && data.len > w->ctx->lim.max_total - w->ctx->total)
+				rc = bh_error_set(w->err, BH_ELIMIT, "chart is larger than the maximum size %zu",
+						  w->ctx->lim.max_total);
+			if (!rc) {
+				const char *dp = data.data ? data.data : "";
+				size_t dl = data.len;
+				w->ctx->total += dl;
+				if (dl >= 3 && !memcmp(dp, "\xEF\xBB\xBF", 3)) {
+					dp += 3;
+					dl -= 3;
+				}
+				if (w->n == w->cap) {
+					size_t nc = w->cap ? w->cap * 2 : 64;
+					chart_file *nv = realloc(w->files, nc * sizeof *nv);
+					if (!nv)
+						rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+					else {
+						w->files = nv;
+						w->cap = nc;
+					}
+				}
+				if (!rc && chart_file_copy(&w->files[w->n], rp.data, dp, dl))
+					rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+				if (!rc)
+					w->n++;
+			}
+			bh_buf_free(&data);
+		}
+		bh_buf_free(&ap);
+		bh_buf_free(&rp);
+	}
+done:
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return rc;
+}
+
+int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+{
+	chart_load_ctx ctx;
+	walk w;
+	int rc;
+	memset(&ctx, 0, sizeof ctx);
+	memset(&w, 0, sizeof w);
+	chart_limits_fill(&ctx.lim, lim);
+	w.ctx = &ctx;
+	w.err = err;
+	bh_buf ip = BH_BUF_INIT;
+	bh_buf_printf(&ip, "%s/.helmignore", path);
+	struct stat st;
+	if (bh_buf_ok(&ip) && lstat(ip.data, &st) == 0) {
+		bh_buf text = BH_BUF_INIT;
+		if (!S_ISREG(st.st_mode))
+			rc = bh_error_set(err, BH_EDENIED, "%s is not a regular file (refused)", ip.data);
+		else
+			rc = read_file(ip.data, ctx.lim.max_file, &text, err);
+		if (!rc)
+			rc = rules_parse(&w.rules, text.data ? text.data : "", text.len, err);
+		bh_buf_free(&text);
+		if (rc) {
+			bh_buf_free(&ip);
+			rules_free(&w.rules);
+			return rc;
+		}
+	}
+	bh_buf_free(&ip);
+	rc = rules_add(&w.rules, "templates/.?*", 13, err);
+	if (!rc)
+		rc = walk_dir(&w, path, "", 0);
+	if (!rc)
+		rc = chart_load_files_budget(w.files, w.n, &ctx, out, err);
+	for (size_t i = 0; i < w.n; i++) {
+		free(w.files[i].name);
+		free(w.files[i].data);
+	}
+	free(w.files);
+	rules_free(&w.rules);
+	return rc;
+}
+
+int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return bh_error_set(err, BH_ENOTFOUND, "path \"%s\" not found", path);
+	if (S_ISDIR(st.st_mode))
+		return chart_load_dir(path, lim, out, err);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bh_error_set(err, BH_EIO, "file '%s' cannot be read: %s", path, strerror(errno));
+	unsigned char head[3] = {0};
+	ssize_t got = read(fd, head, 3);
+	if (got < 3 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 0x08) {
+		size_t pl = strlen(path);
+		close(fd);
+		if ((pl > 4 && !strcmp(path + pl - 4, ".yml")) || (pl > 5 && !strcmp(path + pl - 5, ".yaml")))
+			return bh_error_set(err, BH_EINVAL, "file '%s' seems to be a YAML file, but expected a gzipped archive", path);
+		return bh_error_set(err, BH_EINVAL, "file '%s' does not appear to be a gzipped archive", path);
+	}
+	lseek(fd, 0, SEEK_SET);
+	int rc = chart_load_fd(fd, lim, out, err);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,24 @@
+/* helm/chart_internal.h — shared between the chart loaders (chart.c,
+ * chart_archive.c, chart_dir.c); not a public interface. */
+#ifndef BH_CHART_INTERNAL_H
+#define BH_CHART_INTERNAL_H
+
+#include "helm/chart.h"
+
+/* One load: limits and what nested archives have used so far. */
+typedef struct chart_load_ctx {
+	chart_limits lim;
+	size_t total;  /* decompressed bytes so far (all archives) */
+	size_t nfiles; /* files so far */
+	size_t depth;  /* sub-chart nesting */
+} chart_load_ctx;
+
+void chart_limits_fill(chart_limits *dst, const chart_limits *src);
+int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t len);
+int chart_metadata_validate(json_t *md, bh_error *err);
+int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *ctx,
+			    chart **out, bh_error *err);
+int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
+			      chart **out, bh_error *err);
+
+#endif

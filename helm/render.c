@@ -1,0 +1,602 @@
+/* helm/render.c — see render.h. Follows Helm 4's pkg/action (Install,
+ * renderResources), pkg/engine (allTemplates, sortTemplates, render) and
+ * pkg/cmd/template.go. */
+#include "helm/render.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/chart_semver.h"
+#include "helm/render_schema.h"
+#include "helm/values.h"
+#include "lib/buf.h"
+#include "tmpl/helmctx.h"
+#include "tmpl/tmpl.h"
+
+void render_result_free(render_result *r)
+{
+	if (!r)
+		return;
+	manifest_list_free(&r->manifests);
+	manifest_list_free(&r->hooks);
+	for (size_t i = 0; i < r->ncrds; i++)
+		free(r->crds[i].path);
+	free(r->crds);
+	free(r->notes);
+	free(r->manifest);
+	free(r->template_text);
+	json_decref(r->values);
+	memset(r, 0, sizeof *r);
+}
+
+static int label_ok(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+		if (!alnum && !(c == '-' && i > 0 && i + 1 < n))
+			return 0;
+	}
+	return 1;
+}
+
+int render_validate_release_name(const char *name, bh_error *err)
+{
+	if (!name || !*name)
+		return bh_error_set(err, BH_EINVAL, "release name \"\": no name provided");
+	int ok = strlen(name) <= 53;
+	for (const char *p = name; ok;) {
+		size_t l = strcspn(p, ".");
+		if (!label_ok(p, l))
+			ok = 0;
+		if (!p[l])
+			break;
+		p += l + 1;
+	}
+	if (!ok)
+		return bh_error_set(err, BH_EINVAL,
+				    "release name \"%s\": invalid release name, must match regex "
+				    "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the "
+				    "length must not be longer than 53", name);
+	return 0;
+}
+
+/* common.ParseKubeVersion: "v"-prefixed original, at least major.minor. */
+static int parse_kube_version(const char *in, char **out, bh_error *err)
+{
+	const char *p = in;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == 'v')
+		p++;
+	int comps = 0;
+	for (;;) {
+		if (!isdigit((unsigned char)*p))
+			break;
+		while (isdigit((unsigned char)*p))
+			p++;
+		comps++;
+		if (*p == '.' && isdigit((unsigned char)p[1]))
+			p++;
+		else
+			break;
+	}
+	if (comps < 2)
+		return bh_error_set(err, BH_EINVAL, "invalid kube version '%s': could not parse \"%s\" as version", in, in);
+	bh_buf b = BH_BUF_INIT;
+	if (in[0] != 'v')
+		bh_buf_putc(&b, 'v');
+	bh_buf_puts(&b, in);
+	*out = bh_buf_detach(&b);
+	return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+}
+
+/* ---- templates of a chart tree (engine.allTemplates) ---- */
+
+typedef struct renderable {
+	char *name;            /* full template name */
+	const chart_file *src;
+	size_t root;           /* index into roots */
+	char *base_path;
+	int depth;             /* '/' count */
+} renderable;
+
+typedef struct collect {
+	tmpl_arena *arena;
+	const render_options *o;
+	const char *kube_version;
+	renderable *v;
+	size_t n, cap;
+	tmpl_value *roots;
+	size_t nroots, rootcap;
+	helmctx_file **files; /* per root, freed at the end */
+	bh_error *err;
+} collect;
+
+static int count_slashes(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		if (*s == '/')
+			n++;
+	return n;
+}
+
+static int rec_all(collect *cx, const chart *c, const json_t *values, int is_root, size_t *root_out)
+{
+	size_t ri = cx->nroots;
+	if (cx->nroots == cx->rootcap) {
+		size_t nc = cx->rootcap ? cx->rootcap * 2 : 16;
+		tmpl_value *nr = realloc(cx->roots, nc * sizeof *nr);
+		helmctx_file **nf = realloc(cx->files, nc * sizeof *nf);
+		if (nr)
+			cx->roots = nr;
+		if (nf)
+			cx->files = nf;
+		if (!nr || !nf)
+			return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
+		cx->rootcap = nc;
+	}
+	cx->nroots++;
+	helmctx_file *hf = calloc(c->nfiles + 1, sizeof *hf);
+	cx->files[ri] = hf;
+	if (!hf)
+		return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->nfiles; i++) {
+		hf[i].name = c->files[i].name;
+		hf[i].data = c->files[i].data;
+		hf[i].len = c->files[i].len;
+	}
+	helmctx_opts ho;
+	memset(&ho, 0, sizeof ho);
+	ho.values = values;
+	ho.chart = c->metadata;
+	ho.release_name = cx->o->release_name;
+	ho.release_namespace = cx->o->namespace_ ? cx->o->namespace_ : "default";
+	ho.is_upgrade = cx->o->is_upgrade;
+	ho.revision = cx->o->revision ? cx->o->revision : 1;
+	ho.kube_version = cx->kube_version;
+	ho.api_versions = cx->o->api_versions;
+	ho.n_api_versions = cx->o->n_api_versions;
+	ho.files = hf;
+	ho.n_files = c->nfiles;
+	ho.not_root = !is_root;
+	int rc = helmctx_build(cx->arena, &ho, &cx->roots[ri], cx->err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->ndeps; i++) {
+		const chart *sub = c->deps[i];
+		json_t *sv = json_object_get(values, chart_name(sub));
+		json_t *empty = NULL;
+		if (!json_is_object(sv))
+			sv = empty = json_object();
+		size_t si;
+		rc = rec_all(cx, sub, sv, 0, &si);
+		json_decref(empty);
+		if (rc)
+			return rc;
+		rc = helmctx_add_subchart(cx->arena, &cx->roots[ri], chart_name(sub), &cx->roots[si], cx->err);
+		if (rc)
+			return rc;
+	}
+	char *full = chart_full_path_dup(c);
+	if (!full)
+		return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
+	int library = chart_is_library(c);
+	for (size_t i = 0; i < c->ntemplates; i++) {
+		const chart_file *t = &c->templates[i];
+		const char *base = strrchr(t->name, '/');
+		base = base ? base + 1 : t->name;
+		if (library && base[0] != '_')
+			continue;
+		if (cx->n == cx->cap) {
+			size_t nc = cx->cap ? cx->cap * 2 : 64;
+			renderable *nv = realloc(cx->v, nc * sizeof *nv);
+			if (!nv) {
+				free(full);
+				return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
+			}
+			cx->v = nv;
+			cx->cap = nc;
+		}
+		renderable *r = &cx->v[cx->n];
+		bh_buf nb = BH_BUF_INIT, bb = BH_BUF_INIT;
+		bh_buf_printf(&nb, "%s/%s", full, t->name);
+		bh_buf_printf(&bb, "%s/templates", full);
+		r->name = bh_buf_detach(&nb);
+		r->base_path = bh_buf_detach(&bb);
+		r->src = t;
+		r->root = ri;
+		r->depth = r->name ? count_slashes(r->name) : 0;
+		if (!r->name || !r->base_path) {
+			free(r->name);
+			free(r->base_path);
+			free(full);
+			return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
+		}
+		cx->n++;
+	}
+	free(full);
+	*root_out = ri;
+	return 0;
+}
+
+/* sort.Reverse(byPathLen): more '/' first, then reverse byte order. */
+static int renderable_cmp(const void *a, const void *b)
+{
+	const renderable *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth > y->depth ? -1 : 1;
+	return -strcmp(x->name, y->name);
+}
+
+typedef struct rendered {
+	char **paths;
+	char **texts;
+	size_t n;
+} rendered;
+
+static void rendered_free(rendered *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->paths[i]);
+		free(r->texts[i]);
+	}
+	free(r->paths);
+	free(r->texts);
+}
+
+static int render_templates(const chart *c, const json_t *values, const render_options *o,
+			    const char *kube_version, rendered *out, bh_error *err)
+{
+	collect cx;
+	int rc;
+	memset(&cx, 0, sizeof cx);
+	memset(out, 0, sizeof *out);
+	tmpl_engine *e = tmpl_engine_new(err);
+	if (!e)
+		return err ? err->code : BH_ENOMEM;
+	cx.arena = tmpl_engine_arena(e);
+	cx.o = o;
+	cx.kube_version = kube_version;
+	cx.err = err;
+	size_t top;
+	rc = rec_all(&cx, c, values, 1, &top);
+	if (!rc && cx.n)
+		qsort(cx.v, cx.n, sizeof *cx.v, renderable_cmp);
+	for (size_t i = 0; i < cx.n && !rc; i++)
+		rc = tmpl_engine_add(e, cx.v[i].name, (const char *)cx.v[i].src->data, cx.v[i].src->len, err);
+	if (!rc) {
+		out->paths = calloc(cx.n + 1, sizeof *out->paths);
+		out->texts = calloc(cx.n + 1, sizeof *out->texts);
+		if (!out->paths || !out->texts)
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < cx.n && !rc; i++) {
+		const renderable *r = &cx.v[i];
+		const char *base = strrchr(r->name, '/');
+		base = base ? base + 1 : r->name;
+		if (base[0] == '_')
+			continue;
+		rc = helmctx_set_template(cx.arena, &cx.roots[r->root], r->name, r->base_path, err);
+		if (rc)
+			break;
+		bh_buf b = BH_BUF_INIT;
+		rc = tmpl_engine_render(e, r->name, &cx.roots[r->root], &b, err);
+		if (rc) {
+			bh_buf_free(&b);
+			break;
+		}
+		out->paths[out->n] = strdup(r->name);
+		out->texts[out->n] = b.data ? bh_buf_detach(&b) : strdup("");
+		out->n++;
+		if (!out->paths[out->n - 1] || !out->texts[out->n - 1])
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < cx.n; i++) {
+		free(cx.v[i].name);
+		free(cx.v[i].base_path);
+	}
+	free(cx.v);
+	for (size_t i = 0; i < cx.nroots; i++)
+		free(cx.files[i]);
+	free(cx.files);
+	free(cx.roots);
+	tmpl_engine_free(e);
+	if (rc)
+		rendered_free(out);
+	return rc;
+}
+
+/* ---- CRDs ---- */
+
+static int has_manifest_ext(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	const char *dot = strrchr(slash ? slash : name, '.');
+	return dot && (!strcasecmp(dot, ".yaml") || !strcasecmp(dot, ".yml") || !strcasecmp(dot, ".json"));
+}
+
+static int collect_crds(const chart *c, render_result *r)
+{
+	char *full = chart_full_path_dup(c);
+	if (!full)
+		return BH_ENOMEM;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const chart_file *f = &c->files[i];
+		if (strncmp(f->name, "crds/", 5) || !has_manifest_ext(f->name))
+			continue;
+		render_crd *nv = realloc(r->crds, (r->ncrds + 1) * sizeof *nv);
+		if (!nv) {
+			free(full);
+			return BH_ENOMEM;
+		}
+		r->crds = nv;
+		bh_buf p = BH_BUF_INIT;
+		bh_buf_printf(&p, "%s/%s", full, f->name);
+		nv[r->ncrds].path = bh_buf_detach(&p);
+		nv[r->ncrds].data = f->data;
+		nv[r->ncrds].len = f->len;
+		r->ncrds++;
+	}
+	free(full);
+	for (size_t i = 0; i < c->ndeps; i++)
+		if (collect_crds(c->deps[i], r))
+			return BH_ENOMEM;
+	return 0;
+}
+
+/* ---- template command output ---- */
+
+static void trim_space(const char **s, size_t *n)
+{
+	while (*n && isspace((unsigned char)**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && isspace((unsigned char)(*s)[*n - 1]))
+		(*n)--;
+}
+
+static int template_text(const render_result *r, const render_options *o, bh_buf *out, bh_error *err)
+{
+	bh_buf all = BH_BUF_INIT;
+	const char *m = r->manifest ? r->manifest : "";
+	size_t ml = strlen(m);
+	trim_space(&m, &ml);
+	bh_buf_put(&all, m, ml);
+	bh_buf_putc(&all, '\n');
+	if (!o->no_hooks) {
+		for (size_t i = 0; i < r->hooks.n; i++) {
+			const manifest *h = &r->hooks.v[i];
+			if (o->skip_tests && manifest_is_test_hook(h))
+				continue;
+			bh_buf_printf(&all, "---\n# Source: %s\n%s\n", h->path, h->content);
+		}
+	}
+	if (!o->n_show_only) {
+		bh_buf_put(out, all.data ? all.data : "", all.len);
+		bh_buf_free(&all);
+		return 0;
+	}
+	char **docs = NULL;
+	size_t nd = 0;
+	if (manifest_split(bh_buf_str(&all), &docs, &nd)) {
+		bh_buf_free(&all);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	bh_buf_free(&all);
+	bh_buf sel = BH_BUF_INIT;
+	int rc = 0;
+	for (size_t f = 0; f < o->n_show_only && !rc; f++) {
+		int missing = 1;
+		for (size_t d = 0; d < nd; d++) {
+			const char *src = strstr(docs[d], "# Source: ");
+			if (!src)
+				continue;
+			src += 10;
+			const char *slash = src;
+			while (*slash && *slash != '/' && *slash != '\n')
+				slash++;
+			if (*slash != '/' || slash == src)
+				continue;
+			const char *nm = slash + 1;
+			size_t nl = strcspn(nm, "\n");
+			if (!nl)
+				continue;
+			char *name = strndup(nm, nl);
+			if (name && fnmatch(o->show_only[f], name, FNM_PATHNAME) == 0) {
+				bh_buf_printf(&sel, "---\n%s\n", docs[d]);
+				missing = 0;
+			}
+			free(name);
+		}
+		if (missing)
+			rc = bh_error_set(err, BH_ENOTFOUND, "could not find template %s in chart", o->show_only[f]);
+	}
+	manifest_split_free(docs, nd);
+	if (!rc)
+		bh_buf_put(out, sel.data ? sel.data : "", sel.len);
+	bh_buf_free(&sel);
+	return rc;
+}
+
+static void logf_(const render_options *o, const char *level, const char *msg, const bh_error *e)
+{
+	if (o->log)
+		o->log(o->log_ud, level, msg, e ? e->msg : NULL);
+}
+
+static void warn_cb(void *ud, const char *msg)
+{
+	const render_options *o = ud;
+	if (o->log)
+		o->log(o->log_ud, "INFO", msg, NULL);
+}
+
+static void dep_warn_cb(void *ud, const char *msg)
+{
+	const render_options *o = ud;
+	if (o->log)
+		o->log(o->log_ud, "WARN", msg, NULL);
+}
+
+static int finish_text(render_result *out, const render_options *o, bh_error *err)
+{
+	bh_buf t = BH_BUF_INIT;
+	int rc = template_text(out, o, &t, err);
+	if (rc) {
+		bh_buf_free(&t);
+		return rc;
+	}
+	out->template_text = t.data ? bh_buf_detach(&t) : strdup("");
+	return 0;
+}
+
+int render_chart(chart *c, const json_t *user_values, const render_options *o,
+		 render_result *out, bh_error *err)
+{
+	json_t *empty = NULL;
+	char *kube = NULL;
+	rendered files;
+	int rc;
+	memset(out, 0, sizeof *out);
+	memset(&files, 0, sizeof files);
+	out->notes = strdup("");
+	if (!user_values)
+		user_values = empty = json_object();
+
+	if (o->kube_version && *o->kube_version)
+		rc = parse_kube_version(o->kube_version, &kube, err);
+	else
+		rc = (kube = strdup("v1.35.0")) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (rc)
+		goto done;
+	{
+		const char *type = json_string_value(json_object_get(c->metadata, "type"));
+		if (type && *type && strcmp(type, "application")) {
+			rc = bh_error_set(err, BH_EINVAL, "%s charts are not installable", type);
+			goto done;
+		}
+	}
+	if ((rc = render_validate_release_name(o->release_name, err))) {
+		logf_(o, "ERROR", "release name check failed", err);
+		bh_error_prefix(err, "release name check failed");
+		goto done;
+	}
+	if ((rc = chart_process_dependencies(c, user_values, dep_warn_cb, (void *)o, err))) {
+		logf_(o, "ERROR", "chart dependencies processing failed", err);
+		bh_error_prefix(err, "chart dependencies processing failed");
+		goto done;
+	}
+	if ((rc = values_coalesce(c, user_values, 0, warn_cb, (void *)o, &out->values, err)))
+		goto done;
+	if (!o->skip_schema_validation && (rc = render_validate_schemas(c, out->values, err)))
+		goto done;
+
+	/* the release exists from here on: errors get Helm's --debug hint */
+	out->release_created = 1;
+	const char *kv = json_string_value(json_object_get(c->metadata, "kubeVersion"));
+	if (kv && *kv && !chart_semver_satisfies(kv, kube)) {
+		rc = bh_error_set(err, BH_EINVAL, "chart requires kubeVersion: %s which is incompatible with Kubernetes %s",
+				  kv, kube);
+		goto text;
+	}
+	if ((rc = render_templates(c, out->values, o, kube, &files, err)))
+		goto text;
+
+	/* NOTES.txt: rendered, then pulled out */
+	{
+		bh_buf notes = BH_BUF_INIT;
+		bh_buf top_notes = BH_BUF_INIT;
+		bh_buf_printf(&top_notes, "%s/templates/NOTES.txt", chart_name(c));
+		size_t w = 0;
+		for (size_t i = 0; i < files.n; i++) {
+			size_t pl = strlen(files.paths[i]);
+			if (pl >= 9 && !strcmp(files.paths[i] + pl - 9, "NOTES.txt")) {
+				if (o->sub_notes || !strcmp(files.paths[i], bh_buf_str(&top_notes))) {
+					if (notes.len)
+						bh_buf_putc(&notes, '\n');
+					bh_buf_puts(&notes, files.texts[i]);
+				}
+				free(files.paths[i]);
+				free(files.texts[i]);
+				continue;
+			}
+			files.paths[w] = files.paths[i];
+			files.texts[w] = files.texts[i];
+			w++;
+		}
+		files.n = w;
+		bh_buf_free(&top_notes);
+		free(out->notes);
+		out->notes = notes.data ? bh_buf_detach(&notes) : strdup("");
+	}
+
+	rc = manifest_sort_files((const char *const *)files.paths, (const char *const *)files.texts, files.n,
+				 &out->hooks, &out->manifests, err);
+	if (rc) {
+		/* the raw files, for --debug */
+		bh_buf raw = BH_BUF_INIT;
+		size_t *order = malloc((files.n + 1) * sizeof *order);
+		for (size_t i = 0; order && i < files.n; i++)
+			order[i] = i;
+		for (size_t i = 1; order && i < files.n; i++)
+			for (size_t j = i; j > 0 && strcmp(files.paths[order[j - 1]], files.paths[order[j]]) > 0; j--) {
+				size_t t = order[j];
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+		for (size_t i = 0; order && i < files.n; i++) {
+			const char *t = files.texts[order[i]];
+			size_t tl = strlen(t);
+			const char *ts = t;
+			trim_space(&ts, &tl);
+			if (!tl)
+				continue;
+			bh_buf_printf(&raw, "---\n# Source: %s\n%s\n", files.paths[order[i]], t);
+		}
+		free(order);
+		out->manifest = raw.data ? bh_buf_detach(&raw) : strdup("");
+		goto text;
+	}
+	if (collect_crds(c, out)) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	{
+		bh_buf b = BH_BUF_INIT;
+		if (o->include_crds)
+			for (size_t i = 0; i < out->ncrds; i++) {
+				bh_buf_printf(&b, "---\n# Source: %s\n", out->crds[i].path);
+				bh_buf_put(&b, out->crds[i].data, out->crds[i].len);
+				bh_buf_putc(&b, '\n');
+			}
+		for (size_t i = 0; i < out->manifests.n; i++)
+			bh_buf_printf(&b, "---\n# Source: %s\n%s\n", out->manifests.v[i].path, out->manifests.v[i].content);
+		if (!bh_buf_ok(&b)) {
+			bh_buf_free(&b);
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			goto done;
+		}
+		out->manifest = b.data ? bh_buf_detach(&b) : strdup("");
+	}
+	rc = finish_text(out, o, err);
+	goto done;
+text:
+	/* a failed render still yields Helm's --debug output */
+	if (o->debug) {
+		if (!out->manifest)
+			out->manifest = strdup("");
+		finish_text(out, o, NULL);
+	}
+done:
+	rendered_free(&files);
+	free(kube);
+	json_decref(empty);
+	return rc;
+}

@@ -1,0 +1,480 @@
+/* helm/sort.c — see sort.h. */
+#include "helm/sort.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+#include "lib/yaml.h"
+
+static const char *install_order[] = {
+	"PriorityClass", "Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange",
+	"PodSecurityPolicy", "PodDisruptionBudget", "ServiceAccount", "Secret", "SecretList",
+	"ConfigMap", "StorageClass", "PersistentVolume", "PersistentVolumeClaim",
+	"CustomResourceDefinition", "ClusterRole", "ClusterRoleList", "ClusterRoleBinding",
+	"ClusterRoleBindingList", "Role", "RoleList", "RoleBinding", "RoleBindingList", "Service",
+	"DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
+	"HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress",
+	"APIService", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", NULL,
+};
+
+int manifest_install_order(const char *kind)
+{
+	for (int i = 0; install_order[i]; i++)
+		if (!strcmp(install_order[i], kind))
+			return i;
+	return -1;
+}
+
+/* Go's \s in RE2: [\t\n\f\r ] */
+static int re_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* unicode.IsSpace for ASCII (TrimSpace / TrimLeftFunc) */
+static int go_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static char *trimmed_dup(const char *s, size_t n)
+{
+	while (n && go_space(*s)) {
+		s++;
+		n--;
+	}
+	while (n && go_space(s[n - 1]))
+		n--;
+	return strndup(s, n);
+}
+
+int manifest_split(const char *text, char ***out, size_t *n)
+{
+	const char *s = text;
+	while (*s && go_space(*s))
+		s++;
+	size_t len = strlen(s), pos = 0, last = 0, cnt = 0, cap = 8;
+	char **docs = malloc(cap * sizeof *docs);
+	if (!docs)
+		return BH_ENOMEM;
+	for (;;) {
+		size_t mstart = 0, mend = 0;
+		int found = 0;
+		if (pos == 0 && len >= 3 && !memcmp(s, "---", 3)) {
+			mstart = 0;
+			mend = 3;
+			found = 1;
+		} else {
+			for (size_t j = pos + 1; j + 3 <= len; j++) {
+				if (s[j - 1] != '\n' || memcmp(s + j, "---", 3))
+					continue;
+				size_t k = j - 1;
+				while (k > pos && re_space(s[k - 1]))
+					k--;
+				mstart = k;
+				mend = j + 3;
+				found = 1;
+				break;
+			}
+		}
+		size_t dend = found ? mstart : len;
+		if (dend > last || !found) {
+			if (dend > last) {
+				char *d = trimmed_dup(s + last, dend - last);
+				if (!d)
+					goto oom;
+				if (!*d) {
+					/* only whitespace: Go keeps d != "" docs; d is whitespace-only
+					 * only if the split piece was, which TrimLeft makes "" */
+					free(d);
+				} else {
+					if (cnt == cap) {
+						cap *= 2;
+						char **nd = realloc(docs, cap * sizeof *nd);
+						if (!nd) {
+							free(d);
+							goto oom;
+						}
+						docs = nd;
+					}
+					docs[cnt++] = d;
+				}
+			}
+		}
+		if (!found)
+			break;
+		while (mend < len && re_space(s[mend]))
+			mend++;
+		pos = last = mend;
+	}
+	*out = docs;
+	*n = cnt;
+	return 0;
+oom:
+	manifest_split_free(docs, cnt);
+	return BH_ENOMEM;
+}
+
+void manifest_split_free(char **docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(docs[i]);
+	free(docs);
+}
+
+static void manifest_clear(manifest *m)
+{
+	free(m->path);
+	free(m->content);
+	free(m->api_version);
+	free(m->kind);
+	free(m->name);
+	for (size_t i = 0; i < m->nevents; i++)
+		free(m->events[i]);
+	free(m->events);
+	for (size_t i = 0; i < m->ndelete_policies; i++)
+		free(m->delete_policies[i]);
+	free(m->delete_policies);
+	for (size_t i = 0; i < m->noutput_log_policies; i++)
+		free(m->output_log_policies[i]);
+	free(m->output_log_policies);
+}
+
+void manifest_list_free(manifest_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		manifest_clear(&l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static manifest *list_push(manifest_list *l)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 32;
+		manifest *nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv)
+			return NULL;
+		l->v = nv;
+		l->cap = nc;
+	}
+	memset(&l->v[l->n], 0, sizeof l->v[0]);
+	return &l->v[l->n++];
+}
+
+int manifest_is_test_hook(const manifest *m)
+{
+	for (size_t i = 0; i < m->nevents; i++)
+		if (!strcmp(m->events[i], "test"))
+			return 1;
+	return 0;
+}
+
+static const char *json_kind_name(const json_t *v)
+{
+	if (json_is_string(v))
+		return "string";
+	if (json_is_number(v))
+		return "number";
+	if (json_is_boolean(v))
+		return "bool";
+	if (json_is_array(v))
+		return "array";
+	return "object";
+}
+
+/* Unmarshal into SimpleHead: fills m's head fields, or an error message. */
+static int read_head(const json_t *doc, manifest *m, json_t **annotations, char *emsg, size_t emsz)
+{
+	*annotations = NULL;
+	if (json_is_null(doc))
+		return 0;
+	if (!json_is_object(doc)) {
+		snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type util.SimpleHead",
+			 json_kind_name(doc));
+		return -1;
+	}
+	static const char *fields[] = {"apiVersion", "kind"};
+	char **dst[] = {&m->api_version, &m->kind};
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(doc, fields[i]);
+		if (v && !json_is_string(v) && !json_is_null(v)) {
+			snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field SimpleHead.%s of type string",
+				 json_kind_name(v), fields[i]);
+			return -1;
+		}
+		free(*dst[i]);
+		*dst[i] = strdup(json_is_string(v) ? json_string_value(v) : "");
+	}
+	json_t *md = json_object_get(doc, "metadata");
+	if (md && !json_is_null(md)) {
+		if (!json_is_object(md)) {
+			snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field SimpleHead.metadata of type struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
+				 json_kind_name(md));
+			return -1;
+		}
+		json_t *nm = json_object_get(md, "name");
+		if (nm && !json_is_string(nm) && !json_is_null(nm)) {
+			snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field .metadata.name of type string",
+				 json_kind_name(nm));
+			return -1;
+		}
+		free(m->name);
+		m->name = strdup(json_is_string(nm) ? json_string_value(nm) : "");
+		json_t *an = json_object_get(md, "annotations");
+		if (an && !json_is_null(an)) {
+			if (!json_is_object(an)) {
+				snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field .metadata.annotations of type map[string]string",
+					 json_kind_name(an));
+				return -1;
+			}
+			const char *k;
+			json_t *v;
+			json_object_foreach(an, k, v) {
+				if (!json_is_string(v) && !json_is_null(v)) {
+					snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field .metadata.annotations of type string",
+						 json_kind_name(v));
+					return -1;
+				}
+			}
+			*annotations = an;
+		}
+	}
+	return 0;
+}
+
+/* Splits an annotation value on ',' into trimmed lower-case items. */
+static int split_values(const char *v, char ***out, size_t *n)
+{
+	size_t cap = 4, cnt = 0;
+	char **arr = malloc(cap * sizeof *arr);
+	if (!arr)
+		return -1;
+	for (;;) {
+		size_t l = strcspn(v, ",");
+		char *item = trimmed_dup(v, l);
+		if (!item)
+			break;
+		for (char *q = item; *q; q++)
+			if (*q >= 'A' && *q <= 'Z')
+				*q = (char)(*q - 'A' + 'a');
+		if (cnt == cap) {
+			cap *= 2;
+			char **na = realloc(arr, cap * sizeof *na);
+			if (!na) {
+				free(item);
+				break;
+			}
+			arr = na;
+		}
+		arr[cnt++] = item;
+		if (!v[l])
+			break;
+		v += l + 1;
+	}
+	*out = arr;
+	*n = cnt;
+	return 0;
+}
+
+static const char *known_events[] = {"pre-install", "post-install", "pre-delete", "post-delete",
+				     "pre-upgrade", "post-upgrade", "pre-rollback", "post-rollback",
+				     "test", NULL};
+
+static int path_cmp(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+	return strcmp(*x, *y);
+}
+
+int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
+			manifest_list *hooks, manifest_list *generic, bh_error *err)
+{
+	size_t *idx = malloc((n + 1) * sizeof *idx);
+	const char **keys = malloc((n + 1) * 2 * sizeof *keys);
+	int rc = 0;
+	if (!idx || !keys) {
+		free(idx);
+		free(keys);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	/* sort (path, index) pairs by path */
+	for (size_t i = 0; i < n; i++) {
+		keys[2 * i] = paths[i];
+		keys[2 * i + 1] = (const char *)(uintptr_t)i;
+	}
+	qsort(keys, n, 2 * sizeof *keys, path_cmp);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (size_t)(uintptr_t)keys[2 * i + 1];
+	free(keys);
+	for (size_t fi = 0; fi < n && !rc; fi++) {
+		const char *path = paths[idx[fi]], *text = texts[idx[fi]];
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		if (base[0] == '_')
+			continue;
+		const char *t = text;
+		while (*t && go_space(*t))
+			t++;
+		if (!*t)
+			continue;
+		char **docs = NULL;
+		size_t nd = 0;
+		if (manifest_split(text, &docs, &nd)) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t d = 0; d < nd && !rc; d++) {
+			json_t *doc = NULL;
+			bh_error yerr;
+			manifest tmp;
+			memset(&tmp, 0, sizeof tmp);
+			if (yaml_parse_any(docs[d], strlen(docs[d]), NULL, 0, &doc, &yerr)) {
+				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, yerr.msg);
+				break;
+			}
+			json_t *ann = NULL;
+			char emsg[1024];
+			if (read_head(doc, &tmp, &ann, emsg, sizeof emsg)) {
+				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, emsg);
+				manifest_clear(&tmp);
+				json_decref(doc);
+				break;
+			}
+			json_t *hookv = ann ? json_object_get(ann, "helm.sh/hook") : NULL;
+			manifest *m;
+			if (!hookv) {
+				m = list_push(generic);
+			} else {
+				char **ev = NULL;
+				size_t nev = 0;
+				split_values(json_is_string(hookv) ? json_string_value(hookv) : "", &ev, &nev);
+				int unknown = 0;
+				for (size_t e = 0; e < nev; e++) {
+					if (!strcmp(ev[e], "test-success")) {
+						free(ev[e]);
+						ev[e] = strdup("test");
+					}
+					int ok = 0;
+					for (int k = 0; known_events[k]; k++)
+						if (ev[e] && !strcmp(ev[e], known_events[k]))
+							ok = 1;
+					if (!ok)
+						unknown = 1;
+				}
+				if (unknown) {
+					for (size_t e = 0; e < nev; e++)
+						free(ev[e]);
+					free(ev);
+					manifest_clear(&tmp);
+					json_decref(doc);
+					continue;
+				}
+				m = list_push(hooks);
+				if (m) {
+					m->events = ev;
+					m->nevents = nev;
+					const char *w = json_string_value(json_object_get(ann, "helm.sh/hook-weight"));
+					if (w && *w) {
+						char *end;
+						errno = 0;
+						long v = strtol(w, &end, 10);
+						if (!*end && !errno && v >= -2147483648L && v <= 2147483647L &&
+						    w[0] != ' ' && !(w[0] == '+' && w[1] == '-'))
+							m->weight = (int)v;
+					}
+					const char *dp = json_string_value(json_object_get(ann, "helm.sh/hook-delete-policy"));
+					if (dp)
+						split_values(dp, &m->delete_policies, &m->ndelete_policies);
+					const char *op = json_string_value(json_object_get(ann, "helm.sh/hook-output-log-policy"));
+					if (op)
+						split_values(op, &m->output_log_policies, &m->noutput_log_policies);
+				} else {
+					for (size_t e = 0; e < nev; e++)
+						free(ev[e]);
+					free(ev);
+				}
+			}
+			if (!m) {
+				manifest_clear(&tmp);
+				json_decref(doc);
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+				break;
+			}
+			m->path = strdup(path);
+			m->content = docs[d];
+			docs[d] = NULL;
+			m->api_version = tmp.api_version ? tmp.api_version : strdup("");
+			m->kind = tmp.kind ? tmp.kind : strdup("");
+			m->name = tmp.name ? tmp.name : strdup("");
+			json_decref(doc);
+		}
+		manifest_split_free(docs, nd);
+	}
+	free(idx);
+	if (!rc) {
+		manifest_sort_by_kind(hooks);
+		manifest_sort_by_kind(generic);
+	}
+	return rc;
+}
+
+static int less_by_kind(const manifest *a, const manifest *b)
+{
+	int oa = manifest_install_order(a->kind), ob = manifest_install_order(b->kind);
+	if (oa < 0 && ob < 0)
+		return strcmp(a->kind, b->kind) < 0;
+	if (oa < 0)
+		return 0;
+	if (ob < 0)
+		return 1;
+	return oa < ob;
+}
+
+void manifest_sort_by_kind(manifest_list *l)
+{
+	/* stable insertion-merge: a simple stable merge sort */
+	size_t n = l->n;
+	if (n < 2)
+		return;
+	manifest *tmp = malloc(n * sizeof *tmp);
+	if (!tmp) {
+		/* fall back to stable insertion sort */
+		for (size_t i = 1; i < n; i++) {
+			manifest x = l->v[i];
+			size_t j = i;
+			while (j > 0 && less_by_kind(&x, &l->v[j - 1])) {
+				l->v[j] = l->v[j - 1];
+				j--;
+			}
+			l->v[j] = x;
+		}
+		return;
+	}
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				if (less_by_kind(&l->v[j], &l->v[i]))
+					tmp[k++] = l->v[j++];
+				else
+					tmp[k++] = l->v[i++];
+			}
+			while (i < mid)
+				tmp[k++] = l->v[i++];
+			while (j < hi)
+				tmp[k++] = l->v[j++];
+		}
+		memcpy(l->v, tmp, n * sizeof *tmp);
+	}
+	free(tmp);
+}

@@ -1,0 +1,56 @@
+/* helm/sort.h — Helm's manifest post-processing
+ * (pkg/release/v1/util manifest.go, manifest_sorter.go, kind_sorter.go):
+ * split rendered files into YAML documents with Helm's separator regex
+ * `(?:^|\s*\n)---\s*`, read each document's head (apiVersion, kind,
+ * metadata.name, annotations), separate hooks (`helm.sh/hook`: events,
+ * weight, delete and output-log policies; unknown events drop the document)
+ * from ordinary manifests, and stable-sort both by Helm's InstallOrder. */
+#ifndef BH_SORT_H
+#define BH_SORT_H
+
+#include <stddef.h>
+
+#include "lib/error.h"
+
+typedef struct manifest {
+	char *path;        /* "<chart>/templates/x.yaml" (the # Source path) */
+	char *content;     /* the document, trimmed */
+	char *api_version; /* "" when absent */
+	char *kind;
+	char *name;        /* metadata.name */
+	/* hooks only: */
+	char **events;     /* lower-cased, "test-success" mapped to "test" */
+	size_t nevents;
+	int weight;        /* helm.sh/hook-weight (Atoi, invalid -> 0) */
+	char **delete_policies;
+	size_t ndelete_policies;
+	char **output_log_policies;
+	size_t noutput_log_policies;
+} manifest;
+
+typedef struct manifest_list {
+	manifest *v;
+	size_t n, cap;
+} manifest_list;
+
+/* SplitManifests: the documents of one rendered file, in order. Each is a
+ * new string (trimmed); *out is a malloc'd array of n strings. */
+int manifest_split(const char *text, char ***out, size_t *n);
+void manifest_split_free(char **docs, size_t n);
+
+/* SortManifests over files (paths and rendered texts, any order): files
+ * are visited in path order, partials (`_*`) and blank files skipped. On
+ * a document that is not YAML: BH_EPARSE "YAML parse error on PATH: ...".
+ * `hooks` and `generic` are appended to, then kind-sorted. */
+int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
+			manifest_list *hooks, manifest_list *generic, bh_error *err);
+
+/* Stable sort by InstallOrder (unknown kinds last, alphabetically). */
+void manifest_sort_by_kind(manifest_list *l);
+/* Position of kind in InstallOrder, or -1. */
+int manifest_install_order(const char *kind);
+
+int manifest_is_test_hook(const manifest *m);
+void manifest_list_free(manifest_list *l);
+
+#endif

@@ -1,0 +1,437 @@
+/* helm/values.c — see values.h. Jansson's references reproduce Go's map
+ * sharing: where Helm shallow-copies a map (coalesceGlobals' copyMap) we do
+ * too, where it deep-copies (copystructure) we json_deep_copy. */
+#include "helm/values.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/yaml.h"
+
+static void warnf(values_warn_fn warn, void *ud, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warnf(values_warn_fn warn, void *ud, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	warn(ud, msg);
+}
+
+/* A short %v-like rendering of a value for warnings. */
+static char *show(const json_t *v)
+{
+	if (json_is_string(v))
+		return strdup(json_string_value(v));
+	if (json_is_null(v))
+		return strdup("<nil>");
+	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+	return s ? s : strdup("?");
+}
+
+static char *concat_prefix(const char *a, const char *b)
+{
+	bh_buf out = BH_BUF_INIT;
+	if (*a)
+		bh_buf_printf(&out, "%s.%s", a, b);
+	else
+		bh_buf_puts(&out, b);
+	if (!out.data)
+		return strdup("");
+	return bh_buf_detach(&out);
+}
+
+int values_load_yaml(const char *text, size_t len, json_t **out, bh_error *err)
+{
+	json_t *acc = json_object();
+	bh_buf doc = BH_BUF_INIT;
+	size_t i = 0;
+	int rc = 0;
+	if (!acc)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (;;) {
+		int at_end = i >= len;
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		if (e < len)
+			e++; /* include the newline */
+		const char *line = text + i;
+		size_t ll = e - i;
+		int flush = at_end;
+		if (!at_end && ll >= 3 && !memcmp(line, "---", 3)) {
+			const char *t = line + 3, *te = line + ll;
+			while (t < te && (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r'))
+				t++;
+			if (t < te && *t != '#') {
+				size_t tl = (size_t)(te - t);
+				while (tl && (t[tl - 1] == '\n' || t[tl - 1] == '\r' || t[tl - 1] == ' '))
+					tl--;
+				rc = bh_error_set(err, BH_EPARSE,
+						  "error reading yaml document: invalid Yaml document separator: %.*s",
+						  (int)tl, t);
+				break;
+			}
+			flush = doc.len != 0;
+			if (!flush) {
+				i = e;
+				continue;
+			}
+		}
+		if (flush) {
+			if (doc.len) {
+				json_t *m = NULL;
+				rc = yaml_parse_values(doc.data, doc.len, NULL, &m, err);
+				if (rc) {
+					bh_error_prefix(err, "cannot unmarshal yaml document");
+					break;
+				}
+				json_t *merged = values_merge_maps(acc, m);
+				json_decref(m);
+				json_decref(acc);
+				acc = merged;
+				if (!acc) {
+					rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+					break;
+				}
+			}
+			bh_buf_reset(&doc);
+			if (at_end)
+				break;
+			i = e;
+			continue;
+		}
+		bh_buf_put(&doc, line, ll);
+		i = e;
+	}
+	bh_buf_free(&doc);
+	if (rc) {
+		json_decref(acc);
+		return rc;
+	}
+	*out = acc;
+	return 0;
+}
+
+json_t *values_merge_maps(const json_t *a, const json_t *b)
+{
+	json_t *out = json_copy((json_t *)a);
+	const char *k;
+	json_t *v;
+	if (!out)
+		return NULL;
+	json_object_foreach((json_t *)b, k, v) {
+		json_t *cur = json_object_get(out, k);
+		if (json_is_object(v) && json_is_object(cur)) {
+			json_t *m = values_merge_maps(cur, v);
+			if (!m) {
+				json_decref(out);
+				return NULL;
+			}
+			json_object_set_new(out, k, m);
+			continue;
+		}
+		json_object_set(out, k, v);
+	}
+	return out;
+}
+
+static int apply_set(const char *const *list, size_t n, json_t *base, enum strvals_mode mode,
+		     const values_options *o, bh_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = strvals_parse_into(list[i], base, mode, o->file_reader, o->file_ctx, err);
+		if (rc)
+			return bh_error_prefix(err, "%s", strvals_flag_prefix(mode));
+	}
+	return 0;
+}
+
+int values_compose(const values_options *o, json_t **out, bh_error *err)
+{
+	json_t *base = json_object();
+	int rc = 0;
+	if (!base)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->nfiles; i++) {
+		json_t *cur = NULL;
+		rc = values_load_yaml(o->files[i].data, o->files[i].len, &cur, err);
+		if (rc) {
+			bh_error_prefix(err, "failed to parse %s", o->files[i].name);
+			goto fail;
+		}
+		json_t *m = values_merge_maps(base, cur);
+		json_decref(cur);
+		json_decref(base);
+		base = m;
+		if (!base)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < o->nset_json; i++) {
+		const char *v = o->set_json[i];
+		const char *t = v;
+		while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r' || *t == '\v' || *t == '\f')
+			t++;
+		if (*t == '{') {
+			json_error_t je;
+			json_t *m = json_loads(t, JSON_DECODE_INT_AS_REAL, &je);
+			if (!m || !json_is_object(m)) {
+				json_decref(m);
+				rc = bh_error_set(err, BH_EINVAL, "failed parsing --set-json data JSON: %s", v);
+				goto fail;
+			}
+			json_t *merged = values_merge_maps(base, m);
+			json_decref(m);
+			json_decref(base);
+			base = merged;
+			if (!base)
+				return bh_error_set(err, BH_ENOMEM, "out of memory");
+		} else if (strvals_parse_into(v, base, STRVALS_JSON, NULL, NULL, err)) {
+			rc = bh_error_set(err, BH_EINVAL, "failed parsing --set-json data %s", v);
+			goto fail;
+		}
+	}
+	if ((rc = apply_set(o->set, o->nset, base, STRVALS_TYPED, o, err)) ||
+	    (rc = apply_set(o->set_string, o->nset_string, base, STRVALS_STRING, o, err)) ||
+	    (rc = apply_set(o->set_file, o->nset_file, base, STRVALS_FILE, o, err)) ||
+	    (rc = apply_set(o->set_literal, o->nset_literal, base, STRVALS_LITERAL, o, err)))
+		goto fail;
+	*out = base;
+	return 0;
+fail:
+	json_decref(base);
+	return rc;
+}
+
+static void clean_nil_values(json_t *m)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(m, tmp, k, v) {
+		if (json_is_null(v))
+			json_object_del(m, k);
+		else if (json_is_object(v))
+			clean_nil_values(v);
+	}
+}
+
+static json_t *tables_full_key(json_t *dst, json_t *src, const char *prefix, int merge,
+			       values_warn_fn warn, void *ud)
+{
+	const char *k;
+	json_t *v;
+	if (!src)
+		return dst;
+	if (!dst)
+		return src;
+	json_t *nonnil = json_object();
+	json_object_foreach(src, k, v)
+		if (!json_is_null(v))
+			json_object_set_new(nonnil, k, json_true());
+	json_object_foreach(dst, k, v)
+		if (json_is_null(v))
+			json_object_set_new(src, k, json_null());
+	json_object_foreach(src, k, v) {
+		json_t *dv = json_object_get(dst, k);
+		char *full = concat_prefix(prefix, k);
+		if (dv && !merge && json_is_null(dv) && json_object_get(nonnil, k)) {
+			json_object_del(dst, k);
+		} else if (!dv) {
+			json_object_set(dst, k, v);
+		} else if (json_is_object(v)) {
+			if (json_is_object(dv)) {
+				tables_full_key(dv, v, full, merge, warn, ud);
+			} else {
+				char *s = show(v);
+				warnf(warn, ud, "warning: cannot overwrite table with non table for %s (%s)", full, s);
+				free(s);
+			}
+		} else if (json_is_object(dv) && !json_is_null(v)) {
+			char *s = show(v);
+			warnf(warn, ud, "warning: destination for %s is a table. Ignoring non-table value (%s)", full, s);
+			free(s);
+		}
+		free(full);
+	}
+	json_decref(nonnil);
+	return dst;
+}
+
+json_t *values_coalesce_tables(json_t *dst, json_t *src, int merge, values_warn_fn warn, void *ud)
+{
+	return tables_full_key(dst, src, "", merge, warn, ud);
+}
+
+static int is_dep_name(const chart *c, const char *key)
+{
+	for (size_t i = 0; i < c->ndeps; i++)
+		if (!strcmp(chart_name(c->deps[i]), key))
+			return 1;
+	return 0;
+}
+
+static void coalesce_values(const chart *c, json_t *v, const char *prefix, int merge,
+			    values_warn_fn warn, void *ud)
+{
+	char *sub_prefix = concat_prefix(prefix, chart_name(c));
+	json_t *vc = json_deep_copy(c->values ? c->values : json_object());
+	const char *k;
+	json_t *val;
+	json_object_foreach(vc, k, val) {
+		json_t *value = json_object_get(v, k);
+		if (value) {
+			if (json_is_null(value) && !merge) {
+				json_object_del(v, k);
+			} else if (json_is_object(value)) {
+				if (!json_is_object(val)) {
+					if (!json_is_null(val))
+						warnf(warn, ud, "warning: skipped value for %s.%s: Not a table.", sub_prefix, k);
+				} else {
+					int m2 = is_dep_name(c, k) ? 1 : merge;
+					if (!m2 && *prefix)
+						clean_nil_values(val);
+					char *full = concat_prefix(sub_prefix, k);
+					tables_full_key(value, val, full, m2, warn, ud);
+					free(full);
+				}
+			}
+		} else {
+			if (!merge && *prefix) {
+				if (json_is_null(val))
+					continue;
+				if (json_is_object(val))
+					clean_nil_values(val);
+			}
+			json_object_set(v, k, val);
+		}
+	}
+	json_decref(vc);
+	free(sub_prefix);
+}
+
+static void coalesce_globals(json_t *dest, json_t *src, const char *prefix, values_warn_fn warn, void *ud)
+{
+	json_t *dg = json_object_get(dest, "global");
+	json_t *sg = json_object_get(src, "global");
+	const char *k;
+	json_t *val;
+	if (!dg)
+		dg = json_object();
+	else if (!json_is_object(dg)) {
+		warnf(warn, ud, "warning: skipping globals because destination global is not a table.");
+		return;
+	} else
+		json_incref(dg);
+	if (!sg)
+		sg = json_object();
+	else if (!json_is_object(sg)) {
+		warnf(warn, ud, "warning: skipping globals because source global is not a table.");
+		json_decref(dg);
+		return;
+	} else
+		json_incref(sg);
+	json_object_foreach(sg, k, val) {
+		json_t *dv = json_object_get(dg, k);
+		if (json_is_object(val)) {
+			json_t *vv = json_copy(val); /* shallow, as Go's copyMap */
+			if (!dv) {
+				json_object_set_new(dg, k, vv);
+			} else if (!json_is_object(dv)) {
+				warnf(warn, ud, "Conflict: cannot merge map onto non-map for \"%s\". Skipping.", k);
+				json_decref(vv);
+			} else {
+				char *sp = concat_prefix(prefix, k);
+				tables_full_key(vv, dv, sp, 1, warn, ud);
+				free(sp);
+				json_object_set_new(dg, k, vv);
+			}
+		} else if (dv && json_is_object(dv)) {
+			warnf(warn, ud, "key %s is table. Skipping", k);
+		} else {
+			json_object_set(dg, k, val);
+		}
+	}
+	json_object_set_new(dest, "global", dg);
+	json_decref(sg);
+}
+
+static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge,
+		    values_warn_fn warn, void *ud, bh_error *err);
+
+static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int merge,
+			 values_warn_fn warn, void *ud, bh_error *err)
+{
+	for (size_t i = 0; i < c->ndeps; i++) {
+		const chart *sub = c->deps[i];
+		const char *sn = chart_name(sub);
+		json_t *cur = json_object_get(dest, sn);
+		if (!cur) {
+			json_object_set_new(dest, sn, json_object());
+		} else if (!json_is_object(cur)) {
+			char *s = show(cur);
+			bh_error_set(err, BH_EINVAL, "type mismatch on %s: %%!t(%s=%s)", sn,
+				     json_is_string(cur) ? "string" : json_is_integer(cur) ? "int64" :
+				     json_is_real(cur) ? "float64" : json_is_array(cur) ? "[]interface {}" : "bool", s);
+			free(s);
+			return BH_EINVAL;
+		}
+		json_t *dv = json_object_get(dest, sn);
+		char *sub_prefix = concat_prefix(prefix, chart_name(c));
+		json_incref(dv);
+		coalesce_globals(dv, dest, sub_prefix, warn, ud);
+		int rc = coalesce(sub, dv, sub_prefix, merge, warn, ud, err);
+		json_decref(dv);
+		free(sub_prefix);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge,
+		    values_warn_fn warn, void *ud, bh_error *err)
+{
+	coalesce_values(c, dest, prefix, merge, warn, ud);
+	return coalesce_deps(c, dest, prefix, merge, warn, ud, err);
+}
+
+int values_coalesce(const chart *c, const json_t *vals, int merge,
+		    values_warn_fn warn, void *ud, json_t **out, bh_error *err)
+{
+	json_t *copy = vals ? json_deep_copy(vals) : json_object();
+	if (!copy)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	int rc = coalesce(c, copy, "", merge, warn, ud, err);
+	if (rc) {
+		json_decref(copy);
+		return rc;
+	}
+	*out = copy;
+	return 0;
+}
+
+json_t *values_table(const json_t *v, const char *path)
+{
+	const json_t *t = v;
+	const char *p = path;
+	for (;;) {
+		size_t l = strcspn(p, ".");
+		if (!json_is_object(t))
+			return NULL;
+		t = json_object_getn(t, p, l);
+		if (!json_is_object(t))
+			return NULL;
+		if (!p[l])
+			return (json_t *)t;
+		p += l + 1;
+	}
+}
