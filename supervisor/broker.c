@@ -1,0 +1,316 @@
+/* supervisor/broker.c — see broker.h. */
+#include "supervisor/broker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "sandbox/sandbox.h"
+#include "supervisor/audit.h"
+
+#define BROKER_MAX_REQUESTS 10000     /* per job */
+#define BROKER_TIMEOUT_MS 30000
+
+extern int sv_verbose;
+
+static int on_kube_request(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+static int on_log(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+static int on_result(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+static int on_seccomp(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+
+/* ---------------------------------------------------------------------------
+ * The whole attack surface: what a worker may send, and under which policy.
+ *   ONCE    - at most one such message per job (a second is a violation)
+ *   BROKER  - Kubernetes request: only Content-Type/Accept headers (never an
+ *             identity), reads only in the job's namespaces, no watches;
+ *             forwarded as the tenant's ServiceAccount, audited
+ * Any other type, a payload over `max`, or a payload that does not decode
+ * ends the worker as a protocol violation.
+ * ------------------------------------------------------------------------- */
+enum { P_ANY = 0, P_ONCE = 1, P_BROKER = 2 };
+static const struct rule {
+	uint32_t type;
+	int (*handler)(sv_job *, kube_client *, ipc_msg *, bh_error *);
+	unsigned policy;
+	uint32_t max; /* payload bytes */
+} dispatch[] = {
+	{PROTO_KUBE_REQUEST, on_kube_request, P_BROKER, IPC_MAX_PAYLOAD},
+	{PROTO_LOG, on_log, P_ANY, PROTO_MAX_LOG + 4},
+	{PROTO_RESULT, on_result, P_ONCE, PROTO_MAX_RESULT + 4},
+	{PROTO_SECCOMP, on_seccomp, P_ONCE, 8},
+};
+
+static void violation(sv_job *j, const char *what)
+{
+	if (!j->violation[0])
+		snprintf(j->violation, sizeof j->violation, "%.590s", what);
+	audit_write(j->key, j->identity, "invalid", "", 0, 0, what);
+}
+
+int broker_dispatch(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+{
+	for (size_t i = 0; i < sizeof dispatch / sizeof dispatch[0]; i++) {
+		const struct rule *r = &dispatch[i];
+		int rc;
+		if (r->type != m->hdr.type)
+			continue;
+		if (m->hdr.len > r->max) {
+			bh_error_set(err, BH_EPROTO, "%s message of %u bytes exceeds its limit of %u", proto_type_name(r->type),
+				     m->hdr.len, r->max);
+			violation(j, err->msg);
+			return BH_EPROTO;
+		}
+		if ((r->policy & P_ONCE) && (j->seen & (1u << (r->type & 31)))) {
+			bh_error_set(err, BH_EPROTO, "second %s message", proto_type_name(r->type));
+			violation(j, err->msg);
+			return BH_EPROTO;
+		}
+		j->seen |= 1u << (r->type & 31);
+		if ((rc = r->handler(j, kc, m, err)) < 0)
+			violation(j, err->msg);
+		return rc;
+	}
+	bh_error_set(err, BH_EPROTO, "unknown message type %u", m->hdr.type);
+	violation(j, err->msg);
+	return BH_EPROTO;
+}
+
+/* ---- request policy ---------------------------------------------------------- */
+typedef struct api_path {
+	int discovery;
+	int namespaced;     /* path names a namespace-scoped resource */
+	char ns[256];
+	int collection;     /* no object name */
+	int nseg;
+} api_path;
+
+static int parse_path(const char *full, api_path *ap, bh_error *err)
+{
+	char path[PROTO_MAX_PATH + 1], *segs[64], *save = NULL, *q;
+	int n = 0, p;
+	memset(ap, 0, sizeof *ap);
+	snprintf(path, sizeof path, "%s", full);
+	if ((q = strchr(path, '?')))
+		*q = '\0';
+	if (strstr(path, "//") || strchr(path, '%') || strchr(path, '\\'))
+		return bh_error_set(err, BH_EDENIED, "path is not in canonical form");
+	for (char *s = strtok_r(path, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (n == 64 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+			return bh_error_set(err, BH_EDENIED, "path is not in canonical form");
+		segs[n++] = s;
+	}
+	ap->nseg = n;
+	if (n == 0)
+		return bh_error_set(err, BH_EDENIED, "path / is not an API path");
+	if (strcmp(segs[0], "version") == 0 || strcmp(segs[0], "openapi") == 0) {
+		ap->discovery = 1;
+		return 0;
+	}
+	if (strcmp(segs[0], "api") == 0)
+		p = 2;
+	else if (strcmp(segs[0], "apis") == 0)
+		p = 3;
+	else
+		return bh_error_set(err, BH_EDENIED, "path is outside the Kubernetes API");
+	if (n <= p) {
+		ap->discovery = 1;
+		return 0;
+	}
+	if (strcmp(segs[p], "namespaces") == 0 && n >= p + 3) {
+		ap->namespaced = 1;
+		snprintf(ap->ns, sizeof ap->ns, "%s", segs[p + 1]);
+		ap->collection = n == p + 3;
+	} else {
+		ap->collection = n == p + 1;
+	}
+	return 0;
+}
+
+static int has_param(const char *q, const char *name)
+{
+	size_t l = strlen(name);
+	for (const char *p = q; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
+		if (strncmp(p, name, l) == 0 && (p[l] == '=' || p[l] == '&' || p[l] == '\0'))
+			return 1;
+	return 0;
+}
+
+static int own_ns(const sv_job *j, const char *ns)
+{
+	return strcmp(ns, j->ns) == 0 || (j->release_ns && strcmp(ns, j->release_ns) == 0) ||
+	       (j->storage_ns && strcmp(ns, j->storage_ns) == 0);
+}
+
+int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error *err)
+{
+	api_path ap;
+	const char *q;
+	int rc;
+	for (size_t i = 0; i < r->nheaders; i++) {
+		const char *h = r->headers[i].name;
+		if (strncasecmp(h, "Impersonate-", 12) == 0 || strcasecmp(h, "Authorization") == 0)
+			return bh_error_set(err, BH_EDENIED, "a worker may not choose its identity (header %s)", h);
+		if (strcasecmp(h, "Content-Type") != 0 && strcasecmp(h, "Accept") != 0)
+			return bh_error_set(err, BH_EDENIED, "header %s is not allowed", h);
+	}
+	if ((q = strchr(r->path, '?')) && has_param(q + 1, "watch"))
+		return bh_error_set(err, BH_EDENIED, "watch requests are not available to workers");
+	if ((rc = parse_path(r->path, &ap, err)) < 0)
+		return rc;
+	if (ap.discovery) {
+		if (strcmp(r->method, "GET") != 0)
+			return bh_error_set(err, BH_EDENIED, "discovery paths are read-only");
+		return 0;
+	}
+	if (strcmp(r->method, "GET") == 0) {
+		if (!ap.namespaced)
+			return bh_error_set(err, BH_EDENIED, "reading cluster-scoped resources is not part of a release job");
+		if (!own_ns(j, ap.ns))
+			return bh_error_set(err, BH_EDENIED, "namespace %s is not one of the job's namespaces", ap.ns);
+		return 0;
+	}
+	/* Writes go to the cluster as the tenant, whose RBAC decides. Without a
+	 * tenant identity the controller's own would be used: keep those to the
+	 * job's namespaces. */
+	if (!j->identity && (!ap.namespaced || !own_ns(j, ap.ns)))
+		return bh_error_set(err, BH_EDENIED, "without a ServiceAccount to impersonate, writes are limited to the job's namespaces");
+	return 0;
+}
+
+const char *broker_verb(const char *method, const char *path)
+{
+	api_path ap;
+	if (strcmp(method, "POST") == 0)
+		return "create";
+	if (strcmp(method, "PUT") == 0)
+		return "update";
+	if (strcmp(method, "PATCH") == 0)
+		return "patch";
+	if (parse_path(path, &ap, NULL) < 0)
+		return strcmp(method, "GET") == 0 ? "get" : "delete";
+	if (strcmp(method, "DELETE") == 0)
+		return ap.collection ? "deletecollection" : "delete";
+	return ap.collection || ap.discovery ? "list" : "get";
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static int respond(sv_job *j, uint32_t id, long status, const char *body, size_t len, bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	int rc;
+	proto_kube_response_encode(&b, (uint32_t)status, body, len);
+	rc = bh_buf_ok(&b) ? ipc_outq_push(&j->oq, PROTO_KUBE_RESPONSE, id, b.data, b.len, -1, err)
+			   : bh_error_set(err, BH_ENOMEM, "out of memory");
+	bh_buf_free(&b);
+	return rc;
+}
+
+static int respond_status(sv_job *j, uint32_t id, long code, const char *reason, const char *message, bh_error *err)
+{
+	json_t *st = json_pack("{s:s,s:s,s:{},s:s,s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1", "metadata",
+			       "status", "Failure", "message", message, "reason", reason, "code", (int)code);
+	char *s = st ? json_dumps(st, JSON_COMPACT) : NULL;
+	int rc = s ? respond(j, id, code, s, strlen(s), err) : bh_error_set(err, BH_ENOMEM, "out of memory");
+	free(s);
+	json_decref(st);
+	return rc;
+}
+
+static int on_kube_request(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+{
+	proto_kube_request r;
+	bh_error why;
+	kube_response resp = KUBE_RESPONSE_INIT;
+	kube_request req;
+	char user_h[400], g1[64] = "Impersonate-Group: system:serviceaccounts", g2[400];
+	const char *headers[4] = {NULL};
+	double t0 = now_ms();
+	int rc;
+	if (++j->nrequests > BROKER_MAX_REQUESTS)
+		return bh_error_set(err, BH_ELIMIT, "more than %d Kubernetes requests in one job", BROKER_MAX_REQUESTS);
+	if ((rc = proto_kube_request_decode(m->payload, m->hdr.len, &r, err)) < 0)
+		return rc;
+	if (broker_check_request(j, &r, &why) < 0) {
+		char msg[1200];
+		snprintf(msg, sizeof msg, "bulkhead broker refused %s %.600s: %.500s", r.method, r.path, why.msg);
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 403, now_ms() - t0, why.msg);
+		if (sv_verbose)
+			fprintf(stderr, "bulkheadd: %s: %s\n", j->key, msg);
+		rc = respond_status(j, m->hdr.id, 403, "Forbidden", msg, err);
+		proto_kube_request_free(&r);
+		return rc;
+	}
+	memset(&req, 0, sizeof req);
+	req.method = r.method;
+	req.path = r.path;
+	req.content_type = proto_kube_request_header(&r, "Content-Type");
+	req.accept = proto_kube_request_header(&r, "Accept");
+	req.body = r.body_len ? (const char *)r.body : NULL;
+	req.body_len = r.body_len;
+	req.timeout_ms = BROKER_TIMEOUT_MS;
+	if (j->identity) {
+		snprintf(user_h, sizeof user_h, "Impersonate-User: %s", j->identity);
+		snprintf(g2, sizeof g2, "Impersonate-Group: system:serviceaccounts:%s", j->ns);
+		headers[0] = user_h;
+		headers[1] = g1;
+		headers[2] = g2;
+		req.headers = headers;
+	}
+	rc = kube_request_send(kc, &req, &resp, &why);
+	if (rc < 0) {
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 0, now_ms() - t0, NULL);
+		rc = respond_status(j, m->hdr.id, 503, "ServiceUnavailable", why.msg, err);
+	} else if (resp.body.len > IPC_MAX_PAYLOAD - 16) {
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, resp.status, now_ms() - t0, NULL);
+		rc = respond_status(j, m->hdr.id, 500, "InternalError", "response too large for the worker channel", err);
+	} else {
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, resp.status, now_ms() - t0, NULL);
+		rc = respond(j, m->hdr.id, resp.status, resp.body.data ? resp.body.data : "", resp.body.len, err);
+	}
+	kube_response_free(&resp);
+	proto_kube_request_free(&r);
+	return rc;
+}
+
+static int on_log(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+{
+	const unsigned char *s;
+	size_t n;
+	int rc;
+	(void)kc;
+	if ((rc = proto_str_decode(m->payload, m->hdr.len, PROTO_MAX_LOG, 1, &s, &n, err)) < 0)
+		return rc;
+	fprintf(stderr, "bulkheadd: worker %s: %.*s\n", j->key, (int)n, (const char *)s);
+	return 0;
+}
+
+static int on_result(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+{
+	const unsigned char *s;
+	size_t n;
+	int rc;
+	(void)kc;
+	if ((rc = proto_str_decode(m->payload, m->hdr.len, PROTO_MAX_RESULT, 0, &s, &n, err)) < 0 ||
+	    (rc = proto_result_decode(s, n, &j->result, err)) < 0)
+		return rc;
+	j->has_result = 1;
+	return 0;
+}
+
+static int on_seccomp(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+{
+	int rc;
+	(void)kc;
+	if ((rc = proto_seccomp_decode(m->payload, m->hdr.len, &j->seccomp_nr, &j->seccomp_arch, err)) < 0)
+		return rc;
+	j->has_seccomp = 1;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* supervisor/broker.h — what a worker may ask of the supervisor. Every frame
+ * from a worker goes through broker_dispatch(): the message type selects a
+ * row of the dispatch table (handler + policy, in the manner of OpenSSH's
+ * monitor mon_dispatch), the payload is decoded as hostile input (proto/),
+ * and Kubernetes requests are checked against the worker's job, given the
+ * tenant identity (impersonation of the HelmRelease's ServiceAccount),
+ * forwarded, audited, and answered. */
+#ifndef BH_SUPERVISOR_BROKER_H
+#define BH_SUPERVISOR_BROKER_H
+
+#include "ipc/ipc.h"
+#include "kube/kube.h"
+#include "lib/error.h"
+#include "supervisor/job.h"
+
+/* Handles one frame. Returns 0, or BH_EPROTO/BH_EDENIED for a violation
+ * that ends the worker (err says what; j->violation is set and audited).
+ * Refused Kubernetes requests are not violations: the worker gets a 403
+ * Status and may go on. */
+int broker_dispatch(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+
+/* The policy check alone (pure; for tests): 0 when the request may be
+ * forwarded, else BH_EDENIED with the reason in err. */
+int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error *err);
+
+/* "get", "list", "create", "update", "patch", "delete" from method + path. */
+const char *broker_verb(const char *method, const char *path);
+
+#endif

@@ -1,0 +1,38 @@
+/* supervisor/job.h — the supervisor's record of one running worker (one
+ * reconcile of one HelmRelease): identity it acts as, namespaces it may
+ * read, its channel state, and what it reported. Shared by the scheduler
+ * (main.c), the broker and the status writer. */
+#ifndef BH_SUPERVISOR_JOB_H
+#define BH_SUPERVISOR_JOB_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ipc/ipc.h"
+#include "proto/proto.h"
+
+typedef struct sv_job {
+	char key[320];          /* "ns/name" */
+	json_t *hr;             /* the HelmRelease as it was when the job started */
+	const char *ns, *name;  /* borrowed from hr */
+	char *identity;         /* impersonated user, or NULL (controller identity) */
+	char *release_name, *release_ns, *storage_ns;
+	char *helmchart;        /* "ns/name" of the HelmChart used */
+	pid_t pid;
+	int sock;               /* -1 once closed */
+	ipc_reader rd;
+	ipc_outq oq;
+	double started, deadline;
+	int exited, wstatus;
+	int timed_out;
+	int has_result;
+	proto_result result;
+	int has_seccomp;
+	uint32_t seccomp_nr, seccomp_arch;
+	char violation[600];    /* first protocol violation, "" if none */
+	unsigned nrequests;
+	unsigned seen;          /* bit per message type already received (ONCE policy) */
+} sv_job;
+
+#endif

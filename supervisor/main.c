@@ -1,0 +1,675 @@
+/* supervisor/main.c — bulkheadd: watches HelmReleases in all namespaces,
+ * queues them, and for each reconcile fetches the chart artifact, spawns one
+ * sandboxed bulkhead-worker, serves its requests through the broker, and
+ * writes the outcome to the HelmRelease's status.
+ *
+ * One thread watches (kube_watch, its own client) and hands events to the
+ * main thread through a pipe; the main thread runs a poll loop over the
+ * worker sockets and never blocks on a worker. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/curl.h"
+#include "kube/kube.h"
+#include "sandbox/sandbox.h"
+#include "supervisor/artifact.h"
+#include "supervisor/audit.h"
+#include "supervisor/broker.h"
+#include "supervisor/job.h"
+#include "supervisor/source.h"
+#include "supervisor/spawn.h"
+#include "supervisor/status.h"
+
+#define MAX_OUTQ ((size_t)64 << 20) /* a worker that stops reading its answers */
+
+int sv_verbose;
+
+static struct {
+	const char *kubeconfig, *audit_log, *worker_path, *default_sa;
+	int concurrent, test_hooks, log_level; /* 0 error, 1 info, 2 debug */
+	double requeue_dependency, default_interval;
+	unsigned long worker_cpu, worker_mem_mb;
+} opt = {NULL, NULL, NULL, NULL, 4, 0, 1, 30, 600, 60, 1024};
+
+/* ---- watch thread -> main thread ------------------------------------------- */
+typedef struct wevent {
+	kube_watch_type type;
+	json_t *obj;
+	struct wevent *next;
+} wevent;
+
+static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
+static wevent *whead, *wtail;
+static int wake_pipe[2] = {-1, -1};
+static volatile sig_atomic_t stopping;
+
+static void wake(void)
+{
+	int saved = errno;
+	ssize_t n = write(wake_pipe[1], "x", 1);
+	(void)n;
+	errno = saved;
+}
+
+static int on_watch(void *ud, kube_watch_type type, json_t *obj)
+{
+	wevent *e = calloc(1, sizeof *e);
+	(void)ud;
+	if (!e)
+		return 0;
+	e->type = type;
+	e->obj = json_deep_copy(obj);
+	pthread_mutex_lock(&wmu);
+	if (wtail)
+		wtail->next = e;
+	else
+		whead = e;
+	wtail = e;
+	pthread_mutex_unlock(&wmu);
+	wake();
+	return stopping ? 1 : 0;
+}
+
+static void *watch_main(void *arg)
+{
+	kube_client *wc = arg;
+	for (;;) {
+		kube_watch_opts wo = {0};
+		bh_error e;
+		wo.timeout_seconds = 60;
+		if (kube_watch(wc, &sv_helmrelease_resource, NULL, &wo, on_watch, NULL, &e) < 0)
+			fprintf(stderr, "bulkheadd: watching HelmReleases: %s (retrying)\n", e.msg);
+		sleep(1);
+	}
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	if (sig != SIGCHLD)
+		stopping = 1;
+	wake();
+}
+
+/* ---- HelmRelease cache and queue -------------------------------------------- */
+typedef struct entry {
+	char key[320];
+	json_t *hr;
+	int queued;
+	double not_before;
+	json_int_t sched_gen;
+	sv_job *job;
+} entry;
+
+static entry *entries;
+static size_t nentries, centries;
+static sv_job **jobs;
+static size_t njobs;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *jstr(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(o, a);
+	if (b)
+		v = json_object_get(v, b);
+	return json_string_value(v);
+}
+
+static void key_of(const json_t *hr, char *key, size_t n)
+{
+	snprintf(key, n, "%s/%s", jstr(hr, "metadata", "namespace") ? jstr(hr, "metadata", "namespace") : "",
+		 jstr(hr, "metadata", "name") ? jstr(hr, "metadata", "name") : "");
+}
+
+static entry *find_entry(const char *key)
+{
+	for (size_t i = 0; i < nentries; i++)
+		if (strcmp(entries[i].key, key) == 0)
+			return &entries[i];
+	return NULL;
+}
+
+static double hr_interval(const json_t *hr)
+{
+	double d = source_parse_duration(jstr(hr, "spec", "interval"));
+	return d > 0 ? d : opt.default_interval;
+}
+
+/* Does the object ask for a reconcile that has not been attempted yet? */
+static int wants_reconcile(const json_t *hr)
+{
+	const json_t *st = json_object_get(hr, "status");
+	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
+	const char *req = json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
+							   "reconcile.fluxcd.io/requestedAt"));
+	const char *handled = jstr(st, "lastHandledReconcileAt", NULL);
+	if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend")))
+		return 0;
+	if (!json_object_get(st, "lastAttemptedGeneration"))
+		return !json_object_get(st, "observedGeneration") ||
+		       json_integer_value(json_object_get(st, "observedGeneration")) != gen;
+	if (json_integer_value(json_object_get(st, "lastAttemptedGeneration")) != gen)
+		return 1;
+	return req && (!handled || strcmp(req, handled) != 0);
+}
+
+static void upsert(json_t *hr)
+{
+	char key[320];
+	entry *e;
+	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
+	key_of(hr, key, sizeof key);
+	if (!(e = find_entry(key))) {
+		if (nentries == centries) {
+			entry *ne = realloc(entries, (centries ? centries * 2 : 32) * sizeof *ne);
+			if (!ne)
+				return;
+			entries = ne;
+			centries = centries ? centries * 2 : 32;
+		}
+		e = &entries[nentries++];
+		memset(e, 0, sizeof *e);
+		snprintf(e->key, sizeof e->key, "%s", key);
+	}
+	json_decref(e->hr);
+	e->hr = json_incref(hr);
+	if (!e->job && wants_reconcile(hr) && (!e->queued || e->sched_gen != gen)) {
+		e->queued = 1;
+		e->not_before = now_s();
+		e->sched_gen = gen;
+		if (opt.log_level >= 2)
+			fprintf(stderr, "bulkheadd: queued %s (generation %lld)\n", key, (long long)gen);
+	}
+}
+
+static void drop(const json_t *hr)
+{
+	char key[320];
+	entry *e;
+	key_of(hr, key, sizeof key);
+	if ((e = find_entry(key)) && !e->job) {
+		json_decref(e->hr);
+		*e = entries[--nentries];
+	}
+}
+
+static void drain_watch(void)
+{
+	wevent *list;
+	char buf[256];
+	while (read(wake_pipe[0], buf, sizeof buf) > 0)
+		;
+	pthread_mutex_lock(&wmu);
+	list = whead;
+	whead = wtail = NULL;
+	pthread_mutex_unlock(&wmu);
+	while (list) {
+		wevent *n = list->next;
+		size_t i;
+		json_t *it;
+		switch (list->type) {
+		case KUBE_WATCH_ADDED:
+		case KUBE_WATCH_MODIFIED:
+			upsert(list->obj);
+			break;
+		case KUBE_WATCH_DELETED:
+			drop(list->obj);
+			break;
+		case KUBE_WATCH_RELIST:
+			json_array_foreach(json_object_get(list->obj, "items"), i, it) upsert(it);
+			break;
+		default:
+			break;
+		}
+		json_decref(list->obj);
+		free(list);
+		list = n;
+	}
+}
+
+/* ---- jobs -------------------------------------------------------------------- */
+static void job_free(sv_job *j)
+{
+	if (j->sock >= 0)
+		close(j->sock);
+	ipc_reader_free(&j->rd);
+	ipc_outq_free(&j->oq);
+	proto_result_free(&j->result);
+	json_decref(j->hr);
+	free(j->identity);
+	free(j->release_name);
+	free(j->helmchart);
+	free(j);
+}
+
+static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
+{
+	bh_error e;
+	char key[320];
+	key_of(hr, key, sizeof key);
+	if (opt.log_level >= 1)
+		fprintf(stderr, "bulkheadd: %s: Ready=%s %s: %s\n", key, o->ready ? "True" : "False", o->reason, o->message);
+	if (status_write(kc, hr, o, &e) < 0)
+		fprintf(stderr, "bulkheadd: %s\n", e.msg);
+}
+
+/* Starts a reconcile of e: resolve the source, fetch the artifact, spawn. */
+static void start(kube_client *kc, entry *e)
+{
+	source_info si;
+	bh_error err;
+	sv_job *j;
+	int rc, fd = -1;
+	const json_t *hr = e->hr;
+	const char *sa = jstr(hr, "spec", "serviceAccountName");
+	double timeout = source_parse_duration(jstr(hr, "spec", "timeout"));
+	json_t *jobdoc;
+	char *text;
+	bh_buf payload = BH_BUF_INIT;
+	spawn_opts so;
+
+	e->queued = 0;
+	rc = source_resolve(kc, hr, &si, &err);
+	if (rc != SOURCE_OK) {
+		sv_outcome o = {0, rc == SOURCE_NOT_READY ? "SourceNotReady" : "ArtifactFailed", err.msg};
+		o.helmchart = si.helmchart[0] ? si.helmchart : NULL;
+		o.event = rc != SOURCE_NOT_READY;
+		report(kc, hr, &o);
+		e->queued = 1;
+		e->not_before = now_s() + opt.requeue_dependency;
+		return;
+	}
+	if ((rc = artifact_fetch(si.url, si.digest, 60000, &fd, &err)) < 0) {
+		char msg[1200];
+		sv_outcome o = {0, "ArtifactFailed", msg};
+		snprintf(msg, sizeof msg, "Could not load chart: %.1100s", err.msg);
+		o.helmchart = si.helmchart;
+		o.event = 1;
+		report(kc, hr, &o);
+		e->queued = 1;
+		e->not_before = now_s() + (rc == BH_EINVAL ? hr_interval(hr) : opt.requeue_dependency);
+		return;
+	}
+	if (!(j = calloc(1, sizeof *j))) {
+		close(fd);
+		return;
+	}
+	j->sock = -1;
+	ipc_reader_init(&j->rd, IPC_MAX_PAYLOAD, 0);
+	ipc_outq_init(&j->oq);
+	j->hr = json_incref(e->hr);
+	snprintf(j->key, sizeof j->key, "%s", e->key);
+	j->ns = jstr(j->hr, "metadata", "namespace");
+	j->name = jstr(j->hr, "metadata", "name");
+	if ((sa && *sa) || opt.default_sa) {
+		if (asprintf(&j->identity, "system:serviceaccount:%s:%s", j->ns, sa && *sa ? sa : opt.default_sa) < 0)
+			j->identity = NULL;
+	}
+	j->release_name = source_release_name_new(j->hr);
+	j->release_ns = (char *)source_release_namespace(j->hr);
+	j->storage_ns = (char *)source_storage_namespace(j->hr);
+	j->helmchart = strdup(si.helmchart);
+	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s}}", "helmRelease", j->hr, "releaseName", j->release_name,
+			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,
+			   "digest", si.digest, "revision", si.revision);
+	if (opt.test_hooks) {
+		const char *h = json_string_value(json_object_get(
+			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "bulkhead.dev/test-hook"));
+		if (h)
+			json_object_set_new(jobdoc, "testHook", json_string(h));
+	}
+	text = jobdoc ? json_dumps(jobdoc, JSON_COMPACT) : NULL;
+	json_decref(jobdoc);
+	if (!text || proto_str_encode(&payload, text, strlen(text)) < 0 ||
+	    ipc_outq_push(&j->oq, PROTO_JOB, 0, payload.data, payload.len, fd, &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s: building the job failed\n", j->key);
+		free(text);
+		bh_buf_free(&payload);
+		job_free(j);
+		return;
+	}
+	fd = -1; /* owned by the queue */
+	free(text);
+	bh_buf_free(&payload);
+	so.worker_path = opt.worker_path;
+	so.job_label = j->key;
+	so.cpu_seconds = opt.worker_cpu;
+	so.memory_mb = opt.worker_mem_mb;
+	if (spawn_worker(&so, &j->pid, &j->sock, &err) < 0) {
+		sv_outcome o = {0, "WorkerFailed", err.msg};
+		o.event = 1;
+		report(kc, hr, &o);
+		job_free(j);
+		e->queued = 1;
+		e->not_before = now_s() + hr_interval(hr);
+		return;
+	}
+	j->started = now_s();
+	j->deadline = j->started + (timeout > 0 ? timeout : 300);
+	e->job = j;
+	jobs = realloc(jobs, (njobs + 1) * sizeof *jobs);
+	jobs[njobs++] = j;
+	if (opt.log_level >= 1)
+		fprintf(stderr, "bulkheadd: %s: started worker %d (release %s in %s, identity %s)\n", j->key, (int)j->pid,
+			j->release_name, j->release_ns, j->identity ? j->identity : "bulkheadd");
+}
+
+static void kill_job(sv_job *j)
+{
+	if (!j->exited)
+		kill(j->pid, SIGKILL);
+	if (j->sock >= 0) {
+		close(j->sock);
+		j->sock = -1;
+	}
+}
+
+/* Reads and dispatches what the worker sent. */
+static void service(kube_client *kc, sv_job *j)
+{
+	for (int budget = 0; j->sock >= 0 && budget < 64; budget++) {
+		ipc_msg m;
+		bh_error err;
+		int rc = ipc_reader_read(&j->rd, j->sock, &m, &err);
+		if (rc == IPC_AGAIN)
+			break;
+		if (rc == IPC_EOF) {
+			close(j->sock);
+			j->sock = -1;
+			break;
+		}
+		if (rc < 0) {
+			if (!j->violation[0])
+				snprintf(j->violation, sizeof j->violation, "%.590s", err.msg);
+			audit_write(j->key, j->identity, "invalid", "", 0, 0, err.msg);
+			kill_job(j);
+			break;
+		}
+		rc = broker_dispatch(j, kc, &m, &err);
+		ipc_msg_free(&m);
+		if (rc < 0) {
+			kill_job(j);
+			break;
+		}
+	}
+	if (j->sock >= 0) {
+		bh_error err;
+		if (j->oq.buf.len - j->oq.off > MAX_OUTQ) {
+			snprintf(j->violation, sizeof j->violation, "worker stopped reading its answers");
+			audit_write(j->key, j->identity, "invalid", "", 0, 0, j->violation);
+			kill_job(j);
+		} else if (ipc_outq_flush(&j->oq, j->sock, &err) < 0 && !j->exited) {
+			/* the worker closed its end; its exit will be reaped */
+		}
+	}
+}
+
+static void finish(kube_client *kc, sv_job *j)
+{
+	entry *e = find_entry(j->key);
+	char msg[1600], how[160];
+	sv_outcome o = {0};
+	spawn_describe_status(j->wstatus, how, sizeof how);
+	o.helmchart = j->helmchart;
+	o.storage_ns = j->storage_ns;
+	o.event = 1;
+	o.attempted = 1;
+	o.message = msg;
+	if (j->has_seccomp || (WIFSIGNALED(j->wstatus) && WTERMSIG(j->wstatus) == SIGSYS)) {
+		char name[64];
+		o.reason = "SandboxViolation";
+		if (j->has_seccomp)
+			snprintf(msg, sizeof msg, "worker killed by seccomp: forbidden system call %s (%u)",
+				 sandbox_syscall_name(j->seccomp_nr, j->seccomp_arch, name, sizeof name), j->seccomp_nr);
+		else
+			snprintf(msg, sizeof msg, "worker killed by seccomp (SIGSYS) without reporting the system call");
+	} else if (j->timed_out) {
+		o.reason = "WorkerTimeout";
+		snprintf(msg, sizeof msg, "worker exceeded its deadline of %.0fs (.spec.timeout) and was killed",
+			 j->deadline - j->started);
+	} else if (j->violation[0]) {
+		o.reason = "ProtocolViolation";
+		snprintf(msg, sizeof msg, "worker broke the supervisor protocol and was killed: %.1000s", j->violation);
+	} else if (j->has_result) {
+		o.ready = j->result.ready;
+		o.reason = j->result.reason;
+		snprintf(msg, sizeof msg, "%s", j->result.message);
+		o.action = j->result.action;
+		o.release = j->result.has_release ? &j->result.release : NULL;
+		o.revision = j->result.has_release ? j->result.release.chart_version : NULL;
+	} else if (WIFSIGNALED(j->wstatus)) {
+		o.reason = "WorkerCrashed";
+		snprintf(msg, sizeof msg, "worker %s before reporting a result", how);
+	} else {
+		o.reason = "WorkerFailed";
+		snprintf(msg, sizeof msg, "worker %s without reporting a result", how);
+	}
+	if (opt.log_level >= 2)
+		fprintf(stderr, "bulkheadd: %s: worker %d %s\n", j->key, (int)j->pid, how);
+	report(kc, j->hr, &o);
+	if (e) {
+		e->job = NULL;
+		if (!o.ready) {
+			e->queued = 1;
+			e->not_before = now_s() + hr_interval(j->hr);
+			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+		} else if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
+					    json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
+			e->queued = 1; /* changed while we worked */
+			e->not_before = now_s();
+		}
+	}
+}
+
+static void reap(kube_client *kc)
+{
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+		if (p <= 0)
+			break;
+		for (size_t i = 0; i < njobs; i++)
+			if (jobs[i]->pid == p) {
+				jobs[i]->exited = 1;
+				jobs[i]->wstatus = st;
+			}
+	}
+	for (size_t i = 0; i < njobs;) {
+		sv_job *j = jobs[i];
+		if (j->exited) {
+			if (j->sock >= 0) {
+				/* whatever it wrote before dying is still in the socket */
+				service(kc, j);
+				if (j->sock >= 0) {
+					close(j->sock);
+					j->sock = -1;
+				}
+			}
+			finish(kc, j);
+			job_free(j);
+			jobs[i] = jobs[--njobs];
+			continue;
+		}
+		i++;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bulkheadd [--kubeconfig PATH] [--concurrent N] [--audit-log PATH]\n"
+		   "                 [--worker-path PATH] [--log-level error|info|debug]\n"
+		   "                 [--default-service-account NAME] [--requeue-dependency DURATION]\n"
+		   "                 [--worker-cpu-seconds N] [--worker-memory-mb N] [--test-hooks]\n");
+}
+
+static char *default_worker_path(void)
+{
+	char self[PATH_MAX], *slash, *p = NULL;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/'))) {
+			*slash = '\0';
+			if (asprintf(&p, "%s/../worker/bulkhead-worker", self) > 0 && access(p, X_OK) == 0)
+				return p;
+			free(p);
+			if (asprintf(&p, "%s/../libexec/bulkhead-worker", self) > 0 && access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return strdup("/usr/libexec/bulkhead-worker");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"kubeconfig", required_argument, NULL, 'k'}, {"concurrent", required_argument, NULL, 'c'},
+		{"audit-log", required_argument, NULL, 'a'}, {"worker-path", required_argument, NULL, 'w'},
+		{"log-level", required_argument, NULL, 'l'}, {"default-service-account", required_argument, NULL, 's'},
+		{"requeue-dependency", required_argument, NULL, 'r'}, {"worker-cpu-seconds", required_argument, NULL, 'C'},
+		{"worker-memory-mb", required_argument, NULL, 'M'}, {"test-hooks", no_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	kube_config *cfg;
+	kube_client *kc, *wc;
+	bh_error err;
+	pthread_t th;
+	struct sigaction sa;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'k': opt.kubeconfig = optarg; break;
+		case 'c': opt.concurrent = atoi(optarg); break;
+		case 'a': opt.audit_log = optarg; break;
+		case 'w': opt.worker_path = optarg; break;
+		case 's': opt.default_sa = optarg; break;
+		case 'T': opt.test_hooks = 1; break;
+		case 'C': opt.worker_cpu = strtoul(optarg, NULL, 10); break;
+		case 'M': opt.worker_mem_mb = strtoul(optarg, NULL, 10); break;
+		case 'r':
+			if ((opt.requeue_dependency = source_parse_duration(optarg)) < 0) {
+				fprintf(stderr, "bulkheadd: invalid --requeue-dependency %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'l':
+			if (strcmp(optarg, "error") == 0)
+				opt.log_level = 0;
+			else if (strcmp(optarg, "info") == 0)
+				opt.log_level = 1;
+			else if (strcmp(optarg, "debug") == 0)
+				opt.log_level = 2;
+			else {
+				fprintf(stderr, "bulkheadd: --log-level must be error, info or debug\n");
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc || opt.concurrent < 1) {
+		usage(stderr);
+		return 2;
+	}
+	sv_verbose = opt.log_level >= 2;
+	if (!opt.worker_path)
+		opt.worker_path = default_worker_path();
+	cfg = opt.kubeconfig ? kube_config_load(opt.kubeconfig, NULL, &err) : kube_config_default_load(&err);
+	if (!cfg) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
+	if (!(kc = kube_curl_client_new(cfg, &err)) || !(wc = kube_curl_client_new(cfg, &err))) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
+	if (audit_open(opt.audit_log, &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		perror("bulkheadd: pipe");
+		return 1;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (pthread_create(&th, NULL, watch_main, wc) != 0) {
+		fprintf(stderr, "bulkheadd: cannot start the watch thread\n");
+		return 1;
+	}
+	pthread_detach(th);
+	fprintf(stderr, "bulkheadd: watching HelmReleases in all namespaces at %s (worker %s, concurrency %d)\n",
+		cfg->server, opt.worker_path, opt.concurrent);
+
+	while (!stopping) {
+		struct pollfd *pf = calloc(njobs + 1, sizeof *pf);
+		double now = now_s(), next = now + 5;
+		int timeout;
+		drain_watch();
+		reap(kc);
+		/* deadlines */
+		for (size_t i = 0; i < njobs; i++) {
+			if (!jobs[i]->exited && !jobs[i]->timed_out && now >= jobs[i]->deadline) {
+				jobs[i]->timed_out = 1;
+				kill(jobs[i]->pid, SIGKILL);
+			}
+		}
+		/* start queued reconciles */
+		for (size_t i = 0; i < nentries && njobs < (size_t)opt.concurrent; i++) {
+			entry *e = &entries[i];
+			if (e->queued && !e->job && e->not_before <= now)
+				start(kc, e);
+		}
+		for (size_t i = 0; i < nentries; i++)
+			if (entries[i].queued && !entries[i].job && entries[i].not_before < next)
+				next = entries[i].not_before;
+		pf[0].fd = wake_pipe[0];
+		pf[0].events = POLLIN;
+		for (size_t i = 0; i < njobs; i++) {
+			pf[i + 1].fd = jobs[i]->sock;
+			pf[i + 1].events = jobs[i]->sock >= 0 ? (POLLIN | (ipc_outq_pending(&jobs[i]->oq) ? POLLOUT : 0)) : 0;
+			if (!jobs[i]->exited && jobs[i]->deadline < next)
+				next = jobs[i]->deadline;
+		}
+		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
+		if (njobs < (size_t)opt.concurrent || timeout > 1000)
+			timeout = timeout > 1000 ? 1000 : timeout;
+		if (poll(pf, njobs + 1, timeout) > 0) {
+			size_t n = njobs;
+			for (size_t i = 0; i < n && i < njobs; i++)
+				if (pf[i + 1].revents && jobs[i]->sock >= 0)
+					service(kc, jobs[i]);
+		}
+		free(pf);
+	}
+	fprintf(stderr, "bulkheadd: stopping\n");
+	for (size_t i = 0; i < njobs; i++)
+		kill_job(jobs[i]);
+	audit_close();
+	return 0;
+}

@@ -1,0 +1,172 @@
+/* supervisor/source.c — see source.h. */
+#include "supervisor/source.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/status.h"
+
+static const char *str_at(const json_t *o, const char *a, const char *b, const char *c)
+{
+	const json_t *v = json_object_get(o, a);
+	if (b)
+		v = json_object_get(v, b);
+	if (c)
+		v = json_object_get(v, c);
+	return json_string_value(v);
+}
+
+const char *source_release_namespace(const json_t *hr)
+{
+	const char *t = str_at(hr, "spec", "targetNamespace", NULL);
+	return t && *t ? t : str_at(hr, "metadata", "namespace", NULL);
+}
+
+const char *source_storage_namespace(const json_t *hr)
+{
+	const char *t = str_at(hr, "spec", "storageNamespace", NULL);
+	return t && *t ? t : str_at(hr, "metadata", "namespace", NULL);
+}
+
+char *source_release_name_new(const json_t *hr)
+{
+	const char *rn = str_at(hr, "spec", "releaseName", NULL), *tn = str_at(hr, "spec", "targetNamespace", NULL);
+	const char *name = str_at(hr, "metadata", "name", NULL);
+	char *s;
+	if (rn && *rn)
+		s = strdup(rn);
+	else if (tn && *tn) {
+		if (asprintf(&s, "%s-%s", tn, name) < 0)
+			s = NULL;
+	} else
+		s = strdup(name);
+	if (s && strlen(s) > 53) { /* name[:40] + "-" + hex(sha256(name))[:12] */
+		unsigned char d[32];
+		unsigned int dl = 0;
+		char *t = malloc(54);
+		EVP_Digest(s, strlen(s), d, &dl, EVP_sha256(), NULL);
+		if (t) {
+			memcpy(t, s, 40);
+			t[40] = '-';
+			for (int i = 0; i < 6; i++)
+				snprintf(t + 41 + 2 * i, 3, "%02x", d[i]);
+		}
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+double source_parse_duration(const char *s)
+{
+	double total = 0;
+	if (!s || !*s)
+		return -1;
+	if (strcmp(s, "0") == 0)
+		return 0;
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end);
+		double unit;
+		if (end == s || v < 0)
+			return -1;
+		s = end;
+		if (strncmp(s, "ns", 2) == 0)
+			unit = 1e-9, s += 2;
+		else if (strncmp(s, "us", 2) == 0 || strncmp(s, "\xc2\xb5s", 3) == 0)
+			unit = 1e-6, s += (*s == 'u' ? 2 : 3);
+		else if (strncmp(s, "ms", 2) == 0)
+			unit = 1e-3, s += 2;
+		else if (*s == 's')
+			unit = 1, s++;
+		else if (*s == 'm')
+			unit = 60, s++;
+		else if (*s == 'h')
+			unit = 3600, s++;
+		else
+			return -1;
+		total += v * unit;
+	}
+	return total;
+}
+
+/* HelmChart spec from .spec.chart.spec (internal/reconcile/helmchart_template.go). */
+static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
+{
+	const json_t *cs = json_object_get(json_object_get(json_object_get(hr, "spec"), "chart"), "spec");
+	const char *hrns = str_at(hr, "metadata", "namespace", NULL), *hrname = str_at(hr, "metadata", "name", NULL);
+	const char *interval = str_at(hr, "spec", "interval", NULL);
+	json_t *spec = json_object(), *sr = json_object_get(cs, "sourceRef");
+	json_t *hc = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s}}}", "apiVersion", "source.toolkit.fluxcd.io/v1", "kind",
+			       "HelmChart", "metadata", "name", name, "namespace", ns, "labels",
+			       "helm.toolkit.fluxcd.io/name", hrname, "helm.toolkit.fluxcd.io/namespace", hrns);
+	json_object_set(spec, "chart", json_object_get(cs, "chart"));
+	if (json_object_get(cs, "version"))
+		json_object_set(spec, "version", json_object_get(cs, "version"));
+	json_object_set_new(spec, "sourceRef", json_pack("{s:O,s:O}", "kind", json_object_get(sr, "kind"), "name",
+							 json_object_get(sr, "name")));
+	json_object_set_new(spec, "interval", json_string(str_at(cs, "interval", NULL, NULL) ? str_at(cs, "interval", NULL, NULL)
+											  : interval ? interval : "10m"));
+	if (json_object_get(cs, "reconcileStrategy"))
+		json_object_set(spec, "reconcileStrategy", json_object_get(cs, "reconcileStrategy"));
+	if (json_object_get(cs, "valuesFiles"))
+		json_object_set(spec, "valuesFiles", json_object_get(cs, "valuesFiles"));
+	json_object_set_new(hc, "spec", spec);
+	return hc;
+}
+
+int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err)
+{
+	const json_t *spec = json_object_get(hr, "spec"), *ref = json_object_get(spec, "chartRef");
+	const char *hrns = str_at(hr, "metadata", "namespace", NULL), *hrname = str_at(hr, "metadata", "name", NULL);
+	char ns[254], name[254];
+	json_t *hc = NULL, *art;
+	int rc;
+	memset(si, 0, sizeof *si);
+	if (json_is_object(ref)) {
+		const char *kind = str_at(ref, "kind", NULL, NULL), *n = str_at(ref, "name", NULL, NULL);
+		const char *rns = str_at(ref, "namespace", NULL, NULL);
+		if (!kind || strcmp(kind, "HelmChart") != 0)
+			return bh_error_set(err, BH_EINVAL, "chartRef kind '%s' is not supported yet (only HelmChart)", kind ? kind : "");
+		if (!n)
+			return bh_error_set(err, BH_EINVAL, ".spec.chartRef.name is required");
+		snprintf(ns, sizeof ns, "%s", rns && *rns ? rns : hrns);
+		snprintf(name, sizeof name, "%s", n);
+	} else if (json_is_object(json_object_get(spec, "chart"))) {
+		const char *sns = str_at(json_object_get(json_object_get(spec, "chart"), "spec"), "sourceRef", "namespace", NULL);
+		snprintf(ns, sizeof ns, "%s", sns && *sns ? sns : hrns);
+		snprintf(name, sizeof name, "%s-%s", hrns, hrname);
+	} else {
+		return bh_error_set(err, BH_EINVAL, "one of .spec.chart or .spec.chartRef is required");
+	}
+	snprintf(si->helmchart, sizeof si->helmchart, "%s/%s", ns, name);
+	rc = kube_get(kc, &sv_helmchart_resource, ns, name, NULL, &hc, err);
+	if (rc == BH_ENOTFOUND && !json_is_object(ref)) {
+		json_t *obj = helmchart_new(hr, ns, name), *out = NULL;
+		kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+		rc = kube_create(kc, &sv_helmchart_resource, ns, obj, &wo, &out, err);
+		json_decref(obj);
+		json_decref(out);
+		if (rc < 0 && rc != BH_ECONFLICT)
+			return bh_error_prefix(err, "creating HelmChart %s/%s", ns, name);
+		bh_error_set(err, BH_OK, "HelmChart '%s/%s' is not ready: created, waiting for its artifact", ns, name);
+		return SOURCE_NOT_READY;
+	}
+	if (rc == BH_ENOTFOUND)
+		return bh_error_set(err, BH_ENOTFOUND, "could not get source 'HelmChart/%s/%s': not found", ns, name);
+	if (rc < 0)
+		return bh_error_prefix(err, "could not get source 'HelmChart/%s/%s'", ns, name);
+	art = json_object_get(json_object_get(hc, "status"), "artifact");
+	if (!json_is_object(art) || !str_at(art, "url", NULL, NULL) || !str_at(art, "digest", NULL, NULL)) {
+		json_decref(hc);
+		bh_error_set(err, BH_OK, "HelmChart '%s/%s' is not ready: no artifact", ns, name);
+		return SOURCE_NOT_READY;
+	}
+	snprintf(si->url, sizeof si->url, "%s", str_at(art, "url", NULL, NULL));
+	snprintf(si->digest, sizeof si->digest, "%s", str_at(art, "digest", NULL, NULL));
+	snprintf(si->revision, sizeof si->revision, "%s", str_at(art, "revision", NULL, NULL) ? str_at(art, "revision", NULL, NULL) : "");
+	json_decref(hc);
+	return SOURCE_OK;
+}

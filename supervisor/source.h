@@ -1,0 +1,38 @@
+/* supervisor/source.h — finding a HelmRelease's chart artifact as Flux's
+ * helm-controller does: .spec.chartRef names a HelmChart, or the controller
+ * creates HelmChart "<ns>-<name>" from .spec.chart (in the sourceRef's
+ * namespace) and uses it; the artifact is the HelmChart's
+ * .status.artifact {url, digest, revision}. Also the release name,
+ * namespaces and identity of the job. */
+#ifndef BH_SUPERVISOR_SOURCE_H
+#define BH_SUPERVISOR_SOURCE_H
+
+#include <jansson.h>
+
+#include "kube/kube.h"
+#include "lib/error.h"
+
+typedef struct source_info {
+	char helmchart[520];   /* "ns/name" */
+	char url[2048];
+	char digest[200];
+	char revision[200];
+} source_info;
+
+enum { SOURCE_OK = 0, SOURCE_NOT_READY = 1 };
+
+/* Returns SOURCE_OK with *si filled, SOURCE_NOT_READY (no artifact yet;
+ * err says why), or a negative code (err says why: missing HelmChart,
+ * unsupported chartRef kind, API error). May create the HelmChart. */
+int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err);
+
+/* Release name (.spec.releaseName or [targetNamespace-]name, shortened to 53
+ * characters as Flux does), release and storage namespaces. Caller frees. */
+char *source_release_name_new(const json_t *hr);
+const char *source_release_namespace(const json_t *hr);
+const char *source_storage_namespace(const json_t *hr);
+
+/* Parses a Go duration ("5m", "1h30m", "2.5s", "300ms"); -1 if invalid. */
+double source_parse_duration(const char *s);
+
+#endif

@@ -1,0 +1,80 @@
+/* supervisor/spawn.c — see spawn.h. */
+#include "supervisor/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
+{
+	int sv[2];
+	char cpu[32], mem[32];
+	char *argv[] = {"bulkhead-worker", "--fd", "3", "--cpu-seconds", cpu, "--memory-mb", mem, "--job",
+			(char *)(o->job_label ? o->job_label : "-"), NULL};
+	char *envp[] = {"PATH=/nonexistent", "LANG=C", "MALLOC_ARENA_MAX=1", NULL};
+	pid_t p;
+	snprintf(cpu, sizeof cpu, "%lu", o->cpu_seconds);
+	snprintf(mem, sizeof mem, "%lu", o->memory_mb);
+	if (access(o->worker_path, X_OK) < 0)
+		return bh_error_set(err, BH_ENOTFOUND, "worker binary %s: %s", o->worker_path, strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return bh_error_set(err, BH_EIO, "socketpair: %s", strerror(errno));
+	p = fork();
+	if (p < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return bh_error_set(err, BH_EIO, "fork: %s", strerror(errno));
+	}
+	if (p == 0) {
+		sigset_t none;
+		struct sigaction dfl;
+		if (sv[1] != 3) {
+			if (dup2(sv[1], 3) < 0)
+				_exit(126);
+		} else {
+			fcntl(3, F_SETFD, 0);
+		}
+		syscall(SYS_close_range, 4, ~0U, CLOSE_RANGE_CLOEXEC);
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		for (int s = 1; s < 65; s++)
+			sigaction(s, &dfl, NULL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setsid();
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() == 1)
+			_exit(125);
+		umask(077);
+		if (chdir("/") < 0)
+			_exit(126);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		execve(o->worker_path, argv, envp);
+		_exit(127);
+	}
+	close(sv[1]);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	*pid = p;
+	*sock = sv[0];
+	return 0;
+}
+
+void spawn_describe_status(int status, char *buf, unsigned long n)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, n, "was killed by signal %s (%s)", sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?",
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, n, "ended with wait status 0x%x", status);
+}

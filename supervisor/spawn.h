@@ -1,0 +1,28 @@
+/* supervisor/spawn.h — starting one bulkhead-worker per reconcile: a
+ * SOCK_STREAM socketpair, fork, and in the child (async-signal-safe calls
+ * only, the supervisor has threads) the socket moved to fd 3, every other fd
+ * marked close-on-exec, signals reset, a new session, death with the parent,
+ * umask 077, cwd /, no_new_privs, a fixed environment, then execve of the
+ * worker binary. The worker then locks itself down (sandbox/). */
+#ifndef BH_SUPERVISOR_SPAWN_H
+#define BH_SUPERVISOR_SPAWN_H
+
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+typedef struct spawn_opts {
+	const char *worker_path;
+	const char *job_label;   /* "ns/name", shown in the worker's argv */
+	unsigned long cpu_seconds;
+	unsigned long memory_mb;
+} spawn_opts;
+
+/* Starts a worker. *sock is the supervisor's end (non-blocking, CLOEXEC). */
+int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err);
+
+/* Describes a wait status: "exited with status 3", "killed by signal 11
+ * (SIGSEGV)". */
+void spawn_describe_status(int status, char *buf, unsigned long n);
+
+#endif

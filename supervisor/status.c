@@ -1,0 +1,177 @@
+/* supervisor/status.c — see status.h. */
+#include "supervisor/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const kube_resource sv_helmrelease_resource = {"helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", 1};
+const kube_resource sv_helmchart_resource = {"source.toolkit.fluxcd.io", "v1", "helmcharts", "HelmChart", 1};
+
+#define MAX_HISTORY 5
+#define MAX_MESSAGE 1024 /* status text copied from workers stays short */
+
+static json_t *find_cond(json_t *conds, const char *type)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(conds, i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		if (t && strcmp(t, type) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+static void set_cond(json_t *conds, const json_t *old, const char *type, int ok, const char *reason,
+		     const char *message, json_int_t gen, const char *now)
+{
+	const char *st = ok ? "True" : "False";
+	json_t *prev = find_cond((json_t *)old, type), *c;
+	const char *pst = prev ? json_string_value(json_object_get(prev, "status")) : NULL;
+	const char *ltt = pst && strcmp(pst, st) == 0 ? json_string_value(json_object_get(prev, "lastTransitionTime")) : NULL;
+	char msg[MAX_MESSAGE + 1];
+	size_t n = strlen(message);
+	if (n > MAX_MESSAGE) { /* cut at a UTF-8 boundary */
+		n = MAX_MESSAGE;
+		while (n && ((unsigned char)message[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(msg, message, n);
+	msg[n] = '\0';
+	c = json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", type, "status", st, "observedGeneration", gen,
+		      "lastTransitionTime", ltt ? ltt : now, "reason", reason, "message", msg);
+	json_t *mine = find_cond(conds, type);
+	if (mine) {
+		json_object_update(mine, c);
+		json_decref(c);
+	} else {
+		json_array_append_new(conds, c);
+	}
+}
+
+static json_t *snapshot_json(const proto_snapshot *s)
+{
+	json_t *o = json_object();
+	if (s->app_version)
+		json_object_set_new(o, "appVersion", json_string(s->app_version));
+	json_object_set_new(o, "chartName", json_string(s->chart_name));
+	json_object_set_new(o, "chartVersion", json_string(s->chart_version));
+	if (s->config_digest)
+		json_object_set_new(o, "configDigest", json_string(s->config_digest));
+	if (s->digest)
+		json_object_set_new(o, "digest", json_string(s->digest));
+	if (s->first_deployed)
+		json_object_set_new(o, "firstDeployed", json_string(s->first_deployed));
+	if (s->last_deployed)
+		json_object_set_new(o, "lastDeployed", json_string(s->last_deployed));
+	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "namespace", json_string(s->namespace_));
+	json_object_set_new(o, "status", json_string(s->status));
+	json_object_set_new(o, "version", json_integer(s->version));
+	return o;
+}
+
+json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
+{
+	const json_t *old = json_object_get(hr, "status");
+	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
+	json_t *st = json_is_object(old) ? json_deep_copy(old) : json_object();
+	json_t *oldconds = json_object_get(old, "conditions");
+	json_t *conds = json_array(), *c;
+	size_t i;
+	const char *req = json_string_value(
+		json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
+	/* keep other conditions, drop Reconciling (negative polarity: only while true) */
+	json_array_foreach(oldconds, i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		if (t && strcmp(t, "Reconciling") != 0)
+			json_array_append(conds, c);
+	}
+	set_cond(conds, oldconds, "Ready", o->ready, o->reason, o->message, gen, now);
+	if (o->action)
+		set_cond(conds, oldconds, "Released", o->ready, o->reason, o->message, gen, now);
+	/* Ready first, as Flux orders them */
+	{
+		json_t *sorted = json_array();
+		json_array_append(sorted, find_cond(conds, "Ready"));
+		json_array_foreach(conds, i, c) {
+			const char *t = json_string_value(json_object_get(c, "type"));
+			if (strcmp(t, "Ready") != 0)
+				json_array_append(sorted, c);
+		}
+		json_decref(conds);
+		conds = sorted;
+	}
+	json_object_set_new(st, "conditions", conds);
+	if (o->ready)
+		json_object_set_new(st, "observedGeneration", json_integer(gen));
+	if (o->attempted) {
+		json_object_set_new(st, "lastAttemptedGeneration", json_integer(gen));
+		if (o->revision)
+			json_object_set_new(st, "lastAttemptedRevision", json_string(o->revision));
+		if (o->action)
+			json_object_set_new(st, "lastAttemptedReleaseAction", json_string(o->action));
+	}
+	if (req)
+		json_object_set_new(st, "lastHandledReconcileAt", json_string(req));
+	if (o->helmchart)
+		json_object_set_new(st, "helmChart", json_string(o->helmchart));
+	if (o->storage_ns)
+		json_object_set_new(st, "storageNamespace", json_string(o->storage_ns));
+	if (o->release) {
+		json_t *hist = json_array(), *h;
+		json_array_append_new(hist, snapshot_json(o->release));
+		json_array_foreach(json_object_get(old, "history"), i, h) {
+			if (json_array_size(hist) >= MAX_HISTORY)
+				break;
+			if (json_integer_value(json_object_get(h, "version")) != o->release->version)
+				json_array_append(hist, h);
+		}
+		json_object_set_new(st, "history", hist);
+		if (o->ready)
+			json_object_set_new(st, "lastAppliedRevision", json_string(o->release->chart_version));
+	}
+	if (!o->ready && o->attempted) {
+		json_int_t f = json_integer_value(json_object_get(st, "failures"));
+		json_object_set_new(st, "failures", json_integer(f + 1));
+	} else if (o->ready) {
+		json_object_del(st, "failures");
+	}
+	return st;
+}
+
+int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err)
+{
+	const json_t *md = json_object_get(hr, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	struct timespec ts;
+	struct tm tm;
+	char now[32], *text;
+	json_t *st, *patch, *out = NULL;
+	kube_write_opts wo = {"helm-controller", 0, 0, "status"};
+	int rc;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	st = status_build(hr, o, now);
+	patch = json_pack("{s:o}", "status", st);
+	text = json_dumps(patch, JSON_COMPACT);
+	json_decref(patch);
+	if (!text)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	rc = kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err);
+	free(text);
+	json_decref(out);
+	if (rc < 0)
+		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
+	if (o->event) {
+		kube_event ev = {o->ready ? "Normal" : "Warning", o->reason, o->message, NULL, "helm-controller", NULL, NULL};
+		bh_error e2;
+		if (kube_event_create(kc, hr, &ev, &e2) < 0)
+			fprintf(stderr, "bulkheadd: event for %s/%s: %s\n", ns, name, e2.msg);
+	}
+	return 0;
+}

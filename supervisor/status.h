@@ -1,0 +1,36 @@
+/* supervisor/status.h — what the supervisor writes back to a HelmRelease:
+ * .status (conditions Ready/Released with Flux's reasons and
+ * lastTransitionTime kept while the status does not change,
+ * observedGeneration, lastAttempted*, history newest-first, storageNamespace,
+ * helmChart) through the status subresource, and a Kubernetes Event. */
+#ifndef BH_SUPERVISOR_STATUS_H
+#define BH_SUPERVISOR_STATUS_H
+
+#include <jansson.h>
+
+#include "kube/kube.h"
+#include "lib/error.h"
+#include "proto/proto.h"
+
+typedef struct sv_outcome {
+	int ready;
+	const char *reason;            /* CamelCase */
+	const char *message;
+	const char *action;            /* "install"/"upgrade" when a release action ran, else NULL */
+	const proto_snapshot *release; /* release written by the action, or NULL */
+	int attempted;                 /* sets lastAttemptedGeneration/Revision */
+	const char *revision;          /* chart version attempted, or NULL */
+	const char *helmchart;         /* "ns/name" or NULL */
+	const char *storage_ns;        /* or NULL */
+	int event;                     /* also record an Event */
+} sv_outcome;
+
+extern const kube_resource sv_helmrelease_resource;
+extern const kube_resource sv_helmchart_resource;
+
+/* Builds the new .status object from the old one and o (pure). */
+json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
+/* Writes it (merge patch on /status) and, when o->event, an Event. */
+int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
+
+#endif
