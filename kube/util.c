@@ -154,9 +154,17 @@ static int parse_node(struct yparser *y, yaml_event_t *ev, int depth, json_t **o
 			return bh_error_set(y->err, BH_ENOMEM, "out of memory");
 		const unsigned char *anchor = is_map ? ev->data.mapping_start.anchor
 		                                     : ev->data.sequence_start.anchor;
-		int rc = anchor_add(y, anchor, node);
+		/* the anchor is registered once the node is complete, so an alias
+		 * inside it cannot refer to it (no reference cycles) */
+		char *aname = anchor ? strdup((const char *)anchor) : NULL;
+		if (anchor && !aname) {
+			json_decref(node);
+			return bh_error_set(y->err, BH_ENOMEM, "out of memory");
+		}
+		int rc = parse_children(y, node, is_map, depth);
 		if (!rc)
-			rc = parse_children(y, node, is_map, depth);
+			rc = anchor_add(y, (const unsigned char *)aname, node);
+		free(aname);
 		if (rc) {
 			json_decref(node);
 			return rc;

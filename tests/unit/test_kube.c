@@ -272,6 +272,11 @@ START_TEST(test_config_limits)
 	const char *aliases = "a: &x [1]\nb: *x\nc: *nope\n";
 	ck_assert_ptr_null(kube_config_parse(aliases, strlen(aliases), NULL, &e));
 	ck_assert_int_eq(e.code, BH_EPARSE);
+	/* an alias inside its own anchor's node would make a reference cycle */
+	const char *cycle = "a: &x [1, *x]\n";
+	ck_assert_ptr_null(kube_config_parse(cycle, strlen(cycle), NULL, &e));
+	ck_assert_int_eq(e.code, BH_EPARSE);
+	ck_assert_str_eq(e.msg, "kubeconfig: YAML line 1: unknown alias \"x\"");
 }
 END_TEST
 

@@ -1,0 +1,24 @@
+/* tests/fuzz/fuzz_kubeconfig.c — libFuzzer target for the kubeconfig parser
+ * (kube_config_parse), in strict tenant mode and in normal mode with files
+ * refused by a base_dir that does not exist.
+ * FUZZ_SOURCES: kube/config.c kube/util.c lib/error.c lib/buf.c
+ * FUZZ_LIBS: -ljansson -lyaml
+ * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_kubeconfig
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	bh_error err;
+	kube_config_opts strict = {.strict = 1, .base_dir = "/nonexistent-fuzz"};
+	kube_config *c = kube_config_parse((const char *)data, size, &strict, &err);
+	kube_config_free(c);
+	kube_config_opts open = {.strict = 1, .allow = KUBE_ALLOW_PROXY | KUBE_ALLOW_INSECURE,
+	                         .context = "fuzz", .base_dir = "/nonexistent-fuzz"};
+	c = kube_config_parse((const char *)data, size, &open, &err);
+	kube_config_free(c);
+	return 0;
+}
