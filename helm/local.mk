@@ -33,3 +33,15 @@ helm_libbhrender_a_SOURCES = \
 	helm/render_schema.c helm/render_schema.h
 BH_RENDER_LIBS = helm/libbhrender.a $(BH_TMPL_LIBS) $(BH_CHART_LIBS)
 # --- end chart engine ---
+
+# --- chart engine tests (chart task) ---
+check_PROGRAMS += tests/unit/test_strvals tests/unit/test_chart
+tests_unit_test_strvals_SOURCES = tests/unit/test_strvals.c
+tests_unit_test_strvals_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_strvals_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
+tests_unit_test_chart_SOURCES = tests/unit/test_chart.c
+tests_unit_test_chart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(ARCHIVE_CFLAGS)
+tests_unit_test_chart_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_strvals tests/unit/test_chart
+UNIT_TESTS += tests/unit/test_strvals tests/unit/test_chart
+# --- end chart engine tests ---

@@ -1,0 +1,443 @@
+/* tests/unit/test_chart.c — chart loading: Helm's layout rules and
+ * validation, every loading limit, and hostile archives (path traversal,
+ * absolute paths, links, decompression bombs, deep and alias-bomb YAML,
+ * nested archives), each refused with a clear error in bounded time. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helm/chart.h"
+#include "helm/chart_semver.h"
+#include "lib/buf.h"
+
+typedef struct entry {
+	const char *name;
+	char type;        /* 'f' file, 'l' symlink, 'h' hard link, 'd' dir, 'c' char device */
+	const char *data; /* file contents (or link target) */
+	size_t fill;      /* if > 0: that many zero bytes instead of data */
+} entry;
+
+/* Builds a .tgz in memory; *len set; caller frees. */
+static unsigned char *make_tgz(const entry *e, size_t n, size_t *len)
+{
+	size_t cap = 64 << 20;
+	unsigned char *buf = malloc(cap);
+	size_t used = 0;
+	struct archive *a = archive_write_new();
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_pax_restricted(a);
+	archive_write_set_bytes_in_last_block(a, 1);
+	ck_assert_int_eq(archive_write_open_memory(a, buf, cap, &used), ARCHIVE_OK);
+	for (size_t i = 0; i < n; i++) {
+		struct archive_entry *ae = archive_entry_new();
+		archive_entry_set_pathname(ae, e[i].name);
+		archive_entry_set_perm(ae, 0644);
+		if (e[i].type == 'l') {
+			archive_entry_set_filetype(ae, AE_IFLNK);
+			archive_entry_set_symlink(ae, e[i].data);
+		} else if (e[i].type == 'h') {
+			archive_entry_set_filetype(ae, AE_IFREG);
+			archive_entry_set_hardlink(ae, e[i].data);
+		} else if (e[i].type == 'd') {
+			archive_entry_set_filetype(ae, AE_IFDIR);
+		} else if (e[i].type == 'c') {
+			archive_entry_set_filetype(ae, AE_IFCHR);
+		} else {
+			size_t sz = e[i].fill ? e[i].fill : strlen(e[i].data);
+			archive_entry_set_filetype(ae, AE_IFREG);
+			archive_entry_set_size(ae, (la_int64_t)sz);
+		}
+		ck_assert_int_eq(archive_write_header(a, ae), ARCHIVE_OK);
+		if (e[i].type == 'f') {
+			if (e[i].fill) {
+				static char zeros[65536];
+				size_t left = e[i].fill;
+				while (left) {
+					size_t k = left < sizeof zeros ? left : sizeof zeros;
+					archive_write_data(a, zeros, k);
+					left -= k;
+				}
+			} else {
+				archive_write_data(a, e[i].data, strlen(e[i].data));
+			}
+		}
+		archive_entry_free(ae);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+	*len = used;
+	return buf;
+}
+
+#define CHART_YAML "apiVersion: v2\nname: mychart\nversion: 0.1.0\n"
+
+static int load(const entry *e, size_t n, const chart_limits *lim, chart **c, bh_error *err)
+{
+	size_t len;
+	unsigned char *buf = make_tgz(e, n, &len);
+	int rc = chart_load_archive(buf, len, lim, c, err);
+	free(buf);
+	return rc;
+}
+
+static void expect_error(const entry *e, size_t n, const chart_limits *lim, const char *want)
+{
+	chart *c = NULL;
+	bh_error err;
+	bh_error_clear(&err);
+	int rc = load(e, n, lim, &c, &err);
+	ck_assert_msg(rc < 0, "expected an error containing '%s'", want);
+	ck_assert_ptr_null(c);
+	ck_assert_msg(strstr(err.msg, want) != NULL, "error '%s' lacks '%s'", err.msg, want);
+}
+
+START_TEST(test_good_archive)
+{
+	entry e[] = {
+		{"mychart/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: sub\n  version: 1.x\n", 0},
+		{"mychart/values.yaml", 'f', "a: 1\nb:\n  c: x\n", 0},
+		{"mychart/values.schema.json", 'f', "{}", 0},
+		{"mychart/templates/a.yaml", 'f', "kind: A\n", 0},
+		{"mychart/templates/_h.tpl", 'f', "{{ define \"x\" }}{{ end }}", 0},
+		{"mychart/crds/c.yaml", 'f', "kind: CustomResourceDefinition\n", 0},
+		{"mychart/README.md", 'f', "\xEF\xBB\xBFhello", 0},
+		{"mychart/charts/sub/Chart.yaml", 'f', "apiVersion: v2\nname: sub\nversion: 1.2.3\n", 0},
+		{"mychart/charts/sub/templates/s.yaml", 'f', "kind: S\n", 0},
+		{"mychart/charts/_skipped/Chart.yaml", 'f', "nonsense", 0},
+	};
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_msg(load(e, sizeof e / sizeof e[0], NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(chart_name(c), "mychart");
+	ck_assert_str_eq(chart_version(c), "0.1.0");
+	ck_assert_uint_eq(c->ntemplates, 2);
+	ck_assert_uint_eq(c->nfiles, 2); /* crds/c.yaml, README.md */
+	ck_assert_str_eq((char *)c->files[1].data, "hello"); /* BOM trimmed */
+	ck_assert(json_real_value(json_object_get(c->values, "a")) == 1.0);
+	ck_assert_ptr_nonnull(c->schema);
+	ck_assert_uint_eq(c->ndeps, 1);
+	ck_assert_str_eq(chart_name(c->deps[0]), "sub");
+	char *fp = chart_full_path_dup(c->deps[0]);
+	ck_assert_str_eq(fp, "mychart/charts/sub");
+	free(fp);
+	ck_assert_int_eq(chart_check_dependencies(c, &err), 0);
+	chart_free(c);
+}
+END_TEST
+
+START_TEST(test_nested_archive_and_v1_requirements)
+{
+	entry inner[] = {
+		{"sub/Chart.yaml", 'f', "name: sub\nversion: 1.0.0\n", 0},
+		{"sub/templates/x.yaml", 'f', "kind: X\n", 0},
+	};
+	size_t il;
+	unsigned char *ib = make_tgz(inner, 2, &il);
+	bh_buf data = BH_BUF_INIT;
+	bh_buf_put(&data, ib, il);
+	free(ib);
+	/* an archive inside an archive: write it as a file of the outer one */
+	size_t cap = 1 << 20, used = 0;
+	unsigned char *buf = malloc(cap);
+	struct archive *a = archive_write_new();
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_pax_restricted(a);
+	archive_write_open_memory(a, buf, cap, &used);
+	const char *names[] = {"top/Chart.yaml", "top/requirements.yaml", "top/charts/sub-1.0.0.tgz"};
+	const char *bodies[] = {"apiVersion: v1\nname: top\nversion: 2.0.0\n",
+				"dependencies:\n- name: sub\n  version: '>=1.0.0'\n", NULL};
+	for (int i = 0; i < 3; i++) {
+		struct archive_entry *ae = archive_entry_new();
+		const char *b = bodies[i] ? bodies[i] : data.data;
+		size_t bl = bodies[i] ? strlen(bodies[i]) : data.len;
+		archive_entry_set_pathname(ae, names[i]);
+		archive_entry_set_filetype(ae, AE_IFREG);
+		archive_entry_set_perm(ae, 0644);
+		archive_entry_set_size(ae, (la_int64_t)bl);
+		archive_write_header(a, ae);
+		archive_write_data(a, b, bl);
+		archive_entry_free(ae);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_msg(chart_load_archive(buf, used, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(chart_api_version(c->deps[0]), "v1"); /* apiVersion defaults to v1 */
+	ck_assert_uint_eq(json_array_size(json_object_get(c->metadata, "dependencies")), 1);
+	ck_assert_uint_eq(c->nfiles, 1); /* requirements.yaml kept as a file for v1 */
+	chart_free(c);
+	free(buf);
+	bh_buf_free(&data);
+}
+END_TEST
+
+START_TEST(test_path_traversal)
+{
+	entry e[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/../../etc/evil", 'f', "x", 0}};
+	expect_error(e, 2, NULL, "chart illegally references parent directory: entry \"mychart/../../etc/evil\"");
+	entry e2[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/templates/../../x", 'f', "x", 0}};
+	expect_error(e2, 2, NULL, "references parent directory");
+	entry e3[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart\\..\\..\\x", 'f', "x", 0}};
+	expect_error(e3, 2, NULL, "references parent directory");
+}
+END_TEST
+
+START_TEST(test_absolute_and_odd_names)
+{
+	entry e[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart//etc/passwd", 'f', "x", 0}};
+	expect_error(e, 2, NULL, "chart illegally contains absolute paths: entry \"mychart//etc/passwd\"");
+	entry e2[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/c:/windows", 'f', "x", 0}};
+	expect_error(e2, 2, NULL, "chart contains illegally named files");
+	entry e3[] = {{"Chart.yaml", 'f', CHART_YAML, 0}};
+	expect_error(e3, 1, NULL, "content outside the base directory: \"Chart.yaml\"");
+	entry e4[] = {{"mychart", 'f', "x", 0}};
+	expect_error(e4, 1, NULL, "content outside the base directory");
+}
+END_TEST
+
+START_TEST(test_links_and_devices)
+{
+	entry e[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/templates/leak.yaml", 'l', "/etc/passwd", 0}};
+	expect_error(e, 2, NULL, "symbolic link (refused): entry \"mychart/templates/leak.yaml\"");
+	entry e2[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/values.yaml", 'h', "/etc/shadow", 0}};
+	expect_error(e2, 2, NULL, "hard link (refused): entry \"mychart/values.yaml\"");
+	entry e3[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/values.yaml", 'c', NULL, 0}};
+	expect_error(e3, 2, NULL, "irregular file (refused): entry \"mychart/values.yaml\"");
+}
+END_TEST
+
+START_TEST(test_decompression_bomb)
+{
+	/* 1 GiB of zeros compresses to about 1 MiB: stopped at the per-file cap */
+	entry e[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/templates/big.yaml", 'f', NULL, (size_t)64 << 20}};
+	clock_t t0 = clock();
+	expect_error(e, 2, NULL, "chart file \"templates/big.yaml\" is larger than the maximum file size 5242880");
+	ck_assert_msg((double)(clock() - t0) / CLOCKS_PER_SEC < 10.0, "bomb took too long");
+	/* many files under the per-file cap: stopped at the total cap */
+	chart_limits lim = {0};
+	chart_limits_default(&lim);
+	lim.max_total = (size_t)8 << 20;
+	entry m[6] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}};
+	char names[5][32];
+	for (int i = 0; i < 5; i++) {
+		snprintf(names[i], sizeof names[i], "mychart/files/f%d", i);
+		m[i + 1].name = names[i];
+		m[i + 1].type = 'f';
+		m[i + 1].fill = (size_t)3 << 20;
+	}
+	expect_error(m, 6, &lim, "decompressed chart is larger than the maximum size 8388608");
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	chart_limits lim;
+	entry many[20] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}};
+	char names[19][32];
+	for (int i = 0; i < 19; i++) {
+		snprintf(names[i], sizeof names[i], "mychart/files/f%d", i);
+		many[i + 1].name = names[i];
+		many[i + 1].type = 'f';
+		many[i + 1].data = "x";
+	}
+	chart_limits_default(&lim);
+	lim.max_files = 10;
+	expect_error(many, 20, &lim, "chart archive has more than 10 files");
+
+	chart_limits_default(&lim);
+	lim.max_path_depth = 4;
+	entry deep[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/a/b/c/d/e/f.txt", 'f', "x", 0}};
+	expect_error(deep, 2, &lim, "is nested deeper than 4 directories");
+
+	chart_limits_default(&lim);
+	lim.max_archive = 64;
+	entry small[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/x", 'f', NULL, 100000}};
+	expect_error(small, 2, &lim, "chart archive is larger than the maximum size 64");
+
+	chart_limits_default(&lim);
+	lim.max_file = 100;
+	entry big[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/x", 'f', NULL, 101}};
+	expect_error(big, 2, &lim, "chart file \"x\" is larger than the maximum file size 100");
+
+	chart_limits_default(&lim);
+	lim.max_nesting = 1;
+	entry nest[] = {{"a/Chart.yaml", 'f', "apiVersion: v2\nname: a\nversion: 1.0.0\n", 0},
+			{"a/charts/b/Chart.yaml", 'f', "apiVersion: v2\nname: b\nversion: 1.0.0\n", 0},
+			{"a/charts/b/charts/c/Chart.yaml", 'f', "apiVersion: v2\nname: c\nversion: 1.0.0\n", 0}};
+	expect_error(nest, 3, &lim, "sub-charts are nested deeper than 1 levels");
+
+	ck_assert_int_lt(chart_load_archive("not gzip", 8, NULL, &(chart *){NULL}, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_hostile_yaml)
+{
+	/* 100000 nested flow sequences */
+	size_t n = 100000;
+	char *deep = malloc(2 * n + 16);
+	strcpy(deep, "a: ");
+	memset(deep + 3, '[', n);
+	memset(deep + 3 + n, ']', n);
+	deep[3 + 2 * n] = 0;
+	entry e[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/values.yaml", 'f', deep, 0}};
+	clock_t t0 = clock();
+	expect_error(e, 2, NULL, "cannot load values.yaml");
+	free(deep);
+	/* billion laughs */
+	bh_buf b = BH_BUF_INIT;
+	bh_buf_puts(&b, "a0: &a0 [x,x,x,x,x,x,x,x,x]\n");
+	for (int i = 1; i <= 9; i++) {
+		bh_buf_printf(&b, "a%d: &a%d [", i, i);
+		for (int j = 0; j < 9; j++)
+			bh_buf_printf(&b, "%s*a%d", j ? "," : "", i - 1);
+		bh_buf_puts(&b, "]\n");
+	}
+	bh_buf_puts(&b, "v: *a9\n");
+	entry e2[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/values.yaml", 'f', b.data, 0}};
+	expect_error(e2, 2, NULL, "cannot load values.yaml");
+	bh_buf_free(&b);
+	ck_assert_msg((double)(clock() - t0) / CLOCKS_PER_SEC < 20.0, "hostile YAML took too long");
+}
+END_TEST
+
+START_TEST(test_metadata_validation)
+{
+	entry nover[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\n", 0}};
+	expect_error(nover, 1, NULL, "validation: chart.metadata.version is required");
+	entry badver[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: one\n", 0}};
+	expect_error(badver, 1, NULL, "validation: chart.metadata.version \"one\" is invalid");
+	entry dots[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: ..\nversion: 1.0.0\n", 0}};
+	expect_error(dots, 1, NULL, "validation: chart.metadata.name \"..\" is invalid");
+	entry slash[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: ../../tmp/evil\nversion: 1.0.0\n", 0}};
+	expect_error(slash, 1, NULL, "is invalid");
+	entry type[] = {{"m/Chart.yaml", 'f', CHART_YAML "type: plugin\n", 0}};
+	expect_error(type, 1, NULL, "chart.metadata.type must be application or library");
+	entry alias[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: x\n  alias: \"a\\n/../b\"\n", 0}};
+	expect_error(alias, 1, NULL, "dependency \"x\" has disallowed characters in the alias");
+	entry dup[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: x\n- name: y\n  alias: x\n", 0}};
+	expect_error(dup, 1, NULL, "more than one dependency with name or alias \"x\"");
+	entry nulldep[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- ~\n", 0}};
+	expect_error(nulldep, 1, NULL, "dependencies must not contain empty or null nodes");
+	entry nullm[] = {{"m/Chart.yaml", 'f', CHART_YAML "maintainers:\n- ~\n", 0}};
+	expect_error(nullm, 1, NULL, "maintainers must not contain empty or null nodes");
+	entry numver[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: 1.0\n", 0}};
+	expect_error(numver, 1, NULL, "cannot unmarshal number into Go struct field Metadata.version of type string");
+	entry missing[] = {{"m/values.yaml", 'f', "a: 1\n", 0}};
+	expect_error(missing, 1, NULL, "Chart.yaml file is missing");
+	entry badsub[] = {{"m/Chart.yaml", 'f', CHART_YAML, 0}, {"m/charts/s/Chart.yaml", 'f', "name: s\n", 0}};
+	expect_error(badsub, 2, NULL, "error unpacking subchart s in mychart: validation: chart.metadata.version is required");
+}
+END_TEST
+
+START_TEST(test_missing_dependency)
+{
+	entry e[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: x\n  version: 1.0.0\n", 0}};
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_int_eq(load(e, 1, NULL, &c, &err), 0);
+	ck_assert_int_lt(chart_check_dependencies(c, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "found in Chart.yaml, but missing in charts/ directory: x"));
+	chart_free(c);
+}
+END_TEST
+
+static char tmpdir[256];
+
+static void write_file(const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", tmpdir, rel);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_directory)
+{
+	char p[512];
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/bh-test-chart-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(p, sizeof p, "%s/templates", tmpdir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/ignored", tmpdir);
+	mkdir(p, 0755);
+	write_file("Chart.yaml", CHART_YAML);
+	write_file(".helmignore", "# comment\nignored/\n*.bak\n");
+	write_file("templates/a.yaml", "kind: A\n");
+	write_file("templates/.hidden", "x");
+	write_file("templates/b.bak", "x");
+	write_file("ignored/x.txt", "x");
+	write_file("notes.txt", "n");
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_msg(chart_load_dir(tmpdir, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ntemplates, 1);
+	ck_assert_str_eq(c->templates[0].name, "templates/a.yaml");
+	ck_assert_uint_eq(c->nfiles, 2); /* .helmignore, notes.txt */
+	chart_free(c);
+	/* a symbolic link inside the chart is refused */
+	snprintf(p, sizeof p, "%s/templates/leak.yaml", tmpdir);
+	ck_assert_int_eq(symlink("/etc/passwd", p), 0);
+	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "chart file \"templates/leak.yaml\" is a symbolic link (refused)"));
+	unlink(p);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(test_semver)
+{
+	ck_assert(chart_semver_satisfies(">= 1.22.0-0", "v1.31.0"));
+	ck_assert(!chart_semver_satisfies(">= 1.22.0-0", "v1.21.0"));
+	ck_assert(chart_semver_satisfies("^1.25.0-0", "v1.31.0"));
+	ck_assert(!chart_semver_satisfies("^1.25.0-0", "v2.0.0"));
+	ck_assert(chart_semver_satisfies("2.x.x", "2.31.10"));
+	ck_assert(chart_semver_satisfies("0.12.*", "0.12.8"));
+	ck_assert(!chart_semver_satisfies("0.12.*", "0.13.0"));
+	ck_assert(!chart_semver_satisfies("v0.6.0", "0.1.0"));
+	ck_assert(chart_semver_satisfies("~1.2.3", "1.2.9"));
+	ck_assert(!chart_semver_satisfies("~1.2.3", "1.3.0"));
+	ck_assert(chart_semver_satisfies(">=1.0.0 <2.0.0 || 3.x", "3.1.0"));
+	ck_assert(chart_semver_satisfies("1.0 - 1.4", "1.3.0"));
+	ck_assert(!chart_semver_satisfies(">=1.0.0", "1.2.0-beta")); /* pre-release excluded */
+	ck_assert(!chart_semver_satisfies("", "1.0.0"));
+	chart_semver v;
+	ck_assert_int_eq(chart_semver_parse("v1.2", &v), 0);
+	ck_assert_int_lt(chart_semver_parse("1.2.3-01", &v), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("chart");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_good_archive);
+	tcase_add_test(tc, test_nested_archive_and_v1_requirements);
+	tcase_add_test(tc, test_path_traversal);
+	tcase_add_test(tc, test_absolute_and_odd_names);
+	tcase_add_test(tc, test_links_and_devices);
+	tcase_add_test(tc, test_decompression_bomb);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_hostile_yaml);
+	tcase_add_test(tc, test_metadata_validation);
+	tcase_add_test(tc, test_missing_dependency);
+	tcase_add_test(tc, test_directory);
+	tcase_add_test(tc, test_semver);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
