@@ -35,13 +35,16 @@ BH_RENDER_LIBS = helm/libbhrender.a $(BH_TMPL_LIBS) $(BH_CHART_LIBS)
 # --- end chart engine ---
 
 # --- chart engine tests (chart task) ---
-check_PROGRAMS += tests/unit/test_strvals tests/unit/test_chart
+check_PROGRAMS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values
+tests_unit_test_values_SOURCES = tests/unit/test_values.c
+tests_unit_test_values_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_values_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
 tests_unit_test_strvals_SOURCES = tests/unit/test_strvals.c
 tests_unit_test_strvals_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_strvals_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
 tests_unit_test_chart_SOURCES = tests/unit/test_chart.c
 tests_unit_test_chart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(ARCHIVE_CFLAGS)
 tests_unit_test_chart_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
-TESTS += tests/unit/test_strvals tests/unit/test_chart
-UNIT_TESTS += tests/unit/test_strvals tests/unit/test_chart
+TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values
+UNIT_TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values
 # --- end chart engine tests ---

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/gostrconv.h"
 #include "lib/yaml.h"
 
 static void warnf(values_warn_fn warn, void *ud, const char *fmt, ...)
@@ -33,6 +34,11 @@ static char *show(const json_t *v)
 		return strdup(json_string_value(v));
 	if (json_is_null(v))
 		return strdup("<nil>");
+	if (json_is_real(v)) {
+		char buf[64];
+		go_format_float(buf, sizeof buf, json_real_value(v), 'g', -1);
+		return strdup(buf);
+	}
 	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
 	return s ? s : strdup("?");
 }
