@@ -86,6 +86,9 @@ struct tmpl_class {
 	void (*format)(bh_buf *out, const tmpl_value *self, int plus);
 	/* encoding/json view; NULL means "{}". New reference or NULL+err. */
 	json_t *(*to_json)(const tmpl_value *self, bh_error *err);
+	/* 1 when to_json builds a Go struct: its object keys are inserted in
+	 * Go field order and an encoder must keep that order (not sort). */
+	int json_struct;
 };
 
 struct tmpl_object {

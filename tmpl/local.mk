@@ -1,1 +1,18 @@
-# tmpl/ — build fragment (see top Makefile.am).
+# tmpl/ — Go text/template engine, Helm root objects and function families.
+# Function helpers: add your tmpl/funcs_<family>.c to the SOURCES list below.
+noinst_LIBRARIES += tmpl/libbhtmpl.a
+tmpl_libbhtmpl_a_SOURCES = \
+	tmpl/tmpl.h tmpl/value.h tmpl/funcs.h tmpl/gofmt.h tmpl/helmctx.h \
+	tmpl/internal.h tmpl/strconv.h \
+	tmpl/value.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c \
+	tmpl/engine.c tmpl/funcs.c tmpl/funcs_registry.c tmpl/funcs_builtin.c \
+	tmpl/funcs_core.c tmpl/funcs_helm.c tmpl/helmctx.c
+# Link line for anything using tmpl/ (lib/ comes with it).
+BH_TMPL_LIBS = tmpl/libbhtmpl.a $(BH_LIB_LIBS)
+
+check_PROGRAMS += tests/unit/test_tmpl
+tests_unit_test_tmpl_SOURCES = tests/unit/test_tmpl.c
+tests_unit_test_tmpl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_tmpl_LDADD = $(BH_TMPL_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_tmpl
+UNIT_TESTS += tests/unit/test_tmpl

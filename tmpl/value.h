@@ -45,6 +45,7 @@ enum tmpl_kind {
 	TMPL_LIST,
 	TMPL_MAP,
 	TMPL_OBJECT,      /* Go struct or pointer with fields/methods */
+	TMPL_COMPLEX,     /* Go complex128 (template literals like 1i) */
 };
 
 typedef struct tmpl_value tmpl_value;
@@ -56,6 +57,9 @@ typedef struct tmpl_arena tmpl_arena;
 
 struct tmpl_value {
 	enum tmpl_kind kind;
+	unsigned char iface; /* read out of an interface{} slot (a map or list
+			      * element) and not yet unwrapped by a pipeline:
+			      * Go then reports its type as "interface {}" */
 	union {
 		int b;                                  /* BOOL */
 		int64_t i;                              /* INT, INT64 */
@@ -65,12 +69,14 @@ struct tmpl_value {
 		tmpl_list *list;                        /* LIST */
 		tmpl_map *map;                          /* MAP */
 		tmpl_object *obj;                       /* OBJECT */
+		struct { double re, im; } c;            /* COMPLEX */
 	} u;
 };
 
 struct tmpl_list {
 	const char *gotype; /* "[]interface {}" unless set otherwise */
 	int is_nil;         /* a Go nil slice (prints [], toJson null) */
+	const tmpl_class *cls; /* methods of a named slice type (chartutil.VersionSet), or NULL */
 	size_t len, cap;
 	tmpl_value *items;
 };
@@ -84,6 +90,7 @@ typedef struct tmpl_map_entry {
 struct tmpl_map {
 	const char *gotype; /* "map[string]interface {}" unless set otherwise */
 	int is_nil;
+	const tmpl_class *cls; /* methods of a named map type (engine.files), or NULL */
 	size_t len, cap;    /* entries in insertion order (deleted ones removed) */
 	tmpl_map_entry *entries;
 	uint32_t *index;    /* open-addressing hash of entry positions + 1 */

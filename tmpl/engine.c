@@ -1,0 +1,275 @@
+/* tmpl/engine.c — the engine object (namespace of templates, limits,
+ * arena), execution entry points, and Helm 4's error rewriting. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl/internal.h"
+#include "tmpl/tmpl.h"
+
+void tmpl_limits_default(tmpl_limits *l)
+{
+	l->max_include_depth = 1000;
+	l->max_exec_depth = 3000;
+	l->max_output = 64u << 20;
+	l->max_steps = 50000000ull;
+	l->max_memory = 512u << 20;
+	l->max_source = 16u << 20;
+	l->max_parse_depth = 10000;
+}
+
+tmpl_engine *tmpl_engine_new(bh_error *err)
+{
+	tmpl_engine *e = calloc(1, sizeof(*e));
+	if (!e) {
+		bh_error_set(err, BH_ENOMEM, "template engine: out of memory");
+		return NULL;
+	}
+	tmpl_limits_default(&e->limits);
+	tmpl_arena_init(&e->parse_arena, e->limits.max_memory);
+	tmpl_arena_init(&e->arena, e->limits.max_memory);
+	return e;
+}
+
+void tmpl_engine_free(tmpl_engine *e)
+{
+	if (!e)
+		return;
+	tmpl_arena_release(&e->parse_arena);
+	tmpl_arena_release(&e->arena);
+	free(e->ns.trees);
+	free(e->incl);
+	free(e);
+}
+
+void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l)
+{
+	e->limits = *l;
+	e->parse_arena.budget = l->max_memory;
+	e->arena.budget = l->max_memory;
+}
+
+void tmpl_engine_set_lookup(tmpl_engine *e, tmpl_lookup_fn fn, void *ud)
+{
+	e->lookup = fn;
+	e->lookup_ud = ud;
+}
+
+tmpl_arena *tmpl_engine_arena(tmpl_engine *e)
+{
+	return &e->arena;
+}
+
+ttree *tmpl_ns_find(const tmpl_ns *ns, const char *name)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->trees[i]->name, name) == 0)
+			return ns->trees[i];
+	return NULL;
+}
+
+int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t)
+{
+	(void)e;
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->trees[i]->name, t->name) == 0) {
+			ns->trees[i] = t;
+			return 0;
+		}
+	if (ns->n == ns->cap) {
+		size_t nc = ns->cap ? ns->cap * 2 : 16;
+		ttree **n = realloc(ns->trees, nc * sizeof(ttree *));
+		if (!n)
+			return BH_ENOMEM;
+		ns->trees = n;
+		ns->cap = nc;
+	}
+	ns->trees[ns->n++] = t;
+	return 0;
+}
+
+/* Helm's parse error shape: "parse error at (LOC): LAST" from Go's
+ * "template: LOC: ...: LAST". */
+static void helm_parse_error(bh_error *err)
+{
+	char *msg = err->msg;
+	const char *p1 = strstr(msg, ": ");
+	if (!p1)
+		return;
+	const char *loc = p1 + 2;
+	const char *p2 = strstr(loc, ": ");
+	if (!p2)
+		return;
+	const char *last = p2 + 2, *q;
+	while ((q = strstr(last, ": ")) != NULL)
+		last = q + 2;
+	bh_buf b = BH_BUF_INIT;
+	bh_buf_puts(&b, "parse error at (");
+	bh_buf_put(&b, loc, (size_t)(p2 - loc));
+	bh_buf_puts(&b, "): ");
+	bh_buf_puts(&b, last);
+	bh_error_set(err, err->code, "%s", bh_buf_str(&b));
+	bh_buf_free(&b);
+}
+
+int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
+{
+	int r = tmpl_parse(e, &e->ns, name, src, len, err);
+	if (r == BH_EPARSE)
+		helm_parse_error(err);
+	return r;
+}
+
+int tmpl_engine_has(const tmpl_engine *e, const char *name)
+{
+	return tmpl_ns_find(&e->ns, name) != NULL;
+}
+
+/* Finds HELM_ERR_START(.*)HELM_ERR_END (greedy, no newline) in s. */
+static int helm_warn_match(const char *s, const char **gs, size_t *gn)
+{
+	const char *p = s;
+	while ((p = strstr(p, "HELM_ERR_START")) != NULL) {
+		const char *body = p + 14;
+		const char *nl = strchr(body, '\n');
+		const char *lim = nl ? nl : body + strlen(body);
+		const char *best = NULL, *q = body;
+		while ((q = strstr(q, "HELM_ERR_END")) != NULL && q + 12 <= lim) {
+			best = q;
+			q++;
+		}
+		if (best) {
+			*gs = body;
+			*gn = (size_t)(best - body);
+			return 1;
+		}
+		p++;
+	}
+	return 0;
+}
+
+static void rtrim_put(bh_buf *out, const char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t'))
+		n--;
+	bh_buf_put(out, s, n);
+}
+
+void tmpl_helm_format_error(bh_buf *out, const xerr *xe)
+{
+	bh_buf full = BH_BUF_INIT;
+	xerr_text(&full, xe);
+	const char *t = bh_buf_str(&full);
+	/* tokens = SplitN(t, ": ", 3) */
+	const char *p1 = strstr(t, ": ");
+	const char *p2 = p1 ? strstr(p1 + 2, ": ") : NULL;
+	if (p1 && p2) {
+		const char *gs;
+		size_t gn;
+		if (helm_warn_match(p2 + 2, &gs, &gn)) {
+			bh_buf_puts(out, "execution error at (");
+			bh_buf_put(out, p1 + 2, (size_t)(p2 - (p1 + 2)));
+			bh_buf_puts(out, "): ");
+			bh_buf_put(out, gs, gn);
+			bh_buf_free(&full);
+			return;
+		}
+	}
+	/* trace form, unless some level is not a template error */
+	for (const xerr *x = xe; x; x = x->next)
+		if (x->kind == XE_PLAIN || (x->kind == XE_EXEC && !x->ctx)) {
+			bh_buf_puts(out, t);
+			bh_buf_free(&full);
+			return;
+		}
+	bh_buf tr = BH_BUF_INIT;
+	for (const xerr *x = xe; x; x = x->next) {
+		if (x->kind == XE_EXEC) {
+			bh_buf_puts(&tr, x->loc);
+			bh_buf_puts(&tr, "\n  ");
+			bh_buf_puts(&tr, "executing \"");
+			bh_buf_puts(&tr, x->name);
+			bh_buf_puts(&tr, "\" at <");
+			bh_buf_puts(&tr, x->ctx);
+			bh_buf_puts(&tr, ">:\n    ");
+			rtrim_put(&tr, x->msg);
+			bh_buf_putc(&tr, '\n');
+		} else {
+			rtrim_put(&tr, x->msg);
+			bh_buf_putc(&tr, '\n');
+		}
+	}
+	/* TrimSpace */
+	const char *s = bh_buf_str(&tr);
+	size_t n = tr.len;
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		n--;
+	while (n > 0 && (*s == ' ' || *s == '\n')) {
+		s++;
+		n--;
+	}
+	bh_buf_put(out, s, n);
+	bh_buf_free(&tr);
+	bh_buf_free(&full);
+}
+
+static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,
+	       bh_error *err, int helm)
+{
+	ttree *t = tmpl_ns_find(&e->ns, name);
+	xerr *xe = NULL;
+	int r;
+	if (!t)
+		return bh_error_set(err, BH_ENOTFOUND,
+				    "template: no template \"%s\" associated with template \"gotpl\"", name);
+	e->steps = 0;
+	r = tmpl_exec_tree(e, NULL, t, dot, out, &xe, 0);
+	if (r) {
+		bh_buf b = BH_BUF_INIT;
+		if (helm)
+			tmpl_helm_format_error(&b, xe);
+		else
+			xerr_text(&b, xe);
+		bh_error_set(err, r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC, "%s", bh_buf_str(&b));
+		bh_buf_free(&b);
+		xerr_free(xe);
+		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
+	}
+	return 0;
+}
+
+int tmpl_engine_execute(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,
+			bh_error *err)
+{
+	return run(e, name, dot, out, err, 0);
+}
+
+/* Deletes every "<no value>" from b[from..]. */
+void tmpl_strip_no_value(bh_buf *b, size_t from)
+{
+	static const char nv[] = "<no value>";
+	const size_t nvl = sizeof(nv) - 1;
+	if (!b->data || b->len < from + nvl)
+		return;
+	size_t w = from, r = from;
+	while (r < b->len) {
+		if (b->data[r] == '<' && b->len - r >= nvl && memcmp(b->data + r, nv, nvl) == 0) {
+			r += nvl;
+			continue;
+		}
+		b->data[w++] = b->data[r++];
+	}
+	b->len = w;
+	b->data[w] = '\0';
+}
+
+int tmpl_engine_render(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,
+		       bh_error *err)
+{
+	size_t from = out->len;
+	int r = run(e, name, dot, out, err, 1);
+	if (r)
+		return r;
+	tmpl_strip_no_value(out, from);
+	return 0;
+}

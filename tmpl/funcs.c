@@ -1,0 +1,205 @@
+/* tmpl/funcs.c — function registry lookup, tmpl_call helpers and the
+ * Go/Sprig conversions (spf13/cast) declared in funcs.h. */
+#include "tmpl/funcs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl/gofmt.h"
+#include "tmpl/internal.h"
+#include "tmpl/strconv.h"
+
+int tmpl_call_errorf(tmpl_call *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bh_error_vset(c->err, BH_EEXEC, fmt, ap);
+	va_end(ap);
+	return BH_EEXEC;
+}
+
+const tmpl_func_def *tmpl_func_find(const char *name)
+{
+	const tmpl_func_def *found = NULL;
+	for (size_t f = 0; tmpl_func_families[f]; f++)
+		for (const tmpl_func_def *d = tmpl_func_families[f]; d->name; d++)
+			if (strcmp(d->name, name) == 0)
+				found = d;
+	return found;
+}
+
+int tmpl_func_exists(const char *name)
+{
+	return tmpl_func_find(name) != NULL;
+}
+
+/* Go's float64 -> int64 conversion as amd64 does it (out of range and NaN
+ * give math.MinInt64). */
+static int64_t f2i(double f)
+{
+	if (isnan(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)f;
+}
+
+/* cast's trimZeroDecimal: "3.00" -> "3" */
+static size_t trim_zero_decimal(const char *s, size_t n)
+{
+	int found = 0;
+	for (size_t i = n; i > 0; i--) {
+		switch (s[i - 1]) {
+		case '.':
+			if (found)
+				return i - 1;
+			break;
+		case '0':
+			found = 1;
+			break;
+		default:
+			return n;
+		}
+	}
+	return n;
+}
+
+int tmpl_to_int64(const tmpl_value *v, int64_t *out)
+{
+	*out = 0;
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL:
+		return 0;
+	case TMPL_INT:
+	case TMPL_INT64:
+		*out = v->u.i;
+		return 0;
+	case TMPL_UINT8:
+	case TMPL_UINT64:
+		*out = (int64_t)v->u.u;
+		return 0;
+	case TMPL_FLOAT64:
+		*out = f2i(v->u.f);
+		return 0;
+	case TMPL_BOOL:
+		*out = v->u.b ? 1 : 0;
+		return 0;
+	case TMPL_STRING: {
+		size_t n = trim_zero_decimal(v->u.s.ptr, v->u.s.len);
+		int64_t x;
+		if (go_parse_int(v->u.s.ptr, n, 0, &x) == 0) {
+			*out = x;
+			return 0;
+		}
+		return -1;
+	}
+	default:
+		return -1;
+	}
+}
+
+int tmpl_to_float64(const tmpl_value *v, double *out)
+{
+	*out = 0;
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL:
+		return 0;
+	case TMPL_INT:
+	case TMPL_INT64:
+		*out = (double)v->u.i;
+		return 0;
+	case TMPL_UINT8:
+	case TMPL_UINT64:
+		*out = (double)v->u.u;
+		return 0;
+	case TMPL_FLOAT64:
+		*out = v->u.f;
+		return 0;
+	case TMPL_BOOL:
+		*out = v->u.b ? 1 : 0;
+		return 0;
+	case TMPL_STRING: {
+		double d;
+		if (go_parse_float(v->u.s.ptr, v->u.s.len, &d) == 0) {
+			*out = d;
+			return 0;
+		}
+		return -1;
+	}
+	default:
+		return -1;
+	}
+}
+
+int tmpl_to_bool(const tmpl_value *v, int *out)
+{
+	*out = 0;
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL:
+		return 0;
+	case TMPL_BOOL:
+		*out = v->u.b;
+		return 0;
+	case TMPL_INT:
+	case TMPL_INT64:
+		*out = v->u.i != 0;
+		return 0;
+	case TMPL_UINT8:
+	case TMPL_UINT64:
+		*out = v->u.u != 0;
+		return 0;
+	case TMPL_FLOAT64:
+		*out = v->u.f != 0;
+		return 0;
+	case TMPL_STRING: {
+		static const char *t[] = {"1", "t", "T", "TRUE", "true", "True"};
+		static const char *f[] = {"0", "f", "F", "FALSE", "false", "False"};
+		for (size_t i = 0; i < 6; i++) {
+			if (strlen(t[i]) == v->u.s.len && memcmp(t[i], v->u.s.ptr, v->u.s.len) == 0) {
+				*out = 1;
+				return 0;
+			}
+			if (strlen(f[i]) == v->u.s.len && memcmp(f[i], v->u.s.ptr, v->u.s.len) == 0)
+				return 0;
+		}
+		return -1;
+	}
+	default:
+		return -1;
+	}
+}
+
+void tmpl_to_string(bh_buf *out, const tmpl_value *v)
+{
+	switch (v->kind) {
+	case TMPL_STRING:
+	case TMPL_BYTES:
+		bh_buf_put(out, v->u.s.ptr, v->u.s.len);
+		return;
+	default:
+		gofmt_value(out, v);
+	}
+}
+
+tmpl_value tmpl_to_string_value(tmpl_arena *a, const tmpl_value *v)
+{
+	if (v->kind == TMPL_STRING) {
+		tmpl_value r = *v;
+		r.iface = 0;
+		return r;
+	}
+	bh_buf b = BH_BUF_INIT;
+	tmpl_to_string(&b, v);
+	tmpl_value r = tmpl_str_buf(a, &b);
+	bh_buf_free(&b);
+	return r;
+}
+
+const tmpl_list *tmpl_as_list(const tmpl_value *v)
+{
+	return v->kind == TMPL_LIST ? v->u.list : NULL;
+}

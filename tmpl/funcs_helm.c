@@ -1,0 +1,203 @@
+/* tmpl/funcs_helm.c — the functions Helm's engine defines itself:
+ * include, tpl, required, fail, lookup (pkg/engine/funcs.go, engine.go). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl/funcs.h"
+#include "tmpl/gofmt.h"
+#include "tmpl/internal.h"
+
+static int *incl_slot(tmpl_engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->nincl; i++)
+		if (strcmp(e->incl[i].name, name) == 0)
+			return &e->incl[i].n;
+	if (e->nincl == e->capincl) {
+		size_t nc = e->capincl ? e->capincl * 2 : 16;
+		struct incl_count *n = realloc(e->incl, nc * sizeof(*n));
+		if (!n)
+			return NULL;
+		e->incl = n;
+		e->capincl = nc;
+	}
+	char *nm = tmpl_arena_strdup(&e->parse_arena, name, strlen(name));
+	if (!nm)
+		return NULL;
+	e->incl[e->nincl].name = nm;
+	e->incl[e->nincl].n = 0;
+	return &e->incl[e->nincl++].n;
+}
+
+static ttree *find_tree(exec_ctx *xc, const char *name)
+{
+	for (const tmpl_ns *o = xc->overlay; o; o = o->parent) {
+		ttree *t = tmpl_ns_find(o, name);
+		if (t)
+			return t;
+	}
+	return tmpl_ns_find(&xc->e->ns, name);
+}
+
+static int fn_include(tmpl_call *c)
+{
+	exec_ctx *xc = c->exec;
+	tmpl_engine *e = xc->e;
+	const char *name = tmpl_arena_strdup(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len);
+	int *cnt = name ? incl_slot(e, name) : NULL;
+	bh_buf out = BH_BUF_INIT;
+	xerr *xe = NULL;
+	int r;
+	if (!cnt)
+		return BH_ELIMIT;
+	if (*cnt > e->limits.max_include_depth)
+		return tmpl_call_errorf(c, "rendering template has a nested reference name: %s: unable to execute template",
+					name);
+	(*cnt)++;
+	ttree *t = find_tree(xc, name);
+	if (!t) {
+		(*cnt)--;
+		xerr *x = calloc(1, sizeof(*x));
+		if (!x)
+			return BH_ELIMIT;
+		x->kind = XE_NOTEMPLATE;
+		bh_buf m = BH_BUF_INIT;
+		bh_buf_puts(&m, "template: no template ");
+		gofmt_quote(&m, name, strlen(name));
+		bh_buf_puts(&m, " associated with template \"gotpl\"");
+		x->msg = bh_buf_detach(&m);
+		xc->inner = x;
+		return BH_EEXEC;
+	}
+	if (xc->depth + 1 >= e->limits.max_exec_depth) {
+		(*cnt)--;
+		return tmpl_call_errorf(c, "exceeded maximum template depth (%d)", e->limits.max_exec_depth);
+	}
+	r = tmpl_exec_tree(e, xc->overlay, t, &c->argv[1], &out, &xe, xc->depth + 1);
+	/* the counter lives in a realloc'd array: look it up again */
+	cnt = incl_slot(e, name);
+	if (cnt)
+		(*cnt)--;
+	if (r) {
+		bh_buf_free(&out);
+		xc->inner = xe;
+		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
+	}
+	c->result = tmpl_str_buf(c->arena, &out);
+	bh_buf_free(&out);
+	return 0;
+}
+
+static int fn_tpl(tmpl_call *c)
+{
+	exec_ctx *xc = c->exec;
+	tmpl_engine *e = xc->e;
+	const tmpl_value *src = &c->argv[0];
+	tmpl_ns *ov = tmpl_arena_alloc(&e->parse_arena, sizeof(*ov));
+	bh_error perr;
+	bh_buf out = BH_BUF_INIT;
+	xerr *xe = NULL;
+	int r;
+	if (!ov)
+		return BH_ELIMIT;
+	ov->parent = xc->overlay;
+	bh_error_clear(&perr);
+	r = tmpl_parse(e, ov, "gotpl", src->u.s.ptr, src->u.s.len, &perr);
+	if (r) {
+		bh_buf q = BH_BUF_INIT;
+		gofmt_quote(&q, src->u.s.ptr, src->u.s.len);
+		tmpl_call_errorf(c, "cannot parse template %s: %s", bh_buf_str(&q), perr.msg);
+		bh_buf_free(&q);
+		free(ov->trees);
+		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
+	}
+	ttree *t = tmpl_ns_find(ov, "gotpl");
+	if (!t) {
+		free(ov->trees);
+		return tmpl_call_errorf(c, "cannot parse template: no root template");
+	}
+	if (xc->depth + 1 >= e->limits.max_exec_depth) {
+		free(ov->trees);
+		return tmpl_call_errorf(c, "exceeded maximum template depth (%d)", e->limits.max_exec_depth);
+	}
+	r = tmpl_exec_tree(e, ov, t, &c->argv[1], &out, &xe, xc->depth + 1);
+	if (r) {
+		bh_buf_free(&out);
+		xerr *w = calloc(1, sizeof(*w));
+		if (!w) {
+			xerr_free(xe);
+			free(ov->trees);
+			return BH_ELIMIT;
+		}
+		bh_buf m = BH_BUF_INIT;
+		bh_buf_puts(&m, "error during tpl function execution for ");
+		gofmt_quote(&m, src->u.s.ptr, src->u.s.len);
+		bh_buf_puts(&m, ": ");
+		w->kind = XE_PLAIN;
+		w->msg = bh_buf_detach(&m);
+		w->next = xe;
+		xc->inner = w;
+		/* trees parsed by tpl stay referenced by nothing after this call */
+		free(ov->trees);
+		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
+	}
+	free(ov->trees);
+	tmpl_strip_no_value(&out, 0);
+	c->result = tmpl_str_buf(c->arena, &out);
+	bh_buf_free(&out);
+	return 0;
+}
+
+static int warn(tmpl_call *c, const tmpl_value *msg)
+{
+	return tmpl_call_errorf(c, "HELM_ERR_START%.*sHELM_ERR_END", (int)msg->u.s.len, msg->u.s.ptr);
+}
+
+static int fn_required(tmpl_call *c)
+{
+	const tmpl_value *v = &c->argv[1];
+	if (tmpl_value_is_nil(v))
+		return warn(c, &c->argv[0]);
+	if (v->kind == TMPL_STRING && v->u.s.len == 0)
+		return warn(c, &c->argv[0]);
+	c->result = *v;
+	return 0;
+}
+
+static int fn_fail(tmpl_call *c)
+{
+	return warn(c, &c->argv[0]);
+}
+
+static int fn_lookup(tmpl_call *c)
+{
+	exec_ctx *xc = c->exec;
+	tmpl_engine *e = xc->e;
+	if (e->lookup) {
+		bh_error err;
+		char *s[4];
+		tmpl_value out = tmpl_invalid();
+		for (int i = 0; i < 4; i++)
+			s[i] = tmpl_arena_strdup(c->arena, c->argv[i].u.s.ptr, c->argv[i].u.s.len);
+		if (!s[0] || !s[1] || !s[2] || !s[3])
+			return BH_ELIMIT;
+		bh_error_clear(&err);
+		if (e->lookup(e->lookup_ud, c->arena, s[0], s[1], s[2], s[3], &out, &err))
+			return tmpl_call_errorf(c, "%s", err.msg);
+		c->result = out;
+		return 0;
+	}
+	tmpl_map *m = tmpl_map_new(c->arena, NULL);
+	if (!m)
+		return BH_ELIMIT;
+	c->result = tmpl_map_value(m);
+	return 0;
+}
+
+const tmpl_func_def tmpl_funcs_helm[] = {
+	{"include", fn_include, "sa", NULL},
+	{"tpl", fn_tpl, "sa", NULL},
+	{"required", fn_required, "sa", NULL},
+	{"fail", fn_fail, "s", NULL},
+	{"lookup", fn_lookup, "ssss", NULL},
+	{NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,165 @@
+/* tmpl/internal.h — private to tmpl/: the arena, parse trees (Go's
+ * text/template/parse nodes), the engine and the execution state. */
+#ifndef TMPL_INTERNAL_H
+#define TMPL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "tmpl/funcs.h"
+#include "tmpl/tmpl.h"
+#include "tmpl/value.h"
+
+/* ---- arena ---- */
+
+struct tmpl_arena {
+	struct arena_chunk *chunks;
+	size_t used;      /* bytes handed out (budget accounting) */
+	size_t budget;    /* 0 = unlimited */
+	int over;         /* an allocation failed */
+};
+
+void tmpl_arena_init(tmpl_arena *a, size_t budget);
+void tmpl_arena_release(tmpl_arena *a);
+
+/* ---- parse trees ---- */
+
+enum node_type {
+	N_TEXT, N_ACTION, N_BOOL, N_CHAIN, N_COMMAND, N_DOT, N_ELSE, N_END,
+	N_FIELD, N_IDENT, N_IF, N_LIST, N_NIL, N_NUMBER, N_PIPE, N_RANGE,
+	N_STRING, N_TEMPLATE, N_VARIABLE, N_WITH, N_COMMENT, N_BREAK,
+	N_CONTINUE,
+};
+
+typedef struct tnode tnode;
+typedef struct ttree ttree;
+
+struct tnode {
+	enum node_type type;
+	int pos;             /* byte offset in the tree's text */
+	int line;
+	ttree *tr;
+	/* N_TEXT, N_STRING (unquoted text), N_COMMENT, N_NUMBER (source text) */
+	const char *text;
+	size_t len;
+	const char *quoted;  /* N_STRING: original with quotes */
+	size_t qlen;
+	/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds; */
+	tnode **items;
+	int nitems;
+	/* N_PIPE */
+	tnode **decl;
+	int ndecl;
+	int is_assign;
+	/* N_FIELD, N_VARIABLE (ident[0] = "$x"), N_CHAIN (fields) */
+	const char **ident;
+	int nident;
+	/* N_CHAIN: node; N_ACTION/N_IF/N_RANGE/N_WITH/N_TEMPLATE: pipe */
+	tnode *node;
+	tnode *pipe;
+	tnode *list, *else_list;
+	/* N_TEMPLATE: name */
+	const char *name;
+	/* N_BOOL */
+	int b;
+	/* N_NUMBER */
+	int is_int, is_uint, is_float, is_complex;
+	int64_t i64;
+	uint64_t u64;
+	double f64;
+	double im;           /* imaginary part of a complex constant */
+	/* N_IDENT: the resolved function */
+	const tmpl_func_def *fn;
+};
+
+struct ttree {
+	const char *name;       /* template name (file or define) */
+	const char *parse_name; /* file it was parsed from (for positions) */
+	const char *text;       /* the whole source of that file */
+	size_t text_len;
+	tnode *root;
+};
+
+/* Writes Go's Node.String() of n. */
+void tnode_string(bh_buf *out, const tnode *n);
+
+/* ---- engine ---- */
+
+typedef struct tmpl_ns {
+	ttree **trees;
+	size_t n, cap;
+	const struct tmpl_ns *parent; /* tpl overlays chain to the outer one */
+} tmpl_ns;
+
+struct tmpl_engine {
+	tmpl_arena parse_arena;   /* trees and sources */
+	tmpl_arena arena;         /* values */
+	tmpl_ns ns;               /* named templates (files and defines) */
+	tmpl_limits limits;
+	tmpl_lookup_fn lookup;
+	void *lookup_ud;
+	/* per-include-name nesting counts (Helm's includedNames) */
+	struct incl_count { const char *name; int n; } *incl;
+	size_t nincl, capincl;
+	/* execution budget of the current top-level execution */
+	uint64_t steps;
+	int exec_depth;
+};
+
+/* Parses src into trees (top-level one named `name`, plus defines/blocks)
+ * added to ns (later definitions replace earlier ones). Returns 0 or
+ * BH_EPARSE with err->msg in Go's form "template: NAME:LINE: MSG". */
+int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
+	       size_t len, bh_error *err);
+ttree *tmpl_ns_find(const tmpl_ns *ns, const char *name);
+int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t);
+
+/* ---- execution errors (kept structured for Helm's rewriting) ---- */
+
+enum xerr_kind { XE_EXEC, XE_NOTEMPLATE, XE_PLAIN };
+
+/* One level of an error chain. Go text of a level:
+ *   XE_EXEC:       "template: LOC: executing \"NAME\" at <CTX>: MSG"
+ *                  where MSG = msg + (next ? next's text : "")
+ *   XE_NOTEMPLATE: msg  (template: no template ... associated with ...)
+ *   XE_PLAIN:      msg (+ next's text if wrapping)                     */
+typedef struct xerr {
+	enum xerr_kind kind;
+	char *loc;    /* "FILE:LINE:COL" (or "NAME" when no node) */
+	char *name;
+	char *ctx;    /* node text; NULL when there was no node */
+	char *msg;    /* this level's own message (prefix when next != NULL) */
+	struct xerr *next;
+} xerr;
+
+void xerr_free(xerr *e);
+void xerr_text(bh_buf *out, const xerr *e);
+
+/* Executes tree t with dot; appends output. On error returns <0 and sets
+ * *xe (caller frees with xerr_free). */
+int tmpl_exec_tree(tmpl_engine *e, tmpl_ns *overlay, ttree *t, const tmpl_value *dot,
+		   bh_buf *out, xerr **xe, int depth);
+
+/* Helper used by include/tpl: the exec context passed in tmpl_call.exec. */
+typedef struct exec_ctx {
+	tmpl_engine *e;
+	tmpl_ns *overlay;   /* tpl-local definitions, or NULL */
+	int depth;
+	xerr *inner;        /* set by include/tpl when the callee failed */
+} exec_ctx;
+
+/* Helm error rewriting (engine.c). */
+void tmpl_helm_format_error(bh_buf *out, const xerr *xe);
+
+/* Deletes every "<no value>" from b[from..] (Helm's post-processing). */
+void tmpl_strip_no_value(bh_buf *b, size_t from);
+
+/* Function table lookups (funcs.c). */
+int tmpl_func_exists(const char *name);
+
+/* Number formatting helpers shared by gofmt and values. */
+void gofmt_float(bh_buf *out, double v, char verb, int prec);
+
+#endif

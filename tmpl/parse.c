@@ -1,0 +1,1860 @@
+/* tmpl/parse.c — lexer and parser of Go's text/template language, a port
+ * of text/template/parse (lex.go, parse.go) with the same tokens, trim
+ * markers, error messages and line accounting. Parse trees live in the
+ * engine's parse arena. Errors unwind with longjmp to tmpl_parse(). */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl/gofmt.h"
+#include "tmpl/internal.h"
+#include "tmpl/strconv.h"
+
+static size_t rune_count_str(const char *s, size_t n);
+
+enum item_type {
+	I_ERROR, I_BOOL, I_CHAR, I_CHAR_CONSTANT, I_COMMENT, I_COMPLEX, I_ASSIGN,
+	I_DECLARE, I_EOF, I_FIELD, I_IDENTIFIER, I_LEFT_DELIM, I_LEFT_PAREN,
+	I_NUMBER, I_PIPE, I_RAW_STRING, I_RIGHT_DELIM, I_RIGHT_PAREN, I_SPACE,
+	I_STRING, I_TEXT, I_VARIABLE,
+	I_KEYWORD, /* keywords after this */
+	I_BLOCK, I_BREAK, I_CONTINUE, I_DOT, I_DEFINE, I_ELSE, I_END, I_IF,
+	I_NIL, I_RANGE, I_TEMPLATE, I_WITH,
+};
+
+typedef struct item {
+	enum item_type typ;
+	int pos;
+	const char *val;
+	size_t len;
+	int line;
+	char *errmsg; /* I_ERROR: arena string */
+} item;
+
+typedef struct lexer {
+	const char *input;
+	size_t len;
+	size_t pos, start;
+	int at_eof;
+	int paren_depth;
+	int line, start_line;
+	item it;
+	int inside_action;
+	tmpl_arena *a;
+} lexer;
+
+#define LEFT_DELIM "{{"
+#define RIGHT_DELIM "}}"
+
+typedef int (*state_fn)(lexer *l); /* returns next state id, 0 = emitted */
+
+/* ---- unicode classes (approximations of Go's unicode tables) ---- */
+
+static int is_letter_rune(int r)
+{
+	if (r < 0x80)
+		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
+	if (r == 0xAA || r == 0xB5 || r == 0xBA)
+		return 1;
+	if (r < 0xC0 || r == 0xD7 || r == 0xF7)
+		return 0;
+	if (r <= 0x2C1)
+		return 1;
+	if (r >= 0x370 && r <= 0x3FF)
+		return r != 0x37E && r != 0x387 && r != 0x375 && r != 0x384 && r != 0x385;
+	if (r >= 0x400 && r <= 0x52F)
+		return !(r >= 0x482 && r <= 0x489);
+	if (r >= 0x5D0 && r <= 0x5EA)
+		return 1;
+	if (r >= 0x620 && r <= 0x64A)
+		return 1;
+	if (r >= 0x1E00 && r <= 0x1FFF)
+		return 1;
+	if (r >= 0x3041 && r <= 0x30FF)
+		return r != 0x30A0 && r != 0x30FB;
+	if (r >= 0x3400 && r <= 0x4DBF)
+		return 1;
+	if (r >= 0x4E00 && r <= 0x9FFF)
+		return 1;
+	if (r >= 0xAC00 && r <= 0xD7A3)
+		return 1;
+	if (r >= 0x20000 && r <= 0x2FA1F)
+		return 1;
+	return 0;
+}
+
+static int is_digit_rune(int r)
+{
+	if (r < 0x80)
+		return r >= '0' && r <= '9';
+	return (r >= 0x660 && r <= 0x669) || (r >= 0x6F0 && r <= 0x6F9) ||
+	       (r >= 0x966 && r <= 0x96F) || (r >= 0xFF10 && r <= 0xFF19);
+}
+
+static int is_alnum(int r)
+{
+	return r == '_' || is_letter_rune(r) || is_digit_rune(r);
+}
+
+static int is_space(int r)
+{
+	return r == ' ' || r == '\t' || r == '\r' || r == '\n';
+}
+
+static int dec_rune(const char *s, size_t n, int *size)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c = u[0];
+	if (c < 0x80) {
+		*size = 1;
+		return (int)c;
+	}
+	if (c >= 0xC2 && c <= 0xDF && n >= 2 && (u[1] & 0xC0) == 0x80) {
+		*size = 2;
+		return (int)(((c & 0x1F) << 6) | (u[1] & 0x3F));
+	}
+	if (c >= 0xE0 && c <= 0xEF && n >= 3 && (u[1] & 0xC0) == 0x80 && (u[2] & 0xC0) == 0x80) {
+		int r = (int)(((c & 0x0F) << 12) | ((u[1] & 0x3F) << 6) | (u[2] & 0x3F));
+		if (r >= 0x800 && (r < 0xD800 || r > 0xDFFF)) {
+			*size = 3;
+			return r;
+		}
+	}
+	if (c >= 0xF0 && c <= 0xF4 && n >= 4 && (u[1] & 0xC0) == 0x80 &&
+	    (u[2] & 0xC0) == 0x80 && (u[3] & 0xC0) == 0x80) {
+		int r = (int)(((c & 0x07) << 18) | ((u[1] & 0x3F) << 12) | ((u[2] & 0x3F) << 6) |
+			      (u[3] & 0x3F));
+		if (r >= 0x10000 && r <= 0x10FFFF) {
+			*size = 4;
+			return r;
+		}
+	}
+	*size = 1;
+	return 0xFFFD;
+}
+
+/* ---- lexer primitives ---- */
+
+#define LEOF (-1)
+
+static int lnext(lexer *l)
+{
+	int sz, r;
+	if (l->pos >= l->len) {
+		l->at_eof = 1;
+		return LEOF;
+	}
+	r = dec_rune(l->input + l->pos, l->len - l->pos, &sz);
+	l->pos += (size_t)sz;
+	if (r == '\n')
+		l->line++;
+	return r;
+}
+
+static void lbackup(lexer *l)
+{
+	if (!l->at_eof && l->pos > 0) {
+		/* step back one rune */
+		size_t p = l->pos - 1;
+		while (p > 0 && ((unsigned char)l->input[p] & 0xC0) == 0x80 && l->pos - p < 4)
+			p--;
+		int sz;
+		dec_rune(l->input + p, l->len - p, &sz);
+		if (p + (size_t)sz != l->pos)
+			p = l->pos - 1;
+		if (l->input[p] == '\n')
+			l->line--;
+		l->pos = p;
+	}
+}
+
+static int lpeek(lexer *l)
+{
+	int r = lnext(l);
+	lbackup(l);
+	return r;
+}
+
+static int count_nl(const char *s, size_t n)
+{
+	int c = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\n')
+			c++;
+	return c;
+}
+
+static item this_item(lexer *l, enum item_type t)
+{
+	item i;
+	memset(&i, 0, sizeof(i));
+	i.typ = t;
+	i.pos = (int)l->start;
+	i.val = l->input + l->start;
+	i.len = l->pos - l->start;
+	i.line = l->start_line;
+	l->start = l->pos;
+	l->start_line = l->line;
+	return i;
+}
+
+static int emit(lexer *l, enum item_type t)
+{
+	l->it = this_item(l, t);
+	return 0;
+}
+
+static void lignore(lexer *l)
+{
+	l->line += count_nl(l->input + l->start, l->pos - l->start);
+	l->start = l->pos;
+	l->start_line = l->line;
+}
+
+static int accept(lexer *l, const char *valid)
+{
+	int r = lnext(l);
+	if (r != LEOF && r < 0x80 && r != 0 && strchr(valid, r))
+		return 1;
+	lbackup(l);
+	return 0;
+}
+
+static void accept_run(lexer *l, const char *valid)
+{
+	int r;
+	do {
+		r = lnext(l);
+	} while (r != LEOF && r < 0x80 && r != 0 && strchr(valid, r));
+	lbackup(l);
+}
+
+static int lerrorf(lexer *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int lerrorf(lexer *l, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	memset(&l->it, 0, sizeof(l->it));
+	l->it.typ = I_ERROR;
+	l->it.pos = (int)l->start;
+	l->it.line = l->start_line;
+	l->it.errmsg = tmpl_arena_strdup(l->a, buf, strlen(buf));
+	l->it.val = l->it.errmsg ? l->it.errmsg : "";
+	l->it.len = strlen(l->it.val);
+	l->start = 0;
+	l->pos = 0;
+	l->len = 0;
+	return 0;
+}
+
+/* Go's %#U */
+static void fmt_U(char *buf, size_t n, int r)
+{
+	char tmp[8] = {0};
+	int k = 0;
+	if (r < 0x80) {
+		tmp[k++] = (char)r;
+	} else if (r < 0x800) {
+		tmp[k++] = (char)(0xC0 | (r >> 6));
+		tmp[k++] = (char)(0x80 | (r & 0x3F));
+	} else if (r < 0x10000) {
+		tmp[k++] = (char)(0xE0 | (r >> 12));
+		tmp[k++] = (char)(0x80 | ((r >> 6) & 0x3F));
+		tmp[k++] = (char)(0x80 | (r & 0x3F));
+	} else {
+		tmp[k++] = (char)(0xF0 | (r >> 18));
+		tmp[k++] = (char)(0x80 | ((r >> 12) & 0x3F));
+		tmp[k++] = (char)(0x80 | ((r >> 6) & 0x3F));
+		tmp[k++] = (char)(0x80 | (r & 0x3F));
+	}
+	/* printable: U+0041 'A'; else just U+0001 */
+	int printable = r >= 0x20 && r != 0x7F && !(r >= 0x80 && r <= 0xA0) &&
+			!(r >= 0x2000 && r <= 0x200F) && !(r >= 0x2028 && r <= 0x202F) && r != 0xFEFF &&
+			r != 0xFFFD + 100000;
+	if (printable)
+		snprintf(buf, n, "U+%04X '%s'", r, tmp);
+	else
+		snprintf(buf, n, "U+%04X", r);
+}
+
+/* ---- lexer states ---- */
+
+enum { S_NONE = 0, S_TEXT, S_LEFT_DELIM, S_COMMENT, S_RIGHT_DELIM, S_INSIDE, S_SPACE,
+       S_IDENT, S_FIELD, S_VARIABLE, S_CHAR, S_NUMBER, S_QUOTE, S_RAW_QUOTE };
+
+static int has_left_trim(const char *s, size_t n)
+{
+	return n >= 2 && s[0] == '-' && is_space((unsigned char)s[1]);
+}
+
+static int has_right_trim(const char *s, size_t n)
+{
+	return n >= 2 && is_space((unsigned char)s[0]) && s[1] == '-';
+}
+
+static int starts_with(const char *s, size_t n, const char *p)
+{
+	size_t k = strlen(p);
+	return n >= k && memcmp(s, p, k) == 0;
+}
+
+static size_t right_trim_len(const char *s, size_t n)
+{
+	size_t k = n;
+	while (k > 0 && is_space((unsigned char)s[k - 1]))
+		k--;
+	return n - k;
+}
+
+static size_t left_trim_len(const char *s, size_t n)
+{
+	size_t k = 0;
+	while (k < n && is_space((unsigned char)s[k]))
+		k++;
+	return k;
+}
+
+static void at_right_delim(lexer *l, int *delim, int *trim)
+{
+	const char *s = l->input + l->pos;
+	size_t n = l->len - l->pos;
+	*delim = *trim = 0;
+	if (has_right_trim(s, n) && starts_with(s + 2, n - 2, RIGHT_DELIM)) {
+		*delim = *trim = 1;
+		return;
+	}
+	if (starts_with(s, n, RIGHT_DELIM))
+		*delim = 1;
+}
+
+static int at_terminator(lexer *l)
+{
+	int r = lpeek(l);
+	if (is_space(r))
+		return 1;
+	switch (r) {
+	case LEOF: case '.': case ',': case '|': case ':': case ')': case '(':
+		return 1;
+	}
+	return starts_with(l->input + l->pos, l->len - l->pos, RIGHT_DELIM);
+}
+
+static int lex_text(lexer *l)
+{
+	const char *s = l->input + l->pos;
+	const char *x = NULL;
+	size_t n = l->len - l->pos;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == '{' && s[i + 1] == '{') {
+			x = s + i;
+			break;
+		}
+	if (x) {
+		size_t off = (size_t)(x - s);
+		if (off > 0) {
+			l->pos += off;
+			size_t trim = 0;
+			size_t delim_end = l->pos + 2;
+			if (has_left_trim(l->input + delim_end, l->len - delim_end))
+				trim = right_trim_len(l->input + l->start, l->pos - l->start);
+			l->pos -= trim;
+			l->line += count_nl(l->input + l->start, l->pos - l->start);
+			item i = this_item(l, I_TEXT);
+			l->pos += trim;
+			lignore(l);
+			if (i.len > 0) {
+				l->it = i;
+				return S_NONE;
+			}
+		}
+		return S_LEFT_DELIM;
+	}
+	l->pos = l->len;
+	if (l->pos > l->start) {
+		l->line += count_nl(l->input + l->start, l->pos - l->start);
+		return emit(l, I_TEXT);
+	}
+	return emit(l, I_EOF);
+}
+
+static int lex_left_delim(lexer *l)
+{
+	l->pos += 2;
+	int trim = has_left_trim(l->input + l->pos, l->len - l->pos);
+	size_t after = trim ? 2 : 0;
+	if (starts_with(l->input + l->pos + after, l->len - l->pos - after, "/*")) {
+		l->pos += after;
+		lignore(l);
+		return S_COMMENT;
+	}
+	item i = this_item(l, I_LEFT_DELIM);
+	l->inside_action = 1;
+	l->pos += after;
+	lignore(l);
+	l->paren_depth = 0;
+	l->it = i;
+	return S_NONE;
+}
+
+static int lex_comment(lexer *l)
+{
+	l->pos += 2;
+	const char *s = l->input + l->pos;
+	size_t n = l->len - l->pos, x;
+	int found = 0;
+	for (x = 0; x + 1 < n; x++)
+		if (s[x] == '*' && s[x + 1] == '/') {
+			found = 1;
+			break;
+		}
+	if (!found)
+		return lerrorf(l, "unclosed comment");
+	l->pos += x + 2;
+	int delim, trim;
+	at_right_delim(l, &delim, &trim);
+	if (!delim)
+		return lerrorf(l, "comment ends before closing delimiter");
+	l->line += count_nl(l->input + l->start, l->pos - l->start);
+	this_item(l, I_COMMENT);
+	if (trim)
+		l->pos += 2;
+	l->pos += 2;
+	if (trim)
+		l->pos += left_trim_len(l->input + l->pos, l->len - l->pos);
+	lignore(l);
+	return S_TEXT;
+}
+
+static int lex_right_delim(lexer *l)
+{
+	int delim, trim;
+	at_right_delim(l, &delim, &trim);
+	if (trim) {
+		l->pos += 2;
+		lignore(l);
+	}
+	l->pos += 2;
+	item i = this_item(l, I_RIGHT_DELIM);
+	if (trim) {
+		l->pos += left_trim_len(l->input + l->pos, l->len - l->pos);
+		lignore(l);
+	}
+	l->inside_action = 0;
+	l->it = i;
+	return S_NONE;
+}
+
+static int lex_inside(lexer *l)
+{
+	int delim, trim;
+	at_right_delim(l, &delim, &trim);
+	if (delim) {
+		if (l->paren_depth == 0)
+			return S_RIGHT_DELIM;
+		return lerrorf(l, "unclosed left paren");
+	}
+	int r = lnext(l);
+	if (r == LEOF)
+		return lerrorf(l, "unclosed action");
+	if (is_space(r)) {
+		lbackup(l);
+		return S_SPACE;
+	}
+	switch (r) {
+	case '=':
+		return emit(l, I_ASSIGN);
+	case ':':
+		if (lnext(l) != '=')
+			return lerrorf(l, "expected :=");
+		return emit(l, I_DECLARE);
+	case '|':
+		return emit(l, I_PIPE);
+	case '"':
+		return S_QUOTE;
+	case '`':
+		return S_RAW_QUOTE;
+	case '$':
+		return S_VARIABLE;
+	case '\'':
+		return S_CHAR;
+	case '.':
+		if (l->pos < l->len) {
+			char c = l->input[l->pos];
+			if (c < '0' || c > '9')
+				return S_FIELD;
+		}
+		lbackup(l);
+		return S_NUMBER;
+	case '(':
+		l->paren_depth++;
+		return emit(l, I_LEFT_PAREN);
+	case ')':
+		l->paren_depth--;
+		if (l->paren_depth < 0)
+			return lerrorf(l, "unexpected right paren");
+		return emit(l, I_RIGHT_PAREN);
+	}
+	if (r == '+' || r == '-' || (r >= '0' && r <= '9')) {
+		lbackup(l);
+		return S_NUMBER;
+	}
+	if (is_alnum(r)) {
+		lbackup(l);
+		return S_IDENT;
+	}
+	if (r < 0x80 && r >= 0x20 && r != 0x7F)
+		return emit(l, I_CHAR);
+	char u[64];
+	fmt_U(u, sizeof u, r);
+	return lerrorf(l, "unrecognized character in action: %s", u);
+}
+
+static int lex_space(lexer *l)
+{
+	int num = 0;
+	for (;;) {
+		int r = lpeek(l);
+		if (!is_space(r))
+			break;
+		lnext(l);
+		num++;
+	}
+	const char *s = l->input + l->pos - 1;
+	size_t n = l->len - l->pos + 1;
+	if (has_right_trim(s, n) && starts_with(s + 2, n - 2, RIGHT_DELIM)) {
+		lbackup(l);
+		if (num == 1)
+			return S_RIGHT_DELIM;
+	}
+	return emit(l, I_SPACE);
+}
+
+static const struct { const char *w; enum item_type t; } keywords[] = {
+	{".", I_DOT}, {"block", I_BLOCK}, {"break", I_BREAK}, {"continue", I_CONTINUE},
+	{"define", I_DEFINE}, {"else", I_ELSE}, {"end", I_END}, {"if", I_IF},
+	{"range", I_RANGE}, {"nil", I_NIL}, {"template", I_TEMPLATE}, {"with", I_WITH},
+};
+
+static int lex_identifier(lexer *l)
+{
+	for (;;) {
+		int r = lnext(l);
+		if (is_alnum(r))
+			continue;
+		lbackup(l);
+		const char *w = l->input + l->start;
+		size_t wn = l->pos - l->start;
+		if (!at_terminator(l)) {
+			char u[64];
+			fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
+			return lerrorf(l, "bad character %s", u);
+		}
+		for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+			if (strlen(keywords[k].w) == wn && memcmp(keywords[k].w, w, wn) == 0)
+				return emit(l, keywords[k].t);
+		if (w[0] == '.')
+			return emit(l, I_FIELD);
+		if ((wn == 4 && memcmp(w, "true", 4) == 0) || (wn == 5 && memcmp(w, "false", 5) == 0))
+			return emit(l, I_BOOL);
+		return emit(l, I_IDENTIFIER);
+	}
+}
+
+static int lex_field_or_var(lexer *l, enum item_type t)
+{
+	int r;
+	if (at_terminator(l)) {
+		if (t == I_VARIABLE)
+			return emit(l, I_VARIABLE);
+		return emit(l, I_DOT);
+	}
+	for (;;) {
+		r = lnext(l);
+		if (!is_alnum(r)) {
+			lbackup(l);
+			break;
+		}
+	}
+	if (!at_terminator(l)) {
+		char u[64];
+		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
+		return lerrorf(l, "bad character %s", u);
+	}
+	return emit(l, t);
+}
+
+static int lex_char(lexer *l)
+{
+	for (;;) {
+		int r = lnext(l);
+		if (r == '\\') {
+			r = lnext(l);
+			if (r != LEOF && r != '\n')
+				continue;
+			return lerrorf(l, "unterminated character constant");
+		}
+		if (r == LEOF || r == '\n')
+			return lerrorf(l, "unterminated character constant");
+		if (r == '\'')
+			break;
+	}
+	return emit(l, I_CHAR_CONSTANT);
+}
+
+static int scan_number(lexer *l)
+{
+	const char *digits = "0123456789_";
+	accept(l, "+-");
+	if (accept(l, "0")) {
+		if (accept(l, "xX"))
+			digits = "0123456789abcdefABCDEF_";
+		else if (accept(l, "oO"))
+			digits = "01234567_";
+		else if (accept(l, "bB"))
+			digits = "01_";
+	}
+	accept_run(l, digits);
+	if (accept(l, "."))
+		accept_run(l, digits);
+	if (strlen(digits) == 11 && accept(l, "eE")) {
+		accept(l, "+-");
+		accept_run(l, "0123456789_");
+	}
+	if (strlen(digits) == 23 && accept(l, "pP")) {
+		accept(l, "+-");
+		accept_run(l, "0123456789_");
+	}
+	accept(l, "i");
+	if (is_alnum(lpeek(l))) {
+		lnext(l);
+		return 0;
+	}
+	return 1;
+}
+
+static void quote_for_err(char *buf, size_t n, const char *s, size_t len)
+{
+	bh_buf b = BH_BUF_INIT;
+	gofmt_quote(&b, s, len);
+	snprintf(buf, n, "%s", bh_buf_str(&b));
+	bh_buf_free(&b);
+}
+
+static int lex_number(lexer *l)
+{
+	char q[600];
+	if (!scan_number(l)) {
+		quote_for_err(q, sizeof q, l->input + l->start, l->pos - l->start);
+		return lerrorf(l, "bad number syntax: %s", q);
+	}
+	int sign = lpeek(l);
+	if (sign == '+' || sign == '-') {
+		if (!scan_number(l) || l->input[l->pos - 1] != 'i') {
+			quote_for_err(q, sizeof q, l->input + l->start, l->pos - l->start);
+			return lerrorf(l, "bad number syntax: %s", q);
+		}
+		return emit(l, I_COMPLEX);
+	}
+	return emit(l, I_NUMBER);
+}
+
+static int lex_quote(lexer *l)
+{
+	for (;;) {
+		int r = lnext(l);
+		if (r == '\\') {
+			r = lnext(l);
+			if (r != LEOF && r != '\n')
+				continue;
+			return lerrorf(l, "unterminated quoted string");
+		}
+		if (r == LEOF || r == '\n')
+			return lerrorf(l, "unterminated quoted string");
+		if (r == '"')
+			break;
+	}
+	return emit(l, I_STRING);
+}
+
+static int lex_raw_quote(lexer *l)
+{
+	for (;;) {
+		int r = lnext(l);
+		if (r == LEOF)
+			return lerrorf(l, "unterminated raw quoted string");
+		if (r == '`')
+			break;
+	}
+	return emit(l, I_RAW_STRING);
+}
+
+static item lex_next_item(lexer *l)
+{
+	int st;
+	memset(&l->it, 0, sizeof(l->it));
+	l->it.typ = I_EOF;
+	l->it.pos = (int)l->pos;
+	l->it.val = "EOF";
+	l->it.len = 3;
+	l->it.line = l->start_line;
+	st = l->inside_action ? S_INSIDE : S_TEXT;
+	while (st != S_NONE) {
+		switch (st) {
+		case S_TEXT: st = lex_text(l); break;
+		case S_LEFT_DELIM: st = lex_left_delim(l); break;
+		case S_COMMENT: st = lex_comment(l); break;
+		case S_RIGHT_DELIM: st = lex_right_delim(l); break;
+		case S_INSIDE: st = lex_inside(l); break;
+		case S_SPACE: st = lex_space(l); break;
+		case S_IDENT: st = lex_identifier(l); break;
+		case S_FIELD: st = lex_field_or_var(l, I_FIELD); break;
+		case S_VARIABLE:
+			st = at_terminator(l) ? emit(l, I_VARIABLE) : lex_field_or_var(l, I_VARIABLE);
+			break;
+		case S_CHAR: st = lex_char(l); break;
+		case S_NUMBER: st = lex_number(l); break;
+		case S_QUOTE: st = lex_quote(l); break;
+		case S_RAW_QUOTE: st = lex_raw_quote(l); break;
+		default: st = S_NONE;
+		}
+	}
+	return l->it;
+}
+
+/* ---- parser ---- */
+
+typedef struct parser {
+	tmpl_engine *e;
+	tmpl_ns *ns;
+	tmpl_arena *a;
+	lexer *lex;
+	ttree *tree;
+	item token[3];
+	int peek_count;
+	const char **vars;
+	int nvars, capvars;
+	int action_line;
+	int range_depth;
+	int stack_depth;
+	int max_depth;
+	jmp_buf *jb;
+	bh_error *err;
+	/* trees created by this Parse call (Go's treeSet) */
+	ttree ***set;
+	size_t *nset, *capset;
+} parser;
+
+static void perrorf(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void perrorf(parser *p, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	bh_error_set(p->err, BH_EPARSE, "template: %s:%d: %s", p->tree->parse_name,
+		     p->token[0].line, buf);
+	longjmp(*p->jb, 1);
+}
+
+static void *palloc(parser *p, size_t n)
+{
+	void *x = tmpl_arena_alloc(p->a, n);
+	if (!x) {
+		bh_error_set(p->err, BH_ELIMIT, "template: %s: out of memory while parsing",
+			     p->tree->parse_name);
+		longjmp(*p->jb, 1);
+	}
+	return x;
+}
+
+static char *pstrdup(parser *p, const char *s, size_t n)
+{
+	char *x = palloc(p, n + 1);
+	memcpy(x, s, n);
+	x[n] = '\0';
+	return x;
+}
+
+static item pnext(parser *p)
+{
+	if (p->peek_count > 0)
+		p->peek_count--;
+	else
+		p->token[0] = lex_next_item(p->lex);
+	return p->token[p->peek_count];
+}
+
+static void pbackup(parser *p)
+{
+	p->peek_count++;
+}
+
+static void pbackup2(parser *p, item t1)
+{
+	p->token[1] = t1;
+	p->peek_count = 2;
+}
+
+static void pbackup3(parser *p, item t2, item t1)
+{
+	p->token[1] = t1;
+	p->token[2] = t2;
+	p->peek_count = 3;
+}
+
+static item ppeek(parser *p)
+{
+	if (p->peek_count > 0)
+		return p->token[p->peek_count - 1];
+	p->peek_count = 1;
+	p->token[0] = lex_next_item(p->lex);
+	return p->token[0];
+}
+
+static item next_non_space(parser *p)
+{
+	item t;
+	for (;;) {
+		t = pnext(p);
+		if (t.typ != I_SPACE)
+			break;
+	}
+	return t;
+}
+
+static item peek_non_space(parser *p)
+{
+	item t = next_non_space(p);
+	pbackup(p);
+	return t;
+}
+
+/* Go's item.String() */
+static void item_string(char *buf, size_t n, const item *i)
+{
+	if (i->typ == I_EOF) {
+		snprintf(buf, n, "EOF");
+	} else if (i->typ == I_ERROR) {
+		snprintf(buf, n, "%.*s", (int)i->len, i->val);
+	} else if (i->typ > I_KEYWORD) {
+		snprintf(buf, n, "<%.*s>", (int)i->len, i->val);
+	} else if (rune_count_str(i->val, i->len) > 10) {
+		/* %.10q...: quote the first 10 runes */
+		size_t k = 0;
+		int c = 0, sz;
+		while (k < i->len && c < 10) {
+			dec_rune(i->val + k, i->len - k, &sz);
+			k += (size_t)sz;
+			c++;
+		}
+		quote_for_err(buf, n - 4, i->val, k);
+		strcat(buf, "...");
+	} else {
+		quote_for_err(buf, n, i->val, i->len);
+	}
+}
+
+static void unexpected(parser *p, item tok, const char *context) __attribute__((noreturn));
+static void unexpected(parser *p, item tok, const char *context)
+{
+	char s[1024];
+	if (tok.typ == I_ERROR) {
+		char extra[512] = "";
+		if (p->action_line != 0 && p->action_line != tok.line) {
+			int is_action = tok.len >= 7 && memcmp(tok.val + tok.len - 7, " action", 7) == 0;
+			snprintf(extra, sizeof extra, "%s started at %s:%d", is_action ? "" : " in action",
+				 p->tree->parse_name, p->action_line);
+		}
+		perrorf(p, "%.*s%s", (int)tok.len, tok.val, extra);
+	}
+	item_string(s, sizeof s, &tok);
+	perrorf(p, "unexpected %s in %s", s, context);
+}
+
+static item expect(parser *p, enum item_type t, const char *context)
+{
+	item tok = next_non_space(p);
+	if (tok.typ != t)
+		unexpected(p, tok, context);
+	return tok;
+}
+
+static tnode *new_node(parser *p, enum node_type t, int pos)
+{
+	tnode *n = palloc(p, sizeof(*n));
+	n->type = t;
+	n->pos = pos;
+	n->tr = p->tree;
+	return n;
+}
+
+static void node_append(parser *p, tnode *list, tnode *n, int which)
+{
+	tnode ***arr = which == 0 ? &list->items : &list->decl;
+	int *cnt = which == 0 ? &list->nitems : &list->ndecl;
+	/* capacity is 4, then each power of two */
+	if (*cnt == 0 || (*cnt >= 4 && (*cnt & (*cnt - 1)) == 0)) {
+		int need = *cnt == 0 ? 4 : *cnt * 2;
+		tnode **nw = palloc(p, (size_t)need * sizeof(tnode *));
+		if (*cnt)
+			memcpy(nw, *arr, (size_t)*cnt * sizeof(tnode *));
+		*arr = nw;
+	}
+	(*arr)[(*cnt)++] = n;
+}
+
+static void push_var(parser *p, const char *name)
+{
+	if (p->nvars == p->capvars) {
+		int nc = p->capvars ? p->capvars * 2 : 8;
+		const char **nv = palloc(p, (size_t)nc * sizeof(char *));
+		if (p->nvars)
+			memcpy(nv, p->vars, (size_t)p->nvars * sizeof(char *));
+		p->vars = nv;
+		p->capvars = nc;
+	}
+	p->vars[p->nvars++] = name;
+}
+
+static tnode *new_variable(parser *p, int pos, const char *s, size_t n)
+{
+	tnode *v = new_node(p, N_VARIABLE, pos);
+	int cnt = 1;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '.')
+			cnt++;
+	v->ident = palloc(p, (size_t)cnt * sizeof(char *));
+	size_t st = 0;
+	int k = 0;
+	for (size_t i = 0; i <= n; i++)
+		if (i == n || s[i] == '.') {
+			v->ident[k++] = pstrdup(p, s + st, i - st);
+			st = i + 1;
+		}
+	v->nident = cnt;
+	return v;
+}
+
+static tnode *new_field(parser *p, int pos, const char *s, size_t n)
+{
+	tnode *v = new_variable(p, pos, s + 1, n - 1); /* drop leading '.' */
+	v->type = N_FIELD;
+	return v;
+}
+
+static tnode *pipeline(parser *p, const char *context, enum item_type end);
+static tnode *item_list(parser *p, tnode **next);
+static tnode *if_control(parser *p);
+static tnode *with_control(parser *p);
+
+static int has_function(const char *name)
+{
+	return tmpl_func_exists(name);
+}
+
+static tnode *use_var(parser *p, int pos, const char *s, size_t n)
+{
+	tnode *v = new_variable(p, pos, s, n);
+	for (int i = 0; i < p->nvars; i++)
+		if (strcmp(p->vars[i], v->ident[0]) == 0)
+			return v;
+	perrorf(p, "undefined variable \"%s\"", v->ident[0]);
+}
+
+static tnode *new_number(parser *p, item tok, const char **errp)
+{
+	static char errbuf[700];
+	tnode *n = new_node(p, N_NUMBER, tok.pos);
+	const char *text = tok.val;
+	size_t len = tok.len;
+	n->text = pstrdup(p, text, len);
+	n->len = len;
+	*errp = NULL;
+	if (tok.typ == I_CHAR_CONSTANT) {
+		int r;
+		size_t used;
+		if (go_unquote_char(text + 1, len - 1, text[0], &r, &used)) {
+			*errp = "invalid syntax";
+			return NULL;
+		}
+		if (len - 1 - used != 1 || text[len - 1] != '\'') {
+			snprintf(errbuf, sizeof errbuf, "malformed character constant: %.*s", (int)len, text);
+			*errp = errbuf;
+			return NULL;
+		}
+		n->i64 = r;
+		n->is_int = 1;
+		n->u64 = (uint64_t)r;
+		n->is_uint = 1;
+		n->f64 = r;
+		n->is_float = 1;
+		return n;
+	}
+	if (tok.typ == I_COMPLEX) {
+		/* a+bi: split at the last sign that is not after e/E/p/P */
+		size_t k;
+		for (k = len - 1; k > 0; k--)
+			if ((text[k] == '+' || text[k] == '-') && !(text[k - 1] == 'e' || text[k - 1] == 'E' ||
+								     text[k - 1] == 'p' || text[k - 1] == 'P'))
+				break;
+		double re, im;
+		if (k == 0 || go_parse_float(text, k, &re) || go_parse_float(text + k, len - k - 1, &im)) {
+			*errp = "expected integer";
+			return NULL;
+		}
+		n->is_complex = 1;
+		n->f64 = re;
+		n->im = im;
+		goto simplify;
+	}
+	if (len > 0 && text[len - 1] == 'i') {
+		double f;
+		if (go_parse_float(text, len - 1, &f) == 0) {
+			n->is_complex = 1;
+			n->f64 = 0;
+			n->im = f;
+			goto simplify;
+		}
+	}
+	{
+		uint64_t u;
+		int64_t i;
+		if (go_parse_uint(text, len, 0, &u) == 0) {
+			n->is_uint = 1;
+			n->u64 = u;
+		}
+		if (go_parse_int(text, len, 0, &i) == 0) {
+			n->is_int = 1;
+			n->i64 = i;
+			if (i == 0) {
+				n->is_uint = 1;
+				n->u64 = u;
+			}
+		}
+		if (n->is_int) {
+			n->is_float = 1;
+			n->f64 = (double)n->i64;
+		} else if (n->is_uint) {
+			n->is_float = 1;
+			n->f64 = (double)n->u64;
+		} else {
+			double f;
+			if (go_parse_float(text, len, &f) == 0) {
+				int has = 0;
+				for (size_t k = 0; k < len; k++)
+					if (strchr(".eEpP", text[k]))
+						has = 1;
+				if (!has) {
+					char q[600];
+					quote_for_err(q, sizeof q, text, len);
+					snprintf(errbuf, sizeof errbuf, "integer overflow: %s", q);
+					*errp = errbuf;
+					return NULL;
+				}
+				n->is_float = 1;
+				n->f64 = f;
+				if (!n->is_int && f >= -9223372036854775808.0 && f < 9223372036854775808.0 &&
+				    (double)(int64_t)f == f) {
+					n->is_int = 1;
+					n->i64 = (int64_t)f;
+				}
+				if (!n->is_uint && f >= 0 && f < 18446744073709551616.0 && (double)(uint64_t)f == f) {
+					n->is_uint = 1;
+					n->u64 = (uint64_t)f;
+				}
+			}
+		}
+		if (!n->is_int && !n->is_uint && !n->is_float) {
+			char q[600];
+			quote_for_err(q, sizeof q, text, len);
+			snprintf(errbuf, sizeof errbuf, "illegal number syntax: %s", q);
+			*errp = errbuf;
+			return NULL;
+		}
+		return n;
+	}
+simplify:
+	n->is_float = n->im == 0;
+	if (n->is_float) {
+		double f = n->f64;
+		n->is_int = f >= -9223372036854775808.0 && f < 9223372036854775808.0 && (double)(int64_t)f == f;
+		if (n->is_int)
+			n->i64 = (int64_t)f;
+		n->is_uint = f >= 0 && f < 18446744073709551616.0 && (double)(uint64_t)f == f;
+		if (n->is_uint)
+			n->u64 = (uint64_t)f;
+	}
+	return n;
+}
+
+static tnode *term(parser *p)
+{
+	item tok = next_non_space(p);
+	switch (tok.typ) {
+	case I_IDENTIFIER: {
+		char *name = pstrdup(p, tok.val, tok.len);
+		if (!has_function(name))
+			perrorf(p, "function \"%s\" not defined", name);
+		tnode *n = new_node(p, N_IDENT, tok.pos);
+		n->text = name;
+		n->len = tok.len;
+		n->fn = tmpl_func_find(name);
+		return n;
+	}
+	case I_DOT:
+		return new_node(p, N_DOT, tok.pos);
+	case I_NIL:
+		return new_node(p, N_NIL, tok.pos);
+	case I_VARIABLE:
+		return use_var(p, tok.pos, tok.val, tok.len);
+	case I_FIELD:
+		return new_field(p, tok.pos, tok.val, tok.len);
+	case I_BOOL: {
+		tnode *n = new_node(p, N_BOOL, tok.pos);
+		n->b = tok.len == 4;
+		return n;
+	}
+	case I_CHAR_CONSTANT:
+	case I_COMPLEX:
+	case I_NUMBER: {
+		const char *e;
+		tnode *n = new_number(p, tok, &e);
+		if (!n)
+			perrorf(p, "%s", e);
+		return n;
+	}
+	case I_LEFT_PAREN: {
+		if (p->stack_depth >= p->max_depth)
+			perrorf(p, "max expression depth exceeded");
+		p->stack_depth++;
+		tnode *n = pipeline(p, "parenthesized pipeline", I_RIGHT_PAREN);
+		p->stack_depth--;
+		return n;
+	}
+	case I_STRING:
+	case I_RAW_STRING: {
+		bh_buf b = BH_BUF_INIT;
+		if (go_unquote(tok.val, tok.len, &b)) {
+			bh_buf_free(&b);
+			perrorf(p, "invalid syntax");
+		}
+		tnode *n = new_node(p, N_STRING, tok.pos);
+		n->text = pstrdup(p, bh_buf_str(&b), b.len);
+		n->len = b.len;
+		bh_buf_free(&b);
+		n->quoted = pstrdup(p, tok.val, tok.len);
+		n->qlen = tok.len;
+		return n;
+	}
+	default:
+		break;
+	}
+	pbackup(p);
+	return NULL;
+}
+
+static void node_string_q(char *buf, size_t n, const tnode *nd)
+{
+	bh_buf b = BH_BUF_INIT, q = BH_BUF_INIT;
+	tnode_string(&b, nd);
+	gofmt_quote(&q, bh_buf_str(&b), b.len);
+	snprintf(buf, n, "%s", bh_buf_str(&q));
+	bh_buf_free(&b);
+	bh_buf_free(&q);
+}
+
+static tnode *operand(parser *p)
+{
+	tnode *node = term(p);
+	if (!node)
+		return NULL;
+	if (ppeek(p).typ == I_FIELD) {
+		tnode *chain = new_node(p, N_CHAIN, ppeek(p).pos);
+		chain->node = node;
+		int cap = 0;
+		while (ppeek(p).typ == I_FIELD) {
+			item f = pnext(p);
+			if (chain->nident == cap) {
+				int nc = cap ? cap * 2 : 4;
+				const char **ni = palloc(p, (size_t)nc * sizeof(char *));
+				if (chain->nident)
+					memcpy(ni, chain->ident, (size_t)chain->nident * sizeof(char *));
+				chain->ident = ni;
+				cap = nc;
+			}
+			chain->ident[chain->nident++] = pstrdup(p, f.val + 1, f.len - 1);
+		}
+		switch (node->type) {
+		case N_FIELD:
+		case N_VARIABLE: {
+			bh_buf b = BH_BUF_INIT;
+			tnode_string(&b, chain);
+			tnode *r = node->type == N_FIELD
+					   ? new_field(p, chain->pos, bh_buf_str(&b), b.len)
+					   : new_variable(p, chain->pos, bh_buf_str(&b), b.len);
+			bh_buf_free(&b);
+			return r;
+		}
+		case N_BOOL:
+		case N_STRING:
+		case N_NUMBER:
+		case N_NIL:
+		case N_DOT: {
+			char q[1024];
+			node_string_q(q, sizeof q, node);
+			perrorf(p, "unexpected . after term %s", q);
+		}
+		default:
+			return chain;
+		}
+	}
+	return node;
+}
+
+static tnode *command(parser *p)
+{
+	tnode *cmd = new_node(p, N_COMMAND, peek_non_space(p).pos);
+	for (;;) {
+		peek_non_space(p);
+		tnode *op = operand(p);
+		if (op)
+			node_append(p, cmd, op, 0);
+		item tok = pnext(p);
+		switch (tok.typ) {
+		case I_SPACE:
+			continue;
+		case I_RIGHT_DELIM:
+		case I_RIGHT_PAREN:
+			pbackup(p);
+			break;
+		case I_PIPE:
+			break;
+		default:
+			unexpected(p, tok, "operand");
+		}
+		break;
+	}
+	if (cmd->nitems == 0)
+		perrorf(p, "empty command");
+	return cmd;
+}
+
+static void check_pipeline(parser *p, tnode *pipe, const char *context)
+{
+	if (pipe->nitems == 0)
+		perrorf(p, "missing value for %s", context);
+	for (int i = 1; i < pipe->nitems; i++) {
+		switch (pipe->items[i]->items[0]->type) {
+		case N_BOOL: case N_DOT: case N_NIL: case N_NUMBER: case N_STRING:
+			perrorf(p, "non executable command in pipeline stage %d", i + 1);
+		default:
+			break;
+		}
+	}
+}
+
+static tnode *pipeline(parser *p, const char *context, enum item_type end)
+{
+	item tok = peek_non_space(p);
+	tnode *pipe = new_node(p, N_PIPE, tok.pos);
+	pipe->line = tok.line;
+decls:
+	{
+		item v = peek_non_space(p);
+		if (v.typ == I_VARIABLE) {
+			pnext(p);
+			item after = ppeek(p);
+			item nxt = peek_non_space(p);
+			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
+				pipe->is_assign = nxt.typ == I_ASSIGN;
+				next_non_space(p);
+				tnode *var = new_variable(p, v.pos, v.val, v.len);
+				node_append(p, pipe, var, 1);
+				push_var(p, var->ident[0]);
+			} else if (nxt.typ == I_CHAR && nxt.len == 1 && nxt.val[0] == ',') {
+				next_non_space(p);
+				tnode *var = new_variable(p, v.pos, v.val, v.len);
+				node_append(p, pipe, var, 1);
+				push_var(p, var->ident[0]);
+				if (strcmp(context, "range") == 0 && pipe->ndecl < 2) {
+					switch (peek_non_space(p).typ) {
+					case I_VARIABLE:
+					case I_RIGHT_DELIM:
+					case I_RIGHT_PAREN:
+						goto decls;
+					default:
+						perrorf(p, "range can only initialize variables");
+					}
+				}
+				perrorf(p, "too many declarations in %s", context);
+			} else if (after.typ == I_SPACE) {
+				pbackup3(p, v, after);
+			} else {
+				pbackup2(p, v);
+			}
+		}
+	}
+	for (;;) {
+		item t = next_non_space(p);
+		if (t.typ == end) {
+			check_pipeline(p, pipe, context);
+			return pipe;
+		}
+		switch (t.typ) {
+		case I_BOOL: case I_CHAR_CONSTANT: case I_COMPLEX: case I_DOT: case I_FIELD:
+		case I_IDENTIFIER: case I_NUMBER: case I_NIL: case I_RAW_STRING: case I_STRING:
+		case I_VARIABLE: case I_LEFT_PAREN:
+			pbackup(p);
+			node_append(p, pipe, command(p), 0);
+			break;
+		default:
+			unexpected(p, t, context);
+		}
+	}
+}
+
+static void parse_control(parser *p, const char *context, tnode *branch)
+{
+	int saved = p->nvars;
+	tnode *next;
+	branch->pipe = pipeline(p, context, I_RIGHT_DELIM);
+	branch->pos = branch->pipe->pos;
+	branch->line = branch->pipe->line;
+	if (strcmp(context, "range") == 0)
+		p->range_depth++;
+	branch->list = item_list(p, &next);
+	if (strcmp(context, "range") == 0)
+		p->range_depth--;
+	if (next->type == N_ELSE) {
+		if (strcmp(context, "if") == 0 && ppeek(p).typ == I_IF) {
+			pnext(p);
+			branch->else_list = new_node(p, N_LIST, next->pos);
+			node_append(p, branch->else_list, if_control(p), 0);
+		} else if (strcmp(context, "with") == 0 && ppeek(p).typ == I_WITH) {
+			pnext(p);
+			branch->else_list = new_node(p, N_LIST, next->pos);
+			node_append(p, branch->else_list, with_control(p), 0);
+		} else {
+			branch->else_list = item_list(p, &next);
+			if (next->type != N_END) {
+				bh_buf b = BH_BUF_INIT;
+				char s[256];
+				tnode_string(&b, next);
+				snprintf(s, sizeof s, "%s", bh_buf_str(&b));
+				bh_buf_free(&b);
+				perrorf(p, "expected end; found %s", s);
+			}
+		}
+	}
+	p->nvars = saved;
+}
+
+static tnode *if_control(parser *p)
+{
+	tnode *n = new_node(p, N_IF, 0);
+	parse_control(p, "if", n);
+	return n;
+}
+
+static tnode *range_control(parser *p)
+{
+	tnode *n = new_node(p, N_RANGE, 0);
+	parse_control(p, "range", n);
+	return n;
+}
+
+static tnode *with_control(parser *p)
+{
+	tnode *n = new_node(p, N_WITH, 0);
+	parse_control(p, "with", n);
+	return n;
+}
+
+static tnode *end_control(parser *p)
+{
+	return new_node(p, N_END, expect(p, I_RIGHT_DELIM, "end").pos);
+}
+
+static tnode *else_control(parser *p)
+{
+	item pk = peek_non_space(p);
+	if (pk.typ == I_IF || pk.typ == I_WITH) {
+		tnode *n = new_node(p, N_ELSE, pk.pos);
+		n->line = pk.line;
+		return n;
+	}
+	item tok = expect(p, I_RIGHT_DELIM, "else");
+	tnode *n = new_node(p, N_ELSE, tok.pos);
+	n->line = tok.line;
+	return n;
+}
+
+static const char *parse_template_name(parser *p, item tok, const char *context)
+{
+	if (tok.typ == I_STRING || tok.typ == I_RAW_STRING) {
+		bh_buf b = BH_BUF_INIT;
+		if (go_unquote(tok.val, tok.len, &b)) {
+			bh_buf_free(&b);
+			perrorf(p, "invalid syntax");
+		}
+		char *s = pstrdup(p, bh_buf_str(&b), b.len);
+		bh_buf_free(&b);
+		return s;
+	}
+	unexpected(p, tok, context);
+}
+
+static int is_empty_tree(const tnode *n)
+{
+	if (!n)
+		return 1;
+	switch (n->type) {
+	case N_COMMENT:
+		return 1;
+	case N_LIST:
+		for (int i = 0; i < n->nitems; i++)
+			if (!is_empty_tree(n->items[i]))
+				return 0;
+		return 1;
+	case N_TEXT:
+		for (size_t i = 0; i < n->len; i++) {
+			unsigned char c = (unsigned char)n->text[i];
+			if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'))
+				return 0;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Go's Tree.add: record in this Parse call's set. */
+static void tree_add(parser *p)
+{
+	for (size_t i = 0; i < *p->nset; i++) {
+		ttree *t = (*p->set)[i];
+		if (strcmp(t->name, p->tree->name) == 0) {
+			if (is_empty_tree(t->root)) {
+				(*p->set)[i] = p->tree;
+				return;
+			}
+			if (!is_empty_tree(p->tree->root))
+				perrorf(p, "template: multiple definition of template \"%s\"", p->tree->name);
+			return;
+		}
+	}
+	if (*p->nset == *p->capset) {
+		size_t nc = *p->capset ? *p->capset * 2 : 8;
+		ttree **n = palloc(p, nc * sizeof(ttree *));
+		if (*p->nset)
+			memcpy(n, *p->set, *p->nset * sizeof(ttree *));
+		*p->set = n;
+		*p->capset = nc;
+	}
+	(*p->set)[(*p->nset)++] = p->tree;
+}
+
+static void sub_parser(parser *sub, parser *p, const char *name)
+{
+	memset(sub, 0, sizeof(*sub));
+	sub->e = p->e;
+	sub->ns = p->ns;
+	sub->a = p->a;
+	sub->lex = p->lex;
+	sub->jb = p->jb;
+	sub->err = p->err;
+	sub->set = p->set;
+	sub->nset = p->nset;
+	sub->capset = p->capset;
+	sub->max_depth = p->max_depth;
+	sub->tree = palloc(p, sizeof(ttree));
+	sub->tree->name = name;
+	sub->tree->parse_name = p->tree->parse_name;
+	sub->tree->text = p->tree->text;
+	sub->tree->text_len = p->tree->text_len;
+	push_var(sub, "$");
+}
+
+static tnode *template_control(parser *p);
+static tnode *block_control(parser *p);
+
+static tnode *action(parser *p)
+{
+	item tok = next_non_space(p);
+	switch (tok.typ) {
+	case I_BLOCK:
+		return block_control(p);
+	case I_BREAK:
+	case I_CONTINUE: {
+		item t = next_non_space(p);
+		const char *ctx = tok.typ == I_BREAK ? "{{break}}" : "{{continue}}";
+		if (t.typ != I_RIGHT_DELIM)
+			unexpected(p, t, ctx);
+		if (p->range_depth == 0)
+			perrorf(p, "%s outside {{range}}", ctx);
+		tnode *n = new_node(p, tok.typ == I_BREAK ? N_BREAK : N_CONTINUE, tok.pos);
+		n->line = tok.line;
+		return n;
+	}
+	case I_ELSE:
+		return else_control(p);
+	case I_END:
+		return end_control(p);
+	case I_IF:
+		return if_control(p);
+	case I_RANGE:
+		return range_control(p);
+	case I_TEMPLATE:
+		return template_control(p);
+	case I_WITH:
+		return with_control(p);
+	default:
+		break;
+	}
+	pbackup(p);
+	item t = ppeek(p);
+	tnode *a = new_node(p, N_ACTION, t.pos);
+	a->line = t.line;
+	a->pipe = pipeline(p, "command", I_RIGHT_DELIM);
+	return a;
+}
+
+static tnode *text_or_action(parser *p)
+{
+	item tok = next_non_space(p);
+	switch (tok.typ) {
+	case I_TEXT: {
+		tnode *n = new_node(p, N_TEXT, tok.pos);
+		n->text = tok.val; /* points into the tree text (kept alive) */
+		n->len = tok.len;
+		return n;
+	}
+	case I_LEFT_DELIM: {
+		p->action_line = tok.line;
+		tnode *n = action(p);
+		p->action_line = 0;
+		return n;
+	}
+	default:
+		unexpected(p, tok, "input");
+	}
+}
+
+static tnode *item_list(parser *p, tnode **next)
+{
+	tnode *list = new_node(p, N_LIST, peek_non_space(p).pos);
+	while (peek_non_space(p).typ != I_EOF) {
+		tnode *n = text_or_action(p);
+		if (n->type == N_END || n->type == N_ELSE) {
+			*next = n;
+			return list;
+		}
+		node_append(p, list, n, 0);
+	}
+	perrorf(p, "unexpected EOF");
+}
+
+static void parse_definition(parser *p)
+{
+	const char *context = "define clause";
+	item name = next_non_space(p);
+	if (name.typ != I_STRING && name.typ != I_RAW_STRING)
+		unexpected(p, name, context);
+	bh_buf b = BH_BUF_INIT;
+	if (go_unquote(name.val, name.len, &b)) {
+		bh_buf_free(&b);
+		perrorf(p, "invalid syntax");
+	}
+	p->tree->name = pstrdup(p, bh_buf_str(&b), b.len);
+	bh_buf_free(&b);
+	expect(p, I_RIGHT_DELIM, context);
+	tnode *end;
+	p->tree->root = item_list(p, &end);
+	if (end->type != N_END) {
+		bh_buf s = BH_BUF_INIT;
+		char m[256];
+		tnode_string(&s, end);
+		snprintf(m, sizeof m, "%s", bh_buf_str(&s));
+		bh_buf_free(&s);
+		perrorf(p, "unexpected %s in %s", m, context);
+	}
+	tree_add(p);
+}
+
+static tnode *block_control(parser *p)
+{
+	const char *context = "block clause";
+	item tok = next_non_space(p);
+	const char *name = parse_template_name(p, tok, context);
+	tnode *pipe = pipeline(p, context, I_RIGHT_DELIM);
+	parser sub;
+	sub_parser(&sub, p, name);
+	tnode *end;
+	sub.tree->root = item_list(&sub, &end);
+	if (end->type != N_END) {
+		bh_buf s = BH_BUF_INIT;
+		char m[256];
+		tnode_string(&s, end);
+		snprintf(m, sizeof m, "%s", bh_buf_str(&s));
+		bh_buf_free(&s);
+		perrorf(p, "unexpected %s in %s", m, context);
+	}
+	tree_add(&sub);
+	tnode *t = new_node(p, N_TEMPLATE, tok.pos);
+	t->line = tok.line;
+	t->name = name;
+	t->pipe = pipe;
+	return t;
+}
+
+static tnode *template_control(parser *p)
+{
+	const char *context = "template clause";
+	item tok = next_non_space(p);
+	const char *name = parse_template_name(p, tok, context);
+	tnode *pipe = NULL;
+	if (next_non_space(p).typ != I_RIGHT_DELIM) {
+		pbackup(p);
+		pipe = pipeline(p, context, I_RIGHT_DELIM);
+	}
+	tnode *t = new_node(p, N_TEMPLATE, tok.pos);
+	t->line = tok.line;
+	t->name = name;
+	t->pipe = pipe;
+	return t;
+}
+
+static void parse_top(parser *p)
+{
+	p->tree->root = new_node(p, N_LIST, ppeek(p).pos);
+	while (ppeek(p).typ != I_EOF) {
+		if (ppeek(p).typ == I_LEFT_DELIM) {
+			item delim = pnext(p);
+			if (next_non_space(p).typ == I_DEFINE) {
+				parser sub;
+				sub_parser(&sub, p, "definition");
+				parse_definition(&sub);
+				continue;
+			}
+			pbackup2(p, delim);
+		}
+		tnode *n = text_or_action(p);
+		if (n->type == N_END || n->type == N_ELSE) {
+			bh_buf s = BH_BUF_INIT;
+			char m[256];
+			tnode_string(&s, n);
+			snprintf(m, sizeof m, "%s", bh_buf_str(&s));
+			bh_buf_free(&s);
+			perrorf(p, "unexpected %s", m);
+		}
+		node_append(p, p->tree->root, n, 0);
+	}
+}
+
+static size_t rune_count_str(const char *s, size_t n)
+{
+	size_t c = 0, i = 0;
+	int sz;
+	while (i < n) {
+		dec_rune(s + i, n - i, &sz);
+		i += (size_t)sz;
+		c++;
+	}
+	return c;
+}
+
+int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
+	       size_t len, bh_error *err)
+{
+	jmp_buf jb;
+	lexer lx;
+	parser p;
+	ttree **set = NULL;
+	size_t nset = 0, capset = 0;
+	char *text;
+	if (len > e->limits.max_source)
+		return bh_error_set(err, BH_ELIMIT, "template: %s: source is %zu bytes, over the limit of %zu",
+				    name, len, e->limits.max_source);
+	text = tmpl_arena_strdup(&e->parse_arena, src, len);
+	if (!text)
+		return bh_error_set(err, BH_ELIMIT, "template: %s: out of memory", name);
+	memset(&lx, 0, sizeof(lx));
+	lx.input = text;
+	lx.len = len;
+	lx.line = lx.start_line = 1;
+	lx.a = &e->parse_arena;
+	memset(&p, 0, sizeof(p));
+	p.e = e;
+	p.ns = ns;
+	p.a = &e->parse_arena;
+	p.lex = &lx;
+	p.jb = &jb;
+	p.err = err;
+	p.set = &set;
+	p.nset = &nset;
+	p.capset = &capset;
+	p.max_depth = e->limits.max_parse_depth;
+	p.tree = tmpl_arena_alloc(p.a, sizeof(ttree));
+	if (!p.tree)
+		return bh_error_set(err, BH_ELIMIT, "template: %s: out of memory", name);
+	p.tree->name = tmpl_arena_strdup(p.a, name, strlen(name));
+	p.tree->parse_name = p.tree->name;
+	p.tree->text = text;
+	p.tree->text_len = len;
+	if (setjmp(jb))
+		return err ? err->code : BH_EPARSE;
+	push_var(&p, "$");
+	parse_top(&p);
+	tree_add(&p);
+	/* associate every tree with the namespace (Go's AddParseTree rules) */
+	for (size_t i = 0; i < nset; i++) {
+		ttree *t = set[i];
+		ttree *old = tmpl_ns_find(ns, t->name);
+		if (old && is_empty_tree(t->root))
+			continue;
+		if (tmpl_ns_add(e, ns, t))
+			return bh_error_set(err, BH_ELIMIT, "template: %s: out of memory", name);
+	}
+	return 0;
+}
+
+/* ---- Node.String() ---- */
+
+void tnode_string(bh_buf *out, const tnode *n)
+{
+	int i;
+	if (!n)
+		return;
+	switch (n->type) {
+	case N_TEXT:
+		bh_buf_put(out, n->text, n->len);
+		break;
+	case N_COMMENT:
+		bh_buf_puts(out, "{{");
+		bh_buf_put(out, n->text, n->len);
+		bh_buf_puts(out, "}}");
+		break;
+	case N_LIST:
+		for (i = 0; i < n->nitems; i++)
+			tnode_string(out, n->items[i]);
+		break;
+	case N_PIPE:
+		if (n->ndecl > 0) {
+			for (i = 0; i < n->ndecl; i++) {
+				if (i > 0)
+					bh_buf_puts(out, ", ");
+				tnode_string(out, n->decl[i]);
+			}
+			bh_buf_puts(out, n->is_assign ? " = " : " := ");
+		}
+		for (i = 0; i < n->nitems; i++) {
+			if (i > 0)
+				bh_buf_puts(out, " | ");
+			tnode_string(out, n->items[i]);
+		}
+		break;
+	case N_ACTION:
+		bh_buf_puts(out, "{{");
+		tnode_string(out, n->pipe);
+		bh_buf_puts(out, "}}");
+		break;
+	case N_COMMAND:
+		for (i = 0; i < n->nitems; i++) {
+			if (i > 0)
+				bh_buf_putc(out, ' ');
+			if (n->items[i]->type == N_PIPE) {
+				bh_buf_putc(out, '(');
+				tnode_string(out, n->items[i]);
+				bh_buf_putc(out, ')');
+			} else {
+				tnode_string(out, n->items[i]);
+			}
+		}
+		break;
+	case N_IDENT:
+		bh_buf_put(out, n->text, n->len);
+		break;
+	case N_VARIABLE:
+		for (i = 0; i < n->nident; i++) {
+			if (i > 0)
+				bh_buf_putc(out, '.');
+			bh_buf_puts(out, n->ident[i]);
+		}
+		break;
+	case N_FIELD:
+		for (i = 0; i < n->nident; i++) {
+			bh_buf_putc(out, '.');
+			bh_buf_puts(out, n->ident[i]);
+		}
+		break;
+	case N_CHAIN:
+		if (n->node->type == N_PIPE) {
+			bh_buf_putc(out, '(');
+			tnode_string(out, n->node);
+			bh_buf_putc(out, ')');
+		} else {
+			tnode_string(out, n->node);
+		}
+		for (i = 0; i < n->nident; i++) {
+			bh_buf_putc(out, '.');
+			bh_buf_puts(out, n->ident[i]);
+		}
+		break;
+	case N_DOT:
+		bh_buf_putc(out, '.');
+		break;
+	case N_NIL:
+		bh_buf_puts(out, "nil");
+		break;
+	case N_BOOL:
+		bh_buf_puts(out, n->b ? "true" : "false");
+		break;
+	case N_NUMBER:
+		bh_buf_put(out, n->text, n->len);
+		break;
+	case N_STRING:
+		bh_buf_put(out, n->quoted, n->qlen);
+		break;
+	case N_END:
+		bh_buf_puts(out, "{{end}}");
+		break;
+	case N_ELSE:
+		bh_buf_puts(out, "{{else}}");
+		break;
+	case N_BREAK:
+		bh_buf_puts(out, "{{break}}");
+		break;
+	case N_CONTINUE:
+		bh_buf_puts(out, "{{continue}}");
+		break;
+	case N_IF:
+	case N_RANGE:
+	case N_WITH:
+		bh_buf_puts(out, "{{");
+		bh_buf_puts(out, n->type == N_IF ? "if" : n->type == N_RANGE ? "range" : "with");
+		bh_buf_putc(out, ' ');
+		tnode_string(out, n->pipe);
+		bh_buf_puts(out, "}}");
+		tnode_string(out, n->list);
+		if (n->else_list) {
+			bh_buf_puts(out, "{{else}}");
+			tnode_string(out, n->else_list);
+		}
+		bh_buf_puts(out, "{{end}}");
+		break;
+	case N_TEMPLATE:
+		bh_buf_puts(out, "{{template ");
+		gofmt_quote(out, n->name, strlen(n->name));
+		if (n->pipe) {
+			bh_buf_putc(out, ' ');
+			tnode_string(out, n->pipe);
+		}
+		bh_buf_puts(out, "}}");
+		break;
+	}
+}

@@ -1,0 +1,624 @@
+/* tmpl/value.c — the value model: arena, constructors, lists, maps, JSON
+ * bridge and Go's type names / truth. See value.h. */
+#include "tmpl/value.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl/funcs.h"
+#include "tmpl/internal.h"
+
+/* ---- arena ---- */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t size, off;
+	max_align_t data[];
+};
+
+#define CHUNK_MIN (64 * 1024)
+
+void tmpl_arena_init(tmpl_arena *a, size_t budget)
+{
+	a->chunks = NULL;
+	a->used = 0;
+	a->budget = budget;
+	a->over = 0;
+}
+
+void tmpl_arena_release(tmpl_arena *a)
+{
+	struct arena_chunk *c = a->chunks, *n;
+	while (c) {
+		n = c->next;
+		free(c);
+		c = n;
+	}
+	a->chunks = NULL;
+	a->used = 0;
+	a->over = 0;
+}
+
+void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
+{
+	struct arena_chunk *c = a->chunks;
+	size_t al = _Alignof(max_align_t);
+	void *p;
+	if (!a)
+		return NULL;
+	n = (n + al - 1) & ~(al - 1);
+	if (n == 0)
+		n = al;
+	if (a->budget && (n > a->budget || a->used > a->budget - n)) {
+		a->over = 1;
+		return NULL;
+	}
+	if (!c || c->size - c->off < n) {
+		size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
+		c = malloc(sizeof(*c) + sz);
+		if (!c) {
+			a->over = 1;
+			return NULL;
+		}
+		c->size = sz;
+		c->off = 0;
+		if (a->chunks && n > CHUNK_MIN) {
+			/* big block: keep the current chunk in front */
+			c->next = a->chunks->next;
+			a->chunks->next = c;
+		} else {
+			c->next = a->chunks;
+			a->chunks = c;
+		}
+	}
+	p = (char *)c->data + c->off;
+	c->off += n;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *tmpl_arena_strdup(tmpl_arena *a, const char *s, size_t n)
+{
+	char *p = tmpl_arena_alloc(a, n + 1);
+	if (!p)
+		return NULL;
+	if (n)
+		memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+int tmpl_arena_over_budget(const tmpl_arena *a)
+{
+	return a->over;
+}
+
+/* ---- constructors ---- */
+
+tmpl_value tmpl_invalid(void)
+{
+	tmpl_value v;
+	memset(&v, 0, sizeof(v));
+	v.kind = TMPL_INVALID;
+	return v;
+}
+
+tmpl_value tmpl_nil(void)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_NIL;
+	return v;
+}
+
+tmpl_value tmpl_bool(int b)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_BOOL;
+	v.u.b = b ? 1 : 0;
+	return v;
+}
+
+tmpl_value tmpl_int(int64_t i)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_INT;
+	v.u.i = i;
+	return v;
+}
+
+tmpl_value tmpl_int64(int64_t i)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_INT64;
+	v.u.i = i;
+	return v;
+}
+
+tmpl_value tmpl_uint8(uint8_t u)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_UINT8;
+	v.u.u = u;
+	return v;
+}
+
+tmpl_value tmpl_uint64(uint64_t u)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_UINT64;
+	v.u.u = u;
+	return v;
+}
+
+tmpl_value tmpl_float(double f)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_FLOAT64;
+	v.u.f = f;
+	return v;
+}
+
+tmpl_value tmpl_str_static(const char *s, size_t n)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_STRING;
+	v.u.s.ptr = s ? s : "";
+	v.u.s.len = n;
+	return v;
+}
+
+tmpl_value tmpl_str(tmpl_arena *a, const char *s, size_t n)
+{
+	char *p = tmpl_arena_strdup(a, s, n);
+	if (!p)
+		return tmpl_invalid();
+	return tmpl_str_static(p, n);
+}
+
+tmpl_value tmpl_cstr(tmpl_arena *a, const char *s)
+{
+	return tmpl_str(a, s, strlen(s));
+}
+
+tmpl_value tmpl_str_buf(tmpl_arena *a, const bh_buf *b)
+{
+	return tmpl_str(a, bh_buf_str(b), b->len);
+}
+
+tmpl_value tmpl_bytes(tmpl_arena *a, const void *p, size_t n)
+{
+	tmpl_value v = tmpl_str(a, p, n);
+	if (v.kind == TMPL_STRING)
+		v.kind = TMPL_BYTES;
+	return v;
+}
+
+tmpl_value tmpl_list_value(tmpl_list *l)
+{
+	tmpl_value v = tmpl_invalid();
+	if (!l)
+		return v;
+	v.kind = TMPL_LIST;
+	v.u.list = l;
+	return v;
+}
+
+tmpl_value tmpl_map_value(tmpl_map *m)
+{
+	tmpl_value v = tmpl_invalid();
+	if (!m)
+		return v;
+	v.kind = TMPL_MAP;
+	v.u.map = m;
+	return v;
+}
+
+tmpl_value tmpl_object_value(tmpl_object *o)
+{
+	tmpl_value v = tmpl_invalid();
+	if (!o)
+		return v;
+	v.kind = TMPL_OBJECT;
+	v.u.obj = o;
+	return v;
+}
+
+tmpl_object *tmpl_object_new(tmpl_arena *a, const tmpl_class *cls, void *data)
+{
+	tmpl_object *o = tmpl_arena_alloc(a, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->cls = cls;
+	o->data = data;
+	return o;
+}
+
+void *tmpl_object_data(const tmpl_value *v, const tmpl_class *cls)
+{
+	if (!v || v->kind != TMPL_OBJECT || v->u.obj->cls != cls)
+		return NULL;
+	return v->u.obj->data;
+}
+
+/* ---- lists ---- */
+
+tmpl_list *tmpl_list_new(tmpl_arena *a, const char *gotype, size_t cap)
+{
+	tmpl_list *l = tmpl_arena_alloc(a, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->gotype = gotype ? gotype : "[]interface {}";
+	if (cap) {
+		l->items = tmpl_arena_alloc(a, cap * sizeof(tmpl_value));
+		if (!l->items)
+			return NULL;
+		l->cap = cap;
+	}
+	return l;
+}
+
+int tmpl_list_push(tmpl_arena *a, tmpl_list *l, tmpl_value v)
+{
+	if (l->len == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 4;
+		tmpl_value *n = tmpl_arena_alloc(a, ncap * sizeof(tmpl_value));
+		if (!n)
+			return BH_ELIMIT;
+		if (l->len)
+			memcpy(n, l->items, l->len * sizeof(tmpl_value));
+		l->items = n;
+		l->cap = ncap;
+	}
+	l->items[l->len++] = v;
+	l->is_nil = 0;
+	return 0;
+}
+
+tmpl_value tmpl_list_at(const tmpl_list *l, size_t i)
+{
+	if (!l || i >= l->len)
+		return tmpl_invalid();
+	return l->items[i];
+}
+
+/* ---- maps ---- */
+
+static uint32_t hash_key(const char *k, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)k[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype)
+{
+	tmpl_map *m = tmpl_arena_alloc(a, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->gotype = gotype ? gotype : "map[string]interface {}";
+	m->sorted = 1;
+	return m;
+}
+
+static void map_reindex(tmpl_map *m)
+{
+	if (!m->index)
+		return;
+	memset(m->index, 0, m->index_cap * sizeof(uint32_t));
+	for (size_t i = 0; i < m->len; i++) {
+		size_t mask = m->index_cap - 1;
+		size_t p = hash_key(m->entries[i].key, m->entries[i].keylen) & mask;
+		while (m->index[p])
+			p = (p + 1) & mask;
+		m->index[p] = (uint32_t)(i + 1);
+	}
+}
+
+static long map_find(const tmpl_map *m, const char *key, size_t keylen)
+{
+	if (!m)
+		return -1;
+	if (!m->index) {
+		for (size_t i = 0; i < m->len; i++)
+			if (m->entries[i].keylen == keylen &&
+			    memcmp(m->entries[i].key, key, keylen) == 0)
+				return (long)i;
+		return -1;
+	}
+	size_t mask = m->index_cap - 1;
+	size_t p = hash_key(key, keylen) & mask;
+	while (m->index[p]) {
+		const tmpl_map_entry *e = &m->entries[m->index[p] - 1];
+		if (e->keylen == keylen && memcmp(e->key, key, keylen) == 0)
+			return (long)(m->index[p] - 1);
+		p = (p + 1) & mask;
+	}
+	return -1;
+}
+
+tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen)
+{
+	long i = map_find(m, key, keylen);
+	return i < 0 ? NULL : &m->entries[i].val;
+}
+
+int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
+{
+	long i = map_find(m, key, keylen);
+	if (i >= 0) {
+		m->entries[i].val = v;
+		return 0;
+	}
+	if (m->len == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 8;
+		tmpl_map_entry *n = tmpl_arena_alloc(a, ncap * sizeof(*n));
+		if (!n)
+			return BH_ELIMIT;
+		if (m->len)
+			memcpy(n, m->entries, m->len * sizeof(*n));
+		m->entries = n;
+		m->cap = ncap;
+	}
+	char *k = tmpl_arena_strdup(a, key, keylen);
+	if (!k)
+		return BH_ELIMIT;
+	if (m->sorted && m->len) {
+		const tmpl_map_entry *last = &m->entries[m->len - 1];
+		size_t mn = last->keylen < keylen ? last->keylen : keylen;
+		int c = memcmp(last->key, key, mn);
+		if (c > 0 || (c == 0 && last->keylen > keylen))
+			m->sorted = 0;
+	}
+	m->entries[m->len].key = k;
+	m->entries[m->len].keylen = keylen;
+	m->entries[m->len].val = v;
+	m->len++;
+	m->is_nil = 0;
+	if (m->len > 8) {
+		if (!m->index || m->len * 2 > m->index_cap) {
+			size_t icap = 32;
+			while (icap < m->len * 4)
+				icap *= 2;
+			uint32_t *idx = tmpl_arena_alloc(a, icap * sizeof(uint32_t));
+			if (!idx)
+				return BH_ELIMIT;
+			m->index = idx;
+			m->index_cap = icap;
+			map_reindex(m);
+		} else {
+			size_t mask = m->index_cap - 1;
+			size_t p = hash_key(key, keylen) & mask;
+			while (m->index[p])
+				p = (p + 1) & mask;
+			m->index[p] = (uint32_t)m->len;
+		}
+	}
+	return 0;
+}
+
+int tmpl_map_delete(tmpl_map *m, const char *key, size_t keylen)
+{
+	long i = map_find(m, key, keylen);
+	if (i < 0)
+		return 0;
+	memmove(&m->entries[i], &m->entries[i + 1], (m->len - i - 1) * sizeof(tmpl_map_entry));
+	m->len--;
+	map_reindex(m);
+	return 1;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const tmpl_map_entry *x = a, *y = b;
+	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+	int c = memcmp(x->key, y->key, n);
+	if (c)
+		return c;
+	return x->keylen < y->keylen ? -1 : x->keylen > y->keylen;
+}
+
+void tmpl_map_sort(tmpl_map *m)
+{
+	if (!m || m->sorted)
+		return;
+	qsort(m->entries, m->len, sizeof(tmpl_map_entry), entry_cmp);
+	m->sorted = 1;
+	map_reindex(m);
+}
+
+/* ---- JSON bridge ---- */
+
+tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j)
+{
+	size_t i;
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		tmpl_map *m = tmpl_map_new(a, NULL);
+		const char *k;
+		json_t *v;
+		if (!m)
+			return tmpl_invalid();
+		json_object_foreach((json_t *)j, k, v) {
+			tmpl_value x = tmpl_value_from_json(a, v);
+			if (x.kind == TMPL_INVALID)
+				return x;
+			if (tmpl_map_set(a, m, k, strlen(k), x))
+				return tmpl_invalid();
+		}
+		tmpl_map_sort(m);
+		return tmpl_map_value(m);
+	}
+	case JSON_ARRAY: {
+		tmpl_list *l = tmpl_list_new(a, NULL, json_array_size(j));
+		if (!l)
+			return tmpl_invalid();
+		for (i = 0; i < json_array_size(j); i++) {
+			tmpl_value x = tmpl_value_from_json(a, json_array_get(j, i));
+			if (x.kind == TMPL_INVALID)
+				return x;
+			if (tmpl_list_push(a, l, x))
+				return tmpl_invalid();
+		}
+		return tmpl_list_value(l);
+	}
+	case JSON_STRING:
+		return tmpl_str(a, json_string_value(j), json_string_length(j));
+	case JSON_INTEGER:
+		return tmpl_int64(json_integer_value(j));
+	case JSON_REAL:
+		return tmpl_float(json_real_value(j));
+	case JSON_TRUE:
+		return tmpl_bool(1);
+	case JSON_FALSE:
+		return tmpl_bool(0);
+	case JSON_NULL:
+	default:
+		return tmpl_nil();
+	}
+}
+
+json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err)
+{
+	json_t *r;
+	size_t i;
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL:
+		return json_null();
+	case TMPL_BOOL:
+		return json_boolean(v->u.b);
+	case TMPL_INT:
+	case TMPL_INT64:
+		return json_integer(v->u.i);
+	case TMPL_UINT8:
+	case TMPL_UINT64:
+		return json_integer((json_int_t)v->u.u);
+	case TMPL_FLOAT64:
+		return json_real(v->u.f);
+	case TMPL_STRING:
+		return json_stringn_nocheck(v->u.s.ptr, v->u.s.len);
+	case TMPL_BYTES: {
+		/* encoding/json writes []byte as base64 */
+		static const char b64[] =
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		bh_buf b = BH_BUF_INIT;
+		const unsigned char *p = (const unsigned char *)v->u.s.ptr;
+		size_t n = v->u.s.len;
+		for (i = 0; i + 2 < n; i += 3) {
+			unsigned x = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+			bh_buf_putc(&b, b64[x >> 18]);
+			bh_buf_putc(&b, b64[(x >> 12) & 63]);
+			bh_buf_putc(&b, b64[(x >> 6) & 63]);
+			bh_buf_putc(&b, b64[x & 63]);
+		}
+		if (n - i == 1) {
+			unsigned x = (unsigned)p[i] << 16;
+			bh_buf_putc(&b, b64[x >> 18]);
+			bh_buf_putc(&b, b64[(x >> 12) & 63]);
+			bh_buf_puts(&b, "==");
+		} else if (n - i == 2) {
+			unsigned x = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8;
+			bh_buf_putc(&b, b64[x >> 18]);
+			bh_buf_putc(&b, b64[(x >> 12) & 63]);
+			bh_buf_putc(&b, b64[(x >> 6) & 63]);
+			bh_buf_putc(&b, '=');
+		}
+		r = json_stringn(bh_buf_str(&b), b.len);
+		bh_buf_free(&b);
+		return r;
+	}
+	case TMPL_LIST:
+		if (v->u.list->is_nil)
+			return json_null();
+		r = json_array();
+		for (i = 0; i < v->u.list->len; i++) {
+			json_t *x = tmpl_value_to_json(&v->u.list->items[i], err);
+			if (!x) {
+				json_decref(r);
+				return NULL;
+			}
+			json_array_append_new(r, x);
+		}
+		return r;
+	case TMPL_MAP:
+		if (v->u.map->is_nil)
+			return json_null();
+		r = json_object();
+		for (i = 0; i < v->u.map->len; i++) {
+			const tmpl_map_entry *e = &v->u.map->entries[i];
+			json_t *x = tmpl_value_to_json(&e->val, err);
+			if (!x) {
+				json_decref(r);
+				return NULL;
+			}
+			json_object_setn_new_nocheck(r, e->key, e->keylen, x);
+		}
+		return r;
+	case TMPL_OBJECT:
+		if (v->u.obj->cls->to_json)
+			return v->u.obj->cls->to_json(v, err);
+		return json_object();
+	case TMPL_COMPLEX:
+		bh_error_set(err, BH_EINVAL, "json: unsupported type: complex128");
+		return NULL;
+	}
+	return json_null();
+}
+
+/* ---- Go semantics ---- */
+
+const char *tmpl_value_type_name(const tmpl_value *v)
+{
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL: return "<nil>";
+	case TMPL_BOOL: return "bool";
+	case TMPL_INT: return "int";
+	case TMPL_INT64: return "int64";
+	case TMPL_UINT8: return "uint8";
+	case TMPL_UINT64: return "uint64";
+	case TMPL_FLOAT64: return "float64";
+	case TMPL_STRING: return "string";
+	case TMPL_BYTES: return "[]uint8";
+	case TMPL_LIST: return v->u.list->gotype;
+	case TMPL_MAP: return v->u.map->gotype;
+	case TMPL_OBJECT: return v->u.obj->cls->gotype;
+	case TMPL_COMPLEX: return "complex128";
+	}
+	return "<nil>";
+}
+
+int tmpl_value_truth(const tmpl_value *v)
+{
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL: return 0;
+	case TMPL_BOOL: return v->u.b;
+	case TMPL_INT:
+	case TMPL_INT64: return v->u.i != 0;
+	case TMPL_UINT8:
+	case TMPL_UINT64: return v->u.u != 0;
+	case TMPL_FLOAT64: return v->u.f != 0;
+	case TMPL_STRING:
+	case TMPL_BYTES: return v->u.s.len > 0;
+	case TMPL_LIST: return v->u.list->len > 0;
+	case TMPL_MAP: return v->u.map->len > 0;
+	case TMPL_OBJECT: return 1;
+	case TMPL_COMPLEX: return v->u.c.re != 0 || v->u.c.im != 0;
+	}
+	return 0;
+}
+
+int tmpl_value_empty(const tmpl_value *v)
+{
+	return !tmpl_value_truth(v);
+}
+
+int tmpl_value_is_nil(const tmpl_value *v)
+{
+	return v->kind == TMPL_INVALID || v->kind == TMPL_NIL;
+}
