@@ -42,13 +42,13 @@ void audit_write(const char *hr, const char *identity, const char *verb, const c
 	clock_gettime(CLOCK_REALTIME, &ts);
 	release_time_format((long long)ts.tv_sec, ts.tv_nsec, when);
 	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "time", when, "helmRelease", hr ? hr : "", "identity",
-		      identity ? identity : "", "verb", verb ? verb : "", "path", path ? path : "", "status",
+		      identity ? identity : "(controller)", "verb", verb ? verb : "", "path", path ? path : "", "status",
 		      (json_int_t)status, "durationMs", (double)((long long)(duration_ms * 1000)) / 1000.0);
 	if (!o)
 		return;
 	if (refused)
 		json_object_set_new(o, "refused", json_string(refused));
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	json_decref(o);
 	if (s) {
 		size_t n = strlen(s);

@@ -148,6 +148,12 @@ int main(int argc, char **argv)
 	/* Before the lock-down: anything that needs files (jansson's hash seed
 	 * reads /dev/urandom). */
 	json_object_seed(0);
+	tzset(); /* gmtime_r would read /etc/localtime on first use */
+	{
+		struct tm tm;
+		time_t t0 = 0;
+		gmtime_r(&t0, &tm);
+	}
 	so.report_fd = sock;
 	so.keep_fd = -1;
 	so.as_bytes = (unsigned long long)mem_mb << 20;
