@@ -5,3 +5,6 @@ cli_bulkhead_LDADD = $(BH_LIB_LIBS)
 # check-kubeconfig (owned by kube/)
 cli_bulkhead_SOURCES += cli/cmd_kube.c
 cli_bulkhead_LDADD += $(BH_KUBECURL_LIBS)
+# template (owned by the chart engine: helm/chart*, values, render)
+cli_bulkhead_SOURCES += cli/cmd_template.c
+cli_bulkhead_LDADD += $(BH_RENDER_LIBS)

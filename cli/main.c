@@ -11,6 +11,7 @@ static int cmd_version(int argc, char **argv)
 }
 
 int cmd_check_kubeconfig(int argc, char **argv); /* cli/cmd_kube.c */
+int cmd_template(int argc, char **argv); /* cli/cmd_template.c */
 
 static const struct {
 	const char *name;
@@ -19,6 +20,7 @@ static const struct {
 } commands[] = {
 	{"version", cmd_version, "print the version"},
 	{"check-kubeconfig", cmd_check_kubeconfig, "validate a kubeconfig (--strict: as a tenant's)"},
+	{"template", cmd_template, "render a chart like `helm template` (same flags, same output)"},
 };
 
 static void usage(FILE *f)

@@ -31,7 +31,7 @@ noinst_LIBRARIES += helm/libbhrender.a
 helm_libbhrender_a_SOURCES = \
 	helm/render.c helm/render.h \
 	helm/render_schema.c helm/render_schema.h
-BH_RENDER_LIBS = helm/libbhrender.a $(BH_TMPL_LIBS) $(BH_CHART_LIBS)
+BH_RENDER_LIBS = helm/libbhrender.a $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
 # --- end chart engine ---
 
 # --- chart engine tests (chart task) ---
