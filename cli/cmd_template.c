@@ -83,16 +83,16 @@ static void slog_value(FILE *f, const char *s)
 		fputs(s, f);
 }
 
-static void log_cb(void *ud, const char *level, const char *msg, const char *error)
+static void log_cb(void *ud, const char *level, const char *msg, const char *key, const char *value)
 {
 	int debug = *(int *)ud;
 	if (!debug && strcmp(level, "ERROR") && strcmp(level, "INFO"))
 		return;
 	fprintf(stderr, "level=%s msg=", level);
 	slog_value(stderr, msg);
-	if (error) {
-		fputs(" error=", stderr);
-		slog_value(stderr, error);
+	if (key) {
+		fprintf(stderr, " %s=", key);
+		slog_value(stderr, value ? value : "");
 	}
 	fputc('\n', stderr);
 }
@@ -372,7 +372,7 @@ int cmd_template(int argc, char **argv)
 		goto out2;
 	}
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
-		log_cb(&debug, "WARN", "this chart is deprecated", NULL);
+		log_cb(&debug, "WARN", "this chart is deprecated", NULL, NULL);
 	if (json_object_get(c->metadata, "dependencies") && chart_check_dependencies(c, &err)) {
 		rc = fail(err.msg, 0);
 		goto out2;

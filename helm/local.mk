@@ -45,6 +45,11 @@ tests_unit_test_strvals_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
 tests_unit_test_chart_SOURCES = tests/unit/test_chart.c
 tests_unit_test_chart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(ARCHIVE_CFLAGS)
 tests_unit_test_chart_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
-TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values
-UNIT_TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values
+check_PROGRAMS += tests/unit/test_chart_render
+tests_unit_test_chart_render_SOURCES = tests/unit/test_chart_render.c
+tests_unit_test_chart_render_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_chart_render_LDADD = $(BH_RENDER_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values tests/unit/test_chart_render
+UNIT_TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values tests/unit/test_chart_render
+EXTRA_DIST += tests/unit/data/chart-render
 # --- end chart engine tests ---

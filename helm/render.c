@@ -428,21 +428,21 @@ static int template_text(const render_result *r, const render_options *o, bh_buf
 static void logf_(const render_options *o, const char *level, const char *msg, const bh_error *e)
 {
 	if (o->log)
-		o->log(o->log_ud, level, msg, e ? e->msg : NULL);
+		o->log(o->log_ud, level, msg, e ? "error" : NULL, e ? e->msg : NULL);
 }
 
 static void warn_cb(void *ud, const char *msg)
 {
 	const render_options *o = ud;
 	if (o->log)
-		o->log(o->log_ud, "INFO", msg, NULL);
+		o->log(o->log_ud, "INFO", msg, NULL, NULL);
 }
 
 static void dep_warn_cb(void *ud, const char *msg)
 {
 	const render_options *o = ud;
 	if (o->log)
-		o->log(o->log_ud, "WARN", msg, NULL);
+		o->log(o->log_ud, "WARN", msg, NULL, NULL);
 }
 
 static int finish_text(render_result *out, const render_options *o, bh_error *err)
@@ -538,7 +538,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	}
 
 	rc = manifest_sort_files((const char *const *)files.paths, (const char *const *)files.texts, files.n,
-				 &out->hooks, &out->manifests, err);
+				 &out->hooks, &out->manifests, (manifest_log_fn)o->log, o->log_ud, err);
 	if (rc) {
 		/* the raw files, for --debug */
 		bh_buf raw = BH_BUF_INIT;

@@ -21,8 +21,9 @@
 #include "lib/error.h"
 
 /* A log line Helm would print through slog (level "ERROR", "WARN", "INFO"),
- * with an optional error attribute. */
-typedef void (*render_log_fn)(void *ud, const char *level, const char *msg, const char *error);
+ * with an optional attribute (key NULL when none), e.g. error="...". */
+typedef void (*render_log_fn)(void *ud, const char *level, const char *msg,
+			      const char *key, const char *value);
 
 typedef struct render_options {
 	const char *release_name;      /* required */

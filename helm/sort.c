@@ -295,7 +295,8 @@ static int path_cmp(const void *a, const void *b)
 }
 
 int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
-			manifest_list *hooks, manifest_list *generic, bh_error *err)
+			manifest_list *hooks, manifest_list *generic,
+			manifest_log_fn log, void *log_ud, bh_error *err)
 {
 	size_t *idx = malloc((n + 1) * sizeof *idx);
 	const char **keys = malloc((n + 1) * 2 * sizeof *keys);
@@ -370,6 +371,9 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 						unknown = 1;
 				}
 				if (unknown) {
+					if (log)
+						log(log_ud, "INFO", "skipping unknown hooks", "hookTypes",
+						    json_is_string(hookv) ? json_string_value(hookv) : "");
 					for (size_t e = 0; e < nev; e++)
 						free(ev[e]);
 					free(ev);

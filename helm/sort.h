@@ -42,8 +42,12 @@ void manifest_split_free(char **docs, size_t n);
  * are visited in path order, partials (`_*`) and blank files skipped. On
  * a document that is not YAML: BH_EPARSE "YAML parse error on PATH: ...".
  * `hooks` and `generic` are appended to, then kind-sorted. */
+/* Helm logs skipped documents ("skipping unknown hooks", hookTypes=...). */
+typedef void (*manifest_log_fn)(void *ud, const char *level, const char *msg,
+				const char *key, const char *value);
 int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
-			manifest_list *hooks, manifest_list *generic, bh_error *err);
+			manifest_list *hooks, manifest_list *generic,
+			manifest_log_fn log, void *log_ud, bh_error *err);
 
 /* Stable sort by InstallOrder (unknown kinds last, alphabetically). */
 void manifest_sort_by_kind(manifest_list *l);

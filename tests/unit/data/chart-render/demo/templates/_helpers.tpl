@@ -1,0 +1,3 @@
+{{- define "demo.name" -}}
+{{ .Chart.Name }}-{{ .Release.Name }}
+{{- end -}}
