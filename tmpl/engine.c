@@ -213,6 +213,19 @@ void tmpl_helm_format_error(bh_buf *out, const xerr *xe)
 	bh_buf_free(&full);
 }
 
+/* Sets err to msg; a message longer than bh_error holds keeps its head and
+ * its tail (the innermost error of a deep include chain). */
+static void set_long_error(bh_error *err, int code, const char *msg, size_t n)
+{
+	if (n < BH_ERROR_MSG_MAX) {
+		bh_error_set(err, code, "%s", msg);
+		return;
+	}
+	size_t head = 1024, tail = BH_ERROR_MSG_MAX - head - 128;
+	bh_error_set(err, code, "%.*s ... [%zu bytes elided] ... %s", (int)head, msg,
+		     n - head - tail, msg + n - tail);
+}
+
 static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,
 	       bh_error *err, int helm)
 {
@@ -230,7 +243,7 @@ static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *
 			tmpl_helm_format_error(&b, xe);
 		else
 			xerr_text(&b, xe);
-		bh_error_set(err, r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC, "%s", bh_buf_str(&b));
+		set_long_error(err, r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC, bh_buf_str(&b), b.len);
 		bh_buf_free(&b);
 		xerr_free(xe);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;

@@ -418,7 +418,6 @@ static int walk_range(state *s, const tmpl_value *dot, const tnode *rn)
 		break;
 	default: {
 		bh_buf b = BH_BUF_INIT;
-		s->node = rn;
 		gofmt_value(&b, &val);
 		r = errorf(s, "range can't iterate over %s", bh_buf_str(&b));
 		bh_buf_free(&b);
@@ -814,7 +813,8 @@ static int assignable(const tmpl_value *v, char typ)
 	case 'I': return v->kind == TMPL_INT64;
 	case 'U': return v->kind == TMPL_UINT64;
 	case 'l': return v->kind == TMPL_LIST && strcmp(v->u.list->gotype, "[]interface {}") == 0;
-	case 'm': return v->kind == TMPL_MAP && strcmp(v->u.map->gotype, "map[string]interface {}") == 0;
+	case 'm': return v->kind == TMPL_MAP && (strcmp(v->u.map->gotype, "map[string]interface {}") == 0 ||
+						 strcmp(v->u.map->gotype, "common.Values") == 0);
 	}
 	return 0;
 }
@@ -823,10 +823,10 @@ static int validate_type(state *s, tmpl_value v, char typ, tmpl_value *out)
 {
 	if (v.kind == TMPL_INVALID) {
 		switch (typ) {
-		case 0:
 		case 'a':
 			*out = tmpl_nil();
 			return 0;
+		case 0:
 		case 'r':
 			*out = tmpl_invalid();
 			return 0;
@@ -1106,8 +1106,12 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 
 	/* call */
 	tmpl_call c;
-	bh_error ferr;
 	exec_ctx xc;
+	/* bh_error is 8 KiB: keep it off the stack of this recursive path */
+	bh_error *ferrp = malloc(sizeof(bh_error));
+	if (!ferrp)
+		return limitf(s, "out of memory");
+#define ferr (*ferrp)
 	memset(&c, 0, sizeof(c));
 	memset(&xc, 0, sizeof(xc));
 	bh_error_clear(&ferr);
@@ -1148,14 +1152,18 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 	if (r) {
 		if (r == BH_ELIMIT && !xc.inner) {
 			s->node = node;
-			return limitf(s, "%s", ferr.msg[0] ? ferr.msg : "limit exceeded");
+			r = limitf(s, "%s", ferr.msg[0] ? ferr.msg : "limit exceeded");
+			free(ferrp);
+			return r;
 		}
 		s->node = node;
-		char prefix[512];
-		snprintf(prefix, sizeof prefix, "error calling %s: ", name);
-		xerr *x = xerr_new_exec(s, prefix);
+		bh_buf prefix = BH_BUF_INIT;
+		bh_buf_printf(&prefix, "error calling %s: ", name);
+		xerr *x = xerr_new_exec(s, bh_buf_str(&prefix));
+		bh_buf_free(&prefix);
 		if (!x) {
 			xerr_free(xc.inner);
+			free(ferrp);
 			return limitf(s, "out of memory");
 		}
 		if (xc.inner) {
@@ -1172,10 +1180,13 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 			s->err = x;
 		else
 			xerr_free(x);
+		free(ferrp);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
+	free(ferrp);
 	*out = c.result;
 	return 0;
+#undef ferr
 }
 
 int tmpl_exec_tree(tmpl_engine *e, tmpl_ns *overlay, ttree *t, const tmpl_value *dot,

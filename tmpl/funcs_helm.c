@@ -93,23 +93,27 @@ static int fn_tpl(tmpl_call *c)
 	tmpl_engine *e = xc->e;
 	const tmpl_value *src = &c->argv[0];
 	tmpl_ns *ov = tmpl_arena_alloc(&e->parse_arena, sizeof(*ov));
-	bh_error perr;
+	bh_error *perr = malloc(sizeof(bh_error));
 	bh_buf out = BH_BUF_INIT;
 	xerr *xe = NULL;
 	int r;
-	if (!ov)
+	if (!ov || !perr) {
+		free(perr);
 		return BH_ELIMIT;
+	}
 	ov->parent = xc->overlay;
-	bh_error_clear(&perr);
-	r = tmpl_parse(e, ov, "gotpl", src->u.s.ptr, src->u.s.len, &perr);
+	bh_error_clear(perr);
+	r = tmpl_parse(e, ov, "gotpl", src->u.s.ptr, src->u.s.len, perr);
 	if (r) {
 		bh_buf q = BH_BUF_INIT;
 		gofmt_quote(&q, src->u.s.ptr, src->u.s.len);
-		tmpl_call_errorf(c, "cannot parse template %s: %s", bh_buf_str(&q), perr.msg);
+		tmpl_call_errorf(c, "cannot parse template %s: %s", bh_buf_str(&q), perr->msg);
 		bh_buf_free(&q);
 		free(ov->trees);
+		free(perr);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
+	free(perr);
 	ttree *t = tmpl_ns_find(ov, "gotpl");
 	if (!t) {
 		free(ov->trees);

@@ -690,7 +690,7 @@ static int build_chart(tmpl_arena *a, const json_t *chart, int is_root, tmpl_val
 
 int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_error *err)
 {
-	tmpl_map *root = tmpl_map_new(a, NULL);
+	tmpl_map *root = tmpl_map_new(a, "common.Values");
 	tmpl_map *rel = tmpl_map_new(a, NULL);
 	tmpl_map *sub = tmpl_map_new(a, NULL);
 	tmpl_map *files = files_new(a);
@@ -709,6 +709,7 @@ int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_erro
 			return bh_error_set(err, BH_ELIMIT, "building .Values: out of memory");
 		v = tmpl_map_value(vm);
 	}
+	v.u.map->gotype = "common.Values";
 	tmpl_map_set(a, root, "Values", 6, v);
 	/* .Release */
 	set_str(a, rel, "Name", o->release_name ? o->release_name : "x");

@@ -6,3 +6,12 @@ UNIT_TESTS += tests/conformance/run_cases.sh
 EXTRA_DIST += tests/conformance/run_cases.sh tests/conformance/run_cases.py \
 	tests/conformance/cases-known-failures.txt
 # --- end helm template conformance cases ---
+
+# --- template conformance vectors (tmpl task) ---
+check_PROGRAMS += tests/conformance/run_vectors
+tests_conformance_run_vectors_SOURCES = tests/conformance/run_vectors.c
+tests_conformance_run_vectors_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
+TESTS += tests/conformance/run_vectors.sh
+UNIT_TESTS += tests/conformance/run_vectors.sh
+EXTRA_DIST += tests/conformance/run_vectors.sh tests/conformance/vectors-known-failures.txt
+# --- end template conformance vectors ---
