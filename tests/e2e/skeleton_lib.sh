@@ -16,10 +16,12 @@ BULKHEADD_PID=
 SK_HTTP_PID=
 
 sk_cleanup() {
-	[ -n "$BULKHEADD_PID" ] && kill -TERM "$BULKHEADD_PID" 2>/dev/null && wait "$BULKHEADD_PID" 2>/dev/null
-	[ -n "$SK_HTTP_PID" ] && kill -TERM "$SK_HTTP_PID" 2>/dev/null && wait "$SK_HTTP_PID" 2>/dev/null
+	local rc=$?
+	[ -n "$BULKHEADD_PID" ] && kill -TERM "$BULKHEADD_PID" 2>/dev/null && { wait "$BULKHEADD_PID" 2>/dev/null || true; }
+	[ -n "$SK_HTTP_PID" ] && kill -TERM "$SK_HTTP_PID" 2>/dev/null && { wait "$SK_HTTP_PID" 2>/dev/null || true; }
 	BULKHEADD_PID= SK_HTTP_PID=
 	e2e_cleanup
+	exit $rc
 }
 trap sk_cleanup EXIT
 
