@@ -6,9 +6,11 @@ lib_libbhlib_a_SOURCES = \
 	lib/gostrconv.c lib/gostrconv.h \
 	lib/gojson.c lib/gojson.h \
 	lib/yaml.c lib/yaml.h lib/yaml_emit.c \
-	lib/yaml_resolve.c lib/yaml_resolve.h
+	lib/yaml_resolve.c lib/yaml_resolve.h \
+	lib/jsonschema.c lib/jsonschema.h \
+	lib/jsonschema_formats.c lib/jsonschema_formats.h
 # Link line for anything using lib/ (libraries it needs come with it).
-BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) -lm
+BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) -lm
 
 check_PROGRAMS += tests/unit/test_lib
 tests_unit_test_lib_SOURCES = tests/unit/test_lib.c
@@ -26,3 +28,10 @@ tests_unit_test_gojson_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_gojson_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_yaml tests/unit/test_gojson
 UNIT_TESTS += tests/unit/test_yaml tests/unit/test_gojson
+
+check_PROGRAMS += tests/unit/test_jsonschema
+tests_unit_test_jsonschema_SOURCES = tests/unit/test_jsonschema.c tests/unit/vectors.h
+tests_unit_test_jsonschema_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_jsonschema_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_jsonschema
+UNIT_TESTS += tests/unit/test_jsonschema

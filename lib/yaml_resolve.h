@@ -1,6 +1,6 @@
-/* lib/yaml_resolve.h — internal to lib/yaml*.c: goyaml.v2's scalar typing
- * (resolve.go) and the Go string/number helpers the YAML reader and printer
- * share. Not for use outside lib/yaml*. */
+/* lib/yaml_resolve.h — internal to lib/ (yaml*, jsonschema): goyaml.v2's
+ * scalar typing (resolve.go) and the Go string/number helpers the YAML
+ * reader, the YAML printer and the schema validator share. */
 #ifndef BH_YAML_RESOLVE_H
 #define BH_YAML_RESOLVE_H
 

@@ -1,0 +1,2066 @@
+/* lib/jsonschema.c — see jsonschema.h. The evaluation order, the error tree
+ * and its printing follow santhosh-tekuri/jsonschema v6 (validator.go,
+ * output.go, kind/kind.go). Schemas are interpreted from the gojson tree;
+ * compilation resolves references and compiles regexes up front. */
+#include "lib/jsonschema.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <math.h>
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gojson.h"
+#include "lib/gostrconv.h"
+#include "lib/jsonschema_formats.h"
+#include "lib/yaml_resolve.h"
+
+typedef gojson_node node;
+
+/* ---- compiled schema ------------------------------------------------------- */
+
+typedef struct ptr_ent {
+	const void *key;
+	void *val;
+} ptr_ent;
+
+typedef struct ptr_map {
+	ptr_ent *e;
+	size_t cap, n;
+} ptr_map;
+
+struct jsonschema {
+	gojson_node *root;
+	int draft;            /* 4, 6, 7, 2019, 2020 */
+	ptr_map refs;         /* $ref string node -> target schema node */
+	ptr_map regexes;      /* pattern string node -> pcre2_code */
+	ptr_map seen;         /* schema nodes already compiled */
+	node true_schema;     /* target of urn: references */
+	int nanchors;
+	struct anchor { char *name; const node *target; } *anchors;
+	int has_uneval;       /* unevaluatedProperties/Items appear somewhere */
+};
+
+static size_t ptr_hash(const void *p)
+{
+	uintptr_t x = (uintptr_t)p;
+	x ^= x >> 17;
+	x *= 0xed5ad4bbU;
+	x ^= x >> 11;
+	return (size_t)x;
+}
+
+static int map_put(ptr_map *m, const void *key, void *val)
+{
+	size_t i;
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		ptr_ent *ne = calloc(nc, sizeof *ne);
+		if (!ne)
+			return -1;
+		for (size_t k = 0; k < m->cap; k++) {
+			if (!m->e[k].key)
+				continue;
+			i = ptr_hash(m->e[k].key) & (nc - 1);
+			while (ne[i].key)
+				i = (i + 1) & (nc - 1);
+			ne[i] = m->e[k];
+		}
+		free(m->e);
+		m->e = ne;
+		m->cap = nc;
+	}
+	i = ptr_hash(key) & (m->cap - 1);
+	while (m->e[i].key && m->e[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->e[i].key)
+		m->n++;
+	m->e[i].key = key;
+	m->e[i].val = val;
+	return 0;
+}
+
+static void *map_get(const ptr_map *m, const void *key)
+{
+	size_t i;
+	if (!m->cap)
+		return NULL;
+	i = ptr_hash(key) & (m->cap - 1);
+	while (m->e[i].key) {
+		if (m->e[i].key == key)
+			return m->e[i].val;
+		i = (i + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+/* ---- tree helpers ---------------------------------------------------------- */
+
+static const node *kw(const node *s, const char *name)
+{
+	size_t l = strlen(name);
+	if (!s || s->type != GOJSON_OBJECT)
+		return NULL;
+	for (size_t i = s->n; i-- > 0;) /* duplicate keys: the last wins */
+		if (s->items[2 * i].len == l && memcmp(s->items[2 * i].text, name, l) == 0)
+			return &s->items[2 * i + 1];
+	return NULL;
+}
+
+static int is_schema(const node *n)
+{
+	return n && (n->type == GOJSON_OBJECT || n->type == GOJSON_TRUE || n->type == GOJSON_FALSE);
+}
+
+static const node *kw_schema(const node *s, const char *name)
+{
+	const node *n = kw(s, name);
+	return is_schema(n) ? n : NULL;
+}
+
+static const char *kw_str(const node *s, const char *name)
+{
+	const node *n = kw(s, name);
+	return n && n->type == GOJSON_STRING ? n->text : NULL;
+}
+
+static int kw_num(const node *s, const char *name, double *out)
+{
+	const node *n = kw(s, name);
+	if (!n || n->type != GOJSON_NUMBER)
+		return 0;
+	*out = strtod(n->text, NULL);
+	return 1;
+}
+
+/* intVal: a number whose value is an integer */
+static int kw_int(const node *s, const char *name, long long *out)
+{
+	double d;
+	if (!kw_num(s, name, &d) || d != floor(d) || fabs(d) > 9e18)
+		return 0;
+	*out = (long long)d;
+	return 1;
+}
+
+static int kw_true(const node *s, const char *name)
+{
+	const node *n = kw(s, name);
+	return n && n->type == GOJSON_TRUE;
+}
+
+/* ---- compile --------------------------------------------------------------- */
+
+typedef struct compiler {
+	jsonschema *s;
+	bh_error *err;
+	int depth;
+} compiler;
+
+static int hexdig(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* One JSON-pointer token of a URI fragment: percent-decoding, then
+ * "~1" -> "/" and "~0" -> "~". */
+static int pointer_unescape(const char *tok, size_t n, bh_buf *out)
+{
+	bh_buf pd = BH_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (tok[i] == '%') {
+			int h1 = i + 1 < n ? hexdig(tok[i + 1]) : -1, h2 = i + 2 < n ? hexdig(tok[i + 2]) : -1;
+			if (h1 < 0 || h2 < 0) {
+				rc = -1;
+				goto out;
+			}
+			bh_buf_putc(&pd, (char)(h1 * 16 + h2));
+			i += 2;
+			continue;
+		}
+		bh_buf_putc(&pd, tok[i]);
+	}
+	for (size_t i = 0; i < pd.len; i++) {
+		if (pd.data[i] == '~') {
+			if (i + 1 < pd.len && pd.data[i + 1] == '0') {
+				bh_buf_putc(out, '~');
+			} else if (i + 1 < pd.len && pd.data[i + 1] == '1') {
+				bh_buf_putc(out, '/');
+			} else {
+				rc = -1;
+				goto out;
+			}
+			i++;
+			continue;
+		}
+		bh_buf_putc(out, pd.data[i]);
+	}
+out:
+	bh_buf_free(&pd);
+	return rc;
+}
+
+/* Resolves a JSON pointer fragment ("" or "/a/b") against the root. */
+static const node *resolve_pointer(const node *root, const char *frag)
+{
+	const node *cur = root;
+	const char *p = frag;
+	if (*p == '\0')
+		return root;
+	if (*p != '/')
+		return NULL;
+	while (*p == '/' && cur) {
+		const char *e = strchr(p + 1, '/');
+		size_t l = e ? (size_t)(e - p - 1) : strlen(p + 1);
+		bh_buf tok = BH_BUF_INIT;
+		const node *next = NULL;
+		if (pointer_unescape(p + 1, l, &tok) < 0) {
+			bh_buf_free(&tok);
+			return NULL;
+		}
+		if (cur->type == GOJSON_OBJECT) {
+			for (size_t i = cur->n; i-- > 0;) {
+				if (cur->items[2 * i].len == tok.len &&
+				    memcmp(cur->items[2 * i].text, bh_buf_str(&tok), tok.len) == 0) {
+					next = &cur->items[2 * i + 1];
+					break;
+				}
+			}
+		} else if (cur->type == GOJSON_ARRAY) {
+			char *end;
+			unsigned long idx = strtoul(bh_buf_str(&tok), &end, 10);
+			if (tok.len && *end == '\0' && idx < cur->n && (tok.data[0] != '0' || tok.len == 1))
+				next = &cur->items[idx];
+		}
+		bh_buf_free(&tok);
+		cur = next;
+		p += l + 1;
+	}
+	return cur;
+}
+
+static const char *draft_id_kw(int draft)
+{
+	return draft == 4 ? "id" : "$id";
+}
+
+static const char *strip_scheme(const char *u)
+{
+	if (strncmp(u, "http://", 7) == 0)
+		return u + 7;
+	if (strncmp(u, "https://", 8) == 0)
+		return u + 8;
+	return u;
+}
+
+static int draft_from_url(const char *url)
+{
+	char buf[256];
+	const char *u;
+	size_t l;
+	snprintf(buf, sizeof buf, "%s", url);
+	l = strlen(buf);
+	if (l && buf[l - 1] == '#')
+		buf[--l] = '\0';
+	if (strchr(buf, '#'))
+		return 0;
+	u = strip_scheme(buf);
+	if (!strcmp(u, "json-schema.org/schema")) return 2020;
+	if (!strcmp(u, "json-schema.org/draft/2020-12/schema")) return 2020;
+	if (!strcmp(u, "json-schema.org/draft/2019-09/schema")) return 2019;
+	if (!strcmp(u, "json-schema.org/draft-07/schema")) return 7;
+	if (!strcmp(u, "json-schema.org/draft-06/schema")) return 6;
+	if (!strcmp(u, "json-schema.org/draft-04/schema")) return 4;
+	return 0;
+}
+
+/* The base URL part of an id/ref (without fragment), compared loosely. */
+static int same_document(const char *a, size_t al, const char *b)
+{
+	size_t bl = strlen(b);
+	while (al && a[al - 1] == '#')
+		al--;
+	while (bl && b[bl - 1] == '#')
+		bl--;
+	return al == bl && memcmp(a, b, al) == 0;
+}
+
+static int add_anchor(jsonschema *s, const char *name, const node *target)
+{
+	struct anchor *na = realloc(s->anchors, (size_t)(s->nanchors + 1) * sizeof *na);
+	if (!na)
+		return -1;
+	s->anchors = na;
+	na[s->nanchors].name = strdup(name);
+	if (!na[s->nanchors].name)
+		return -1;
+	na[s->nanchors].target = target;
+	s->nanchors++;
+	return 0;
+}
+
+static const node *find_anchor(const jsonschema *s, const char *name)
+{
+	for (int i = s->nanchors; i-- > 0;)
+		if (strcmp(s->anchors[i].name, name) == 0)
+			return s->anchors[i].target;
+	return NULL;
+}
+
+/* First pass: anchors anywhere in the document (they may be referenced
+ * before they are reached). */
+static int collect_anchors(jsonschema *s, const node *n, int depth)
+{
+	if (depth > JSONSCHEMA_MAX_DEPTH)
+		return -2;
+	if (n->type == GOJSON_OBJECT) {
+		const char *a = kw_str(n, "$anchor"), *da = kw_str(n, "$dynamicAnchor");
+		const char *id = kw_str(n, draft_id_kw(s->draft));
+		if (a && add_anchor(s, a, n))
+			return -1;
+		if (da && add_anchor(s, da, n))
+			return -1;
+		if (id && s->draft < 2019) {
+			const char *h = strchr(id, '#');
+			if (h && h[1] && h[1] != '/' && add_anchor(s, h + 1, n))
+				return -1;
+		}
+		for (size_t i = 0; i < n->n; i++) {
+			int rc = collect_anchors(s, &n->items[2 * i + 1], depth + 1);
+			if (rc)
+				return rc;
+		}
+	} else if (n->type == GOJSON_ARRAY) {
+		for (size_t i = 0; i < n->n; i++) {
+			int rc = collect_anchors(s, &n->items[i], depth + 1);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int compile_schema(compiler *c, const node *n);
+
+static int resolve_ref(compiler *c, const node *refnode)
+{
+	const char *ref = refnode->text, *hash = strchr(ref, '#');
+	size_t base_len = hash ? (size_t)(hash - ref) : strlen(ref);
+	const char *frag = hash ? hash + 1 : "";
+	const node *target = NULL;
+	const char *rootid = kw_str(c->s->root, draft_id_kw(c->s->draft));
+	if (strncmp(ref, "urn:", 4) == 0) {
+		/* Helm resolves unknown URNs to a permissive schema */
+		return map_put(&c->s->refs, refnode, &c->s->true_schema) ? bh_error_set(c->err, BH_ENOMEM, "out of memory") : 0;
+	}
+	if (base_len) {
+		int local = same_document(ref, base_len, "file:///values.schema.json") ||
+			    same_document(ref, base_len, "values.schema.json") ||
+			    (rootid && same_document(ref, base_len, rootid));
+		if (!local)
+			return bh_error_set(c->err, BH_EINVAL,
+					    "failing loading \"%.*s\": references outside values.schema.json are not fetched",
+					    (int)base_len, ref);
+	}
+	if (*frag == '/' || *frag == '\0') {
+		bh_buf f = BH_BUF_INIT;
+		bh_buf_puts(&f, frag);
+		target = resolve_pointer(c->s->root, bh_buf_str(&f));
+		bh_buf_free(&f);
+	} else {
+		target = find_anchor(c->s, frag);
+	}
+	if (!target || !is_schema(target))
+		return bh_error_set(c->err, BH_EINVAL, "jsonschema: $ref %s: no schema at that location in values.schema.json", ref);
+	if (map_put(&c->s->refs, refnode, (void *)target))
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	return compile_schema(c, target);
+}
+
+/* Go's regexp (RE2) has no look-around, backreferences, atomic groups or
+ * possessive quantifiers; a schema using them fails to compile in Helm. */
+static const char *re2_unsupported(const char *p, size_t n)
+{
+	int in_class = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '\\') {
+			if (i + 1 < n && !in_class && p[i + 1] >= '1' && p[i + 1] <= '9')
+				return "backreference";
+			i++;
+			continue;
+		}
+		if (in_class) {
+			if (p[i] == ']')
+				in_class = 0;
+			continue;
+		}
+		if (p[i] == '[') {
+			in_class = 1;
+			if (i + 1 < n && p[i + 1] == ']')
+				i++;
+			continue;
+		}
+		if (p[i] == '(' && i + 2 < n && p[i + 1] == '?' &&
+		    (p[i + 2] == '=' || p[i + 2] == '!' || p[i + 2] == '>' ||
+		     (p[i + 2] == '<' && i + 3 < n && (p[i + 3] == '=' || p[i + 3] == '!'))))
+			return "look-around or atomic group";
+		if ((p[i] == '+' || p[i] == '*' || p[i] == '?' || p[i] == '}') && i + 1 < n && p[i + 1] == '+')
+			return "possessive quantifier";
+	}
+	return NULL;
+}
+
+static int compile_regex(compiler *c, const node *pat)
+{
+	const char *bad = re2_unsupported(pat->text, pat->len);
+	if (bad)
+		return bh_error_set(c->err, BH_EINVAL, "jsonschema: invalid regex '%s': %s is not supported by Go's regexp", pat->text, bad);
+	{
+	int ec;
+	PCRE2_SIZE off;
+	pcre2_code *re;
+	if (map_get(&c->s->regexes, pat))
+		return 0;
+	re = pcre2_compile((PCRE2_SPTR)pat->text, pat->len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
+	if (!re) {
+		char msg[256];
+		pcre2_get_error_message(ec, (PCRE2_UCHAR *)msg, sizeof msg);
+		return bh_error_set(c->err, BH_EINVAL, "jsonschema: invalid regex '%s': %s", pat->text, msg);
+	}
+	if (map_put(&c->s->regexes, pat, re)) {
+		pcre2_code_free(re);
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	}
+	return 0;
+	}
+}
+
+static int compile_map_of_schemas(compiler *c, const node *m)
+{
+	if (!m || m->type != GOJSON_OBJECT)
+		return 0;
+	for (size_t i = 0; i < m->n; i++) {
+		int rc = compile_schema(c, &m->items[2 * i + 1]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int compile_arr_of_schemas(compiler *c, const node *a)
+{
+	if (!a || a->type != GOJSON_ARRAY)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		int rc = compile_schema(c, &a->items[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int compile_schema(compiler *c, const node *n)
+{
+	static const char *const single[] = {
+		"additionalProperties", "additionalItems", "contains", "propertyNames", "not",
+		"if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "items", NULL};
+	static const char *const arrays[] = {"allOf", "anyOf", "oneOf", "prefixItems", "items", NULL};
+	static const char *const maps[] = {"properties", "patternProperties", "dependentSchemas",
+					   "definitions", "$defs", "dependencies", NULL};
+	int rc = 0;
+	const node *v;
+	if (!is_schema(n) || n->type != GOJSON_OBJECT)
+		return 0;
+	if (map_get(&c->s->seen, n))
+		return 0;
+	if (map_put(&c->s->seen, n, (void *)n))
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	if (++c->depth > JSONSCHEMA_MAX_DEPTH) {
+		c->depth--;
+		return bh_error_set(c->err, BH_ELIMIT, "jsonschema: schema nested deeper than %d levels", JSONSCHEMA_MAX_DEPTH);
+	}
+	for (const char *const *k = single; *k && !rc; k++)
+		rc = compile_schema(c, kw(n, *k));
+	for (const char *const *k = arrays; *k && !rc; k++)
+		rc = compile_arr_of_schemas(c, kw(n, *k));
+	for (const char *const *k = maps; *k && !rc; k++)
+		rc = compile_map_of_schemas(c, kw(n, *k));
+	if (!rc && (v = kw(n, "patternProperties")) && v->type == GOJSON_OBJECT)
+		for (size_t i = 0; i < v->n && !rc; i++)
+			rc = compile_regex(c, &v->items[2 * i]);
+	if (!rc && (v = kw(n, "pattern")) && v->type == GOJSON_STRING)
+		rc = compile_regex(c, v);
+	if (c->s->draft >= 2019 && (kw(n, "unevaluatedProperties") || kw(n, "unevaluatedItems")))
+		c->s->has_uneval = 1;
+	if (!rc && (v = kw(n, "$ref")) && v->type == GOJSON_STRING)
+		rc = resolve_ref(c, v);
+	if (!rc && c->s->draft >= 2019 && (v = kw(n, "$recursiveRef")) && v->type == GOJSON_STRING)
+		rc = resolve_ref(c, v);
+	if (!rc && c->s->draft >= 2020 && (v = kw(n, "$dynamicRef")) && v->type == GOJSON_STRING)
+		rc = resolve_ref(c, v);
+	c->depth--;
+	return rc;
+}
+
+void jsonschema_free(jsonschema *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->regexes.cap; i++)
+		if (s->regexes.e[i].key)
+			pcre2_code_free(s->regexes.e[i].val);
+	free(s->regexes.e);
+	free(s->refs.e);
+	free(s->seen.e);
+	for (int i = 0; i < s->nanchors; i++)
+		free(s->anchors[i].name);
+	free(s->anchors);
+	gojson_tree_free(s->root);
+	free(s);
+}
+
+int jsonschema_compile_text(const char *text, size_t len, jsonschema **out, bh_error *err)
+{
+	gojson_limits lim = {JSONSCHEMA_MAX_BYTES, JSONSCHEMA_MAX_DEPTH};
+	jsonschema *s;
+	compiler c;
+	const char *sv;
+	int rc;
+	*out = NULL;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	s->true_schema.type = GOJSON_TRUE;
+	rc = gojson_tree_load(text, len, &lim, &s->root, err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	if (!is_schema(s->root)) {
+		jsonschema_free(s);
+		return bh_error_set(err, BH_EINVAL, "jsonschema: values.schema.json is not a schema (want an object or a boolean)");
+	}
+	s->draft = 2020;
+	if ((sv = kw_str(s->root, "$schema"))) {
+		s->draft = draft_from_url(sv);
+		if (!s->draft) {
+			bh_error_set(err, BH_EINVAL, "failing loading \"%s\": unknown meta-schema (not fetched; draft-04, -06, -07, 2019-09 and 2020-12 are known)", sv);
+			jsonschema_free(s);
+			return BH_EINVAL;
+		}
+	}
+	rc = collect_anchors(s, s->root, 0);
+	if (rc) {
+		jsonschema_free(s);
+		return rc == -2 ? bh_error_set(err, BH_ELIMIT, "jsonschema: schema nested too deeply")
+				: bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	c.s = s;
+	c.err = err;
+	c.depth = 0;
+	rc = compile_schema(&c, s->root);
+	if (rc) {
+		jsonschema_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int jsonschema_compile(const json_t *schema, jsonschema **out, bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	int rc = gojson_encode(schema, GOJSON_NO_HTML_ESCAPE, &b, err);
+	if (!rc)
+		rc = jsonschema_compile_text(bh_buf_str(&b), b.len, out, err);
+	else
+		*out = NULL;
+	bh_buf_free(&b);
+	return rc;
+}
+
+/* ---- validation errors (v6 ValidationError) ----------------------------------- */
+
+enum { E_PLAIN, E_GROUP, E_REF };
+
+typedef struct verr verr;
+struct verr {
+	int kind;
+	char *loc;  /* JSON pointer of the instance */
+	char *msg;  /* kind message */
+	verr **causes;
+	size_t n;
+};
+
+static void verr_free(verr *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n; i++)
+		verr_free(e->causes[i]);
+	free(e->causes);
+	free(e->loc);
+	free(e->msg);
+	free(e);
+}
+
+typedef struct errlist {
+	verr **v;
+	size_t n, cap;
+} errlist;
+
+static void errlist_free(errlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		verr_free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+typedef struct uneval {
+	int active;
+	size_t np, ni;
+	char *props; /* 1 = not yet evaluated; indexed like the sorted keys */
+	char *items;
+} uneval;
+
+typedef struct vctx {
+	const jsonschema *s;
+	bh_error *err;
+	int hard;          /* BH_ENOMEM / BH_ELIMIT once something went wrong */
+	size_t steps;
+	int depth;
+	bh_buf loc;        /* current instance location */
+	const node *refstack[JSONSCHEMA_MAX_DEPTH];
+	size_t refloc[JSONSCHEMA_MAX_DEPTH];
+	int nref;
+} vctx;
+
+static int errlist_add(vctx *c, errlist *l, verr *e)
+{
+	if (!e)
+		return 0;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 4;
+		verr **nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv) {
+			verr_free(e);
+			c->hard = BH_ENOMEM;
+			return -1;
+		}
+		l->v = nv;
+		l->cap = nc;
+	}
+	l->v[l->n++] = e;
+	return 0;
+}
+
+static verr *mkerr(vctx *c, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static verr *mkerr(vctx *c, int kind, const char *fmt, ...)
+{
+	verr *e = calloc(1, sizeof *e);
+	bh_buf m = BH_BUF_INIT;
+	va_list ap;
+	if (!e) {
+		c->hard = BH_ENOMEM;
+		return NULL;
+	}
+	va_start(ap, fmt);
+	bh_buf_vprintf(&m, fmt, ap);
+	va_end(ap);
+	e->kind = kind;
+	e->msg = bh_buf_detach(&m);
+	e->loc = strdup(bh_buf_str(&c->loc));
+	if (!e->msg || !e->loc) {
+		verr_free(e);
+		c->hard = BH_ENOMEM;
+		return NULL;
+	}
+	return e;
+}
+
+/* an error whose message is taken over from a buffer */
+static verr *mkerr_buf(vctx *c, bh_buf *m)
+{
+	verr *e = mkerr(c, E_PLAIN, "%s", bh_buf_str(m));
+	bh_buf_free(m);
+	return e;
+}
+
+static verr *with_causes(verr *e, errlist *l)
+{
+	if (!e) {
+		errlist_free(l);
+		return NULL;
+	}
+	e->causes = l->v;
+	e->n = l->n;
+	l->v = NULL;
+	l->n = l->cap = 0;
+	return e;
+}
+
+/* ---- message pieces (kind/kind.go) ----------------------------------------- */
+
+static int go_is_print(int32_t r)
+{
+	if (r < 0x20 || r == 0x7F)
+		return 0;
+	if (r < 0x7F)
+		return 1;
+	if (r < 0xA0 || r == 0xAD)
+		return 0;
+	if (r == 0x2028 || r == 0x2029 || r == 0xFEFF || (r >= 0x200B && r <= 0x200F) ||
+	    (r >= 0x2060 && r <= 0x2064) || (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xFFF9 && r <= 0xFFFB) ||
+	    r == 0xFFFE || r == 0xFFFF)
+		return 0;
+	return 1;
+}
+
+/* kind.quote(): Go's %q, then \" -> " and ' -> \', in single quotes. */
+static void quote(bh_buf *b, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	bh_buf_putc(b, '\'');
+	for (size_t i = 0; i < n;) {
+		int32_t r;
+		int sz;
+		unsigned c = s[i];
+		if (c < 0x80) {
+			switch (c) {
+			case '\\': bh_buf_puts(b, "\\\\"); break;
+			case '\'': bh_buf_puts(b, "\\'"); break;
+			case '\a': bh_buf_puts(b, "\\a"); break;
+			case '\b': bh_buf_puts(b, "\\b"); break;
+			case '\f': bh_buf_puts(b, "\\f"); break;
+			case '\n': bh_buf_puts(b, "\\n"); break;
+			case '\r': bh_buf_puts(b, "\\r"); break;
+			case '\t': bh_buf_puts(b, "\\t"); break;
+			case '\v': bh_buf_puts(b, "\\v"); break;
+			default:
+				if (c < 0x20 || c == 0x7F)
+					bh_buf_printf(b, "\\x%02x", c);
+				else
+					bh_buf_putc(b, (char)c);
+			}
+			i++;
+			continue;
+		}
+		sz = utf8_rune_go(s + i, n - i, &r);
+		if (r < 0)
+			bh_buf_printf(b, "\\x%02x", c);
+		else if (go_is_print(r))
+			bh_buf_put(b, s + i, (size_t)sz);
+		else if (r < 0x10000)
+			bh_buf_printf(b, "\\u%04x", (unsigned)r);
+		else
+			bh_buf_printf(b, "\\U%08x", (unsigned)r);
+		i += (size_t)sz;
+	}
+	bh_buf_putc(b, '\'');
+}
+
+static void fmt_float(bh_buf *b, double d)
+{
+	char t[64];
+	go_format_float(t, sizeof t, d, 'g', -1);
+	bh_buf_puts(b, t);
+}
+
+/* golang.org/x/text/message (English) formatting of %d: digit grouping */
+static void loc_int(bh_buf *b, long long v)
+{
+	char t[32];
+	int n = snprintf(t, sizeof t, "%lld", v), start = (t[0] == '-'), digits = n - start;
+	if (start)
+		bh_buf_putc(b, '-');
+	for (int i = start; i < n; i++) {
+		bh_buf_putc(b, t[i]);
+		digits--;
+		if (digits > 0 && digits % 3 == 0)
+			bh_buf_putc(b, ',');
+	}
+}
+
+/* ... and of %v on a float64: Go's shortest %g, with grouping, and the
+ * exponent form written as 1.5×10⁻⁰⁷ */
+static void loc_float(bh_buf *b, double d)
+{
+	static const char *const sup[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+					  "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+	char t[64], *e, *dot;
+	go_format_float(t, sizeof t, d, 'g', -1);
+	if (isinf(d) || isnan(d)) {
+		bh_buf_puts(b, t);
+		return;
+	}
+	e = strchr(t, 'e');
+	if (e) {
+		*e = '\0';
+		bh_buf_puts(b, t);
+		bh_buf_puts(b, "\u00d710");
+		for (char *p = e + 1; *p; p++) {
+			if (*p == '-')
+				bh_buf_puts(b, "\u207b");
+			else if (*p >= '0' && *p <= '9')
+				bh_buf_puts(b, sup[*p - '0']);
+		}
+		return;
+	}
+	dot = strchr(t, '.');
+	{
+		size_t il = dot ? (size_t)(dot - t) : strlen(t), start = t[0] == '-';
+		size_t digits = il - start;
+		if (start)
+			bh_buf_putc(b, '-');
+		for (size_t i = start; i < il; i++) {
+			bh_buf_putc(b, t[i]);
+			digits--;
+			if (digits > 0 && digits % 3 == 0)
+				bh_buf_putc(b, ',');
+		}
+		if (dot)
+			bh_buf_puts(b, dot);
+	}
+}
+
+/* "NAME: got X, want Y" with localized integers */
+static verr *got_want(vctx *c, const char *name, long long got, long long want)
+{
+	bh_buf m = BH_BUF_INIT;
+	bh_buf_printf(&m, "%s: got ", name);
+	loc_int(&m, got);
+	bh_buf_puts(&m, ", want ");
+	loc_int(&m, want);
+	return mkerr_buf(c, &m);
+}
+
+/* display() of an instance value */
+static void display_value(bh_buf *b, const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING: quote(b, json_string_value(v), json_string_length(v)); break;
+	case JSON_ARRAY: case JSON_OBJECT: bh_buf_puts(b, "value"); break;
+	case JSON_INTEGER: bh_buf_printf(b, "%lld", (long long)json_integer_value(v)); break;
+	case JSON_REAL: fmt_float(b, json_real_value(v)); break;
+	case JSON_TRUE: bh_buf_puts(b, "true"); break;
+	case JSON_FALSE: bh_buf_puts(b, "false"); break;
+	case JSON_NULL: bh_buf_puts(b, "<nil>"); break;
+	}
+}
+
+/* display() of a schema literal (json.Number prints as written) */
+static void display_node(bh_buf *b, const node *n)
+{
+	switch (n->type) {
+	case GOJSON_STRING: quote(b, n->text, n->len); break;
+	case GOJSON_ARRAY: case GOJSON_OBJECT: bh_buf_puts(b, "value"); break;
+	case GOJSON_NUMBER: bh_buf_put(b, n->text, n->len); break;
+	case GOJSON_TRUE: bh_buf_puts(b, "true"); break;
+	case GOJSON_FALSE: bh_buf_puts(b, "false"); break;
+	case GOJSON_NULL: bh_buf_puts(b, "<nil>"); break;
+	}
+}
+
+/* ---- values ----------------------------------------------------------------- */
+
+enum { T_NULL = 1, T_BOOL = 2, T_NUMBER = 4, T_INTEGER = 8, T_STRING = 16, T_ARRAY = 32, T_OBJECT = 64 };
+
+static int type_of(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_NULL: return T_NULL;
+	case JSON_TRUE: case JSON_FALSE: return T_BOOL;
+	case JSON_INTEGER: case JSON_REAL: return T_NUMBER;
+	case JSON_STRING: return T_STRING;
+	case JSON_ARRAY: return T_ARRAY;
+	default: return T_OBJECT;
+	}
+}
+
+static int node_type(const node *n)
+{
+	switch (n->type) {
+	case GOJSON_NULL: return T_NULL;
+	case GOJSON_TRUE: case GOJSON_FALSE: return T_BOOL;
+	case GOJSON_NUMBER: return T_NUMBER;
+	case GOJSON_STRING: return T_STRING;
+	case GOJSON_ARRAY: return T_ARRAY;
+	default: return T_OBJECT;
+	}
+}
+
+static const char *type_name(int t)
+{
+	switch (t) {
+	case T_NULL: return "null";
+	case T_BOOL: return "boolean";
+	case T_NUMBER: return "number";
+	case T_INTEGER: return "integer";
+	case T_STRING: return "string";
+	case T_ARRAY: return "array";
+	default: return "object";
+	}
+}
+
+static int type_from_string(const node *n)
+{
+	static const char *const names[] = {"null", "boolean", "number", "integer", "string", "array", "object"};
+	if (n->type != GOJSON_STRING)
+		return 0;
+	for (int i = 0; i < 7; i++)
+		if (strcmp(n->text, names[i]) == 0)
+			return 1 << i;
+	return 0;
+}
+
+static int is_integer_value(const json_t *v)
+{
+	if (json_is_integer(v))
+		return 1;
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		return isfinite(d) && d == floor(d);
+	}
+	return 0;
+}
+
+static int value_equals(const json_t *a, const json_t *b, int depth)
+{
+	int ta = type_of(a), tb = type_of(b);
+	if (ta != tb || depth > JSONSCHEMA_MAX_DEPTH)
+		return 0;
+	switch (ta) {
+	case T_NULL: return 1;
+	case T_BOOL: return json_typeof(a) == json_typeof(b);
+	case T_NUMBER: return json_number_value(a) == json_number_value(b);
+	case T_STRING:
+		return json_string_length(a) == json_string_length(b) &&
+		       memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0;
+	case T_ARRAY:
+		if (json_array_size(a) != json_array_size(b))
+			return 0;
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!value_equals(json_array_get(a, i), json_array_get(b, i), depth + 1))
+				return 0;
+		return 1;
+	default: {
+		const char *k;
+		json_t *v;
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		json_object_foreach((json_t *)a, k, v) {
+			json_t *w = json_object_get(b, k);
+			if (!w || !value_equals(v, w, depth + 1))
+				return 0;
+		}
+		return 1;
+	}
+	}
+}
+
+/* instance value vs schema literal (enum, const) */
+static int node_equals(const json_t *a, const node *b, int depth)
+{
+	int ta = type_of(a), tb = node_type(b);
+	if (ta != tb || depth > JSONSCHEMA_MAX_DEPTH)
+		return 0;
+	switch (ta) {
+	case T_NULL: return 1;
+	case T_BOOL: return json_is_true(a) == (b->type == GOJSON_TRUE);
+	case T_NUMBER: return json_number_value(a) == strtod(b->text, NULL);
+	case T_STRING: return json_string_length(a) == b->len && memcmp(json_string_value(a), b->text, b->len) == 0;
+	case T_ARRAY:
+		if (json_array_size(a) != b->n)
+			return 0;
+		for (size_t i = 0; i < b->n; i++)
+			if (!node_equals(json_array_get(a, i), &b->items[i], depth + 1))
+				return 0;
+		return 1;
+	default: {
+		size_t distinct = 0;
+		for (size_t i = 0; i < b->n; i++) {
+			const node *k = &b->items[2 * i];
+			int dup = 0;
+			json_t *w;
+			for (size_t j = i + 1; j < b->n; j++)
+				if (b->items[2 * j].len == k->len && memcmp(b->items[2 * j].text, k->text, k->len) == 0)
+					dup = 1;
+			if (dup)
+				continue; /* the last occurrence wins */
+			distinct++;
+			w = json_object_getn(a, k->text, k->len);
+			if (!w || !node_equals(w, &b->items[2 * i + 1], depth + 1))
+				return 0;
+		}
+		return distinct == json_object_size(a);
+	}
+	}
+}
+
+/* ---- exact decimal multipleOf ------------------------------------------------- */
+
+typedef struct dec {
+	unsigned __int128 m; /* mantissa, no trailing zeros */
+	int e;               /* value = m * 10^e */
+	int ok;
+} dec;
+
+static dec dec_parse(const char *s)
+{
+	dec d = {0, 0, 1};
+	int seen_dot = 0, digits = 0;
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; *p && *p != 'e' && *p != 'E'; p++) {
+		if (*p == '.') {
+			seen_dot = 1;
+			continue;
+		}
+		if (*p < '0' || *p > '9') {
+			d.ok = 0;
+			return d;
+		}
+		if (d.m == 0 && *p == '0') {
+			if (seen_dot)
+				d.e--;
+			continue;
+		}
+		if (++digits > 36) {
+			d.ok = 0;
+			return d;
+		}
+		d.m = d.m * 10 + (unsigned)(*p - '0');
+		if (seen_dot)
+			d.e--;
+	}
+	if (*p == 'e' || *p == 'E')
+		d.e += atoi(p + 1);
+	while (d.m && d.m % 10 == 0) {
+		d.m /= 10;
+		d.e++;
+	}
+	return d;
+}
+
+/* 1 if a/b is an integer, 0 if not, -1 if it cannot be decided exactly */
+static int dec_multiple(dec a, dec b)
+{
+	if (!a.ok || !b.ok || b.m == 0)
+		return -1;
+	if (a.m == 0)
+		return 1;
+	if (a.e >= b.e) {
+		/* b.m divides a.m * 10^(a.e-b.e) ? */
+		unsigned __int128 r = a.m % b.m;
+		int k = a.e - b.e;
+		if (b.m > ((unsigned __int128)1 << 62))
+			return -1;
+		while (k-- > 0)
+			r = (r * 10) % b.m;
+		return r == 0;
+	} else {
+		/* b.m * 10^(b.e-a.e) divides a.m ? */
+		unsigned __int128 d = b.m;
+		int k = b.e - a.e;
+		while (k-- > 0) {
+			if (d > a.m)
+				return 0;
+			d *= 10;
+		}
+		return a.m % d == 0;
+	}
+}
+
+static char *value_number_text(const json_t *v, char *buf, size_t n)
+{
+	if (json_is_integer(v))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+	else
+		go_format_float(buf, n, json_real_value(v), 'e', -1);
+	return buf;
+}
+
+/* ---- the validator (v6 validator.validate) ------------------------------------ */
+
+static verr *validate(vctx *c, const node *sch, const json_t *v, int bool_result, uneval *ue);
+
+static void loc_push(vctx *c, const char *tok, size_t n, size_t *mark)
+{
+	*mark = c->loc.len;
+	bh_buf_putc(&c->loc, '/');
+	for (size_t i = 0; i < n; i++) {
+		if (tok[i] == '~')
+			bh_buf_puts(&c->loc, "~0");
+		else if (tok[i] == '/')
+			bh_buf_puts(&c->loc, "~1");
+		else
+			bh_buf_putc(&c->loc, tok[i]);
+	}
+}
+
+static void loc_pop(vctx *c, size_t mark)
+{
+	c->loc.len = mark;
+	if (c->loc.data)
+		c->loc.data[mark] = '\0';
+}
+
+static int all_props_evaluated(const node *s)
+{
+	return kw(s, "additionalProperties") != NULL;
+}
+
+static void items_evaluated(const jsonschema *js, const node *s, size_t *num, int *all)
+{
+	const node *it = kw(s, "items");
+	*num = 0;
+	*all = 0;
+	if (js->draft < 2020) {
+		if (it && it->type == GOJSON_ARRAY) {
+			*num = it->n;
+			if (kw(s, "additionalItems"))
+				*all = 1;
+		} else if (is_schema(it)) {
+			*all = 1;
+		}
+	} else {
+		const node *pi = kw(s, "prefixItems");
+		if (pi && pi->type == GOJSON_ARRAY)
+			*num = pi->n;
+		if (is_schema(it))
+			*all = 1;
+	}
+}
+
+static void uneval_init(const jsonschema *js, uneval *u, const json_t *v, const node *s, int caller_needs)
+{
+	memset(u, 0, sizeof *u);
+	if (!js->has_uneval || s->type != GOJSON_OBJECT)
+		return;
+	if (json_is_object(v)) {
+		if (!all_props_evaluated(s) && (caller_needs || kw(s, "unevaluatedProperties"))) {
+			u->np = json_object_size(v);
+			u->props = malloc(u->np + 1);
+			if (u->props) {
+				memset(u->props, 1, u->np + 1);
+				u->active = 1;
+			}
+		}
+	} else if (json_is_array(v)) {
+		size_t num;
+		int all;
+		items_evaluated(js, s, &num, &all);
+		if (!all && (caller_needs || kw(s, "unevaluatedItems")) && num < json_array_size(v)) {
+			u->ni = json_array_size(v);
+			u->items = calloc(u->ni + 1, 1);
+			if (u->items) {
+				memset(u->items + num, 1, u->ni - num);
+				u->active = 1;
+			}
+		}
+	}
+}
+
+static void uneval_free(uneval *u)
+{
+	free(u->props);
+	free(u->items);
+	memset(u, 0, sizeof *u);
+}
+
+static int uneval_empty(const uneval *u)
+{
+	for (size_t i = 0; i < u->np; i++)
+		if (u->props[i])
+			return 0;
+	for (size_t i = 0; i < u->ni; i++)
+		if (u->items && u->items[i])
+			return 0;
+	return 1;
+}
+
+/* intersection: what stays unevaluated must be unevaluated in both */
+static void uneval_merge(uneval *u, const uneval *o)
+{
+	for (size_t i = 0; i < u->np; i++)
+		if (!o->props || i >= o->np || !o->props[i])
+			u->props[i] = 0;
+	for (size_t i = 0; i < u->ni; i++)
+		if (u->items && (!o->items || i >= o->ni || !o->items[i]))
+			u->items[i] = 0;
+}
+
+/* sorted keys of an object (v6 iterates a Go map: any order; sorted is stable) */
+static int keycmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **sorted_keys(const json_t *obj)
+{
+	size_t n = json_object_size(obj), i = 0;
+	const char **keys = malloc((n + 1) * sizeof *keys);
+	const char *k;
+	json_t *v;
+	if (!keys)
+		return NULL;
+	json_object_foreach((json_t *)obj, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof *keys, keycmp);
+	return keys;
+}
+
+/* validateSelf: same instance, another schema; merges uneval on success */
+static verr *validate_self(vctx *c, const node *sch, const json_t *v, int bool_result, uneval *ue)
+{
+	uneval sub;
+	verr *e;
+	uneval_init(c->s, &sub, v, sch, ue->active && !uneval_empty(ue));
+	e = validate(c, sch, v, bool_result, &sub);
+	if (!e && ue->active && sub.active)
+		uneval_merge(ue, &sub);
+	else if (!e && ue->active && !sub.active && sch->type == GOJSON_OBJECT) {
+		/* the subschema tracked nothing: it evaluated everything it could see
+		 * only if it has additionalProperties/items for all */
+		uneval tmp;
+		memset(&tmp, 0, sizeof tmp);
+		if (json_is_object(v) && all_props_evaluated(sch))
+			uneval_merge(ue, &tmp);
+	}
+	uneval_free(&sub);
+	return e;
+}
+
+/* validateVal: a child value */
+static verr *validate_val(vctx *c, const node *sch, const json_t *v, const char *tok, size_t toklen, int bool_result)
+{
+	uneval sub;
+	size_t mark;
+	verr *e;
+	loc_push(c, tok, toklen, &mark);
+	uneval_init(c->s, &sub, v, sch, 0);
+	e = validate(c, sch, v, bool_result, &sub);
+	uneval_free(&sub);
+	loc_pop(c, mark);
+	return e;
+}
+
+static verr *validate_idx(vctx *c, const node *sch, const json_t *v, size_t i, int bool_result)
+{
+	char t[32];
+	int l = snprintf(t, sizeof t, "%zu", i);
+	return validate_val(c, sch, v, t, (size_t)l, bool_result);
+}
+
+static verr *validate_ref(vctx *c, const node *refnode, const json_t *v, int bool_result, uneval *ue)
+{
+	const node *target = map_get(&c->s->refs, refnode);
+	verr *e, *re;
+	int cycle = 0;
+	if (!target)
+		return NULL;
+	/* the same schema again on the same value through references: a cycle */
+	for (int i = c->nref; i-- > 0;) {
+		if (c->refloc[i] != c->loc.len)
+			break;
+		if (c->refstack[i] == target) {
+			cycle = 1;
+			break;
+		}
+	}
+	if (cycle)
+		return mkerr(c, E_PLAIN, "both %s and %s resolve to \"file:///values.schema.json#%s\" causing reference cycle",
+			     refnode->text, refnode->text, refnode->text[0] == '#' ? refnode->text + 1 : refnode->text);
+	if (c->nref >= JSONSCHEMA_MAX_DEPTH) {
+		c->hard = BH_ELIMIT;
+		return NULL;
+	}
+	c->refstack[c->nref] = target;
+	c->refloc[c->nref] = c->loc.len;
+	c->nref++;
+	e = validate_self(c, target, v, bool_result, ue);
+	c->nref--;
+	if (!e)
+		return NULL;
+	re = mkerr(c, E_REF, "validation failed");
+	if (!re) {
+		verr_free(e);
+		return NULL;
+	}
+	if (e->kind == E_GROUP) {
+		re->causes = e->causes;
+		re->n = e->n;
+		e->causes = NULL;
+		e->n = 0;
+		verr_free(e);
+	} else {
+		re->causes = malloc(sizeof *re->causes);
+		if (!re->causes) {
+			verr_free(e);
+			verr_free(re);
+			c->hard = BH_ENOMEM;
+			return NULL;
+		}
+		re->causes[0] = e;
+		re->n = 1;
+	}
+	return re;
+}
+
+static void missing_list(bh_buf *b, const json_t *obj, const node *req, int *count)
+{
+	*count = 0;
+	if (!req || req->type != GOJSON_ARRAY)
+		return;
+	for (size_t i = 0; i < req->n; i++) {
+		const node *r = &req->items[i];
+		if (r->type != GOJSON_STRING)
+			continue;
+		if (!json_object_getn(obj, r->text, r->len)) {
+			if (*count)
+				bh_buf_puts(b, ", ");
+			quote(b, r->text, r->len);
+			(*count)++;
+		}
+	}
+}
+
+static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, uneval *ue, errlist *errs)
+{
+	const jsonschema *js = c->s;
+	long long lim;
+	const node *n, *props = kw(s, "properties"), *pprops = kw(s, "patternProperties");
+	const node *addl = kw(s, "additionalProperties");
+	const char **keys;
+	size_t nkeys = json_object_size(obj);
+	bh_buf addl_names = BH_BUF_INIT;
+	int naddl = 0;
+
+	if (kw_int(s, "minProperties", &lim) && (long long)nkeys < lim)
+		errlist_add(c, errs, got_want(c, "minProperties", (long long)nkeys, lim));
+	if (kw_int(s, "maxProperties", &lim) && (long long)nkeys > lim)
+		errlist_add(c, errs, got_want(c, "maxProperties", (long long)nkeys, lim));
+	if ((n = kw(s, "required")) && n->type == GOJSON_ARRAY) {
+		bh_buf m = BH_BUF_INIT;
+		int cnt;
+		missing_list(&m, obj, n, &cnt);
+		if (cnt == 1)
+			errlist_add(c, errs, mkerr(c, E_PLAIN, "missing property %s", bh_buf_str(&m)));
+		else if (cnt > 1)
+			errlist_add(c, errs, mkerr(c, E_PLAIN, "missing properties %s", bh_buf_str(&m)));
+		bh_buf_free(&m);
+	}
+	if (br && errs->n)
+		return;
+	if ((n = kw(s, "dependencies")) && n->type == GOJSON_OBJECT) {
+		for (size_t i = 0; i < n->n; i++) {
+			const node *pn = &n->items[2 * i], *dep = &n->items[2 * i + 1];
+			if (!json_object_getn(obj, pn->text, pn->len))
+				continue;
+			if (dep->type == GOJSON_ARRAY) {
+				bh_buf m = BH_BUF_INIT, q = BH_BUF_INIT;
+				int cnt;
+				missing_list(&m, obj, dep, &cnt);
+				if (cnt) {
+					quote(&q, pn->text, pn->len);
+					errlist_add(c, errs, mkerr(c, E_PLAIN, "properties %s required, if %s exists", bh_buf_str(&m), bh_buf_str(&q)));
+				}
+				bh_buf_free(&m);
+				bh_buf_free(&q);
+			} else if (is_schema(dep)) {
+				errlist_add(c, errs, validate_self(c, dep, obj, br, ue));
+			}
+		}
+	}
+	keys = sorted_keys(obj);
+	if (!keys) {
+		c->hard = BH_ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < nkeys && !c->hard; i++) {
+		const char *k = keys[i];
+		size_t kl = strlen(k);
+		json_t *pv = json_object_get(obj, k);
+		int evaluated = 0;
+		const node *ps;
+		if (br && errs->n)
+			break;
+		if (props && props->type == GOJSON_OBJECT) {
+			ps = NULL;
+			for (size_t j = props->n; j-- > 0;)
+				if (props->items[2 * j].len == kl && memcmp(props->items[2 * j].text, k, kl) == 0) {
+					ps = &props->items[2 * j + 1];
+					break;
+				}
+			if (is_schema(ps)) {
+				evaluated = 1;
+				errlist_add(c, errs, validate_val(c, ps, pv, k, kl, br));
+			}
+		}
+		if (pprops && pprops->type == GOJSON_OBJECT) {
+			for (size_t j = 0; j < pprops->n; j++) {
+				pcre2_code *re = map_get(&js->regexes, &pprops->items[2 * j]);
+				pcre2_match_data *md;
+				int m;
+				if (!re || !is_schema(&pprops->items[2 * j + 1]))
+					continue;
+				md = pcre2_match_data_create_from_pattern(re, NULL);
+				if (!md) {
+					c->hard = BH_ENOMEM;
+					break;
+				}
+				m = pcre2_match(re, (PCRE2_SPTR)k, kl, 0, 0, md, NULL);
+				pcre2_match_data_free(md);
+				if (m >= 0) {
+					evaluated = 1;
+					errlist_add(c, errs, validate_val(c, &pprops->items[2 * j + 1], pv, k, kl, br));
+				}
+			}
+		}
+		if (!evaluated && addl) {
+			evaluated = 1;
+			if (addl->type == GOJSON_FALSE) {
+				if (naddl++)
+					bh_buf_puts(&addl_names, ", ");
+				quote(&addl_names, k, kl);
+			} else if (addl->type == GOJSON_OBJECT) {
+				errlist_add(c, errs, validate_val(c, addl, pv, k, kl, br));
+			}
+		}
+		if (evaluated && ue->active && ue->props)
+			ue->props[i] = 0;
+	}
+	if (naddl)
+		errlist_add(c, errs, mkerr(c, E_PLAIN, "additional properties %s not allowed", bh_buf_str(&addl_names)));
+	bh_buf_free(&addl_names);
+	if (js->draft == 4)
+		goto out;
+	if ((n = kw_schema(s, "propertyNames"))) {
+		for (size_t i = 0; i < nkeys && !c->hard; i++) {
+			json_t *name = json_string(keys[i]);
+			uneval sub;
+			verr *e;
+			if (!name) {
+				c->hard = BH_ENOMEM;
+				break;
+			}
+			uneval_init(js, &sub, name, n, 0);
+			e = validate(c, n, name, br, &sub);
+			uneval_free(&sub);
+			json_decref(name);
+			if (e) {
+				/* v6 keeps the causes but renames the error */
+				verr *pe;
+				bh_buf q = BH_BUF_INIT;
+				quote(&q, keys[i], strlen(keys[i]));
+				pe = mkerr(c, E_PLAIN, "invalid propertyName %s", bh_buf_str(&q));
+				bh_buf_free(&q);
+				/* causes: those of sch.validate()'s wrapper, i.e. the
+				 * group's members or the single error itself */
+				if (pe && e->kind == E_GROUP) {
+					pe->causes = e->causes;
+					pe->n = e->n;
+					e->causes = NULL;
+					e->n = 0;
+					verr_free(e);
+				} else if (pe) {
+					pe->causes = malloc(sizeof *pe->causes);
+					if (pe->causes) {
+						pe->causes[0] = e;
+						pe->n = 1;
+					} else {
+						verr_free(e);
+						c->hard = BH_ENOMEM;
+					}
+				} else {
+					verr_free(e);
+				}
+				errlist_add(c, errs, pe);
+			}
+		}
+	}
+	if (js->draft == 6)
+		goto out;
+	if (js->draft >= 2019 && (n = kw(s, "dependentSchemas")) && n->type == GOJSON_OBJECT) {
+		for (size_t i = 0; i < n->n; i++)
+			if (json_object_getn(obj, n->items[2 * i].text, n->items[2 * i].len) && is_schema(&n->items[2 * i + 1]))
+				errlist_add(c, errs, validate_self(c, &n->items[2 * i + 1], obj, br, ue));
+	}
+	if (js->draft >= 2019 && (n = kw(s, "dependentRequired")) && n->type == GOJSON_OBJECT) {
+		for (size_t i = 0; i < n->n; i++) {
+			const node *pn = &n->items[2 * i];
+			bh_buf m = BH_BUF_INIT, q = BH_BUF_INIT;
+			int cnt;
+			if (!json_object_getn(obj, pn->text, pn->len) || n->items[2 * i + 1].type != GOJSON_ARRAY)
+				continue;
+			missing_list(&m, obj, &n->items[2 * i + 1], &cnt);
+			if (cnt) {
+				quote(&q, pn->text, pn->len);
+				errlist_add(c, errs, mkerr(c, E_PLAIN, "properties %s required, if %s exists", bh_buf_str(&m), bh_buf_str(&q)));
+			}
+			bh_buf_free(&m);
+			bh_buf_free(&q);
+		}
+	}
+out:
+	free(keys);
+}
+
+static void int_list(bh_buf *b, const size_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		bh_buf_printf(b, i ? " %zu" : "%zu", v[i]);
+}
+
+static void arr_validate(vctx *c, const node *s, const json_t *arr, int br, uneval *ue, errlist *errs)
+{
+	const jsonschema *js = c->s;
+	size_t len = json_array_size(arr);
+	long long lim;
+	const node *n;
+	if (kw_int(s, "minItems", &lim) && (long long)len < lim)
+		errlist_add(c, errs, got_want(c, "minItems", (long long)len, lim));
+	if (kw_int(s, "maxItems", &lim) && (long long)len > lim)
+		errlist_add(c, errs, got_want(c, "maxItems", (long long)len, lim));
+	if (kw_true(s, "uniqueItems") && len > 1) {
+		int found = 0;
+		for (size_t i = 1; i < len && !found; i++)
+			for (size_t j = 0; j < i; j++)
+				if (value_equals(json_array_get(arr, i), json_array_get(arr, j), 0)) {
+					bh_buf m = BH_BUF_INIT;
+					bh_buf_puts(&m, "items at ");
+					loc_int(&m, (long long)j);
+					bh_buf_puts(&m, " and ");
+					loc_int(&m, (long long)i);
+					bh_buf_puts(&m, " are equal");
+					errlist_add(c, errs, mkerr_buf(c, &m));
+					found = 1;
+					break;
+				}
+	}
+	if (js->draft < 2020) {
+		size_t evaluated = 0;
+		const node *items = kw(s, "items"), *ai;
+		if (is_schema(items)) {
+			for (size_t i = 0; i < len; i++)
+				errlist_add(c, errs, validate_idx(c, items, json_array_get(arr, i), i, br));
+			evaluated = len;
+		} else if (items && items->type == GOJSON_ARRAY) {
+			size_t m = len < items->n ? len : items->n;
+			for (size_t i = 0; i < m; i++)
+				if (is_schema(&items->items[i]))
+					errlist_add(c, errs, validate_idx(c, &items->items[i], json_array_get(arr, i), i, br));
+			evaluated = m;
+			ai = kw(s, "additionalItems");
+			if (ai && ai->type == GOJSON_FALSE && evaluated != len)
+			{
+				bh_buf m = BH_BUF_INIT;
+				bh_buf_puts(&m, "last ");
+				loc_int(&m, (long long)(len - evaluated));
+				bh_buf_puts(&m, " additionalItem(s) not allowed");
+				errlist_add(c, errs, mkerr_buf(c, &m));
+			}
+			else if (ai && ai->type == GOJSON_OBJECT)
+				for (size_t i = evaluated; i < len; i++)
+					errlist_add(c, errs, validate_idx(c, ai, json_array_get(arr, i), i, br));
+		}
+	} else {
+		const node *pi = kw(s, "prefixItems"), *items = kw_schema(s, "items");
+		size_t evaluated = 0;
+		if (pi && pi->type == GOJSON_ARRAY) {
+			evaluated = len < pi->n ? len : pi->n;
+			for (size_t i = 0; i < evaluated; i++)
+				if (is_schema(&pi->items[i]))
+					errlist_add(c, errs, validate_idx(c, &pi->items[i], json_array_get(arr, i), i, br));
+		}
+		/* v6 names these items by their index after the prefix (it
+		 * reports [1, 2, 3] with prefixItems of one as /1 and /2 ... from 0) */
+		if (items)
+			for (size_t i = evaluated; i < len; i++)
+				errlist_add(c, errs, validate_idx(c, items, json_array_get(arr, i), i - evaluated, br));
+	}
+	if (js->draft >= 6 && (n = kw_schema(s, "contains"))) {
+		errlist cerrs = {0};
+		size_t *matched = calloc(len + 1, sizeof *matched), nm = 0;
+		long long minc = -1, maxc = -1;
+		if (!matched) {
+			c->hard = BH_ENOMEM;
+			return;
+		}
+		for (size_t i = 0; i < len; i++) {
+			verr *e = validate_idx(c, n, json_array_get(arr, i), i, br);
+			if (e) {
+				errlist_add(c, &cerrs, e);
+			} else {
+				matched[nm++] = i;
+				if (js->draft >= 2020 && ue->active && ue->items && i < ue->ni)
+					ue->items[i] = 0;
+			}
+		}
+		if (js->draft >= 2019) {
+			kw_int(s, "minContains", &minc);
+			kw_int(s, "maxContains", &maxc);
+		}
+		if (minc >= 0) {
+			if ((long long)nm < minc) {
+				bh_buf m = BH_BUF_INIT;
+				if (nm == 0) {
+					bh_buf_puts(&m, "min ");
+					loc_int(&m, minc);
+					bh_buf_puts(&m, " items required to match contains schema, but none matched");
+				} else {
+					bh_buf_puts(&m, "min ");
+					loc_int(&m, minc);
+					bh_buf_puts(&m, " items required to match contains schema, but matched ");
+					loc_int(&m, (long long)nm);
+					bh_buf_puts(&m, " items at ");
+					int_list(&m, matched, nm);
+				}
+				errlist_add(c, errs, with_causes(mkerr_buf(c, &m), &cerrs));
+			}
+		} else if (nm == 0) {
+			errlist_add(c, errs, with_causes(mkerr(c, E_PLAIN, "no items match contains schema"), &cerrs));
+		}
+		errlist_free(&cerrs);
+		if (maxc >= 0 && (long long)nm > maxc) {
+			bh_buf m = BH_BUF_INIT;
+			bh_buf_puts(&m, "max ");
+			loc_int(&m, maxc);
+			bh_buf_puts(&m, " items required to match contains schema, but matched ");
+			loc_int(&m, (long long)nm);
+			bh_buf_puts(&m, " items at ");
+			int_list(&m, matched, nm);
+			errlist_add(c, errs, mkerr_buf(c, &m));
+		}
+		free(matched);
+	}
+}
+
+static void str_validate(vctx *c, const node *s, const json_t *v, errlist *errs)
+{
+	const char *str = json_string_value(v);
+	size_t len = json_string_length(v);
+	long long lim, runes = -1;
+	const node *pat;
+	if (kw(s, "minLength") || kw(s, "maxLength")) {
+		runes = 0;
+		for (size_t i = 0; i < len;) {
+			int32_t r;
+			i += (size_t)utf8_rune_go((const unsigned char *)str + i, len - i, &r);
+			runes++;
+		}
+	}
+	if (kw_int(s, "minLength", &lim) && runes < lim)
+		errlist_add(c, errs, got_want(c, "minLength", (long long)runes, lim));
+	if (kw_int(s, "maxLength", &lim) && runes > lim)
+		errlist_add(c, errs, got_want(c, "maxLength", (long long)runes, lim));
+	if ((pat = kw(s, "pattern")) && pat->type == GOJSON_STRING) {
+		pcre2_code *re = map_get(&c->s->regexes, pat);
+		if (re) {
+			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+			int m;
+			if (!md) {
+				c->hard = BH_ENOMEM;
+				return;
+			}
+			m = pcre2_match(re, (PCRE2_SPTR)str, len, 0, 0, md, NULL);
+			pcre2_match_data_free(md);
+			if (m < 0) {
+				bh_buf b = BH_BUF_INIT;
+				quote(&b, str, len);
+				bh_buf_puts(&b, " does not match pattern ");
+				quote(&b, pat->text, pat->len);
+				errlist_add(c, errs, mkerr_buf(c, &b));
+			}
+		}
+	}
+}
+
+static void num_validate(vctx *c, const node *s, const json_t *v, errlist *errs)
+{
+	double x = json_number_value(v), want;
+	const jsonschema *js = c->s;
+	int has_min = kw_num(s, "minimum", &want);
+	double minv = want, maxv = 0, exmin = 0, exmax = 0;
+	int has_max, has_exmin = 0, has_exmax = 0;
+	const node *mo;
+	has_max = kw_num(s, "maximum", &maxv);
+	if (js->draft == 4) {
+		if (kw_true(s, "exclusiveMaximum") && has_max) {
+			has_exmax = 1;
+			exmax = maxv;
+			has_max = 0;
+		}
+		if (kw_true(s, "exclusiveMinimum") && has_min) {
+			has_exmin = 1;
+			exmin = minv;
+			has_min = 0;
+		}
+	} else {
+		has_exmax = kw_num(s, "exclusiveMaximum", &exmax);
+		has_exmin = kw_num(s, "exclusiveMinimum", &exmin);
+	}
+#define NUMERR(name, w) do { bh_buf m_ = BH_BUF_INIT; bh_buf_puts(&m_, name ": got "); loc_float(&m_, x); \
+		bh_buf_puts(&m_, ", want "); loc_float(&m_, (w)); errlist_add(c, errs, mkerr_buf(c, &m_)); } while (0)
+	if (has_min && x < minv)
+		NUMERR("minimum", minv);
+	if (has_max && x > maxv)
+		NUMERR("maximum", maxv);
+	if (has_exmin && x <= exmin)
+		NUMERR("exclusiveMinimum", exmin);
+	if (has_exmax && x >= exmax)
+		NUMERR("exclusiveMaximum", exmax);
+	if ((mo = kw(s, "multipleOf")) && mo->type == GOJSON_NUMBER) {
+		char t[64];
+		double mv = strtod(mo->text, NULL);
+		int r = dec_multiple(dec_parse(value_number_text(v, t, sizeof t)), dec_parse(mo->text));
+		if (r < 0)
+			r = mv != 0 && fmod(x, mv) == 0;
+		if (!r)
+			NUMERR("multipleOf", mv);
+	}
+#undef NUMERR
+}
+
+static void cond_validate(vctx *c, const node *s, const json_t *v, int br, uneval *ue, errlist *errs)
+{
+	const node *n;
+	if ((n = kw_schema(s, "not"))) {
+		uneval tmp;
+		verr *e;
+		memset(&tmp, 0, sizeof tmp);
+		e = validate_self(c, n, v, 1, &tmp);
+		if (!e)
+			errlist_add(c, errs, mkerr(c, E_PLAIN, "'not' failed"));
+		verr_free(e);
+	}
+	if ((n = kw(s, "allOf")) && n->type == GOJSON_ARRAY && n->n) {
+		errlist sub = {0};
+		for (size_t i = 0; i < n->n; i++) {
+			verr *e = is_schema(&n->items[i]) ? validate_self(c, &n->items[i], v, br, ue) : NULL;
+			if (e) {
+				errlist_add(c, &sub, e);
+				if (br)
+					break;
+			}
+		}
+		if (sub.n)
+			errlist_add(c, errs, with_causes(mkerr(c, E_PLAIN, "'allOf' failed"), &sub));
+	}
+	if ((n = kw(s, "anyOf")) && n->type == GOJSON_ARRAY && n->n) {
+		errlist sub = {0};
+		int matched = 0;
+		for (size_t i = 0; i < n->n; i++) {
+			verr *e = is_schema(&n->items[i]) ? validate_self(c, &n->items[i], v, br, ue) : NULL;
+			if (e) {
+				errlist_add(c, &sub, e);
+			} else {
+				matched = 1;
+				if (!ue->active || uneval_empty(ue))
+					break;
+			}
+		}
+		if (!matched)
+			errlist_add(c, errs, with_causes(mkerr(c, E_PLAIN, "'anyOf' failed"), &sub));
+		else
+			errlist_free(&sub);
+	}
+	if ((n = kw(s, "oneOf")) && n->type == GOJSON_ARRAY && n->n) {
+		errlist sub = {0};
+		long matched = -1;
+		for (size_t i = 0; i < n->n; i++) {
+			verr *e = is_schema(&n->items[i]) ? validate_self(c, &n->items[i], v, br || matched != -1, ue) : NULL;
+			if (e) {
+				if (matched == -1)
+					errlist_add(c, &sub, e);
+				else
+					verr_free(e);
+			} else if (matched == -1) {
+				matched = (long)i;
+			} else {
+				bh_buf m = BH_BUF_INIT;
+				bh_buf_puts(&m, "'oneOf' failed, subschemas ");
+				loc_int(&m, matched);
+				bh_buf_puts(&m, ", ");
+				loc_int(&m, (long long)i);
+				bh_buf_puts(&m, " matched");
+				errlist_add(c, errs, mkerr_buf(c, &m));
+				break;
+			}
+		}
+		if (matched == -1)
+			errlist_add(c, errs, with_causes(mkerr(c, E_PLAIN, "'oneOf' failed, none matched"), &sub));
+		else
+			errlist_free(&sub);
+	}
+	if (c->s->draft >= 7 && (n = kw_schema(s, "if"))) {
+		verr *e = validate_self(c, n, v, 1, ue);
+		const node *t = kw_schema(s, "then"), *el = kw_schema(s, "else");
+		if (n->type == GOJSON_TRUE)
+			el = NULL;
+		if (n->type == GOJSON_FALSE)
+			t = NULL;
+		if (!e) {
+			if (t)
+				errlist_add(c, errs, validate_self(c, t, v, br, ue));
+		} else if (el) {
+			errlist_add(c, errs, validate_self(c, el, v, br, ue));
+		}
+		verr_free(e);
+	}
+}
+
+static void uneval_validate(vctx *c, const node *s, const json_t *v, int br, uneval *ue, errlist *errs)
+{
+	const node *up = kw_schema(s, "unevaluatedProperties"), *ui = kw_schema(s, "unevaluatedItems");
+	if (json_is_object(v) && up && ue->props) {
+		const char **keys = sorted_keys(v);
+		if (!keys) {
+			c->hard = BH_ENOMEM;
+			return;
+		}
+		for (size_t i = 0; i < ue->np; i++)
+			if (ue->props[i])
+				errlist_add(c, errs, validate_val(c, up, json_object_get(v, keys[i]), keys[i], strlen(keys[i]), br));
+		free(keys);
+		memset(ue->props, 0, ue->np);
+	}
+	if (json_is_array(v) && ui && ue->items) {
+		for (size_t i = 0; i < ue->ni; i++)
+			if (ue->items[i])
+				errlist_add(c, errs, validate_idx(c, ui, json_array_get(v, i), i, br));
+		memset(ue->items, 0, ue->ni);
+	}
+}
+
+static verr *validate(vctx *c, const node *s, const json_t *v, int br, uneval *ue)
+{
+	errlist errs = {0};
+	const node *n;
+	int t = type_of(v);
+	verr *e;
+	if (c->hard)
+		return NULL;
+	if (++c->steps > JSONSCHEMA_MAX_STEPS) {
+		c->hard = BH_ELIMIT;
+		return NULL;
+	}
+	if (s->type == GOJSON_TRUE)
+		return NULL;
+	if (s->type == GOJSON_FALSE)
+		return mkerr(c, E_PLAIN, "false schema");
+	if (s->type != GOJSON_OBJECT)
+		return NULL;
+	if (++c->depth > JSONSCHEMA_MAX_DEPTH) {
+		c->depth--;
+		c->hard = BH_ELIMIT;
+		return NULL;
+	}
+	/* drafts before 2019-09: "$ref" hides its siblings (v6 still checks const) */
+	if (c->s->draft < 2019 && (n = kw(s, "$ref")) && n->type == GOJSON_STRING)
+		goto ref_only;
+	/* type */
+	if ((n = kw(s, "type"))) {
+		int want = 0;
+		if (n->type == GOJSON_STRING)
+			want = type_from_string(n);
+		else if (n->type == GOJSON_ARRAY)
+			for (size_t i = 0; i < n->n; i++)
+				want |= type_from_string(&n->items[i]);
+		if (want && !(want & t) && !((want & T_INTEGER) && t == T_NUMBER && is_integer_value(v))) {
+			bh_buf m = BH_BUF_INIT;
+			int first = 1;
+			bh_buf_printf(&m, "got %s, want ", type_name(t));
+			for (int b = 1; b <= T_OBJECT; b <<= 1) {
+				if (!(want & b))
+					continue;
+				if (!first)
+					bh_buf_puts(&m, " or ");
+				bh_buf_puts(&m, type_name(b));
+				first = 0;
+			}
+			e = mkerr_buf(c, &m);
+			goto done_single;
+		}
+	}
+ref_only:
+	/* const */
+	if (c->s->draft >= 6 && (n = kw(s, "const"))) {
+		if (!node_equals(v, n, 0)) {
+			bh_buf m = BH_BUF_INIT;
+			if (n->type == GOJSON_ARRAY || n->type == GOJSON_OBJECT) {
+				bh_buf_puts(&m, "'const' failed");
+			} else {
+				bh_buf_puts(&m, "value must be ");
+				display_node(&m, n);
+			}
+			e = mkerr_buf(c, &m);
+			goto done_single;
+		}
+	}
+	if (c->s->draft < 2019 && (n = kw(s, "$ref")) && n->type == GOJSON_STRING) {
+		e = validate_ref(c, n, v, br, ue);
+		goto done_single;
+	}
+	/* enum */
+	if ((n = kw(s, "enum")) && n->type == GOJSON_ARRAY) {
+		int matched = 0, prim = 1;
+		for (size_t i = 0; i < n->n && !matched; i++)
+			matched = node_equals(v, &n->items[i], 0);
+		if (!matched) {
+			bh_buf m = BH_BUF_INIT;
+			for (size_t i = 0; i < n->n; i++)
+				if (n->items[i].type == GOJSON_ARRAY || n->items[i].type == GOJSON_OBJECT)
+					prim = 0;
+			if (!prim) {
+				bh_buf_puts(&m, "'enum' failed");
+			} else if (n->n == 1) {
+				bh_buf_puts(&m, "value must be ");
+				display_node(&m, &n->items[0]);
+			} else {
+				bh_buf_puts(&m, "value must be one of ");
+				for (size_t i = 0; i < n->n; i++) {
+					if (i)
+						bh_buf_puts(&m, ", ");
+					display_node(&m, &n->items[i]);
+				}
+			}
+			e = mkerr_buf(c, &m);
+			goto done_single;
+		}
+	}
+	/* format: asserted by v6 for drafts before 2019-09 */
+	if (c->s->draft < 2019 && (n = kw(s, "format")) && n->type == GOJSON_STRING && json_is_string(v)) {
+		bh_buf why = BH_BUF_INIT;
+		int r = jsonschema_format_check(n->text, json_string_value(v), json_string_length(v), &why);
+		if (r > 0) {
+			bh_buf m = BH_BUF_INIT;
+			display_value(&m, v);
+			bh_buf_printf(&m, " is not valid %s: %s", n->text, bh_buf_str(&why));
+			bh_buf_free(&why);
+			e = mkerr_buf(c, &m);
+			goto done_single;
+		}
+		bh_buf_free(&why);
+	}
+	/* $ref */
+	if ((n = kw(s, "$ref")) && n->type == GOJSON_STRING) {
+		e = validate_ref(c, n, v, br, ue);
+		if (c->s->draft < 2019)
+			goto done_single;
+		errlist_add(c, &errs, e);
+	}
+	switch (t) {
+	case T_OBJECT: obj_validate(c, s, v, br, ue, &errs); break;
+	case T_ARRAY: arr_validate(c, s, v, br, ue, &errs); break;
+	case T_STRING: str_validate(c, s, v, &errs); break;
+	case T_NUMBER: num_validate(c, s, v, &errs); break;
+	}
+	if (errs.n == 0 || !br) {
+		if (c->s->draft >= 2019) {
+			if ((n = kw(s, "$recursiveRef")) && n->type == GOJSON_STRING)
+				errlist_add(c, &errs, validate_ref(c, n, v, br, ue));
+			if (c->s->draft >= 2020 && (n = kw(s, "$dynamicRef")) && n->type == GOJSON_STRING)
+				errlist_add(c, &errs, validate_ref(c, n, v, br, ue));
+		}
+		cond_validate(c, s, v, br, ue, &errs);
+		if (c->s->draft >= 2019)
+			uneval_validate(c, s, v, br, ue, &errs);
+	}
+	c->depth--;
+	if (c->hard) {
+		errlist_free(&errs);
+		return NULL;
+	}
+	if (errs.n == 0) {
+		free(errs.v);
+		return NULL;
+	}
+	if (errs.n == 1) {
+		e = errs.v[0];
+		free(errs.v);
+		return e;
+	}
+	return with_causes(mkerr(c, E_GROUP, "validation failed"), &errs);
+done_single:
+	c->depth--;
+	errlist_free(&errs);
+	if (c->hard) {
+		verr_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* output.go display(): a Reference with a single cause is not shown */
+static void display(bh_buf *b, const verr *e, int indent)
+{
+	if (!(e->kind == E_REF && e->n == 1)) {
+		if (indent > 0) {
+			bh_buf_putc(b, '\n');
+			for (int i = 0; i < indent - 1; i++)
+				bh_buf_puts(b, "  ");
+			bh_buf_puts(b, "- ");
+		}
+		indent++;
+		bh_buf_puts(b, "at ");
+		quote(b, e->loc, strlen(e->loc));
+		bh_buf_puts(b, ": ");
+		bh_buf_puts(b, e->msg);
+	}
+	for (size_t i = 0; i < e->n; i++)
+		display(b, e->causes[i], indent);
+}
+
+int jsonschema_validate(const jsonschema *s, const json_t *values, bh_buf *errors, bh_error *err)
+{
+	vctx c;
+	uneval ue;
+	verr *e;
+	bh_buf out = BH_BUF_INIT;
+	memset(&c, 0, sizeof c);
+	c.s = s;
+	c.err = err;
+	bh_buf_puts(&c.loc, "");
+	uneval_init(s, &ue, values, s->root, 0);
+	e = validate(&c, s->root, values, 0, &ue);
+	uneval_free(&ue);
+	bh_buf_free(&c.loc);
+	if (c.hard) {
+		verr_free(e);
+		if (c.hard == BH_ELIMIT)
+			return bh_error_set(err, BH_ELIMIT, "values.schema.json: validation exceeded its limits (%d levels, %d steps)",
+					    JSONSCHEMA_MAX_DEPTH, JSONSCHEMA_MAX_STEPS);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	if (!e)
+		return 0;
+	/* the Schema wrapper: a top-level group shows its causes directly */
+	if (e->kind == E_GROUP) {
+		for (size_t i = 0; i < e->n; i++)
+			display(&out, e->causes[i], 1);
+	} else {
+		display(&out, e, 1);
+	}
+	verr_free(e);
+	/* Helm strips the wrapper's first line and adds a newline */
+	if (out.len && out.data[0] == '\n')
+		bh_buf_put(errors, out.data + 1, out.len - 1);
+	bh_buf_putc(errors, '\n');
+	bh_buf_free(&out);
+	if (!bh_buf_ok(errors))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 1;
+}

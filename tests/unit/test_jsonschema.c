@@ -1,0 +1,489 @@
+/* tests/unit/test_jsonschema.c — lib/jsonschema against Helm v4.1.4.
+ * The table below was produced by running the real `helm template` on a
+ * one-template chart per row (values.yaml + values.schema.json as given);
+ * `want` is Helm's stderr after its "...following chart(s):\nvec:\n" lines,
+ * minus the CLI's final newline. NULL means Helm accepted the values.
+ * Helm prints sibling violations in Go map order (it varies between runs),
+ * so top-level "- at" blocks are compared as a sorted list. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/jsonschema.h"
+#include "lib/yaml.h"
+#include "tests/unit/vectors.h"
+
+static const struct golden {
+	const char *name, *schema, *values, *want;
+} goldens[] = {
+	{"type-int",
+	 "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}",
+	 "a: 1.5\n",
+	 "- at '/a': got number, want integer\n"},
+	{"type-multi",
+	 "{\"properties\":{\"a\":{\"type\":[\"string\",\"null\",\"integer\"]}}}",
+	 "a: true\n",
+	 "- at '/a': got boolean, want null or integer or string\n"},
+	{"type-root",
+	 "{\"type\":\"array\"}",
+	 "a: 1\n",
+	 "- at '': got object, want array\n"},
+	{"required1",
+	 "{\"required\":[\"a\"]}",
+	 "b: 1\n",
+	 "- at '': missing property 'a'\n"},
+	{"required2",
+	 "{\"required\":[\"a\",\"b\",\"c\"],\"properties\":{\"x\":{\"required\":[\"y\"]}}}",
+	 "c: 1\nx: {}\n",
+	 "- at '': missing properties 'a', 'b'\n- at '/x': missing property 'y'\n"},
+	{"addl",
+	 "{\"additionalProperties\":false,\"properties\":{\"a\":{}}}",
+	 "a: 1\nz: 2\nb: 3\n",
+	 "- at '': additional properties 'b', 'z' not allowed\n"},
+	{"enum-num",
+	 "{\"properties\":{\"a\":{\"enum\":[1,2.0,\"x\",null,true]}}}",
+	 "a: 3\n",
+	 "- at '/a': value must be one of 1, 2.0, 'x', <nil>, true\n"},
+	{"enum-one",
+	 "{\"properties\":{\"a\":{\"enum\":[\"only\"]}}}",
+	 "a: 3\n",
+	 "- at '/a': value must be 'only'\n"},
+	{"enum-obj",
+	 "{\"properties\":{\"a\":{\"enum\":[{\"x\":1},2]}}}",
+	 "a: 3\n",
+	 "- at '/a': 'enum' failed\n"},
+	{"const",
+	 "{\"properties\":{\"a\":{\"const\":\"k\"},\"b\":{\"const\":[1]},\"c\":{\"const\":1.50}}}",
+	 "a: 3\nb: 2\nc: 2\n",
+	 "- at '/a': value must be 'k'\n- at '/b': 'const' failed\n- at '/c': value must be 1.50\n"},
+	{"minmax",
+	 "{\"properties\":{\"a\":{\"minimum\":5},\"b\":{\"maximum\":1.5},\"c\":{\"exclusiveMinimum\":0},\"d\":{\"exclusiveMaximum\":10},\"e\":{\"multipleOf\":0.1},\"f\":{\"multipleOf\":3}}}",
+	 "a: 1\nb: 2000000\nc: 0\nd: 10\ne: 0.35\nf: 7\n",
+	 "- at '/b': maximum: got 2×10⁰⁶, want 1.5\n- at '/c': exclusiveMinimum: got 0, want 0\n- at '/d': exclusiveMaximum: got 10, want 10\n- at '/e': multipleOf: got 0.35, want 0.1\n- at '/f': multipleOf: got 7, want 3\n- at '/a': minimum: got 1, want 5\n"},
+	{"multipleof-ok",
+	 "{\"properties\":{\"e\":{\"multipleOf\":0.1},\"f\":{\"multipleOf\":0.01}}}",
+	 "e: 0.3\nf: 19.99\n",
+	 NULL},
+	{"strings",
+	 "{\"properties\":{\"a\":{\"minLength\":3},\"b\":{\"maxLength\":2},\"c\":{\"pattern\":\"^[a-z]+$\"}}}",
+	 "a: \"é\"\nb: abc\nc: \"Ab'c\"\n",
+	 "- at '/b': maxLength: got 3, want 2\n- at '/c': 'Ab\\'c' does not match pattern '^[a-z]+$'\n- at '/a': minLength: got 1, want 3\n"},
+	{"arrays",
+	 "{\"properties\":{\"a\":{\"minItems\":2},\"b\":{\"maxItems\":1},\"c\":{\"uniqueItems\":true},\"d\":{\"items\":{\"type\":\"string\"}}}}",
+	 "a: [1]\nb: [1,2]\nc: [1, 2, 1, 2]\nd: [x, 1, y, 2]\n",
+	 "- at '/b': maxItems: got 2, want 1\n- at '/c': items at 0 and 2 are equal\n- at '/d': validation failed\n  - at '/d/1': got number, want string\n  - at '/d/2': got boolean, want string\n  - at '/d/3': got number, want string\n- at '/a': minItems: got 1, want 2\n"},
+	{"allof",
+	 "{\"properties\":{\"a\":{\"allOf\":[{\"type\":\"string\"},{\"minimum\":3}]}}}",
+	 "a: 1\n",
+	 "- at '/a': 'allOf' failed\n  - at '/a': got number, want string\n  - at '/a': minimum: got 1, want 3\n"},
+	{"anyof",
+	 "{\"properties\":{\"a\":{\"anyOf\":[{\"type\":\"string\"},{\"minimum\":3},{\"required\":[\"x\"]}]}}}",
+	 "a: 1\n",
+	 NULL},
+	{"oneof-none",
+	 "{\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"string\"},{\"minimum\":3}]}}}",
+	 "a: 1\n",
+	 "- at '/a': 'oneOf' failed, none matched\n  - at '/a': got number, want string\n  - at '/a': minimum: got 1, want 3\n"},
+	{"oneof-two",
+	 "{\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"number\"},{\"minimum\":0}]}}}",
+	 "a: 1\n",
+	 "- at '/a': 'oneOf' failed, subschemas 0, 1 matched\n"},
+	{"not",
+	 "{\"properties\":{\"a\":{\"not\":{\"type\":\"number\"}}}}",
+	 "a: 1\n",
+	 "- at '/a': 'not' failed\n"},
+	{"ifthen",
+	 "{\"if\":{\"properties\":{\"k\":{\"const\":\"a\"}}},\"then\":{\"required\":[\"x\"]},\"else\":{\"required\":[\"y\"]}}",
+	 "k: a\n",
+	 "- at '': missing property 'x'\n"},
+	{"ifelse",
+	 "{\"if\":{\"properties\":{\"k\":{\"const\":\"a\"}},\"required\":[\"k\"]},\"then\":{\"required\":[\"x\"]},\"else\":{\"required\":[\"y\"]}}",
+	 "k: b\n",
+	 "- at '': missing property 'y'\n"},
+	{"ref2020",
+	 "{\"$defs\":{\"p\":{\"type\":\"integer\",\"minimum\":1}},\"properties\":{\"a\":{\"$ref\":\"#/$defs/p\"},\"b\":{\"$ref\":\"#/$defs/p\",\"maximum\":0}}}",
+	 "a: x\nb: 5\n",
+	 "- at '/a': got string, want integer\n- at '/b': maximum: got 5, want 0\n"},
+	{"ref7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"p\":{\"type\":\"integer\",\"minimum\":1}},\"properties\":{\"a\":{\"$ref\":\"#/definitions/p\"},\"b\":{\"$ref\":\"#/definitions/p\",\"maximum\":0}}}",
+	 "a: x\nb: 5\n",
+	 "- at '/a': got string, want integer\n"},
+	{"ref-multi",
+	 "{\"$defs\":{\"p\":{\"type\":\"object\",\"required\":[\"x\",\"y\"],\"properties\":{\"z\":{\"type\":\"string\"}}, \"minProperties\": 5}},\"properties\":{\"a\":{\"$ref\":\"#/$defs/p\"}}}",
+	 "a: {z: 1}\n",
+	 "- at '/a': validation failed\n  - at '/a': minProperties: got 1, want 5\n  - at '/a': missing properties 'x', 'y'\n  - at '/a/z': got number, want string\n"},
+	{"nested-group",
+	 "{\"properties\":{\"a\":{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"},\"c\":{\"type\":\"string\"}}}}}",
+	 "a: {b: 1, c: 2}\n",
+	 "- at '/a/b': got number, want string\n- at '/a/c': got number, want string\n"},
+	{"patternprops",
+	 "{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"integer\"}}",
+	 "x-a: 1\nb: s\n",
+	 "- at '/b': got string, want integer\n- at '/x-a': got number, want string\n"},
+	{"deps7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"dependencies\":{\"a\":[\"b\",\"c\"],\"d\":{\"required\":[\"e\"]}}}",
+	 "a: 1\nd: 1\n",
+	 "- at '': properties 'b', 'c' required, if 'a' exists\n- at '': missing property 'e'\n"},
+	{"depreq",
+	 "{\"dependentRequired\":{\"a\":[\"b\"]}}",
+	 "a: 1\n",
+	 "- at '': properties 'b' required, if 'a' exists\n"},
+	{"draft4-excl",
+	 "{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"properties\":{\"a\":{\"minimum\":5,\"exclusiveMinimum\":true}}}",
+	 "a: 5\n",
+	 "- at '/a': exclusiveMinimum: got 5, want 5\n"},
+	{"propnames",
+	 "{\"propertyNames\":{\"maxLength\":3}}",
+	 "abcd: 1\n",
+	 "- at '': invalid propertyName 'abcd'\n  - at '': maxLength: got 4, want 3\n"},
+	{"contains",
+	 "{\"properties\":{\"a\":{\"contains\":{\"type\":\"string\"}}}}",
+	 "a: [1, 2]\n",
+	 "- at '/a': no items match contains schema\n  - at '/a/0': got number, want string\n  - at '/a/1': got number, want string\n"},
+	{"mincontains",
+	 "{\"properties\":{\"a\":{\"contains\":{\"type\":\"string\"},\"minContains\":2,\"maxContains\":0}}}",
+	 "a: [1, x]\n",
+	 "- at '/a': min 2 items required to match contains schema, but matched 1 items at 1\n  - at '/a/0': got number, want string\n- at '/a': max 0 items required to match contains schema, but matched 1 items at 1\n"},
+	{"prefixitems",
+	 "{\"properties\":{\"a\":{\"prefixItems\":[{\"type\":\"string\"}],\"items\":false}}}",
+	 "a: [1, 2]\n",
+	 "- at '/a/0': got number, want string\n- at '/a/0': false schema\n"},
+	{"items7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"items\":[{\"type\":\"string\"}],\"additionalItems\":false}}}",
+	 "a: [1, 2, 3]\n",
+	 "- at '/a/0': got number, want string\n- at '/a': last 2 additionalItem(s) not allowed\n"},
+	{"false",
+	 "{\"properties\":{\"a\":false}}",
+	 "a: 1\n",
+	 "- at '/a': false schema\n"},
+	{"uneval",
+	 "{\"properties\":{\"a\":{}},\"unevaluatedProperties\":false,\"allOf\":[{\"properties\":{\"b\":{}}}]}",
+	 "a: 1\nb: 2\nc: 3\n",
+	 "- at '/c': false schema\n"},
+	{"format7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"format\":\"email\"},\"b\":{\"format\":\"ipv4\"},\"c\":{\"format\":\"date\"},\"d\":{\"format\":\"uri\"},\"e\":{\"format\":\"hostname\"},\"f\":{\"format\":\"date-time\"},\"g\":{\"format\":\"uuid\"}}}",
+	 "a: nope\nb: 1.2.3.256\nc: 2020-13-01\nd: rel/path\ne: -bad\nf: 2020-01-01\ng: abc\n",
+	 "- at '/b': '1.2.3.256' is not valid ipv4: decimal must be between 0 and 255\n- at '/c': '2020-13-01' is not valid date: parsing time \"2020-13-01\": month out of range\n- at '/d': 'rel/path' is not valid uri: relative url\n- at '/e': '-bad' is not valid hostname: label starts with hyphen\n- at '/f': '2020-01-01' is not valid date-time: less than 20 characters long\n- at '/g': 'abc' is not valid uuid: must have 5 elements\n- at '/a': 'nope' is not valid email: missing @\n"},
+	{"format2020",
+	 "{\"properties\":{\"a\":{\"format\":\"email\"}}}",
+	 "a: nope\n",
+	 NULL},
+	{"quote",
+	 "{\"properties\":{\"a/b~c\":{\"type\":\"string\"},\"d\":{\"enum\":[\"it's\", \"tab\\there\"]}}}",
+	 "a/b~c: 1\nd: x\n",
+	 "- at '/d': value must be one of 'it\\'s', 'tab\\there'\n- at '/a~1b~0c': got number, want string\n"},
+	{"int64set",
+	 "{\"properties\":{\"a\":{\"type\":\"string\"},\"n\":{\"maximum\":5}}}",
+	 "a: 1\nn: 10\n",
+	 "- at '/a': got number, want string\n"},
+	{"minprops",
+	 "{\"minProperties\":3,\"maxProperties\":0}",
+	 "a: 1\n",
+	 "- at '': minProperties: got 1, want 3\n- at '': maxProperties: got 1, want 0\n"},
+	{"bigfloat",
+	 "{\"properties\":{\"a\":{\"minimum\":1e30}}}",
+	 "a: 123456789\n",
+	 "- at '/a': minimum: got 1.23456789×10⁰⁸, want 1×10³⁰\n"},
+	{"pi",
+	 "{\"properties\":{\"a\":{\"prefixItems\":[{},{}],\"items\":{\"type\":\"string\"}}}}",
+	 "a: [1, 2, 3, 4]\n",
+	 "- at '/a/0': got number, want string\n- at '/a/1': got number, want string\n"},
+	{"ui",
+	 "{\"properties\":{\"a\":{\"prefixItems\":[{}],\"unevaluatedItems\":false}}}",
+	 "a: [1, 2, 3]\n",
+	 "- at '/a/1': false schema\n- at '/a/2': false schema\n"},
+	{"anyof-uneval",
+	 "{\"anyOf\":[{\"properties\":{\"a\":{}}},{\"properties\":{\"b\":{}}}],\"unevaluatedProperties\":false}",
+	 "a: 1\nb: 2\nc: 3\n",
+	 "- at '/c': false schema\n"},
+	{"anchor",
+	 "{\"$defs\":{\"x\":{\"$anchor\":\"foo\",\"type\":\"string\"}},\"properties\":{\"a\":{\"$ref\":\"#foo\"}}}",
+	 "a: 1\n",
+	 "- at '/a': got number, want string\n"},
+	{"items7obj",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"items\":{\"type\":\"string\"}}}}",
+	 "a: [1]\n",
+	 "- at '/a/0': got number, want string\n"},
+	{"num-fmt",
+	 "{\"properties\":{\"a\":{\"maximum\":-1e300},\"b\":{\"maximum\":-1e300},\"c\":{\"maximum\":-1e300},\"d\":{\"minimum\":1e30}}}",
+	 "a: 1234.5\nb: 0.00001\nc: 1234567.25\nd: -1234\n",
+	 "- at '/a': maximum: got 1,234.5, want -1×10³⁰⁰\n- at '/b': maximum: got 1×10⁻⁰⁵, want -1×10³⁰⁰\n- at '/c': maximum: got 1.23456725×10⁰⁶, want -1×10³⁰⁰\n- at '/d': minimum: got -1,234, want 1×10³⁰\n"},
+	{"int-fmt",
+	 "{\"properties\":{\"b\":{\"maxLength\":10}}}",
+	 NULL,
+	 "- at '/b': maxLength: got 1,234, want 10\n"},
+	{"depschema2020",
+	 "{\"dependentSchemas\":{\"a\":{\"required\":[\"q\"]}},\"properties\":{\"r\":{\"$ref\":\"#/$defs/s\"}},\"$defs\":{\"s\":{\"type\":\"object\",\"properties\":{\"t\":{\"const\":1}}}}}",
+	 "a: 1\nr: {t: 2}\n",
+	 "- at '/r/t': value must be 1\n- at '': missing property 'q'\n"},
+	{"ref-chain7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"a\":{\"$ref\":\"#/definitions/b\"},\"b\":{\"type\":\"object\",\"required\":[\"x\"],\"additionalProperties\":false}},\"properties\":{\"p\":{\"$ref\":\"#/definitions/a\"}}}",
+	 "p: {y: 1}\n",
+	 "- at '/p': validation failed\n  - at '/p': missing property 'x'\n  - at '/p': additional properties 'true' not allowed\n"},
+	{"setint",
+	 "{\"properties\":{\"image\":{\"properties\":{\"tag\":{\"type\":\"string\"}}}}}",
+	 "image:\n  tag: 1.0\n",
+	 "- at '/image/tag': got number, want string\n"},
+};
+
+/* splits output into top-level blocks and sorts them */
+static int blkcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *normalize(const char *s)
+{
+	char *copy = strdup(s), *blocks[256];
+	size_t nb = 0, len = strlen(copy);
+	bh_buf out = BH_BUF_INIT;
+	while (len && copy[len - 1] == '\n')
+		copy[--len] = '\0';
+	for (char *p = copy; *p && nb < 256;) {
+		char *next = strstr(p + 1, "\n- ");
+		blocks[nb++] = p;
+		if (!next)
+			break;
+		*next = '\0';
+		p = next + 1;
+	}
+	qsort(blocks, nb, sizeof *blocks, blkcmp);
+	for (size_t i = 0; i < nb; i++) {
+		bh_buf_puts(&out, blocks[i]);
+		bh_buf_putc(&out, '\n');
+	}
+	free(copy);
+	return bh_buf_detach(&out);
+}
+
+static int run_one(const char *schema, size_t slen, const json_t *values, const char *want, const char *name)
+{
+	jsonschema *s = NULL;
+	bh_error e = {0};
+	bh_buf out = BH_BUF_INIT;
+	int rc, ok = 1;
+	rc = jsonschema_compile_text(schema, slen, &s, &e);
+	if (rc) {
+		fprintf(stderr, "FAIL %s: compile: %s\n", name, e.msg);
+		return 0;
+	}
+	rc = jsonschema_validate(s, values, &out, &e);
+	if (rc < 0) {
+		fprintf(stderr, "FAIL %s: validate: %s\n", name, e.msg);
+		ok = 0;
+	} else if (!want) {
+		if (rc != 0) {
+			fprintf(stderr, "FAIL %s: want valid, got:\n%s", name, bh_buf_str(&out));
+			ok = 0;
+		}
+	} else {
+		char *a = normalize(bh_buf_str(&out)), *b = normalize(want);
+		if (rc != 1 || strcmp(a, b) != 0) {
+			fprintf(stderr, "FAIL %s:\n--- got\n%s--- want\n%s", name, bh_buf_str(&out), want);
+			ok = 0;
+		}
+		/* the text always ends with exactly one newline */
+		if (rc == 1 && (out.len < 2 || out.data[out.len - 1] != '\n' || out.data[out.len - 2] == '\n')) {
+			fprintf(stderr, "FAIL %s: bad ending\n", name);
+			ok = 0;
+		}
+		free(a);
+		free(b);
+	}
+	bh_buf_free(&out);
+	jsonschema_free(s);
+	return ok;
+}
+
+START_TEST(test_goldens)
+{
+	int failed = 0;
+	for (size_t i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
+		const struct golden *g = &goldens[i];
+		json_t *v = NULL;
+		bh_error e = {0};
+		bh_buf vt = BH_BUF_INIT;
+		if (g->values) {
+			bh_buf_puts(&vt, g->values);
+		} else { /* int-fmt: a 1234-character string */
+			bh_buf_puts(&vt, "b: \"");
+			for (int k = 0; k < 1234; k++)
+				bh_buf_putc(&vt, 'x');
+			bh_buf_puts(&vt, "\"\n");
+		}
+		ck_assert_msg(yaml_parse_values(vt.data, vt.len, NULL, &v, &e) == 0, "%s: %s", g->name, e.msg);
+		if (!run_one(g->schema, strlen(g->schema), v, g->want, g->name))
+			failed++;
+		json_decref(v);
+		bh_buf_free(&vt);
+	}
+	ck_assert_int_eq(failed, 0);
+}
+END_TEST
+
+static void expect_compile_error(const char *schema, int code, const char *msg_part)
+{
+	jsonschema *s = NULL;
+	bh_error e = {0};
+	ck_assert_int_eq(jsonschema_compile_text(schema, strlen(schema), &s, &e), code);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(strstr(e.msg, msg_part) != NULL, "message [%s] lacks [%s]", e.msg, msg_part);
+}
+
+START_TEST(test_compile_errors)
+{
+	/* Helm would fetch these; bulkhead refuses (same "failing loading" shape) */
+	expect_compile_error("{\"properties\":{\"a\":{\"$ref\":\"https://example.invalid/s.json\"}}}", BH_EINVAL,
+			     "failing loading \"https://example.invalid/s.json\"");
+	expect_compile_error("{\"$schema\":\"http://example.com/x\"}", BH_EINVAL, "failing loading \"http://example.com/x\"");
+	expect_compile_error("{\"$ref\":\"#/nope\"}", BH_EINVAL, "#/nope");
+	expect_compile_error("{\"pattern\":\"(?=x)\"}", BH_EINVAL, "invalid regex");
+	expect_compile_error("{\"pattern\":\"(\"}", BH_EINVAL, "invalid regex");
+	expect_compile_error("{", BH_EPARSE, "unexpected end of JSON input");
+	expect_compile_error("[1]", BH_EINVAL, "not a schema");
+}
+END_TEST
+
+START_TEST(test_compile_from_json_and_urn)
+{
+	json_t *schema = json_pack("{s:{s:{s:s}}}", "properties", "a", "$ref", "urn:example:thing");
+	json_t *v = json_pack("{s:i}", "a", 1);
+	jsonschema *s = NULL;
+	bh_error e = {0};
+	bh_buf out = BH_BUF_INIT;
+	ck_assert_int_eq(jsonschema_compile(schema, &s, &e), 0);
+	ck_assert_int_eq(jsonschema_validate(s, v, &out, &e), 0); /* urn: is permissive */
+	jsonschema_free(s);
+	json_decref(schema);
+	json_decref(v);
+	bh_buf_free(&out);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	/* a recursive schema over a deep value hits the depth limit, not the stack */
+	const char *schema = "{\"$defs\":{\"n\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}}},\"$ref\":\"#/$defs/n\"}";
+	jsonschema *s = NULL;
+	bh_error e = {0};
+	bh_buf out = BH_BUF_INIT;
+	json_t *v = json_array(), *cur = v;
+	for (int i = 0; i < 600; i++) {
+		json_t *n = json_array();
+		json_array_append_new(cur, n);
+		cur = n;
+	}
+	ck_assert_int_eq(jsonschema_compile_text(schema, strlen(schema), &s, &e), 0);
+	ck_assert_int_eq(jsonschema_validate(s, v, &out, &e), BH_ELIMIT);
+	jsonschema_free(s);
+	json_decref(v);
+	bh_buf_free(&out);
+}
+END_TEST
+
+/* ---- the corpus' schema error cases (chart defaults + one --set) -------- */
+
+static void corpus_case(const char *chart, const char *caseid, const char *path, json_t *value)
+{
+	char rel[256];
+	char *sp, *vp, *ep;
+	FILE *f;
+	bh_buf st = BH_BUF_INIT, vt = BH_BUF_INIT, et = BH_BUF_INIT;
+	json_t *values = NULL, *cur;
+	bh_error e = {0};
+	char buf[4096], *pathcopy, *tok, *save = NULL, *last = NULL;
+	size_t n;
+	const char *want;
+	snprintf(rel, sizeof rel, "charts/%s/values.schema.json", chart);
+	sp = vec_path(rel);
+	snprintf(rel, sizeof rel, "charts/%s/values.yaml", chart);
+	vp = vec_path(rel);
+	snprintf(rel, sizeof rel, "cases/%s/expected.err", caseid);
+	ep = vec_path(rel);
+	if (!sp || !vp || !ep) {
+		free(sp);
+		free(vp);
+		free(ep);
+		json_decref(value);
+		return;
+	}
+	f = fopen(sp, "r");
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		bh_buf_put(&st, buf, n);
+	fclose(f);
+	f = fopen(vp, "r");
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		bh_buf_put(&vt, buf, n);
+	fclose(f);
+	f = fopen(ep, "r");
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		bh_buf_put(&et, buf, n);
+	fclose(f);
+	ck_assert_int_eq(yaml_parse_values(vt.data, vt.len, NULL, &values, &e), 0);
+	if (path) {
+		pathcopy = strdup(path);
+		cur = values;
+		for (tok = strtok_r(pathcopy, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+			if (last) {
+				json_t *next = json_object_get(cur, last);
+				if (!json_is_object(next)) {
+					next = json_object();
+					json_object_set_new(cur, last, next);
+				}
+				cur = next;
+			}
+			last = tok;
+		}
+		json_object_set_new(cur, last, value);
+		free(pathcopy);
+	} else {
+		json_decref(value);
+	}
+	/* expected.err: "Error: values don't...:\n<chart>:\n<ours>\n" */
+	want = strchr(et.data, '\n') + 1;
+	want = strchr(want, '\n') + 1;
+	{
+		char *w = strdup(want);
+		size_t wl = strlen(w);
+		if (wl && w[wl - 1] == '\n')
+			w[wl - 1] = '\0';
+		ck_assert_msg(run_one(st.data, st.len, values, w, caseid), "%s", caseid);
+		free(w);
+	}
+	json_decref(values);
+	bh_buf_free(&st);
+	bh_buf_free(&vt);
+	bh_buf_free(&et);
+	free(sp);
+	free(vp);
+	free(ep);
+}
+
+START_TEST(test_corpus_cases)
+{
+	/* --set values are typed as Helm's strvals does: "three" stays a string */
+	corpus_case("traefik", "traefik-schema-violation", "log.level", json_string("VERBOSE"));
+	corpus_case("vault", "vault-schema-violation", "server.ha.replicas", json_string("three"));
+	corpus_case("external-dns", "external-dns-bad-policy", "policy", json_string("delete-everything"));
+	corpus_case("external-dns", "external-dns-missing-policy", NULL, NULL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("jsonschema");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_goldens);
+	tcase_add_test(tc, test_compile_errors);
+	tcase_add_test(tc, test_compile_from_json_and_urn);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_corpus_cases);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
