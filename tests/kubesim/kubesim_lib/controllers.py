@@ -5,6 +5,7 @@ terminate, ownerReference garbage collection, CRD registration, SA tokens."""
 import base64
 import hashlib
 import json
+import re
 import threading
 import time
 
@@ -650,15 +651,32 @@ class Controllers:
 
     # ---- kubelet ----------------------------------------------------------------------------------------
     def _pod_outcome(self, p):
+        """Outcome of a run-to-completion pod: the kubesim.io/outcome annotation,
+        else the first `exit N` in the container commands (N != 0 fails), else success."""
         ann = p["metadata"].get("annotations") or {}
         o = ann.get("kubesim.io/outcome")
         if o in ("Succeeded", "Failed"):
             return o, 0 if o == "Succeeded" else 1
         for c in get_path(p, "spec", "containers") or []:
             words = " ".join(str(x) for x in (c.get("command") or []) + (c.get("args") or []))
-            if "exit 1" in words or words.strip() == "false" or "kubesim-fail" in words:
+            m = re.search(r"\bexit\s+(\d+)", words)
+            if m and int(m.group(1)) != 0:
+                return "Failed", int(m.group(1))
+            if words.strip() == "false" or "kubesim-fail" in words:
                 return "Failed", 1
         return "Succeeded", 0
+
+    def _run_seconds(self, p):
+        ann = p["metadata"].get("annotations") or {}
+        if "kubesim.io/run-seconds" in ann:
+            return float(ann["kubesim.io/run-seconds"])
+        secs = self.opts.pod_run_seconds
+        for c in get_path(p, "spec", "containers") or []:
+            words = " ".join(str(x) for x in (c.get("command") or []) + (c.get("args") or []))
+            m = re.search(r"\bsleep\s+(\d+(?:\.\d+)?)", words)
+            if m:
+                secs = max(secs, min(float(m.group(1)), 600.0))
+        return secs
 
     def _pods(self):
         pres = self.r("", "pods")
@@ -682,7 +700,7 @@ class Controllers:
                 rp = get_path(p, "spec", "restartPolicy") or "Always"
                 if rp == "Always" and "kubesim.io/outcome" not in ann:
                     continue
-                if self._age(p, "/running") < float(ann.get("kubesim.io/run-seconds", self.opts.pod_run_seconds)):
+                if self._age(p, "/running") < self._run_seconds(p):
                     continue
                 phase, code = self._pod_outcome(p)
                 self._pod_set(pres, p, phase, code, now)

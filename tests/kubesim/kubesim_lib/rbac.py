@@ -92,7 +92,7 @@ class Authorizer:
                     continue
                 labels = other["metadata"].get("labels") or {}
                 if any(selector_object_match(s, labels) for s in agg.get("clusterRoleSelectors") or []):
-                    rules.extend(other.get("rules") or [])
+                    rules.extend(self._cluster_role_rules(other["metadata"]["name"], depth + 1))
         return rules
 
     def rules_for(self, user, namespace):

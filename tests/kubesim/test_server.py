@@ -1,0 +1,384 @@
+"""End-to-end tests of a kubesim process over loopback HTTP (--http mode with
+static tokens): discovery, CRUD semantics, watch/410/bookmarks, pagination,
+RBAC and impersonation, TokenRequest, reviews, faults, request log and the
+simulated controllers."""
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ADMIN = "admintok"
+ALICE = "alicetok"
+
+
+class Sim:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="kubesim-test-")
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "kubesim"), "--listen", "127.0.0.1:0", "--dir", self.dir, "--http",
+             "--token", ADMIN + "=root:system:masters", "--token", ALICE + "=alice:devs",
+             "--bookmark-interval", "0.3", "--pod-start-delay", "0.1", "--pod-run-seconds", "0.2",
+             "--watch-cache-events", "200"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "stderr"), "w"))
+        for _ in range(200):
+            if os.path.exists(os.path.join(self.dir, "kubeconfig")):
+                break
+            time.sleep(0.05)
+        self.port = int(open(os.path.join(self.dir, "port")).read())
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+        err = open(os.path.join(self.dir, "stderr")).read()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return err
+
+    def req(self, method, path, body=None, token=ADMIN, ctype="application/json", headers=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        h = {"Content-Type": ctype, "Accept": "application/json"}
+        if token:
+            h["Authorization"] = "Bearer " + token
+        h.update(headers or {})
+        data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
+        c.request(method, path, data, h)
+        r = c.getresponse()
+        raw = r.read()
+        c.close()
+        try:
+            return r.status, json.loads(raw) if raw else None, r
+        except ValueError:
+            return r.status, raw, r
+
+    def watch(self, path, token=ADMIN, max_events=10, timeout=5.0):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        c.request("GET", path, headers={"Authorization": "Bearer " + token})
+        r = c.getresponse()
+        return c, r
+
+    def until(self, fn, secs=10.0):
+        end = time.time() + secs
+        while time.time() < end:
+            v = fn()
+            if v:
+                return v
+            time.sleep(0.05)
+        raise AssertionError("condition not met within %ss" % secs)
+
+
+def read_events(resp, n):
+    out = []
+    while len(out) < n:
+        line = resp.readline()
+        if not line:
+            break
+        out.append(json.loads(line))
+    return out
+
+
+CM = "/api/v1/namespaces/default/configmaps"
+
+
+class KubesimServer(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = Sim()
+
+    @classmethod
+    def tearDownClass(cls):
+        err = cls.sim.stop()
+        if "Traceback" in err:
+            raise AssertionError("kubesim printed a traceback:\n" + err)
+
+    def test_discovery(self):
+        s = self.sim
+        code, body, _ = s.req("GET", "/api")
+        self.assertEqual((code, body["versions"]), (200, ["v1"]))
+        code, body, r = s.req("GET", "/apis", headers={
+            "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"})
+        self.assertEqual(body["kind"], "APIGroupDiscoveryList")
+        self.assertIn("as=APIGroupDiscoveryList", r.getheader("Content-Type"))
+        names = [i["metadata"]["name"] for i in body["items"]]
+        self.assertIn("apps", names)
+        code, body, _ = s.req("GET", "/apis/apps/v1")
+        dep = [x for x in body["resources"] if x["name"] == "deployments"][0]
+        self.assertEqual((dep["kind"], dep["namespaced"], dep["shortNames"]), ("Deployment", True, ["deploy"]))
+        self.assertIn("deployments/status", [x["name"] for x in body["resources"]])
+        code, body, _ = s.req("GET", "/version")
+        self.assertEqual(body["gitVersion"], "v1.35.0")
+
+    def test_crud_semantics(self):
+        s = self.sim
+        code, cm, _ = s.req("POST", CM, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c1"},
+                                         "data": {"a": "1"}})
+        self.assertEqual(code, 201)
+        self.assertTrue(cm["metadata"]["uid"])
+        self.assertNotIn("generation", cm["metadata"])
+        code, st, _ = s.req("POST", CM, {"metadata": {"name": "c1"}})
+        self.assertEqual((code, st["reason"], st["message"]), (409, "AlreadyExists", 'configmaps "c1" already exists'))
+        stale = dict(cm, data={"a": "2"})
+        code, cm2, _ = s.req("PUT", CM + "/c1", stale)
+        self.assertEqual(code, 200)
+        self.assertGreater(int(cm2["metadata"]["resourceVersion"]), int(cm["metadata"]["resourceVersion"]))
+        code, st, _ = s.req("PUT", CM + "/c1", dict(cm, data={"a": "3"}))
+        self.assertEqual((code, st["reason"]), (409, "Conflict"))
+        self.assertEqual(st["message"], 'Operation cannot be fulfilled on configmaps "c1": the object has been '
+                         'modified; please apply your changes to the latest version and try again')
+        code, same, _ = s.req("PUT", CM + "/c1", cm2)
+        self.assertEqual(same["metadata"]["resourceVersion"], cm2["metadata"]["resourceVersion"], "no-op update")
+        code, st, _ = s.req("GET", CM + "/nope")
+        self.assertEqual((code, st["reason"], st["details"]), (404, "NotFound", {"name": "nope", "kind": "configmaps"}))
+        code, st, _ = s.req("POST", "/api/v1/namespaces/missing/configmaps", {"metadata": {"name": "x"}})
+        self.assertEqual((code, st["message"]), (404, 'namespaces "missing" not found'))
+        code, p, _ = s.req("PATCH", CM + "/c1", {"data": {"b": "x"}}, ctype="application/merge-patch+json")
+        self.assertEqual(p["data"], {"a": "2", "b": "x"})
+        code, p, _ = s.req("PATCH", CM + "/c1", [{"op": "remove", "path": "/data/a"}],
+                           ctype="application/json-patch+json")
+        self.assertEqual(p["data"], {"b": "x"})
+        code, d, _ = s.req("DELETE", CM + "/c1")
+        self.assertEqual((code, d["status"]), (200, "Success"))
+        code, _, _ = s.req("POST", CM + "?dryRun=All", {"metadata": {"name": "dry"}})
+        self.assertEqual(code, 201)
+        self.assertEqual(s.req("GET", CM + "/dry")[0], 404)
+
+    def test_generation(self):
+        s = self.sim
+        dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "g1"},
+               "spec": {"selector": {"matchLabels": {"a": "g1"}}, "template": {
+                   "metadata": {"labels": {"a": "g1"}}, "spec": {"containers": [{"name": "c", "image": "i:1"}]}}}}
+        code, d, _ = s.req("POST", "/apis/apps/v1/namespaces/default/deployments", dep)
+        self.assertEqual((code, d["metadata"]["generation"], d["spec"]["replicas"]), (201, 1, 1))
+        code, d, _ = s.req("PATCH", "/apis/apps/v1/namespaces/default/deployments/g1",
+                           {"metadata": {"labels": {"x": "y"}}}, ctype="application/merge-patch+json")
+        self.assertEqual(d["metadata"]["generation"], 1)
+        code, d, _ = s.req("PATCH", "/apis/apps/v1/namespaces/default/deployments/g1",
+                           {"spec": {"replicas": 2}}, ctype="application/strategic-merge-patch+json")
+        self.assertEqual(d["metadata"]["generation"], 2)
+        d = s.until(lambda: (lambda x: x if x.get("status", {}).get("availableReplicas") == 2 else None)(
+            s.req("GET", "/apis/apps/v1/namespaces/default/deployments/g1")[1]))
+        conds = {c["type"]: c for c in d["status"]["conditions"]}
+        self.assertEqual(conds["Available"]["status"], "True")
+        self.assertEqual(conds["Progressing"]["reason"], "NewReplicaSetAvailable")
+        self.assertEqual(d["status"]["observedGeneration"], 2)
+
+    def test_watch_and_410_and_bookmarks(self):
+        s = self.sim
+        code, lst, _ = s.req("GET", CM + "?labelSelector=w%3D1")
+        rv = lst["metadata"]["resourceVersion"]
+        c, r = s.watch(CM + "?watch=1&labelSelector=w%3D1&allowWatchBookmarks=true&resourceVersion=" + rv)
+        s.req("POST", CM, {"metadata": {"name": "w1", "labels": {"w": "1"}}})
+        s.req("POST", CM, {"metadata": {"name": "w2", "labels": {"w": "2"}}})
+        s.req("PATCH", CM + "/w1", {"metadata": {"labels": {"w": "0"}}}, ctype="application/merge-patch+json")
+        evs = [e for e in read_events(r, 3) if e["type"] != "BOOKMARK"][:2]
+        self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in evs],
+                         [("ADDED", "w1"), ("DELETED", "w1")])
+        bm = None
+        for e in read_events(r, 5):
+            if e["type"] == "BOOKMARK":
+                bm = e
+                break
+        self.assertIsNotNone(bm, "no bookmark")
+        self.assertEqual(bm["object"]["kind"], "ConfigMap")
+        c.close()
+        s.req("POST", "/_kubesim/compact")
+        c, r = s.watch(CM + "?watch=1&resourceVersion=" + rv)
+        ev = read_events(r, 1)[0]
+        self.assertEqual((ev["type"], ev["object"]["code"], ev["object"]["reason"]), ("ERROR", 410, "Expired"))
+        c.close()
+
+    def test_pagination(self):
+        s = self.sim
+        s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "pages"}})
+        for i in range(5):
+            s.req("POST", "/api/v1/namespaces/pages/secrets", {"metadata": {"name": "s%d" % i}})
+        code, l1, _ = s.req("GET", "/api/v1/namespaces/pages/secrets?limit=2")
+        self.assertEqual([x["metadata"]["name"] for x in l1["items"]], ["s0", "s1"])
+        self.assertEqual(l1["metadata"]["remainingItemCount"], 3)
+        code, l2, _ = s.req("GET", "/api/v1/namespaces/pages/secrets?limit=2&continue=" + l1["metadata"]["continue"])
+        self.assertEqual([x["metadata"]["name"] for x in l2["items"]], ["s2", "s3"])
+        code, l3, _ = s.req("GET", "/api/v1/namespaces/pages/secrets?limit=2&continue=" + l2["metadata"]["continue"])
+        self.assertEqual([x["metadata"]["name"] for x in l3["items"]], ["s4"])
+        self.assertNotIn("continue", l3["metadata"])
+
+    def test_rbac_impersonation_and_tokens(self):
+        s = self.sim
+        s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "team"}})
+        s.req("POST", "/api/v1/namespaces/team/serviceaccounts", {"metadata": {"name": "app"}})
+        sa = "system:serviceaccount:team:app"
+        code, st, _ = s.req("GET", "/api/v1/namespaces/team/pods", headers={"Impersonate-User": sa})
+        self.assertEqual(code, 403)
+        self.assertEqual(st["message"], 'pods is forbidden: User "system:serviceaccount:team:app" cannot list '
+                         'resource "pods" in API group "" in the namespace "team"')
+        code, st, _ = s.req("GET", "/api/v1/namespaces/team/pods", token=ALICE, headers={"Impersonate-User": sa})
+        self.assertEqual(code, 403)
+        self.assertEqual(st["message"], 'serviceaccounts "app" is forbidden: User "alice" cannot impersonate '
+                         'resource "serviceaccounts" in API group "" in the namespace "team"')
+        # group binding: system:serviceaccounts:team may read configmaps
+        s.req("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles", {
+            "metadata": {"name": "cm-read"}, "rules": [{"apiGroups": [""], "resources": ["configmaps"],
+                                                         "verbs": ["get", "list"]}]})
+        s.req("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings", {
+            "metadata": {"name": "cm-read"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                                         "name": "cm-read"},
+            "subjects": [{"kind": "Group", "name": "system:serviceaccounts:team"}]})
+        code, _, _ = s.req("GET", "/api/v1/namespaces/team/configmaps", headers={"Impersonate-User": sa})
+        self.assertEqual(code, 200)
+        code, _, _ = s.req("GET", "/api/v1/namespaces/team/configmaps", headers={
+            "Impersonate-User": sa, "Impersonate-Group": "other"})
+        self.assertEqual(code, 403, "explicit groups replace the service account groups")
+        # alice may impersonate the SA once granted
+        s.req("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+            "metadata": {"name": "imp"}, "rules": [{"apiGroups": [""], "resources": ["serviceaccounts"],
+                                                    "verbs": ["impersonate"]}]})
+        s.req("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+            "metadata": {"name": "imp"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                                     "name": "imp"},
+            "subjects": [{"kind": "User", "name": "alice"}]})
+        code, _, _ = s.req("GET", "/api/v1/namespaces/team/configmaps", token=ALICE, headers={"Impersonate-User": sa})
+        self.assertEqual(code, 200)
+        log = s.req("GET", "/_kubesim/log")[1].decode().splitlines()
+        last = [json.loads(x) for x in log if '"impersonatedUser":"%s"' % sa in x][-1]
+        self.assertEqual((last["user"], last["impersonatedUser"], last["status"]), ("alice", sa, 200))
+        # TokenRequest
+        code, tr, _ = s.req("POST", "/api/v1/namespaces/team/serviceaccounts/app/token",
+                            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})
+        self.assertEqual(code, 201)
+        tok = tr["status"]["token"]
+        code, who, _ = s.req("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                             {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}, token=tok)
+        self.assertEqual(who["status"]["userInfo"]["username"], sa)
+        self.assertIn("system:serviceaccounts:team", who["status"]["userInfo"]["groups"])
+        code, _, _ = s.req("GET", "/api/v1/namespaces/team/configmaps", token=tok)
+        self.assertEqual(code, 200)
+        code, ssar, _ = s.req("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+            "spec": {"resourceAttributes": {"namespace": "team", "verb": "delete", "resource": "configmaps"}}},
+            token=tok)
+        self.assertEqual(ssar["status"]["allowed"], False)
+        code, sar, _ = s.req("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+            "spec": {"user": sa, "groups": ["system:serviceaccounts:team"],
+                     "resourceAttributes": {"namespace": "team", "verb": "list", "resource": "configmaps"}}})
+        self.assertEqual(sar["status"]["allowed"], True)
+        s.req("DELETE", "/api/v1/namespaces/team/serviceaccounts/app")
+        code, st, _ = s.req("GET", "/api/v1/namespaces/team/configmaps", token=tok)
+        self.assertEqual((code, st["reason"]), (401, "Unauthorized"))
+
+    def test_faults(self):
+        s = self.sim
+        s.req("POST", "/_kubesim/faults", {"action": "status", "code": 429, "retryAfter": 2,
+                                           "match": {"resource": "secrets", "verb": "list"}})
+        code, st, r = s.req("GET", "/api/v1/namespaces/default/secrets")
+        self.assertEqual((code, st["reason"], r.getheader("Retry-After")), (429, "TooManyRequests", "2"))
+        self.assertEqual(s.req("GET", "/api/v1/namespaces/default/secrets")[0], 200, "count defaults to 1")
+        s.req("POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "fc"}})
+        s.req("POST", "/_kubesim/faults", {"action": "conflict", "match": {"name": "fc"}})
+        code, st, _ = s.req("PATCH", CM + "/fc", {"data": {"a": "b"}}, ctype="application/merge-patch+json")
+        self.assertEqual((code, st["reason"]), (409, "Conflict"))
+        code, _, _ = s.req("PATCH", CM + "/fc", {"data": {"a": "b"}}, ctype="application/merge-patch+json")
+        self.assertEqual(code, 200)
+        s.req("POST", "/_kubesim/faults", {"action": "status", "code": 503, "count": 2, "match": {"path": "^/version"}})
+        self.assertEqual([s.req("GET", "/version")[0] for _ in range(3)], [503, 503, 200])
+        s.req("POST", "/_kubesim/faults", {"action": "latency", "ms": 300, "match": {"path": "^/version"}})
+        t0 = time.time()
+        s.req("GET", "/version")
+        self.assertGreaterEqual(time.time() - t0, 0.3)
+        c, r = s.watch(CM + "?watch=1")
+        s.req("POST", "/_kubesim/close-watches")
+        t0 = time.time()
+        while r.readline():
+            pass
+        self.assertLess(time.time() - t0, 3)
+        c.close()
+        code, st, _ = s.req("GET", "/_kubesim/log", token=ALICE)
+        self.assertEqual(code, 403)
+
+    def test_jobs_pods_and_services(self):
+        s = self.sim
+        ns = "/api/v1/namespaces/default"
+        job = lambda name, cmd: {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+                                 "spec": {"backoffLimit": 1, "template": {"spec": {"restartPolicy": "Never",
+                                          "containers": [{"name": "c", "image": "busybox", "command": cmd}]}}}}
+        s.req("POST", "/apis/batch/v1/namespaces/default/jobs", job("ok", ["true"]))
+        s.req("POST", "/apis/batch/v1/namespaces/default/jobs", job("bad", ["sh", "-c", "exit 1"]))
+
+        def cond(name, typ):
+            j = s.req("GET", "/apis/batch/v1/namespaces/default/jobs/" + name)[1]
+            return any(c["type"] == typ and c["status"] == "True" for c in j.get("status", {}).get("conditions", []))
+        s.until(lambda: cond("ok", "Complete"))
+        s.until(lambda: cond("bad", "Failed"))
+        j = s.req("GET", "/apis/batch/v1/namespaces/default/jobs/bad")[1]
+        self.assertEqual(j["status"]["failed"], 2)
+        s.req("POST", ns + "/pods", {"metadata": {"name": "p1"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        s.until(lambda: s.req("GET", ns + "/pods/p1")[1]["status"]["phase"] == "Running")
+        s.req("POST", "/_kubesim/pods/default/p1/phase", {"phase": "Failed"})
+        self.assertEqual(s.req("GET", ns + "/pods/p1")[1]["status"]["phase"], "Failed")
+        code, svc, _ = s.req("POST", ns + "/services", {"metadata": {"name": "lb"}, "spec": {
+            "type": "LoadBalancer", "ports": [{"port": 80}]}})
+        self.assertTrue(svc["spec"]["clusterIP"].startswith("10.96."))
+        self.assertGreaterEqual(svc["spec"]["ports"][0]["nodePort"], 30000)
+        s.until(lambda: s.req("GET", ns + "/services/lb")[1].get("status", {}).get("loadBalancer", {}).get("ingress"))
+        s.req("POST", ns + "/persistentvolumeclaims", {"metadata": {"name": "data"}, "spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
+        s.until(lambda: s.req("GET", ns + "/persistentvolumeclaims/data")[1].get("status", {}).get("phase") == "Bound")
+
+    def test_gc_and_namespace_termination(self):
+        s = self.sim
+        s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "gc"}})
+        base = "/api/v1/namespaces/gc/configmaps"
+
+        def mk(name, owner=None):
+            md = {"name": name}
+            if owner:
+                md["ownerReferences"] = [{"apiVersion": "v1", "kind": "ConfigMap", "name": owner["metadata"]["name"],
+                                          "uid": owner["metadata"]["uid"]}]
+            return s.req("POST", base, {"metadata": md})[1]
+        for mode in ("Background", "Foreground", "Orphan"):
+            o = mk("owner-" + mode.lower())
+            mk("dep-" + mode.lower(), o)
+            code, _, _ = s.req("DELETE", base + "/" + o["metadata"]["name"], {"propagationPolicy": mode})
+            self.assertEqual(code, 200)
+            s.until(lambda: s.req("GET", base + "/" + o["metadata"]["name"])[0] == 404)
+            if mode == "Orphan":
+                time.sleep(0.3)
+                code, d, _ = s.req("GET", base + "/dep-orphan")
+                self.assertEqual(code, 200)
+                self.assertNotIn("ownerReferences", d["metadata"])
+            else:
+                s.until(lambda: s.req("GET", base + "/dep-" + mode.lower())[0] == 404)
+        s.req("POST", base, {"metadata": {"name": "held", "finalizers": ["example.com/hold"]}})
+        code, nso, _ = s.req("DELETE", "/api/v1/namespaces/gc")
+        self.assertEqual(nso["status"]["phase"], "Terminating")
+        code, st, _ = s.req("POST", base, {"metadata": {"name": "late"}})
+        self.assertEqual(code, 403)
+        self.assertIn("because it is being terminated", st["message"])
+        time.sleep(0.5)
+        self.assertEqual(s.req("GET", "/api/v1/namespaces/gc")[0], 200, "blocked by the finalizer")
+        s.req("PATCH", base + "/held", {"metadata": {"finalizers": None}}, ctype="application/merge-patch+json")
+        s.until(lambda: s.req("GET", "/api/v1/namespaces/gc")[0] == 404)
+
+    def test_server_side_apply(self):
+        s = self.sim
+        body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {"a": "1"}})
+        url = CM + "/ssa?fieldManager=one"
+        code, o, _ = s.req("PATCH", url, body, ctype="application/apply-patch+yaml")
+        self.assertEqual(code, 201)
+        self.assertEqual(o["metadata"]["managedFields"][0]["operation"], "Apply")
+        body2 = body.replace('"1"', '"2"')
+        code, st, _ = s.req("PATCH", CM + "/ssa?fieldManager=two", body2, ctype="application/apply-patch+yaml")
+        self.assertEqual((code, st["reason"]), (409, "Conflict"))
+        self.assertEqual(st["details"]["causes"][0]["field"], ".data.a")
+        code, o, _ = s.req("PATCH", CM + "/ssa?fieldManager=two&force=true", body2, ctype="application/apply-patch+yaml")
+        self.assertEqual((code, o["data"]), (200, {"a": "2"}))
+        code, st, _ = s.req("PATCH", CM + "/ssa", body2, ctype="application/apply-patch+yaml")
+        self.assertEqual(code, 400, "apply needs a fieldManager")
+        yaml_body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssay\ndata:\n  k: \"v\"\n  n: \"1\"\n"
+        code, o, _ = s.req("PATCH", CM + "/ssay?fieldManager=y", yaml_body, ctype="application/apply-patch+yaml")
+        self.assertEqual((code, o.get("data")), (201, {"k": "v", "n": "1"}))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,184 @@
+"""Unit tests of kubesim's pure modules: selectors, patches, field sets and
+server-side apply, RBAC rule matching, the store's watch history."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from kubesim_lib import apply as ssa  # noqa: E402
+from kubesim_lib.patch import json_patch, merge_patch, strategic_merge  # noqa: E402
+from kubesim_lib.rbac import Attrs, User, forbidden_message, rule_allows  # noqa: E402
+from kubesim_lib.selectors import (fields_match, labels_match, parse_field_selector,  # noqa: E402
+                                   parse_label_selector, selector_object_match)
+from kubesim_lib.store import Store  # noqa: E402
+from kubesim_lib.util import ApiError  # noqa: E402
+
+
+class Selectors(unittest.TestCase):
+    def test_label_selector_forms(self):
+        r = parse_label_selector("owner=helm,name in (a,b),!gone,status!=x,has")
+        self.assertTrue(labels_match(r, {"owner": "helm", "name": "b", "has": ""}))
+        self.assertFalse(labels_match(r, {"owner": "helm", "name": "c", "has": ""}))
+        self.assertFalse(labels_match(r, {"owner": "helm", "name": "a", "has": "", "gone": "1"}))
+        self.assertFalse(labels_match(r, {"owner": "helm", "name": "a", "has": "", "status": "x"}))
+        self.assertFalse(labels_match(r, {"owner": "helm", "name": "a"}))
+        self.assertTrue(labels_match(parse_label_selector("a==1"), {"a": "1"}))
+        self.assertTrue(labels_match(parse_label_selector("x notin (1)"), {}))
+
+    def test_bad_selector(self):
+        with self.assertRaises(ApiError) as cm:
+            parse_label_selector("a in 1")
+        self.assertEqual(cm.exception.code, 400)
+
+    def test_field_selector(self):
+        obj = {"metadata": {"name": "n", "namespace": "d"}, "involvedObject": {"uid": "u"}}
+        self.assertTrue(fields_match(parse_field_selector("metadata.name=n,involvedObject.uid=u"), obj))
+        self.assertFalse(fields_match(parse_field_selector("metadata.name!=n"), obj))
+
+    def test_selector_object(self):
+        sel = {"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "t", "operator": "In",
+                                                                   "values": ["x"]}]}
+        self.assertTrue(selector_object_match(sel, {"app": "a", "t": "x"}))
+        self.assertFalse(selector_object_match(sel, {"app": "a"}))
+        self.assertFalse(selector_object_match(None, {"app": "a"}))
+        self.assertTrue(selector_object_match({}, {}))
+
+
+class Patches(unittest.TestCase):
+    def test_merge_patch_rfc7386(self):
+        self.assertEqual(merge_patch({"a": "b", "c": {"d": "e", "f": "g"}}, {"a": "z", "c": {"f": None}}),
+                         {"a": "z", "c": {"d": "e"}})
+        self.assertEqual(merge_patch({"a": [1, 2]}, {"a": [3]}), {"a": [3]})
+
+    def test_json_patch(self):
+        doc = {"a": {"b": [1, 2]}, "c": 1}
+        out = json_patch(doc, [{"op": "add", "path": "/a/b/-", "value": 3},
+                               {"op": "replace", "path": "/c", "value": 2},
+                               {"op": "remove", "path": "/a/b/0"},
+                               {"op": "test", "path": "/c", "value": 2},
+                               {"op": "copy", "from": "/c", "path": "/d"},
+                               {"op": "move", "from": "/d", "path": "/e~1f"}])
+        self.assertEqual(out, {"a": {"b": [2, 3]}, "c": 2, "e/f": 2})
+        self.assertEqual(doc["c"], 1, "input must not be modified")
+        with self.assertRaises(ApiError):
+            json_patch(doc, [{"op": "test", "path": "/c", "value": 9}])
+        with self.assertRaises(ApiError):
+            json_patch(doc, [{"op": "remove", "path": "/nope"}])
+
+    def test_strategic_merge_containers_by_name(self):
+        live = {"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]}}
+        out = strategic_merge(live, {"spec": {"containers": [{"name": "b", "image": "y:2"}]}})
+        self.assertEqual(out["spec"]["containers"], [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}])
+        out = strategic_merge(live, {"spec": {"containers": [{"name": "a", "$patch": "delete"}]}})
+        self.assertEqual([c["name"] for c in out["spec"]["containers"]], ["b"])
+        out = strategic_merge(live, {"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}]}})
+        self.assertEqual([c["name"] for c in out["spec"]["containers"]], ["b", "a"])
+
+    def test_strategic_merge_directives(self):
+        live = {"metadata": {"finalizers": ["a", "b"], "labels": {"x": "1", "y": "2"}},
+                "spec": {"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}}}
+        out = strategic_merge(live, {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"],
+                                                  "labels": {"y": None}},
+                                     "spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}})
+        self.assertEqual(out["metadata"], {"finalizers": ["b"], "labels": {"x": "1"}})
+        self.assertEqual(out["spec"]["strategy"], {"type": "Recreate"})
+        out = strategic_merge(live, {"metadata": {"labels": {"$patch": "replace", "z": "3"}}})
+        self.assertEqual(out["metadata"]["labels"], {"z": "3"})
+
+
+class FieldSets(unittest.TestCase):
+    def test_fieldsv1_round_trip(self):
+        obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "1"},
+                                                                "finalizers": ["f"]},
+               "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}}
+        fs = ssa.field_set(obj)
+        fv1 = ssa.to_fieldsv1(fs)
+        self.assertEqual(fv1["f:metadata"], {"f:labels": {"f:a": {}}, "f:finalizers": {'v:"f"': {}}})
+        item = fv1["f:spec"]["f:containers"]['k:{"name":"c"}']
+        self.assertIn(".", item)
+        self.assertIn('k:{"containerPort":80,"protocol":"TCP"}', item["f:ports"])
+        self.assertEqual(ssa.from_fieldsv1(fv1), fs)
+
+    def test_apply_conflict_and_force(self):
+        live = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}
+        ssa.track_update(None, live, "other", "v1")
+        cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "2"}}
+        with self.assertRaises(ApiError) as cm:
+            ssa.apply(live, cfg, "me", "v1", False, resource="configmaps", name="c")
+        self.assertEqual(cm.exception.code, 409)
+        self.assertEqual(cm.exception.message,
+                         'Apply failed with 1 conflict: conflict with "other" using v1: .data.a')
+        out = ssa.apply(live, cfg, "me", "v1", True)
+        self.assertEqual(out["data"], {"a": "2"})
+        mgrs = {e["manager"]: e for e in out["metadata"]["managedFields"]}
+        self.assertEqual(set(mgrs), {"me"})
+        self.assertEqual(mgrs["me"]["operation"], "Apply")
+
+    def test_apply_same_value_shares_and_removal(self):
+        live = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}}
+        ssa.track_update(None, live, "other", "v1")
+        cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1", "b": "2"}}
+        out = ssa.apply(live, cfg, "me", "v1", False)
+        self.assertEqual(out["data"], {"a": "1", "b": "2"})
+        cfg2 = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {}}
+        out2 = ssa.apply(out, cfg2, "me", "v1", False)
+        # b was only mine: removed; a is still owned by "other": kept
+        self.assertEqual(out2["data"], {"a": "1"})
+
+    def test_update_transfers_ownership(self):
+        old = {"metadata": {"name": "c"}, "data": {"a": "1", "b": "1"}}
+        ssa.track_update(None, old, "m1", "v1")
+        new = {"metadata": {"name": "c", "managedFields": old["metadata"]["managedFields"]},
+               "data": {"a": "2", "b": "1"}}
+        ssa.track_update(old, new, "m2", "v1")
+        mf = {e["manager"]: e["fieldsV1"] for e in new["metadata"]["managedFields"]}
+        self.assertEqual(mf["m2"], {"f:data": {"f:a": {}}})
+        self.assertEqual(mf["m1"], {"f:data": {"f:b": {}}})
+
+
+class Rbac(unittest.TestCase):
+    def test_rules(self):
+        rule = {"apiGroups": ["apps"], "resources": ["deployments", "*/scale"], "verbs": ["get", "list"]}
+        self.assertTrue(rule_allows(rule, Attrs("get", "apps", "deployments", "", "ns", "d")))
+        self.assertFalse(rule_allows(rule, Attrs("get", "apps", "deployments", "status", "ns", "d")))
+        self.assertTrue(rule_allows(rule, Attrs("get", "apps", "replicasets", "scale", "ns", "d")))
+        self.assertFalse(rule_allows(rule, Attrs("delete", "apps", "deployments", "", "ns", "d")))
+        named = {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["s"], "verbs": ["*"]}
+        self.assertTrue(rule_allows(named, Attrs("get", "", "secrets", "", "ns", "s")))
+        self.assertFalse(rule_allows(named, Attrs("list", "", "secrets", "", "ns", "")))
+        nr = {"nonResourceURLs": ["/apis/*"], "verbs": ["get"]}
+        self.assertTrue(rule_allows(nr, Attrs("get", path="/apis/apps", resource_request=False)))
+        self.assertFalse(rule_allows(nr, Attrs("get", path="/api", resource_request=False)))
+
+    def test_forbidden_message(self):
+        u = User("system:serviceaccount:t:sa")
+        self.assertEqual(forbidden_message(u, Attrs("list", "", "pods", "", "t")),
+                         'pods is forbidden: User "system:serviceaccount:t:sa" cannot list resource "pods" in '
+                         'API group "" in the namespace "t"')
+        self.assertEqual(forbidden_message(u, Attrs("get", "apps", "deployments", "status", "", "d")),
+                         'deployments.apps "d" is forbidden: User "system:serviceaccount:t:sa" cannot get '
+                         'resource "deployments/status" in API group "apps" at the cluster scope')
+
+
+class History(unittest.TestCase):
+    def test_events_and_410(self):
+        s = Store(history_events=3)
+        with s.lock:
+            for i in range(5):
+                s.put("", "configmaps", {"metadata": {"name": "c%d" % i, "namespace": "d"}}, "ADDED")
+            rvs = [e.rv for e in s.events_after(0 if False else s.compacted)]
+            self.assertEqual(len(rvs), 3)
+            with self.assertRaises(ApiError) as cm:
+                s.events_after(s.compacted - 1)
+            self.assertEqual(cm.exception.code, 410)
+            self.assertIn("too old resource version", cm.exception.message)
+            last = s.rv
+            s.remove("", "configmaps", "d", "c4")
+            evs = s.events_after(last)
+            self.assertEqual([e.type for e in evs], ["DELETED"])
+            self.assertEqual(evs[0].obj["metadata"]["resourceVersion"], str(s.rv))
+
+
+if __name__ == "__main__":
+    unittest.main()
