@@ -20,3 +20,10 @@ tests_unit_test_kube_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_kube_LDADD = $(BH_KUBE_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_kube
 UNIT_TESTS += tests/unit/test_kube
+
+# C-level e2e test against kubesim: built by `make check`, run by
+# tests/e2e/kube_client.sh (skips with 77 when run without a kubeconfig).
+check_PROGRAMS += tests/unit/test_kube_e2e
+tests_unit_test_kube_e2e_SOURCES = tests/unit/test_kube_e2e.c
+tests_unit_test_kube_e2e_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_kube_e2e_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
