@@ -389,7 +389,7 @@ int cmd_template(int argc, char **argv)
 	if (res.template_text && (r == 0 || debug))
 		write_out(res.template_text);
 	if (r) {
-		rc = fail(err.msg, res.release_created && !debug);
+		rc = fail(err.msg, res.debug_hint && !debug);
 		goto out2;
 	}
 	rc = 0;

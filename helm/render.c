@@ -499,7 +499,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		goto done;
 
 	/* the release exists from here on: errors get Helm's --debug hint */
-	out->release_created = 1;
+	out->debug_hint = 1;
 	const char *kv = json_string_value(json_object_get(c->metadata, "kubeVersion"));
 	if (kv && *kv && !chart_semver_satisfies(kv, kube)) {
 		rc = bh_error_set(err, BH_EINVAL, "chart requires kubeVersion: %s which is incompatible with Kubernetes %s",
@@ -586,6 +586,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		out->manifest = b.data ? bh_buf_detach(&b) : strdup("");
 	}
 	rc = finish_text(out, o, err);
+	if (rc)
+		out->debug_hint = 0; /* template.go returns this one directly */
 	goto done;
 text:
 	/* a failed render still yields Helm's --debug output */

@@ -63,8 +63,9 @@ typedef struct render_result {
 					* error: the raw rendered files */
 	char *template_text;           /* what `helm template` prints on stdout */
 	json_t *values;                /* coalesced values (.Values of the top chart) */
-	int release_created;           /* error came after Helm created the release:
-					* the CLI appends "Use --debug flag ..." */
+	int debug_hint;                /* the error came after Helm created the
+					* release (and is not --show-only's): the
+					* CLI appends "Use --debug flag ..." */
 } render_result;
 
 /* Renders chart c (modified: dependencies are processed in place) with

@@ -132,7 +132,7 @@ static void expect_error(const char *chart_dir, render_options *o, const char *e
 	char *want = slurp(err_file);
 	bh_buf got = BH_BUF_INIT;
 	bh_buf_printf(&got, "Error: %s%s\n", err.msg,
-		      r.release_created && !o->debug ? "\n\nUse --debug flag to render out invalid YAML" : "");
+		      r.debug_hint && !o->debug ? "\n\nUse --debug flag to render out invalid YAML" : "");
 	const char *w = strstr(want, "Error: ");
 	ck_assert_ptr_nonnull(w);
 	ck_assert_str_eq(bh_buf_str(&got), w);
@@ -155,6 +155,11 @@ START_TEST(test_errors)
 	bh_error err;
 	ck_assert_int_lt(render_chart(c, NULL, &o2, &r, &err), 0);
 	ck_assert_str_eq(err.msg, "could not find template templates/nope.yaml in chart");
+	ck_assert_int_eq(r.debug_hint, 0);
+	char *sm = slurp("show-missing.err");
+	ck_assert_ptr_nonnull(strstr(sm, "Error: could not find template templates/nope.yaml in chart\n"));
+	ck_assert_ptr_null(strstr(sm, "Use --debug"));
+	free(sm);
 	render_result_free(&r);
 	chart_free(c);
 
@@ -174,7 +179,7 @@ START_TEST(test_errors)
 	c = load_dir("bad");
 	ck_assert_int_lt(render_chart(c, NULL, &o5, &r, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.msg, "release name check failed: release name \"Bad_Name\": invalid release name"));
-	ck_assert_int_eq(r.release_created, 0);
+	ck_assert_int_eq(r.debug_hint, 0);
 	render_result_free(&r);
 	chart_free(c);
 }
