@@ -265,6 +265,18 @@ START_TEST(test_retries_against_faults)
 	ck_assert_int_eq(kube_client_last_attempts(pc), 1);
 	kube_client_free(pc);
 	json_decref(cm);
+	/* a request that gets no answer ends at the client's timeout */
+	admin(c, "DELETE", "/_kubesim/faults", NULL);
+	admin(c, "POST", "/_kubesim/faults",
+	      "{\"action\":\"hang\",\"ms\":3000,\"count\":1,"
+	      "\"match\":{\"verb\":\"get\",\"resource\":\"configmaps\",\"name\":\"retry-me\"}}");
+	kube_client *tc = client();
+	kube_client_set_timeout(tc, 500);
+	t0 = now_ms();
+	ck_assert_int_eq(kube_get(tc, &cms, NS, "retry-me", NULL, &out, &e), BH_ETIMEOUT);
+	took = now_ms() - t0;
+	ck_assert_msg(took >= 450 && took < 2500, "timeout took %ld ms", took);
+	kube_client_free(tc);
 	/* Retry-After longer than the remaining budget: give up at once */
 	admin(c, "DELETE", "/_kubesim/faults", NULL);
 	admin(c, "POST", "/_kubesim/faults",
@@ -391,9 +403,12 @@ START_TEST(test_watch_no_event_lost)
 {
 	kube_client *c = client();
 	bh_error e = {0};
-	/* every watch of configmaps is closed by the server after 150 ms */
+	/* every watch of configmaps is closed by the server after 150 ms, and
+	 * two reconnects are dropped without any answer (connection reset) */
 	admin(c, "POST", "/_kubesim/faults",
 	      "{\"action\":\"closeWatch\",\"afterMs\":150,\"count\":-1,\"match\":{\"resource\":\"configmaps\"}}");
+	admin(c, "POST", "/_kubesim/faults",
+	      "{\"action\":\"hang\",\"ms\":100,\"count\":2,\"match\":{\"verb\":\"watch\",\"resource\":\"configmaps\"}}");
 	struct watcher w = {{0}, 0, 0, 0};
 	pthread_t th;
 	/* the list happens first (RELIST), then the writer starts */
@@ -493,6 +508,55 @@ START_TEST(test_impersonation_forbidden)
 }
 END_TEST
 
+START_TEST(test_tls_server_name_and_token_file)
+{
+	bh_error e = {0};
+	/* kubesim's serving certificate names kubernetes.default.svc: with
+	 * tls-server-name we connect to 127.0.0.1 but verify that name */
+	kube_config *c2 = kube_config_dup(cfg, &e);
+	ck_assert_ptr_nonnull(c2);
+	c2->tls_server_name = strdup("kubernetes.default.svc");
+	kube_client *c = kube_curl_client_new(c2, &e);
+	ck_assert_ptr_nonnull(c);
+	json_t *v = NULL;
+	ck_assert_msg(kube_request_json(c, "GET", "/version", NULL, NULL, &v, &e) == 0, "%s", e.msg);
+	json_decref(v);
+	kube_client_free(c);
+	/* a name the certificate does not carry fails verification, not retried */
+	free(c2->tls_server_name);
+	c2->tls_server_name = strdup("not-the-server.example.com");
+	c = kube_curl_client_new(c2, &e);
+	ck_assert_int_eq(kube_request_json(c, "GET", "/version", NULL, NULL, &v, &e), BH_EINVAL);
+	ck_assert_int_eq(kube_client_last_attempts(c), 1);
+	kube_client_free(c);
+	/* bearer token from a file (kubesim writes admin.token next to the kubeconfig) */
+	free(c2->tls_server_name);
+	c2->tls_server_name = NULL;
+	free(c2->cert_pem);
+	free(c2->key_pem);
+	c2->cert_pem = c2->key_pem = NULL;
+	char path[1024];
+	snprintf(path, sizeof path, "%s", getenv("KUBE_E2E_KUBECONFIG"));
+	char *slash = strrchr(path, '/');
+	ck_assert_ptr_nonnull(slash);
+	snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "admin.token");
+	if (access(path, R_OK) == 0) {
+		c2->token_file = strdup(path);
+		c = kube_curl_client_new(c2, &e);
+		ck_assert_msg(kube_get(c, &cms, NS, "nope", NULL, NULL, &e) == BH_ENOTFOUND, "%s", e.msg);
+		kube_client_free(c);
+	}
+	/* and no credentials at all: anonymous is refused */
+	free(c2->token_file);
+	c2->token_file = NULL;
+	c = kube_curl_client_new(c2, &e);
+	int rc = kube_get(c, &cms, NS, "nope", NULL, NULL, &e);
+	ck_assert_msg(rc == BH_EDENIED, "%d %s", rc, e.msg);
+	kube_client_free(c);
+	kube_config_free(c2);
+}
+END_TEST
+
 START_TEST(test_deployment_ready)
 {
 	kube_client *c = client();
@@ -553,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, test_watch_no_event_lost);
 	tcase_add_test(tc, test_watch_relist_after_410);
 	tcase_add_test(tc, test_impersonation_forbidden);
+	tcase_add_test(tc, test_tls_server_name_and_token_file);
 	tcase_add_test(tc, test_deployment_ready);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
