@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helm/chart.h"
@@ -367,7 +368,24 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out2;
 	}
-	if (chart_load_path(chart_path, NULL, &c, &err)) {
+	struct stat st;
+	char *abs = NULL;
+	if (stat(chart_path, &st)) {
+		const char *slash = strchr(chart_path, '/');
+		if (chart_path[0] == '/' || chart_path[0] == '.')
+			snprintf(set_msg, sizeof set_msg, "path \"%s\" not found", chart_path);
+		else if (slash)
+			snprintf(set_msg, sizeof set_msg, "repo %.*s not found", (int)(slash - chart_path), chart_path);
+		else
+			snprintf(set_msg, sizeof set_msg,
+				 "non-absolute URLs should be in form of repo_name/path_to_chart, got: %s", chart_path);
+		rc = fail(set_msg, 0);
+		goto out2;
+	}
+	abs = realpath(chart_path, NULL);
+	int lrc = chart_load_path(abs ? abs : chart_path, NULL, &c, &err);
+	free(abs);
+	if (lrc) {
 		rc = fail(err.msg, 0);
 		goto out2;
 	}

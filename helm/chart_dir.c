@@ -326,14 +326,26 @@ int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_e
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bh_error_set(err, BH_EIO, "file '%s' cannot be read: %s", path, strerror(errno));
-	unsigned char head[3] = {0};
-	ssize_t got = read(fd, head, 3);
+	unsigned char head[512] = {0};
+	ssize_t got = read(fd, head, sizeof head);
 	if (got < 3 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 0x08) {
 		size_t pl = strlen(path);
 		close(fd);
 		if ((pl > 4 && !strcmp(path + pl - 4, ".yml")) || (pl > 5 && !strcmp(path + pl - 5, ".yaml")))
 			return bh_error_set(err, BH_EINVAL, "file '%s' seems to be a YAML file, but expected a gzipped archive", path);
-		return bh_error_set(err, BH_EINVAL, "file '%s' does not appear to be a gzipped archive", path);
+		/* a small part of Go's http.DetectContentType */
+		const char *type = "text/plain; charset=utf-8";
+		if (got >= 4 && !memcmp(head, "PK\x03\x04", 4))
+			type = "application/zip";
+		else if (got >= 5 && !memcmp(head, "%PDF-", 5))
+			type = "application/pdf";
+		else
+			for (size_t i = 0; i < sizeof head; i++) /* Go sniffs the zero-padded 512 bytes */
+				if ((head[i] < 0x20 && !strchr("\t\n\f\r\x1b", head[i])) || head[i] == 0x7f) {
+					type = "application/octet-stream";
+					break;
+				}
+		return bh_error_set(err, BH_EINVAL, "file '%s' does not appear to be a gzipped archive; got '%s'", path, type);
 	}
 	lseek(fd, 0, SEEK_SET);
 	int rc = chart_load_fd(fd, lim, out, err);

@@ -85,8 +85,10 @@ static int parse_kube_version(const char *in, char **out, bh_error *err)
 		else
 			break;
 	}
-	if (comps < 2)
+	if (!comps)
 		return bh_error_set(err, BH_EINVAL, "invalid kube version '%s': could not parse \"%s\" as version", in, in);
+	if (comps < 2)
+		return bh_error_set(err, BH_EINVAL, "invalid kube version '%s': illegal version string \"%s\"", in, in);
 	bh_buf b = BH_BUF_INIT;
 	if (in[0] != 'v')
 		bh_buf_putc(&b, 'v');
