@@ -341,7 +341,7 @@ int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_e
 			type = "application/pdf";
 		else
 			for (size_t i = 0; i < sizeof head; i++) /* Go sniffs the zero-padded 512 bytes */
-				if ((head[i] < 0x20 && !strchr("\t\n\f\r\x1b", head[i])) || head[i] == 0x7f) {
+				if (!head[i] || (head[i] < 0x20 && !strchr("\t\n\f\r\x1b", head[i]))) {
 					type = "application/octet-stream";
 					break;
 				}
