@@ -627,7 +627,7 @@ int main(int argc, char **argv)
 		cfg->server, opt.worker_path, opt.concurrent);
 
 	while (!stopping) {
-		struct pollfd *pf = calloc(njobs + 1, sizeof *pf);
+		struct pollfd *pf;
 		double now = now_s(), next = now + 5;
 		int timeout;
 		drain_watch();
@@ -648,6 +648,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nentries; i++)
 			if (entries[i].queued && !entries[i].job && entries[i].not_before < next)
 				next = entries[i].not_before;
+		if (!(pf = calloc(njobs + 1, sizeof *pf)))
+			break;
 		pf[0].fd = wake_pipe[0];
 		pf[0].events = POLLIN;
 		for (size_t i = 0; i < njobs; i++) {
