@@ -84,16 +84,16 @@ static void slog_value(FILE *f, const char *s)
 		fputs(s, f);
 }
 
-static void log_cb(void *ud, const char *level, const char *msg, const char *key, const char *value)
+static void log_cb(void *ud, const char *level, const char *msg, const char *const *attrs)
 {
 	int debug = *(int *)ud;
-	if (!debug && strcmp(level, "ERROR") && strcmp(level, "INFO"))
+	if (!debug && !strcmp(level, "DEBUG"))
 		return;
 	fprintf(stderr, "level=%s msg=", level);
 	slog_value(stderr, msg);
-	if (key) {
-		fprintf(stderr, " %s=", key);
-		slog_value(stderr, value ? value : "");
+	for (size_t i = 0; attrs && attrs[i]; i += 2) {
+		fprintf(stderr, " %s=", attrs[i]);
+		slog_value(stderr, attrs[i + 1] ? attrs[i + 1] : "");
 	}
 	fputc('\n', stderr);
 }
@@ -390,7 +390,7 @@ int cmd_template(int argc, char **argv)
 		goto out2;
 	}
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
-		log_cb(&debug, "WARN", "this chart is deprecated", NULL, NULL);
+		log_cb(&debug, "WARN", "this chart is deprecated", NULL);
 	if (json_object_get(c->metadata, "dependencies") && chart_check_dependencies(c, &err)) {
 		rc = fail(err.msg, 0);
 		goto out2;

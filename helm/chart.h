@@ -81,8 +81,10 @@ char *chart_full_path_dup(const chart *c);
 /* Dependencies processing (pkg/chart/v2/util/dependencies.go):
  * ProcessDependencies = enable/disable by condition and tags, aliases, then
  * import-values. `user_values` are the user-supplied values (not coalesced).
- * Warnings (non-bool conditions...) go to warn() when given. */
-typedef void (*chart_warn_fn)(void *ud, const char *msg);
+ * What Helm logs goes to warn() when given: level ("WARN" for dependency
+ * notes, "INFO" for coalescing warnings), message, and NULL-terminated
+ * key/value attribute pairs (slog style: msg="..." key=value). */
+typedef void (*chart_warn_fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
 int chart_process_dependencies(chart *c, const json_t *user_values,
 			       chart_warn_fn warn, void *ud, bh_error *err);
 

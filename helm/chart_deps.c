@@ -11,19 +11,25 @@
 #include "helm/values.h"
 #include "lib/buf.h"
 
-static void warnf(chart_warn_fn warn, void *ud, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+typedef struct logctx {
+	chart_warn_fn warn;
+	void *ud;
+} logctx;
 
-static void warnf(chart_warn_fn warn, void *ud, const char *fmt, ...)
+static void warn2(const logctx *lc, const char *msg, const char *k1, const char *v1, const char *k2, const char *v2)
 {
-	char msg[2048];
-	va_list ap;
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	warn(ud, msg);
+	const char *attrs[] = {k1, v1, k2, v2, NULL};
+	if (lc->warn)
+		lc->warn(lc->ud, "WARN", msg, attrs);
+}
+
+/* values_warn_fn adapter: coalescing warnings are log.Printf (INFO) in Helm */
+static void values_warn(void *ud, const char *msg)
+{
+	const logctx *lc = ud;
+	const char *attrs[] = {NULL};
+	if (lc->warn)
+		lc->warn(lc->ud, "INFO", msg, attrs);
 }
 
 static const char *dstr(const json_t *d, const char *k)
@@ -54,7 +60,7 @@ static json_t *path_value(const json_t *v, const char *path)
 	return k;
 }
 
-static void process_tags(json_t *reqs, const json_t *cvals, chart_warn_fn warn, void *ud)
+static void process_tags(json_t *reqs, const json_t *cvals, const logctx *lc)
 {
 	json_t *vt = values_table(cvals, "tags");
 	size_t i, j;
@@ -74,7 +80,7 @@ static void process_tags(json_t *reqs, const json_t *cvals, chart_warn_fn warn, 
 				else
 					has_false = 1;
 			} else {
-				warnf(warn, ud, "returned non-bool value tag=%s chart=%s", tn, dstr(r, "name"));
+				warn2(lc, "returned non-bool value", "tag", tn, "chart", dstr(r, "name"));
 			}
 		}
 		if (!has_true && has_false)
@@ -84,8 +90,7 @@ static void process_tags(json_t *reqs, const json_t *cvals, chart_warn_fn warn, 
 	}
 }
 
-static void process_conditions(json_t *reqs, const json_t *cvals, const char *cpath,
-			       chart_warn_fn warn, void *ud)
+static void process_conditions(json_t *reqs, const json_t *cvals, const char *cpath, const logctx *lc)
 {
 	size_t i;
 	json_t *r;
@@ -112,8 +117,9 @@ static void process_conditions(json_t *reqs, const json_t *cvals, const char *cp
 						json_object_set_new(r, "enabled", json_boolean(json_is_true(vv)));
 						break;
 					}
-					warnf(warn, ud, "returned non-bool value path=%.*s chart=%s", (int)l, p,
-					      dstr(r, "name"));
+					char *c1 = strndup(p, l);
+					warn2(lc, "returned non-bool value", "path", c1 ? c1 : "", "chart", dstr(r, "name"));
+					free(c1);
 				}
 			}
 			if (!p[l])
@@ -139,8 +145,7 @@ static int set_deps(chart *c, chart **deps, size_t n)
 	return 0;
 }
 
-static int process_enabled(chart *c, const json_t *v, const char *path,
-			   chart_warn_fn warn, void *ud, bh_error *err)
+static int process_enabled(chart *c, const json_t *v, const char *path, const logctx *lc, bh_error *err)
 {
 	json_t *reqs = json_object_get(c->metadata, "dependencies");
 	size_t i;
@@ -205,11 +210,11 @@ static int process_enabled(chart *c, const json_t *v, const char *path,
 		if (json_is_object(r))
 			json_object_set_new(r, "enabled", json_true());
 	json_t *cvals = NULL;
-	int rc = values_coalesce(c, v, 0, (values_warn_fn)warn, ud, &cvals, err);
+	int rc = values_coalesce(c, v, 0, values_warn, (void *)lc, &cvals, err);
 	if (rc)
 		return rc;
-	process_tags(reqs, cvals, warn, ud);
-	process_conditions(reqs, cvals, path, warn, ud);
+	process_tags(reqs, cvals, lc);
+	process_conditions(reqs, cvals, path, lc);
 
 	/* drop disabled charts and their metadata entries */
 	json_t *rm = json_object();
@@ -232,7 +237,7 @@ static int process_enabled(chart *c, const json_t *v, const char *path,
 	for (size_t k = 0; k < c->ndeps && !rc; k++) {
 		bh_buf sub = BH_BUF_INIT;
 		bh_buf_printf(&sub, "%s%s.", path, chart_name(c->deps[k]));
-		rc = process_enabled(c->deps[k], cvals, bh_buf_str(&sub), warn, ud, err);
+		rc = process_enabled(c->deps[k], cvals, bh_buf_str(&sub), lc, err);
 		bh_buf_free(&sub);
 	}
 	json_decref(cvals);
@@ -282,7 +287,7 @@ static char *go_sprint(const json_t *v)
 	return s ? s : strdup("");
 }
 
-static int process_import_values(chart *c, chart_warn_fn warn, void *ud, bh_error *err)
+static int process_import_values(chart *c, const logctx *lc, bh_error *err)
 {
 	json_t *reqs = json_object_get(c->metadata, "dependencies");
 	size_t i, j;
@@ -290,7 +295,7 @@ static int process_import_values(chart *c, chart_warn_fn warn, void *ud, bh_erro
 	if (!json_is_array(reqs))
 		return 0;
 	json_t *cvals = NULL;
-	int rc = values_coalesce(c, NULL, 1, (values_warn_fn)warn, ud, &cvals, err);
+	int rc = values_coalesce(c, NULL, 1, values_warn, (void *)lc, &cvals, err);
 	if (rc)
 		return rc;
 	json_t *b = json_object();
@@ -313,10 +318,10 @@ static int process_import_values(chart *c, chart_warn_fn warn, void *ud, bh_erro
 				json_t *vv = values_table(cvals, bh_buf_str(&p));
 				bh_buf_free(&p);
 				if (!vv) {
-					warnf(warn, ud, "ImportValues missing table from chart chart=%s", rn);
+					warn2(lc, "ImportValues missing table from chart", "chart", rn, NULL, NULL);
 				} else {
 					json_t *pm = path_to_map(parent, vv);
-					values_coalesce_tables(b, pm, 1, (values_warn_fn)warn, ud);
+					values_coalesce_tables(b, pm, 1, values_warn, (void *)lc);
 					json_decref(pm);
 				}
 				free(child);
@@ -331,9 +336,9 @@ static int process_import_values(chart *c, chart_warn_fn warn, void *ud, bh_erro
 				bh_buf_printf(&p, "%s.%s", rn, bh_buf_str(&child));
 				json_t *vm = values_table(cvals, bh_buf_str(&p));
 				if (!vm)
-					warnf(warn, ud, "ImportValues missing table chart=%s", rn);
+					warn2(lc, "ImportValues missing table", "chart", rn, NULL, NULL);
 				else
-					values_coalesce_tables(b, vm, 1, (values_warn_fn)warn, ud);
+					values_coalesce_tables(b, vm, 1, values_warn, (void *)lc);
 				bh_buf_free(&child);
 				bh_buf_free(&p);
 			}
@@ -342,28 +347,29 @@ static int process_import_values(chart *c, chart_warn_fn warn, void *ud, bh_erro
 	}
 	json_t *copy = json_deep_copy(cvals);
 	json_decref(cvals);
-	values_coalesce_tables(copy, b, 1, (values_warn_fn)warn, ud);
+	values_coalesce_tables(copy, b, 1, values_warn, (void *)lc);
 	json_decref(b);
 	json_decref(c->values);
 	c->values = copy;
 	return 0;
 }
 
-static int import_values_rec(chart *c, chart_warn_fn warn, void *ud, bh_error *err)
+static int import_values_rec(chart *c, const logctx *lc, bh_error *err)
 {
 	for (size_t i = 0; i < c->ndeps; i++) {
-		int rc = import_values_rec(c->deps[i], warn, ud, err);
+		int rc = import_values_rec(c->deps[i], lc, err);
 		if (rc)
 			return rc;
 	}
-	return process_import_values(c, warn, ud, err);
+	return process_import_values(c, lc, err);
 }
 
 int chart_process_dependencies(chart *c, const json_t *user_values,
 			       chart_warn_fn warn, void *ud, bh_error *err)
 {
-	int rc = process_enabled(c, user_values, "", warn, ud, err);
+	logctx lc = {warn, ud};
+	int rc = process_enabled(c, user_values, "", &lc, err);
 	if (rc)
 		return rc;
-	return import_values_rec(c, warn, ud, err);
+	return import_values_rec(c, &lc, err);
 }

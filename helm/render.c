@@ -429,22 +429,24 @@ static int template_text(const render_result *r, const render_options *o, bh_buf
 
 static void logf_(const render_options *o, const char *level, const char *msg, const bh_error *e)
 {
+	const char *attrs[] = {e ? "error" : NULL, e ? e->msg : NULL, NULL};
 	if (o->log)
-		o->log(o->log_ud, level, msg, e ? "error" : NULL, e ? e->msg : NULL);
+		o->log(o->log_ud, level, msg, attrs);
 }
 
 static void warn_cb(void *ud, const char *msg)
 {
 	const render_options *o = ud;
+	const char *attrs[] = {NULL};
 	if (o->log)
-		o->log(o->log_ud, "INFO", msg, NULL, NULL);
+		o->log(o->log_ud, "INFO", msg, attrs);
 }
 
-static void dep_warn_cb(void *ud, const char *msg)
+static void dep_warn_cb(void *ud, const char *level, const char *msg, const char *const *attrs)
 {
 	const render_options *o = ud;
 	if (o->log)
-		o->log(o->log_ud, "WARN", msg, NULL, NULL);
+		o->log(o->log_ud, level, msg, attrs);
 }
 
 static int finish_text(render_result *out, const render_options *o, bh_error *err)

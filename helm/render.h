@@ -21,9 +21,8 @@
 #include "lib/error.h"
 
 /* A log line Helm would print through slog (level "ERROR", "WARN", "INFO"),
- * with an optional attribute (key NULL when none), e.g. error="...". */
-typedef void (*render_log_fn)(void *ud, const char *level, const char *msg,
-			      const char *key, const char *value);
+ * with NULL-terminated key/value attribute pairs, e.g. {"error", "...", NULL}. */
+typedef void (*render_log_fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
 
 typedef struct render_options {
 	const char *release_name;      /* required */

@@ -371,9 +371,12 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 						unknown = 1;
 				}
 				if (unknown) {
-					if (log)
-						log(log_ud, "INFO", "skipping unknown hooks", "hookTypes",
-						    json_is_string(hookv) ? json_string_value(hookv) : "");
+					if (log) {
+						const char *attrs[] = {"hookTypes",
+								       json_is_string(hookv) ? json_string_value(hookv) : "",
+								       NULL};
+						log(log_ud, "INFO", "skipping unknown hooks", attrs);
+					}
 					for (size_t e = 0; e < nev; e++)
 						free(ev[e]);
 					free(ev);

@@ -44,7 +44,7 @@ void manifest_split_free(char **docs, size_t n);
  * `hooks` and `generic` are appended to, then kind-sorted. */
 /* Helm logs skipped documents ("skipping unknown hooks", hookTypes=...). */
 typedef void (*manifest_log_fn)(void *ud, const char *level, const char *msg,
-				const char *key, const char *value);
+				const char *const *attrs);
 int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
 			manifest_list *hooks, manifest_list *generic,
 			manifest_log_fn log, void *log_ud, bh_error *err);

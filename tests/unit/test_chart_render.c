@@ -42,12 +42,12 @@ static chart *load_dir(const char *name)
 }
 
 static bh_buf logbuf;
-static void logcb(void *ud, const char *level, const char *msg, const char *key, const char *value)
+static void logcb(void *ud, const char *level, const char *msg, const char *const *attrs)
 {
 	(void)ud;
 	bh_buf_printf(&logbuf, "level=%s msg=\"%s\"", level, msg);
-	if (key)
-		bh_buf_printf(&logbuf, " %s=%s", key, value);
+	for (size_t i = 0; attrs && attrs[i]; i += 2)
+		bh_buf_printf(&logbuf, " %s=%s", attrs[i], attrs[i + 1]);
 	bh_buf_putc(&logbuf, '\n');
 }
 
