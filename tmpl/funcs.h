@@ -110,6 +110,9 @@ extern const tmpl_func_def *const tmpl_func_families[];
 extern const tmpl_func_def tmpl_funcs_builtin[]; /* Go text/template */
 extern const tmpl_func_def tmpl_funcs_helm[];    /* include tpl required fail lookup */
 extern const tmpl_func_def tmpl_funcs_core[];    /* default int (used by the language vectors) */
+/* Sprig/Helm families (data formats, encodings, crypto, dates, semver). */
+extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJson toRawJson ... */
+extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */
 
 /* Finds a registered function by name (last family wins); NULL if none. */
 const tmpl_func_def *tmpl_func_find(const char *name);

@@ -7,6 +7,8 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_builtin,
 	tmpl_funcs_core,
 	/* Sprig families go here, one line each. */
+	tmpl_funcs_json,
+	tmpl_funcs_yaml,
 	tmpl_funcs_helm,
 	NULL,
 };

@@ -16,3 +16,7 @@ tests_unit_test_tmpl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_tmpl_LDADD = $(BH_TMPL_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_tmpl
 UNIT_TESTS += tests/unit/test_tmpl
+
+# --- Sprig/Helm families: JSON, YAML/TOML, encoding, crypto, dates, semver, network ---
+tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
+	tmpl/funcs_json.c tmpl/funcs_yaml.c
