@@ -14,6 +14,7 @@
 #include "helm/chart.h"
 #include "helm/render.h"
 #include "helm/strvals.h"
+#include "helm/values.h"
 #include "lib/buf.h"
 
 static char *slurp(const char *rel)
@@ -101,6 +102,36 @@ START_TEST(test_default)
 	ck_assert_str_eq(r.manifests.v[0].kind, "ServiceAccount");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r.values, "sub"), "greeting")), "from-parent");
 	render_result_free(&r);
+	chart_free(c);
+}
+END_TEST
+
+/* coalescing, globals, nulls, conditions, tags, alias, import-values and
+ * every --set flavour, seen through `.Values` printed by each template */
+START_TEST(test_values_probe)
+{
+	render_options o = {.release_name = "p"};
+	golden("probe", "probe-default.out", &o, NULL, 0);
+
+	chart *c = load_dir("probe");
+	char *user_yaml = slurp("probe-user.yaml");
+	values_file vf = {"probe-user.yaml", user_yaml, strlen(user_yaml)};
+	const char *set[] = {"tags.grp=false", "third.on=true"};
+	const char *set_json[] = {"sub1.list=[3,{\"a\":null}]"};
+	const char *set_string[] = {"second.two=22"};
+	values_options vo = {.files = &vf, .nfiles = 1, .set = set, .nset = 2, .set_json = set_json,
+			     .nset_json = 1, .set_string = set_string, .nset_string = 1};
+	json_t *vals = NULL;
+	bh_error err;
+	ck_assert_msg(values_compose(&vo, &vals, &err) == 0, "%s", err.msg);
+	render_result r;
+	ck_assert_msg(render_chart(c, vals, &o, &r, &err) == 0, "%s", err.msg);
+	char *want = slurp("probe-user.out");
+	ck_assert_str_eq(r.template_text, want);
+	free(want);
+	free(user_yaml);
+	render_result_free(&r);
+	json_decref(vals);
 	chart_free(c);
 }
 END_TEST
@@ -250,6 +281,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_default);
 	tcase_add_test(tc, test_flags);
+	tcase_add_test(tc, test_values_probe);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_schema);
 	suite_add_tcase(s, tc);
