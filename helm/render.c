@@ -262,6 +262,10 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 	tmpl_engine *e = tmpl_engine_new(err);
 	if (!e)
 		return err ? err->code : BH_ENOMEM;
+	if (o->limits)
+		tmpl_engine_set_limits(e, o->limits);
+	if (o->lookup)
+		tmpl_engine_set_lookup(e, o->lookup, o->lookup_ud);
 	cx.arena = tmpl_engine_arena(e);
 	cx.o = o;
 	cx.kube_version = kube_version;

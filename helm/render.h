@@ -19,6 +19,7 @@
 #include "helm/chart.h"
 #include "helm/sort.h"
 #include "lib/error.h"
+#include "tmpl/tmpl.h"
 
 /* A log line Helm would print through slog (level "ERROR", "WARN", "INFO"),
  * with NULL-terminated key/value attribute pairs, e.g. {"error", "...", NULL}. */
@@ -42,6 +43,9 @@ typedef struct render_options {
 	int sub_notes;                 /* --render-subchart-notes */
 	render_log_fn log;             /* optional */
 	void *log_ud;
+	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */
+	tmpl_lookup_fn lookup;         /* `lookup` (NULL: empty map, as helm template) */
+	void *lookup_ud;
 } render_options;
 
 typedef struct render_crd {
