@@ -152,6 +152,10 @@ static int load_blob(json_t *obj, const char *key, const char *where, const kube
 		rc = get_str(obj, key, where, &file, err);
 	if (rc)
 		return rc;
+	/* strict mode refuses the path even when inline data would win */
+	if (file && o->strict && !(o->allow & KUBE_ALLOW_FILES))
+		return bh_error_set(err, BH_EDENIED, "%s.%s: file paths are not allowed in tenant kubeconfigs", where,
+		                    key);
 	if (data) {
 		*out = kube_base64_decode(data, strlen(data), out_len);
 		if (!*out)
@@ -266,10 +270,10 @@ static int parse_user(kube_config *cfg, json_t *u, const char *where, const kube
 		rc = get_str(u, "password", where, &pass, err);
 	if (rc)
 		return rc;
+	if (token_file && o->strict && !(o->allow & KUBE_ALLOW_FILES))
+		return bh_error_set(err, BH_EDENIED, "%s.tokenFile: file paths are not allowed in tenant kubeconfigs",
+		                    where);
 	if (token_file && !token) {
-		if (o->strict && !(o->allow & KUBE_ALLOW_FILES))
-			return bh_error_set(err, BH_EDENIED,
-			                    "%s.tokenFile: file paths are not allowed in tenant kubeconfigs", where);
 		cfg->token_file = resolve_path(token_file, o);
 		if (!cfg->token_file)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");

@@ -304,12 +304,8 @@ static int setup_server_name(struct curl_tr *t, bh_error *err)
 	bh_buf b = BH_BUF_INIT;
 	bh_buf_printf(&b, "%s://%s:%s%s", https ? "https" : "http", t->cfg->tls_server_name, port, prefix);
 	t->base = bh_buf_detach(&b);
-	const char *host = auth;
-	size_t hl = hlen;
-	if (host[0] == '[') { /* CONNECT_TO wants the bare IPv6 address in brackets too */
-		hl = hlen;
-	}
-	bh_buf_printf(&b, "%s:%s:%.*s:%s", t->cfg->tls_server_name, port, (int)hl, host, port);
+	/* CONNECT_TO takes an IPv6 address in brackets, as the URL has it */
+	bh_buf_printf(&b, "%s:%s:%.*s:%s", t->cfg->tls_server_name, port, (int)hlen, auth, port);
 	t->connect_to = bh_buf_detach(&b);
 	bh_buf_printf(&b, "Host: %.*s", (int)alen, auth);
 	t->host_hdr = bh_buf_detach(&b);
