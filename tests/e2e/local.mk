@@ -7,3 +7,13 @@ EXTRA_DIST += tests/e2e/kube_client.sh
 # (tests/e2e/lib.sh starts kubesim; these skip with 77 without the tools).
 TESTS += tests/e2e/kubectl_basic.sh tests/e2e/kubectl_auth.sh tests/e2e/helm_cli_podinfo.sh
 EXTRA_DIST += tests/e2e/lib.sh tests/e2e/kubectl_basic.sh tests/e2e/kubectl_auth.sh tests/e2e/helm_cli_podinfo.sh
+# --- walking skeleton (spine): supervisor/worker end to end against kubesim ---
+check_PROGRAMS += tests/e2e/hostile_worker
+tests_e2e_hostile_worker_SOURCES = tests/e2e/hostile_worker.c
+tests_e2e_hostile_worker_LDADD = ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS)
+SKELETON_E2E = tests/e2e/skeleton_demo.sh tests/e2e/skeleton_helm.sh tests/e2e/skeleton_failures.sh \
+	tests/e2e/skeleton_seccomp.sh tests/e2e/skeleton_hostile.sh tests/e2e/skeleton_rbac.sh \
+	tests/e2e/skeleton_artifact.sh
+TESTS += $(SKELETON_E2E)
+EXTRA_DIST += $(SKELETON_E2E) tests/e2e/skeleton_lib.sh tests/e2e/skeleton scripts/demo.sh deploy/crds
+# --- end walking skeleton ---
