@@ -154,10 +154,21 @@ void gojson_format_float(bh_buf *out, double v)
 	bh_buf_put(out, tmp, (size_t)n);
 }
 
-static int keycmp(const void *a, const void *b)
+typedef struct kv {
+	const char *key;
+	size_t len;
+	json_t *val;
+} kv;
+
+/* Go sorts map keys as strings: bytewise, embedded NULs included */
+static int kvcmp(const void *a, const void *b)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	return strcmp(x, y);
+	const kv *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
 }
 
 static void newline(bh_buf *out, int depth)
@@ -210,31 +221,34 @@ static int encode(const json_t *v, int flags, int depth, bh_buf *out, bh_error *
 	}
 	case JSON_OBJECT: {
 		size_t n = json_object_size(v), i = 0;
-		const char **keys;
-		const char *k;
-		json_t *val;
+		kv *ents;
+		void *it;
 		int rc = 0;
 		if (n == 0) {
 			bh_buf_puts(out, "{}");
 			return 0;
 		}
-		keys = malloc(n * sizeof *keys);
-		if (!keys)
+		ents = malloc(n * sizeof *ents);
+		if (!ents)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		json_object_foreach((json_t *)v, k, val)
-			keys[i++] = k;
-		qsort(keys, n, sizeof *keys, keycmp);
+		for (it = json_object_iter((json_t *)v); it && i < n; it = json_object_iter_next((json_t *)v, it), i++) {
+			ents[i].key = json_object_iter_key(it);
+			ents[i].len = json_object_iter_key_len(it);
+			ents[i].val = json_object_iter_value(it);
+		}
+		n = i;
+		qsort(ents, n, sizeof *ents, kvcmp);
 		bh_buf_putc(out, '{');
 		for (i = 0; i < n && !rc; i++) {
 			if (i)
 				bh_buf_putc(out, ',');
 			if (ind)
 				newline(out, depth + 1);
-			gojson_quote(out, keys[i], strlen(keys[i]), flags);
+			gojson_quote(out, ents[i].key, ents[i].len, flags);
 			bh_buf_puts(out, ind ? ": " : ":");
-			rc = encode(json_object_get(v, keys[i]), flags, depth + 1, out, err);
+			rc = encode(ents[i].val, flags, depth + 1, out, err);
 		}
-		free(keys);
+		free(ents);
 		if (rc)
 			return rc;
 		if (ind)
@@ -272,6 +286,9 @@ typedef struct parser {
 	const unsigned char *s;
 	size_t n, i;
 	int max_depth;
+	int yaml_breaks; /* fold raw NEL/LS/PS inside strings as YAML does */
+	int in_key;      /* parsing an object key */
+	int breaks_seen; /* raw YAML line breaks so far (yaml_breaks mode) */
 	bh_error *err;
 } parser;
 
@@ -355,6 +372,52 @@ static int read_u4(parser *p, int32_t *r)
 	return 0;
 }
 
+/* A raw line break inside a double-quoted YAML scalar (libyaml/goyaml
+ * scan_flow_scalar): blanks before it are dropped, blanks and further breaks
+ * after it are consumed; a lone NEL becomes one space, LS/PS are kept. */
+static void fold_breaks(parser *p, bh_buf *b)
+{
+	bh_buf trailing = BH_BUF_INIT;
+	char leading[3];
+	size_t ll;
+	int32_t r;
+	while (b->len && b->data[b->len - 1] == ' ')
+		b->data[--b->len] = '\0';
+	p->i += (size_t)utf8_rune(p->s + p->i, p->n - p->i, &r);
+	if (r == 0x85) {
+		leading[0] = '\n';
+		ll = 1;
+	} else {
+		memcpy(leading, p->s + p->i - 3, 3);
+		ll = 3;
+	}
+	while (p->i < p->n) {
+		int sz;
+		if (p->s[p->i] == ' ') {
+			p->i++;
+			continue;
+		}
+		sz = utf8_rune(p->s + p->i, p->n - p->i, &r);
+		if (r == 0x85)
+			bh_buf_putc(&trailing, '\n');
+		else if (r == 0x2028 || r == 0x2029)
+			bh_buf_put(&trailing, p->s + p->i, (size_t)sz);
+		else
+			break;
+		p->i += (size_t)sz;
+	}
+	if (leading[0] == '\n') {
+		if (trailing.len == 0)
+			bh_buf_putc(b, ' ');
+		else
+			bh_buf_put(b, trailing.data, trailing.len);
+	} else {
+		bh_buf_put(b, leading, ll);
+		bh_buf_put(b, trailing.data ? trailing.data : "", trailing.len);
+	}
+	bh_buf_free(&trailing);
+}
+
 static int parse_string(parser *p, gojson_node *node)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -428,6 +491,17 @@ static int parse_string(parser *p, gojson_node *node)
 		} else {
 			int32_t r;
 			int sz = utf8_rune(p->s + p->i, p->n - p->i, &r);
+			if (p->yaml_breaks && (r == 0x85 || r == 0x2028 || r == 0x2029)) {
+				p->breaks_seen++;
+				if (p->in_key) {
+					/* a YAML simple key cannot span lines */
+					rc = bh_error_set(p->err, BH_EPARSE, "yaml: line %d: did not find expected ',' or '}'",
+							  p->breaks_seen);
+					goto fail;
+				}
+				fold_breaks(p, &b);
+				continue;
+			}
 			if (r < 0)
 				put_rune(&b, 0xFFFD);
 			else
@@ -575,7 +649,10 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 			return bad(p, "looking for beginning of object key string");
 		if ((rc = push(node, &cap, &slot, p->err)))
 			return rc;
-		if ((rc = parse_string(p, slot)))
+		p->in_key = 1;
+		rc = parse_string(p, slot);
+		p->in_key = 0;
+		if (rc)
 			return rc;
 		skip_ws(p);
 		if (p->i >= p->n || p->s[p->i] != ':')
@@ -653,7 +730,22 @@ void gojson_tree_free(gojson_node *root)
 	free(root);
 }
 
+static int tree_load(const char *text, size_t len, const gojson_limits *lim, int yaml_breaks,
+		     gojson_node **out, bh_error *err);
+
 int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
+		     gojson_node **out, bh_error *err)
+{
+	return tree_load(text, len, lim, 0, out, err);
+}
+
+int gojson_tree_load_yaml(const char *text, size_t len, const gojson_limits *lim,
+			  gojson_node **out, bh_error *err)
+{
+	return tree_load(text, len, lim, 1, out, err);
+}
+
+static int tree_load(const char *text, size_t len, const gojson_limits *lim, int yaml_breaks,
 		     gojson_node **out, bh_error *err)
 {
 	parser p;
@@ -667,6 +759,9 @@ int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
 	p.n = len;
 	p.i = 0;
 	p.max_depth = lim && lim->max_depth > 0 ? lim->max_depth : GOJSON_MAX_DEPTH;
+	p.yaml_breaks = yaml_breaks;
+	p.in_key = 0;
+	p.breaks_seen = 0;
 	p.err = err;
 	root = calloc(1, sizeof *root);
 	if (!root)

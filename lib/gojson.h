@@ -77,4 +77,11 @@ int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
 		     gojson_node **out, bh_error *err);
 void gojson_tree_free(gojson_node *root);
 
+/* The same, but strings are read the way goyaml reads a double-quoted YAML
+ * scalar: raw line breaks (U+0085, U+2028, U+2029) fold as YAML line breaks
+ * (NEL and the blanks around it become one space). Used to reproduce
+ * sigs.k8s.io/yaml.JSONToYAML, which parses JSON text as YAML. */
+int gojson_tree_load_yaml(const char *text, size_t len, const gojson_limits *lim,
+			  gojson_node **out, bh_error *err);
+
 #endif

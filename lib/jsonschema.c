@@ -1202,24 +1202,38 @@ static void uneval_merge(uneval *u, const uneval *o)
 			u->items[i] = 0;
 }
 
-/* sorted keys of an object (v6 iterates a Go map: any order; sorted is stable) */
-static int keycmp(const void *a, const void *b)
+/* an object's members sorted by key (v6 iterates a Go map: any order;
+ * sorted is stable) */
+typedef struct member {
+	const char *key;
+	size_t len;
+	json_t *val;
+} member;
+
+static int membercmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const member *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-static const char **sorted_keys(const json_t *obj)
+static member *sorted_members(const json_t *obj)
 {
 	size_t n = json_object_size(obj), i = 0;
-	const char **keys = malloc((n + 1) * sizeof *keys);
-	const char *k;
-	json_t *v;
-	if (!keys)
+	member *m = malloc((n + 1) * sizeof *m);
+	void *it;
+	if (!m)
 		return NULL;
-	json_object_foreach((json_t *)obj, k, v)
-		keys[i++] = k;
-	qsort(keys, n, sizeof *keys, keycmp);
-	return keys;
+	for (it = json_object_iter((json_t *)obj); it && i < n; it = json_object_iter_next((json_t *)obj, it), i++) {
+		m[i].key = json_object_iter_key(it);
+		m[i].len = json_object_iter_key_len(it);
+		m[i].val = json_object_iter_value(it);
+	}
+	qsort(m, i, sizeof *m, membercmp);
+	return m;
 }
 
 /* validateSelf: same instance, another schema; merges uneval on success */
@@ -1343,7 +1357,7 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 	long long lim;
 	const node *n, *props = kw(s, "properties"), *pprops = kw(s, "patternProperties");
 	const node *addl = kw(s, "additionalProperties");
-	const char **keys;
+	member *keys;
 	size_t nkeys = json_object_size(obj);
 	bh_buf addl_names = BH_BUF_INIT;
 	int naddl = 0;
@@ -1384,15 +1398,15 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 			}
 		}
 	}
-	keys = sorted_keys(obj);
+	keys = sorted_members(obj);
 	if (!keys) {
 		c->hard = BH_ENOMEM;
 		return;
 	}
 	for (size_t i = 0; i < nkeys && !c->hard; i++) {
-		const char *k = keys[i];
-		size_t kl = strlen(k);
-		json_t *pv = json_object_get(obj, k);
+		const char *k = keys[i].key;
+		size_t kl = keys[i].len;
+		json_t *pv = keys[i].val;
 		int evaluated = 0;
 		const node *ps;
 		if (br && errs->n)
@@ -1449,7 +1463,7 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 		goto out;
 	if ((n = kw_schema(s, "propertyNames"))) {
 		for (size_t i = 0; i < nkeys && !c->hard; i++) {
-			json_t *name = json_string(keys[i]);
+			json_t *name = json_stringn_nocheck(keys[i].key, keys[i].len);
 			uneval sub;
 			verr *e;
 			if (!name) {
@@ -1464,7 +1478,7 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 				/* v6 keeps the causes but renames the error */
 				verr *pe;
 				bh_buf q = BH_BUF_INIT;
-				quote(&q, keys[i], strlen(keys[i]));
+				quote(&q, keys[i].key, keys[i].len);
 				pe = mkerr(c, E_PLAIN, "invalid propertyName %s", bh_buf_str(&q));
 				bh_buf_free(&q);
 				/* causes: those of sch.validate()'s wrapper, i.e. the
@@ -1826,14 +1840,14 @@ static void uneval_validate(vctx *c, const node *s, const json_t *v, int br, une
 {
 	const node *up = kw_schema(s, "unevaluatedProperties"), *ui = kw_schema(s, "unevaluatedItems");
 	if (json_is_object(v) && up && ue->props) {
-		const char **keys = sorted_keys(v);
+		member *keys = sorted_members(v);
 		if (!keys) {
 			c->hard = BH_ENOMEM;
 			return;
 		}
 		for (size_t i = 0; i < ue->np; i++)
 			if (ue->props[i])
-				errlist_add(c, errs, validate_val(c, up, json_object_get(v, keys[i]), keys[i], strlen(keys[i]), br));
+				errlist_add(c, errs, validate_val(c, up, keys[i].val, keys[i].key, keys[i].len, br));
 		free(keys);
 		memset(ue->props, 0, ue->np);
 	}

@@ -54,10 +54,13 @@ int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int fla
 /* Appends sigs.k8s.io/yaml.JSONToYAML(json) to out: json is JSON text as Go's
  * encoding/json writes it (gojson_encode output). The result ends with a
  * newline ("{}\n" for an empty object, "null\n" for null); Helm's toYaml
- * trims that one final newline — the caller does. */
+ * trims that one final newline — the caller does. Errors read as Helm's
+ * mustToYaml reports them ("yaml: control characters are not allowed");
+ * toYaml prints "" instead. Nothing is appended on error. */
 int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err);
 
-/* sigs.k8s.io/yaml.Marshal(v): gojson_encode(v) then yaml_emit_json_text. */
+/* sigs.k8s.io/yaml.Marshal(v): gojson_encode(v) then yaml_emit_json_text
+ * (encoding errors are prefixed "error marshaling into JSON: "). */
 int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);
 
 #endif

@@ -16,7 +16,15 @@ typedef struct emit_ctx {
 	yaml_emitter_t em;
 	bh_buf *out;
 	bh_error *err;
+	int marked; /* a TAIL_MARK was emitted (see emit_string) */
 } emit_ctx;
+
+/* libyaml (0.2.5) indents before the closing quote of a single-quoted
+ * scalar that ends in a line break; goyaml does not. Strings ending in
+ * U+2028/U+2029 (the only breaks that reach that writer) get this marker
+ * appended, and unmark() removes it with whatever libyaml put before it. */
+#define TAIL_MARK "\xEE\x80\x80\xEF\xA3\xBF\xEE\x80\x80"
+#define TAIL_MARK_LEN 9
 
 static int write_handler(void *data, unsigned char *buffer, size_t size)
 {
@@ -46,7 +54,7 @@ static int emit_string(emit_ctx *c, const char *s, size_t n)
 {
 	yres r;
 	yaml_scalar_style_t style;
-	int plain;
+	int plain, rc;
 	yaml_resolve("", s, n, &r);
 	plain = r.kind == YR_STR && !yaml_is_base60_float(s, n);
 	if (memchr(s, '\n', n))
@@ -55,7 +63,45 @@ static int emit_string(emit_ctx *c, const char *s, size_t n)
 		style = YAML_PLAIN_SCALAR_STYLE;
 	else
 		style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	if (n >= 3 && (unsigned char)s[n - 3] == 0xE2 && (unsigned char)s[n - 2] == 0x80 &&
+	    ((unsigned char)s[n - 1] == 0xA8 || (unsigned char)s[n - 1] == 0xA9)) {
+		char *t = malloc(n + TAIL_MARK_LEN);
+		if (!t)
+			return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+		memcpy(t, s, n);
+		memcpy(t + n, TAIL_MARK, TAIL_MARK_LEN);
+		rc = emit_scalar(c, t, n + TAIL_MARK_LEN, style);
+		free(t);
+		c->marked = 1;
+		return rc;
+	}
 	return emit_scalar(c, s, n, style);
+}
+
+/* Removes each TAIL_MARK, and the indentation libyaml wrote between a raw
+ * trailing U+2028/U+2029 and it (in a double-quoted scalar the break is
+ * escaped and only the marker goes). */
+static void unmark(bh_buf *b, size_t from)
+{
+	size_t i = from, o = from;
+	while (i < b->len) {
+		if (i + TAIL_MARK_LEN <= b->len && memcmp(b->data + i, TAIL_MARK, TAIL_MARK_LEN) == 0) {
+			size_t k = o;
+			while (k > from && b->data[k - 1] == ' ')
+				k--;
+			if (k > from && b->data[k - 1] == '\n')
+				k--;
+			if (k >= from + 3 && (unsigned char)b->data[k - 3] == 0xE2 && (unsigned char)b->data[k - 2] == 0x80 &&
+			    ((unsigned char)b->data[k - 1] == 0xA8 || (unsigned char)b->data[k - 1] == 0xA9))
+				o = k;
+			i += TAIL_MARK_LEN;
+			continue;
+		}
+		b->data[o++] = b->data[i++];
+	}
+	b->len = o;
+	if (b->data)
+		b->data[o] = '\0';
 }
 
 static int emit_number(emit_ctx *c, const char *text, size_t n)
@@ -278,13 +324,11 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
 	size_t mark = out->len;
 	int rc;
 	if (!yaml_chars_ok(json, len))
-		return bh_error_set(err, BH_EINVAL, "error converting JSON to YAML: yaml: %s",
+		return bh_error_set(err, BH_EINVAL, "yaml: %s",
 				    utf8_check_go(json, len) ? "control characters are not allowed" : "invalid leading UTF-8 octet");
-	rc = gojson_tree_load(json, len, NULL, &root, err);
-	if (rc) {
-		bh_error_prefix(err, "error converting JSON to YAML");
+	rc = gojson_tree_load_yaml(json, len, NULL, &root, err);
+	if (rc)
 		return rc;
-	}
 	memset(&c, 0, sizeof c);
 	c.out = out;
 	c.err = err;
@@ -313,6 +357,8 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
 	}
 	yaml_emitter_delete(&c.em);
 	gojson_tree_free(root);
+	if (!rc && c.marked)
+		unmark(out, mark);
 	if (!rc && !bh_buf_ok(out))
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (rc) {
@@ -327,7 +373,9 @@ int yaml_emit(const json_t *v, bh_buf *out, bh_error *err)
 {
 	bh_buf js = BH_BUF_INIT;
 	int rc = gojson_encode(v, 0, &js, err);
-	if (!rc)
+	if (rc)
+		bh_error_prefix(err, "error marshaling into JSON");
+	else
 		rc = yaml_emit_json_text(bh_buf_str(&js), js.len, out, err);
 	bh_buf_free(&js);
 	return rc;

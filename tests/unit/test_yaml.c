@@ -164,6 +164,34 @@ START_TEST(test_emit_basics)
 }
 END_TEST
 
+/* Behaviours of sigs.k8s.io/yaml found by differential runs against helm
+ * v4.1.4 (toYaml / mustToYaml of values loaded from JSON text). */
+START_TEST(test_emit_goyaml_quirks)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e = {0};
+	/* a raw NEL in the JSON text folds like a YAML line break */
+	const char *nel = "{\"k\":\"c1\xc2\x85\"}";
+	/* goyaml does not indent before the quote closing a scalar that ends in U+2028 */
+	const char *ls = "{\"k17\":\"\xe2\x80\xa8\"}";
+	ck_assert_int_eq(yaml_emit_json_text(nel, strlen(nel), &b, &e), 0);
+	ck_assert_str_eq(bh_buf_str(&b), "k: 'c1 '\n");
+	bh_buf_reset(&b);
+	ck_assert_int_eq(yaml_emit_json_text(ls, strlen(ls), &b, &e), 0);
+	ck_assert_str_eq(bh_buf_str(&b), "k17: '\xe2\x80\xa8'\n");
+	bh_buf_reset(&b);
+	/* a raw NEL inside a key: the YAML key would span lines */
+	nel = "{\"a\":{\"c1\xc2\x85\":1}}";
+	ck_assert_int_eq(yaml_emit_json_text(nel, strlen(nel), &b, &e), BH_EPARSE);
+	ck_assert_str_eq(e.msg, "yaml: line 1: did not find expected ',' or '}'");
+	/* mustToYaml of "del\x7f" */
+	ck_assert_int_eq(yaml_emit_json_text("\"del\x7f\"", 6, &b, &e), BH_EINVAL);
+	ck_assert_str_eq(e.msg, "yaml: control characters are not allowed");
+	ck_assert_uint_eq(b.len, 0);
+	bh_buf_free(&b);
+}
+END_TEST
+
 /* ---- conformance vectors -------------------------------------------------- */
 
 typedef struct tally {
@@ -332,6 +360,7 @@ int main(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
+	tcase_add_test(tc, test_emit_goyaml_quirks);
 	tcase_add_test(tc, test_lang_yaml_typing);
 	tcase_add_test(tc, test_funcs_toyaml);
 	suite_add_tcase(s, tc);
