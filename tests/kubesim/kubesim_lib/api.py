@@ -3,6 +3,7 @@ update, patch (merge, JSON, strategic, server-side apply), delete with
 finalizers and propagation, resourceVersion/generation rules, conflicts."""
 import base64
 import json
+import threading
 
 from . import apply as ssa
 from .defaults import (Allocator, apply_defaults, job_selector, name_ok, random_suffix,
@@ -49,6 +50,7 @@ class Api:
         self.registry = registry
         self.alloc = Allocator()
         self.hooks = hooks  # object with after_write(res, old, new) / after_delete(res, obj)
+        self.ctx = threading.local()  # per-request options: field_validation, warnings
 
     # ---- helpers -----------------------------------------------------------------
     def out(self, res, obj):
@@ -143,6 +145,20 @@ class Api:
             raise invalid(res.group, res.kind, name, causes)
 
     def _normalize(self, res, obj):
+        if res.crd is not None and res.version_schema:
+            from .crdschema import process
+            dropped = []
+            causes = process(obj, res.version_schema, dropped)
+            fv = getattr(self.ctx, "field_validation", "")
+            if dropped and fv == "Strict":
+                raise bad_request('%s in version "%s" cannot be handled as a %s: strict decoding error: %s'
+                                  % (res.kind, res.version, res.kind,
+                                     ", ".join('unknown field "%s"' % p for p in dropped)))
+            if dropped and fv == "Warn":
+                self.ctx.warnings = getattr(self.ctx, "warnings", []) + ['unknown field "%s"' % p for p in dropped]
+            if causes:
+                name = obj.get("metadata", {}).get("name", "")
+                raise invalid(res.group, res.kind, name, causes)
         if res.group == "" and res.resource == "secrets" and isinstance(obj.get("stringData"), dict):
             data = obj.setdefault("data", {}) or {}
             for k, v in obj.pop("stringData").items():

@@ -145,6 +145,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Audit-Id", self._audit_id)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
+        for w in getattr(self.sim.api.ctx, "warnings", None) or []:
+            self.send_header("Warning", '299 - "%s"' % w.replace('"', '\\"'))
+        self.sim.api.ctx.warnings = []
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
@@ -416,6 +419,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def _resource(self, user, ri, res, q):
         api = self.sim.api
+        fv = q.get("fieldValidation", "")
+        if fv not in ("", "Ignore", "Warn", "Strict"):
+            raise bad_request('fieldValidation "%s" is invalid: valid values are Ignore, Warn, Strict' % fv)
+        api.ctx.field_validation = fv or "Warn"
+        api.ctx.warnings = []
         ns = ri.namespace if res.namespaced else ""
         if res.resource == "namespaces":
             ns = ""

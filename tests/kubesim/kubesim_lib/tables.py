@@ -213,9 +213,35 @@ def columns_for(res):
     return [_col("Name", fmt="name"), _col("Age")], lambda o: [age(o)]
 
 
+def _since(ts):
+    return human_duration(time.time() - parse_time(ts)) if ts else "<unknown>"
+
+
+EVENT_COLS = [_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"), _col("Subobject", prio=1),
+              _col("Source", prio=1), _col("Message"), _col("First Seen", prio=1), _col("Count", "integer", prio=1),
+              _col("Name", fmt="name", prio=1)]
+
+
+def _event_row(o):
+    io = o.get("involvedObject") or o.get("regarding") or {}
+    src = o.get("source") or {}
+    last = o.get("lastTimestamp") or o.get("eventTime") or get_path(o, "metadata", "creationTimestamp")
+    first = o.get("firstTimestamp") or o.get("eventTime") or last
+    return [_since(last), o.get("type", ""), o.get("reason", ""),
+            "%s/%s" % (str(io.get("kind", "")).lower(), io.get("name", "")), io.get("fieldPath", ""),
+            ", ".join(x for x in (src.get("component") or o.get("reportingComponent") or
+                                  o.get("reportingController"), src.get("host")) if x),
+            o.get("message") or o.get("note") or "", _since(first), o.get("count", 1), o["metadata"]["name"]]
+
+
 def to_table(res, objs, list_meta, include="Metadata"):
-    cols, fn = columns_for(res)
     rows = []
+    if res.resource == "events":
+        for o in objs:
+            rows.append({"cells": _event_row(o), "object": _partial(o, include)})
+        return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta or {},
+                "columnDefinitions": EVENT_COLS, "rows": rows}
+    cols, fn = columns_for(res)
     for o in objs:
         rows.append({"cells": [o["metadata"]["name"]] + fn(o), "object": _partial(o, include)})
     return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta or {},

@@ -66,7 +66,8 @@ def invalid(group, kind, name, causes):
         text = "[" + ", ".join(msgs) + "]"
     d = _details(name, group, kind)
     d["causes"] = [{"reason": r, "message": m, "field": f} for f, m, r in causes]
-    return ApiError(422, "Invalid", '%s "%s" is invalid: %s' % (kind, name, text), d)
+    qk = kind + ("." + group if group else "")
+    return ApiError(422, "Invalid", '%s "%s" is invalid: %s' % (qk, name, text), d)
 
 
 def gone(msg):
