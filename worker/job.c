@@ -231,6 +231,11 @@ static int store(kube_client *kc, const json_t *rel, int create, bh_error *err)
 		snprintf(buf, sizeof buf, "%lld", (long long)ts.tv_sec);
 		json_object_set_new(json_object_get(json_object_get(sec, "metadata"), "labels"), "modifiedAt", json_string(buf));
 		rc = kube_update(kc, &secrets, ns, sec, NULL, &out, err);
+		if (rc == BH_EUNAVAIL) { /* the record of the outcome must not be lost to a transient error */
+			json_decref(out);
+			out = NULL;
+			rc = kube_update(kc, &secrets, ns, sec, NULL, &out, err);
+		}
 	} else {
 		rc = kube_create(kc, &secrets, ns, sec, NULL, &out, err);
 	}

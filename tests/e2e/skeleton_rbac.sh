@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tests/e2e/skeleton_rbac.sh — must-show 6: with a ServiceAccount whose Role
+# allows only its own namespace, a chart that tries to create an object in
+# another namespace fails with kubesim's 403 in the HelmRelease's Ready
+# message, and the audit log shows the denied request (forwarded by the
+# broker as the tenant, denied by the API server's RBAC).
+set -uo pipefail
+: "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$BH_SRCDIR/tests/e2e/lib.sh"
+. "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
+sk_setup
+kubectl create ns team-r >/dev/null
+kubectl create ns team-other >/dev/null
+kubectl create serviceaccount deployer -n team-r >/dev/null
+kubectl create role deployer -n team-r --verb='*' --resource=secrets,configmaps >/dev/null
+kubectl create rolebinding deployer -n team-r --role=deployer --serviceaccount=team-r:deployer >/dev/null
+sk_publish "$BH_SRCDIR/tests/e2e/skeleton/escape" team-r escape
+sk_apply_hr team-r escape escape "  serviceAccountName: deployer"
+r=$(sk_wait_cond team-r escape False 60)
+echo "escape: $r"
+e2e_expect_contains "$r" "False|InstallFailed|Helm install failed for release team-r/escape with chart escape@0.2.0" "Ready"
+e2e_expect_contains "$r" "403" "Ready"
+e2e_expect_contains "$r" 'User "system:serviceaccount:team-r:deployer" cannot' "Ready"
+e2e_expect_contains "$r" "team-other" "Ready"
+line=$(grep '"path":"/api/v1/namespaces/team-other/configmaps/intruder' "$SK_AUDIT") || sk_fail "no audit line for the denied request"
+echo "audit: $line"
+e2e_expect_contains "$line" '"identity":"system:serviceaccount:team-r:deployer","verb":"patch"' "audit line"
+e2e_expect_contains "$line" '"status":403' "audit line"
+case "$line" in *refused*) sk_fail "the broker refused it itself; kubesim's RBAC should have" ;; esac
+# the allowed object went in, the other did not; Helm storage records the failure
+kubectl get configmap mine -n team-r >/dev/null || sk_fail "team-r/mine missing"
+kubectl get configmap intruder -n team-other >/dev/null 2>&1 && sk_fail "team-other/intruder was created"
+st=$(kubectl get secret sh.helm.release.v1.escape.v1 -n team-r -o jsonpath='{.metadata.labels.status}')
+[ "$st" = failed ] || sk_fail "release record status '$st', want failed"
+echo "PASS: RBAC of the impersonated ServiceAccount decides, and the denial is reported and audited"
