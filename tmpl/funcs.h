@@ -110,6 +110,8 @@ extern const tmpl_func_def *const tmpl_func_families[];
 extern const tmpl_func_def tmpl_funcs_builtin[]; /* Go text/template */
 extern const tmpl_func_def tmpl_funcs_helm[];    /* include tpl required fail lookup */
 extern const tmpl_func_def tmpl_funcs_core[];    /* default int (used by the language vectors) */
+/* Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls */
+extern const tmpl_func_def tmpl_funcs_strings[];  /* trim upper title substr wrap quote split join ... */
 /* Sprig/Helm families (data formats, encodings, crypto, dates, semver). */
 extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJson toRawJson ... */
 extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */

@@ -20,3 +20,10 @@ UNIT_TESTS += tests/unit/test_tmpl
 # --- Sprig/Helm families: JSON, YAML/TOML, encoding, crypto, dates, semver, network ---
 tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/funcs_json.c tmpl/funcs_yaml.c
+
+# --- Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls ---
+tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
+	tmpl/sprig_util.h tmpl/sprig_util.c \
+	tmpl/funcs_strings.c
+BH_TMPL_LIBS += $(OPENSSL_LIBS)
+EXTRA_DIST += tmpl/unicode_gen.py

@@ -1,0 +1,229 @@
+/* tmpl/sprig_util.c — shared helpers of the Sprig function families. */
+#include "tmpl/sprig_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/rand.h>
+
+const char *sprig_kind(const tmpl_value *v)
+{
+	switch (v->kind) {
+	case TMPL_INVALID:
+	case TMPL_NIL: return "invalid";
+	case TMPL_BOOL: return "bool";
+	case TMPL_INT: return "int";
+	case TMPL_INT64: return "int64";
+	case TMPL_UINT8: return "uint8";
+	case TMPL_UINT64: return "uint64";
+	case TMPL_FLOAT64: return "float64";
+	case TMPL_COMPLEX: return "complex128";
+	case TMPL_STRING: return "string";
+	case TMPL_BYTES:
+	case TMPL_LIST: return "slice";
+	case TMPL_MAP: return "map";
+	case TMPL_OBJECT: return v->u.obj->cls->pointer ? "ptr" : "struct";
+	}
+	return "invalid";
+}
+
+int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
+{
+	int an = tmpl_value_is_nil(a), bn = tmpl_value_is_nil(b);
+	if (an || bn)
+		return an && bn;
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case TMPL_BOOL:
+		return a->u.b == b->u.b;
+	case TMPL_INT:
+	case TMPL_INT64:
+		return a->u.i == b->u.i;
+	case TMPL_UINT8:
+	case TMPL_UINT64:
+		return a->u.u == b->u.u;
+	case TMPL_FLOAT64:
+		return a->u.f == b->u.f;
+	case TMPL_COMPLEX:
+		return a->u.c.re == b->u.c.re && a->u.c.im == b->u.c.im;
+	case TMPL_STRING:
+	case TMPL_BYTES:
+		return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+	case TMPL_LIST: {
+		const tmpl_list *x = a->u.list, *y = b->u.list;
+		if (strcmp(x->gotype, y->gotype) != 0 || x->is_nil != y->is_nil || x->len != y->len)
+			return 0;
+		if (x == y)
+			return 1;
+		for (size_t i = 0; i < x->len; i++)
+			if (!sprig_deep_equal(&x->items[i], &y->items[i]))
+				return 0;
+		return 1;
+	}
+	case TMPL_MAP: {
+		const tmpl_map *x = a->u.map, *y = b->u.map;
+		if (strcmp(x->gotype, y->gotype) != 0 || x->is_nil != y->is_nil || x->len != y->len)
+			return 0;
+		if (x == y)
+			return 1;
+		for (size_t i = 0; i < x->len; i++) {
+			const tmpl_value *o = tmpl_map_get(y, x->entries[i].key, x->entries[i].keylen);
+			if (!o || !sprig_deep_equal(&x->entries[i].val, o))
+				return 0;
+		}
+		return 1;
+	}
+	case TMPL_OBJECT:
+		return a->u.obj->cls == b->u.obj->cls &&
+		       (a->u.obj == b->u.obj || a->u.obj->data == b->u.obj->data);
+	default:
+		return 0;
+	}
+}
+
+tmpl_value sprig_deep_copy(tmpl_arena *a, const tmpl_value *v)
+{
+	tmpl_value r = *v;
+	r.iface = 0;
+	if (v->kind == TMPL_LIST) {
+		const tmpl_list *l = v->u.list;
+		tmpl_list *n = tmpl_list_new(a, l->gotype, l->len);
+		if (!n)
+			return tmpl_invalid();
+		n->is_nil = l->is_nil;
+		n->cls = l->cls;
+		for (size_t i = 0; i < l->len; i++) {
+			tmpl_value x = sprig_deep_copy(a, &l->items[i]);
+			if (x.kind == TMPL_INVALID && l->items[i].kind != TMPL_INVALID)
+				return tmpl_invalid();
+			x.iface = l->items[i].iface;
+			if (tmpl_list_push(a, n, x))
+				return tmpl_invalid();
+		}
+		return tmpl_list_value(n);
+	}
+	if (v->kind == TMPL_MAP) {
+		const tmpl_map *m = v->u.map;
+		tmpl_map *n = tmpl_map_new(a, m->gotype);
+		if (!n)
+			return tmpl_invalid();
+		n->is_nil = m->is_nil;
+		n->cls = m->cls;
+		for (size_t i = 0; i < m->len; i++) {
+			const tmpl_map_entry *e = &m->entries[i];
+			tmpl_value x = sprig_deep_copy(a, &e->val);
+			if (x.kind == TMPL_INVALID && e->val.kind != TMPL_INVALID)
+				return tmpl_invalid();
+			x.iface = e->val.iface;
+			if (tmpl_map_set(a, n, e->key, e->keylen, x))
+				return tmpl_invalid();
+		}
+		return tmpl_map_value(n);
+	}
+	return r;
+}
+
+int sprig_oom(tmpl_call *c)
+{
+	bh_error_set(c->err, BH_ELIMIT, "template memory limit exceeded in %s", c->name);
+	return BH_ELIMIT;
+}
+
+int sprig_ret_buf(tmpl_call *c, bh_buf *b)
+{
+	if (!bh_buf_ok(b)) {
+		bh_buf_free(b);
+		return sprig_oom(c);
+	}
+	c->result = tmpl_str_buf(c->arena, b);
+	bh_buf_free(b);
+	if (c->result.kind != TMPL_STRING)
+		return sprig_oom(c);
+	return 0;
+}
+
+tmpl_list *sprig_list(tmpl_call *c, const char *gotype, size_t cap)
+{
+	tmpl_list *l = tmpl_list_new(c->arena, gotype, cap);
+	if (!l)
+		sprig_oom(c);
+	return l;
+}
+
+tmpl_map *sprig_map(tmpl_call *c, const char *gotype)
+{
+	tmpl_map *m = tmpl_map_new(c->arena, gotype);
+	if (!m)
+		sprig_oom(c);
+	return m;
+}
+
+int sprig_random(void *p, size_t n)
+{
+	while (n > 0) {
+		int chunk = n > (1u << 20) ? (1 << 20) : (int)n;
+		if (RAND_bytes(p, chunk) != 1)
+			return -1;
+		p = (char *)p + chunk;
+		n -= (size_t)chunk;
+	}
+	return 0;
+}
+
+int sprig_random_below(uint64_t n, uint64_t *out)
+{
+	uint64_t x, limit = UINT64_MAX - UINT64_MAX % n;
+	do {
+		if (sprig_random(&x, sizeof x))
+			return -1;
+	} while (x >= limit);
+	*out = x % n;
+	return 0;
+}
+
+tmpl_list *sprig_strslice(tmpl_call *c, const tmpl_value *v)
+{
+	tmpl_list *out;
+	if (v->kind == TMPL_LIST && strcmp(v->u.list->gotype, "[]string") == 0)
+		return v->u.list;
+	if (v->kind == TMPL_LIST) {
+		const tmpl_list *l = v->u.list;
+		out = sprig_list(c, "[]string", l->len);
+		if (!out)
+			return NULL;
+		for (size_t i = 0; i < l->len; i++) {
+			if (tmpl_value_is_nil(&l->items[i]))
+				continue;
+			tmpl_value s = tmpl_to_string_value(c->arena, &l->items[i]);
+			if (s.kind != TMPL_STRING || tmpl_list_push(c->arena, out, s)) {
+				sprig_oom(c);
+				return NULL;
+			}
+		}
+		return out;
+	}
+	out = sprig_list(c, "[]string", 1);
+	if (!out)
+		return NULL;
+	if (v->kind == TMPL_BYTES) {
+		for (size_t i = 0; i < v->u.s.len; i++) {
+			char num[8];
+			int n = snprintf(num, sizeof num, "%u", (unsigned char)v->u.s.ptr[i]);
+			tmpl_value s = tmpl_str(c->arena, num, (size_t)n);
+			if (s.kind != TMPL_STRING || tmpl_list_push(c->arena, out, s)) {
+				sprig_oom(c);
+				return NULL;
+			}
+		}
+		return out;
+	}
+	if (tmpl_value_is_nil(v))
+		return out;
+	tmpl_value s = tmpl_to_string_value(c->arena, v);
+	if (s.kind != TMPL_STRING || tmpl_list_push(c->arena, out, s)) {
+		sprig_oom(c);
+		return NULL;
+	}
+	return out;
+}

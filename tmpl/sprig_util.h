@@ -1,0 +1,43 @@
+/* tmpl/sprig_util.h — helpers shared by the Sprig function families
+ * (tmpl/funcs_*.c): Go reflect kinds, reflect.DeepEqual, deep copies,
+ * result helpers and a CSPRNG. Private to tmpl/. */
+#ifndef TMPL_SPRIG_UTIL_H
+#define TMPL_SPRIG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "tmpl/funcs.h"
+#include "tmpl/value.h"
+
+/* reflect.Kind name of v: "invalid" (nil), "bool", "int", "int64",
+ * "uint8", "uint64", "float64", "complex128", "string", "slice", "map",
+ * "struct" or "ptr". */
+const char *sprig_kind(const tmpl_value *v);
+/* reflect.DeepEqual(a, b). */
+int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b);
+/* Deep copy of maps and lists (types kept); other values as they are.
+ * INVALID on allocation failure. */
+tmpl_value sprig_deep_copy(tmpl_arena *a, const tmpl_value *v);
+
+/* Sets c->result to the buffer's text and frees the buffer. 0, or
+ * BH_ELIMIT (with the error set) when the arena is exhausted. */
+int sprig_ret_buf(tmpl_call *c, bh_buf *b);
+/* Sets the call's error to an arena/limit failure; returns BH_ELIMIT. */
+int sprig_oom(tmpl_call *c);
+/* New list/map in the call's arena; NULL (error set) on failure. */
+tmpl_list *sprig_list(tmpl_call *c, const char *gotype, size_t cap);
+tmpl_map *sprig_map(tmpl_call *c, const char *gotype);
+
+/* Fills p[0..n) from a CSPRNG (OpenSSL RAND_bytes). 0 or -1. */
+int sprig_random(void *p, size_t n);
+/* Uniform random integer in [0, n) (n > 0). 0 or -1. */
+int sprig_random_below(uint64_t n, uint64_t *out);
+
+/* Sprig's strslice(): the []string view of a list, []byte, scalar or nil
+ * (nil elements dropped). Returns a "[]string" list or NULL on failure.
+ * A "[]string" list is returned as is (not copied), as Go does. */
+tmpl_list *sprig_strslice(tmpl_call *c, const tmpl_value *v);
+
+#endif
