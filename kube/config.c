@@ -8,6 +8,7 @@
 
 #include "kube/config.h"
 #include "kube/internal.h"
+#include "lib/yaml.h"
 #include "lib/buf.h"
 
 #define SA_DIR "var/run/secrets/kubernetes.io/serviceaccount"
@@ -371,8 +372,10 @@ kube_config *kube_config_parse(const char *data, size_t len, const kube_config_o
 		bh_error_set(err, BH_ELIMIT, "kubeconfig: larger than %u bytes", KUBE_CONFIG_MAX_BYTES);
 		return NULL;
 	}
-	json_t *root = kube_yaml_parse(data, len, KUBE_CONFIG_MAX_DEPTH, err);
-	if (!root) {
+	/* client-go reads kubeconfigs with sigs.k8s.io/yaml, as lib/yaml does */
+	yaml_limits lim = {KUBE_CONFIG_MAX_BYTES, KUBE_CONFIG_MAX_DEPTH, KUBE_CONFIG_MAX_NODES};
+	json_t *root = NULL;
+	if (yaml_parse_any(data, len, &lim, YAML_KEEP_INTS, &root, err) < 0) {
 		bh_error_prefix(err, "kubeconfig");
 		return NULL;
 	}

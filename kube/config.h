@@ -19,6 +19,7 @@
 /* Largest kubeconfig accepted, and its deepest nesting. */
 #define KUBE_CONFIG_MAX_BYTES (4u << 20)
 #define KUBE_CONFIG_MAX_DEPTH 32
+#define KUBE_CONFIG_MAX_NODES 200000 /* values, aliases expanded */
 
 /* Strict-mode allowances (operator flags). */
 enum {

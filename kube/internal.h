@@ -7,12 +7,6 @@
 
 #include "lib/error.h"
 
-/* Parses one YAML (or JSON) document into a json_t tree. Plain scalars
- * true/false become booleans, null/~/empty become null, everything else a
- * string. Aliases share the anchored node. max_depth bounds nesting.
- * Returns a new reference or NULL with err filled. */
-json_t *kube_yaml_parse(const char *data, size_t len, int max_depth, bh_error *err);
-
 /* Decodes standard base64 (padding optional, whitespace ignored) into a
  * new NUL-terminated buffer; *out_len is its length. NULL on bad input. */
 char *kube_base64_decode(const char *in, size_t len, size_t *out_len);
