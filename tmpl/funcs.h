@@ -115,6 +115,8 @@ extern const tmpl_func_def tmpl_funcs_strings[];  /* trim upper title substr wra
 /* Sprig/Helm families (data formats, encodings, crypto, dates, semver). */
 extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJson toRawJson ... */
 extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */
+extern const tmpl_func_def tmpl_funcs_semver[];   /* semver semverCompare */
+extern const tmpl_func_def tmpl_funcs_encoding[]; /* b64enc b64dec b32enc b32dec sha*sum adler32sum */
 
 /* Finds a registered function by name (last family wins); NULL if none. */
 const tmpl_func_def *tmpl_func_find(const char *name);

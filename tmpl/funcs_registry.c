@@ -9,6 +9,8 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	/* Sprig families go here, one line each. */
 	tmpl_funcs_json,
 	tmpl_funcs_yaml,
+	tmpl_funcs_semver,
+	tmpl_funcs_encoding,
 	tmpl_funcs_strings,
 	tmpl_funcs_helm,
 	NULL,

@@ -19,7 +19,10 @@ UNIT_TESTS += tests/unit/test_tmpl
 
 # --- Sprig/Helm families: JSON, YAML/TOML, encoding, crypto, dates, semver, network ---
 tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
-	tmpl/funcs_json.c tmpl/funcs_yaml.c
+	tmpl/funcs_json.c tmpl/funcs_yaml.c \
+	tmpl/semver.h tmpl/semver.c tmpl/funcs_semver.c \
+	tmpl/funcs_encoding.c
+BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
 # --- Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls ---
 tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
