@@ -30,3 +30,9 @@ tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unico
 	tmpl/funcs_strings.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS)
 EXTRA_DIST += tmpl/unicode_gen.py
+
+# `make bench`: tests/bench/bench_tmpl.sh runs this.
+EXTRA_PROGRAMS += tests/bench/bench_tmpl
+BENCH_TARGETS += tests/bench/bench_tmpl
+tests_bench_bench_tmpl_SOURCES = tests/bench/bench_tmpl.c
+tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
