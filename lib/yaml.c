@@ -302,8 +302,13 @@ typedef struct decoder {
 	bh_error *err;
 	int keep_ints;
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
-	int pending_code;         /* first JSON-conversion error (reported after decoding) */
+	int pending_code;         /* first key-conversion error (reported after decoding) */
 	char pending[512];
+	/* NaN/Inf values: placeholders in the tree, reported in json.Marshal
+	 * order (sorted keys, depth first) once decoding is done */
+	json_t **nonfinite;
+	double *nonfinite_val;
+	size_t nnonfinite, capnonfinite;
 } decoder;
 
 static double allowed_alias_ratio(size_t count)
@@ -437,9 +442,26 @@ static int scalar_json(decoder *d, const ynode *n, json_t **out)
 	case YR_UINT: *out = json_real((double)r.u); break;
 	case YR_FLOAT:
 		if (isnan(r.f) || isinf(r.f)) {
-			pend(d, isnan(r.f) ? "json: unsupported value: NaN"
-				 : r.f > 0 ? "json: unsupported value: +Inf" : "json: unsupported value: -Inf");
-			*out = json_null();
+			*out = json_object(); /* a placeholder, identified by pointer */
+			if (*out && d->nnonfinite == d->capnonfinite) {
+				size_t nc = d->capnonfinite ? d->capnonfinite * 2 : 8;
+				json_t **np = realloc(d->nonfinite, nc * sizeof *np);
+				double *nv = np ? realloc(d->nonfinite_val, nc * sizeof *nv) : NULL;
+				if (np)
+					d->nonfinite = np;
+				if (!np || !nv) {
+					json_decref(*out);
+					return dec_fail(d, BH_ENOMEM, "out of memory");
+				}
+				d->nonfinite_val = nv;
+				d->capnonfinite = nc;
+			}
+			if (*out) {
+				/* keep a reference: pointer identity must outlive a
+				 * duplicate key replacing the value */
+				d->nonfinite[d->nnonfinite] = json_incref(*out);
+				d->nonfinite_val[d->nnonfinite++] = r.f;
+			}
 		} else {
 			*out = json_real(r.f);
 		}
@@ -782,6 +804,53 @@ static int decode(decoder *d, const ynode *n, json_t **out)
 	return dec_fail(d, BH_EINVAL, "yaml: bad node");
 }
 
+/* The first NaN/Inf placeholder in json.Marshal order; -1 if none. */
+static int first_nonfinite(const decoder *d, const json_t *v, int depth)
+{
+	if (depth > 10000)
+		return -1;
+	for (size_t i = 0; i < d->nnonfinite; i++)
+		if (d->nonfinite[i] == v)
+			return (int)i;
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			int r = first_nonfinite(d, json_array_get(v, i), depth + 1);
+			if (r >= 0)
+				return r;
+		}
+	} else if (json_is_object(v)) {
+		size_t n = json_object_size(v), k = 0;
+		struct kv { const char *key; size_t len; json_t *val; } *ents = malloc((n + 1) * sizeof *ents);
+		int r = -1;
+		if (!ents)
+			return d->nnonfinite ? 0 : -1;
+		for (void *it = json_object_iter((json_t *)v); it && k < n; it = json_object_iter_next((json_t *)v, it), k++) {
+			ents[k].key = json_object_iter_key(it);
+			ents[k].len = json_object_iter_key_len(it);
+			ents[k].val = json_object_iter_value(it);
+		}
+		/* insertion sort by Go string order; objects are small */
+		for (size_t i = 1; i < k; i++) {
+			struct kv t = ents[i];
+			size_t j = i;
+			while (j > 0) {
+				size_t m = ents[j - 1].len < t.len ? ents[j - 1].len : t.len;
+				int c = memcmp(ents[j - 1].key, t.key, m);
+				if (c < 0 || (c == 0 && ents[j - 1].len <= t.len))
+					break;
+				ents[j] = ents[j - 1];
+				j--;
+			}
+			ents[j] = t;
+		}
+		for (size_t i = 0; i < k && r < 0; i++)
+			r = first_nonfinite(d, ents[i].val, depth + 1);
+		free(ents);
+		return r;
+	}
+	return -1;
+}
+
 /* sigs.k8s.io/yaml.Unmarshal into interface{}: first document only. */
 static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, int flags,
 			 json_t **out, bh_error *err)
@@ -810,10 +879,24 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 				json_decref(*out);
 				*out = NULL;
 				rc = bh_error_set(err, d.pending_code, "%s", d.pending);
+			} else if (!rc && d.nnonfinite) {
+				/* a NaN/Inf overwritten by a later duplicate key is gone */
+				int k = first_nonfinite(&d, *out, 0);
+				if (k >= 0) {
+					double f = d.nonfinite_val[k];
+					json_decref(*out);
+					*out = NULL;
+					rc = bh_error_set(err, BH_EINVAL, "json: unsupported value: %s",
+							  isnan(f) ? "NaN" : f > 0 ? "+Inf" : "-Inf");
+				}
 			}
 		}
 	}
 	builder_free(&b);
+	for (size_t i = 0; i < d.nnonfinite; i++)
+		json_decref(d.nonfinite[i]);
+	free(d.nonfinite);
+	free(d.nonfinite_val);
 	if (rc) {
 		bh_error_prefix(err, "error converting YAML to JSON");
 		return rc;

@@ -99,6 +99,10 @@ START_TEST(test_error_shapes)
 	expect_err("? [a]\n: 1\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\"}");
 	expect_err("<<: [1]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value");
 	expect_err("v: .inf\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: json: unsupported value: +Inf");
+	/* json.Marshal meets map keys in sorted order */
+	expect_err("b: .nan\na: -.inf\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: json: unsupported value: -Inf");
+	/* "off" and "n" are both the key false: the later value replaces -Inf */
+	json_decref(parse_ok("off: -.Inf\nn: 1\n"));
 }
 END_TEST
 
