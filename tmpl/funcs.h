@@ -115,8 +115,6 @@ extern const tmpl_func_def tmpl_funcs_strings[];  /* trim upper title substr wra
 extern const tmpl_func_def tmpl_funcs_reflect[]; /* default empty coalesce ternary typeOf kindOf deepEqual deepCopy ... */
 extern const tmpl_func_def tmpl_funcs_dicts[];   /* dict get set dig keys pick merge mergeOverwrite ... */
 extern const tmpl_func_def tmpl_funcs_lists[];   /* list first rest append concat uniq has compact chunk ... */
-/* Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls */
-extern const tmpl_func_def tmpl_funcs_strings[];  /* trim upper title substr wrap quote split join ... */
 /* Sprig/Helm families (data formats, encodings, crypto, dates, semver). */
 extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJson toRawJson ... */
 extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */
