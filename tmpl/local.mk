@@ -4,7 +4,7 @@ noinst_LIBRARIES += tmpl/libbhtmpl.a
 tmpl_libbhtmpl_a_SOURCES = \
 	tmpl/tmpl.h tmpl/value.h tmpl/funcs.h tmpl/gofmt.h tmpl/helmctx.h \
 	tmpl/internal.h tmpl/strconv.h \
-	tmpl/value.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c \
+	tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c \
 	tmpl/engine.c tmpl/funcs.c tmpl/funcs_registry.c tmpl/funcs_builtin.c \
 	tmpl/funcs_core.c tmpl/funcs_helm.c tmpl/helmctx.c
 # Link line for anything using tmpl/ (lib/ comes with it).
@@ -24,15 +24,15 @@ tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/funcs_encoding.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
-# `make bench`: tests/bench/bench_tmpl.sh runs this.
-EXTRA_PROGRAMS += tests/bench/bench_tmpl
-BENCH_TARGETS += tests/bench/bench_tmpl
-tests_bench_bench_tmpl_SOURCES = tests/bench/bench_tmpl.c
-tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
-
 # --- Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls ---
 tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
 	tmpl/sprig_util.h tmpl/sprig_util.c \
 	tmpl/funcs_strings.c tmpl/funcs_lists.c tmpl/funcs_dicts.c tmpl/funcs_reflect.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS)
 EXTRA_DIST += tmpl/unicode_gen.py
+
+# `make bench`: tests/bench/bench_tmpl.sh runs this.
+EXTRA_PROGRAMS += tests/bench/bench_tmpl
+BENCH_TARGETS += tests/bench/bench_tmpl
+tests_bench_bench_tmpl_SOURCES = tests/bench/bench_tmpl.c
+tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)

@@ -160,7 +160,23 @@ tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j);
  * New reference; NULL with err set for values JSON cannot hold. */
 json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err);
 
+/* Go's encoding/json text of v, appended to out: what Helm's toJson prints
+ * (flags from lib/gojson.h: GOJSON_INDENT for toPrettyJson,
+ * GOJSON_NO_HTML_ESCAPE for toRawJson). Map keys sorted, struct objects in
+ * Go field order, []byte as base64, nil slices/maps as null. Feed the text
+ * to yaml_emit_json_text() (lib/yaml.h) for toYaml. Errors as Go's
+ * ("json: unsupported value: NaN"); out is left as it was. */
+int tmpl_value_gojson(bh_buf *out, const tmpl_value *v, int flags, bh_error *err);
+/* Deep copy of lists and maps (scalars and objects are shared). INVALID on
+ * allocation failure. */
+tmpl_value tmpl_value_deep_copy(tmpl_arena *a, const tmpl_value *v);
+
 /* ---- Go semantics ---- */
+
+/* reflect.Kind name as Sprig's kindOf prints it: "string", "int", "int64",
+ * "float64", "bool", "slice", "map", "ptr", "struct", "uint8", "uint64",
+ * "complex128", and "invalid" for nil. */
+const char *tmpl_value_kind_name(const tmpl_value *v);
 
 /* Go's %T name: "int", "float64", "string", "[]interface {}",
  * "map[string]interface {}", "<nil>" for nil/invalid, class names. */

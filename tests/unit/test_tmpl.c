@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "lib/gojson.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/helmctx.h"
 #include "tmpl/strconv.h"
@@ -437,6 +438,59 @@ START_TEST(test_strconv)
 }
 END_TEST
 
+/* toJson of Helm's root objects; expected texts from funcs.jsonl (Helm 4.1.4). */
+START_TEST(test_gojson_root_objects)
+{
+	bh_error err;
+	tmpl_arena *a;
+	tmpl_engine *e = tmpl_engine_new(&err);
+	helmctx_opts o;
+	tmpl_value root, kv, hv;
+	bh_buf b = BH_BUF_INIT;
+	memset(&o, 0, sizeof(o));
+	o.release_name = "x";
+	o.release_namespace = "ns";
+	a = tmpl_engine_arena(e);
+	ck_assert_int_eq(helmctx_build(a, &o, &root, &err), 0);
+	tmpl_value *rel = tmpl_map_get(root.u.map, "Release", 7);
+	tmpl_value *chart = tmpl_map_get(root.u.map, "Chart", 5);
+	tmpl_value *caps = tmpl_map_get(root.u.map, "Capabilities", 12);
+	ck_assert_int_eq(tmpl_value_gojson(&b, rel, 0, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&b),
+			 "{\"IsInstall\":true,\"IsUpgrade\":false,\"Name\":\"x\",\"Namespace\":\"ns\",\"Revision\":1,\"Service\":\"Helm\"}");
+	bh_buf_reset(&b);
+	ck_assert_int_eq(tmpl_value_gojson(&b, chart, 0, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&b),
+			 "{\"APIVersion\":\"v2\",\"Annotations\":null,\"AppVersion\":\"\",\"Condition\":\"\",\"Dependencies\":[],"
+			 "\"Deprecated\":false,\"Description\":\"\",\"Home\":\"\",\"Icon\":\"\",\"IsRoot\":true,\"Keywords\":[],"
+			 "\"KubeVersion\":\"\",\"Maintainers\":[],\"Name\":\"vec\",\"Sources\":[],\"Tags\":\"\",\"Type\":\"\","
+			 "\"Version\":\"0.1.0\"}");
+	ck_assert_int_eq(caps->u.obj->cls->field(caps, "KubeVersion", &kv), 0);
+	ck_assert_int_eq(caps->u.obj->cls->field(caps, "HelmVersion", &hv), 0);
+	bh_buf_reset(&b);
+	ck_assert_int_eq(tmpl_value_gojson(&b, &kv, 0, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&b), "{\"Version\":\"v1.35.0\",\"Major\":\"1\",\"Minor\":\"35\"}");
+	bh_buf_reset(&b);
+	ck_assert_int_eq(tmpl_value_gojson(&b, &hv, 0, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&b),
+			 "{\"version\":\"v4.1.4\",\"git_commit\":\"05fa37973dc9e42b76e1d2883494c87174b6074f\","
+			 "\"git_tree_state\":\"clean\",\"go_version\":\"go1.25.9\",\"kube_client_version\":\"v1.35\"}");
+	/* NaN is refused with Go's message; indent follows MarshalIndent */
+	tmpl_value nan = tmpl_float(0.0 / 0.0);
+	bh_buf_reset(&b);
+	ck_assert_int_eq(tmpl_value_gojson(&b, &nan, 0, &err), BH_EINVAL);
+	ck_assert_str_eq(err.msg, "json: unsupported value: NaN");
+	tmpl_list *l = tmpl_list_new(a, NULL, 0);
+	tmpl_list_push(a, l, tmpl_int(1));
+	tmpl_list_push(a, l, tmpl_str_static("<a>", 3));
+	tmpl_value lv = tmpl_list_value(l);
+	ck_assert_int_eq(tmpl_value_gojson(&b, &lv, GOJSON_INDENT, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&b), "[\n  1,\n  \"\\u003ca\\u003e\"\n]");
+	bh_buf_free(&b);
+	tmpl_engine_free(e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tmpl");
@@ -456,6 +510,7 @@ int main(void)
 	tcase_add_test(tc, test_later_define_wins);
 	tcase_add_test(tc, test_gofmt_direct);
 	tcase_add_test(tc, test_strconv);
+	tcase_add_test(tc, test_gojson_root_objects);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
