@@ -297,7 +297,7 @@ static void pod(const json_t *o, kube_ready *out)
 	}
 }
 
-static void job(const json_t *o, kube_ready *out, int need_complete)
+static void job(const json_t *o, kube_ready *out)
 {
 	long long par = int_field(o, "spec.parallelism", 1), comp = int_field(o, "spec.completions", par);
 	long long ok = int_field(o, "status.succeeded", 0), act = int_field(o, "status.active", 0);
@@ -324,9 +324,6 @@ static void job(const json_t *o, kube_ready *out, int need_complete)
 	}
 	if (!*str_field(o, "status.startTime", ""))
 		set(out, KUBE_STATUS_IN_PROGRESS, "Job not started");
-	else if (need_complete)
-		set(out, KUBE_STATUS_IN_PROGRESS, "Job in progress. success:%lld, active: %lld, failed: %lld", ok, act,
-		    bad);
 	else
 		set(out, KUBE_STATUS_CURRENT, "Job in progress. success:%lld, active: %lld, failed: %lld", ok, act, bad);
 }
@@ -389,7 +386,7 @@ static int ready_condition(const json_t *o, kube_ready *out)
 	return 1;
 }
 
-static void compute(const json_t *obj, kube_ready *out, int jobs)
+static void compute(const json_t *obj, kube_ready *out)
 {
 	out->message[0] = 0;
 	if (!json_is_object(obj)) {
@@ -429,7 +426,7 @@ static void compute(const json_t *obj, kube_ready *out, int jobs)
 	else if (!strcmp(group, "policy") && !strcmp(k, "PodDisruptionBudget"))
 		set(out, KUBE_STATUS_CURRENT, "AllowedDisruptions has been computed.");
 	else if (!strcmp(group, "batch") && !strcmp(k, "Job"))
-		job(obj, out, jobs);
+		job(obj, out);
 	else if (!strcmp(group, "apiextensions.k8s.io") && !strcmp(k, "CustomResourceDefinition"))
 		crd(obj, out);
 	else if (!strcmp(group, "apiregistration.k8s.io") && !strcmp(k, "APIService"))
@@ -440,10 +437,68 @@ static void compute(const json_t *obj, kube_ready *out, int jobs)
 
 void kube_ready_compute(const json_t *obj, kube_ready *out)
 {
-	compute(obj, out, 0);
+	compute(obj, out);
+}
+
+static int is_kind(const json_t *obj, const char *group, const char *kind)
+{
+	const char *av = str_field(obj, "apiVersion", "");
+	const char *slash = strchr(av, '/');
+	size_t glen = slash ? (size_t)(slash - av) : 0;
+	return !strcmp(kind_of(obj), kind) && strlen(group) == glen && !strncmp(av, group, glen);
+}
+
+/* Helm's internal/statusreaders job reader: no generic checks, Current only
+ * when complete. */
+static void helm_job(const json_t *o, kube_ready *out)
+{
+	long long par = int_field(o, "spec.parallelism", 1), comp = int_field(o, "spec.completions", par);
+	long long ok = int_field(o, "status.succeeded", 0), bad = int_field(o, "status.failed", 0);
+	json_t *conds = field(o, "status.conditions");
+	size_t i;
+	json_t *c;
+	json_array_foreach(conds, i, c) {
+		const char *t = cstr(c, "type");
+		if (strcmp(cstr(c, "status"), "True"))
+			continue;
+		if (!strcmp(t, "Complete")) {
+			set(out, KUBE_STATUS_CURRENT, "Job Completed. succeeded: %lld/%lld", ok, comp);
+			return;
+		}
+		if (!strcmp(t, "Failed")) {
+			set(out, KUBE_STATUS_FAILED, "Job Failed. failed: %lld/%lld", bad, comp);
+			return;
+		}
+	}
+	set(out, KUBE_STATUS_IN_PROGRESS, "Job in progress");
 }
 
 void kube_ready_compute_jobs(const json_t *obj, kube_ready *out)
 {
-	compute(obj, out, 1);
+	out->message[0] = 0;
+	if (json_is_object(obj) && is_kind(obj, "batch", "Job"))
+		helm_job(obj, out);
+	else
+		compute(obj, out);
+}
+
+void kube_ready_compute_hook(const json_t *obj, kube_ready *out)
+{
+	out->message[0] = 0;
+	if (!json_is_object(obj)) {
+		set(out, KUBE_STATUS_UNKNOWN, "not an object");
+	} else if (is_kind(obj, "batch", "Job")) {
+		helm_job(obj, out);
+	} else if (is_kind(obj, "", "Pod")) {
+		const char *phase = str_field(obj, "status.phase", "");
+		const char *name = str_field(obj, "metadata.name", "");
+		if (!strcmp(phase, "Succeeded"))
+			set(out, KUBE_STATUS_CURRENT, "pod %s succeeded", name);
+		else if (!strcmp(phase, "Failed"))
+			set(out, KUBE_STATUS_FAILED, "pod %s failed", name);
+		else
+			set(out, KUBE_STATUS_IN_PROGRESS, "Pod in progress");
+	} else {
+		set(out, KUBE_STATUS_CURRENT, "Resource is current");
+	}
 }

@@ -33,7 +33,12 @@ const char *kube_status_name(kube_status s);
 void kube_ready_compute(const json_t *obj, kube_ready *out);
 
 /* Helm's --wait-for-jobs: like kube_ready_compute, but a Job is Current only
- * once it completed. */
+ * once it completed (Helm's custom Job status reader: "Job in progress"
+ * until the Complete or Failed condition). */
 void kube_ready_compute_jobs(const json_t *obj, kube_ready *out);
+
+/* Helm's hook wait (WatchUntilReady): Jobs as above, Pods Current once
+ * Succeeded and Failed once Failed, everything else Current at once. */
+void kube_ready_compute_hook(const json_t *obj, kube_ready *out);
 
 #endif

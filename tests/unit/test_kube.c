@@ -13,6 +13,7 @@
 #include "kube/config.h"
 #include "kube/kube.h"
 #include "kube/ready.h"
+#include "kube/wait.h"
 #include "kube/watchdec.h"
 
 /* ---------------- kubeconfig ---------------- */
@@ -882,7 +883,100 @@ START_TEST(test_ready_rules)
 	kube_ready r;
 	kube_ready_compute_jobs(j, &r);
 	ck_assert_int_eq(r.status, KUBE_STATUS_IN_PROGRESS);
+	ck_assert_str_eq(r.message, "Job in progress");
+	kube_ready_compute_hook(j, &r);
+	ck_assert_int_eq(r.status, KUBE_STATUS_IN_PROGRESS);
 	json_decref(j);
+	j = json_loads("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"spec\":{\"completions\":2},\"status\":{"
+	               "\"succeeded\":2,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\"}]}}", 0, NULL);
+	kube_ready_compute_jobs(j, &r);
+	ck_assert_int_eq(r.status, KUBE_STATUS_CURRENT);
+	ck_assert_str_eq(r.message, "Job Completed. succeeded: 2/2");
+	json_decref(j);
+	/* hooks: pods must finish; other kinds are not waited for */
+	j = json_loads("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"t1\"},\"status\":{\"phase\":"
+	               "\"Failed\"}}", 0, NULL);
+	kube_ready_compute_hook(j, &r);
+	ck_assert_int_eq(r.status, KUBE_STATUS_FAILED);
+	ck_assert_str_eq(r.message, "pod t1 failed");
+	json_decref(j);
+	j = json_loads("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"status\":{}}", 0, NULL);
+	kube_ready_compute_hook(j, &r);
+	ck_assert_int_eq(r.status, KUBE_STATUS_CURRENT);
+	kube_ready_compute_jobs(j, &r);
+	ck_assert_int_eq(r.status, KUBE_STATUS_IN_PROGRESS);
+	json_decref(j);
+}
+END_TEST
+
+static const char *apps_disc = "{\"resources\":[{\"name\":\"deployments\",\"namespaced\":true,\"kind\":\"Deployment\"}]}";
+static const char *batch_disc = "{\"resources\":[{\"name\":\"jobs\",\"namespaced\":true,\"kind\":\"Job\"}]}";
+#define DEP_PROGRESS "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"replicas\":1},\"status\":{}}"
+#define DEP_READY                                                                                              \
+	"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"spec\":{\"replicas\":1},\"status\":{\"replicas\":1,"   \
+	"\"updatedReplicas\":1,\"readyReplicas\":1,\"availableReplicas\":1,\"conditions\":[{\"type\":\"Available\","   \
+	"\"status\":\"True\"}]}}"
+#define JOB_FAILED                                                                                             \
+	"{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"status\":{\"failed\":1,\"conditions\":[{\"type\":\"Failed\","  \
+	"\"status\":\"True\"}]}}"
+
+START_TEST(test_wait)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	json_t *objs[3];
+	objs[0] = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "apps/v1", "kind", "Deployment", "metadata", "name",
+	                    "web", "namespace", "ns");
+	objs[1] = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "batch/v1", "kind", "Job", "metadata", "name", "j",
+	                    "namespace", "ns");
+	objs[2] = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:b}}", "apiVersion", "apps/v1", "kind", "Deployment", "metadata",
+	                    "name", "paused", "namespace", "ns", "spec", "paused", 1);
+	add("GET /apis/apps/v1", 200, apps_disc);
+	add("GET /apis/batch/v1", 200, batch_disc);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_PROGRESS);
+	add("GET /apis/batch/v1/namespaces/ns/jobs/j", 200, JOB_FAILED);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 404, "{\"message\":\"gone\"}");
+	add("GET /apis/batch/v1/namespaces/ns/jobs/j", 200, JOB_FAILED);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_READY);
+	add("GET /apis/batch/v1/namespaces/ns/jobs/j", 200, JOB_FAILED);
+	bh_error e = {0};
+	kube_wait_opts wo = {.mode = KUBE_WAIT_READY, .timeout_ms = 60000, .interval_ms = 700};
+	/* the Failed Job does not hold the wait up; the paused Deployment is never read */
+	ck_assert_int_eq(kube_wait(c, objs, 3, &wo, &e), BH_EEXEC);
+	ck_assert_str_eq(e.msg, "resource Job/ns/j not ready. status: Failed, message: Job Failed. failed: 1/1");
+	ck_assert_int_eq(F.pos, F.n);
+	ck_assert_int_eq(F.nslept, 2);
+	ck_assert_int_eq(F.slept[0], 700);
+
+	/* timeout: polls until the deadline, then Helm's message */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	for (int i = 0; i < 4; i++)
+		add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_PROGRESS);
+	wo.timeout_ms = 2500;
+	wo.interval_ms = 1000;
+	ck_assert_int_eq(kube_wait(c, objs, 1, &wo, &e), BH_ETIMEOUT);
+	ck_assert_str_eq(e.msg, "resource Deployment/ns/web not ready. status: InProgress, message: Replicas: 0/1\n"
+	                        "context deadline exceeded");
+	ck_assert_int_eq(F.nslept, 3);
+	ck_assert_int_eq(F.slept[2], 500);
+
+	/* deletion */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_READY);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 404, "{}");
+	wo.mode = KUBE_WAIT_DELETED;
+	ck_assert_msg(kube_wait(c, objs, 1, &wo, &e) == 0, "%s", e.msg);
+	/* forbidden ends the wait at once */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("GET", 403, "{\"message\":\"no\",\"reason\":\"Forbidden\"}");
+	wo.mode = KUBE_WAIT_READY;
+	ck_assert_int_eq(kube_wait(c, objs, 1, &wo, &e), BH_EDENIED);
+	for (int i = 0; i < 3; i++)
+		json_decref(objs[i]);
+	kube_client_free(c);
 }
 END_TEST
 
@@ -911,6 +1005,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ready");
 	tcase_add_test(tc, test_ready_rules);
+	tcase_add_test(tc, test_wait);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

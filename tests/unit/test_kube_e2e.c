@@ -15,6 +15,7 @@
 #include "kube/curl.h"
 #include "kube/kube.h"
 #include "kube/ready.h"
+#include "kube/wait.h"
 
 static kube_config *cfg;
 static char NS[64];      /* kube-e2e-<pid>: a fresh namespace per run */
@@ -571,22 +572,38 @@ START_TEST(test_deployment_ready)
 	kube_write_opts wo = {.field_manager = "kube-e2e"};
 	ck_assert_msg(kube_apply(c, &dep, NS, obj, &wo, NULL, &e) == 0, "%s", e.msg);
 	json_decref(obj);
+	/* right after the apply it is not ready yet; then kube_wait sees it through */
+	json_t *got = NULL;
+	ck_assert_int_eq(kube_get(c, &dep, NS, "web", NULL, &got, &e), 0);
 	kube_ready r = {0};
-	int saw_progress = 0;
-	for (int i = 0; i < 150; i++) {
-		json_t *got = NULL;
-		ck_assert_int_eq(kube_get(c, &dep, NS, "web", NULL, &got, &e), 0);
-		kube_ready_compute(got, &r);
-		json_decref(got);
-		if (r.status == KUBE_STATUS_IN_PROGRESS)
-			saw_progress = 1;
-		if (r.status == KUBE_STATUS_CURRENT)
-			break;
-		usleep(100000);
-	}
-	ck_assert_msg(r.status == KUBE_STATUS_CURRENT, "deployment not ready: %s", r.message);
+	kube_ready_compute(got, &r);
+	ck_assert_msg(r.status == KUBE_STATUS_IN_PROGRESS, "%s: %s", kube_status_name(r.status), r.message);
+	json_object_set_new(json_object_get(got, "metadata"), "namespace", json_string(NS));
+	kube_wait_opts wopt = {.mode = KUBE_WAIT_READY, .timeout_ms = 20000, .interval_ms = 200};
+	ck_assert_msg(kube_wait(c, &got, 1, &wopt, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(kube_get(c, &dep, NS, "web", NULL, &obj, &e), 0);
+	kube_ready_compute(obj, &r);
 	ck_assert_str_eq(r.message, "Deployment is available. Replicas: 2");
-	(void)saw_progress;
+	json_decref(obj);
+	/* a Job that fails: --wait-for-jobs reports it with Helm's message */
+	kube_resource jobs;
+	ck_assert_int_eq(kube_mapping_get(c, "batch/v1", "Job", &jobs, &e), 0);
+	json_t *job = json_loads("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"task\"},"
+	                         "\"spec\":{\"backoffLimit\":0,\"template\":{\"spec\":{\"restartPolicy\":\"Never\","
+	                         "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}", 0, NULL);
+	ck_assert_msg(kube_create(c, &jobs, NS, job, NULL, NULL, &e) == 0, "%s", e.msg);
+	char p[256];
+	snprintf(p, sizeof p, "/_kubesim/jobs/%s/task/outcome", NS);
+	admin(c, "POST", p, "{\"outcome\":\"Failed\"}");
+	json_object_set_new(json_object_get(job, "metadata"), "namespace", json_string(NS));
+	json_t *both[2] = {got, job};
+	wopt.mode = KUBE_WAIT_JOBS;
+	ck_assert_int_eq(kube_wait(c, both, 2, &wopt, &e), BH_EEXEC);
+	char want[256];
+	snprintf(want, sizeof want, "resource Job/%s/task not ready. status: Failed, message: Job Failed. failed: 1/1", NS);
+	ck_assert_str_eq(e.msg, want);
+	json_decref(job);
+	json_decref(got);
 	kube_client_free(c);
 }
 END_TEST

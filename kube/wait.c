@@ -1,0 +1,144 @@
+/* kube/wait.c — polling waiter with Helm's kstatus semantics (see wait.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/client_priv.h"
+#include "kube/wait.h"
+#include "lib/buf.h"
+
+struct item {
+	kube_resource r;
+	const char *ns, *name;
+	int skip;
+	kube_ready st;
+};
+
+static void poll_one(kube_client *c, struct item *it, kube_wait_mode mode, int *fatal, bh_error *err)
+{
+	json_t *obj = NULL;
+	bh_error e = {0};
+	int rc = kube_get(c, &it->r, it->ns, it->name, NULL, &obj, &e);
+	if (rc == BH_ENOTFOUND) {
+		it->st.status = KUBE_STATUS_NOT_FOUND;
+		snprintf(it->st.message, sizeof it->st.message, "Resource not found");
+	} else if (rc == BH_EDENIED) {
+		*fatal = 1;
+		*err = e;
+	} else if (rc) {
+		it->st.status = KUBE_STATUS_UNKNOWN;
+		snprintf(it->st.message, sizeof it->st.message, "%.255s", e.msg);
+	} else if (mode == KUBE_WAIT_JOBS) {
+		kube_ready_compute_jobs(obj, &it->st);
+	} else if (mode == KUBE_WAIT_HOOKS) {
+		kube_ready_compute_hook(obj, &it->st);
+	} else {
+		kube_ready_compute(obj, &it->st);
+	}
+	json_decref(obj);
+}
+
+/* statusObserver: ignoring Failed (when waiting for Current) and Unknown
+ * (when waiting for deletion), is everything at the desired status? */
+static int all_done(const struct item *items, size_t n, kube_status want)
+{
+	for (size_t i = 0; i < n; i++) {
+		kube_status s = items[i].st.status;
+		if (items[i].skip)
+			continue;
+		if (want == KUBE_STATUS_CURRENT && s == KUBE_STATUS_FAILED)
+			continue;
+		if (want == KUBE_STATUS_NOT_FOUND && s == KUBE_STATUS_UNKNOWN)
+			continue;
+		if (s != want)
+			return 0;
+	}
+	return 1;
+}
+
+int kube_wait(kube_client *c, json_t *const *objs, size_t n, const kube_wait_opts *opts, bh_error *err)
+{
+	static const kube_wait_opts defaults = {0};
+	const kube_wait_opts *o = opts ? opts : &defaults;
+	long timeout = o->timeout_ms > 0 ? o->timeout_ms : KUBE_WAIT_DEFAULT_TIMEOUT_MS;
+	long interval = o->interval_ms > 0 ? o->interval_ms : KUBE_WAIT_DEFAULT_INTERVAL_MS;
+	kube_status want = o->mode == KUBE_WAIT_DELETED ? KUBE_STATUS_NOT_FOUND : KUBE_STATUS_CURRENT;
+	if (n == 0)
+		return 0;
+	struct item *items = calloc(n, sizeof *items);
+	if (!items)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *md = json_object_get(objs[i], "metadata");
+		items[i].name = json_string_value(json_object_get(md, "name"));
+		items[i].ns = json_string_value(json_object_get(md, "namespace"));
+		items[i].st.status = KUBE_STATUS_UNKNOWN;
+		if (!items[i].name) {
+			rc = bh_error_set(err, BH_EINVAL, "wait: object %zu has no metadata.name", i);
+			break;
+		}
+		rc = kube_mapping_for_object(c, objs[i], &items[i].r, err);
+		if (rc)
+			break;
+		if (!items[i].r.namespaced)
+			items[i].ns = NULL;
+		else if (!items[i].ns || !*items[i].ns)
+			rc = bh_error_set(err, BH_EINVAL, "wait: %s %s has no metadata.namespace", items[i].r.kind,
+			                  items[i].name);
+		/* Helm does not wait for paused Deployments */
+		if (want == KUBE_STATUS_CURRENT && !strcmp(items[i].r.group, "apps") &&
+		    !strcmp(items[i].r.kind, "Deployment") &&
+		    json_is_true(json_object_get(json_object_get(objs[i], "spec"), "paused")))
+			items[i].skip = 1;
+	}
+	long start = kube_now_ms(), slept = 0;
+	int timed_out = 0;
+	while (!rc) {
+		int fatal = 0;
+		for (size_t i = 0; i < n && !fatal; i++)
+			if (!items[i].skip)
+				poll_one(c, &items[i], o->mode, &fatal, err);
+		if (fatal) {
+			rc = bh_error_prefix(err, "wait");
+			break;
+		}
+		if (all_done(items, n, want))
+			break;
+		long used = kube_now_ms() - start;
+		if (slept > used)
+			used = slept;
+		if (used >= timeout) {
+			timed_out = 1;
+			break;
+		}
+		long d = timeout - used < interval ? timeout - used : interval;
+		c->sleep_ms(c->hook_ud, d);
+		slept += d;
+	}
+	if (!rc) {
+		bh_buf b = BH_BUF_INIT;
+		for (size_t i = 0; i < n; i++) {
+			const struct item *it = &items[i];
+			if (it->skip)
+				continue;
+			if (want == KUBE_STATUS_CURRENT && it->st.status == KUBE_STATUS_CURRENT)
+				continue;
+			if (want == KUBE_STATUS_NOT_FOUND &&
+			    (it->st.status == KUBE_STATUS_NOT_FOUND || it->st.status == KUBE_STATUS_UNKNOWN))
+				continue;
+			bh_buf_printf(&b, "%sresource %s/%s/%s %s. status: %s, message: %s", b.len ? "\n" : "", it->r.kind,
+			              it->ns ? it->ns : "", it->name, want == KUBE_STATUS_CURRENT ? "not ready" : "still exists",
+			              kube_status_name(it->st.status), it->st.message);
+		}
+		if (timed_out)
+			bh_buf_printf(&b, "%scontext deadline exceeded", b.len ? "\n" : "");
+		if (!bh_buf_ok(&b))
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		else if (b.len)
+			rc = bh_error_set(err, timed_out ? BH_ETIMEOUT : BH_EEXEC, "%s", b.data);
+		bh_buf_free(&b);
+	}
+	free(items);
+	return rc;
+}
