@@ -92,7 +92,7 @@ static const tmpl_method kv_methods[] = {
 };
 
 static const tmpl_class kube_version_class = {
-	"chartutil.KubeVersion", 0, kv_methods, kv_field, kv_format, kv_json, 1,
+	"common.KubeVersion", 0, kv_methods, kv_field, kv_format, kv_json, 1,
 };
 
 static int hv_field(const tmpl_value *self, const char *name, tmpl_value *out)
@@ -153,7 +153,7 @@ static const tmpl_method vs_methods[] = {
 };
 
 static const tmpl_class version_set_class = {
-	"chartutil.VersionSet", 0, vs_methods, NULL, NULL, NULL, 0,
+	"common.VersionSet", 0, vs_methods, NULL, NULL, NULL, 0,
 };
 
 typedef struct caps {
@@ -198,7 +198,7 @@ static json_t *caps_json(const tmpl_value *self, bh_error *err)
 }
 
 static const tmpl_class caps_class = {
-	"*chartutil.Capabilities", 1, NULL, caps_field, caps_format, caps_json, 1,
+	"*common.Capabilities", 1, NULL, caps_field, caps_format, caps_json, 1,
 };
 
 /* "v1.28.3" / "1.28" -> Version "v1.28.3", Major "1", Minor "28" */
@@ -239,7 +239,7 @@ static int build_caps(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_
 {
 	caps *c = tmpl_arena_alloc(a, sizeof(*c));
 	kube_version *kv = tmpl_arena_alloc(a, sizeof(*kv));
-	tmpl_list *vs = tmpl_list_new(a, "chartutil.VersionSet", 64);
+	tmpl_list *vs = tmpl_list_new(a, "common.VersionSet", 64);
 	int r;
 	if (!c || !kv || !vs)
 		return bh_error_set(err, BH_ELIMIT, "out of memory");
@@ -757,7 +757,7 @@ int helmctx_set_template(tmpl_arena *a, tmpl_value *root, const char *name, cons
 	tmpl_map *t;
 	if (root->kind != TMPL_MAP)
 		return bh_error_set(err, BH_EINVAL, "helmctx_set_template: root is not a map");
-	t = tmpl_map_new(a, NULL);
+	t = tmpl_map_new(a, "common.Values");
 	if (!t || set_str(a, t, "BasePath", base_path) || set_str(a, t, "Name", name) ||
 	    tmpl_map_set(a, root->u.map, "Template", 8, tmpl_map_value(t)))
 		return bh_error_set(err, BH_ELIMIT, "setting .Template: out of memory");
