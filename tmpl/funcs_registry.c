@@ -15,6 +15,8 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_reflect,
 	tmpl_funcs_dicts,
 	tmpl_funcs_lists,
+	tmpl_funcs_math,
+	tmpl_funcs_conv,
 	tmpl_funcs_helm,
 	NULL,
 };

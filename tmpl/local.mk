@@ -24,15 +24,16 @@ tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/funcs_encoding.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
-# --- Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls ---
-tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
-	tmpl/sprig_util.h tmpl/sprig_util.c \
-	tmpl/funcs_strings.c tmpl/funcs_lists.c tmpl/funcs_dicts.c tmpl/funcs_reflect.c
-BH_TMPL_LIBS += $(OPENSSL_LIBS)
-EXTRA_DIST += tmpl/unicode_gen.py
-
 # `make bench`: tests/bench/bench_tmpl.sh runs this.
 EXTRA_PROGRAMS += tests/bench/bench_tmpl
 BENCH_TARGETS += tests/bench/bench_tmpl
 tests_bench_bench_tmpl_SOURCES = tests/bench/bench_tmpl.c
 tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
+
+# --- Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls ---
+tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
+	tmpl/sprig_util.h tmpl/sprig_util.c \
+	tmpl/funcs_strings.c tmpl/funcs_lists.c tmpl/funcs_dicts.c tmpl/funcs_reflect.c \
+	tmpl/funcs_conv.c tmpl/funcs_math.c
+BH_TMPL_LIBS += $(OPENSSL_LIBS)
+EXTRA_DIST += tmpl/unicode_gen.py
