@@ -122,6 +122,7 @@ extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJso
 extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */
 extern const tmpl_func_def tmpl_funcs_semver[];   /* semver semverCompare */
 extern const tmpl_func_def tmpl_funcs_encoding[]; /* b64enc b64dec b32enc b32dec sha*sum adler32sum */
+extern const tmpl_func_def tmpl_funcs_dates[];    /* now date toDate dateModify duration ... */
 
 /* Finds a registered function by name (last family wins); NULL if none. */
 const tmpl_func_def *tmpl_func_find(const char *name);

@@ -11,6 +11,7 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_yaml,
 	tmpl_funcs_semver,
 	tmpl_funcs_encoding,
+	tmpl_funcs_dates,
 	tmpl_funcs_strings,
 	tmpl_funcs_reflect,
 	tmpl_funcs_dicts,

@@ -21,7 +21,8 @@ UNIT_TESTS += tests/unit/test_tmpl
 tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/funcs_json.c tmpl/funcs_yaml.c \
 	tmpl/semver.h tmpl/semver.c tmpl/funcs_semver.c \
-	tmpl/funcs_encoding.c
+	tmpl/funcs_encoding.c \
+	tmpl/gotime.h tmpl/gotime.c tmpl/gotime_zone.h tmpl/gotime_zone.c tmpl/funcs_dates.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
 # `make bench`: tests/bench/bench_tmpl.sh runs this.
