@@ -76,6 +76,8 @@ static long run_job(const job *j, bh_error *err)
 		bh_buf_reset(&out);
 		if (tmpl_engine_render(e, j->units[i].name, &root, &out, err) == 0)
 			rendered++;
+		else if (getenv("BENCH_VERBOSE"))
+			fprintf(stderr, "render %s: %.300s\n", j->units[i].name, err->msg);
 	}
 	bh_buf_free(&out);
 	tmpl_engine_free(e);
@@ -145,6 +147,8 @@ static int load_charts(const char *corpus, job **jobs, size_t *njobs, int *skipp
 		}
 		/* keep the chart alive for the whole run (its memory backs the job) */
 		long r = run_job(&j, &err);
+		if (r > 0)
+			printf("  chart %s: %ld of %zu templates render\n", de->d_name, r, j.n);
 		if (r <= 0) {
 			(*skipped)++;
 			printf("  chart %s skipped: %s\n", de->d_name, r < 0 ? err.msg : "no template renders");
