@@ -253,8 +253,30 @@ static long backoff_ms(kube_client *c, int attempt)
 	return d < 0 ? 0 : d;
 }
 
+/* Refuses what could smuggle a second request or header line: a path that
+ * is not absolute, and control characters in the path or header values. */
+static int request_ok(const kube_request *req, bh_error *err)
+{
+	if (!req->method || !*req->method || strspn(req->method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(req->method))
+		return bh_error_set(err, BH_EINVAL, "request: invalid method");
+	if (!req->path || req->path[0] != '/')
+		return bh_error_set(err, BH_EINVAL, "request: path must start with /");
+	for (const char *p = req->path; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return bh_error_set(err, BH_EINVAL, "request: path contains a space or control character");
+	if ((req->content_type && !header_value_ok(req->content_type)) || (req->accept && !header_value_ok(req->accept)))
+		return bh_error_set(err, BH_EINVAL, "request: header contains a control character");
+	for (size_t i = 0; req->headers && req->headers[i]; i++)
+		if (!header_value_ok(req->headers[i]) || !strchr(req->headers[i], ':'))
+			return bh_error_set(err, BH_EINVAL, "request: malformed header line");
+	return 0;
+}
+
 int kube_request_send(kube_client *c, const kube_request *req, kube_response *resp, bh_error *err)
 {
+	int vrc = request_ok(req, err);
+	if (vrc)
+		return vrc;
 	const char **headers = kube_merge_headers(c, req->headers);
 	if (!headers)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");

@@ -1,5 +1,6 @@
 /* kube/curl.c — the libcurl transport (see kube/curl.h). */
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -27,7 +28,13 @@ struct xfer {
 	int too_big;
 };
 
-static int curl_inited;
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 static char *hdr_value(const char *line, size_t n, const char *name)
 {
@@ -316,12 +323,10 @@ static int setup_server_name(struct curl_tr *t, bh_error *err)
 
 kube_transport *kube_curl_transport_new(const kube_config *cfg, bh_error *err)
 {
-	if (!curl_inited) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			bh_error_set(err, BH_EIO, "curl_global_init failed");
-			return NULL;
-		}
-		curl_inited = 1;
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK) {
+		bh_error_set(err, BH_EIO, "curl_global_init failed: %s", curl_easy_strerror(curl_init_rc));
+		return NULL;
 	}
 	if (!cfg || !cfg->server) {
 		bh_error_set(err, BH_EINVAL, "kube transport: configuration has no server");

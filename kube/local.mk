@@ -12,7 +12,7 @@ kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl.c
 kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 # Link lines: BH_KUBE_LIBS for the worker, BH_KUBECURL_LIBS for the rest.
 BH_KUBE_LIBS = kube/libbhkube.a $(BH_LIB_LIBS)
-BH_KUBECURL_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) $(CURL_LIBS)
+BH_KUBECURL_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) $(CURL_LIBS) -lpthread
 
 check_PROGRAMS += tests/unit/test_kube
 tests_unit_test_kube_SOURCES = tests/unit/test_kube.c

@@ -647,6 +647,19 @@ START_TEST(test_writes)
 	ck_assert_str_eq(json_string_value(json_object_get(body, "reason")), "InstallFailed");
 	ck_assert_str_eq(json_string_value(json_object_get(body, "type")), "Warning");
 	json_decref(body);
+	/* request smuggling is refused before anything is sent */
+	kube_response resp = KUBE_RESPONSE_INIT;
+	kube_request bad1 = {.method = "GET", .path = "/api/v1 HTTP/1.1\r\nX: y"};
+	ck_assert_int_eq(kube_request_send(c, &bad1, &resp, &e), BH_EINVAL);
+	const char *hdr[] = {"X-Evil: a\r\nImpersonate-User: admin", NULL};
+	kube_request bad2 = {.method = "GET", .path = "/api", .headers = hdr};
+	ck_assert_int_eq(kube_request_send(c, &bad2, &resp, &e), BH_EINVAL);
+	kube_request bad3 = {.method = "GET", .path = "api"};
+	ck_assert_int_eq(kube_request_send(c, &bad3, &resp, &e), BH_EINVAL);
+	kube_request bad4 = {.method = "G ET", .path = "/api"};
+	ck_assert_int_eq(kube_request_send(c, &bad4, &resp, &e), BH_EINVAL);
+	ck_assert_int_eq(kube_client_set_impersonation(c, "a\nb", NULL, &e), BH_EINVAL);
+	kube_response_free(&resp);
 	/* namespaced resource without namespace */
 	ck_assert_int_eq(kube_get(c, &cms, NULL, "x", NULL, NULL, &e), BH_EINVAL);
 	ck_assert_int_eq(F.pos, 5);
