@@ -191,6 +191,42 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual((ev["type"], ev["object"]["code"], ev["object"]["reason"]), ("ERROR", 410, "Expired"))
         c.close()
 
+    def test_crd_strict_validation_and_status(self):
+        s = self.sim
+        crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+               "metadata": {"name": "gadgets.example.com"},
+               "spec": {"group": "example.com", "scope": "Namespaced",
+                        "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget"},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                                      "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                          "spec": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                                          "status": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}}}]}}
+        code, c, _ = s.req("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        self.assertEqual(code, 201)
+        conds = {x["type"]: x["status"] for x in c["status"]["conditions"]}
+        self.assertEqual(conds, {"NamesAccepted": "True", "Established": "True"})
+        base = "/apis/example.com/v1/namespaces/default/gadgets"
+        code, st, _ = s.req("POST", base + "?fieldValidation=Strict", {
+            "apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"n": 1, "x": 2}})
+        self.assertEqual((code, st["message"]), (400, 'Gadget in version "v1" cannot be handled as a Gadget: '
+                                                      'strict decoding error: unknown field "spec.x"'))
+        code, g, r = s.req("POST", base, {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"},
+                                          "spec": {"n": 1, "x": 2}, "status": {"ok": True}})
+        self.assertEqual((code, g["spec"], "status" in g), (201, {"n": 1}, False))
+        self.assertIn('unknown field \\"spec.x\\"', r.getheader("Warning"))
+        code, st, _ = s.req("PUT", base + "/g", dict(g, spec={"n": "one"}))
+        self.assertEqual((code, st["reason"]), (422, "Invalid"))
+        self.assertEqual(st["message"], 'Gadget.example.com "g" is invalid: spec.n: Invalid value: "string": spec.n '
+                         'in body must be of type integer: "string"')
+        code, g2, _ = s.req("PUT", base + "/g/status", dict(g, status={"ok": True}, spec={"n": 5}))
+        self.assertEqual((code, g2["spec"], g2["status"], g2["metadata"]["generation"]), (200, {"n": 1}, {"ok": True}, 1))
+        code, g3, _ = s.req("PATCH", base + "/g", {"spec": {"n": 2}}, ctype="application/merge-patch+json")
+        self.assertEqual((g3["metadata"]["generation"], g3["status"]), (2, {"ok": True}))
+        code, st, _ = s.req("PATCH", base + "/g", {"spec": {"n": 3}}, ctype="application/strategic-merge-patch+json")
+        self.assertEqual(code, 415)
+        self.assertEqual(s.req("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com")[0], 200)
+        self.assertEqual(s.req("GET", base)[0], 404)
+
     def test_pagination(self):
         s = self.sim
         s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "pages"}})

@@ -161,6 +161,42 @@ class Rbac(unittest.TestCase):
                          'resource "deployments/status" in API group "apps" at the cluster scope')
 
 
+class CrdSchema(unittest.TestCase):
+    SCHEMA = {"type": "object", "required": ["spec"], "properties": {
+        "metadata": {"type": "object"},
+        "spec": {"type": "object", "required": ["size"], "properties": {
+            "size": {"type": "integer", "minimum": 1},
+            "color": {"type": "string", "enum": ["red", "blue"], "default": "red"},
+            "opt": {"type": "string"},
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "tags": {"type": "array", "items": {"type": "string"}}}},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+
+    def test_prune_default_validate(self):
+        from kubesim_lib.crdschema import process
+        obj = {"apiVersion": "example.com/v1", "kind": "W", "metadata": {"name": "w"},
+               "spec": {"size": 2, "extra": 1, "opt": None, "free": {"any": {"x": 1}}}, "junk": True}
+        dropped = []
+        self.assertEqual(process(obj, self.SCHEMA, dropped), [])
+        self.assertEqual(obj["spec"], {"size": 2, "color": "red", "free": {"any": {"x": 1}}})
+        self.assertEqual(obj["metadata"], {"name": "w"}, "root metadata is never pruned")
+        self.assertNotIn("junk", obj)
+        self.assertEqual(sorted(dropped), ["junk", "spec.extra"])
+
+    def test_errors(self):
+        from kubesim_lib.crdschema import process
+        errs = process({"spec": {"size": "x", "color": "green", "tags": [1]}}, self.SCHEMA)
+        self.assertIn(("spec.size", 'Invalid value: "string": spec.size in body must be of type integer: "string"',
+                       "FieldValueTypeInvalid"), errs)
+        self.assertIn(("spec.color", 'Unsupported value: "green": supported values: "red", "blue"',
+                       "FieldValueNotSupported"), errs)
+        self.assertIn(("spec.tags[0]", 'Invalid value: "integer": spec.tags[0] in body must be of type string: '
+                       '"integer"', "FieldValueTypeInvalid"), errs)
+        self.assertEqual(process({}, self.SCHEMA), [("spec", "Required value", "FieldValueRequired")])
+        errs = process({"spec": {"size": 0}}, self.SCHEMA)
+        self.assertEqual(errs[0][1], "Invalid value: 0: spec.size in body should be greater than or equal to 1")
+
+
 class History(unittest.TestCase):
     def test_events_and_410(self):
         s = Store(history_events=3)

@@ -11,7 +11,7 @@ from .defaults import (Allocator, apply_defaults, job_selector, name_ok, random_
 from .patch import json_patch, merge_patch, strategic_merge
 from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
 from .util import (ApiError, already_exists, bad_request, conflict, dcopy, gone, invalid, new_uid,
-                   not_found, now_rfc3339)
+                   not_found, now_rfc3339, strip_nulls)
 
 GENERATION_GROUPS = {"apps", "batch", "networking.k8s.io", "policy", "autoscaling",
                      "apiextensions.k8s.io", "admissionregistration.k8s.io", "storage.k8s.io",
@@ -145,6 +145,17 @@ class Api:
             raise invalid(res.group, res.kind, name, causes)
 
     def _normalize(self, res, obj):
+        for k in [k for k, v in obj.items() if v is None]:
+            del obj[k]
+        md = obj.get("metadata")
+        if isinstance(md, dict):
+            clean = strip_nulls(md)
+            md.clear()
+            md.update(clean)
+        if res.crd is None:
+            for k in list(obj):
+                if k not in ("metadata",):
+                    obj[k] = strip_nulls(obj[k])
         if res.crd is not None and res.version_schema:
             from .crdschema import process
             dropped = []

@@ -13,7 +13,7 @@ from . import apply as ssa
 from .defaults import random_suffix
 from .rbac import bootstrap_objects
 from .selectors import selector_object_match
-from .util import ApiError, dcopy, get_path, now_rfc3339
+from .util import ApiError, dcopy, get_path, now_rfc3339, semantic
 
 NODE = "kubesim-node"
 KCM = "kube-controller-manager"
@@ -47,6 +47,14 @@ def _cond(conds, typ, status, reason, message, now):
 def _pod_ready(p):
     return get_path(p, "status", "phase") == "Running" and any(
         c.get("type") == "Ready" and c.get("status") == "True" for c in get_path(p, "status", "conditions") or [])
+
+
+def _same_template(rs, tmpl):
+    """kube's EqualIgnoreHash: the ReplicaSet's template equals the Deployment's,
+    ignoring the pod-template-hash label, with nil == empty."""
+    t = dcopy(get_path(rs, "spec", "template") or {})
+    (t.get("metadata") or {}).get("labels", {}).pop("pod-template-hash", None)
+    return semantic(t) == semantic(tmpl)
 
 
 def _hash(obj):
@@ -106,8 +114,35 @@ class Controllers:
             self.bootstrap()
 
     # ---- hooks called by Api under the store lock --------------------------------------------------------
+    def _mirror_event(self, ev):
+        """events.k8s.io/v1 and core/v1 Events share storage in kube-apiserver; kubesim
+        keeps a core/v1 copy of each events.k8s.io Event (what kubectl describe reads)."""
+        md = ev["metadata"]
+        series = ev.get("series") or {}
+        core = {"metadata": {k: dcopy(v) for k, v in md.items() if k in ("name", "namespace", "labels",
+                                                                         "annotations", "uid", "creationTimestamp")},
+                "involvedObject": dcopy(ev.get("regarding") or {}), "reason": ev.get("reason", ""),
+                "message": ev.get("note", ""), "type": ev.get("type", ""),
+                "count": ev.get("deprecatedCount") or series.get("count") or 1,
+                "firstTimestamp": ev.get("deprecatedFirstTimestamp"),
+                "lastTimestamp": ev.get("deprecatedLastTimestamp") or series.get("lastObservedTime"),
+                "eventTime": ev.get("eventTime"), "source": dcopy(ev.get("deprecatedSource") or {}),
+                "reportingComponent": ev.get("reportingController", ""),
+                "reportingInstance": ev.get("reportingInstance", ""), "action": ev.get("action", "")}
+        if ev.get("related"):
+            core["related"] = dcopy(ev["related"])
+        if series:
+            core["series"] = dcopy(series)
+        core = {k: v for k, v in core.items() if v not in (None, "")}
+        old = self.store.get("", "events", md.get("namespace", ""), md["name"])
+        if old is not None:
+            core["metadata"] = dcopy(old["metadata"])
+        self.store.put("", "events", core, "MODIFIED" if old else "ADDED")
+
     def after_write(self, res, old, new):
         g, r = res.group, res.resource
+        if g == "events.k8s.io" and r == "events":
+            self._mirror_event(new)
         if g == "apiextensions.k8s.io" and r == "customresourcedefinitions":
             if not new["metadata"].get("deletionTimestamp"):
                 self.registry.set_crd(new)
@@ -133,6 +168,9 @@ class Controllers:
             self.registry.remove_crd(obj["metadata"]["name"])
         elif g == "" and r == "services":
             self.api.alloc.release(obj)
+        elif g == "events.k8s.io" and r == "events":
+            md = obj["metadata"]
+            self.store.remove("", "events", md.get("namespace", ""), md["name"])
         self.seen.pop(obj["metadata"].get("uid"), None)
         self.wake.set()
 
@@ -353,8 +391,7 @@ class Controllers:
             tmpl = spec.get("template") or {}
             h = _hash(tmpl)
             owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
-            cur = next((rs for rs in owned if (rs["metadata"].get("labels") or {}).get("pod-template-hash") == h),
-                       None)
+            cur = next((rs for rs in owned if _same_template(rs, tmpl)), None)
             revs = [int((rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "0"))
                     for rs in owned]
             if spec.get("paused"):

@@ -23,6 +23,11 @@ def prune(v, s, root=False, depth=0, path="", dropped=None):
         embedded = s.get("x-kubernetes-embedded-resource")
         for k in list(v):
             sub = (path + "." if path else "") + k
+            if (root or embedded) and k in ROOT_KEEP:
+                continue
+            if v[k] is None and not (props.get(k) or {}).get("nullable"):
+                del v[k]
+                continue
             if k in props:
                 v[k] = prune(v[k], props[k], False, depth + 1, sub, dropped)
             elif (root or embedded) and k in ROOT_KEEP:

@@ -822,6 +822,7 @@ class Server(ThreadingHTTPServer):
 
     def get_request(self):
         sock, addr = self.socket.accept()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.ssl_ctx is not None:
             sock = self.ssl_ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         return sock, addr

@@ -115,3 +115,22 @@ def get_path(obj, *path, default=None):
 
 def meta(obj):
     return obj.setdefault("metadata", {})
+
+
+def strip_nulls(v):
+    """Drop null map values recursively (typed Go objects cannot hold them)."""
+    if isinstance(v, dict):
+        return {k: strip_nulls(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [strip_nulls(x) for x in v]
+    return v
+
+
+def semantic(v):
+    """Normal form for apimachinery's Semantic.DeepEqual: nil and empty maps/lists are equal."""
+    if isinstance(v, dict):
+        out = {k: semantic(x) for k, x in v.items()}
+        return {k: x for k, x in out.items() if x not in (None, {}, [])}
+    if isinstance(v, list):
+        return [semantic(x) for x in v]
+    return v
