@@ -263,6 +263,7 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kub
 		w.gone = w.dec_failed = 0;
 		w.status_msg[0] = 0;
 		long events_before = w.events;
+		long began = kube_now_ms();
 		rc = c->t->ops->stream(c->t->impl, &req, &resp, on_bytes, &w, err);
 		if (!rc && !w.dec_failed && !w.dec.stopped && resp.status >= 200 && resp.status < 300)
 			rc = kube_watchdec_finish(&w.dec, err) ? BH_EPARSE : 0;
@@ -312,6 +313,10 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kub
 		kube_response_free(&resp);
 		if (!failed) {
 			failures = 0;
+			/* a server that ends watches at once with nothing to say
+			 * must not make us spin */
+			if (!progressed && kube_now_ms() - began < 1000)
+				c->sleep_ms(c->hook_ud, c->retry.base_ms);
 			continue;
 		}
 		if (progressed)
