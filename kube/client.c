@@ -285,6 +285,7 @@ int kube_request_send(kube_client *c, const kube_request *req, kube_response *re
 	if (!r.timeout_ms)
 		r.timeout_ms = c->timeout_ms;
 	int idem = method_idempotent(req);
+	c->giveup_why = NULL;
 	long start = kube_now_ms();
 	long slept = 0;
 	int rc = 0;

@@ -110,7 +110,8 @@ static int list_pages(kube_client *c, const kube_resource *r, const char *ns, co
 			rc = bh_error_set(err, BH_ELIMIT, "list %s: more than %ld items", r->resource, max);
 			break;
 		}
-		json_array_extend(items, its ? its : json_array());
+		if (its)
+			json_array_extend(items, its);
 		if (!*first) {
 			*first = json_incref(list);
 		}
