@@ -4,6 +4,7 @@
 #include "lib/yaml.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -181,7 +182,8 @@ static int key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn)
 	for (size_t i = 0; i < an && i < bn; i++) {
 		int al, bl;
 		size_t ai, bi;
-		int64_t anum = 0, bnum = 0;
+		/* Go's int64 arithmetic wraps; do it unsigned, compare signed */
+		uint64_t anum = 0, bnum = 0;
 		if (ar[i] == br[i])
 			continue;
 		al = rune_is_letter(ar[i]);
@@ -200,11 +202,11 @@ static int key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn)
 			}
 		}
 		for (ai = i; ai < an && is_digit_rune(ar[ai]); ai++)
-			anum = anum * 10 + (ar[ai] - '0');
+			anum = anum * 10 + (uint64_t)(ar[ai] - '0');
 		for (bi = i; bi < bn && is_digit_rune(br[bi]); bi++)
-			bnum = bnum * 10 + (br[bi] - '0');
+			bnum = bnum * 10 + (uint64_t)(br[bi] - '0');
 		if (anum != bnum)
-			return anum < bnum;
+			return (int64_t)anum < (int64_t)bnum;
 		if (ai != bi)
 			return ai < bi;
 		return ar[i] < br[i];

@@ -1,0 +1,40 @@
+/* tests/fuzz/fuzz_jsonschema.c — libFuzzer target for values.schema.json
+ * compilation and validation. The input is split at the first NUL byte:
+ * schema text before it, values YAML after it (no NUL: the values are the
+ * schema text read as YAML), so both halves get mutated.
+ * FUZZ_SOURCES: lib/jsonschema.c lib/jsonschema_formats.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
+ * FUZZ_LIBS: -ljansson -lyaml -lpcre2-8
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/jsonschema.h"
+#include "lib/yaml.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *text = (const char *)data;
+	const char *nul = memchr(text, '\0', size);
+	size_t slen = nul ? (size_t)(nul - text) : size;
+	const char *vtext = nul ? nul + 1 : text;
+	size_t vlen = nul ? size - slen - 1 : size;
+	yaml_limits ylim = {(size_t)1 << 20, 64, 20000};
+	jsonschema *s = NULL;
+	json_t *values = NULL;
+	bh_error err;
+	bh_buf out = BH_BUF_INIT;
+	if (jsonschema_compile_text(text, slen, &s, &err) != 0)
+		return 0;
+	if (yaml_parse_values(vtext, vlen, &ylim, &values, &err) == 0) {
+		int rc = jsonschema_validate(s, values, &out, &err);
+		if (rc == 1 && (out.len == 0 || out.data[out.len - 1] != '\n'))
+			abort();
+		if (rc == 0 && out.len != 0)
+			abort();
+		json_decref(values);
+	}
+	bh_buf_free(&out);
+	jsonschema_free(s);
+	return 0;
+}
