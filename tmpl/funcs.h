@@ -117,6 +117,7 @@ extern const tmpl_func_def tmpl_funcs_dicts[];   /* dict get set dig keys pick m
 extern const tmpl_func_def tmpl_funcs_lists[];   /* list first rest append concat uniq has compact chunk ... */
 extern const tmpl_func_def tmpl_funcs_math[];     /* add sub mul div mod max min until seq randInt addf divf round ... */
 extern const tmpl_func_def tmpl_funcs_conv[];     /* atoi int int64 float64 toDecimal */
+extern const tmpl_func_def tmpl_funcs_paths[];    /* base dir clean ext isAbs os* urlParse urlJoin */
 /* Sprig/Helm families (data formats, encodings, crypto, dates, semver). */
 extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJson toRawJson ... */
 extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */

@@ -18,6 +18,7 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_lists,
 	tmpl_funcs_math,
 	tmpl_funcs_conv,
+	tmpl_funcs_paths,
 	tmpl_funcs_helm,
 	NULL,
 };
