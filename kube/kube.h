@@ -94,6 +94,15 @@ int kube_mapping_for_object(kube_client *c, const json_t *obj, kube_resource *ou
 /* Drops the discovery cache. */
 void kube_mapping_reset(kube_client *c);
 
+/* Helm's .Capabilities.APIVersions (action.GetVersionSet): every served
+ * group/version ("v1", "apps/v1") and every "group/version/Kind"
+ * ("apps/v1/Deployment"), sorted, as a new JSON array of strings. A
+ * group/version whose resources cannot be listed (an aggregated API that is
+ * down) contributes only its name, as in Helm. */
+int kube_discovery_api_versions(kube_client *c, json_t **out, bh_error *err);
+/* The server's version (GET /version .gitVersion, e.g. "v1.35.0") into buf. */
+int kube_server_version(kube_client *c, char *buf, size_t n, bh_error *err);
+
 /* Builds the path of a resource collection or object:
  * /apis/GROUP/VERSION[/namespaces/NS]/RESOURCE[/NAME[/SUBRESOURCE]]
  * (/api/v1/... for the core group). ns is ignored for cluster-scoped

@@ -176,3 +176,104 @@ char *kube_path_new(const kube_resource *r, const char *ns, const char *name, co
 	}
 	return bh_buf_ok(&b) ? bh_buf_detach(&b) : NULL;
 }
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+}
+
+static void add_unique(json_t *set, const char *s)
+{
+	if (!json_object_get(set, s))
+		json_object_set_new(set, s, json_true());
+}
+
+int kube_discovery_api_versions(kube_client *c, json_t **out, bh_error *err)
+{
+	json_t *set = json_object(), *core = NULL, *groups = NULL;
+	if (!set)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	int rc = kube_call(c, "GET", "/api", NULL, NULL, 0, &core, err);
+	if (!rc)
+		rc = kube_call(c, "GET", "/apis", NULL, NULL, 0, &groups, err);
+	if (rc) {
+		json_decref(set);
+		json_decref(core);
+		return bh_error_prefix(err, "could not get apiVersions from Kubernetes");
+	}
+	json_t *gvs = json_array();
+	size_t i, j;
+	json_t *v, *g;
+	json_array_foreach(json_object_get(core, "versions"), i, v) if (json_is_string(v))
+		json_array_append(gvs, v);
+	json_array_foreach(json_object_get(groups, "groups"), i, g) {
+		json_array_foreach(json_object_get(g, "versions"), j, v) {
+			json_t *gv = json_object_get(v, "groupVersion");
+			if (json_is_string(gv))
+				json_array_append(gvs, gv);
+		}
+	}
+	json_array_foreach(gvs, i, v) {
+		const char *gv = json_string_value(v);
+		add_unique(set, gv);
+		if (strlen(gv) > 300 || strchr(gv, '?') || strstr(gv, ".."))
+			continue;
+		bh_buf path = BH_BUF_INIT;
+		bh_buf_printf(&path, "%s/%s", strchr(gv, '/') ? "/apis" : "/api", gv);
+		json_t *list = NULL;
+		bh_error ignored;
+		if (bh_buf_ok(&path) && kube_call(c, "GET", path.data, NULL, NULL, 0, &list, &ignored) == 0) {
+			json_t *r;
+			json_array_foreach(json_object_get(list, "resources"), j, r) {
+				const char *kind = json_string_value(json_object_get(r, "kind"));
+				if (!kind || !*kind)
+					continue;
+				bh_buf id = BH_BUF_INIT;
+				bh_buf_printf(&id, "%s/%s", gv, kind);
+				if (bh_buf_ok(&id))
+					add_unique(set, id.data);
+				bh_buf_free(&id);
+			}
+		}
+		json_decref(list);
+		bh_buf_free(&path);
+	}
+	json_decref(gvs);
+	json_decref(core);
+	json_decref(groups);
+	size_t n = json_object_size(set), k = 0;
+	json_t **arr = calloc(n + 1, sizeof *arr);
+	json_t *res = json_array();
+	if (!arr || !res) {
+		free(arr);
+		json_decref(res);
+		json_decref(set);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	const char *key;
+	json_object_foreach(set, key, v) arr[k++] = json_string(key);
+	qsort(arr, k, sizeof *arr, cmp_str);
+	for (i = 0; i < k; i++)
+		json_array_append_new(res, arr[i]);
+	free(arr);
+	json_decref(set);
+	*out = res;
+	return 0;
+}
+
+int kube_server_version(kube_client *c, char *buf, size_t n, bh_error *err)
+{
+	json_t *v = NULL;
+	int rc = kube_call(c, "GET", "/version", NULL, NULL, 0, &v, err);
+	if (rc)
+		return rc;
+	const char *gv = json_string_value(json_object_get(v, "gitVersion"));
+	if (!gv || !*gv)
+		rc = bh_error_set(err, BH_EPROTO, "GET /version: no gitVersion in the answer");
+	else if (strlen(gv) >= n)
+		rc = bh_error_set(err, BH_ELIMIT, "GET /version: gitVersion too long");
+	else
+		snprintf(buf, n, "%s", gv);
+	json_decref(v);
+	return rc;
+}

@@ -592,6 +592,28 @@ START_TEST(test_mapping)
 	add("GET /api/v2", 404, "{\"message\":\"not found\"}");
 	ck_assert_int_eq(kube_mapping_get(c, "v2", "Pod", &r, &e), BH_ENOTFOUND);
 	ck_assert_str_eq(e.msg, "no mapping for v2 Pod: the server does not serve apiVersion \"v2\"");
+	/* Helm's APIVersions */
+	add("GET /api", 200, "{\"versions\":[\"v1\"]}");
+	add("GET /apis", 200, "{\"groups\":[{\"name\":\"apps\",\"versions\":[{\"groupVersion\":\"apps/v1\"}]},"
+	                    "{\"name\":\"metrics\",\"versions\":[{\"groupVersion\":\"metrics/v1beta1\"}]}]}");
+	add("GET /api/v1", 200, "{\"resources\":[{\"name\":\"pods\",\"kind\":\"Pod\"},{\"name\":\"pods/log\","
+	                       "\"kind\":\"Pod\"},{\"name\":\"bindings\",\"kind\":\"Binding\"}]}");
+	add("GET /apis/apps/v1", 200, "{\"resources\":[{\"name\":\"deployments\",\"kind\":\"Deployment\"},"
+	                             "{\"name\":\"deployments/scale\",\"kind\":\"Scale\"}]}");
+	add("GET /apis/metrics/v1beta1", 503, "{\"message\":\"unavailable\"}");
+	for (int i = 0; i < 4; i++) /* retried: GET on 503 */
+		add("GET /apis/metrics/v1beta1", 503, "{\"message\":\"unavailable\"}");
+	json_t *vs = NULL;
+	ck_assert_msg(kube_discovery_api_versions(c, &vs, &e) == 0, "%s", e.msg);
+	char *txt = json_dumps(vs, JSON_COMPACT);
+	ck_assert_str_eq(txt, "[\"apps/v1\",\"apps/v1/Deployment\",\"apps/v1/Scale\",\"metrics/v1beta1\",\"v1\","
+	                      "\"v1/Binding\",\"v1/Pod\"]");
+	free(txt);
+	json_decref(vs);
+	add("GET /version", 200, "{\"gitVersion\":\"v1.35.0\"}");
+	char ver[32];
+	ck_assert_int_eq(kube_server_version(c, ver, sizeof ver, &e), 0);
+	ck_assert_str_eq(ver, "v1.35.0");
 	/* core group path */
 	p = kube_path_new(&pods, "ns1", "p", NULL);
 	ck_assert_str_eq(p, "/api/v1/namespaces/ns1/pods/p");

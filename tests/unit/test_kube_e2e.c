@@ -558,6 +558,43 @@ START_TEST(test_tls_server_name_and_token_file)
 }
 END_TEST
 
+/* Helm's APIVersions against `kubectl api-versions` (the real client's
+ * discovery), when the wrapper saved its output. */
+START_TEST(test_api_versions)
+{
+	kube_client *c = client();
+	bh_error e = {0};
+	json_t *vs = NULL;
+	ck_assert_msg(kube_discovery_api_versions(c, &vs, &e) == 0, "%s", e.msg);
+	char *txt = json_dumps(vs, JSON_COMPACT);
+	ck_assert_ptr_nonnull(strstr(txt, "\"apps/v1/Deployment\""));
+	ck_assert_ptr_nonnull(strstr(txt, "\"v1/ConfigMap\""));
+	const char *golden = getenv("KUBE_E2E_API_VERSIONS");
+	FILE *f = golden && *golden ? fopen(golden, "r") : NULL;
+	int lines = 0;
+	char line[256];
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (!*line)
+			continue;
+		char q[300];
+		snprintf(q, sizeof q, "\"%s\"", line);
+		ck_assert_msg(strstr(txt, q) != NULL, "kubectl api-versions lists %s, we do not", line);
+		lines++;
+	}
+	if (f) {
+		fclose(f);
+		ck_assert_int_gt(lines, 5);
+	}
+	free(txt);
+	json_decref(vs);
+	char ver[64];
+	ck_assert_int_eq(kube_server_version(c, ver, sizeof ver, &e), 0);
+	ck_assert_int_eq(ver[0], 'v');
+	kube_client_free(c);
+}
+END_TEST
+
 START_TEST(test_deployment_ready)
 {
 	kube_client *c = client();
@@ -635,6 +672,7 @@ int main(void)
 	tcase_add_test(tc, test_watch_relist_after_410);
 	tcase_add_test(tc, test_impersonation_forbidden);
 	tcase_add_test(tc, test_tls_server_name_and_token_file);
+	tcase_add_test(tc, test_api_versions);
 	tcase_add_test(tc, test_deployment_ready);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
