@@ -11,6 +11,10 @@ tests/conformance/cases-known-failures.txt (`<id> <reason>`) may fail; any
 other failure makes the run fail (exit 1).
 
 Usage: run_cases.py BULKHEAD CORPUS [CASE...]   (env BH_CASE_TIMEOUT, seconds)
+
+With BH_CONFORMANCE_HELM=/path/to/helm, each chart is first packaged with
+`helm package` and the cases are rendered from the .tgz instead of the
+directory (the archive loader; .helmignore applied at packaging time).
 """
 import json
 import os
@@ -36,12 +40,34 @@ def first_diff(a, b):
     return "trailing bytes differ"
 
 
+PACKAGED = {}
+
+
+def packaged(corpus, chart_rel):
+    """the chart packaged by the real helm (BH_CONFORMANCE_HELM), or None"""
+    helm = os.environ.get("BH_CONFORMANCE_HELM")
+    if not helm:
+        return None
+    if chart_rel not in PACKAGED:
+        import tempfile
+        out = tempfile.mkdtemp(prefix="bh-pkg-")
+        env = dict(os.environ, HELM_CONFIG_HOME=out, HELM_CACHE_HOME=out, HELM_DATA_HOME=out)
+        subprocess.run([helm, "package", os.path.join(corpus, chart_rel), "-d", out], env=env,
+                       check=True, capture_output=True)
+        tgz = [f for f in os.listdir(out) if f.endswith(".tgz")]
+        PACKAGED[chart_rel] = os.path.join(out, tgz[0])
+    return PACKAGED[chart_rel]
+
+
 def run_case(bulkhead, corpus, cid, timeout):
     cdir = os.path.join(corpus, "cases", cid)
     with open(os.path.join(cdir, "case.json")) as f:
         case = json.load(f)
     args = list(case["helmArgs"])
     assert args[0] == "template"
+    tgz = packaged(corpus, case["chart"])
+    if tgz:
+        args = [tgz if a == case["chart"] else a for a in args]
     t0 = time.time()
     try:
         p = subprocess.run([bulkhead] + args, cwd=corpus, capture_output=True, timeout=timeout)
