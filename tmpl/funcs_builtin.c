@@ -190,6 +190,10 @@ static int fn_print(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
 	gofmt_sprint(&b, c->argv, c->argc);
+	if (!bh_buf_ok(&b)) {
+		bh_buf_free(&b);
+		return bh_error_set(c->err, BH_ELIMIT, "%s: result too large", c->name);
+	}
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);
 	return 0;
@@ -199,6 +203,10 @@ static int fn_println(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
 	gofmt_sprintln(&b, c->argv, c->argc);
+	if (!bh_buf_ok(&b)) {
+		bh_buf_free(&b);
+		return bh_error_set(c->err, BH_ELIMIT, "%s: result too large", c->name);
+	}
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);
 	return 0;
@@ -208,6 +216,10 @@ static int fn_printf(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
 	gofmt_sprintf(&b, c->argv[0].u.s.ptr, c->argv[0].u.s.len, c->argv + 1, c->argc - 1);
+	if (!bh_buf_ok(&b)) {
+		bh_buf_free(&b);
+		return bh_error_set(c->err, BH_ELIMIT, "%s: result too large", c->name);
+	}
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);
 	return 0;

@@ -861,8 +861,18 @@ static void print_object(fstate *f, const tmpl_value *v, char verb)
 	bh_buf_free(&tmp);
 }
 
+/* Values nested deeper than this print as "..." (Go has no limit; a C stack
+ * does). Only templates that build absurdly deep dicts can reach it. */
+#define GOFMT_MAX_DEPTH 2000
+/* A single printf result larger than this marks the buffer out of memory. */
+#define GOFMT_MAX_SPRINTF ((size_t)256 << 20)
+
 static void print_value(fstate *f, const tmpl_value *v, char verb, int depth)
 {
+	if (depth > GOFMT_MAX_DEPTH) {
+		bh_buf_puts(f->out, "...");
+		return;
+	}
 	switch (v->kind) {
 	case TMPL_INVALID:
 	case TMPL_NIL:
@@ -1016,8 +1026,10 @@ static int parse_num(const char *s, size_t end, size_t *i, int *num)
 	*num = 0;
 	while (*i < end && s[*i] >= '0' && s[*i] <= '9') {
 		if (*num > 1000000) {
+			/* Go's tooLarge: give up on the rest of the format */
 			*num = 0;
-			return 0; /* too big */
+			*i = end;
+			return 0;
 		}
 		*num = *num * 10 + (s[*i] - '0');
 		isnum = 1;
@@ -1032,8 +1044,14 @@ void gofmt_sprintf(bh_buf *out, const char *format, size_t end,
 	fstate f;
 	int argNum = 0, afterIndex = 0, reordered = 0, goodArgNum = 1;
 	size_t i = 0;
+	size_t start_len = out->len;
 	fstate_init(&f, out);
 	while (i < end) {
+		if (out->len - start_len > GOFMT_MAX_SPRINTF) {
+			/* stop: the caller's memory budget will refuse it anyway */
+			out->oom = 1;
+			break;
+		}
 		goodArgNum = 1;
 		size_t lasti = i;
 		while (i < end && format[i] != '%')

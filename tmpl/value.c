@@ -481,10 +481,21 @@ tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j)
 	}
 }
 
+static json_t *to_json(const tmpl_value *v, bh_error *err, int depth);
+
 json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err)
+{
+	return to_json(v, err, 0);
+}
+
+static json_t *to_json(const tmpl_value *v, bh_error *err, int depth)
 {
 	json_t *r;
 	size_t i;
+	if (depth > 1000) {
+		bh_error_set(err, BH_ELIMIT, "json: nesting deeper than 1000");
+		return NULL;
+	}
 	switch (v->kind) {
 	case TMPL_INVALID:
 	case TMPL_NIL:
@@ -536,7 +547,7 @@ json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err)
 			return json_null();
 		r = json_array();
 		for (i = 0; i < v->u.list->len; i++) {
-			json_t *x = tmpl_value_to_json(&v->u.list->items[i], err);
+			json_t *x = to_json(&v->u.list->items[i], err, depth + 1);
 			if (!x) {
 				json_decref(r);
 				return NULL;
@@ -550,7 +561,7 @@ json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err)
 		r = json_object();
 		for (i = 0; i < v->u.map->len; i++) {
 			const tmpl_map_entry *e = &v->u.map->entries[i];
-			json_t *x = tmpl_value_to_json(&e->val, err);
+			json_t *x = to_json(&e->val, err, depth + 1);
 			if (!x) {
 				json_decref(r);
 				return NULL;

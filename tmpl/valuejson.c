@@ -237,8 +237,19 @@ const char *tmpl_value_kind_name(const tmpl_value *v)
 	}
 }
 
+static tmpl_value deep_copy(tmpl_arena *a, const tmpl_value *v, int depth);
+
 tmpl_value tmpl_value_deep_copy(tmpl_arena *a, const tmpl_value *v)
 {
+	return deep_copy(a, v, 0);
+}
+
+/* Nesting deeper than 10000 is refused (INVALID) instead of overflowing
+ * the C stack. */
+static tmpl_value deep_copy(tmpl_arena *a, const tmpl_value *v, int depth)
+{
+	if (depth > 10000)
+		return tmpl_invalid();
 	switch (v->kind) {
 	case TMPL_LIST: {
 		const tmpl_list *l = v->u.list;
@@ -248,7 +259,7 @@ tmpl_value tmpl_value_deep_copy(tmpl_arena *a, const tmpl_value *v)
 		n->is_nil = l->is_nil;
 		n->cls = l->cls;
 		for (size_t i = 0; i < l->len; i++) {
-			tmpl_value x = tmpl_value_deep_copy(a, &l->items[i]);
+			tmpl_value x = deep_copy(a, &l->items[i], depth + 1);
 			if (x.kind == TMPL_INVALID && l->items[i].kind != TMPL_INVALID)
 				return x;
 			if (tmpl_list_push(a, n, x))
@@ -264,7 +275,7 @@ tmpl_value tmpl_value_deep_copy(tmpl_arena *a, const tmpl_value *v)
 			return tmpl_invalid();
 		n->cls = m->cls;
 		for (size_t i = 0; i < m->len; i++) {
-			tmpl_value x = tmpl_value_deep_copy(a, &m->entries[i].val);
+			tmpl_value x = deep_copy(a, &m->entries[i].val, depth + 1);
 			if (x.kind == TMPL_INVALID && m->entries[i].val.kind != TMPL_INVALID)
 				return x;
 			if (tmpl_map_set(a, n, m->entries[i].key, m->entries[i].keylen, x))
