@@ -63,4 +63,10 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
  * (encoding errors are prefixed "error marshaling into JSON: "). */
 int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);
 
+/* Helm's toYamlPretty: go.yaml.in/yaml/v3 Encoder with SetIndent(2) on the
+ * value tree (sequences indented under their key, no line folding, numbers
+ * as the tree holds them: json_integer as int, json_real as Go float64).
+ * Ends with a newline like yaml_emit (toYamlPretty trims it). */
+int yaml_emit_pretty(const json_t *v, bh_buf *out, bh_error *err);
+
 #endif

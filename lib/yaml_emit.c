@@ -133,27 +133,6 @@ static int emit_number(emit_ctx *c, const char *text, size_t n)
 	return emit_scalar(c, buf, (size_t)len, YAML_PLAIN_SCALAR_STYLE);
 }
 
-/* goyaml.v2 sorter.go keyList.Less for two string keys. */
-static int rune_is_letter(int32_t r)
-{
-	if (r < 0x80)
-		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
-	/* Latin-1 punctuation/symbols, general punctuation, CJK symbols are not letters */
-	if (r < 0xC0)
-		return r == 0xAA || r == 0xB5 || r == 0xBA;
-	if (r == 0xD7 || r == 0xF7)
-		return 0;
-	if (r >= 0x2000 && r <= 0x2BFF)
-		return 0;
-	if (r >= 0x3000 && r <= 0x303F)
-		return 0;
-	if (r >= 0xFF00 && r <= 0xFF20)
-		return 0;
-	if (r >= 0x0300 && r <= 0x036F)
-		return 0; /* combining marks */
-	return 1;
-}
-
 static size_t to_runes(const char *s, size_t n, int32_t **out)
 {
 	int32_t *rs = malloc((n + 1) * sizeof *rs);
@@ -172,48 +151,6 @@ static size_t to_runes(const char *s, size_t n, int32_t **out)
 	return k;
 }
 
-static int is_digit_rune(int32_t r)
-{
-	return r >= '0' && r <= '9';
-}
-
-static int key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn)
-{
-	for (size_t i = 0; i < an && i < bn; i++) {
-		int al, bl;
-		size_t ai, bi;
-		/* Go's int64 arithmetic wraps; do it unsigned, compare signed */
-		uint64_t anum = 0, bnum = 0;
-		if (ar[i] == br[i])
-			continue;
-		al = rune_is_letter(ar[i]);
-		bl = rune_is_letter(br[i]);
-		if (al && bl)
-			return ar[i] < br[i];
-		if (al || bl)
-			return bl;
-		if (ar[i] == '0' || br[i] == '0') {
-			for (size_t j = i; j-- > 0 && is_digit_rune(ar[j]);) {
-				if (ar[j] != '0') {
-					anum = 1;
-					bnum = 1;
-					break;
-				}
-			}
-		}
-		for (ai = i; ai < an && is_digit_rune(ar[ai]); ai++)
-			anum = anum * 10 + (uint64_t)(ar[ai] - '0');
-		for (bi = i; bi < bn && is_digit_rune(br[bi]); bi++)
-			bnum = bnum * 10 + (uint64_t)(br[bi] - '0');
-		if (anum != bnum)
-			return (int64_t)anum < (int64_t)bnum;
-		if (ai != bi)
-			return ai < bi;
-		return ar[i] < br[i];
-	}
-	return an < bn;
-}
-
 typedef struct key_ent {
 	int32_t *runes;
 	size_t nr;
@@ -224,9 +161,9 @@ typedef struct key_ent {
 static int key_cmp(const void *pa, const void *pb)
 {
 	const key_ent *a = pa, *b = pb;
-	if (key_less(a->runes, a->nr, b->runes, b->nr))
+	if (yaml_key_less(a->runes, a->nr, b->runes, b->nr, 0))
 		return -1;
-	if (key_less(b->runes, b->nr, a->runes, a->nr))
+	if (yaml_key_less(b->runes, b->nr, a->runes, a->nr, 0))
 		return 1;
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }

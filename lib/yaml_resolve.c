@@ -569,3 +569,61 @@ int go_format_float32_g(char *buf, size_t n, double v)
 	out[len] = '\0';
 	return snprintf(buf, n, "%s", out);
 }
+
+/* ---- goyaml's map key order (sorter.go keyList.Less, string keys) ---------- */
+
+/* unicode.IsLetter, closely enough for keys: ASCII letters, and non-ASCII
+ * runes except common punctuation, symbols and combining marks */
+static int rune_is_letter(int32_t r)
+{
+	if (r < 0x80)
+		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
+	if (r < 0xC0)
+		return r == 0xAA || r == 0xB5 || r == 0xBA;
+	if (r == 0xD7 || r == 0xF7)
+		return 0;
+	if ((r >= 0x2000 && r <= 0x2BFF) || (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFF20) ||
+	    (r >= 0x0300 && r <= 0x036F))
+		return 0;
+	return 1;
+}
+
+int yaml_key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn, int v3)
+{
+	int digits = 0; /* v3: the runes before the difference ended in a digit */
+	for (size_t i = 0; i < an && i < bn; i++) {
+		int al, bl;
+		size_t ai, bi;
+		/* Go's int64 arithmetic wraps; do it unsigned, compare signed */
+		uint64_t anum = 0, bnum = 0;
+		if (ar[i] == br[i]) {
+			digits = ar[i] >= '0' && ar[i] <= '9';
+			continue;
+		}
+		al = rune_is_letter(ar[i]);
+		bl = rune_is_letter(br[i]);
+		if (al && bl)
+			return ar[i] < br[i];
+		if (al || bl)
+			return v3 && digits ? al : bl;
+		if (ar[i] == '0' || br[i] == '0') {
+			for (size_t j = i; j-- > 0 && ar[j] >= '0' && ar[j] <= '9';) {
+				if (ar[j] != '0') {
+					anum = 1;
+					bnum = 1;
+					break;
+				}
+			}
+		}
+		for (ai = i; ai < an && ar[ai] >= '0' && ar[ai] <= '9'; ai++)
+			anum = anum * 10 + (uint64_t)(ar[ai] - '0');
+		for (bi = i; bi < bn && br[bi] >= '0' && br[bi] <= '9'; bi++)
+			bnum = bnum * 10 + (uint64_t)(br[bi] - '0');
+		if (anum != bnum)
+			return (int64_t)anum < (int64_t)bnum;
+		if (ai != bi)
+			return ai < bi;
+		return ar[i] < br[i];
+	}
+	return an < bn;
+}

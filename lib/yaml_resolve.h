@@ -38,6 +38,11 @@ void utf8_sanitize_go(bh_buf *out, const char *s, size_t n);
 /* Length (1..4) of the rune at s and its value in *r (-1 when invalid, length 1). */
 int utf8_rune_go(const unsigned char *s, size_t n, int32_t *r);
 
+/* goyaml's "natural" order of two string map keys given as runes
+ * (sorter.go keyList.Less): 1 if a sorts before b. v3 selects yaml.v3's
+ * variant (after a digit, a letter sorts before a non-letter). */
+int yaml_key_less(const int32_t *a, size_t an, const int32_t *b, size_t bn, int v3);
+
 /* strconv.FormatFloat(v, 'g', -1, 32). */
 int go_format_float32_g(char *buf, size_t n, double v);
 

@@ -196,6 +196,38 @@ START_TEST(test_emit_goyaml_quirks)
 }
 END_TEST
 
+/* toYamlPretty of template-built values (expected text from funcs.jsonl) */
+START_TEST(test_emit_pretty)
+{
+	static const struct { const char *json; const char *want; } cases[] = {
+		{"{\"b\":2,\"a\":[1,2],\"c\":{\"d\":[{\"e\":1}]}}", "a:\n  - 1\n  - 2\nb: 2\nc:\n  d:\n    - e: 1"},
+		{"[1,\"a\",null,true]", "- 1\n- a\n- null\n- true"},
+		{"[[1,2],[{\"a\":1}]]", "- - 1\n  - 2\n- - a: 1"},
+		{"{\"y\":1,\"n\":2,\"yes\":3,\"1\":4}", "\"1\": 4\n\"n\": 2\n\"y\": 1\n\"yes\": 3"},
+		{"{\"k\":\"\"}", "k: \"\""},
+		{"{\"a\":{}}", "a: {}"},
+		{"{\"b\":\"x\",\"a\":[]}", "a: []\nb: x"},
+		{"\"multi\\nline\\n\"", "|\n  multi\n  line"},
+		{"\"del\\u007f\"", "\"del\\x7F\""},
+		{"null", "null"},
+		{"{}", "{}"},
+		{"[]", "[]"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *v = NULL;
+		bh_buf b = BH_BUF_INIT;
+		bh_error e = {0};
+		ck_assert_int_eq(gojson_decode(cases[i].json, strlen(cases[i].json), NULL, GOJSON_KEEP_INTS, &v, &e), 0);
+		ck_assert_int_eq(yaml_emit_pretty(v, &b, &e), 0);
+		if (b.len && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		ck_assert_msg(strcmp(bh_buf_str(&b), cases[i].want) == 0, "%s: got [%s] want [%s]", cases[i].json, bh_buf_str(&b), cases[i].want);
+		json_decref(v);
+		bh_buf_free(&b);
+	}
+}
+END_TEST
+
 /* ---- conformance vectors -------------------------------------------------- */
 
 typedef struct tally {
@@ -296,8 +328,12 @@ static void funcs_vector(const gojson_node *t, void *arg)
 	int rc, wrap = 0;
 	if (!tpl || !expect)
 		return;
+	int pretty = strncmp(tpl, "{{ toYamlPretty ", 16) == 0;
 	if (strcmp(tpl, "{{ toYaml .Values.v }}") && strcmp(tpl, "{{ toYaml .Values }}") &&
-	    strcmp(tpl, "{{ toYaml (dict \"k\" .Values.v) }}") && strcmp(tpl, "{{ mustToYaml .Values.v }}"))
+	    strcmp(tpl, "{{ toYaml (dict \"k\" .Values.v) }}") && strcmp(tpl, "{{ mustToYaml .Values.v }}") &&
+	    strcmp(tpl, "{{ toYamlPretty .Values.v }}") && strcmp(tpl, "{{ toYamlPretty .Values }}") &&
+	    strcmp(tpl, "{{ toYamlPretty .Values.f }}") && strcmp(tpl, "{{ toYamlPretty .Values.i }}") &&
+	    strcmp(tpl, "{{ toYamlPretty .Values.big }}"))
 		return;
 	if (vals)
 		vec_text(vals, &vt);
@@ -308,8 +344,12 @@ static void funcs_vector(const gojson_node *t, void *arg)
 		ty->failed++;
 		goto out;
 	}
-	if (strstr(tpl, ".Values.v")) {
-		subject = json_object_get(values, "v");
+	if (strstr(tpl, ".Values.")) {
+		const char *f = strstr(tpl, ".Values.") + 8;
+		char field[32] = {0};
+		for (int k = 0; k < 31 && f[k] != ' ' && f[k] != ')'; k++)
+			field[k] = f[k];
+		subject = json_object_get(values, field);
 		subject = subject ? json_incref(subject) : json_null();
 	} else {
 		subject = json_incref(values);
@@ -323,7 +363,7 @@ static void funcs_vector(const gojson_node *t, void *arg)
 	(void)wrap;
 	ty->run++;
 	/* Helm's toYaml prints "" when marshalling fails */
-	if (yaml_emit(subject, &out, &e))
+	if ((pretty ? yaml_emit_pretty(subject, &out, &e) : yaml_emit(subject, &out, &e)))
 		bh_buf_reset(&out);
 	if (out.len && out.data[out.len - 1] == '\n')
 		out.data[--out.len] = '\0';
@@ -346,8 +386,8 @@ START_TEST(test_funcs_toyaml)
 		return;
 	vec_each(p, funcs_vector, &ty);
 	free(p);
-	fprintf(stderr, "funcs.jsonl toYaml: %d run, %d failed\n", ty.run, ty.failed);
-	ck_assert_int_gt(ty.run, 150);
+	fprintf(stderr, "funcs.jsonl toYaml/toYamlPretty: %d run, %d failed\n", ty.run, ty.failed);
+	ck_assert_int_gt(ty.run, 170);
 	ck_assert_int_eq(ty.failed, 0);
 }
 END_TEST
@@ -365,6 +405,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
+	tcase_add_test(tc, test_emit_pretty);
 	tcase_add_test(tc, test_lang_yaml_typing);
 	tcase_add_test(tc, test_funcs_toyaml);
 	suite_add_tcase(s, tc);
