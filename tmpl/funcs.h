@@ -124,6 +124,7 @@ extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPrett
 extern const tmpl_func_def tmpl_funcs_semver[];   /* semver semverCompare */
 extern const tmpl_func_def tmpl_funcs_encoding[]; /* b64enc b64dec b32enc b32dec sha*sum adler32sum */
 extern const tmpl_func_def tmpl_funcs_dates[];    /* now date toDate dateModify duration ... */
+extern const tmpl_func_def tmpl_funcs_crypto[];   /* bcrypt genCA encryptAES uuidv4 getHostByName ... */
 
 /* Finds a registered function by name (last family wins); NULL if none. */
 const tmpl_func_def *tmpl_func_find(const char *name);

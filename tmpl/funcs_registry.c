@@ -12,6 +12,7 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_semver,
 	tmpl_funcs_encoding,
 	tmpl_funcs_dates,
+	tmpl_funcs_crypto,
 	tmpl_funcs_strings,
 	tmpl_funcs_reflect,
 	tmpl_funcs_dicts,
