@@ -2,6 +2,7 @@
  * Metadata.Validate, on files already read by chart_archive.c / chart_dir.c. */
 #include "helm/chart.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,30 +240,107 @@ static int alias_ok(const char *s)
 	return 1;
 }
 
+static const char *json_kind(const json_t *v)
+{
+	return json_is_number(v) ? "number" : json_is_boolean(v) ? "bool" : json_is_array(v) ? "array" :
+	       json_is_string(v) ? "string" : "object";
+}
+
+static int type_error(bh_error *err, const json_t *v, const char *field, const char *gotype)
+{
+	return bh_error_set(err, BH_EINVAL,
+			    "cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: "
+			    "json: cannot unmarshal %s into Go struct field %s of type %s",
+			    json_kind(v), field, gotype);
+}
+
+/* string fields of obj (null allowed, then dropped) */
+static int check_strings(json_t *obj, const char *const *keys, const char *owner, bh_error *err)
+{
+	for (int i = 0; keys[i]; i++) {
+		json_t *v = json_object_get(obj, keys[i]);
+		if (v && json_is_null(v)) {
+			json_object_del(obj, keys[i]);
+			continue;
+		}
+		if (v && !json_is_string(v)) {
+			char field[128];
+			snprintf(field, sizeof field, "%s.%s", owner, keys[i]);
+			return type_error(err, v, field, "string");
+		}
+	}
+	return 0;
+}
+
+static int check_string_list(json_t *obj, const char *key, const char *owner, bh_error *err)
+{
+	json_t *a = json_object_get(obj, key), *v;
+	size_t i;
+	char field[128];
+	snprintf(field, sizeof field, "%s.%s", owner, key);
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return type_error(err, a, field, "[]string");
+	json_array_foreach(a, i, v)
+		if (!json_is_string(v) && !json_is_null(v))
+			return type_error(err, v, field, "string");
+	return 0;
+}
+
 /* Type checks json.Unmarshal into chart.Metadata would make. */
 static int check_types(json_t *md, bh_error *err)
 {
 	static const char *strs[] = {"name", "home", "version", "description", "icon", "apiVersion",
 				     "condition", "tags", "appVersion", "kubeVersion", "type", NULL};
-	for (int i = 0; strs[i]; i++) {
-		json_t *v = json_object_get(md, strs[i]);
-		if (v && !json_is_string(v) && !json_is_null(v)) {
-			const char *t = json_is_number(v) ? "number" : json_is_boolean(v) ? "bool" :
-					json_is_array(v) ? "array" : "object";
-			return bh_error_set(err, BH_EINVAL,
-					    "cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: "
-					    "json: cannot unmarshal %s into Go struct field Metadata.%s of type string",
-					    t, strs[i]);
-		}
-		if (v && json_is_null(v))
-			json_object_del(md, strs[i]);
+	static const char *dep_strs[] = {"name", "version", "repository", "condition", "alias", NULL};
+	static const char *m_strs[] = {"name", "email", "url", NULL};
+	int rc;
+	size_t i;
+	json_t *v;
+	if (!json_is_object(md))
+		return bh_error_set(err, BH_EINVAL, "cannot load Chart.yaml: error unmarshaling JSON: while decoding "
+				    "JSON: json: cannot unmarshal %s into Go value of type v2.Metadata", json_kind(md));
+	if ((rc = check_strings(md, strs, "Metadata", err)) ||
+	    (rc = check_string_list(md, "sources", "Metadata", err)) ||
+	    (rc = check_string_list(md, "keywords", "Metadata", err)))
+		return rc;
+	json_t *dep = json_object_get(md, "deprecated");
+	if (dep && !json_is_boolean(dep) && !json_is_null(dep))
+		return type_error(err, dep, "Metadata.deprecated", "bool");
+	json_t *ann = json_object_get(md, "annotations");
+	if (ann && !json_is_null(ann)) {
+		const char *k;
+		if (!json_is_object(ann))
+			return type_error(err, ann, "Metadata.annotations", "map[string]string");
+		json_object_foreach(ann, k, v)
+			if (!json_is_string(v) && !json_is_null(v))
+				return type_error(err, v, "Metadata.annotations", "string");
+	}
+	json_t *ms = json_object_get(md, "maintainers");
+	if (ms && !json_is_null(ms)) {
+		if (!json_is_array(ms))
+			return type_error(err, ms, "Metadata.maintainers", "[]*v2.Maintainer");
+		json_array_foreach(ms, i, v)
+			if (json_is_object(v) && (rc = check_strings(v, m_strs, "Maintainer.maintainers", err)))
+				return rc;
 	}
 	json_t *deps = json_object_get(md, "dependencies");
 	if (deps && !json_is_array(deps) && !json_is_null(deps))
-		return bh_error_set(err, BH_EINVAL,
-				    "cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: "
-				    "json: cannot unmarshal object into Go struct field Metadata.dependencies "
-				    "of type []*v2.Dependency");
+		return type_error(err, deps, "Metadata.dependencies", "[]*v2.Dependency");
+	json_array_foreach(deps, i, v) {
+		if (!json_is_object(v))
+			continue;
+		if ((rc = check_strings(v, dep_strs, "Dependency.dependencies", err)) ||
+		    (rc = check_string_list(v, "tags", "Dependency.dependencies", err)))
+			return rc;
+		json_t *en = json_object_get(v, "enabled");
+		if (en && !json_is_boolean(en) && !json_is_null(en))
+			return type_error(err, en, "Dependency.dependencies.enabled", "bool");
+		json_t *iv = json_object_get(v, "import-values");
+		if (iv && !json_is_array(iv) && !json_is_null(iv))
+			return type_error(err, iv, "Dependency.dependencies.import-values", "[]interface {}");
+	}
 	return 0;
 }
 

@@ -321,8 +321,8 @@ START_TEST(test_metadata_validation)
 	expect_error(type, 1, NULL, "chart.metadata.type must be application or library");
 	entry alias[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: x\n  alias: \"a\\n/../b\"\n", 0}};
 	expect_error(alias, 1, NULL, "dependency \"x\" has disallowed characters in the alias");
-	entry dup[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: x\n- name: y\n  alias: x\n", 0}};
-	expect_error(dup, 1, NULL, "more than one dependency with name or alias \"x\"");
+	entry dup[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- name: xa\n- name: ya\n  alias: xa\n", 0}};
+	expect_error(dup, 1, NULL, "more than one dependency with name or alias \"xa\"");
 	entry nulldep[] = {{"m/Chart.yaml", 'f', CHART_YAML "dependencies:\n- ~\n", 0}};
 	expect_error(nulldep, 1, NULL, "dependencies must not contain empty or null nodes");
 	entry nullm[] = {{"m/Chart.yaml", 'f', CHART_YAML "maintainers:\n- ~\n", 0}};
