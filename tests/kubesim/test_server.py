@@ -361,6 +361,66 @@ class KubesimServer(unittest.TestCase):
             "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
         s.until(lambda: s.req("GET", ns + "/persistentvolumeclaims/data")[1].get("status", {}).get("phase") == "Bound")
 
+    def test_workload_rollouts(self):
+        s = self.sim
+        tmpl = lambda app, cmd=None: {"metadata": {"labels": {"app": app}}, "spec": {"containers": [dict(
+            {"name": "c", "image": "img:1"}, **({"command": cmd} if cmd else {}))]}}
+        apps = "/apis/apps/v1/namespaces/default/"
+        s.req("POST", apps + "statefulsets", {"metadata": {"name": "db"}, "spec": {
+            "replicas": 2, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}}, "template": tmpl("db"),
+            "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}})
+        sts = s.until(lambda: (lambda o: o if o.get("status", {}).get("readyReplicas") == 2 else None)(
+            s.req("GET", apps + "statefulsets/db")[1]))
+        st = sts["status"]
+        self.assertEqual((st["replicas"], st["currentReplicas"], st["updatedReplicas"], st["observedGeneration"]),
+                         (2, 2, 2, 1))
+        self.assertEqual(st["currentRevision"], st["updateRevision"])
+        self.assertEqual(s.req("GET", "/api/v1/namespaces/default/pods/db-1")[1]["metadata"]["labels"][
+            "statefulset.kubernetes.io/pod-name"], "db-1")
+        s.until(lambda: s.req("GET", "/api/v1/namespaces/default/persistentvolumeclaims/data-db-1")[1].get(
+            "status", {}).get("phase") == "Bound")
+        s.req("POST", apps + "daemonsets", {"metadata": {"name": "agent"}, "spec": {
+            "selector": {"matchLabels": {"app": "agent"}}, "template": tmpl("agent")}})
+        ds = s.until(lambda: (lambda o: o if o.get("status", {}).get("numberReady") == 1 else None)(
+            s.req("GET", apps + "daemonsets/agent")[1]))
+        self.assertEqual((ds["status"]["desiredNumberScheduled"], ds["status"]["numberAvailable"]), (1, 1))
+        # a crash-looping deployment never becomes available and exceeds its progress deadline
+        s.req("POST", apps + "deployments", {"metadata": {"name": "crash"}, "spec": {
+            "progressDeadlineSeconds": 1, "selector": {"matchLabels": {"app": "crash"}},
+            "template": tmpl("crash", ["sh", "-c", "exit 2"])}})
+
+        def deadline():
+            d = s.req("GET", apps + "deployments/crash")[1]
+            c = {x["type"]: x for x in d.get("status", {}).get("conditions", [])}
+            return d if c.get("Progressing", {}).get("reason") == "ProgressDeadlineExceeded" else None
+        d = s.until(deadline, 10)
+        self.assertEqual(d["status"].get("availableReplicas", 0), 0)
+        pods = s.req("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dcrash")[1]["items"]
+        cs = pods[0]["status"]["containerStatuses"][0]
+        self.assertEqual(cs["state"]["waiting"]["reason"], "CrashLoopBackOff")
+        self.assertEqual(cs["lastState"]["terminated"]["exitCode"], 2)
+        self.assertGreaterEqual(cs["restartCount"], 1)
+
+    def test_legacy_token_secret_and_extras(self):
+        s = self.sim
+        s.req("POST", "/api/v1/namespaces/default/serviceaccounts", {"metadata": {"name": "old"}})
+        s.req("POST", "/api/v1/namespaces/default/secrets", {"metadata": {"name": "old-token", "annotations": {
+            "kubernetes.io/service-account.name": "old"}}, "type": "kubernetes.io/service-account-token"})
+        sec = s.until(lambda: (lambda o: o if o.get("data", {}).get("token") else None)(
+            s.req("GET", "/api/v1/namespaces/default/secrets/old-token")[1]))
+        import base64
+        tok = base64.b64decode(sec["data"]["token"]).decode()
+        code, who, _ = s.req("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {}, token=tok)
+        self.assertEqual(who["status"]["userInfo"]["username"], "system:serviceaccount:default:old")
+        s.req("DELETE", "/api/v1/namespaces/default/secrets/old-token")
+        self.assertEqual(s.req("GET", "/version", token=tok)[0], 401, "token of a deleted secret")
+        code, who, _ = s.req("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {}, headers={
+            "Impersonate-User": "jane", "Impersonate-Group": "g1", "Impersonate-Extra-Scopes": "view"})
+        ui = who["status"]["userInfo"]
+        self.assertEqual((ui["username"], ui["groups"], ui["extra"]),
+                         ("jane", ["g1", "system:authenticated"], {"scopes": ["view"]}))
+
     def test_gc_and_namespace_termination(self):
         s = self.sim
         s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "gc"}})

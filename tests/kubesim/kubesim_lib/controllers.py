@@ -445,7 +445,7 @@ class Controllers:
             updated = get_path(cur, "status", "replicas") or 0
             now = now_rfc3339()
             st = dcopy(d.get("status") or {})
-            conds = st.get("conditions") or []
+            conds = dcopy(st.get("conditions") or [])
             mu = get_path(spec, "strategy", "rollingUpdate", "maxUnavailable", default=0)
             if isinstance(mu, str) and mu.endswith("%"):
                 mu = int(want * int(mu[:-1]) / 100)
@@ -462,6 +462,10 @@ class Controllers:
                     (get_path(cur, "status", "availableReplicas") or 0) >= want:
                 _cond(conds, "Progressing", "True", "NewReplicaSetAvailable",
                       'ReplicaSet "%s" has successfully progressed.' % rsname, now)
+                self.seen.pop(md["uid"] + "/progress/" + rsname, None)
+            elif self._age(d, "/progress/" + rsname) > spec.get("progressDeadlineSeconds", 600):
+                _cond(conds, "Progressing", "False", "ProgressDeadlineExceeded",
+                      'ReplicaSet "%s" has timed out progressing.' % rsname, now)
             else:
                 _cond(conds, "Progressing", "True", "ReplicaSetUpdated", 'ReplicaSet "%s" is progressing.' % rsname,
                       now)
@@ -736,11 +740,37 @@ class Controllers:
             elif phase == "Running":
                 rp = get_path(p, "spec", "restartPolicy") or "Always"
                 if rp == "Always" and "kubesim.io/outcome" not in ann:
+                    if self._crashing(p) and self._age(p, "/running") >= self._run_seconds(p):
+                        self._crashloop(pres, p, now)
+                        self.seen[md["uid"] + "/running"] = time.monotonic()
                     continue
                 if self._age(p, "/running") < self._run_seconds(p):
                     continue
                 phase, code = self._pod_outcome(p)
                 self._pod_set(pres, p, phase, code, now)
+
+    def _crashing(self, p):
+        """A restartPolicy=Always pod whose command exits non-zero crash-loops."""
+        return (get_path(p, "spec", "restartPolicy") or "Always") == "Always" and \
+            "kubesim.io/outcome" not in (p["metadata"].get("annotations") or {}) and \
+            self._pod_outcome(p)[0] == "Failed"
+
+    def _crashloop(self, pres, p, now):
+        code = self._pod_outcome(p)[1]
+        new = dcopy(p)
+        st = new.setdefault("status", {})
+        for cs in st.get("containerStatuses") or []:
+            cs["restartCount"] = cs.get("restartCount", 0) + 1
+            cs["ready"] = False
+            cs["started"] = False
+            cs["lastState"] = {"terminated": {"exitCode": code, "reason": "Error", "startedAt": now,
+                                              "finishedAt": now, "containerID": cs.get("containerID", "")}}
+            cs["state"] = {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 10s restarting failed "
+                                       "container=%s pod=%s_%s(%s)" % (cs.get("name"), p["metadata"]["name"],
+                                                                       p["metadata"]["namespace"],
+                                                                       p["metadata"]["uid"])}}
+        self._put(pres, p, new, KUBELET, "status")
+        self._event(p, "Pod", "BackOff", "Back-off restarting failed container", "Warning", source="kubelet")
 
     def _pod_set(self, pres, p, phase, exit_code, now):
         md = p["metadata"]
@@ -760,7 +790,7 @@ class Controllers:
             st.update({"hostIP": "172.18.0.2", "hostIPs": [{"ip": "172.18.0.2"}], "podIP": ip,
                        "podIPs": [{"ip": ip}], "startTime": now})
         st["phase"] = phase
-        ready = phase == "Running" and ann.get("kubesim.io/ready", "true") != "false"
+        ready = phase == "Running" and ann.get("kubesim.io/ready", "true") != "false" and not self._crashing(p)
         conds = st.get("conditions") or []
         r = "True" if ready else "False"
         reason = "PodCompleted" if phase in ("Succeeded", "Failed") else ("" if ready else "ContainersNotReady")
