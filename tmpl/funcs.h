@@ -118,6 +118,7 @@ extern const tmpl_func_def tmpl_funcs_lists[];   /* list first rest append conca
 extern const tmpl_func_def tmpl_funcs_math[];     /* add sub mul div mod max min until seq randInt addf divf round ... */
 extern const tmpl_func_def tmpl_funcs_conv[];     /* atoi int int64 float64 toDecimal */
 extern const tmpl_func_def tmpl_funcs_paths[];    /* base dir clean ext isAbs os* urlParse urlJoin */
+extern const tmpl_func_def tmpl_funcs_regex[];    /* regexMatch regexFind* regexReplaceAll* regexSplit regexQuoteMeta */
 /* Sprig/Helm families (data formats, encodings, crypto, dates, semver). */
 extern const tmpl_func_def tmpl_funcs_json[];     /* toJson fromJson toPrettyJson toRawJson ... */
 extern const tmpl_func_def tmpl_funcs_yaml[];     /* toYaml fromYaml toYamlPretty toToml fromToml ... */

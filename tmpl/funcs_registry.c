@@ -20,6 +20,7 @@ const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_math,
 	tmpl_funcs_conv,
 	tmpl_funcs_paths,
+	tmpl_funcs_regex,
 	tmpl_funcs_helm,
 	NULL,
 };

@@ -36,6 +36,6 @@ tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
 tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
 	tmpl/sprig_util.h tmpl/sprig_util.c \
 	tmpl/funcs_strings.c tmpl/funcs_lists.c tmpl/funcs_dicts.c tmpl/funcs_reflect.c \
-	tmpl/funcs_conv.c tmpl/funcs_math.c tmpl/funcs_paths.c
+	tmpl/funcs_conv.c tmpl/funcs_math.c tmpl/funcs_paths.c tmpl/funcs_regex.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS)
 EXTRA_DIST += tmpl/unicode_gen.py
