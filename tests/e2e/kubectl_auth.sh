@@ -26,13 +26,16 @@ kubectl create rolebinding sas-view --clusterrole=view --group=system:serviceacc
 [ "$(kubectl auth can-i list services --as=system:serviceaccount:team:other --as-group=devs -n team 2>&1)" = no ] \
 	|| e2e_fail "explicit --as-group must replace the service account groups"
 
-# a TokenRequest token authenticates as the service account
+# a TokenRequest token authenticates as the service account (a kubeconfig with
+# only the token: with a client certificate too, the certificate would win)
 tok=$(kubectl create token deployer -n team) || e2e_fail "create token"
-who=$(kubectl --token="$tok" auth whoami 2>&1) || e2e_fail "whoami: $who"
+kubesim_kubeconfig_token deployer "$tok" "$E2E_TMP/sa.kubeconfig"
+who=$(KUBECONFIG="$E2E_TMP/sa.kubeconfig" kubectl auth whoami 2>&1) || e2e_fail "whoami: $who"
 e2e_expect_contains "$who" "$sa" "whoami"
 e2e_expect_contains "$who" "system:serviceaccounts:team" "whoami groups"
-kubectl --token="$tok" -n team create configmap made-by-sa --from-literal=k=v >/dev/null || e2e_fail "SA create cm"
-out=$(kubectl --token="$tok" -n default get secrets 2>&1) && e2e_fail "SA read secrets in default"
+KUBECONFIG="$E2E_TMP/sa.kubeconfig" kubectl -n team create configmap made-by-sa --from-literal=k=v >/dev/null \
+	|| e2e_fail "SA create cm"
+out=$(KUBECONFIG="$E2E_TMP/sa.kubeconfig" kubectl -n default get secrets 2>&1) && e2e_fail "SA read secrets in default"
 e2e_expect_contains "$out" 'Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:team:deployer" cannot list resource "secrets" in API group "" in the namespace "default"' "403"
 
 # impersonation needs the impersonate verb

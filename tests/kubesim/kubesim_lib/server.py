@@ -14,7 +14,7 @@ from .auth import user_from_cert
 from .rbac import Attrs, User, forbidden_message, rules_review
 from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
 from .tables import to_table
-from .util import ApiError, bad_request, dumps, not_found, now_rfc3339
+from .util import ApiError, _details, bad_request, dumps, not_found, now_rfc3339
 
 AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 REVIEW_KINDS = {"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews",
@@ -212,7 +212,12 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- authentication & impersonation -----------------------------------------------------------
     def _authenticate(self):
+        """kube-apiserver's union authenticator order: client certificate, then bearer token."""
         sim = self.sim
+        if isinstance(self.connection, ssl.SSLSocket):
+            u = user_from_cert(self.connection.getpeercert())
+            if u is not None:
+                return u
         authz = self.headers.get("Authorization", "")
         if authz.lower().startswith("bearer "):
             tok = authz[7:].strip()
@@ -220,10 +225,6 @@ class Handler(BaseHTTPRequestHandler):
             if u is None:
                 raise ApiError(401, "Unauthorized", "Unauthorized")
             return u
-        if isinstance(self.connection, ssl.SSLSocket):
-            u = user_from_cert(self.connection.getpeercert())
-            if u is not None:
-                return u
         if sim.opts.http and sim.opts.http_user:
             name, _, groups = sim.opts.http_user.partition(":")
             return User(name, [g for g in groups.split(",") if g] + ["system:authenticated"])
@@ -259,9 +260,7 @@ class Handler(BaseHTTPRequestHandler):
                 checks.append(Attrs("impersonate", "authentication.k8s.io", "userextras", k, "", v))
         for a in checks:
             if not authz.allowed(user, a):
-                raise ApiError(403, "Forbidden", forbidden_message(user, a),
-                               {"name": a.name, "group": a.group, "kind": a.resource} if a.group else
-                               {"name": a.name, "kind": a.resource})
+                raise ApiError(403, "Forbidden", forbidden_message(user, a), _details(a.name, a.group, a.resource))
         groups = list(imp_groups)
         if imp_user.startswith("system:serviceaccount:") and not imp_groups:
             ns = imp_user[len("system:serviceaccount:"):].partition(":")[0]
@@ -282,13 +281,8 @@ class Handler(BaseHTTPRequestHandler):
                                                                                 "deletecollection"):
             a.namespace = ""
         if not self.sim.authz.allowed(user, a):
-            d = {"kind": ri.resource}
-            if ri.name:
-                d = {"name": ri.name, "kind": ri.resource}
-            if ri.group:
-                d["group"] = ri.group
             raise ApiError(403, "Forbidden", forbidden_message(user, a),
-                           d if ri.resource_request else None)
+                           _details(ri.name, ri.group, ri.resource) if ri.resource_request else {})
 
     # ---- faults ---------------------------------------------------------------------------------------
     def _faults(self, entry, ri):

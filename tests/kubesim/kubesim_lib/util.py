@@ -18,10 +18,10 @@ class ApiError(Exception):
 
     def status(self):
         st = {"kind": "Status", "apiVersion": "v1", "metadata": {},
-              "status": "Failure", "message": self.message,
-              "reason": self.reason, "code": self.code}
+              "status": "Failure", "message": self.message, "reason": self.reason}
         if self.details is not None:
             st["details"] = self.details
+        st["code"] = self.code
         return st
 
 
