@@ -80,7 +80,7 @@ int cmd_check_kubeconfig(int argc, char **argv)
 		fprintf(stderr, "bulkhead check-kubeconfig: %s\n", err.msg);
 		return 1;
 	}
-	const char *auth = cfg->cert_pem ? "client certificate" : cfg->token_file ? "token file" :
+	const char *auth = cfg->exec_argv ? "exec plugin" : cfg->cert_pem ? "client certificate" : cfg->token_file ? "token file" :
 	                   cfg->token ? "bearer token" : cfg->username ? "basic" : "none";
 	printf("context: %s\nserver: %s\nnamespace: %s\nauth: %s\ntls: %s%s%s\n", cfg->context ? cfg->context : "",
 	       cfg->server, cfg->namespace_, auth,

@@ -39,6 +39,9 @@ void kube_config_free(kube_config *cfg)
 	}
 	free(cfg->namespace_);
 	free(cfg->context);
+	kube_strv_free(cfg->exec_argv);
+	kube_strv_free(cfg->exec_env);
+	free(cfg->exec_api_version);
 	free(cfg);
 }
 
@@ -64,6 +67,12 @@ kube_config *kube_config_dup(const kube_config *c, bh_error *err)
 	*d = *c;
 	d->server = d->tls_server_name = d->proxy_url = d->ca_pem = d->cert_pem = d->key_pem = NULL;
 	d->token = d->token_file = d->username = d->password = d->namespace_ = d->context = NULL;
+	d->exec_argv = d->exec_env = NULL;
+	d->exec_api_version = NULL;
+	if ((c->exec_argv && !(d->exec_argv = kube_strv_dup(c->exec_argv))) ||
+	    (c->exec_env && !(d->exec_env = kube_strv_dup(c->exec_env))) ||
+	    dupfield(&d->exec_api_version, c->exec_api_version, c->exec_api_version ? strlen(c->exec_api_version) : 0))
+		goto oom;
 	if (dupfield(&d->server, c->server, c->server ? strlen(c->server) : 0) ||
 	    dupfield(&d->tls_server_name, c->tls_server_name, c->tls_server_name ? strlen(c->tls_server_name) : 0) ||
 	    dupfield(&d->proxy_url, c->proxy_url, c->proxy_url ? strlen(c->proxy_url) : 0) ||
@@ -233,6 +242,59 @@ static int parse_cluster(kube_config *cfg, json_t *cl, const char *where, const 
 	return 0;
 }
 
+static int parse_exec(kube_config *cfg, json_t *x, const char *where, bh_error *err)
+{
+	char w[128];
+	snprintf(w, sizeof w, "%s.exec", where);
+	if (!json_is_object(x))
+		return bh_error_set(err, BH_EINVAL, "%s: must be a mapping", w);
+	const char *cmd, *av;
+	int rc = get_str(x, "command", w, &cmd, err);
+	if (!rc)
+		rc = get_str(x, "apiVersion", w, &av, err);
+	if (rc)
+		return rc;
+	if (!cmd)
+		return bh_error_set(err, BH_EINVAL, "%s.command: missing", w);
+	if (!av || (strcmp(av, "client.authentication.k8s.io/v1") && strcmp(av, "client.authentication.k8s.io/v1beta1")))
+		return bh_error_set(err, BH_EINVAL,
+		                    "%s.apiVersion: must be client.authentication.k8s.io/v1 or v1beta1", w);
+	const char *mode = json_string_value(json_object_get(x, "interactiveMode"));
+	if (mode && !strcmp(mode, "Always"))
+		return bh_error_set(err, BH_EINVAL, "%s.interactiveMode: Always needs a terminal, which a controller has not",
+		                    w);
+	json_t *args = json_object_get(x, "args"), *env = json_object_get(x, "env");
+	if ((args && !json_is_array(args) && !json_is_null(args)) || (env && !json_is_array(env) && !json_is_null(env)))
+		return bh_error_set(err, BH_EINVAL, "%s: args and env must be lists", w);
+	size_t na = json_array_size(args), ne = json_array_size(env), i;
+	if (na > 256 || ne > 256)
+		return bh_error_set(err, BH_ELIMIT, "%s: too many args or env entries", w);
+	cfg->exec_argv = calloc(na + 2, sizeof(char *));
+	cfg->exec_env = calloc(ne + 1, sizeof(char *));
+	if (!cfg->exec_argv || !cfg->exec_env || !(cfg->exec_argv[0] = strdup(cmd)) ||
+	    !(cfg->exec_api_version = strdup(av)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_t *e;
+	json_array_foreach(args, i, e) {
+		if (!json_is_string(e))
+			return bh_error_set(err, BH_EINVAL, "%s.args[%zu]: must be a string", w, i);
+		if (!(cfg->exec_argv[i + 1] = strdup(json_string_value(e))))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	json_array_foreach(env, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		const char *val = json_string_value(json_object_get(e, "value"));
+		if (!n || !*n || strchr(n, '=') || !val)
+			return bh_error_set(err, BH_EINVAL, "%s.env[%zu]: needs a name (without '=') and a value", w, i);
+		bh_buf b = BH_BUF_INIT;
+		bh_buf_printf(&b, "%s=%s", n, val);
+		if (!bh_buf_ok(&b))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		cfg->exec_env[i] = bh_buf_detach(&b);
+	}
+	return 0;
+}
+
 static int parse_user(kube_config *cfg, json_t *u, const char *where, const kube_config_opts *o,
                       bh_error *err)
 {
@@ -245,8 +307,9 @@ static int parse_user(kube_config *cfg, json_t *u, const char *where, const kube
 		if (o->strict && !(o->allow & KUBE_ALLOW_EXEC))
 			return bh_error_set(err, BH_EDENIED,
 			                    "%s.exec: exec credential plugins are not allowed in tenant kubeconfigs", where);
-		return bh_error_set(err, BH_EINVAL, "%s.exec: exec credential plugins are not supported by bulkhead",
-		                    where);
+		int rc = parse_exec(cfg, v, where, err);
+		if (rc)
+			return rc;
 	}
 	if ((v = json_object_get(u, "auth-provider")) && !json_is_null(v)) {
 		if (o->strict && !(o->allow & KUBE_ALLOW_AUTH_PROVIDER))
@@ -557,4 +620,21 @@ kube_config *kube_config_default_load(bh_error *err)
 	kube_config *cfg = kube_config_load(b.data, NULL, err);
 	bh_buf_free(&b);
 	return cfg;
+}
+
+int kube_config_refresh(kube_config *cfg, bh_error *err)
+{
+	if (cfg->token_file && !kube_config_token(cfg, err))
+		return err ? err->code : BH_EIO;
+	if (cfg->exec_argv) {
+		time_t now = time(NULL);
+		if (!cfg->exec_have || (cfg->exec_expiry && now + 10 >= cfg->exec_expiry))
+			return kube_exec_credential(cfg, err);
+	}
+	return 0;
+}
+
+void kube_config_invalidate(kube_config *cfg)
+{
+	cfg->exec_have = 0;
 }

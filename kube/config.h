@@ -58,6 +58,13 @@ typedef struct kube_config {
 	time_t token_mtime;    /* for token_file rotation */
 	long token_mtime_ns;
 	time_t token_checked;  /* last stat() of token_file */
+	/* exec credential plugin (users[].user.exec; strict mode needs
+	 * KUBE_ALLOW_EXEC), or exec_argv == NULL */
+	char **exec_argv;      /* NULL-terminated; argv[0] is the command */
+	char **exec_env;       /* NULL-terminated "NAME=VALUE" added to the environment */
+	char *exec_api_version;/* client.authentication.k8s.io/v1 or v1beta1 */
+	time_t exec_expiry;    /* credential expiry; 0 = none given (kept until refreshed) */
+	int exec_have;         /* a credential from the plugin is cached */
 } kube_config;
 
 /* Parses kubeconfig bytes (YAML or JSON) and resolves the selected context.
@@ -83,5 +90,18 @@ void kube_config_free(kube_config *cfg);
 /* The bearer token to send now (borrowed, may be NULL): re-reads
  * token_file when its mtime/size changed (checked at most once a second). */
 const char *kube_config_token(kube_config *cfg, bh_error *err);
+
+/* Brings the credentials up to date before a request: token_file rotation,
+ * and the exec plugin (run when no credential is cached or it expires
+ * within 10 s; its token or client certificate replaces cfg's). Returns 0
+ * or an error naming the plugin. */
+int kube_config_refresh(kube_config *cfg, bh_error *err);
+/* Forgets a cached exec credential (after a 401), so the next refresh runs
+ * the plugin again. */
+void kube_config_invalidate(kube_config *cfg);
+
+/* Limits on the exec plugin: run time and output size. */
+#define KUBE_EXEC_TIMEOUT_MS 30000
+#define KUBE_EXEC_MAX_OUTPUT (1u << 20)
 
 #endif

@@ -143,11 +143,13 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 	int rc = 0;
 
 	bh_buf_printf(&url, "%s%s", t->base, req->path);
-	const char *token = kube_config_token(t->cfg, err);
-	if (t->cfg->token_file && !token) {
+	if (kube_config_refresh(t->cfg, err)) {
 		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
+		if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
+			rc = err ? (err->code = BH_EINVAL) : BH_EINVAL; /* not a transient API error: no retry */
 		goto out;
 	}
+	const char *token = t->cfg->token;
 #define ADDH(...)                                      \
 	do {                                               \
 		bh_buf_reset(&line);                           \
@@ -232,6 +234,8 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 	long code = 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	resp->status = code;
+	if (code == 401 && t->cfg->exec_argv)
+		kube_config_invalidate(t->cfg); /* the plugin runs again next time */
 	if (x.stopped) {
 		rc = 0;
 	} else if (x.too_big) {

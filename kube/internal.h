@@ -14,6 +14,15 @@ char *kube_base64_decode(const char *in, size_t len, size_t *out_len);
 /* Reads a whole file (up to max bytes) into a new NUL-terminated buffer. */
 char *kube_file_read(const char *path, size_t max, size_t *out_len, bh_error *err);
 
+/* NULL-terminated string vectors. */
+char **kube_strv_dup(char *const *v);
+void kube_strv_free(char **v);
+
+/* Runs cfg's exec credential plugin and stores what it returns (token or
+ * client certificate and key, expiry) in cfg. */
+struct kube_config;
+int kube_exec_credential(struct kube_config *cfg, bh_error *err);
+
 /* Percent-encodes s for a URL query value; appends to b. */
 struct bh_buf;
 void kube_query_escape(struct bh_buf *b, const char *s);

@@ -112,3 +112,28 @@ void kube_query_escape(bh_buf *b, const char *s)
 		}
 	}
 }
+
+char **kube_strv_dup(char *const *v)
+{
+	size_t n = 0;
+	while (v[n])
+		n++;
+	char **d = calloc(n + 1, sizeof *d);
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(d[i] = strdup(v[i]))) {
+			kube_strv_free(d);
+			return NULL;
+		}
+	return d;
+}
+
+void kube_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}

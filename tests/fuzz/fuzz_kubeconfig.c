@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_kubeconfig.c — libFuzzer target for the kubeconfig parser
  * (kube_config_parse), in strict tenant mode and in normal mode with files
  * refused by a base_dir that does not exist.
- * FUZZ_SOURCES: kube/config.c kube/util.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/error.c lib/buf.c
+ * FUZZ_SOURCES: kube/config.c kube/exec.c kube/util.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/error.c lib/buf.c
  * FUZZ_LIBS: -ljansson -lyaml
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_kubeconfig
  */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kube/config.h"
@@ -170,10 +171,14 @@ START_TEST(test_config_strict)
 		ck_assert_ptr_null(c);
 		ck_assert_str_eq(e.msg, cases[i].msg);
 	}
-	/* exec is unsupported even when allowed */
+	/* exec, once allowed, must still be well-formed */
 	kube_config *c = parse_strict(srv, "    exec: {command: x}\n", KUBE_ALLOW_EXEC, &e);
 	ck_assert_ptr_null(c);
-	ck_assert_str_eq(e.msg, "users[0].user.exec: exec credential plugins are not supported by bulkhead");
+	ck_assert_str_eq(e.msg, "users[0].user.exec.apiVersion: must be client.authentication.k8s.io/v1 or v1beta1");
+	/* auth-provider stays unsupported */
+	c = parse_strict(srv, "    auth-provider: {name: oidc}\n", KUBE_ALLOW_AUTH_PROVIDER, &e);
+	ck_assert_ptr_null(c);
+	ck_assert_str_eq(e.msg, "users[0].user.auth-provider: auth providers are not supported by bulkhead");
 	/* a clean tenant kubeconfig passes */
 	c = parse_strict(srv, "    token: abc\n", 0, &e);
 	ck_assert_msg(c != NULL, "%s", e.msg);
@@ -262,6 +267,101 @@ START_TEST(test_config_in_cluster)
 	kube_config_free(c);
 	unsetenv("KUBERNETES_SERVICE_HOST");
 	unsetenv("KUBERNETES_SERVICE_PORT");
+}
+END_TEST
+
+static kube_config *exec_config(const char *script, const char *av)
+{
+	char dir[256];
+	snprintf(dir, sizeof dir, "/tmp/bh-kube-exec.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file(dir, "plugin", script);
+	char plugin[300], doc[1024];
+	snprintf(plugin, sizeof plugin, "%s/plugin", dir);
+	chmod(plugin, 0700);
+	snprintf(doc, sizeof doc,
+	         "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+	         "clusters:\n- name: c\n  cluster: {server: 'https://h:1'}\n"
+	         "users:\n- name: u\n  user:\n    exec:\n      apiVersion: %s\n      command: %s\n"
+	         "      args: [one, 'two words']\n      env: [{name: BH_PLUGIN_X, value: xval}]\n",
+	         av, plugin);
+	bh_error e = {0};
+	kube_config_opts o = {.strict = 1, .allow = KUBE_ALLOW_EXEC};
+	kube_config *c = kube_config_parse(doc, strlen(doc), &o, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	return c;
+}
+
+START_TEST(test_config_exec)
+{
+	bh_error e = {0};
+	/* the plugin sees its args, env and KUBERNETES_EXEC_INFO, and answers a token */
+	kube_config *c = exec_config(
+		"#!/bin/sh\n"
+		"[ \"$1\" = one ] && [ \"$2\" = 'two words' ] && [ \"$BH_PLUGIN_X\" = xval ] || exit 3\n"
+		"case \"$KUBERNETES_EXEC_INFO\" in *'\"interactive\":false'*) ;; *) exit 4;; esac\n"
+		"echo '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",'\n"
+		"echo '\"status\":{\"token\":\"tok-exec\",\"expirationTimestamp\":\"2999-01-01T00:00:00Z\"}}'\n",
+		"client.authentication.k8s.io/v1");
+	ck_assert_ptr_null(c->token);
+	ck_assert_msg(kube_config_refresh(c, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(c->token, "tok-exec");
+	ck_assert_int_eq(c->exec_have, 1);
+	/* cached until expiry: a second refresh does not run it again */
+	free(c->token);
+	c->token = strdup("cached");
+	ck_assert_int_eq(kube_config_refresh(c, &e), 0);
+	ck_assert_str_eq(c->token, "cached");
+	/* expired (or invalidated after a 401): runs again */
+	c->exec_expiry = time(NULL) + 5;
+	ck_assert_int_eq(kube_config_refresh(c, &e), 0);
+	ck_assert_str_eq(c->token, "tok-exec");
+	kube_config *d = kube_config_dup(c, &e);
+	ck_assert_str_eq(d->exec_argv[2], "two words");
+	kube_config_free(d);
+	kube_config_free(c);
+
+	/* client certificate answer, v1beta1 */
+	c = exec_config("#!/bin/sh\necho '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\","
+	                "\"status\":{\"clientCertificateData\":\"CERT\",\"clientKeyData\":\"KEY\"}}'\n",
+	                "client.authentication.k8s.io/v1beta1");
+	ck_assert_msg(kube_config_refresh(c, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(c->cert_pem, "CERT");
+	ck_assert_str_eq(c->key_pem, "KEY");
+	kube_config_free(c);
+
+	/* failures name the plugin and say what was wrong */
+	static const struct {
+		const char *script, *msg;
+	} bad[] = {
+		{"#!/bin/sh\necho 'no creds for you' >&2\nexit 7\n", "failed with exit code 7: no creds for you"},
+		{"#!/bin/sh\necho nope\n", "output is not JSON"},
+		{"#!/bin/sh\necho '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\","
+		 "\"status\":{\"token\":\"t\"}}'\n",
+		 "apiVersion \"client.authentication.k8s.io/v1beta1\" does not match"},
+		{"#!/bin/sh\necho '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+		 "\"status\":{}}'\n",
+		 "neither a token nor a client certificate"},
+		{"#!/bin/sh\necho '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+		 "\"status\":{\"token\":\"t\",\"expirationTimestamp\":\"soon\"}}'\n",
+		 "bad expirationTimestamp \"soon\""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		c = exec_config(bad[i].script, "client.authentication.k8s.io/v1");
+		ck_assert_int_ne(kube_config_refresh(c, &e), 0);
+		ck_assert_msg(strstr(e.msg, bad[i].msg) != NULL, "case %zu: %s", i, e.msg);
+		ck_assert_msg(strstr(e.msg, "exec plugin /tmp/bh-kube-exec.") != NULL, "%s", e.msg);
+		kube_config_free(c);
+	}
+	/* a command that does not exist */
+	const char *doc = "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+	                  "clusters:\n- name: c\n  cluster: {server: 'https://h:1'}\nusers:\n- name: u\n  user:\n"
+	                  "    exec: {apiVersion: client.authentication.k8s.io/v1, command: /nonexistent/plugin}\n";
+	c = kube_config_parse(doc, strlen(doc), NULL, &e);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(kube_config_refresh(c, &e), BH_EIO);
+	ck_assert_str_eq(e.msg, "exec plugin /nonexistent/plugin: cannot run it: No such file or directory");
+	kube_config_free(c);
 }
 END_TEST
 
@@ -1025,6 +1125,7 @@ int main(void)
 	tcase_add_test(tc, test_config_files_relative);
 	tcase_add_test(tc, test_config_in_cluster);
 	tcase_add_test(tc, test_config_limits);
+	tcase_add_test(tc, test_config_exec);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("client");
 	tcase_add_test(tc, test_retry_after_and_budget);

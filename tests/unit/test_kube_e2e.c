@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kube/config.h"
@@ -546,6 +547,32 @@ START_TEST(test_tls_server_name_and_token_file)
 		c = kube_curl_client_new(c2, &e);
 		ck_assert_msg(kube_get(c, &cms, NS, "nope", NULL, NULL, &e) == BH_ENOTFOUND, "%s", e.msg);
 		kube_client_free(c);
+	}
+	/* an exec credential plugin handing out the same token */
+	if (access(path, R_OK) == 0) {
+		char dir[64] = "/tmp/bh-kube-e2e-exec.XXXXXX", plugin[128];
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		snprintf(plugin, sizeof plugin, "%s/plugin", dir);
+		FILE *f = fopen(plugin, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "#!/bin/sh\nprintf '{\"kind\":\"ExecCredential\",\"apiVersion\":"
+		           "\"client.authentication.k8s.io/v1\",\"status\":{\"token\":\"%%s\"}}' \"$(cat '%s')\"\n",
+		        path);
+		fclose(f);
+		chmod(plugin, 0700);
+		c2->exec_argv = calloc(2, sizeof(char *));
+		c2->exec_argv[0] = strdup(plugin);
+		c2->exec_api_version = strdup("client.authentication.k8s.io/v1");
+		c = kube_curl_client_new(c2, &e);
+		ck_assert_msg(kube_get(c, &cms, NS, "nope", NULL, NULL, &e) == BH_ENOTFOUND, "%s", e.msg);
+		kube_client_free(c);
+		free(c2->exec_argv[0]);
+		free(c2->exec_argv);
+		free(c2->exec_api_version);
+		c2->exec_argv = NULL;
+		c2->exec_api_version = NULL;
+		unlink(plugin);
+		rmdir(dir);
 	}
 	/* and no credentials at all: anonymous is refused */
 	free(c2->token_file);
