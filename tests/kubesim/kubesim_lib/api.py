@@ -245,6 +245,9 @@ class Api:
             self._validate(res, obj, None)
             if self.store.get(res.group, res.resource, ns, md["name"]) is not None:
                 raise already_exists(res.group, res.resource, md["name"])
+            if md.get("resourceVersion") not in (None, "", "0"):
+                raise ApiError(500, "InternalError", "Internal error occurred: resourceVersion should not be set "
+                               "on objects to be created")
             for k in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
                 md.pop(k, None)
             md["uid"] = new_uid()
@@ -315,6 +318,9 @@ class Api:
             if rv and rv != old["metadata"]["resourceVersion"]:
                 raise conflict(res.group, res.resource, name, "the object has been modified; please "
                                "apply your changes to the latest version and try again")
+            if not rv and (res.crd is not None or res.resource == "customresourcedefinitions"):
+                raise invalid(res.group, res.kind, name, [("metadata.resourceVersion", "Invalid value: 0x0: must "
+                                                           "be specified for an update", "FieldValueInvalid")])
             new = self._merge_update(res, old, obj, subresource)
             self._normalize(res, new)
             self._validate(res, new, old)

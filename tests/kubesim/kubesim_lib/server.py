@@ -520,7 +520,6 @@ class Handler(BaseHTTPRequestHandler):
                 reps = (new.get("spec") or {}).get("replicas")
                 if reps is not None:
                     obj["spec"]["replicas"] = int(reps)
-                    obj["metadata"].pop("resourceVersion", None)
                     obj = api.update(res, ns, ri.name, obj, self._manager(q), None, self._dry(q))
             return self._send(200, self._scale_obj(res, obj))
 
