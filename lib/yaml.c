@@ -937,10 +937,35 @@ static const char *type_word(const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_ARRAY: return "array";
+	case JSON_OBJECT: return "object";
 	case JSON_STRING: return "string";
 	case JSON_TRUE: case JSON_FALSE: return "bool";
 	default: return "number";
 	}
+}
+
+int yaml_unmarshal_as(const char *text, size_t len, const yaml_limits *lim, int want,
+		      json_t **out, bh_error *err)
+{
+	json_t *v = NULL;
+	int rc = yaml_parse_any(text, len, lim, 0, &v, err);
+	*out = NULL;
+	if (rc)
+		return rc;
+	if (json_is_null(v)) {
+		json_decref(v);
+		*out = want == YAML_WANT_LIST ? json_array() : json_object();
+		return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	if ((want == YAML_WANT_LIST && !json_is_array(v)) || (want != YAML_WANT_LIST && !json_is_object(v))) {
+		rc = bh_error_set(err, BH_EINVAL,
+				  "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type %s",
+				  type_word(v), want == YAML_WANT_LIST ? "[]interface {}" : "map[string]interface {}");
+		json_decref(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,

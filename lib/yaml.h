@@ -51,6 +51,18 @@ int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int flags,
 		   json_t **out, bh_error *err);
 
+/* fromYaml / fromYamlArray: sigs.k8s.io/yaml.Unmarshal of the first document
+ * into map[string]interface{} (YAML_WANT_MAP) or []interface{}
+ * (YAML_WANT_LIST); an empty or null document gives an empty map or list.
+ * On failure err->msg is Helm's text, e.g. "error unmarshaling JSON: while
+ * decoding JSON: json: cannot unmarshal array into Go value of type
+ * map[string]interface {}" (fromYaml stores it under "Error", fromYamlArray
+ * returns it as the only element — the caller builds that). */
+#define YAML_WANT_MAP 1
+#define YAML_WANT_LIST 2
+int yaml_unmarshal_as(const char *text, size_t len, const yaml_limits *lim, int want,
+		      json_t **out, bh_error *err);
+
 /* Appends sigs.k8s.io/yaml.JSONToYAML(json) to out: json is JSON text as Go's
  * encoding/json writes it (gojson_encode output). The result ends with a
  * newline ("{}\n" for an empty object, "null\n" for null); Helm's toYaml

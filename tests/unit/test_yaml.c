@@ -378,6 +378,121 @@ out:
 	bh_buf_free(&out);
 }
 
+/* a Go interpreted string literal (template source) -> bytes */
+static char *go_unquote(const char *s, const char **end)
+{
+	bh_buf b = BH_BUF_INIT;
+	if (*s != '"')
+		return NULL;
+	for (s++; *s && *s != '"'; s++) {
+		if (*s != '\\') {
+			bh_buf_putc(&b, *s);
+			continue;
+		}
+		s++;
+		switch (*s) {
+		case 'n': bh_buf_putc(&b, '\n'); break;
+		case 't': bh_buf_putc(&b, '\t'); break;
+		case 'u': {
+			unsigned v = (unsigned)strtoul((char[]){s[1], s[2], s[3], s[4], 0}, NULL, 16);
+			if (v < 0x80) {
+				bh_buf_putc(&b, (char)v);
+			} else if (v < 0x800) {
+				bh_buf_putc(&b, (char)(0xC0 | (v >> 6)));
+				bh_buf_putc(&b, (char)(0x80 | (v & 0x3F)));
+			} else {
+				bh_buf_putc(&b, (char)(0xE0 | (v >> 12)));
+				bh_buf_putc(&b, (char)(0x80 | ((v >> 6) & 0x3F)));
+				bh_buf_putc(&b, (char)(0x80 | (v & 0x3F)));
+			}
+			s += 4;
+			break;
+		}
+		default: bh_buf_putc(&b, *s);
+		}
+	}
+	*end = *s ? s + 1 : s;
+	if (!b.data)
+		bh_buf_puts(&b, "");
+	return bh_buf_detach(&b);
+}
+
+static void fromyaml_vector(const gojson_node *t, void *arg)
+{
+	tally *ty = arg;
+	const char *tpl = vec_str(t, "template"), *expect = vec_str(t, "expect"), *id = vec_str(t, "id");
+	const char *rest, *lit;
+	char *text;
+	int want, mode; /* mode 0: | toJson, 1: bare print (errors only), 2: .Error */
+	json_t *v = NULL;
+	bh_error e = {0};
+	bh_buf got = BH_BUF_INIT;
+	if (!tpl || !expect)
+		return;
+	if (!strncmp(tpl, "{{ fromYaml \"", 13)) {
+		want = YAML_WANT_MAP;
+		lit = tpl + 12;
+		mode = -1;
+	} else if (!strncmp(tpl, "{{ fromYamlArray \"", 18)) {
+		want = YAML_WANT_LIST;
+		lit = tpl + 17;
+		mode = -1;
+	} else if (!strncmp(tpl, "{{ (fromYaml \"", 14)) {
+		want = YAML_WANT_MAP;
+		lit = tpl + 13;
+		mode = 2;
+	} else {
+		return;
+	}
+	text = go_unquote(lit, &rest);
+	if (!text)
+		return;
+	if (mode == 2 && strcmp(rest, ").Error }}") != 0)
+		goto out;
+	if (mode == -1)
+		mode = !strcmp(rest, " | toJson }}") ? 0 : !strcmp(rest, " }}") ? 1 : -1;
+	if (mode < 0)
+		goto out;
+	if (yaml_unmarshal_as(text, strlen(text), NULL, want, &v, &e) != 0) {
+		if (mode == 2) {
+			bh_buf_puts(&got, e.msg);
+		} else if (mode == 1) {
+			bh_buf_printf(&got, want == YAML_WANT_MAP ? "map[Error:%s]" : "[%s]", e.msg);
+		} else {
+			json_t *w = want == YAML_WANT_MAP ? json_pack("{s:s}", "Error", e.msg) : json_pack("[s]", e.msg);
+			gojson_encode(w, 0, &got, NULL);
+			json_decref(w);
+		}
+	} else if (mode == 0) {
+		gojson_encode(v, 0, &got, NULL);
+	} else {
+		goto out; /* a successful bare print needs Go's %v */
+	}
+	ty->run++;
+	if (strcmp(bh_buf_str(&got), expect) != 0) {
+		ty->failed++;
+		fprintf(stderr, "FAIL %s: got [%s] want [%s]\n", id, bh_buf_str(&got), expect);
+	}
+out:
+	json_decref(v);
+	bh_buf_free(&got);
+	free(text);
+}
+
+START_TEST(test_funcs_fromyaml)
+{
+	char *p = vec_path("functions/funcs.jsonl");
+	tally ty = {0, 0};
+	if (!p)
+		return;
+	vec_each(p, fromyaml_vector, &ty);
+	free(p);
+	fprintf(stderr, "funcs.jsonl fromYaml/fromYamlArray: %d run, %d failed\n", ty.run, ty.failed);
+	ck_assert_int_gt(ty.run, 35);
+	ck_assert_int_eq(ty.failed, 0);
+}
+END_TEST
+
 START_TEST(test_funcs_toyaml)
 {
 	char *p = vec_path("functions/funcs.jsonl");
@@ -408,6 +523,7 @@ int main(void)
 	tcase_add_test(tc, test_emit_pretty);
 	tcase_add_test(tc, test_lang_yaml_typing);
 	tcase_add_test(tc, test_funcs_toyaml);
+	tcase_add_test(tc, test_funcs_fromyaml);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
