@@ -218,16 +218,24 @@ static int method_idempotent(const kube_request *req)
 	       !strcmp(req->content_type, "application/apply-patch+yaml");
 }
 
-/* Retry-After: delta-seconds (HTTP dates are not sent by the API server;
- * treated as absent). Returns ms or -1. */
+/* Retry-After: delta-seconds, or an HTTP-date (IMF-fixdate). Returns ms
+ * (capped at a day) or -1 when absent or unreadable. */
 long kube_parse_retry_after(const char *v)
 {
 	if (!v)
 		return -1;
 	while (*v == ' ')
 		v++;
-	if (*v < '0' || *v > '9')
-		return -1;
+	if (*v < '0' || *v > '9') {
+		struct tm tm = {0};
+		const char *end = strptime(v, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		if (!end || *end)
+			return -1;
+		long d = (long)(timegm(&tm) - time(NULL));
+		if (d < 0)
+			d = 0;
+		return d > 86400 ? 86400L * 1000 : d * 1000;
+	}
 	long s = 0;
 	for (; *v >= '0' && *v <= '9'; v++) {
 		s = s * 10 + (*v - '0');

@@ -533,6 +533,17 @@ START_TEST(test_retry_after_and_budget)
 	ck_assert_int_eq(F.slept[1], 400);  /* base 200ms doubled for the 2nd retry */
 	ck_assert_int_eq(kube_client_last_attempts(c), 3);
 
+	/* Retry-After as an HTTP date (in the past: retry at once) */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("GET", 503, "");
+	F.steps[0].retry_after = "Wed, 21 Oct 2015 07:28:00 GMT";
+	add("GET", 200, "{}");
+	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), 0);
+	json_decref(out);
+	ck_assert_int_eq(F.nslept, 1);
+	ck_assert_int_eq(F.slept[0], 0);
+
 	/* Retry-After beyond the budget: give up at once with a clear error */
 	fake_reset();
 	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
