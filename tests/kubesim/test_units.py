@@ -197,6 +197,54 @@ class CrdSchema(unittest.TestCase):
         self.assertEqual(errs[0][1], "Invalid value: 0: spec.size in body should be greater than or equal to 1")
 
 
+def _pb_varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def _pb(num, val):
+    if isinstance(val, bool):
+        return _pb_varint(num << 3) + _pb_varint(int(val))
+    if isinstance(val, int):
+        return _pb_varint(num << 3) + _pb_varint(val & (2 ** 64 - 1))
+    if isinstance(val, str):
+        val = val.encode()
+    return _pb_varint(num << 3 | 2) + _pb_varint(len(val)) + val
+
+
+class Protobuf(unittest.TestCase):
+    def test_secret_envelope(self):
+        from kubesim_lib.protobuf import decode
+        meta = _pb(1, "rel") + _pb(2, "") + _pb(11, _pb(1, "owner") + _pb(2, "helm")) + \
+            _pb(8, _pb(1, -62135596800))
+        secret = _pb(1, meta) + _pb(2, _pb(1, "release") + _pb(2, b"\x00\xff")) + _pb(3, "helm.sh/release.v1") + \
+            _pb(5, False)
+        body = b"k8s\x00" + _pb(1, _pb(1, "v1") + _pb(2, "Secret")) + _pb(2, secret)
+        obj = decode(body)
+        self.assertEqual(obj, {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "rel", "labels":
+                                                                                  {"owner": "helm"}},
+                               "data": {"release": "AP8="}, "type": "helm.sh/release.v1"})
+
+    def test_delete_options_and_errors(self):
+        from kubesim_lib.protobuf import decode
+        body = b"k8s\x00" + _pb(1, _pb(1, "v1") + _pb(2, "DeleteOptions")) + \
+            _pb(2, _pb(1, 0) + _pb(4, "Foreground") + _pb(2, _pb(1, "u-1")))
+        self.assertEqual(decode(body), {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Foreground",
+                                        "preconditions": {"uid": "u-1"}})
+        with self.assertRaises(ApiError) as cm:
+            decode(b"k8s\x00" + _pb(1, _pb(2, "Deployment")) + _pb(2, b""))
+        self.assertEqual(cm.exception.code, 415)
+        for bad in (b"k8s\x00\x0a\xff", b"k8s\x00\x0a\x05ab", b"nope"):
+            with self.assertRaises(ApiError) as cm:
+                decode(bad)
+            self.assertEqual(cm.exception.code, 400)
+
+
 class History(unittest.TestCase):
     def test_events_and_410(self):
         s = Store(history_events=3)
