@@ -878,3 +878,37 @@ int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int fl
 	gojson_tree_free(root);
 	return *out ? 0 : (err ? err->code : BH_EINVAL);
 }
+
+int gojson_decode_as(const char *text, size_t len, const gojson_limits *lim, int want,
+		     json_t **out, bh_error *err)
+{
+	json_t *v = NULL;
+	const char *kind;
+	int rc = gojson_decode(text, len, lim, 0, &v, err);
+	*out = NULL;
+	if (rc)
+		return rc;
+	if (json_is_null(v)) {
+		if (want == GOJSON_WANT_LIST) {
+			*out = v;
+			return 0;
+		}
+		json_decref(v);
+		*out = json_object();
+		return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	if ((want == GOJSON_WANT_LIST && json_is_array(v)) || (want != GOJSON_WANT_LIST && json_is_object(v))) {
+		*out = v;
+		return 0;
+	}
+	switch (json_typeof(v)) {
+	case JSON_ARRAY: kind = "array"; break;
+	case JSON_OBJECT: kind = "object"; break;
+	case JSON_STRING: kind = "string"; break;
+	case JSON_TRUE: case JSON_FALSE: kind = "bool"; break;
+	default: kind = "number"; break;
+	}
+	json_decref(v);
+	return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal %s into Go value of type %s", kind,
+			    want == GOJSON_WANT_LIST ? "[]interface {}" : "map[string]interface {}");
+}

@@ -56,6 +56,16 @@ typedef struct gojson_limits {
 int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int flags,
 		  json_t **out, bh_error *err);
 
+/* fromJson / fromJsonArray: json.Unmarshal into map[string]interface{}
+ * (GOJSON_WANT_MAP; JSON null leaves the map empty) or []interface{}
+ * (GOJSON_WANT_LIST; null gives json null, a nil slice). Numbers are
+ * float64. A value of another kind fails with Go's "json: cannot unmarshal
+ * array into Go value of type map[string]interface {}". */
+#define GOJSON_WANT_MAP 1
+#define GOJSON_WANT_LIST 2
+int gojson_decode_as(const char *text, size_t len, const gojson_limits *lim, int want,
+		     json_t **out, bh_error *err);
+
 enum gojson_type {
 	GOJSON_NULL, GOJSON_FALSE, GOJSON_TRUE, GOJSON_NUMBER, GOJSON_STRING,
 	GOJSON_ARRAY, GOJSON_OBJECT

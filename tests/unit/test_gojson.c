@@ -228,6 +228,37 @@ START_TEST(test_funcs_vectors)
 }
 END_TEST
 
+/* fromJson / fromJsonArray messages and shapes (funcs.jsonl) */
+START_TEST(test_decode_as)
+{
+	static const struct { const char *text; int want; const char *out; } cases[] = {
+		{"{\"a\":1,\"b\":[1,2]}", GOJSON_WANT_MAP, "{\"a\":1,\"b\":[1,2]}"},
+		{"[1,2]", GOJSON_WANT_MAP, "json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{"not json", GOJSON_WANT_MAP, "invalid character 'o' in literal null (expecting 'u')"},
+		{"", GOJSON_WANT_MAP, "unexpected end of JSON input"},
+		{"null", GOJSON_WANT_MAP, "{}"},
+		{"\"str\"", GOJSON_WANT_MAP, "json: cannot unmarshal string into Go value of type map[string]interface {}"},
+		{"{\"a\":1,\"a\":2}", GOJSON_WANT_MAP, "{\"a\":2}"},
+		{"{\"a\":1}", GOJSON_WANT_LIST, "json: cannot unmarshal object into Go value of type []interface {}"},
+		{"null", GOJSON_WANT_LIST, "null"},
+		{"[1,\"a\",true,null]", GOJSON_WANT_LIST, "[1,\"a\",true,null]"},
+		{"{\"a\":12345678901234567890}", GOJSON_WANT_MAP, "{\"a\":12345678901234567000}"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *v = NULL;
+		bh_error e = {0};
+		bh_buf b = BH_BUF_INIT;
+		if (gojson_decode_as(cases[i].text, strlen(cases[i].text), NULL, cases[i].want, &v, &e) == 0)
+			gojson_encode(v, 0, &b, &e);
+		else
+			bh_buf_puts(&b, e.msg);
+		ck_assert_msg(strcmp(bh_buf_str(&b), cases[i].out) == 0, "%s: got [%s]", cases[i].text, bh_buf_str(&b));
+		json_decref(v);
+		bh_buf_free(&b);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gojson");
@@ -240,6 +271,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_values);
 	tcase_add_test(tc, test_decode_limits);
 	tcase_add_test(tc, test_funcs_vectors);
+	tcase_add_test(tc, test_decode_as);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
