@@ -20,7 +20,7 @@ int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 	char cpu[32], mem[32];
 	char *argv[] = {"bulkhead-worker", "--fd", "3", "--cpu-seconds", cpu, "--memory-mb", mem, "--job",
 			(char *)(o->job_label ? o->job_label : "-"), NULL};
-	char *envp[] = {"PATH=/nonexistent", "LANG=C", "TZ=UTC0", "MALLOC_ARENA_MAX=1", NULL};
+	char *envp[] = {"PATH=/nonexistent", "LANG=C", "TZ=", "MALLOC_ARENA_MAX=1", NULL};
 	pid_t p;
 	snprintf(cpu, sizeof cpu, "%lu", o->cpu_seconds);
 	snprintf(mem, sizeof mem, "%lu", o->memory_mb);

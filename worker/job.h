@@ -1,8 +1,11 @@
-/* worker/job.h — one reconcile inside the sandbox (skeleton): load the chart
- * from the artifact bytes, take its templates as plain manifests, install
- * (or upgrade over an existing release) through the broker, store the
- * release the way the Helm CLI does, and describe the outcome as a
- * PROTO_RESULT document.
+/* worker/job.h — one reconcile inside the sandbox: load the chart from the
+ * artifact bytes (helm/chart.h), render it with the HelmRelease's values
+ * (helm/render.h, Helm's install pipeline), apply CRDs and manifests by
+ * server-side apply through the broker, store the release the way the Helm
+ * CLI does (install, or upgrade over an existing release), and describe the
+ * outcome as a PROTO_RESULT document. Not yet: hooks other than tests (a
+ * clear error), waiting for readiness, tests, remediation, pruning of
+ * objects an upgrade no longer renders, valuesFrom (a clear error).
  *
  * The job document (PROTO_JOB, from the supervisor):
  *   {"helmRelease": {...}, "releaseName": "...", "releaseNamespace": "...",

@@ -3,9 +3,6 @@ libexec_PROGRAMS += worker/bulkhead-worker
 worker_bulkhead_worker_SOURCES = \
 	worker/main.c \
 	worker/job.c worker/job.h \
-	worker/broker.c worker/broker.h \
-	worker/chart.c worker/chart.h \
-	worker/yamlmin.c worker/yamlmin.h
-worker_bulkhead_worker_CFLAGS = $(AM_CFLAGS) $(ARCHIVE_CFLAGS)
-worker_bulkhead_worker_LDADD = $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) \
-	$(ARCHIVE_LIBS) $(ZLIB_LIBS)
+	worker/broker.c worker/broker.h
+worker_bulkhead_worker_LDADD = $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
+	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)

@@ -22,8 +22,12 @@
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
 #include "worker/broker.h"
-#include "worker/chart.h"
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 #include "worker/job.h"
+
+#define WORKER_MAX_CHART ((size_t)10 << 20) /* Flux's chart artifact limit */
 
 static void send_log(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void send_log(int sock, const char *fmt, ...)
@@ -149,6 +153,16 @@ int main(int argc, char **argv)
 	 * reads /dev/urandom). */
 	json_object_seed(0);
 	tzset(); /* gmtime_r would read /etc/localtime on first use */
+	{ /* OpenSSL reads its configuration and loads providers lazily */
+		unsigned char d[EVP_MAX_MD_SIZE], r[16];
+		unsigned int dl;
+		OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
+		EVP_Digest("x", 1, d, &dl, EVP_sha256(), NULL);
+		EVP_Digest("x", 1, d, &dl, EVP_sha1(), NULL);
+		EVP_Digest("x", 1, d, &dl, EVP_md5(), NULL);
+		if (RAND_bytes(r, sizeof r) != 1)
+			return 3;
+	}
 	{
 		struct tm tm;
 		time_t t0 = 0;
@@ -172,7 +186,7 @@ int main(int argc, char **argv)
 		send_log(sock, "invalid job: %s", job ? "no chart artifact fd" : je.text);
 		return 4;
 	}
-	chart = read_all(m.fd, CHART_MAX_TGZ, &clen);
+	chart = read_all(m.fd, WORKER_MAX_CHART, &clen);
 	ipc_msg_free(&m);
 	if (!chart) {
 		res = json_pack("{s:b,s:s,s:s}", "ready", 0, "reason", "ArtifactFailed", "message",

@@ -43,4 +43,21 @@ echo "$status" | grep -q "STATUS: deployed" || sk_fail "helm status: $status"
 # the objects carry Helm's ownership metadata, so Helm can take them over
 owner=$(kubectl get configmap demo-config -n team-h -o jsonpath='{.metadata.labels.app\.kubernetes\.io/managed-by} {.metadata.annotations.meta\.helm\.sh/release-name}')
 [ "$owner" = "Helm web" ] || sk_fail "ownership metadata on demo-config: '$owner'"
-echo "PASS: helm list/get manifest/history/values/status read bulkhead's release"
+# a templated chart, rendered inside the sandbox by the chart engine: the
+# stored manifest and notes are what the real helm renders
+sk_publish "$BH_SRCDIR/tests/e2e/skeleton/webapp" team-h webapp
+sk_apply_hr team-h web2 webapp "  values:
+    replicaCount: 3
+    config:
+      color: red
+    extraLabels:
+      team: h"
+sk_wait_ready team-h web2 60 >/dev/null
+got=$(helm get manifest web2 -n team-h 2>&1) || sk_fail "helm get manifest web2 failed: $got"
+want=$(helm template web2 "$BH_SRCDIR/tests/e2e/skeleton/webapp" -n team-h --set replicaCount=3 --set config.color=red --set extraLabels.team=h 2>&1) \
+	|| sk_fail "helm template webapp failed: $want"
+[ "$got" = "$want" ] || { diff <(echo "$want") <(echo "$got"); sk_fail "helm get manifest web2 differs from helm template"; }
+notes=$(helm get notes web2 -n team-h 2>&1)
+e2e_expect_contains "$notes" "web2-webapp is installed in team-h." "helm get notes"
+[ "$(kubectl get deploy web2-webapp -n team-h -o jsonpath='{.spec.replicas}')" = 3 ] || sk_fail "web2-webapp replicas"
+echo "PASS: helm list/get manifest/history/values/status/notes read bulkhead's releases"
