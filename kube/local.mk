@@ -5,9 +5,10 @@
 noinst_LIBRARIES += kube/libbhkube.a kube/libbhkubecurl.a
 kube_libbhkube_a_SOURCES = \
 	kube/kube.h kube/transport.h kube/config.h kube/watchdec.h kube/ready.h kube/wait.h \
-	kube/internal.h kube/client_priv.h kube/README.md \
+	kube/internal.h kube/client_priv.h \
 	kube/util.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
 	kube/watch.c kube/ready.c kube/wait.c kube/exec.c
+EXTRA_DIST += kube/README.md
 kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl.c
 kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 # Link lines: BH_KUBE_LIBS for the worker, BH_KUBECURL_LIBS for the rest.
