@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,6 +189,20 @@ END_TEST
 
 static char tmpdir[256];
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Removes a temporary tree made by a test. */
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void write_file(const char *dir, const char *name, const char *data)
 {
 	char p[512];
@@ -216,6 +231,7 @@ START_TEST(test_config_files_relative)
 	ck_assert_str_eq(c->ca_pem, "CA-PEM");
 	ck_assert_str_eq(kube_config_token(c, &e), "secret-token");
 	kube_config_free(c);
+	rm_tree(tmpdir);
 }
 END_TEST
 
@@ -267,6 +283,7 @@ START_TEST(test_config_in_cluster)
 	kube_config_free(c);
 	unsetenv("KUBERNETES_SERVICE_HOST");
 	unsetenv("KUBERNETES_SERVICE_PORT");
+	rm_tree(root);
 }
 END_TEST
 
@@ -290,6 +307,18 @@ static kube_config *exec_config(const char *script, const char *av)
 	kube_config *c = kube_config_parse(doc, strlen(doc), &o, &e);
 	ck_assert_msg(c != NULL, "%s", e.msg);
 	return c;
+}
+
+/* Frees an exec_config() and removes its plugin folder. */
+static void exec_config_free(kube_config *c)
+{
+	char dir[300];
+	snprintf(dir, sizeof dir, "%s", c->exec_argv[0]);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	kube_config_free(c);
+	rm_tree(dir);
 }
 
 START_TEST(test_config_exec)
@@ -319,7 +348,7 @@ START_TEST(test_config_exec)
 	kube_config *d = kube_config_dup(c, &e);
 	ck_assert_str_eq(d->exec_argv[2], "two words");
 	kube_config_free(d);
-	kube_config_free(c);
+	exec_config_free(c);
 
 	/* client certificate answer, v1beta1 */
 	c = exec_config("#!/bin/sh\necho '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\","
@@ -328,7 +357,7 @@ START_TEST(test_config_exec)
 	ck_assert_msg(kube_config_refresh(c, &e) == 0, "%s", e.msg);
 	ck_assert_str_eq(c->cert_pem, "CERT");
 	ck_assert_str_eq(c->key_pem, "KEY");
-	kube_config_free(c);
+	exec_config_free(c);
 
 	/* failures name the plugin and say what was wrong */
 	static const struct {
@@ -351,7 +380,7 @@ START_TEST(test_config_exec)
 		ck_assert_int_ne(kube_config_refresh(c, &e), 0);
 		ck_assert_msg(strstr(e.msg, bad[i].msg) != NULL, "case %zu: %s", i, e.msg);
 		ck_assert_msg(strstr(e.msg, "exec plugin /tmp/bh-kube-exec.") != NULL, "%s", e.msg);
-		kube_config_free(c);
+		exec_config_free(c);
 	}
 	/* a command that does not exist */
 	const char *doc = "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
