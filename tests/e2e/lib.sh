@@ -115,7 +115,8 @@ kubesim_curl() {
 	curl -sS "${args[@]}" "$KUBESIM_URL$path"
 }
 
-# kubesim_kubeconfig_token NAME TOKEN FILE: write a kubeconfig using bearer TOKEN.
+# kubesim_kubeconfig_token NAME TOKEN FILE: write a self-contained kubeconfig
+# (CA data embedded, no file paths) using bearer TOKEN.
 kubesim_kubeconfig_token() {
 	local name=$1 token=$2 file=$3
 	cat >"$file" <<EOF
@@ -125,7 +126,7 @@ clusters:
 - name: kubesim
   cluster:
     server: $KUBESIM_URL
-    certificate-authority: $KUBESIM_DIR/ca.crt
+    certificate-authority-data: $(base64 -w0 <"$KUBESIM_DIR/ca.crt")
 users:
 - name: $name
   user:

@@ -45,11 +45,18 @@ def write_atomic(path, text, mode=0o600):
     os.rename(tmp, path)
 
 
-def kubeconfig(url, d, use_tls, user_cert=True):
+def _b64file(path):
+    import base64
+    with open(path, "rb") as f:
+        return base64.b64encode(f.read()).decode()
+
+
+def kubeconfig(url, d, use_tls):
+    """Admin kubeconfig, self-contained: CA, client certificate and key embedded."""
     if use_tls:
-        cluster = "    server: %s\n    certificate-authority: %s\n" % (url, os.path.join(d, "ca.crt"))
-        user = "    client-certificate: %s\n    client-key: %s\n" % (os.path.join(d, "admin.crt"),
-                                                                    os.path.join(d, "admin.key"))
+        cluster = "    server: %s\n    certificate-authority-data: %s\n" % (url, _b64file(os.path.join(d, "ca.crt")))
+        user = "    client-certificate-data: %s\n    client-key-data: %s\n" % (
+            _b64file(os.path.join(d, "admin.crt")), _b64file(os.path.join(d, "admin.key")))
     else:
         cluster = "    server: %s\n" % url
         user = "    token: %s\n" % open(os.path.join(d, "admin.token")).read().strip()
