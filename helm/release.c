@@ -358,7 +358,7 @@ void release_time_format(long long sec, long nsec, char out[40])
 {
 	struct tm tm;
 	time_t t = (time_t)sec;
-	char frac[32] = "";
+	char frac[32] = "", full[128];
 	gmtime_r(&t, &tm);
 	if (nsec > 0 && nsec < 1000000000L) {
 		int len;
@@ -367,6 +367,7 @@ void release_time_format(long long sec, long nsec, char out[40])
 		while (len > 1 && frac[len - 1] == '0')
 			frac[--len] = '\0';
 	}
-	snprintf(out, 40, "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+	snprintf(full, sizeof full, "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
 		 tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+	snprintf(out, 40, "%.39s", full);
 }

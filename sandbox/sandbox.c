@@ -145,7 +145,7 @@ int sandbox_seccomp_load(int fd, bh_error *err)
 		"futex", "clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday",
 		"getrandom", "getpid", "gettid", "getuid", "geteuid", "getgid", "getegid",
 		"rt_sigprocmask", "rt_sigreturn", "restart_syscall", "fstat",
-		"exit", "exit_group", "sched_yield", "set_robust_list",
+		"exit", "exit_group", "sched_yield", "set_robust_list", "sigaltstack",
 	};
 	static const char *const enosys[] = {
 		"clone3", "openat2", "faccessat2", "statx", "close_range", "rseq", "fchmodat2",
