@@ -6,6 +6,7 @@
 #   kubesim_start [EXTRA ARGS...]  # start tests/kubesim on a free loopback port
 #   kubectl get ns                 # KUBECONFIG points at kubesim's admin kubeconfig
 #   kubesim_admin GET /_kubesim/log
+#   kubesim_spawn remote           # a second cluster: REMOTE_KUBECONFIG, REMOTE_URL, REMOTE_DIR
 #
 # kubesim_start exports KUBESIM_DIR (its state dir: kubeconfig, ca.crt,
 # admin.crt, admin.key, port, kubesim.log), KUBESIM_PORT, KUBESIM_URL and
@@ -85,11 +86,37 @@ kubesim_start() {
 }
 
 kubesim_stop() {
-	if [ -n "${KUBESIM_PID:-}" ]; then
-		kill -TERM "$KUBESIM_PID" 2>/dev/null
-		wait "$KUBESIM_PID" 2>/dev/null
-		KUBESIM_PID=
-	fi
+	local p
+	for p in ${KUBESIM_PID:-} ${KUBESIM_EXTRA_PIDS:-}; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	KUBESIM_PID=
+	KUBESIM_EXTRA_PIDS=
+}
+
+# kubesim_spawn NAME [ARGS...]: start one more kubesim (e.g. a remote cluster)
+# in $E2E_TMP/kubesim-NAME; sets NAME_DIR, NAME_URL and NAME_KUBECONFIG
+# (NAME upper-cased, e.g. kubesim_spawn remote -> REMOTE_KUBECONFIG).
+kubesim_spawn() {
+	local name=$1; shift
+	local var dir pid i
+	var=$(echo "$name" | tr '[:lower:]-' '[:upper:]_')
+	dir="$E2E_TMP/kubesim-$name"
+	mkdir -p "$dir"
+	python3 "$BH_SRCDIR/tests/kubesim/kubesim" --listen 127.0.0.1:0 --dir "$dir" "$@" >"$dir/kubesim.log" 2>&1 &
+	pid=$!
+	KUBESIM_EXTRA_PIDS="${KUBESIM_EXTRA_PIDS:-} $pid"
+	for i in $(seq 1 300); do
+		[ -f "$dir/kubeconfig" ] && break
+		kill -0 "$pid" 2>/dev/null || e2e_fail "kubesim $name exited during startup: $(tail -5 "$dir/kubesim.log")"
+		sleep 0.1
+	done
+	[ -f "$dir/kubeconfig" ] || e2e_fail "kubesim $name did not write its kubeconfig within 30s"
+	printf -v "${var}_DIR" '%s' "$dir"
+	printf -v "${var}_URL" '%s' "$(cat "$dir/url")"
+	printf -v "${var}_KUBECONFIG" '%s' "$dir/kubeconfig"
+	export "${var}_DIR" "${var}_URL" "${var}_KUBECONFIG"
 }
 
 # kubesim_admin METHOD PATH [JSON-BODY]: call kubesim as admin (client cert);
