@@ -117,10 +117,7 @@ static int fn_deep_copy(tmpl_call *c)
 {
 	if (tmpl_value_is_nil(&c->argv[0]))
 		return tmpl_call_errorf(c, "reflect: call of reflect.Value.Type on zero Value");
-	c->result = sprig_deep_copy(c->arena, &c->argv[0]);
-	if (c->result.kind == TMPL_INVALID)
-		return sprig_oom(c);
-	return 0;
+	return sprig_deep_copy(c, &c->argv[0], &c->result);
 }
 
 const tmpl_func_def tmpl_funcs_reflect[] = {

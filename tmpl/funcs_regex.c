@@ -908,6 +908,11 @@ static int replace_all(tmpl_call *c, enum on_bad how, int literal)
 				expand(&b, &re, repl, rn, src);
 		}
 		last = a1;
+		if (sprig_check_size(c, &b)) {
+			regex_free(&re);
+			bh_buf_free(&b);
+			return BH_ELIMIT;
+		}
 		w = 0;
 		if (pos < end)
 			uni_decode(src + pos, end - pos, &w);

@@ -11,8 +11,7 @@
 #include "tmpl/sprig_unicode.h"
 #include "tmpl/sprig_util.h"
 
-/* Refuse results beyond this many bytes (Go would try to allocate them). */
-#define STR_MAX_RESULT ((size_t)256 << 20)
+#define STR_MAX_RESULT SPRIG_MAX_STRING
 
 #define ARG_S(k) (c->argv[k].u.s.ptr)
 #define ARG_N(k) (c->argv[k].u.s.len)
@@ -668,6 +667,10 @@ static int wrap_custom(tmpl_call *c, const char *str, size_t len, int64_t wl, co
 		wl = (int64_t)len + 1;
 	size_t w = (size_t)wl;
 	while (len - offset > w) {
+		if (sprig_check_size(c, &b)) {
+			bh_buf_free(&b);
+			return BH_ELIMIT;
+		}
 		if (str[offset] == ' ') {
 			offset++;
 			continue;
@@ -805,8 +808,13 @@ static int indent_into(tmpl_call *c, bh_buf *b, int64_t spaces, const char *s, s
 	bh_buf_put(b, pad.data, pad.len);
 	for (size_t i = 0; i < n; i++) {
 		bh_buf_putc(b, s[i]);
-		if (s[i] == '\n')
+		if (s[i] == '\n') {
 			bh_buf_put(b, pad.data, pad.len);
+			if ((r = sprig_check_size(c, b))) {
+				bh_buf_free(&pad);
+				return r;
+			}
+		}
 	}
 	bh_buf_free(&pad);
 	return 0;
@@ -847,6 +855,10 @@ static int fn_replace(tmpl_call *c)
 			uni_decode(s + i, n - i, &w);
 			bh_buf_put(&b, s + i, w);
 			bh_buf_put(&b, nw, nn);
+			if (sprig_check_size(c, &b)) {
+				bh_buf_free(&b);
+				return BH_ELIMIT;
+			}
 		}
 		return sprig_ret_buf(c, &b);
 	}
@@ -858,6 +870,10 @@ static int fn_replace(tmpl_call *c)
 		bh_buf_put(&b, s + i, (size_t)(p - (s + i)));
 		bh_buf_put(&b, nw, nn);
 		i = (size_t)(p - s) + on;
+		if (sprig_check_size(c, &b)) {
+			bh_buf_free(&b);
+			return BH_ELIMIT;
+		}
 	}
 	bh_buf_put(&b, s + i, n - i);
 	return sprig_ret_buf(c, &b);

@@ -27,12 +27,12 @@ const char *sprig_kind(const tmpl_value *v)
 	return "invalid";
 }
 
-int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
+static int deep_equal(const tmpl_value *a, const tmpl_value *b, int depth)
 {
 	int an = tmpl_value_is_nil(a), bn = tmpl_value_is_nil(b);
 	if (an || bn)
 		return an && bn;
-	if (a->kind != b->kind)
+	if (a->kind != b->kind || depth > SPRIG_MAX_DEPTH)
 		return 0;
 	switch (a->kind) {
 	case TMPL_BOOL:
@@ -57,7 +57,7 @@ int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
 		if (x == y)
 			return 1;
 		for (size_t i = 0; i < x->len; i++)
-			if (!sprig_deep_equal(&x->items[i], &y->items[i]))
+			if (!deep_equal(&x->items[i], &y->items[i], depth + 1))
 				return 0;
 		return 1;
 	}
@@ -69,7 +69,7 @@ int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
 			return 1;
 		for (size_t i = 0; i < x->len; i++) {
 			const tmpl_value *o = tmpl_map_get(y, x->entries[i].key, x->entries[i].keylen);
-			if (!o || !sprig_deep_equal(&x->entries[i].val, o))
+			if (!o || !deep_equal(&x->entries[i].val, o, depth + 1))
 				return 0;
 		}
 		return 1;
@@ -82,46 +82,71 @@ int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
 	}
 }
 
-tmpl_value sprig_deep_copy(tmpl_arena *a, const tmpl_value *v)
+int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
 {
-	tmpl_value r = *v;
-	r.iface = 0;
+	return deep_equal(a, b, 0);
+}
+
+static int deep_copy(tmpl_call *c, const tmpl_value *v, tmpl_value *out, int depth)
+{
+	tmpl_arena *a = c->arena;
+	*out = *v;
+	out->iface = 0;
+	if (depth > SPRIG_MAX_DEPTH && (v->kind == TMPL_LIST || v->kind == TMPL_MAP)) {
+		bh_error_set(c->err, BH_ELIMIT, "%s: values nested more than %d levels deep", c->name,
+			     SPRIG_MAX_DEPTH);
+		return BH_ELIMIT;
+	}
 	if (v->kind == TMPL_LIST) {
 		const tmpl_list *l = v->u.list;
 		tmpl_list *n = tmpl_list_new(a, l->gotype, l->len);
 		if (!n)
-			return tmpl_invalid();
+			return sprig_oom(c);
 		n->is_nil = l->is_nil;
 		n->cls = l->cls;
 		for (size_t i = 0; i < l->len; i++) {
-			tmpl_value x = sprig_deep_copy(a, &l->items[i]);
-			if (x.kind == TMPL_INVALID && l->items[i].kind != TMPL_INVALID)
-				return tmpl_invalid();
+			tmpl_value x;
+			int r = deep_copy(c, &l->items[i], &x, depth + 1);
+			if (r)
+				return r;
 			x.iface = l->items[i].iface;
 			if (tmpl_list_push(a, n, x))
-				return tmpl_invalid();
+				return sprig_oom(c);
 		}
-		return tmpl_list_value(n);
-	}
-	if (v->kind == TMPL_MAP) {
+		*out = tmpl_list_value(n);
+	} else if (v->kind == TMPL_MAP) {
 		const tmpl_map *m = v->u.map;
 		tmpl_map *n = tmpl_map_new(a, m->gotype);
 		if (!n)
-			return tmpl_invalid();
+			return sprig_oom(c);
 		n->is_nil = m->is_nil;
 		n->cls = m->cls;
 		for (size_t i = 0; i < m->len; i++) {
 			const tmpl_map_entry *e = &m->entries[i];
-			tmpl_value x = sprig_deep_copy(a, &e->val);
-			if (x.kind == TMPL_INVALID && e->val.kind != TMPL_INVALID)
-				return tmpl_invalid();
+			tmpl_value x;
+			int r = deep_copy(c, &e->val, &x, depth + 1);
+			if (r)
+				return r;
 			x.iface = e->val.iface;
 			if (tmpl_map_set(a, n, e->key, e->keylen, x))
-				return tmpl_invalid();
+				return sprig_oom(c);
 		}
-		return tmpl_map_value(n);
+		*out = tmpl_map_value(n);
 	}
-	return r;
+	return 0;
+}
+
+int sprig_deep_copy(tmpl_call *c, const tmpl_value *v, tmpl_value *out)
+{
+	return deep_copy(c, v, out, 0);
+}
+
+int sprig_check_size(tmpl_call *c, const bh_buf *b)
+{
+	if (b->len <= SPRIG_MAX_STRING)
+		return 0;
+	bh_error_set(c->err, BH_ELIMIT, "%s: result larger than %zu bytes", c->name, SPRIG_MAX_STRING);
+	return BH_ELIMIT;
 }
 
 int sprig_oom(tmpl_call *c)
@@ -132,6 +157,10 @@ int sprig_oom(tmpl_call *c)
 
 int sprig_ret_buf(tmpl_call *c, bh_buf *b)
 {
+	if (sprig_check_size(c, b)) {
+		bh_buf_free(b);
+		return BH_ELIMIT;
+	}
 	if (!bh_buf_ok(b)) {
 		bh_buf_free(b);
 		return sprig_oom(c);

@@ -11,15 +11,26 @@
 #include "tmpl/funcs.h"
 #include "tmpl/value.h"
 
+/* Largest string a Sprig function builds (Go would try any size; a chart
+ * must not be able to make the renderer allocate without bound). */
+#define SPRIG_MAX_STRING ((size_t)128 << 20)
+/* Nesting depth of maps/lists that deepCopy/deepEqual/merge will walk
+ * (values can be made cyclic with `set $d "self" $d`). */
+#define SPRIG_MAX_DEPTH 2000
+
 /* reflect.Kind name of v: "invalid" (nil), "bool", "int", "int64",
  * "uint8", "uint64", "float64", "complex128", "string", "slice", "map",
  * "struct" or "ptr". */
 const char *sprig_kind(const tmpl_value *v);
-/* reflect.DeepEqual(a, b). */
+/* reflect.DeepEqual(a, b); values nested deeper than SPRIG_MAX_DEPTH
+ * compare unequal. */
 int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b);
 /* Deep copy of maps and lists (types kept); other values as they are.
- * INVALID on allocation failure. */
-tmpl_value sprig_deep_copy(tmpl_arena *a, const tmpl_value *v);
+ * 0, or BH_ELIMIT with the call's error set (memory, or nesting deeper
+ * than SPRIG_MAX_DEPTH). */
+int sprig_deep_copy(tmpl_call *c, const tmpl_value *v, tmpl_value *out);
+/* 0 while b is within SPRIG_MAX_STRING, else BH_ELIMIT with the error set. */
+int sprig_check_size(tmpl_call *c, const bh_buf *b);
 
 /* Sets c->result to the buffer's text and frees the buffer. 0, or
  * BH_ELIMIT (with the error set) when the arena is exhausted. */
