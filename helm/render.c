@@ -250,6 +250,7 @@ static void rendered_free(rendered *r)
 	}
 	free(r->paths);
 	free(r->texts);
+	memset(r, 0, sizeof *r);
 }
 
 static int render_templates(const chart *c, const json_t *values, const render_options *o,
