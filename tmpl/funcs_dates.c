@@ -213,6 +213,16 @@ static const tmpl_class time_class = {
 	"time.Time", 0, time_methods, NULL, time_format, time_json, 0,
 };
 
+const gotime *tmpl_time_of(const tmpl_value *v)
+{
+	return as_time(v);
+}
+
+tmpl_value tmpl_time_value(tmpl_arena *a, const gotime *t)
+{
+	return time_value(a, t);
+}
+
 /* ---- functions ---- */
 
 static int fn_now(tmpl_call *c)

@@ -11,6 +11,7 @@
 #include "lib/yaml.h"
 #include "tmpl/funcs.h"
 #include "tmpl/json_enc.h"
+#include "tmpl/toml.h"
 
 /* sigs.k8s.io/yaml.Marshal(v) minus the final newline. */
 static int to_yaml(const tmpl_value *v, bh_buf *out, bh_error *err)
@@ -126,10 +127,43 @@ static int fn_from_yaml_array(tmpl_call *c)
 	return 0;
 }
 
+/* Helm: toToml(v) string; encoder errors become the output text. */
+static int fn_to_toml(tmpl_call *c)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	bh_error_clear(&e);
+	if (c->argv[0].kind == TMPL_NIL || c->argv[0].kind == TMPL_INVALID)
+		return tmpl_call_errorf(c, "reflect: call of reflect.Value.Type on zero Value");
+	if (toml_encode(&c->argv[0], &b, &e)) {
+		bh_buf_reset(&b);
+		bh_buf_puts(&b, e.msg);
+	}
+	c->result = tmpl_str_buf(c->arena, &b);
+	bh_buf_free(&b);
+	return 0;
+}
+
+/* Helm: fromToml(str) map[string]interface{}; failures -> {"Error": msg}. */
+static int fn_from_toml(tmpl_call *c)
+{
+	bh_error e;
+	bh_error_clear(&e);
+	if (toml_decode(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len, &c->result, &e)) {
+		tmpl_map *m = tmpl_map_new(c->arena, NULL);
+		if (!m || tmpl_map_set(c->arena, m, "Error", 5, tmpl_cstr(c->arena, e.msg)))
+			return tmpl_call_errorf(c, "out of memory");
+		c->result = tmpl_map_value(m);
+	}
+	return 0;
+}
+
 const tmpl_func_def tmpl_funcs_yaml[] = {
 	{"toYaml", fn_to_yaml, "a", NULL},
 	{"mustToYaml", fn_to_yaml, "a", (void *)1},
 	{"fromYaml", fn_from_yaml, "s", NULL},
 	{"fromYamlArray", fn_from_yaml_array, "s", NULL},
+	{"toToml", fn_to_toml, "a", NULL},
+	{"fromToml", fn_from_toml, "s", NULL},
 	{NULL, NULL, NULL, NULL},
 };

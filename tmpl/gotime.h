@@ -72,4 +72,12 @@ int64_t gotime_sub(const gotime *t, const gotime *u);
 /* t.Add(d). */
 gotime gotime_add(const gotime *t, int64_t d);
 
+/* The time.Time objects of the template engine (tmpl/funcs_dates.c): the
+ * gotime inside v, or NULL when v is not a time.Time; and a new time.Time
+ * value in arena a (INVALID when out of memory). */
+struct tmpl_value;
+struct tmpl_arena;
+const gotime *tmpl_time_of(const struct tmpl_value *v);
+struct tmpl_value tmpl_time_value(struct tmpl_arena *a, const gotime *t);
+
 #endif

@@ -1,0 +1,27 @@
+/* tmpl/toml.h — TOML for Helm's toToml/fromToml, as BurntSushi/toml v1.6.0
+ * encodes Go values and decodes documents into map[string]interface{}
+ * (integers int64, floats float64, datetimes time.Time, arrays of tables
+ * []map[string]interface {}). The decoder is a pure function of its input
+ * with size and nesting limits. */
+#ifndef TMPL_TOML_H
+#define TMPL_TOML_H
+
+#include <stddef.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "tmpl/value.h"
+
+#define TOML_MAX_BYTES ((size_t)16 << 20)
+#define TOML_MAX_DEPTH 200
+
+/* Appends the encoding of v. BH_EINVAL with the encoder's message ("toml:
+ * top-level values must be Go maps or structs", ...) on failure. */
+int toml_encode(const tmpl_value *v, bh_buf *out, bh_error *err);
+
+/* Parses text into a map value allocated in a. BH_EPARSE with the
+ * decoder's message ("toml: line 1: expected '.' or '=', but got 't'
+ * instead"), BH_ELIMIT for limits. */
+int toml_decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err);
+
+#endif
