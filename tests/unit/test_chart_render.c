@@ -206,6 +206,18 @@ START_TEST(test_errors)
 	render_result_free(&r);
 	chart_free(c);
 
+	/* an execution error (fail): the hint, and --debug prints an empty manifest */
+	render_options o6 = {.release_name = "f"};
+	expect_error("failing", &o6, "failing.err", 0);
+	render_options o7 = {.release_name = "f", .debug = 1};
+	c = load_dir("failing");
+	ck_assert_int_lt(render_chart(c, NULL, &o7, &r, &err), 0);
+	want = slurp("failing-debug.out");
+	ck_assert_str_eq(r.template_text, want);
+	free(want);
+	render_result_free(&r);
+	chart_free(c);
+
 	render_options o5 = {.release_name = "Bad_Name"};
 	c = load_dir("bad");
 	ck_assert_int_lt(render_chart(c, NULL, &o5, &r, &err), 0);
