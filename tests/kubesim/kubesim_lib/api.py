@@ -478,6 +478,8 @@ class Api:
         policy = opts.get("propagationPolicy")
         if opts.get("orphanDependents") is True:
             policy = "Orphan"
+        if policy is None and opts.get("orphanDependents") is None and (res.group, res.resource) == ("batch", "jobs"):
+            policy = "Orphan"  # batch/v1 Job's default garbage collection policy
         pre = opts.get("preconditions") or {}
         with self.store.lock:
             old = self.store.get(res.group, res.resource, ns, name)

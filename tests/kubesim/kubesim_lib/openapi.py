@@ -60,13 +60,20 @@ def gv_document(reg, group, version):
             "paths": paths, "components": {"schemas": schemas}}
 
 
+_cache = {"gen": None, "root": None, "reg": None}
+
+
 def root(reg):
+    if _cache["gen"] == reg.generation and _cache["reg"] is reg:
+        return _cache["root"]
+    gen = reg.generation
     paths = {}
     for g, vs in reg.groups():
         for v in vs:
             doc = gv_document(reg, g, v)
             h = hashlib.sha512(json.dumps(doc, sort_keys=True).encode()).hexdigest().upper()[:128]
             paths[_gv_key(g, v)] = {"serverRelativeURL": "/openapi/v3/%s?hash=%s" % (_gv_key(g, v), h)}
+    _cache.update({"gen": gen, "root": {"paths": paths}, "reg": reg})
     return {"paths": paths}
 
 

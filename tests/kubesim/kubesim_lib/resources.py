@@ -137,6 +137,7 @@ class Registry:
         self.lock = threading.RLock()
         self.builtin = list(BUILTIN)
         self.custom = {}  # crd name -> [Res]
+        self.generation = 0  # bumped whenever the set of served resources changes
 
     def all(self):
         with self.lock:
@@ -223,10 +224,12 @@ class Registry:
             lst.append(r)
         with self.lock:
             self.custom[crd["metadata"]["name"]] = lst
+            self.generation += 1
 
     def remove_crd(self, name):
         with self.lock:
             self.custom.pop(name, None)
+            self.generation += 1
 
     # ---- discovery documents -------------------------------------------------
 
