@@ -1,12 +1,25 @@
 # supervisor/ — bulkheadd: watch, queue, spawn, broker, status, audit.
-sbin_PROGRAMS += supervisor/bulkheadd
-supervisor_bulkheadd_SOURCES = \
-	supervisor/main.c \
+# Everything but main.c is a library so unit tests reach the policy code.
+noinst_LIBRARIES += supervisor/libbhsupervisor.a
+supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/spawn.c supervisor/spawn.h \
 	supervisor/broker.c supervisor/broker.h supervisor/job.h \
 	supervisor/status.c supervisor/status.h \
 	supervisor/source.c supervisor/source.h \
 	supervisor/artifact.c supervisor/artifact.h \
 	supervisor/audit.c supervisor/audit.h
+supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
+	$(OPENSSL_LIBS)
+
+sbin_PROGRAMS += supervisor/bulkheadd
+supervisor_bulkheadd_SOURCES = supervisor/main.c
 supervisor_bulkheadd_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
-supervisor_bulkheadd_LDADD = $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) $(OPENSSL_LIBS) -lpthread
+supervisor_bulkheadd_LDADD = $(BH_SUPERVISOR_LIBS) -lpthread
+
+check_PROGRAMS += tests/unit/test_broker
+tests_unit_test_broker_SOURCES = tests/unit/test_broker.c
+tests_unit_test_broker_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_broker_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_broker
+UNIT_TESTS += tests/unit/test_broker

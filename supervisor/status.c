@@ -87,7 +87,7 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	json_array_foreach(oldconds, i, c) {
 		const char *t = json_string_value(json_object_get(c, "type"));
 		if (t && strcmp(t, "Reconciling") != 0)
-			json_array_append(conds, c);
+			json_array_append_new(conds, json_deep_copy(c)); /* never touch the cached object */
 	}
 	set_cond(conds, oldconds, "Ready", o->ready, o->reason, o->message, gen, now);
 	if (o->action)
@@ -127,7 +127,7 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 			if (json_array_size(hist) >= MAX_HISTORY)
 				break;
 			if (json_integer_value(json_object_get(h, "version")) != o->release->version)
-				json_array_append(hist, h);
+				json_array_append_new(hist, json_deep_copy(h));
 		}
 		json_object_set_new(st, "history", hist);
 		if (o->ready)

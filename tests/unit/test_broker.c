@@ -1,0 +1,208 @@
+/* tests/unit/test_broker.c — the supervisor's pure decisions: the broker's
+ * request policy, verbs for the audit log, status building (conditions,
+ * transition times, history), durations, release names, artifact digests. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/artifact.h"
+#include "supervisor/broker.h"
+#include "supervisor/source.h"
+#include "supervisor/status.h"
+
+int sv_verbose;
+
+static sv_job job(const char *identity)
+{
+	sv_job j;
+	memset(&j, 0, sizeof j);
+	j.ns = "team-a";
+	j.release_ns = "team-a-apps";
+	j.storage_ns = "team-a";
+	j.identity = (char *)identity;
+	return j;
+}
+
+static int check(const sv_job *j, const char *method, const char *path, const char *hname, char *why)
+{
+	proto_kube_request r;
+	proto_header h = {(char *)hname, "x"};
+	bh_error e;
+	int rc;
+	memset(&r, 0, sizeof r);
+	r.method = (char *)method;
+	r.path = (char *)path;
+	if (hname) {
+		r.headers = &h;
+		r.nheaders = 1;
+	}
+	rc = broker_check_request(j, &r, &e);
+	if (why)
+		strcpy(why, rc < 0 ? e.msg : "");
+	return rc;
+}
+
+START_TEST(test_policy)
+{
+	sv_job j = job("system:serviceaccount:team-a:deployer");
+	char why[BH_ERROR_MSG_MAX];
+	/* reads: own namespaces and discovery only */
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/secrets?labelSelector=owner%3Dhelm", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "GET", "/apis/apps/v1/namespaces/team-a-apps/deployments/web", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "GET", "/apis/apps/v1", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-b/secrets", NULL, why), BH_EDENIED);
+	ck_assert(strstr(why, "namespace team-b is not one of the job's namespaces") != NULL);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/nodes", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a", NULL, NULL), BH_EDENIED);
+	/* writes go to the cluster as the tenant: RBAC decides */
+	ck_assert_int_eq(check(&j, "PATCH", "/api/v1/namespaces/team-b/configmaps/x", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "POST", "/api/v1", NULL, NULL), BH_EDENIED);
+	/* identity and other headers */
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "Impersonate-User", why), BH_EDENIED);
+	ck_assert(strstr(why, "may not choose its identity") != NULL);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "impersonate-group", NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "Authorization", NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "X-Remote-User", NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "Content-Type", NULL), 0);
+	/* watches and path tricks */
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1", NULL, why), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?a=1&watch", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watched=1", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/../../team-b/secrets", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a//secrets", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team%2Db/secrets", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/healthz", NULL, NULL), BH_EDENIED);
+	/* without a tenant identity, writes stay in the job's namespaces */
+	j = job(NULL);
+	ck_assert_int_eq(check(&j, "PATCH", "/api/v1/namespaces/team-b/configmaps/x", NULL, why), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "PATCH", "/api/v1/namespaces/team-a-apps/configmaps/x", NULL, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_verbs)
+{
+	ck_assert_str_eq(broker_verb("GET", "/api/v1/namespaces/a/secrets?x=1"), "list");
+	ck_assert_str_eq(broker_verb("GET", "/api/v1/namespaces/a/secrets/s"), "get");
+	ck_assert_str_eq(broker_verb("GET", "/apis/apps/v1/deployments"), "list");
+	ck_assert_str_eq(broker_verb("POST", "/api/v1/namespaces/a/secrets"), "create");
+	ck_assert_str_eq(broker_verb("PUT", "/api/v1/namespaces/a/secrets/s"), "update");
+	ck_assert_str_eq(broker_verb("PATCH", "/api/v1/namespaces/a/secrets/s"), "patch");
+	ck_assert_str_eq(broker_verb("DELETE", "/api/v1/namespaces/a/secrets/s"), "delete");
+	ck_assert_str_eq(broker_verb("DELETE", "/api/v1/namespaces/a/secrets"), "deletecollection");
+}
+END_TEST
+
+START_TEST(test_status_build)
+{
+	json_t *hr = json_pack("{s:{s:s,s:s,s:i},s:{s:[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s}],s:[{s:s,s:i}]}}",
+			       "metadata", "name", "web", "namespace", "team-a", "generation", 3, "status", "conditions",
+			       "type", "Ready", "status", "False", "lastTransitionTime", "2026-01-01T00:00:00Z", "reason", "X",
+			       "message", "m", "type", "Reconciling", "status", "True", "lastTransitionTime", "t", "reason",
+			       "Progressing", "message", "m", "history", "chartName", "web", "version", 1);
+	proto_snapshot snap = {0};
+	sv_outcome o = {0};
+	json_t *st, *c0, *c1;
+	snap.name = "web";
+	snap.namespace_ = "team-a";
+	snap.status = "deployed";
+	snap.chart_name = "web";
+	snap.chart_version = "1.0.0";
+	snap.version = 2;
+	o.ready = 1;
+	o.reason = "UpgradeSucceeded";
+	o.message = "Helm upgrade succeeded";
+	o.action = "upgrade";
+	o.release = &snap;
+	o.attempted = 1;
+	o.revision = "1.0.0";
+	st = status_build(hr, &o, "2026-02-02T00:00:00Z");
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "observedGeneration")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "lastAttemptedGeneration")), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(st, "lastAttemptedReleaseAction")), "upgrade");
+	ck_assert_uint_eq(json_array_size(json_object_get(st, "conditions")), 2); /* Reconciling dropped */
+	c0 = json_array_get(json_object_get(st, "conditions"), 0);
+	c1 = json_array_get(json_object_get(st, "conditions"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(c0, "type")), "Ready");
+	ck_assert_str_eq(json_string_value(json_object_get(c0, "status")), "True");
+	ck_assert_str_eq(json_string_value(json_object_get(c0, "lastTransitionTime")), "2026-02-02T00:00:00Z");
+	ck_assert_int_eq(json_integer_value(json_object_get(c0, "observedGeneration")), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(c1, "type")), "Released");
+	ck_assert_uint_eq(json_array_size(json_object_get(st, "history")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(st, "history"), 0), "version")), 2);
+	json_decref(st);
+	/* a failure keeps Ready=False's transition time and observedGeneration */
+	memset(&o, 0, sizeof o);
+	o.reason = "WorkerCrashed";
+	o.message = "worker was killed";
+	o.attempted = 1;
+	st = status_build(hr, &o, "2026-03-03T00:00:00Z");
+	c0 = json_array_get(json_object_get(st, "conditions"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(c0, "lastTransitionTime")), "2026-01-01T00:00:00Z");
+	ck_assert_ptr_null(json_object_get(st, "observedGeneration"));
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "failures")), 1);
+	json_decref(st);
+	json_decref(hr);
+}
+END_TEST
+
+START_TEST(test_source_helpers)
+{
+	json_t *hr;
+	char *n;
+	ck_assert(source_parse_duration("5m") == 300);
+	ck_assert(source_parse_duration("1h30m") == 5400);
+	ck_assert(source_parse_duration("2.5s") == 2.5);
+	ck_assert(source_parse_duration("300ms") > 0.29 && source_parse_duration("300ms") < 0.31);
+	ck_assert(source_parse_duration("5") < 0);
+	ck_assert(source_parse_duration("x") < 0);
+	hr = json_pack("{s:{s:s,s:s},s:{s:s}}", "metadata", "name", "web", "namespace", "a", "spec", "targetNamespace", "prod");
+	n = source_release_name_new(hr);
+	ck_assert_str_eq(n, "prod-web");
+	ck_assert_str_eq(source_release_namespace(hr), "prod");
+	ck_assert_str_eq(source_storage_namespace(hr), "a");
+	free(n);
+	json_decref(hr);
+	/* Flux: name[:40] + "-" + hex(sha256(name))[:12] when longer than 53 */
+	hr = json_pack("{s:{s:s,s:s},s:{}}", "metadata", "name", "a-very-long-helmrelease-name-that-goes-on-and-on-and-on",
+		       "namespace", "a", "spec");
+	n = source_release_name_new(hr);
+	ck_assert_uint_eq(strlen(n), 53);
+	ck_assert(strncmp(n, "a-very-long-helmrelease-name-that-goes-o-", 41) == 0);
+	free(n);
+	json_decref(hr);
+}
+END_TEST
+
+START_TEST(test_artifact_verify)
+{
+	bh_error e;
+	/* sha256("abc") */
+	ck_assert_int_eq(artifact_verify((const unsigned char *)"abc", 3,
+		"sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", &e), 0);
+	ck_assert_int_eq(artifact_verify((const unsigned char *)"abd", 3,
+		"sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", &e), BH_EINVAL);
+	ck_assert(strstr(e.msg, "integrity check failed") != NULL);
+	ck_assert_int_eq(artifact_verify((const unsigned char *)"abc", 3, "md5:900150983cd24fb0d6963f7d28e17f72", &e), BH_EINVAL);
+	ck_assert_int_eq(artifact_verify((const unsigned char *)"abc", 3, "nodigest", &e), BH_EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("broker");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+	tcase_add_test(tc, test_policy);
+	tcase_add_test(tc, test_verbs);
+	tcase_add_test(tc, test_status_build);
+	tcase_add_test(tc, test_source_helpers);
+	tcase_add_test(tc, test_artifact_verify);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
