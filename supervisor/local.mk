@@ -23,3 +23,4 @@ tests_unit_test_broker_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_broker_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_broker
 UNIT_TESTS += tests/unit/test_broker
+EXTRA_DIST += systemd/bulkheadd.service
