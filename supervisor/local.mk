@@ -24,3 +24,4 @@ tests_unit_test_broker_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_broker
 UNIT_TESTS += tests/unit/test_broker
 EXTRA_DIST += systemd/bulkheadd.service
+EXTRA_DIST += deploy/bulkhead.yaml
