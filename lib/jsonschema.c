@@ -386,44 +386,16 @@ static int resolve_ref(compiler *c, const node *refnode)
 	return compile_schema(c, target);
 }
 
-/* Go's regexp (RE2) has no look-around, backreferences, atomic groups or
- * possessive quantifiers; a schema using them fails to compile in Helm. */
-static const char *re2_unsupported(const char *p, size_t n)
-{
-	int in_class = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] == '\\') {
-			if (i + 1 < n && !in_class && p[i + 1] >= '1' && p[i + 1] <= '9')
-				return "backreference";
-			i++;
-			continue;
-		}
-		if (in_class) {
-			if (p[i] == ']')
-				in_class = 0;
-			continue;
-		}
-		if (p[i] == '[') {
-			in_class = 1;
-			if (i + 1 < n && p[i + 1] == ']')
-				i++;
-			continue;
-		}
-		if (p[i] == '(' && i + 2 < n && p[i + 1] == '?' &&
-		    (p[i + 2] == '=' || p[i + 2] == '!' || p[i + 2] == '>' ||
-		     (p[i + 2] == '<' && i + 3 < n && (p[i + 3] == '=' || p[i + 3] == '!'))))
-			return "look-around or atomic group";
-		if ((p[i] == '+' || p[i] == '*' || p[i] == '?' || p[i] == '}') && i + 1 < n && p[i + 1] == '+')
-			return "possessive quantifier";
-	}
-	return NULL;
-}
-
 static int compile_regex(compiler *c, const node *pat)
 {
-	const char *bad = re2_unsupported(pat->text, pat->len);
-	if (bad)
-		return bh_error_set(c->err, BH_EINVAL, "jsonschema: invalid regex '%s': %s is not supported by Go's regexp", pat->text, bad);
+	bh_buf why = BH_BUF_INIT;
+	if (jsonschema_regex_check(pat->text, pat->len, &why)) {
+		/* Helm reports this as a meta-schema violation of the "regex" format */
+		bh_error_set(c->err, BH_EINVAL, "jsonschema: invalid regex '%s': %s", pat->text, bh_buf_str(&why));
+		bh_buf_free(&why);
+		return BH_EINVAL;
+	}
+	bh_buf_free(&why);
 	{
 	int ec;
 	PCRE2_SIZE off;

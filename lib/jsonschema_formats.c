@@ -2,7 +2,6 @@
  * formats.go and the Go standard-library errors it passes on. */
 #include "lib/jsonschema_formats.h"
 
-#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,32 +288,157 @@ static int ipv4(const char *s, size_t n, bh_buf *why)
 	return 0;
 }
 
-static int ipv6(const char *s, size_t n, bh_buf *why)
+/* net/netip.ParseAddr errors: "ParseAddr(\"in\"): msg (at \"rest\")" */
+static int addr_err(bh_buf *why, const char *in, size_t inl, const char *msg, const char *at, size_t atl)
 {
-	char buf[128];
-	unsigned char addr[16];
-	if (!memchr(s, ':', n))
-		return fail(why, "missing colon");
-	if (memchr(s, '%', n)) {
-		size_t z = (size_t)((const char *)memchr(s, '%', n) - s);
-		if (z < sizeof buf) {
-			memcpy(buf, s, z);
-			buf[z] = '\0';
-			if (inet_pton(AF_INET6, buf, addr) == 1)
-				return fail(why, "zone id is not a part of ipv6 address");
+	bh_buf_puts(why, "ParseAddr(");
+	go_quote(why, in, inl);
+	bh_buf_printf(why, "): %s", msg);
+	if (at && atl) {
+		bh_buf_puts(why, " (at ");
+		go_quote(why, at, atl);
+		bh_buf_putc(why, ')');
+	}
+	return 1;
+}
+
+/* netip parseIPv4Fields over in[off:end] */
+static int ipv4_fields(const char *in, size_t inl, size_t off, size_t end, bh_buf *why)
+{
+	const char *s = in + off;
+	size_t n = end - off;
+	int val = 0, pos = 0, dig = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isdig(s[i])) {
+			if (dig == 1 && val == 0)
+				return addr_err(why, in, inl, "IPv4 field has octet with leading zero", NULL, 0);
+			val = val * 10 + (s[i] - '0');
+			dig++;
+			if (val > 255)
+				return addr_err(why, in, inl, "IPv4 field has value >255", NULL, 0);
+		} else if (s[i] == '.') {
+			if (i == 0 || i == n - 1 || s[i - 1] == '.')
+				return addr_err(why, in, inl, "IPv4 field must have at least one digit", s + i, n - i);
+			if (pos == 3)
+				return addr_err(why, in, inl, "IPv4 address too long", NULL, 0);
+			pos++;
+			val = 0;
+			dig = 0;
+		} else {
+			return addr_err(why, in, inl, "unexpected character", s + i, n - i);
 		}
 	}
-	if (n >= sizeof buf)
-		goto bad;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (inet_pton(AF_INET6, buf, addr) == 1)
-		return 0;
-bad:
-	bh_buf_puts(why, "ParseAddr(");
-	go_quote(why, s, n);
-	bh_buf_puts(why, "): unable to parse IP");
-	return 1;
+	if (pos < 3)
+		return addr_err(why, in, inl, "IPv4 address too short", NULL, 0);
+	return 0;
+}
+
+/* netip parseIPv6; *zone set when a zone was given */
+static int ipv6_parse(const char *in, size_t inl, int *has_zone, bh_buf *why)
+{
+	const char *s = in, *pct = memchr(in, '%', inl);
+	size_t n = inl, zl = 0;
+	int i = 0, ellipsis = -1;
+	*has_zone = 0;
+	if (pct) {
+		n = (size_t)(pct - in);
+		zl = inl - n - 1;
+		if (zl == 0)
+			return addr_err(why, in, inl, "zone must be a non-empty string", NULL, 0);
+		*has_zone = 1;
+	}
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		ellipsis = 0;
+		s += 2;
+		n -= 2;
+		if (n == 0)
+			return 0;
+	}
+	while (i < 16) {
+		size_t off = 0;
+		unsigned acc = 0;
+		for (; off < n; off++) {
+			char c = s[off];
+			int h = isdig(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+			if (h < 0)
+				break;
+			acc = (acc << 4) + (unsigned)h;
+			if (off > 3)
+				return addr_err(why, in, inl, "each group must have 4 or less digits", s, n);
+			if (acc > 0xFFFF)
+				return addr_err(why, in, inl, "IPv6 field has value >=2^16", s, n);
+		}
+		if (off == 0)
+			return addr_err(why, in, inl, "each colon-separated field must have at least one digit", s, n);
+		if (off < n && s[off] == '.') {
+			size_t end = inl - (zl ? zl + 1 : 0);
+			if (ellipsis < 0 && i != 12)
+				return addr_err(why, in, inl, "embedded IPv4 address must replace the final 2 fields of the address", s, n);
+			if (i + 4 > 16)
+				return addr_err(why, in, inl, "too many hex fields to fit an embedded IPv4 at the end of the address", s, n);
+			if (ipv4_fields(in, inl, end - n, end, why))
+				return 1;
+			i += 4;
+			n = 0;
+			break;
+		}
+		i += 2;
+		s += off;
+		n -= off;
+		if (n == 0)
+			break;
+		if (s[0] != ':')
+			return addr_err(why, in, inl, "unexpected character, want colon", s, n);
+		if (n == 1)
+			return addr_err(why, in, inl, "colon must be followed by more characters", s, n);
+		s++;
+		n--;
+		if (s[0] == ':') {
+			if (ellipsis >= 0)
+				return addr_err(why, in, inl, "multiple :: in address", s, n);
+			ellipsis = i;
+			s++;
+			n--;
+			if (n == 0)
+				break;
+		}
+	}
+	if (n != 0)
+		return addr_err(why, in, inl, "trailing garbage after address", s, n);
+	if (i < 16) {
+		if (ellipsis < 0)
+			return addr_err(why, in, inl, "address string too short", NULL, 0);
+	} else if (ellipsis >= 0) {
+		return addr_err(why, in, inl, "the :: must expand to at least one field of zeros", s, n);
+	}
+	return 0;
+}
+
+/* netip.ParseAddr (either family) */
+static int parse_addr(const char *s, size_t n, int *has_zone, bh_buf *why)
+{
+	*has_zone = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '.')
+			return ipv4_fields(s, n, 0, n, why);
+		if (s[i] == ':')
+			return ipv6_parse(s, n, has_zone, why);
+		if (s[i] == '%')
+			return addr_err(why, s, n, "missing IPv6 address", NULL, 0);
+	}
+	return addr_err(why, s, n, "unable to parse IP", NULL, 0);
+}
+
+static int ipv6(const char *s, size_t n, bh_buf *why)
+{
+	int zone;
+	if (!memchr(s, ':', n))
+		return fail(why, "missing colon");
+	if (parse_addr(s, n, &zone, why))
+		return 1;
+	if (zone)
+		return fail(why, "zone id is not a part of ipv6 address");
+	return 0;
 }
 
 static int hostname(const char *s, size_t n, bh_buf *why)
@@ -576,70 +700,518 @@ static int datetime(const char *s, size_t n, bh_buf *why)
 	return 0;
 }
 
-/* uri / uri-reference / iri / iri-reference (net/url.Parse essentials) */
-static int ri(const char *s, size_t n, int international, int reference, bh_buf *why)
+/* net/url.Parse, the parts that can fail, with its messages */
+static int url_fail(bh_buf *why, const char *s, size_t n, const char *msg)
 {
-	size_t i;
-	int has_scheme = 0;
-	if (!international) {
-		for (i = 0; i < n; i++)
-			if ((unsigned char)s[i] >= 0x80)
-				return fail(why, "has unescaped non-ASCII characters");
-		for (i = 0; i < n; i++)
-			if (strchr("<>\" {}|\\^`", s[i]) && s[i])
-				return fail(why, "has illegal ASCII characters");
-	}
-	for (i = 0; i < n; i++) {
-		if (s[i] == '%') {
-			if (i + 2 >= n + 0 || !strchr("0123456789abcdefABCDEF", s[i + 1]) || !s[i + 1] ||
-			    !strchr("0123456789abcdefABCDEF", s[i + 2]) || !s[i + 2]) {
-				size_t e = i + 3 < n ? i + 3 : n;
-				bh_buf_puts(why, "parse ");
-				go_quote(why, s, n);
-				bh_buf_puts(why, ": invalid URL escape ");
-				go_quote(why, s + i, e - i);
-				return 1;
-			}
-		}
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F) {
-			bh_buf_puts(why, "parse ");
-			go_quote(why, s, n);
-			bh_buf_puts(why, ": net/url: invalid control character in URL");
+	bh_buf_puts(why, "parse ");
+	go_quote(why, s, n);
+	bh_buf_printf(why, ": %s", msg);
+	return 1;
+}
+
+static int ishex(char c)
+{
+	return isdig(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* unescape(): every % must start a valid escape */
+static int check_escapes(const char *full, size_t fn, const char *s, size_t n, bh_buf *why)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '%')
+			continue;
+		if (i + 2 >= n || !ishex(s[i + 1]) || !ishex(s[i + 2])) {
+			size_t e = i + 3 < n ? i + 3 : n;
+			bh_buf m = BH_BUF_INIT;
+			bh_buf_puts(&m, "invalid URL escape ");
+			go_quote(&m, s + i, e - i);
+			url_fail(why, full, fn, bh_buf_str(&m));
+			bh_buf_free(&m);
 			return 1;
 		}
+		i += 2;
 	}
-	/* scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
-	for (i = 0; i < n; i++) {
-		char ch = s[i];
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'))
+	return 0;
+}
+
+/* characters url.Parse refuses in a host name (shouldEscape, encodeHost) */
+static int host_char_ok(unsigned char c)
+{
+	if (c >= 0x80 || isdig((char)c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+		return 1;
+	return strchr("-._~!$&'()*+,;=:[]<>\"%", c) && c;
+}
+
+/* returns 1 on error; *host gets the host part (without port) */
+static int url_parse(const char *s, size_t n, int *has_scheme, const char **host, size_t *hostl, bh_buf *why)
+{
+	size_t i, rest = 0, hash;
+	const char *r;
+	size_t rl;
+	*has_scheme = 0;
+	*host = NULL;
+	*hostl = 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
+			return url_fail(why, s, n, "net/url: invalid control character in URL");
+	/* the fragment is split off first */
+	for (hash = 0; hash < n && s[hash] != '#'; hash++)
+		;
+	if (hash < n && check_escapes(s, n, s + hash + 1, n - hash - 1, why))
+		return 1;
+	/* scheme */
+	for (i = 0; i < hash; i++) {
+		char c = s[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
 			continue;
-		if ((isdig(ch) || ch == '+' || ch == '-' || ch == '.') && i > 0)
+		if ((isdig(c) || c == '+' || c == '-' || c == '.') && i > 0)
 			continue;
-		if (ch == ':') {
-			if (i == 0) {
-				bh_buf_puts(why, "parse ");
-				go_quote(why, s, n);
-				bh_buf_puts(why, ": missing protocol scheme");
-				return 1;
-			}
-			has_scheme = 1;
+		if (c == ':') {
+			if (i == 0)
+				return url_fail(why, s, n, "missing protocol scheme");
+			*has_scheme = 1;
+			rest = i + 1;
 		}
 		break;
 	}
-	if (!has_scheme) {
-		/* "first path segment in URL cannot contain colon" */
+	r = s + rest;
+	rl = hash - rest;
+	/* the query is not checked */
+	for (i = 0; i < rl && r[i] != '?'; i++)
+		;
+	rl = i;
+	if (!*has_scheme && !(rl && r[0] == '/')) {
 		size_t seg = 0;
-		while (seg < n && s[seg] != '/' && s[seg] != '?' && s[seg] != '#')
+		while (seg < rl && r[seg] != '/')
 			seg++;
-		if (memchr(s, ':', seg)) {
-			bh_buf_puts(why, "parse ");
-			go_quote(why, s, n);
-			bh_buf_puts(why, ": first path segment in URL cannot contain colon");
+		if (memchr(r, ':', seg))
+			return url_fail(why, s, n, "first path segment in URL cannot contain colon");
+	}
+	if ((*has_scheme || !(rl >= 3 && r[0] == '/' && r[1] == '/' && r[2] == '/')) && rl >= 2 && r[0] == '/' && r[1] == '/') {
+		const char *auth = r + 2, *at, *h;
+		size_t al = 0, hl;
+		while (al < rl - 2 && auth[al] != '/')
+			al++;
+		at = NULL;
+		for (size_t k = al; k-- > 0;)
+			if (auth[k] == '@') {
+				at = auth + k;
+				break;
+			}
+		h = at ? at + 1 : auth;
+		hl = al - (size_t)(h - auth);
+		if (hl && h[0] == '[') {
+			const char *close = memchr(h, ']', hl);
+			int zone;
+			bh_buf inner = BH_BUF_INIT;
+			if (!close)
+				return url_fail(why, s, n, "missing ']' in host");
+			if (parse_addr(h + 1, (size_t)(close - h - 1), &zone, &inner)) {
+				bh_buf m = BH_BUF_INIT;
+				bh_buf_printf(&m, "invalid host: %s", bh_buf_str(&inner));
+				url_fail(why, s, n, bh_buf_str(&m));
+				bh_buf_free(&m);
+				bh_buf_free(&inner);
+				return 1;
+			}
+			bh_buf_free(&inner);
+			*host = h + 1;
+			*hostl = (size_t)(close - h - 1);
+		} else {
+			/* a last ":..." must be a (possibly empty) numeric port */
+			const char *colon = NULL;
+			for (size_t k = hl; k-- > 0;)
+				if (h[k] == ':') {
+					colon = h + k;
+					break;
+				}
+			if (colon) {
+				for (const char *p = colon + 1; p < h + hl; p++) {
+					if (!isdig(*p)) {
+						bh_buf m = BH_BUF_INIT;
+						bh_buf_puts(&m, "invalid port ");
+						go_quote(&m, colon, (size_t)(h + hl - colon));
+						bh_buf_puts(&m, " after host");
+						url_fail(why, s, n, bh_buf_str(&m));
+						bh_buf_free(&m);
+						return 1;
+					}
+				}
+			}
+			for (size_t k = 0; k < hl; k++) {
+				if (!host_char_ok((unsigned char)h[k])) {
+					bh_buf m = BH_BUF_INIT;
+					bh_buf_puts(&m, "invalid character ");
+					go_quote(&m, h + k, 1);
+					bh_buf_puts(&m, " in host name");
+					url_fail(why, s, n, bh_buf_str(&m));
+					bh_buf_free(&m);
+					return 1;
+				}
+			}
+			if (check_escapes(s, n, h, hl, why))
+				return 1;
+			/* URL.Hostname(): without the port */
+			*host = h;
+			*hostl = colon ? (size_t)(colon - h) : hl;
+		}
+		r = auth + al;
+		rl = rl - 2 - al;
+	}
+	return check_escapes(s, n, r, rl, why);
+}
+
+/* v6 (as shipped with Helm 4.1): uri needs a scheme, uri-reference refuses
+ * backslashes; both run url.Parse plus an IPv6 host check */
+static int ri(const char *s, size_t n, int reference, bh_buf *why)
+{
+	int has_scheme;
+	const char *host;
+	size_t hostl;
+	if (reference && memchr(s, '\\', n))
+		return fail(why, "contains \\");
+	if (url_parse(s, n, &has_scheme, &host, &hostl, why))
+		return 1;
+	if (host && memchr(host, ':', hostl)) {
+		int zone;
+		bh_buf inner = BH_BUF_INIT;
+		if (host == s || host[-1] != '[') {
+			bh_buf_free(&inner);
+			return fail(why, "ipv6 address not enclosed in brackets");
+		}
+		if (!memchr(host, ':', hostl) || parse_addr(host, hostl, &zone, &inner)) {
+			bh_buf_printf(why, "invalid ipv6 address: %s", bh_buf_str(&inner));
+			bh_buf_free(&inner);
 			return 1;
 		}
+		bh_buf_free(&inner);
 	}
 	if (!reference && !has_scheme)
 		return fail(why, "relative url");
+	return 0;
+}
+
+/* ---- Go regexp/syntax parse errors --------------------------------------------- */
+
+static int re_err(bh_buf *why, const char *code, const char *text, size_t tl)
+{
+	bh_buf_printf(why, "error parsing regexp: %s: `", code);
+	bh_buf_put(why, text, tl);
+	bh_buf_putc(why, '`');
+	return 1;
+}
+
+static int is_alnum_c(char c)
+{
+	return isdig(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+static int unicode_class_ok(const char *name, size_t l)
+{
+	static const char *const names[] = {
+		"Any", "L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No",
+		"P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So", "Z", "Zs", "Zl",
+		"Zp", "C", "Cc", "Cf", "Co", "Cs", "Latin", "Greek", "Cyrillic", "Han", "Arabic", "Hebrew",
+		"Hiragana", "Katakana", "Hangul", "Thai", "Devanagari", "Armenian", "Georgian", "Bengali",
+		"Tamil", "Telugu", "Common", "Inherited", "Ethiopic", "Khmer", "Lao", "Tibetan", "Mongolian",
+		"Gujarati", "Gurmukhi", "Kannada", "Malayalam", "Sinhala", "Myanmar", "Bopomofo", "Braille", NULL};
+	if (l && name[0] == '^') {
+		name++;
+		l--;
+	}
+	for (const char *const *p = names; *p; p++)
+		if (strlen(*p) == l && memcmp(*p, name, l) == 0)
+			return 1;
+	return 0;
+}
+
+/* one escape at p (p[0] == '\\'); returns its length or 0 with why set */
+static size_t re_escape(const char *p, size_t n, int in_class, bh_buf *why)
+{
+	char c;
+	if (n < 2) {
+		re_err(why, "trailing backslash at end of expression", "", 0);
+		return 0;
+	}
+	c = p[1];
+	if ((unsigned char)c >= 0x80 || !is_alnum_c(c))
+		return 2; /* any escaped punctuation is a literal */
+	switch (c) {
+	case 'a': case 'f': case 't': case 'n': case 'r': case 'v':
+	case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
+		return 2;
+	case 'A': case 'z': case 'b': case 'B':
+		if (!in_class)
+			return 2;
+		break;
+	case '0': {
+		size_t k = 2;
+		while (k < n && k < 4 && p[k] >= '0' && p[k] <= '7')
+			k++;
+		return k;
+	}
+	case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+		if (n > 2 && p[2] >= '0' && p[2] <= '7') {
+			size_t k = 3;
+			if (k < n && p[k] >= '0' && p[k] <= '7')
+				k++;
+			return k;
+		}
+		break;
+	case 'x':
+		if (n > 2 && p[2] == '{') {
+			size_t k = 3;
+			while (k < n && ishex(p[k]))
+				k++;
+			if (k < n && p[k] == '}' && k > 3)
+				return k + 1;
+		} else if (n > 3 && ishex(p[2]) && ishex(p[3])) {
+			return 4;
+		}
+		re_err(why, "invalid escape sequence", p, n > 4 ? 4 : n);
+		return 0;
+	case 'p': case 'P':
+		if (n > 2 && p[2] == '{') {
+			const char *close = memchr(p + 3, '}', n - 3);
+			if (close && unicode_class_ok(p + 3, (size_t)(close - p - 3)))
+				return (size_t)(close - p) + 1;
+			if (close) {
+				re_err(why, "invalid character class range", p, (size_t)(close - p) + 1);
+				return 0;
+			}
+		} else if (n > 2 && unicode_class_ok(p + 2, 1)) {
+			return 3;
+		} else if (n > 2) {
+			re_err(why, "invalid character class range", p, 3);
+			return 0;
+		}
+		break;
+	}
+	re_err(why, "invalid escape sequence", p, 2);
+	return 0;
+}
+
+static int re_class(const char *re, size_t n, size_t *i, bh_buf *why)
+{
+	static const char *const posix[] = {"alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph",
+					    "lower", "print", "punct", "space", "upper", "word", "xdigit", NULL};
+	size_t start = *i, k = *i + 1;
+	int first = 1;
+	int32_t prev = -1;
+	if (k < n && re[k] == '^')
+		k++;
+	while (k < n) {
+		int32_t lo;
+		if (re[k] == ']' && !first) {
+			*i = k + 1;
+			return 0;
+		}
+		first = 0;
+		if (re[k] == '[' && k + 1 < n && re[k + 1] == ':') {
+			const char *end = NULL;
+			for (size_t j = k + 2; j + 1 < n; j++)
+				if (re[j] == ':' && re[j + 1] == ']') {
+					end = re + j;
+					break;
+				}
+			if (end) {
+				size_t l = (size_t)(end - re - k - 2), off = 0;
+				int ok = 0;
+				if (l && re[k + 2] == '^')
+					off = 1;
+				for (const char *const *p = posix; *p; p++)
+					if (strlen(*p) == l - off && memcmp(*p, re + k + 2 + off, l - off) == 0)
+						ok = 1;
+				if (!ok)
+					return re_err(why, "invalid character class range", re + k, l + 4);
+				k += l + 4;
+				prev = -1;
+				continue;
+			}
+		}
+		if (re[k] == '\\') {
+			size_t el = re_escape(re + k, n - k, 1, why);
+			if (!el)
+				return 1;
+			lo = el == 2 && !is_alnum_c(re[k + 1]) ? (unsigned char)re[k + 1] : -1;
+			k += el;
+		} else {
+			int sz = utf8_rune_go((const unsigned char *)re + k, n - k, &lo);
+			k += (size_t)sz;
+		}
+		/* a range lo-hi */
+		if (k + 1 < n && re[k] == '-' && re[k + 1] != ']' && lo >= 0) {
+			size_t rs = k - 1;
+			int32_t hi;
+			while (rs > start && ((unsigned char)re[rs] & 0xC0) == 0x80)
+				rs--;
+			if (re[k + 1] == '\\') {
+				size_t el = re_escape(re + k + 1, n - k - 1, 1, why);
+				if (!el)
+					return 1;
+				hi = el == 2 && !is_alnum_c(re[k + 2]) ? (unsigned char)re[k + 2] : 0x10FFFF;
+				k += 1 + el;
+			} else {
+				int sz = utf8_rune_go((const unsigned char *)re + k + 1, n - k - 1, &hi);
+				k += 1 + (size_t)sz;
+			}
+			if (hi < lo)
+				return re_err(why, "invalid character class range", re + rs, k - rs);
+		}
+		(void)prev;
+	}
+	return re_err(why, "missing closing ]", re + start, n - start);
+}
+
+int jsonschema_regex_check(const char *re, size_t n, bh_buf *why)
+{
+	size_t i = 0, last_repeat = (size_t)-1;
+	int depth = 0;
+	/* what precedes the current position: 0 nothing/"("/"|", 1 an atom */
+	int have_atom = 0;
+	if (!utf8_check_go(re, n))
+		return re_err(why, "invalid UTF-8", re, n);
+	while (i < n) {
+		char c = re[i];
+		size_t op_start = i;
+		if (c == '*' || c == '+' || c == '?' ||
+		    (c == '{' && i + 1 < n && isdig(re[i + 1]))) {
+			size_t end = i + 1;
+			if (c == '{') {
+				/* {n}, {n,}, {n,m}; anything else is a literal '{' */
+				long lo = 0, hi = -2;
+				size_t k = i + 1;
+				while (k < n && isdig(re[k]))
+					lo = lo * 10 + (re[k++] - '0');
+				if (k < n && re[k] == ',') {
+					k++;
+					if (k < n && isdig(re[k])) {
+						hi = 0;
+						while (k < n && isdig(re[k]))
+							hi = hi * 10 + (re[k++] - '0');
+					} else {
+						hi = -1;
+					}
+				} else {
+					hi = lo;
+				}
+				if (k >= n || re[k] != '}') {
+					have_atom = 1;
+					last_repeat = (size_t)-1;
+					i++;
+					continue;
+				}
+				end = k + 1;
+				if (lo > 1000 || hi > 1000 || (hi >= 0 && hi < lo))
+					return re_err(why, "invalid repeat count", re + i, end - i);
+			}
+			if (end < n && re[end] == '?')
+				end++;
+			if (last_repeat != (size_t)-1)
+				return re_err(why, "invalid nested repetition operator", re + last_repeat, end - last_repeat);
+			if (!have_atom)
+				return re_err(why, "missing argument to repetition operator", re + op_start, end - op_start);
+			last_repeat = op_start;
+			i = end;
+			continue;
+		}
+		last_repeat = (size_t)-1;
+		switch (c) {
+		case '(':
+			if (i + 1 < n && re[i + 1] == '?') {
+				size_t k = i + 2;
+				if (k < n && (re[k] == '<' || (re[k] == 'P' && k + 1 < n && re[k + 1] == '<'))) {
+					const char *gt;
+					size_t ns = k + (re[k] == 'P' ? 2 : 1);
+					gt = memchr(re + ns, '>', n - ns);
+					if (!gt)
+						return re_err(why, "invalid named capture", re + i, n - i);
+					for (const char *p = re + ns; p < gt; p++)
+						if (!is_alnum_c(*p) && *p != '_')
+							return re_err(why, "invalid named capture", re + i, (size_t)(gt - re) + 1 - i);
+					if (gt == re + ns)
+						return re_err(why, "invalid named capture", re + i, (size_t)(gt - re) + 1 - i);
+					i = (size_t)(gt - re) + 1;
+				} else {
+					int neg = 0, saw = 0;
+					for (;;) {
+						if (k >= n)
+							return re_err(why, "missing closing )", re, n);
+						if (re[k] == 'i' || re[k] == 'm' || re[k] == 's' || re[k] == 'U') {
+							saw = 1;
+							k++;
+							continue;
+						}
+						if (re[k] == '-' && !neg) {
+							neg = 1;
+							saw = 0;
+							k++;
+							continue;
+						}
+						if ((re[k] == ':' || re[k] == ')') && !(neg && !saw))
+							break;
+						return re_err(why, "invalid or unsupported Perl syntax", re + i, k + 1 - i);
+					}
+					if (re[k] == ')') {
+						/* flags only: nothing to repeat after it */
+						i = k + 1;
+						have_atom = 0;
+						continue;
+					}
+					i = k + 1;
+				}
+			} else {
+				i++;
+			}
+			depth++;
+			if (depth > 1000)
+				return re_err(why, "expression nests too deeply", re, n);
+			have_atom = 0;
+			continue;
+		case ')':
+			if (depth == 0)
+				return re_err(why, "unexpected )", re, n);
+			depth--;
+			have_atom = 1;
+			i++;
+			continue;
+		case '|':
+			have_atom = 0;
+			i++;
+			continue;
+		case '[':
+			if (re_class(re, n, &i, why))
+				return 1;
+			have_atom = 1;
+			continue;
+		case '\\':
+			if (i + 1 < n && re[i + 1] == 'Q') {
+				const char *e = NULL;
+				for (size_t k = i + 2; k + 1 < n; k++)
+					if (re[k] == '\\' && re[k + 1] == 'E') {
+						e = re + k;
+						break;
+					}
+				i = e ? (size_t)(e - re) + 2 : n;
+				have_atom = 1;
+				continue;
+			} else {
+				size_t el = re_escape(re + i, n - i, 0, why);
+				if (!el)
+					return 1;
+				i += el;
+				have_atom = 1;
+				continue;
+			}
+		default: {
+			int32_t r;
+			i += (size_t)utf8_rune_go((const unsigned char *)re + i, n - i, &r);
+			have_atom = 1;
+		}
+		}
+	}
+	if (depth > 0)
+		return re_err(why, "missing closing )", re, n);
 	return 0;
 }
 
@@ -656,9 +1228,8 @@ int jsonschema_format_check(const char *name, const char *s, size_t n, bh_buf *w
 	if (!strcmp(name, "date")) return date(s, n, why);
 	if (!strcmp(name, "time")) return timefmt(s, n, why);
 	if (!strcmp(name, "date-time")) return datetime(s, n, why);
-	if (!strcmp(name, "uri")) return ri(s, n, 0, 0, why);
-	if (!strcmp(name, "iri")) return ri(s, n, 1, 0, why);
-	if (!strcmp(name, "uri-reference")) return ri(s, n, 0, 1, why);
-	if (!strcmp(name, "iri-reference")) return ri(s, n, 1, 1, why);
+	if (!strcmp(name, "uri") || !strcmp(name, "iri")) return ri(s, n, 0, why);
+	if (!strcmp(name, "uri-reference") || !strcmp(name, "iri-reference")) return ri(s, n, 1, why);
+	if (!strcmp(name, "regex")) return jsonschema_regex_check(s, n, why);
 	return -1;
 }
