@@ -7,16 +7,24 @@
  * dependencies, dependentRequired, dependentSchemas, items, additionalItems,
  * prefixItems, contains/minContains/maxContains, minItems/maxItems,
  * uniqueItems, minimum/maximum/exclusiveMinimum/exclusiveMaximum (draft-04
- * boolean form too), multipleOf, minLength/maxLength, pattern (PCRE2 in UTF
- * mode, RE2-like: `$` only at the end), format (asserted for drafts 4-7 as
- * v6 does: date-time, date, time, duration, email, hostname, ipv4, ipv6,
- * uuid, uri, uri-reference, json-pointer, relative-json-pointer, regex),
+ * boolean form too), multipleOf (exact decimal arithmetic), minLength/
+ * maxLength, pattern and patternProperties (Go RE2 syntax checked, then
+ * PCRE2 in UTF mode with `$` only at the end), format (asserted for drafts
+ * 4-7 as v6 does: date-time, date, time, duration, email, hostname, ipv4,
+ * ipv6, uuid, uri, uri-reference, iri, iri-reference, json-pointer,
+ * relative-json-pointer, regex — messages as v6/Go print them),
  * allOf/anyOf/oneOf/not, if/then/else, $ref/$dynamicRef/$recursiveRef within
- * the document (JSON pointers, $defs/definitions, $anchor, "#name" ids),
- * unevaluatedProperties/unevaluatedItems.
+ * the document (JSON pointers, $defs/definitions, $anchor, "#name" ids, the
+ * document's own $id), unevaluatedProperties/unevaluatedItems.
  * Remote and file $ref are refused with an error (nothing is fetched);
  * "urn:" references are permissive (true), as in Helm. The schema itself is
- * not checked against the draft's meta-schema.
+ * not checked against the draft's meta-schema (Helm rejects such schemas).
+ * Numbers in messages are printed the way v6's golang.org/x/text printer
+ * does ("got 1,234", "got 2×10⁰⁶").
+ *
+ * Compile errors: err->msg is what Helm prints after "<chart>:\n" for
+ * fetch-type failures ("failing loading \"https://...\": ..."); invalid
+ * regexes and unknown keywords' values read "jsonschema: ...".
  *
  * Output of jsonschema_validate (appended to `errors`): exactly the text
  * Helm prints for one chart after its "<chart-name>:\n" line, e.g.
