@@ -306,7 +306,8 @@ static int eq_values(tmpl_call *c, const tmpl_value *a1, const tmpl_value *a2, i
 							  strlen(tmpl_value_type_name(&arg1))),
 				    tmpl_str_static(tmpl_value_type_name(&arg), strlen(tmpl_value_type_name(&arg))),
 				    arg};
-		gofmt_sprintf(&b, "non-comparable types %s: %v, %s: %v", 34, fa, 4);
+		static const char f4[] = "non-comparable types %s: %v, %s: %v";
+		gofmt_sprintf(&b, f4, sizeof f4 - 1, fa, 4);
 		int r = tmpl_call_errorf(c, "%s", bh_buf_str(&b));
 		bh_buf_free(&b);
 		return r;
@@ -319,7 +320,8 @@ static int eq_values(tmpl_call *c, const tmpl_value *a1, const tmpl_value *a2, i
 		bh_buf b = BH_BUF_INIT;
 		tmpl_value fa[2] = {arg, tmpl_str_static(tmpl_value_type_name(&arg),
 							 strlen(tmpl_value_type_name(&arg)))};
-		gofmt_sprintf(&b, "non-comparable type %s: %v", 26, fa, 2);
+		static const char f2[] = "non-comparable type %s: %v";
+		gofmt_sprintf(&b, f2, sizeof f2 - 1, fa, 2);
 		int r = tmpl_call_errorf(c, "%s", bh_buf_str(&b));
 		bh_buf_free(&b);
 		return r;

@@ -164,10 +164,12 @@ static void set_fail(result *r, const char *what, const char *want, const char *
 	r->pass = 0;
 	bh_buf_reset(&r->reason);
 	bh_buf_puts(&r->reason, what);
+	/* VECTORS_FULL=1 shows whole texts (debugging) */
+	size_t max = getenv("VECTORS_FULL") ? (size_t)1 << 20 : 80;
 	bh_buf_puts(&r->reason, ": want \"");
-	shorten(&r->reason, want, 80);
+	shorten(&r->reason, want, max);
 	bh_buf_puts(&r->reason, "\" got \"");
-	shorten(&r->reason, got, 120);
+	shorten(&r->reason, got, max + 40);
 	bh_buf_puts(&r->reason, "\"");
 }
 
