@@ -25,7 +25,7 @@
 
 #define YAML_MAX_BYTES ((size_t)64 << 20) /* input size */
 #define YAML_MAX_DEPTH 1000               /* nesting of collections */
-#define YAML_MAX_NODES 10000000           /* values produced, incl. alias expansion */
+#define YAML_MAX_NODES 2000000            /* values produced, incl. alias expansion */
 
 /* Limits for parsing untrusted YAML; a NULL pointer or a 0 field means the
  * default above. */

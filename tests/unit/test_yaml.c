@@ -119,6 +119,9 @@ START_TEST(test_limits)
 			      i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
 	ck_assert_int_eq(yaml_parse_values(b.data, b.len, &lim, &v, &e), BH_ELIMIT);
 	ck_assert_ptr_null(v);
+	/* with the default limits goyaml's alias ratio check stops it */
+	ck_assert_int_eq(yaml_parse_values(b.data, b.len, NULL, &v, &e), BH_ELIMIT);
+	ck_assert_str_eq(e.msg, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: document contains excessive aliasing");
 	bh_buf_reset(&b);
 	for (int i = 0; i < 5000; i++)
 		bh_buf_putc(&b, '[');
