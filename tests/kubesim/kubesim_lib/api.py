@@ -556,5 +556,3 @@ def parse_apply_body(body):
     except ValueError as e:
         raise bad_request("error decoding YAML: %s" % e)
 
-
-_ = (ApiError,)

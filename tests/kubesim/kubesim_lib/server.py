@@ -3,18 +3,19 @@ streams, Tables, reviews, TokenRequest, and the /_kubesim admin endpoints."""
 import json
 import socket
 import ssl
-import threading
 import time
 import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from . import openapi
+from .admin_http import AdminHandlers
+from .subresources import SubresourceHandlers
+from .watch import WatchHandlers
 from .auth import user_from_cert
-from .rbac import Attrs, User, forbidden_message, rules_review
-from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
+from .rbac import Attrs, User, forbidden_message
 from .tables import to_table
-from .util import ApiError, _details, bad_request, dumps, not_found, now_rfc3339
+from .util import ApiError, _details, bad_request, dumps
 
 AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 REVIEW_KINDS = {"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews",
@@ -110,7 +111,7 @@ def parse_request_info(method, path, q, registry):
     return ri
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "kubesim"
     sim = None  # set on the class by make_server
@@ -502,308 +503,6 @@ class Handler(BaseHTTPRequestHandler):
     def _wants_table(self):
         return "as=Table" in self.headers.get("Accept", "")
 
-    # ---- subresources --------------------------------------------------------------------------------
-    def _scale(self, ri, res, ns, q):
-        api = self.sim.api
-        with self.sim.store.lock:
-            obj = api.get(res, ns, ri.name)
-            if ri.verb in ("update", "patch"):
-                cur = self._scale_obj(res, obj)
-                if ri.verb == "update":
-                    new = self._json_body()
-                else:
-                    from .patch import json_patch, merge_patch, strategic_merge
-                    body = json.loads(self._body() or b"{}")
-                    ct = self.headers.get("Content-Type", "")
-                    new = json_patch(cur, body) if "json-patch" in ct else (
-                        strategic_merge(cur, body) if "strategic" in ct else merge_patch(cur, body))
-                reps = (new.get("spec") or {}).get("replicas")
-                if reps is not None:
-                    obj["spec"]["replicas"] = int(reps)
-                    obj = api.update(res, ns, ri.name, obj, self._manager(q), None, self._dry(q))
-            return self._send(200, self._scale_obj(res, obj))
-
-    def _scale_obj(self, res, obj):
-        from .selectors import selector_object_match  # noqa: F401
-        sel = (obj.get("spec") or {}).get("selector") or {}
-        sel_s = ",".join("%s=%s" % kv for kv in sorted((sel.get("matchLabels") or {}).items()))
-        md = obj["metadata"]
-        return {"kind": "Scale", "apiVersion": "autoscaling/v1",
-                "metadata": {"name": md["name"], "namespace": md.get("namespace"), "uid": md.get("uid"),
-                             "resourceVersion": md.get("resourceVersion"),
-                             "creationTimestamp": md.get("creationTimestamp")},
-                "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 0)},
-                "status": {"replicas": (obj.get("status") or {}).get("replicas", 0), "selector": sel_s}}
-
-    def _token_request(self, ri, ns):
-        body = self._json_body()
-        spec = body.get("spec") or {}
-        sim = self.sim
-        with sim.store.lock:
-            sa = sim.store.get("", "serviceaccounts", ns, ri.name)
-            if sa is None:
-                raise not_found("", "serviceaccounts", ri.name)
-            bound = None
-            ref = spec.get("boundObjectRef")
-            if ref:
-                r = {"Pod": "pods", "Secret": "secrets", "Node": "nodes"}.get(ref.get("kind"))
-                o = sim.store.get("", r, "" if r == "nodes" else ns, ref.get("name", "")) if r else None
-                if o is None:
-                    raise not_found("", r or "objects", ref.get("name", ""))
-                bound = (ref["kind"].lower(), ref["name"], o["metadata"]["uid"])
-            secs = int(spec.get("expirationSeconds") or 3600)
-            if secs < 600:
-                raise ApiError(422, "Invalid", 'TokenRequest.authentication.k8s.io "%s" is invalid: '
-                               "spec.expirationSeconds: Invalid value: %d: may not specify a duration less "
-                               "than 10 minutes" % (ri.name, secs))
-            tok, exp = sim.tokens.issue_sa(ns, ri.name, sa["metadata"]["uid"], spec.get("audiences"),
-                                           secs, bound)
-        out = {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-               "metadata": {"name": ri.name, "namespace": ns, "creationTimestamp": now_rfc3339()},
-               "spec": {"audiences": spec.get("audiences") or [sim.tokens.ISSUER],
-                        "expirationSeconds": secs, "boundObjectRef": spec.get("boundObjectRef")},
-               "status": {"token": tok, "expirationTimestamp": time.strftime(
-                   "%Y-%m-%dT%H:%M:%SZ", time.gmtime(exp))}}
-        return self._send(201, out)
-
-    def _review(self, user, ri):
-        body = self._json_body()
-        spec = body.get("spec") or {}
-        authz = self.sim.authz
-        out = {"kind": body.get("kind") or ri.res.kind, "apiVersion": ri.res.api_version,
-               "metadata": {"creationTimestamp": None}, "spec": spec}
-        r = ri.resource
-        if r == "selfsubjectreviews":
-            out["status"] = {"userInfo": user.to_json()}
-            return self._send(201, out)
-        if r == "tokenreviews":
-            u = self.sim.tokens.authenticate(spec.get("token", ""), self.sim.store)
-            out["status"] = {"authenticated": True, "user": u.to_json(),
-                             "audiences": spec.get("audiences") or [self.sim.tokens.ISSUER]} if u else {
-                "authenticated": False, "error": "invalid bearer token"}
-            return self._send(201, out)
-        if r == "selfsubjectrulesreviews":
-            out["status"] = rules_review(authz, user, spec.get("namespace", ""))
-            return self._send(201, out)
-        who = user
-        if r in ("subjectaccessreviews", "localsubjectaccessreviews"):
-            who = User(spec.get("user", ""), spec.get("groups") or [], spec.get("uid", ""))
-            if r == "localsubjectaccessreviews":
-                ra = spec.get("resourceAttributes") or {}
-                if ra.get("namespace") and ra["namespace"] != ri.namespace:
-                    raise bad_request("spec.resourceAttributes.namespace must match metadata.namespace")
-                spec.setdefault("resourceAttributes", {})["namespace"] = ri.namespace
-                out["metadata"]["namespace"] = ri.namespace
-        ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
-        if ra:
-            a = Attrs(ra.get("verb", ""), ra.get("group", ""), ra.get("resource", ""),
-                      ra.get("subresource", ""), ra.get("namespace", ""), ra.get("name", ""))
-        elif nra:
-            a = Attrs(nra.get("verb", ""), path=nra.get("path", ""), resource_request=False)
-        else:
-            raise ApiError(422, "Invalid", '%s.authorization.k8s.io "" is invalid: [spec.resourceAttributes: '
-                           "Invalid value: \"null\": exactly one of nonResourceAttributes or "
-                           "resourceAttributes must be specified, spec.nonResourceAttributes: Invalid value: "
-                           "\"null\": exactly one of nonResourceAttributes or resourceAttributes must be "
-                           "specified]" % ri.res.kind)
-        ok = authz.allowed(who, a)
-        out["status"] = {"allowed": ok}
-        if ok:
-            out["status"]["reason"] = 'RBAC: allowed by kubesim for User "%s"' % who.name
-        return self._send(201, out)
-
-    # ---- watch ---------------------------------------------------------------------------------------
-    def _watch(self, ri, res, q):
-        sim = self.sim
-        store = sim.store
-        ns = ri.namespace if res.namespaced else None
-        lsel = parse_label_selector(q.get("labelSelector", ""))
-        fsel = parse_field_selector(q.get("fieldSelector", ""))
-        if ri.name:
-            fsel.append(("metadata.name", "=", ri.name))
-        timeout = float(q.get("timeoutSeconds") or 1800)
-        bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
-        initial = q.get("sendInitialEvents") in ("true", "1")
-        rv_s = q.get("resourceVersion", "")
-        table = self._wants_table()
-        include = q.get("includeObject") or "Metadata"
-
-        def match(o):
-            if o is None:
-                return False
-            md = o["metadata"]
-            if ns and md.get("namespace") != ns:
-                return False
-            return labels_match(lsel, md.get("labels")) and (not fsel or fields_match(fsel, o))
-
-        def enc(typ, o):
-            o = sim.api.out(res, o) if o.get("kind") != "Status" else o
-            if table and typ != "ERROR" and typ != "BOOKMARK":
-                o = to_table(res, [o], {"resourceVersion": o["metadata"].get("resourceVersion", "")},
-                             include)
-            return (dumps({"type": typ, "object": o}) + "\n").encode()
-
-        chunks = []
-        with store.lock:
-            epoch = store.watch_epoch
-            if initial or rv_s in ("", "0"):
-                if initial or rv_s in ("", "0"):
-                    for o in store.list(res.group, res.resource, ns):
-                        if match(o):
-                            chunks.append(enc("ADDED", o))
-                last = store.rv
-                if initial and bookmarks:
-                    chunks.append((dumps({"type": "BOOKMARK", "object": {
-                        "kind": res.kind, "apiVersion": res.api_version, "metadata": {
-                            "resourceVersion": str(last), "annotations": {
-                                "k8s.io/initial-events-end": "true"}}}}) + "\n").encode())
-            else:
-                try:
-                    last = int(rv_s)
-                except ValueError:
-                    raise bad_request("invalid resource version: %s" % rv_s)
-                try:
-                    store.events_after(last)
-                except ApiError as e:
-                    self._start_stream()
-                    self._chunk(enc("ERROR", e.status()))
-                    self._chunk(b"")
-                    return
-        self._start_stream()
-        for c in chunks:
-            self._chunk(c)
-        deadline = time.monotonic() + timeout
-        next_bm = time.monotonic() + sim.opts.bookmark_interval
-        close_fault = sim.admin.take({"method": "GET", "path": self._path_only(), "verb": "watch",
-                                      "resource": ri.resource, "namespace": ri.namespace,
-                                      "name": ri.name, "user": ""}, ("closeWatch",))
-        if close_fault:
-            deadline = min(deadline, time.monotonic() + float(close_fault.spec.get("afterMs", 0)) / 1000.0)
-        while not sim.opts.stopping:
-            out = []
-            with store.lock:
-                try:
-                    evs = store.events_after(last)
-                except ApiError as e:
-                    out.append(enc("ERROR", e.status()))
-                    evs = None
-                if evs is not None:
-                    for ev in evs:
-                        last = ev.rv
-                        if ev.group != res.group or ev.resource != res.resource:
-                            continue
-                        new_m = match(ev.obj) if ev.type != "DELETED" else False
-                        old_m = match(ev.old)
-                        if ev.type == "DELETED":
-                            if old_m:
-                                out.append(enc("DELETED", ev.obj))
-                        elif new_m and old_m:
-                            out.append(enc("MODIFIED", ev.obj))
-                        elif new_m:
-                            out.append(enc("ADDED", ev.obj))
-                        elif old_m:
-                            out.append(enc("DELETED", ev.obj))
-                    if not out:
-                        now = time.monotonic()
-                        if bookmarks and now >= next_bm:
-                            next_bm = now + sim.opts.bookmark_interval
-                            out.append((dumps({"type": "BOOKMARK", "object": {
-                                "kind": res.kind, "apiVersion": res.api_version,
-                                "metadata": {"resourceVersion": str(store.rv)}}}) + "\n").encode())
-                            last = max(last, store.rv)
-                        else:
-                            if store.watch_epoch != epoch or now >= deadline:
-                                break
-                            store.cond.wait(min(0.5, max(0.01, deadline - now)))
-                            continue
-            for c in out:
-                self._chunk(c)
-            if evs is None:
-                break
-            if time.monotonic() >= deadline:
-                break
-            with store.lock:
-                if store.watch_epoch != epoch:
-                    break
-        self._chunk(b"")
-        self.close_connection = True
-
-    def _path_only(self):
-        return urllib.parse.urlsplit(self.path).path
-
-    def _start_stream(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Cache-Control", "no-cache, private")
-        self.send_header("Audit-Id", self._audit_id)
-        self.end_headers()
-        self._status = 200
-        self.wfile.flush()
-
-    def _chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
-
-    # ---- admin ---------------------------------------------------------------------------------------
-    def _admin(self, path, q):
-        sim = self.sim
-        adm = sim.admin
-        m = self.command
-        parts = [x for x in path.split("/") if x][1:]
-        head = parts[0] if parts else ""
-        if head == "healthz":
-            return self._send(200, {"ok": True})
-        if head == "log":
-            if m == "DELETE":
-                adm.clear_log()
-                return self._send(200, {"cleared": True})
-            return self._send(200, adm.log_lines().encode(), "application/x-ndjson")
-        if head == "faults":
-            if m == "POST":
-                try:
-                    f = adm.add_fault(self._json_body())
-                except ValueError as e:
-                    raise bad_request(str(e))
-                return self._send(201, f.to_json())
-            if m == "DELETE":
-                adm.clear_faults()
-                return self._send(200, {"cleared": True})
-            with adm.lock:
-                return self._send(200, {"faults": [f.to_json() for f in adm.faults]})
-        if head == "close-watches" and m == "POST":
-            sim.store.close_watches()
-            return self._send(200, {"closed": True})
-        if head == "compact" and m == "POST":
-            sim.store.compact()
-            return self._send(200, {"compactedResourceVersion": sim.store.compacted})
-        if head == "reset" and m == "POST":
-            sim.controllers.reset()
-            adm.clear_faults()
-            adm.clear_log()
-            return self._send(200, {"reset": True})
-        if head == "pods" and len(parts) == 4 and parts[3] == "phase" and m == "POST":
-            body = self._json_body()
-            sim.controllers.set_pod_phase(parts[1], parts[2], body.get("phase", ""),
-                                          body.get("exitCode"))
-            return self._send(200, {"ok": True})
-        if head == "jobs" and len(parts) == 4 and parts[3] == "outcome" and m == "POST":
-            body = self._json_body()
-            sim.controllers.set_job_outcome(parts[1], parts[2], body.get("outcome", ""))
-            return self._send(200, {"ok": True})
-        if head == "certs" and m == "POST":
-            body = self._json_body()
-            crt, key = sim.certs.client_pem(body.get("user", ""), body.get("groups") or [])
-            return self._send(200, {"cert": crt, "key": key, "ca": sim.certs.read("ca.crt")})
-        if head == "tokens" and m == "POST":
-            body = self._json_body()
-            tok = body.get("token") or ("kubesim-" + __import__("secrets").token_hex(16))
-            groups = body.get("groups") or []
-            sim.tokens.add_static("%s=%s:%s" % (tok, body.get("user", ""), ",".join(groups)))
-            return self._send(201, {"token": tok})
-        raise ApiError(404, "NotFound", "unknown kubesim admin endpoint %s %s" % (m, path))
-
-
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -836,5 +535,3 @@ def make_server(sim, host, port, certs_dir, use_tls):
     srv = Server((host, port), handler, ctx)
     return srv
 
-
-_ = (threading,)

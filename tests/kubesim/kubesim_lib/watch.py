@@ -1,0 +1,144 @@
+"""Watch streams (chunked JSON events): replay from the watch cache, selector
+transitions, bookmarks, initial events, 410 for expired resourceVersions
+(mixed into the HTTP handler)."""
+import time
+import urllib.parse
+
+from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
+from .tables import to_table
+from .util import ApiError, bad_request, dumps
+
+
+class WatchHandlers:
+    # ---- watch ---------------------------------------------------------------------------------------
+    def _watch(self, ri, res, q):
+        sim = self.sim
+        store = sim.store
+        ns = ri.namespace if res.namespaced else None
+        lsel = parse_label_selector(q.get("labelSelector", ""))
+        fsel = parse_field_selector(q.get("fieldSelector", ""))
+        if ri.name:
+            fsel.append(("metadata.name", "=", ri.name))
+        timeout = float(q.get("timeoutSeconds") or 1800)
+        bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
+        initial = q.get("sendInitialEvents") in ("true", "1")
+        rv_s = q.get("resourceVersion", "")
+        table = self._wants_table()
+        include = q.get("includeObject") or "Metadata"
+
+        def match(o):
+            if o is None:
+                return False
+            md = o["metadata"]
+            if ns and md.get("namespace") != ns:
+                return False
+            return labels_match(lsel, md.get("labels")) and (not fsel or fields_match(fsel, o))
+
+        def enc(typ, o):
+            o = sim.api.out(res, o) if o.get("kind") != "Status" else o
+            if table and typ != "ERROR" and typ != "BOOKMARK":
+                o = to_table(res, [o], {"resourceVersion": o["metadata"].get("resourceVersion", "")},
+                             include)
+            return (dumps({"type": typ, "object": o}) + "\n").encode()
+
+        chunks = []
+        with store.lock:
+            epoch = store.watch_epoch
+            if initial or rv_s in ("", "0"):
+                if initial or rv_s in ("", "0"):
+                    for o in store.list(res.group, res.resource, ns):
+                        if match(o):
+                            chunks.append(enc("ADDED", o))
+                last = store.rv
+                if initial and bookmarks:
+                    chunks.append((dumps({"type": "BOOKMARK", "object": {
+                        "kind": res.kind, "apiVersion": res.api_version, "metadata": {
+                            "resourceVersion": str(last), "annotations": {
+                                "k8s.io/initial-events-end": "true"}}}}) + "\n").encode())
+            else:
+                try:
+                    last = int(rv_s)
+                except ValueError:
+                    raise bad_request("invalid resource version: %s" % rv_s)
+                try:
+                    store.events_after(last)
+                except ApiError as e:
+                    self._start_stream()
+                    self._chunk(enc("ERROR", e.status()))
+                    self._chunk(b"")
+                    return
+        self._start_stream()
+        for c in chunks:
+            self._chunk(c)
+        deadline = time.monotonic() + timeout
+        next_bm = time.monotonic() + sim.opts.bookmark_interval
+        close_fault = sim.admin.take({"method": "GET", "path": self._path_only(), "verb": "watch",
+                                      "resource": ri.resource, "namespace": ri.namespace,
+                                      "name": ri.name, "user": ""}, ("closeWatch",))
+        if close_fault:
+            deadline = min(deadline, time.monotonic() + float(close_fault.spec.get("afterMs", 0)) / 1000.0)
+        while not sim.opts.stopping:
+            out = []
+            with store.lock:
+                try:
+                    evs = store.events_after(last)
+                except ApiError as e:
+                    out.append(enc("ERROR", e.status()))
+                    evs = None
+                if evs is not None:
+                    for ev in evs:
+                        last = ev.rv
+                        if ev.group != res.group or ev.resource != res.resource:
+                            continue
+                        new_m = match(ev.obj) if ev.type != "DELETED" else False
+                        old_m = match(ev.old)
+                        if ev.type == "DELETED":
+                            if old_m:
+                                out.append(enc("DELETED", ev.obj))
+                        elif new_m and old_m:
+                            out.append(enc("MODIFIED", ev.obj))
+                        elif new_m:
+                            out.append(enc("ADDED", ev.obj))
+                        elif old_m:
+                            out.append(enc("DELETED", ev.obj))
+                    if not out:
+                        now = time.monotonic()
+                        if bookmarks and now >= next_bm:
+                            next_bm = now + sim.opts.bookmark_interval
+                            out.append((dumps({"type": "BOOKMARK", "object": {
+                                "kind": res.kind, "apiVersion": res.api_version,
+                                "metadata": {"resourceVersion": str(store.rv)}}}) + "\n").encode())
+                            last = max(last, store.rv)
+                        else:
+                            if store.watch_epoch != epoch or now >= deadline:
+                                break
+                            store.cond.wait(min(0.5, max(0.01, deadline - now)))
+                            continue
+            for c in out:
+                self._chunk(c)
+            if evs is None:
+                break
+            if time.monotonic() >= deadline:
+                break
+            with store.lock:
+                if store.watch_epoch != epoch:
+                    break
+        self._chunk(b"")
+        self.close_connection = True
+
+    def _path_only(self):
+        return urllib.parse.urlsplit(self.path).path
+
+    def _start_stream(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.send_header("Audit-Id", self._audit_id)
+        self.end_headers()
+        self._status = 200
+        self.wfile.flush()
+
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
