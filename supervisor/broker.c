@@ -12,6 +12,7 @@
 
 #define BROKER_MAX_REQUESTS 10000     /* per job */
 #define BROKER_TIMEOUT_MS 30000
+#define BROKER_MAX_LOGS 200           /* log lines printed per job */
 
 extern int sv_verbose;
 
@@ -288,7 +289,10 @@ static int on_log(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
 	(void)kc;
 	if ((rc = proto_str_decode(m->payload, m->hdr.len, PROTO_MAX_LOG, 1, &s, &n, err)) < 0)
 		return rc;
-	fprintf(stderr, "bulkheadd: worker %s: %.*s\n", j->key, (int)n, (const char *)s);
+	if (++j->nlogs <= BROKER_MAX_LOGS)
+		fprintf(stderr, "bulkheadd: worker %s: %.*s\n", j->key, (int)n, (const char *)s);
+	else if (j->nlogs == BROKER_MAX_LOGS + 1)
+		fprintf(stderr, "bulkheadd: worker %s: more log lines dropped\n", j->key);
 	return 0;
 }
 

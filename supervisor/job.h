@@ -32,6 +32,7 @@ typedef struct sv_job {
 	uint32_t seccomp_nr, seccomp_arch;
 	char violation[600];    /* first protocol violation, "" if none */
 	unsigned nrequests;
+	unsigned nlogs;
 	unsigned seen;          /* bit per message type already received (ONCE policy) */
 } sv_job;
 

@@ -408,6 +408,10 @@ static void service(kube_client *kc, sv_job *j)
 			kill_job(j);
 			break;
 		}
+		if (j->has_result) { /* the job is over: nothing more the worker may do */
+			kill_job(j);
+			break;
+		}
 	}
 	if (j->sock >= 0) {
 		bh_error err;
