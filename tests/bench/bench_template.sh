@@ -24,28 +24,29 @@ corpus, bulkhead, helm = sys.argv[1], sys.argv[2], sys.argv[3]
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 def measure(cmd):
-    """fastest of 3 runs: (seconds, peak RSS KiB, exit status). Peak memory
-    comes from GNU time when present (a fork of python would count python's
-    own pages in ru_maxrss)."""
+    """fastest of 3 runs: (wall seconds, peak RSS KiB, exit status, CPU
+    seconds). Peak memory and CPU come from GNU time when present (a fork of
+    python would count python's own pages in ru_maxrss)."""
     best = None
     for _ in range(3):
         if GNU_TIME:
             out = os.path.join(os.environ.get("TMPDIR", "/tmp"), "bh-bench-time.%d" % os.getpid())
             t0 = time.perf_counter()
-            p = subprocess.run([GNU_TIME, "-f", "%M", "-o", out] + cmd, cwd=corpus,
+            p = subprocess.run([GNU_TIME, "-f", "%M %U %S", "-o", out] + cmd, cwd=corpus,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             dt = time.perf_counter() - t0
             try:
-                kib = int(open(out).read().split()[-1])
+                f = open(out).read().split()
+                kib, cpu = int(f[-3]), float(f[-2]) + float(f[-1])
             except Exception:
-                kib = 0
+                kib, cpu = 0, 0.0
             os.unlink(out)
-            r = (dt, kib, p.returncode)
+            r = (dt, kib, p.returncode, cpu)
         else:
             t0 = time.perf_counter()
             p = subprocess.run(cmd, cwd=corpus, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             dt = time.perf_counter() - t0
-            r = (dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)
+            r = (dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode, 0.0)
         if best is None or r[0] < best[0]:
             best = r
     return best
@@ -57,17 +58,20 @@ for cid in sorted(os.listdir(os.path.join(corpus, "cases"))):
         continue
     c = json.load(open(os.path.join(p, "case.json")))
     cases.setdefault(c["chart"], (cid, c["helmArgs"]))
-print("%-28s %-30s %10s %10s %10s %10s %7s %7s" % ("chart", "case", "bh s", "bh MiB", "helm s", "helm MiB", "time x", "mem x"))
+print("wall = elapsed seconds (best of 3), cpu = user+system seconds, MiB = peak RSS; x = helm / bulkhead")
+print("%-25s %-30s %7s %7s %7s %7s %7s %7s %7s %7s %7s" % ("chart", "case", "bh wall", "bh cpu", "bh MiB",
+      "hm wall", "hm cpu", "hm MiB", "wall x", "cpu x", "mem x"))
 for chart in sorted(cases):
     cid, args = cases[chart]
-    bt, bm, brc = measure([bulkhead] + args)
-    line = "%-28s %-30s %10.3f %10.1f" % (os.path.basename(chart), cid, bt, bm / 1024.0)
-    if brc != 0:
-        line += "  (bulkhead exit %d)" % brc
+    bt, bm, brc, bc = measure([bulkhead] + args)
+    line = "%-25s %-30s %7.3f %7.3f %7.1f" % (os.path.basename(chart), cid, bt, bc, bm / 1024.0)
     if helm:
-        ht, hm, hrc = measure([helm] + args)
-        line += " %10.3f %10.1f %7.2f %7.2f" % (ht, hm / 1024.0, ht / bt if bt else 0, hm / bm if bm else 0)
+        ht, hm, hrc, hc = measure([helm] + args)
+        line += " %7.3f %7.3f %7.1f %7.2f %7.2f %7.2f" % (ht, hc, hm / 1024.0, ht / bt if bt else 0,
+                                                     hc / bc if bc else 0, hm / bm if bm else 0)
     else:
         line += "  (helm not installed)"
+    if brc != 0:
+        line += "  (bulkhead exit %d)" % brc
     print(line)
 PY
