@@ -3,11 +3,11 @@ update, patch (merge, JSON, strategic, server-side apply), delete with
 finalizers and propagation, resourceVersion/generation rules, conflicts."""
 import base64
 import json
+import re
 import threading
 
 from . import apply as ssa
-from .defaults import (Allocator, apply_defaults, job_selector, name_ok, random_suffix,
-                       service_allocate)
+from .defaults import Allocator, apply_defaults, job_selector, random_suffix, service_allocate
 from .patch import json_patch, merge_patch, strategic_merge
 from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
 from .util import (ApiError, already_exists, bad_request, conflict, dcopy, gone, invalid, new_uid,
@@ -18,6 +18,77 @@ GENERATION_GROUPS = {"apps", "batch", "networking.k8s.io", "policy", "autoscalin
                      "flowcontrol.apiserver.k8s.io"}
 RETURN_OBJECT_ON_DELETE = {("", "pods"), ("", "namespaces"), ("apiextensions.k8s.io",
                                                              "customresourcedefinitions")}
+
+
+_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1035 = r"[a-z]([-a-z0-9]*[a-z0-9])?"
+_QNAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LVALUE = r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?"
+
+
+def validate_name(res, name):
+    """metadata.name rules per kind, with kube's messages."""
+    if res.group == "" and res.resource == "namespaces":
+        rx, n, what = _LABEL, 63, ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+                                   "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+                                   "'123-abc', regex used for validation is '%s')" % _LABEL)
+    elif res.group == "" and res.resource == "services":
+        rx, n, what = _DNS1035, 63, ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+                                     "start with an alphabetic character, and end with an alphanumeric character "
+                                     "(e.g. 'my-name',  or 'abc-123', regex used for validation is '%s')" % _DNS1035)
+    else:
+        rx, n, what = _SUBDOMAIN, 253, ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                                        "characters, '-' or '.', and must start and end with an alphanumeric "
+                                        "character (e.g. 'example.com', regex used for validation is '%s')"
+                                        % _SUBDOMAIN)
+    out = []
+    if not re.fullmatch(rx, name):
+        out.append(("metadata.name", 'Invalid value: "%s": %s' % (name, what), "FieldValueInvalid"))
+    if len(name) > n:
+        out.append(("metadata.name", 'Invalid value: "%s": must be no more than %d characters' % (name, n),
+                    "FieldValueInvalid"))
+    return out
+
+
+def _qualified_name_errors(key):
+    prefix, _, nm = key.rpartition("/")
+    errs = []
+    if not nm or len(nm) > 63 or not re.fullmatch(_QNAME, nm):
+        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                    "validation is '%s')" % _QNAME)
+    if "/" in key and (not prefix or len(prefix) > 253 or not re.fullmatch(_SUBDOMAIN, prefix)):
+        errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+                    "used for validation is '%s')" % _SUBDOMAIN)
+    return errs
+
+
+def validate_meta_maps(md):
+    out = []
+    for k in ("labels", "annotations"):
+        v = md.get(k)
+        if v is None:
+            continue
+        if not isinstance(v, dict) or any(not isinstance(x, str) for x in v.values()):
+            out.append(("metadata." + k, "Invalid value: must be a map of strings", "FieldValueInvalid"))
+            continue
+        for key, val in v.items():
+            for e in _qualified_name_errors(key):
+                out.append(("metadata." + k, 'Invalid value: "%s": %s' % (key, e), "FieldValueInvalid"))
+            if k == "labels":
+                if len(val) > 63:
+                    out.append(("metadata.labels", 'Invalid value: "%s": must be no more than 63 characters' % val,
+                                "FieldValueInvalid"))
+                if not re.fullmatch(_LVALUE, val):
+                    out.append(("metadata.labels", 'Invalid value: "%s": a valid label must be an empty string or '
+                                "consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+                                "an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
+                                "used for validation is '%s')" % (val, _LVALUE), "FieldValueInvalid"))
+        if k == "annotations" and sum(len(a) + len(b) for a, b in v.items()) > 262144:
+            out.append(("metadata.annotations", "Too long: must have at most 262144 bytes", "FieldValueTooLong"))
+    return out
 
 
 def uses_generation(res):
@@ -109,16 +180,18 @@ class Api:
             if name in (".", "..") or "/" in name or "%" in name:
                 causes.append(("metadata.name", 'Invalid value: "%s": may not contain \'/\' or \'%%\'' % name,
                                "FieldValueInvalid"))
-        elif not name_ok(name):
-            causes.append(("metadata.name", 'Invalid value: "%s": a lowercase RFC 1123 subdomain must '
-                           "consist of lower case alphanumeric characters, '-' or '.', and must start and "
-                           "end with an alphanumeric character" % name, "FieldValueInvalid"))
-        for k in ("labels", "annotations"):
-            v = obj["metadata"].get(k)
-            if v is not None and (not isinstance(v, dict) or
-                                  any(not isinstance(x, str) for x in v.values())):
-                causes.append(("metadata." + k, "Invalid value: must be a map of strings",
-                               "FieldValueInvalid"))
+        else:
+            causes.extend(validate_name(res, name))
+        causes.extend(validate_meta_maps(obj["metadata"]))
+        if res.group == "" and res.resource in ("configmaps", "secrets"):
+            total = sum(len(k) + len(v) for k, v in (obj.get("data") or {}).items() if isinstance(v, str))
+            total += sum(len(k) + len(v) for k, v in (obj.get("binaryData") or {}).items() if isinstance(v, str))
+            if res.resource == "secrets":
+                total = sum(len(base64.b64decode(v + "==", validate=False)) for v in (obj.get("data") or {}).values()
+                            if isinstance(v, str))
+            if total > 1048576:
+                causes.append(("data" if res.resource == "secrets" else "", "Too long: must have at most 1048576 bytes",
+                               "FieldValueTooLong"))
         if res.group == "" and res.resource in ("configmaps", "secrets"):
             for k, v in (obj.get("data") or {}).items():
                 if not isinstance(v, str):

@@ -3,7 +3,6 @@ apiserver's defaulters and registry strategies do), and ClusterIP/NodePort
 allocation."""
 import random
 
-from .util import dcopy
 
 
 def _pod_spec(spec):
@@ -198,14 +197,3 @@ def service_allocate(alloc, obj, old=None):
             alloc.ports.add(p["nodePort"])
     if t == "LoadBalancer" and old is None:
         obj.setdefault("status", {}).setdefault("loadBalancer", {})
-
-
-def name_ok(name):
-    import re
-    return bool(re.match(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", name)) and len(name) <= 253
-
-
-def copy_status_keep(old):
-    return dcopy((old or {}).get("status"))
-
-

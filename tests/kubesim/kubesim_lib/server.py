@@ -120,8 +120,13 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         pass
 
     # ---- plumbing -------------------------------------------------------------------------
+    MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
+
     def _body(self):
         n = int(self.headers.get("Content-Length") or 0)
+        if n > self.MAX_BODY:
+            self.close_connection = True
+            raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is %d" % self.MAX_BODY)
         if n:
             return self.rfile.read(n)
         if (self.headers.get("Transfer-Encoding") or "").lower() == "chunked":
@@ -134,6 +139,10 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
                     break
                 out += self.rfile.read(size)
                 self.rfile.readline()
+                if len(out) > self.MAX_BODY:
+                    self.close_connection = True
+                    raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is %d"
+                                   % self.MAX_BODY)
             return out
         return b""
 
