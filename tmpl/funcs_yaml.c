@@ -12,6 +12,7 @@
 #include "tmpl/funcs.h"
 #include "tmpl/json_enc.h"
 #include "tmpl/toml.h"
+#include "tmpl/yaml_pretty.h"
 
 /* sigs.k8s.io/yaml.Marshal(v) minus the final newline. */
 static int to_yaml(const tmpl_value *v, bh_buf *out, bh_error *err)
@@ -49,6 +50,23 @@ static int fn_to_yaml(tmpl_call *c)
 		c->result = tmpl_str_static("", 0);
 		return 0;
 	}
+	c->result = tmpl_str_buf(c->arena, &b);
+	bh_buf_free(&b);
+	return 0;
+}
+
+static int fn_to_yaml_pretty(tmpl_call *c)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	bh_error_clear(&e);
+	if (yaml_pretty_encode(&c->argv[0], &b, &e)) {
+		bh_buf_free(&b);
+		c->result = tmpl_str_static("", 0);
+		return 0;
+	}
+	if (b.len > 0 && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);
 	return 0;
@@ -161,6 +179,7 @@ static int fn_from_toml(tmpl_call *c)
 const tmpl_func_def tmpl_funcs_yaml[] = {
 	{"toYaml", fn_to_yaml, "a", NULL},
 	{"mustToYaml", fn_to_yaml, "a", (void *)1},
+	{"toYamlPretty", fn_to_yaml_pretty, "a", NULL},
 	{"fromYaml", fn_from_yaml, "s", NULL},
 	{"fromYamlArray", fn_from_yaml_array, "s", NULL},
 	{"toToml", fn_to_toml, "a", NULL},

@@ -23,7 +23,8 @@ tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/semver.h tmpl/semver.c tmpl/funcs_semver.c \
 	tmpl/funcs_encoding.c \
 	tmpl/gotime.h tmpl/gotime.c tmpl/gotime_zone.h tmpl/gotime_zone.c tmpl/funcs_dates.c \
-	tmpl/funcs_crypto.c tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c
+	tmpl/funcs_crypto.c tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c \
+	tmpl/yaml_pretty.h tmpl/yaml_pretty.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
 # `make bench`: tests/bench/bench_tmpl.sh runs this.
