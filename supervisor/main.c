@@ -112,6 +112,7 @@ typedef struct entry {
 	sv_job *job;
 } entry;
 
+static int worker_fd = -1;
 static entry *entries;
 static size_t nentries, centries;
 static sv_job **jobs;
@@ -349,6 +350,7 @@ static void start(kube_client *kc, entry *e)
 	free(text);
 	bh_buf_free(&payload);
 	so.worker_path = opt.worker_path;
+	so.worker_fd = worker_fd;
 	so.job_label = j->key;
 	so.cpu_seconds = opt.worker_cpu;
 	so.memory_mb = opt.worker_mem_mb;
@@ -598,6 +600,10 @@ int main(int argc, char **argv)
 	sv_verbose = opt.log_level >= 2;
 	if (!opt.worker_path)
 		opt.worker_path = default_worker_path();
+	if ((worker_fd = open(opt.worker_path, O_PATH | O_CLOEXEC)) < 0 || access(opt.worker_path, X_OK) < 0) {
+		fprintf(stderr, "bulkheadd: worker binary %s: %s (see --worker-path)\n", opt.worker_path, strerror(errno));
+		return 1;
+	}
 	cfg = opt.kubeconfig ? kube_config_load(opt.kubeconfig, NULL, &err) : kube_config_default_load(&err);
 	if (!cfg) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);

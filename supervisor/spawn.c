@@ -58,6 +58,8 @@ int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 		if (chdir("/") < 0)
 			_exit(126);
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (o->worker_fd >= 0)
+			syscall(SYS_execveat, o->worker_fd, "", argv, envp, AT_EMPTY_PATH);
 		execve(o->worker_path, argv, envp);
 		_exit(127);
 	}

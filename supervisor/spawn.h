@@ -2,8 +2,9 @@
  * SOCK_STREAM socketpair, fork, and in the child (async-signal-safe calls
  * only, the supervisor has threads) the socket moved to fd 3, every other fd
  * marked close-on-exec, signals reset, a new session, death with the parent,
- * umask 077, cwd /, no_new_privs, a fixed environment, then execve of the
- * worker binary. The worker then locks itself down (sandbox/). */
+ * umask 077, cwd /, no_new_privs, a fixed environment, then execveat of
+ * the worker binary opened when the supervisor started (execve of the path
+ * when that is not possible, e.g. a #! wrapper). The worker then locks itself down (sandbox/). */
 #ifndef BH_SUPERVISOR_SPAWN_H
 #define BH_SUPERVISOR_SPAWN_H
 
@@ -13,6 +14,9 @@
 
 typedef struct spawn_opts {
 	const char *worker_path;
+	int worker_fd;           /* O_PATH fd of the worker binary opened at start
+				  * (executed with execveat, so replacing the file
+				  * later changes nothing), or -1 */
 	const char *job_label;   /* "ns/name", shown in the worker's argv */
 	unsigned long cpu_seconds;
 	unsigned long memory_mb;
