@@ -8,3 +8,6 @@ cli_bulkhead_LDADD += $(BH_KUBECURL_LIBS)
 # template (owned by the chart engine: helm/chart*, values, render)
 cli_bulkhead_SOURCES += cli/cmd_template.c
 cli_bulkhead_LDADD += $(BH_RENDER_LIBS)
+# release (owned by the actions task: helm/action*)
+cli_bulkhead_SOURCES += cli/cmd_release.c
+cli_bulkhead_LDADD += $(BH_ACTION_LIBS) $(BH_KUBECURL_LIBS)

@@ -12,6 +12,7 @@ static int cmd_version(int argc, char **argv)
 
 int cmd_check_kubeconfig(int argc, char **argv); /* cli/cmd_kube.c */
 int cmd_template(int argc, char **argv); /* cli/cmd_template.c */
+int cmd_release(int argc, char **argv); /* cli/cmd_release.c */
 
 static const struct {
 	const char *name;
@@ -21,6 +22,7 @@ static const struct {
 	{"version", cmd_version, "print the version"},
 	{"check-kubeconfig", cmd_check_kubeconfig, "validate a kubeconfig (--strict: as a tenant's)"},
 	{"template", cmd_template, "render a chart like `helm template` (same flags, same output)"},
+	{"release", cmd_release, "Helm actions: install|upgrade|rollback|uninstall|test|unlock NAME ..."},
 };
 
 static void usage(FILE *f)

@@ -53,3 +53,19 @@ TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values te
 UNIT_TESTS += tests/unit/test_strvals tests/unit/test_chart tests/unit/test_values tests/unit/test_chart_render
 EXTRA_DIST += tests/unit/data/chart-render
 # --- end chart engine tests ---
+
+# --- release actions and storage (helm/action*, hooks*, storage*): actions task ---
+noinst_LIBRARIES += helm/libbhaction.a
+helm_libbhaction_a_SOURCES = \
+	helm/action.c helm/action.h helm/action_more.c helm/action_internal.h \
+	helm/action_objects.c helm/action_objects.h \
+	helm/hooks.c helm/hooks.h helm/storage.c helm/storage.h
+BH_ACTION_LIBS = helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_RENDER_LIBS) $(BH_KUBE_LIBS)
+
+check_PROGRAMS += tests/unit/test_action
+tests_unit_test_action_SOURCES = tests/unit/test_action.c
+tests_unit_test_action_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_action_LDADD = $(BH_ACTION_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_action
+UNIT_TESTS += tests/unit/test_action
+# --- end release actions ---

@@ -1,0 +1,610 @@
+/* helm/action.c — install and upgrade, and what the actions share (see
+ * action.h). Rollback, uninstall, test and unlock: action_more.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/action_internal.h"
+#include "helm/hooks.h"
+#include "helm/release.h"
+#include "helm/render.h"
+#include "kube/wait.h"
+
+void action_result_init(action_result *r)
+{
+	r->release = NULL;
+	r->report = NULL;
+}
+
+void action_result_free(action_result *r)
+{
+	json_decref(r->release);
+	json_decref(r->report);
+	action_result_init(r);
+}
+
+void act_log(const action_config *cfg, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	if (!cfg->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	cfg->log(cfg->log_ud, buf);
+}
+
+const char *act_manager(const action_config *cfg)
+{
+	return cfg->field_manager && *cfg->field_manager ? cfg->field_manager : "helm-controller";
+}
+
+long act_timeout(const action_wait *w)
+{
+	return w->timeout_ms > 0 ? w->timeout_ms : ACTION_DEFAULT_TIMEOUT_MS;
+}
+
+void act_report_init(action_result *res, const char *action, const char *name, const char *ns)
+{
+	action_result_free(res);
+	res->report = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:[],s:[]}", "action", action, "release", name, "namespace", ns,
+				"version", 0, "status", "", "description", "", "objects", "hooks");
+}
+
+void act_report_release(action_result *res, const json_t *rel)
+{
+	const char *d = json_string_value(json_object_get(json_object_get(rel, "info"), "description"));
+	json_object_set_new(res->report, "version", json_integer(rel_version(rel)));
+	json_object_set_new(res->report, "status", json_string(rel_status(rel)));
+	json_object_set_new(res->report, "description", json_string(d ? d : ""));
+	json_decref(res->release);
+	res->release = json_deep_copy(rel);
+}
+
+json_t *act_objects(action_result *res)
+{
+	return json_object_get(res->report, "objects");
+}
+
+json_t *act_hooks(action_result *res)
+{
+	return json_object_get(res->report, "hooks");
+}
+
+/* ---- applying ---------------------------------------------------------- */
+
+int act_apply(const action_config *cfg, json_t *obj, const kube_resource *r, int force_conflicts, int replace,
+	      bh_error *err)
+{
+	kube_write_opts wo = {act_manager(cfg), force_conflicts, 0, NULL};
+	json_t *out = NULL;
+	const char *ns = r->namespaced ? obj_ns(obj) : NULL;
+	int rc;
+	if (replace) { /* Helm's --force: replace the live object */
+		json_t *live = NULL;
+		rc = kube_get(cfg->kc, r, ns, obj_name(obj), NULL, &live, err);
+		if (rc == 0) {
+			json_t *copy = json_deep_copy(obj);
+			json_t *rv = json_object_get(json_object_get(live, "metadata"), "resourceVersion");
+			if (rv)
+				json_object_set(json_object_get(copy, "metadata"), "resourceVersion", rv);
+			rc = kube_update(cfg->kc, r, ns, copy, &wo, &out, err);
+			json_decref(copy);
+			json_decref(live);
+			json_decref(out);
+			return rc;
+		}
+		json_decref(live);
+		if (rc != BH_ENOTFOUND)
+			return rc;
+		rc = kube_create(cfg->kc, r, ns, obj, &wo, &out, err);
+		json_decref(out);
+		return rc;
+	}
+	rc = kube_apply(cfg->kc, r, ns, obj, &wo, &out, err);
+	json_decref(out);
+	return rc;
+}
+
+int act_wait(const action_config *cfg, const objlist *l, const action_wait *w, bh_error *err)
+{
+	kube_wait_opts wo = {w->disable_wait_for_jobs ? KUBE_WAIT_READY : KUBE_WAIT_JOBS, act_timeout(w), 0};
+	if (w->disable_wait || l->n == 0)
+		return 0;
+	act_log(cfg, "waiting for %zu resource(s) (timeout %lds)", l->n, act_timeout(w) / 1000);
+	return kube_wait(cfg->kc, l->obj, l->n, &wo, err);
+}
+
+int act_delete(const action_config *cfg, const json_t *o, const kube_resource *r, const char *propagation,
+	       bh_error *err)
+{
+	kube_delete_opts d = {.propagation = propagation ? propagation : "Background", .grace_seconds = -1};
+	int rc = kube_delete(cfg->kc, r, r->namespaced ? obj_ns(o) : NULL, obj_name(o), &d, NULL, err);
+	return rc == BH_ENOTFOUND ? 0 : rc;
+}
+
+/* Deletes objects of `old` not in `cur` (Helm's Update), skipping those
+ * whose live object says helm.sh/resource-policy: keep. */
+int act_delete_removed(const action_config *cfg, const objlist *old, const objlist *cur, json_t *objects,
+		       bh_error *err)
+{
+	for (size_t i = 0; i < old->n; i++) {
+		json_t *live = NULL;
+		const char *pol;
+		int rc;
+		if (objlist_find(cur, old->obj[i], &old->r[i]) >= 0)
+			continue;
+		rc = kube_get(cfg->kc, &old->r[i], old->r[i].namespaced ? obj_ns(old->obj[i]) : NULL,
+			      obj_name(old->obj[i]), NULL, &live, err);
+		if (rc == BH_ENOTFOUND)
+			continue;
+		if (rc < 0)
+			return rc;
+		pol = json_string_value(
+			json_object_get(json_object_get(json_object_get(live, "metadata"), "annotations"), "helm.sh/resource-policy"));
+		if (pol && !strcmp(pol, "keep")) {
+			act_log(cfg, "keeping %s %s (resource policy)", obj_kind(live), obj_name(live));
+			obj_report(objects, "keep", old->obj[i]);
+			json_decref(live);
+			continue;
+		}
+		json_decref(live);
+		if ((rc = act_delete(cfg, old->obj[i], &old->r[i], "Background", err)) < 0)
+			return rc;
+		obj_report(objects, "delete", old->obj[i]);
+	}
+	return 0;
+}
+
+/* existingResourceConflict: for target objects not in `old` (NULL at
+ * install), GET them; an existing one must carry the release's ownership
+ * metadata unless take_ownership. exists[i] = 1 when the object exists. */
+int act_check_conflicts(const action_config *cfg, const char *rel, const char *ns, const objlist *tgt,
+			const objlist *old, int take_ownership, const char *what, unsigned char *exists, bh_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < tgt->n && rc == 0; i++) {
+		json_t *live = NULL;
+		char desc[600];
+		if (old && objlist_find(old, tgt->obj[i], &tgt->r[i]) >= 0) {
+			exists[i] = 1;
+			continue;
+		}
+		rc = kube_get(cfg->kc, &tgt->r[i], tgt->r[i].namespaced ? obj_ns(tgt->obj[i]) : NULL,
+			      obj_name(tgt->obj[i]), NULL, &live, err);
+		if (rc == BH_ENOTFOUND) {
+			rc = 0;
+			continue;
+		}
+		obj_describe(tgt->obj[i], desc, sizeof desc);
+		if (rc < 0) {
+			bh_error_prefix(err, "unable to continue with %s: could not get information about the resource %s",
+					what, desc);
+		} else {
+			exists[i] = 1;
+			if (!take_ownership && (rc = obj_check_owner(live, rel, ns, err)) < 0)
+				bh_error_prefix(err, "unable to continue with %s: %s exists and cannot be imported into the current release",
+						what, desc);
+		}
+		json_decref(live);
+	}
+	return rc;
+}
+
+/* Applies the target objects with ownership metadata; reports create or
+ * update by exists[]. */
+int act_apply_all(const action_config *cfg, const char *rel, const char *ns, objlist *tgt,
+		  const unsigned char *exists, int force_conflicts, int replace, json_t *objects, bh_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < tgt->n && rc == 0; i++) {
+		obj_set_owner(tgt->obj[i], rel, ns);
+		if ((rc = act_apply(cfg, tgt->obj[i], &tgt->r[i], force_conflicts, replace, err)) < 0) {
+			char desc[600];
+			obj_describe(tgt->obj[i], desc, sizeof desc);
+			bh_error_prefix(err, "%s", desc);
+			break;
+		}
+		obj_report(objects, exists[i] ? "update" : "create", tgt->obj[i]);
+	}
+	return rc;
+}
+
+/* ---- CRDs and namespace ------------------------------------------------ */
+
+static int apply_crds(const action_config *cfg, const render_result *rr, action_crds policy, const char *ns,
+		      json_t *objects, bh_error *err)
+{
+	static const kube_resource crd_res = {"apiextensions.k8s.io", "v1", "customresourcedefinitions",
+					      "CustomResourceDefinition", 0};
+	objlist created = {0};
+	int rc = 0;
+	if (policy == ACTION_CRDS_SKIP || rr->ncrds == 0)
+		return 0;
+	created.obj = calloc(1, sizeof *created.obj);
+	created.r = calloc(1, sizeof *created.r);
+	for (size_t i = 0; i < rr->ncrds && rc == 0; i++) {
+		char *text = strndup((const char *)rr->crds[i].data, rr->crds[i].len);
+		objlist l;
+		if (!text)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		rc = objlist_parse(cfg->kc, text, ns, 0, &l, err);
+		free(text);
+		if (rc < 0) {
+			bh_error_prefix(err, "%s", rr->crds[i].path);
+			break;
+		}
+		for (size_t k = 0; k < l.n && rc == 0; k++) {
+			json_t *live = NULL;
+			if (strcmp(l.r[k].kind, "CustomResourceDefinition")) {
+				act_log(cfg, "skipping %s %s in %s: not a CustomResourceDefinition", l.r[k].kind,
+					obj_name(l.obj[k]), rr->crds[i].path);
+				continue;
+			}
+			rc = kube_get(cfg->kc, &crd_res, NULL, obj_name(l.obj[k]), NULL, &live, err);
+			json_decref(live);
+			if (rc == 0 && policy != ACTION_CRDS_CREATE_REPLACE) {
+				obj_report(objects, "unchanged", l.obj[k]);
+				continue;
+			}
+			int existed = rc == 0;
+			if (rc < 0 && rc != BH_ENOTFOUND)
+				break;
+			if ((rc = act_apply(cfg, l.obj[k], &l.r[k], 1, 0, err)) < 0) {
+				bh_error_prefix(err, "failed to install CRD %s", rr->crds[i].path);
+				break;
+			}
+			obj_report(objects, existed ? "update" : "create", l.obj[k]);
+			void *p1 = realloc(created.obj, (created.n + 1) * sizeof *created.obj);
+			if (p1)
+				created.obj = p1;
+			void *p2 = realloc(created.r, (created.n + 1) * sizeof *created.r);
+			if (p2)
+				created.r = p2;
+			if (!p1 || !p2) {
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+				break;
+			}
+			created.obj[created.n] = json_incref(l.obj[k]);
+			created.r[created.n++] = l.r[k];
+		}
+		objlist_free(&l);
+	}
+	if (rc == 0 && created.n) { /* Helm waits up to 60s for CRDs to be established */
+		kube_wait_opts wo = {KUBE_WAIT_READY, 60000, 0};
+		rc = kube_wait(cfg->kc, created.obj, created.n, &wo, err);
+		kube_mapping_reset(cfg->kc);
+	}
+	objlist_free(&created);
+	return rc;
+}
+
+static int create_namespace(const action_config *cfg, const char *ns, json_t *objects, bh_error *err)
+{
+	static const kube_resource nsr = {"", "v1", "namespaces", "Namespace", 0};
+	json_t *o = json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "v1", "kind", "Namespace", "metadata", "name", ns,
+			      "labels", "name", ns);
+	kube_write_opts wo = {act_manager(cfg), 0, 0, NULL};
+	json_t *out = NULL;
+	int rc = kube_apply(cfg->kc, &nsr, NULL, o, &wo, &out, err);
+	if (rc == BH_ECONFLICT) /* fields owned by another manager: it exists */
+		rc = 0;
+	if (rc == 0)
+		obj_report(objects, "apply", o);
+	json_decref(out);
+	json_decref(o);
+	return rc;
+}
+
+/* ---- rendering and the record ------------------------------------------ */
+
+static json_t *files_json(const chart_file *f, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		char *b = release_base64_new(f[i].data, f[i].len);
+		json_array_append_new(a, json_pack("{s:s,s:s}", "name", f[i].name, "data", b ? b : ""));
+		free(b);
+	}
+	return a;
+}
+
+int act_render(const action_config *cfg, chart *c, const json_t *values, const char *name, const char *ns,
+	       int revision, int is_upgrade, render_result *rr, json_t **chart_json, bh_error *err)
+{
+	render_options ro;
+	json_t *apis = NULL, *templates, *files;
+	const char **av = NULL;
+	char kv[64] = "";
+	int rc;
+	memset(&ro, 0, sizeof ro);
+	ro.release_name = name;
+	ro.namespace_ = ns;
+	ro.revision = revision;
+	ro.is_upgrade = is_upgrade;
+	/* the cluster's capabilities, as Helm's install/upgrade use them */
+	if (kube_server_version(cfg->kc, kv, sizeof kv, NULL) == 0 && kv[0])
+		ro.kube_version = kv;
+	if (kube_discovery_api_versions(cfg->kc, &apis, NULL) == 0) {
+		size_t i;
+		json_t *v;
+		av = calloc(json_array_size(apis) + 1, sizeof *av);
+		if (av) {
+			json_array_foreach(apis, i, v) av[i] = json_string_value(v);
+			ro.api_versions = av;
+			ro.n_api_versions = json_array_size(apis);
+		}
+	}
+	templates = files_json(c->templates, c->ntemplates);
+	files = files_json(c->files, c->nfiles);
+	rc = render_chart(c, values, &ro, rr, err);
+	free(av);
+	json_decref(apis);
+	if (rc < 0) {
+		json_decref(templates);
+		json_decref(files);
+		return rc;
+	}
+	*chart_json = json_pack("{s:o,s:o}", "templates", templates, "files", files);
+	return 0;
+}
+
+json_t *act_release_new(const chart *c, const json_t *chart_json, const render_result *rr, const char *name,
+			const char *ns, int version, const char *status, const char *desc, const char *first,
+			const json_t *config, bh_error *err)
+{
+	char now[40];
+	json_t *rel;
+	storage_now(now);
+	release_fields f = {
+		.name = name, .namespace_ = ns, .version = version, .status = status, .description = desc,
+		.first_deployed = first ? first : now, .last_deployed = now, .notes = rr->notes,
+		.chart_metadata = c->metadata, .chart_templates = json_object_get(chart_json, "templates"),
+		.chart_values = c->values, .chart_files = json_object_get(chart_json, "files"), .config = config,
+		.manifest = rr->manifest ? rr->manifest : "", .apply_method = "ssa",
+	};
+	if (!(rel = release_json_new(&f, err)))
+		return NULL;
+	if (c->schema) {
+		char *s = release_base64_new((const unsigned char *)c->schema, c->schema_len);
+		if (s)
+			json_object_set_new(json_object_get(rel, "chart"), "schema", json_string(s));
+		free(s);
+	}
+	if (rr->hooks.n)
+		rel_set(rel, "hooks", hooks_json_new(&rr->hooks));
+	return rel;
+}
+
+int act_run_hooks(const action_config *cfg, json_t *rel, const char *event, long timeout_ms, action_result *res,
+	      bh_error *err)
+{
+	hooks_run_opts ho = {act_manager(cfg), timeout_ms, 1, NULL, NULL};
+	int rc;
+	act_log(cfg, "running %s hooks", event);
+	rc = hooks_run(cfg->kc, rel, event, &ho, act_hooks(res), err);
+	if (rc < 0)
+		bh_error_prefix(err, "%s hooks failed", event);
+	return rc;
+}
+
+/* ---- install ------------------------------------------------------------ */
+
+int action_install(const action_config *cfg, const action_install_opts *o, action_result *res, bh_error *err)
+{
+	json_t *hist = NULL, *last, *rel = NULL, *chart_json = NULL;
+	render_result rr;
+	objlist tgt = {0};
+	unsigned char *exists = NULL;
+	int rc, version = 1;
+	char desc[BH_ERROR_MSG_MAX + 200];
+	memset(&rr, 0, sizeof rr);
+	act_report_init(res, "install", o->name, o->namespace_);
+	if ((rc = render_validate_release_name(o->name, err)) < 0)
+		return rc;
+	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+		return rc;
+	if ((last = storage_last(hist))) {
+		const char *st = rel_status(last);
+		if (!o->replace || (strcmp(st, "uninstalled") && strcmp(st, "failed"))) {
+			json_decref(hist);
+			return bh_error_set(err, BH_ECONFLICT, "cannot re-use a name that is still in use");
+		}
+		version = rel_version(last) + 1;
+	}
+	if (o->create_namespace && (rc = create_namespace(cfg, o->namespace_, act_objects(res), err)) < 0)
+		goto out;
+	if ((rc = act_render(cfg, o->chart, o->values, o->name, o->namespace_, version, 0, &rr, &chart_json, err)) < 0)
+		goto out;
+	if ((rc = apply_crds(cfg, &rr, o->crds == ACTION_CRDS_DEFAULT ? ACTION_CRDS_CREATE : o->crds, o->namespace_,
+			     act_objects(res), err)) < 0)
+		goto out;
+	if ((rc = objlist_parse(cfg->kc, rr.manifest, o->namespace_, 0, &tgt, err)) < 0)
+		goto out;
+	if (!(rel = act_release_new(o->chart, chart_json, &rr, o->name, o->namespace_, version, "pending-install",
+				    "Initial install underway", NULL, o->values, err))) {
+		rc = err ? err->code : BH_ENOMEM;
+		goto out;
+	}
+	/* --replace: the previous (non-failed) record becomes superseded */
+	if (last && strcmp(rel_status(last), "failed")) {
+		rel_info_set(last, "status", "superseded");
+		if ((rc = storage_update(cfg->kc, last, err)) < 0)
+			goto out;
+	}
+	if (!(exists = calloc(tgt.n + 1, 1))) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = act_check_conflicts(cfg, o->name, o->namespace_, &tgt, NULL, !o->disable_take_ownership, "install",
+				      exists, err)) < 0)
+		goto out;
+	if ((rc = storage_create(cfg->kc, rel, err)) < 0)
+		goto out;
+	act_report_release(res, rel);
+	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-install", act_timeout(&o->wait), res, err)) < 0)
+		goto failed;
+	act_log(cfg, "applying %zu object(s)", tgt.n);
+	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, o->force_conflicts, 0, act_objects(res),
+				err)) < 0)
+		goto failed;
+	if ((rc = act_wait(cfg, &tgt, &o->wait, err)) < 0)
+		goto failed;
+	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "post-install", act_timeout(&o->wait), res, err)) < 0)
+		goto failed;
+	rel_info_set(rel, "status", "deployed");
+	rel_info_set(rel, "description", o->description && *o->description ? o->description : "Install complete");
+	if ((rc = storage_update(cfg->kc, rel, err)) < 0)
+		goto out;
+	act_report_release(res, rel);
+	goto out;
+failed:
+	snprintf(desc, sizeof desc, "Release \"%s\" failed: %s", o->name, err ? err->msg : "");
+	rel_info_set(rel, "status", "failed");
+	rel_info_set(rel, "description", desc);
+	{
+		bh_error e2;
+		storage_update(cfg->kc, rel, &e2);
+	}
+	act_report_release(res, rel);
+out:
+	free(exists);
+	objlist_free(&tgt);
+	render_result_free(&rr);
+	json_decref(chart_json);
+	json_decref(rel);
+	json_decref(hist);
+	return rc;
+}
+
+/* ---- upgrade ------------------------------------------------------------ */
+
+/* chartutil.MergeTables(dst, src): keys of src missing in dst are added,
+ * maps merged recursively. */
+static void merge_tables(json_t *dst, const json_t *src)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)src, k, v) {
+		json_t *d = json_object_get(dst, k);
+		if (!d)
+			json_object_set_new(dst, k, json_deep_copy(v));
+		else if (json_is_object(d) && json_is_object(v))
+			merge_tables(d, v);
+	}
+}
+
+int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, action_result *res, bh_error *err)
+{
+	json_t *hist = NULL, *last, *cur, *rel = NULL, *chart_json = NULL, *vals = NULL;
+	render_result rr;
+	objlist tgt = {0}, old = {0};
+	unsigned char *exists = NULL;
+	int rc, version, pruned = 0;
+	char desc[BH_ERROR_MSG_MAX + 200];
+	const char *first;
+	memset(&rr, 0, sizeof rr);
+	act_report_init(res, "upgrade", o->name, o->namespace_);
+	if ((rc = render_validate_release_name(o->name, err)) < 0)
+		return rc;
+	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+		return rc;
+	if (!(last = storage_last(hist))) {
+		json_decref(hist);
+		return bh_error_set(err, BH_ENOTFOUND, "\"%s\" has no deployed releases", o->name);
+	}
+	if (rel_status_is_pending(rel_status(last))) {
+		json_decref(hist);
+		return bh_error_set(err, BH_ECONFLICT, "another operation (install/upgrade/rollback) is in progress");
+	}
+	cur = !strcmp(rel_status(last), "deployed") ? last : storage_deployed(hist);
+	if (!cur && (!strcmp(rel_status(last), "failed") || !strcmp(rel_status(last), "superseded")))
+		cur = last;
+	if (!cur) {
+		json_decref(hist);
+		return bh_error_set(err, BH_ENOTFOUND, "\"%s\" has no deployed releases", o->name);
+	}
+	version = rel_version(last) + 1;
+	vals = o->values ? json_deep_copy(o->values) : json_object();
+	if (o->preserve_values && json_is_object(json_object_get(cur, "config")))
+		merge_tables(vals, json_object_get(cur, "config"));
+	if ((rc = act_render(cfg, o->chart, vals, o->name, o->namespace_, version, 1, &rr, &chart_json, err)) < 0)
+		goto out;
+	if (o->crds != ACTION_CRDS_DEFAULT &&
+	    (rc = apply_crds(cfg, &rr, o->crds, o->namespace_, act_objects(res), err)) < 0)
+		goto out;
+	if ((rc = objlist_parse(cfg->kc, rr.manifest, o->namespace_, 0, &tgt, err)) < 0)
+		goto out;
+	if ((rc = objlist_parse(cfg->kc, json_string_value(json_object_get(cur, "manifest")), o->namespace_, 1, &old,
+				err)) < 0)
+		goto out;
+	first = json_string_value(json_object_get(json_object_get(cur, "info"), "first_deployed"));
+	if (!(rel = act_release_new(o->chart, chart_json, &rr, o->name, o->namespace_, version, "pending-upgrade",
+				    "Preparing upgrade", first, vals, err))) {
+		rc = err ? err->code : BH_ENOMEM;
+		goto out;
+	}
+	if (!(exists = calloc(tgt.n + 1, 1))) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = act_check_conflicts(cfg, o->name, o->namespace_, &tgt, &old, !o->disable_take_ownership, "update",
+				      exists, err)) < 0)
+		goto out;
+	if ((rc = storage_prune(cfg->kc, o->namespace_, o->name, o->max_history, &pruned, err)) < 0)
+		goto out;
+	json_object_set_new(res->report, "pruned", json_integer(pruned));
+	if ((rc = storage_create(cfg->kc, rel, err)) < 0)
+		goto out;
+	act_report_release(res, rel);
+	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-upgrade", act_timeout(&o->wait), res, err)) < 0)
+		goto failed;
+	act_log(cfg, "applying %zu object(s)", tgt.n);
+	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, o->force_conflicts, o->force,
+				act_objects(res), err)) < 0)
+		goto failed;
+	if ((rc = act_delete_removed(cfg, &old, &tgt, act_objects(res), err)) < 0)
+		goto failed;
+	if ((rc = act_wait(cfg, &tgt, &o->wait, err)) < 0)
+		goto failed;
+	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "post-upgrade", act_timeout(&o->wait), res, err)) < 0)
+		goto failed;
+	{
+		bh_error e2;
+		rel_info_set(cur, "status", "superseded");
+		if (storage_update(cfg->kc, cur, &e2) < 0)
+			act_log(cfg, "%s", e2.msg);
+	}
+	rel_info_set(rel, "status", "deployed");
+	rel_info_set(rel, "description", o->description && *o->description ? o->description : "Upgrade complete");
+	if ((rc = storage_update(cfg->kc, rel, err)) < 0)
+		goto out;
+	act_report_release(res, rel);
+	goto out;
+failed:
+	snprintf(desc, sizeof desc, "Upgrade \"%s\" failed: %s", o->name, err ? err->msg : "");
+	if (o->cleanup_on_fail && exists) {
+		bh_error e2;
+		for (size_t i = 0; i < tgt.n; i++)
+			if (!exists[i] && act_delete(cfg, tgt.obj[i], &tgt.r[i], "Background", &e2) == 0)
+				obj_report(act_objects(res), "delete", tgt.obj[i]);
+	}
+	rel_info_set(rel, "status", "failed");
+	rel_info_set(rel, "description", desc);
+	{
+		bh_error e2;
+		storage_update(cfg->kc, rel, &e2);
+	}
+	act_report_release(res, rel);
+out:
+	free(exists);
+	objlist_free(&tgt);
+	objlist_free(&old);
+	render_result_free(&rr);
+	json_decref(chart_json);
+	json_decref(vals);
+	json_decref(rel);
+	json_decref(hist);
+	return rc;
+}

@@ -1,0 +1,275 @@
+/* helm/storage.c — release history in Secrets (see storage.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "helm/release.h"
+#include "helm/storage.h"
+#include "lib/buf.h"
+
+static const kube_resource secrets = {"", "v1", "secrets", "Secret", 1};
+
+const char *rel_name(const json_t *rel)
+{
+	const char *s = json_string_value(json_object_get(rel, "name"));
+	return s ? s : "";
+}
+
+const char *rel_namespace(const json_t *rel)
+{
+	const char *s = json_string_value(json_object_get(rel, "namespace"));
+	return s ? s : "";
+}
+
+int rel_version(const json_t *rel)
+{
+	return (int)json_integer_value(json_object_get(rel, "version"));
+}
+
+const char *rel_status(const json_t *rel)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(rel, "info"), "status"));
+	return s ? s : "";
+}
+
+int rel_status_is_pending(const char *s)
+{
+	return s && (!strcmp(s, "pending-install") || !strcmp(s, "pending-upgrade") || !strcmp(s, "pending-rollback"));
+}
+
+/* Rebuilds o with the keys of order[] first (in that order), then the rest. */
+static void reorder(json_t *o, const char *const *order, size_t n)
+{
+	json_t *tmp = json_object(), *v;
+	const char *k;
+	if (!tmp)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if ((v = json_object_get(o, order[i])))
+			json_object_set(tmp, order[i], v);
+	json_object_foreach(o, k, v) if (!json_object_get(tmp, k)) json_object_set(tmp, k, v);
+	json_object_clear(o);
+	json_object_foreach(tmp, k, v) json_object_set(o, k, v);
+	json_decref(tmp);
+}
+
+void rel_info_set(json_t *rel, const char *key, const char *value)
+{
+	static const char *const order[] = {"first_deployed", "last_deployed", "deleted", "description",
+					    "status", "rollback_revision", "notes", "resources"};
+	json_t *info = json_object_get(rel, "info");
+	if (!json_is_object(info)) {
+		info = json_object();
+		json_object_set_new(rel, "info", info);
+	}
+	if (!value)
+		json_object_del(info, key);
+	else
+		json_object_set_new(info, key, json_string(value));
+	reorder(info, order, sizeof order / sizeof order[0]);
+}
+
+void rel_set(json_t *rel, const char *key, json_t *value)
+{
+	static const char *const order[] = {"name", "info", "chart", "config", "manifest", "hooks",
+					    "version", "namespace", "apply_method"};
+	if (!value)
+		json_object_del(rel, key);
+	else
+		json_object_set_new(rel, key, value);
+	reorder(rel, order, sizeof order / sizeof order[0]);
+}
+
+void storage_now(char out[40])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	release_time_format((long long)ts.tv_sec, ts.tv_nsec, out);
+}
+
+static int vcmp(const void *a, const void *b)
+{
+	int x = rel_version(*(json_t *const *)a), y = rel_version(*(json_t *const *)b);
+	return (x > y) - (x < y);
+}
+
+/* Decodes data.release of a storage Secret (base64 in the API, then
+ * Helm's base64(gzip(json))). */
+static int decode_secret(const json_t *sec, json_t **out, bh_error *err)
+{
+	const char *sname = json_string_value(json_object_get(json_object_get(sec, "metadata"), "name"));
+	const char *data = json_string_value(json_object_get(json_object_get(sec, "data"), "release"));
+	bh_buf raw = BH_BUF_INIT;
+	int rc;
+	*out = NULL;
+	if (!data)
+		return bh_error_set(err, BH_EINVAL, "release Secret %s has no data.release", sname ? sname : "?");
+	rc = release_base64_decode(data, strlen(data), &raw, err);
+	if (rc == 0)
+		rc = release_decode(raw.data ? raw.data : "", raw.len, out, err);
+	bh_buf_free(&raw);
+	if (rc == 0 && (!json_is_object(*out) || rel_version(*out) <= 0)) {
+		json_decref(*out);
+		*out = NULL;
+		rc = bh_error_set(err, BH_EINVAL, "not a release record");
+	}
+	if (rc < 0)
+		bh_error_prefix(err, "decoding release Secret %s", sname ? sname : "?");
+	return rc;
+}
+
+int storage_history(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err)
+{
+	char sel[400];
+	kube_list_opts lo = {0};
+	json_t *list = NULL, *it, *arr;
+	json_t **v;
+	size_t i, n;
+	int rc;
+	*out = NULL;
+	if (strlen(name) > 300)
+		return bh_error_set(err, BH_EINVAL, "release name too long");
+	snprintf(sel, sizeof sel, "name=%s,owner=helm", name);
+	lo.label_selector = sel;
+	lo.max_items = STORAGE_MAX_VERSIONS;
+	if ((rc = kube_list(kc, &secrets, ns, &lo, &list, err)) < 0)
+		return bh_error_prefix(err, "listing the history of release %s/%s", ns, name);
+	n = json_array_size(json_object_get(list, "items"));
+	v = calloc(n ? n : 1, sizeof *v);
+	if (!v) {
+		json_decref(list);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	json_array_foreach(json_object_get(list, "items"), i, it) {
+		if ((rc = decode_secret(it, &v[i], err)) < 0) {
+			while (i--)
+				json_decref(v[i]);
+			free(v);
+			json_decref(list);
+			return rc;
+		}
+	}
+	json_decref(list);
+	qsort(v, n, sizeof *v, vcmp);
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+	free(v);
+	*out = arr;
+	return 0;
+}
+
+json_t *storage_last(const json_t *hist)
+{
+	size_t n = json_array_size(hist);
+	return n ? json_array_get(hist, n - 1) : NULL;
+}
+
+json_t *storage_deployed(const json_t *hist)
+{
+	for (size_t i = json_array_size(hist); i-- > 0;)
+		if (!strcmp(rel_status(json_array_get(hist, i)), "deployed"))
+			return json_array_get(hist, i);
+	return NULL;
+}
+
+json_t *storage_version(const json_t *hist, int version)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(hist, i, r) if (rel_version(r) == version) return r;
+	return NULL;
+}
+
+static int write_secret(kube_client *kc, const json_t *rel, int create, bh_error *err)
+{
+	struct timespec ts;
+	json_t *sec, *out = NULL, *labels;
+	char buf[32];
+	int rc;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (!(sec = release_secret_new(rel, (long long)ts.tv_sec, err)))
+		return err ? err->code : BH_ENOMEM;
+	if (!create) {
+		labels = json_object_get(json_object_get(sec, "metadata"), "labels");
+		/* Helm's Update of a record read back with Get: system labels are
+		 * rebuilt, createdAt is not carried over, modifiedAt is set */
+		json_object_del(labels, "createdAt");
+		snprintf(buf, sizeof buf, "%lld", (long long)ts.tv_sec);
+		json_object_set_new(labels, "modifiedAt", json_string(buf));
+		rc = kube_update(kc, &secrets, rel_namespace(rel), sec, NULL, &out, err);
+		if (rc == BH_EUNAVAIL) { /* the outcome must not be lost to one transient error */
+			json_decref(out);
+			out = NULL;
+			rc = kube_update(kc, &secrets, rel_namespace(rel), sec, NULL, &out, err);
+		}
+	} else {
+		rc = kube_create(kc, &secrets, rel_namespace(rel), sec, NULL, &out, err);
+	}
+	json_decref(out);
+	json_decref(sec);
+	if (rc < 0)
+		bh_error_prefix(err, "%s release %s version %d", create ? "creating" : "updating", rel_name(rel),
+				rel_version(rel));
+	return rc;
+}
+
+int storage_create(kube_client *kc, const json_t *rel, bh_error *err)
+{
+	return write_secret(kc, rel, 1, err);
+}
+
+int storage_update(kube_client *kc, const json_t *rel, bh_error *err)
+{
+	return write_secret(kc, rel, 0, err);
+}
+
+int storage_delete(kube_client *kc, const char *ns, const char *name, int version, bh_error *err)
+{
+	char *sname = release_secret_name_new(name, version);
+	int rc;
+	if (!sname)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	rc = kube_delete(kc, &secrets, ns, sname, NULL, NULL, err);
+	free(sname);
+	if (rc == BH_ENOTFOUND)
+		rc = 0;
+	if (rc < 0)
+		bh_error_prefix(err, "deleting release %s version %d", name, version);
+	return rc;
+}
+
+int storage_prune(kube_client *kc, const char *ns, const char *name, int max, int *pruned, bh_error *err)
+{
+	json_t *hist = NULL, *dep;
+	size_t n, i;
+	int rc, keep_v, count = 0, errs = 0;
+	bh_error e1 = {0};
+	if (pruned)
+		*pruned = 0;
+	if (max <= 0)
+		return 0;
+	if ((rc = storage_history(kc, ns, name, &hist, err)) < 0)
+		return rc;
+	n = json_array_size(hist);
+	dep = storage_deployed(hist);
+	keep_v = dep ? rel_version(dep) : -1;
+	/* delete oldest first until n - deleted <= max - 1 */
+	for (i = 0; i < json_array_size(hist) && n > (size_t)(max - 1); i++) {
+		int v = rel_version(json_array_get(hist, i));
+		if (v == keep_v)
+			continue;
+		if (storage_delete(kc, ns, name, v, &e1) < 0)
+			errs++;
+		else
+			count++;
+		n--;
+	}
+	json_decref(hist);
+	if (pruned)
+		*pruned = count;
+	if (errs)
+		return bh_error_set(err, e1.code, "pruning the history of %s: %d deletion(s) failed: %s", name, errs, e1.msg);
+	return 0;
+}
