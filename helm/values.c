@@ -27,20 +27,72 @@ static void warnf(values_warn_fn warn, void *ud, const char *fmt, ...)
 	warn(ud, msg);
 }
 
-/* A short %v-like rendering of a value for warnings. */
+/* Go's fmt %v of a decoded JSON value (map keys sorted, as fmt does). */
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void go_v(bh_buf *b, const json_t *v, int depth)
+{
+	char num[64];
+	if (depth > 100) {
+		bh_buf_puts(b, "...");
+		return;
+	}
+	switch (json_typeof(v)) {
+	case JSON_NULL: bh_buf_puts(b, "<nil>"); break;
+	case JSON_TRUE: bh_buf_puts(b, "true"); break;
+	case JSON_FALSE: bh_buf_puts(b, "false"); break;
+	case JSON_STRING: bh_buf_put(b, json_string_value(v), json_string_length(v)); break;
+	case JSON_INTEGER: bh_buf_printf(b, "%lld", (long long)json_integer_value(v)); break;
+	case JSON_REAL:
+		go_format_float(num, sizeof num, json_real_value(v), 'g', -1);
+		bh_buf_puts(b, num);
+		break;
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *x;
+		bh_buf_putc(b, '[');
+		json_array_foreach(v, i, x) {
+			if (i)
+				bh_buf_putc(b, ' ');
+			go_v(b, x, depth + 1);
+		}
+		bh_buf_putc(b, ']');
+		break;
+	}
+	case JSON_OBJECT: {
+		size_t n = json_object_size(v), i = 0;
+		const char **keys = malloc((n + 1) * sizeof *keys);
+		const char *k;
+		json_t *x;
+		if (!keys)
+			break;
+		json_object_foreach((json_t *)v, k, x)
+			keys[i++] = k;
+		qsort(keys, n, sizeof *keys, key_cmp);
+		bh_buf_puts(b, "map[");
+		for (i = 0; i < n; i++) {
+			if (i)
+				bh_buf_putc(b, ' ');
+			bh_buf_printf(b, "%s:", keys[i]);
+			go_v(b, json_object_get(v, keys[i]), depth + 1);
+		}
+		bh_buf_putc(b, ']');
+		free(keys);
+		break;
+	}
+	}
+}
+
 static char *show(const json_t *v)
 {
-	if (json_is_string(v))
-		return strdup(json_string_value(v));
-	if (json_is_null(v))
-		return strdup("<nil>");
-	if (json_is_real(v)) {
-		char buf[64];
-		go_format_float(buf, sizeof buf, json_real_value(v), 'g', -1);
-		return strdup(buf);
-	}
-	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
-	return s ? s : strdup("?");
+	bh_buf b = BH_BUF_INIT;
+	go_v(&b, v, 0);
+	if (!b.data)
+		return strdup("");
+	return bh_buf_detach(&b);
 }
 
 static char *concat_prefix(const char *a, const char *b)
