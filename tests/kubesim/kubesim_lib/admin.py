@@ -24,6 +24,7 @@ class Fault:
         self.name = m.get("name")
         self.namespace = m.get("namespace")
         self.user = m.get("user")
+        self.as_user = m.get("as")
         self.hits = 0
 
     def matches(self, req):
@@ -43,6 +44,8 @@ class Fault:
             return False
         if self.user and self.user != req.get("user"):
             return False
+        if self.as_user and self.as_user != req.get("impersonatedUser"):
+            return False
         return True
 
     def to_json(self):
@@ -54,6 +57,8 @@ class Fault:
 
 
 class Admin:
+    MAX_LOG = 200000  # entries kept in memory (the file keeps all)
+
     def __init__(self, log_path=None):
         self.lock = threading.Lock()
         self.faults = []
@@ -90,6 +95,8 @@ class Admin:
         entry["time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         with self.lock:
             self.log.append(entry)
+            if len(self.log) > self.MAX_LOG:
+                del self.log[:len(self.log) - self.MAX_LOG]
             if self.log_file:
                 self.log_file.write(json.dumps(entry, separators=(",", ":")) + "\n")
 

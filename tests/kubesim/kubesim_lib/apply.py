@@ -28,9 +28,20 @@ def _kjson(item, keys):
     return "k:" + json.dumps(dict(sorted(d.items())), separators=(",", ":"))
 
 
+_SELECTOR_FIELDS = {"selector", "podSelector", "namespaceSelector", "labelSelector", "objectSelector"}
+
+
+def atomic_struct(field, v, schema=None):
+    """metav1.LabelSelector is a +structType=atomic struct: owned and replaced as a whole."""
+    if schema is not None:
+        return schema.get("x-kubernetes-map-type") == "atomic"
+    return field in _SELECTOR_FIELDS and isinstance(v, dict) and bool(v) and \
+        set(v) <= {"matchLabels", "matchExpressions"}
+
+
 def _walk_set(v, path, out, schema, field):
     if isinstance(v, dict):
-        if not v:
+        if not v or atomic_struct(field, v, schema if schema else None):
             out.add(path)
             return
         for k, x in v.items():
@@ -177,7 +188,7 @@ def path_string(path):
 
 
 def merge_applied(live, cfg, schema=None, field=None):
-    if isinstance(live, dict) and isinstance(cfg, dict):
+    if isinstance(live, dict) and isinstance(cfg, dict) and not atomic_struct(field, cfg, schema if schema else None):
         out = dict(live)
         for k, v in cfg.items():
             if v is None:
