@@ -126,8 +126,14 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		json_array_foreach(json_object_get(old, "history"), i, h) {
 			if (json_array_size(hist) >= MAX_HISTORY)
 				break;
-			if (json_integer_value(json_object_get(h, "version")) != o->release->version)
-				json_array_append_new(hist, json_deep_copy(h));
+			if (json_integer_value(json_object_get(h, "version")) != o->release->version) {
+				json_t *c = json_deep_copy(h);
+				const char *hs = json_string_value(json_object_get(c, "status"));
+				/* the worker superseded the previous deployed release */
+				if (hs && strcmp(hs, "deployed") == 0 && strcmp(o->release->status, "deployed") == 0)
+					json_object_set_new(c, "status", json_string("superseded"));
+				json_array_append_new(hist, c);
+			}
 		}
 		json_object_set_new(st, "history", hist);
 		if (o->ready)

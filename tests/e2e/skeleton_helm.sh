@@ -60,4 +60,21 @@ want=$(helm template web2 "$BH_SRCDIR/tests/e2e/skeleton/webapp" -n team-h --set
 notes=$(helm get notes web2 -n team-h 2>&1)
 e2e_expect_contains "$notes" "web2-webapp is installed in team-h." "helm get notes"
 [ "$(kubectl get deploy web2-webapp -n team-h -o jsonpath='{.spec.replicas}')" = 3 ] || sk_fail "web2-webapp replicas"
+# an upgrade (new generation): revision 2 deployed, revision 1 superseded
+kubectl patch helmrelease web2 -n team-h --type=merge -p '{"spec":{"values":{"replicaCount":2}}}' >/dev/null
+end=$((SECONDS + 60))
+until [ "$(kubectl get helmrelease web2 -n team-h -o jsonpath='{.status.observedGeneration}')" = 2 ]; do
+	[ $SECONDS -ge $end ] && sk_fail "web2 generation 2 not reconciled: $(sk_ready team-h web2)"
+	sleep 0.3
+done
+r=$(sk_ready team-h web2)
+e2e_expect_contains "$r" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-h/web2.v2 with chart webapp@1.2.3" "Ready after upgrade"
+hist=$(helm history web2 -n team-h -o json) || sk_fail "helm history web2"
+[ "$(echo "$hist" | python3 -c 'import json,sys; print(" ".join("%d:%s:%s" % (h["revision"], h["status"], h["description"]) for h in json.load(sys.stdin)))')" = \
+  "1:superseded:Install complete 2:deployed:Upgrade complete" ] || sk_fail "helm history after upgrade: $hist"
+[ "$(helm get values web2 -n team-h --revision 1 -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["replicaCount"])')" = 3 ] \
+	|| sk_fail "helm get values --revision 1"
+[ "$(kubectl get deploy web2-webapp -n team-h -o jsonpath='{.spec.replicas}')" = 2 ] || sk_fail "web2-webapp replicas after upgrade"
+[ "$(kubectl get helmrelease web2 -n team-h -o jsonpath='{.status.history[0].version} {.status.history[0].status} {.status.history[1].version} {.status.history[1].status} {.status.lastAttemptedReleaseAction}')" = "2 deployed 1 superseded upgrade" ] \
+	|| sk_fail "status.history after upgrade: $(kubectl get helmrelease web2 -n team-h -o jsonpath='{.status.history}')"
 echo "PASS: helm list/get manifest/history/values/status/notes read bulkhead's releases"
