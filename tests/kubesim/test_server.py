@@ -114,21 +114,23 @@ class KubesimServer(unittest.TestCase):
 
     def test_crud_semantics(self):
         s = self.sim
-        code, cm, _ = s.req("POST", CM, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c1"},
-                                         "data": {"a": "1"}})
+        code, cm, _ = s.req("POST", CM + "?fieldManager=test", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                                "metadata": {"name": "c1"}, "data": {"a": "1"}})
         self.assertEqual(code, 201)
         self.assertTrue(cm["metadata"]["uid"])
         self.assertNotIn("generation", cm["metadata"])
         code, st, _ = s.req("POST", CM, {"metadata": {"name": "c1"}})
         self.assertEqual((code, st["reason"], st["message"]), (409, "AlreadyExists", 'configmaps "c1" already exists'))
         stale = dict(cm, data={"a": "2"})
-        code, cm2, _ = s.req("PUT", CM + "/c1", stale)
+        code, cm2, _ = s.req("PUT", CM + "/c1?fieldManager=other", stale)
         self.assertEqual(code, 200)
         self.assertGreater(int(cm2["metadata"]["resourceVersion"]), int(cm["metadata"]["resourceVersion"]))
         code, st, _ = s.req("PUT", CM + "/c1", dict(cm, data={"a": "3"}))
         self.assertEqual((code, st["reason"]), (409, "Conflict"))
         self.assertEqual(st["message"], 'Operation cannot be fulfilled on configmaps "c1": the object has been '
                          'modified; please apply your changes to the latest version and try again')
+        self.assertEqual([e["manager"] for e in cm2["metadata"]["managedFields"]], ["other"],
+                         "a PUT echoing managedFields is tracked normally")
         code, same, _ = s.req("PUT", CM + "/c1", cm2)
         self.assertEqual(same["metadata"]["resourceVersion"], cm2["metadata"]["resourceVersion"], "no-op update")
         code, st, _ = s.req("GET", CM + "/nope")

@@ -105,6 +105,9 @@ def spec_part(res, obj):
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
 
 
+_UNSET = object()
+
+
 def _strip_meta_time(obj):
     o = dict(obj)
     md = dict(o.get("metadata") or {})
@@ -364,15 +367,17 @@ class Api:
         names.setdefault("singular", names.get("kind", "").lower())
         names.setdefault("listKind", names.get("kind", "") + "List")
         t = now_rfc3339()
+        prev = {c.get("type"): c.get("lastTransitionTime") for c in (obj.get("status") or {}).get("conditions") or []}
         stored = [v["name"] for v in spec.get("versions", []) if v.get("storage")]
         old_stored = ((obj.get("status") or {}).get("storedVersions")) or []
         obj["status"] = {
             "acceptedNames": names,
             "conditions": [
                 {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
-                 "message": "no conflicts found", "lastTransitionTime": t},
+                 "message": "no conflicts found", "lastTransitionTime": prev.get("NamesAccepted") or t},
                 {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                 "message": "the initial names have been accepted", "lastTransitionTime": t}],
+                 "message": "the initial names have been accepted",
+                 "lastTransitionTime": prev.get("Established") or t}],
             "storedVersions": sorted(set(old_stored) | set(stored))}
 
     # ---- update ---------------------------------------------------------------------------
@@ -409,13 +414,14 @@ class Api:
                     gen += 1
                 new["metadata"]["generation"] = gen
             if _apply_entries is None:
-                if "managedFields" not in (obj.get("metadata") or {}):
+                sent = (obj.get("metadata") or {}).get("managedFields", _UNSET)
+                if sent is _UNSET or sent == old["metadata"].get("managedFields"):
                     new["metadata"]["managedFields"] = dcopy(old["metadata"].get("managedFields"))
                     if new["metadata"]["managedFields"] is None:
                         del new["metadata"]["managedFields"]
                     ssa.track_update(old, new, manager, res.api_version, subresource,
                                      res.version_schema, "status" in res.subres)
-                elif not obj["metadata"]["managedFields"]:
+                elif not sent:
                     new["metadata"].pop("managedFields", None)
             # finalizers all gone on a deleting object: delete for real
             if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers") \
