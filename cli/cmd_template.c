@@ -1,7 +1,8 @@
 /* cli/cmd_template.c — `bulkhead template [NAME] CHART [flags]`: a drop-in
  * for `helm template` (Helm 4.1.4): same flags, same stdout bytes, same
- * stderr shapes ("Error: ..." and the --debug hint), exit status 1 on error.
- * CHART is a chart directory or a .tgz; repositories are not contacted. */
+ * stderr shapes ("Error: ..." and the --debug hint), exit status 1 on error,
+ * --output-dir writing the same files. CHART is a chart directory or a
+ * .tgz; repositories are not contacted (no --repo, --version, post-renderers). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -158,6 +159,101 @@ static void write_out(const char *s)
 	}
 }
 
+/* mkdir -p of the directory part of path */
+static int mkdir_parents(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/* template.go writeToFile: "---\n# Source: NAME\nDATA\n" into DIR/NAME,
+ * appending when asked, then "wrote DIR/NAME" on stdout. */
+static int write_to_file(const char *dir, const char *name, const char *data, size_t len, int append,
+			 bh_error *err)
+{
+	bh_buf p = BH_BUF_INIT;
+	bh_buf_printf(&p, "%s/%s", dir, name);
+	if (!bh_buf_ok(&p) || mkdir_parents(p.data)) {
+		int e = errno;
+		bh_error_set(err, BH_EIO, "mkdir %s: %s", bh_buf_str(&p), strerror(e));
+		bh_buf_free(&p);
+		return BH_EIO;
+	}
+	FILE *f = fopen(p.data, append ? "a" : "w");
+	if (!f) {
+		bh_error_set(err, BH_EIO, "open %s: %s", p.data, strerror(errno));
+		bh_buf_free(&p);
+		return BH_EIO;
+	}
+	fprintf(f, "---\n# Source: %s\n", name);
+	fwrite(data, 1, len, f);
+	fputc('\n', f);
+	if (fclose(f)) {
+		bh_error_set(err, BH_EIO, "write %s: %s", p.data, strerror(errno));
+		bh_buf_free(&p);
+		return BH_EIO;
+	}
+	printf("wrote %s\n", p.data);
+	bh_buf_free(&p);
+	return 0;
+}
+
+static int seen(strlist *written, const char *name)
+{
+	for (size_t i = 0; i < written->n; i++)
+		if (!strcmp(written->v[i], name))
+			return 1;
+	return 0;
+}
+
+/* --output-dir: what renderResources and template.go write instead of stdout */
+static int write_output_dir(const render_result *r, const char *dir, const char *release, int use_release_name,
+			    int include_crds, int no_hooks, int skip_tests, bh_error *err)
+{
+	strlist written = {0};
+	bh_buf nd = BH_BUF_INIT;
+	int rc = 0;
+	if (use_release_name)
+		bh_buf_printf(&nd, "%s/%s", dir, release);
+	else
+		bh_buf_puts(&nd, dir);
+	for (size_t i = 0; include_crds && !rc && i < r->ncrds; i++) {
+		rc = write_to_file(dir, r->crds[i].path, (const char *)r->crds[i].data, r->crds[i].len,
+				   seen(&written, r->crds[i].path), err);
+		push(&written, r->crds[i].path);
+	}
+	for (size_t i = 0; !rc && i < r->manifests.n; i++) {
+		const manifest *m = &r->manifests.v[i];
+		rc = write_to_file(bh_buf_str(&nd), m->path, m->content, strlen(m->content), seen(&written, m->path), err);
+		push(&written, m->path);
+	}
+	fflush(stdout);
+	for (size_t i = 0; !no_hooks && !rc && i < r->hooks.n; i++) {
+		const manifest *h = &r->hooks.v[i];
+		struct stat st;
+		bh_buf p = BH_BUF_INIT;
+		if (skip_tests && manifest_is_test_hook(h))
+			continue;
+		bh_buf_printf(&p, "%s/%s", bh_buf_str(&nd), h->path);
+		int exists = stat(bh_buf_str(&p), &st) == 0;
+		bh_buf_free(&p);
+		rc = write_to_file(bh_buf_str(&nd), h->path, h->content, strlen(h->content), exists, err);
+	}
+	fflush(stdout);
+	free(written.v);
+	bh_buf_free(&nd);
+	return rc;
+}
+
 enum { T_STR, T_LIST, T_CSV, T_BOOL, T_UNSUPPORTED };
 
 int cmd_template(int argc, char **argv);
@@ -306,10 +402,6 @@ int cmd_template(int argc, char **argv)
 			}
 		}
 	}
-	if (output_dir) {
-		rc = fail("--output-dir is not supported by bulkhead template", 0);
-		goto out;
-	}
 	if (generate_name || name_template) {
 		rc = fail("--generate-name and --name-template are not supported by bulkhead template", 0);
 		goto out;
@@ -404,6 +496,21 @@ int cmd_template(int argc, char **argv)
 		.log = log_cb, .log_ud = &debug,
 	};
 	int r = render_chart(c, vals, &ro, &res, &err);
+	if (output_dir && r == 0) {
+		if (write_output_dir(&res, output_dir, release, use_release_name, include_crds, no_hooks, skip_tests,
+				     &err)) {
+			rc = fail(err.msg, 0);
+			goto out2;
+		}
+		if (show.n) {
+			snprintf(set_msg, sizeof set_msg, "could not find template %s in chart", show.v[0]);
+			rc = fail(set_msg, 0);
+			goto out2;
+		}
+		write_out("\n");
+		rc = 0;
+		goto out2;
+	}
 	if (res.template_text && (r == 0 || debug))
 		write_out(res.template_text);
 	if (r) {
