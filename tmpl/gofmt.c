@@ -837,9 +837,26 @@ static void print_map(fstate *f, const tmpl_value *v, char verb, int depth)
 	bh_buf_putc(f->out, f->sharpV ? '}' : ']');
 }
 
-static void print_object(fstate *f, const tmpl_value *v, char verb)
+static int has_string_method(const tmpl_class *cls)
+{
+	if (cls->methods)
+		for (const tmpl_method *m = cls->methods; m->name; m++)
+			if (strcmp(m->name, "String") == 0)
+				return 1;
+	return 0;
+}
+
+static void print_object(fstate *f, const tmpl_value *v, char verb, int depth)
 {
 	bh_buf tmp = BH_BUF_INIT;
+	if (depth > 0 && v->u.obj->cls->pointer && !has_string_method(v->u.obj->cls) &&
+	    (verb == 'v' || verb == 'p')) {
+		/* Go prints a nested pointer as its address */
+		char addr[32];
+		snprintf(addr, sizeof addr, "%p", (void *)v->u.obj);
+		pad(f, addr, strlen(addr));
+		return;
+	}
 	if (v->u.obj->cls->format)
 		v->u.obj->cls->format(&tmp, v, f->plusV);
 	switch (verb) {
@@ -953,7 +970,7 @@ static void print_value(fstate *f, const tmpl_value *v, char verb, int depth)
 		print_map(f, v, verb, depth);
 		return;
 	case TMPL_OBJECT:
-		print_object(f, v, verb);
+		print_object(f, v, verb, depth);
 		return;
 	}
 }
