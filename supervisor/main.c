@@ -271,6 +271,18 @@ static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
 		fprintf(stderr, "bulkheadd: %s\n", e.msg);
 }
 
+/* Go's time.Duration String() for whole seconds: "5m0s", "1h0m0s", "3s". */
+static void go_duration(double secs, char *buf, size_t n)
+{
+	long s = (long)(secs + 0.5), h = s / 3600, m = (s % 3600) / 60;
+	if (h)
+		snprintf(buf, n, "%ldh%ldm%lds", h, m, s % 60);
+	else if (m)
+		snprintf(buf, n, "%ldm%lds", m, s % 60);
+	else
+		snprintf(buf, n, "%lds", s);
+}
+
 /* Starts a reconcile of e: resolve the source, fetch the artifact, spawn. */
 static void start(kube_client *kc, entry *e)
 {
@@ -371,6 +383,15 @@ static void start(kube_client *kc, entry *e)
 	if (opt.log_level >= 1)
 		fprintf(stderr, "bulkheadd: %s: started worker %d (release %s in %s, identity %s)\n", j->key, (int)j->pid,
 			j->release_name, j->release_ns, j->identity ? j->identity : "bulkheadd");
+	{
+		char msg[128], d[32];
+		sv_outcome o = {0, "Progressing", msg};
+		go_duration(j->deadline - j->started, d, sizeof d);
+		snprintf(msg, sizeof msg, "Running release action with timeout of %s", d);
+		o.progressing = 1;
+		if (status_write(kc, hr, &o, &err) < 0)
+			fprintf(stderr, "bulkheadd: %s\n", err.msg);
+	}
 }
 
 static void kill_job(sv_job *j)

@@ -24,10 +24,9 @@ static json_t *find_cond(json_t *conds, const char *type)
 	return NULL;
 }
 
-static void set_cond(json_t *conds, const json_t *old, const char *type, int ok, const char *reason,
+static void set_cond(json_t *conds, const json_t *old, const char *type, const char *st, const char *reason,
 		     const char *message, json_int_t gen, const char *now)
 {
-	const char *st = ok ? "True" : "False";
 	json_t *prev = find_cond((json_t *)old, type), *c;
 	const char *pst = prev ? json_string_value(json_object_get(prev, "status")) : NULL;
 	const char *ltt = pst && strcmp(pst, st) == 0 ? json_string_value(json_object_get(prev, "lastTransitionTime")) : NULL;
@@ -86,12 +85,17 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	/* keep other conditions, drop Reconciling (negative polarity: only while true) */
 	json_array_foreach(oldconds, i, c) {
 		const char *t = json_string_value(json_object_get(c, "type"));
-		if (t && strcmp(t, "Reconciling") != 0)
+		if (t && (o->progressing || strcmp(t, "Reconciling") != 0))
 			json_array_append_new(conds, json_deep_copy(c)); /* never touch the cached object */
 	}
-	set_cond(conds, oldconds, "Ready", o->ready, o->reason, o->message, gen, now);
+	if (o->progressing) {
+		set_cond(conds, oldconds, "Ready", "Unknown", o->reason, o->message, gen, now);
+		set_cond(conds, oldconds, "Reconciling", "True", o->reason, o->message, gen, now);
+	} else {
+		set_cond(conds, oldconds, "Ready", o->ready ? "True" : "False", o->reason, o->message, gen, now);
+	}
 	if (o->action)
-		set_cond(conds, oldconds, "Released", o->ready, o->reason, o->message, gen, now);
+		set_cond(conds, oldconds, "Released", o->ready ? "True" : "False", o->reason, o->message, gen, now);
 	/* Ready first, as Flux orders them */
 	{
 		json_t *sorted = json_array();
@@ -114,6 +118,8 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		if (o->action)
 			json_object_set_new(st, "lastAttemptedReleaseAction", json_string(o->action));
 	}
+	if (o->progressing)
+		return st;
 	if (req)
 		json_object_set_new(st, "lastHandledReconcileAt", json_string(req));
 	if (o->helmchart)

@@ -23,6 +23,8 @@ typedef struct sv_outcome {
 	const char *helmchart;         /* "ns/name" or NULL */
 	const char *storage_ns;        /* or NULL */
 	int event;                     /* also record an Event */
+	int progressing;               /* a worker started: Ready=Unknown and
+					* Reconciling=True (reason Progressing) */
 } sv_outcome;
 
 extern const kube_resource sv_helmrelease_resource;

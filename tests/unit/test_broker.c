@@ -142,6 +142,21 @@ START_TEST(test_status_build)
 	ck_assert_ptr_null(json_object_get(st, "observedGeneration"));
 	ck_assert_int_eq(json_integer_value(json_object_get(st, "failures")), 1);
 	json_decref(st);
+	/* a worker started: Ready=Unknown, Reconciling=True, nothing else moves */
+	memset(&o, 0, sizeof o);
+	o.reason = "Progressing";
+	o.message = "Running release action with timeout of 5m0s";
+	o.progressing = 1;
+	st = status_build(hr, &o, "2026-04-04T00:00:00Z");
+	c0 = json_array_get(json_object_get(st, "conditions"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(c0, "status")), "Unknown");
+	c1 = json_array_get(json_object_get(st, "conditions"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(c1, "type")), "Reconciling");
+	ck_assert_str_eq(json_string_value(json_object_get(c1, "status")), "True");
+	ck_assert_str_eq(json_string_value(json_object_get(c1, "reason")), "Progressing");
+	ck_assert_uint_eq(json_array_size(json_object_get(st, "conditions")), 2);
+	ck_assert_ptr_null(json_object_get(st, "lastAttemptedGeneration"));
+	json_decref(st);
 	json_decref(hr);
 }
 END_TEST
