@@ -20,7 +20,7 @@ static int to_yaml(const tmpl_value *v, bh_buf *out, bh_error *err)
 	bh_buf j = BH_BUF_INIT;
 	int rc = tmpl_json_encode(v, 0, &j, err);
 	if (rc) {
-		bh_error_prefix(err, "error marshaling into JSON: ");
+		bh_error_prefix(err, "error marshaling into JSON");
 		bh_buf_free(&j);
 		return rc;
 	}
