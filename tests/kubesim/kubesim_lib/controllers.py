@@ -23,6 +23,9 @@ class Controllers(WorkloadControllers, Kubelet):
         self.ca_pem = certs_ca
         self.opts = opts
         self.wake = threading.Event()
+        self.dirty = True
+        self.timer_only = False
+        self.outcomes = {}  # (uid, resourceVersion) -> pod outcome
         self.seen = {}  # uid -> monotonic time of last state change
         self.pod_override = {}  # (ns, name) -> (phase, exitCode)
         self.job_outcome = {}  # (ns, name) -> "Succeeded" | "Failed"
@@ -96,6 +99,7 @@ class Controllers(WorkloadControllers, Kubelet):
         g, r = res.group, res.resource
         if g == "events.k8s.io" and r == "events":
             self._mirror_event(new)
+        self.dirty = True
         if g == "apiextensions.k8s.io" and r == "customresourcedefinitions":
             if not new["metadata"].get("deletionTimestamp"):
                 self.registry.set_crd(new)
@@ -110,6 +114,7 @@ class Controllers(WorkloadControllers, Kubelet):
         self.wake.set()
 
     def after_delete(self, res, obj):
+        self.dirty = True
         g, r = res.group, res.resource
         if g == "apiextensions.k8s.io" and r == "customresourcedefinitions":
             spec = obj.get("spec") or {}
@@ -195,9 +200,23 @@ class Controllers(WorkloadControllers, Kubelet):
             pass
 
     def tick(self):
-        for fn in (self._namespaces, self._gc, self._deployments, self._replicasets,
-                   self._statefulsets, self._daemonsets, self._jobs, self._pods, self._services, self._pvcs,
-                   self._sa_secrets):
+        """One pass of the controllers. A full pass runs after any write; when
+        nothing was written only the timer-driven parts run (pod start/run
+        delays, crash loops, LoadBalancer and PVC delays, progress deadlines,
+        Job TTLs), which keeps an idle kubesim cheap."""
+        if self.dirty:
+            self.dirty = False
+            fns = (self._namespaces, self._gc, self._deployments, self._replicasets, self._statefulsets,
+                   self._daemonsets, self._jobs, self._pods, self._services, self._pvcs, self._sa_secrets)
+        else:
+            self.timer_only = True
+            try:
+                for fn in (self._deployments, self._jobs, self._pods, self._services, self._pvcs):
+                    fn()
+            finally:
+                self.timer_only = False
+            return
+        for fn in fns:
             fn()
 
     # ---- namespaces & GC -----------------------------------------------------------------------------

@@ -13,6 +13,14 @@ class Kubelet:
     def _pod_outcome(self, p):
         """Outcome of a run-to-completion pod: the kubesim.io/outcome annotation,
         else the first `exit N` in the container commands (N != 0 fails), else success."""
+        key = (p["metadata"].get("uid"), p["metadata"].get("resourceVersion"))
+        if key not in self.outcomes:
+            if len(self.outcomes) > 10000:
+                self.outcomes.clear()
+            self.outcomes[key] = self._compute_outcome(p)
+        return self.outcomes[key]
+
+    def _compute_outcome(self, p):
         ann = p["metadata"].get("annotations") or {}
         o = ann.get("kubesim.io/outcome")
         if o in ("Succeeded", "Failed"):

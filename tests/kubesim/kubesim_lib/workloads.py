@@ -42,6 +42,8 @@ class WorkloadControllers:
             md = d["metadata"]
             if md.get("deletionTimestamp"):
                 continue
+            if self.timer_only and self._settled(d):
+                continue
             ns = md["namespace"]
             spec = d.get("spec") or {}
             want = spec.get("replicas", 1)
@@ -136,6 +138,16 @@ class WorkloadControllers:
                     del st2[k]
             if st2 != st:
                 self._set_status(dres, d, st2)
+
+    @staticmethod
+    def _settled(d):
+        """A rollout with nothing left to time out (timer-only passes skip it)."""
+        st = d.get("status") or {}
+        if st.get("observedGeneration") != d["metadata"].get("generation"):
+            return False
+        return any(c.get("type") == "Progressing" and c.get("reason") in ("NewReplicaSetAvailable",
+                                                                        "ProgressDeadlineExceeded")
+                   for c in st.get("conditions") or [])
 
     def _replicasets(self):
         rsres = self.r("apps", "replicasets")
