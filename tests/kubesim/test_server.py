@@ -229,6 +229,30 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual(s.req("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com")[0], 200)
         self.assertEqual(s.req("GET", base)[0], 404)
 
+    def test_initial_events_and_collections(self):
+        s = self.sim
+        s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "coll"}})
+        base = "/api/v1/namespaces/coll/configmaps"
+        for i in range(3):
+            s.req("POST", base, {"metadata": {"name": "c%d" % i, "labels": {"grp": "a" if i < 2 else "b"}}})
+        c, r = s.watch(base + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+                              "&allowWatchBookmarks=true")
+        evs = read_events(r, 5)
+        c.close()
+        self.assertEqual([e["type"] for e in evs[:5]], ["ADDED"] * 4 + ["BOOKMARK"])
+        self.assertEqual(evs[4]["object"]["metadata"]["annotations"], {"k8s.io/initial-events-end": "true"})
+        code, _, _ = s.req("DELETE", base + "/c0?dryRun=All")
+        self.assertEqual(code, 200)
+        self.assertEqual(s.req("GET", base + "/c0")[0], 200, "dry-run delete kept the object")
+        code, lst, _ = s.req("DELETE", base + "?labelSelector=grp%3Da")
+        self.assertEqual((code, sorted(i["metadata"]["name"] for i in lst["items"])), (200, ["c0", "c1"]))
+        names = [i["metadata"]["name"] for i in s.req("GET", base)[1]["items"]]
+        self.assertEqual(names, ["c2", "kube-root-ca.crt"])
+        code, st, _ = s.req("POST", "/api/v1/namespaces/coll/serviceaccounts/default/token",
+                            {"spec": {"expirationSeconds": 60}})
+        self.assertEqual(code, 422)
+        self.assertIn("may not specify a duration less than 10 minutes", st["message"])
+
     def test_pagination(self):
         s = self.sim
         s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "pages"}})
@@ -242,6 +266,10 @@ class KubesimServer(unittest.TestCase):
         code, l3, _ = s.req("GET", "/api/v1/namespaces/pages/secrets?limit=2&continue=" + l2["metadata"]["continue"])
         self.assertEqual([x["metadata"]["name"] for x in l3["items"]], ["s4"])
         self.assertNotIn("continue", l3["metadata"])
+        s.req("POST", "/api/v1/namespaces/pages/secrets", {"metadata": {"name": "s5"}})
+        s.req("POST", "/_kubesim/compact")
+        code, st, _ = s.req("GET", "/api/v1/namespaces/pages/secrets?limit=2&continue=" + l1["metadata"]["continue"])
+        self.assertEqual((code, st["reason"]), (410, "Expired"))
 
     def test_rbac_impersonation_and_tokens(self):
         s = self.sim

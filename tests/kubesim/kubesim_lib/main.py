@@ -2,6 +2,7 @@
 import argparse
 import os
 import signal
+import subprocess
 import sys
 import threading
 
@@ -89,13 +90,25 @@ def main(argv=None):
     admin_token = secrets.token_hex(16)
     tokens.add_static("%s=admin:system:masters" % admin_token)
     write_atomic(os.path.join(d, "admin.token"), admin_token + "\n")
-    certs = Certs(d)
+    try:
+        certs = Certs(d)
+    except FileNotFoundError:
+        print("kubesim: the openssl command is needed to make certificates (apt-get install openssl)",
+              file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as e:
+        print("kubesim: openssl failed: %s" % (e.stderr or b"").decode(errors="replace").strip(), file=sys.stderr)
+        return 1
     authz = Authorizer(store)
     adm = Admin(os.path.join(d, "requests.log"))
     ctrl = Controllers(store, registry, api, tokens, certs.read("ca.crt"), o)
     ctrl.bootstrap()
     sim = Sim(store, registry, api, authz, tokens, certs, adm, ctrl, o)
-    srv = make_server(sim, host or "127.0.0.1", int(port or 0), d, not o.http)
+    try:
+        srv = make_server(sim, host or "127.0.0.1", int(port or 0), d, not o.http)
+    except (OSError, ValueError) as e:
+        print("kubesim: cannot listen on %s: %s" % (o.listen, e), file=sys.stderr)
+        return 1
     o.port = srv.server_address[1]
     scheme = "http" if o.http else "https"
     url = "%s://%s:%d" % (scheme, host or "127.0.0.1", o.port)
