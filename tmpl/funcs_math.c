@@ -13,7 +13,7 @@
 #include "tmpl/sprig_util.h"
 
 /* Largest list until/untilStep/seq will build (Go would try any size). */
-#define MATH_MAX_ITEMS ((int64_t)10 * 1000 * 1000)
+#define MATH_MAX_ITEMS ((int64_t)1000 * 1000)
 
 static int64_t i64(const tmpl_value *v)
 {

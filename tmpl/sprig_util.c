@@ -27,7 +27,60 @@ const char *sprig_kind(const tmpl_value *v)
 	return "invalid";
 }
 
-static int deep_equal(const tmpl_value *a, const tmpl_value *b, int depth)
+/* DeepEqual follows pointers into the structs: two distinct objects of one
+ * class are compared by what they print (%v and %+v) and their JSON. */
+static int objects_equal(const tmpl_value *a, const tmpl_value *b)
+{
+	const tmpl_class *cls = a->u.obj->cls;
+	int eq = 1;
+	for (int plus = 0; plus < 2 && eq && cls->format; plus++) {
+		bh_buf x = BH_BUF_INIT, y = BH_BUF_INIT;
+		cls->format(&x, a, plus);
+		cls->format(&y, b, plus);
+		eq = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
+		bh_buf_free(&x);
+		bh_buf_free(&y);
+	}
+	if (eq && cls->to_json) {
+		bh_error err;
+		json_t *x = cls->to_json(a, &err), *y = cls->to_json(b, &err);
+		eq = x && y && json_equal(x, y);
+		json_decref(x);
+		json_decref(y);
+	}
+	return eq;
+}
+
+/* the maps/lists being compared by the callers of a deep_equal frame:
+ * meeting a pair again means a cycle, which Go's DeepEqual treats as equal */
+typedef struct eq_frame {
+	const void *a, *b;
+	const struct eq_frame *up;
+} eq_frame;
+
+static int deep_equal_in(const tmpl_value *a, const tmpl_value *b, int depth, const eq_frame *up);
+
+static int deep_equal(const tmpl_value *a, const tmpl_value *b, int depth, const eq_frame *up)
+{
+	const void *pa = NULL, *pb = NULL;
+	if (a->kind == TMPL_LIST && b->kind == TMPL_LIST) {
+		pa = a->u.list;
+		pb = b->u.list;
+	} else if (a->kind == TMPL_MAP && b->kind == TMPL_MAP) {
+		pa = a->u.map;
+		pb = b->u.map;
+	}
+	if (pa) {
+		for (const eq_frame *f = up; f; f = f->up)
+			if (f->a == pa && f->b == pb)
+				return 1;
+		eq_frame fr = {pa, pb, up};
+		return deep_equal_in(a, b, depth, &fr);
+	}
+	return deep_equal_in(a, b, depth, up);
+}
+
+static int deep_equal_in(const tmpl_value *a, const tmpl_value *b, int depth, const eq_frame *up)
 {
 	int an = tmpl_value_is_nil(a), bn = tmpl_value_is_nil(b);
 	if (an || bn)
@@ -57,7 +110,7 @@ static int deep_equal(const tmpl_value *a, const tmpl_value *b, int depth)
 		if (x == y)
 			return 1;
 		for (size_t i = 0; i < x->len; i++)
-			if (!deep_equal(&x->items[i], &y->items[i], depth + 1))
+			if (!deep_equal(&x->items[i], &y->items[i], depth + 1, up))
 				return 0;
 		return 1;
 	}
@@ -69,14 +122,17 @@ static int deep_equal(const tmpl_value *a, const tmpl_value *b, int depth)
 			return 1;
 		for (size_t i = 0; i < x->len; i++) {
 			const tmpl_value *o = tmpl_map_get(y, x->entries[i].key, x->entries[i].keylen);
-			if (!o || !deep_equal(&x->entries[i].val, o, depth + 1))
+			if (!o || !deep_equal(&x->entries[i].val, o, depth + 1, up))
 				return 0;
 		}
 		return 1;
 	}
 	case TMPL_OBJECT:
-		return a->u.obj->cls == b->u.obj->cls &&
-		       (a->u.obj == b->u.obj || a->u.obj->data == b->u.obj->data);
+		if (a->u.obj->cls != b->u.obj->cls)
+			return 0;
+		if (a->u.obj == b->u.obj || a->u.obj->data == b->u.obj->data)
+			return 1;
+		return objects_equal(a, b);
 	default:
 		return 0;
 	}
@@ -84,7 +140,7 @@ static int deep_equal(const tmpl_value *a, const tmpl_value *b, int depth)
 
 int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b)
 {
-	return deep_equal(a, b, 0);
+	return deep_equal(a, b, 0, NULL);
 }
 
 static int deep_copy(tmpl_call *c, const tmpl_value *v, tmpl_value *out, int depth)

@@ -22,8 +22,8 @@
  * "uint8", "uint64", "float64", "complex128", "string", "slice", "map",
  * "struct" or "ptr". */
 const char *sprig_kind(const tmpl_value *v);
-/* reflect.DeepEqual(a, b); values nested deeper than SPRIG_MAX_DEPTH
- * compare unequal. */
+/* reflect.DeepEqual(a, b) (cycles compare equal, as in Go); values nested
+ * deeper than SPRIG_MAX_DEPTH compare unequal. */
 int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b);
 /* Deep copy of maps and lists (types kept); other values as they are.
  * 0, or BH_ELIMIT with the call's error set (memory, or nesting deeper

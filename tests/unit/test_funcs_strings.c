@@ -1,0 +1,137 @@
+/* tests/unit/test_funcs_strings.c — unit tests of the Sprig string and regex functions (tmpl/funcs_strings.c, tmpl/funcs_regex.c):
+ * corner cases the conformance vectors miss, with goldens from the real Helm
+ * v4.1.4 (see funcs_golden.h), plus limits and randomness checks. */
+#include "tests/unit/funcs_golden.h"
+
+/* Generated from helm v4.1.4 output. */
+static const fgolden goldens[] = {
+	{"title_digraph", "{{ title \"\307\206emo d\305\276ungle\" }}|{{ upper \"\307\206\" }}|{{ lower \"\307\205\" }}", "{}", 0, "\307\205emo D\305\276ungle|\307\204|\307\206"},
+	{"case_simple", "{{ lower \"\316\243\316\221\316\243\" }}|{{ upper \"\357\254\201x\" }}|{{ upper \"\303\237\" }}|{{ lower \"\304\260\" }}|{{ upper \"\307\260\" }}", "{}", 0, "\317\203\316\261\317\203|\357\254\201X|\303\237|i|\307\260"},
+	{"swapcase_title", "{{ swapcase \"\307\205a \307\204b \307\206c\" }}|{{ swapcase \"a\\u00a0b\" }}", "{}", 0, "\307\206A \307\206B \307\205C|A\302\240B"},
+	{"untitle_words", "{{ untitle \"Hello World\\tFoo\" }}|{{ untitle \"\303\211COLE\" }}", "{}", 0, "hello world\tfoo|\303\251COLE"},
+	{"trim_unicode", "[{{ trim \"\\u00a0\\u3000 x \\u2029\" }}]|[{{ trim \"\\u0085a\\u0085\" }}]|[{{ trim \"\\u200bx\" }}]", "{}", 0, "[x]|[a]|[\342\200\213x]"},
+	{"trimall_unicode", "{{ trimAll \"\303\251a\" \"\303\251ax\303\251a\303\251\" }}|{{ trimAll \"ab\" \"abcba\" }}|{{ trimAll \"\" \"  x \" }}", "{}", 0, "x|c|  x "},
+	{"replace_empty_old", "{{ replace \"\" \"-\" \"\346\227\245\346\234\254\" }}|{{ replace \"a\" \"\" \"banana\" }}|{{ replace \"aa\" \"b\" \"aaaaa\" }}", "{}", 0, "-\346\227\245-\346\234\254-|bnn|bba"},
+	{"splitn_forms", "{{ splitn \",\" -1 \"a,b,c\" | toJson }}|{{ splitn \"\" 2 \"abc\" | toJson }}|{{ splitn \",\" 1 \"a,b\" | toJson }}", "{}", 0, "{\"_0\":\"a\",\"_1\":\"b\",\"_2\":\"c\"}|{\"_0\":\"a\",\"_1\":\"bc\"}|{\"_0\":\"a,b\"}"},
+	{"splitlist_forms", "{{ splitList \"\" \"\346\227\245\346\234\254\" | toJson }}|{{ splitList \",\" \",a,\" | toJson }}|{{ splitList \"ab\" \"xabyab\" | len }}", "{}", 0, "[\"\346\227\245\",\"\346\234\254\"]|[\"\",\"a\",\"\"]|3"},
+	{"substr_multibyte", "{{ substr 3 6 \"\346\227\245\346\234\254\350\252\236\" }}|{{ substr 1 -5 \"abc\" }}|{{ substr -3 2 \"abc\" }}", "{}", 0, "\346\234\254|bc|ab"},
+	{"wrap_mixed", "{{ wrap 8 \"short averyveryverylongword end\" | toJson }}|{{ wrapWith 4 \"|\" \"abcdefghij kl\" }}", "{}", 0, "\"short\\naveryveryverylongword\\nend\"|abcd|efgh|ij|kl"},
+	{"case_tricky1", "{{ snakecase \"HTTP2Server\" }}|{{ snakecase \"Bld4Floor3rd\" }}|{{ snakecase \"a__b\" }}|{{ snakecase \"_\" }}|{{ snakecase \"x-Y_z\" }}", "{}", 0, "http2_server|bld4_floor_3rd|a__b|_|x_y_z"},
+	{"case_tricky2", "{{ kebabcase \"\346\227\245\346\234\254Go\" }}|{{ kebabcase \"\303\200BC\" }}|{{ kebabcase \"HTTP20xOK\" }}|{{ kebabcase \"Duration2m3s\" }}|[{{ kebabcase \"  \" }}]", "{}", 0, "\346\227\245\346\234\254-go|\303\240bc|http-20x-ok|duration-2m3s|[--]"},
+	{"case_tricky3", "{{ camelcase \"_\" }}|{{ camelcase \"a\" }}|{{ camelcase \"a__b\" }}|{{ camelcase \"-x-\" }}|{{ camelcase \"GOLANG_IS_GREAT\" }}|{{ camelcase \"\346\227\245\346\234\254_go\" }}", "{}", 0, "__|A|A_B|-X-|GolangIsGreat|\346\227\245\346\234\254Go"},
+	{"nospace_latin1", "{{ nospace \"a\\u0085b c\" | b64enc }}|{{ nospace \"\346\227\245\346\234\254\" }}|{{ nospace \"\346\227\245 \346\234\254\" | b64enc }}", "{}", 0, "YcOCYmM=|\346\227\245\346\234\254|w6bCl8Klw6bCnMKs"},
+	{"initials_tabs", "{{ initials \"a\\tbc\\nde  f\" }}|{{ initials \"\303\261u x\" | b64enc }}", "{}", 0, "abdf|w4N4"},
+	{"indent_forms", "{{ indent 0 \"a\\nb\" | toJson }}|{{ nindent 2 \"a\\r\\nb\\n\" | toJson }}|{{ indent 3 \"\" | toJson }}", "{}", 0, "\"a\\nb\"|\"\\n  a\\r\\n  b\\n  \"|\"   \""},
+	{"quote_kinds", "{{ quote (list 1 \"a\") (dict \"k\" 2) 1.5 true }}|{{ squote (list 1 nil) nil 3 }}|{{ cat \"a\" nil (list) 2 }}", "{}", 0, "\"[1 a]\" \"map[k:2]\" \"1.5\" \"true\"|'[1 <nil>]' '3'|a [] 2"},
+	{"abbrevboth_more", "{{ abbrevboth 7 10 \"abcdefghijklmnopqrstuvwxyz\" }}|{{ abbrevboth 20 10 \"abcdefghijklmnopqrstuvwxyz\" }}|{{ abbrevboth 4 4 \"abcdefghij\" }}", "{}", 0, "...hijk...|...tuvwxyz|abcdefghij"},
+	{"tostrings_mixed", "{{ toStrings (list nil 1 \"a\" 2.5 (list 1)) | toJson }}|{{ toStrings \"x\" | toJson }}|{{ toStrings nil | toJson }}|{{ join \"-\" (until 3) }}", "{}", 0, "[\"1\",\"a\",\"2.5\",\"[1]\"]|[\"x\"]|[]|0-1-2"},
+	{"sortalpha_ints", "{{ sortAlpha (list 10 9 \"b\" \"B\" 1.5) }}|{{ sortAlpha \"z\" }}|{{ sortAlpha nil }}", "{}", 0, "[1.5 10 9 B b]|[z]|[<nil>]"},
+	{"trunc_abbrev_edge", "{{ trunc -3 \"ab\" }}|{{ abbrev 4 \"abcd\" }}|{{ abbrev 4 \"abcde\" }}", "{}", 0, "ab|abcd|a..."},
+	{"contains_prefix", "{{ contains \"\" \"\" }}{{ hasPrefix \"\" \"x\" }}{{ hasSuffix \"xy\" \"y\" }}", "{}", 0, "truetruefalse"},
+	{"repeat_zero", "[{{ repeat 0 \"ab\" }}]|{{ repeat 3 \"\" | len }}|{{ repeat 2 \"\346\227\245\" }}", "{}", 0, "[]|0|\346\227\245\346\227\245"},
+	{"re_named_expand", "{{ regexReplaceAll \"(?P<first>\\\\w+) (?P<last>\\\\w+)\" \"John Smith\" \"${last}, $first!\" }}|{{ regexReplaceAll \"(a)\" \"a\" \"$1x\" }}|{{ regexReplaceAll \"(a)\" \"a\" \"${1}x$\" }}", "{}", 0, "Smith, John!||ax$"},
+	{"re_findall_empty", "{{ regexFindAll \"a*\" \"baaab\" 2 | toJson }}|{{ regexFindAll \"\" \"\346\227\245\346\234\254\" -1 | toJson }}|{{ regexFindAll \"(?i)\303\211\" \"\303\251\303\211e\" -1 | toJson }}", "{}", 0, "[\"\",\"aaa\"]|[\"\",\"\",\"\"]|[\"\303\251\",\"\303\211\"]"},
+	{"re_split_more", "{{ regexSplit \"a\" \"abab\" 2 | toJson }}|{{ regexSplit \"x*\" \"axbc\" -1 | toJson }}|{{ regexSplit \"\" \"\" -1 | toJson }}", "{}", 0, "[\"\",\"bab\"]|[\"a\",\"b\",\"c\"]|[]"},
+	{"re_classes", "{{ regexFind \"[[:alpha:]]+\" \"h\303\251llo\" }}|{{ regexFind \"\\\\pL+\" \"h\303\251llo1\" }}|{{ regexFind \"[^\\\\d\\\\s]+\" \"12 ab3\" }}|{{ regexFind \"\\\\w+\" \"\303\251ab\" }}", "{}", 0, "h|h\303\251llo|ab|ab"},
+	{"re_ungreedy", "{{ regexFind \"(?U)a+\" \"aaa\" }}|{{ regexFind \"a+?b\" \"aab\" }}|{{ regexFind \"a{2,}\" \"aaaa\" }}|{{ regexFind \"x{,3}\" \"x{,3}\" }}|{{ regexFind \"a{0}b\" \"ab\" }}", "{}", 0, "a|aab|aaaa|x{,3}|b"},
+	{"re_anchors", "{{ regexMatch \"a$\" \"a\\n\" }}|{{ regexMatch \"(?m)a$\" \"a\\n\" }}|{{ regexMatch \"\\\\Aa\\\\z\" \"a\" }}|{{ regexReplaceAll \"\\\\b\" \"ab cd\" \"|\" }}", "{}", 0, "false|true|true||ab| |cd|"},
+	{"re_fold", "{{ regexMatch \"(?i)k\" \"\\u212a\" }}|{{ regexMatch \"(?i)\303\237\" \"\341\272\236\" }}|{{ regexMatch \"(?i)\317\203\" \"\317\202\" }}", "{}", 0, "true|true|true"},
+	{"re_escapes", "{{ regexFind \"\\\\x41\\\\x{42}\\\\101\\\\t\" \"ABA\\t\" | toJson }}|{{ regexMatch \"\\\\Q.*\\\\E\" \".*\" }}|{{ regexMatch \"\\\\_\" \"_\" }}", "{}", 0, "\"ABA\\t\"|true|true"},
+	{"re_flags_group", "{{ regexFind \"(?i:A)b\" \"ab AB\" }}|{{ regexFind \"(?s).+\" \"a\\nb\" | toJson }}|{{ regexFind \"(?i)a(?-i)b\" \"AB Ab\" }}|{{ regexMatch \"(?)a\" \"a\" }}", "{}", 0, "ab|\"a\\nb\"|Ab|true"},
+	{"re_err_nested", "{{ mustRegexMatch \"a**\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"a**\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid nested repetition operator: `**`"},
+	{"re_err_nested2", "{{ mustRegexMatch \"a{2}{3}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"a{2}{3}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid nested repetition operator: `{2}{3}`"},
+	{"re_err_backref", "{{ mustRegexMatch \"(a)\\\\1\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(a)\\\\1\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid escape sequence: `\\1`"},
+	{"re_err_octal8", "{{ mustRegexMatch \"\\\\8\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"\\\\8\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid escape sequence: `\\8`"},
+	{"re_err_flag_x", "{{ mustRegexMatch \"(?x)a\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?x)a\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid or unsupported Perl syntax: `(?x`"},
+	{"re_err_range", "{{ mustRegexMatch \"[z-a]\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"[z-a]\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid character class range: `z-a`"},
+	{"re_err_repeat_big", "{{ mustRegexMatch \"a{1001}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"a{1001}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid repeat count: `{1001}`"},
+	{"re_err_named", "{{ mustRegexMatch \"(?P<>x)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?P<>x)\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid named capture: `(?P<>`"},
+	{"re_err_named2", "{{ mustRegexMatch \"(?P<a-b>x)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?P<a-b>x)\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid named capture: `(?P<a-b>`"},
+	{"re_err_unexpected", "{{ mustRegexMatch \"x)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"x)\" \"a\">: error calling mustRegexMatch: error parsing regexp: unexpected ): `x)`"},
+	{"re_err_posix", "{{ mustRegexMatch \"[[:foo:]]\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"[[:foo:]]\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid character class range: `[:foo:]`"},
+	{"re_err_escape_c", "{{ mustRegexMatch \"\\\\C\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"\\\\C\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid escape sequence: `\\C`"},
+	{"re_err_trailing", "{{ mustRegexMatch \"a\\\\\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"a\\\\\" \"a\">: error calling mustRegexMatch: error parsing regexp: trailing backslash at end of expression: ``"},
+	{"re_err_missing_arg", "{{ mustRegexMatch \"(|*)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(|*)\" \"a\">: error calling mustRegexMatch: error parsing regexp: missing argument to repetition operator: `*`"},
+	{"re_err_lookbehind", "{{ mustRegexMatch \"(?<=a)b\" \"ab\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?<=a)b\" \"ab\">: error calling mustRegexMatch: error parsing regexp: invalid named capture: `(?<=a)b`"},
+	{"re_err_atomic", "{{ mustRegexMatch \"(?>a)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?>a)\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid or unsupported Perl syntax: `(?>`"},
+	{"re_err_compile_quote", "{{ regexFind \"a`(\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <regexFind \"a`(\" \"a\">: error calling regexFind: regexp: Compile(\"a`(\"): error parsing regexp: missing closing ): `a`(`"},
+	{"re_quote_meta", "{{ regexQuoteMeta \"a-b_c#d e\\\\f\" }}", "{}", 0, "a-b_c#d e\\\\f"},
+	{"re_class_edge", "{{ regexFind \"[]a]+\" \"a]b\" }}|{{ regexFind \"[^]a]+\" \"a]bc\" }}|{{ regexFind \"[a-]+\" \"-a-b\" }}|{{ regexFind \"[\\\\]\\\\[]+\" \"x[]y\" }}", "{}", 0, "a]|bc|-a-|[]"},
+};
+
+START_TEST(test_goldens)
+{
+	fg_check(&goldens[_i]);
+}
+END_TEST
+
+START_TEST(test_random_strings)
+{
+	/* fields separated by newlines, which none of the outputs contain */
+	char *got = fg_render("{{ randAlpha 200 }}\n{{ randAlphaNum 200 }}\n{{ randNumeric 200 }}\n{{ randAscii 200 }}\n"
+			      "{{ randAlpha 0 }}{{ randNumeric -3 }}\n{{ shuffle \"aab\u00e9\" }}", NULL, NULL);
+	char *p = got, *f[6];
+	for (int i = 0; i < 6; i++) {
+		f[i] = p;
+		p = strchr(p, '\n');
+		if (p)
+			*p++ = '\0';
+		ck_assert_msg(p || i == 5, "fields: %s", got);
+	}
+	ck_assert_uint_eq(strlen(f[0]), 200);
+	ck_assert_uint_eq(strlen(f[1]), 200);
+	ck_assert_uint_eq(strlen(f[2]), 200);
+	ck_assert_uint_eq(strlen(f[3]), 200);
+	ck_assert_uint_eq(strspn(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"), 200);
+	ck_assert_uint_eq(strspn(f[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), 200);
+	ck_assert_uint_eq(strspn(f[2], "0123456789"), 200);
+	for (int i = 0; i < 200; i++)
+		ck_assert(f[3][i] >= ' ' && f[3][i] <= '~');
+	ck_assert_str_eq(f[4], "");
+	/* the runes of the input, in some order */
+	ck_assert_uint_eq(strlen(f[5]), 5);
+	ck_assert_ptr_nonnull(strstr(f[5], "\u00e9"));
+	/* 200 random letters are not all equal */
+	ck_assert(strspn(f[0], (char[]){f[0][0], 0}) < 200);
+	free(got);
+}
+END_TEST
+
+START_TEST(test_size_limits)
+{
+	/* Go would try to build these; the renderer refuses with a limit error */
+	fg_expect_error("{{ repeat 1000000000 \"abcdefgh\" }}", "exceeds the limit");
+	fg_expect_error("{{ $s := repeat 1000000 \"\\n\" }}{{ indent 1000 $s | len }}", "result larger than");
+	fg_expect_error("{{ $s := repeat 20000 \"x\" }}{{ replace \"\" $s $s | len }}", "result larger than");
+	fg_expect_error("{{ $s := repeat 20000 \"x\" }}{{ regexReplaceAll \"\" $s $s | len }}", "result larger than");
+	fg_expect_error("{{ indent -1 \"x\" }}", "error calling indent: strings: negative Repeat count");
+}
+END_TEST
+
+START_TEST(test_regex_backtracking_bounded)
+{
+	/* Go's RE2 answers in linear time; PCRE2 backtracking is cut off by
+	 * the match limit and reported instead of hanging the renderer */
+	fg_expect_error("{{ regexMatch \"(a+)+$\" (print (repeat 40 \"a\") \"b\") }}", "backtracking limit");
+	char *got = fg_render("{{ regexMatch \"(a+)+$\" (repeat 40 \"a\") }}", NULL, NULL);
+	ck_assert_str_eq(got, "true");
+	free(got);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("funcs_strings");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_goldens, 0, (int)(sizeof(goldens) / sizeof(goldens[0])));
+	tcase_add_test(tc, test_random_strings);
+	tcase_add_test(tc, test_size_limits);
+	tcase_add_test(tc, test_regex_backtracking_bounded);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
