@@ -9,17 +9,18 @@
 
 #include "sandbox/sandbox.h"
 #include "supervisor/audit.h"
+#include "supervisor/forward.h"
 
 #define BROKER_MAX_REQUESTS 10000     /* per job */
-#define BROKER_TIMEOUT_MS 30000
+#define BROKER_MAX_INFLIGHT 4         /* requests of one worker being forwarded */
 #define BROKER_MAX_LOGS 200           /* log lines printed per job */
 
 extern int sv_verbose;
 
-static int on_kube_request(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
-static int on_log(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
-static int on_result(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
-static int on_seccomp(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err);
+static int on_log(sv_job *j, ipc_msg *m, bh_error *err);
+static int on_result(sv_job *j, ipc_msg *m, bh_error *err);
+static int on_seccomp(sv_job *j, ipc_msg *m, bh_error *err);
 
 /* ---------------------------------------------------------------------------
  * The whole attack surface: what a worker may send, and under which policy.
@@ -33,7 +34,7 @@ static int on_seccomp(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
 enum { P_ANY = 0, P_ONCE = 1, P_BROKER = 2 };
 static const struct rule {
 	uint32_t type;
-	int (*handler)(sv_job *, kube_client *, ipc_msg *, bh_error *);
+	int (*handler)(sv_job *, ipc_msg *, bh_error *);
 	unsigned policy;
 	uint32_t max; /* payload bytes */
 } dispatch[] = {
@@ -50,7 +51,7 @@ static void violation(sv_job *j, const char *what)
 	audit_write(j->key, j->identity, "invalid", "", 0, 0, what);
 }
 
-int broker_dispatch(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+int broker_dispatch(sv_job *j, ipc_msg *m, bh_error *err)
 {
 	for (size_t i = 0; i < sizeof dispatch / sizeof dispatch[0]; i++) {
 		const struct rule *r = &dispatch[i];
@@ -69,7 +70,7 @@ int broker_dispatch(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
 			return BH_EPROTO;
 		}
 		j->seen |= 1u << (r->type & 31);
-		if ((rc = r->handler(j, kc, m, err)) < 0)
+		if ((rc = r->handler(j, m, err)) < 0)
 			violation(j, err->msg);
 		return rc;
 	}
@@ -196,13 +197,6 @@ const char *broker_verb(const char *method, const char *path)
 	return ap.collection || ap.discovery ? "list" : "get";
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
 static int respond(sv_job *j, uint32_t id, long status, const char *body, size_t len, bh_error *err)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -225,15 +219,11 @@ static int respond_status(sv_job *j, uint32_t id, long code, const char *reason,
 	return rc;
 }
 
-static int on_kube_request(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 {
 	proto_kube_request r;
 	bh_error why;
-	kube_response resp = KUBE_RESPONSE_INIT;
-	kube_request req;
-	char user_h[400], g1[64] = "Impersonate-Group: system:serviceaccounts", g2[400];
-	const char *headers[4] = {NULL};
-	double t0 = now_ms();
+	fwd_req *f;
 	int rc;
 	if (++j->nrequests > BROKER_MAX_REQUESTS)
 		return bh_error_set(err, BH_ELIMIT, "more than %d Kubernetes requests in one job", BROKER_MAX_REQUESTS);
@@ -242,51 +232,59 @@ static int on_kube_request(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err
 	if (broker_check_request(j, &r, &why) < 0) {
 		char msg[1200];
 		snprintf(msg, sizeof msg, "bulkhead broker refused %s %.600s: %.500s", r.method, r.path, why.msg);
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 403, now_ms() - t0, why.msg);
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 403, 0, why.msg);
 		if (sv_verbose)
 			fprintf(stderr, "bulkheadd: %s: %s\n", j->key, msg);
 		rc = respond_status(j, m->hdr.id, 403, "Forbidden", msg, err);
 		proto_kube_request_free(&r);
 		return rc;
 	}
-	memset(&req, 0, sizeof req);
-	req.method = r.method;
-	req.path = r.path;
-	req.content_type = proto_kube_request_header(&r, "Content-Type");
-	req.accept = proto_kube_request_header(&r, "Accept");
-	req.body = r.body_len ? (const char *)r.body : NULL;
-	req.body_len = r.body_len;
-	req.timeout_ms = BROKER_TIMEOUT_MS;
-	if (j->identity) {
-		snprintf(user_h, sizeof user_h, "Impersonate-User: %s", j->identity);
-		snprintf(g2, sizeof g2, "Impersonate-Group: system:serviceaccounts:%s", j->ns);
-		headers[0] = user_h;
-		headers[1] = g1;
-		headers[2] = g2;
-		req.headers = headers;
+	if (j->inflight >= BROKER_MAX_INFLIGHT) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "bulkhead broker: at most %d requests of a worker are forwarded at a time",
+			 BROKER_MAX_INFLIGHT);
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 429, 0, msg);
+		rc = respond_status(j, m->hdr.id, 429, "TooManyRequests", msg, err);
+		proto_kube_request_free(&r);
+		return rc;
 	}
-	rc = kube_request_send(kc, &req, &resp, &why);
-	if (rc < 0) {
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 0, now_ms() - t0, NULL);
-		rc = respond_status(j, m->hdr.id, 503, "ServiceUnavailable", why.msg, err);
-	} else if (resp.body.len > IPC_MAX_PAYLOAD - 16) {
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, resp.status, now_ms() - t0, NULL);
-		rc = respond_status(j, m->hdr.id, 500, "InternalError", "response too large for the worker channel", err);
-	} else {
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, resp.status, now_ms() - t0, NULL);
-		rc = respond(j, m->hdr.id, resp.status, resp.body.data ? resp.body.data : "", resp.body.len, err);
+	if (!(f = calloc(1, sizeof *f))) {
+		proto_kube_request_free(&r);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	kube_response_free(&resp);
-	proto_kube_request_free(&r);
-	return rc;
+	f->serial = j->serial;
+	f->id = m->hdr.id;
+	f->key = strdup(j->key);
+	f->identity = j->identity ? strdup(j->identity) : NULL;
+	f->ns = strdup(j->ns);
+	f->r = r;
+	j->inflight++;
+	fwd_submit(f);
+	return 0;
 }
 
-static int on_log(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
+{
+	const char *verb = broker_verb(f->r.method, f->r.path);
+	audit_write(f->key, f->identity, verb, f->r.path, f->status, f->ms, NULL);
+	if (!j)
+		return 0; /* the worker is gone */
+	if (j->inflight)
+		j->inflight--;
+	if (j->sock < 0)
+		return 0;
+	if (f->status == 0)
+		return respond_status(j, f->id, 503, "ServiceUnavailable", f->error, err);
+	if (f->body.len > IPC_MAX_PAYLOAD - 16)
+		return respond_status(j, f->id, 500, "InternalError", "response too large for the worker channel", err);
+	return respond(j, f->id, (uint32_t)f->status, f->body.data ? f->body.data : "", f->body.len, err);
+}
+
+static int on_log(sv_job *j, ipc_msg *m, bh_error *err)
 {
 	const unsigned char *s;
 	size_t n;
 	int rc;
-	(void)kc;
 	if ((rc = proto_str_decode(m->payload, m->hdr.len, PROTO_MAX_LOG, 1, &s, &n, err)) < 0)
 		return rc;
 	if (++j->nlogs <= BROKER_MAX_LOGS)
@@ -296,12 +294,11 @@ static int on_log(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
 	return 0;
 }
 
-static int on_result(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+static int on_result(sv_job *j, ipc_msg *m, bh_error *err)
 {
 	const unsigned char *s;
 	size_t n;
 	int rc;
-	(void)kc;
 	if ((rc = proto_str_decode(m->payload, m->hdr.len, PROTO_MAX_RESULT, 0, &s, &n, err)) < 0 ||
 	    (rc = proto_result_decode(s, n, &j->result, err)) < 0)
 		return rc;
@@ -309,10 +306,9 @@ static int on_result(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
 	return 0;
 }
 
-static int on_seccomp(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err)
+static int on_seccomp(sv_job *j, ipc_msg *m, bh_error *err)
 {
 	int rc;
-	(void)kc;
 	if ((rc = proto_seccomp_decode(m->payload, m->hdr.len, &j->seccomp_nr, &j->seccomp_arch, err)) < 0)
 		return rc;
 	j->has_seccomp = 1;

@@ -4,7 +4,7 @@
  * monitor mon_dispatch), the payload is decoded as hostile input (proto/),
  * and Kubernetes requests are checked against the worker's job, given the
  * tenant identity (impersonation of the HelmRelease's ServiceAccount),
- * forwarded, audited, and answered. */
+ * forwarded by the forwarding threads (forward.h), audited, and answered. */
 #ifndef BH_SUPERVISOR_BROKER_H
 #define BH_SUPERVISOR_BROKER_H
 
@@ -17,7 +17,12 @@
  * that ends the worker (err says what; j->violation is set and audited).
  * Refused Kubernetes requests are not violations: the worker gets a 403
  * Status and may go on. */
-int broker_dispatch(sv_job *j, kube_client *kc, ipc_msg *m, bh_error *err);
+int broker_dispatch(sv_job *j, ipc_msg *m, bh_error *err);
+
+/* Audits a forwarded request's outcome and queues the answer to j (NULL
+ * when the worker is gone: only audited). */
+struct fwd_req;
+int broker_answer(sv_job *j, struct fwd_req *f, bh_error *err);
 
 /* The policy check alone (pure; for tests): 0 when the request may be
  * forwarded, else BH_EDENIED with the reason in err. */

@@ -31,6 +31,8 @@ typedef struct sv_job {
 	int has_seccomp;
 	uint32_t seccomp_nr, seccomp_arch;
 	char violation[600];    /* first protocol violation, "" if none */
+	unsigned long serial;   /* unique per job (answers find their job by it) */
+	unsigned inflight;      /* requests being forwarded */
 	unsigned nrequests;
 	unsigned nlogs;
 	unsigned seen;          /* bit per message type already received (ONCE policy) */

@@ -26,6 +26,7 @@
 #include "supervisor/artifact.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
+#include "supervisor/forward.h"
 #include "supervisor/job.h"
 #include "supervisor/source.h"
 #include "supervisor/spawn.h"
@@ -113,6 +114,7 @@ typedef struct entry {
 } entry;
 
 static int worker_fd = -1;
+static unsigned long job_serial;
 static entry *entries;
 static size_t nentries, centries;
 static sv_job **jobs;
@@ -325,6 +327,7 @@ static void start(kube_client *kc, entry *e)
 		return;
 	}
 	j->sock = -1;
+	j->serial = ++job_serial;
 	ipc_reader_init(&j->rd, IPC_MAX_PAYLOAD, 0);
 	ipc_outq_init(&j->oq);
 	j->hr = json_incref(e->hr);
@@ -425,7 +428,7 @@ static void service(kube_client *kc, sv_job *j)
 			kill_job(j);
 			break;
 		}
-		rc = broker_dispatch(j, kc, &m, &err);
+		rc = broker_dispatch(j, &m, &err);
 		ipc_msg_free(&m);
 		if (rc < 0) {
 			kill_job(j);
@@ -535,6 +538,27 @@ static void reap(kube_client *kc)
 			continue;
 		}
 		i++;
+	}
+}
+
+/* Answers from the forwarding threads go to their workers. */
+static void collect_answers(void)
+{
+	fwd_req *f = fwd_take_done();
+	while (f) {
+		fwd_req *n = f->next;
+		sv_job *j = NULL;
+		bh_error err;
+		for (size_t i = 0; i < njobs; i++)
+			if (jobs[i]->serial == f->serial)
+				j = jobs[i];
+		if (broker_answer(j, f, &err) < 0 && j)
+			fprintf(stderr, "bulkheadd: %s: %s\n", j->key, err.msg);
+		if (j && j->sock >= 0 && ipc_outq_flush(&j->oq, j->sock, &err) < 0) {
+			/* the worker closed its end; its exit will be reaped */
+		}
+		fwd_req_free(f);
+		f = n;
 	}
 }
 
@@ -649,6 +673,10 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (fwd_start(cfg, opt.concurrent, wake_pipe[1], &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
 	if (pthread_create(&th, NULL, watch_main, wc) != 0) {
 		fprintf(stderr, "bulkheadd: cannot start the watch thread\n");
 		return 1;
@@ -662,6 +690,7 @@ int main(int argc, char **argv)
 		double now = now_s(), next = now + 5;
 		int timeout;
 		drain_watch();
+		collect_answers();
 		reap(kc);
 		/* deadlines */
 		for (size_t i = 0; i < njobs; i++) {

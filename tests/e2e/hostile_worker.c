@@ -9,6 +9,7 @@
  *   foreign    GET requests for another namespace's Secrets
  *   impersonate requests carrying their own Impersonate-User/Authorization
  *   stall      half a frame, then silence
+ *   flood      50 requests without waiting for answers
  * After foreign/impersonate it reports the statuses it got as its result.
  * Without the annotation it execs the real bulkhead-worker, which then reads
  * the job itself. */
@@ -132,6 +133,39 @@ int main(int argc, char **argv)
 		long a = request(sock, 1, "GET", "/api/v1/namespaces/team-x/configmaps", h1, 1, m1, sizeof m1);
 		long b = request(sock, 2, "GET", "/api/v1/namespaces/team-x/configmaps", h2, 1, m2, sizeof m2);
 		snprintf(report, sizeof report, "statuses %ld %ld: %s | %s", a, b, m1, m2);
+		result(sock, report);
+	} else if (strcmp(mode, "flood") == 0) {
+		int ok = 0, throttled = 0, other = 0;
+		for (uint32_t id = 1; id <= 50; id++) {
+			bh_buf b = BH_BUF_INIT;
+			proto_kube_request_encode(&b, "GET", "/api/v1/namespaces/team-x/configmaps", NULL, 0, "", 0);
+			ipc_send(sock, PROTO_KUBE_REQUEST, id, b.data, b.len, -1, NULL);
+			bh_buf_free(&b);
+		}
+		for (int got = 0; got < 50; got++) {
+			ipc_msg m;
+			uint32_t st = 0;
+			const unsigned char *body;
+			size_t bl;
+			if (ipc_recv(sock, IPC_MAX_PAYLOAD, 1, &m, NULL) < 0)
+				break;
+			if (m.hdr.type != PROTO_KUBE_RESPONSE) { /* the job we only peeked at */
+				ipc_msg_free(&m);
+				got--;
+				continue;
+			}
+			if (proto_kube_response_decode(m.payload, m.hdr.len, &st, &body, &bl, NULL) == 0) {
+				if (st == 200)
+					ok++;
+				else if (st == 429)
+					throttled++;
+				else
+					other++;
+			}
+			ipc_msg_free(&m);
+		}
+		snprintf(report, sizeof report, "flood: forwarded=%s throttled(429)=%s answered=%d", ok + other > 0 ? "some" : "none",
+			 throttled > 0 ? "some" : "none", ok + other + throttled);
 		result(sock, report);
 	} else if (strcmp(mode, "stall") == 0) {
 		ipc_hdr h = {PROTO_LOG, 100, 0, 0};

@@ -12,12 +12,12 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 hostile="$BH_BUILDDIR/tests/e2e/hostile_worker"
 [ -x "$hostile" ] || e2e_skip "$hostile not built"
-SK_WORKER_PATH="$hostile" sk_setup --concurrent 8
+SK_WORKER_PATH="$hostile" sk_setup --concurrent 9
 sk_publish "$BH_SRCDIR/tests/e2e/skeleton/demo" team-x demo
 kubectl create ns team-victim >/dev/null
 kubectl create secret generic db-password -n team-victim --from-literal=password=hunter2 >/dev/null
 kubectl create serviceaccount tenant -n team-x >/dev/null
-for mode in oversized garbage fd badresult foreign impersonate stall; do
+for mode in oversized garbage fd badresult foreign impersonate flood stall; do
 	extra="  serviceAccountName: tenant"
 	[ "$mode" = stall ] && extra="$extra
   timeout: 4s"
@@ -41,6 +41,7 @@ check badresult ProtocolViolation "RESULT: invalid JSON"
 check foreign HostileReport "statuses 403 403: bulkhead broker refused GET /api/v1/namespaces/team-victim/secrets: namespace team-victim is not one of the job's namespaces"
 check impersonate HostileReport "statuses 403 403: bulkhead broker refused GET /api/v1/namespaces/team-x/configmaps: a worker may not choose its identity (header Impersonate-User)"
 check impersonate HostileReport "(header Authorization)"
+check flood HostileReport "flood: forwarded=some throttled(429)=some answered=50"
 check stall WorkerTimeout "worker exceeded its deadline of 4s"
 
 # every refusal is in the audit log, with the worker's tenant identity

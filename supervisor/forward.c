@@ -1,0 +1,145 @@
+/* supervisor/forward.c — see forward.h. */
+#include "supervisor/forward.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/curl.h"
+#include "kube/kube.h"
+
+#define FWD_TIMEOUT_MS 30000
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static fwd_req *in_head, *in_tail, *done_head;
+static int wake = -1;
+
+void fwd_req_free(fwd_req *r)
+{
+	if (!r)
+		return;
+	free(r->key);
+	free(r->identity);
+	free(r->ns);
+	proto_kube_request_free(&r->r);
+	bh_buf_free(&r->body);
+	free(r);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static void perform(kube_client *kc, fwd_req *f)
+{
+	kube_request req;
+	kube_response resp = KUBE_RESPONSE_INIT;
+	char user_h[400], g2[400];
+	const char *headers[4] = {NULL};
+	bh_error err;
+	double t0 = now_ms();
+	memset(&req, 0, sizeof req);
+	req.method = f->r.method;
+	req.path = f->r.path;
+	req.content_type = proto_kube_request_header(&f->r, "Content-Type");
+	req.accept = proto_kube_request_header(&f->r, "Accept");
+	req.body = f->r.body_len ? (const char *)f->r.body : NULL;
+	req.body_len = f->r.body_len;
+	req.timeout_ms = FWD_TIMEOUT_MS;
+	if (f->identity) {
+		snprintf(user_h, sizeof user_h, "Impersonate-User: %s", f->identity);
+		snprintf(g2, sizeof g2, "Impersonate-Group: system:serviceaccounts:%s", f->ns);
+		headers[0] = user_h;
+		headers[1] = "Impersonate-Group: system:serviceaccounts";
+		headers[2] = g2;
+		req.headers = headers;
+	}
+	if (kube_request_send(kc, &req, &resp, &err) < 0) {
+		f->status = 0;
+		snprintf(f->error, sizeof f->error, "%.500s", err.msg);
+	} else {
+		f->status = resp.status;
+		f->body = resp.body;
+		bh_buf_init(&resp.body);
+	}
+	kube_response_free(&resp);
+	f->ms = now_ms() - t0;
+}
+
+static void *fwd_main(void *arg)
+{
+	kube_client *kc = arg;
+	for (;;) {
+		fwd_req *f;
+		pthread_mutex_lock(&mu);
+		while (!in_head)
+			pthread_cond_wait(&cv, &mu);
+		f = in_head;
+		in_head = f->next;
+		if (!in_head)
+			in_tail = NULL;
+		pthread_mutex_unlock(&mu);
+		f->next = NULL;
+		perform(kc, f);
+		pthread_mutex_lock(&mu);
+		f->next = done_head;
+		done_head = f;
+		pthread_mutex_unlock(&mu);
+		if (write(wake, "f", 1) < 0) {
+			/* the main loop also polls on a timer */
+		}
+	}
+	return NULL;
+}
+
+int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
+{
+	wake = wake_fd;
+	for (int i = 0; i < n; i++) {
+		kube_client *kc = kube_curl_client_new(cfg, err);
+		pthread_t th;
+		if (!kc)
+			return err ? err->code : BH_EIO;
+		kube_client_set_timeout(kc, FWD_TIMEOUT_MS);
+		if (pthread_create(&th, NULL, fwd_main, kc) != 0)
+			return bh_error_set(err, BH_EIO, "cannot start a forwarding thread");
+		pthread_detach(th);
+	}
+	return 0;
+}
+
+void fwd_submit(fwd_req *r)
+{
+	r->next = NULL;
+	pthread_mutex_lock(&mu);
+	if (in_tail)
+		in_tail->next = r;
+	else
+		in_head = r;
+	in_tail = r;
+	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+fwd_req *fwd_take_done(void)
+{
+	fwd_req *l, *rev = NULL;
+	pthread_mutex_lock(&mu);
+	l = done_head;
+	done_head = NULL;
+	pthread_mutex_unlock(&mu);
+	while (l) { /* oldest first */
+		fwd_req *n = l->next;
+		l->next = rev;
+		rev = l;
+		l = n;
+	}
+	return rev;
+}

@@ -1,0 +1,38 @@
+/* supervisor/forward.h — the broker's forwarding threads. Requests a worker
+ * may make (already checked by the broker's policy) are queued here and sent
+ * to the API server by a small pool of threads, each with its own client, as
+ * the tenant identity; the main loop collects the answers. So a slow API
+ * server or a slow request never blocks the supervisor's loop (deadlines,
+ * other workers, the watch). */
+#ifndef BH_SUPERVISOR_FORWARD_H
+#define BH_SUPERVISOR_FORWARD_H
+
+#include "kube/config.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "proto/proto.h"
+
+typedef struct fwd_req {
+	unsigned long serial;     /* of the job that asked */
+	uint32_t id;              /* its request id */
+	char *key;                /* "ns/name" of the HelmRelease (audit) */
+	char *identity;           /* impersonated user, or NULL */
+	char *ns;                 /* HelmRelease namespace (impersonated groups) */
+	proto_kube_request r;     /* the request (owned) */
+	/* filled by the forwarding thread */
+	long status;              /* HTTP status; 0 when none came back */
+	bh_buf body;
+	char error[512];
+	double ms;
+	struct fwd_req *next;
+} fwd_req;
+
+/* Starts n threads with clients for cfg; wake_fd gets a byte per answer. */
+int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
+/* Queues r (ownership passes to the pool). */
+void fwd_submit(fwd_req *r);
+/* Takes every answered request (a list linked by next; caller frees each). */
+fwd_req *fwd_take_done(void);
+void fwd_req_free(fwd_req *r);
+
+#endif
