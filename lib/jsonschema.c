@@ -16,6 +16,7 @@
 #include "lib/gojson.h"
 #include "lib/gostrconv.h"
 #include "lib/jsonschema_formats.h"
+#include "lib/jsonschema_internal.h"
 #include "lib/yaml_resolve.h"
 
 typedef gojson_node node;
@@ -42,6 +43,7 @@ struct jsonschema {
 	int nanchors;
 	struct anchor { char *name; const node *target; } *anchors;
 	int has_uneval;       /* unevaluatedProperties/Items appear somewhere */
+	int assert_format;    /* assert "format" whatever the draft (meta-schemas) */
 };
 
 static size_t ptr_hash(const void *p)
@@ -498,54 +500,6 @@ void jsonschema_free(jsonschema *s)
 	free(s->anchors);
 	gojson_tree_free(s->root);
 	free(s);
-}
-
-int jsonschema_compile_text(const char *text, size_t len, jsonschema **out, bh_error *err)
-{
-	gojson_limits lim = {JSONSCHEMA_MAX_BYTES, JSONSCHEMA_MAX_DEPTH};
-	jsonschema *s;
-	compiler c;
-	const char *sv;
-	int rc;
-	*out = NULL;
-	s = calloc(1, sizeof *s);
-	if (!s)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	s->true_schema.type = GOJSON_TRUE;
-	rc = gojson_tree_load(text, len, &lim, &s->root, err);
-	if (rc) {
-		free(s);
-		return rc;
-	}
-	if (!is_schema(s->root)) {
-		jsonschema_free(s);
-		return bh_error_set(err, BH_EINVAL, "jsonschema: values.schema.json is not a schema (want an object or a boolean)");
-	}
-	s->draft = 2020;
-	if ((sv = kw_str(s->root, "$schema"))) {
-		s->draft = draft_from_url(sv);
-		if (!s->draft) {
-			bh_error_set(err, BH_EINVAL, "failing loading \"%s\": unknown meta-schema (not fetched; draft-04, -06, -07, 2019-09 and 2020-12 are known)", sv);
-			jsonschema_free(s);
-			return BH_EINVAL;
-		}
-	}
-	rc = collect_anchors(s, s->root, 0);
-	if (rc) {
-		jsonschema_free(s);
-		return rc == -2 ? bh_error_set(err, BH_ELIMIT, "jsonschema: schema nested too deeply")
-				: bh_error_set(err, BH_ENOMEM, "out of memory");
-	}
-	c.s = s;
-	c.err = err;
-	c.depth = 0;
-	rc = compile_schema(&c, s->root);
-	if (rc) {
-		jsonschema_free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
 }
 
 int jsonschema_compile(const json_t *schema, jsonschema **out, bh_error *err)
@@ -1442,6 +1396,16 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 				c->hard = BH_ENOMEM;
 				break;
 			}
+			/* v6 validates the name as a document of its own: these
+			 * errors (and the one wrapping them) are reported at '' */
+			size_t saved = c->loc.len;
+			char *savedloc = strdup(bh_buf_str(&c->loc));
+			if (!savedloc) {
+				json_decref(name);
+				c->hard = BH_ENOMEM;
+				break;
+			}
+			loc_pop(c, 0);
 			uneval_init(js, &sub, name, n, 0);
 			e = validate(c, n, name, br, &sub);
 			uneval_free(&sub);
@@ -1475,6 +1439,9 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 				}
 				errlist_add(c, errs, pe);
 			}
+			bh_buf_reset(&c->loc);
+			bh_buf_put(&c->loc, savedloc, saved);
+			free(savedloc);
 		}
 	}
 	if (js->draft == 6)
@@ -1928,7 +1895,7 @@ ref_only:
 		}
 	}
 	/* format: asserted by v6 for drafts before 2019-09 */
-	if (c->s->draft < 2019 && (n = kw(s, "format")) && n->type == GOJSON_STRING && json_is_string(v)) {
+	if ((c->s->draft < 2019 || c->s->assert_format) && (n = kw(s, "format")) && n->type == GOJSON_STRING && json_is_string(v)) {
 		bh_buf why = BH_BUF_INIT;
 		int r = jsonschema_format_check(n->text, json_string_value(v), json_string_length(v), &why);
 		if (r > 0) {
@@ -2010,43 +1977,162 @@ static void display(bh_buf *b, const verr *e, int indent)
 		display(b, e->causes[i], indent);
 }
 
-int jsonschema_validate(const jsonschema *s, const json_t *values, bh_buf *errors, bh_error *err)
+/* runs the validator; *hard is set to BH_ELIMIT/BH_ENOMEM on failure */
+static verr *validate_root(const jsonschema *s, const json_t *values, int *hard)
 {
 	vctx c;
 	uneval ue;
 	verr *e;
-	bh_buf out = BH_BUF_INIT;
 	memset(&c, 0, sizeof c);
 	c.s = s;
-	c.err = err;
 	bh_buf_puts(&c.loc, "");
 	uneval_init(s, &ue, values, s->root, 0);
 	e = validate(&c, s->root, values, 0, &ue);
 	uneval_free(&ue);
 	bh_buf_free(&c.loc);
+	*hard = c.hard;
 	if (c.hard) {
 		verr_free(e);
-		if (c.hard == BH_ELIMIT)
+		return NULL;
+	}
+	return e;
+}
+
+/* the Schema wrapper's causes, one "- at ..." line each, then a newline */
+static int display_errors(const verr *e, bh_buf *out)
+{
+	bh_buf tmp = BH_BUF_INIT;
+	/* a top-level group shows its causes directly */
+	if (e->kind == E_GROUP) {
+		for (size_t i = 0; i < e->n; i++)
+			display(&tmp, e->causes[i], 1);
+	} else {
+		display(&tmp, e, 1);
+	}
+	if (tmp.len && tmp.data[0] == '\n')
+		bh_buf_put(out, tmp.data + 1, tmp.len - 1);
+	bh_buf_putc(out, '\n');
+	bh_buf_free(&tmp);
+	return bh_buf_ok(out) ? 0 : BH_ENOMEM;
+}
+
+int jsonschema_validate(const jsonschema *s, const json_t *values, bh_buf *errors, bh_error *err)
+{
+	int hard = 0;
+	verr *e = validate_root(s, values, &hard);
+	if (hard) {
+		if (hard == BH_ELIMIT)
 			return bh_error_set(err, BH_ELIMIT, "values.schema.json: validation exceeded its limits (%d levels, %d steps)",
 					    JSONSCHEMA_MAX_DEPTH, JSONSCHEMA_MAX_STEPS);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	if (!e)
 		return 0;
-	/* the Schema wrapper: a top-level group shows its causes directly */
-	if (e->kind == E_GROUP) {
-		for (size_t i = 0; i < e->n; i++)
-			display(&out, e->causes[i], 1);
-	} else {
-		display(&out, e, 1);
+	/* Helm strips the wrapper's first line and adds a newline */
+	if (display_errors(e, errors)) {
+		verr_free(e);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	verr_free(e);
-	/* Helm strips the wrapper's first line and adds a newline */
-	if (out.len && out.data[0] == '\n')
-		bh_buf_put(errors, out.data + 1, out.len - 1);
-	bh_buf_putc(errors, '\n');
-	bh_buf_free(&out);
-	if (!bh_buf_ok(errors))
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	return 1;
+}
+
+/* ---- compilation entry points (after the validator: the meta-schema check uses it) */
+
+static int compile_internal(const char *text, size_t len, int meta, jsonschema **out, bh_error *err);
+
+/* v6 checks values.schema.json against its draft's meta-schema first */
+static int meta_check(const char *text, size_t len, int draft, bh_error *err)
+{
+	const char *url;
+	const char *mt = jsonschema_meta_text(draft, &url);
+	gojson_limits lim = {JSONSCHEMA_MAX_BYTES, JSONSCHEMA_MAX_DEPTH};
+	jsonschema *ms = NULL;
+	json_t *inst = NULL;
+	verr *e;
+	int rc, hard = 0;
+	bh_buf lines = BH_BUF_INIT;
+	rc = compile_internal(mt, strlen(mt), 0, &ms, err);
+	if (rc)
+		return rc;
+	ms->assert_format = 1;
+	rc = gojson_decode(text, len, &lim, 0, &inst, err);
+	if (rc) {
+		jsonschema_free(ms);
+		return rc;
+	}
+	e = validate_root(ms, inst, &hard);
+	if (hard) {
+		rc = hard == BH_ELIMIT ? bh_error_set(err, BH_ELIMIT, "values.schema.json: meta-schema check exceeded its limits")
+				       : bh_error_set(err, BH_ENOMEM, "out of memory");
+	} else if (e) {
+		display_errors(e, &lines);
+		while (lines.len && lines.data[lines.len - 1] == '\n')
+			lines.data[--lines.len] = '\0';
+		rc = bh_error_set(err, BH_EINVAL,
+				  "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with '%s'\n%s",
+				  url, bh_buf_str(&lines));
+	}
+	bh_buf_free(&lines);
+	verr_free(e);
+	json_decref(inst);
+	jsonschema_free(ms);
+	return rc;
+}
+
+static int compile_internal(const char *text, size_t len, int meta, jsonschema **out, bh_error *err)
+{
+	gojson_limits lim = {JSONSCHEMA_MAX_BYTES, JSONSCHEMA_MAX_DEPTH};
+	jsonschema *s;
+	compiler c;
+	const char *sv;
+	int rc;
+	*out = NULL;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	s->true_schema.type = GOJSON_TRUE;
+	rc = gojson_tree_load(text, len, &lim, &s->root, err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	s->draft = 2020;
+	if ((sv = kw_str(s->root, "$schema"))) {
+		s->draft = draft_from_url(sv);
+		if (!s->draft) {
+			bh_error_set(err, BH_EINVAL, "failing loading \"%s\": unknown meta-schema (not fetched; draft-04, -06, -07, 2019-09 and 2020-12 are known)", sv);
+			jsonschema_free(s);
+			return BH_EINVAL;
+		}
+	}
+	if (meta && (rc = meta_check(text, len, s->draft, err))) {
+		jsonschema_free(s);
+		return rc;
+	}
+	if (!is_schema(s->root)) {
+		jsonschema_free(s);
+		return bh_error_set(err, BH_EINVAL, "jsonschema: values.schema.json is not a schema (want an object or a boolean)");
+	}
+	rc = collect_anchors(s, s->root, 0);
+	if (rc) {
+		jsonschema_free(s);
+		return rc == -2 ? bh_error_set(err, BH_ELIMIT, "jsonschema: schema nested too deeply")
+				: bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	c.s = s;
+	c.err = err;
+	c.depth = 0;
+	rc = compile_schema(&c, s->root);
+	if (rc) {
+		jsonschema_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int jsonschema_compile_text(const char *text, size_t len, jsonschema **out, bh_error *err)
+{
+	return compile_internal(text, len, 1, out, err);
 }

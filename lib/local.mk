@@ -8,7 +8,8 @@ lib_libbhlib_a_SOURCES = \
 	lib/yaml.c lib/yaml.h lib/yaml_emit.c lib/yaml_pretty.c \
 	lib/yaml_resolve.c lib/yaml_resolve.h \
 	lib/jsonschema.c lib/jsonschema.h \
-	lib/jsonschema_formats.c lib/jsonschema_formats.h
+	lib/jsonschema_formats.c lib/jsonschema_formats.h \
+	lib/jsonschema_meta.c lib/jsonschema_internal.h
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) -lm
 

@@ -357,6 +357,93 @@ static const struct golden {
 	 "{\"$schema\": \"http://json-schema.org/draft-07/schema#\", \"properties\": {\"k0\": {\"format\": \"date-time\"}, \"k1\": {\"format\": \"date-time\"}, \"k2\": {\"format\": \"date-time\"}, \"k3\": {\"format\": \"date-time\"}, \"k4\": {\"format\": \"date-time\"}, \"k5\": {\"format\": \"date-time\"}, \"k6\": {\"format\": \"date-time\"}, \"k7\": {\"format\": \"date-time\"}, \"k8\": {\"format\": \"date-time\"}}}",
 	 "{\"k0\": \"2020-01-01T00:00:00Z\", \"k1\": \"2020-01-01T25:00:00Z\", \"k2\": \"2020-01-01 00:00:00Z\", \"k3\": \"2020-13-01T00:00:00Z\", \"k4\": \"2020-01-01T00:00:00\", \"k5\": \"2020-01-01T00:00:60Z\", \"k6\": \"2020-01-01T23:59:60Z\", \"k7\": \"2020-01-01T00:00:00.Z\", \"k8\": \"2020-01-01T00:00:00+0100\"}",
 	 "- at '/k3': '2020-13-01T00:00:00Z' is not valid date-time: invalid date element: parsing time \"2020-13-01\": month out of range\n- at '/k7': '2020-01-01T00:00:00.Z' is not valid date-time: invalid time element: no digits in second fraction\n- at '/k8': '2020-01-01T00:00:00+0100' is not valid date-time: invalid time element: offset must be 6 characters long\n- at '/k4': '2020-01-01T00:00:00' is not valid date-time: less than 20 characters long\n- at '/k5': '2020-01-01T00:00:60Z' is not valid date-time: invalid time element: invalid leap second\n- at '/k1': '2020-01-01T25:00:00Z' is not valid date-time: invalid time element: hour/min/sec out of range\n- at '/k2': '2020-01-01 00:00:00Z' is not valid date-time: 11th character must be t or T\n"},
+	/* invalid schemas: Helm's meta-schema error (compile fails); for
+	 * two-bad Helm prints the two causes in either order (Go map order),
+	 * this is the order seen in 2 runs of 20 */
+	{"req-bool7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"type\":\"string\",\"required\":true}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-07/schema#'\n- at '/properties/a/required': got boolean, want array\n"},
+	{"req-bool2020",
+	 "{\"properties\":{\"a\":{\"type\":\"string\",\"required\":true}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/required': got boolean, want array\n"},
+	{"type-typo7",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"obj\"}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-07/schema#'\n- at '/type': 'anyOf' failed\n  - at '/type': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'\n  - at '/type': got string, want array\n"},
+	{"enum-notarr",
+	 "{\"properties\":{\"a\":{\"enum\":\"x\"}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/enum': got string, want array\n"},
+	{"min-str",
+	 "{\"properties\":{\"a\":{\"minimum\":\"5\"}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/minimum': got string, want number\n"},
+	{"minlen-neg",
+	 "{\"properties\":{\"a\":{\"minLength\":-1}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/minLength': minimum: got -1, want 0\n"},
+	{"items-num",
+	 "{\"properties\":{\"a\":{\"items\":5}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/items': got number, want boolean or object\n"},
+	{"allof-empty",
+	 "{\"allOf\":[]}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/allOf': minItems: got 0, want 1\n"},
+	{"props-arr",
+	 "{\"properties\":[]}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties': got array, want object\n"},
+	{"deep-bad",
+	 "{\"properties\":{\"a\":{\"properties\":{\"b\":{\"type\":[\"string\",\"bogus\"]}}}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/properties/b': 'allOf' failed\n      - at '/properties/a/properties/b/type': 'anyOf' failed\n        - at '/properties/a/properties/b/type': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'\n        - at '/properties/a/properties/b/type/1': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'\n"},
+	{"two-bad",
+	 "{\"type\":\"x\",\"minItems\":\"y\"}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '': validation failed\n    - at '/minItems': got string, want integer\n    - at '/type': 'anyOf' failed\n      - at '/type': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'\n      - at '/type': got string, want array\n"},
+	{"root-arr",
+	 "[1]",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': got array, want boolean or object\n"},
+	{"draft4-bad",
+	 "{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"exclusiveMinimum\":true}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-04/schema#'\n- at '': properties 'minimum' required, if 'exclusiveMinimum' exists\n"},
+	{"draft6-bad",
+	 "{\"$schema\":\"http://json-schema.org/draft-06/schema#\",\"contains\":5}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-06/schema#'\n- at '/contains': got number, want boolean or object\n"},
+	{"draft2019-bad",
+	 "{\"$schema\":\"https://json-schema.org/draft/2019-09/schema\",\"properties\":{\"a\":{\"type\":1}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2019-09/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/type': 'anyOf' failed\n      - at '/properties/a/type': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'\n      - at '/properties/a/type': got number, want array\n"},
+	{"ref-bad",
+	 "{\"properties\":{\"a\":{\"$ref\":5}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/$ref': got number, want string\n"},
+	{"defs-bad",
+	 "{\"$defs\":{\"x\":5}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/$defs/x': got number, want boolean or object\n"},
+	{"anchor-bad",
+	 "{\"$defs\":{\"x\":{\"$anchor\":\"1bad\"}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/$defs/x': 'allOf' failed\n    - at '/$defs/x/$anchor': '1bad' does not match pattern '^[A-Za-z_][-A-Za-z0-9._]*$'\n"},
+	{"id-frag",
+	 "{\"$id\":\"http://x/y#frag\"}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/$id': 'http://x/y#frag' does not match pattern '^[^#]*#?$'\n"},
+	{"patprop-bad",
+	 "{\"patternProperties\":{\"(\":{}}}",
+	 "a: 1\n",
+	 "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '': invalid propertyName '('\n    - at '': '(' is not valid regex: error parsing regexp: missing closing ): `(`\n"},
+	{"valid-complex",
+	 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"x\":{\"type\":\"object\"}},\"properties\":{\"a\":{\"$ref\":\"#/definitions/x\",\"description\":\"d\",\"examples\":[1]}},\"if\":true,\"then\":{\"minProperties\":0}}",
+	 "a: {}\n",
+	 NULL},
 };
 
 /* splits output into top-level blocks and sorts them */
@@ -396,6 +483,21 @@ static int run_one(const char *schema, size_t slen, const json_t *values, const 
 	bh_buf out = BH_BUF_INIT;
 	int rc, ok = 1;
 	rc = jsonschema_compile_text(schema, slen, &s, &e);
+	if (rc && want && strncmp(want, "\"file:///", 9) == 0) {
+		/* Helm prints the compile error as it is, after "<chart>:\n" */
+		bh_buf m = BH_BUF_INIT;
+		char *a, *b;
+		bh_buf_printf(&m, "%s\n", e.msg);
+		a = normalize(strchr(m.data, '\n') + 1);
+		b = normalize(strchr(want, '\n') + 1);
+		ok = strncmp(m.data, want, (size_t)(strchr(want, '\n') - want)) == 0 && strcmp(a, b) == 0;
+		if (!ok)
+			fprintf(stderr, "FAIL %s:\n--- got\n%s--- want\n%s", name, m.data, want);
+		free(a);
+		free(b);
+		bh_buf_free(&m);
+		return ok;
+	}
 	if (rc) {
 		fprintf(stderr, "FAIL %s: compile: %s\n", name, e.msg);
 		return 0;
@@ -470,10 +572,11 @@ START_TEST(test_compile_errors)
 			     "failing loading \"https://example.invalid/s.json\"");
 	expect_compile_error("{\"$schema\":\"http://example.com/x\"}", BH_EINVAL, "failing loading \"http://example.com/x\"");
 	expect_compile_error("{\"$ref\":\"#/nope\"}", BH_EINVAL, "#/nope");
-	expect_compile_error("{\"pattern\":\"(?=x)\"}", BH_EINVAL, "invalid regex");
-	expect_compile_error("{\"pattern\":\"(\"}", BH_EINVAL, "invalid regex");
+	expect_compile_error("{\"pattern\":\"(?=x)\"}", BH_EINVAL,
+			     "- at '/pattern': '(?=x)' is not valid regex: error parsing regexp: invalid or unsupported Perl syntax: `(?=`");
+	expect_compile_error("{\"pattern\":\"(\"}", BH_EINVAL, "missing closing ): `(`");
 	expect_compile_error("{", BH_EPARSE, "unexpected end of JSON input");
-	expect_compile_error("[1]", BH_EINVAL, "not a schema");
+	expect_compile_error("[1]", BH_EINVAL, "- at '': got array, want boolean or object");
 }
 END_TEST
 
