@@ -36,6 +36,16 @@ class Selectors(unittest.TestCase):
         self.assertTrue(fields_match(parse_field_selector("metadata.name=n,involvedObject.uid=u"), obj))
         self.assertFalse(fields_match(parse_field_selector("metadata.name!=n"), obj))
 
+    def test_supported_field_labels(self):
+        from kubesim_lib.resources import Registry
+        from kubesim_lib.selectors import check_field_selector
+        reg = Registry()
+        check_field_selector(reg.lookup("", "v1", "pods"), parse_field_selector("status.phase=Running"))
+        check_field_selector(reg.lookup("", "v1", "events"), parse_field_selector("involvedObject.uid=u"))
+        with self.assertRaises(ApiError) as cm:
+            check_field_selector(reg.lookup("", "v1", "configmaps"), parse_field_selector("data.x=1"))
+        self.assertEqual(cm.exception.message, "field label not supported: data.x")
+
     def test_selector_object(self):
         sel = {"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "t", "operator": "In",
                                                                    "values": ["x"]}]}

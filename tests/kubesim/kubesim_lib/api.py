@@ -9,7 +9,8 @@ import threading
 from . import apply as ssa
 from .defaults import Allocator, apply_defaults, job_selector, random_suffix, service_allocate
 from .patch import json_patch, merge_patch, strategic_merge
-from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
+from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
+                        parse_label_selector)
 from .util import (ApiError, already_exists, bad_request, conflict, dcopy, gone, invalid, new_uid,
                    not_found, now_rfc3339, strip_nulls)
 
@@ -264,6 +265,7 @@ class Api:
     def list(self, res, ns, q):
         lsel = parse_label_selector(q.get("labelSelector", ""))
         fsel = parse_field_selector(q.get("fieldSelector", ""))
+        check_field_selector(res, fsel)
         limit = int(q.get("limit") or 0)
         cont = q.get("continue") or ""
         start = None

@@ -126,3 +126,37 @@ def fields_match(reqs, obj):
         if op == "!=" and v == want:
             return False
     return True
+
+
+# Field selectors kube-apiserver supports per kind (besides metadata.name/namespace).
+FIELD_LABELS = {
+    ("", "pods"): {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+                   "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"},
+    ("", "events"): {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+                     "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+                     "reason", "reportingComponent", "source", "type"},
+    ("events.k8s.io", "events"): {"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+                                  "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
+                                  "reason", "reportingController", "type"},
+    ("", "secrets"): {"type"},
+    ("", "namespaces"): {"status.phase"},
+    ("", "nodes"): {"spec.unschedulable"},
+    ("", "services"): {"spec.clusterIP", "spec.type"},
+    ("", "replicationcontrollers"): {"status.replicas"},
+    ("apps", "replicasets"): {"status.replicas"},
+    ("batch", "jobs"): {"status.successful"},
+    ("certificates.k8s.io", "certificatesigningrequests"): {"spec.signerName"},
+}
+
+
+def check_field_selector(res, reqs):
+    """400 for field selectors the apiserver would not support on this kind."""
+    allowed = {"metadata.name", "metadata.namespace"} | FIELD_LABELS.get((res.group, res.resource), set())
+    if res.crd is not None:
+        for v in (res.crd.get("spec") or {}).get("versions") or []:
+            if v.get("name") == res.version:
+                for f in v.get("selectableFields") or []:
+                    allowed.add(f.get("jsonPath", "").lstrip("."))
+    for path, _, _ in reqs:
+        if path not in allowed:
+            raise bad_request('field label not supported: %s' % path)

@@ -4,7 +4,8 @@ transitions, bookmarks, initial events, 410 for expired resourceVersions
 import time
 import urllib.parse
 
-from .selectors import fields_match, labels_match, parse_field_selector, parse_label_selector
+from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
+                        parse_label_selector)
 from .tables import to_table
 from .util import ApiError, bad_request, dumps
 
@@ -17,6 +18,7 @@ class WatchHandlers:
         ns = ri.namespace if res.namespaced else None
         lsel = parse_label_selector(q.get("labelSelector", ""))
         fsel = parse_field_selector(q.get("fieldSelector", ""))
+        check_field_selector(res, fsel)
         if ri.name:
             fsel.append(("metadata.name", "=", ri.name))
         timeout = float(q.get("timeoutSeconds") or 1800)
