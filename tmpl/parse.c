@@ -966,9 +966,8 @@ static tnode *use_var(parser *p, int pos, const char *s, size_t n)
 	perrorf(p, "undefined variable \"%s\"", v->ident[0]);
 }
 
-static tnode *new_number(parser *p, item tok, const char **errp)
+static tnode *new_number(parser *p, item tok, const char **errp, char *errbuf, size_t errbuf_size)
 {
-	static char errbuf[700];
 	tnode *n = new_node(p, N_NUMBER, tok.pos);
 	const char *text = tok.val;
 	size_t len = tok.len;
@@ -983,7 +982,7 @@ static tnode *new_number(parser *p, item tok, const char **errp)
 			return NULL;
 		}
 		if (len - 1 - used != 1 || text[len - 1] != '\'') {
-			snprintf(errbuf, sizeof errbuf, "malformed character constant: %.*s", (int)len, text);
+			snprintf(errbuf, errbuf_size, "malformed character constant: %.*s", (int)len, text);
 			*errp = errbuf;
 			return NULL;
 		}
@@ -1052,7 +1051,7 @@ static tnode *new_number(parser *p, item tok, const char **errp)
 				if (!has) {
 					char q[600];
 					quote_for_err(q, sizeof q, text, len);
-					snprintf(errbuf, sizeof errbuf, "integer overflow: %s", q);
+					snprintf(errbuf, errbuf_size, "integer overflow: %s", q);
 					*errp = errbuf;
 					return NULL;
 				}
@@ -1072,7 +1071,7 @@ static tnode *new_number(parser *p, item tok, const char **errp)
 		if (!n->is_int && !n->is_uint && !n->is_float) {
 			char q[600];
 			quote_for_err(q, sizeof q, text, len);
-			snprintf(errbuf, sizeof errbuf, "illegal number syntax: %s", q);
+			snprintf(errbuf, errbuf_size, "illegal number syntax: %s", q);
 			*errp = errbuf;
 			return NULL;
 		}
@@ -1123,7 +1122,8 @@ static tnode *term(parser *p)
 	case I_COMPLEX:
 	case I_NUMBER: {
 		const char *e;
-		tnode *n = new_number(p, tok, &e);
+		char ebuf[700];
+		tnode *n = new_number(p, tok, &e, ebuf, sizeof ebuf);
 		if (!n)
 			perrorf(p, "%s", e);
 		return n;

@@ -41,11 +41,12 @@ void tmpl_arena_release(tmpl_arena *a)
 
 void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
 {
-	struct arena_chunk *c = a->chunks;
+	struct arena_chunk *c;
 	size_t al = _Alignof(max_align_t);
 	void *p;
 	if (!a)
 		return NULL;
+	c = a->chunks;
 	n = (n + al - 1) & ~(al - 1);
 	if (n == 0)
 		n = al;
