@@ -18,9 +18,18 @@ if command -v kubectl >/dev/null 2>&1; then
 	e2e_expect_contains "$out" "server version: $want"
 fi
 
-out=$("$bh" check-kubeconfig "$KUBECONFIG" --strict 2>&1) && e2e_fail "strict mode accepted file paths: $out"
+# a kubeconfig naming files (the CA file kubesim wrote) is refused in strict mode
+cat >"$E2E_TMP/files.yaml" <<EOT
+apiVersion: v1
+kind: Config
+current-context: f
+contexts: [{name: f, context: {cluster: c, user: u}}]
+clusters: [{name: c, cluster: {server: "$KUBESIM_URL", certificate-authority: "$KUBESIM_DIR/ca.crt"}}]
+users: [{name: u, user: {token: "unused"}}]
+EOT
+out=$("$bh" check-kubeconfig "$E2E_TMP/files.yaml" --strict 2>&1) && e2e_fail "strict mode accepted file paths: $out"
 e2e_expect_contains "$out" "clusters[0].cluster.certificate-authority: file paths are not allowed in tenant kubeconfigs"
-"$bh" check-kubeconfig "$KUBECONFIG" --strict --allow-files >/dev/null || e2e_fail "--allow-files did not lift the refusal"
+"$bh" check-kubeconfig "$E2E_TMP/files.yaml" --strict --allow-files >/dev/null || e2e_fail "--allow-files did not lift the refusal"
 
 # a tenant kubeconfig with inline data and a token passes strict mode and works
 tok=$(kubesim_admin POST /_kubesim/tokens '{"user":"tenant","groups":["system:masters"]}' |
