@@ -184,7 +184,8 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         self._q = q
         ri = parse_request_info(self.command, path, q, sim.registry)
         entry = {"method": self.command, "path": path, "query": u.query, "verb": ri.verb,
-                 "user": "", "groups": [], "impersonatedUser": None, "status": 0}
+                 "user": "", "groups": [], "impersonatedUser": None, "status": 0,
+                 "userAgent": self.headers.get("User-Agent", "")}
         if ri.resource_request:
             entry.update({"group": ri.group, "version": ri.version, "resource": ri.resource,
                           "subresource": ri.subresource, "namespace": ri.namespace, "name": ri.name})
