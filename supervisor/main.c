@@ -235,9 +235,26 @@ static void drain_watch(void)
 		case KUBE_WATCH_DELETED:
 			drop(list->obj);
 			break;
-		case KUBE_WATCH_RELIST:
+		case KUBE_WATCH_RELIST: {
+			/* the list replaces the cache: forget what it no longer has */
+			for (size_t k = 0; k < nentries;) {
+				int found = 0;
+				json_array_foreach(json_object_get(list->obj, "items"), i, it) {
+					char key[320];
+					key_of(it, key, sizeof key);
+					if (strcmp(key, entries[k].key) == 0)
+						found = 1;
+				}
+				if (!found && !entries[k].job) {
+					json_decref(entries[k].hr);
+					entries[k] = entries[--nentries];
+					continue;
+				}
+				k++;
+			}
 			json_array_foreach(json_object_get(list->obj, "items"), i, it) upsert(it);
 			break;
+		}
 		default:
 			break;
 		}
