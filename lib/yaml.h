@@ -4,11 +4,14 @@
  * typing -> JSON -> Go json.Unmarshal): every number a float64 (json_real),
  * y/yes/on/... booleans, timestamps kept as strings, merge keys, anchors and
  * aliases (with an expansion budget), duplicate keys last-wins, non-string
- * keys turned into strings, NaN/Inf refused. Only the first document of a
- * stream is read (as goyaml.v2 Unmarshal does). Errors read like Helm's:
- * "error converting YAML to JSON: yaml: line 3: mapping values are not
- * allowed in this context" (callers add their own prefix such as
- * "cannot load values.yaml: ...").
+ * keys turned into strings, NaN/Inf refused (reported in json.Marshal
+ * order). yaml_parse_any reads the first document only (goyaml.v2 Unmarshal);
+ * yaml_parse_values reads every document of a values file and deep-merges
+ * them, as Helm 4's loader does. Errors read like Helm's: "error converting
+ * YAML to JSON: yaml: line 3: mapping values are not allowed in this
+ * context" (callers add their own prefix such as "cannot load values.yaml").
+ * Checked byte for byte against helm v4.1.4 on the conformance vectors, the
+ * corpus values files and randomized documents.
  *
  * Printing: sigs.k8s.io/yaml.Marshal / JSONToYAML, byte for byte (goyaml.v2
  * emitter: natural key order, YAML 1.1-aware quoting, literal blocks, 80-column
@@ -35,10 +38,15 @@ typedef struct yaml_limits {
 	size_t max_nodes;
 } yaml_limits;
 
-/* Parses a values file. *out is a new JSON object (caller json_decref()s).
- * An empty document (or only comments, or `~`) gives an empty object; a
- * document whose top level is not a mapping is an error (BH_EINVAL, Helm's
- * json.Unmarshal message). Syntax errors: BH_EPARSE; limits: BH_ELIMIT. */
+/* Parses a values file (Helm 4 LoadValues): documents split at "---" lines
+ * (k8s.io YAMLReader rules), each unmarshalled, then deep-merged in order.
+ * *out is a new JSON object (caller json_decref()s). Empty documents (or only
+ * comments, or `~`) add nothing; a document whose top level is not a mapping
+ * is an error (BH_EINVAL, Helm's json.Unmarshal message). Error messages
+ * start with "cannot unmarshal yaml document: " or "error reading yaml
+ * document: " exactly as Helm's (the caller adds "cannot load values.yaml: "
+ * or "failed to parse FILE: " — and must not split documents itself).
+ * Syntax errors: BH_EPARSE; limits: BH_ELIMIT. */
 int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 		      json_t **out, bh_error *err);
 
