@@ -5,7 +5,9 @@
 
 #include "helm/hooks.h"
 #include "helm/storage.h"
+#include "kube/ready.h"
 #include "kube/wait.h"
+#include <time.h>
 #include "lib/yaml.h"
 
 json_t *hooks_json_new(const manifest_list *hooks)
@@ -116,6 +118,71 @@ static int delete_by_policy(kube_client *kc, const json_t *h, const char *policy
 	return rc;
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* WatchUntilReady by polling (workers cannot watch): Jobs until complete,
+ * Pods until succeeded, other kinds at once. Polls fast at first so short
+ * Jobs are seen finishing; a Job with ttlSecondsAfterFinished that
+ * disappears after it was seen running was finished and removed by its TTL
+ * (Helm's watch would have seen the outcome; a poller cannot): counted as
+ * succeeded. Messages as kube_wait's. */
+static int wait_hook(kube_client *kc, const json_t *obj, const kube_resource *r, long timeout_ms, bh_error *err)
+{
+	const char *ns = r->namespaced ? json_string_value(json_object_get(json_object_get(obj, "metadata"), "namespace")) : NULL;
+	const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	int has_ttl = json_object_get(json_object_get(obj, "spec"), "ttlSecondsAfterFinished") != NULL;
+	long start = now_ms(), interval = 50;
+	int seen = 0;
+	kube_ready st = {KUBE_STATUS_UNKNOWN, ""};
+	if (strcmp(r->kind, "Job") && strcmp(r->kind, "Pod"))
+		return 0;
+	for (;;) {
+		json_t *live = NULL;
+		bh_error e = {0};
+		int rc = kube_get(kc, r, ns, name, NULL, &live, &e);
+		if (rc == BH_ENOTFOUND) {
+			if (seen && has_ttl)
+				return 0;
+			st.status = KUBE_STATUS_NOT_FOUND;
+			snprintf(st.message, sizeof st.message, "Resource not found");
+		} else if (rc == BH_EDENIED) {
+			*err = e;
+			return rc;
+		} else if (rc < 0) {
+			st.status = KUBE_STATUS_UNKNOWN;
+			snprintf(st.message, sizeof st.message, "%.200s", e.msg);
+		} else {
+			seen = 1;
+			kube_ready_compute_hook(live, &st);
+		}
+		json_decref(live);
+		if (st.status == KUBE_STATUS_CURRENT)
+			return 0;
+		if (st.status == KUBE_STATUS_FAILED)
+			return bh_error_set(err, BH_EEXEC, "resource %s/%s/%s not ready. status: %s, message: %s", r->kind,
+					    ns ? ns : "", name, kube_status_name(st.status), st.message);
+		long used = now_ms() - start;
+		if (used >= timeout_ms)
+			return bh_error_set(err, BH_ETIMEOUT,
+					    "resource %s/%s/%s not ready. status: %s, message: %s\ncontext deadline exceeded",
+					    r->kind, ns ? ns : "", name, kube_status_name(st.status), st.message);
+		sleep_ms(interval < timeout_ms - used ? interval : timeout_ms - used);
+		if (interval < 1000)
+			interval = interval * 3 / 2;
+	}
+}
+
 struct ordered {
 	json_t *h;
 	size_t pos;
@@ -207,8 +274,7 @@ int hooks_run(kube_client *kc, json_t *rel, const char *event, const hooks_run_o
 			bh_error_prefix(err, "warning: Hook %s %s failed", event, hstr(h, "path"));
 			break;
 		}
-		kube_wait_opts wopt = {KUBE_WAIT_HOOKS, o->timeout_ms, 0};
-		rc = kube_wait(kc, &obj, 1, &wopt, err);
+		rc = wait_hook(kc, obj, &r, o->timeout_ms, err);
 		json_decref(obj);
 		storage_now(done);
 		set_last_run(h, started, done, rc < 0 ? "Failed" : "Succeeded");
