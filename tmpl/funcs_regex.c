@@ -423,6 +423,11 @@ bad_perl:
 			break;
 		case '^':
 		case '$':
+			/* grouped: Go lets assertions take repetition operators */
+			bh_buf_puts(p->out, ch == '^' ? "(?:^)" : "(?:$)");
+			i++;
+			can_repeat = 1;
+			break;
 		case '.':
 			bh_buf_putc(p->out, ch);
 			i++;
@@ -469,8 +474,9 @@ bad_perl:
 		case '\\': {
 			char e = i + 1 < p->n ? p->s[i + 1] : 0;
 			if (e == 'A' || e == 'b' || e == 'B' || e == 'z') {
-				bh_buf_putc(p->out, '\\');
+				bh_buf_puts(p->out, "(?:\\");
 				bh_buf_putc(p->out, e);
+				bh_buf_putc(p->out, ')');
 				i += 2;
 				can_repeat = 1;
 				break;
@@ -536,7 +542,57 @@ typedef struct regex {
 	uint32_t ncap;          /* capture groups */
 	PCRE2_SPTR names;       /* name table */
 	uint32_t name_count, name_size;
+	/* the subject as matched: invalid UTF-8 bytes become U+FFFD, as Go
+	 * reads them; map[] takes a position there back to the original */
+	const char *subj;
+	size_t subj_len;
+	const size_t *map;      /* NULL when subj is the original */
+	const char *orig;
+	size_t orig_len;
 } regex;
+
+/* position in the original subject */
+static size_t om(const regex *re, size_t t)
+{
+	return re->map ? re->map[t] : t;
+}
+
+/* Prepares re->subj from s[0..n). 0 or BH_ELIMIT. */
+static int subject_prepare(tmpl_call *c, regex *re, const char *s, size_t n)
+{
+	size_t w, extra = 0;
+	re->orig = re->subj = s;
+	re->orig_len = re->subj_len = n;
+	re->map = NULL;
+	for (size_t i = 0; i < n; i += w)
+		if (uni_decode(s + i, n - i, &w) == UNI_RUNE_ERROR && w == 1)
+			extra += 2;
+	if (extra == 0)
+		return 0;
+	char *t = tmpl_arena_alloc(c->arena, n + extra + 1);
+	size_t *map = tmpl_arena_alloc(c->arena, (n + extra + 1) * sizeof(size_t));
+	if (!t || !map)
+		return sprig_oom(c);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i += w) {
+		uint32_t r = uni_decode(s + i, n - i, &w);
+		if (r == UNI_RUNE_ERROR && w == 1) {
+			memcpy(t + k, "\xEF\xBF\xBD", 3);
+			map[k] = map[k + 1] = map[k + 2] = i;
+			k += 3;
+		} else {
+			for (size_t q = 0; q < w; q++)
+				map[k + q] = i;
+			memcpy(t + k, s + i, w);
+			k += w;
+		}
+	}
+	map[k] = n;
+	re->subj = t;
+	re->subj_len = k;
+	re->map = map;
+	return 0;
+}
 
 static void regex_free(regex *re)
 {
@@ -627,6 +683,10 @@ static int compile_for(tmpl_call *c, regex *re, enum on_bad how)
 	size_t n = c->argv[0].u.s.len;
 	if (regex_compile(re, pat, n, &err) == 0) {
 		bh_buf_free(&err);
+		if (subject_prepare(c, re, c->argv[1].u.s.ptr, c->argv[1].u.s.len)) {
+			regex_free(re);
+			return BH_ELIMIT;
+		}
 		return 0;
 	}
 	int r;
@@ -668,7 +728,7 @@ static int do_match(tmpl_call *c, enum on_bad how)
 	int r = compile_for(c, &re, how);
 	if (r)
 		return r == 1 ? 0 : r;
-	r = regex_exec(c, &re, c->argv[1].u.s.ptr, c->argv[1].u.s.len, 0);
+	r = regex_exec(c, &re, re.subj, re.subj_len, 0);
 	regex_free(&re);
 	if (r < 0)
 		return BH_EEXEC;
@@ -736,8 +796,7 @@ typedef struct collect {
 static int collect_match(tmpl_call *c, regex *re, void *ud, size_t a, size_t b)
 {
 	collect *k = ud;
-	(void)re;
-	tmpl_value v = tmpl_str(c->arena, k->s + a, b - a);
+	tmpl_value v = tmpl_str(c->arena, re->orig + om(re, a), om(re, b) - om(re, a));
 	if (v.kind != TMPL_STRING || tmpl_list_push(c->arena, k->l, v))
 		return sprig_oom(c);
 	k->l->is_nil = 0;
@@ -750,13 +809,13 @@ static int find_all(tmpl_call *c, enum on_bad how)
 	int r = compile_for(c, &re, how);
 	if (r)
 		return r;
-	collect k = {c->argv[1].u.s.ptr, sprig_list(c, "[]string", 4)};
+	collect k = {re.orig, sprig_list(c, "[]string", 4)};
 	if (!k.l) {
 		regex_free(&re);
 		return BH_ELIMIT;
 	}
 	k.l->is_nil = 1;
-	r = all_matches(c, &re, c->argv[1].u.s.ptr, c->argv[1].u.s.len, c->argv[2].u.i, collect_match, &k);
+	r = all_matches(c, &re, re.subj, re.subj_len, c->argv[2].u.i, collect_match, &k);
 	regex_free(&re);
 	if (r)
 		return r;
@@ -780,7 +839,7 @@ static int find(tmpl_call *c, enum on_bad how)
 	int r = compile_for(c, &re, how);
 	if (r)
 		return r;
-	r = regex_exec(c, &re, c->argv[1].u.s.ptr, c->argv[1].u.s.len, 0);
+	r = regex_exec(c, &re, re.subj, re.subj_len, 0);
 	if (r < 0) {
 		regex_free(&re);
 		return BH_EEXEC;
@@ -788,7 +847,8 @@ static int find(tmpl_call *c, enum on_bad how)
 	if (r == 0)
 		c->result = tmpl_str_static("", 0);
 	else
-		c->result = tmpl_str(c->arena, c->argv[1].u.s.ptr + ovec(&re)[0], ovec(&re)[1] - ovec(&re)[0]);
+		c->result = tmpl_str(c->arena, re.orig + om(&re, ovec(&re)[0]),
+				     om(&re, ovec(&re)[1]) - om(&re, ovec(&re)[0]));
 	regex_free(&re);
 	return c->result.kind == TMPL_STRING ? 0 : sprig_oom(c);
 }
@@ -804,16 +864,16 @@ static int fn_must_regex_find(tmpl_call *c)
 }
 
 /* group i of the current match into out (nothing when it did not take part) */
-static void put_group(bh_buf *out, regex *re, const char *s, uint32_t i)
+static void put_group(bh_buf *out, regex *re, uint32_t i)
 {
 	PCRE2_SIZE *o = ovec(re);
 	if (i > re->ncap || o[2 * i] == PCRE2_UNSET)
 		return;
-	bh_buf_put(out, s + o[2 * i], o[2 * i + 1] - o[2 * i]);
+	bh_buf_put(out, re->orig + om(re, o[2 * i]), om(re, o[2 * i + 1]) - om(re, o[2 * i]));
 }
 
 /* Regexp.expand for ReplaceAllString */
-static void expand(bh_buf *out, regex *re, const char *tpl, size_t tn, const char *src)
+static void expand(bh_buf *out, regex *re, const char *tpl, size_t tn)
 {
 	size_t i = 0, w;
 	while (i < tn) {
@@ -861,7 +921,7 @@ static void expand(bh_buf *out, regex *re, const char *tpl, size_t tn, const cha
 			num = -1;
 		i = k;
 		if (num >= 0) {
-			put_group(out, re, src, (uint32_t)num);
+			put_group(out, re, (uint32_t)num);
 		} else {
 			/* first group with that name, in group order */
 			uint32_t best = 0;
@@ -873,7 +933,7 @@ static void expand(bh_buf *out, regex *re, const char *tpl, size_t tn, const cha
 					best = g;
 			}
 			if (best)
-				put_group(out, re, src, best);
+				put_group(out, re, best);
 		}
 	}
 	bh_buf_put(out, tpl + i, tn - i);
@@ -886,8 +946,8 @@ static int replace_all(tmpl_call *c, enum on_bad how, int literal)
 	int r = compile_for(c, &re, how);
 	if (r)
 		return r;
-	const char *src = c->argv[1].u.s.ptr, *repl = c->argv[2].u.s.ptr;
-	size_t end = c->argv[1].u.s.len, rn = c->argv[2].u.s.len;
+	const char *src = re.subj, *repl = c->argv[2].u.s.ptr;
+	size_t end = re.subj_len, rn = c->argv[2].u.s.len;
 	size_t last = 0, pos = 0, w;
 	bh_buf b = BH_BUF_INIT;
 	while (pos <= end) {
@@ -900,12 +960,12 @@ static int replace_all(tmpl_call *c, enum on_bad how, int literal)
 		if (r == 0)
 			break;
 		size_t a0 = ovec(&re)[0], a1 = ovec(&re)[1];
-		bh_buf_put(&b, src + last, a0 - last);
+		bh_buf_put(&b, re.orig + om(&re, last), om(&re, a0) - om(&re, last));
 		if (a1 > last || a0 == 0) {
 			if (literal)
 				bh_buf_put(&b, repl, rn);
 			else
-				expand(&b, &re, repl, rn, src);
+				expand(&b, &re, repl, rn);
 		}
 		last = a1;
 		if (sprig_check_size(c, &b)) {
@@ -923,7 +983,7 @@ static int replace_all(tmpl_call *c, enum on_bad how, int literal)
 		else
 			pos = a1;
 	}
-	bh_buf_put(&b, src + last, end - last);
+	bh_buf_put(&b, re.orig + om(&re, last), re.orig_len - om(&re, last));
 	regex_free(&re);
 	return sprig_ret_buf(c, &b);
 }
@@ -967,11 +1027,11 @@ static int split(tmpl_call *c, enum on_bad how)
 {
 	regex re;
 	int64_t n = c->argv[2].u.i;
-	const char *s = c->argv[1].u.s.ptr;
-	size_t len = c->argv[1].u.s.len;
 	int r = compile_for(c, &re, how);
 	if (r)
 		return r;
+	const char *s = re.subj;
+	size_t len = re.subj_len;
 	tmpl_list *out = sprig_list(c, "[]string", 4);
 	if (!out) {
 		regex_free(&re);
@@ -999,17 +1059,18 @@ static int split(tmpl_call *c, enum on_bad how)
 	regex_free(&re);
 	if (r)
 		return r;
+	/* pieces come from the original subject */
 	size_t beg = 0, end = 0;
 	for (size_t k = 0; k + 1 < sp.idx->len; k += 2) {
 		if (n > 0 && (int64_t)out->len == n - 1)
 			break;
 		end = (size_t)sp.idx->items[k].u.i;
 		size_t m1 = (size_t)sp.idx->items[k + 1].u.i;
-		if (m1 != 0 && tmpl_list_push(c->arena, out, tmpl_str(c->arena, s + beg, end - beg)))
+		if (m1 != 0 && tmpl_list_push(c->arena, out, tmpl_str(c->arena, re.orig + om(&re, beg), om(&re, end) - om(&re, beg))))
 			return sprig_oom(c);
 		beg = m1;
 	}
-	if (end != len && tmpl_list_push(c->arena, out, tmpl_str(c->arena, s + beg, len - beg)))
+	if (end != len && tmpl_list_push(c->arena, out, tmpl_str(c->arena, re.orig + om(&re, beg), re.orig_len - om(&re, beg))))
 		return sprig_oom(c);
 	c->result = tmpl_list_value(out);
 	return 0;

@@ -57,6 +57,20 @@ static const fgolden goldens[] = {
 	{"re_err_compile_quote", "{{ regexFind \"a`(\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <regexFind \"a`(\" \"a\">: error calling regexFind: regexp: Compile(\"a`(\"): error parsing regexp: missing closing ): `a`(`"},
 	{"re_quote_meta", "{{ regexQuoteMeta \"a-b_c#d e\\\\f\" }}", "{}", 0, "a-b_c#d e\\\\f"},
 	{"re_class_edge", "{{ regexFind \"[]a]+\" \"a]b\" }}|{{ regexFind \"[^]a]+\" \"a]bc\" }}|{{ regexFind \"[a-]+\" \"-a-b\" }}|{{ regexFind \"[\\\\]\\\\[]+\" \"x[]y\" }}", "{}", 0, "a]|bc|-a-|[]"},
+	{"re_anchor_repeat", "{{ regexFind \"^*a\" \"aa\" }}|{{ regexFind \"\\\\b+x\" \"x\" }}|{{ regexFind \"$*\" \"q\" | toJson }}", "{}", 0, "a|x|\"\""},
+	{"re_posix_neg", "{{ regexFind \"[[:^alpha:]]+\" \"ab12c\" }}|{{ regexFind \"[^[:digit:]]+\" \"12ab3\" }}|{{ regexFind \"\\\\pN+\" \"x12\" }}|{{ regexFind \"\\\\PL+\" \"ab12c\" }}|{{ regexFind \"\\\\p{Han}+\" \"x\346\227\245\346\234\254y\" }}", "{}", 0, "12|ab|12|12|\346\227\245\346\234\254"},
+	{"re_fold_class", "{{ regexFind \"(?i)[a-c]+\" \"xABCd\" }}|{{ regexFind \"(?i)[k]\" \"\\u212a\" }}|{{ regexFind \"(?i)[^k]\" \"\\u212ak\" | toJson }}", "{}", 0, "ABC|\342\204\252|\"\""},
+	{"re_big_escape", "{{ regexMatch \"\\\\x{10FFFF}\" \"\\U0010FFFF\" }}|{{ regexMatch \"[\\\\x00-\\\\x{10FFFF}]\" \"a\" }}|{{ regexMatch \"\\\\x{110000}\" \"a\" }}", "{}", 0, "true|true|false"},
+	{"re_err_big_escape", "{{ mustRegexMatch \"\\\\x{110000}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"\\\\x{110000}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid escape sequence: `\\x{110000`"},
+	{"re_err_open_flags", "{{ mustRegexMatch \"(?i\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?i\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid or unsupported Perl syntax: `(?i`"},
+	{"re_err_pyref", "{{ mustRegexMatch \"(?P=n)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(?P=n)\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid or unsupported Perl syntax: `(?P`"},
+	{"re_err_missing_paren2", "{{ mustRegexMatch \"(a(b)\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(a(b)\" \"a\">: error calling mustRegexMatch: error parsing regexp: missing closing ): `(a(b)`"},
+	{"re_err_class_end", "{{ mustRegexMatch \"[a-\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"[a-\" \"a\">: error calling mustRegexMatch: error parsing regexp: missing closing ]: `[a-`"},
+	{"re_err_repeat_start", "{{ mustRegexMatch \"{2}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"{2}\" \"a\">: error calling mustRegexMatch: error parsing regexp: missing argument to repetition operator: `{2}`"},
+	{"re_err_nest3", "{{ mustRegexMatch \"a*?+\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"a*?+\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid nested repetition operator: `*?+`"},
+	{"re_replace_empty_adjacent", "{{ regexReplaceAll \"a*\" \"baaac\" \"-\" }}|{{ regexReplaceAllLiteral \"x*\" \"\346\227\245\346\234\254\" \"$\" }}|{{ regexReplaceAll \"(?m)$\" \"a\\nb\" \"!\" | toJson }}", "{}", 0, "-b-c-|$\346\227\245$\346\234\254$|\"a!\\nb!\""},
+	{"re_dollar_forms", "{{ regexReplaceAll \"(?P<x>a)\" \"a\" \"${x}${1}$0${2}${x\" }}|{{ regexReplaceAll \"(a)(b)?\" \"a\" \"[$2]\" }}|{{ regexReplaceAll \"(a)\" \"a\" \"$01|$10|${01}\" }}", "{}", 0, "aaa${x|[]|||"},
+	{"re_invalid_utf8_subject", "{{ regexFindAll \".\" (b64dec \"YP9i\") -1 | len }}|{{ regexReplaceAll \"b\" (b64dec \"YP9i\") \"B\" | b64enc }}", "{}", 0, "3|YP9C"},
 };
 
 START_TEST(test_goldens)
