@@ -58,3 +58,158 @@ $out"
 kget() {
 	kubectl get "$@" 2>/dev/null
 }
+
+# make_hookchart DIR: a small chart with a hook for every Helm event (three
+# ConfigMap hooks per event with weights 5, -1, -1 named a, b, c — run order
+# b, c, a), a pre-upgrade Job (preUpgradeJob=true; exits with jobExit), test Pods
+# (t-ok, and t-bad when testFail=true), a ConfigMap with
+# helm.sh/resource-policy: keep, and an optional "extra" ConfigMap.
+make_hookchart() {
+	local d=$1
+	mkdir -p "$d/templates" "$d/crds"
+	cat >"$d/Chart.yaml" <<'YAML'
+apiVersion: v2
+name: hookchart
+version: 0.1.0
+appVersion: "1.0"
+YAML
+	cat >"$d/values.yaml" <<'YAML'
+data: one
+extra: false
+preUpgradeJob: false
+jobExit: 0
+jobDeletePolicy: hook-succeeded
+testFail: false
+hookEvents: [pre-install, post-install, pre-upgrade, post-upgrade, pre-rollback, post-rollback, pre-delete, post-delete]
+YAML
+	cat >"$d/templates/main.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-main
+data:
+  value: {{ .Values.data | quote }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-kept
+  annotations:
+    helm.sh/resource-policy: keep
+data:
+  value: kept
+{{- if .Values.extra }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-extra
+data:
+  value: extra
+{{- end }}
+YAML
+	cat >"$d/templates/hooks.yaml" <<'YAML'
+{{- range .Values.hookEvents }}
+{{- $ev := . }}
+{{- range $n, $w := dict "a" "5" "b" "-1" "c" "-1" }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: h-{{ $ev }}-{{ $n }}
+  annotations:
+    helm.sh/hook: {{ $ev }}
+    helm.sh/hook-weight: {{ $w | quote }}
+data:
+  event: {{ $ev }}
+{{- end }}
+{{- end }}
+{{- if .Values.preUpgradeJob }}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: h-pre-upgrade-job
+  annotations:
+    helm.sh/hook: pre-upgrade
+    helm.sh/hook-delete-policy: {{ .Values.jobDeletePolicy }}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: job
+          image: busybox
+          command: ["sh", "-c", "exit {{ .Values.jobExit }}"]
+{{- end }}
+YAML
+	cat >"$d/templates/tests.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: t-ok
+  annotations:
+    helm.sh/hook: test
+    helm.sh/hook-delete-policy: before-hook-creation
+spec:
+  restartPolicy: Never
+  containers:
+    - name: t
+      image: busybox
+      command: ["sh", "-c", "exit 0"]
+{{- if .Values.testFail }}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: t-bad
+  annotations:
+    helm.sh/hook: test
+spec:
+  restartPolicy: Never
+  containers:
+    - name: t
+      image: busybox
+      command: ["sh", "-c", "exit 1"]
+{{- end }}
+YAML
+	cat >"$d/crds/widgets.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+YAML
+}
+
+# log_mark: remember the request log position; log_since: the requests after
+# it as "VERB RESOURCE NAME STATUS" lines (writes only, hook objects h-*/t-*
+# unless a grep pattern is given).
+log_mark() {
+	LOG_MARK=$(wc -l <"$KUBESIM_DIR/requests.log")
+}
+log_since() {
+	tail -n +"$((LOG_MARK + 1))" "$KUBESIM_DIR/requests.log" | python3 -c 'import json,sys
+for l in sys.stdin:
+    r=json.loads(l)
+    if r["verb"] in ("get","list","watch"): continue
+    print(r["verb"], r["resource"], r["name"], r["status"])'
+}
+
+# release_json NS NAME VERSION: the decoded release record.
+release_json() {
+	kubectl get secret -n "$1" "sh.helm.release.v1.$2.v$3" -o jsonpath='{.data.release}' |
+		base64 -d | base64 -d | gunzip
+}
