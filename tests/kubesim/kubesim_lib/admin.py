@@ -70,8 +70,12 @@ class Admin:
     def add_fault(self, spec):
         if spec.get("action") not in ("latency", "status", "closeWatch", "conflict", "hang"):
             raise ValueError("action must be one of latency, status, closeWatch, conflict, hang")
+        try:
+            f = Fault(spec, 0)
+        except (re.error, TypeError, ValueError) as e:
+            raise ValueError("bad fault rule: %s" % e)
         with self.lock:
-            f = Fault(spec, self.next_id)
+            f.id = self.next_id
             self.next_id += 1
             self.faults.append(f)
             return f

@@ -12,7 +12,7 @@ from .patch import json_patch, merge_patch, strategic_merge
 from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
                         parse_label_selector)
 from .util import (ApiError, already_exists, bad_request, conflict, dcopy, gone, invalid, new_uid,
-                   not_found, now_rfc3339, strip_nulls)
+                   int_param, not_found, now_rfc3339, strip_nulls)
 
 GENERATION_GROUPS = {"apps", "batch", "networking.k8s.io", "policy", "autoscaling",
                      "apiextensions.k8s.io", "admissionregistration.k8s.io", "storage.k8s.io",
@@ -266,7 +266,7 @@ class Api:
         lsel = parse_label_selector(q.get("labelSelector", ""))
         fsel = parse_field_selector(q.get("fieldSelector", ""))
         check_field_selector(res, fsel)
-        limit = int(q.get("limit") or 0)
+        limit = int_param(q.get("limit"), "limit")
         cont = q.get("continue") or ""
         start = None
         with self.store.lock:

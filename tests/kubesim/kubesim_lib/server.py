@@ -440,6 +440,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         if ri.subresource == "token" and res.resource == "serviceaccounts":
             return self._token_request(ri, ns)
         if ri.subresource == "log":
+            api.get(res, ns, ri.name)
             return self._send(200, b"", "text/plain")
         if ri.subresource == "eviction":
             code, out = api.delete(self.sim.registry.lookup("", "v1", "pods"), ns, ri.name, {})

@@ -5,7 +5,7 @@ import json
 import time
 
 from .rbac import Attrs, User, rules_review
-from .util import ApiError, bad_request, not_found, now_rfc3339
+from .util import ApiError, bad_request, int_param, not_found, now_rfc3339
 
 
 class SubresourceHandlers:
@@ -57,7 +57,7 @@ class SubresourceHandlers:
                 if o is None:
                     raise not_found("", r or "objects", ref.get("name", ""))
                 bound = (ref["kind"].lower(), ref["name"], o["metadata"]["uid"])
-            secs = int(spec.get("expirationSeconds") or 3600)
+            secs = int_param(spec.get("expirationSeconds"), "spec.expirationSeconds", 3600)
             if secs < 600:
                 raise ApiError(422, "Invalid", 'TokenRequest.authentication.k8s.io "%s" is invalid: '
                                "spec.expirationSeconds: Invalid value: %d: may not specify a duration less "

@@ -134,3 +134,13 @@ def semantic(v):
     if isinstance(v, list):
         return [semantic(x) for x in v]
     return v
+
+
+def int_param(value, name, default=0):
+    """An integer query/body parameter, or 400 BadRequest."""
+    if value in (None, ""):
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise bad_request("invalid value for %s: %r (must be an integer)" % (name, value))

@@ -7,7 +7,7 @@ import urllib.parse
 from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
                         parse_label_selector)
 from .tables import to_table
-from .util import ApiError, bad_request, dumps
+from .util import ApiError, bad_request, dumps, int_param
 
 
 class WatchHandlers:
@@ -21,7 +21,7 @@ class WatchHandlers:
         check_field_selector(res, fsel)
         if ri.name:
             fsel.append(("metadata.name", "=", ri.name))
-        timeout = float(q.get("timeoutSeconds") or 1800)
+        timeout = float(int_param(q.get("timeoutSeconds"), "timeoutSeconds", 1800))
         bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
         initial = q.get("sendInitialEvents") in ("true", "1")
         rv_s = q.get("resourceVersion", "")
