@@ -359,9 +359,10 @@ static void start(kube_client *kc, entry *e)
 	j->release_ns = (char *)source_release_namespace(j->hr);
 	j->storage_ns = (char *)source_storage_namespace(j->hr);
 	j->helmchart = strdup(si.helmchart);
-	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s}}", "helmRelease", j->hr, "releaseName", j->release_name,
+	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
 			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,
-			   "digest", si.digest, "revision", si.revision);
+			   "digest", si.digest, "revision", si.revision, "timeoutMs",
+			   (json_int_t)((timeout > 0 ? timeout : 300) * 1000));
 	if (opt.test_hooks) {
 		const char *h = json_string_value(json_object_get(
 			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "bulkhead.dev/test-hook"));

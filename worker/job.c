@@ -11,6 +11,7 @@
 #include "helm/render.h"
 #include "lib/buf.h"
 #include "lib/yaml.h"
+#include "kube/wait.h"
 
 #define FIELD_MANAGER "helm-controller"
 
@@ -88,7 +89,7 @@ static int store(kube_client *kc, const json_t *rel, int create, bh_error *err)
 /* Applies one rendered document (server-side apply, field manager
  * helm-controller, forced, with Helm's ownership metadata). */
 static int apply_doc(kube_client *kc, const char *source, const char *text, const char *rel_name, const char *rel_ns,
-		     bh_error *err)
+		     json_t *applied, bh_error *err)
 {
 	kube_resource r;
 	kube_write_opts wo = {FIELD_MANAGER, 1, 0, NULL};
@@ -130,13 +131,16 @@ static int apply_doc(kube_client *kc, const char *source, const char *text, cons
 	json_object_set_new(an, "meta.helm.sh/release-namespace", json_string(rel_ns));
 	rc = kube_apply(kc, &r, r.namespaced ? ns : NULL, obj, &wo, &out, err);
 	json_decref(out);
+	if (rc == 0 && applied)
+		json_array_append(applied, obj);
 	json_decref(obj);
 	return rc;
 }
 
 /* CRDs of crds/ first (Flux's install CRD policy "Create", applied), then
  * the manifests in install order. */
-static int apply_all(kube_client *kc, const render_result *rr, const char *rel_name, const char *rel_ns, bh_error *err)
+static int apply_all(kube_client *kc, const render_result *rr, const char *rel_name, const char *rel_ns, json_t *applied,
+		     bh_error *err)
 {
 	int rc;
 	for (size_t i = 0; i < rr->ncrds; i++) {
@@ -150,13 +154,13 @@ static int apply_all(kube_client *kc, const render_result *rr, const char *rel_n
 		free(text);
 		rc = 0;
 		for (size_t k = 0; k < n && rc == 0; k++)
-			rc = apply_doc(kc, rr->crds[i].path, docs[k], rel_name, rel_ns, err);
+			rc = apply_doc(kc, rr->crds[i].path, docs[k], rel_name, rel_ns, NULL, err);
 		manifest_split_free(docs, n);
 		if (rc < 0)
 			return rc;
 	}
 	for (size_t i = 0; i < rr->manifests.n; i++)
-		if ((rc = apply_doc(kc, rr->manifests.v[i].path, rr->manifests.v[i].content, rel_name, rel_ns, err)) < 0)
+		if ((rc = apply_doc(kc, rr->manifests.v[i].path, rr->manifests.v[i].content, rel_name, rel_ns, applied, err)) < 0)
 			return rc;
 	return 0;
 }
@@ -209,7 +213,7 @@ int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *char
 	chart_id id = {0};
 	render_result rr;
 	render_options ro;
-	json_t *templates = NULL, *files = NULL, *rel = NULL, *prev = NULL, *config;
+	json_t *templates = NULL, *files = NULL, *rel = NULL, *prev = NULL, *applied = NULL, *config;
 	char msg[2048], when[40], cname[256], cversion[256], cappv[256];
 	const char *action = "install";
 	int version, rc, rendered = 0;
@@ -291,7 +295,21 @@ int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *char
 		*result = result_new(0, version == 1 ? "InstallFailed" : "UpgradeFailed", msg, action);
 		goto done;
 	}
-	rc = apply_all(kc, &rr, rname, rns, &e);
+	applied = json_array();
+	rc = apply_all(kc, &rr, rname, rns, applied, &e);
+	if (rc == 0 && !json_is_true(json_object_get(json_object_get(spec, version == 1 ? "install" : "upgrade"), "disableWait"))) {
+		/* Flux waits for the release's objects (kstatus) within .spec.timeout */
+		json_int_t t = json_integer_value(json_object_get(job, "timeoutMs"));
+		kube_wait_opts wo = {KUBE_WAIT_READY, t > 0 ? (long)(t * 8 / 10) : 0, 500};
+		json_t **objs = calloc(json_array_size(applied) + 1, sizeof *objs);
+		for (size_t i = 0; objs && i < json_array_size(applied); i++)
+			objs[i] = json_array_get(applied, i);
+		if (!objs)
+			rc = bh_error_set(&e, BH_ENOMEM, "out of memory");
+		else
+			rc = kube_wait(kc, objs, json_array_size(applied), &wo, &e);
+		free(objs);
+	}
 	{
 		json_t *info = json_object_get(rel, "info");
 		char desc[1400];
@@ -341,6 +359,7 @@ done:
 		render_result_free(&rr);
 	json_decref(prev);
 	json_decref(rel);
+	json_decref(applied);
 	json_decref(templates);
 	json_decref(files);
 	chart_free(c);
