@@ -35,19 +35,14 @@ static int close_span(unsigned lo, unsigned hi)
 
 int sandbox_close_fds(int keep1, int keep2, bh_error *err)
 {
-	int a = keep1 < keep2 ? keep1 : keep2, b = keep1 < keep2 ? keep2 : keep1;
+	int keep[2] = {keep1 < keep2 ? keep1 : keep2, keep1 < keep2 ? keep2 : keep1};
 	unsigned lo = 0;
-	if (a >= 0) {
-		if (close_span(lo, (unsigned)a - (a > 0 ? 1 : 0)) < 0 && a > 0)
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < 0 || (unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo && close_span(lo, (unsigned)keep[i] - 1) < 0)
 			goto fail;
-		lo = (unsigned)a + 1;
-	}
-	if (a == 0)
-		lo = 1;
-	if (b >= 0 && b != a) {
-		if ((unsigned)b > lo && close_span(lo, (unsigned)b - 1) < 0)
-			goto fail;
-		lo = (unsigned)b + 1;
+		lo = (unsigned)keep[i] + 1;
 	}
 	if (close_span(lo, ~0U) < 0)
 		goto fail;

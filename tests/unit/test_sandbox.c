@@ -162,6 +162,18 @@ START_TEST(test_close_fds)
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* keeping fd 0 and another one */
+	pid = fork();
+	if (pid == 0) {
+		int a = dup(0), b = dup(0), c = dup(0);
+		bh_error e;
+		if (sandbox_close_fds(b, 0, &e) < 0)
+			_exit(1);
+		_exit(fcntl(0, F_GETFD) >= 0 && fcntl(b, F_GETFD) >= 0 && fcntl(a, F_GETFD) < 0 &&
+		      fcntl(c, F_GETFD) < 0 ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 END_TEST
 
