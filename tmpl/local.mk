@@ -25,6 +25,13 @@ tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/gotime.h tmpl/gotime.c tmpl/gotime_zone.h tmpl/gotime_zone.c tmpl/funcs_dates.c \
 	tmpl/funcs_crypto.c tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c \
 	tmpl/yaml_pretty.h tmpl/yaml_pretty.c
+check_PROGRAMS += tests/unit/test_funcs_formats
+tests_unit_test_funcs_formats_SOURCES = tests/unit/test_funcs_formats.c tests/unit/funcs_golden.h
+tests_unit_test_funcs_formats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_funcs_formats_LDADD = $(BH_TMPL_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_funcs_formats
+UNIT_TESTS += tests/unit/test_funcs_formats
+EXTRA_DIST += tests/unit/gen_funcs_formats_goldens.py
 BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
 # `make bench`: tests/bench/bench_tmpl.sh runs this.

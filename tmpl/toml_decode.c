@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tmpl/gotime.h"
+#include "tmpl/gotime_zone.h"
 #include "tmpl/toml.h"
 
 /* what a map is, for redefinition rules */
@@ -25,6 +26,7 @@ typedef struct parser {
 	bh_error *err;
 	tmpl_map *root, *cur;
 	char lastkey[256];
+	char ctx[256]; /* the current [table] path */
 	tinfo *info;
 	size_t ninfo, capinfo;
 	int depth;
@@ -39,7 +41,7 @@ static int fail(parser *P, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (P->lastkey[0] && strstr(msg, "has already been defined"))
+	if (P->lastkey[0])
 		return bh_error_set(P->err, BH_EPARSE, "toml: line %d (last key \"%s\"): %s", P->line, P->lastkey, msg);
 	return bh_error_set(P->err, BH_EPARSE, "toml: line %d: %s", P->line, msg);
 }
@@ -329,7 +331,6 @@ static int parse_key(parser *P, keypath *k, char stop)
 		if (!k->parts[k->n])
 			return oom(P);
 		k->n++;
-		snprintf(P->lastkey, sizeof P->lastkey, "%s", k->parts[k->n - 1]);
 		skip_ws(P);
 		if (!at_end(P) && *P->p == '.') {
 			P->p++;
@@ -340,8 +341,14 @@ static int parse_key(parser *P, keypath *k, char stop)
 				return fail(P, "expected '.' or '=', but got '%c' instead", at_end(P) ? ' ' : *P->p);
 			return fail(P, "expected '.' or ']' to end table name, but got '%c' instead", at_end(P) ? ' ' : *P->p);
 		}
-		/* lastkey is the full dotted key */
+		if (stop != '=')
+			return 0;
+		/* lastkey is the full dotted key, in the current table */
 		bh_buf full = BH_BUF_INIT;
+		if (P->ctx[0] && P->depth == 0) {
+			bh_buf_puts(&full, P->ctx);
+			bh_buf_putc(&full, '.');
+		}
 		for (int i = 0; i < k->n; i++) {
 			if (i)
 				bh_buf_putc(&full, '.');
@@ -436,7 +443,6 @@ static int parse_datetime(parser *P, const char *tok, size_t n, tmpl_value *out)
 		if (have_off && !have_date)
 			goto bad;
 	}
-	(void)have_time;
 	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || s > 60)
 		goto bad;
 	{
@@ -462,7 +468,12 @@ static int parse_datetime(parser *P, const char *tok, size_t n, tmpl_value *out)
 		if (gotime_parse(layout, sizeof layout - 1, val, strlen(val), arena_alloc, P->a, &t, em, sizeof em))
 			goto bad;
 	} else {
-		t = gotime_date(Y, M, D, h, mi, s, nsec, gotime_local());
+		/* BurntSushi: time.FixedZone("datetime-local"/"date-local"/"time-local", 0) */
+		gotime_loc *fz = tmpl_arena_alloc(P->a, gotime_loc_fixed_size());
+		if (!fz)
+			return oom(P);
+		gotime_loc_fixed_init(fz, have_date && have_time ? "datetime-local" : have_date ? "date-local" : "time-local", 0);
+		t = gotime_date(Y, M, D, h, mi, s, nsec, fz);
 	}
 	*out = tmpl_time_value(P->a, &t);
 	return out->kind == TMPL_INVALID ? oom(P) : 0;
@@ -517,7 +528,9 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 	if (t[0] == '0' && (t[1] == 'x' || t[1] == 'o' || t[1] == 'b')) {
 		int base = t[1] == 'x' ? 16 : t[1] == 'o' ? 8 : 2;
 		unsigned long long v = 0;
-		if (t != tok || !digits_ok(t + 2, strlen(t + 2), base))
+		if (t != tok)
+			return fail(P, "cannot use sign with non-decimal numbers: '%c0%c'", tok[0], t[1]);
+		if (!digits_ok(t + 2, strlen(t + 2), base))
 			return fail(P, "invalid integer: \"%s\"", tok);
 		for (const char *q = t + 2; *q; q++) {
 			if (*q == '_')
@@ -540,6 +553,8 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 			clean[k++] = *q;
 	clean[k] = '\0';
 	if (!isfloat) {
+		if (t[0] == '0' && t[1] >= '0' && t[1] <= '9')
+			return fail(P, "Invalid integer \"%s\": cannot have leading zeroes", tok);
 		if (!digits_ok(t, strlen(t), 10) || (t[0] == '0' && t[1]))
 			return fail(P, "invalid integer: \"%s\"", tok);
 		errno = 0;
@@ -653,6 +668,8 @@ static int parse_array(parser *P, tmpl_value *out)
 			P->p++;
 			break;
 		}
+		if (*P->p == ',')
+			return fail(P, "unexpected comma");
 		if (parse_value(P, &v))
 			return -1;
 		if (tmpl_list_push(P->a, l, v))
@@ -732,11 +749,20 @@ static int header(parser *P, int aot)
 	keypath k;
 	tmpl_map *m = P->root;
 	int rc = 0;
+	bh_buf hb = BH_BUF_INIT;
+	const char *hdr = "";
 	P->p += aot ? 2 : 1;
+	P->lastkey[0] = '\0';
 	skip_ws(P);
 	if (parse_key(P, &k, ']'))
 		goto out_fail;
 	P->p++;
+	for (int i = 0; i < k.n; i++) {
+		if (i)
+			bh_buf_putc(&hb, '.');
+		bh_buf_puts(&hb, k.parts[i]);
+	}
+	hdr = bh_buf_str(&hb);
 	if (aot) {
 		if (at_end(P) || *P->p != ']') {
 			fail(P, "expected ']]' to end array of tables");
@@ -760,7 +786,7 @@ static int header(parser *P, int aot)
 				if (tmpl_list_push(P->a, v->u.list, tmpl_map_value(t)))
 					goto out_oom;
 			} else {
-				fail(P, "Key '%s' has already been defined.", P->lastkey);
+				fail(P, "Key '%s' has already been defined.", hdr);
 				goto out_fail;
 			}
 			m = t;
@@ -777,24 +803,24 @@ static int header(parser *P, int aot)
 		if (v->kind == TMPL_LIST && (get_flags(P, v->u.list) & TB_AOT) && v->u.list->len > 0) {
 			tmpl_value *lastv = &v->u.list->items[v->u.list->len - 1];
 			if (last) {
-				fail(P, "Key '%s' has already been defined.", P->lastkey);
+				fail(P, "Key '%s' has already been defined.", hdr);
 				goto out_fail;
 			}
 			m = lastv->u.map;
 			continue;
 		}
 		if (v->kind != TMPL_MAP) {
-			fail(P, "Key '%s' has already been defined.", P->lastkey);
+			fail(P, "Key '%s' has already been defined.", hdr);
 			goto out_fail;
 		}
 		int fl = get_flags(P, v->u.map);
 		if (fl & TB_INLINE) {
-			fail(P, "Key '%s' has already been defined.", P->lastkey);
+			fail(P, "Key '%s' has already been defined.", hdr);
 			goto out_fail;
 		}
 		if (last) {
 			if (fl & (TB_EXPLICIT | TB_DOTTED)) {
-				fail(P, "Key '%s' has already been defined.", P->lastkey);
+				fail(P, "Key '%s' has already been defined.", hdr);
 				goto out_fail;
 			}
 			if (set_flags(P, v->u.map, TB_EXPLICIT))
@@ -803,11 +829,14 @@ static int header(parser *P, int aot)
 		m = v->u.map;
 	}
 	P->cur = m;
+	snprintf(P->ctx, sizeof P->ctx, "%s", hdr);
+	bh_buf_free(&hb);
 	keypath_free(&k);
 	return rc;
 out_oom:
 	oom(P);
 out_fail:
+	bh_buf_free(&hb);
 	keypath_free(&k);
 	return -1;
 }

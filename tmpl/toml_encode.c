@@ -171,14 +171,11 @@ static int element(enc *e, const tmpl_value *v)
 			wstr(e, signbit(f) ? "-nan" : "nan");
 		} else if (isinf(f)) {
 			wstr(e, f < 0 ? "-inf" : "inf");
-		} else if (fabs(f) < 1e21) {
-			go_format_float(buf, sizeof buf, f, 'f', -1);
-			wstr(e, buf);
-			if (!strchr(buf, '.'))
-				wstr(e, ".0");
 		} else {
 			go_format_float(buf, sizeof buf, f, 'g', -1);
 			wstr(e, buf);
+			if (!strpbrk(buf, ".e"))
+				wstr(e, ".0");
 		}
 		return 0;
 	}

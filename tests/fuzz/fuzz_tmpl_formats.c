@@ -1,0 +1,96 @@
+/* tests/fuzz/fuzz_tmpl_formats.c — libFuzzer target for the untrusted-text
+ * decoders of the Sprig/Helm function families: the first byte picks one of
+ * TOML (fromToml, then toToml of the result), semver versions and
+ * constraints (semver/semverCompare), Go time layouts and values (toDate),
+ * Go durations (dateModify/durationRound) and the toYamlPretty emitter on a
+ * fromToml result. Must never crash, leak or hang.
+ * FUZZ_SOURCES: tmpl/toml_decode.c tmpl/toml_encode.c tmpl/semver.c tmpl/gotime.c tmpl/gotime_zone.c tmpl/yaml_pretty.c tmpl/json_enc.c
+ * FUZZ_SOURCES: tmpl/funcs_dates.c tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/funcs.c tmpl/parse.c tmpl/exec.c tmpl/engine.c
+ * FUZZ_SOURCES: lib/buf.c lib/error.c lib/gostrconv.c lib/gojson.c lib/yaml_resolve.c
+ * FUZZ_LIBS: -ljansson -lpcre2-8
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl/gotime.h"
+#include "tmpl/semver.h"
+#include "tmpl/tmpl.h"
+#include "tmpl/toml.h"
+#include "tmpl/yaml_pretty.h"
+
+/* this target links only some families */
+const tmpl_func_def *const tmpl_func_families[] = {NULL};
+
+static void *arena_alloc(void *ud, size_t n)
+{
+	return tmpl_arena_alloc(ud, n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	bh_error err;
+	char em[1024];
+	const char *s = (const char *)data + 1;
+	size_t n = size - 1;
+	if (size < 1)
+		return 0;
+	bh_error_clear(&err);
+	switch (data[0] % 5) {
+	case 0:
+	case 4: {
+		tmpl_engine *e = tmpl_engine_new(&err);
+		tmpl_value v;
+		bh_buf b = BH_BUF_INIT;
+		if (!e)
+			return 0;
+		if (toml_decode(tmpl_engine_arena(e), s, n, &v, &err) == 0) {
+			if (data[0] % 5 == 0)
+				toml_encode(&v, &b, &err);
+			else
+				yaml_pretty_encode(&v, &b, &err);
+		}
+		bh_buf_free(&b);
+		tmpl_engine_free(e);
+		break;
+	}
+	case 1: {
+		/* "constraint\0version" */
+		const char *z = memchr(s, '\0', n);
+		semver v;
+		if (!z) {
+			semver_parse(s, n, &v, em, sizeof em);
+			break;
+		}
+		if (semver_parse(z + 1, n - (size_t)(z + 1 - s), &v, em, sizeof em) == 0)
+			semver_constraint_check(s, (size_t)(z - s), &v, em, sizeof em);
+		break;
+	}
+	case 2: {
+		/* "layout\0value" */
+		const char *z = memchr(s, '\0', n);
+		tmpl_engine *e = tmpl_engine_new(&err);
+		gotime t;
+		bh_buf b = BH_BUF_INIT;
+		if (!e)
+			return 0;
+		if (z && gotime_parse(s, (size_t)(z - s), z + 1, n - (size_t)(z + 1 - s), arena_alloc,
+				      tmpl_engine_arena(e), &t, em, sizeof em) == 0) {
+			gotime_format(&t, s, (size_t)(z - s), &b);
+			gotime_string(&t, &b);
+		}
+		bh_buf_free(&b);
+		tmpl_engine_free(e);
+		break;
+	}
+	case 3: {
+		int64_t d;
+		bh_buf b = BH_BUF_INIT;
+		if (gotime_parse_duration(s, n, &d, em, sizeof em) == 0)
+			gotime_duration_string(gotime_duration_round(d, 1000000000), &b);
+		bh_buf_free(&b);
+		break;
+	}
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* tests/unit/test_funcs_formats.c — unit tests of the JSON/YAML/TOML,
+ * encoding, crypto, date and semver function families (tmpl/funcs_json.c,
+ * funcs_yaml.c, funcs_encoding.c, funcs_crypto.c, funcs_dates.c,
+ * funcs_semver.c): corner cases the conformance vectors miss, with goldens
+ * produced by the real Helm v4.1.4 (tests/unit/gen_funcs_formats_goldens.py,
+ * see funcs_golden.h), plus randomness, limits and decoder robustness. */
+#include "tests/unit/funcs_golden.h"
+#include "tmpl/gotime.h"
+#include "tmpl/semver.h"
+#include "tmpl/toml.h"
+
+/* Generated from helm v4.1.4 output (gen_funcs_formats_goldens.py). */
+static const fgolden goldens[] = {
+	{"toyaml_nested_lists", "{{ toYaml (list (list 1 (list 2)) (dict \"a\" (list (dict \"b\" nil)))) }}", "{}", 0, "- - 1\n  - - 2\n- a:\n  - b: null"},
+	{"toyaml_keys_quoting", "{{ toYaml (dict \"on\" 1 \"- x\" 2 \"a: b\" 3 \"\" 4 \"#c\" 5 \"007\" 6) }}", "{}", 0, "\"\": 4\n'#c': 5\n'- x': 2\n\"007\": 6\n'a: b': 3\n\"on\": 1"},
+	{"toyaml_long_fold", "{{ toYaml (dict \"k\" (repeat 25 \"abcd \")) }}", "{}", 0, "k: 'abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd\n  abcd abcd abcd abcd abcd abcd abcd abcd abcd '"},
+	{"toyaml_multiline_trailing_space", "{{ toYaml (list \"a \\nb\" \"x\\n\\n\" \" lead\\nx\" \"t\\tab\\nx\") }}", "{}", 0, "- \"a \\nb\"\n- |+\n  x\n\n- |2-\n   lead\n  x\n- \"t\\tab\\nx\""},
+	{"toyaml_values_numbers", "{{ toYaml .Values }}", "{\"a\": 1.5, \"b\": 100000000, \"c\": -0.0, \"d\": 1e-7, \"e\": 123456789012}", 0, "a: 1.5\nb: 100000000\nc: 0\nd: 1e-07\ne: 123456789012"},
+	{"toyaml_objects", "{{ toYaml (dict \"v\" (semver \"v1.2.3-rc.1+b\") \"t\" (toDate \"2006-01-02T15:04:05Z07:00\" \"2021-12-25T23:59:58+05:30\")) }}", "{}", 0, "t: \"2021-12-25T23:59:58+05:30\"\nv: 1.2.3-rc.1+b"},
+	{"toyamlpretty_nested", "{{ toYamlPretty (dict \"a10\" 1 \"a2\" 2 \"b\" (list (list 1 2) (dict \"x\" (list)) \"multi\\nline\") \"c\" (dict \"k\" \"v: w\")) }}", "{}", 0, "a2: 2\na10: 1\nb:\n  - - 1\n    - 2\n  - x: []\n  - |-\n    multi\n    line\nc:\n  k: 'v: w'"},
+	{"toyamlpretty_strings", "{{ toYamlPretty (list \"yes\" \"No\" \"0o17\" \"1_000\" \"tab\\there\" \"emoji \\U0001F389\" \"'q'\" \"x #y\" \"-\" \"?\") }}", "{}", 0, "- \"yes\"\n- \"No\"\n- \"0o17\"\n- \"1_000\"\n- \"tab\\there\"\n- \"emoji \\U0001F389\"\n- '''q'''\n- 'x #y'\n- '-'\n- '?'"},
+	{"toyamlpretty_long", "{{ toYamlPretty (dict \"k\" (repeat 30 \"word \")) }}", "{}", 0, "k: 'word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word '"},
+	{"tojson_objects", "{{ toJson (dict \"v\" (semver \"1.2.3\") \"t\" (toDate \"2006-01-02\" \"2020-05-17\") \"l\" (list 1.5 \"<&>\")) }}", "{}", 0, "{\"l\":[1.5,\"\\u003c\\u0026\\u003e\"],\"t\":\"2020-05-17T00:00:00Z\",\"v\":\"1.2.3\"}"},
+	{"toprettyjson_nested", "{{ toPrettyJson (dict \"a\" (list (dict) (list) (dict \"b\" (list 1 nil)))) }}", "{}", 0, "{\n  \"a\": [\n    {},\n    [],\n    {\n      \"b\": [\n        1,\n        null\n      ]\n    }\n  ]\n}"},
+	{"torawjson_nested", "{{ toRawJson (dict \"h\" (list \"<a href='x'>\" \"\\u2028\")) }}", "{}", 0, "{\"h\":[\"<a href='x'>\",\"\\u2028\"]}"},
+	{"fromjson_nested", "{{ $m := fromJson \"{\\\"a\\\":{\\\"b\\\":[1,{\\\"c\\\":\\\"d\\\"}]}}\" }}{{ index $m.a.b 1 | toJson }}|{{ typeOf (index $m.a.b 0) }}", "{}", 0, "{\"c\":\"d\"}|float64"},
+	{"fromjson_errors", "{{ (fromJson \"{\\\"a\\\":}\").Error }}|{{ (fromJson \"{\\\"a\\\":1,}\").Error }}", "{}", 0, "invalid character '}' looking for beginning of value|invalid character '}' looking for beginning of object key string"},
+	{"fromyaml_anchors", "{{ fromYaml \"base: &b {x: 1, y: 2}\\nd:\\n  <<: *b\\n  y: 3\" | toJson }}", "{}", 0, "{\"base\":{\"true\":2,\"x\":1},\"d\":{\"true\":3,\"x\":1}}"},
+	{"fromyamlarray_nested", "{{ fromYamlArray \"- [1, [2, 3]]\\n- {a: ~}\\n- 'q'\" | toJson }}", "{}", 0, "[[1,[2,3]],{\"a\":null},\"q\"]"},
+	{"totoml_nested_aot", "{{ toToml (dict \"srv\" (dict \"list\" (list (dict \"n\" 1 \"sub\" (dict \"x\" true)) (dict \"n\" 2)) \"name\" \"s\")) }}", "{}", 0, "[srv]\n  name = \"s\"\n\n  [[srv.list]]\n    n = 1\n    [srv.list.sub]\n      x = true\n\n  [[srv.list]]\n    n = 2\n"},
+	{"totoml_mixed_array", "{{ toToml (dict \"m\" (list (dict \"a\" 1) 2) \"f\" (list 1.5 -2.0) \"big\" 123456789.0 \"neg\" -0.5 \"e6\" 1e6) }}", "{}", 0, "big = 1.23456789e+08\ne6 = 1e+06\nf = [1.5, -2.0]\nm = [{a = 1}, 2]\nneg = -0.5\n"},
+	{"totoml_keys", "{{ toToml (dict \"a-b_c\" 1 \"\" 2 \"1\" 3 \"t\" (dict \"sp ace\" (dict \"q\\\"\" 1))) }}", "{}", 0, "\"\" = 2\n1 = 3\na-b_c = 1\n\n[t]\n  [t.\"sp ace\"]\n    \"q\\\"\" = 1\n"},
+	{"totoml_escapes", "{{ toToml (dict \"s\" \"a\\u0001b\\u007f\\\\\" \"u\" \"\xc3""\xa9""\") }}", "{}", 0, "s = \"a\\u0001b\\u007f\\\\\"\nu = \"\xc3""\xa9""\"\n"},
+	{"totoml_time_semver", "{{ toToml (dict \"t\" (toDate \"2006-01-02T15:04:05Z07:00\" \"2021-12-25T23:59:58.5+05:30\") \"v\" (semver \"1.2.3\")) }}", "{}", 0, "t = 2021-12-25T23:59:58.5+05:30\nv = \"1.2.3\"\n"},
+	{"totoml_top_list_of_maps", "{{ toToml (list (dict \"a\" 1)) }}", "{}", 0, "toml: top-level values must be Go maps or structs"},
+	{"fromtoml_syntax", "{{ fromToml \"# c\\na = 'lit\\\\eral'\\nb = '''\\nml\\n'''\\nc = \\\"\\\"\\\"x\\\\\\n   y\\\"\\\"\\\"\\n[t.u]\\nv = -0x1\\n\" | toJson }}", "{}", 0, "{\"Error\":\"toml: line 9 (last key \\\"t.u.v\\\"): cannot use sign with non-decimal numbers: '-0x'\"}"},
+	{"fromtoml_ints", "{{ fromToml \"a = 0o17\\nb = 0b101\\nc = -17\\nd = +5\\ne = 1e-3\\nf = -inf\\ng = 6.626e-34\" | toJson }}", "{}", 0, ""},
+	{"fromtoml_aot_nested", "{{ fromToml \"[[a]]\\nx = 1\\n[a.b]\\ny = 2\\n[[a]]\\nx = 3\" | toJson }}", "{}", 0, "{\"a\":[{\"b\":{\"y\":2},\"x\":1},{\"x\":3}]}"},
+	{"fromtoml_inline_arrays", "{{ fromToml \"p = [ {x = 1}, {x = 2} ]\\nq = [\\n  1,\\n  2, # c\\n]\" | toJson }}|{{ typeOf (fromToml \"p = [{x = 1}]\").p }}", "{}", 0, "{\"p\":[{\"x\":1},{\"x\":2}],\"q\":[1,2]}|[]interface {}"},
+	{"fromtoml_dup_table", "{{ fromToml \"[a]\\nx = 1\\n[a]\\ny = 2\" }}", "{}", 0, "map[Error:toml: line 3: Key 'a' has already been defined.]"},
+	{"fromtoml_bad_value", "{{ fromToml \"a = \" }}|{{ fromToml \"a = 01\" }}|{{ fromToml \"a = [1,,2]\" }}", "{}", 0, "map[Error:toml: line 1 (last key \"a\"): unexpected EOF; expected value]|map[Error:toml: line 1 (last key \"a\"): Invalid integer \"01\": cannot have leading zeroes]|map[Error:toml: line 1 (last key \"a\"): unexpected comma]"},
+	{"fromtoml_datetimes", "{{ $d := fromToml \"a = 1979-05-27T00:32:00.999999-07:00\\nb = 1979-05-27 07:32:00\\nc = 1979-05-27T07:32:00\" }}{{ $d.a }}|{{ $d.b }}|{{ $d.c }}", "{}", 0, "1979-05-27 00:32:00.999999 -0700 -0700|1979-05-27 07:32:00 +0000 datetime-local|1979-05-27 07:32:00 +0000 datetime-local"},
+	{"semver_compare_more", "{{ semverCompare \"!=1.2.3\" \"1.2.4-beta\" }}|{{ semverCompare \">=1.0.0-alpha <=1.0.0\" \"1.0.0-beta\" }}|{{ semverCompare \"~1.x-0\" \"1.5.0-rc.1\" }}|{{ semverCompare \"1.2.x\" \"1.2.0-beta\" }}|{{ semverCompare \"^0.0.x\" \"0.0.5\" }}|{{ semverCompare \"<=1.x\" \"2.0.0\" }}|{{ semverCompare \">1\" \"1.9.9\" }}", "{}", 0, "false|true|true|false|true|false|false"},
+	{"semver_compare_spaces", "{{ semverCompare \" >= 1.2 , < 2 \" \"1.5.0\" }}|{{ semverCompare \">=1.2.3 || <1.0.0 ||=1.1.0\" \"1.1.0\" }}|{{ semverCompare \"1.2 - 1.4.x\" \"1.4.9\" }}", "{}", 0, "true|true|true"},
+	{"semver_compare_bad", "{{ semverCompare \">=1.2.3.4\" \"1.0.0\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <semverCompare \">=1.2.3.4\" \"1.0.0\">: error calling semverCompare: improper constraint: >=1.2.3.4"},
+	{"semver_methods_more", "{{ $v := semver \"v2.3.4-alpha.1+build\" }}{{ $v.IncMajor.Original }}{{ $v.String }}|{{ ($v.SetMetadata \"m1\").String }}|{{ $v.Compare (semver \"2.3.4\") }}|{{ $v.LessThanEqual (semver \"2.3.4-alpha.2\") }}", "{}", 1, "vec/templates/test.yaml:1:46\n  executing \"vec/templates/test.yaml\" at <$v.IncMajor.Original>:\n    can't evaluate field Original in type semver.Version"},
+	{"semver_prerelease_order", "{{ (semver \"1.0.0-alpha.10\").Compare (semver \"1.0.0-alpha.9\") }}{{ (semver \"1.0.0-9\").Compare (semver \"1.0.0-a\") }}{{ (semver \"1.0.0-a.b\").Compare (semver \"1.0.0-a\") }}", "{}", 0, "1-11"},
+	{"date_layouts_more", "{{ $t := toDate \"2006-01-02 15:04:05.000000\" \"2021-07-04 13:05:09.123456\" }}{{ date \"Mon, 02 Jan 2006 15:04:05 -0700\" $t }}|{{ date \"3:4:5 PM .000 ,999 __2 002\" $t }}|{{ date \"2006-01-02T15:04:05.999999999Z07:00\" $t }}", "{}", 0, "Sun, 04 Jul 2021 13:05:09 +0000|1:5:9 PM .123 ,123 185 185|2021-07-04T13:05:09.123456Z"},
+	{"date_in_zone_dst", "{{ dateInZone \"2006-01-02 15:04 MST -07:00\" 1625097600 \"America/New_York\" }}|{{ dateInZone \"15:04 MST\" 1609459200 \"Australia/Sydney\" }}|{{ dateInZone \"15:04 MST\" 4102444800 \"Europe/Paris\" }}|{{ dateInZone \"15:04 MST\" 4118083200 \"Europe/Paris\" }}", "{}", 0, "2021-06-30 20:00 EDT -04:00|11:00 AEDT|01:00 CET|02:00 CEST"},
+	{"todate_more", "{{ toDate \"Jan _2 2006 3:04PM\" \"Feb  3 2021 11:15AM\" }}|{{ toDate \"002 2006\" \"060 2020\" }}|{{ toDate \"2006-01-02 -0700\" \"2021-03-04 +0100\" }}|{{ toDate \"15:04:05\" \"23:59:60\" }}", "{}", 0, "2021-02-03 11:15:00 +0000 UTC|2020-02-29 00:00:00 +0000 UTC|2021-03-04 00:00:00 +0100 +0100|0001-01-01 00:00:00 +0000 UTC"},
+	{"mustodate_errors", "{{ mustToDate \"Jan 2 2006\" \"Foo 2 2006\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustToDate \"Jan 2 2006\" \"Foo 2 2006\">: error calling mustToDate: parsing time \"Foo 2 2006\" as \"Jan 2 2006\": cannot parse \"Foo 2 2006\" as \"Jan\""},
+	{"mustodate_errors2", "{{ mustToDate \"2006-01-02\" \"2021-02-29\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustToDate \"2006-01-02\" \"2021-02-29\">: error calling mustToDate: parsing time \"2021-02-29\": day out of range"},
+	{"durations_more", "{{ dateModify \"1h1m1.5s\" (toDate \"2006\" \"2020\") | date \"15:04:05.000\" }}|{{ dateModify \"-1.5h\" (toDate \"2006\" \"2020\") }}|{{ dateModify \"1\xc2""\xb5""s\" (toDate \"2006\" \"2020\") | date \".000000\" }}|{{ durationRound \"-25h\" }}|{{ durationRound \"8760h1s\" }}|{{ duration \"99999999999999999999\" }}|{{ duration \"-9223372036\" }}", "{}", 0, "01:01:01.500|2019-12-31 22:30:00 +0000 UTC|.000001|1d|1y|-1s|-2562047h47m16s"},
+	{"mustdatemodify_units", "{{ mustDateModify \"1d\" (toDate \"2006\" \"2020\") }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustDateModify \"1d\" (toDate \"2006\" \"2020\")>: error calling mustDateModify: time: unknown unit \"d\" in duration \"1d\""},
+	{"time_methods", "{{ $t := toDate \"2006-01-02T15:04:05Z07:00\" \"2021-12-31T23:59:58-08:00\" }}{{ $t.Year }} {{ $t.YearDay }} {{ $t.Weekday }} {{ ($t.AddDate 0 2 0).Format \"2006-01-02\" }} {{ $t.UTC.Format \"Jan 2 15:04\" }} {{ $t.Unix }}", "{}", 0, "2021 365 Friday 2022-03-03 Jan 1 07:59 1641023998"},
+	{"b64_edge", "{{ b64dec \"YWJj\\nZGVm\" }}|{{ b64dec \"YWJjZA=\" }}|{{ b64dec \"YWJjZA==x\" }}|{{ b64dec \"YQ\" }}|{{ b64dec \"=\" }}", "{}", 0, "abcdef|illegal base64 data at input byte 7|illegal base64 data at input byte 8|illegal base64 data at input byte 0|illegal base64 data at input byte 0"},
+	{"b32_edge", "{{ b32dec \"MFRGG===\" }}|{{ b32dec \"MFRG\" }}|{{ b32dec \"MFRGG=\" }}|{{ b32dec \"M=======\" }}|{{ b32enc \"abcdef\" }}", "{}", 0, "abc|illegal base32 data at input byte 0|illegal base32 data at input byte 6|illegal base32 data at input byte 1|MFRGGZDFMY======"},
+	{"hashes_unicode", "{{ sha1sum \"\xc3""\xa9""\" }}|{{ sha256sum \"\" }}|{{ adler32sum \"Wikipedia\" }}", "{}", 0, "bf15be717ac1b080b4f1c456692825891ff5073d|e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855|300286872"},
+	{"derive_password_more", "{{ derivePassword 3 \"basic\" \"p\" \"u\" \"s\" }}|{{ derivePassword 7 \"maximum\" \"correct horse\" \"alice\" \"example.org\" }}", "{}", 0, "MeI4DWz7|u2*XXpFcFfqvzuR4aRzh"},
+	{"decrypt_aes_blocks", "{{ decryptAES \"k\" \"YWJjZGVmZ2hpamtsbW5vcHFy\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <decryptAES \"k\" \"YWJjZGVmZ2hpamtsbW5vcHFy\">: error calling decryptAES: crypto/cipher: input not full blocks"},
+	{"selfsigned_ipv6", "{{ $c := genSelfSignedCert \"h\" (list \"::1\" \"fe80::1\") (list \"a\" \"b\") 1 }}{{ $c.Cert | hasPrefix \"-----BEGIN CERTIFICATE-----\" }}", "{}", 0, "true"},
+	{"cert_typeof", "{{ $c := genCA \"x\" 1 }}{{ typeOf $c }} {{ kindOf $c }}", "{}", 0, "sprig.certificate struct"},
+};
+
+START_TEST(test_goldens)
+{
+	fg_check(&goldens[_i]);
+}
+END_TEST
+
+/* Random outputs: shape and distinctness (the vectors only check shape). */
+START_TEST(test_random)
+{
+	char *a = fg_render("{{ randBytes 24 }}|{{ uuidv4 }}|{{ encryptAES \"k\" \"secret\" }}", NULL, NULL);
+	char *b = fg_render("{{ randBytes 24 }}|{{ uuidv4 }}|{{ encryptAES \"k\" \"secret\" }}", NULL, NULL);
+	ck_assert_str_ne(a, b);
+	ck_assert_int_eq(strlen(a), 32 + 1 + 36 + 1 + 44);
+	free(a);
+	free(b);
+	a = fg_render("{{ htpasswd \"u\" \"p\" | trimPrefix \"u:\" | len }}", NULL, NULL);
+	ck_assert_str_eq(a, "60");
+	free(a);
+}
+END_TEST
+
+/* Limits: hostile inputs fail cleanly instead of exhausting the machine. */
+START_TEST(test_limits)
+{
+	bh_buf b = BH_BUF_INIT;
+	for (int i = 0; i < 5000; i++)
+		bh_buf_puts(&b, "a = [");
+	char *tpl = NULL;
+	if (asprintf(&tpl, "{{ fromToml \"%s\" | len }}", bh_buf_str(&b)) < 0)
+		ck_abort();
+	char *got = fg_render(tpl, NULL, NULL);
+	ck_assert_str_eq(got, "1"); /* {Error: ...} */
+	free(got);
+	free(tpl);
+	bh_buf_free(&b);
+	got = fg_render("{{ randBytes 100000000 }}", NULL, NULL);
+	ck_assert_msg(strncmp(got, "ERR:", 4) == 0, "%s", got);
+	free(got);
+	/* a long constraint is refused, a long version too */
+	bh_buf_reset(&b);
+	for (int i = 0; i < 2000; i++)
+		bh_buf_puts(&b, ">=1.0.0 ");
+	semver v;
+	char em[256];
+	ck_assert_int_eq(semver_parse("1.2.3", 5, &v, em, sizeof em), 0);
+	ck_assert_int_eq(semver_constraint_check(bh_buf_str(&b), b.len, &v, em, sizeof em), -1);
+	bh_buf_free(&b);
+}
+END_TEST
+
+/* Direct API checks with Go-documented results. */
+START_TEST(test_durations)
+{
+	static const struct { const char *in; const char *want; } cases[] = {
+		{"1h2m3.004s", "1h2m3.004s"}, {"-90s", "-1m30s"}, {"1.5us", "1.5\xc2\xb5s"}, {"100ns", "100ns"},
+		{"2562047h47m16.854775807s", "2562047h47m16.854775807s"}, {".5m", "30s"}, {"0", "0s"},
+	};
+	char em[256];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int64_t d;
+		bh_buf b = BH_BUF_INIT;
+		ck_assert_msg(gotime_parse_duration(cases[i].in, strlen(cases[i].in), &d, em, sizeof em) == 0, "%s: %s",
+			      cases[i].in, em);
+		gotime_duration_string(d, &b);
+		ck_assert_str_eq(bh_buf_str(&b), cases[i].want);
+		bh_buf_free(&b);
+	}
+	int64_t d;
+	ck_assert_int_eq(gotime_parse_duration("2562047h47m16.854775808s", 24, &d, em, sizeof em), -1);
+	ck_assert_str_eq(em, "time: invalid duration \"2562047h47m16.854775808s\"");
+	ck_assert_int_eq(gotime_parse_duration("1x", 2, &d, em, sizeof em), -1);
+	ck_assert_str_eq(em, "time: unknown unit \"x\" in duration \"1x\"");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("funcs_formats");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_goldens, 0, (int)(sizeof(goldens) / sizeof(goldens[0])));
+	tcase_add_test(tc, test_random);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_durations);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
