@@ -26,7 +26,8 @@ static int on_seccomp(sv_job *j, ipc_msg *m, bh_error *err);
  * The whole attack surface: what a worker may send, and under which policy.
  *   ONCE    - at most one such message per job (a second is a violation)
  *   BROKER  - Kubernetes request: only Content-Type/Accept headers (never an
- *             identity), reads only in the job's namespaces, no watches;
+ *             identity), reads only in the job's namespaces, no watches,
+ *             no proxy/exec/attach/portforward; at most 4 in flight;
  *             forwarded as the tenant's ServiceAccount, audited
  * Any other type, a payload over `max`, or a payload that does not decode
  * ends the worker as a protocol violation.
@@ -82,6 +83,7 @@ int broker_dispatch(sv_job *j, ipc_msg *m, bh_error *err)
 /* ---- request policy ---------------------------------------------------------- */
 typedef struct api_path {
 	int discovery;
+	char subresource[64]; /* "" when none */
 	int namespaced;     /* path names a namespace-scoped resource */
 	char ns[256];
 	int collection;     /* no object name */
@@ -124,8 +126,12 @@ static int parse_path(const char *full, api_path *ap, bh_error *err)
 		ap->namespaced = 1;
 		snprintf(ap->ns, sizeof ap->ns, "%s", segs[p + 1]);
 		ap->collection = n == p + 3;
+		if (n >= p + 5)
+			snprintf(ap->subresource, sizeof ap->subresource, "%s", segs[p + 4]);
 	} else {
 		ap->collection = n == p + 1;
+		if (n >= p + 3)
+			snprintf(ap->subresource, sizeof ap->subresource, "%s", segs[p + 2]);
 	}
 	return 0;
 }
@@ -161,6 +167,10 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 		return bh_error_set(err, BH_EDENIED, "watch requests are not available to workers");
 	if ((rc = parse_path(r->path, &ap, err)) < 0)
 		return rc;
+	if (!strcmp(ap.subresource, "proxy") || !strcmp(ap.subresource, "exec") || !strcmp(ap.subresource, "attach") ||
+	    !strcmp(ap.subresource, "portforward"))
+		return bh_error_set(err, BH_EDENIED, "the %s subresource reaches into the cluster's network and is not available to workers",
+				    ap.subresource);
 	if (ap.discovery) {
 		if (strcmp(r->method, "GET") != 0)
 			return bh_error_set(err, BH_EDENIED, "discovery paths are read-only");

@@ -73,6 +73,14 @@ START_TEST(test_policy)
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a//secrets", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team%2Db/secrets", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/healthz", NULL, NULL), BH_EDENIED);
+	/* subresources that reach into the cluster network */
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/services/web:80/proxy/admin", NULL, why), BH_EDENIED);
+	ck_assert(strstr(why, "proxy subresource") != NULL);
+	ck_assert_int_eq(check(&j, "POST", "/api/v1/namespaces/team-a/pods/web/exec?command=sh", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "POST", "/api/v1/namespaces/team-a/pods/web/portforward", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/nodes/n1/proxy/metrics", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/configmaps/exec", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "PUT", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/team-a/helmreleases/x/status", NULL, NULL), 0);
 	/* without a tenant identity, writes stay in the job's namespaces */
 	j = job(NULL);
 	ck_assert_int_eq(check(&j, "PATCH", "/api/v1/namespaces/team-b/configmaps/x", NULL, why), BH_EDENIED);
