@@ -249,6 +249,11 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		proto_kube_request_free(&r);
 		return rc;
 	}
+	if (j->exited) { /* read after its death: nobody is waiting for the answer */
+		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 0, 0, "the worker has exited");
+		proto_kube_request_free(&r);
+		return 0;
+	}
 	if (j->inflight >= BROKER_MAX_INFLIGHT) {
 		char msg[200];
 		snprintf(msg, sizeof msg, "bulkhead broker: at most %d requests of a worker are forwarded at a time",
