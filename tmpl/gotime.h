@@ -33,6 +33,14 @@ const gotime_loc *gotime_local(void);
  * is malloc'ed and cached for the process. -1 when unknown. */
 int gotime_load_location(const char *name, const gotime_loc **out);
 
+/* For sandboxed processes (the worker's seccomp policy forbids open):
+ * gotime_preload() loads the Local zone now; after
+ * gotime_set_file_access(0) no zoneinfo file is read any more, so zones not
+ * already loaded behave as unknown (dateInZone then uses UTC, as Go does
+ * when LoadLocation fails). Call both before locking the process down. */
+void gotime_preload(void);
+void gotime_set_file_access(int allowed);
+
 /* time.Now() in Local, with a monotonic reading. */
 gotime gotime_now(void);
 /* time.Unix(sec, 0) in Local. */

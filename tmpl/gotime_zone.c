@@ -336,6 +336,8 @@ int gotime_loc_lookup_name(const gotime_loc *l, const char *name, int64_t sec, i
 
 /* ---- TZif ---- */
 
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -432,9 +434,24 @@ static gotime_loc *parse_tzif(const unsigned char *d, size_t n)
 	return l;
 }
 
+static int file_access = 1;
+
+void gotime_set_file_access(int allowed)
+{
+	pthread_mutex_lock(&cache_mu);
+	file_access = allowed;
+	pthread_mutex_unlock(&cache_mu);
+}
+
+void gotime_preload(void)
+{
+	(void)gotime_local();
+}
+
+/* called with cache_mu held */
 static gotime_loc *load_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = file_access ? fopen(path, "rb") : NULL;
 	unsigned char *buf;
 	size_t n;
 	gotime_loc *l;
@@ -477,7 +494,6 @@ static gotime_loc *load_named(const char *name)
 	return l;
 }
 
-static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static gotime_loc *cache;
 static gotime_loc *local_loc;
 static int local_done;

@@ -137,6 +137,22 @@ START_TEST(test_durations)
 }
 END_TEST
 
+/* Sandboxed workers: after gotime_set_file_access(0) no zoneinfo is read
+ * (unknown zones fall back to UTC as LoadLocation failures do in Go). */
+START_TEST(test_no_file_access)
+{
+	const gotime_loc *l = NULL;
+	gotime_preload();
+	gotime_set_file_access(0);
+	ck_assert_int_eq(gotime_load_location("Asia/Tokyo", &l), -1);
+	char *got = fg_render("{{ dateInZone \"15:04 MST\" 0 \"Asia/Tokyo\" }}|{{ date \"MST\" 0 }}", NULL, NULL);
+	ck_assert_str_eq(got, "00:00 UTC|UTC");
+	free(got);
+	gotime_set_file_access(1);
+	ck_assert_int_eq(gotime_load_location("Asia/Tokyo", &l), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("funcs_formats");
@@ -146,6 +162,7 @@ int main(void)
 	tcase_add_test(tc, test_random);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_durations);
+	tcase_add_test(tc, test_no_file_access);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
