@@ -255,6 +255,23 @@ class Protobuf(unittest.TestCase):
             self.assertEqual(cm.exception.code, 400)
 
 
+class Shapes(unittest.TestCase):
+    def test_typed_decoding_errors(self):
+        from kubesim_lib.resources import Registry
+        from kubesim_lib.shapes import check
+        dep = Registry().lookup("apps", "v1", "deployments")
+        check(dep, {"metadata": {"name": "d"}, "spec": {"replicas": 2, "template": {"spec": {"containers": [
+            {"name": "c", "ports": [{"containerPort": 80}]}]}}}})
+        with self.assertRaises(ApiError) as cm:
+            check(dep, {"metadata": {"name": "d"}, "spec": {"template": {"spec": {"containers": [
+                {"name": "c", "ports": [{"containerPort": "80"}]}]}}}})
+        self.assertEqual(cm.exception.message, 'Deployment in version "v1" cannot be handled as a Deployment: json: '
+                         'cannot unmarshal string into Go struct field '
+                         'Deployment.spec.template.spec.containers.ports.containerPort of type int32')
+        with self.assertRaises(ApiError):
+            check(dep, {"metadata": {"labels": {"a": 1}}})
+
+
 class History(unittest.TestCase):
     def test_events_and_410(self):
         s = Store(history_events=3)

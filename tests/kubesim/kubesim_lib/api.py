@@ -7,6 +7,7 @@ import re
 import threading
 
 from . import apply as ssa
+from . import shapes
 from .defaults import Allocator, apply_defaults, job_selector, random_suffix, service_allocate
 from .patch import json_patch, merge_patch, strategic_merge
 from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
@@ -222,6 +223,7 @@ class Api:
             raise invalid(res.group, res.kind, name, causes)
 
     def _normalize(self, res, obj):
+        shapes.check(res, obj)
         for k in [k for k, v in obj.items() if v is None]:
             del obj[k]
         md = obj.get("metadata")
