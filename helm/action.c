@@ -409,7 +409,7 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 		const char *st = rel_status(last);
 		if (!o->replace || (strcmp(st, "uninstalled") && strcmp(st, "failed"))) {
 			json_decref(hist);
-			return bh_error_set(err, BH_ECONFLICT, "cannot re-use a name that is still in use");
+			return bh_error_set(err, BH_ECONFLICT, "release name check failed: cannot reuse a name that is still in use");
 		}
 		version = rel_version(last) + 1;
 	}
@@ -430,6 +430,7 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	/* --replace: the previous (non-failed) record becomes superseded */
 	if (last && strcmp(rel_status(last), "failed")) {
 		rel_info_set(last, "status", "superseded");
+		rel_info_set(last, "description", "superseded by new release");
 		if ((rc = storage_update(cfg->kc, last, err)) < 0)
 			goto out;
 	}

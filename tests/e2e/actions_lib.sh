@@ -63,7 +63,8 @@ kget() {
 # ConfigMap hooks per event with weights 5, -1, -1 named a, b, c — run order
 # b, c, a), a pre-upgrade Job (preUpgradeJob=true; exits with jobExit), test Pods
 # (t-ok, and t-bad when testFail=true), a ConfigMap with
-# helm.sh/resource-policy: keep, and an optional "extra" ConfigMap.
+# helm.sh/resource-policy: keep (kept=false drops it), an optional "extra"
+# ConfigMap, and an ordinary Job hk-work-N sleeping workJob=N seconds (0 = none).
 make_hookchart() {
 	local d=$1
 	mkdir -p "$d/templates" "$d/crds"
@@ -76,6 +77,8 @@ YAML
 	cat >"$d/values.yaml" <<'YAML'
 data: one
 extra: false
+kept: true
+workJob: 0
 preUpgradeJob: false
 jobExit: 0
 jobDeletePolicy: hook-succeeded
@@ -89,6 +92,7 @@ metadata:
   name: {{ .Release.Name }}-main
 data:
   value: {{ .Values.data | quote }}
+{{- if .Values.kept }}
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -98,6 +102,23 @@ metadata:
     helm.sh/resource-policy: keep
 data:
   value: kept
+{{- end }}
+{{- if .Values.workJob }}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-work-{{ .Values.workJob }}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: work
+          image: busybox
+          command: ["sh", "-c", "sleep {{ .Values.workJob }}"]
+{{- end }}
 {{- if .Values.extra }}
 ---
 apiVersion: v1
