@@ -182,10 +182,12 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         path = u.path
         q = {k: v[-1] for k, v in urllib.parse.parse_qs(u.query, keep_blank_values=True).items()}
         self._q = q
+        self._logged = False
         ri = parse_request_info(self.command, path, q, sim.registry)
         entry = {"method": self.command, "path": path, "query": u.query, "verb": ri.verb,
                  "user": "", "groups": [], "impersonatedUser": None, "status": 0,
                  "userAgent": self.headers.get("User-Agent", "")}
+        self._entry = entry
         if ri.resource_request:
             entry.update({"group": ri.group, "version": ri.version, "resource": ri.resource,
                           "subresource": ri.subresource, "namespace": ri.namespace, "name": ri.name})
@@ -218,7 +220,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         finally:
             entry["status"] = self._status
             entry["ms"] = int((time.monotonic() - t0) * 1000)
-            if not path.startswith("/_kubesim/"):
+            if not path.startswith("/_kubesim/") and not self._logged:
                 sim.admin.record(entry)
 
     # ---- authentication & impersonation -----------------------------------------------------------

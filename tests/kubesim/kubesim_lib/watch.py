@@ -132,6 +132,11 @@ class WatchHandlers:
         return urllib.parse.urlsplit(self.path).path
 
     def _start_stream(self):
+        """Start the chunked response; the request log records a watch when it starts."""
+        self._entry["status"] = 200
+        self._entry["ms"] = 0
+        self.sim.admin.record(self._entry)
+        self._logged = True
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
