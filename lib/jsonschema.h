@@ -17,14 +17,18 @@
  * the document (JSON pointers, $defs/definitions, $anchor, "#name" ids, the
  * document's own $id), unevaluatedProperties/unevaluatedItems.
  * Remote and file $ref are refused with an error (nothing is fetched);
- * "urn:" references are permissive (true), as in Helm. The schema itself is
- * not checked against the draft's meta-schema (Helm rejects such schemas).
+ * "urn:" references are permissive (true), as in Helm. Like Helm, the
+ * schema is first checked against its draft's meta-schema (json-schema.org
+ * documents, bundled in lib/jsonschema_meta.c).
  * Numbers in messages are printed the way v6's golang.org/x/text printer
  * does ("got 1,234", "got 2×10⁰⁶").
  *
- * Compile errors: err->msg is what Helm prints after "<chart>:\n" for
- * fetch-type failures ("failing loading \"https://...\": ..."); invalid
- * regexes and unknown keywords' values read "jsonschema: ...".
+ * Compile errors: err->msg is what Helm prints after "<chart>:\n" (no final
+ * newline) for schemas the meta-schema rejects ("\"file:///values.schema.json#\"
+ * is not valid against metaschema: jsonschema validation failed with ..."
+ * followed by the "- at" lines) and for references Helm would fetch
+ * ("failing loading \"https://...\": ..."); other failures read
+ * "jsonschema: ...".
  *
  * Output of jsonschema_validate (appended to `errors`): exactly the text
  * Helm prints for one chart after its "<chart-name>:\n" line, e.g.
