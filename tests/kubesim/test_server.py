@@ -148,6 +148,32 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual(code, 201)
         self.assertEqual(s.req("GET", CM + "/dry")[0], 404)
 
+    def test_optimistic_concurrency(self):
+        """Parallel read-modify-write loops with retry on 409: no update is lost."""
+        import threading
+        s = self.sim
+        s.req("POST", CM, {"metadata": {"name": "counter"}, "data": {"n": "0"}})
+        errors = []
+
+        def worker():
+            for _ in range(10):
+                while True:
+                    code, cur, _ = s.req("GET", CM + "/counter")
+                    cur["data"]["n"] = str(int(cur["data"]["n"]) + 1)
+                    code, _, _ = s.req("PUT", CM + "/counter", cur)
+                    if code == 200:
+                        break
+                    if code != 409:
+                        errors.append(code)
+                        return
+        ts = [threading.Thread(target=worker) for _ in range(6)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(s.req("GET", CM + "/counter")[1]["data"]["n"], "60")
+
     def test_generation(self):
         s = self.sim
         dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "g1"},
