@@ -378,6 +378,19 @@ class KubesimServer(unittest.TestCase):
         t0 = time.time()
         s.req("GET", "/version")
         self.assertGreaterEqual(time.time() - t0, 0.3)
+        s.req("POST", "/_kubesim/faults", {"action": "hang", "ms": 300, "match": {"path": "^/version"}})
+        t0 = time.time()
+        with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
+            s.req("GET", "/version")
+        self.assertGreaterEqual(time.time() - t0, 0.3)
+        self.assertEqual(s.req("GET", "/version")[0], 200)
+        s.req("POST", "/_kubesim/faults", {"action": "closeWatch", "afterMs": 200, "match": {"resource": "secrets"}})
+        c, r = s.watch("/api/v1/namespaces/default/secrets?watch=1")
+        t0 = time.time()
+        while r.readline():
+            pass
+        self.assertLess(time.time() - t0, 3, "closeWatch fault did not end the watch")
+        c.close()
         c, r = s.watch(CM + "?watch=1")
         s.req("POST", "/_kubesim/close-watches")
         t0 = time.time()
