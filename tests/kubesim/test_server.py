@@ -225,10 +225,12 @@ class KubesimServer(unittest.TestCase):
                "metadata": {"name": "gadgets.example.com"},
                "spec": {"group": "example.com", "scope": "Namespaced",
                         "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget"},
-                        "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                        "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {
+                            "status": {}, "scale": {"specReplicasPath": ".spec.n", "statusReplicasPath": ".status.n"}},
                                       "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                                           "spec": {"type": "object", "properties": {"n": {"type": "integer"}}},
-                                          "status": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}}}]}}
+                                          "status": {"type": "object", "properties": {"ok": {"type": "boolean"},
+                                                                                        "n": {"type": "integer"}}}}}}}]}}
         code, c, _ = s.req("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
         self.assertEqual(code, 201)
         conds = {x["type"]: x["status"] for x in c["status"]["conditions"]}
@@ -252,6 +254,9 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual((g3["metadata"]["generation"], g3["status"]), (2, {"ok": True}))
         code, st, _ = s.req("PATCH", base + "/g", {"spec": {"n": 3}}, ctype="application/strategic-merge-patch+json")
         self.assertEqual(code, 415)
+        code, sc, _ = s.req("PATCH", base + "/g/scale", {"spec": {"replicas": 4}}, ctype="application/merge-patch+json")
+        self.assertEqual((code, sc["kind"], sc["spec"]["replicas"]), (200, "Scale", 4))
+        self.assertEqual(s.req("GET", base + "/g")[1]["spec"], {"n": 4})
         self.assertEqual(s.req("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com")[0], 200)
         self.assertEqual(s.req("GET", base)[0], 404)
 

@@ -8,8 +8,36 @@ from .rbac import Attrs, User, rules_review
 from .util import ApiError, bad_request, int_param, not_found, now_rfc3339
 
 
+def _get_path(obj, path):
+    cur = obj
+    for p in path.lstrip(".").split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(p)
+    return cur
+
+
+def _set_path(obj, path, value):
+    parts = path.lstrip(".").split(".")
+    cur = obj
+    for p in parts[:-1]:
+        cur = cur.setdefault(p, {})
+    cur[parts[-1]] = value
+
+
 class SubresourceHandlers:
     # ---- subresources --------------------------------------------------------------------------------
+    @staticmethod
+    def _scale_paths(res):
+        """(spec replicas, status replicas, label selector) paths; CRDs declare theirs."""
+        if res.crd is not None:
+            for v in (res.crd.get("spec") or {}).get("versions") or []:
+                if v.get("name") == res.version:
+                    sc = (v.get("subresources") or {}).get("scale") or {}
+                    return (sc.get("specReplicasPath", ".spec.replicas"), sc.get("statusReplicasPath",
+                            ".status.replicas"), sc.get("labelSelectorPath"))
+        return ".spec.replicas", ".status.replicas", None
+
     def _scale(self, ri, res, ns, q):
         api = self.sim.api
         with self.sim.store.lock:
@@ -20,26 +48,36 @@ class SubresourceHandlers:
                     new = self._json_body()
                 else:
                     from .patch import json_patch, merge_patch, strategic_merge
-                    body = json.loads(self._body() or b"{}")
+                    try:
+                        body = json.loads(self._body() or b"{}")
+                    except ValueError as e:
+                        raise bad_request("error decoding patch: %s" % e)
                     ct = self.headers.get("Content-Type", "")
                     new = json_patch(cur, body) if "json-patch" in ct else (
                         strategic_merge(cur, body) if "strategic" in ct else merge_patch(cur, body))
-                reps = (new.get("spec") or {}).get("replicas")
+                reps = (new.get("spec") or {}).get("replicas") if isinstance(new, dict) else None
                 if reps is not None:
-                    obj["spec"]["replicas"] = int(reps)
+                    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 0:
+                        raise ApiError(422, "Invalid", 'Scale.autoscaling "%s" is invalid: spec.replicas: Invalid '
+                                       "value: %s: must be greater than or equal to 0" % (ri.name, reps))
+                    _set_path(obj, self._scale_paths(res)[0], reps)
                     obj = api.update(res, ns, ri.name, obj, self._manager(q), None, self._dry(q))
             return self._send(200, self._scale_obj(res, obj))
 
     def _scale_obj(self, res, obj):
-        sel = (obj.get("spec") or {}).get("selector") or {}
-        sel_s = ",".join("%s=%s" % kv for kv in sorted((sel.get("matchLabels") or {}).items()))
+        spec_p, status_p, sel_p = self._scale_paths(res)
+        if sel_p:
+            sel_s = _get_path(obj, sel_p) or ""
+        else:
+            sel = (obj.get("spec") or {}).get("selector") or {}
+            sel_s = ",".join("%s=%s" % kv for kv in sorted((sel.get("matchLabels") or {}).items()))
         md = obj["metadata"]
         return {"kind": "Scale", "apiVersion": "autoscaling/v1",
                 "metadata": {"name": md["name"], "namespace": md.get("namespace"), "uid": md.get("uid"),
                              "resourceVersion": md.get("resourceVersion"),
                              "creationTimestamp": md.get("creationTimestamp")},
-                "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 0)},
-                "status": {"replicas": (obj.get("status") or {}).get("replicas", 0), "selector": sel_s}}
+                "spec": {"replicas": _get_path(obj, spec_p) or 0},
+                "status": {"replicas": _get_path(obj, status_p) or 0, "selector": sel_s}}
 
     def _token_request(self, ri, ns):
         body = self._json_body()
