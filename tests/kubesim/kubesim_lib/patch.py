@@ -26,9 +26,7 @@ def list_info(field, items, schema=None):
             return "map", schema.get("x-kubernetes-list-map-keys") or []
         if lt == "set":
             return "set", None
-        if field == "conditions" and lt is None and _items_have(items, "type"):
-            return "map", ["type"]
-        return "atomic", None
+        return "atomic", None  # CRD lists without x-kubernetes-list-type are atomic
     if field in SET_LISTS:
         return "set", None
     if field == "ports":
