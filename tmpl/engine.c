@@ -27,6 +27,11 @@ tmpl_engine *tmpl_engine_new(bh_error *err)
 	tmpl_limits_default(&e->limits);
 	tmpl_arena_init(&e->parse_arena, e->limits.max_memory);
 	tmpl_arena_init(&e->arena, e->limits.max_memory);
+	if (tmpl_engine_func_index(e)) {
+		free(e);
+		bh_error_set(err, BH_ENOMEM, "template engine: out of memory");
+		return NULL;
+	}
 	return e;
 }
 
@@ -36,7 +41,7 @@ void tmpl_engine_free(tmpl_engine *e)
 		return;
 	tmpl_arena_release(&e->parse_arena);
 	tmpl_arena_release(&e->arena);
-	free(e->ns.trees);
+	tmpl_ns_release(&e->ns);
 	free(e->incl);
 	free(e);
 }
@@ -59,22 +64,61 @@ tmpl_arena *tmpl_engine_arena(tmpl_engine *e)
 	return &e->arena;
 }
 
+void tmpl_ns_release(tmpl_ns *ns)
+{
+	free(ns->trees);
+	free(ns->index);
+	ns->trees = NULL;
+	ns->index = NULL;
+	ns->n = ns->cap = ns->index_cap = 0;
+}
+
+static long ns_pos(const tmpl_ns *ns, const char *name)
+{
+	if (!ns->index)
+		return -1;
+	size_t mask = ns->index_cap - 1;
+	size_t p = tmpl_hash(name, strlen(name)) & mask;
+	while (ns->index[p]) {
+		const ttree *t = ns->trees[ns->index[p] - 1];
+		if (strcmp(t->name, name) == 0)
+			return (long)(ns->index[p] - 1);
+		p = (p + 1) & mask;
+	}
+	return -1;
+}
+
 ttree *tmpl_ns_find(const tmpl_ns *ns, const char *name)
 {
-	for (size_t i = 0; i < ns->n; i++)
-		if (strcmp(ns->trees[i]->name, name) == 0)
-			return ns->trees[i];
-	return NULL;
+	long i = ns_pos(ns, name);
+	return i < 0 ? NULL : ns->trees[i];
+}
+
+static int ns_reindex(tmpl_ns *ns, size_t cap)
+{
+	uint32_t *idx = calloc(cap, sizeof(uint32_t));
+	if (!idx)
+		return BH_ENOMEM;
+	free(ns->index);
+	ns->index = idx;
+	ns->index_cap = cap;
+	for (size_t i = 0; i < ns->n; i++) {
+		size_t p = tmpl_hash(ns->trees[i]->name, strlen(ns->trees[i]->name)) & (cap - 1);
+		while (idx[p])
+			p = (p + 1) & (cap - 1);
+		idx[p] = (uint32_t)(i + 1);
+	}
+	return 0;
 }
 
 int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t)
 {
 	(void)e;
-	for (size_t i = 0; i < ns->n; i++)
-		if (strcmp(ns->trees[i]->name, t->name) == 0) {
-			ns->trees[i] = t;
-			return 0;
-		}
+	long i = ns_pos(ns, t->name);
+	if (i >= 0) {
+		ns->trees[i] = t;
+		return 0;
+	}
 	if (ns->n == ns->cap) {
 		size_t nc = ns->cap ? ns->cap * 2 : 16;
 		ttree **n = realloc(ns->trees, nc * sizeof(ttree *));
@@ -84,6 +128,13 @@ int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t)
 		ns->cap = nc;
 	}
 	ns->trees[ns->n++] = t;
+	if (!ns->index || ns->n * 2 > ns->index_cap)
+		return ns_reindex(ns, ns->index_cap ? ns->index_cap * 2 : 64);
+	size_t mask = ns->index_cap - 1;
+	size_t p = tmpl_hash(t->name, strlen(t->name)) & mask;
+	while (ns->index[p])
+		p = (p + 1) & mask;
+	ns->index[p] = (uint32_t)ns->n;
 	return 0;
 }
 

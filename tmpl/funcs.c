@@ -36,6 +36,62 @@ int tmpl_func_exists(const char *name)
 	return tmpl_func_find(name) != NULL;
 }
 
+uint32_t tmpl_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The registry never changes at run time, so its hash index is built once
+ * per process (engines are created from one thread in bulkhead). */
+static const tmpl_func_def **fn_index;
+static size_t fn_index_cap;
+
+int tmpl_engine_func_index(tmpl_engine *e)
+{
+	size_t n = 0, cap = 64;
+	if (!fn_index) {
+		const tmpl_func_def **idx;
+		for (size_t f = 0; tmpl_func_families[f]; f++)
+			for (const tmpl_func_def *d = tmpl_func_families[f]; d->name; d++)
+				n++;
+		while (cap < n * 2)
+			cap *= 2;
+		idx = calloc(cap, sizeof(*idx));
+		if (!idx)
+			return BH_ENOMEM;
+		for (size_t f = 0; tmpl_func_families[f]; f++)
+			for (const tmpl_func_def *d = tmpl_func_families[f]; d->name; d++) {
+				size_t p = tmpl_hash(d->name, strlen(d->name)) & (cap - 1);
+				while (idx[p] && strcmp(idx[p]->name, d->name) != 0)
+					p = (p + 1) & (cap - 1);
+				idx[p] = d; /* later families replace earlier ones */
+			}
+		fn_index_cap = cap;
+		fn_index = idx;
+	}
+	e->fn_index = fn_index;
+	e->fn_index_cap = fn_index_cap;
+	return 0;
+}
+
+const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name)
+{
+	if (!e->fn_index)
+		return tmpl_func_find(name);
+	size_t p = tmpl_hash(name, strlen(name)) & (e->fn_index_cap - 1);
+	while (e->fn_index[p]) {
+		if (strcmp(e->fn_index[p]->name, name) == 0)
+			return e->fn_index[p];
+		p = (p + 1) & (e->fn_index_cap - 1);
+	}
+	return NULL;
+}
+
 /* Go's float64 -> int64 conversion as amd64 does it (out of range and NaN
  * give math.MinInt64). */
 static int64_t f2i(double f)

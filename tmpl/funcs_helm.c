@@ -109,18 +109,18 @@ static int fn_tpl(tmpl_call *c)
 		gofmt_quote(&q, src->u.s.ptr, src->u.s.len);
 		tmpl_call_errorf(c, "cannot parse template %s: %s", bh_buf_str(&q), perr->msg);
 		bh_buf_free(&q);
-		free(ov->trees);
+		tmpl_ns_release(ov);
 		free(perr);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
 	free(perr);
 	ttree *t = tmpl_ns_find(ov, "gotpl");
 	if (!t) {
-		free(ov->trees);
+		tmpl_ns_release(ov);
 		return tmpl_call_errorf(c, "cannot parse template: no root template");
 	}
 	if (xc->depth + 1 >= e->limits.max_exec_depth) {
-		free(ov->trees);
+		tmpl_ns_release(ov);
 		return tmpl_call_errorf(c, "exceeded maximum template depth (%d)", e->limits.max_exec_depth);
 	}
 	r = tmpl_exec_tree(e, ov, t, &c->argv[1], &out, &xe, xc->depth + 1);
@@ -129,7 +129,7 @@ static int fn_tpl(tmpl_call *c)
 		xerr *w = calloc(1, sizeof(*w));
 		if (!w) {
 			xerr_free(xe);
-			free(ov->trees);
+			tmpl_ns_release(ov);
 			return BH_ELIMIT;
 		}
 		bh_buf m = BH_BUF_INIT;
@@ -141,10 +141,10 @@ static int fn_tpl(tmpl_call *c)
 		w->next = xe;
 		xc->inner = w;
 		/* trees parsed by tpl stay referenced by nothing after this call */
-		free(ov->trees);
+		tmpl_ns_release(ov);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
-	free(ov->trees);
+	tmpl_ns_release(ov);
 	tmpl_strip_no_value(&out, 0);
 	c->result = tmpl_str_buf(c->arena, &out);
 	bh_buf_free(&out);

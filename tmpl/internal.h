@@ -91,7 +91,12 @@ typedef struct tmpl_ns {
 	ttree **trees;
 	size_t n, cap;
 	const struct tmpl_ns *parent; /* tpl overlays chain to the outer one */
+	uint32_t *index;              /* open-addressing hash of trees (pos + 1) */
+	size_t index_cap;
 } tmpl_ns;
+
+/* Frees what a namespace allocated (not the trees: they live in the arena). */
+void tmpl_ns_release(tmpl_ns *ns);
 
 struct tmpl_engine {
 	tmpl_arena parse_arena;   /* trees and sources */
@@ -100,6 +105,9 @@ struct tmpl_engine {
 	tmpl_limits limits;
 	tmpl_lookup_fn lookup;
 	void *lookup_ud;
+	/* function name -> definition (last family wins), built once */
+	const tmpl_func_def **fn_index;
+	size_t fn_index_cap;
 	/* per-include-name nesting counts (Helm's includedNames) */
 	struct incl_count { const char *name; int n; } *incl;
 	size_t nincl, capincl;
@@ -156,8 +164,11 @@ void tmpl_helm_format_error(bh_buf *out, const xerr *xe);
 /* Deletes every "<no value>" from b[from..] (Helm's post-processing). */
 void tmpl_strip_no_value(bh_buf *b, size_t from);
 
-/* Function table lookups (funcs.c). */
+/* Function table lookups (funcs.c); the engine variants use a hash index. */
 int tmpl_func_exists(const char *name);
+int tmpl_engine_func_index(tmpl_engine *e);
+const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name);
+uint32_t tmpl_hash(const char *s, size_t n);
 
 /* Number formatting helpers shared by gofmt and values. */
 void gofmt_float(bh_buf *out, double v, char verb, int prec);

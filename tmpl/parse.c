@@ -952,9 +952,9 @@ static tnode *item_list(parser *p, tnode **next);
 static tnode *if_control(parser *p);
 static tnode *with_control(parser *p);
 
-static int has_function(const char *name)
+static int has_function(parser *p, const char *name)
 {
-	return tmpl_func_exists(name);
+	return tmpl_engine_func_find(p->e, name) != NULL;
 }
 
 static tnode *use_var(parser *p, int pos, const char *s, size_t n)
@@ -1097,12 +1097,12 @@ static tnode *term(parser *p)
 	switch (tok.typ) {
 	case I_IDENTIFIER: {
 		char *name = pstrdup(p, tok.val, tok.len);
-		if (!has_function(name))
+		if (!has_function(p, name))
 			perrorf(p, "function \"%s\" not defined", name);
 		tnode *n = new_node(p, N_IDENT, tok.pos);
 		n->text = name;
 		n->len = tok.len;
-		n->fn = tmpl_func_find(name);
+		n->fn = tmpl_engine_func_find(p->e, name);
 		return n;
 	}
 	case I_DOT:
