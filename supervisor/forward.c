@@ -73,6 +73,8 @@ static void perform(kube_client *kc, fwd_req *f)
 	f->ms = now_ms() - t0;
 }
 
+static kube_config *fwd_cfg;
+
 static void *fwd_main(void *arg)
 {
 	kube_client *kc = arg;
@@ -88,6 +90,18 @@ static void *fwd_main(void *arg)
 		pthread_mutex_unlock(&mu);
 		f->next = NULL;
 		perform(kc, f);
+		if ((f->status < 200 || f->status > 299) && f->r.body_len) {
+			/* Start the next request on a fresh connection: a server that
+			 * refused this one before reading its body (kubesim does) would
+			 * otherwise read the next request from the leftover bytes. */
+			bh_error e;
+			kube_client *fresh = kube_curl_client_new(fwd_cfg, &e);
+			if (fresh) {
+				kube_client_set_timeout(fresh, FWD_TIMEOUT_MS);
+				kube_client_free(kc);
+				kc = fresh;
+			}
+		}
 		pthread_mutex_lock(&mu);
 		f->next = done_head;
 		done_head = f;
@@ -102,6 +116,8 @@ static void *fwd_main(void *arg)
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 {
 	wake = wake_fd;
+	if (!(fwd_cfg = kube_config_dup(cfg, err)))
+		return err ? err->code : BH_ENOMEM;
 	for (int i = 0; i < n; i++) {
 		kube_client *kc = kube_curl_client_new(cfg, err);
 		pthread_t th;

@@ -3,12 +3,13 @@
 # allows only its own namespace, a chart that tries to create an object in
 # another namespace fails with kubesim's 403 in the HelmRelease's Ready
 # message, and the audit log shows the denied request (forwarded by the
-# broker as the tenant, denied by the API server's RBAC).
+# broker as the tenant, denied by the API server's RBAC). A second
+# HelmRelease without .spec.serviceAccountName gets --default-service-account.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
-sk_setup
+sk_setup --default-service-account deployer
 kubectl create ns team-r >/dev/null
 kubectl create ns team-other >/dev/null
 kubectl create serviceaccount deployer -n team-r >/dev/null
@@ -32,4 +33,10 @@ kubectl get configmap mine -n team-r >/dev/null || sk_fail "team-r/mine missing"
 kubectl get configmap intruder -n team-other >/dev/null 2>&1 && sk_fail "team-other/intruder was created"
 st=$(kubectl get secret sh.helm.release.v1.escape.v1 -n team-r -o jsonpath='{.metadata.labels.status}')
 [ "$st" = failed ] || sk_fail "release record status '$st', want failed"
+# --default-service-account: same tenant identity without .spec.serviceAccountName
+sk_apply_hr team-r escape2 escape "  releaseName: escape2"
+r=$(sk_wait_cond team-r escape2 False 60)
+e2e_expect_contains "$r" 'User "system:serviceaccount:team-r:deployer" cannot patch resource "configmaps"' "Ready of escape2"
+grep '"helmRelease":"team-r/escape2"' "$SK_AUDIT" | grep -q '"identity":"system:serviceaccount:team-r:deployer"' \
+	|| sk_fail "escape2 did not act as the default service account"
 echo "PASS: RBAC of the impersonated ServiceAccount decides, and the denial is reported and audited"
