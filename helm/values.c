@@ -109,74 +109,8 @@ static char *concat_prefix(const char *a, const char *b)
 
 int values_load_yaml(const char *text, size_t len, json_t **out, bh_error *err)
 {
-	json_t *acc = json_object();
-	bh_buf doc = BH_BUF_INIT;
-	size_t i = 0;
-	int rc = 0;
-	if (!acc)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	for (;;) {
-		int at_end = i >= len;
-		size_t e = i;
-		while (e < len && text[e] != '\n')
-			e++;
-		if (e < len)
-			e++; /* include the newline */
-		const char *line = text + i;
-		size_t ll = e - i;
-		int flush = at_end;
-		if (!at_end && ll >= 3 && !memcmp(line, "---", 3)) {
-			const char *t = line + 3, *te = line + ll;
-			while (t < te && (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r'))
-				t++;
-			if (t < te && *t != '#') {
-				size_t tl = (size_t)(te - t);
-				while (tl && (t[tl - 1] == '\n' || t[tl - 1] == '\r' || t[tl - 1] == ' '))
-					tl--;
-				rc = bh_error_set(err, BH_EPARSE,
-						  "error reading yaml document: invalid Yaml document separator: %.*s",
-						  (int)tl, t);
-				break;
-			}
-			flush = doc.len != 0;
-			if (!flush) {
-				i = e;
-				continue;
-			}
-		}
-		if (flush) {
-			if (doc.len) {
-				json_t *m = NULL;
-				rc = yaml_parse_values(doc.data, doc.len, NULL, &m, err);
-				if (rc) {
-					bh_error_prefix(err, "cannot unmarshal yaml document");
-					break;
-				}
-				json_t *merged = values_merge_maps(acc, m);
-				json_decref(m);
-				json_decref(acc);
-				acc = merged;
-				if (!acc) {
-					rc = bh_error_set(err, BH_ENOMEM, "out of memory");
-					break;
-				}
-			}
-			bh_buf_reset(&doc);
-			if (at_end)
-				break;
-			i = e;
-			continue;
-		}
-		bh_buf_put(&doc, line, ll);
-		i = e;
-	}
-	bh_buf_free(&doc);
-	if (rc) {
-		json_decref(acc);
-		return rc;
-	}
-	*out = acc;
-	return 0;
+	/* lib/yaml splits documents and words errors exactly as Helm's LoadValues. */
+	return yaml_parse_values(text, len, NULL, out, err);
 }
 
 json_t *values_merge_maps(const json_t *a, const json_t *b)
