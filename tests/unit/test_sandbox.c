@@ -17,7 +17,7 @@
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
 
-enum { DO_NOTHING, DO_SOCKET, DO_EXECVE, DO_OPEN, DO_KILL };
+enum { DO_NOTHING, DO_SOCKET, DO_EXECVE, DO_OPEN, DO_KILL, DO_FORK, DO_PTRACE };
 
 static pid_t start(int what, int *sock)
 {
@@ -59,6 +59,13 @@ static pid_t start(int what, int *sock)
 			break;
 		case DO_KILL:
 			kill(1, SIGTERM);
+			break;
+		case DO_FORK:
+			syscall(SYS_fork);
+			syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+			break;
+		case DO_PTRACE:
+			syscall(SYS_ptrace, 0, 0, 0, 0);
 			break;
 		}
 		_exit(0);
@@ -135,6 +142,8 @@ START_TEST(test_forbidden)
 		{DO_EXECVE, SYS_execve, "execve"},
 		{DO_OPEN, SYS_openat, "openat"},
 		{DO_KILL, SYS_kill, "kill"},
+		{DO_FORK, SYS_fork, "fork"},
+		{DO_PTRACE, SYS_ptrace, "ptrace"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int st;
