@@ -19,7 +19,8 @@ TESTS += $(SKELETON_E2E)
 EXTRA_DIST += $(SKELETON_E2E) tests/e2e/skeleton_lib.sh tests/e2e/skeleton scripts/demo.sh deploy/crds
 # --- end walking skeleton ---
 # --- release actions (helm/action*): interop with the real helm, hooks, options, recovery ---
-ACTIONS_E2E = tests/e2e/actions_interop.sh tests/e2e/actions_hooks.sh tests/e2e/actions_options.sh
+ACTIONS_E2E = tests/e2e/actions_interop.sh tests/e2e/actions_hooks.sh tests/e2e/actions_options.sh \
+	tests/e2e/actions_lifecycle.sh
 TESTS += $(ACTIONS_E2E)
 EXTRA_DIST += $(ACTIONS_E2E) tests/e2e/actions_lib.sh
 # --- end release actions ---
