@@ -8,6 +8,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <string.h>
+#include <time.h>
 
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
@@ -18,6 +19,9 @@
 #define RE_DEPTH_LIMIT 100000
 #define RE_HEAP_LIMIT (64 * 1024) /* KiB */
 #define RE_MAX_REPEAT 1000
+/* Wall-clock budget of one function call's matching (each pcre2_match is
+ * bounded by the limits above; this bounds the loop over positions). */
+#define RE_TIME_BUDGET_NS (2LL * 1000 * 1000 * 1000)
 
 typedef struct re_parse {
 	const char *s;     /* whole pattern */
@@ -549,7 +553,15 @@ typedef struct regex {
 	const size_t *map;      /* NULL when subj is the original */
 	const char *orig;
 	size_t orig_len;
+	long long started;      /* CLOCK_MONOTONIC ns at compile time */
 } regex;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 /* position in the original subject */
 static size_t om(const regex *re, size_t t)
@@ -646,13 +658,19 @@ static int regex_compile(regex *re, const char *pat, size_t n, bh_buf *err)
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMECOUNT, &re->name_count);
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMEENTRYSIZE, &re->name_size);
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMETABLE, &re->names);
+	re->started = now_ns();
 	return 0;
 }
 
 /* One match at or after pos: 1 found, 0 none, -1 error (set on c). */
 static int regex_exec(tmpl_call *c, regex *re, const char *s, size_t n, size_t pos)
 {
-	int rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, pos, 0, re->md, re->mctx);
+	int rc;
+	if (now_ns() - re->started > RE_TIME_BUDGET_NS) {
+		bh_error_set(c->err, BH_ELIMIT, "%s: regular expression matching took too long (time budget)", c->name);
+		return BH_ELIMIT;
+	}
+	rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, pos, 0, re->md, re->mctx);
 	if (rc >= 0)
 		return 1;
 	if (rc == PCRE2_ERROR_NOMATCH)
@@ -660,12 +678,11 @@ static int regex_exec(tmpl_call *c, regex *re, const char *s, size_t n, size_t p
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT) {
 		bh_error_set(c->err, BH_ELIMIT, "%s: regular expression too costly for this input (backtracking limit)",
 			     c->name);
-		return -1;
+		return BH_ELIMIT;
 	}
 	PCRE2_UCHAR msg[256];
 	pcre2_get_error_message(rc, msg, sizeof msg);
-	tmpl_call_errorf(c, "regexp: %s", (const char *)msg);
-	return -1;
+	return tmpl_call_errorf(c, "regexp: %s", (const char *)msg);
 }
 
 static PCRE2_SIZE *ovec(regex *re)
@@ -731,7 +748,7 @@ static int do_match(tmpl_call *c, enum on_bad how)
 	r = regex_exec(c, &re, re.subj, re.subj_len, 0);
 	regex_free(&re);
 	if (r < 0)
-		return BH_EEXEC;
+		return r;
 	c->result = tmpl_bool(r);
 	return 0;
 }
@@ -759,7 +776,7 @@ static int all_matches(tmpl_call *c, regex *re, const char *s, size_t len, int64
 	while (i < n && pos <= len) {
 		int r = regex_exec(c, re, s, len, pos);
 		if (r < 0)
-			return BH_EEXEC;
+			return r;
 		if (r == 0)
 			break;
 		size_t a = ovec(re)[0], b = ovec(re)[1];
@@ -842,7 +859,7 @@ static int find(tmpl_call *c, enum on_bad how)
 	r = regex_exec(c, &re, re.subj, re.subj_len, 0);
 	if (r < 0) {
 		regex_free(&re);
-		return BH_EEXEC;
+		return r;
 	}
 	if (r == 0)
 		c->result = tmpl_str_static("", 0);
@@ -955,7 +972,7 @@ static int replace_all(tmpl_call *c, enum on_bad how, int literal)
 		if (r < 0) {
 			regex_free(&re);
 			bh_buf_free(&b);
-			return BH_EEXEC;
+			return r;
 		}
 		if (r == 0)
 			break;
