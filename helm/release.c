@@ -1,6 +1,8 @@
 /* helm/release.c — see release.h. */
 #include "helm/release.h"
 
+#include "lib/gojson.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,26 +173,66 @@ json_t *release_json_new(const release_fields *f, bh_error *err)
 	return r;
 }
 
+/* Go's encoding/json over an ordered tree: objects in insertion order (the
+ * builders above put struct fields in Go's order and sort map keys),
+ * strings HTML-safe escaped and numbers formatted as Go does. */
+static int emit(bh_buf *b, const json_t *v, int depth)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	int first = 1;
+	if (depth > 1000)
+		return BH_ELIMIT;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		bh_buf_putc(b, '{');
+		json_object_foreach((json_t *)v, k, x) {
+			if (!first)
+				bh_buf_putc(b, ',');
+			first = 0;
+			gojson_quote(b, k, strlen(k), 0);
+			bh_buf_putc(b, ':');
+			if (emit(b, x, depth + 1) < 0)
+				return BH_ELIMIT;
+		}
+		bh_buf_putc(b, '}');
+		return 0;
+	case JSON_ARRAY:
+		bh_buf_putc(b, '[');
+		json_array_foreach(v, i, x) {
+			if (i)
+				bh_buf_putc(b, ',');
+			if (emit(b, x, depth + 1) < 0)
+				return BH_ELIMIT;
+		}
+		bh_buf_putc(b, ']');
+		return 0;
+	case JSON_STRING:
+		gojson_quote(b, json_string_value(v), json_string_length(v), 0);
+		return 0;
+	case JSON_INTEGER:
+		bh_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return 0;
+	case JSON_REAL:
+		gojson_format_float(b, json_real_value(v));
+		return 0;
+	case JSON_TRUE:
+		bh_buf_puts(b, "true");
+		return 0;
+	case JSON_FALSE:
+		bh_buf_puts(b, "false");
+		return 0;
+	default:
+		bh_buf_puts(b, "null");
+		return 0;
+	}
+}
+
 int release_marshal(const json_t *rel, bh_buf *out, bh_error *err)
 {
-	char *s = json_dumps(rel, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-	if (!s)
-		return bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
-	/* Go's HTML-safe escaping; these bytes only occur inside strings. */
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '<')
-			bh_buf_puts(out, "\\u003c");
-		else if (*p == '>')
-			bh_buf_puts(out, "\\u003e");
-		else if (*p == '&')
-			bh_buf_puts(out, "\\u0026");
-		else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
-			bh_buf_puts(out, p[2] == 0xa8 ? "\\u2028" : "\\u2029");
-			p += 2;
-		} else
-			bh_buf_putc(out, (char)*p);
-	}
-	free(s);
+	if (emit(out, rel, 0) < 0)
+		return bh_error_set(err, BH_ELIMIT, "release is nested too deeply to marshal");
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
 }
 

@@ -42,7 +42,9 @@ typedef struct release_fields {
 /* Builds the release as an ordered json_t (insertion order = Go's). */
 json_t *release_json_new(const release_fields *f, bh_error *err);
 /* Go's json.Marshal text of an ordered release object (struct field order
- * kept, nested map keys of config/values/annotations sorted). Appends to out. */
+ * kept, nested map keys of config/values/annotations sorted, numbers and
+ * strings as Go writes them: 3.0 is "3", <>& are \u003c \u003e \u0026).
+ * Appends to out. */
 int release_marshal(const json_t *rel, bh_buf *out, bh_error *err);
 
 /* base64(gzip(json)) of rel, the value Helm stores. Caller frees. */
