@@ -222,33 +222,45 @@ static void report(json_t *rh, const json_t *h, const char *event)
 					    hstr(lr, "started_at"), "completed_at", hstr(lr, "completed_at")));
 }
 
-int hooks_run(kube_client *kc, json_t *rel, const char *event, const hooks_run_opts *o, json_t *report_hooks,
-	      bh_error *err)
+json_t *hooks_select(const json_t *rel, const char *event, int (*skip)(void *ud, const char *hook_name),
+		     void *skip_ud)
 {
-	json_t *hooks = json_object_get(rel, "hooks"), *h;
-	const char *ns = rel_namespace(rel);
-	struct ordered *ex;
-	size_t n = 0, i, k;
-	int rc = 0;
-	ex = calloc(json_array_size(hooks) + 1, sizeof *ex);
+	json_t *hooks = json_object_get(rel, "hooks"), *h, *out;
+	struct ordered *ex = calloc(json_array_size(hooks) + 1, sizeof *ex);
+	size_t n = 0, i;
 	if (!ex)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
+		return NULL;
 	json_array_foreach(hooks, i, h) {
-		if (!has_event(h, event))
-			continue;
-		if (o->skip && o->skip(o->skip_ud, hstr(h, "name")))
+		if (!has_event(h, event) || (skip && skip(skip_ud, hstr(h, "name"))))
 			continue;
 		ex[n].h = h;
 		ex[n].pos = n;
 		n++;
 	}
 	qsort(ex, n, sizeof *ex, by_weight);
+	out = json_array();
+	for (i = 0; out && i < n; i++)
+		json_array_append(out, ex[i].h);
+	free(ex);
+	return out;
+}
+
+int hooks_run(kube_client *kc, json_t *rel, const char *event, const hooks_run_opts *o, json_t *report_hooks,
+	      bh_error *err)
+{
+	const char *ns = rel_namespace(rel);
+	json_t *ex = hooks_select(rel, event, o->skip, o->skip_ud), *h;
+	size_t n, i, k;
+	int rc = 0;
+	if (!ex)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	n = json_array_size(ex);
 	for (i = 0; i < n; i++) {
 		json_t *obj = NULL, *out = NULL;
 		kube_resource r;
 		kube_write_opts wo = {o->field_manager, 0, 0, NULL};
 		char started[40], done[40];
-		h = ex[i].h;
+		h = json_array_get(ex, i);
 		if (json_array_size(json_object_get(h, "delete_policies")) == 0)
 			json_object_set_new(h, "delete_policies", json_pack("[s]", "before-hook-creation"));
 		if ((rc = delete_by_policy(kc, h, "before-hook-creation", ns, o->timeout_ms, err)) < 0)
@@ -283,14 +295,14 @@ int hooks_run(kube_client *kc, json_t *rel, const char *event, const hooks_run_o
 			bh_error e2;
 			delete_by_policy(kc, h, "hook-failed", ns, o->timeout_ms, &e2);
 			for (k = 0; k < i; k++)
-				delete_by_policy(kc, ex[k].h, "hook-succeeded", ns, o->timeout_ms, &e2);
+				delete_by_policy(kc, json_array_get(ex, k), "hook-succeeded", ns, o->timeout_ms, &e2);
 			break;
 		}
 	}
 	if (rc == 0)
 		for (k = n; k-- > 0;)
-			if ((rc = delete_by_policy(kc, ex[k].h, "hook-succeeded", ns, o->timeout_ms, err)) < 0)
+			if ((rc = delete_by_policy(kc, json_array_get(ex, k), "hook-succeeded", ns, o->timeout_ms, err)) < 0)
 				break;
-	free(ex);
+	json_decref(ex);
 	return rc;
 }

@@ -26,6 +26,12 @@ typedef struct hooks_run_opts {
 	void *skip_ud;
 } hooks_run_opts;
 
+/* The hooks of rel for `event` in execution order (kind order as stored,
+ * then weight, then name; sort.Stable), minus those skip() refuses (skip
+ * may be NULL). Borrowed entries of rel's "hooks" in a new array. */
+json_t *hooks_select(const json_t *rel, const char *event, int (*skip)(void *ud, const char *hook_name),
+		     void *skip_ud);
+
 /* Runs the hooks of `event` ("pre-install", ..., "test") of rel, updating
  * rel's hook records. Appends one entry per hook run to report_hooks (may
  * be NULL): {"name","kind","event","phase","started_at","completed_at"}.
