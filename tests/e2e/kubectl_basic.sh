@@ -141,7 +141,8 @@ kubectl wait --for=delete pod -l app=web --timeout=20s >/dev/null 2>&1 || true
 e2e_retry 10 sh -c '[ -z "$(kubectl get pods -l app=web -o name)" ]' || e2e_fail "pods not garbage collected"
 
 # the request log saw kubectl's calls, made by admin
-log=$(kubesim_admin GET /_kubesim/log) || e2e_fail "request log"
-n=$(echo "$log" | grep -c '"verb":"patch","user":"admin"')
+n=$(kubesim_log_count verb=patch user=admin) || e2e_fail "request log"
 [ "$n" -ge 3 ] || e2e_fail "expected >= 3 patch requests by admin in the request log, got $n"
+n=$(kubesim_log_count verb=delete resource=deployments name=web status=200)
+[ "$n" = 1 ] || e2e_fail "expected 1 successful delete of deployment web in the request log, got $n"
 echo "PASS: kubectl_basic"

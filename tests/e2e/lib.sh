@@ -6,6 +6,7 @@
 #   kubesim_start [EXTRA ARGS...]  # start tests/kubesim on a free loopback port
 #   kubectl get ns                 # KUBECONFIG points at kubesim's admin kubeconfig
 #   kubesim_admin GET /_kubesim/log
+#   kubesim_log_count verb=patch resource=deployments   # count API calls
 #   kubesim_spawn remote           # a second cluster: REMOTE_KUBECONFIG, REMOTE_URL, REMOTE_DIR
 #
 # kubesim_start exports KUBESIM_DIR (its state dir: kubeconfig, ca.crt,
@@ -129,6 +130,20 @@ kubesim_admin() {
 	esac
 	[ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
 	curl "${args[@]}" "$KUBESIM_URL$path"
+}
+
+# kubesim_log_count [KEY=VALUE...]: number of request-log entries whose fields
+# all match (e.g. verb=patch resource=deployments impersonatedUser=system:serviceaccount:a:b).
+kubesim_log_count() {
+	kubesim_admin GET /_kubesim/log | python3 -c '
+import json, sys
+want = dict(a.split("=", 1) for a in sys.argv[1:])
+n = 0
+for line in sys.stdin:
+    e = json.loads(line)
+    if all(str(e.get(k) if e.get(k) is not None else "") == v for k, v in want.items()):
+        n += 1
+print(n)' "$@"
 }
 
 # kubesim_curl [CURL ARGS...] PATH: raw curl against kubesim with the admin cert.

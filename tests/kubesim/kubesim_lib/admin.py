@@ -64,6 +64,7 @@ class Admin:
         self.faults = []
         self.next_id = 1
         self.log = []
+        self.seq = 0
         self.log_path = log_path
         self.log_file = open(log_path, "a", buffering=1) if log_path else None
 
@@ -94,6 +95,12 @@ class Admin:
                     f.hits += 1
                     return f
         return None
+
+    def next_seq(self):
+        """Arrival order of requests (the log itself is in completion order)."""
+        with self.lock:
+            self.seq += 1
+            return self.seq
 
     def record(self, entry):
         entry["time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

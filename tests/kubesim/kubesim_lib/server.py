@@ -15,7 +15,7 @@ from .watch import WatchHandlers
 from .auth import user_from_cert
 from .rbac import Attrs, User, forbidden_message
 from .tables import to_table
-from .util import ApiError, _details, bad_request, dumps
+from .util import ApiError, _details, bad_request, dumps, now_micro
 
 AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 REVIEW_KINDS = {"selfsubjectaccessreviews", "subjectaccessreviews", "localsubjectaccessreviews",
@@ -186,7 +186,8 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         ri = parse_request_info(self.command, path, q, sim.registry)
         entry = {"method": self.command, "path": path, "query": u.query, "verb": ri.verb,
                  "user": "", "groups": [], "impersonatedUser": None, "status": 0,
-                 "userAgent": self.headers.get("User-Agent", "")}
+                 "userAgent": self.headers.get("User-Agent", ""), "seq": sim.admin.next_seq(),
+                 "startTime": now_micro()}
         self._entry = entry
         if ri.resource_request:
             entry.update({"group": ri.group, "version": ri.version, "resource": ri.resource,
