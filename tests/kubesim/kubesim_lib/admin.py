@@ -26,6 +26,9 @@ class Fault:
         self.user = m.get("user")
         self.as_user = m.get("as")
         self.hits = 0
+        for k, typ in (("code", int), ("retryAfter", int), ("ms", float), ("afterMs", float)):
+            if k in spec:
+                typ(spec[k])  # ValueError/TypeError for a malformed rule
 
     def matches(self, req):
         if self.count == 0:
