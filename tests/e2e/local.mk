@@ -5,9 +5,10 @@ EXTRA_DIST += tests/e2e/kube_client.sh tests/e2e/kube_cli.sh
 
 # kubesim helper: the real kubectl and helm CLIs against tests/kubesim
 # (tests/e2e/lib.sh starts kubesim; these skip with 77 without the tools).
-TESTS += tests/e2e/kubectl_basic.sh tests/e2e/kubectl_auth.sh tests/e2e/helm_cli_podinfo.sh tests/e2e/helm_cli_hooks.sh
-EXTRA_DIST += tests/e2e/lib.sh tests/e2e/kubectl_basic.sh tests/e2e/kubectl_auth.sh tests/e2e/helm_cli_podinfo.sh \
-	tests/e2e/helm_cli_hooks.sh
+TESTS += tests/e2e/kubectl_basic.sh tests/e2e/kubectl_auth.sh tests/e2e/kubectl_faults.sh \
+	tests/e2e/helm_cli_podinfo.sh tests/e2e/helm_cli_hooks.sh
+EXTRA_DIST += tests/e2e/lib.sh tests/e2e/kubectl_basic.sh tests/e2e/kubectl_auth.sh tests/e2e/kubectl_faults.sh \
+	tests/e2e/helm_cli_podinfo.sh tests/e2e/helm_cli_hooks.sh
 # --- walking skeleton (spine): supervisor/worker end to end against kubesim ---
 check_PROGRAMS += tests/e2e/hostile_worker
 tests_e2e_hostile_worker_SOURCES = tests/e2e/hostile_worker.c
