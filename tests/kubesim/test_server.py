@@ -526,7 +526,11 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual(code, 403)
         self.assertIn("because it is being terminated", st["message"])
         time.sleep(0.5)
-        self.assertEqual(s.req("GET", "/api/v1/namespaces/gc")[0], 200, "blocked by the finalizer")
+        code, nso, _ = s.req("GET", "/api/v1/namespaces/gc")
+        self.assertEqual(code, 200, "blocked by the finalizer")
+        conds = {c["type"]: c["message"] for c in nso["status"]["conditions"]}
+        self.assertEqual(conds["NamespaceFinalizersRemaining"], "Some content in the namespace has finalizers "
+                         "remaining: example.com/hold in 1 resource instances")
         s.req("PATCH", base + "/held", {"metadata": {"finalizers": None}}, ctype="application/merge-patch+json")
         s.until(lambda: s.req("GET", "/api/v1/namespaces/gc")[0] == 404)
 

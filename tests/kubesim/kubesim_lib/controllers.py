@@ -226,11 +226,15 @@ class Controllers(WorkloadControllers, Kubelet):
             if not ns["metadata"].get("deletionTimestamp"):
                 continue
             name = ns["metadata"]["name"]
-            left = 0
+            left, counts, fins = 0, {}, {}
             for g, r, ons, oname, obj in list(self.store.all_items()):
                 if ons != name or r == "events":
                     continue
                 left += 1
+                key = r + "." + g
+                counts[key] = counts.get(key, 0) + 1
+                for f in obj["metadata"].get("finalizers") or []:
+                    fins[f] = fins.get(f, 0) + 1
                 if not obj["metadata"].get("deletionTimestamp"):
                     res = self.r(g, r)
                     if res is not None:
@@ -239,6 +243,7 @@ class Controllers(WorkloadControllers, Kubelet):
                         except ApiError:
                             pass
             if left:
+                self._ns_conditions(nsr, ns, counts, fins)
                 continue
             for g, r, ons, oname, obj in list(self.store.all_items()):
                 if ons == name:
@@ -251,6 +256,33 @@ class Controllers(WorkloadControllers, Kubelet):
                     self.after_delete(nsr, final)
                 else:
                     self._put(nsr, ns, new, KCM, "finalize")
+
+    def _ns_conditions(self, nsr, ns, counts, fins):
+        """The status conditions the namespace controller sets while content remains."""
+        now = now_rfc3339()
+        conds = [
+            {"type": "NamespaceDeletionDiscoveryFailure", "status": "False", "reason": "ResourcesDiscovered",
+             "message": "All resources successfully discovered"},
+            {"type": "NamespaceDeletionGroupVersionParsingFailure", "status": "False",
+             "reason": "ParsedGroupVersions", "message": "All legacy kube types successfully parsed"},
+            {"type": "NamespaceDeletionContentFailure", "status": "False", "reason": "ContentDeleted",
+             "message": "All content successfully deleted, may be waiting on finalization"},
+            {"type": "NamespaceContentRemaining", "status": "True", "reason": "SomeResourcesRemain",
+             "message": "Some resources are remaining: " + ", ".join(
+                 "%s has %d resource instances" % (k, v) for k, v in sorted(counts.items()))}]
+        if fins:
+            conds.append({"type": "NamespaceFinalizersRemaining", "status": "True", "reason": "SomeFinalizersRemain",
+                          "message": "Some content in the namespace has finalizers remaining: " + ", ".join(
+                              "%s in %d resource instances" % (k, v) for k, v in sorted(fins.items()))})
+        old = {c["type"]: c for c in (ns.get("status") or {}).get("conditions") or []}
+        for c in conds:
+            prev = old.get(c["type"])
+            same = prev and all(prev.get(k) == c[k] for k in ("status", "reason", "message"))
+            c["lastTransitionTime"] = prev["lastTransitionTime"] if same else now
+        if conds != (ns.get("status") or {}).get("conditions"):
+            new = dcopy(ns)
+            new.setdefault("status", {})["conditions"] = conds
+            self._put(nsr, ns, new, KCM, "status")
 
     def _gc(self):
         by_uid = {}
