@@ -6,6 +6,20 @@
 #include "lib/buf.h"
 #include "lib/jsonschema.h"
 
+/* Go's %T of a decoded value (never null or a map here) */
+static const char *go_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING: return "string";
+	case JSON_INTEGER: return "int64";
+	case JSON_REAL: return "float64";
+	case JSON_TRUE:
+	case JSON_FALSE: return "bool";
+	case JSON_ARRAY: return "[]interface {}";
+	default: return "map[string]interface {}";
+	}
+}
+
 static int validate_rec(const chart *c, const json_t *values, bh_buf *sb, bh_error *err)
 {
 	if (c->schema) {
@@ -30,13 +44,19 @@ static int validate_rec(const chart *c, const json_t *values, bh_buf *sb, bh_err
 			bh_buf_free(&errs);
 		}
 	}
+	/* as Helm: a sub-chart without values (or null) is not checked, one
+	 * whose values are not a map is reported with Go's %T of them */
 	for (size_t i = 0; i < c->ndeps; i++) {
-		const json_t *sub = json_object_get(values, chart_name(c->deps[i]));
-		json_t *empty = NULL;
-		if (!json_is_object(sub))
-			sub = empty = json_object();
+		const char *name = chart_name(c->deps[i]);
+		const json_t *sub = json_object_get(values, name);
+		if (!sub || json_is_null(sub))
+			continue;
+		if (!json_is_object(sub)) {
+			bh_buf_printf(sb, "%s:\ninvalid type for values: expected object (map), got %s\n", name,
+				      go_type_name(sub));
+			continue;
+		}
 		int rc = validate_rec(c->deps[i], sub, sb, err);
-		json_decref(empty);
 		if (rc)
 			return rc;
 	}

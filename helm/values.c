@@ -27,13 +27,24 @@ static void warnf(values_warn_fn warn, void *ud, const char *fmt, ...)
 	warn(ud, msg);
 }
 
-/* Go's fmt %v of a decoded JSON value (map keys sorted, as fmt does). */
+/* Go's fmt %v (t == 0) or %t (t == 1) of a decoded JSON value, map keys
+ * sorted as fmt does. %t prints bools; any other scalar becomes
+ * "%!t(TYPE=%v)", a nil argument "%!t(<nil>)" but a nil element "<nil>". */
 static int key_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void go_v(bh_buf *b, const json_t *v, int depth)
+static void go_scalar(bh_buf *b, int t, const char *type, const char *text, size_t len)
+{
+	if (t)
+		bh_buf_printf(b, "%%!t(%s=", type);
+	bh_buf_put(b, text, len);
+	if (t)
+		bh_buf_putc(b, ')');
+}
+
+static void go_fmt(bh_buf *b, const json_t *v, int t, int depth)
 {
 	char num[64];
 	if (depth > 100) {
@@ -41,14 +52,17 @@ static void go_v(bh_buf *b, const json_t *v, int depth)
 		return;
 	}
 	switch (json_typeof(v)) {
-	case JSON_NULL: bh_buf_puts(b, "<nil>"); break;
+	case JSON_NULL: bh_buf_puts(b, t && !depth ? "%!t(<nil>)" : "<nil>"); break;
 	case JSON_TRUE: bh_buf_puts(b, "true"); break;
 	case JSON_FALSE: bh_buf_puts(b, "false"); break;
-	case JSON_STRING: bh_buf_put(b, json_string_value(v), json_string_length(v)); break;
-	case JSON_INTEGER: bh_buf_printf(b, "%lld", (long long)json_integer_value(v)); break;
+	case JSON_STRING: go_scalar(b, t, "string", json_string_value(v), json_string_length(v)); break;
+	case JSON_INTEGER:
+		snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+		go_scalar(b, t, "int64", num, strlen(num));
+		break;
 	case JSON_REAL:
 		go_format_float(num, sizeof num, json_real_value(v), 'g', -1);
-		bh_buf_puts(b, num);
+		go_scalar(b, t, "float64", num, strlen(num));
 		break;
 	case JSON_ARRAY: {
 		size_t i;
@@ -57,7 +71,7 @@ static void go_v(bh_buf *b, const json_t *v, int depth)
 		json_array_foreach(v, i, x) {
 			if (i)
 				bh_buf_putc(b, ' ');
-			go_v(b, x, depth + 1);
+			go_fmt(b, x, t, depth + 1);
 		}
 		bh_buf_putc(b, ']');
 		break;
@@ -76,8 +90,9 @@ static void go_v(bh_buf *b, const json_t *v, int depth)
 		for (i = 0; i < n; i++) {
 			if (i)
 				bh_buf_putc(b, ' ');
-			bh_buf_printf(b, "%s:", keys[i]);
-			go_v(b, json_object_get(v, keys[i]), depth + 1);
+			go_scalar(b, t, "string", keys[i], strlen(keys[i]));
+			bh_buf_putc(b, ':');
+			go_fmt(b, json_object_get(v, keys[i]), t, depth + 1);
 		}
 		bh_buf_putc(b, ']');
 		free(keys);
@@ -86,10 +101,20 @@ static void go_v(bh_buf *b, const json_t *v, int depth)
 	}
 }
 
+/* Go's fmt %t of a value (the argument itself, not an element). */
+static char *show_t(const json_t *v)
+{
+	bh_buf b = BH_BUF_INIT;
+	go_fmt(&b, v, 1, 0);
+	if (!b.data)
+		return strdup("");
+	return bh_buf_detach(&b);
+}
+
 static char *show(const json_t *v)
 {
 	bh_buf b = BH_BUF_INIT;
-	go_v(&b, v, 0);
+	go_fmt(&b, v, 0, 0);
 	if (!b.data)
 		return strdup("");
 	return bh_buf_detach(&b);
@@ -369,10 +394,8 @@ static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int m
 		if (!cur) {
 			json_object_set_new(dest, sn, json_object());
 		} else if (!json_is_object(cur)) {
-			char *s = show(cur);
-			bh_error_set(err, BH_EINVAL, "type mismatch on %s: %%!t(%s=%s)", sn,
-				     json_is_string(cur) ? "string" : json_is_integer(cur) ? "int64" :
-				     json_is_real(cur) ? "float64" : json_is_array(cur) ? "[]interface {}" : "bool", s);
+			char *s = show_t(cur);
+			bh_error_set(err, BH_EINVAL, "type mismatch on %s: %s", sn, s);
 			free(s);
 			return BH_EINVAL;
 		}

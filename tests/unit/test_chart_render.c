@@ -4,7 +4,7 @@
  * splitting, kind order, hooks and test hooks, NOTES.txt, sub-charts with
  * condition and alias, --include-crds, --is-upgrade, --skip-tests,
  * --no-hooks, --show-only, kubeVersion, YAML errors with and without
- * --debug; and values.schema.json handling of hostile schemas. */
+ * --debug; values.schema.json of sub-charts and handling of hostile schemas. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 
 #include "helm/chart.h"
 #include "helm/render.h"
+#include "helm/render_schema.h"
 #include "helm/strvals.h"
 #include "helm/values.h"
 #include "lib/buf.h"
@@ -42,13 +43,40 @@ static chart *load_dir(const char *name)
 	return c;
 }
 
+/* a value as log/slog's TextHandler writes it: quoted when empty or when it
+ * holds a space, '"', '=' or a control character */
+static void slog_value(bh_buf *b, const char *v)
+{
+	int quote = !*v;
+	for (const char *p = v; *p; p++)
+		if (*p == ' ' || *p == '"' || *p == '=' || (unsigned char)*p < 0x20)
+			quote = 1;
+	if (!quote) {
+		bh_buf_puts(b, v);
+		return;
+	}
+	bh_buf_putc(b, '"');
+	for (const char *p = v; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			bh_buf_printf(b, "\\%c", *p);
+		else if (*p == '\n')
+			bh_buf_puts(b, "\\n");
+		else
+			bh_buf_putc(b, *p);
+	}
+	bh_buf_putc(b, '"');
+}
+
 static bh_buf logbuf;
 static void logcb(void *ud, const char *level, const char *msg, const char *const *attrs)
 {
 	(void)ud;
-	bh_buf_printf(&logbuf, "level=%s msg=\"%s\"", level, msg);
-	for (size_t i = 0; attrs && attrs[i]; i += 2)
-		bh_buf_printf(&logbuf, " %s=%s", attrs[i], attrs[i + 1]);
+	bh_buf_printf(&logbuf, "level=%s msg=", level);
+	slog_value(&logbuf, msg);
+	for (size_t i = 0; attrs && attrs[i]; i += 2) {
+		bh_buf_printf(&logbuf, " %s=", attrs[i]);
+		slog_value(&logbuf, attrs[i + 1]);
+	}
 	bh_buf_putc(&logbuf, '\n');
 }
 
@@ -286,6 +314,101 @@ START_TEST(test_schema)
 }
 END_TEST
 
+/* Renders schema-sub with a values file and --set flags; the whole stderr
+ * (log lines and the error) must equal the one the real helm printed. */
+static void schema_sub_stderr(const char *vfile, const char *set, const char *set_json, const char *err_file)
+{
+	chart *c = load_dir("schema-sub");
+	char *file_text = vfile ? slurp(vfile) : NULL;
+	values_file vf = {vfile, file_text, file_text ? strlen(file_text) : 0};
+	values_options vo = {.files = &vf, .nfiles = vfile ? 1 : 0,
+			     .set = &set, .nset = set ? 1 : 0, .set_json = &set_json, .nset_json = set_json ? 1 : 0};
+	json_t *vals = NULL;
+	bh_error err;
+	ck_assert_msg(values_compose(&vo, &vals, &err) == 0, "%s", err.msg);
+	render_options o = {.release_name = "s", .log = logcb};
+	render_result r;
+	bh_buf_reset(&logbuf);
+	ck_assert_int_lt(render_chart(c, vals, &o, &r, &err), 0);
+	bh_buf got = BH_BUF_INIT;
+	bh_buf_printf(&got, "%sError: %s%s\n", bh_buf_str(&logbuf), err.msg,
+		      r.debug_hint ? "\n\nUse --debug flag to render out invalid YAML" : "");
+	char *want = slurp(err_file);
+	ck_assert_msg(!strcmp(bh_buf_str(&got), want), "%s differs:\n--- got ---\n%s--- want ---\n%s", err_file,
+		      bh_buf_str(&got), want);
+	free(want);
+	bh_buf_free(&got);
+	free(file_text);
+	render_result_free(&r);
+	json_decref(vals);
+	chart_free(c);
+}
+
+/* a sub-chart's values.schema.json and values that are missing, null or not
+ * a map (see the README of the data directory for the helm commands) */
+START_TEST(test_schema_subchart)
+{
+	schema_sub_stderr(NULL, NULL, NULL, "schema-sub.err");
+	schema_sub_stderr("schema-sub-null.yaml", NULL, NULL, "schema-sub-null.err");
+	schema_sub_stderr("schema-sub-bool.yaml", NULL, NULL, "schema-sub-bool.err");
+	schema_sub_stderr(NULL, "sub=null", NULL, "schema-sub-set-null.err");
+	schema_sub_stderr(NULL, "sub=hello", NULL, "schema-sub-set-str.err");
+	schema_sub_stderr(NULL, NULL, "sub=[1,true,null,\"a\",{\"b\":1}]", "schema-sub-set-json.err");
+
+	/* valid values render */
+	chart *c = load_dir("schema-sub");
+	char *ok = slurp("schema-sub-ok.yaml");
+	values_file vf = {"schema-sub-ok.yaml", ok, strlen(ok)};
+	values_options vo = {.files = &vf, .nfiles = 1};
+	json_t *vals = NULL;
+	bh_error err;
+	ck_assert_msg(values_compose(&vo, &vals, &err) == 0, "%s", err.msg);
+	render_options o = {.release_name = "s"};
+	render_result r;
+	ck_assert_msg(render_chart(c, vals, &o, &r, &err) == 0, "%s", err.msg);
+	char *want = slurp("schema-sub-ok.out");
+	ck_assert_str_eq(r.template_text, want);
+	free(want);
+	free(ok);
+	render_result_free(&r);
+	json_decref(vals);
+
+	/* Coalescing turns every sub-chart's values into a map first, so the
+	 * rest of Helm's ValidateAgainstSchema is only reachable directly: a
+	 * sub-chart whose values are missing or null is skipped, one whose
+	 * values are not a map is reported with Go's %T (the format string of
+	 * pkg/chart/common/util/jsonschema.go). */
+	const char *head = "values don't meet the specifications of the schema(s) in the following chart(s):\n";
+	struct {
+		const char *values, *want;
+	} cases[] = {
+		{"{}", NULL},
+		{"{\"sub\":null}", NULL},
+		{"{\"sub\":{\"name\":\"a\",\"port\":1}}", NULL},
+		{"{\"sub\":{}}", "sub:\n- at '': missing properties 'name', 'port'\n"},
+		{"{\"sub\":\"x\"}", "sub:\ninvalid type for values: expected object (map), got string\n"},
+		{"{\"sub\":1}", "sub:\ninvalid type for values: expected object (map), got int64\n"},
+		{"{\"sub\":1.5}", "sub:\ninvalid type for values: expected object (map), got float64\n"},
+		{"{\"sub\":false}", "sub:\ninvalid type for values: expected object (map), got bool\n"},
+		{"{\"sub\":[1]}", "sub:\ninvalid type for values: expected object (map), got []interface {}\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *v = json_loads(cases[i].values, JSON_DECODE_ANY, NULL);
+		ck_assert_ptr_nonnull(v);
+		int rc = render_validate_schemas(c, v, &err);
+		if (!cases[i].want) {
+			ck_assert_msg(rc == 0, "%s: %s", cases[i].values, err.msg);
+		} else {
+			ck_assert_int_eq(rc, BH_EINVAL);
+			ck_assert_ptr_eq(strstr(err.msg, head), err.msg);
+			ck_assert_str_eq(err.msg + strlen(head), cases[i].want);
+		}
+		json_decref(v);
+	}
+	chart_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart_render");
@@ -296,6 +419,7 @@ int main(void)
 	tcase_add_test(tc, test_values_probe);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_schema);
+	tcase_add_test(tc, test_schema_subchart);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
