@@ -25,6 +25,8 @@ export E2E_TMP
 export KUBECACHEDIR="$E2E_TMP/kubecache"
 export XDG_CACHE_HOME="$E2E_TMP/cache" XDG_CONFIG_HOME="$E2E_TMP/config" XDG_DATA_HOME="$E2E_TMP/data"
 export HELM_CACHE_HOME="$E2E_TMP/cache/helm" HELM_CONFIG_HOME="$E2E_TMP/config/helm" HELM_DATA_HOME="$E2E_TMP/data/helm"
+# never talk to a real cluster by accident: until kubesim_start, no kubeconfig
+export KUBECONFIG="$E2E_TMP/no-cluster.kubeconfig"
 KUBESIM_PID=
 
 e2e_cleanup() {
