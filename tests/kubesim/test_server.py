@@ -61,7 +61,7 @@ class Sim:
         r = c.getresponse()
         return c, r
 
-    def until(self, fn, secs=10.0):
+    def until(self, fn, secs=30.0):
         end = time.time() + secs
         while time.time() < end:
             v = fn()
@@ -468,7 +468,7 @@ class KubesimServer(unittest.TestCase):
             d = s.req("GET", apps + "deployments/crash")[1]
             c = {x["type"]: x for x in d.get("status", {}).get("conditions", [])}
             return d if c.get("Progressing", {}).get("reason") == "ProgressDeadlineExceeded" else None
-        d = s.until(deadline, 10)
+        d = s.until(deadline)
         self.assertEqual(d["status"].get("availableReplicas", 0), 0)
         pods = s.req("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dcrash")[1]["items"]
         cs = pods[0]["status"]["containerStatuses"][0]
