@@ -113,10 +113,10 @@ static void toml_time_text(const tmpl_value *v, bh_buf *out)
 	gotime_format(tmpl_time_of(v), layout, sizeof layout - 1, out);
 }
 
+/* Go structs (objects whose JSON view is an ordered object) are tables */
 static int is_table(const tmpl_value *v)
 {
-	return v->kind == TMPL_MAP ||
-	       (v->kind == TMPL_OBJECT && strcmp(v->u.obj->cls->gotype, "sprig.certificate") == 0);
+	return v->kind == TMPL_MAP || (v->kind == TMPL_OBJECT && !toml_is_time(v) && v->u.obj->cls->json_struct);
 }
 
 static enum ttype type_of(enc *e, const tmpl_value *v, int *bad)
@@ -264,31 +264,55 @@ static int table_body(enc *e, key *k, const tmpl_value *v, int inl)
 	size_t nd = 0, ns = 0;
 	int rc = 0, bad = 0;
 	if (!m) {
-		/* a Go struct (sprig.certificate): fields Cert, Key as plain keys */
-		tmpl_value f;
-		static const char *const fields[] = {"Cert", "Key"};
+		/* a Go struct: its fields in declaration order (JSON view), scalars only */
+		json_t *j = tmpl_value_to_json(v, e->err);
+		const char *fk;
+		json_t *fv;
+		size_t i = 0, nf;
+		if (!j)
+			return -1;
+		nf = json_object_size(j);
 		if (inl)
 			wstr(e, "{");
-		for (int i = 0; i < 2; i++) {
-			if (!v->u.obj->cls->field || v->u.obj->cls->field(v, fields[i], &f))
+		json_object_foreach(j, fk, fv) {
+			i++;
+			if (json_is_null(fv))
 				continue;
-			if (inl) {
-				key_part(e, fields[i], strlen(fields[i]));
-				wstr(e, " = ");
-				element(e, &f);
-				if (i == 0)
-					wstr(e, ", ");
-			} else {
-				k->parts[k->n] = fields[i];
-				k->lens[k->n] = strlen(fields[i]);
-				k->n++;
-				rc = encode(e, k, &f);
-				k->n--;
+			if (!json_is_string(fv) && !json_is_number(fv) && !json_is_boolean(fv)) {
+				rc = bh_error_set(e->err, BH_EINVAL, "toml: unsupported type %s", tmpl_value_type_name(v));
+				break;
 			}
+			if (inl) {
+				key_part(e, fk, strlen(fk));
+				wstr(e, " = ");
+			} else {
+				k->parts[k->n] = fk;
+				k->lens[k->n] = strlen(fk);
+				k->n++;
+				indent(e, k);
+				k->n--;
+				key_part(e, fk, strlen(fk));
+				wstr(e, " = ");
+			}
+			if (json_is_string(fv)) {
+				quoted(e, json_string_value(fv), json_string_length(fv));
+			} else if (json_is_integer(fv)) {
+				bh_buf_printf(e->out, "%lld", (long long)json_integer_value(fv));
+			} else if (json_is_real(fv)) {
+				tmpl_value fl = tmpl_float(json_real_value(fv));
+				element(e, &fl);
+			} else {
+				wstr(e, json_is_true(fv) ? "true" : "false");
+			}
+			if (inl && i != nf)
+				wstr(e, ", ");
+			if (!inl)
+				newline(e);
 		}
 		if (inl)
 			wstr(e, "}");
-		return rc;
+		json_decref(j);
+		return rc ? -1 : 0;
 	}
 	direct = calloc(m->len + 1, sizeof *direct);
 	sub = calloc(m->len + 1, sizeof *sub);

@@ -60,6 +60,22 @@ static const fgolden goldens[] = {
 	{"decrypt_aes_blocks", "{{ decryptAES \"k\" \"YWJjZGVmZ2hpamtsbW5vcHFy\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <decryptAES \"k\" \"YWJjZGVmZ2hpamtsbW5vcHFy\">: error calling decryptAES: crypto/cipher: input not full blocks"},
 	{"selfsigned_ipv6", "{{ $c := genSelfSignedCert \"h\" (list \"::1\" \"fe80::1\") (list \"a\" \"b\") 1 }}{{ $c.Cert | hasPrefix \"-----BEGIN CERTIFICATE-----\" }}", "{}", 0, "true"},
 	{"cert_typeof", "{{ $c := genCA \"x\" 1 }}{{ typeOf $c }} {{ kindOf $c }}", "{}", 0, "sprig.certificate struct"},
+	{"derive_password_overflow", "{{ derivePassword 4294967296 \"pin\" \"p\" \"u\" \"s\" }}", "{}", 0, "9426"},
+	{"tojson_caps", "{{ toJson .Capabilities.KubeVersion }}|{{ toJson .Capabilities.HelmVersion }}", "{}", 0, "{\"Version\":\"v1.35.0\",\"Major\":\"1\",\"Minor\":\"35\"}|{\"version\":\"v4.1.4\",\"git_commit\":\"05fa37973dc9e42b76e1d2883494c87174b6074f\",\"git_tree_state\":\"clean\",\"go_version\":\"go1.25.9\",\"kube_client_version\":\"v1.35\"}"},
+	{"toyamlpretty_caps", "{{ toYamlPretty .Capabilities.KubeVersion }}", "{}", 0, "version: v1.35.0\nmajor: \"1\"\nminor: \"35\""},
+	{"toyaml_caps", "{{ toYaml .Capabilities.HelmVersion }}", "{}", 0, "git_commit: 05fa37973dc9e42b76e1d2883494c87174b6074f\ngit_tree_state: clean\ngo_version: go1.25.9\nkube_client_version: v1.35\nversion: v4.1.4"},
+	{"totoml_cert_like", "{{ toToml (dict \"k\" .Capabilities.KubeVersion) }}", "{}", 0, "[k]\n  Version = \"v1.35.0\"\n  Major = \"1\"\n  Minor = \"35\"\n"},
+	{"toyaml_int_extremes", "{{ toYaml (list (int64 \"-9223372036854775808\") (int64 \"9223372036854775807\") 1e300 -1.5e-300) }}", "{}", 0, "- -9223372036854775808\n- 9223372036854775807\n- 1e+300\n- -1.5e-300"},
+	{"toyamlpretty_int_extremes", "{{ toYamlPretty (list (int64 \"-9223372036854775808\") 1e300 -1.5e-300 (float64 \"-Inf\")) }}", "{}", 0, "- -9223372036854775808\n- 1e+300\n- -1.5e-300\n- -.inf"},
+	{"date_huge_int", "{{ date \"2006-01-02\" (int64 \"253402300800\") }}|{{ date \"2006-01-02\" -62135596801 }}", "{}", 0, "10000-01-01|0000-12-31"},
+	{"htmldateinzone_local", "{{ htmlDateInZone 86399 \"Local\" }}|{{ htmlDateInZone 86399 \"Etc/GMT-1\" }}", "{}", 0, "1970-01-01|1970-01-02"},
+	{"fromyaml_dup_and_types", "{{ fromYaml \"a: 1\\nb: [1, 2.5, true, null, '3']\\nc: !!float 1\" | toJson }}", "{}", 0, "{\"a\":1,\"b\":[1,2.5,true,null,\"3\"],\"c\":1}"},
+	{"semver_big_segments", "{{ semver \"99999999999999999999.0.0\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <semver \"99999999999999999999.0.0\">: error calling semver: error parsing version segment: strconv.ParseUint: parsing \"99999999999999999999\": value out of range"},
+	{"semver_eq_identity", "{{ $a := semver \"1.0.0\" }}{{ eq $a $a }}|{{ eq (semver \"1.0.0\") (semver \"1.0.0\") }}", "{}", 0, "true|false"},
+	{"now_format", "{{ typeOf (now | dateModify \"1h\") }}|{{ (now | dateModify \"-1h\").Before now }}", "{}", 0, "time.Time|true"},
+	{"tojson_bytes", "{{ toJson (.Files.GetBytes \"x\") }}", "{}", 0, "\"\""},
+	{"b64enc_bytes", "{{ b64enc (toString 5) }}|{{ b64dec \"w6k=\" }}", "{}", 0, "NQ==|\xc3""\xa9"""},
+	{"encryptaes_longkey", "{{ encryptAES (repeat 40 \"k\") \"x\" | decryptAES (repeat 32 \"k\") }}", "{}", 0, "x"},
 };
 
 START_TEST(test_goldens)
