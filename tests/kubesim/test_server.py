@@ -422,8 +422,16 @@ class KubesimServer(unittest.TestCase):
         s.until(lambda: cond("bad", "Failed"))
         j = s.req("GET", "/apis/batch/v1/namespaces/default/jobs/bad")[1]
         self.assertEqual(j["status"]["failed"], 2)
-        s.req("POST", ns + "/pods", {"metadata": {"name": "p1"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        s.req("POST", ns + "/pods", {"metadata": {"name": "p1", "labels": {"app": "p1"}},
+                                     "spec": {"containers": [{"name": "c", "image": "x",
+                                                              "ports": [{"name": "web", "containerPort": 8080}]}]}})
         s.until(lambda: s.req("GET", ns + "/pods/p1")[1]["status"]["phase"] == "Running")
+        s.req("POST", ns + "/services", {"metadata": {"name": "p1"}, "spec": {
+            "selector": {"app": "p1"}, "ports": [{"name": "http", "port": 80, "targetPort": "web"}]}})
+        ep = s.until(lambda: (lambda o: o if o.get("subsets") else None)(s.req("GET", ns + "/endpoints/p1")[1]))
+        ip = s.req("GET", ns + "/pods/p1")[1]["status"]["podIP"]
+        self.assertEqual(ep["subsets"][0]["addresses"][0]["ip"], ip)
+        self.assertEqual(ep["subsets"][0]["ports"], [{"port": 8080, "protocol": "TCP", "name": "http"}])
         s.req("POST", "/_kubesim/pods/default/p1/phase", {"phase": "Failed"})
         self.assertEqual(s.req("GET", ns + "/pods/p1")[1]["status"]["phase"], "Failed")
         code, svc, _ = s.req("POST", ns + "/services", {"metadata": {"name": "lb"}, "spec": {

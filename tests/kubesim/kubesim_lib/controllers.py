@@ -57,6 +57,10 @@ class Controllers(WorkloadControllers, Kubelet):
                 "component": "apiserver", "provider": "kubernetes"}},
                 "spec": {"clusterIP": "10.96.0.1", "ports": [
                     {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}, "kube-apiserver")
+            self.api.create(self.r("", "endpoints"), "default", {
+                "metadata": {"name": "kubernetes", "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+                "subsets": [{"addresses": [{"ip": "172.18.0.2"}],
+                             "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]}, "kube-apiserver")
 
     def reset(self):
         with self.store.lock:
@@ -207,7 +211,8 @@ class Controllers(WorkloadControllers, Kubelet):
         if self.dirty:
             self.dirty = False
             fns = (self._namespaces, self._gc, self._deployments, self._replicasets, self._statefulsets,
-                   self._daemonsets, self._jobs, self._pods, self._services, self._pvcs, self._sa_secrets)
+                   self._daemonsets, self._jobs, self._pods, self._services, self._endpoints, self._pvcs,
+                   self._sa_secrets)
         else:
             self.timer_only = True
             try:
@@ -361,6 +366,73 @@ class Controllers(WorkloadControllers, Kubelet):
                 continue
             self._set_status(res, s, {"loadBalancer": {"ingress": [{"ip": self.api.alloc.lb_ip(),
                                                                     "ipMode": "VIP"}]}})
+
+    def _endpoints(self):
+        """The endpoints controller: Endpoints of each selector Service list its pods' IPs."""
+        epr = self.r("", "endpoints")
+        for svc in list(self.store.list("", "services")):
+            md = svc["metadata"]
+            spec = svc.get("spec") or {}
+            sel = spec.get("selector")
+            if not sel or spec.get("type") == "ExternalName" or md.get("deletionTimestamp"):
+                continue
+            ns = md["namespace"]
+            ready, not_ready = [], []
+            pods = {}
+            for p in self.store.list("", "pods", ns):
+                labels = p["metadata"].get("labels") or {}
+                ip = get_path(p, "status", "podIP")
+                if not ip or p["metadata"].get("deletionTimestamp") or any(labels.get(k) != v for k, v in sel.items()):
+                    continue
+                if get_path(p, "status", "phase") in ("Succeeded", "Failed"):
+                    continue
+                addr = {"ip": ip, "nodeName": get_path(p, "spec", "nodeName") or NODE,
+                        "targetRef": {"kind": "Pod", "namespace": ns, "name": p["metadata"]["name"],
+                                      "uid": p["metadata"]["uid"]}}
+                is_ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                               for c in get_path(p, "status", "conditions") or [])
+                (ready if is_ready else not_ready).append(addr)
+                pods[p["metadata"]["name"]] = p
+            ports = []
+            for sp in spec.get("ports") or []:
+                tp = sp.get("targetPort", sp.get("port"))
+                if isinstance(tp, str):
+                    for p in pods.values():
+                        for c in get_path(p, "spec", "containers") or []:
+                            for cp in c.get("ports") or []:
+                                if cp.get("name") == tp:
+                                    tp = cp.get("containerPort")
+                if isinstance(tp, int):
+                    e = {"port": tp, "protocol": sp.get("protocol", "TCP")}
+                    if sp.get("name"):
+                        e["name"] = sp["name"]
+                    ports.append(e)
+            subsets = []
+            if ready or not_ready:
+                sub = {}
+                if ready:
+                    sub["addresses"] = sorted(ready, key=lambda a: a["ip"])
+                if not_ready:
+                    sub["notReadyAddresses"] = sorted(not_ready, key=lambda a: a["ip"])
+                if ports:
+                    sub["ports"] = ports
+                subsets = [sub]
+            cur = self.store.get("", "endpoints", ns, md["name"])
+            body = {"metadata": {"name": md["name"], "labels": dict(md.get("labels") or {})}}
+            if subsets:
+                body["subsets"] = subsets
+            try:
+                if cur is None:
+                    self.api.create(epr, ns, body, "endpoint-controller")
+                elif cur.get("subsets") != body.get("subsets"):
+                    new = dcopy(cur)
+                    if subsets:
+                        new["subsets"] = subsets
+                    else:
+                        new.pop("subsets", None)
+                    self._put(epr, cur, new, "endpoint-controller", None)
+            except ApiError:
+                pass
 
     def _pvcs(self):
         res = self.r("", "persistentvolumeclaims")

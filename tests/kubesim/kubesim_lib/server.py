@@ -432,6 +432,8 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
             raise bad_request('fieldValidation "%s" is invalid: valid values are Ignore, Warn, Strict' % fv)
         api.ctx.field_validation = fv or "Warn"
         api.ctx.warnings = []
+        if res.group == "" and res.resource == "endpoints":
+            api.ctx.warnings.append("v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice")
         ns = ri.namespace if res.namespaced else ""
         if res.resource == "namespaces":
             ns = ""

@@ -76,6 +76,17 @@ def _pod_status(p):
     return phase
 
 
+def _endpoints(ep):
+    out = []
+    for sub in ep.get("subsets") or []:
+        for a in sub.get("addresses") or []:
+            for p in sub.get("ports") or [{}]:
+                out.append("%s:%s" % (a.get("ip"), p.get("port")) if p else a.get("ip"))
+    if len(out) > 3:
+        return ",".join(out[:3]) + " + %d more..." % (len(out) - 3)
+    return ",".join(out) or "<none>"
+
+
 def _lb(svc):
     t = get_path(svc, "spec", "type")
     ing = get_path(svc, "status", "loadBalancer", "ingress") or []
@@ -135,6 +146,8 @@ BUILTIN_COLS = {
                                         ",".join("%s=%s" % kv for kv in sorted((get_path(
                                             o, "spec", "template", "spec", "nodeSelector") or {}).items()))
                                         or "<none>", age(o)]),
+    ("", "endpoints"): ([_col("Name", fmt="name"), _col("Endpoints"), _col("Age")],
+                        lambda o: [_endpoints(o), age(o)]),
     ("", "nodes"): ([_col("Name", fmt="name"), _col("Status"), _col("Roles"), _col("Age"), _col("Version")],
                     lambda o: ["Ready", "<none>", age(o), "v1.35.0"]),
     ("", "persistentvolumes"): ([_col("Name", fmt="name"), _col("Capacity"), _col("Access Modes"),
