@@ -15,9 +15,23 @@ kubesim_start
 CH="$E2E_TMP/hookchart"
 make_hookchart "$CH"
 
-# writes to hook objects (h-*, t-*) and the release's own objects (hk-*)
+# writes to hook objects (h-*, t-*) and the release's own objects (hk-*);
+# helm creates consecutive objects of one kind in parallel, so runs of
+# release-object writes with the same verb and resource are sorted
 seq_filter() {
-	grep -E ' (h-|t-|hk-)' || true
+	grep -E ' (h-|t-|hk-)' | python3 -c 'import sys
+out=[]; run=[]
+def flush():
+    out.extend(sorted(run)); run.clear()
+for l in sys.stdin.read().splitlines():
+    v,res,name=l.split()[:3]
+    if name.startswith("hk-") and (not run or run[0].split()[:2]==[v,res]):
+        run.append(l); continue
+    flush()
+    if name.startswith("hk-"): run.append(l)
+    else: out.append(l)
+flush()
+print("\n".join(out))' || true
 }
 
 run_all() { # TOOL NS

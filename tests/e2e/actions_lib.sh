@@ -222,11 +222,15 @@ log_mark() {
 	LOG_MARK=$(wc -l <"$KUBESIM_DIR/requests.log")
 }
 log_since() {
-	tail -n +"$((LOG_MARK + 1))" "$KUBESIM_DIR/requests.log" | python3 -c 'import json,sys
-for l in sys.stdin:
-    r=json.loads(l)
-    if r["verb"] in ("get","list","watch"): continue
-    print(r["verb"], r["resource"], r["name"], r["status"])'
+	# (a reader that stops early, like grep -q, must not fail the pipeline)
+	tail -n +"$((LOG_MARK + 1))" "$KUBESIM_DIR/requests.log" | python3 -c 'import json,os,sys
+try:
+    for l in sys.stdin:
+        r=json.loads(l)
+        if r["verb"] in ("get","list","watch"): continue
+        print(r["verb"], r["resource"], r["name"], r["status"], flush=True)
+except BrokenPipeError:
+    os._exit(0)'
 }
 
 # release_json NS NAME VERSION: the decoded release record.
