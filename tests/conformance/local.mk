@@ -13,5 +13,6 @@ tests_conformance_run_vectors_SOURCES = tests/conformance/run_vectors.c
 tests_conformance_run_vectors_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
 TESTS += tests/conformance/run_vectors.sh
 UNIT_TESTS += tests/conformance/run_vectors.sh
-EXTRA_DIST += tests/conformance/run_vectors.sh tests/conformance/vectors-known-failures.txt
+EXTRA_DIST += tests/conformance/run_vectors.sh tests/conformance/vectors-known-failures.txt \
+	tests/conformance/tmpl-diff.jsonl tests/conformance/gen_tmpl_diff.py
 # --- end template conformance vectors ---

@@ -12,5 +12,7 @@ if [ ! -f "$corpus/lang.jsonl" ]; then
 	echo "SKIP: template conformance vectors not found at $corpus"
 	exit 77
 fi
+# tmpl-diff.jsonl: random templates rendered by the real Helm 4.1.4
+# (tests/conformance/gen_tmpl_diff.py), kept in this repository.
 exec "$build/tests/conformance/run_vectors" "$src/tests/conformance/vectors-known-failures.txt" \
-	"$corpus/lang.jsonl" "$corpus/funcs.jsonl"
+	"$corpus/lang.jsonl" "$corpus/funcs.jsonl" "$src/tests/conformance/tmpl-diff.jsonl"
