@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "helm/chart_internal.h"
-#include "helm/chart_semver.h"
 #include "helm/values.h"
 #include "lib/buf.h"
+#include "lib/semver.h"
 #include "lib/yaml.h"
 
 void chart_limits_default(chart_limits *l)
@@ -364,8 +364,9 @@ int chart_metadata_validate(json_t *md, bh_error *err)
 		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.name \"%s\" is invalid", name);
 	if (!ver || !*ver)
 		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.version is required");
-	chart_semver sv;
-	if (chart_semver_parse(ver, &sv))
+	semver sv;
+	char sem_err[256];
+	if (semver_parse(ver, json_string_length(json_object_get(md, "version")), &sv, sem_err, sizeof sem_err))
 		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.version \"%s\" is invalid", ver);
 	if (type && *type && strcmp(type, "application") && strcmp(type, "library"))
 		return bh_error_set(err, BH_EINVAL, "validation: chart.metadata.type must be application or library");

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "helm/chart.h"
-#include "helm/chart_semver.h"
 #include "helm/values.h"
 #include "lib/buf.h"
+#include "lib/semver.h"
 
 typedef struct logctx {
 	chart_warn_fn warn;
@@ -132,7 +132,7 @@ static void process_conditions(json_t *reqs, const json_t *cvals, const char *cp
 
 static int compatible(const json_t *req, const chart *c)
 {
-	return chart_semver_satisfies(dstr(req, "version"), chart_version(c));
+	return semver_satisfies(dstr(req, "version"), chart_version(c));
 }
 
 static int set_deps(chart *c, chart **deps, size_t n)

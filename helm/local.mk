@@ -19,7 +19,6 @@ noinst_LIBRARIES += helm/libbhchart.a
 helm_libbhchart_a_SOURCES = \
 	helm/chart.c helm/chart.h helm/chart_internal.h \
 	helm/chart_archive.c helm/chart_dir.c helm/chart_deps.c \
-	helm/chart_semver.c helm/chart_semver.h \
 	helm/strvals.c helm/strvals.h \
 	helm/values.c helm/values.h \
 	helm/sort.c helm/sort.h

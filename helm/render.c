@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helm/chart_semver.h"
 #include "helm/render_schema.h"
 #include "helm/values.h"
 #include "lib/buf.h"
+#include "lib/semver.h"
 #include "tmpl/helmctx.h"
 #include "tmpl/tmpl.h"
 
@@ -510,7 +510,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	/* the release exists from here on: errors get Helm's --debug hint */
 	out->debug_hint = 1;
 	const char *kv = json_string_value(json_object_get(c->metadata, "kubeVersion"));
-	if (kv && *kv && !chart_semver_satisfies(kv, kube)) {
+	if (kv && *kv && !semver_satisfies(kv, kube)) {
 		rc = bh_error_set(err, BH_EINVAL, "chart requires kubeVersion: %s which is incompatible with Kubernetes %s",
 				  kv, kube);
 		goto text;

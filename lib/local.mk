@@ -9,7 +9,8 @@ lib_libbhlib_a_SOURCES = \
 	lib/yaml_resolve.c lib/yaml_resolve.h \
 	lib/jsonschema.c lib/jsonschema.h \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
-	lib/jsonschema_meta.c lib/jsonschema_internal.h
+	lib/jsonschema_meta.c lib/jsonschema_internal.h \
+	lib/semver.c lib/semver.h
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) -lm
 
@@ -36,3 +37,10 @@ tests_unit_test_jsonschema_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_jsonschema_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_jsonschema
 UNIT_TESTS += tests/unit/test_jsonschema
+
+check_PROGRAMS += tests/unit/test_semver
+tests_unit_test_semver_SOURCES = tests/unit/test_semver.c
+tests_unit_test_semver_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_semver_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_semver
+UNIT_TESTS += tests/unit/test_semver

@@ -1,8 +1,8 @@
-/* tmpl/semver.c — Masterminds/semver v3.4.0 versions and constraints (see
+/* lib/semver.c — Masterminds/semver v3.4.0 versions and constraints (see
  * semver.h). The constraint grammar is the library's own regular
  * expressions, run with PCRE2 (Go's leftmost-first alternation is PCRE's). */
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "tmpl/semver.h"
+#include "lib/semver.h"
 
 #include <errno.h>
 #include <pcre2.h>
@@ -530,4 +530,13 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 	bh_buf_free(&s);
 	regs_free(&r);
 	return rc ? -1 : result;
+}
+
+int semver_satisfies(const char *constraint, const char *version)
+{
+	semver v;
+	char em[256];
+	if (!constraint || !version || semver_parse(version, strlen(version), &v, em, sizeof em))
+		return 0;
+	return semver_constraint_check(constraint, strlen(constraint), &v, em, sizeof em) == 1;
 }

@@ -1,10 +1,13 @@
-/* tmpl/semver.h — Masterminds/semver v3.4.0 as Sprig uses it: NewVersion
- * (the coercing parser: "v1.2" -> 1.2.0), version ordering, and constraint
- * strings ("~1.2", "^0.3", ">= 1.19-0 <2", "1.0 - 2.0 || 3.x") with the
- * library's prerelease rules. Pure functions, no allocation except
- * semver_constraint_check's temporary regex state. */
-#ifndef TMPL_SEMVER_H
-#define TMPL_SEMVER_H
+/* lib/semver.h — Masterminds/semver v3.4.0, the one semver implementation
+ * of bulkhead: NewVersion (the coercing parser: "v1.2" -> 1.2.0), version
+ * ordering, and constraint strings ("~1.2", "^0.3", ">= 1.19-0 <2",
+ * "1.0 - 2.0 || 3.x") with the library's prerelease rules. Used by the
+ * template functions semver/semverCompare (tmpl/funcs_semver.c) and by chart
+ * loading and rendering (Chart.yaml version, dependency version ranges,
+ * kubeVersion). Pure functions, no allocation except the constraint
+ * checks' temporary regex state. */
+#ifndef BH_SEMVER_H
+#define BH_SEMVER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,5 +38,10 @@ const char *semver_check_metadata(const char *m);
 /* NewConstraint(c).Check(v): 1 or 0, or -1 with errmsg ("improper
  * constraint: X") when the constraint does not parse. */
 int semver_constraint_check(const char *c, size_t n, const semver *v, char *errmsg, size_t errsz);
+
+/* Helm's IsCompatibleRange(constraint, version): 1 when the version parses
+ * and satisfies the constraint, 0 otherwise (also when either does not
+ * parse). NULL is treated as not parsing. */
+int semver_satisfies(const char *constraint, const char *version);
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tmpl/funcs.h"
-#include "tmpl/semver.h"
+#include "lib/semver.h"
 
 static const tmpl_class version_ptr_class;
 static const tmpl_class version_val_class;

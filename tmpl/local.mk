@@ -20,7 +20,7 @@ UNIT_TESTS += tests/unit/test_tmpl
 # --- Sprig/Helm families: JSON, YAML/TOML, encoding, crypto, dates, semver, network ---
 tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
 	tmpl/funcs_json.c tmpl/funcs_yaml.c \
-	tmpl/semver.h tmpl/semver.c tmpl/funcs_semver.c \
+	tmpl/funcs_semver.c \
 	tmpl/funcs_encoding.c \
 	tmpl/gotime.h tmpl/gotime.c tmpl/gotime_zone.h tmpl/gotime_zone.c tmpl/funcs_dates.c \
 	tmpl/funcs_crypto.c tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c \

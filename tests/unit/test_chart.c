@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "helm/chart.h"
-#include "helm/chart_semver.h"
 #include "lib/buf.h"
 
 typedef struct entry {
@@ -395,25 +394,23 @@ START_TEST(test_directory)
 }
 END_TEST
 
+/* Chart.yaml `version` is checked with lib/semver's NewVersion (coercing),
+ * as helm v4.1.4 does: v1.2 and 01.2 load, 1.2.3-01 and 1.2.3.4 do not. */
 START_TEST(test_semver)
 {
-	ck_assert(chart_semver_satisfies(">= 1.22.0-0", "v1.31.0"));
-	ck_assert(!chart_semver_satisfies(">= 1.22.0-0", "v1.21.0"));
-	ck_assert(chart_semver_satisfies("^1.25.0-0", "v1.31.0"));
-	ck_assert(!chart_semver_satisfies("^1.25.0-0", "v2.0.0"));
-	ck_assert(chart_semver_satisfies("2.x.x", "2.31.10"));
-	ck_assert(chart_semver_satisfies("0.12.*", "0.12.8"));
-	ck_assert(!chart_semver_satisfies("0.12.*", "0.13.0"));
-	ck_assert(!chart_semver_satisfies("v0.6.0", "0.1.0"));
-	ck_assert(chart_semver_satisfies("~1.2.3", "1.2.9"));
-	ck_assert(!chart_semver_satisfies("~1.2.3", "1.3.0"));
-	ck_assert(chart_semver_satisfies(">=1.0.0 <2.0.0 || 3.x", "3.1.0"));
-	ck_assert(chart_semver_satisfies("1.0 - 1.4", "1.3.0"));
-	ck_assert(!chart_semver_satisfies(">=1.0.0", "1.2.0-beta")); /* pre-release excluded */
-	ck_assert(!chart_semver_satisfies("", "1.0.0"));
-	chart_semver v;
-	ck_assert_int_eq(chart_semver_parse("v1.2", &v), 0);
-	ck_assert_int_lt(chart_semver_parse("1.2.3-01", &v), 0);
+	entry ok1[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: v1.2\n", 0}};
+	entry ok2[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: \"01.2\"\n", 0}};
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_msg(load(ok1, 1, NULL, &c, &err) == 0, "%s", err.msg);
+	chart_free(c);
+	c = NULL;
+	ck_assert_msg(load(ok2, 1, NULL, &c, &err) == 0, "%s", err.msg);
+	chart_free(c);
+	entry bad1[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: 1.2.3-01\n", 0}};
+	expect_error(bad1, 1, NULL, "validation: chart.metadata.version \"1.2.3-01\" is invalid");
+	entry bad2[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: 1.2.3.4\n", 0}};
+	expect_error(bad2, 1, NULL, "validation: chart.metadata.version \"1.2.3.4\" is invalid");
 }
 END_TEST
 

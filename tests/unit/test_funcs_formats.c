@@ -6,7 +6,7 @@
  * see funcs_golden.h), plus randomness, limits and decoder robustness. */
 #include "tests/unit/funcs_golden.h"
 #include "tmpl/gotime.h"
-#include "tmpl/semver.h"
+#include "lib/semver.h"
 #include "tmpl/toml.h"
 
 /* Generated from helm v4.1.4 output (gen_funcs_formats_goldens.py). */
