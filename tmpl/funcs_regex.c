@@ -7,6 +7,7 @@
  * by PCRE2 match/depth/heap limits (Go's RE2 engine is linear-time). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,15 +24,143 @@
  * bounded by the limits above; this bounds the loop over positions). */
 #define RE_TIME_BUDGET_NS (2LL * 1000 * 1000 * 1000)
 
-typedef struct re_parse {
+typedef struct re_parse re_parse;
+static int re_error(re_parse *p, const char *code, const char *expr, size_t n);
+
+/* Go's limits on the shape of the parse tree: node height (nesting) and
+ * the product of nested {n,m} counts. */
+#define RE_MAX_HEIGHT 1000
+#define RE_MAX_GROUPS 1001
+
+/* One open group while translating: what Go's parse tree would hold, as
+ * far as its height and nested repeat counts go. Items of the current
+ * alternative: seq_* (all but the last), last_* (the last one, which a
+ * repetition operator applies to). h = node height, pr = product of the
+ * {n,m} counts along the worst chain of nested repeats. */
+typedef struct re_frame {
+	int capture;
+	int nalts, alt_h, alt_pr;  /* finished alternatives */
+	int seq_n, seq_h, seq_pr;  /* items before the last one */
+	int last_h, last_pr;
+	int run;                   /* the last item is a literal run of this many runes */
+} re_frame;
+
+struct re_parse {
 	const char *s;     /* whole pattern */
 	size_t n;
 	bh_buf *out;       /* PCRE2 pattern */
 	bh_buf *err;       /* Go message after "error parsing regexp: " */
 	int depth;         /* open groups */
-	int can_repeat;    /* last item accepts a repetition operator */
-	long last_rep;     /* start of the previous token when it was a repetition */
-} re_parse;
+	re_frame fr[RE_MAX_GROUPS + 1];
+};
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int nest_error(re_parse *p)
+{
+	bh_buf_puts(p->err, "expression nests too deeply: `");
+	bh_buf_put(p->err, p->s, p->n);
+	bh_buf_putc(p->err, '`');
+	return -1;
+}
+
+/* a new item of height h in the current alternative; lit: a literal rune
+ * (consecutive ones form one node) */
+static void tree_item(re_parse *p, int h, int pr, int lit)
+{
+	re_frame *f = &p->fr[p->depth];
+	if (lit && f->run > 0) {
+		f->run++;
+		return;
+	}
+	if (f->seq_n > 0 || f->last_h > 0) {
+		f->seq_h = imax(f->seq_h, f->last_h);
+		f->seq_pr = imax(f->seq_pr, f->last_pr);
+	}
+	if (f->last_h > 0)
+		f->seq_n++;
+	f->last_h = h;
+	f->last_pr = pr;
+	f->run = lit ? 1 : 0;
+}
+
+/* height and repeat product of the current alternative */
+static void tree_seq(const re_frame *f, int *h, int *pr)
+{
+	int n = f->seq_n + (f->last_h > 0);
+	*pr = imax(imax(f->seq_pr, f->last_pr), 1);
+	if (n == 0)
+		*h = 1;
+	else if (n == 1)
+		*h = f->last_h;
+	else
+		*h = 1 + imax(f->seq_h, f->last_h);
+}
+
+/* a repetition of the last item; m = Go's repeatIsValid count (-1 for
+ * * + ?), check: whether Go validates the nested counts here */
+static int tree_repeat(re_parse *p, long m, int check, size_t op, size_t opn)
+{
+	re_frame *f = &p->fr[p->depth];
+	if (f->run > 1) {
+		/* x in "abx*" is split from its literal run */
+		f->seq_h = imax(f->seq_h, 1);
+		f->seq_n++;
+		f->last_h = 1;
+		f->last_pr = 1;
+	}
+	f->run = 0;
+	f->last_h++;
+	if (f->last_h > RE_MAX_HEIGHT)
+		return nest_error(p);
+	if (m >= 0) {
+		long pr = m == 0 ? 1 : m * (long)f->last_pr;
+		if (check && m > 0 && pr > RE_MAX_REPEAT)
+			return re_error(p, "invalid repeat count", p->s + op, opn);
+		f->last_pr = pr > RE_MAX_REPEAT + 1 ? RE_MAX_REPEAT + 1 : (int)pr;
+	}
+	return 0;
+}
+
+static void tree_alt(re_parse *p)
+{
+	re_frame *f = &p->fr[p->depth];
+	int h, pr;
+	tree_seq(f, &h, &pr);
+	f->alt_h = imax(f->alt_h, h);
+	f->alt_pr = imax(f->alt_pr, pr);
+	f->nalts++;
+	f->seq_n = f->seq_h = f->seq_pr = f->last_h = f->last_pr = f->run = 0;
+}
+
+/* height/product of the whole content of the current group */
+static int tree_close(re_parse *p, int *h, int *pr)
+{
+	re_frame *f = &p->fr[p->depth];
+	tree_seq(f, h, pr);
+	if (f->nalts > 0) {
+		*h = 1 + imax(f->alt_h, *h);
+		*pr = imax(f->alt_pr, *pr);
+	}
+	if (f->capture)
+		(*h)++;
+	if (*h > RE_MAX_HEIGHT)
+		return nest_error(p);
+	return 0;
+}
+
+static int tree_open(re_parse *p, int capture)
+{
+	if (p->depth + 1 > RE_MAX_GROUPS)
+		return nest_error(p);
+	p->depth++;
+	memset(&p->fr[p->depth], 0, sizeof(re_frame));
+	p->fr[p->depth].capture = capture;
+	return 0;
+}
 
 static int re_error(re_parse *p, const char *code, const char *expr, size_t n)
 {
@@ -320,6 +449,7 @@ static int re_translate(re_parse *p)
 	size_t i = 0, w;
 	long last_rep = -1;
 	int can_repeat = 0;
+	memset(&p->fr[0], 0, sizeof(re_frame));
 	while (i < p->n) {
 		char ch = p->s[i];
 		long this_rep = -1;
@@ -347,7 +477,8 @@ static int re_translate(re_parse *p)
 					bh_buf_puts(p->out, "(?<");
 					bh_buf_put(p->out, p->s + ns, ne - ns);
 					bh_buf_putc(p->out, '>');
-					p->depth++;
+					if (tree_open(p, 1))
+						return -1;
 					i = ne + 1;
 					can_repeat = 0;
 					break;
@@ -377,7 +508,10 @@ static int re_translate(re_parse *p)
 							bh_buf_puts(p->out, "(?");
 							bh_buf_put(p->out, flags.data ? flags.data : "", flags.len);
 							bh_buf_putc(p->out, ':');
-							p->depth++;
+							if (tree_open(p, 0)) {
+								bh_buf_free(&flags);
+								return -1;
+							}
 						} else if (flags.len > 0) {
 							bh_buf_puts(p->out, "(?");
 							bh_buf_put(p->out, flags.data, flags.len);
@@ -408,19 +542,26 @@ bad_perl:
 				}
 			}
 			bh_buf_putc(p->out, '(');
-			p->depth++;
+			if (tree_open(p, 1))
+				return -1;
 			i++;
 			can_repeat = 0;
 			break;
-		case ')':
+		case ')': {
+			int h, pr;
 			if (p->depth == 0)
 				return re_error(p, "unexpected )", p->s, p->n);
+			if (tree_close(p, &h, &pr))
+				return -1;
 			p->depth--;
+			tree_item(p, h, pr, 0);
 			bh_buf_putc(p->out, ')');
 			i++;
 			can_repeat = 1;
 			break;
+		}
 		case '|':
+			tree_alt(p);
 			bh_buf_putc(p->out, '|');
 			i++;
 			can_repeat = 0;
@@ -429,11 +570,13 @@ bad_perl:
 		case '$':
 			/* grouped: Go lets assertions take repetition operators */
 			bh_buf_puts(p->out, ch == '^' ? "(?:^)" : "(?:$)");
+			tree_item(p, 1, 1, 0);
 			i++;
 			can_repeat = 1;
 			break;
 		case '.':
 			bh_buf_putc(p->out, ch);
+			tree_item(p, 1, 1, 0);
 			i++;
 			can_repeat = 1;
 			break;
@@ -441,6 +584,7 @@ bad_perl:
 			long r = parse_class(p, i);
 			if (r < 0)
 				return -1;
+			tree_item(p, 1, 1, 0);
 			i = (size_t)r;
 			can_repeat = 1;
 			break;
@@ -454,10 +598,14 @@ bad_perl:
 			if (ch == '{') {
 				if (!parse_repeat(p, i, &min, &max, &end)) {
 					bh_buf_puts(p->out, "\\{");
+					tree_item(p, 1, 1, 1);
 					i++;
 					can_repeat = 1;
 					break;
 				}
+				if (min < 0 || min > RE_MAX_REPEAT || max > RE_MAX_REPEAT || max == -2 ||
+				    (max >= 0 && min > max))
+					return re_error(p, "invalid repeat count", p->s + i, end - i);
 			}
 			size_t after = end;
 			if (after < p->n && p->s[after] == '?')
@@ -467,9 +615,12 @@ bad_perl:
 						after - (size_t)last_rep);
 			if (!can_repeat)
 				return re_error(p, "missing argument to repetition operator", p->s + i, after - i);
-			if (ch == '{' && (min < 0 || min > RE_MAX_REPEAT || max > RE_MAX_REPEAT || max == -2 ||
-					  (max >= 0 && min > max)))
-				return re_error(p, "invalid repeat count", p->s + i, end - i);
+			if (ch == '{') {
+				if (tree_repeat(p, max >= 0 ? max : min, min >= 2 || max >= 2, i, end - i))
+					return -1;
+			} else if (tree_repeat(p, -1, 0, i, 0)) {
+				return -1;
+			}
 			bh_buf_put(p->out, p->s + i, after - i);
 			this_rep = (long)tok;
 			i = after;
@@ -481,6 +632,7 @@ bad_perl:
 				bh_buf_puts(p->out, "(?:\\");
 				bh_buf_putc(p->out, e);
 				bh_buf_putc(p->out, ')');
+				tree_item(p, 1, 1, 0);
 				i += 2;
 				can_repeat = 1;
 				break;
@@ -490,8 +642,10 @@ bad_perl:
 			if (e == 'Q') {
 				const char *q = memmem(p->s + i + 2, p->n - i - 2, "\\E", 2);
 				size_t qe = q ? (size_t)(q - p->s) : p->n;
-				for (size_t k = i + 2; k < qe; k += w)
+				for (size_t k = i + 2; k < qe; k += w) {
 					put_rune_lit(p->out, uni_decode(p->s + k, qe - k, &w));
+					tree_item(p, 1, 1, 1);
+				}
 				i = q ? qe + 2 : p->n;
 				can_repeat = 1;
 				break;
@@ -500,12 +654,14 @@ bad_perl:
 				long r = unicode_class(p, i);
 				if (r < 0)
 					return -1;
+				tree_item(p, 1, 1, 0);
 				i = (size_t)r;
 				can_repeat = 1;
 				break;
 			}
 			if (perl_class(e, 0)) {
 				bh_buf_puts(p->out, perl_class(e, 0));
+				tree_item(p, 1, 1, 0);
 				i += 2;
 				can_repeat = 1;
 				break;
@@ -515,6 +671,7 @@ bad_perl:
 			if (ni < 0)
 				return -1;
 			put_rune_lit(p->out, r);
+			tree_item(p, 1, 1, 1);
 			i = (size_t)ni;
 			can_repeat = 1;
 			break;
@@ -528,6 +685,7 @@ bad_perl:
 				return -1;
 			}
 			put_rune_lit(p->out, r);
+			tree_item(p, 1, 1, 1);
 			i += w;
 			can_repeat = 1;
 		}
@@ -536,7 +694,8 @@ bad_perl:
 	}
 	if (p->depth > 0)
 		return re_error(p, "missing closing )", p->s, p->n);
-	return 0;
+	int h, pr;
+	return tree_close(p, &h, &pr);
 }
 
 typedef struct regex {
@@ -617,12 +776,23 @@ static void regex_free(regex *re)
 static int regex_compile(regex *re, const char *pat, size_t n, bh_buf *err)
 {
 	bh_buf out = BH_BUF_INIT;
-	re_parse p = {pat, n, &out, err, 0, 0, -1};
+	re_parse *p = calloc(1, sizeof(re_parse));
 	int ec;
 	PCRE2_SIZE eo;
 	memset(re, 0, sizeof *re);
 	bh_buf_puts(err, "error parsing regexp: ");
-	if (re_translate(&p)) {
+	if (!p) {
+		bh_buf_reset(err);
+		bh_buf_puts(err, "out of memory");
+		return -1;
+	}
+	p->s = pat;
+	p->n = n;
+	p->out = &out;
+	p->err = err;
+	int tr = re_translate(p);
+	free(p);
+	if (tr) {
 		bh_buf_free(&out);
 		return -1;
 	}
