@@ -427,13 +427,6 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 		rc = err ? err->code : BH_ENOMEM;
 		goto out;
 	}
-	/* --replace: the previous (non-failed) record becomes superseded */
-	if (last && strcmp(rel_status(last), "failed")) {
-		rel_info_set(last, "status", "superseded");
-		rel_info_set(last, "description", "superseded by new release");
-		if ((rc = storage_update(cfg->kc, last, err)) < 0)
-			goto out;
-	}
 	if (!(exists = calloc(tgt.n + 1, 1))) {
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto out;
@@ -441,6 +434,13 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	if ((rc = act_check_conflicts(cfg, o->name, o->namespace_, &tgt, NULL, !o->disable_take_ownership, "install",
 				      exists, err)) < 0)
 		goto out;
+	/* --replace: the previous (non-failed) record becomes superseded */
+	if (last && strcmp(rel_status(last), "failed")) {
+		rel_info_set(last, "status", "superseded");
+		rel_info_set(last, "description", "superseded by new release");
+		if ((rc = storage_update(cfg->kc, last, err)) < 0)
+			goto out;
+	}
 	if ((rc = storage_create(cfg->kc, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
