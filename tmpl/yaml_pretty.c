@@ -466,7 +466,15 @@ static int node(pe *e, const tmpl_value *v, int indent, int depth)
 				bh_buf_putc(e->out, '\n');
 			if (i > 0 || !inline_first)
 				put_indent(e, indent);
-			string_scalar(e, ents[i]->key, ents[i]->keylen, 1, indent);
+			if (ents[i]->keylen > 128 || memchr(ents[i]->key, '\n', ents[i]->keylen)) {
+				/* not a simple key: "? key" then ": value" */
+				bh_buf_puts(e->out, "? ");
+				string_scalar(e, ents[i]->key, ents[i]->keylen, 0, indent + 2);
+				bh_buf_putc(e->out, '\n');
+				put_indent(e, indent);
+			} else {
+				string_scalar(e, ents[i]->key, ents[i]->keylen, 1, indent);
+			}
 			bh_buf_putc(e->out, ':');
 			if (value_after(e, &ents[i]->val, indent, depth, 0)) {
 				free(ents);

@@ -76,6 +76,13 @@ static const fgolden goldens[] = {
 	{"tojson_bytes", "{{ toJson (.Files.GetBytes \"x\") }}", "{}", 0, "\"\""},
 	{"b64enc_bytes", "{{ b64enc (toString 5) }}|{{ b64dec \"w6k=\" }}", "{}", 0, "NQ==|\xc3""\xa9"""},
 	{"encryptaes_longkey", "{{ encryptAES (repeat 40 \"k\") \"x\" | decryptAES (repeat 32 \"k\") }}", "{}", 0, "x"},
+	{"toyamlpretty_long_key", "{{ toYamlPretty (dict (repeat 130 \"k\") 1) }}", "{}", 0, "? kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\n: 1"},
+	{"toyamlpretty_key_newline", "{{ toYamlPretty (dict \"a\\nb\" 1 \"c\" \"\\nlead\" \"d\" \"trail\\n\\n\" \"e\" \"x\\n \") }}", "{}", 0, "? |-\n  a\n  b\n: 1\nc: |2-\n\n  lead\nd: |+\n  trail\n\ne: \"x\\n \""},
+	{"toyamlpretty_nested_empty", "{{ toYamlPretty (list (list) (dict) nil \"\" (list (list))) }}", "{}", 0, "- []\n- {}\n- null\n- \"\"\n- - []"},
+	{"toyamlpretty_special", "{{ toYamlPretty (list \"a\\u0085b\" \"\\u00a0x\" \"bom\\ufeff\" \"---\" \"...x\" \"@x\" \"x:\" \"x: \" \"%x\" \"!x\" \"&x\" \"*x\") }}", "{}", 0, "- \"a\\Nb\"\n- \xc2""\xa0""x\n- \"bom\\uFEFF\"\n- '---'\n- '...x'\n- '@x'\n- 'x:'\n- 'x: '\n- '%x'\n- '!x'\n- '&x'\n- '*x'"},
+	{"toyamlpretty_seq_in_seq_map", "{{ toYamlPretty (dict \"a\" (list (list (dict \"b\" (list 1)) 2))) }}", "{}", 0, "a:\n  - - b:\n        - 1\n    - 2"},
+	{"toyamlpretty_unicode_keys", "{{ toYamlPretty (dict \"\xc3""\xa9""\" 1 \"z\" 2 \"Z\" 3 \"_\" 4 \"a1b\" 5 \"a01b\" 6 \"1\" 7 \"-1\" 8) }}", "{}", 0, "\"-1\": 8\n_: 4\n\"1\": 7\nZ: 3\na1b: 5\na01b: 6\nz: 2\n\xc3""\xa9"": 1"},
+	{"tojson_invalid_utf8", "{{ toJson (b64dec \"/w==\") }}|{{ toYaml (b64dec \"/w==\") }}|{{ toYamlPretty (b64dec \"/w==\") }}", "{}", 0, "\"\\ufffd\"|\xef""\xbf""\xbd""|!!binary /w=="},
 };
 
 START_TEST(test_goldens)
