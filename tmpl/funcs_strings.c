@@ -1015,7 +1015,8 @@ static int fn_sort_alpha(tmpl_call *c)
 		if (!l)
 			return BH_ELIMIT;
 		/* sort.Strings is not stable, but equal strings are identical */
-		qsort(l->items, l->len, sizeof(tmpl_value), cmp_str_values);
+		if (l->len > 1)
+			qsort(l->items, l->len, sizeof(tmpl_value), cmp_str_values);
 	} else {
 		l = sprig_list(c, "[]string", 1);
 		if (!l)
