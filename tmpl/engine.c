@@ -15,6 +15,7 @@ void tmpl_limits_default(tmpl_limits *l)
 	l->max_memory = 512u << 20;
 	l->max_source = 16u << 20;
 	l->max_parse_depth = 10000;
+	l->max_stack = 4u << 20;
 }
 
 tmpl_engine *tmpl_engine_new(bh_error *err)
@@ -164,7 +165,13 @@ static void helm_parse_error(bh_error *err)
 
 int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
 {
+	char base;
+	int outer = !e->stack_base;
+	if (outer)
+		e->stack_base = (uintptr_t)&base;
 	int r = tmpl_parse(e, &e->ns, name, src, len, err);
+	if (outer)
+		e->stack_base = 0;
 	if (r == BH_EPARSE)
 		helm_parse_error(err);
 	return r;
@@ -175,27 +182,24 @@ int tmpl_engine_has(const tmpl_engine *e, const char *name)
 	return tmpl_ns_find(&e->ns, name) != NULL;
 }
 
-/* Finds HELM_ERR_START(.*)HELM_ERR_END (greedy, no newline) in s. */
+/* Finds HELM_ERR_START((?s).*)HELM_ERR_END in s as Go's regexp does: the
+ * first start marker, then (greedy, newlines included) up to the last end
+ * marker after it. */
 static int helm_warn_match(const char *s, const char **gs, size_t *gn)
 {
-	const char *p = s;
-	while ((p = strstr(p, "HELM_ERR_START")) != NULL) {
-		const char *body = p + 14;
-		const char *nl = strchr(body, '\n');
-		const char *lim = nl ? nl : body + strlen(body);
-		const char *best = NULL, *q = body;
-		while ((q = strstr(q, "HELM_ERR_END")) != NULL && q + 12 <= lim) {
-			best = q;
-			q++;
-		}
-		if (best) {
-			*gs = body;
-			*gn = (size_t)(best - body);
-			return 1;
-		}
-		p++;
+	const char *p = strstr(s, "HELM_ERR_START");
+	if (!p)
+		return 0;
+	const char *body = p + 14, *best = NULL, *q = body;
+	while ((q = strstr(q, "HELM_ERR_END")) != NULL) {
+		best = q;
+		q++;
 	}
-	return 0;
+	if (!best)
+		return 0;
+	*gs = body;
+	*gn = (size_t)(best - body);
+	return 1;
 }
 
 static void rtrim_put(bh_buf *out, const char *s)
@@ -286,8 +290,14 @@ static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *
 	if (!t)
 		return bh_error_set(err, BH_ENOTFOUND,
 				    "template: no template \"%s\" associated with template \"gotpl\"", name);
+	char base;
+	int outer = !e->stack_base;
 	e->steps = 0;
+	if (outer)
+		e->stack_base = (uintptr_t)&base;
 	r = tmpl_exec_tree(e, NULL, t, dot, out, &xe, 0);
+	if (outer)
+		e->stack_base = 0;
 	if (r) {
 		bh_buf b = BH_BUF_INIT;
 		if (helm)

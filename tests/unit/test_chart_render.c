@@ -314,11 +314,12 @@ START_TEST(test_schema)
 }
 END_TEST
 
-/* Renders schema-sub with a values file and --set flags; the whole stderr
+/* Renders a chart with a values file and --set flags; the whole stderr
  * (log lines and the error) must equal the one the real helm printed. */
-static void schema_sub_stderr(const char *vfile, const char *set, const char *set_json, const char *err_file)
+static void stderr_golden(const char *chart_dir, const char *release, const char *vfile, const char *set,
+			  const char *set_json, const char *err_file)
 {
-	chart *c = load_dir("schema-sub");
+	chart *c = load_dir(chart_dir);
 	char *file_text = vfile ? slurp(vfile) : NULL;
 	values_file vf = {vfile, file_text, file_text ? strlen(file_text) : 0};
 	values_options vo = {.files = &vf, .nfiles = vfile ? 1 : 0,
@@ -326,7 +327,7 @@ static void schema_sub_stderr(const char *vfile, const char *set, const char *se
 	json_t *vals = NULL;
 	bh_error err;
 	ck_assert_msg(values_compose(&vo, &vals, &err) == 0, "%s", err.msg);
-	render_options o = {.release_name = "s", .log = logcb};
+	render_options o = {.release_name = release, .log = logcb};
 	render_result r;
 	bh_buf_reset(&logbuf);
 	ck_assert_int_lt(render_chart(c, vals, &o, &r, &err), 0);
@@ -348,12 +349,12 @@ static void schema_sub_stderr(const char *vfile, const char *set, const char *se
  * a map (see the README of the data directory for the helm commands) */
 START_TEST(test_schema_subchart)
 {
-	schema_sub_stderr(NULL, NULL, NULL, "schema-sub.err");
-	schema_sub_stderr("schema-sub-null.yaml", NULL, NULL, "schema-sub-null.err");
-	schema_sub_stderr("schema-sub-bool.yaml", NULL, NULL, "schema-sub-bool.err");
-	schema_sub_stderr(NULL, "sub=null", NULL, "schema-sub-set-null.err");
-	schema_sub_stderr(NULL, "sub=hello", NULL, "schema-sub-set-str.err");
-	schema_sub_stderr(NULL, NULL, "sub=[1,true,null,\"a\",{\"b\":1}]", "schema-sub-set-json.err");
+	stderr_golden("schema-sub", "s", NULL, NULL, NULL, "schema-sub.err");
+	stderr_golden("schema-sub", "s", "schema-sub-null.yaml", NULL, NULL, "schema-sub-null.err");
+	stderr_golden("schema-sub", "s", "schema-sub-bool.yaml", NULL, NULL, "schema-sub-bool.err");
+	stderr_golden("schema-sub", "s", NULL, "sub=null", NULL, "schema-sub-set-null.err");
+	stderr_golden("schema-sub", "s", NULL, "sub=hello", NULL, "schema-sub-set-str.err");
+	stderr_golden("schema-sub", "s", NULL, NULL, "sub=[1,true,null,\"a\",{\"b\":1}]", "schema-sub-set-json.err");
 
 	/* valid values render */
 	chart *c = load_dir("schema-sub");
@@ -409,6 +410,18 @@ START_TEST(test_schema_subchart)
 }
 END_TEST
 
+/* a `fail` or `required` message spanning several lines, raised inside an
+ * include (or a tpl) from NOTES.txt: Helm's HELM_ERR_START((?s).*)HELM_ERR_END
+ * rewrite to "execution error at (FILE:L:C): MSG", also with stray markers */
+START_TEST(test_fail_multiline)
+{
+	stderr_golden("failing-multiline", "f", NULL, "mode=multi,b=1", NULL, "failing-multiline-multi.err");
+	stderr_golden("failing-multiline", "f", NULL, "mode=markers,b=1", NULL, "failing-multiline-markers.err");
+	stderr_golden("failing-multiline", "f", NULL, "mode=tpl,b=1", NULL, "failing-multiline-tpl.err");
+	stderr_golden("failing-multiline", "f", NULL, "mode=none", NULL, "failing-multiline-required.err");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart_render");
@@ -420,6 +433,7 @@ int main(void)
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_schema);
 	tcase_add_test(tc, test_schema_subchart);
+	tcase_add_test(tc, test_fail_multiline);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
