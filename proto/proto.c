@@ -1,6 +1,7 @@
 /* proto/proto.c — see proto.h. */
 #include "proto/proto.h"
 
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +293,7 @@ void proto_result_free(proto_result *r)
 	free(s->digest);
 	free(s->first_deployed);
 	free(s->last_deployed);
+	json_decref((json_t *)r->status);
 	memset(r, 0, sizeof *r);
 }
 
@@ -324,6 +326,205 @@ static int get_str(json_t *o, const char *key, char **dst, size_t max, int requi
 	}
 	if (!(*dst = dupn((const unsigned char *)s, l)))
 		return bh_error_set(err, BH_ENOMEM, "RESULT: out of memory");
+	return 0;
+}
+
+/* ---- RESULT status: a catalogue of what a worker may write ---- */
+enum { V_STR, V_INT, V_CONDS, V_HISTORY, V_TESTHOOKS };
+typedef struct vfield {
+	const char *key;
+	int kind;
+	size_t max;              /* string bytes / array entries */
+	const char *const *enumv; /* allowed values, NULL-terminated, or NULL */
+} vfield;
+
+static const char *const cond_types[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled", NULL};
+static const char *const cond_status[] = {"True", "False", "Unknown", NULL};
+static const char *const actions[] = {"install", "upgrade", NULL};
+
+static const vfield status_fields[] = {
+	{"conditions", V_CONDS, 6, NULL},
+	{"history", V_HISTORY, PROTO_MAX_HISTORY, NULL},
+	{"failures", V_INT, 0, NULL},
+	{"installFailures", V_INT, 0, NULL},
+	{"upgradeFailures", V_INT, 0, NULL},
+	{"lastAttemptedReleaseAction", V_STR, 16, actions},
+	{"lastAttemptedRevision", V_STR, 256, NULL},
+	{"lastAttemptedConfigDigest", V_STR, 256, NULL},
+	{"lastAppliedRevision", V_STR, 256, NULL},
+	{"lastHandledForceAt", V_STR, 256, NULL},
+	{"lastHandledResetAt", V_STR, 256, NULL},
+	{NULL, 0, 0, NULL},
+};
+static const vfield cond_fields[] = {
+	{"type", V_STR, 32, cond_types},
+	{"status", V_STR, 8, cond_status},
+	{"observedGeneration", V_INT, 0, NULL},
+	{"reason", V_STR, 64, NULL}, /* CamelCase, checked below */
+	{"message", V_STR, 4 * PROTO_MAX_TEXT, NULL},
+	{NULL, 0, 0, NULL},
+};
+static const vfield snap_fields[] = {
+	{"apiVersion", V_STR, 16, NULL},
+	{"digest", V_STR, 256, NULL},
+	{"name", V_STR, 253, NULL},
+	{"namespace", V_STR, 63, NULL},
+	{"version", V_INT, 0, NULL},
+	{"status", V_STR, 32, NULL},
+	{"action", V_STR, 32, NULL},
+	{"chartName", V_STR, 253, NULL},
+	{"chartVersion", V_STR, 128, NULL},
+	{"appVersion", V_STR, 128, NULL},
+	{"configDigest", V_STR, 256, NULL},
+	{"firstDeployed", V_STR, 64, NULL},
+	{"lastDeployed", V_STR, 64, NULL},
+	{"deleted", V_STR, 64, NULL},
+	{"ociDigest", V_STR, 256, NULL},
+	{"testHooks", V_TESTHOOKS, PROTO_MAX_TEST_HOOKS, NULL},
+	{NULL, 0, 0, NULL},
+};
+static const vfield hook_fields[] = {
+	{"lastStarted", V_STR, 64, NULL},
+	{"lastCompleted", V_STR, 64, NULL},
+	{"phase", V_STR, 32, NULL},
+	{NULL, 0, 0, NULL},
+};
+
+static int v_object(const json_t *o, const vfield *f, const char *where, json_t **out, bh_error *err);
+
+static int v_camel(const char *s)
+{
+	if (!*s || *s < 'A' || *s > 'Z')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+static int v_value(const json_t *v, const vfield *f, const char *where, json_t **out, bh_error *err)
+{
+	char sub[160];
+	size_t i;
+	const char *k;
+	json_t *x, *arr;
+	*out = NULL;
+	switch (f->kind) {
+	case V_STR: {
+		size_t l = json_string_length(v);
+		if (!json_is_string(v))
+			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s is not a string", where, f->key);
+		if (l > f->max)
+			return bh_error_set(err, BH_ELIMIT, "RESULT: %s.%s is %zu bytes, limit %zu", where, f->key, l, f->max);
+		if (!is_text((const unsigned char *)json_string_value(v), l, f->kind == V_STR && f->max > 1024))
+			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s has NUL or control characters", where, f->key);
+		if (f->enumv) {
+			int ok = 0;
+			for (const char *const *e = f->enumv; *e; e++)
+				ok |= !strcmp(*e, json_string_value(v));
+			if (!ok)
+				return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s has an unknown value", where, f->key);
+		}
+		*out = json_stringn(json_string_value(v), l);
+		break;
+	}
+	case V_INT:
+		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 1000000000000LL)
+			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s must be a non-negative integer", where, f->key);
+		*out = json_integer(json_integer_value(v));
+		break;
+	case V_CONDS:
+	case V_HISTORY:
+		if (!json_is_array(v))
+			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s is not an array", where, f->key);
+		if (json_array_size(v) > f->max)
+			return bh_error_set(err, BH_ELIMIT, "RESULT: %s.%s has %zu entries, limit %zu", where, f->key,
+					    json_array_size(v), f->max);
+		arr = json_array();
+		json_array_foreach(v, i, x) {
+			json_t *c;
+			snprintf(sub, sizeof sub, "%s.%s[%zu]", where, f->key, i);
+			if (v_object(x, f->kind == V_CONDS ? cond_fields : snap_fields, sub, &c, err) < 0) {
+				json_decref(arr);
+				return err->code;
+			}
+			if (f->kind == V_CONDS) {
+				size_t j;
+				json_t *y;
+				if (json_object_size(c) != 5 || !v_camel(json_string_value(json_object_get(c, "reason")))) {
+					json_decref(c);
+					json_decref(arr);
+					return bh_error_set(err, BH_EPROTO, "RESULT: %s needs type, status, observedGeneration, "
+							    "message and a CamelCase reason", sub);
+				}
+				json_array_foreach(arr, j, y) if (json_equal(json_object_get(y, "type"), json_object_get(c, "type"))) {
+					json_decref(c);
+					json_decref(arr);
+					return bh_error_set(err, BH_EPROTO, "RESULT: %s repeats a condition type", sub);
+				}
+			} else if (!json_is_string(json_object_get(c, "name")) || !json_is_string(json_object_get(c, "namespace")) ||
+				   json_integer_value(json_object_get(c, "version")) < 1) {
+				json_decref(c);
+				json_decref(arr);
+				return bh_error_set(err, BH_EPROTO, "RESULT: %s needs name, namespace and a positive version", sub);
+			}
+			json_array_append_new(arr, c);
+		}
+		*out = arr;
+		break;
+	case V_TESTHOOKS:
+		if (!json_is_object(v))
+			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s is not an object", where, f->key);
+		if (json_object_size(v) > f->max)
+			return bh_error_set(err, BH_ELIMIT, "RESULT: %s.%s has %zu entries, limit %zu", where, f->key,
+					    json_object_size(v), f->max);
+		arr = json_object();
+		json_object_foreach((json_t *)v, k, x) {
+			json_t *c;
+			size_t kl = strlen(k);
+			if (kl == 0 || kl > 253 || !is_text((const unsigned char *)k, kl, 0)) {
+				json_decref(arr);
+				return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s has an invalid hook name", where, f->key);
+			}
+			snprintf(sub, sizeof sub, "%s.%s[%.40s]", where, f->key, k);
+			if (v_object(x, hook_fields, sub, &c, err) < 0) {
+				json_decref(arr);
+				return err->code;
+			}
+			json_object_set_new(arr, k, c);
+		}
+		*out = arr;
+		break;
+	}
+	return *out ? 0 : bh_error_set(err, BH_ENOMEM, "RESULT: out of memory");
+}
+
+/* A fresh object with the members of o that f allows; any other member is
+ * an error. */
+static int v_object(const json_t *o, const vfield *f, const char *where, json_t **out, bh_error *err)
+{
+	const char *k;
+	json_t *v, *copy;
+	*out = NULL;
+	if (!json_is_object(o))
+		return bh_error_set(err, BH_EPROTO, "RESULT: %s is not an object", where);
+	copy = json_object();
+	json_object_foreach((json_t *)o, k, v) {
+		const vfield *g;
+		json_t *x;
+		for (g = f; g->key && strcmp(g->key, k) != 0; g++)
+			;
+		if (!g->key) {
+			json_decref(copy);
+			return bh_error_set(err, BH_EPROTO, "RESULT: %s has an unknown field %.64s", where, k);
+		}
+		if (v_value(v, g, where, &x, err) < 0) {
+			json_decref(copy);
+			return err->code;
+		}
+		json_object_set_new(copy, k, x);
+	}
+	*out = copy;
 	return 0;
 }
 
@@ -378,6 +579,27 @@ int proto_result_decode(const unsigned char *p, size_t n, proto_result *out, bh_
 			goto done;
 		}
 		s->version = json_integer_value(ver);
+	}
+	v = json_object_get(root, "requeue");
+	if (v) {
+		const char *q = json_string_value(v);
+		if (q && !strcmp(q, "interval"))
+			out->requeue = PROTO_REQUEUE_INTERVAL;
+		else if (q && !strcmp(q, "now"))
+			out->requeue = PROTO_REQUEUE_NOW;
+		else if (q && !strcmp(q, "never"))
+			out->requeue = PROTO_REQUEUE_NEVER;
+		else {
+			rc = bh_error_set(err, BH_EPROTO, "RESULT: requeue must be interval, now or never");
+			goto done;
+		}
+	}
+	v = json_object_get(root, "status");
+	if (v) {
+		json_t *st;
+		if ((rc = v_object(v, status_fields, "status", &st, err)) < 0)
+			goto done;
+		out->status = st;
 	}
 done:
 	json_decref(root);

@@ -84,12 +84,30 @@ int proto_seccomp_decode(const unsigned char *p, size_t n, uint32_t *nr, uint32_
  *    "action": "install", "release": {snapshot}}            (release optional)
  * snapshot = {"name","namespace","version":int,"status","chartName",
  *             "chartVersion","appVersion","configDigest","digest",
- *             "firstDeployed","lastDeployed"} (strings unless noted). */
+ *             "firstDeployed","lastDeployed"} (strings unless noted).
+ * Workers that run the release state machine send instead (or as well):
+ *   "requeue": "interval"|"now"|"never",
+ *   "status": {"conditions":[{"type","status","observedGeneration":int,
+ *               "reason","message"}] (types Ready Released TestSuccess
+ *               Remediated Reconciling Stalled, at most one each),
+ *              "history":[Flux snapshot, at most PROTO_MAX_HISTORY],
+ *              "failures","installFailures","upgradeFailures": int,
+ *              "lastAttemptedReleaseAction": "install"|"upgrade",
+ *              "lastAttemptedRevision","lastAttemptedConfigDigest",
+ *              "lastAppliedRevision","lastHandledForceAt",
+ *              "lastHandledResetAt": strings}
+ * Every key is checked against this catalogue; the decoded status is a
+ * fresh copy holding only validated members. */
 typedef struct proto_snapshot {
 	char *name, *namespace_, *status, *chart_name, *chart_version, *app_version;
 	char *config_digest, *digest, *first_deployed, *last_deployed;
 	long long version;
 } proto_snapshot;
+
+#define PROTO_MAX_HISTORY 10
+#define PROTO_MAX_TEST_HOOKS 64
+
+enum proto_requeue { PROTO_REQUEUE_INTERVAL = 0, PROTO_REQUEUE_NOW, PROTO_REQUEUE_NEVER };
 
 typedef struct proto_result {
 	int ready;
@@ -98,6 +116,8 @@ typedef struct proto_result {
 	char *action;    /* may be NULL */
 	int has_release;
 	proto_snapshot release;
+	int requeue;     /* enum proto_requeue */
+	void *status;    /* json_t * (validated copy) or NULL; freed by proto_result_free */
 } proto_result;
 
 int proto_result_decode(const unsigned char *p, size_t n, proto_result *r, bh_error *err);

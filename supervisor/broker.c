@@ -26,7 +26,8 @@ static int on_seccomp(sv_job *j, ipc_msg *m, bh_error *err);
  * The whole attack surface: what a worker may send, and under which policy.
  *   ONCE    - at most one such message per job (a second is a violation)
  *   BROKER  - Kubernetes request: only Content-Type/Accept headers (never an
- *             identity), reads only in the job's namespaces, no watches,
+ *             identity), reads only in the job's namespaces (but for one
+ *             named non-Secret object, read as the tenant), no watches,
  *             no proxy/exec/attach/portforward; at most 4 in flight;
  *             forwarded as the tenant's ServiceAccount, audited
  * Any other type, a payload over `max`, or a payload that does not decode
@@ -87,6 +88,7 @@ typedef struct api_path {
 	int namespaced;     /* path names a namespace-scoped resource */
 	char ns[256];
 	int collection;     /* no object name */
+	char resource[64];  /* plural resource name ("" for discovery) */
 	int nseg;
 } api_path;
 
@@ -126,10 +128,12 @@ static int parse_path(const char *full, api_path *ap, bh_error *err)
 		ap->namespaced = 1;
 		snprintf(ap->ns, sizeof ap->ns, "%s", segs[p + 1]);
 		ap->collection = n == p + 3;
+		snprintf(ap->resource, sizeof ap->resource, "%s", segs[p + 2]);
 		if (n >= p + 5)
 			snprintf(ap->subresource, sizeof ap->subresource, "%s", segs[p + 4]);
 	} else {
 		ap->collection = n == p + 1;
+		snprintf(ap->resource, sizeof ap->resource, "%s", segs[p]);
 		if (n >= p + 3)
 			snprintf(ap->subresource, sizeof ap->subresource, "%s", segs[p + 2]);
 	}
@@ -177,6 +181,14 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 		return 0;
 	}
 	if (strcmp(r->method, "GET") == 0) {
+		/* Helm's actions read each object before they write it (ownership
+		 * and conflict checks): with a tenant identity, one named object
+		 * that is not a Secret goes to the cluster as the tenant, whose
+		 * RBAC decides, as for writes. Lists and Secrets stay within the
+		 * job's namespaces. */
+		if (j->identity && !ap.collection && !ap.subresource[0] && strcmp(ap.resource, "secrets") != 0 &&
+		    (!ap.namespaced || !own_ns(j, ap.ns)))
+			return 0;
 		if (!ap.namespaced)
 			return bh_error_set(err, BH_EDENIED, "reading cluster-scoped resources is not part of a release job");
 		if (!own_ns(j, ap.ns))

@@ -502,6 +502,7 @@ static void finish(kube_client *kc, sv_job *j)
 		o.action = j->result.action;
 		o.release = j->result.has_release ? &j->result.release : NULL;
 		o.revision = j->result.has_release ? j->result.release.chart_version : NULL;
+		o.wstatus = j->result.status;
 	} else if (WIFSIGNALED(j->wstatus)) {
 		o.reason = "WorkerCrashed";
 		snprintf(msg, sizeof msg, "worker %s before reporting a result", how);
@@ -514,7 +515,18 @@ static void finish(kube_client *kc, sv_job *j)
 	report(kc, j->hr, &o);
 	if (e) {
 		e->job = NULL;
-		if (!o.ready) {
+		if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW) {
+			e->queued = 1; /* Flux's ErrMustRequeue: remediation goes on */
+			e->not_before = now_s() + 1;
+			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+		} else if (!o.ready && j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NEVER) {
+			e->queued = 0; /* stalled until the object changes */
+			if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
+					     json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
+				e->queued = 1;
+				e->not_before = now_s();
+			}
+		} else if (!o.ready) {
 			e->queued = 1;
 			e->not_before = now_s() + hr_interval(j->hr);
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));

@@ -24,6 +24,21 @@ static json_t *find_cond(json_t *conds, const char *type)
 	return NULL;
 }
 
+/* Conditions and fields a state-machine worker owns (proto.h RESULT). */
+static const char *const worker_conds[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled", NULL};
+static const char *const worker_fields[] = {"history", "failures", "installFailures", "upgradeFailures",
+					    "lastAttemptedReleaseAction", "lastAttemptedRevision",
+					    "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
+					    "lastHandledResetAt", NULL};
+
+static int in_list(const char *const *l, const char *s)
+{
+	for (; s && *l; l++)
+		if (!strcmp(*l, s))
+			return 1;
+	return 0;
+}
+
 static void set_cond(json_t *conds, const json_t *old, const char *type, const char *st, const char *reason,
 		     const char *message, json_int_t gen, const char *now)
 {
@@ -85,16 +100,27 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	/* keep other conditions, drop Reconciling (negative polarity: only while true) */
 	json_array_foreach(oldconds, i, c) {
 		const char *t = json_string_value(json_object_get(c, "type"));
+		if (o->wstatus && in_list(worker_conds, t))
+			continue; /* the worker's list replaces them */
 		if (t && (o->progressing || strcmp(t, "Reconciling") != 0))
 			json_array_append_new(conds, json_deep_copy(c)); /* never touch the cached object */
 	}
-	if (o->progressing) {
+	if (o->wstatus) {
+		json_array_foreach(json_object_get(o->wstatus, "conditions"), i, c) {
+			const char *t = json_string_value(json_object_get(c, "type"));
+			set_cond(conds, oldconds, t, json_string_value(json_object_get(c, "status")),
+				 json_string_value(json_object_get(c, "reason")), json_string_value(json_object_get(c, "message")),
+				 json_integer_value(json_object_get(c, "observedGeneration")), now);
+		}
+		if (!find_cond(conds, "Ready"))
+			set_cond(conds, oldconds, "Ready", o->ready ? "True" : "False", o->reason, o->message, gen, now);
+	} else if (o->progressing) {
 		set_cond(conds, oldconds, "Ready", "Unknown", o->reason, o->message, gen, now);
 		set_cond(conds, oldconds, "Reconciling", "True", o->reason, o->message, gen, now);
 	} else {
 		set_cond(conds, oldconds, "Ready", o->ready ? "True" : "False", o->reason, o->message, gen, now);
 	}
-	if (o->action)
+	if (o->action && !o->wstatus)
 		set_cond(conds, oldconds, "Released", o->ready ? "True" : "False", o->reason, o->message, gen, now);
 	/* Ready first, as Flux orders them */
 	{
@@ -111,11 +137,23 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	json_object_set_new(st, "conditions", conds);
 	if (o->ready)
 		json_object_set_new(st, "observedGeneration", json_integer(gen));
+	if (o->wstatus) {
+		const json_t *stalled = find_cond(conds, "Stalled");
+		if (stalled && !strcmp(json_string_value(json_object_get(stalled, "status")), "True"))
+			json_object_set_new(st, "observedGeneration", json_integer(gen));
+		for (const char *const *f = worker_fields; *f; f++) {
+			json_t *v = json_object_get(o->wstatus, *f);
+			if (v && !(json_is_integer(v) && json_integer_value(v) == 0))
+				json_object_set_new(st, *f, json_deep_copy(v));
+			else
+				json_object_del(st, *f);
+		}
+	}
 	if (o->attempted) {
 		json_object_set_new(st, "lastAttemptedGeneration", json_integer(gen));
-		if (o->revision)
+		if (o->revision && !o->wstatus)
 			json_object_set_new(st, "lastAttemptedRevision", json_string(o->revision));
-		if (o->action)
+		if (o->action && !o->wstatus)
 			json_object_set_new(st, "lastAttemptedReleaseAction", json_string(o->action));
 	}
 	if (o->progressing)
@@ -145,7 +183,9 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		if (o->ready)
 			json_object_set_new(st, "lastAppliedRevision", json_string(o->release->chart_version));
 	}
-	if (!o->ready && o->attempted) {
+	if (o->wstatus) {
+		/* counters came with the worker's status */
+	} else if (!o->ready && o->attempted) {
 		json_int_t f = json_integer_value(json_object_get(st, "failures"));
 		json_object_set_new(st, "failures", json_integer(f + 1));
 	} else if (o->ready) {

@@ -25,6 +25,10 @@ typedef struct sv_outcome {
 	int event;                     /* also record an Event */
 	int progressing;               /* a worker started: Ready=Unknown and
 					* Reconciling=True (reason Progressing) */
+	const json_t *wstatus;         /* the status a state-machine worker computed
+					* (proto_result.status, validated), or NULL:
+					* its conditions replace the owned ones, its
+					* fields replace the catalogue's fields */
 } sv_outcome;
 
 extern const kube_resource sv_helmrelease_resource;

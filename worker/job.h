@@ -1,17 +1,13 @@
-/* worker/job.h — one reconcile inside the sandbox: load the chart from the
- * artifact bytes (helm/chart.h), render it with the HelmRelease's values
- * (helm/render.h, Helm's install pipeline), apply CRDs and manifests by
- * server-side apply through the broker, wait for them to be ready
- * (kube/wait.h, kstatus) unless disableWait, store the release the way the Helm
- * CLI does (install, or upgrade over an existing release), and describe the
- * outcome as a PROTO_RESULT document. Not yet: hooks other than tests (a
- * clear error), tests, remediation, pruning of
- * objects an upgrade no longer renders, valuesFrom (a clear error).
+/* worker/job.h — one reconcile inside the sandbox: reads the job document,
+ * and runs Flux's release state machine (worker/reconcile.h) over the chart
+ * artifact with every Kubernetes request brokered by the supervisor; the
+ * outcome is a PROTO_RESULT document carrying the HelmRelease's new status.
  *
  * The job document (PROTO_JOB, from the supervisor):
  *   {"helmRelease": {...}, "releaseName": "...", "releaseNamespace": "...",
  *    "storageNamespace": "...", "chart": {"revision","digest"},
- *    "timeoutMs": N (.spec.timeout; the wait for readiness gets 80% of it),
+ *    "timeoutMs": N (.spec.timeout: the whole run, all actions, must fit),
+ *    "delete": true (the HelmRelease is being deleted: uninstall),
  *    "testHook": "..." (only when bulkheadd runs with --test-hooks)} */
 #ifndef BH_WORKER_JOB_H
 #define BH_WORKER_JOB_H
@@ -24,8 +20,9 @@
 
 /* Runs the job; *result receives the RESULT object (new reference) — also
  * for failures of the release itself. Returns 0, or a negative code when
- * not even a result could be produced. */
+ * not even a result could be produced. log (may be NULL) gets progress
+ * lines. */
 int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *chart, size_t chart_len,
-		   json_t **result, bh_error *err);
+		   void (*log)(void *ud, const char *msg), void *log_ud, json_t **result, bh_error *err);
 
 #endif

@@ -46,6 +46,11 @@ static void send_log(int sock, const char *fmt, ...)
 	bh_buf_free(&b);
 }
 
+static void log_line(void *ud, const char *msg)
+{
+	send_log(*(int *)ud, "%s", msg);
+}
+
 static void send_result(int sock, json_t *res)
 {
 	char *s = json_dumps(res, JSON_COMPACT);
@@ -199,7 +204,7 @@ int main(int argc, char **argv)
 		send_log(sock, "kube client: %s", e.msg);
 		return 5;
 	}
-	if (worker_job_run(kc, job, chart, clen, &res, &e) < 0) {
+	if (worker_job_run(kc, job, chart, clen, log_line, &sock, &res, &e) < 0) {
 		send_log(sock, "job failed: %s", e.msg);
 		return 6;
 	}

@@ -1,5 +1,6 @@
 /* tests/unit/test_proto.c — message codecs: round trips and hostile input. */
 #include <check.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,10 +130,67 @@ START_TEST(test_result)
 }
 END_TEST
 
+START_TEST(test_result_status)
+{
+	bh_error e;
+	proto_result r;
+	const char *ok =
+		"{\"ready\":false,\"reason\":\"RollbackSucceeded\",\"message\":\"m\",\"requeue\":\"now\",\"status\":{"
+		"\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\",\"observedGeneration\":2,\"reason\":\"RollbackSucceeded\","
+		"\"message\":\"Helm rollback\\nto v1\"},{\"type\":\"Remediated\",\"status\":\"True\",\"observedGeneration\":2,"
+		"\"reason\":\"RollbackSucceeded\",\"message\":\"x\"}],"
+		"\"history\":[{\"apiVersion\":\"v2\",\"name\":\"a\",\"namespace\":\"b\",\"version\":3,\"status\":\"deployed\","
+		"\"testHooks\":{\"a-test\":{\"phase\":\"Succeeded\",\"lastStarted\":\"2026-01-01T00:00:00Z\"}}}],"
+		"\"upgradeFailures\":1,\"lastAttemptedReleaseAction\":\"upgrade\"}}";
+	json_t *st;
+	ck_assert_int_eq(proto_result_decode((const unsigned char *)ok, strlen(ok), &r, &e), 0);
+	ck_assert_int_eq(r.requeue, PROTO_REQUEUE_NOW);
+	st = r.status;
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(json_array_size(json_object_get(st, "conditions")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "upgradeFailures")), 1);
+	{
+		json_t *h0 = json_array_get(json_object_get(st, "history"), 0);
+		json_t *th = json_object_get(json_object_get(h0, "testHooks"), "a-test");
+		ck_assert_str_eq(json_string_value(json_object_get(th, "phase")), "Succeeded");
+	}
+	proto_result_free(&r);
+#define R(x) "{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"status\":" x "}"
+#define C(t, st, reason) "{\"conditions\":[{\"type\":\"" t "\",\"status\":\"" st "\",\"observedGeneration\":1,\"reason\":\"" reason "\",\"message\":\"\"}]}"
+	static const char *bad[] = {
+		R("[]"),
+		R("{\"spec\":{}}"),                      /* not in the catalogue */
+		R(C("Drifted", "True", "Ok")),          /* not a worker condition */
+		R(C("Ready", "Maybe", "Ok")),
+		R(C("Ready", "True", "not camel")),
+		R("{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"Ok\",\"message\":\"\"}]}"),
+		R("{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"observedGeneration\":1,\"reason\":\"Ok\",\"message\":\"\"},"
+		  "{\"type\":\"Ready\",\"status\":\"True\",\"observedGeneration\":1,\"reason\":\"Ok\",\"message\":\"\"}]}"),
+		R("{\"failures\":-1}"),
+		R("{\"failures\":\"1\"}"),
+		R("{\"lastAttemptedReleaseAction\":\"rm -rf\"}"),
+		R("{\"lastAttemptedRevision\":\"a\\nb\"}"),
+		R("{\"history\":[{\"name\":\"a\",\"namespace\":\"b\",\"version\":0}]}"),
+		R("{\"history\":[{\"name\":\"a\",\"namespace\":\"b\",\"version\":1,\"extra\":1}]}"),
+		R("{\"history\":[{\"name\":\"a\",\"namespace\":\"b\",\"version\":1,\"testHooks\":{\"t\":{\"phase\":1}}}]}"),
+		R("{\"history\":[1,2,3,4,5,6,7,8,9,10,11]}"),
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"requeue\":\"later\"}",
+	};
+#undef R
+#undef C
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = proto_result_decode((const unsigned char *)bad[i], strlen(bad[i]), &r, &e);
+		if (rc >= 0)
+			ck_abort_msg("accepted bad status %zu: %s", i, bad[i]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_result_status);
 	SRunner *sr;
 	int nf;
 	tcase_add_test(tc, test_kube_request_roundtrip);

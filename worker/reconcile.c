@@ -1,0 +1,1179 @@
+/* worker/reconcile.c — see reconcile.h. Names and texts follow
+ * fluxcd/helm-controller internal/reconcile (state.go, atomic_release.go,
+ * install.go, upgrade.go, test.go, unlock.go, rollback_remediation.go,
+ * uninstall_remediation.go, release.go summarize). */
+#include "worker/reconcile.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "helm/action.h"
+#include "helm/chart.h"
+#include "helm/storage.h"
+#include "worker/snapshot.h"
+
+typedef enum rstate { S_ABSENT, S_UNMANAGED, S_OUTOFSYNC, S_LOCKED, S_UNTESTED, S_INSYNC, S_FAILED } rstate;
+typedef enum rkind { K_NONE, K_INSTALL, K_UPGRADE, K_TEST, K_UNLOCK, K_ROLLBACK, K_UNINSTALL_REM } rkind;
+enum { T_RELEASE = 1, T_TEST = 2, T_UNLOCK = 4, T_REMEDIATE = 8 };
+
+#define MSG_MAX 2048
+
+typedef struct remediation {
+	int install;          /* install.remediation, else upgrade.remediation */
+	long retries;         /* negative = unlimited */
+	int remediate_last;   /* remediateLastFailure */
+	int ignore_tests;     /* ignoreTestFailures, defaulting to test.ignoreFailures */
+	const char *strategy; /* "rollback" or "uninstall" */
+} remediation;
+
+typedef struct ctx {
+	const rc_input *in;
+	action_config acfg;
+	const json_t *spec, *md;
+	json_t *st; /* the status being built (a copy of the old one) */
+	json_int_t gen;
+	const char *name, *ns;
+	char chart_name[256], chart_version[256];
+	const json_t *values;
+	char cdigest[SNAPSHOT_DIGEST_MAX];
+	int force;
+	struct timespec t0;
+	rc_requeue requeue;
+} ctx;
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+static int bget(const json_t *o, const char *k)
+{
+	return json_is_true(json_object_get(o, k));
+}
+
+static const json_t *spec_part(const ctx *c, const char *k)
+{
+	return json_object_get(c->spec, k);
+}
+
+static json_int_t st_int(const ctx *c, const char *k)
+{
+	return json_integer_value(json_object_get(c->st, k));
+}
+
+static void st_set_int(ctx *c, const char *k, json_int_t v)
+{
+	if (v)
+		json_object_set_new(c->st, k, json_integer(v));
+	else
+		json_object_del(c->st, k);
+}
+
+static void logf_(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(ctx *c, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	if (!c->in->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	c->in->log(c->in->log_ud, line);
+}
+
+/* Go's time.ParseDuration for the forms Flux's CRD allows (e.g. 1h2m3s,
+ * 500ms, 1.5m); -1 when invalid. */
+static long parse_duration_ms(const char *s)
+{
+	double total = 0;
+	if (!s || !*s)
+		return -1;
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end), mul;
+		if (end == s || v < 0)
+			return -1;
+		s = end;
+		if (!strncmp(s, "ms", 2))
+			mul = 1, s += 2;
+		else if (*s == 'h')
+			mul = 3600e3, s++;
+		else if (*s == 'm')
+			mul = 60e3, s++;
+		else if (*s == 's')
+			mul = 1e3, s++;
+		else
+			return -1;
+		total += v * mul;
+	}
+	return total > 1e12 ? -1 : (long)total;
+}
+
+static long elapsed_ms(const ctx *c)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)((t.tv_sec - c->t0.tv_sec) * 1000 + (t.tv_nsec - c->t0.tv_nsec) / 1000000);
+}
+
+/* .spec.<part>.timeout, else .spec.timeout (5m), bounded by what is left of
+ * the worker's budget (2s are kept to report the outcome). */
+static long action_timeout(const ctx *c, const char *part)
+{
+	long t = parse_duration_ms(sget(spec_part(c, part), "timeout"));
+	long left = c->in->budget_ms - elapsed_ms(c) - 2000;
+	if (t <= 0)
+		t = parse_duration_ms(sget(c->spec, "timeout"));
+	if (t <= 0)
+		t = ACTION_DEFAULT_TIMEOUT_MS;
+	if (left < 1000)
+		left = 1000;
+	return t < left ? t : left;
+}
+
+/* ---- conditions ------------------------------------------------------------------ */
+
+static json_t *conds(ctx *c)
+{
+	json_t *a = json_object_get(c->st, "conditions");
+	if (!json_is_array(a)) {
+		a = json_array();
+		json_object_set_new(c->st, "conditions", a);
+	}
+	return a;
+}
+
+static json_t *cond_get(ctx *c, const char *type)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(conds(c), i, x) if (!strcmp(sget(x, "type"), type)) return x;
+	return NULL;
+}
+
+static int cond_is(ctx *c, const char *type, const char *status)
+{
+	json_t *x = cond_get(c, type);
+	return x && !strcmp(sget(x, "status"), status);
+}
+
+static void cond_del(ctx *c, const char *type)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(conds(c), i, x) if (!strcmp(sget(x, "type"), type)) {
+		json_array_remove(conds(c), i);
+		return;
+	}
+}
+
+static void cond_setg(ctx *c, const char *type, const char *status, const char *reason, const char *msg,
+		      json_int_t gen)
+{
+	json_t *x = cond_get(c, type);
+	if (!x) {
+		x = json_object();
+		json_array_append_new(conds(c), x);
+	}
+	json_object_set_new(x, "type", json_string(type));
+	json_object_set_new(x, "status", json_string(status));
+	json_object_set_new(x, "observedGeneration", json_integer(gen));
+	json_object_set_new(x, "reason", json_string(reason));
+	json_object_set_new(x, "message", json_string(msg));
+}
+
+static void cond_set(ctx *c, const char *type, const char *status, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void cond_set(ctx *c, const char *type, const char *status, const char *reason, const char *fmt, ...)
+{
+	char msg[MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cond_setg(c, type, status, reason, msg, c->gen);
+}
+
+/* release.go conditionallyDeleteRemediated + summarize. */
+static void summarize(ctx *c)
+{
+	const json_t *test = spec_part(c, "test");
+	int tests = bget(test, "enable") && !bget(test, "ignoreFailures");
+	const char *order[3];
+	size_t n = 0;
+	json_t *rem, *rel, *best = NULL;
+	json_int_t bg = -1;
+	if (!bget(test, "enable"))
+		cond_del(c, "TestSuccess");
+	if ((rem = cond_get(c, "Remediated")) && (rel = cond_get(c, "Released")) &&
+	    !strcmp(sget(rel, "status"), "True")) {
+		json_int_t rg = json_integer_value(json_object_get(rem, "observedGeneration"));
+		json_t *ts = cond_get(c, "TestSuccess");
+		if (!tests) {
+			if (json_integer_value(json_object_get(rel, "observedGeneration")) >= rg)
+				cond_del(c, "Remediated");
+		} else if (ts && !strcmp(sget(ts, "status"), "True") &&
+			   json_integer_value(json_object_get(ts, "observedGeneration")) >= rg) {
+			cond_del(c, "Remediated");
+		}
+	}
+	order[n++] = "Remediated";
+	if (tests)
+		order[n++] = "TestSuccess";
+	order[n++] = "Released";
+	for (size_t i = 0; i < n; i++) {
+		json_t *x = cond_get(c, order[i]);
+		json_int_t g;
+		if (!x)
+			continue;
+		g = json_integer_value(json_object_get(x, "observedGeneration"));
+		if (g > bg) {
+			best = x;
+			bg = g;
+		}
+	}
+	if (!best)
+		return;
+	{
+		const char *status = sget(best, "status");
+		char reason[128], msg[MSG_MAX];
+		if (!strcmp(status, "Unknown") || !strcmp(sget(best, "type"), "Remediated"))
+			status = "False";
+		if (!strcmp(status, "True"))
+			cond_del(c, "Stalled");
+		snprintf(reason, sizeof reason, "%s", sget(best, "reason"));
+		snprintf(msg, sizeof msg, "%s", sget(best, "message"));
+		cond_setg(c, "Ready", status, reason, msg, c->gen);
+	}
+}
+
+/* ---- remediation (api/v2 helmrelease_types.go) ----------------------------------------- */
+
+static void get_remediation(const ctx *c, int install, remediation *r)
+{
+	const json_t *o = json_object_get(spec_part(c, install ? "install" : "upgrade"), "remediation");
+	const json_t *v;
+	memset(r, 0, sizeof *r);
+	r->install = install;
+	r->retries = json_integer_value(json_object_get(o, "retries"));
+	v = json_object_get(o, "remediateLastFailure");
+	r->remediate_last = json_is_boolean(v) ? json_is_true(v) : (!install && r->retries > 0);
+	v = json_object_get(o, "ignoreTestFailures");
+	r->ignore_tests = json_is_boolean(v) ? json_is_true(v) : bget(spec_part(c, "test"), "ignoreFailures");
+	r->strategy = install ? "uninstall" : (*sget(o, "strategy") ? sget(o, "strategy") : "rollback");
+}
+
+/* By .status.lastAttemptedReleaseAction; 0 when there is none. */
+static int active_remediation(const ctx *c, remediation *r)
+{
+	const char *a = sget(c->st, "lastAttemptedReleaseAction");
+	if (!strcmp(a, "install"))
+		get_remediation(c, 1, r);
+	else if (!strcmp(a, "upgrade"))
+		get_remediation(c, 0, r);
+	else
+		return 0;
+	return 1;
+}
+
+static json_int_t failure_count(const ctx *c, const remediation *r)
+{
+	return st_int(c, r->install ? "installFailures" : "upgradeFailures");
+}
+
+static int exhausted(const ctx *c, const remediation *r)
+{
+	return r->retries >= 0 && failure_count(c, r) > r->retries;
+}
+
+static void count_failure(ctx *c, const remediation *r)
+{
+	const char *k = r->install ? "installFailures" : "upgradeFailures";
+	st_set_int(c, k, st_int(c, k) + 1);
+}
+
+static int ignore_tests(const ctx *c)
+{
+	remediation r;
+	if (active_remediation(c, &r))
+		return r.ignore_tests;
+	return bget(spec_part(c, "test"), "ignoreFailures");
+}
+
+/* ---- history --------------------------------------------------------------------------- */
+
+static json_t *history(ctx *c)
+{
+	json_t *h = json_object_get(c->st, "history");
+	if (!json_is_array(h)) {
+		h = json_array();
+		json_object_set_new(c->st, "history", h);
+	}
+	return h;
+}
+
+static json_t *latest(ctx *c)
+{
+	return json_array_get(history(c), 0);
+}
+
+static int snap_ok(const json_t *s, int ignore)
+{
+	const char *st = sget(s, "status");
+	return (!strcmp(st, "deployed") || !strcmp(st, "superseded")) && (ignore || !snapshot_test_failed(s));
+}
+
+/* Snapshots.Truncate: keep the latest and up to the previous successful one. */
+static void truncate_history(ctx *c, int ignore)
+{
+	json_t *h = history(c);
+	for (size_t i = 1; i < json_array_size(h); i++)
+		if (snap_ok(json_array_get(h, i), ignore)) {
+			while (json_array_size(h) > i + 1)
+				json_array_remove(h, i + 1);
+			return;
+		}
+}
+
+static json_t *previous(ctx *c, int ignore)
+{
+	json_t *h = history(c);
+	for (size_t i = 1; i < json_array_size(h); i++)
+		if (snap_ok(json_array_get(h, i), ignore))
+			return json_array_get(h, i);
+	return NULL;
+}
+
+static int snap_targets(const json_t *s, const char *name, const char *ns, json_int_t version)
+{
+	return !strcmp(sget(s, "name"), name) && !strcmp(sget(s, "namespace"), ns) &&
+	       json_integer_value(json_object_get(s, "version")) == version;
+}
+
+/* "ns/name.vN" and "chart@version" of a snapshot (Snapshot.FullReleaseName,
+ * VersionedChartName). */
+static void snap_names(const json_t *s, char *full, size_t fn, char *chart, size_t cn)
+{
+	snprintf(full, fn, "%s/%s.v%lld", sget(s, "namespace"), sget(s, "name"),
+		 (long long)json_integer_value(json_object_get(s, "version")));
+	snprintf(chart, cn, "%s@%s", sget(s, "chartName"), sget(s, "chartVersion"));
+}
+
+/* The storage observer: the release an action wrote becomes the newest
+ * snapshot (or replaces the snapshot of the same version); older snapshots
+ * get their status and digest refreshed from storage. */
+static void observe(ctx *c, const json_t *rel, const char *action, int tested)
+{
+	json_t *h = history(c), *snap, *top, *hist = NULL;
+	bh_error e;
+	size_t i;
+	json_t *s;
+	if (rel) {
+		if (!(snap = snapshot_new(rel, action, tested, &e))) {
+			logf_(c, "snapshot of %s: %s", rel_name(rel), e.msg);
+			return;
+		}
+		top = json_array_get(h, 0);
+		if (top && snap_targets(top, rel_name(rel), rel_namespace(rel), rel_version(rel))) {
+			if (!tested && json_object_get(top, "testHooks"))
+				json_object_set(snap, "testHooks", json_object_get(top, "testHooks"));
+			if (!action && json_object_get(top, "action"))
+				json_object_set(snap, "action", json_object_get(top, "action"));
+			json_array_set_new(h, 0, snap);
+		} else {
+			json_array_insert_new(h, 0, snap);
+		}
+	}
+	if (storage_history(c->in->kc, c->ns, c->name, &hist, &e) < 0)
+		return;
+	json_array_foreach(h, i, s) {
+		json_t *r;
+		if (i == 0 && rel)
+			continue;
+		if (strcmp(sget(s, "name"), c->name) || strcmp(sget(s, "namespace"), c->ns))
+			continue;
+		if ((r = storage_version(hist, (int)json_integer_value(json_object_get(s, "version"))))) {
+			json_t *n = snapshot_new(r, NULL, 0, &e);
+			if (n) {
+				json_object_set(s, "status", json_object_get(n, "status"));
+				json_object_set(s, "digest", json_object_get(n, "digest"));
+				if (json_object_get(n, "deleted"))
+					json_object_set(s, "deleted", json_object_get(n, "deleted"));
+			}
+			json_decref(n);
+		}
+	}
+	json_decref(hist);
+}
+
+/* ---- state (state.go DetermineReleaseState) ---------------------------------------------- */
+
+static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *err)
+{
+	json_t *hist = NULL, *last, *cur;
+	char d[SNAPSHOT_DIGEST_MAX];
+	const char *status;
+	int rc;
+	if ((rc = storage_history(c->in->kc, c->ns, c->name, &hist, err)) < 0)
+		return rc;
+	*why = '\0';
+	if (!(last = storage_last(hist))) {
+		snprintf(why, wn, "no release in storage");
+		*out = S_ABSENT;
+		goto done;
+	}
+	status = rel_status(last);
+	if (rel_status_is_pending(status)) {
+		snprintf(why, wn, "release with status '%s'", status);
+		*out = S_LOCKED;
+		goto done;
+	}
+	if (!(cur = latest(c))) {
+		if (!strcmp(status, "uninstalled")) {
+			snprintf(why, wn, "found uninstalled release in storage");
+			*out = S_ABSENT;
+		} else {
+			snprintf(why, wn, "found existing release in storage");
+			*out = S_UNMANAGED;
+		}
+		goto done;
+	}
+	if (!snap_targets(cur, rel_name(last), rel_namespace(last), rel_version(last))) {
+		snprintf(why, wn, "release not observed to be made for object");
+		*out = S_UNMANAGED;
+		goto done;
+	}
+	if ((rc = snapshot_release_digest(last, d, err)) < 0)
+		goto done;
+	if (strcmp(d, sget(cur, "digest")) != 0) {
+		snprintf(why, wn, "release digest verification failed");
+		*out = S_UNMANAGED;
+		goto done;
+	}
+	if (!strcmp(status, "failed")) {
+		snprintf(why, wn, "release is in a failed state");
+		*out = S_FAILED;
+	} else if (!strcmp(status, "uninstalled")) {
+		snprintf(why, wn, "found uninstalled release in storage");
+		*out = S_ABSENT;
+	} else if (!strcmp(status, "deployed")) {
+		const json_t *md = json_object_get(json_object_get(last, "chart"), "metadata");
+		remediation r;
+		if (strcmp(sget(md, "name"), c->chart_name) || strcmp(sget(md, "version"), c->chart_version)) {
+			snprintf(why, wn, "release chart has changed: %.100s@%.60s -> %.100s@%.60s", sget(md, "name"), sget(md, "version"),
+				 c->chart_name, c->chart_version);
+			*out = S_OUTOFSYNC;
+		} else if (strcmp(sget(cur, "configDigest"), c->cdigest) != 0) {
+			snprintf(why, wn, "release values have changed");
+			*out = S_OUTOFSYNC;
+		} else if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(cur)) {
+			snprintf(why, wn, "release has not been tested");
+			*out = S_UNTESTED;
+		} else if (bget(spec_part(c, "test"), "enable") && active_remediation(c, &r) && !r.ignore_tests &&
+			   snapshot_test_failed(cur)) {
+			snprintf(why, wn, "has test in failed phase");
+			*out = S_FAILED;
+		} else {
+			*out = S_INSYNC;
+		}
+	} else {
+		rc = bh_error_set(err, BH_EINVAL, "unexpected release status '%s' of %s/%s.v%d", status, c->ns, c->name,
+				  rel_version(last));
+	}
+done:
+	json_decref(hist);
+	return rc;
+}
+
+/* ---- actions ------------------------------------------------------------------------------- */
+
+static int load_chart(ctx *c, chart **out, bh_error *err)
+{
+	if (chart_load_archive(c->in->chart_bytes, c->in->chart_len, NULL, out, err) < 0)
+		return bh_error_prefix(err, "could not load chart");
+	return 0;
+}
+
+static action_crds crds_policy(const ctx *c, const char *part)
+{
+	const char *s = sget(spec_part(c, part), "crds");
+	if (!strcmp(s, "Skip"))
+		return ACTION_CRDS_SKIP;
+	if (!strcmp(s, "Create"))
+		return ACTION_CRDS_CREATE;
+	if (!strcmp(s, "CreateReplace"))
+		return ACTION_CRDS_CREATE_REPLACE;
+	return ACTION_CRDS_DEFAULT;
+}
+
+static int max_history(const ctx *c)
+{
+	const json_t *v = json_object_get(c->spec, "maxHistory");
+	return json_is_integer(v) ? (int)json_integer_value(v) : 5;
+}
+
+static void wait_opts(const ctx *c, const char *part, action_wait *w)
+{
+	const json_t *o = spec_part(c, part);
+	w->disable_wait = bget(o, "disableWait");
+	w->disable_wait_for_jobs = bget(o, "disableWaitForJobs");
+	w->timeout_ms = action_timeout(c, part);
+}
+
+/* After a release action: conditions, counters (install.go / upgrade.go
+ * success and failure). Returns rc when nothing was written (the caller
+ * retries with a backoff), else 0. */
+static int release_outcome(ctx *c, int install, int rc, action_result *res, const bh_error *e, bh_error *err)
+{
+	const char *verb = install ? "install" : "upgrade";
+	observe(c, res->release, verb, 0);
+	if (rc < 0) {
+		remediation r;
+		cond_set(c, "Released", "False", install ? "InstallFailed" : "UpgradeFailed",
+			 "Helm %s failed for release %s/%s with chart %s@%s: %s", verb, c->ns, c->name, c->chart_name,
+			 c->chart_version, e->msg);
+		st_set_int(c, "failures", st_int(c, "failures") + 1);
+		if (!res->release) {
+			*err = *e;
+			return rc;
+		}
+		get_remediation(c, install, &r);
+		count_failure(c, &r);
+		return 0;
+	}
+	{
+		char full[600], ch[600];
+		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+		cond_set(c, "Released", "True", install ? "InstallSucceeded" : "UpgradeSucceeded",
+			 "Helm %s succeeded for release %s with chart %s", verb, full, ch);
+		if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(latest(c)))
+			cond_set(c, "TestSuccess", install ? "False" : "Unknown", "Pending",
+				 "Helm release %s with chart %s is awaiting tests", full, ch);
+	}
+	return 0;
+}
+
+static int run_install(ctx *c, bh_error *err)
+{
+	action_install_opts o;
+	action_result res;
+	chart *ch = NULL;
+	const json_t *in = spec_part(c, "install");
+	bh_error e;
+	int rc;
+	json_object_set_new(c->st, "lastAttemptedReleaseAction", json_string("install"));
+	memset(&o, 0, sizeof o);
+	action_result_init(&res);
+	if ((rc = load_chart(c, &ch, &e)) == 0) {
+		o.name = c->name;
+		o.namespace_ = c->ns;
+		o.chart = ch;
+		o.values = c->values;
+		o.crds = crds_policy(c, "install");
+		o.create_namespace = bget(in, "createNamespace") && *sget(c->spec, "targetNamespace");
+		o.replace = bget(in, "replace");
+		o.disable_hooks = bget(in, "disableHooks");
+		o.disable_take_ownership = bget(in, "disableTakeOwnership");
+		o.force_conflicts = 1;
+		wait_opts(c, "install", &o.wait);
+		logf_(c, "running 'install' action with timeout of %lds", o.wait.timeout_ms / 1000);
+		rc = action_install(&c->acfg, &o, &res, &e);
+	}
+	rc = release_outcome(c, 1, rc, &res, &e, err);
+	action_result_free(&res);
+	chart_free(ch);
+	return rc;
+}
+
+static int run_upgrade(ctx *c, bh_error *err)
+{
+	action_upgrade_opts o;
+	action_result res;
+	chart *ch = NULL;
+	const json_t *up = spec_part(c, "upgrade");
+	bh_error e;
+	int rc;
+	json_object_set_new(c->st, "lastAttemptedReleaseAction", json_string("upgrade"));
+	memset(&o, 0, sizeof o);
+	action_result_init(&res);
+	if ((rc = load_chart(c, &ch, &e)) == 0) {
+		o.name = c->name;
+		o.namespace_ = c->ns;
+		o.chart = ch;
+		o.values = c->values;
+		o.crds = crds_policy(c, "upgrade");
+		o.preserve_values = bget(up, "preserveValues");
+		o.force = 0; /* server-side apply: Flux's ForceReplace = force && !SSA */
+		o.cleanup_on_fail = bget(up, "cleanupOnFail");
+		o.disable_hooks = bget(up, "disableHooks");
+		o.disable_take_ownership = bget(up, "disableTakeOwnership");
+		o.force_conflicts = 1;
+		o.max_history = max_history(c);
+		wait_opts(c, "upgrade", &o.wait);
+		logf_(c, "running 'upgrade' action with timeout of %lds", o.wait.timeout_ms / 1000);
+		rc = action_upgrade(&c->acfg, &o, &res, &e);
+	}
+	rc = release_outcome(c, 0, rc, &res, &e, err);
+	action_result_free(&res);
+	chart_free(ch);
+	return rc;
+}
+
+static int run_test(ctx *c, bh_error *err)
+{
+	const json_t *t = spec_part(c, "test");
+	action_test_opts o;
+	action_result res;
+	const char *filters[65];
+	char fbuf[64][260];
+	size_t nf = 0, i;
+	json_t *f;
+	char full[600], ch[600];
+	bh_error e;
+	int rc;
+	memset(&o, 0, sizeof o);
+	json_array_foreach(json_object_get(t, "filters"), i, f) {
+		if (nf == 64)
+			break;
+		snprintf(fbuf[nf], sizeof fbuf[nf], "%s%s", bget(f, "exclude") ? "!" : "", sget(f, "name"));
+		filters[nf] = fbuf[nf];
+		nf++;
+	}
+	filters[nf] = NULL;
+	o.name = c->name;
+	o.namespace_ = c->ns;
+	o.filters = nf ? filters : NULL;
+	o.timeout_ms = action_timeout(c, "test");
+	action_result_init(&res);
+	logf_(c, "running 'test' action with timeout of %lds", o.timeout_ms / 1000);
+	rc = action_test(&c->acfg, &o, &res, &e);
+	observe(c, res.release, NULL, 1);
+	action_result_free(&res);
+	snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+	if (rc < 0) {
+		remediation r;
+		cond_set(c, "TestSuccess", "False", "TestFailed", "Helm test failed for release %s with chart %s: %s", full,
+			 ch, e.msg);
+		st_set_int(c, "failures", st_int(c, "failures") + 1);
+		if (active_remediation(c, &r) && !r.ignore_tests)
+			count_failure(c, &r);
+		if (!snapshot_tested(latest(c))) {
+			*err = e;
+			return rc;
+		}
+		return 0;
+	}
+	{
+		size_t n = json_object_size(json_object_get(latest(c), "testHooks"));
+		char hooks[64];
+		if (n)
+			snprintf(hooks, sizeof hooks, "%zu test hook%s completed successfully", n, n > 1 ? "s" : "");
+		else
+			snprintf(hooks, sizeof hooks, "no test hooks");
+		cond_set(c, "TestSuccess", "True", "TestSucceeded", "Helm test succeeded for release %s with chart %s: %s",
+			 full, ch, hooks);
+	}
+	return 0;
+}
+
+static int run_unlock(ctx *c, bh_error *err)
+{
+	action_result res;
+	json_t *hist = NULL, *last;
+	char full[600], ch[600], was[40] = "";
+	bh_error e;
+	int rc;
+	if (storage_history(c->in->kc, c->ns, c->name, &hist, &e) == 0 && (last = storage_last(hist))) {
+		const json_t *md = json_object_get(json_object_get(last, "chart"), "metadata");
+		snprintf(was, sizeof was, "%s", rel_status(last));
+		snprintf(full, sizeof full, "%.200s/%.200s.v%d", c->ns, c->name, rel_version(last));
+		snprintf(ch, sizeof ch, "%s@%s", sget(md, "name"), sget(md, "version"));
+	} else {
+		snprintf(full, sizeof full, "%s/%s", c->ns, c->name);
+		snprintf(ch, sizeof ch, "%s@%s", c->chart_name, c->chart_version);
+	}
+	json_decref(hist);
+	action_result_init(&res);
+	logf_(c, "running 'unlock' action");
+	rc = action_unlock(&c->acfg, c->name, c->ns, &res, &e);
+	if (res.release && latest(c) && snap_targets(latest(c), c->name, c->ns, rel_version(res.release)))
+		observe(c, res.release, NULL, 0);
+	else
+		observe(c, NULL, NULL, 0);
+	action_result_free(&res);
+	if (rc < 0) {
+		cond_set(c, "Released", "False", "PendingRelease", "Unlock of Helm release %s with chart %s in %s state failed: %s",
+			 full, ch, was, e.msg);
+		st_set_int(c, "failures", st_int(c, "failures") + 1);
+		*err = e;
+		return rc;
+	}
+	cond_set(c, "Released", "False", "PendingRelease", "Unlocked Helm release %s with chart %s in %s state", full, ch,
+		 was);
+	return 0;
+}
+
+static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
+{
+	const json_t *rb = spec_part(c, "rollback");
+	action_rollback_opts o;
+	action_result res;
+	char full[600], ch[600];
+	bh_error e;
+	int rc;
+	snap_names(prev_snap, full, sizeof full, ch, sizeof ch);
+	memset(&o, 0, sizeof o);
+	o.name = c->name;
+	o.namespace_ = c->ns;
+	o.version = (int)json_integer_value(json_object_get(prev_snap, "version"));
+	o.cleanup_on_fail = bget(rb, "cleanupOnFail");
+	o.disable_hooks = bget(rb, "disableHooks");
+	o.max_history = max_history(c);
+	wait_opts(c, "rollback", &o.wait);
+	action_result_init(&res);
+	logf_(c, "running 'rollback' action with timeout of %lds", o.wait.timeout_ms / 1000);
+	rc = action_rollback(&c->acfg, &o, &res, &e);
+	observe(c, res.release, "rollback", 0);
+	if (rc < 0) {
+		int wrote = res.release != NULL;
+		action_result_free(&res);
+		cond_set(c, "Remediated", "False", "RollbackFailed", "Helm rollback to previous release %s with chart %s failed: %s",
+			 full, ch, e.msg);
+		st_set_int(c, "failures", st_int(c, "failures") + 1);
+		if (!wrote) {
+			*err = e;
+			return rc;
+		}
+		return 0;
+	}
+	action_result_free(&res);
+	cond_set(c, "Remediated", "True", "RollbackSucceeded", "Helm rollback to previous release %s with chart %s succeeded",
+		 full, ch);
+	return 0;
+}
+
+static int uninstall(ctx *c, const char *name, const char *ns, action_result *res, bh_error *e)
+{
+	const json_t *un = spec_part(c, "uninstall");
+	action_uninstall_opts o;
+	memset(&o, 0, sizeof o);
+	o.name = name;
+	o.namespace_ = ns;
+	o.keep_history = bget(un, "keepHistory");
+	o.disable_hooks = bget(un, "disableHooks");
+	o.deletion_propagation = *sget(un, "deletionPropagation") ? sget(un, "deletionPropagation") : NULL;
+	wait_opts(c, "uninstall", &o.wait);
+	logf_(c, "running 'uninstall' action with timeout of %lds", o.wait.timeout_ms / 1000);
+	return action_uninstall(&c->acfg, &o, res, e);
+}
+
+static int run_uninstall_remediation(ctx *c, bh_error *err)
+{
+	action_result res;
+	char full[600], ch[600];
+	bh_error e;
+	int rc;
+	snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+	action_result_init(&res);
+	rc = uninstall(c, c->name, c->ns, &res, &e);
+	observe(c, res.release, "uninstall-remediation", 0);
+	action_result_free(&res);
+	if (rc < 0) {
+		cond_set(c, "Remediated", "False", "UninstallFailed",
+			 "Helm uninstall remediation for release %s with chart %s failed: %s", full, ch, e.msg);
+		st_set_int(c, "failures", st_int(c, "failures") + 1);
+		*err = e;
+		return rc;
+	}
+	cond_set(c, "Remediated", "True", "UninstallSucceeded",
+		 "Helm uninstall remediation for release %s with chart %s succeeded", full, ch);
+	return 0;
+}
+
+/* ---- actionForState ----------------------------------------------------------------------- */
+
+typedef enum next_err { NE_OK, NE_EXCEEDED, NE_MISSING_TARGET } next_err;
+
+static rkind action_for_state(ctx *c, rstate s, const json_t **target, next_err *ne)
+{
+	remediation r;
+	*ne = NE_OK;
+	*target = NULL;
+	switch (s) {
+	case S_INSYNC:
+		truncate_history(c, ignore_tests(c));
+		if (latest(c))
+			json_object_set(c->st, "lastAppliedRevision", json_object_get(latest(c), "chartVersion"));
+		if (c->force)
+			return K_UPGRADE;
+		__attribute__((fallthrough)); /* the Remediated replacement is shared with Untested */
+	case S_UNTESTED:
+		if (cond_is(c, "Remediated", "True")) {
+			char full[600], ch[600];
+			snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+			cond_del(c, "Remediated");
+			cond_set(c, "Released", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release %s with chart %s",
+				 full, ch);
+		}
+		return s == S_UNTESTED ? K_TEST : K_NONE;
+	case S_LOCKED:
+		return K_UNLOCK;
+	case S_ABSENT:
+		get_remediation(c, 1, &r);
+		if (exhausted(c, &r) && !c->force) {
+			*ne = NE_EXCEEDED;
+			return K_NONE;
+		}
+		return K_INSTALL;
+	case S_UNMANAGED:
+		json_array_clear(history(c));
+		return K_UPGRADE;
+	case S_OUTOFSYNC:
+		get_remediation(c, 0, &r);
+		if (exhausted(c, &r) && !c->force) {
+			*ne = NE_EXCEEDED;
+			return K_NONE;
+		}
+		return K_UPGRADE;
+	case S_FAILED:
+		if (!active_remediation(c, &r) || failure_count(c, &r) <= 0 || c->force)
+			return K_UPGRADE;
+		if (exhausted(c, &r) && !r.remediate_last) {
+			*ne = NE_EXCEEDED;
+			return K_NONE;
+		}
+		truncate_history(c, r.ignore_tests);
+		if (!strcmp(r.strategy, "uninstall"))
+			return K_UNINSTALL_REM;
+		{
+			const json_t *prev = previous(c, r.ignore_tests);
+			json_t *hist = NULL, *rel;
+			bh_error e;
+			char d[SNAPSHOT_DIGEST_MAX];
+			if (!prev) {
+				*ne = NE_MISSING_TARGET;
+				return K_NONE;
+			}
+			if (storage_history(c->in->kc, c->ns, c->name, &hist, &e) < 0)
+				return K_UPGRADE;
+			rel = storage_version(hist, (int)json_integer_value(json_object_get(prev, "version")));
+			if (!rel) {
+				json_decref(hist);
+				*ne = NE_MISSING_TARGET;
+				return K_NONE;
+			}
+			if (snapshot_release_digest(rel, d, &e) < 0 || strcmp(d, sget(prev, "digest")) != 0) {
+				json_decref(hist);
+				return K_UPGRADE; /* a corrupt target: reattempt the upgrade */
+			}
+			json_decref(hist);
+			*target = prev;
+			return K_ROLLBACK;
+		}
+	}
+	return K_NONE;
+}
+
+static int kind_type(rkind k)
+{
+	switch (k) {
+	case K_INSTALL:
+	case K_UPGRADE:
+		return T_RELEASE;
+	case K_TEST:
+		return T_TEST;
+	case K_UNLOCK:
+		return T_UNLOCK;
+	default:
+		return T_REMEDIATE;
+	}
+}
+
+static void mark_stalled_exceeded(ctx *c)
+{
+	remediation r;
+	json_int_t n = active_remediation(c, &r) ? failure_count(c, &r) : 0;
+	cond_set(c, "Stalled", "True", "RetriesExceeded", "Failed to %s after %lld attempt(s)",
+		 sget(c->st, "lastAttemptedReleaseAction"), (long long)n);
+}
+
+/* The atomic release loop. Returns 0, or a negative code after an action
+ * or state error (conditions say what; the caller requeues with backoff). */
+static int atomic_release(ctx *c, bh_error *err)
+{
+	unsigned done = 0;
+	for (;;) {
+		rstate s = S_INSYNC;
+		rkind k;
+		next_err ne;
+		const json_t *target;
+		char why[512];
+		int rc, type;
+		remediation r;
+		if ((rc = determine_state(c, &s, why, sizeof why, err)) < 0) {
+			cond_set(c, "Ready", "False", "StateError", "Could not determine release state: %s", err->msg);
+			return rc;
+		}
+		if (*why)
+			logf_(c, "release state: %s", why);
+		k = action_for_state(c, s, &target, &ne);
+		if (ne == NE_EXCEEDED) {
+			mark_stalled_exceeded(c);
+			summarize(c);
+			c->requeue = RC_REQUEUE_NEVER;
+			return 0;
+		}
+		if (ne == NE_MISSING_TARGET) {
+			cond_set(c, "Stalled", "True", "MissingRollbackTarget",
+				 "Failed to perform remediation: missing target release for rollback: cannot remediate failed release");
+			summarize(c);
+			c->requeue = RC_REQUEUE_NEVER;
+			return 0;
+		}
+		if (k == K_NONE) {
+			cond_del(c, "Reconciling");
+			summarize(c);
+			return 0;
+		}
+		type = kind_type(k);
+		if (done & (unsigned)type) {
+			summarize(c);
+			if (!active_remediation(c, &r) || !exhausted(c, &r)) {
+				cond_setg(c, "Reconciling", "True", "ProgressingWithRetry",
+					  sget(cond_get(c, "Ready"), "message"), c->gen);
+				c->requeue = RC_REQUEUE_NOW;
+			} else {
+				cond_del(c, "Reconciling");
+			}
+			return 0;
+		}
+		switch (k) {
+		case K_INSTALL: rc = run_install(c, err); break;
+		case K_UPGRADE: rc = run_upgrade(c, err); break;
+		case K_TEST: rc = run_test(c, err); break;
+		case K_UNLOCK: rc = run_unlock(c, err); break;
+		case K_ROLLBACK: rc = run_rollback(c, target, err); break;
+		case K_UNINSTALL_REM: rc = run_uninstall_remediation(c, err); break;
+		default: rc = 0; break;
+		}
+		if (rc < 0) {
+			summarize(c);
+			if (cond_is(c, "Ready", "True"))
+				cond_set(c, "Ready", "False", "ReconcileError", "%s", err->msg);
+			return rc;
+		}
+		if (type == T_REMEDIATE) {
+			summarize(c);
+			if (!active_remediation(c, &r) || !exhausted(c, &r)) {
+				cond_setg(c, "Reconciling", "True", "ProgressingWithRetry",
+					  sget(cond_get(c, "Ready"), "message"), c->gen);
+				c->requeue = RC_REQUEUE_NOW;
+			} else {
+				mark_stalled_exceeded(c);
+				c->requeue = RC_REQUEUE_NEVER;
+			}
+			return 0;
+		}
+		done |= (unsigned)type;
+	}
+}
+
+/* verify.go ReleaseTargetChanged: the release moved (name, namespace, chart
+ * name): uninstall the old one and forget its history. */
+static int target_changed(ctx *c, bh_error *err)
+{
+	json_t *cur = latest(c);
+	const char *on, *ons;
+	action_result res;
+	int rc;
+	if (!cur)
+		return 0;
+	on = sget(cur, "name");
+	ons = sget(cur, "namespace");
+	if (!strcmp(on, c->name) && !strcmp(ons, c->ns) && !strcmp(sget(cur, "chartName"), c->chart_name))
+		return 0;
+	logf_(c, "release target changed from %s/%s: uninstalling it", ons, on);
+	action_result_init(&res);
+	rc = uninstall(c, on, ons, &res, err);
+	action_result_free(&res);
+	if (rc < 0 && rc != BH_ENOTFOUND) {
+		cond_set(c, "Ready", "False", "UninstallFailed", "Failed to uninstall release %s/%s after target change: %s", ons,
+			 on, err->msg);
+		return rc;
+	}
+	json_array_clear(history(c));
+	json_object_del(c->st, "failures");
+	json_object_del(c->st, "installFailures");
+	json_object_del(c->st, "upgradeFailures");
+	return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------------------- */
+
+static int annotation_eq(const ctx *c, const char *a, const char *b)
+{
+	const json_t *an = json_object_get(c->md, "annotations");
+	const char *x = json_string_value(json_object_get(an, a)), *y = json_string_value(json_object_get(an, b));
+	return x && y && !strcmp(x, y);
+}
+
+static json_t *result_build(ctx *c, int deleting)
+{
+	json_t *ready = cond_get(c, "Ready"), *st = json_object(), *cl = json_array(), *x, *r;
+	static const char *const keep[] = {"history", "failures", "installFailures", "upgradeFailures",
+					   "lastAttemptedReleaseAction", "lastAttemptedRevision",
+					   "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
+					   "lastHandledResetAt"};
+	static const char *const rq[] = {"interval", "now", "never"};
+	size_t i;
+	const char *status = ready ? sget(ready, "status") : "False";
+	json_array_foreach(conds(c), i, x) {
+		const char *t = sget(x, "type");
+		if (!strcmp(t, "Ready") || !strcmp(t, "Released") || !strcmp(t, "TestSuccess") || !strcmp(t, "Remediated") ||
+		    !strcmp(t, "Reconciling") || !strcmp(t, "Stalled"))
+			json_array_append_new(cl, json_pack("{s:s,s:s,s:I,s:s,s:s}", "type", t, "status", sget(x, "status"),
+							    "observedGeneration",
+							    json_integer_value(json_object_get(x, "observedGeneration")),
+							    "reason", sget(x, "reason"), "message", sget(x, "message")));
+	}
+	json_object_set_new(st, "conditions", cl);
+	for (i = 0; i < sizeof keep / sizeof *keep; i++)
+		if ((x = json_object_get(c->st, keep[i])))
+			json_object_set(st, keep[i], x);
+	r = json_pack("{s:b,s:s,s:s,s:s,s:o}", "ready", !strcmp(status, "True"), "reason",
+		      ready && *sget(ready, "reason") ? sget(ready, "reason") : "Unknown", "message",
+		      ready ? sget(ready, "message") : "", "requeue", rq[c->requeue], "status", st);
+	if (r && deleting)
+		json_object_set_new(r, "action", json_string("uninstall"));
+	else if (r && *sget(c->st, "lastAttemptedReleaseAction"))
+		json_object_set_new(r, "action", json_string(sget(c->st, "lastAttemptedReleaseAction")));
+	return r;
+}
+
+static int run_delete(ctx *c, bh_error *err)
+{
+	action_result res;
+	int rc;
+	char full[600], ch[600];
+	bh_error e;
+	if (latest(c))
+		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+	else {
+		snprintf(full, sizeof full, "%s/%s", c->ns, c->name);
+		snprintf(ch, sizeof ch, "%s@%s", c->chart_name, c->chart_version);
+	}
+	action_result_init(&res);
+	rc = uninstall(c, c->name, c->ns, &res, &e);
+	if (res.release)
+		observe(c, res.release, "uninstall", 0);
+	action_result_free(&res);
+	if (rc < 0) {
+		cond_set(c, "Released", "False", "UninstallFailed", "Helm uninstall failed for release %s with chart %s: %s",
+			 full, ch, e.msg);
+		cond_set(c, "Ready", "False", "UninstallFailed", "Helm uninstall failed for release %s with chart %s: %s", full,
+			 ch, e.msg);
+		*err = e;
+		return rc;
+	}
+	cond_set(c, "Released", "False", "UninstallSucceeded", "Helm uninstall succeeded for release %s with chart %s",
+		 full, ch);
+	cond_set(c, "Ready", "True", "UninstallSucceeded", "Helm uninstall succeeded for release %s with chart %s", full,
+		 ch);
+	return 0;
+}
+
+int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
+{
+	ctx c;
+	chart *ch = NULL;
+	const json_t *status;
+	const char *req;
+	bh_error e;
+	int rc = 0;
+	memset(&c, 0, sizeof c);
+	*result = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	c.in = in;
+	c.acfg.kc = in->kc;
+	c.acfg.field_manager = "helm-controller";
+	c.acfg.log = in->log;
+	c.acfg.log_ud = in->log_ud;
+	c.spec = json_object_get(in->hr, "spec");
+	c.md = json_object_get(in->hr, "metadata");
+	c.gen = json_integer_value(json_object_get(c.md, "generation"));
+	c.name = in->release_name;
+	c.ns = in->release_ns;
+	status = json_object_get(in->hr, "status");
+	c.st = json_is_object(status) ? json_deep_copy(status) : json_object();
+	c.values = json_object_get(c.spec, "values");
+	if (!c.st)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (c.values && !json_is_object(c.values) && !json_is_null(c.values)) {
+		cond_set(&c, "Ready", "False", "InitFailed", ".spec.values must be an object");
+		goto out;
+	}
+	if (json_array_size(json_object_get(c.spec, "valuesFrom")) > 0) {
+		cond_set(&c, "Ready", "False", "InitFailed", ".spec.valuesFrom is not supported yet by bulkhead");
+		goto out;
+	}
+	if (strcmp(in->storage_ns, in->release_ns) != 0) {
+		cond_set(&c, "Ready", "False", "InitFailed",
+			 "release storage in namespace %s apart from the release namespace %s is not supported yet by bulkhead "
+			 "(set .spec.storageNamespace to %s)",
+			 in->storage_ns, in->release_ns, in->release_ns);
+		goto out;
+	}
+	if (load_chart(&c, &ch, &e) < 0) {
+		cond_set(&c, "Ready", "False", "ArtifactFailed", "Could not load chart: %s", e.msg);
+		goto out;
+	}
+	snprintf(c.chart_name, sizeof c.chart_name, "%s", chart_name(ch) ? chart_name(ch) : "");
+	snprintf(c.chart_version, sizeof c.chart_version, "%s", chart_version(ch) ? chart_version(ch) : "");
+	chart_free(ch);
+	if (snapshot_config_digest(c.values, c.cdigest, &e) < 0) {
+		cond_set(&c, "Ready", "False", "ValuesError", "%s", e.msg);
+		goto out;
+	}
+	if (in->deleting) {
+		rc = run_delete(&c, &e);
+		goto out;
+	}
+	/* reset.go MustResetFailures, then the attempt is recorded */
+	req = json_string_value(json_object_get(json_object_get(c.md, "annotations"), "reconcile.fluxcd.io/requestedAt"));
+	if (c.gen != json_integer_value(json_object_get(c.st, "lastAttemptedGeneration")) ||
+	    strcmp(c.chart_version, sget(c.st, "lastAttemptedRevision")) ||
+	    strcmp(c.cdigest, sget(c.st, "lastAttemptedConfigDigest")) ||
+	    (annotation_eq(&c, "reconcile.fluxcd.io/resetAt", "reconcile.fluxcd.io/requestedAt") &&
+	     strcmp(req, sget(c.st, "lastHandledResetAt")))) {
+		json_object_del(c.st, "failures");
+		json_object_del(c.st, "installFailures");
+		json_object_del(c.st, "upgradeFailures");
+	}
+	if (annotation_eq(&c, "reconcile.fluxcd.io/resetAt", "reconcile.fluxcd.io/requestedAt"))
+		json_object_set_new(c.st, "lastHandledResetAt", json_string(req));
+	if (annotation_eq(&c, "reconcile.fluxcd.io/forceAt", "reconcile.fluxcd.io/requestedAt") &&
+	    strcmp(req, sget(c.st, "lastHandledForceAt"))) {
+		c.force = 1;
+		json_object_set_new(c.st, "lastHandledForceAt", json_string(req));
+	}
+	json_object_set_new(c.st, "lastAttemptedRevision", json_string(c.chart_version));
+	json_object_set_new(c.st, "lastAttemptedConfigDigest", json_string(c.cdigest));
+	json_object_del(c.st, "lastAttemptedValuesChecksum");
+	if ((rc = target_changed(&c, &e)) == 0)
+		rc = atomic_release(&c, &e);
+	if (rc < 0)
+		logf_(&c, "reconcile failed: %s", e.msg);
+out:
+	*result = result_build(&c, in->deleting);
+	json_decref(c.st);
+	if (!*result)
+		return bh_error_set(err, BH_ENOMEM, "out of memory building the result");
+	return 0;
+}
