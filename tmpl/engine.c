@@ -15,6 +15,7 @@ void tmpl_limits_default(tmpl_limits *l)
 	l->max_memory = 512u << 20;
 	l->max_source = 16u << 20;
 	l->max_parse_depth = 10000;
+	l->max_stack = 4u << 20;
 }
 
 tmpl_engine *tmpl_engine_new(bh_error *err)
@@ -164,7 +165,13 @@ static void helm_parse_error(bh_error *err)
 
 int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
 {
+	char base;
+	int outer = !e->stack_base;
+	if (outer)
+		e->stack_base = (uintptr_t)&base;
 	int r = tmpl_parse(e, &e->ns, name, src, len, err);
+	if (outer)
+		e->stack_base = 0;
 	if (r == BH_EPARSE)
 		helm_parse_error(err);
 	return r;
@@ -283,8 +290,14 @@ static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *
 	if (!t)
 		return bh_error_set(err, BH_ENOTFOUND,
 				    "template: no template \"%s\" associated with template \"gotpl\"", name);
+	char base;
+	int outer = !e->stack_base;
 	e->steps = 0;
+	if (outer)
+		e->stack_base = (uintptr_t)&base;
 	r = tmpl_exec_tree(e, NULL, t, dot, out, &xe, 0);
+	if (outer)
+		e->stack_base = 0;
 	if (r) {
 		bh_buf b = BH_BUF_INIT;
 		if (helm)

@@ -144,6 +144,9 @@ static int limitf(state *s, const char *fmt, ...)
 
 static int step(state *s)
 {
+	if (tmpl_stack_over(s->e))
+		return limitf(s, "template nesting too deep: more than %zu bytes of stack",
+			      s->e->limits.max_stack);
 	if (++s->e->steps > s->e->limits.max_steps)
 		return limitf(s, "evaluation step limit of %llu exceeded",
 			      (unsigned long long)s->e->limits.max_steps);
@@ -899,6 +902,9 @@ static int eval_arg(state *s, const tmpl_value *dot, char typ, const tnode *n, t
 	tmpl_value v;
 	int r;
 	s->node = n;
+	if (tmpl_stack_over(s->e))
+		return limitf(s, "template nesting too deep: more than %zu bytes of stack",
+			      s->e->limits.max_stack);
 	switch (n->type) {
 	case N_DOT:
 		return validate_type(s, *dot, typ, out);

@@ -114,7 +114,19 @@ struct tmpl_engine {
 	/* execution budget of the current top-level execution */
 	uint64_t steps;
 	int exec_depth;
+	/* address near the bottom of the C stack of the outermost parse or
+	 * execution (0 when none runs); see tmpl_stack_over() */
+	uintptr_t stack_base;
 };
+
+/* 1 when the current call nests more than limits.max_stack bytes of C
+ * stack below the outermost parse/execution (the stack grows down). */
+static inline int tmpl_stack_over(const tmpl_engine *e)
+{
+	char here;
+	uintptr_t h = (uintptr_t)&here;
+	return e->stack_base && e->stack_base > h && e->stack_base - h > e->limits.max_stack;
+}
 
 /* Parses src into trees (top-level one named `name`, plus defines/blocks)
  * added to ns (later definitions replace earlier ones). Returns 0 or

@@ -1129,7 +1129,7 @@ static tnode *term(parser *p)
 		return n;
 	}
 	case I_LEFT_PAREN: {
-		if (p->stack_depth >= p->max_depth)
+		if (p->stack_depth >= p->max_depth || tmpl_stack_over(p->e))
 			perrorf(p, "max expression depth exceeded");
 		p->stack_depth++;
 		tnode *n = pipeline(p, "parenthesized pipeline", I_RIGHT_PAREN);
@@ -1322,6 +1322,8 @@ static void parse_control(parser *p, const char *context, tnode *branch)
 {
 	int saved = p->nvars;
 	tnode *next;
+	if (tmpl_stack_over(p->e))
+		perrorf(p, "max expression depth exceeded");
 	branch->pipe = pipeline(p, context, I_RIGHT_DELIM);
 	branch->pos = branch->pipe->pos;
 	branch->line = branch->pipe->line;

@@ -38,6 +38,8 @@ typedef struct tmpl_limits {
 	size_t max_memory;      /* bytes the arena may hold (default 512 MiB) */
 	size_t max_source;      /* bytes of one template source (default 16 MiB) */
 	int max_parse_depth;    /* nesting of parentheses/blocks (default 10000) */
+	size_t max_stack;       /* bytes of C stack parsing/execution may use
+				 * (default 4 MiB); deeper nesting fails cleanly */
 } tmpl_limits;
 
 void tmpl_limits_default(tmpl_limits *l);

@@ -248,6 +248,34 @@ START_TEST(test_parse_depth_limit)
 }
 END_TEST
 
+START_TEST(test_stack_guard)
+{
+	/* nesting that would overflow a small C stack fails cleanly */
+	tmpl_limits l;
+	bh_buf src = BH_BUF_INIT;
+	tmpl_limits_default(&l);
+	l.max_stack = 64 << 10;
+	bh_buf_puts(&src, "{{ ");
+	for (int i = 0; i < 3000; i++)
+		bh_buf_puts(&src, "(print ");
+	bh_buf_putc(&src, '1');
+	for (int i = 0; i < 3000; i++)
+		bh_buf_putc(&src, ')');
+	bh_buf_puts(&src, " }}");
+	char *got = render_with(bh_buf_str(&src), NULL, &l, 0);
+	ck_assert_str_eq(got, "ERR:parse error at (" TNAME ":1): max expression depth exceeded");
+	free(got);
+	bh_buf_free(&src);
+	got = render_with("{{ define \"r\" }}{{ if true }}{{ with . }}{{ template \"r\" . }}{{ end }}{{ end }}{{ end }}"
+			  "{{ template \"r\" . }}", NULL, &l, 0);
+	ck_assert_msg(strstr(got, "template nesting too deep: more than 65536 bytes of stack") != NULL, "%s", got);
+	free(got);
+	got = render_with("{{ tpl \"{{ tpl .t . }}\" (dict \"t\" \"{{ tpl .t . }}\") }}", NULL, &l, 0);
+	ck_assert_msg(strstr(got, "ERR:") == got, "%s", got);
+	free(got);
+}
+END_TEST
+
 static int fake_lookup(void *ud, tmpl_arena *a, const char *api, const char *kind, const char *ns,
 		       const char *name, tmpl_value *out, bh_error *err)
 {
@@ -504,6 +532,7 @@ int main(void)
 	tcase_add_test(tc, test_include_depth_limit);
 	tcase_add_test(tc, test_memory_limit);
 	tcase_add_test(tc, test_parse_depth_limit);
+	tcase_add_test(tc, test_stack_guard);
 	tcase_add_test(tc, test_lookup);
 	tcase_add_test(tc, test_files_object);
 	tcase_add_test(tc, test_capabilities_and_chart);
