@@ -36,7 +36,12 @@ def operand(d):
     return "(" + pipeline(d + 1) + ")"
 def call(d):
     fn = R.choice(["print", "printf", "println", "len", "index", "slice", "eq", "ne", "lt", "le", "gt", "ge",
-                   "and", "or", "not", "html", "js", "urlquery", "default", "int", "include", "required"])
+                   "and", "or", "not", "html", "js", "urlquery", "default", "int", "include", "required", "tpl"])
+    if fn == "tpl":
+        inner = R.choice(["{{ . }}", "{{ .Values.s }}", "x{{- 1 -}}y", "{{ .nope }}", "{{ print $ }}",
+                          "{{ template \\\"d1\\\" . }}", "{{ define \\\"in\\\" }}I{{ end }}{{ include \\\"in\\\" . }}",
+                          "{{ .Values.l | len }}", "{{ fail \\\"boom\\\" }}", "{{ if }}"])
+        return "tpl \"" + inner + "\" " + R.choice([".", "$", ".Values", ".Values.m", "1", "nil"])
     if fn == "printf":
         fmt = "".join(R.choice(["", "a", " ", "|"]) + verb() for _ in range(R.randint(0, 3)))
         return "printf " + json.dumps(fmt) + "".join(" " + operand(d) for _ in range(R.randint(0, 3)))
@@ -73,8 +78,9 @@ def action(d=0):
         s = "{{ range %s%s }}%s" % (v, R.choice(FIELDS + ["3", "0"] + (["$x"] if ALLOW_X[0] else [])), inner)
         if R.random() < 0.3: s += "{{ else }}" + body(d + 1)
         return s + "{{ end }}"
-    if c < 0.92: return "{{ template \"d1\" " + operand(d) + " }}"
-    return "{{/* c */}}" + R.choice(["", " ", "\n"])
+    if c < 0.90: return "{{ template \"d1\" " + operand(d) + " }}"
+    if c < 0.94: return "{{ block \"b%dBLK\" " % R.randint(0, 9) + operand(d) + " }}" + body(d + 1) + "{{ end }}"
+    return R.choice(["{{/* c */}}", "{{- /* c */}}", "{{/* c */ -}}", "{{- /* c\n */ -}}"]) + R.choice(["", " ", "\n", "\n\t"])
 def body(d):
     return "".join(R.choice(["", "x", " ", "\n", "-"]) + action(d) for _ in range(R.randint(1, 2)))
 ALLOW_X = [True]
@@ -141,7 +147,7 @@ def render(cases):
     return res
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-cases = [template().replace("\"d1\"", "\"d%d\"" % i) for i in range(n)]
+cases = [template().replace("\"d1\"", "\"d%d\"" % i).replace("BLK\"", "_%d\"" % i) for i in range(n)]
 res = render(cases)
 for i, (src, (out, err)) in enumerate(zip(cases, res)):
     if out == "?": continue

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "lib/gojson.h"
+#include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/helmctx.h"
 #include "tmpl/strconv.h"
@@ -519,6 +520,38 @@ START_TEST(test_gojson_root_objects)
 }
 END_TEST
 
+/* spf13/cast as Sprig uses it (facts from funcs.jsonl `int`/`float64` vectors). */
+START_TEST(test_cast)
+{
+	static const struct { const char *s; int ok; int64_t want; } ints[] = {
+		{"0755", 0, 493}, {"08", -1, 0}, {"3.0", 0, 3}, {"3.00", 0, 3}, {"3.99", -1, 0},
+		{"1e3", -1, 0}, {" 1", -1, 0}, {"0x1F", 0, 31}, {"0o17", 0, 15}, {"0b101", 0, 5},
+		{"-42", 0, -42}, {"", -1, 0},
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		int64_t v;
+		tmpl_value sv = tmpl_str_static(ints[i].s, strlen(ints[i].s));
+		ck_assert_msg(tmpl_to_int64(&sv, &v) == ints[i].ok && v == ints[i].want, "%s -> %lld", ints[i].s,
+			      (long long)v);
+	}
+	int64_t v;
+	tmpl_value f = tmpl_float(-3.99), b = tmpl_bool(1), n = tmpl_nil();
+	ck_assert(tmpl_to_int64(&f, &v) == 0 && v == -3);
+	ck_assert(tmpl_to_int64(&b, &v) == 0 && v == 1);
+	ck_assert(tmpl_to_int64(&n, &v) == 0 && v == 0);
+	double d;
+	tmpl_value inf = tmpl_str_static("inf", 3), hex = tmpl_str_static("0x1p-2", 6), us = tmpl_str_static("1_000.5", 7);
+	ck_assert(tmpl_to_float64(&inf, &d) == 0 && d > 1e308);
+	ck_assert(tmpl_to_float64(&hex, &d) == 0 && d == 0.25);
+	ck_assert(tmpl_to_float64(&us, &d) == 0 && d == 1000.5);
+	bh_buf out = BH_BUF_INIT;
+	tmpl_value big = tmpl_float(1e6);
+	tmpl_to_string(&out, &big);
+	ck_assert_str_eq(bh_buf_str(&out), "1e+06");
+	bh_buf_free(&out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tmpl");
@@ -540,6 +573,7 @@ int main(void)
 	tcase_add_test(tc, test_gofmt_direct);
 	tcase_add_test(tc, test_strconv);
 	tcase_add_test(tc, test_gojson_root_objects);
+	tcase_add_test(tc, test_cast);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
