@@ -16,3 +16,10 @@ UNIT_TESTS += tests/conformance/run_vectors.sh
 EXTRA_DIST += tests/conformance/run_vectors.sh tests/conformance/vectors-known-failures.txt \
 	tests/conformance/tmpl-diff.jsonl tests/conformance/gen_tmpl_diff.py
 # --- end template conformance vectors ---
+
+# --- template conformance vectors through `bulkhead template` (tmpl must-show 2) ---
+TESTS += tests/conformance/run_vectors_cli.sh
+UNIT_TESTS += tests/conformance/run_vectors_cli.sh
+EXTRA_DIST += tests/conformance/run_vectors_cli.sh tests/conformance/run_vectors_cli.py \
+	tests/conformance/vectors-cli-known-failures.txt
+# --- end template conformance vectors through the CLI ---
