@@ -96,6 +96,16 @@ bh_fail release upgrade hk "$CH" -n lr --set data=three --set preUpgradeJob=true
 e2e_expect_contains "$BH_OUT" "pre-upgrade hooks failed" "failed upgrade"
 e2e_expect_contains "$BH_OUT" "h-pre-upgrade-job" "failed upgrade names the hook"
 expect_versions lr hk "1:deployed 2:failed"
+# the recorded description is the real helm's for the same failure
+kubectl create namespace fh >/dev/null
+hm install hk "$CH" -n fh
+helm upgrade hk "$CH" -n fh --set data=three --set preUpgradeJob=true --set jobExit=3 --timeout 30s >/dev/null 2>&1 &&
+	e2e_fail "helm upgrade with the failing hook succeeded"
+desc() { helm history hk -n "$1" -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["description"])'; }
+want=$(desc fh | sed 's|Job/fh/|Job/lr/|')
+[ "$(desc lr)" = "$want" ] || e2e_fail "failed-upgrade description differs from helm's:
+helm:     $want
+bulkhead: $(desc lr)"
 expect_history lr hk 2 failed "pre-upgrade hooks failed: .*h-pre-upgrade-job"
 [ "$(kubectl get cm hk-main -n lr -o jsonpath='{.data.value}')" = one ] || e2e_fail "failed pre-upgrade hook still changed objects"
 kubectl get job h-pre-upgrade-job -n lr >/dev/null 2>&1 || e2e_fail "failed hook Job deleted despite policy hook-succeeded"

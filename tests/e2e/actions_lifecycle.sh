@@ -126,6 +126,9 @@ bh release test hk -n ts --filter '!t-bad'
 e2e_expect_contains "$BH_OUT" "hook test Pod t-ok: Succeeded"
 case "$BH_OUT" in *t-bad*) e2e_fail "excluded test ran: $BH_OUT" ;; esac
 hm status hk -n ts
+# helm reads the test runs bulkhead recorded
+e2e_expect_contains "$HELM_OUT" "TEST SUITE:     t-ok" "helm status after bulkhead test"
+e2e_expect_contains "$HELM_OUT" "Phase:          Succeeded" "helm status after bulkhead test"
 out=$(helm test hk -n ts --filter name=t-ok 2>&1) || e2e_fail "helm test on a bulkhead release: $out"
 e2e_expect_contains "$out" "TEST SUITE:     t-ok" "helm test"
 
