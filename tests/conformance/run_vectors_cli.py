@@ -281,10 +281,15 @@ def finish_inproc(proc):
     p, empty = proc
     out = p.communicate()[0].decode("utf-8", "replace")
     os.unlink(empty)
-    fails = set()
+    fails, summaries = set(), 0
     for line in out.splitlines():
         if line.startswith("  failing:"):
             fails.update(line.split()[1:])
+        elif re.match(r"\S+: \d+ passed, \d+ failed$", line):
+            summaries += 1
+    if p.returncode not in (0, 1) or summaries == 0:
+        print("in-process runner did not finish (exit status %d): %s" % (p.returncode, short(out[-600:], 600)))
+        return None
     return fails
 
 
@@ -369,6 +374,7 @@ def main(argv):
         print("  charts slower than 10s: " + ", ".join(slow))
     if proc:
         lib_fails = finish_inproc(proc)
+    if proc and lib_fails is not None:
         only_cli = sorted(cli_fails - lib_fails)
         only_lib = sorted(lib_fails - cli_fails)
         if not only_cli and not only_lib:
