@@ -174,6 +174,19 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual(errors, [])
         self.assertEqual(s.req("GET", CM + "/counter")[1]["data"]["n"], "60")
 
+    def test_builtin_strict_field_validation(self):
+        s = self.sim
+        dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "strict"},
+               "spec": {"selector": {"matchLabels": {"a": "s"}}, "replicas": 1, "replica": 2, "template": {
+                   "metadata": {"labels": {"a": "s"}}, "spec": {"containers": [{"name": "c", "image": "i:1"}]}}}}
+        code, st, _ = s.req("POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict", dep)
+        self.assertEqual((code, st["message"]), (400, 'Deployment in version "v1" cannot be handled as a Deployment: '
+                                                      'strict decoding error: unknown field "spec.replica"'))
+        code, d, r = s.req("POST", "/apis/apps/v1/namespaces/default/deployments", dep)
+        self.assertEqual(code, 201)
+        self.assertNotIn("replica", d["spec"])
+        self.assertEqual(r.getheader("Warning"), '299 - "unknown field \\"spec.replica\\""')
+
     def test_generation(self):
         s = self.sim
         dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "g1"},

@@ -272,6 +272,23 @@ class Shapes(unittest.TestCase):
             check(dep, {"metadata": {"labels": {"a": 1}}})
 
 
+class KnownFields(unittest.TestCase):
+    def test_unknown_fields_and_drop(self):
+        from kubesim_lib.knownfields import drop, unknown_fields
+        from kubesim_lib.resources import Registry
+        dep = Registry().lookup("apps", "v1", "deployments")
+        obj = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labelz": {}},
+               "spec": {"replicas": 1, "templat": {}, "template": {"spec": {"containers": [
+                   {"name": "c", "image": "i", "imagee": "x", "env": [{"name": "A", "valu": "1"}],
+                    "livenessProbe": {"anything": 1}}]}}}}
+        paths = unknown_fields(dep, obj)
+        self.assertEqual(paths, ["metadata.labelz", "spec.templat", "spec.template.spec.containers[0].imagee",
+                                 "spec.template.spec.containers[0].env[0].valu"])
+        drop(dep, obj, paths)
+        self.assertEqual(unknown_fields(dep, obj), [])
+        self.assertEqual(obj["spec"]["template"]["spec"]["containers"][0]["env"], [{"name": "A"}])
+
+
 class History(unittest.TestCase):
     def test_events_and_410(self):
         s = Store(history_events=3)

@@ -7,7 +7,7 @@ import re
 import threading
 
 from . import apply as ssa
-from . import shapes
+from . import knownfields, shapes
 from .defaults import Allocator, apply_defaults, job_selector, random_suffix, service_allocate
 from .patch import json_patch, merge_patch, strategic_merge
 from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
@@ -224,6 +224,16 @@ class Api:
 
     def _normalize(self, res, obj):
         shapes.check(res, obj)
+        unknown = knownfields.unknown_fields(res, obj)
+        if unknown:
+            fv = getattr(self.ctx, "field_validation", "")
+            if fv == "Strict":
+                raise bad_request('%s in version "%s" cannot be handled as a %s: strict decoding error: %s'
+                                  % (res.kind, res.version, res.kind,
+                                     ", ".join('unknown field "%s"' % p for p in unknown)))
+            if fv == "Warn":
+                self.ctx.warnings = getattr(self.ctx, "warnings", []) + ['unknown field "%s"' % p for p in unknown]
+            knownfields.drop(res, obj, unknown)
         for k in [k for k, v in obj.items() if v is None]:
             del obj[k]
         md = obj.get("metadata")
