@@ -840,7 +840,10 @@ static int regex_exec(tmpl_call *c, regex *re, const char *s, size_t n, size_t p
 		bh_error_set(c->err, BH_ELIMIT, "%s: regular expression matching took too long (time budget)", c->name);
 		return BH_ELIMIT;
 	}
-	rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, pos, 0, re->md, re->mctx);
+	/* subjects are valid UTF-8 (subject_prepare) and positions are on
+	 * character boundaries, so PCRE2 need not re-check the whole subject
+	 * on every call */
+	rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, pos, PCRE2_NO_UTF_CHECK, re->md, re->mctx);
 	if (rc >= 0)
 		return 1;
 	if (rc == PCRE2_ERROR_NOMATCH)
