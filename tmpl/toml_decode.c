@@ -237,12 +237,12 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 					int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
 						: h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
 					if (d < 0)
-						return fail(P, "invalid escape: '\\%c'", c);
+						return fail(P, "invalid escape in string '\\%c'", c);
 					cp = cp * 16 + (unsigned long)d;
 					P->p++;
 				}
 				if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-					return fail(P, "invalid escape: '\\%c'", c);
+					return fail(P, "invalid escape in string '\\%c'", c);
 				put_utf8(out, cp);
 				break;
 			}
@@ -251,7 +251,7 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 			case '\r':
 			case '\n':
 				if (!multi)
-					return fail(P, "invalid escape: '\\%c'", c);
+					return fail(P, "invalid escape in string '\\%c'", c);
 				/* line-ending backslash: trim whitespace up to the next non-blank */
 				P->p--;
 				{
@@ -261,7 +261,7 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 					if (t < P->end && *t == '\r')
 						t++;
 					if (t >= P->end || *t != '\n')
-						return fail(P, "invalid escape: '\\%c'", c);
+						return fail(P, "invalid escape in string '\\%c'", c);
 				}
 				while (!at_end(P) && (*P->p == ' ' || *P->p == '\t' || *P->p == '\r' || *P->p == '\n')) {
 					if (*P->p == '\n')
@@ -270,7 +270,7 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 				}
 				break;
 			default:
-				return fail(P, "invalid escape: '\\%c'", c);
+				return fail(P, "invalid escape in string '\\%c'", c);
 			}
 			continue;
 		}
@@ -339,7 +339,7 @@ static int parse_key(parser *P, keypath *k, char stop)
 		if (at_end(P) || *P->p != stop) {
 			if (stop == '=')
 				return fail(P, "expected '.' or '=', but got '%c' instead", at_end(P) ? ' ' : *P->p);
-			return fail(P, "expected '.' or ']' to end table name, but got '%c' instead", at_end(P) ? ' ' : *P->p);
+			return fail(P, "expected '.' or ']' to end table name, but got '%s' instead", at_end(P) ? "\\x00" : (char[2]){*P->p, 0});
 		}
 		if (stop != '=')
 			return 0;
@@ -560,7 +560,7 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 		errno = 0;
 		long long v = strtoll(clean, NULL, 10);
 		if (errno)
-			return fail(P, "integer \"%s\" is out of range", tok);
+			return fail(P, "%s is out of range for int64", tok);
 		*out = tmpl_int64(v);
 		return 0;
 	}
@@ -568,6 +568,8 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 	{
 		const char *q = t;
 		const char *ip = q;
+		if (*t == '.')
+			return fail(P, "floats must start with a digit, not '.'");
 		while (*q && *q != '.' && *q != 'e' && *q != 'E')
 			q++;
 		if (!digits_ok(ip, (size_t)(q - ip), 10) || (ip[0] == '0' && q - ip > 1))
@@ -576,15 +578,17 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 			const char *fp = ++q;
 			while (*q && *q != 'e' && *q != 'E')
 				q++;
+			if (q == fp)
+				return fail(P, "Invalid float \"%s\": '.' must be followed by one or more digits", tok);
 			if (!digits_ok(fp, (size_t)(q - fp), 10))
-				return fail(P, "invalid float: \"%s\"", tok);
+				return fail(P, "Invalid float value: \"%s\"", tok);
 		}
 		if (*q == 'e' || *q == 'E') {
 			q++;
 			if (*q == '+' || *q == '-')
 				q++;
 			if (!digits_ok(q, strlen(q), 10))
-				return fail(P, "invalid float: \"%s\"", tok);
+				return fail(P, "Invalid float value: \"%s\"", tok);
 		}
 	}
 	*out = tmpl_float(strtod(clean, NULL));
@@ -683,7 +687,9 @@ static int parse_array(parser *P, tmpl_value *out)
 			P->p++;
 			break;
 		}
-		return fail(P, "expected a comma (',') or array terminator (']'), but got '%c'", at_end(P) ? ' ' : *P->p);
+		if (at_end(P))
+			return fail(P, "expected a comma (',') or array terminator (']'), but got end of file");
+		return fail(P, "expected a comma (',') or array terminator (']'), but got '%c'", *P->p);
 	}
 	if (set_flags(P, l, TB_INLINE))
 		return oom(P);
@@ -786,7 +792,7 @@ static int header(parser *P, int aot)
 				if (tmpl_list_push(P->a, v->u.list, tmpl_map_value(t)))
 					goto out_oom;
 			} else {
-				fail(P, "Key '%s' has already been defined.", hdr);
+				fail(P, "Key '%s' was already created and cannot be used as an array.", hdr);
 				goto out_fail;
 			}
 			m = t;
@@ -814,12 +820,8 @@ static int header(parser *P, int aot)
 			goto out_fail;
 		}
 		int fl = get_flags(P, v->u.map);
-		if (fl & TB_INLINE) {
-			fail(P, "Key '%s' has already been defined.", hdr);
-			goto out_fail;
-		}
 		if (last) {
-			if (fl & (TB_EXPLICIT | TB_DOTTED)) {
+			if (fl & TB_EXPLICIT) {
 				fail(P, "Key '%s' has already been defined.", hdr);
 				goto out_fail;
 			}
@@ -857,6 +859,8 @@ static int keyval(parser *P)
 	if (rc == 0)
 		rc = insert(P, t, k.parts[k.n - 1], k.lens[k.n - 1], v);
 	keypath_free(&k);
+	if (rc == 0)
+		P->lastkey[0] = '\0'; /* the decoder's "last key" lasts while its value is read */
 	return rc;
 }
 
