@@ -104,6 +104,11 @@ sed -i '/b: "2"/d' "$m/ssa.yaml"
 kubectl apply --server-side -f "$m/ssa.yaml" >/dev/null || e2e_fail "ssa remove field"
 [ "$(kubectl get cm ssa -o jsonpath='{.data}')" = '{"a":"1"}' ] || e2e_fail "field removed from the applied config was kept"
 
+# strict field validation (kubectl's default): a typo is refused like the apiserver does
+printf 'apiVersion: v1\nkind: Service\nmetadata: {name: typo}\nspec:\n  ports: [{port: 80, targetPortt: 8080}]\n' >"$m/typo.yaml"
+out=$(kubectl apply -f "$m/typo.yaml" 2>&1) && e2e_fail "typo accepted: $out"
+e2e_expect_contains "$out" 'Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.ports[0].targetPortt"' "strict validation"
+
 # CRDs with a status subresource; wait on a condition set through /status
 kubectl apply -f "$BH_SRCDIR/tests/kubesim/testdata/flux-crds.yaml" >/dev/null || e2e_fail "apply CRDs"
 cat >"$m/hr.yaml" <<'Y'
