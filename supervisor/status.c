@@ -209,6 +209,12 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	st = status_build(hr, o, now);
+	{ /* a merge patch keeps what it does not mention: removed fields become null */
+		const char *k;
+		json_t *v;
+		json_object_foreach(json_object_get(hr, "status"), k, v) if (!json_object_get(st, k))
+			json_object_set_new(st, k, json_null());
+	}
 	patch = json_pack("{s:o}", "status", st);
 	text = json_dumps(patch, JSON_COMPACT);
 	json_decref(patch);
