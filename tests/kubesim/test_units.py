@@ -295,7 +295,7 @@ class History(unittest.TestCase):
         with s.lock:
             for i in range(5):
                 s.put("", "configmaps", {"metadata": {"name": "c%d" % i, "namespace": "d"}}, "ADDED")
-            rvs = [e.rv for e in s.events_after(0 if False else s.compacted)]
+            rvs = [e.rv for e in s.events_after(s.compacted)]
             self.assertEqual(len(rvs), 3)
             with self.assertRaises(ApiError) as cm:
                 s.events_after(s.compacted - 1)
