@@ -9,6 +9,7 @@
 #include "helm/release.h"
 #include "helm/render.h"
 #include "kube/wait.h"
+#include "tmpl/value.h"
 
 void action_result_init(action_result *r)
 {
@@ -310,6 +311,35 @@ static json_t *files_json(const chart_file *f, size_t n)
 	return a;
 }
 
+/* Helm's `lookup` against the cluster (install/upgrade render with it):
+ * a named object, or the list of a kind when name is ""; an object that
+ * does not exist gives an empty map; a kind the server does not serve is
+ * an error. */
+static int cluster_lookup(void *ud, tmpl_arena *a, const char *api_version, const char *kind, const char *ns,
+			  const char *name, tmpl_value *out, bh_error *err)
+{
+	kube_client *kc = ud;
+	kube_resource r;
+	json_t *obj = NULL;
+	int rc;
+	if ((rc = kube_mapping_get(kc, api_version, kind, &r, err)) < 0)
+		return rc;
+	if (name && *name)
+		rc = kube_get(kc, &r, r.namespaced && ns && *ns ? ns : NULL, name, NULL, &obj, err);
+	else
+		rc = kube_list(kc, &r, r.namespaced && ns && *ns ? ns : NULL, NULL, &obj, err);
+	if (rc == BH_ENOTFOUND) {
+		json_decref(obj);
+		obj = json_object();
+		rc = 0;
+	}
+	if (rc < 0)
+		return rc;
+	*out = tmpl_value_from_json(a, obj);
+	json_decref(obj);
+	return 0;
+}
+
 int act_render(const action_config *cfg, chart *c, const json_t *values, const char *name, const char *ns,
 	       int revision, int is_upgrade, render_result *rr, json_t **chart_json, bh_error *err)
 {
@@ -323,6 +353,8 @@ int act_render(const action_config *cfg, chart *c, const json_t *values, const c
 	ro.namespace_ = ns;
 	ro.revision = revision;
 	ro.is_upgrade = is_upgrade;
+	ro.lookup = cluster_lookup;
+	ro.lookup_ud = cfg->kc;
 	/* the cluster's capabilities, as Helm's install/upgrade use them */
 	if (kube_server_version(cfg->kc, kv, sizeof kv, NULL) == 0 && kv[0])
 		ro.kube_version = kv;

@@ -64,7 +64,7 @@ kget() {
 # b, c, a), a pre-upgrade Job (preUpgradeJob=true; exits with jobExit), test Pods
 # (t-ok, and t-bad when testFail=true), a ConfigMap with
 # helm.sh/resource-policy: keep (kept=false drops it), an optional "extra"
-# ConfigMap, and an ordinary Job hk-work-N sleeping workJob=N seconds (0 = none).
+# ConfigMap, a ConfigMap of `lookup` results (lookup=true), and an ordinary Job hk-work-N sleeping workJob=N seconds (0 = none).
 make_hookchart() {
 	local d=$1
 	mkdir -p "$d/templates" "$d/crds"
@@ -79,6 +79,7 @@ data: one
 extra: false
 kept: true
 workJob: 0
+lookup: false
 preUpgradeJob: false
 jobExit: 0
 jobDeletePolicy: hook-succeeded
@@ -118,6 +119,17 @@ spec:
         - name: work
           image: busybox
           command: ["sh", "-c", "sleep {{ .Values.workJob }}"]
+{{- end }}
+{{- if .Values.lookup }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-lookup
+data:
+  probe: {{ (lookup "v1" "ConfigMap" .Release.Namespace "probe").data | toJson | quote }}
+  missing: {{ lookup "v1" "ConfigMap" .Release.Namespace "no-such" | toJson | quote }}
+  names: {{ range (lookup "v1" "ConfigMap" .Release.Namespace "").items }}{{ if hasPrefix "probe" .metadata.name }}{{ .metadata.name }},{{ end }}{{ end }}
 {{- end }}
 {{- if .Values.extra }}
 ---

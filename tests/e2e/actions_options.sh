@@ -150,6 +150,20 @@ hm get values hk -n pv -o json
 bh release upgrade hk "$CH" -n pv $NOH --set extra=true
 [ "$(kubectl get cm hk-main -n pv -o jsonpath='{.data.value}')" = one ] || e2e_fail "without --preserve-values the values must reset"
 
+echo "== lookup renders against the cluster, as helm install does"
+kubectl create namespace lk >/dev/null
+kubectl create namespace lk-helm >/dev/null
+for n in lk lk-helm; do
+	kubectl create configmap probe -n $n --from-literal=value=seen >/dev/null
+	kubectl create configmap probe2 -n $n --from-literal=n=1 >/dev/null
+done
+hm install hk "$CH" -n lk-helm $NOH --set lookup=true
+bh release install hk "$CH" -n lk $NOH --set lookup=true
+want=$(kubectl get cm hk-lookup -n lk-helm -o jsonpath='{.data}')
+got=$(kubectl get cm hk-lookup -n lk -o jsonpath='{.data}')
+e2e_expect_contains "$want" 'seen' "helm's lookup"
+[ "$got" = "$want" ] || e2e_fail "lookup results differ from helm's: helm $want, bulkhead $got"
+
 echo "== maxHistory"
 for i in 1 2 3 4; do bh release upgrade hk "$CH" -n pv $NOH --set data=h$i --max-history 3; done
 expect_versions pv hk "5:superseded 6:superseded 7:deployed"
