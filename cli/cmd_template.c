@@ -427,7 +427,7 @@ int cmd_template(int argc, char **argv)
 	const char *release = args.n == 2 ? args.v[0] : "release-name";
 	const char *chart_path = args.n == 2 ? args.v[1] : args.v[0];
 
-	/* values first (as helm does), then the chart */
+	/* the chart path, the values, then the chart (as helm does) */
 	values_file *vf = calloc(files.n + 1, sizeof *vf);
 	bh_buf *vbufs = calloc(files.n + 1, sizeof *vbufs);
 	json_t *vals = NULL;
@@ -436,6 +436,21 @@ int cmd_template(int argc, char **argv)
 	memset(&res, 0, sizeof res);
 	if (!vf || !vbufs) {
 		rc = fail("out of memory", 0);
+		goto out2;
+	}
+	/* LocateChart comes before the values are read */
+	struct stat st;
+	char *abs = NULL;
+	if (stat(chart_path, &st)) {
+		const char *slash = strchr(chart_path, '/');
+		if (chart_path[0] == '/' || chart_path[0] == '.')
+			snprintf(set_msg, sizeof set_msg, "path \"%s\" not found", chart_path);
+		else if (slash)
+			snprintf(set_msg, sizeof set_msg, "repo %.*s not found", (int)(slash - chart_path), chart_path);
+		else
+			snprintf(set_msg, sizeof set_msg,
+				 "non-absolute URLs should be in form of repo_name/path_to_chart, got: %s", chart_path);
+		rc = fail(set_msg, 0);
 		goto out2;
 	}
 	for (size_t i = 0; i < files.n; i++) {
@@ -458,20 +473,6 @@ int cmd_template(int argc, char **argv)
 	};
 	if (values_compose(&vo, &vals, &err)) {
 		rc = fail(err.msg, 0);
-		goto out2;
-	}
-	struct stat st;
-	char *abs = NULL;
-	if (stat(chart_path, &st)) {
-		const char *slash = strchr(chart_path, '/');
-		if (chart_path[0] == '/' || chart_path[0] == '.')
-			snprintf(set_msg, sizeof set_msg, "path \"%s\" not found", chart_path);
-		else if (slash)
-			snprintf(set_msg, sizeof set_msg, "repo %.*s not found", (int)(slash - chart_path), chart_path);
-		else
-			snprintf(set_msg, sizeof set_msg,
-				 "non-absolute URLs should be in form of repo_name/path_to_chart, got: %s", chart_path);
-		rc = fail(set_msg, 0);
 		goto out2;
 	}
 	abs = realpath(chart_path, NULL);
