@@ -6,7 +6,15 @@
  *
  * Objects are applied server-side with a fixed field manager and Helm's
  * ownership metadata (label app.kubernetes.io/managed-by=Helm, annotations
- * meta.helm.sh/release-name/-namespace). Hooks run as helm/hooks.h says.
+ * meta.helm.sh/release-name/-namespace); `force` replaces them with a PUT
+ * instead (Helm's --force-replace). Install and upgrade render the chart
+ * themselves (the revision and IsUpgrade are known only here) with the
+ * cluster's version, API versions and a live `lookup`. Hooks run as
+ * helm/hooks.h says; waits use kube/wait.h (Jobs must complete unless
+ * disable_wait_for_jobs). Descriptions and error texts are Helm 4's
+ * ("Install complete", "Upgrade \"x\" failed: pre-upgrade hooks failed: ...",
+ * "Rollback to N", "another operation (install/upgrade/rollback) is in
+ * progress", ...).
  *
  * Every action fills an action_result: the release it wrote and a report
  * (JSON) of what it did, for status, events and audit:
