@@ -21,8 +21,9 @@ def parse_args(argv):
     p.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0 picks a free one)")
     p.add_argument("--dir", required=True, help="state directory (kubeconfig, certs, port, logs)")
     p.add_argument("--http", action="store_true", help="serve plain HTTP instead of HTTPS")
-    p.add_argument("--http-user", default="", help="with --http: USER[:GROUP,...] for requests without a "
-                   "token (default: anonymous)")
+    p.add_argument("--http-user", default="admin:system:masters",
+                   help="with --http: USER[:GROUP,...] for requests without a token (kubectl sends no token over "
+                   "plain HTTP; default admin:system:masters, '' for anonymous)")
     p.add_argument("--token", action="append", default=[], help="static token TOKEN=USER[:GROUP,GROUP]")
     p.add_argument("--token-file", help="static token file (kube format: token,user,uid,\"g1,g2\")")
     p.add_argument("--pod-start-delay", type=float, default=0.3, help="seconds before a pod runs")

@@ -12,7 +12,6 @@ MAP_LISTS = {
     "ownerReferences": ["uid"], "hostAliases": ["ip"], "resourceClaims": ["name"],
     "topologySpreadConstraints": ["topologyKey", "whenUnsatisfiable"], "secrets": ["name"],
     "webhooks": ["name"], "readinessGates": ["conditionType"], "schedulingGates": ["name"],
-    "ingress": None, "ephemeralContainerStatuses": None,
 }
 SET_LISTS = {"finalizers"}
 KEY_DEFAULTS = {"protocol": "TCP"}
