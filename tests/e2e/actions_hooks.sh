@@ -141,7 +141,15 @@ bulkhead did
 $seq"
 e2e_retry 10 sh -c '! kubectl get job h-pre-upgrade-job -n hs >/dev/null 2>&1' || e2e_fail "succeeded Job not deleted"
 
-echo "== --no-hooks"
+echo "== --no-hooks (install, upgrade, rollback, uninstall)"
+kubectl create namespace nh >/dev/null
+log_mark
+bh release install hk "$CH" -n nh --no-hooks
+bh release upgrade hk "$CH" -n nh --no-hooks --set data=nh
+bh release rollback hk -n nh --no-hooks
+seq=$(log_since | grep -E ' (h-|t-)' || true)
+[ -z "$seq" ] || e2e_fail "install/upgrade/rollback --no-hooks ran hooks: $seq"
+expect_history nh hk 3 deployed "Rollback to 1"
 log_mark
 bh release upgrade hk "$CH" -n hs --set data=y --no-hooks
 seq=$(log_since | grep -E ' h-' || true)
