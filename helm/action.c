@@ -46,11 +46,17 @@ long act_timeout(const action_wait *w)
 	return w->timeout_ms > 0 ? w->timeout_ms : ACTION_DEFAULT_TIMEOUT_MS;
 }
 
-void act_report_init(action_result *res, const char *action, const char *name, const char *ns)
+int act_report_init(action_result *res, const char *action, const char *name, const char *ns, bh_error *err)
 {
+	int rc;
 	action_result_free(res);
+	if (!name || !ns || !*ns || strchr(ns, '/') || strlen(ns) > 63)
+		return bh_error_set(err, BH_EINVAL, "%s: a release name and a valid namespace are required", action);
+	if ((rc = render_validate_release_name(name, err)) < 0)
+		return rc;
 	res->report = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:[],s:[]}", "action", action, "release", name, "namespace", ns,
 				"version", 0, "status", "", "description", "", "objects", "hooks");
+	return res->report ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 }
 
 void act_report_release(action_result *res, const json_t *rel)
@@ -432,8 +438,7 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	int rc, version = 1;
 	char desc[BH_ERROR_MSG_MAX + 200];
 	memset(&rr, 0, sizeof rr);
-	act_report_init(res, "install", o->name, o->namespace_);
-	if ((rc = render_validate_release_name(o->name, err)) < 0)
+	if ((rc = act_report_init(res, "install", o->name, o->namespace_, err)) < 0)
 		return rc;
 	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
 		return rc;
@@ -538,8 +543,7 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	char desc[BH_ERROR_MSG_MAX + 200];
 	const char *first;
 	memset(&rr, 0, sizeof rr);
-	act_report_init(res, "upgrade", o->name, o->namespace_);
-	if ((rc = render_validate_release_name(o->name, err)) < 0)
+	if ((rc = act_report_init(res, "upgrade", o->name, o->namespace_, err)) < 0)
 		return rc;
 	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
 		return rc;

@@ -12,7 +12,8 @@
 void act_log(const action_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *act_manager(const action_config *cfg);
 long act_timeout(const action_wait *w);
-void act_report_init(action_result *res, const char *action, const char *name, const char *ns);
+/* Starts the report; checks the release name (Helm's rules) and namespace. */
+int act_report_init(action_result *res, const char *action, const char *name, const char *ns, bh_error *err);
 void act_report_release(action_result *res, const json_t *rel);
 json_t *act_objects(action_result *res);
 json_t *act_hooks(action_result *res);

@@ -58,7 +58,8 @@ int action_rollback(const action_config *cfg, const action_rollback_opts *o, act
 	unsigned char *exists = NULL;
 	int rc, pruned = 0;
 	char desc[BH_ERROR_MSG_MAX + 200], now[40];
-	act_report_init(res, "rollback", o->name, o->namespace_);
+	if ((rc = act_report_init(res, "rollback", o->name, o->namespace_, err)) < 0)
+		return rc;
 	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
 		return rc;
 	if (!(cur = storage_last(hist))) {
@@ -218,7 +219,8 @@ int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, a
 	int rc;
 	char now[40];
 	bh_buf errs = BH_BUF_INIT;
-	act_report_init(res, "uninstall", o->name, o->namespace_);
+	if ((rc = act_report_init(res, "uninstall", o->name, o->namespace_, err)) < 0)
+		return rc;
 	if (!(prop = propagation_name(o->deletion_propagation, err)))
 		return BH_EINVAL;
 	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
@@ -355,7 +357,8 @@ int action_test(const action_config *cfg, const action_test_opts *o, action_resu
 			     test_skip, (void *)o->filters};
 	size_t i;
 	int rc;
-	act_report_init(res, "test", o->name, o->namespace_);
+	if ((rc = act_report_init(res, "test", o->name, o->namespace_, err)) < 0)
+		return rc;
 	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
 		return rc;
 	if (!(rel = storage_last(hist))) {
@@ -392,7 +395,8 @@ int action_unlock(const action_config *cfg, const char *name, const char *ns, ac
 	json_t *hist = NULL, *rel;
 	char desc[200];
 	int rc;
-	act_report_init(res, "unlock", name, ns);
+	if ((rc = act_report_init(res, "unlock", name, ns, err)) < 0)
+		return rc;
 	if ((rc = storage_history(cfg->kc, ns, name, &hist, err)) < 0)
 		return rc;
 	rel = storage_last(hist);

@@ -436,6 +436,11 @@ START_TEST(action_storage_rules)
 	ck_assert_int_eq(action_rollback(&cfg, &rb, &res, &e), BH_ENOTFOUND);
 	rb.version = 7;
 	ck_assert_int_eq(action_rollback(&cfg, &rb, &res, &e), BH_ENOTFOUND);
+	/* a namespace is required (NULL would list every namespace) */
+	action_uninstall_opts un = {.name = "x", .namespace_ = NULL};
+	int before = S.requests;
+	ck_assert_int_eq(action_uninstall(&cfg, &un, &res, &e), BH_EINVAL);
+	ck_assert_int_eq(S.requests, before);
 	/* test of a missing release */
 	action_test_opts t = {.name = "nothing", .namespace_ = "ns"};
 	ck_assert_int_eq(action_test(&cfg, &t, &res, &e), BH_ENOTFOUND);
