@@ -285,6 +285,11 @@ class KubesimServer(unittest.TestCase):
         c.close()
         self.assertEqual([e["type"] for e in evs[:5]], ["ADDED"] * 4 + ["BOOKMARK"])
         self.assertEqual(evs[4]["object"]["metadata"]["annotations"], {"k8s.io/initial-events-end": "true"})
+        code, st, _ = s.req("GET", base + "?watch=1&sendInitialEvents=true")
+        self.assertEqual((code, st["message"]), (422, 'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: '
+                                                      'Forbidden: sendInitialEvents requires setting resourceVersionMatch'
+                                                      ' to NotOlderThan, allowWatchBookmarks: Forbidden: '
+                                                      'sendInitialEvents requires setting allowWatchBookmarks to true]'))
         code, _, _ = s.req("DELETE", base + "/c0?dryRun=All")
         self.assertEqual(code, 200)
         self.assertEqual(s.req("GET", base + "/c0")[0], 200, "dry-run delete kept the object")

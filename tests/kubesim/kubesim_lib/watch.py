@@ -7,7 +7,7 @@ import urllib.parse
 from .selectors import (check_field_selector, fields_match, labels_match, parse_field_selector,
                         parse_label_selector)
 from .tables import to_table
-from .util import ApiError, bad_request, dumps, int_param
+from .util import ApiError, bad_request, dumps, int_param, invalid
 
 
 class WatchHandlers:
@@ -24,6 +24,16 @@ class WatchHandlers:
         timeout = float(int_param(q.get("timeoutSeconds"), "timeoutSeconds", 1800))
         bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
         initial = q.get("sendInitialEvents") in ("true", "1")
+        if "sendInitialEvents" in q:
+            causes = []
+            if q.get("resourceVersionMatch") != "NotOlderThan":
+                causes.append(("resourceVersionMatch", "Forbidden: sendInitialEvents requires setting "
+                               "resourceVersionMatch to NotOlderThan", "FieldValueForbidden"))
+            if not bookmarks:
+                causes.append(("allowWatchBookmarks", "Forbidden: sendInitialEvents requires setting "
+                               "allowWatchBookmarks to true", "FieldValueForbidden"))
+            if causes:
+                raise invalid("meta.k8s.io", "ListOptions", "", causes)
         rv_s = q.get("resourceVersion", "")
         table = self._wants_table()
         include = q.get("includeObject") or "Metadata"
