@@ -280,22 +280,46 @@ class Api:
         check_field_selector(res, fsel)
         limit = int_param(q.get("limit"), "limit")
         cont = q.get("continue") or ""
+        rv_param = q.get("resourceVersion", "")
+        match = q.get("resourceVersionMatch", "")
+        if match not in ("", "Exact", "NotOlderThan"):
+            raise invalid("meta.k8s.io", "ListOptions", "", [(
+                "resourceVersionMatch", 'Unsupported value: "%s": supported values: "Exact", "NotOlderThan", ""'
+                % match, "FieldValueNotSupported")])
+        if match and not rv_param:
+            raise invalid("meta.k8s.io", "ListOptions", "", [(
+                "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is "
+                "provided", "FieldValueForbidden")])
+        if match == "Exact" and rv_param == "0":
+            raise invalid("meta.k8s.io", "ListOptions", "", [(
+                "resourceVersionMatch", 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+                "FieldValueForbidden")])
+        if cont and rv_param not in ("", "0"):
+            raise bad_request("specifying resource version is not allowed when using continue")
         start = None
         with self.store.lock:
+            at = None
             if cont:
                 try:
                     tok = json.loads(base64.b64decode(cont))
-                    start, crv = tok["start"], int(tok["rv"])
+                    start, at = tok["start"], int(tok["rv"])
                 except (ValueError, KeyError, TypeError):
                     raise bad_request("continue key is not valid: incorrect encoded start resourceVersion")
-                if crv < self.store.compacted:
+                if at < self.store.compacted:
                     raise gone("The provided continue parameter is too old to display a consistent list "
                                "result. You can start a new list without the continue parameter, or use "
                                "the continue token in this response to retrieve the remainder of the "
                                "results. Continuing with the provided token results in an inconsistent "
                                "list - objects that were created, modified, or deleted between the time "
                                "the first chunk was returned and now may show up in the list.")
-            objs = self.store.list(res.group, res.resource, ns if res.namespaced and ns else None)
+            elif match == "Exact":
+                at = int_param(rv_param, "resourceVersion")
+            scope = ns if res.namespaced and ns else None
+            if at is None:
+                at = self.store.rv
+                objs = self.store.list(res.group, res.resource, scope)
+            else:
+                objs = self.store.list_at(res.group, res.resource, scope, at)
             items = []
             for o in objs:
                 md = o["metadata"]
@@ -307,13 +331,11 @@ class Api:
                 if fsel and not fields_match(fsel, o):
                     continue
                 items.append((key, o))
-            rv = str(self.store.rv)
-            meta = {"resourceVersion": rv}
+            meta = {"resourceVersion": str(at)}
             if limit and len(items) > limit:
                 last = items[limit - 1][0]
                 meta["continue"] = base64.b64encode(json.dumps(
-                    {"v": "meta.k8s.io/v1", "rv": int(tok["rv"]) if cont else int(rv), "start": last},
-                    separators=(",", ":")).encode()).decode()
+                    {"v": "meta.k8s.io/v1", "rv": at, "start": last}, separators=(",", ":")).encode()).decode()
                 meta["remainingItemCount"] = len(items) - limit
                 items = items[:limit]
             lst = [self.out(res, o) for _, o in items]

@@ -43,6 +43,24 @@ class Store:
         keys = sorted(k for k in objs if ns is None or k[0] == ns)
         return [objs[k] for k in keys]
 
+    def list_at(self, group, resource, ns, rv):
+        """Objects of group/resource as they were at resourceVersion rv (from the
+        watch history, undone newest first); 410 if history no longer reaches rv."""
+        if rv >= self.rv:
+            return self.list(group, resource, ns)
+        if rv < self.compacted:
+            raise gone("The resourceVersion for the provided list is too old.")
+        cur = dict(self.data.get((group, resource), {}))
+        for ev in reversed(self.events_after(rv)):
+            if ev.group != group or ev.resource != resource:
+                continue
+            key = (ev.ns, ev.obj["metadata"]["name"])
+            if ev.type == "ADDED":
+                cur.pop(key, None)
+            elif ev.old is not None:
+                cur[key] = ev.old
+        return [cur[k] for k in sorted(cur) if ns is None or k[0] == ns]
+
     def all_items(self):
         for (g, r), objs in self.data.items():
             for (ns, name), obj in list(objs.items()):
