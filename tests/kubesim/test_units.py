@@ -303,6 +303,12 @@ class History(unittest.TestCase):
             self.assertIn("too old resource version", cm.exception.message)
             last = s.rv
             s.remove("", "configmaps", "d", "c4")
+            self.assertEqual([o["metadata"]["name"] for o in s.list_at("", "configmaps", "d", last)],
+                             ["c0", "c1", "c2", "c3", "c4"], "snapshot before the delete")
+            self.assertEqual([o["metadata"]["name"] for o in s.list_at("", "configmaps", "d", last - 1)],
+                             ["c0", "c1", "c2", "c3"], "snapshot before c4 was added")
+            with self.assertRaises(ApiError):
+                s.list_at("", "configmaps", "d", s.compacted - 1)
             evs = s.events_after(last)
             self.assertEqual([e.type for e in evs], ["DELETED"])
             self.assertEqual(evs[0].obj["metadata"]["resourceVersion"], str(s.rv))
