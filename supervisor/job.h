@@ -26,6 +26,7 @@ typedef struct sv_job {
 	double started, deadline;
 	int exited, wstatus;
 	int timed_out;
+	int deleting;           /* the job uninstalls a deleted HelmRelease */
 	int has_result;
 	proto_result result;
 	int has_seccomp;

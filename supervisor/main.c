@@ -110,6 +110,7 @@ typedef struct entry {
 	int queued;
 	double not_before;
 	json_int_t sched_gen;
+	int deleting;           /* queued for the uninstall of a deleted object */
 	sv_job *job;
 } entry;
 
@@ -173,6 +174,53 @@ static int wants_reconcile(const json_t *hr)
 	return req && (!handled || strcmp(req, handled) != 0);
 }
 
+#define HR_FINALIZER "finalizers.fluxcd.io"
+
+static int has_finalizer(const json_t *hr)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(json_object_get(hr, "metadata"), "finalizers"), i, f)
+		if (json_is_string(f) && !strcmp(json_string_value(f), HR_FINALIZER))
+			return 1;
+	return 0;
+}
+
+static int being_deleted(const json_t *hr)
+{
+	return jstr(hr, "metadata", "deletionTimestamp") != NULL;
+}
+
+/* Adds (add=1) or removes our finalizer with a JSON patch that tests the
+ * list it replaces, so concurrent changes of other finalizers are not lost. */
+static int set_finalizer(kube_client *kc, const json_t *hr, int add, bh_error *err)
+{
+	const json_t *cur = json_object_get(json_object_get(hr, "metadata"), "finalizers");
+	json_t *next = json_array(), *ops, *out = NULL, *f;
+	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	size_t i;
+	char *text;
+	int rc;
+	json_array_foreach(cur, i, f) if (!json_is_string(f) || strcmp(json_string_value(f), HR_FINALIZER) != 0)
+		json_array_append(next, f);
+	if (add)
+		json_array_append_new(next, json_string(HR_FINALIZER));
+	if (json_is_array(cur))
+		ops = json_pack("[{s:s,s:s,s:O},{s:s,s:s,s:o}]", "op", "test", "path", "/metadata/finalizers", "value", cur,
+				"op", "replace", "path", "/metadata/finalizers", "value", next);
+	else
+		ops = json_pack("[{s:s,s:s,s:o}]", "op", "add", "path", "/metadata/finalizers", "value", next);
+	text = ops ? json_dumps(ops, JSON_COMPACT) : NULL;
+	json_decref(ops);
+	if (!text)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	rc = kube_patch(kc, &sv_helmrelease_resource, jstr(hr, "metadata", "namespace"), jstr(hr, "metadata", "name"),
+			KUBE_PATCH_JSON, text, &wo, &out, err);
+	free(text);
+	json_decref(out);
+	return rc < 0 ? bh_error_prefix(err, "%s the finalizer %s", add ? "adding" : "removing", HR_FINALIZER) : 0;
+}
+
 static void upsert(json_t *hr)
 {
 	char key[320];
@@ -193,6 +241,17 @@ static void upsert(json_t *hr)
 	}
 	json_decref(e->hr);
 	e->hr = json_incref(hr);
+	if (being_deleted(hr)) {
+		/* uninstall, then let the object go (only while our finalizer holds it) */
+		if (!e->job && has_finalizer(hr) && !e->deleting) {
+			e->deleting = 1;
+			e->queued = 1;
+			e->not_before = now_s();
+			if (opt.log_level >= 2)
+				fprintf(stderr, "bulkheadd: queued the deletion of %s\n", key);
+		}
+		return;
+	}
 	if (!e->job && wants_reconcile(hr) && (!e->queued || e->sched_gen != gen)) {
 		e->queued = 1;
 		e->not_before = now_s();
@@ -318,6 +377,30 @@ static void start(kube_client *kc, entry *e)
 	spawn_opts so;
 
 	e->queued = 0;
+	memset(&si, 0, sizeof si);
+	if (e->deleting) {
+		/* Flux: a suspended object is let go without an uninstall */
+		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
+			if (set_finalizer(kc, hr, 0, &err) < 0)
+				fprintf(stderr, "bulkheadd: %s: %s\n", e->key, err.msg);
+			e->deleting = 0;
+			return;
+		}
+		/* the uninstall needs no chart: the worker gets an empty artifact */
+		if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+			e->queued = 1;
+			e->not_before = now_s() + opt.requeue_dependency;
+			return;
+		}
+		goto spawn;
+	}
+	if (!has_finalizer(hr) && set_finalizer(kc, hr, 1, &err) < 0) {
+		sv_outcome o = {0, "FinalizerFailed", err.msg};
+		report(kc, hr, &o);
+		e->queued = 1;
+		e->not_before = now_s() + opt.requeue_dependency;
+		return;
+	}
 	rc = source_resolve(kc, hr, &si, &err);
 	if (rc != SOURCE_OK) {
 		sv_outcome o = {0, rc == SOURCE_NOT_READY ? "SourceNotReady" : "ArtifactFailed", err.msg};
@@ -339,10 +422,12 @@ static void start(kube_client *kc, entry *e)
 		e->not_before = now_s() + (rc == BH_EINVAL ? hr_interval(hr) : opt.requeue_dependency);
 		return;
 	}
+spawn:
 	if (!(j = calloc(1, sizeof *j))) {
 		close(fd);
 		return;
 	}
+	j->deleting = e->deleting;
 	j->sock = -1;
 	j->serial = ++job_serial;
 	ipc_reader_init(&j->rd, IPC_MAX_PAYLOAD, 0);
@@ -358,11 +443,13 @@ static void start(kube_client *kc, entry *e)
 	j->release_name = source_release_name_new(j->hr);
 	j->release_ns = (char *)source_release_namespace(j->hr);
 	j->storage_ns = (char *)source_storage_namespace(j->hr);
-	j->helmchart = strdup(si.helmchart);
+	j->helmchart = si.helmchart[0] ? strdup(si.helmchart) : NULL;
 	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
 			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,
 			   "digest", si.digest, "revision", si.revision, "timeoutMs",
 			   (json_int_t)((timeout > 0 ? timeout : 300) * 1000));
+	if (jobdoc && j->deleting)
+		json_object_set_new(jobdoc, "delete", json_true());
 	if (opt.test_hooks) {
 		const char *h = json_string_value(json_object_get(
 			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "bulkhead.dev/test-hook"));
@@ -513,6 +600,28 @@ static void finish(kube_client *kc, sv_job *j)
 	if (opt.log_level >= 2)
 		fprintf(stderr, "bulkheadd: %s: worker %d %s\n", j->key, (int)j->pid, how);
 	report(kc, j->hr, &o);
+	if (e && j->deleting) {
+		bh_error err;
+		e->job = NULL;
+		e->deleting = 0;
+		if (o.ready) {
+			/* uninstalled: let the object go (the newest copy carries the
+			 * finalizer list to replace); 2 = done, never queued again */
+			int rc = set_finalizer(kc, e->hr ? e->hr : j->hr, 0, &err);
+			e->deleting = 2;
+			if (rc < 0 && rc != BH_ENOTFOUND) {
+				fprintf(stderr, "bulkheadd: %s: %s\n", j->key, err.msg);
+				e->deleting = 1;
+				e->queued = 1;
+				e->not_before = now_s() + opt.requeue_dependency;
+			}
+		} else {
+			e->deleting = 1;
+			e->queued = 1;
+			e->not_before = now_s() + hr_interval(j->hr);
+		}
+		return;
+	}
 	if (e) {
 		e->job = NULL;
 		if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW) {

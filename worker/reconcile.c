@@ -1067,7 +1067,7 @@ static int run_delete(ctx *c, bh_error *err)
 		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
 	else {
 		snprintf(full, sizeof full, "%s/%s", c->ns, c->name);
-		snprintf(ch, sizeof ch, "%s@%s", c->chart_name, c->chart_version);
+		snprintf(ch, sizeof ch, "(unknown)");
 	}
 	action_result_init(&res);
 	rc = uninstall(c, c->name, c->ns, &res, &e);
@@ -1115,6 +1115,10 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	c.values = json_object_get(c.spec, "values");
 	if (!c.st)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (in->deleting) { /* no chart: the release as stored is uninstalled */
+		rc = run_delete(&c, &e);
+		goto out;
+	}
 	if (c.values && !json_is_object(c.values) && !json_is_null(c.values)) {
 		cond_set(&c, "Ready", "False", "InitFailed", ".spec.values must be an object");
 		goto out;
@@ -1139,10 +1143,6 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	chart_free(ch);
 	if (snapshot_config_digest(c.values, c.cdigest, &e) < 0) {
 		cond_set(&c, "Ready", "False", "ValuesError", "%s", e.msg);
-		goto out;
-	}
-	if (in->deleting) {
-		rc = run_delete(&c, &e);
 		goto out;
 	}
 	/* reset.go MustResetFailures, then the attempt is recorded */

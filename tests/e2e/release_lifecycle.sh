@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/e2e/release_lifecycle.sh — the HelmRelease's lifecycle around the
+# state machine: the finalizer is added on the first reconcile; a release
+# left in pending-install (a controller killed mid-action) is unlocked and
+# upgraded; deleting the HelmRelease uninstalls the release (objects and
+# Helm storage gone) before the finalizer is removed; a suspended
+# HelmRelease is let go without an uninstall.
+set -uo pipefail
+: "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+. "$BH_SRCDIR/tests/e2e/lib.sh"
+. "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
+. "$BH_SRCDIR/tests/e2e/release_lib.sh"
+sk_setup
+sk_publish "$BH_SRCDIR/tests/e2e/release/app" team-l app
+sk_apply_hr team-l web app "  values:
+    message: one"
+sk_wait_ready team-l web 60 >/dev/null
+[ "$(rl_status team-l web '{.metadata.finalizers}')" = '["finalizers.fluxcd.io"]' ] || sk_fail "finalizers: $(rl_status team-l web '{.metadata.finalizers}')"
+
+# make v1 look like a release whose controller died mid-install
+sec=sh.helm.release.v1.web.v1
+kubectl get secret $sec -n team-l -o jsonpath='{.data.release}' | python3 -c '
+import base64, gzip, json, sys
+rel = json.loads(gzip.decompress(base64.b64decode(base64.b64decode(sys.stdin.read()))))
+rel["info"]["status"] = "pending-install"
+rel["info"]["description"] = "Initial install underway"
+data = base64.b64encode(base64.b64encode(gzip.compress(json.dumps(rel).encode()))).decode()
+print(json.dumps({"metadata": {"labels": {"status": "pending-install"}}, "data": {"release": data}}))' > "$SK_DIR/pending.json" \
+	|| sk_fail "re-encoding the release"
+kubectl patch secret $sec -n team-l --type=merge --patch-file "$SK_DIR/pending.json" >/dev/null || sk_fail "patching $sec"
+[ "$(helm status web -n team-l -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"]["status"])')" = pending-install ] \
+	|| sk_fail "helm does not see pending-install"
+rl_request team-l web
+r=$(sk_ready team-l web)
+e2e_expect_contains "$r" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-l/web.v2 with chart app@1.0.0" "Ready after unlock"
+# (the upgrade supersedes the unlocked, failed v1 as Helm's does)
+[ "$(rl_history team-l web)" = "1:superseded 2:deployed" ] || sk_fail "helm history after unlock: $(rl_history team-l web)"
+helm history web -n team-l | grep -q "Release unlocked from stale 'pending-install' state" || sk_fail "unlock description: $(helm history web -n team-l)"
+[ "$(rl_status team-l web '{.status.history[0].version}:{.status.history[0].status} {.status.history[1].version}:{.status.history[1].status}')" = "2:deployed 1:superseded" ] \
+	|| sk_fail "status.history after unlock: $(rl_status team-l web '{.status.history}')"
+grep -q "running 'unlock' action" "$SK_DIR/bulkheadd.log" || sk_fail "no unlock action in the log"
+
+# deletion: uninstall, then the object goes
+kubectl delete helmrelease web -n team-l --wait=false >/dev/null
+end=$((SECONDS + 60))
+while kubectl get helmrelease web -n team-l >/dev/null 2>&1; do
+	[ $SECONDS -ge $end ] && sk_fail "HelmRelease web not deleted: $(rl_status team-l web '{.metadata} {.status.conditions}')"
+	sleep 0.3
+done
+helm status web -n team-l >/dev/null 2>&1 && sk_fail "release web still installed"
+[ -z "$(kubectl get secrets -n team-l -l owner=helm,name=web -o name)" ] || sk_fail "Helm storage of web left"
+kubectl get deploy web -n team-l >/dev/null 2>&1 && sk_fail "Deployment web left"
+kubectl get cm web-config -n team-l >/dev/null 2>&1 && sk_fail "ConfigMap web-config left"
+grep -q "team-l/web: Ready=True UninstallSucceeded: Helm uninstall succeeded for release team-l/web.v2 with chart app@1.0.0" "$SK_DIR/bulkheadd.log" \
+	|| sk_fail "no uninstall outcome in the log"
+
+# a suspended HelmRelease is let go, its release stays
+sk_apply_hr team-l kept app
+sk_wait_ready team-l kept 60 >/dev/null
+kubectl patch helmrelease kept -n team-l --type=merge -p '{"spec":{"suspend":true}}' >/dev/null
+kubectl delete helmrelease kept -n team-l --wait=false >/dev/null
+end=$((SECONDS + 60))
+while kubectl get helmrelease kept -n team-l >/dev/null 2>&1; do
+	[ $SECONDS -ge $end ] && sk_fail "suspended HelmRelease kept not let go"
+	sleep 0.3
+done
+helm status kept -n team-l >/dev/null 2>&1 || sk_fail "the release of a suspended HelmRelease was uninstalled"
+kubectl get deploy kept -n team-l >/dev/null || sk_fail "Deployment kept removed"
+echo "PASS: finalizer, unlock of a pending release, uninstall on deletion, suspended deletion"
