@@ -1134,7 +1134,8 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 	c.result = tmpl_invalid();
 	c.err = &ferr;
 	c.exec = &xc;
-	s->node = node;
+	/* like Go, s->node stays on the last evaluated argument unless the call
+	 * fails (a later "undefined variable" error points there) */
 	if (fn && strcmp(name, "call") == 0 && fn->data == NULL && fn->fn == NULL) {
 		/* the "call" builtin: no function values exist in Helm charts */
 		tmpl_value f = argv[0];
