@@ -10,6 +10,15 @@ Usage: HELM=.tools/bin/helm gen_tmpl_diff.py COUNT SEED > tmpl-diff.jsonl
 Vectors whose output depends on the harness (pointer addresses, template
 file names) or on Go's 100000-deep template recursion are left out."""
 import json, os, random, subprocess, sys, tempfile, shutil, re
+
+_run = subprocess.run
+def _run_bytes(*a, **k):
+    """subprocess.run without universal newlines (keeps \r), decoded."""
+    p = _run(*a, **k)
+    p.stdout = p.stdout.decode("utf-8", "replace")
+    p.stderr = p.stderr.decode("utf-8", "replace")
+    return p
+subprocess.run = _run_bytes
 HELM = os.environ.get("HELM", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.tools/bin/helm"))
 VALUES = {"s": "str", "n": 5, "f": 3.5, "big": 1000000, "t": True, "b": False, "z": None, "zero": 0,
           "zf": 0.0, "es": "", "one": 1, "neg": -2, "l": [1, 2, 3], "ls": ["a", "b"], "ll": [[1, 2], [3, 4]],
@@ -33,6 +42,11 @@ def operand(d):
     if d > 2 or c < 0.35: return lit()
     if c < 0.7: return R.choice(FIELDS)
     if c < 0.8: return "$x" if ALLOW_X[0] else ".Values.s"
+    if c < 0.88: return R.choice(["(index .Values.lm 0).name", "(.Values.m).x", "(.Values.nope).x", "$.Values.lm",
+                                  "(.Capabilities.APIVersions.Has \"v1\")", ".Capabilities.KubeVersion.GitVersion",
+                                  "(print 1).x", ".Release.IsInstall", "(.Files.Get \"x\")", ".Values.mixed",
+                                  "(index .Values.mixed 3).k", "(slice .Values.ls 1)", "(len .Values.u)",
+                                  ".Chart.Version", ".Values.a.b.c.d", "$.Values.nope.x"])
     return "(" + pipeline(d + 1) + ")"
 def call(d):
     fn = R.choice(["print", "printf", "println", "len", "index", "slice", "eq", "ne", "lt", "le", "gt", "ge",
@@ -80,7 +94,13 @@ def action(d=0):
         return s + "{{ end }}"
     if c < 0.90: return "{{ template \"d1\" " + operand(d) + " }}"
     if c < 0.94: return "{{ block \"b%dBLK\" " % R.randint(0, 9) + operand(d) + " }}" + body(d + 1) + "{{ end }}"
-    return R.choice(["{{/* c */}}", "{{- /* c */}}", "{{/* c */ -}}", "{{- /* c\n */ -}}"]) + R.choice(["", " ", "\n", "\n\t"])
+    if c < 0.97: return R.choice(["{{/* c */}}", "{{- /* c */}}", "{{/* c */ -}}", "{{- /* c\n */ -}}"]) + R.choice(["", " ", "\n", "\n\t", "\r\n"])
+    return R.choice(["{{ $z := 1 }}{{ if true }}{{ $z = 2 }}{{ $w := 3 }}{{ end }}{{ $z }}",
+                     "{{ with $v := .Values.m }}{{ $v.x }}{{ end }}",
+                     "{{ range $k, $v := .Values.ms }}{{ $k }}{{ if eq $k \"b\" }}{{ continue }}{{ end }}{{ $v }}{{ else }}E{{ end }}",
+                     "{{ range .Values.ll }}{{ range . }}{{ if eq . 2.0 }}{{ break }}{{ end }}{{ . }}{{ end }};{{ end }}",
+                     "{{ if .Values.nope }}a{{ else if .Values.z }}b{{ else with .Values.s }}{{ . }}{{ end }}",
+                     "{{ range $i, $e := .Values.lm }}{{ $i }}:{{ $e.name }}{{ end }}"])
 def body(d):
     return "".join(R.choice(["", "x", " ", "\n", "-"]) + action(d) for _ in range(R.randint(1, 2)))
 ALLOW_X = [True]
@@ -104,8 +124,8 @@ def render(cases):
             open(d + "/c/values.yaml", "w").write(json.dumps(VALUES))
             if len(pending) == 1:
                 i = pending[0]
-                open(d + "/c/templates/test.yaml", "w").write(cases[i])
-                p = subprocess.run([HELM, "template", "x", d + "/c", "--namespace", "ns"], capture_output=True, text=True)
+                open(d + "/c/templates/test.yaml", "w", newline="").write(cases[i])
+                p = subprocess.run([HELM, "template", "x", d + "/c", "--namespace", "ns"], capture_output=True)
                 if p.returncode == 0:
                     pass  # handled below with sentinels
                 else:
@@ -117,9 +137,9 @@ def render(cases):
                     continue
                 shutil.rmtree(d + "/c/templates"); os.makedirs(d + "/c/templates")
             for i in pending:
-                open(d + "/c/templates/t%04d.yaml" % i, "w").write("QQS%dQQ" % i + cases[i] + "QQE%dQQ" % i)
+                open(d + "/c/templates/t%04d.yaml" % i, "w", newline="").write("QQS%dQQ" % i + cases[i] + "QQE%dQQ" % i)
             open(d + "/c/templates/zzbad.yaml", "w").write("a: b: c: [\n")
-            p = subprocess.run([HELM, "template", "x", d + "/c", "--namespace", "ns", "--debug"], capture_output=True, text=True)
+            p = subprocess.run([HELM, "template", "x", d + "/c", "--namespace", "ns", "--debug"], capture_output=True)
             text = p.stdout + p.stderr
             m = re.search(r"Error: (?:template: |parse error at \(|execution error at \()?vec/templates/t(\d{4})\.yaml", text)
             if m and "YAML parse error" not in text[m.start():m.start()+200]:
@@ -130,8 +150,8 @@ def render(cases):
                 os.makedirs(d2 + "/c/templates")
                 open(d2 + "/c/Chart.yaml", "w").write("apiVersion: v2\nname: vec\nversion: 0.1.0\n")
                 open(d2 + "/c/values.yaml", "w").write(json.dumps(VALUES))
-                open(d2 + "/c/templates/test.yaml", "w").write(cases[bad])
-                p2 = subprocess.run([HELM, "template", "x", d2 + "/c", "--namespace", "ns"], capture_output=True, text=True)
+                open(d2 + "/c/templates/test.yaml", "w", newline="").write(cases[bad])
+                p2 = subprocess.run([HELM, "template", "x", d2 + "/c", "--namespace", "ns"], capture_output=True)
                 shutil.rmtree(d2)
                 e = p2.stderr.strip()
                 e = e[7:] if e.startswith("Error: ") else e
