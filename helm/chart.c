@@ -10,6 +10,7 @@
 #include "helm/values.h"
 #include "lib/buf.h"
 #include "lib/semver.h"
+#include "lib/gostrconv.h"
 #include "lib/yaml.h"
 
 void chart_limits_default(chart_limits *l)
@@ -254,10 +255,76 @@ static int type_error(bh_error *err, const json_t *v, const char *field, const c
 			    json_kind(v), field, gotype);
 }
 
+/* sigs.k8s.io/yaml turns a YAML int, float or bool found where the Go field
+ * is a string into that string (int: FormatInt; float: FormatFloat 'g' -1
+ * 32-bit; bool: FormatBool) before JSON decoding. Chart.yaml is parsed with
+ * YAML_KEEP_INTS so ints and floats are told apart here. */
+static json_t *yaml_scalar_to_string(const json_t *v)
+{
+	char buf[64];
+	if (json_is_integer(v)) {
+		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+		return json_string(buf);
+	}
+	if (json_is_real(v)) {
+		float f = (float)json_real_value(v);
+		int p;
+		for (p = 1; p < 9; p++) { /* shortest float32 digits */
+			snprintf(buf, sizeof buf, "%.*e", p - 1, (double)f);
+			if (strtof(buf, NULL) == f)
+				break;
+		}
+		go_format_float(buf, sizeof buf, strtod(buf, NULL), 'g', -1);
+		return json_string(buf);
+	}
+	if (json_is_boolean(v))
+		return json_string(json_is_true(v) ? "true" : "false");
+	return NULL;
+}
+
+/* Replaces obj[key] (object) or obj[index] (array) by its string form when
+ * it is a number or bool. */
+static void stringify_member(json_t *obj, const char *key, size_t index)
+{
+	json_t *v = key ? json_object_get(obj, key) : json_array_get(obj, index);
+	json_t *s = v ? yaml_scalar_to_string(v) : NULL;
+	if (!s)
+		return;
+	if (key)
+		json_object_set_new(obj, key, s);
+	else
+		json_array_set_new(obj, index, s);
+}
+
+/* Numbers left in interface{} fields (import-values, ...) are float64, as
+ * everywhere else in Helm. */
+static void ints_to_reals(json_t *v)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, x) {
+			if (json_is_integer(x))
+				json_object_set_new(v, k, json_real((double)json_integer_value(x)));
+			else
+				ints_to_reals(x);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			if (json_is_integer(x))
+				json_array_set_new(v, i, json_real((double)json_integer_value(x)));
+			else
+				ints_to_reals(x);
+		}
+	}
+}
+
 /* string fields of obj (null allowed, then dropped) */
 static int check_strings(json_t *obj, const char *const *keys, const char *owner, bh_error *err)
 {
 	for (int i = 0; keys[i]; i++) {
+		stringify_member(obj, keys[i], 0);
 		json_t *v = json_object_get(obj, keys[i]);
 		if (v && json_is_null(v)) {
 			json_object_del(obj, keys[i]);
@@ -282,9 +349,12 @@ static int check_string_list(json_t *obj, const char *key, const char *owner, bh
 		return 0;
 	if (!json_is_array(a))
 		return type_error(err, a, field, "[]string");
-	json_array_foreach(a, i, v)
+	json_array_foreach(a, i, v) {
+		stringify_member(a, NULL, i);
+		v = json_array_get(a, i);
 		if (!json_is_string(v) && !json_is_null(v))
 			return type_error(err, v, field, "string");
+	}
 	return 0;
 }
 
@@ -300,7 +370,7 @@ static int check_types(json_t *md, bh_error *err)
 	json_t *v;
 	if (!json_is_object(md))
 		return bh_error_set(err, BH_EINVAL, "cannot load Chart.yaml: error unmarshaling JSON: while decoding "
-				    "JSON: json: cannot unmarshal %s into Go value of type v2.Metadata", json_kind(md));
+				    "JSON: json: cannot unmarshal %s into Go value of type loader.chartBase", json_kind(md));
 	if ((rc = check_strings(md, strs, "Metadata", err)) ||
 	    (rc = check_string_list(md, "sources", "Metadata", err)) ||
 	    (rc = check_string_list(md, "keywords", "Metadata", err)))
@@ -313,9 +383,12 @@ static int check_types(json_t *md, bh_error *err)
 		const char *k;
 		if (!json_is_object(ann))
 			return type_error(err, ann, "Metadata.annotations", "map[string]string");
-		json_object_foreach(ann, k, v)
+		json_object_foreach(ann, k, v) {
+			stringify_member(ann, k, 0);
+			v = json_object_get(ann, k);
 			if (!json_is_string(v) && !json_is_null(v))
 				return type_error(err, v, "Metadata.annotations", "string");
+		}
 	}
 	json_t *ms = json_object_get(md, "maintainers");
 	if (ms && !json_is_null(ms)) {
@@ -459,14 +532,20 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 		if (strcmp(files[i].name, "Chart.yaml"))
 			continue;
 		json_t *md = NULL;
-		if ((rc = yaml_parse_values((const char *)files[i].data, files[i].len, NULL, &md, err))) {
+		/* yaml.Unmarshal into chart.Metadata: the first document only */
+		if ((rc = yaml_parse_any((const char *)files[i].data, files[i].len, NULL, YAML_KEEP_INTS, &md, err))) {
 			bh_error_prefix(err, "cannot load Chart.yaml");
 			goto fail;
+		}
+		if (json_is_null(md)) {
+			json_decref(md);
+			md = json_object();
 		}
 		json_decref(c->metadata);
 		c->metadata = md;
 		if ((rc = check_types(md, err)))
 			goto fail;
+		ints_to_reals(md);
 		const char *api = json_string_value(json_object_get(md, "apiVersion"));
 		if (!api || !*api)
 			json_object_set_new(md, "apiVersion", json_string("v1"));

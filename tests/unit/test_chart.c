@@ -326,12 +326,43 @@ START_TEST(test_metadata_validation)
 	expect_error(nulldep, 1, NULL, "dependencies must not contain empty or null nodes");
 	entry nullm[] = {{"m/Chart.yaml", 'f', CHART_YAML "maintainers:\n- ~\n", 0}};
 	expect_error(nullm, 1, NULL, "maintainers must not contain empty or null nodes");
-	entry numver[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: 1.0\n", 0}};
-	expect_error(numver, 1, NULL, "cannot unmarshal number into Go struct field Metadata.version of type string");
+	entry numver[] = {{"m/Chart.yaml", 'f', "apiVersion: v2\nname: m\nversion: [1]\n", 0}};
+	expect_error(numver, 1, NULL, "cannot unmarshal array into Go struct field Metadata.version of type string");
+	entry top[] = {{"m/Chart.yaml", 'f', "- a\n", 0}};
+	expect_error(top, 1, NULL, "json: cannot unmarshal array into Go value of type loader.chartBase");
 	entry missing[] = {{"m/values.yaml", 'f', "a: 1\n", 0}};
 	expect_error(missing, 1, NULL, "Chart.yaml file is missing");
 	entry badsub[] = {{"m/Chart.yaml", 'f', CHART_YAML, 0}, {"m/charts/s/Chart.yaml", 'f', "name: s\n", 0}};
 	expect_error(badsub, 2, NULL, "error unpacking subchart s in mychart: validation: chart.metadata.version is required");
+}
+END_TEST
+
+/* Numbers and bools under string fields of Chart.yaml become strings as
+ * sigs.k8s.io/yaml makes them; only the first document counts. Expected
+ * strings are what the real helm 4.1.4 printed for .Chart.* of these files. */
+START_TEST(test_metadata_scalars)
+{
+	entry e[] = {{"m/Chart.yaml", 'f',
+		      "apiVersion: v2\nname: m\nversion: 1.0\nappVersion: 1000000\ndescription: 1e7\n"
+		      "home: 3.14159265358979\nicon: 0x1F\nkeywords: [1.5, true]\nannotations: {a: 7, b: yes}\n"
+		      "---\ncondition: ignored\n", 0}};
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_msg(load(e, 1, NULL, &c, &err) == 0, "%s", err.msg);
+	json_t *md = c->metadata;
+	ck_assert_str_eq(json_string_value(json_object_get(md, "version")), "1");
+	ck_assert_str_eq(json_string_value(json_object_get(md, "appVersion")), "1000000");
+	ck_assert_str_eq(json_string_value(json_object_get(md, "description")), "1e+07");
+	ck_assert_str_eq(json_string_value(json_object_get(md, "home")), "3.1415927");
+	ck_assert_str_eq(json_string_value(json_object_get(md, "icon")), "31");
+	json_t *kw = json_object_get(md, "keywords");
+	ck_assert_str_eq(json_string_value(json_array_get(kw, 0)), "1.5");
+	ck_assert_str_eq(json_string_value(json_array_get(kw, 1)), "true");
+	json_t *ann = json_object_get(md, "annotations");
+	ck_assert_str_eq(json_string_value(json_object_get(ann, "a")), "7");
+	ck_assert_str_eq(json_string_value(json_object_get(ann, "b")), "true");
+	ck_assert_ptr_null(json_object_get(md, "condition"));
+	chart_free(c);
 }
 END_TEST
 
@@ -428,6 +459,7 @@ int main(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_hostile_yaml);
 	tcase_add_test(tc, test_metadata_validation);
+	tcase_add_test(tc, test_metadata_scalars);
 	tcase_add_test(tc, test_missing_dependency);
 	tcase_add_test(tc, test_directory);
 	tcase_add_test(tc, test_semver);
