@@ -552,7 +552,8 @@ static void abbreviate(bh_buf *b, const char *s, size_t n, int64_t offset, int64
 	}
 	if (offset > len)
 		offset = len;
-	if (len - offset < max - 3)
+	/* Go's int arithmetic wraps (a very negative offset) */
+	if ((int64_t)((uint64_t)len - (uint64_t)offset) < max - 3)
 		offset = len - (max - 3);
 	if (offset <= 4) {
 		bh_buf_put(b, s, (size_t)(max - 3));
