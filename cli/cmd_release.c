@@ -110,6 +110,9 @@ static void print_report(const action_result *res, int json)
 	}
 	json_t *r = res->report, *o;
 	size_t i;
+	if (json_integer_value(json_object_get(r, "version")) == 0 && !json_array_size(json_object_get(r, "objects")) &&
+	    !json_array_size(json_object_get(r, "hooks")) && !*json_string_value(json_object_get(r, "status")))
+		return; /* nothing happened */
 	printf("%s %s/%s: version %d %s (%s)\n", json_string_value(json_object_get(r, "action")),
 	       json_string_value(json_object_get(r, "namespace")), json_string_value(json_object_get(r, "release")),
 	       (int)json_integer_value(json_object_get(r, "version")), json_string_value(json_object_get(r, "status")),
