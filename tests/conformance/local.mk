@@ -23,3 +23,6 @@ UNIT_TESTS += tests/conformance/run_vectors_cli.sh
 EXTRA_DIST += tests/conformance/run_vectors_cli.sh tests/conformance/run_vectors_cli.py \
 	tests/conformance/vectors-cli-known-failures.txt
 # --- end template conformance vectors through the CLI ---
+# --- valgrind memcheck of the render path (not in UNIT_TESTS: not under ASan) ---
+TESTS += tests/conformance/valgrind_render.sh
+EXTRA_DIST += tests/conformance/valgrind_render.sh
