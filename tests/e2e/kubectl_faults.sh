@@ -37,6 +37,8 @@ t0=$(date +%s%N)
 kubectl get configmap f1 >/dev/null || e2e_fail "get with latency"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$ms" -ge 1500 ] || e2e_fail "latency fault not applied: ${ms}ms"
-out=$(kubectl get configmap f1 --request-timeout=1s 2>&1)
-[ $? -eq 0 ] || e2e_fail "latency fault must apply once: $out"
+kubectl get configmap f1 >/dev/null || e2e_fail "get after the latency fault"
+rules=$(kubesim_admin GET /_kubesim/faults)
+e2e_expect_contains "$rules" '"action":"latency"' "fault list"
+e2e_expect_contains "$rules" '"remaining":0,"hits":1' "latency fault applied exactly once"
 echo "PASS: kubectl_faults"

@@ -71,13 +71,16 @@ class Sim:
         raise AssertionError("condition not met within %ss" % secs)
 
 
-def read_events(resp, n):
+def read_events(resp, n, skip_bookmarks=False):
     out = []
     while len(out) < n:
         line = resp.readline()
         if not line:
             break
-        out.append(json.loads(line))
+        e = json.loads(line)
+        if skip_bookmarks and e["type"] == "BOOKMARK":
+            continue
+        out.append(e)
     return out
 
 
@@ -215,7 +218,7 @@ class KubesimServer(unittest.TestCase):
         s.req("POST", CM, {"metadata": {"name": "w1", "labels": {"w": "1"}}})
         s.req("POST", CM, {"metadata": {"name": "w2", "labels": {"w": "2"}}})
         s.req("PATCH", CM + "/w1", {"metadata": {"labels": {"w": "0"}}}, ctype="application/merge-patch+json")
-        evs = [e for e in read_events(r, 3) if e["type"] != "BOOKMARK"][:2]
+        evs = read_events(r, 2, skip_bookmarks=True)
         self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in evs],
                          [("ADDED", "w1"), ("DELETED", "w1")])
         bm = None
@@ -419,14 +422,14 @@ class KubesimServer(unittest.TestCase):
         t0 = time.time()
         while r.readline():
             pass
-        self.assertLess(time.time() - t0, 3, "closeWatch fault did not end the watch")
+        self.assertLess(time.time() - t0, 10, "closeWatch fault did not end the watch")
         c.close()
         c, r = s.watch(CM + "?watch=1")
         s.req("POST", "/_kubesim/close-watches")
         t0 = time.time()
         while r.readline():
             pass
-        self.assertLess(time.time() - t0, 3)
+        self.assertLess(time.time() - t0, 10)
         c.close()
         code, st, _ = s.req("GET", "/_kubesim/log", token=ALICE)
         self.assertEqual(code, 403)
@@ -558,9 +561,10 @@ class KubesimServer(unittest.TestCase):
         code, st, _ = s.req("POST", base, {"metadata": {"name": "late"}})
         self.assertEqual(code, 403)
         self.assertIn("because it is being terminated", st["message"])
-        time.sleep(0.5)
-        code, nso, _ = s.req("GET", "/api/v1/namespaces/gc")
-        self.assertEqual(code, 200, "blocked by the finalizer")
+        nso = s.until(lambda: (lambda o: o if o.get("status", {}).get("conditions") else None)(
+            s.req("GET", "/api/v1/namespaces/gc")[1]))
+        time.sleep(0.3)
+        self.assertEqual(s.req("GET", "/api/v1/namespaces/gc")[0], 200, "blocked by the finalizer")
         conds = {c["type"]: c["message"] for c in nso["status"]["conditions"]}
         self.assertEqual(conds["NamespaceFinalizersRemaining"], "Some content in the namespace has finalizers "
                          "remaining: example.com/hold in 1 resource instances")
