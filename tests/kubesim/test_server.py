@@ -26,16 +26,20 @@ class Sim:
              "--bookmark-interval", "0.3", "--pod-start-delay", "0.1", "--pod-run-seconds", "0.2",
              "--watch-cache-events", "200"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "stderr"), "w"))
-        for _ in range(200):
+        for _ in range(1200):
             if os.path.exists(os.path.join(self.dir, "kubeconfig")):
                 break
+            if self.proc.poll() is not None:
+                raise RuntimeError("kubesim exited: " + open(os.path.join(self.dir, "stderr")).read())
             time.sleep(0.05)
-        self.port = int(open(os.path.join(self.dir, "port")).read())
+        with open(os.path.join(self.dir, "port")) as f:
+            self.port = int(f.read())
 
     def stop(self):
         self.proc.terminate()
         self.proc.wait(10)
-        err = open(os.path.join(self.dir, "stderr")).read()
+        with open(os.path.join(self.dir, "stderr")) as f:
+            err = f.read()
         shutil.rmtree(self.dir, ignore_errors=True)
         return err
 
