@@ -3,7 +3,14 @@
  * then weight, then name), with delete policies (before-hook-creation — the
  * default —, hook-succeeded, hook-failed; CRDs never deleted), waiting for
  * Jobs to complete and Pods to succeed, and each hook's last_run (started,
- * completed, phase) recorded in the release and persisted when it starts. */
+ * completed, phase) recorded in the release and persisted when it starts.
+ *
+ * Hook waits poll (workers cannot watch), fast at first (50 ms, growing to
+ * 1 s) so short Jobs are seen finishing; a Job with ttlSecondsAfterFinished
+ * that vanishes after it was seen was finished and removed by its TTL and
+ * counts as succeeded (Helm's watch sees the outcome; a poller may not).
+ * Messages are kube/wait.h's ("resource Job/ns/x not ready. status: Failed,
+ * message: ..."), which are Helm 4's. */
 #ifndef BH_HELM_HOOKS_H
 #define BH_HELM_HOOKS_H
 
