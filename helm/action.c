@@ -431,6 +431,9 @@ int act_run_hooks(const action_config *cfg, json_t *rel, const char *event, long
 
 int action_install(const action_config *cfg, const action_install_opts *o, action_result *res, bh_error *err)
 {
+	bh_error err_local; /* the descriptions need a message even when err is NULL */
+	if (!err)
+		err = &err_local;
 	json_t *hist = NULL, *last, *rel = NULL, *chart_json = NULL;
 	render_result rr;
 	objlist tgt = {0};
@@ -535,6 +538,9 @@ static void merge_tables(json_t *dst, const json_t *src)
 
 int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, action_result *res, bh_error *err)
 {
+	bh_error err_local; /* the descriptions need a message even when err is NULL */
+	if (!err)
+		err = &err_local;
 	json_t *hist = NULL, *last, *cur, *rel = NULL, *chart_json = NULL, *vals = NULL;
 	render_result rr;
 	objlist tgt = {0}, old = {0};

@@ -53,6 +53,9 @@ static int recreate_pods(const action_config *cfg, const objlist *l, json_t *obj
 
 int action_rollback(const action_config *cfg, const action_rollback_opts *o, action_result *res, bh_error *err)
 {
+	bh_error err_local; /* the descriptions need a message even when err is NULL */
+	if (!err)
+		err = &err_local;
 	json_t *hist = NULL, *cur, *prev = NULL, *rel = NULL;
 	objlist tgt = {0}, old = {0};
 	unsigned char *exists = NULL;
@@ -212,6 +215,9 @@ static const char *propagation_name(const char *p, bh_error *err)
 
 int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, action_result *res, bh_error *err)
 {
+	bh_error err_local; /* the descriptions need a message even when err is NULL */
+	if (!err)
+		err = &err_local;
 	json_t *hist = NULL, *rel;
 	objlist l = {0};
 	struct uorder *ord = NULL;
@@ -352,6 +358,9 @@ static int test_skip(void *ud, const char *name)
 
 int action_test(const action_config *cfg, const action_test_opts *o, action_result *res, bh_error *err)
 {
+	bh_error err_local; /* the descriptions need a message even when err is NULL */
+	if (!err)
+		err = &err_local;
 	json_t *hist = NULL, *rel, *h;
 	hooks_run_opts ho = {act_manager(cfg), o->timeout_ms > 0 ? o->timeout_ms : ACTION_DEFAULT_TIMEOUT_MS, 0,
 			     test_skip, (void *)o->filters};
@@ -392,6 +401,9 @@ int action_test(const action_config *cfg, const action_test_opts *o, action_resu
 
 int action_unlock(const action_config *cfg, const char *name, const char *ns, action_result *res, bh_error *err)
 {
+	bh_error err_local; /* the descriptions need a message even when err is NULL */
+	if (!err)
+		err = &err_local;
 	json_t *hist = NULL, *rel;
 	char desc[200];
 	int rc;
