@@ -25,7 +25,7 @@ class Sim:
              "--token", ADMIN + "=root:system:masters", "--token", ALICE + "=alice:devs",
              "--bookmark-interval", "0.3", "--pod-start-delay", "0.1", "--pod-run-seconds", "0.2",
              "--watch-cache-events", "200"],
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "stderr"), "w"))
+            stdout=subprocess.DEVNULL, stderr=self._errfile())
         for _ in range(1200):
             if os.path.exists(os.path.join(self.dir, "kubeconfig")):
                 break
@@ -35,9 +35,14 @@ class Sim:
         with open(os.path.join(self.dir, "port")) as f:
             self.port = int(f.read())
 
+    def _errfile(self):
+        self.err = open(os.path.join(self.dir, "stderr"), "w")
+        return self.err
+
     def stop(self):
         self.proc.terminate()
         self.proc.wait(10)
+        self.err.close()
         with open(os.path.join(self.dir, "stderr")) as f:
             err = f.read()
         shutil.rmtree(self.dir, ignore_errors=True)
