@@ -252,7 +252,7 @@ static void upsert(json_t *hr)
 		}
 		return;
 	}
-	if (!e->job && wants_reconcile(hr) && (!e->queued || e->sched_gen != gen)) {
+	if (!e->job && wants_reconcile(hr) && (!e->queued || e->sched_gen != gen || e->not_before > now_s())) {
 		e->queued = 1;
 		e->not_before = now_s();
 		e->sched_gen = gen;
@@ -394,6 +394,8 @@ static void start(kube_client *kc, entry *e)
 		}
 		goto spawn;
 	}
+	if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend")))
+		return; /* suspended since it was queued */
 	if (!has_finalizer(hr) && set_finalizer(kc, hr, 1, &err) < 0) {
 		sv_outcome o = {0, "FinalizerFailed", err.msg};
 		report(kc, hr, &o);
@@ -643,6 +645,12 @@ static void finish(kube_client *kc, sv_job *j)
 					    json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
 			e->queued = 1; /* changed while we worked */
 			e->not_before = now_s();
+		} else if (j->has_result && j->result.status) {
+			/* Flux's RequeueAfter .spec.interval: the state machine looks
+			 * again (a release changed behind its back, tests, ...) */
+			e->queued = 1;
+			e->not_before = now_s() + hr_interval(j->hr);
+			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		}
 	}
 }

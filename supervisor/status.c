@@ -115,7 +115,11 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		if (!find_cond(conds, "Ready"))
 			set_cond(conds, oldconds, "Ready", o->ready ? "True" : "False", o->reason, o->message, gen, now);
 	} else if (o->progressing) {
-		set_cond(conds, oldconds, "Ready", "Unknown", o->reason, o->message, gen, now);
+		/* a periodic look at a ready release (same generation) keeps Ready */
+		json_t *r = find_cond(oldconds, "Ready");
+		if (!r || strcmp(json_string_value(json_object_get(r, "status")) ? json_string_value(json_object_get(r, "status")) : "", "True") ||
+		    json_integer_value(json_object_get(r, "observedGeneration")) != gen)
+			set_cond(conds, oldconds, "Ready", "Unknown", o->reason, o->message, gen, now);
 		set_cond(conds, oldconds, "Reconciling", "True", o->reason, o->message, gen, now);
 	} else {
 		set_cond(conds, oldconds, "Ready", o->ready ? "True" : "False", o->reason, o->message, gen, now);

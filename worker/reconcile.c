@@ -1044,6 +1044,8 @@ static json_t *result_build(ctx *c, int deleting)
 							    "reason", sget(x, "reason"), "message", sget(x, "message")));
 	}
 	json_object_set_new(st, "conditions", cl);
+	while (json_array_size(history(c)) > 10) /* proto's PROTO_MAX_HISTORY: the oldest go */
+		json_array_remove(history(c), json_array_size(history(c)) - 1);
 	for (i = 0; i < sizeof keep / sizeof *keep; i++)
 		if ((x = json_object_get(c->st, keep[i])))
 			json_object_set(st, keep[i], x);

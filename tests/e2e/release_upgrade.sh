@@ -73,4 +73,15 @@ r=$(sk_ready team-u web)
 e2e_expect_contains "$r" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-u/web.v5 with chart app@1.1.0" "Ready after adopting a CLI upgrade"
 [ "$(kubectl get cm web-config -n team-u -o jsonpath='{.data.message}')" = two ] || sk_fail "web-config not restored"
 [ "$(rl_status team-u web '{.status.history[*].version}')" = "5" ] || sk_fail "history after adoption: $(rl_status team-u web '{.status.history[*].version}')"
+# every .spec.interval the state machine looks again, without any request
+kubectl patch helmrelease web -n team-u --type=merge -p '{"spec":{"interval":"2s"}}' >/dev/null
+rl_wait_gen team-u web 3 60
+[ "$(rl_history team-u web | wc -w)" = 5 ] || sk_fail "an interval change wrote a release: $(rl_history team-u web)"
+out=$(helm upgrade web "$(rl_chart_version 1.1.0)" -n team-u --reuse-values --set message=again --force-conflicts 2>&1) || sk_fail "helm upgrade: $out"
+end=$((SECONDS + 30))
+until [ "$(rl_status team-u web '{.status.history[0].version}')" = 7 ]; do
+	[ $SECONDS -ge $end ] && sk_fail "the interval reconcile did not adopt v6: $(rl_status team-u web '{.status.history[*].version}')"
+	sleep 0.3
+done
+[ "$(kubectl get cm web-config -n team-u -o jsonpath='{.data.message}')" = two ] || sk_fail "web-config not restored by the interval reconcile"
 echo "PASS: in-sync no-op, upgrades on values and chart changes, digests and history"
