@@ -123,6 +123,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
     MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
 
     def _body(self):
+        self._body_read = True
         n = int(self.headers.get("Content-Length") or 0)
         if n > self.MAX_BODY:
             self.close_connection = True
@@ -153,6 +154,13 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-cache, private")
         self.send_header("Audit-Id", self._audit_id)
+        if not getattr(self, "_body_read", True) and (
+                int(self.headers.get("Content-Length") or 0) > 0
+                or (self.headers.get("Transfer-Encoding") or "").lower() == "chunked"):
+            # answered before the body was read (refused, fault injected): the
+            # unread bytes must not be taken for the next request on this connection
+            self.send_header("Connection", "close")
+            self.close_connection = True
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         for w in getattr(self.sim.api.ctx, "warnings", None) or []:
@@ -183,6 +191,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         q = {k: v[-1] for k, v in urllib.parse.parse_qs(u.query, keep_blank_values=True).items()}
         self._q = q
         self._logged = False
+        self._body_read = False
         ri = parse_request_info(self.command, path, q, sim.registry)
         entry = {"method": self.command, "path": path, "query": u.query, "verb": ri.verb,
                  "user": "", "groups": [], "impersonatedUser": None, "status": 0,
