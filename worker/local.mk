@@ -8,3 +8,10 @@ worker_bulkhead_worker_SOURCES = \
 	worker/snapshot.c worker/snapshot.h
 worker_bulkhead_worker_LDADD = helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
 	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
+
+check_PROGRAMS += tests/unit/test_worker_snapshot
+tests_unit_test_worker_snapshot_SOURCES = tests/unit/test_worker_snapshot.c worker/snapshot.c worker/snapshot.h
+tests_unit_test_worker_snapshot_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_worker_snapshot_LDADD = $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_worker_snapshot
+UNIT_TESTS += tests/unit/test_worker_snapshot
