@@ -1,7 +1,7 @@
 # tmpl/ — Go text/template engine, Helm root objects and function families.
 # Function helpers: add your tmpl/funcs_<family>.c to the SOURCES list below.
 noinst_LIBRARIES += tmpl/libbhtmpl.a
-tmpl_libbhtmpl_a_SOURCES = \
+tmpl_libbhtmpl_a_SOURCES = tmpl/sandbox_prep.c \
 	tmpl/tmpl.h tmpl/value.h tmpl/funcs.h tmpl/gofmt.h tmpl/helmctx.h \
 	tmpl/internal.h tmpl/strconv.h \
 	tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c \
@@ -34,12 +34,6 @@ UNIT_TESTS += tests/unit/test_funcs_formats
 EXTRA_DIST += tests/unit/gen_funcs_formats_goldens.py
 BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
-# `make bench`: tests/bench/bench_tmpl.sh runs this.
-EXTRA_PROGRAMS += tests/bench/bench_tmpl
-BENCH_TARGETS += tests/bench/bench_tmpl
-tests_bench_bench_tmpl_SOURCES = tests/bench/bench_tmpl.c
-tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
-
 # --- Sprig families: strings, regex, conversion, math, defaults/reflection, lists, dicts, paths/urls ---
 tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
 	tmpl/sprig_util.h tmpl/sprig_util.c \
@@ -71,3 +65,9 @@ tests_unit_test_funcs_paths_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_funcs_paths_LDADD = $(BH_TMPL_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_funcs_paths
 UNIT_TESTS += tests/unit/test_funcs_paths
+
+# `make bench`: tests/bench/bench_tmpl.sh runs this.
+EXTRA_PROGRAMS += tests/bench/bench_tmpl
+BENCH_TARGETS += tests/bench/bench_tmpl
+tests_bench_bench_tmpl_SOURCES = tests/bench/bench_tmpl.c
+tests_bench_bench_tmpl_LDADD = $(BH_CHART_LIBS) $(BH_TMPL_LIBS)

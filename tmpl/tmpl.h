@@ -77,4 +77,11 @@ int tmpl_engine_execute(tmpl_engine *e, const char *name, const tmpl_value *dot,
 int tmpl_engine_render(tmpl_engine *e, const char *name, const tmpl_value *dot,
 		       bh_buf *out, bh_error *err);
 
+/* For a process about to forbid itself file access (the worker's seccomp
+ * policy): loads now what the engine would otherwise read from files later
+ * (the Local time zone); afterwards zones not yet loaded behave as unknown
+ * (dateInZone falls back to UTC, as Helm does when a zone cannot be loaded).
+ * Call once, before locking down. */
+void tmpl_prepare_sandbox(void);
+
 #endif

@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include "worker/job.h"
+#include "tmpl/tmpl.h"
 
 #define WORKER_MAX_CHART ((size_t)10 << 20) /* Flux's chart artifact limit */
 
@@ -158,6 +159,7 @@ int main(int argc, char **argv)
 	 * reads /dev/urandom). */
 	json_object_seed(0);
 	tzset(); /* gmtime_r would read /etc/localtime on first use */
+	tmpl_prepare_sandbox(); /* time zones for now/date/toDate, before open is forbidden */
 	{ /* OpenSSL reads its configuration and loads providers lazily */
 		unsigned char d[EVP_MAX_MD_SIZE], r[16];
 		unsigned int dl;
