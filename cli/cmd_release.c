@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		   "       --crds skip|create|create-replace, --disable-take-ownership, --force-conflicts,\n"
 		   "       --preserve-values, --force, --cleanup-on-fail, --max-history N, --recreate,\n"
 		   "       --keep-history, --deletion-propagation background|foreground|orphan,\n"
-		   "       --filter NAME|!NAME, --description TEXT\n");
+		   "       --filter NAME|!NAME, --description TEXT, --crd-label K=V\n");
 }
 
 /* "300", "90s", "5m", "1m30s", "2h" -> ms; -1 on error. */
@@ -144,7 +144,7 @@ int cmd_release(int argc, char **argv)
 {
 	const char *action, *ns = NULL, *kubeconfig = getenv("KUBECONFIG"), *manager = NULL, *prop = NULL;
 	const char *description = NULL;
-	strs args = {0}, files = {0}, set = {0}, set_string = {0}, set_json = {0}, filters = {0};
+	strs args = {0}, files = {0}, set = {0}, set_string = {0}, set_json = {0}, filters = {0}, crd_labels = {0};
 	int json_out = 0, no_hooks = 0, no_wait = 0, no_jobs = 0, create_ns = 0, replace = 0, take = 1,
 	    force_conflicts = 1, preserve = 0, force = 0, cleanup = 0, max_history = 0, recreate = 0, keep = 0;
 	long timeout = 0;
@@ -175,6 +175,8 @@ int cmd_release(int argc, char **argv)
 			rc = push(&set_json, v);
 		else if (TAKES("--filter"))
 			rc = push(&filters, v);
+		else if (TAKES("--crd-label"))
+			rc = push(&crd_labels, v);
 		else if (TAKES("--field-manager"))
 			manager = v;
 		else if (TAKES("--deletion-propagation"))
@@ -247,7 +249,7 @@ int cmd_release(int argc, char **argv)
 	kube_config_opts ko = {0};
 	kube_config *kcfg = kube_config_load(kubeconfig, &ko, &err);
 	kube_client *kc = NULL;
-	json_t *vals = NULL;
+	json_t *vals = NULL, *crdl = NULL;
 	chart *c = NULL;
 	bh_buf vbufs[MAXLIST];
 	values_file vf[MAXLIST];
@@ -260,6 +262,17 @@ int cmd_release(int argc, char **argv)
 	if (!ns)
 		ns = kcfg->namespace_ && *kcfg->namespace_ ? kcfg->namespace_ : "default";
 	action_config cfg = {kc, manager, log_line, NULL};
+	crdl = json_object();
+	for (size_t i = 0; crdl && i < crd_labels.n; i++) {
+		const char *eq = strchr(crd_labels.v[i], '=');
+		if (!eq) {
+			bh_error_set(&err, BH_EINVAL, "--crd-label wants KEY=VALUE, got \"%s\"", crd_labels.v[i]);
+			goto fail;
+		}
+		char key[256];
+		snprintf(key, sizeof key, "%.*s", (int)(eq - crd_labels.v[i]), crd_labels.v[i]);
+		json_object_set_new(crdl, key, json_string(eq + 1));
+	}
 	action_wait w = {no_wait, no_jobs, timeout};
 	if (needs_chart) {
 		for (size_t i = 0; i < files.n; i++) {
@@ -280,11 +293,11 @@ int cmd_release(int argc, char **argv)
 	}
 	if (!strcmp(action, "install")) {
 		action_install_opts o = {args.v[0], ns, c, vals, crds, create_ns, replace, no_hooks, !take,
-					 force_conflicts, w, description};
+					 force_conflicts, w, description, crdl};
 		rc = action_install(&cfg, &o, &res, &err);
 	} else if (!strcmp(action, "upgrade")) {
 		action_upgrade_opts o = {args.v[0], ns, c, vals, crds, preserve, force, cleanup, no_hooks, !take,
-					 force_conflicts, max_history, w, description};
+					 force_conflicts, max_history, w, description, crdl};
 		rc = action_upgrade(&cfg, &o, &res, &err);
 	} else if (!strcmp(action, "rollback")) {
 		action_rollback_opts o = {args.v[0], ns, args.n == 2 ? atoi(args.v[1]) : 0, recreate, force, cleanup,
@@ -313,6 +326,7 @@ fail:
 	fprintf(stderr, "Error: %s\n", err.msg);
 	rc = 1;
 out:
+	json_decref(crdl);
 	action_result_free(&res);
 	for (size_t i = 0; i < MAXLIST; i++)
 		bh_buf_free(&vbufs[i]);

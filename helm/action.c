@@ -221,7 +221,7 @@ int act_apply_all(const action_config *cfg, const char *rel, const char *ns, obj
 /* ---- CRDs and namespace ------------------------------------------------ */
 
 static int apply_crds(const action_config *cfg, const render_result *rr, action_crds policy, const char *ns,
-		      json_t *objects, bh_error *err)
+		      const json_t *labels, json_t *objects, bh_error *err)
 {
 	static const kube_resource crd_res = {"apiextensions.k8s.io", "v1", "customresourcedefinitions",
 					      "CustomResourceDefinition", 0};
@@ -258,6 +258,14 @@ static int apply_crds(const action_config *cfg, const render_result *rr, action_
 			int existed = rc == 0;
 			if (rc < 0 && rc != BH_ENOTFOUND)
 				break;
+			if (json_object_size(labels)) {
+				json_t *md = json_object_get(l.obj[k], "metadata"), *lb = json_object_get(md, "labels");
+				if (!json_is_object(lb)) {
+					lb = json_object();
+					json_object_set_new(md, "labels", lb);
+				}
+				json_object_update(lb, (json_t *)labels);
+			}
 			if ((rc = act_apply(cfg, l.obj[k], &l.r[k], 1, 0, err)) < 0) {
 				bh_error_prefix(err, "failed to install CRD %s", rr->crds[i].path);
 				break;
@@ -458,7 +466,7 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	if ((rc = act_render(cfg, o->chart, o->values, o->name, o->namespace_, version, 0, &rr, &chart_json, err)) < 0)
 		goto out;
 	if ((rc = apply_crds(cfg, &rr, o->crds == ACTION_CRDS_DEFAULT ? ACTION_CRDS_CREATE : o->crds, o->namespace_,
-			     act_objects(res), err)) < 0)
+			     o->crd_labels, act_objects(res), err)) < 0)
 		goto out;
 	if ((rc = objlist_parse(cfg->kc, rr.manifest, o->namespace_, 0, &tgt, err)) < 0)
 		goto out;
@@ -575,7 +583,7 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	if ((rc = act_render(cfg, o->chart, vals, o->name, o->namespace_, version, 1, &rr, &chart_json, err)) < 0)
 		goto out;
 	if (o->crds != ACTION_CRDS_DEFAULT &&
-	    (rc = apply_crds(cfg, &rr, o->crds, o->namespace_, act_objects(res), err)) < 0)
+	    (rc = apply_crds(cfg, &rr, o->crds, o->namespace_, o->crd_labels, act_objects(res), err)) < 0)
 		goto out;
 	if ((rc = objlist_parse(cfg->kc, rr.manifest, o->namespace_, 0, &tgt, err)) < 0)
 		goto out;

@@ -71,6 +71,8 @@ typedef struct action_install_opts {
 	int force_conflicts;       /* SSA force (Flux: on) */
 	action_wait wait;
 	const char *description;   /* NULL = "Install complete" */
+	const json_t *crd_labels;  /* labels added to CRDs from crds/ (Flux:
+				    * helm.toolkit.fluxcd.io/name, -/namespace); may be NULL */
 } action_install_opts;
 
 typedef struct action_upgrade_opts {
@@ -88,6 +90,7 @@ typedef struct action_upgrade_opts {
 	int max_history;           /* 0 = unlimited */
 	action_wait wait;
 	const char *description;   /* NULL = "Upgrade complete" */
+	const json_t *crd_labels;  /* as for install */
 } action_upgrade_opts;
 
 typedef struct action_rollback_opts {

@@ -30,8 +30,10 @@ bh release upgrade hk "$CH" -n c $NOH
 [ "$(crd_singular)" = widgetx ] || e2e_fail "upgrade (default Skip) touched the CRD"
 bh release upgrade hk "$CH" -n c $NOH --crds create
 [ "$(crd_singular)" = widgetx ] || e2e_fail "--crds create replaced an existing CRD"
-bh release upgrade hk "$CH" -n c $NOH --crds create-replace
+bh release upgrade hk "$CH" -n c $NOH --crds create-replace --crd-label helm.toolkit.fluxcd.io/name=hk
 [ "$(crd_singular)" = widget ] || e2e_fail "--crds create-replace did not update the CRD"
+[ "$(kubectl get crd widgets.example.com -o jsonpath='{.metadata.labels.helm\.toolkit\.fluxcd\.io/name}')" = hk ] ||
+	e2e_fail "CRD labels (Flux's helm.toolkit.fluxcd.io/name) not applied"
 helm get manifest hk -n c | grep -q CustomResourceDefinition && e2e_fail "CRD stored in the release manifest"
 bh release uninstall hk -n c $NOH
 kubectl get crd widgets.example.com >/dev/null 2>&1 || e2e_fail "uninstall deleted the CRD (Helm never does)"
