@@ -21,5 +21,7 @@ set --
 if [ -x "$build/tests/conformance/run_vectors" ]; then
 	set -- --inproc "$build/tests/conformance/run_vectors"
 fi
+# deep include recursion in the sanitizer build needs a larger stack (see run_vectors.sh)
+ulimit -s 131072 2>/dev/null || ulimit -s unlimited 2>/dev/null || :
 exec python3 "$src/tests/conformance/run_vectors_cli.py" "$@" "$build/cli/bulkhead" \
 	"$corpus/lang.jsonl" "$corpus/funcs.jsonl"
