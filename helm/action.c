@@ -81,6 +81,12 @@ json_t *act_hooks(action_result *res)
 
 /* ---- applying ---------------------------------------------------------- */
 
+int act_is_csa(const json_t *rel)
+{
+	const char *m = json_string_value(json_object_get(rel, "apply_method"));
+	return !m || strcmp(m, "ssa");
+}
+
 int act_apply(const action_config *cfg, json_t *obj, const kube_resource *r, int force_conflicts, int replace,
 	      bh_error *err)
 {
@@ -199,13 +205,92 @@ int act_check_conflicts(const action_config *cfg, const char *rel, const char *n
 	return rc;
 }
 
+static void fields_union(json_t *dst, const json_t *src)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)src, k, v) {
+		json_t *d = json_object_get(dst, k);
+		if (!d)
+			json_object_set_new(dst, k, json_deep_copy(v));
+		else if (json_is_object(d) && json_is_object(v))
+			fields_union(d, v);
+	}
+}
+
+/* Helm 4's client-side to server-side apply transition (csaupgrade
+ * UpgradeManagedFieldsPatch): the field manager's Update entries of the live
+ * object are merged into its Apply entry, so that server-side apply then
+ * owns — and prunes — what client-side apply set. A JSON patch guarded by
+ * the resourceVersion. Objects without such entries are left alone. */
+static int csa_to_ssa(const action_config *cfg, const json_t *obj, const kube_resource *r, bh_error *err)
+{
+	const char *mgr = act_manager(cfg), *ns = r->namespaced ? obj_ns(obj) : NULL;
+	json_t *live = NULL, *mf, *e, *keep, *apply = NULL, *patch;
+	size_t i;
+	int rc, found = 0;
+	rc = kube_get(cfg->kc, r, ns, obj_name(obj), NULL, &live, err);
+	if (rc == BH_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return rc;
+	mf = json_object_get(json_object_get(live, "metadata"), "managedFields");
+	keep = json_array();
+	json_array_foreach(mf, i, e) {
+		const char *m = json_string_value(json_object_get(e, "manager"));
+		const char *op = json_string_value(json_object_get(e, "operation"));
+		const char *sub = json_string_value(json_object_get(e, "subresource"));
+		if (!m || strcmp(m, mgr) || (sub && *sub)) {
+			json_array_append(keep, e);
+			continue;
+		}
+		if (op && !strcmp(op, "Update"))
+			found = 1;
+		if (!apply) {
+			apply = json_deep_copy(e);
+			json_object_set_new(apply, "operation", json_string("Apply"));
+			json_object_set(apply, "apiVersion", json_object_get(live, "apiVersion"));
+			if (!json_is_object(json_object_get(apply, "fieldsV1")))
+				json_object_set_new(apply, "fieldsV1", json_object());
+		} else {
+			fields_union(json_object_get(apply, "fieldsV1"), json_object_get(e, "fieldsV1"));
+		}
+	}
+	if (found) {
+		json_array_append_new(keep, apply);
+		apply = NULL;
+		patch = json_pack("[{s:s,s:s,s:O},{s:s,s:s,s:O}]", "op", "test", "path", "/metadata/resourceVersion", "value",
+				  json_object_get(json_object_get(live, "metadata"), "resourceVersion"), "op", "replace", "path",
+				  "/metadata/managedFields", "value", keep);
+		char *text = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
+		json_t *out = NULL;
+		kube_write_opts wo = {mgr, 0, 0, NULL};
+		rc = text ? kube_patch(cfg->kc, r, ns, obj_name(obj), KUBE_PATCH_JSON, text, &wo, &out, err)
+			  : bh_error_set(err, BH_ENOMEM, "out of memory");
+		free(text);
+		json_decref(out);
+		json_decref(patch);
+		if (rc < 0)
+			bh_error_prefix(err, "upgrading managed fields of %s %s to server-side apply", obj_kind(obj),
+					obj_name(obj));
+	}
+	json_decref(apply);
+	json_decref(keep);
+	json_decref(live);
+	return rc;
+}
+
 /* Applies the target objects with ownership metadata; reports create or
- * update by exists[]. */
+ * update by exists[]. from_csa: the previous release was applied
+ * client-side (apply_method "" or "csa"): move field ownership first. */
 int act_apply_all(const action_config *cfg, const char *rel, const char *ns, objlist *tgt,
-		  const unsigned char *exists, int force_conflicts, int replace, json_t *objects, bh_error *err)
+		  const unsigned char *exists, int force_conflicts, int replace, int from_csa, json_t *objects,
+		  bh_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < tgt->n && rc == 0; i++) {
+		if (from_csa && exists[i] && !replace && (rc = csa_to_ssa(cfg, tgt->obj[i], &tgt->r[i], err)) < 0)
+			break;
 		obj_set_owner(tgt->obj[i], rel, ns);
 		if ((rc = act_apply(cfg, tgt->obj[i], &tgt->r[i], force_conflicts, replace, err)) < 0) {
 			char desc[600];
@@ -495,8 +580,8 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-install", act_timeout(&o->wait), res, err)) < 0)
 		goto failed;
 	act_log(cfg, "applying %zu object(s)", tgt.n);
-	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, o->force_conflicts, 0, act_objects(res),
-				err)) < 0)
+	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, o->force_conflicts, 0, 0,
+				act_objects(res), err)) < 0)
 		goto failed;
 	if ((rc = act_wait(cfg, &tgt, &o->wait, err)) < 0)
 		goto failed;
@@ -613,7 +698,7 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 		goto failed;
 	act_log(cfg, "applying %zu object(s)", tgt.n);
 	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, o->force_conflicts, o->force,
-				act_objects(res), err)) < 0)
+				act_is_csa(cur), act_objects(res), err)) < 0)
 		goto failed;
 	if ((rc = act_delete_removed(cfg, &old, &tgt, act_objects(res), err)) < 0)
 		goto failed;

@@ -27,8 +27,11 @@ int act_delete_removed(const action_config *cfg, const objlist *old, const objli
 		       bh_error *err);
 int act_check_conflicts(const action_config *cfg, const char *rel, const char *ns, const objlist *tgt,
 			const objlist *old, int take_ownership, const char *what, unsigned char *exists, bh_error *err);
+/* 1 when rel was applied client-side (apply_method "" or "csa"). */
+int act_is_csa(const json_t *rel);
 int act_apply_all(const action_config *cfg, const char *rel, const char *ns, objlist *tgt,
-		  const unsigned char *exists, int force_conflicts, int replace, json_t *objects, bh_error *err);
+		  const unsigned char *exists, int force_conflicts, int replace, int from_csa, json_t *objects,
+		  bh_error *err);
 int act_render(const action_config *cfg, chart *c, const json_t *values, const char *name, const char *ns,
 	       int revision, int is_upgrade, render_result *rr, json_t **chart_json, bh_error *err);
 json_t *act_release_new(const chart *c, const json_t *chart_json, const render_result *rr, const char *name,

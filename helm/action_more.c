@@ -133,7 +133,8 @@ int action_rollback(const action_config *cfg, const action_rollback_opts *o, act
 	act_report_release(res, rel);
 	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-rollback", act_timeout(&o->wait), res, err)) < 0)
 		goto failed;
-	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, 1, o->force, act_objects(res), err)) < 0)
+	if ((rc = act_apply_all(cfg, o->name, o->namespace_, &tgt, exists, 1, o->force, act_is_csa(cur),
+				act_objects(res), err)) < 0)
 		goto failed;
 	if ((rc = act_delete_removed(cfg, &old, &tgt, act_objects(res), err)) < 0)
 		goto failed;

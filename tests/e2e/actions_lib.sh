@@ -80,6 +80,7 @@ extra: false
 kept: true
 workJob: 0
 lookup: false
+oldKey: false
 preUpgradeJob: false
 jobExit: 0
 jobDeletePolicy: hook-succeeded
@@ -93,6 +94,9 @@ metadata:
   name: {{ .Release.Name }}-main
 data:
   value: {{ .Values.data | quote }}
+{{- if .Values.oldKey }}
+  old: x
+{{- end }}
 {{- if .Values.kept }}
 ---
 apiVersion: v1

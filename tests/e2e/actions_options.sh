@@ -166,6 +166,19 @@ got=$(kubectl get cm hk-lookup -n lk -o jsonpath='{.data}')
 e2e_expect_contains "$want" 'seen' "helm's lookup"
 [ "$got" = "$want" ] || e2e_fail "lookup results differ from helm's: helm $want, bulkhead $got"
 
+echo "== a release applied client-side (helm --server-side=false) moves to server-side apply"
+kubectl create namespace csa >/dev/null
+hm install hk "$CH" -n csa $NOH --server-side=false --set oldKey=true
+mf=$(kubectl get cm hk-main -n csa -o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation}{" "}{end}')
+[ "$mf" = "helm/Update " ] || e2e_fail "helm's client-side install: $mf"
+bh release upgrade hk "$CH" -n csa $NOH --field-manager helm
+[ -z "$(kubectl get cm hk-main -n csa -o jsonpath='{.data.old}')" ] ||
+	e2e_fail "a key dropped from the chart stayed after the move to server-side apply"
+mf=$(kubectl get cm hk-main -n csa -o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation}{" "}{end}')
+[ "$mf" = "helm/Apply " ] || e2e_fail "managed fields after the move: $mf"
+hm upgrade hk "$CH" -n csa $NOH --set data=again
+[ "$(kubectl get cm hk-main -n csa -o jsonpath='{.data.value}')" = again ] || e2e_fail "helm continues after the move"
+
 echo "== maxHistory"
 for i in 1 2 3 4; do bh release upgrade hk "$CH" -n pv $NOH --set data=h$i --max-history 3; done
 expect_versions pv hk "5:superseded 6:superseded 7:deployed"
