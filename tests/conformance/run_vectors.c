@@ -10,6 +10,7 @@
  * --write-known-failures rewrites the file with every current failure. */
 #include <ctype.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,11 @@
 #include "lib/yaml.h"
 #include "tmpl/helmctx.h"
 #include "tmpl/tmpl.h"
+
+/* The vectors run on a thread with this much stack, and engines may use
+ * VECTOR_STACK_BUDGET of it (see run_one and main). */
+#define VECTOR_THREAD_STACK ((size_t)256 << 20)
+#define VECTOR_STACK_BUDGET ((size_t)192 << 20)
 
 typedef struct known {
 	char *id;
@@ -279,6 +285,13 @@ static void run_one(json_t *v, result *res)
 	if (rc == 0) {
 		e = tmpl_engine_new(&err);
 		tmpl_value root;
+		/* vectors run on a big thread stack (see main): let the engine use
+		 * it, so sanitizer builds (larger frames) still reach Helm's own
+		 * recursion limits first */
+		tmpl_limits lim;
+		tmpl_limits_default(&lim);
+		lim.max_stack = VECTOR_STACK_BUDGET;
+		tmpl_engine_set_limits(e, &lim);
 		/* parse in Helm's order */
 		char **names = calloc(ntn + 2, sizeof(char *));
 		const char **srcs = calloc(ntn + 2, sizeof(char *));
@@ -374,7 +387,37 @@ static void run_one(json_t *v, result *res)
 	free(tnames);
 }
 
+static int real_main(int argc, char **argv);
+
+struct main_args {
+	int argc;
+	char **argv;
+	int rc;
+};
+
+static void *main_thread(void *p)
+{
+	struct main_args *a = p;
+	a->rc = real_main(a->argc, a->argv);
+	return NULL;
+}
+
 int main(int argc, char **argv)
+{
+	pthread_attr_t at;
+	pthread_t th;
+	struct main_args a = {argc, argv, 2};
+	if (pthread_attr_init(&at) || pthread_attr_setstacksize(&at, VECTOR_THREAD_STACK) ||
+	    pthread_create(&th, &at, main_thread, &a)) {
+		fprintf(stderr, "run_vectors: cannot start the worker thread\n");
+		return 2;
+	}
+	pthread_join(th, NULL);
+	pthread_attr_destroy(&at);
+	return a.rc;
+}
+
+static int real_main(int argc, char **argv)
 {
 	int write_known = 0, verbose = 0, ai = 1, unlisted = 0;
 	const char *only = NULL;
