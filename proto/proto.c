@@ -294,6 +294,7 @@ void proto_result_free(proto_result *r)
 	free(s->first_deployed);
 	free(s->last_deployed);
 	json_decref((json_t *)r->status);
+	json_decref((json_t *)r->events);
 	memset(r, 0, sizeof *r);
 }
 
@@ -330,7 +331,7 @@ static int get_str(json_t *o, const char *key, char **dst, size_t max, int requi
 }
 
 /* ---- RESULT status: a catalogue of what a worker may write ---- */
-enum { V_STR, V_INT, V_CONDS, V_HISTORY, V_TESTHOOKS };
+enum { V_STR, V_INT, V_CONDS, V_HISTORY, V_TESTHOOKS, V_EVENTS };
 typedef struct vfield {
 	const char *key;
 	int kind;
@@ -341,6 +342,7 @@ typedef struct vfield {
 static const char *const cond_types[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled", NULL};
 static const char *const cond_status[] = {"True", "False", "Unknown", NULL};
 static const char *const actions[] = {"install", "upgrade", NULL};
+static const char *const event_types[] = {"Normal", "Warning", NULL};
 
 static const vfield status_fields[] = {
 	{"conditions", V_CONDS, 6, NULL},
@@ -381,6 +383,18 @@ static const vfield snap_fields[] = {
 	{"deleted", V_STR, 64, NULL},
 	{"ociDigest", V_STR, 256, NULL},
 	{"testHooks", V_TESTHOOKS, PROTO_MAX_TEST_HOOKS, NULL},
+	{NULL, 0, 0, NULL},
+};
+static const vfield event_fields[] = {
+	{"type", V_STR, 8, event_types},
+	{"reason", V_STR, 64, NULL}, /* CamelCase, checked below */
+	{"message", V_STR, 4 * PROTO_MAX_TEXT, NULL},
+	{"revision", V_STR, 256, NULL},
+	{"token", V_STR, 256, NULL},
+	{NULL, 0, 0, NULL},
+};
+static const vfield result_fields[] = {
+	{"events", V_EVENTS, PROTO_MAX_EVENTS, NULL},
 	{NULL, 0, 0, NULL},
 };
 static const vfield hook_fields[] = {
@@ -435,6 +449,7 @@ static int v_value(const json_t *v, const vfield *f, const char *where, json_t *
 		break;
 	case V_CONDS:
 	case V_HISTORY:
+	case V_EVENTS:
 		if (!json_is_array(v))
 			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s is not an array", where, f->key);
 		if (json_array_size(v) > f->max)
@@ -444,11 +459,19 @@ static int v_value(const json_t *v, const vfield *f, const char *where, json_t *
 		json_array_foreach(v, i, x) {
 			json_t *c;
 			snprintf(sub, sizeof sub, "%s.%s[%zu]", where, f->key, i);
-			if (v_object(x, f->kind == V_CONDS ? cond_fields : snap_fields, sub, &c, err) < 0) {
+			if (v_object(x, f->kind == V_CONDS ? cond_fields : f->kind == V_EVENTS ? event_fields : snap_fields, sub,
+				     &c, err) < 0) {
 				json_decref(arr);
 				return err->code;
 			}
-			if (f->kind == V_CONDS) {
+			if (f->kind == V_EVENTS) {
+				if (!json_is_string(json_object_get(c, "type")) || !json_is_string(json_object_get(c, "message")) ||
+				    !v_camel(json_string_value(json_object_get(c, "reason")) ? json_string_value(json_object_get(c, "reason")) : "")) {
+					json_decref(c);
+					json_decref(arr);
+					return bh_error_set(err, BH_EPROTO, "RESULT: %s needs type, message and a CamelCase reason", sub);
+				}
+			} else if (f->kind == V_CONDS) {
 				size_t j;
 				json_t *y;
 				if (json_object_size(c) != 5 || !v_camel(json_string_value(json_object_get(c, "reason")))) {
@@ -593,6 +616,16 @@ int proto_result_decode(const unsigned char *p, size_t n, proto_result *out, bh_
 			rc = bh_error_set(err, BH_EPROTO, "RESULT: requeue must be interval, now or never");
 			goto done;
 		}
+	}
+	v = json_object_get(root, "events");
+	if (v) {
+		json_t *wrap = json_pack("{s:O}", "events", v), *ev = NULL;
+		rc = v_object(wrap, result_fields, "", &ev, err);
+		json_decref(wrap);
+		if (rc < 0)
+			goto done;
+		out->events = json_incref(json_object_get(ev, "events"));
+		json_decref(ev);
 	}
 	v = json_object_get(root, "status");
 	if (v) {

@@ -96,6 +96,10 @@ int proto_seccomp_decode(const unsigned char *p, size_t n, uint32_t *nr, uint32_
  *              "lastAttemptedRevision","lastAttemptedConfigDigest",
  *              "lastAppliedRevision","lastHandledForceAt",
  *              "lastHandledResetAt": strings}
+ *   "events": [{"type":"Normal"|"Warning","reason","message",
+ *               "revision","token"}] (at most PROTO_MAX_EVENTS; Kubernetes
+ *               Events of the actions run, with Flux's revision/token
+ *               annotations)
  * Every key is checked against this catalogue; the decoded status is a
  * fresh copy holding only validated members. */
 typedef struct proto_snapshot {
@@ -106,6 +110,7 @@ typedef struct proto_snapshot {
 
 #define PROTO_MAX_HISTORY 10
 #define PROTO_MAX_TEST_HOOKS 64
+#define PROTO_MAX_EVENTS 8
 
 enum proto_requeue { PROTO_REQUEUE_INTERVAL = 0, PROTO_REQUEUE_NOW, PROTO_REQUEUE_NEVER };
 
@@ -118,6 +123,7 @@ typedef struct proto_result {
 	proto_snapshot release;
 	int requeue;     /* enum proto_requeue */
 	void *status;    /* json_t * (validated copy) or NULL; freed by proto_result_free */
+	void *events;    /* json_t * array (validated copy) or NULL; likewise */
 } proto_result;
 
 int proto_result_decode(const unsigned char *p, size_t n, proto_result *r, bh_error *err);

@@ -592,6 +592,7 @@ static void finish(kube_client *kc, sv_job *j)
 		o.release = j->result.has_release ? &j->result.release : NULL;
 		o.revision = j->result.has_release ? j->result.release.chart_version : NULL;
 		o.wstatus = j->result.status;
+		o.events = j->result.events;
 	} else if (WIFSIGNALED(j->wstatus)) {
 		o.reason = "WorkerCrashed";
 		snprintf(msg, sizeof msg, "worker %s before reporting a result", how);

@@ -229,7 +229,25 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 	json_decref(out);
 	if (rc < 0)
 		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
-	if (o->event) {
+	if (o->event && json_array_size(o->events) > 0) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(o->events, i, x) {
+			json_t *an = json_object();
+			const char *rev = json_string_value(json_object_get(x, "revision"));
+			const char *tok = json_string_value(json_object_get(x, "token"));
+			kube_event ev = {json_string_value(json_object_get(x, "type")), json_string_value(json_object_get(x, "reason")),
+					 json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL, an};
+			bh_error e2;
+			if (rev)
+				json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
+			if (tok)
+				json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
+			if (kube_event_create(kc, hr, &ev, &e2) < 0)
+				fprintf(stderr, "bulkheadd: event for %s/%s: %s\n", ns, name, e2.msg);
+			json_decref(an);
+		}
+	} else if (o->event) {
 		kube_event ev = {o->ready ? "Normal" : "Warning", o->reason, o->message, NULL, "helm-controller", NULL, NULL};
 		bh_error e2;
 		if (kube_event_create(kc, hr, &ev, &e2) < 0)

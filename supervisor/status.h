@@ -2,7 +2,12 @@
  * .status (conditions Ready/Released with Flux's reasons and
  * lastTransitionTime kept while the status does not change,
  * observedGeneration, lastAttempted*, history newest-first, storageNamespace,
- * helmChart) through the status subresource, and a Kubernetes Event. */
+ * helmChart) through the status subresource, and Kubernetes Events.
+ * A worker that ran the release state machine computes the conditions,
+ * history and counters itself (proto RESULT "status", validated); the
+ * supervisor keeps lastTransitionTime, sets observedGeneration (Ready or
+ * Stalled), lastAttemptedGeneration, lastHandledReconcileAt, helmChart and
+ * storageNamespace, and records the worker's events. */
 #ifndef BH_SUPERVISOR_STATUS_H
 #define BH_SUPERVISOR_STATUS_H
 
@@ -29,6 +34,8 @@ typedef struct sv_outcome {
 					* (proto_result.status, validated), or NULL:
 					* its conditions replace the owned ones, its
 					* fields replace the catalogue's fields */
+	const json_t *events;          /* the worker's events (proto_result.events)
+					* recorded instead of the single one, or NULL */
 } sv_outcome;
 
 extern const kube_resource sv_helmrelease_resource;

@@ -42,6 +42,7 @@ typedef struct ctx {
 	int force;
 	struct timespec t0;
 	rc_requeue requeue;
+	json_t *events; /* Kubernetes Events of the actions run */
 } ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -252,6 +253,25 @@ static void summarize(ctx *c)
 		snprintf(msg, sizeof msg, "%s", sget(best, "message"));
 		cond_setg(c, "Ready", status, reason, msg, c->gen);
 	}
+}
+
+/* An Event with the condition an action just set (Flux's AnnotatedEventf:
+ * revision = chart version, token = config digest). */
+static void record(ctx *c, const char *cond, int warning)
+{
+	json_t *x = cond_get(c, cond), *h = json_array_get(json_object_get(c->st, "history"), 0);
+	const char *rev = h ? sget(h, "chartVersion") : c->chart_version;
+	const char *tok = h ? sget(h, "configDigest") : c->cdigest;
+	json_t *ev;
+	if (!x || json_array_size(c->events) >= 8)
+		return;
+	ev = json_pack("{s:s,s:s,s:s}", "type", warning ? "Warning" : "Normal", "reason", sget(x, "reason"), "message",
+		       sget(x, "message"));
+	if (ev && *rev)
+		json_object_set_new(ev, "revision", json_string(rev));
+	if (ev && *tok)
+		json_object_set_new(ev, "token", json_string(tok));
+	json_array_append_new(c->events, ev);
 }
 
 /* ---- remediation (api/v2 helmrelease_types.go) ----------------------------------------- */
@@ -540,6 +560,7 @@ static int release_outcome(ctx *c, int install, int rc, action_result *res, cons
 			 "Helm %s failed for release %s/%s with chart %s@%s: %s", verb, c->ns, c->name, c->chart_name,
 			 c->chart_version, e->msg);
 		st_set_int(c, "failures", st_int(c, "failures") + 1);
+		record(c, "Released", 1);
 		if (!res->release) {
 			*err = *e;
 			return rc;
@@ -553,6 +574,7 @@ static int release_outcome(ctx *c, int install, int rc, action_result *res, cons
 		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
 		cond_set(c, "Released", "True", install ? "InstallSucceeded" : "UpgradeSucceeded",
 			 "Helm %s succeeded for release %s with chart %s", verb, full, ch);
+		record(c, "Released", 0);
 		if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(latest(c)))
 			cond_set(c, "TestSuccess", install ? "False" : "Unknown", "Pending",
 				 "Helm release %s with chart %s is awaiting tests", full, ch);
@@ -661,6 +683,7 @@ static int run_test(ctx *c, bh_error *err)
 		remediation r;
 		cond_set(c, "TestSuccess", "False", "TestFailed", "Helm test failed for release %s with chart %s: %s", full,
 			 ch, e.msg);
+		record(c, "TestSuccess", 1);
 		st_set_int(c, "failures", st_int(c, "failures") + 1);
 		if (active_remediation(c, &r) && !r.ignore_tests)
 			count_failure(c, &r);
@@ -679,6 +702,7 @@ static int run_test(ctx *c, bh_error *err)
 			snprintf(hooks, sizeof hooks, "no test hooks");
 		cond_set(c, "TestSuccess", "True", "TestSucceeded", "Helm test succeeded for release %s with chart %s: %s",
 			 full, ch, hooks);
+		record(c, "TestSuccess", 0);
 	}
 	return 0;
 }
@@ -711,12 +735,14 @@ static int run_unlock(ctx *c, bh_error *err)
 	if (rc < 0) {
 		cond_set(c, "Released", "False", "PendingRelease", "Unlock of Helm release %s with chart %s in %s state failed: %s",
 			 full, ch, was, e.msg);
+		record(c, "Released", 1);
 		st_set_int(c, "failures", st_int(c, "failures") + 1);
 		*err = e;
 		return rc;
 	}
 	cond_set(c, "Released", "False", "PendingRelease", "Unlocked Helm release %s with chart %s in %s state", full, ch,
 		 was);
+	record(c, "Released", 0);
 	return 0;
 }
 
@@ -746,6 +772,7 @@ static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
 		action_result_free(&res);
 		cond_set(c, "Remediated", "False", "RollbackFailed", "Helm rollback to previous release %s with chart %s failed: %s",
 			 full, ch, e.msg);
+		record(c, "Remediated", 1);
 		st_set_int(c, "failures", st_int(c, "failures") + 1);
 		if (!wrote) {
 			*err = e;
@@ -756,6 +783,7 @@ static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
 	action_result_free(&res);
 	cond_set(c, "Remediated", "True", "RollbackSucceeded", "Helm rollback to previous release %s with chart %s succeeded",
 		 full, ch);
+	record(c, "Remediated", 0);
 	return 0;
 }
 
@@ -788,12 +816,14 @@ static int run_uninstall_remediation(ctx *c, bh_error *err)
 	if (rc < 0) {
 		cond_set(c, "Remediated", "False", "UninstallFailed",
 			 "Helm uninstall remediation for release %s with chart %s failed: %s", full, ch, e.msg);
+		record(c, "Remediated", 1);
 		st_set_int(c, "failures", st_int(c, "failures") + 1);
 		*err = e;
 		return rc;
 	}
 	cond_set(c, "Remediated", "True", "UninstallSucceeded",
 		 "Helm uninstall remediation for release %s with chart %s succeeded", full, ch);
+	record(c, "Remediated", 0);
 	return 0;
 }
 
@@ -1052,6 +1082,8 @@ static json_t *result_build(ctx *c, int deleting)
 	r = json_pack("{s:b,s:s,s:s,s:s,s:o}", "ready", !strcmp(status, "True"), "reason",
 		      ready && *sget(ready, "reason") ? sget(ready, "reason") : "Unknown", "message",
 		      ready ? sget(ready, "message") : "", "requeue", rq[c->requeue], "status", st);
+	if (r && json_array_size(c->events))
+		json_object_set(r, "events", c->events);
 	if (r && deleting)
 		json_object_set_new(r, "action", json_string("uninstall"));
 	else if (r && *sget(c->st, "lastAttemptedReleaseAction"))
@@ -1081,6 +1113,7 @@ static int run_delete(ctx *c, bh_error *err)
 			 full, ch, e.msg);
 		cond_set(c, "Ready", "False", "UninstallFailed", "Helm uninstall failed for release %s with chart %s: %s", full,
 			 ch, e.msg);
+		record(c, "Released", 1);
 		*err = e;
 		return rc;
 	}
@@ -1088,6 +1121,7 @@ static int run_delete(ctx *c, bh_error *err)
 		 full, ch);
 	cond_set(c, "Ready", "True", "UninstallSucceeded", "Helm uninstall succeeded for release %s with chart %s", full,
 		 ch);
+	record(c, "Released", 0);
 	return 0;
 }
 
@@ -1115,7 +1149,8 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	status = json_object_get(in->hr, "status");
 	c.st = json_is_object(status) ? json_deep_copy(status) : json_object();
 	c.values = json_object_get(c.spec, "values");
-	if (!c.st)
+	c.events = json_array();
+	if (!c.st || !c.events)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (in->deleting) { /* no chart: the release as stored is uninstalled */
 		rc = run_delete(&c, &e);
@@ -1175,6 +1210,7 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 out:
 	*result = result_build(&c, in->deleting);
 	json_decref(c.st);
+	json_decref(c.events);
 	if (!*result)
 		return bh_error_set(err, BH_ENOMEM, "out of memory building the result");
 	return 0;

@@ -52,6 +52,13 @@ helm history web -n team-m 2>/dev/null | grep -q "Rollback to 3" || sk_fail "no 
 	|| sk_fail "history[0]: $(rl_status team-m web '{.status.history[0]}')"
 [ "$(kubectl get cm web-config -n team-m -o jsonpath='{.data.message}')" = one ] || sk_fail "web-config not rolled back"
 [ "$(rl_status team-m web '{.status.observedGeneration}')" = 2 ] || sk_fail "observedGeneration of a stalled object"
+# one Event per action, with Flux's revision/token annotations
+ev=$(kubectl get events -n team-m --field-selector involvedObject.name=web -o jsonpath='{range .items[*]}{.type}/{.reason} {end}')
+for want in Normal/InstallSucceeded Normal/TestSucceeded Warning/UpgradeFailed Normal/RollbackSucceeded; do
+	e2e_expect_contains "$ev" "$want" "events of web"
+done
+[ "$(kubectl get events -n team-m --field-selector involvedObject.name=web,reason=RollbackSucceeded -o jsonpath='{.items[0].metadata.annotations.helm\.toolkit\.fluxcd\.io/revision} {.items[0].metadata.annotations.helm\.toolkit\.fluxcd\.io/token}')" = \
+	"1.0.0 $(rl_status team-m web '{.status.history[0].configDigest}')" ] || sk_fail "event annotations: $(kubectl get events -n team-m -o json | head -c 3000)"
 # stalled: no further attempts until the object changes
 sleep 3
 [ "$(rl_history team-m web | wc -w)" = 5 ] || sk_fail "a stalled release was retried: $(rl_history team-m web)"

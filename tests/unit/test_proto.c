@@ -145,6 +145,7 @@ START_TEST(test_result_status)
 	json_t *st;
 	ck_assert_int_eq(proto_result_decode((const unsigned char *)ok, strlen(ok), &r, &e), 0);
 	ck_assert_int_eq(r.requeue, PROTO_REQUEUE_NOW);
+	ck_assert_ptr_null(r.events);
 	st = r.status;
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(json_array_size(json_object_get(st, "conditions")), 2);
@@ -155,6 +156,14 @@ START_TEST(test_result_status)
 		ck_assert_str_eq(json_string_value(json_object_get(th, "phase")), "Succeeded");
 	}
 	proto_result_free(&r);
+	{
+		const char *ev = "{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"events\":[{\"type\":\"Warning\","
+				 "\"reason\":\"UpgradeFailed\",\"message\":\"a\\nb\",\"revision\":\"1.0.0\",\"token\":\"sha256:00\"}]}";
+		ck_assert_int_eq(proto_result_decode((const unsigned char *)ev, strlen(ev), &r, &e), 0);
+		ck_assert_int_eq(json_array_size((json_t *)r.events), 1);
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get((json_t *)r.events, 0), "revision")), "1.0.0");
+		proto_result_free(&r);
+	}
 #define R(x) "{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"status\":" x "}"
 #define C(t, st, reason) "{\"conditions\":[{\"type\":\"" t "\",\"status\":\"" st "\",\"observedGeneration\":1,\"reason\":\"" reason "\",\"message\":\"\"}]}"
 	static const char *bad[] = {
@@ -175,6 +184,11 @@ START_TEST(test_result_status)
 		R("{\"history\":[{\"name\":\"a\",\"namespace\":\"b\",\"version\":1,\"testHooks\":{\"t\":{\"phase\":1}}}]}"),
 		R("{\"history\":[1,2,3,4,5,6,7,8,9,10,11]}"),
 		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"requeue\":\"later\"}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"events\":[{\"type\":\"Error\",\"reason\":\"A\",\"message\":\"\"}]}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"events\":[{\"type\":\"Normal\",\"reason\":\"a b\",\"message\":\"\"}]}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"events\":[{\"type\":\"Normal\",\"reason\":\"A\"}]}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"events\":[{\"type\":\"Normal\",\"reason\":\"A\",\"message\":\"\",\"x\":1}]}",
+		"{\"ready\":true,\"reason\":\"Ok\",\"message\":\"\",\"events\":[1,2,3,4,5,6,7,8,9]}",
 	};
 #undef R
 #undef C
