@@ -4,7 +4,7 @@
 # left in pending-install (a controller killed mid-action) is unlocked and
 # upgraded; deleting the HelmRelease uninstalls the release (objects and
 # Helm storage gone) before the finalizer is removed; a suspended
-# HelmRelease is let go without an uninstall.
+# HelmRelease is let go without an uninstall; targetNamespace.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -66,4 +66,20 @@ while kubectl get helmrelease kept -n team-l >/dev/null 2>&1; do
 done
 helm status kept -n team-l >/dev/null 2>&1 || sk_fail "the release of a suspended HelmRelease was uninstalled"
 kubectl get deploy kept -n team-l >/dev/null || sk_fail "Deployment kept removed"
+# targetNamespace: release "<targetNamespace>-<name>" in that namespace
+# (created beforehand: without a ServiceAccount the broker keeps the
+# controller's writes to the job's namespaces)
+kubectl create ns team-l-target >/dev/null
+sk_apply_hr team-l tgt app "  targetNamespace: team-l-target
+  storageNamespace: team-l-target"
+r=$(sk_wait_ready team-l tgt 60)
+e2e_expect_contains "$r" "True|InstallSucceeded|Helm install succeeded for release team-l-target/team-l-target-tgt.v1 with chart app@1.0.0" "Ready of tgt"
+helm status team-l-target-tgt -n team-l-target >/dev/null 2>&1 || sk_fail "release team-l-target-tgt not in team-l-target"
+kubectl get deploy team-l-target-tgt -n team-l-target >/dev/null || sk_fail "Deployment not in the target namespace"
+[ "$(rl_status team-l tgt '{.status.storageNamespace} {.status.history[0].namespace} {.status.history[0].name}')" = "team-l-target team-l-target team-l-target-tgt" ] \
+	|| sk_fail "status of tgt: $(rl_status team-l tgt '{.status}')"
+# storage apart from the release namespace is refused clearly (not supported yet)
+sk_apply_hr team-l apart app "  targetNamespace: team-l-target"
+r=$(sk_wait_cond team-l apart False 60)
+e2e_expect_contains "$r" "False|InitFailed|release storage in namespace team-l apart from the release namespace team-l-target is not supported yet" "Ready of apart"
 echo "PASS: finalizer, unlock of a pending release, uninstall on deletion, suspended deletion"
