@@ -111,6 +111,7 @@ typedef struct entry {
 	double not_before;
 	json_int_t sched_gen;
 	int deleting;           /* queued for the uninstall of a deleted object */
+	unsigned retries;       /* consecutive "requeue now" results (backoff) */
 	sv_job *job;
 } entry;
 
@@ -627,9 +628,14 @@ static void finish(kube_client *kc, sv_job *j)
 	}
 	if (e) {
 		e->job = NULL;
+		if (!(j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW))
+			e->retries = 0;
 		if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW) {
-			e->queued = 1; /* Flux's ErrMustRequeue: remediation goes on */
-			e->not_before = now_s() + 1;
+			/* Flux's ErrMustRequeue: remediation goes on, with the
+			 * work queue's exponential backoff (1s, 2s, ... 64s) */
+			e->queued = 1;
+			e->not_before = now_s() + (double)(1u << (e->retries < 6 ? e->retries : 6));
+			e->retries++;
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (!o.ready && j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NEVER) {
 			e->queued = 0; /* stalled until the object changes */

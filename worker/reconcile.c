@@ -14,6 +14,7 @@
 #include "helm/chart.h"
 #include "helm/storage.h"
 #include "worker/snapshot.h"
+#include "worker/values.h"
 
 typedef enum rstate { S_ABSENT, S_UNMANAGED, S_OUTOFSYNC, S_LOCKED, S_UNTESTED, S_INSYNC, S_FAILED } rstate;
 typedef enum rkind { K_NONE, K_INSTALL, K_UPGRADE, K_TEST, K_UNLOCK, K_ROLLBACK, K_UNINSTALL_REM } rkind;
@@ -37,7 +38,7 @@ typedef struct ctx {
 	json_int_t gen;
 	const char *name, *ns;
 	char chart_name[256], chart_version[256];
-	const json_t *values;
+	json_t *values; /* composed: valuesFrom, then .spec.values */
 	char cdigest[SNAPSHOT_DIGEST_MAX];
 	int force;
 	struct timespec t0;
@@ -1148,7 +1149,6 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	c.ns = in->release_ns;
 	status = json_object_get(in->hr, "status");
 	c.st = json_is_object(status) ? json_deep_copy(status) : json_object();
-	c.values = json_object_get(c.spec, "values");
 	c.events = json_array();
 	if (!c.st || !c.events)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -1156,13 +1156,12 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 		rc = run_delete(&c, &e);
 		goto out;
 	}
-	if (c.values && !json_is_object(c.values) && !json_is_null(c.values)) {
-		cond_set(&c, "Ready", "False", "InitFailed", ".spec.values must be an object");
-		goto out;
-	}
-	if (json_array_size(json_object_get(c.spec, "valuesFrom")) > 0) {
-		cond_set(&c, "Ready", "False", "InitFailed", ".spec.valuesFrom is not supported yet by bulkhead");
-		goto out;
+	{
+		const json_t *v = json_object_get(c.spec, "values");
+		if (v && !json_is_object(v) && !json_is_null(v)) {
+			cond_set(&c, "Ready", "False", "InitFailed", ".spec.values must be an object");
+			goto out;
+		}
 	}
 	if (strcmp(in->storage_ns, in->release_ns) != 0) {
 		cond_set(&c, "Ready", "False", "InitFailed",
@@ -1173,6 +1172,12 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	}
 	if (load_chart(&c, &ch, &e) < 0) {
 		cond_set(&c, "Ready", "False", "ArtifactFailed", "Could not load chart: %s", e.msg);
+		goto out;
+	}
+	if (worker_values_compose(in->kc, sget(c.md, "namespace"), c.spec, &c.values, &e) < 0) {
+		cond_set(&c, "Ready", "False", "ValuesError", "%s", e.msg);
+		record(&c, "Ready", 1);
+		chart_free(ch);
 		goto out;
 	}
 	snprintf(c.chart_name, sizeof c.chart_name, "%s", chart_name(ch) ? chart_name(ch) : "");
@@ -1211,6 +1216,7 @@ out:
 	*result = result_build(&c, in->deleting);
 	json_decref(c.st);
 	json_decref(c.events);
+	json_decref(c.values);
 	if (!*result)
 		return bh_error_set(err, BH_ENOMEM, "out of memory building the result");
 	return 0;

@@ -1,0 +1,136 @@
+/* worker/values.c — see values.h. */
+#include "worker/values.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "helm/release.h"
+#include "helm/strvals.h"
+#include "helm/values.h"
+#include "lib/buf.h"
+
+#define MAX_REFS 64
+
+static const kube_resource configmaps = {"", "v1", "configmaps", "ConfigMap", 1};
+static const kube_resource secrets = {"", "v1", "secrets", "Secret", 1};
+
+static const char *str(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+/* One reference's text: *data (new buffer) or *skip for an optional miss. */
+static int ref_data(kube_client *kc, const char *ns, const json_t *ref, bh_buf *data, int *skip, bh_error *err)
+{
+	const char *kind = str(ref, "kind"), *name = str(ref, "name");
+	const char *key = *str(ref, "valuesKey") ? str(ref, "valuesKey") : "values.yaml";
+	int optional = json_is_true(json_object_get(ref, "optional")), rc;
+	const kube_resource *r;
+	json_t *obj = NULL, *v;
+	bh_error e;
+	*skip = 0;
+	if (!strcmp(kind, "ConfigMap"))
+		r = &configmaps;
+	else if (!strcmp(kind, "Secret"))
+		r = &secrets;
+	else
+		return bh_error_set(err, BH_EINVAL, "unsupported values reference kind '%s' of '%s'", kind, name);
+	if (!*name)
+		return bh_error_set(err, BH_EINVAL, "a values reference of kind %s has no name", kind);
+	if ((rc = kube_get(kc, r, ns, name, NULL, &obj, &e)) < 0) {
+		if (rc == BH_ENOTFOUND && optional) {
+			*skip = 1;
+			return 0;
+		}
+		return bh_error_set(err, rc, "could not resolve %s chart values reference '%s/%s' with key '%s': %s", kind, ns,
+				    name, key, rc == BH_ENOTFOUND ? "not found" : e.msg);
+	}
+	v = json_object_get(json_object_get(obj, "data"), key);
+	if (!json_is_string(v)) {
+		json_decref(obj);
+		if (optional) {
+			*skip = 1;
+			return 0;
+		}
+		return bh_error_set(err, BH_ENOTFOUND, "could not resolve %s chart values reference '%s/%s' with key '%s': key not found",
+				    kind, ns, name, key);
+	}
+	if (r == &secrets)
+		rc = release_base64_decode(json_string_value(v), json_string_length(v), data, &e);
+	else {
+		bh_buf_put(data, json_string_value(v), json_string_length(v));
+		rc = bh_buf_ok(data) ? 0 : bh_error_set(&e, BH_ENOMEM, "out of memory");
+	}
+	json_decref(obj);
+	if (rc < 0)
+		return bh_error_set(err, rc, "could not read %s chart values reference '%s/%s' with key '%s': %s", kind, ns, name,
+				    key, e.msg);
+	return 0;
+}
+
+int worker_values_compose(kube_client *kc, const char *ns, const json_t *spec, json_t **out, bh_error *err)
+{
+	const json_t *refs = json_object_get(spec, "valuesFrom"), *vals = json_object_get(spec, "values");
+	json_t *result = json_object(), *ref, *m;
+	size_t i;
+	*out = NULL;
+	if (refs && !json_is_array(refs)) {
+		json_decref(result);
+		return bh_error_set(err, BH_EINVAL, ".spec.valuesFrom must be a list");
+	}
+	if (json_array_size(refs) > MAX_REFS) {
+		json_decref(result);
+		return bh_error_set(err, BH_ELIMIT, ".spec.valuesFrom has %zu references, limit %d", json_array_size(refs), MAX_REFS);
+	}
+	json_array_foreach(refs, i, ref) {
+		bh_buf data = BH_BUF_INIT;
+		int skip, rc;
+		const char *tp = str(ref, "targetPath");
+		if ((rc = ref_data(kc, ns, ref, &data, &skip, err)) < 0 || skip) {
+			bh_buf_free(&data);
+			if (rc < 0) {
+				json_decref(result);
+				return rc;
+			}
+			continue;
+		}
+		if (*tp) { /* Helm --set syntax: path=value, typed */
+			bh_buf set = BH_BUF_INIT;
+			bh_buf_printf(&set, "%s=", tp);
+			bh_buf_put(&set, data.data ? data.data : "", data.len);
+			rc = strvals_parse_into(bh_buf_str(&set), result, STRVALS_TYPED, NULL, NULL, err);
+			bh_buf_free(&set);
+			if (rc < 0) {
+				bh_buf_free(&data);
+				json_decref(result);
+				return bh_error_prefix(err, "unable to replace values at target path '%s' of %s '%s'", tp,
+						       str(ref, "kind"), str(ref, "name"));
+			}
+		} else {
+			json_t *v = NULL;
+			if ((rc = values_load_yaml(data.data ? data.data : "", data.len, &v, err)) < 0) {
+				bh_buf_free(&data);
+				json_decref(result);
+				return bh_error_prefix(err, "unable to read values from %s '%s' key '%s'", str(ref, "kind"),
+						       str(ref, "name"), *str(ref, "valuesKey") ? str(ref, "valuesKey") : "values.yaml");
+			}
+			m = values_merge_maps(result, v);
+			json_decref(v);
+			json_decref(result);
+			result = m;
+		}
+		bh_buf_free(&data);
+		if (!result)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	if (json_is_object(vals)) {
+		m = values_merge_maps(result, vals);
+		json_decref(result);
+		result = m;
+	}
+	if (!result)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	*out = result;
+	return 0;
+}
