@@ -230,6 +230,11 @@ static int print_value(state *s, const tnode *n, const tmpl_value *v)
 		bh_buf_puts(s->wr, "<no value>");
 		return 0;
 	}
+	if (v->kind == TMPL_OBJECT && v->u.obj->cls->ptr_stringer && v->u.obj->cls->format) {
+		/* the template prints an addressable field: Go finds String() */
+		v->u.obj->cls->format(s->wr, v, 0);
+		return 0;
+	}
 	gofmt_value(s->wr, v);
 	return 0;
 }
@@ -728,6 +733,9 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 		if (cls->field) {
 			tmpl_value v;
 			if (cls->field(receiver, field, &v) == 0) {
+				if (field[0] >= 'a' && field[0] <= 'z')
+					return errorf(s, "%s is an unexported field of struct type %s", field,
+						      type_for_err(receiver));
 				if (has_args)
 					return errorf(s, "%s has arguments but cannot be invoked as function",
 						      field);

@@ -89,6 +89,16 @@ struct tmpl_class {
 	/* 1 when to_json builds a Go struct: its object keys are inserted in
 	 * Go field order and an encoder must keep that order (not sort). */
 	int json_struct;
+	/* Optional: the Go struct's fields in declaration order (unexported
+	 * ones too; `field` must answer every name). When set, fmt prints the
+	 * object as Go prints a struct ({a b}, %+v {A:a B:b}, %#v T{A:"a"},
+	 * other verbs applied to each field) unless `format` is a value
+	 * String() method (ptr_stringer 0). */
+	const char *const *go_fields;
+	/* 1 when String() has a pointer receiver: fmt (print, printf, Sprig's
+	 * toString) of the value prints the struct, only the template's own
+	 * output of the object uses `format`. */
+	int ptr_stringer;
 };
 
 struct tmpl_object {

@@ -524,53 +524,45 @@ static void fmt_float(fstate *f, double v, char verb, int prec)
 		return;
 	}
 	if (f->sharp && verb != 'b') {
-		/* force a decimal point; keep trailing zeros for %g */
-		bh_buf t = BH_BUF_INIT;
-		int digits = 0, saw_dot = 0;
-		size_t i, tail_at = n;
-		if (verb == 'v' || verb == 'g' || verb == 'G' || verb == 'x' || verb == 'X') {
+		/* Go's fmtFloat '#' handling, digit counting included */
+		int digits = 0;
+		if (verb == 'v' || verb == 'g' || verb == 'G' || verb == 'x') {
 			digits = prec;
-			if (digits < 0)
+			if (digits == -1)
 				digits = 6;
 		}
-		if (verb == 'x' || verb == 'X')
-			digits = -1;
-		for (i = 1; i < n; i++) {
+		bh_buf t = BH_BUF_INIT, tail = BH_BUF_INIT;
+		int has_dot = 0, nonzero = 0;
+		size_t i, numlen = n;
+		for (i = 1; i < numlen; i++) {
 			char c = s[i];
 			if (c == '.') {
-				saw_dot = 1;
-			} else if (c == 'p' || c == 'P' || c == 'e' || c == 'E') {
-				tail_at = i;
+				has_dot = 1;
+			} else if (c == 'p' || c == 'P') {
+				bh_buf_put(&tail, s + i, numlen - i);
+				numlen = i;
 				break;
-			} else if (c != 'x' && c != 'X' && c >= '0' && c <= '9' && digits > 0) {
-				/* count significant digits */
+			} else if ((c == 'e' || c == 'E') && verb != 'x' && verb != 'X') {
+				bh_buf_put(&tail, s + i, numlen - i);
+				numlen = i;
+				break;
+			} else {
+				if (c != '0')
+					nonzero = 1;
+				if (nonzero)
+					digits--;
 			}
 		}
-		bh_buf_put(&t, s, tail_at);
-		if (!saw_dot) {
-			if (tail_at == 2 && s[1] == '0' && verb != 'x' && verb != 'X') {
-				/* "0" */
-			}
+		bh_buf_put(&t, s, numlen);
+		if (!has_dot) {
+			if (numlen == 2 && s[1] == '0')
+				digits--;
 			bh_buf_putc(&t, '.');
 		}
-		if (verb == 'g' || verb == 'G' || verb == 'v') {
-			/* pad with zeros to `digits` significant digits */
-			int sig = 0, started = 0;
-			for (size_t k = 1; k < t.len; k++) {
-				char c = t.data[k];
-				if (c >= '0' && c <= '9') {
-					if (c != '0')
-						started = 1;
-					if (started)
-						sig++;
-				}
-			}
-			if (!started)
-				sig = 1;
-			for (; sig < digits; sig++)
-				bh_buf_putc(&t, '0');
-		}
-		bh_buf_put(&t, s + tail_at, n - tail_at);
+		for (; digits > 0; digits--)
+			bh_buf_putc(&t, '0');
+		bh_buf_put(&t, bh_buf_str(&tail), tail.len);
+		bh_buf_free(&tail);
 		bh_buf_free(&num);
 		num = t;
 		s = num.data;
@@ -846,9 +838,45 @@ static int has_string_method(const tmpl_class *cls)
 	return 0;
 }
 
+static void print_struct(fstate *f, const tmpl_value *v, char verb, int depth)
+{
+	const tmpl_class *cls = v->u.obj->cls;
+	if (f->sharpV)
+		bh_buf_puts(f->out, cls->gotype[0] == '*' ? cls->gotype + 1 : cls->gotype);
+	bh_buf_putc(f->out, '{');
+	for (size_t i = 0; cls->go_fields[i]; i++) {
+		tmpl_value fv = tmpl_invalid();
+		if (i > 0)
+			bh_buf_puts(f->out, f->sharpV ? ", " : " ");
+		if (f->plusV || f->sharpV) {
+			bh_buf_puts(f->out, cls->go_fields[i]);
+			bh_buf_putc(f->out, ':');
+		}
+		if (cls->field)
+			cls->field(v, cls->go_fields[i], &fv);
+		print_value(f, &fv, verb, depth + 1);
+	}
+	bh_buf_putc(f->out, '}');
+}
+
 static void print_object(fstate *f, const tmpl_value *v, char verb, int depth)
 {
 	bh_buf tmp = BH_BUF_INIT;
+	const tmpl_class *cls = v->u.obj->cls;
+	if (cls->go_fields && (cls->ptr_stringer || !cls->format)) {
+		if (cls->pointer) {
+			if (depth > 0) {
+				char addr[32];
+				snprintf(addr, sizeof addr, "%p", (void *)v->u.obj);
+				pad(f, addr, strlen(addr));
+				return;
+			}
+			bh_buf_putc(f->out, '&');
+			depth++;
+		}
+		print_struct(f, v, verb, depth);
+		return;
+	}
 	if (depth > 0 && v->u.obj->cls->pointer && !has_string_method(v->u.obj->cls) &&
 	    (verb == 'v' || verb == 'p')) {
 		/* Go prints a nested pointer as its address */
@@ -902,7 +930,7 @@ static void print_value(fstate *f, const tmpl_value *v, char verb, int depth)
 		} else if (f->sharpV) {
 			bh_buf_puts(f->out, "interface {}(nil)");
 		} else {
-			pad(f, "<nil>", 5);
+			bh_buf_puts(f->out, "<nil>"); /* Go writes it unpadded here */
 		}
 		return;
 	case TMPL_BOOL:

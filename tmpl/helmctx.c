@@ -55,7 +55,7 @@ typedef struct kube_version {
 static int kv_field(const tmpl_value *self, const char *name, tmpl_value *out)
 {
 	kube_version *kv = self->u.obj->data;
-	const char *s = strcmp(name, "Version") == 0 ? kv->version
+	const char *s = strcmp(name, "Version") == 0 || strcmp(name, "normalizedVersion") == 0 ? kv->version
 			: strcmp(name, "Major") == 0 ? kv->major
 			: strcmp(name, "Minor") == 0 ? kv->minor : NULL;
 	if (!s)
@@ -91,8 +91,11 @@ static const tmpl_method kv_methods[] = {
 	{NULL, NULL, NULL, NULL},
 };
 
+static const char *const kv_fields[] = {"Version", "normalizedVersion", "Major", "Minor", NULL};
+
+/* String() and GitVersion() have pointer receivers in Helm 4 */
 static const tmpl_class kube_version_class = {
-	"common.KubeVersion", 0, kv_methods, kv_field, kv_format, kv_json, 1,
+	"common.KubeVersion", 0, kv_methods, kv_field, kv_format, kv_json, 1, kv_fields, 1,
 };
 
 static int hv_field(const tmpl_value *self, const char *name, tmpl_value *out)
@@ -109,18 +112,6 @@ static int hv_field(const tmpl_value *self, const char *name, tmpl_value *out)
 	return 0;
 }
 
-static void hv_format(bh_buf *out, const tmpl_value *self, int plus)
-{
-	(void)self;
-	if (plus)
-		bh_buf_puts(out, "{Version:" HELM_VERSION " GitCommit:" HELM_GIT_COMMIT
-				 " GitTreeState:clean GoVersion:" HELM_GO_VERSION
-				 " KubeClientVersion:" HELM_KUBE_CLIENT "}");
-	else
-		bh_buf_puts(out, "{" HELM_VERSION " " HELM_GIT_COMMIT " clean " HELM_GO_VERSION " "
-				 HELM_KUBE_CLIENT "}");
-}
-
 static json_t *hv_json(const tmpl_value *self, bh_error *err)
 {
 	(void)self;
@@ -130,8 +121,11 @@ static json_t *hv_json(const tmpl_value *self, bh_error *err)
 			 HELM_KUBE_CLIENT);
 }
 
+static const char *const hv_fields[] = {"Version", "GitCommit", "GitTreeState", "GoVersion",
+					 "KubeClientVersion", NULL};
+
 static const tmpl_class helm_version_class = {
-	"version.BuildInfo", 0, NULL, hv_field, hv_format, hv_json, 1,
+	"version.BuildInfo", 0, NULL, hv_field, NULL, hv_json, 1, hv_fields, 0,
 };
 
 static int vs_has(tmpl_call *c)
@@ -174,19 +168,6 @@ static int caps_field(const tmpl_value *self, const char *name, tmpl_value *out)
 	return 0;
 }
 
-static void caps_format(bh_buf *out, const tmpl_value *self, int plus)
-{
-	caps *c = self->u.obj->data;
-	bh_buf_puts(out, plus ? "&{APIVersions:" : "&{");
-	gofmt_value(out, &c->api_versions);
-	bh_buf_puts(out, plus ? " KubeVersion:{Version:" : " {");
-	kube_version *kv = c->kube_version.u.obj->data;
-	bh_buf_printf(out, plus ? "%s Major:%s Minor:%s}" : "%s %s %s}", kv->version, kv->major, kv->minor);
-	bh_buf_puts(out, plus ? " HelmVersion:" : " ");
-	hv_format(out, &c->helm_version, plus);
-	bh_buf_putc(out, '}');
-}
-
 static json_t *caps_json(const tmpl_value *self, bh_error *err)
 {
 	caps *c = self->u.obj->data;
@@ -197,8 +178,10 @@ static json_t *caps_json(const tmpl_value *self, bh_error *err)
 	return o;
 }
 
+static const char *const caps_fields[] = {"APIVersions", "KubeVersion", "HelmVersion", NULL};
+
 static const tmpl_class caps_class = {
-	"*common.Capabilities", 1, NULL, caps_field, caps_format, caps_json, 1,
+	"*common.Capabilities", 1, NULL, caps_field, NULL, caps_json, 1, caps_fields, 0,
 };
 
 /* "v1.28.3" / "1.28" -> Version "v1.28.3", Major "1", Minor "28" */
