@@ -369,10 +369,7 @@ static void fmt_qc(fstate *f, uint64_t c)
 	if (r >= 0xD800 && r <= 0xDFFF)
 		r = 0xFFFD;
 	bh_buf_putc(&tmp, '\'');
-	if (f->sharp && r != '\'' && r != '\\' && rune_is_print(r))
-		utf8_put(&tmp, r);
-	else
-		quote_rune_into(&tmp, r, r < 0x80 ? 1 : 2, '\'', f->plus);
+	quote_rune_into(&tmp, r, r < 0x80 ? 1 : 2, '\'', f->plus);
 	bh_buf_putc(&tmp, '\'');
 	pad(f, bh_buf_str(&tmp), tmp.len);
 	bh_buf_free(&tmp);
