@@ -6,7 +6,9 @@ and flags, trim markers, comments, Go builtins) are rendered by the REAL Helm
 CLI (v4.1.4) and written as conformance vectors in the lang.jsonl format
 (expect / errorFull), on stdout.
 
-Usage: HELM=.tools/bin/helm gen_tmpl_diff.py COUNT SEED > tmpl-diff.jsonl
+Usage: HELM=.tools/bin/helm gen_tmpl_diff.py COUNT SEED [printf] > tmpl-diff.jsonl
+(the `printf` mode makes single printf calls with random verbs, flags,
+widths and precisions over values of every type)
 Vectors whose output depends on the harness (pointer addresses, template
 file names) or on Go's 100000-deep template recursion are left out."""
 import json, os, random, subprocess, sys, tempfile, shutil, re
@@ -166,7 +168,23 @@ def render(cases):
             shutil.rmtree(d)
     return res
 
+PF_ARGS = ["0", "1", "-3", "42", "255", "3.5", "-0.5", "1e6", "1e-7", "123456.789", "\"\"", "\"hi\"",
+           "\"日本é\"", "\"a\\tb\"", "true", "false", "nil", ".Values.l", ".Values.m", ".Values.mixed", ".Values.e",
+           ".Values.el", ".Values.nope", ".Values.n", ".Values.big", ".Values.tiny", ".Values.huge", ".Values.negf",
+           "'x'", "1i", "(1.5-2i)", ".Values.ls", ".Values.ms", ".Values.z", ".Values.html", "0x1F", "-0.0",
+           ".Capabilities.KubeVersion", ".Values.lm"]
+def printf_case():
+    def fverb():
+        flags = "".join(R.choice(["+", "-", "#", " ", "0"]) for _ in range(R.randint(0, 3)))
+        w = R.choice(["", "", "1", "5", "12"]); p = R.choice(["", "", ".0", ".1", ".3", ".10", "."])
+        return "%" + flags + w + p + R.choice("vvdsqxXoObeEfFgGtcUT")
+    fmt = "|".join(fverb() for _ in range(R.randint(1, 3)))
+    args = " ".join(R.choice(PF_ARGS) for _ in range(R.randint(1, 3)))
+    return "{{ printf %s %s }}" % (json.dumps(fmt), args)
+
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+if len(sys.argv) > 3 and sys.argv[3] == "printf":
+    template = printf_case
 cases = [template().replace("\"d1\"", "\"d%d\"" % i).replace("BLK\"", "_%d\"" % i) for i in range(n)]
 res = render(cases)
 for i, (src, (out, err)) in enumerate(zip(cases, res)):
