@@ -189,17 +189,41 @@ out:
 
 /* ---- uninstall ---------------------------------------------------------- */
 
+/* Helm 4's UninstallOrder (pkg/release/v1/util/kind_sorter.go); unknown
+ * kinds after the known ones, alphabetically; stable otherwise. */
+static const char *const uninstall_order[] = {
+	"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "APIService", "Ingress", "IngressClass",
+	"Service", "CronJob", "Job", "StatefulSet", "HorizontalPodAutoscaler", "Deployment", "ReplicaSet",
+	"ReplicationController", "Pod", "DaemonSet", "RoleBindingList", "RoleBinding", "RoleList", "Role",
+	"ClusterRoleBindingList", "ClusterRoleBinding", "ClusterRoleList", "ClusterRole", "CustomResourceDefinition",
+	"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "ConfigMap", "SecretList", "Secret",
+	"ServiceAccount", "PodDisruptionBudget", "PodSecurityPolicy", "LimitRange", "ResourceQuota", "NetworkPolicy",
+	"Namespace", "PriorityClass",
+};
+
 struct uorder {
 	size_t i;
 	int key;
+	const char *kind;
 };
 
 static int by_uninstall(const void *a, const void *b)
 {
 	const struct uorder *x = a, *y = b;
+	int c;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
+	if (x->key == 1000 && (c = strcmp(x->kind, y->kind)))
+		return c;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int uninstall_key(const char *kind)
+{
+	for (size_t k = 0; k < sizeof uninstall_order / sizeof uninstall_order[0]; k++)
+		if (!strcmp(uninstall_order[k], kind))
+			return (int)k;
+	return 1000;
 }
 
 static const char *propagation_name(const char *p, bh_error *err)
@@ -269,10 +293,10 @@ int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, a
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < l.n; i++) { /* UninstallOrder: known kinds reversed, unknown last */
-		int k = manifest_install_order(l.r[i].kind);
+	for (size_t i = 0; i < l.n; i++) {
 		ord[i].i = i;
-		ord[i].key = k < 0 ? 1000 : 999 - k;
+		ord[i].kind = l.r[i].kind;
+		ord[i].key = uninstall_key(l.r[i].kind);
 	}
 	qsort(ord, l.n, sizeof *ord, by_uninstall);
 	{

@@ -24,6 +24,19 @@ kubectl create namespace apps >/dev/null || e2e_fail "create namespace"
 # interop NAME CHART KIND/OBJECT JSONPATH "SET-A" "VALUE-A" "SET-B" "VALUE-B" [extra values...]
 #   SET-A/SET-B: --set assignments changing the object field at JSONPATH to
 #   VALUE-A/VALUE-B (the install has neither).
+# the DELETEs of release objects (not hooks, not storage), as "resource name";
+# helm deletes consecutive objects of one kind in parallel: runs sorted
+delete_seq() {
+	grep '^delete ' | grep -v ' secrets sh\.helm\.release\.' | python3 -c 'import sys
+out=[]; run=[]
+for l in sys.stdin.read().splitlines():
+    v,res,name=l.split()[:3]
+    if run and run[0][0]!=res: out.extend(sorted(run)); run=[]
+    run.append((res,name))
+out.extend(sorted(run))
+print("\n".join(r+" "+n for r,n in out))'
+}
+
 # a release record without what differs between two stored versions
 record_norm() {
 	python3 -c 'import json,sys
@@ -90,7 +103,10 @@ $(diff <(echo "$m1") <(echo "$HELM_OUT") | head -20)"
 	expect_versions apps "$name" "1:superseded 2:superseded 3:superseded 4:deployed"
 	expect_history apps "$name" 4 deployed "Rollback to 1"
 	[ "$(kget "$obj" -n apps -o "jsonpath=$path")" = "$v0" ] || e2e_fail "$name: helm rollback did not restore $path"
+	log_mark
 	hm uninstall "$name" -n apps ${HELM_FLAGS[@]+"${HELM_FLAGS[@]}"} --wait --timeout 120s
+	local helm_deletes
+	helm_deletes=$(log_since | delete_seq)
 	expect_versions apps "$name" ""
 	kget "$obj" -n apps >/dev/null && e2e_fail "$name: $obj left after helm uninstall"
 
@@ -115,7 +131,19 @@ print(d)' "${setb%%=*}")" = "${setb#*=}" ] || e2e_fail "$name: values stored by 
 	[ "$(kget "$obj" -n apps -o "jsonpath=$path")" = "$vala" ] || e2e_fail "$name: bulkhead rollback did not restore $path=$vala"
 	hm status "$name" -n apps
 	e2e_expect_contains "$HELM_OUT" "REVISION: 4" "helm status"
-	bh release uninstall "$name" -n apps --timeout 120s
+	log_mark
+	bh release uninstall "$name" -n apps --timeout 120s ${HELM_FLAGS[@]+"${HELM_FLAGS[@]}"}
+	# the objects are deleted in Helm's UninstallOrder (compared on the
+	# objects both releases had: values differ, e.g. a PDB only with replicas > 1)
+	local ours
+	ours=$(log_since | delete_seq)
+	[ "$(echo "$ours" | wc -l)" -ge 2 ] || e2e_fail "$name: no deletions seen: $ours"
+	python3 -c 'import sys
+a=sys.argv[1].splitlines(); b=sys.argv[2].splitlines()
+common=set(a)&set(b)
+sys.exit(0 if [x for x in a if x in common]==[x for x in b if x in common] and len(common)>=2 else 1)' "$helm_deletes" "$ours" ||
+		e2e_fail "$name: uninstall order differs from helm's:
+$(diff <(echo "$helm_deletes") <(echo "$ours"))"
 	expect_versions apps "$name" ""
 	kget "$obj" -n apps >/dev/null && e2e_fail "$name: $obj left after bulkhead uninstall"
 	hm list -n apps -q
