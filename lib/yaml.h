@@ -89,4 +89,17 @@ int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);
  * Ends with a newline like yaml_emit (toYamlPretty trims it). */
 int yaml_emit_pretty(const json_t *v, bh_buf *out, bh_error *err);
 
+/* yaml_emit_pretty for a tree another layer converted from its own values
+ * (the template engine's toYamlPretty). verbatim(leaf): 1 when a string leaf
+ * is written as it is, unquoted (what v3 prints plain for Go values JSON has
+ * no type for: time.Time, NaN and the infinities, uint64 above int64);
+ * ordered(object): 1 when an object keeps its key order (a Go struct, keys
+ * in field order) instead of v3's natural sort. Either may be NULL. */
+typedef struct yaml_pretty_hooks {
+	int (*verbatim)(const json_t *leaf, void *ud);
+	int (*ordered)(const json_t *object, void *ud);
+	void *ud;
+} yaml_pretty_hooks;
+int yaml_emit_pretty_hooks(const json_t *v, const yaml_pretty_hooks *h, bh_buf *out, bh_error *err);
+
 #endif

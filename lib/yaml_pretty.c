@@ -332,7 +332,27 @@ static void write_string(bh_buf *b, const char *s, size_t n, int simple_key, int
 	}
 }
 
-static void write_scalar(bh_buf *b, const json_t *v, int indent, int content_indent)
+/* v3 stringv for text that is not UTF-8: "!!binary " and its base64 */
+static void write_binary(bh_buf *b, const char *s, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)s;
+	bh_buf_puts(b, "!!binary ");
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned x = (unsigned)p[i] << 16;
+		size_t k = n - i < 3 ? n - i : 3;
+		if (k > 1)
+			x |= (unsigned)p[i + 1] << 8;
+		if (k > 2)
+			x |= p[i + 2];
+		bh_buf_putc(b, b64[x >> 18]);
+		bh_buf_putc(b, b64[(x >> 12) & 63]);
+		bh_buf_putc(b, k > 1 ? b64[(x >> 6) & 63] : '=');
+		bh_buf_putc(b, k > 2 ? b64[x & 63] : '=');
+	}
+}
+
+static void write_scalar(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int content_indent)
 {
 	char t[64];
 	switch (json_typeof(v)) {
@@ -353,7 +373,12 @@ static void write_scalar(bh_buf *b, const json_t *v, int indent, int content_ind
 		break;
 	}
 	case JSON_STRING:
-		write_string(b, json_string_value(v), json_string_length(v), 0, indent, content_indent);
+		if (h && h->verbatim && h->verbatim(v, h->ud))
+			bh_buf_put(b, json_string_value(v), json_string_length(v));
+		else if (!utf8_check_go(json_string_value(v), json_string_length(v)))
+			write_binary(b, json_string_value(v), json_string_length(v));
+		else
+			write_string(b, json_string_value(v), json_string_length(v), 0, indent, content_indent);
 		break;
 	case JSON_ARRAY: bh_buf_puts(b, "[]"); break;
 	case JSON_OBJECT: bh_buf_puts(b, "{}"); break;
@@ -384,12 +409,12 @@ static int pkey_cmp(const void *x, const void *y)
 	return 0;
 }
 
-static int emit_value(bh_buf *b, const json_t *v, int indent, int depth);
-static int emit_seq(bh_buf *b, const json_t *v, int indent, int inline_first, int depth);
+static int emit_value(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int depth);
+static int emit_seq(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int inline_first, int depth);
 
 /* a mapping whose keys start at `indent`; the first key follows the
  * current text when inline_first (after "- " or at the document start) */
-static int emit_map(bh_buf *b, const json_t *v, int indent, int inline_first, int depth)
+static int emit_map(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int inline_first, int depth)
 {
 	size_t n = json_object_size(v), i = 0;
 	pkey *keys;
@@ -416,7 +441,7 @@ static int emit_map(bh_buf *b, const json_t *v, int indent, int inline_first, in
 		}
 	}
 	n = i;
-	if (!rc)
+	if (!rc && !(h && h->ordered && h->ordered(v, h->ud)))
 		qsort(keys, n, sizeof *keys, pkey_cmp);
 	for (i = 0; i < n && !rc; i++) {
 		analysis a;
@@ -437,16 +462,19 @@ static int emit_map(bh_buf *b, const json_t *v, int indent, int inline_first, in
 			put_indent(b, indent);
 			bh_buf_puts(b, ": ");
 			if (json_is_object(val) && json_object_size(val))
-				rc = emit_map(b, val, indent + 2, 1, depth + 1);
+				rc = emit_map(b, h, val, indent + 2, 1, depth + 1);
 			else if (json_is_array(val) && json_array_size(val))
-				rc = emit_seq(b, val, indent + 2, 1, depth + 1);
+				rc = emit_seq(b, h, val, indent + 2, 1, depth + 1);
 			else
-				write_scalar(b, val, indent + 2, indent + 2);
+				write_scalar(b, h, val, indent + 2, indent + 2);
 			continue;
 		}
-		write_string(b, keys[i].key, keys[i].len, 1, indent, indent + 2);
+		if (!utf8_check_go(keys[i].key, keys[i].len))
+			write_binary(b, keys[i].key, keys[i].len);
+		else
+			write_string(b, keys[i].key, keys[i].len, 1, indent, indent + 2);
 		bh_buf_putc(b, ':');
-		rc = emit_value(b, keys[i].val, indent, depth + 1);
+		rc = emit_value(b, h, keys[i].val, indent, depth + 1);
 	}
 	for (i = 0; i < n; i++)
 		free(keys[i].runes);
@@ -455,18 +483,18 @@ static int emit_map(bh_buf *b, const json_t *v, int indent, int inline_first, in
 }
 
 /* the value after "key:" of a mapping at `indent` */
-static int emit_value(bh_buf *b, const json_t *v, int indent, int depth)
+static int emit_value(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int depth)
 {
 	if (json_is_object(v) && json_object_size(v))
-		return emit_map(b, v, indent + 2, 0, depth);
+		return emit_map(b, h, v, indent + 2, 0, depth);
 	if (json_is_array(v) && json_array_size(v))
-		return emit_seq(b, v, indent + 2, 0, depth);
+		return emit_seq(b, h, v, indent + 2, 0, depth);
 	bh_buf_putc(b, ' ');
-	write_scalar(b, v, indent, indent + 2);
+	write_scalar(b, h, v, indent, indent + 2);
 	return 0;
 }
 
-static int emit_seq(bh_buf *b, const json_t *v, int indent, int inline_first, int depth)
+static int emit_seq(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int inline_first, int depth)
 {
 	int rc = 0;
 	if (depth > YAML_MAX_DEPTH)
@@ -479,25 +507,30 @@ static int emit_seq(bh_buf *b, const json_t *v, int indent, int inline_first, in
 		}
 		bh_buf_puts(b, "- ");
 		if (json_is_object(e) && json_object_size(e))
-			rc = emit_map(b, e, indent + 2, 1, depth + 1);
+			rc = emit_map(b, h, e, indent + 2, 1, depth + 1);
 		else if (json_is_array(e) && json_array_size(e))
-			rc = emit_seq(b, e, indent + 2, 1, depth + 1);
+			rc = emit_seq(b, h, e, indent + 2, 1, depth + 1);
 		else
-			write_scalar(b, e, indent + 2, indent + 2);
+			write_scalar(b, h, e, indent + 2, indent + 2);
 	}
 	return rc;
 }
 
 int yaml_emit_pretty(const json_t *v, bh_buf *out, bh_error *err)
 {
+	return yaml_emit_pretty_hooks(v, NULL, out, err);
+}
+
+int yaml_emit_pretty_hooks(const json_t *v, const yaml_pretty_hooks *h, bh_buf *out, bh_error *err)
+{
 	size_t mark = out->len;
 	int rc = 0;
 	if (!v || !is_block(v))
-		write_scalar(out, v ? v : json_null(), 0, 2);
+		write_scalar(out, h, v ? v : json_null(), 0, 2);
 	else if (json_is_object(v))
-		rc = emit_map(out, v, 0, 1, 0);
+		rc = emit_map(out, h, v, 0, 1, 0);
 	else
-		rc = emit_seq(out, v, 0, 1, 0);
+		rc = emit_seq(out, h, v, 0, 1, 0);
 	if (!rc)
 		bh_buf_putc(out, '\n');
 	if (!rc && !bh_buf_ok(out))

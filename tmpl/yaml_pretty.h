@@ -1,7 +1,8 @@
-/* tmpl/yaml_pretty.h — Helm's toYamlPretty: go-yaml v3's Encoder with
- * SetIndent(2) on the native template value (no JSON step): block style,
- * sequences indented under their key, keys in yaml.v3's natural order,
- * float64 in %g form (1e+06), no line folding, v3 quoting rules. */
+/* tmpl/yaml_pretty.h — Helm's toYamlPretty on a template value: go-yaml v3's
+ * Encoder with SetIndent(2) (lib/yaml.h yaml_emit_pretty_hooks) on the native
+ * value, no JSON step: ints stay ints, float64 in %g form (1e+06), NaN and
+ * the infinities as .nan/.inf, time.Time in RFC 3339, Go structs with their
+ * fields in order under lower-cased names. */
 #ifndef TMPL_YAML_PRETTY_H
 #define TMPL_YAML_PRETTY_H
 
