@@ -37,6 +37,27 @@ out.extend(sorted(run))
 print("\n".join(r+" "+n for r,n in out))'
 }
 
+# apply (server-side apply PATCH) writes of objects, runs sorted as above
+apply_seq() {
+	grep '^patch ' | python3 -c 'import sys
+out=[]; run=[]
+for l in sys.stdin.read().splitlines():
+    v,res,name=l.split()[:3]
+    if run and run[0][0]!=res: out.extend(sorted(run)); run=[]
+    run.append((res,name))
+out.extend(sorted(run))
+print("\n".join(r+" "+n for r,n in out))'
+}
+
+# same_order A B: the lines A and B share come in the same order (and there
+# are at least two)
+same_order() {
+	python3 -c 'import sys
+a=sys.argv[1].splitlines(); b=sys.argv[2].splitlines()
+common=set(a)&set(b)
+sys.exit(0 if [x for x in a if x in common]==[x for x in b if x in common] and len(common)>=2 else 1)' "$1" "$2"
+}
+
 # a release record without what differs between two stored versions
 record_norm() {
 	python3 -c 'import json,sys
@@ -61,7 +82,10 @@ interop() {
 	shift 8
 	local extra=("$@") v0
 	echo "== $name: bulkhead install, helm continues"
+	log_mark
 	bh release install "$name" "$chart" -n apps --timeout 120s "${extra[@]}"
+	local our_applies
+	our_applies=$(log_since | apply_seq)
 	expect_versions apps "$name" "1:deployed"
 	v0=$(kget "$obj" -n apps -o "jsonpath=$path") || e2e_fail "$name: $obj not created"
 	[ "$(kget "$obj" -n apps -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by}')" = Helm ] ||
@@ -111,7 +135,11 @@ $(diff <(echo "$m1") <(echo "$HELM_OUT") | head -20)"
 	kget "$obj" -n apps >/dev/null && e2e_fail "$name: $obj left after helm uninstall"
 
 	echo "== $name: helm install and upgrade, bulkhead continues"
+	log_mark
 	hm install "$name" "$chart" -n apps ${HELM_FLAGS[@]+"${HELM_FLAGS[@]}"} --wait --timeout 120s "${extra[@]}"
+	# the install applied the objects in helm's order
+	same_order "$(log_since | apply_seq)" "$our_applies" || e2e_fail "$name: install order differs from helm's:
+$(diff <(log_since | apply_seq) <(echo "$our_applies"))"
 	hm upgrade "$name" "$chart" -n apps ${HELM_FLAGS[@]+"${HELM_FLAGS[@]}"} --wait --timeout 120s "${extra[@]}" --set "$seta"
 	expect_versions apps "$name" "1:superseded 2:deployed"
 	bh release upgrade "$name" "$chart" -n apps --timeout 120s "${extra[@]}" --set "$setb"
@@ -138,10 +166,7 @@ print(d)' "${setb%%=*}")" = "${setb#*=}" ] || e2e_fail "$name: values stored by 
 	local ours
 	ours=$(log_since | delete_seq)
 	[ "$(echo "$ours" | wc -l)" -ge 2 ] || e2e_fail "$name: no deletions seen: $ours"
-	python3 -c 'import sys
-a=sys.argv[1].splitlines(); b=sys.argv[2].splitlines()
-common=set(a)&set(b)
-sys.exit(0 if [x for x in a if x in common]==[x for x in b if x in common] and len(common)>=2 else 1)' "$helm_deletes" "$ours" ||
+	same_order "$helm_deletes" "$ours" ||
 		e2e_fail "$name: uninstall order differs from helm's:
 $(diff <(echo "$helm_deletes") <(echo "$ours"))"
 	expect_versions apps "$name" ""
