@@ -940,6 +940,9 @@ static void mark_stalled_exceeded(ctx *c)
 static int atomic_release(ctx *c, bh_error *err)
 {
 	unsigned done = 0;
+	/* recomputed by this run */
+	cond_del(c, "Stalled");
+	cond_del(c, "Reconciling");
 	for (;;) {
 		rstate s = S_INSYNC;
 		rkind k;
@@ -1008,6 +1011,7 @@ static int atomic_release(ctx *c, bh_error *err)
 				c->requeue = RC_REQUEUE_NOW;
 			} else {
 				mark_stalled_exceeded(c);
+				cond_del(c, "Reconciling");
 				c->requeue = RC_REQUEUE_NEVER;
 			}
 			return 0;

@@ -62,11 +62,23 @@ done
 # stalled: no further attempts until the object changes
 sleep 3
 [ "$(rl_history team-m web | wc -w)" = 5 ] || sk_fail "a stalled release was retried: $(rl_history team-m web)"
+# reconcile.fluxcd.io/resetAt = requestedAt resets the counters: two more attempts
+t=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
+kubectl annotate helmrelease web -n team-m --overwrite "reconcile.fluxcd.io/resetAt=$t" "reconcile.fluxcd.io/requestedAt=$t" >/dev/null
+end=$((SECONDS + 120))
+until [ "$(rl_status team-m web '{.status.lastHandledResetAt}')" = "$t" ] && [ "$(rl_cond team-m web Stalled | cut -d'|' -f1)" = True ] && rl_settled team-m web; do
+	[ $SECONDS -ge $end ] && sk_fail "reset not handled: $(rl_status team-m web '{.status}')"
+	sleep 0.5
+done
+# (.spec.maxHistory defaults to 5)
+[ "$(rl_history team-m web)" = "5:superseded 6:failed 7:superseded 8:failed 9:deployed" ] \
+	|| sk_fail "helm history after the reset: $(rl_history team-m web)"
+[ "$(rl_status team-m web '{.status.upgradeFailures}')" = 2 ] || sk_fail "upgradeFailures after the reset"
 # a fix (new generation) resets the counters and upgrades
 kubectl patch helmrelease web -n team-m --type=merge -p '{"spec":{"values":{"broken":false}}}' >/dev/null
 rl_wait_gen team-m web 3 90
 r=$(sk_ready team-m web)
-e2e_expect_contains "$r" "True|TestSucceeded|Helm test succeeded for release team-m/web.v6 with chart app@1.0.0" "Ready after the fix"
+e2e_expect_contains "$r" "True|TestSucceeded|Helm test succeeded for release team-m/web.v10 with chart app@1.0.0" "Ready after the fix"
 [ -z "$(rl_cond team-m web Stalled)$(rl_cond team-m web Remediated)" ] || sk_fail "Stalled/Remediated left: $(rl_status team-m web '{.status.conditions}')"
 [ -z "$(rl_status team-m web '{.status.upgradeFailures}{.status.failures}')" ] || sk_fail "counters not reset: $(rl_status team-m web '{.status}')"
 
