@@ -84,4 +84,15 @@ until [ "$(rl_status team-u web '{.status.history[0].version}')" = 7 ]; do
 	sleep 0.3
 done
 [ "$(kubectl get cm web-config -n team-u -o jsonpath='{.data.message}')" = two ] || sk_fail "web-config not restored by the interval reconcile"
+# reconcile.fluxcd.io/forceAt = requestedAt: an upgrade although in sync
+t=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
+kubectl annotate helmrelease web -n team-u --overwrite "reconcile.fluxcd.io/forceAt=$t" "reconcile.fluxcd.io/requestedAt=$t" >/dev/null
+end=$((SECONDS + 30))
+until [ "$(rl_status team-u web '{.status.lastHandledForceAt}')" = "$t" ]; do
+	[ $SECONDS -ge $end ] && sk_fail "force not handled: $(rl_status team-u web '{.status}')"
+	sleep 0.3
+done
+[ "$(rl_status team-u web '{.status.history[0].version}')" = 8 ] || sk_fail "forced upgrade: $(rl_status team-u web '{.status.history[*].version}')"
+sleep 3 # interval reconciles after it: in sync, no further versions
+[ "$(rl_status team-u web '{.status.history[0].version}')" = 8 ] || sk_fail "the force was handled twice"
 echo "PASS: in-sync no-op, upgrades on values and chart changes, digests and history"
