@@ -912,3 +912,31 @@ int gojson_decode_as(const char *text, size_t len, const gojson_limits *lim, int
 	return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal %s into Go value of type %s", kind,
 			    want == GOJSON_WANT_LIST ? "[]interface {}" : "map[string]interface {}");
 }
+
+int gojson_equal(const json_t *a, const json_t *b)
+{
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (json_typeof(a) != json_typeof(b))
+		return 0;
+	if (json_is_array(a)) {
+		if (json_array_size(a) != json_array_size(b))
+			return 0;
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!gojson_equal(json_array_get(a, i), json_array_get(b, i)))
+				return 0;
+		return 1;
+	}
+	if (json_is_object(a)) {
+		void *it;
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		for (it = json_object_iter((json_t *)a); it; it = json_object_iter_next((json_t *)a, it)) {
+			json_t *w = json_object_getn(b, json_object_iter_key(it), json_object_iter_key_len(it));
+			if (!w || !gojson_equal(json_object_iter_value(it), w))
+				return 0;
+		}
+		return 1;
+	}
+	return json_equal(a, b);
+}

@@ -38,6 +38,11 @@ void gojson_quote(bh_buf *out, const char *s, size_t n, int flags);
 /* Appends strconv/encoding-json formatting of a float64 (no NaN/Inf). */
 void gojson_format_float(bh_buf *out, double v);
 
+/* 1 when a and b are equal as Go's reflect.DeepEqual sees decoded
+ * interface{} values: numbers by value whatever their json type (1 == 1.0),
+ * objects by key set (keys may hold NUL bytes), arrays in order. */
+int gojson_equal(const json_t *a, const json_t *b);
+
 #define GOJSON_MAX_DEPTH 1000
 #define GOJSON_MAX_BYTES ((size_t)64 << 20)
 

@@ -237,38 +237,6 @@ typedef struct tally {
 	int run, failed;
 } tally;
 
-static int json_equal_go(const json_t *a, const json_t *b)
-{
-	/* values compare as Go sees them: every number a float64 */
-	if (json_is_number(a) && json_is_number(b)) {
-		double x = json_number_value(a), y = json_number_value(b);
-		return x == y;
-	}
-	if (json_typeof(a) != json_typeof(b))
-		return 0;
-	if (json_is_array(a)) {
-		if (json_array_size(a) != json_array_size(b))
-			return 0;
-		for (size_t i = 0; i < json_array_size(a); i++)
-			if (!json_equal_go(json_array_get(a, i), json_array_get(b, i)))
-				return 0;
-		return 1;
-	}
-	if (json_is_object(a)) {
-		const char *k;
-		json_t *v;
-		if (json_object_size(a) != json_object_size(b))
-			return 0;
-		json_object_foreach((json_t *)a, k, v) {
-			json_t *w = json_object_get(b, k);
-			if (!w || !json_equal_go(v, w))
-				return 0;
-		}
-		return 1;
-	}
-	return json_equal(a, b);
-}
-
 static void lang_vector(const gojson_node *t, void *arg)
 {
 	tally *ty = arg;
@@ -289,7 +257,7 @@ static void lang_vector(const gojson_node *t, void *arg)
 		json_t *wj = NULL;
 		vec_text(want, &wt);
 		gojson_decode(wt.data, wt.len, NULL, 0, &wj, NULL);
-		if (rc || !json_equal_go(got, wj)) {
+		if (rc || !gojson_equal(got, wj)) {
 			ty->failed++;
 			fprintf(stderr, "FAIL %s: %s\n", id, rc ? e.msg : "values differ");
 		}
