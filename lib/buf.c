@@ -92,6 +92,31 @@ void bh_buf_printf(bh_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void bh_buf_put_base64(bh_buf *b, const void *data, size_t n, int wrap)
+{
+	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	int col = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned x = (unsigned)p[i] << 16;
+		size_t k = n - i < 3 ? n - i : 3;
+		if (k > 1)
+			x |= (unsigned)p[i + 1] << 8;
+		if (k > 2)
+			x |= p[i + 2];
+		char q[4] = {al[x >> 18], al[(x >> 12) & 63], k > 1 ? al[(x >> 6) & 63] : '=', k > 2 ? al[x & 63] : '='};
+		for (int j = 0; j < 4; j++) {
+			bh_buf_putc(b, q[j]);
+			if (wrap > 0 && ++col == wrap) {
+				bh_buf_putc(b, '\n');
+				col = 0;
+			}
+		}
+	}
+	if (wrap > 0 && col)
+		bh_buf_putc(b, '\n');
+}
+
 int bh_buf_ok(const bh_buf *b)
 {
 	return !b->oom;

@@ -332,24 +332,11 @@ static void write_string(bh_buf *b, const char *s, size_t n, int simple_key, int
 	}
 }
 
-/* v3 stringv for text that is not UTF-8: "!!binary " and its base64 */
+/* v3 stringv for text that is not UTF-8 */
 static void write_binary(bh_buf *b, const char *s, size_t n)
 {
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *p = (const unsigned char *)s;
 	bh_buf_puts(b, "!!binary ");
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned x = (unsigned)p[i] << 16;
-		size_t k = n - i < 3 ? n - i : 3;
-		if (k > 1)
-			x |= (unsigned)p[i + 1] << 8;
-		if (k > 2)
-			x |= p[i + 2];
-		bh_buf_putc(b, b64[x >> 18]);
-		bh_buf_putc(b, b64[(x >> 12) & 63]);
-		bh_buf_putc(b, k > 1 ? b64[(x >> 6) & 63] : '=');
-		bh_buf_putc(b, k > 2 ? b64[x & 63] : '=');
-	}
+	bh_buf_put_base64(b, s, n, 0);
 }
 
 static void write_scalar(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int indent, int content_indent)

@@ -23,29 +23,6 @@
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static void b64_encode(bh_buf *b, const unsigned char *p, size_t n, int wrap)
-{
-	size_t col = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned x = (unsigned)p[i] << 16;
-		size_t k = n - i < 3 ? n - i : 3;
-		if (k > 1)
-			x |= (unsigned)p[i + 1] << 8;
-		if (k > 2)
-			x |= p[i + 2];
-		char q[4] = {b64[x >> 18], b64[(x >> 12) & 63], k > 1 ? b64[(x >> 6) & 63] : '=', k > 2 ? b64[x & 63] : '='};
-		for (int j = 0; j < 4; j++) {
-			bh_buf_putc(b, q[j]);
-			if (wrap && ++col == 64) {
-				bh_buf_putc(b, '\n');
-				col = 0;
-			}
-		}
-	}
-	if (wrap && col)
-		bh_buf_putc(b, '\n');
-}
-
 /* Strict-enough StdEncoding decode (newlines skipped); -1 on bad input.
  * Used for PEM bodies and AES input after b64_check. */
 static long b64_decode(const char *s, size_t n, unsigned char *out)
@@ -276,7 +253,7 @@ static int fn_derive_password(tmpl_call *c)
 static void pem_wrap(bh_buf *out, const char *label, const unsigned char *der, size_t n)
 {
 	bh_buf_printf(out, "-----BEGIN %s-----\n", label);
-	b64_encode(out, der, n, 1);
+	bh_buf_put_base64(out, der, n, 64);
 	bh_buf_printf(out, "-----END %s-----\n", label);
 }
 
@@ -806,7 +783,7 @@ static int fn_encrypt_aes(tmpl_call *c)
 	aes_key(&c->argv[0], key);
 	if (RAND_bytes(ct, 16) != 1 || aes_cbc(key, ct, buf, n, ct + 16, 1))
 		return tmpl_call_errorf(c, "encryption failed");
-	b64_encode(&b, ct, 16 + n, 0);
+	bh_buf_put_base64(&b, ct, 16 + n, 0);
 	return ret_buf(c, &b);
 }
 
@@ -860,7 +837,7 @@ static int fn_rand_bytes(tmpl_call *c)
 	buf = tmpl_arena_alloc(c->arena, (size_t)n + 1);
 	if (!buf || (n > 0 && RAND_bytes(buf, (int)n) != 1))
 		return tmpl_call_errorf(c, "randBytes: cannot read random bytes");
-	b64_encode(&b, buf, (size_t)n, 0);
+	bh_buf_put_base64(&b, buf, (size_t)n, 0);
 	return ret_buf(c, &b);
 }
 

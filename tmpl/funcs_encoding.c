@@ -28,23 +28,8 @@ static int ret_buf(tmpl_call *c, bh_buf *b)
 
 static int fn_b64enc(tmpl_call *c)
 {
-	const unsigned char *p = (const unsigned char *)c->argv[0].u.s.ptr;
-	size_t n = c->argv[0].u.s.len, i;
 	bh_buf b = BH_BUF_INIT;
-	for (i = 0; i + 2 < n; i += 3) {
-		unsigned x = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-		char q[4] = {b64_alpha[x >> 18], b64_alpha[(x >> 12) & 63], b64_alpha[(x >> 6) & 63], b64_alpha[x & 63]};
-		bh_buf_put(&b, q, 4);
-	}
-	if (n - i == 1) {
-		unsigned x = (unsigned)p[i] << 16;
-		char q[4] = {b64_alpha[x >> 18], b64_alpha[(x >> 12) & 63], '=', '='};
-		bh_buf_put(&b, q, 4);
-	} else if (n - i == 2) {
-		unsigned x = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8;
-		char q[4] = {b64_alpha[x >> 18], b64_alpha[(x >> 12) & 63], b64_alpha[(x >> 6) & 63], '='};
-		bh_buf_put(&b, q, 4);
-	}
+	bh_buf_put_base64(&b, c->argv[0].u.s.ptr, c->argv[0].u.s.len, 0);
 	return ret_buf(c, &b);
 }
 
