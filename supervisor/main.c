@@ -379,6 +379,13 @@ static void start(kube_client *kc, entry *e)
 
 	e->queued = 0;
 	memset(&si, 0, sizeof si);
+	if (being_deleted(hr) && e->deleting != 2) { /* deleted while queued or working */
+		if (!has_finalizer(hr))
+			return;
+		e->deleting = 1;
+	}
+	if (e->deleting == 2)
+		return; /* uninstalled, finalizer removed: the object is going */
 	if (e->deleting) {
 		/* Flux: a suspended object is let go without an uninstall */
 		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
