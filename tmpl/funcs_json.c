@@ -3,12 +3,12 @@
  * their must* forms). Encoding is Go's encoding/json (tmpl/json_enc.h),
  * decoding Go's json.Unmarshal into interface{} (lib/gojson.h). */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "lib/gojson.h"
 #include "tmpl/funcs.h"
 #include "tmpl/json_enc.h"
+#include "tmpl/sprig_util.h"
 
 /* data: encoder flags | MUST (errors are template errors) */
 #define MUST 0x100
@@ -31,19 +31,6 @@ static int fn_to_json(tmpl_call *c)
 	return 0;
 }
 
-/* encoding/json's name of a JSON value's kind in UnmarshalTypeError. */
-static const char *json_kind(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "number";
-	default: return "bool";
-	}
-}
-
 static int decode(tmpl_call *c, json_t **out, bh_error *e)
 {
 	const tmpl_value *s = &c->argv[0];
@@ -51,77 +38,25 @@ static int decode(tmpl_call *c, json_t **out, bh_error *e)
 	return gojson_decode(s->u.s.ptr, s->u.s.len, NULL, 0, out, e);
 }
 
-/* Helm: fromJson(str) map[string]interface{}; failures become {"Error": msg}. */
-static int fn_from_json(tmpl_call *c)
+/* Helm: fromJson(str) map[string]interface{} (failures become {"Error":
+ * msg}); fromJsonArray(str) []interface{} (failures become [msg]). */
+static int from_json(tmpl_call *c, int want)
 {
 	json_t *j = NULL;
 	bh_error e;
-	tmpl_map *m;
-	char msg[BH_ERROR_MSG_MAX + 128];
-	if (decode(c, &j, &e) == 0 && (json_is_object(j) || json_is_null(j))) {
-		if (json_is_null(j)) {
-			m = tmpl_map_new(c->arena, NULL);
-			if (!m)
-				goto oom;
-			c->result = tmpl_map_value(m);
-		} else {
-			c->result = tmpl_value_from_json(c->arena, j);
-		}
-		json_decref(j);
-		if (c->result.kind == TMPL_INVALID)
-			goto oom;
-		return 0;
-	}
-	if (j)
-		snprintf(msg, sizeof msg, "json: cannot unmarshal %s into Go value of type map[string]interface {}",
-			 json_kind(j));
-	else
-		snprintf(msg, sizeof msg, "%s", e.msg);
-	json_decref(j);
-	m = tmpl_map_new(c->arena, NULL);
-	if (!m || tmpl_map_set(c->arena, m, "Error", 5, tmpl_cstr(c->arena, msg)))
-		goto oom;
-	c->result = tmpl_map_value(m);
-	return 0;
-oom:
-	return tmpl_call_errorf(c, "out of memory");
+	bh_error_clear(&e);
+	gojson_decode_as(c->argv[0].u.s.ptr, c->argv[0].u.s.len, NULL, want, &j, &e);
+	return sprig_unmarshal_result(c, j, want == GOJSON_WANT_LIST, e.msg);
 }
 
-/* Helm: fromJsonArray(str) []interface{}; failures become [msg]. */
+static int fn_from_json(tmpl_call *c)
+{
+	return from_json(c, GOJSON_WANT_MAP);
+}
+
 static int fn_from_json_array(tmpl_call *c)
 {
-	json_t *j = NULL;
-	bh_error e;
-	tmpl_list *l;
-	char msg[BH_ERROR_MSG_MAX + 128];
-	if (decode(c, &j, &e) == 0 && (json_is_array(j) || json_is_null(j))) {
-		if (json_is_null(j)) {
-			l = tmpl_list_new(c->arena, NULL, 0);
-			if (!l)
-				goto oom;
-			l->is_nil = 1;
-			c->result = tmpl_list_value(l);
-		} else {
-			c->result = tmpl_value_from_json(c->arena, j);
-		}
-		json_decref(j);
-		if (c->result.kind == TMPL_INVALID)
-			goto oom;
-		return 0;
-	}
-	if (j)
-		snprintf(msg, sizeof msg, "json: cannot unmarshal %s into Go value of type []interface {}",
-			 json_kind(j));
-	else
-		snprintf(msg, sizeof msg, "%s", e.msg);
-	json_decref(j);
-	l = tmpl_list_new(c->arena, NULL, 1);
-	if (!l || tmpl_list_push(c->arena, l, tmpl_cstr(c->arena, msg)))
-		goto oom;
-	c->result = tmpl_list_value(l);
-	return 0;
-oom:
-	return tmpl_call_errorf(c, "out of memory");
+	return from_json(c, GOJSON_WANT_LIST);
 }
 
 /* Sprig: mustFromJson(v string) (interface{}, error) — any JSON value. */

@@ -5,12 +5,12 @@
  * the JSON: lib/yaml.h) with the final newline trimmed; fromYaml is
  * sigs.k8s.io/yaml.Unmarshal (YAML 1.1 typing -> JSON -> Go values). */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "lib/yaml.h"
 #include "tmpl/funcs.h"
 #include "tmpl/json_enc.h"
+#include "tmpl/sprig_util.h"
 #include "tmpl/toml.h"
 #include "tmpl/yaml_pretty.h"
 
@@ -72,77 +72,25 @@ static int fn_to_yaml_pretty(tmpl_call *c)
 	return 0;
 }
 
-static const char *json_kind(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "number";
-	default: return "bool";
-	}
-}
-
-/* Parses the first document; on failure fills msg with Helm's text. */
-static json_t *parse(const tmpl_value *s, int want_array, char *msg, size_t msgsz)
+/* Helm: fromYaml(str) map[string]interface{} (failures become {"Error":
+ * msg}); fromYamlArray(str) []interface{} (failures become [msg]). */
+static int from_yaml(tmpl_call *c, int want)
 {
 	json_t *j = NULL;
 	bh_error e;
 	bh_error_clear(&e);
-	if (yaml_parse_any(s->u.s.ptr, s->u.s.len, NULL, 0, &j, &e)) {
-		snprintf(msg, msgsz, "%s", e.msg);
-		return NULL;
-	}
-	if (json_is_null(j) || (want_array ? json_is_array(j) : json_is_object(j)))
-		return j;
-	snprintf(msg, msgsz,
-		 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type %s",
-		 json_kind(j), want_array ? "[]interface {}" : "map[string]interface {}");
-	json_decref(j);
-	return NULL;
+	yaml_unmarshal_as(c->argv[0].u.s.ptr, c->argv[0].u.s.len, NULL, want, &j, &e);
+	return sprig_unmarshal_result(c, j, want == YAML_WANT_LIST, e.msg);
 }
 
-/* Helm: fromYaml(str) map[string]interface{}; failures -> {"Error": msg}. */
 static int fn_from_yaml(tmpl_call *c)
 {
-	char msg[BH_ERROR_MSG_MAX + 160];
-	json_t *j = parse(&c->argv[0], 0, msg, sizeof msg);
-	tmpl_map *m;
-	if (j && json_is_object(j)) {
-		c->result = tmpl_value_from_json(c->arena, j);
-		json_decref(j);
-		if (c->result.kind == TMPL_INVALID)
-			return tmpl_call_errorf(c, "out of memory");
-		return 0;
-	}
-	m = tmpl_map_new(c->arena, NULL);
-	if (!m || (!j && tmpl_map_set(c->arena, m, "Error", 5, tmpl_cstr(c->arena, msg))))
-		return tmpl_call_errorf(c, "out of memory");
-	json_decref(j);
-	c->result = tmpl_map_value(m);
-	return 0;
+	return from_yaml(c, YAML_WANT_MAP);
 }
 
-/* Helm: fromYamlArray(str) []interface{}; failures -> [msg]. */
 static int fn_from_yaml_array(tmpl_call *c)
 {
-	char msg[BH_ERROR_MSG_MAX + 160];
-	json_t *j = parse(&c->argv[0], 1, msg, sizeof msg);
-	tmpl_list *l;
-	if (j && json_is_array(j)) {
-		c->result = tmpl_value_from_json(c->arena, j);
-		json_decref(j);
-		if (c->result.kind == TMPL_INVALID)
-			return tmpl_call_errorf(c, "out of memory");
-		return 0;
-	}
-	l = tmpl_list_new(c->arena, NULL, 1);
-	if (!l || (!j && tmpl_list_push(c->arena, l, tmpl_cstr(c->arena, msg))))
-		return tmpl_call_errorf(c, "out of memory");
-	json_decref(j);
-	c->result = tmpl_list_value(l);
-	return 0;
+	return from_yaml(c, YAML_WANT_LIST);
 }
 
 /* Helm: toToml(v) string; encoder errors become the output text. */
@@ -167,12 +115,8 @@ static int fn_from_toml(tmpl_call *c)
 {
 	bh_error e;
 	bh_error_clear(&e);
-	if (toml_decode(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len, &c->result, &e)) {
-		tmpl_map *m = tmpl_map_new(c->arena, NULL);
-		if (!m || tmpl_map_set(c->arena, m, "Error", 5, tmpl_cstr(c->arena, e.msg)))
-			return tmpl_call_errorf(c, "out of memory");
-		c->result = tmpl_map_value(m);
-	}
+	if (toml_decode(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len, &c->result, &e))
+		return sprig_unmarshal_result(c, NULL, 0, e.msg);
 	return 0;
 }
 

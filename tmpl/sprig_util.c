@@ -205,6 +205,31 @@ int sprig_check_size(tmpl_call *c, const bh_buf *b)
 	return BH_ELIMIT;
 }
 
+int sprig_unmarshal_result(tmpl_call *c, json_t *j, int list, const char *msg)
+{
+	if (j) {
+		if (list && json_is_null(j)) {
+			tmpl_list *l = tmpl_list_new(c->arena, NULL, 0);
+			if (l)
+				l->is_nil = 1;
+			c->result = l ? tmpl_list_value(l) : tmpl_invalid();
+		} else {
+			c->result = tmpl_value_from_json(c->arena, j);
+		}
+		json_decref(j);
+	} else if (list) {
+		tmpl_list *l = tmpl_list_new(c->arena, NULL, 1);
+		c->result = l && !tmpl_list_push(c->arena, l, tmpl_cstr(c->arena, msg)) ? tmpl_list_value(l) : tmpl_invalid();
+	} else {
+		tmpl_map *m = tmpl_map_new(c->arena, NULL);
+		c->result = m && !tmpl_map_set(c->arena, m, "Error", 5, tmpl_cstr(c->arena, msg)) ? tmpl_map_value(m)
+											: tmpl_invalid();
+	}
+	if (c->result.kind == TMPL_INVALID)
+		return tmpl_call_errorf(c, "out of memory");
+	return 0;
+}
+
 int sprig_oom(tmpl_call *c)
 {
 	bh_error_set(c->err, BH_ELIMIT, "template memory limit exceeded in %s", c->name);

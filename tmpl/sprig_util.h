@@ -41,6 +41,13 @@ int sprig_oom(tmpl_call *c);
 tmpl_list *sprig_list(tmpl_call *c, const char *gotype, size_t cap);
 tmpl_map *sprig_map(tmpl_call *c, const char *gotype);
 
+/* Result of Helm's fromJson/fromJsonArray/fromYaml/fromYamlArray/fromToml:
+ * j is the decoded value (taken: freed here), or NULL on failure with msg
+ * saying why. Sets c->result to j's template value (JSON null as a nil
+ * []interface{} when list), or on failure to {"Error": msg} (list = 0) or
+ * [msg] (list = 1), as Helm returns errors. 0, or the call's error when out
+ * of memory. */
+int sprig_unmarshal_result(tmpl_call *c, json_t *j, int list, const char *msg);
 /* Fills p[0..n) from a CSPRNG (OpenSSL RAND_bytes). 0 or -1. */
 int sprig_random(void *p, size_t n);
 /* Uniform random integer in [0, n) (n > 0). 0 or -1. */
