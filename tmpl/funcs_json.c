@@ -1,13 +1,12 @@
 /* tmpl/funcs_json.c — JSON functions: Helm's toJson/mustToJson/fromJson/
  * fromJsonArray and Sprig's toPrettyJson, toRawJson, mustFromJson (and
- * their must* forms). Encoding is Go's encoding/json (tmpl/json_enc.h),
+ * their must* forms). Encoding is Go's encoding/json (tmpl_value_gojson),
  * decoding Go's json.Unmarshal into interface{} (lib/gojson.h). */
 #include <stdint.h>
 #include <string.h>
 
 #include "lib/gojson.h"
 #include "tmpl/funcs.h"
-#include "tmpl/json_enc.h"
 #include "tmpl/sprig_util.h"
 
 /* data: encoder flags | MUST (errors are template errors) */
@@ -19,7 +18,7 @@ static int fn_to_json(tmpl_call *c)
 	bh_buf b = BH_BUF_INIT;
 	bh_error e;
 	bh_error_clear(&e);
-	if (tmpl_json_encode(&c->argv[0], flags & ~MUST, &b, &e)) {
+	if (tmpl_value_gojson(&b, &c->argv[0], flags & ~MUST, &e)) {
 		bh_buf_free(&b);
 		if (flags & MUST)
 			return tmpl_call_errorf(c, "%s", e.msg);

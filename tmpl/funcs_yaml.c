@@ -9,7 +9,6 @@
 
 #include "lib/yaml.h"
 #include "tmpl/funcs.h"
-#include "tmpl/json_enc.h"
 #include "tmpl/sprig_util.h"
 #include "tmpl/toml.h"
 #include "tmpl/yaml_pretty.h"
@@ -18,7 +17,7 @@
 static int to_yaml(const tmpl_value *v, bh_buf *out, bh_error *err)
 {
 	bh_buf j = BH_BUF_INIT;
-	int rc = tmpl_json_encode(v, 0, &j, err);
+	int rc = tmpl_value_gojson(&j, v, 0, err);
 	if (rc) {
 		bh_error_prefix(err, "error marshaling into JSON");
 		bh_buf_free(&j);

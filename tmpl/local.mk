@@ -18,7 +18,7 @@ TESTS += tests/unit/test_tmpl
 UNIT_TESTS += tests/unit/test_tmpl
 
 # --- Sprig/Helm families: JSON, YAML/TOML, encoding, crypto, dates, semver, network ---
-tmpl_libbhtmpl_a_SOURCES += tmpl/json_enc.h tmpl/json_enc.c \
+tmpl_libbhtmpl_a_SOURCES += \
 	tmpl/funcs_json.c tmpl/funcs_yaml.c \
 	tmpl/funcs_semver.c \
 	tmpl/funcs_encoding.c \

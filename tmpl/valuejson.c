@@ -1,7 +1,8 @@
 /* tmpl/valuejson.c — Go's encoding/json output for tmpl_values (what Helm's
  * toJson/toPrettyJson/toRawJson print, and the input of lib/yaml's toYaml
  * printer): map keys sorted, struct objects in Go field order, []byte as
- * base64, nil slices/maps as null, Go float formatting. */
+ * base64, nil slices/maps as null, Go float formatting, NaN/Inf refused with
+ * Go's message ("json: unsupported value: NaN"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,212 +11,207 @@
 #include "tmpl/funcs.h"
 #include "tmpl/value.h"
 
-static void newline(bh_buf *out, int flags, int depth)
+typedef struct enc {
+	int flags;
+	bh_buf *out;
+	bh_error *err;
+} enc;
+
+static void newline(enc *e, int depth)
 {
-	if (!(flags & GOJSON_INDENT))
+	if (!(e->flags & GOJSON_INDENT))
 		return;
-	bh_buf_putc(out, '\n');
+	bh_buf_putc(e->out, '\n');
 	for (int i = 0; i < depth; i++)
-		bh_buf_puts(out, "  ");
+		bh_buf_puts(e->out, "  ");
 }
 
-static int enc_float(bh_buf *out, double f, bh_error *err)
+static int put_float(enc *e, double f)
 {
-	if (isnan(f) || isinf(f)) {
-		return bh_error_set(err, BH_EINVAL, "json: unsupported value: %s",
-				    isnan(f) ? "NaN" : f > 0 ? "+Inf" : "-Inf");
-	}
-	gojson_format_float(out, f);
+	if (isnan(f))
+		return bh_error_set(e->err, BH_EINVAL, "json: unsupported value: NaN");
+	if (isinf(f))
+		return bh_error_set(e->err, BH_EINVAL, "json: unsupported value: %sInf", f > 0 ? "+" : "-");
+	gojson_format_float(e->out, f);
 	return 0;
 }
 
-static int enc_json(bh_buf *out, const json_t *j, int flags, int ordered, int depth, bh_error *err);
-
-static int enc_json_obj(bh_buf *out, const json_t *j, int flags, int ordered, int depth, bh_error *err)
+static int keycmp(const void *a, const void *b)
 {
-	size_t n = json_object_size(j), k = 0;
-	const char **keys;
-	const char *key;
-	json_t *val;
-	int r = 0;
-	if (n == 0) {
-		bh_buf_puts(out, "{}");
-		return 0;
-	}
-	keys = malloc(n * sizeof(char *));
-	if (!keys)
-		return bh_error_set(err, BH_ENOMEM, "json: out of memory");
-	json_object_foreach((json_t *)j, key, val)
-		keys[k++] = key;
-	if (!ordered) {
-		/* bytewise sort */
-		for (size_t a = 1; a < n; a++)
-			for (size_t b = a; b > 0 && strcmp(keys[b - 1], keys[b]) > 0; b--) {
-				const char *t = keys[b];
-				keys[b] = keys[b - 1];
-				keys[b - 1] = t;
-			}
-	}
-	bh_buf_putc(out, '{');
-	for (size_t i = 0; i < n && r == 0; i++) {
-		if (i)
-			bh_buf_putc(out, ',');
-		newline(out, flags, depth + 1);
-		gojson_quote(out, keys[i], strlen(keys[i]), flags);
-		bh_buf_puts(out, (flags & GOJSON_INDENT) ? ": " : ":");
-		r = enc_json(out, json_object_get(j, keys[i]), flags, 0, depth + 1, err);
-	}
-	newline(out, flags, depth);
-	bh_buf_putc(out, '}');
-	free(keys);
-	return r;
+	const char *const *x = a, *const *y = b;
+	return strcmp(*x, *y);
 }
 
-static int enc_json(bh_buf *out, const json_t *j, int flags, int ordered, int depth, bh_error *err)
+/* A json_t from an object's to_json; ordered = keep insertion order. */
+static int enc_json(enc *e, const json_t *j, int ordered, int depth)
 {
 	if (depth > GOJSON_MAX_DEPTH)
-		return bh_error_set(err, BH_ELIMIT, "json: nesting deeper than %d", GOJSON_MAX_DEPTH);
+		return bh_error_set(e->err, BH_ELIMIT, "json: nesting deeper than %d", GOJSON_MAX_DEPTH);
 	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		return enc_json_obj(out, j, flags, ordered, depth, err);
-	case JSON_ARRAY:
-		if (json_array_size(j) == 0) {
-			bh_buf_puts(out, "[]");
+	case JSON_NULL: bh_buf_puts(e->out, "null"); return 0;
+	case JSON_TRUE: bh_buf_puts(e->out, "true"); return 0;
+	case JSON_FALSE: bh_buf_puts(e->out, "false"); return 0;
+	case JSON_INTEGER: bh_buf_printf(e->out, "%lld", (long long)json_integer_value(j)); return 0;
+	case JSON_REAL: return put_float(e, json_real_value(j));
+	case JSON_STRING:
+		gojson_quote(e->out, json_string_value(j), json_string_length(j), e->flags);
+		return 0;
+	case JSON_ARRAY: {
+		size_t n = json_array_size(j);
+		if (n == 0) {
+			bh_buf_puts(e->out, "[]");
 			return 0;
 		}
-		bh_buf_putc(out, '[');
-		for (size_t i = 0; i < json_array_size(j); i++) {
+		bh_buf_putc(e->out, '[');
+		for (size_t i = 0; i < n; i++) {
 			if (i)
-				bh_buf_putc(out, ',');
-			newline(out, flags, depth + 1);
-			int r = enc_json(out, json_array_get(j, i), flags, 0, depth + 1, err);
-			if (r)
-				return r;
+				bh_buf_putc(e->out, ',');
+			newline(e, depth + 1);
+			if (enc_json(e, json_array_get(j, i), ordered, depth + 1))
+				return -1;
 		}
-		newline(out, flags, depth);
-		bh_buf_putc(out, ']');
-		return 0;
-	case JSON_STRING:
-		gojson_quote(out, json_string_value(j), json_string_length(j), flags);
-		return 0;
-	case JSON_INTEGER:
-		bh_buf_printf(out, "%lld", (long long)json_integer_value(j));
-		return 0;
-	case JSON_REAL:
-		return enc_float(out, json_real_value(j), err);
-	case JSON_TRUE:
-		bh_buf_puts(out, "true");
-		return 0;
-	case JSON_FALSE:
-		bh_buf_puts(out, "false");
-		return 0;
-	default:
-		bh_buf_puts(out, "null");
+		newline(e, depth);
+		bh_buf_putc(e->out, ']');
 		return 0;
 	}
+	case JSON_OBJECT: {
+		size_t n = json_object_size(j), k = 0;
+		const char **keys;
+		const char *key;
+		json_t *val;
+		if (n == 0) {
+			bh_buf_puts(e->out, "{}");
+			return 0;
+		}
+		keys = malloc(n * sizeof *keys);
+		if (!keys)
+			return bh_error_set(e->err, BH_ENOMEM, "out of memory");
+		json_object_foreach((json_t *)j, key, val)
+			keys[k++] = key;
+		if (!ordered)
+			qsort(keys, n, sizeof *keys, keycmp);
+		bh_buf_putc(e->out, '{');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				bh_buf_putc(e->out, ',');
+			newline(e, depth + 1);
+			gojson_quote(e->out, keys[i], strlen(keys[i]), e->flags);
+			bh_buf_puts(e->out, (e->flags & GOJSON_INDENT) ? ": " : ":");
+			if (enc_json(e, json_object_get(j, keys[i]), ordered, depth + 1)) {
+				free(keys);
+				return -1;
+			}
+		}
+		free(keys);
+		newline(e, depth);
+		bh_buf_putc(e->out, '}');
+		return 0;
+	}
+	}
+	return 0;
 }
 
-static int enc(bh_buf *out, const tmpl_value *v, int flags, int depth, bh_error *err)
+static int enc_value(enc *e, const tmpl_value *v, int depth)
 {
 	if (depth > GOJSON_MAX_DEPTH)
-		return bh_error_set(err, BH_ELIMIT, "json: nesting deeper than %d", GOJSON_MAX_DEPTH);
+		return bh_error_set(e->err, BH_ELIMIT, "json: nesting deeper than %d", GOJSON_MAX_DEPTH);
 	switch (v->kind) {
 	case TMPL_INVALID:
 	case TMPL_NIL:
-		bh_buf_puts(out, "null");
+		bh_buf_puts(e->out, "null");
 		return 0;
 	case TMPL_BOOL:
-		bh_buf_puts(out, v->u.b ? "true" : "false");
+		bh_buf_puts(e->out, v->u.b ? "true" : "false");
 		return 0;
 	case TMPL_INT:
 	case TMPL_INT64:
-		bh_buf_printf(out, "%lld", (long long)v->u.i);
+		bh_buf_printf(e->out, "%lld", (long long)v->u.i);
 		return 0;
 	case TMPL_UINT8:
 	case TMPL_UINT64:
-		bh_buf_printf(out, "%llu", (unsigned long long)v->u.u);
+		bh_buf_printf(e->out, "%llu", (unsigned long long)v->u.u);
 		return 0;
 	case TMPL_FLOAT64:
-		return enc_float(out, v->u.f, err);
+		return put_float(e, v->u.f);
 	case TMPL_STRING:
-		gojson_quote(out, v->u.s.ptr, v->u.s.len, flags);
+		gojson_quote(e->out, v->u.s.ptr, v->u.s.len, e->flags);
 		return 0;
 	case TMPL_COMPLEX:
-		return bh_error_set(err, BH_EINVAL, "json: unsupported type: complex128");
+		return bh_error_set(e->err, BH_EINVAL, "json: unsupported type: complex128");
 	case TMPL_BYTES:
 	case TMPL_OBJECT: {
-		json_t *j = tmpl_value_to_json(v, err);
+		json_t *j = tmpl_value_to_json(v, e->err);
+		int rc;
 		if (!j)
-			return err ? err->code : BH_EINVAL;
-		int ordered = v->kind == TMPL_OBJECT && v->u.obj->cls->json_struct;
-		int r = enc_json(out, j, flags, ordered, depth, err);
+			return -1;
+		rc = enc_json(e, j, v->kind == TMPL_OBJECT && v->u.obj->cls->json_struct, depth);
 		json_decref(j);
-		return r;
+		return rc;
 	}
 	case TMPL_LIST: {
 		const tmpl_list *l = v->u.list;
 		if (l->is_nil) {
-			bh_buf_puts(out, "null");
+			bh_buf_puts(e->out, "null");
 			return 0;
 		}
 		if (l->len == 0) {
-			bh_buf_puts(out, "[]");
+			bh_buf_puts(e->out, "[]");
 			return 0;
 		}
-		bh_buf_putc(out, '[');
+		bh_buf_putc(e->out, '[');
 		for (size_t i = 0; i < l->len; i++) {
 			if (i)
-				bh_buf_putc(out, ',');
-			newline(out, flags, depth + 1);
-			int r = enc(out, &l->items[i], flags, depth + 1, err);
-			if (r)
-				return r;
+				bh_buf_putc(e->out, ',');
+			newline(e, depth + 1);
+			if (enc_value(e, &l->items[i], depth + 1))
+				return -1;
 		}
-		newline(out, flags, depth);
-		bh_buf_putc(out, ']');
+		newline(e, depth);
+		bh_buf_putc(e->out, ']');
 		return 0;
 	}
 	case TMPL_MAP: {
 		tmpl_map *m = v->u.map;
 		if (m->is_nil) {
-			bh_buf_puts(out, "null");
+			bh_buf_puts(e->out, "null");
 			return 0;
 		}
 		if (m->len == 0) {
-			bh_buf_puts(out, "{}");
+			bh_buf_puts(e->out, "{}");
 			return 0;
 		}
 		tmpl_map_sort(m);
-		bh_buf_putc(out, '{');
+		bh_buf_putc(e->out, '{');
 		for (size_t i = 0; i < m->len; i++) {
 			if (i)
-				bh_buf_putc(out, ',');
-			newline(out, flags, depth + 1);
-			gojson_quote(out, m->entries[i].key, m->entries[i].keylen, flags);
-			bh_buf_puts(out, (flags & GOJSON_INDENT) ? ": " : ":");
-			int r = enc(out, &m->entries[i].val, flags, depth + 1, err);
-			if (r)
-				return r;
+				bh_buf_putc(e->out, ',');
+			newline(e, depth + 1);
+			gojson_quote(e->out, m->entries[i].key, m->entries[i].keylen, e->flags);
+			bh_buf_puts(e->out, (e->flags & GOJSON_INDENT) ? ": " : ":");
+			if (enc_value(e, &m->entries[i].val, depth + 1))
+				return -1;
 		}
-		newline(out, flags, depth);
-		bh_buf_putc(out, '}');
+		newline(e, depth);
+		bh_buf_putc(e->out, '}');
 		return 0;
 	}
 	}
-	bh_buf_puts(out, "null");
 	return 0;
 }
 
 int tmpl_value_gojson(bh_buf *out, const tmpl_value *v, int flags, bh_error *err)
 {
+	enc e = {flags, out, err};
 	size_t start = out->len;
-	int r = enc(out, v, flags, 0, err);
-	if (r) {
+	if (enc_value(&e, v, 0)) {
 		out->len = start;
 		if (out->data)
 			out->data[start] = '\0';
+		return err && err->code ? err->code : BH_EINVAL;
 	}
-	return r;
+	if (!bh_buf_ok(out))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
 }
 
 const char *tmpl_value_kind_name(const tmpl_value *v)
