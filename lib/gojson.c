@@ -9,48 +9,9 @@
 #include <string.h>
 
 #include "lib/gostrconv.h"
+#include "lib/yaml_resolve.h"
 
 /* ---- UTF-8 as Go's utf8.DecodeRune sees it ---------------------------- */
-
-/* Returns the length of the rune at s (1..4) and stores it in *r, or
- * returns 1 with *r = -1 when the byte does not start a valid sequence. */
-static int utf8_rune(const unsigned char *s, size_t n, int32_t *r)
-{
-	unsigned c = s[0];
-	if (c < 0x80) {
-		*r = (int32_t)c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF && n >= 2 && (s[1] & 0xC0) == 0x80) {
-		*r = (int32_t)(((c & 0x1F) << 6) | (s[1] & 0x3F));
-		return 2;
-	}
-	if (c >= 0xE0 && c <= 0xEF && n >= 3) {
-		unsigned lo = 0x80, hi = 0xBF;
-		if (c == 0xE0)
-			lo = 0xA0;
-		if (c == 0xED)
-			hi = 0x9F;
-		if (s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80) {
-			*r = (int32_t)(((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F));
-			return 3;
-		}
-	}
-	if (c >= 0xF0 && c <= 0xF4 && n >= 4) {
-		unsigned lo = 0x80, hi = 0xBF;
-		if (c == 0xF0)
-			lo = 0x90;
-		if (c == 0xF4)
-			hi = 0x8F;
-		if (s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80) {
-			*r = (int32_t)(((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) |
-				       ((s[2] & 0x3F) << 6) | (s[3] & 0x3F));
-			return 4;
-		}
-	}
-	*r = -1;
-	return 1;
-}
 
 static void put_rune(bh_buf *b, int32_t r)
 {
@@ -115,7 +76,7 @@ void gojson_quote(bh_buf *out, const char *str, size_t n, int flags)
 		}
 		{
 			int32_t r;
-			int sz = utf8_rune(s + i, n - i, &r);
+			int sz = utf8_rune_go(s + i, n - i, &r);
 			if (r < 0) {
 				bh_buf_put(out, s + start, i - start);
 				bh_buf_puts(out, "\\ufffd");
@@ -383,7 +344,7 @@ static void fold_breaks(parser *p, bh_buf *b)
 	int32_t r;
 	while (b->len && b->data[b->len - 1] == ' ')
 		b->data[--b->len] = '\0';
-	p->i += (size_t)utf8_rune(p->s + p->i, p->n - p->i, &r);
+	p->i += (size_t)utf8_rune_go(p->s + p->i, p->n - p->i, &r);
 	if (r == 0x85) {
 		leading[0] = '\n';
 		ll = 1;
@@ -397,7 +358,7 @@ static void fold_breaks(parser *p, bh_buf *b)
 			p->i++;
 			continue;
 		}
-		sz = utf8_rune(p->s + p->i, p->n - p->i, &r);
+		sz = utf8_rune_go(p->s + p->i, p->n - p->i, &r);
 		if (r == 0x85)
 			bh_buf_putc(&trailing, '\n');
 		else if (r == 0x2028 || r == 0x2029)
@@ -490,7 +451,7 @@ static int parse_string(parser *p, gojson_node *node)
 			bh_buf_put(&b, p->s + st, p->i - st);
 		} else {
 			int32_t r;
-			int sz = utf8_rune(p->s + p->i, p->n - p->i, &r);
+			int sz = utf8_rune_go(p->s + p->i, p->n - p->i, &r);
 			if (p->yaml_breaks && (r == 0x85 || r == 0x2028 || r == 0x2029)) {
 				p->breaks_seen++;
 				if (p->in_key) {

@@ -1,4 +1,4 @@
-/* lib/yaml_resolve.h — internal to lib/ (yaml*, jsonschema): goyaml.v2's
+/* lib/yaml_resolve.h — internal to lib/ (yaml*, gojson, jsonschema): goyaml.v2's
  * scalar typing (resolve.go) and the Go string/number helpers the YAML
  * reader, the YAML printer and the schema validator share. */
 #ifndef BH_YAML_RESOLVE_H
