@@ -149,13 +149,9 @@ END_TEST
 
 /* ---- toJson / toRawJson / toPrettyJson vectors on .Values ---------------- */
 
-typedef struct tally {
-	int run, failed;
-} tally;
-
 static void funcs_vector(const gojson_node *t, void *arg)
 {
-	tally *ty = arg;
+	vec_tally *ty = arg;
 	const char *tpl = vec_str(t, "template"), *expect = vec_str(t, "expect"), *id = vec_str(t, "id");
 	const gojson_node *vals = vec_get(t, "values");
 	static const struct { const char *prefix; int flags; } fns[] = {
@@ -216,13 +212,9 @@ out:
 
 START_TEST(test_funcs_vectors)
 {
-	char *p = vec_path("functions/funcs.jsonl");
-	tally ty = {0, 0};
-	if (!p)
+	vec_tally ty = {0, 0};
+	if (!vec_replay("functions/funcs.jsonl", funcs_vector, &ty, "funcs.jsonl toJson family on values"))
 		return;
-	vec_each(p, funcs_vector, &ty);
-	free(p);
-	fprintf(stderr, "funcs.jsonl toJson family on values: %d run, %d failed\n", ty.run, ty.failed);
 	ck_assert_int_gt(ty.run, 5);
 	ck_assert_int_eq(ty.failed, 0);
 }

@@ -233,13 +233,9 @@ END_TEST
 
 /* ---- conformance vectors -------------------------------------------------- */
 
-typedef struct tally {
-	int run, failed;
-} tally;
-
 static void lang_vector(const gojson_node *t, void *arg)
 {
-	tally *ty = arg;
+	vec_tally *ty = arg;
 	const char *topic = vec_str(t, "topic"), *vy = vec_str(t, "valuesYaml");
 	const char *efull = vec_str(t, "errorFull"), *id = vec_str(t, "id");
 	const gojson_node *want = vec_get(t, "values");
@@ -276,13 +272,9 @@ static void lang_vector(const gojson_node *t, void *arg)
 
 START_TEST(test_lang_yaml_typing)
 {
-	char *p = vec_path("functions/lang.jsonl");
-	tally ty = {0, 0};
-	if (!p)
+	vec_tally ty = {0, 0};
+	if (!vec_replay("functions/lang.jsonl", lang_vector, &ty, "lang.jsonl yaml-typing"))
 		return;
-	vec_each(p, lang_vector, &ty);
-	free(p);
-	fprintf(stderr, "lang.jsonl yaml-typing: %d run, %d failed\n", ty.run, ty.failed);
 	ck_assert_int_gt(ty.run, 80);
 	ck_assert_int_eq(ty.failed, 0);
 }
@@ -290,7 +282,7 @@ END_TEST
 
 static void funcs_vector(const gojson_node *t, void *arg)
 {
-	tally *ty = arg;
+	vec_tally *ty = arg;
 	const char *tpl = vec_str(t, "template"), *expect = vec_str(t, "expect"), *id = vec_str(t, "id");
 	const gojson_node *vals = vec_get(t, "values");
 	json_t *values = NULL, *subject = NULL;
@@ -390,7 +382,7 @@ static char *go_unquote(const char *s, const char **end)
 
 static void fromyaml_vector(const gojson_node *t, void *arg)
 {
-	tally *ty = arg;
+	vec_tally *ty = arg;
 	const char *tpl = vec_str(t, "template"), *expect = vec_str(t, "expect"), *id = vec_str(t, "id");
 	const char *rest, *lit;
 	char *text;
@@ -452,13 +444,9 @@ out:
 
 START_TEST(test_funcs_fromyaml)
 {
-	char *p = vec_path("functions/funcs.jsonl");
-	tally ty = {0, 0};
-	if (!p)
+	vec_tally ty = {0, 0};
+	if (!vec_replay("functions/funcs.jsonl", fromyaml_vector, &ty, "funcs.jsonl fromYaml/fromYamlArray"))
 		return;
-	vec_each(p, fromyaml_vector, &ty);
-	free(p);
-	fprintf(stderr, "funcs.jsonl fromYaml/fromYamlArray: %d run, %d failed\n", ty.run, ty.failed);
 	ck_assert_int_gt(ty.run, 35);
 	ck_assert_int_eq(ty.failed, 0);
 }
@@ -466,13 +454,9 @@ END_TEST
 
 START_TEST(test_funcs_toyaml)
 {
-	char *p = vec_path("functions/funcs.jsonl");
-	tally ty = {0, 0};
-	if (!p)
+	vec_tally ty = {0, 0};
+	if (!vec_replay("functions/funcs.jsonl", funcs_vector, &ty, "funcs.jsonl toYaml/toYamlPretty"))
 		return;
-	vec_each(p, funcs_vector, &ty);
-	free(p);
-	fprintf(stderr, "funcs.jsonl toYaml/toYamlPretty: %d run, %d failed\n", ty.run, ty.failed);
 	ck_assert_int_gt(ty.run, 170);
 	ck_assert_int_eq(ty.failed, 0);
 }

@@ -130,4 +130,24 @@ static inline int vec_each(const char *path, void (*fn)(const gojson_node *, voi
 	return count;
 }
 
+/* How many vectors a test checked and how many of them failed. */
+typedef struct vec_tally {
+	int run, failed;
+} vec_tally;
+
+/* Replays the conformance file rel (e.g. "functions/funcs.jsonl") through
+ * fn with ty as its argument and prints "label: N run, M failed". Returns 0
+ * (nothing run) when the conformance data is absent, else 1. */
+static inline int vec_replay(const char *rel, void (*fn)(const gojson_node *, void *), vec_tally *ty,
+			     const char *label)
+{
+	char *p = vec_path(rel);
+	if (!p)
+		return 0;
+	vec_each(p, fn, ty);
+	free(p);
+	fprintf(stderr, "%s: %d run, %d failed\n", label, ty->run, ty->failed);
+	return 1;
+}
+
 #endif
