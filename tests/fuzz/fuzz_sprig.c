@@ -17,9 +17,8 @@
 
 #include <jansson.h>
 
+#include "tests/fuzz/fuzz_render.h"
 #include "tmpl/funcs.h"
-#include "tmpl/helmctx.h"
-#include "tmpl/tmpl.h"
 
 const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_builtin, tmpl_funcs_core, tmpl_funcs_strings, tmpl_funcs_reflect, tmpl_funcs_dicts,
@@ -42,35 +41,6 @@ static const char url_tmpl[] =
 static const char values_json[] =
 	"{\"s\":\"str\",\"n\":5,\"f\":3.5,\"t\":true,\"z\":null,\"l\":[1,\"a\",null,2.5],"
 	"\"m\":{\"a\":1,\"b\":{\"c\":[1,2]}},\"e\":{}}";
-
-/* one render of src with .Values = vals; errors are expected and ignored */
-static void render(const char *src, size_t n, json_t *vals)
-{
-	bh_error err;
-	bh_buf out = BH_BUF_INIT;
-	tmpl_engine *e = tmpl_engine_new(&err);
-	tmpl_limits l;
-	helmctx_opts o;
-	tmpl_value root;
-	if (!e)
-		return;
-	tmpl_limits_default(&l);
-	l.max_steps = 200000;
-	l.max_output = 1u << 20;
-	l.max_memory = 64u << 20;
-	l.max_exec_depth = 200;
-	l.max_include_depth = 50;
-	l.max_parse_depth = 200;
-	tmpl_engine_set_limits(e, &l);
-	memset(&o, 0, sizeof(o));
-	o.values = vals;
-	if (tmpl_engine_add(e, "fuzz/templates/t.yaml", src, n, &err) == 0 &&
-	    helmctx_build(tmpl_engine_arena(e), &o, &root, &err) == 0 &&
-	    helmctx_set_template(tmpl_engine_arena(e), &root, "fuzz/templates/t.yaml", "fuzz/templates", &err) == 0)
-		tmpl_engine_render(e, "fuzz/templates/t.yaml", &root, &out, &err);
-	bh_buf_free(&out);
-	tmpl_engine_free(e);
-}
 
 /* the i-th NUL-separated field of d[0..n) */
 static json_t *field(const uint8_t *d, size_t n, int i)
@@ -95,15 +65,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_object_set_new(vals, "s", field(data + 1, size - 1, data[0] == 'R' ? 1 : 0));
 		json_object_set_new(vals, "r", field(data + 1, size - 1, 2));
 		if (data[0] == 'R')
-			render(regex_tmpl, sizeof regex_tmpl - 1, vals);
+			fuzz_render(regex_tmpl, sizeof regex_tmpl - 1, vals, NULL, 0);
 		else
-			render(url_tmpl, sizeof url_tmpl - 1, vals);
+			fuzz_render(url_tmpl, sizeof url_tmpl - 1, vals, NULL, 0);
 		json_decref(vals);
 		return 0;
 	}
 	json_t *vals = json_loads(values_json, JSON_DECODE_INT_AS_REAL, &je);
 	if (vals)
-		render((const char *)data, size, vals);
+		fuzz_render((const char *)data, size, vals, NULL, 0);
 	json_decref(vals);
 	return 0;
 }

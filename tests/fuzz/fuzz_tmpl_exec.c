@@ -9,14 +9,11 @@
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_tmpl_parse
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <jansson.h>
 
+#include "tests/fuzz/fuzz_render.h"
 #include "tmpl/funcs.h"
-#include "tmpl/helmctx.h"
-#include "tmpl/tmpl.h"
 
 const tmpl_func_def *const tmpl_func_families[] = {
 	tmpl_funcs_builtin, tmpl_funcs_core, tmpl_funcs_helm, NULL,
@@ -36,35 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{"files/sub/b.conf", fb, sizeof fb - 1},
 		{"empty.txt", fa, 0},
 	};
-	bh_error err;
-	bh_buf out = BH_BUF_INIT;
 	json_error_t je;
 	json_t *vals = json_loads(values_json, JSON_DECODE_INT_AS_REAL, &je);
-	tmpl_engine *e = tmpl_engine_new(&err);
-	tmpl_limits l;
-	helmctx_opts o;
-	tmpl_value root;
-	if (!e || !vals)
-		goto out;
-	tmpl_limits_default(&l);
-	l.max_steps = 200000;
-	l.max_output = 1u << 20;
-	l.max_memory = 64u << 20;
-	l.max_exec_depth = 200;
-	l.max_include_depth = 50;
-	l.max_parse_depth = 200;
-	tmpl_engine_set_limits(e, &l);
-	memset(&o, 0, sizeof(o));
-	o.values = vals;
-	o.files = files;
-	o.n_files = 3;
-	if (tmpl_engine_add(e, "fuzz/templates/t.yaml", (const char *)data, size, &err) == 0 &&
-	    helmctx_build(tmpl_engine_arena(e), &o, &root, &err) == 0 &&
-	    helmctx_set_template(tmpl_engine_arena(e), &root, "fuzz/templates/t.yaml", "fuzz/templates", &err) == 0)
-		tmpl_engine_render(e, "fuzz/templates/t.yaml", &root, &out, &err);
-out:
-	bh_buf_free(&out);
-	tmpl_engine_free(e);
+	if (vals)
+		fuzz_render((const char *)data, size, vals, files, sizeof files / sizeof files[0]);
 	json_decref(vals);
 	return 0;
 }
