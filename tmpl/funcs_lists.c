@@ -41,7 +41,7 @@ static long need_slice(tmpl_call *c, const tmpl_value *v, const char *fmt)
 		return tmpl_call_errorf(c, NIL_DEREF);
 	n = slice_len(v);
 	if (n < 0)
-		return tmpl_call_errorf(c, fmt, sprig_kind(v));
+		return tmpl_call_errorf(c, fmt, tmpl_value_kind_name(v));
 	return n;
 }
 

@@ -503,7 +503,7 @@ static int dict_get(tmpl_call *c, const char *key, const char **s, size_t *n)
 		return tmpl_call_errorf(c, "runtime error: invalid memory address or nil pointer dereference");
 	if (v->kind != TMPL_STRING)
 		return tmpl_call_errorf(c, "unable to parse %s key, must be of type string, but %s found", key,
-					sprig_kind(v));
+					tmpl_value_kind_name(v));
 	*s = v->u.s.ptr;
 	*n = v->u.s.len;
 	return 0;

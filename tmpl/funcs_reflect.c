@@ -96,12 +96,12 @@ static int fn_type_is_like(tmpl_call *c)
 
 static int fn_kind_of(tmpl_call *c)
 {
-	return ret_str(c, sprig_kind(&c->argv[0]));
+	return ret_str(c, tmpl_value_kind_name(&c->argv[0]));
 }
 
 static int fn_kind_is(tmpl_call *c)
 {
-	const char *k = sprig_kind(&c->argv[1]);
+	const char *k = tmpl_value_kind_name(&c->argv[1]);
 	c->result = tmpl_bool(str_eq(&c->argv[0], k, strlen(k)));
 	return 0;
 }

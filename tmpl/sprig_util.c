@@ -6,27 +6,6 @@
 
 #include <openssl/rand.h>
 
-const char *sprig_kind(const tmpl_value *v)
-{
-	switch (v->kind) {
-	case TMPL_INVALID:
-	case TMPL_NIL: return "invalid";
-	case TMPL_BOOL: return "bool";
-	case TMPL_INT: return "int";
-	case TMPL_INT64: return "int64";
-	case TMPL_UINT8: return "uint8";
-	case TMPL_UINT64: return "uint64";
-	case TMPL_FLOAT64: return "float64";
-	case TMPL_COMPLEX: return "complex128";
-	case TMPL_STRING: return "string";
-	case TMPL_BYTES:
-	case TMPL_LIST: return "slice";
-	case TMPL_MAP: return "map";
-	case TMPL_OBJECT: return v->u.obj->cls->pointer ? "ptr" : "struct";
-	}
-	return "invalid";
-}
-
 /* DeepEqual follows pointers into the structs: two distinct objects of one
  * class are compared by what they print (%v and %+v) and their JSON. */
 static int objects_equal(const tmpl_value *a, const tmpl_value *b)

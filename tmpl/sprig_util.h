@@ -1,5 +1,5 @@
 /* tmpl/sprig_util.h — helpers shared by the Sprig function families
- * (tmpl/funcs_*.c): Go reflect kinds, reflect.DeepEqual, deep copies,
+ * (tmpl/funcs_*.c): reflect.DeepEqual, deep copies,
  * result helpers and a CSPRNG. Private to tmpl/. */
 #ifndef TMPL_SPRIG_UTIL_H
 #define TMPL_SPRIG_UTIL_H
@@ -18,10 +18,6 @@
  * (values can be made cyclic with `set $d "self" $d`). */
 #define SPRIG_MAX_DEPTH 2000
 
-/* reflect.Kind name of v: "invalid" (nil), "bool", "int", "int64",
- * "uint8", "uint64", "float64", "complex128", "string", "slice", "map",
- * "struct" or "ptr". */
-const char *sprig_kind(const tmpl_value *v);
 /* reflect.DeepEqual(a, b) (cycles compare equal, as in Go); values nested
  * deeper than SPRIG_MAX_DEPTH compare unequal. */
 int sprig_deep_equal(const tmpl_value *a, const tmpl_value *b);
