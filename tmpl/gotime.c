@@ -19,7 +19,7 @@ static const char *const short_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "J
 
 /* ---- civil calendar (proleptic Gregorian) ---- */
 
-static int64_t floordiv(int64_t a, int64_t b)
+int64_t gotime_floordiv(int64_t a, int64_t b)
 {
 	int64_t q = a / b;
 	if ((a % b != 0) && ((a < 0) != (b < 0)))
@@ -27,10 +27,10 @@ static int64_t floordiv(int64_t a, int64_t b)
 	return q;
 }
 
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+int64_t gotime_days_from_civil(int64_t y, int64_t m, int64_t d)
 {
 	y -= m <= 2;
-	int64_t era = floordiv(y, 400);
+	int64_t era = gotime_floordiv(y, 400);
 	int64_t yoe = y - era * 400;
 	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
@@ -40,7 +40,7 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
 	z += 719468;
-	int64_t era = floordiv(z, 146097);
+	int64_t era = gotime_floordiv(z, 146097);
 	int64_t doe = z - era * 146097;
 	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
@@ -50,7 +50,7 @@ static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-static int is_leap(int64_t y)
+int gotime_is_leap(int64_t y)
 {
 	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
 }
@@ -58,7 +58,7 @@ static int is_leap(int64_t y)
 static int days_in(int m, int64_t y)
 {
 	static const int dim[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	return m == 2 && is_leap(y) ? 29 : dim[m - 1];
+	return m == 2 && gotime_is_leap(y) ? 29 : dim[m - 1];
 }
 
 /* ---- zones ---- */
@@ -80,14 +80,14 @@ void gotime_civil(const gotime *t, int64_t *year, int *month, int *day, int *hou
 	int off;
 	gotime_zone(t, &nm, &off);
 	int64_t s = t->sec + off;
-	int64_t days = floordiv(s, 86400);
+	int64_t days = gotime_floordiv(s, 86400);
 	int64_t rem = s - days * 86400;
 	civil_from_days(days, year, month, day);
 	*hour = (int)(rem / 3600);
 	*min = (int)(rem % 3600 / 60);
 	*sec = (int)(rem % 60);
 	*wday = (int)(((days + 4) % 7 + 7) % 7);
-	*yday = (int)(days - days_from_civil(*year, 1, 1)) + 1;
+	*yday = (int)(days - gotime_days_from_civil(*year, 1, 1)) + 1;
 }
 
 gotime gotime_date(int64_t year, int64_t month, int64_t day, int64_t hour, int64_t min, int64_t sec,
@@ -97,11 +97,11 @@ gotime gotime_date(int64_t year, int64_t month, int64_t day, int64_t hour, int64
 	const char *nm;
 	int off1, off2;
 	int64_t m = month - 1;
-	year += floordiv(m, 12);
-	m -= floordiv(m, 12) * 12;
-	sec += floordiv(nsec, 1000000000);
-	nsec -= floordiv(nsec, 1000000000) * 1000000000;
-	int64_t unix = days_from_civil(year, m + 1, 1) * 86400 + (day - 1) * 86400 + hour * 3600 + min * 60 + sec;
+	year += gotime_floordiv(m, 12);
+	m -= gotime_floordiv(m, 12) * 12;
+	sec += gotime_floordiv(nsec, 1000000000);
+	nsec -= gotime_floordiv(nsec, 1000000000) * 1000000000;
+	int64_t unix = gotime_days_from_civil(year, m + 1, 1) * 86400 + (day - 1) * 86400 + hour * 3600 + min * 60 + sec;
 	memset(&t, 0, sizeof t);
 	t.loc = loc;
 	t.nsec = (int32_t)nsec;
@@ -863,7 +863,7 @@ int gotime_parse(const char *layout, size_t ln, const char *value, size_t vn,
 	if (yday >= 0) {
 		static const int before[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365};
 		int d = 0, mo = 0;
-		if (is_leap(year)) {
+		if (gotime_is_leap(year)) {
 			if (yday == 31 + 29) {
 				mo = 2;
 				d = 29;

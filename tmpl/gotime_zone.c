@@ -172,28 +172,6 @@ static void parse_footer(gotime_loc *l, const char *s)
 	l->has_dst = 1;
 }
 
-static int64_t fdiv(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
-	return q;
-}
-
-static int64_t days_civil(int64_t y, int64_t m, int64_t d)
-{
-	y -= m <= 2;
-	int64_t era = fdiv(y, 400);
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-static int leap(int64_t y)
-{
-	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-}
-
 /* seconds from the start of year y (UTC) of the rule's moment */
 static int64_t rule_time(int64_t y, const tzrule *r, int off)
 {
@@ -201,14 +179,14 @@ static int64_t rule_time(int64_t y, const tzrule *r, int off)
 	static const int dim[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	if (r->kind == 'J') {
 		s = (int64_t)(r->day - 1) * 86400;
-		if (leap(y) && r->day >= 60)
+		if (gotime_is_leap(y) && r->day >= 60)
 			s += 86400;
 	} else if (r->kind == 'D') {
 		s = (int64_t)r->day * 86400;
 	} else {
-		int64_t first = days_civil(y, r->mon, 1);
+		int64_t first = gotime_days_from_civil(y, r->mon, 1);
 		int dow = (int)(((first + 4) % 7 + 7) % 7);
-		int d = r->day - dow, mdays = dim[r->mon - 1] + (r->mon == 2 && leap(y));
+		int d = r->day - dow, mdays = dim[r->mon - 1] + (r->mon == 2 && gotime_is_leap(y));
 		if (d < 0)
 			d += 7;
 		for (int i = 1; i < r->week; i++) {
@@ -216,7 +194,7 @@ static int64_t rule_time(int64_t y, const tzrule *r, int off)
 				break;
 			d += 7;
 		}
-		s = (first - days_civil(y, 1, 1) + d) * 86400;
+		s = (first - gotime_days_from_civil(y, 1, 1) + d) * 86400;
 	}
 	return s + r->time - off;
 }
@@ -228,14 +206,14 @@ static void ext_lookup(const gotime_loc *l, int64_t sec, const char **name, int 
 		*offset = l->stdoff;
 		return;
 	}
-	int64_t days = fdiv(sec, 86400);
+	int64_t days = gotime_floordiv(sec, 86400);
 	/* year of the UTC date */
-	int64_t y = 1970 + fdiv(days * 400, 146097);
-	while (days_civil(y, 1, 1) > days)
+	int64_t y = 1970 + gotime_floordiv(days * 400, 146097);
+	while (gotime_days_from_civil(y, 1, 1) > days)
 		y--;
-	while (days_civil(y + 1, 1, 1) <= days)
+	while (gotime_days_from_civil(y + 1, 1, 1) <= days)
 		y++;
-	int64_t ysec = sec - days_civil(y, 1, 1) * 86400;
+	int64_t ysec = sec - gotime_days_from_civil(y, 1, 1) * 86400;
 	int64_t st = rule_time(y, &l->start, l->stdoff), en = rule_time(y, &l->end, l->dstoff);
 	const char *sn = l->std, *dn = l->dst;
 	int so = l->stdoff, dof = l->dstoff;

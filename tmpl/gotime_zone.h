@@ -18,4 +18,10 @@ int gotime_loc_lookup_name(const gotime_loc *l, const char *name, int64_t sec, i
 size_t gotime_loc_fixed_size(void);
 void gotime_loc_fixed_init(gotime_loc *l, const char *name, int offset);
 
+/* Calendar arithmetic both files use (gotime.c): floor division, the day
+ * number (days since 1970-01-01) of a proleptic Gregorian date, leap years. */
+int64_t gotime_floordiv(int64_t a, int64_t b);
+int64_t gotime_days_from_civil(int64_t y, int64_t m, int64_t d);
+int gotime_is_leap(int64_t y);
+
 #endif
