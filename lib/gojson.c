@@ -305,17 +305,6 @@ static void skip_ws(parser *p)
 	}
 }
 
-static int hexval(unsigned c)
-{
-	if (c >= '0' && c <= '9')
-		return (int)(c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (int)(c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (int)(c - 'A' + 10);
-	return -1;
-}
-
 static int read_u4(parser *p, int32_t *r)
 {
 	int32_t v = 0;
@@ -323,7 +312,7 @@ static int read_u4(parser *p, int32_t *r)
 		int h;
 		if (p->i >= p->n)
 			return bad(p, "");
-		h = hexval(p->s[p->i]);
+		h = go_unhex(p->s[p->i]);
 		if (h < 0)
 			return bad(p, "in \\u hexadecimal character escape");
 		v = v * 16 + h;

@@ -125,3 +125,14 @@ int go_format_float(char *buf, size_t n, double v, char fmt, int prec)
 		buf[at < n ? at : n - 1] = '\0';
 	return (int)at;
 }
+
+int go_unhex(unsigned c)
+{
+	if (c >= '0' && c <= '9')
+		return (int)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (int)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (int)(c - 'A' + 10);
+	return -1;
+}

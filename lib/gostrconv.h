@@ -17,4 +17,7 @@ int go_format_float(char *buf, size_t n, double v, char fmt, int prec);
  * zero/inf/nan. */
 int go_shortest_digits(double v, char digits[32], int *ndigits, int *dp);
 
+/* strconv's unhex: the value of the hex digit c (0-9, a-f, A-F), else -1. */
+int go_unhex(unsigned c);
+
 #endif

@@ -162,16 +162,6 @@ typedef struct compiler {
 	int depth;
 } compiler;
 
-static int hexdig(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* One JSON-pointer token of a URI fragment: percent-decoding, then
  * "~1" -> "/" and "~0" -> "~". */
 static int pointer_unescape(const char *tok, size_t n, bh_buf *out)
@@ -180,7 +170,8 @@ static int pointer_unescape(const char *tok, size_t n, bh_buf *out)
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (tok[i] == '%') {
-			int h1 = i + 1 < n ? hexdig(tok[i + 1]) : -1, h2 = i + 2 < n ? hexdig(tok[i + 2]) : -1;
+			int h1 = i + 1 < n ? go_unhex((unsigned char)tok[i + 1]) : -1;
+			int h2 = i + 2 < n ? go_unhex((unsigned char)tok[i + 2]) : -1;
 			if (h1 < 0 || h2 < 0) {
 				rc = -1;
 				goto out;

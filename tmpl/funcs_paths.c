@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "lib/gostrconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/sprig_util.h"
@@ -171,15 +172,6 @@ static int ishex(char ch)
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
 }
 
-static int unhex(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	return ch - 'A' + 10;
-}
-
 /* net/url unescape; on error writes the message to err and returns -1 */
 static int url_unescape(bh_buf *out, const char *s, size_t n, enum enc mode, bh_buf *err)
 {
@@ -191,8 +183,8 @@ static int url_unescape(bh_buf *out, const char *s, size_t n, enum enc mode, bh_
 				gofmt_quote(err, s + i, k);
 				return -1;
 			}
-			int v = unhex(s[i + 1]) << 4 | unhex(s[i + 2]);
-			if (mode == E_HOST && unhex(s[i + 1]) < 8 && memcmp(s + i, "%25", 3) != 0) {
+			int v = go_unhex((unsigned char)s[i + 1]) << 4 | go_unhex((unsigned char)s[i + 2]);
+			if (mode == E_HOST && go_unhex((unsigned char)s[i + 1]) < 8 && memcmp(s + i, "%25", 3) != 0) {
 				bh_buf_puts(err, "invalid URL escape ");
 				gofmt_quote(err, s + i, 3);
 				return -1;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/gostrconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/sprig_unicode.h"
@@ -180,17 +181,6 @@ static int is_alnum_ascii(uint32_t c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static int hexval(uint32_t c)
-{
-	if (c >= '0' && c <= '9')
-		return (int)(c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (int)(c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (int)(c - 'A' + 10);
-	return -1;
-}
-
 /* Go's parseEscape at s[i] == '\\': the literal rune and the new index,
  * or -1 with the error set. */
 static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
@@ -239,7 +229,7 @@ static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
 					ok = 1;
 					break;
 				}
-				int v = hexval(c);
+				int v = go_unhex(c);
 				if (v < 0)
 					break;
 				r = r * 16 + (uint32_t)v;
@@ -252,12 +242,12 @@ static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
 			*rune = r;
 			return (long)i;
 		}
-		int x = hexval(c);
+		int x = go_unhex(c);
 		if (i >= p->n)
 			break;
 		c = uni_decode(p->s + i, p->n - i, &w);
 		i += w;
-		int y = hexval(c);
+		int y = go_unhex(c);
 		if (x < 0 || y < 0)
 			break;
 		*rune = (uint32_t)(x * 16 + y);
