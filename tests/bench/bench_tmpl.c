@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	load_charts(argv[1], &charts, &ncharts, &skipped);
 	for (size_t i = 0; i < ncharts; i++)
 		ntemplates += charts[i].n;
-	printf("chart templates: %zu charts usable, %d skipped (functions not implemented yet or errors)\n", ncharts,
+	printf("chart templates: %zu charts usable, %d skipped (render errors)\n", ncharts,
 	       skipped);
 	if (ncharts)
 		bench("charts", charts, ncharts, secs);
