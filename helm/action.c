@@ -41,6 +41,11 @@ const char *act_manager(const action_config *cfg)
 	return cfg->field_manager && *cfg->field_manager ? cfg->field_manager : "helm-controller";
 }
 
+const char *act_storage_ns(const action_config *cfg, const char *ns)
+{
+	return cfg->storage_namespace && *cfg->storage_namespace ? cfg->storage_namespace : ns;
+}
+
 long act_timeout(const action_wait *w)
 {
 	return w->timeout_ms > 0 ? w->timeout_ms : ACTION_DEFAULT_TIMEOUT_MS;
@@ -440,7 +445,7 @@ static int cluster_lookup(void *ud, tmpl_arena *a, const char *api_version, cons
 }
 
 int act_render(const action_config *cfg, chart *c, const json_t *values, const char *name, const char *ns,
-	       int revision, int is_upgrade, render_result *rr, json_t **chart_json, bh_error *err)
+	       int revision, int is_upgrade, int skip_schema, render_result *rr, json_t **chart_json, bh_error *err)
 {
 	render_options ro;
 	json_t *apis = NULL, *templates, *files;
@@ -452,6 +457,7 @@ int act_render(const action_config *cfg, chart *c, const json_t *values, const c
 	ro.namespace_ = ns;
 	ro.revision = revision;
 	ro.is_upgrade = is_upgrade;
+	ro.skip_schema_validation = skip_schema;
 	ro.lookup = cluster_lookup;
 	ro.lookup_ud = cfg->kc;
 	/* the cluster's capabilities, as Helm's install/upgrade use them */
@@ -497,6 +503,8 @@ json_t *act_release_new(const chart *c, const json_t *chart_json, const render_r
 	};
 	if (!(rel = release_json_new(&f, err)))
 		return NULL;
+	if (c->lock) /* replaces the null in place: Go's field order kept */
+		json_object_set_new(json_object_get(rel, "chart"), "lock", json_deep_copy(c->lock));
 	if (c->schema) {
 		char *s = release_base64_new((const unsigned char *)c->schema, c->schema_len);
 		if (s)
@@ -511,7 +519,7 @@ json_t *act_release_new(const chart *c, const json_t *chart_json, const render_r
 int act_run_hooks(const action_config *cfg, json_t *rel, const char *event, long timeout_ms, action_result *res,
 	      bh_error *err)
 {
-	hooks_run_opts ho = {act_manager(cfg), timeout_ms, 1, NULL, NULL};
+	hooks_run_opts ho = {act_manager(cfg), timeout_ms, 1, NULL, NULL, cfg->storage_namespace};
 	int rc;
 	act_log(cfg, "running %s hooks", event);
 	rc = hooks_run(cfg->kc, rel, event, &ho, act_hooks(res), err);
@@ -536,7 +544,7 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	memset(&rr, 0, sizeof rr);
 	if ((rc = act_report_init(res, "install", o->name, o->namespace_, err)) < 0)
 		return rc;
-	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+	if ((rc = storage_history(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, &hist, err)) < 0)
 		return rc;
 	if ((last = storage_last(hist))) {
 		const char *st = rel_status(last);
@@ -548,7 +556,8 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	}
 	if (o->create_namespace && (rc = create_namespace(cfg, o->namespace_, act_objects(res), err)) < 0)
 		goto out;
-	if ((rc = act_render(cfg, o->chart, o->values, o->name, o->namespace_, version, 0, &rr, &chart_json, err)) < 0)
+	if ((rc = act_render(cfg, o->chart, o->values, o->name, o->namespace_, version, 0,
+			      o->skip_schema_validation, &rr, &chart_json, err)) < 0)
 		goto out;
 	if ((rc = apply_crds(cfg, &rr, o->crds == ACTION_CRDS_DEFAULT ? ACTION_CRDS_CREATE : o->crds, o->namespace_,
 			     o->crd_labels, act_objects(res), err)) < 0)
@@ -571,10 +580,10 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 	if (last && strcmp(rel_status(last), "failed")) {
 		rel_info_set(last, "status", "superseded");
 		rel_info_set(last, "description", "superseded by new release");
-		if ((rc = storage_update(cfg->kc, last, err)) < 0)
+		if ((rc = storage_update(cfg->kc, cfg->storage_namespace, last, err)) < 0)
 			goto out;
 	}
-	if ((rc = storage_create(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_create(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-install", act_timeout(&o->wait), res, err)) < 0)
@@ -589,7 +598,7 @@ int action_install(const action_config *cfg, const action_install_opts *o, actio
 		goto failed;
 	rel_info_set(rel, "status", "deployed");
 	rel_info_set(rel, "description", o->description && *o->description ? o->description : "Install complete");
-	if ((rc = storage_update(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_update(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	goto out;
@@ -599,7 +608,7 @@ failed:
 	rel_info_set(rel, "description", desc);
 	{
 		bh_error e2;
-		storage_update(cfg->kc, rel, &e2);
+		storage_update(cfg->kc, cfg->storage_namespace, rel, &e2);
 	}
 	act_report_release(res, rel);
 out:
@@ -644,7 +653,7 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	memset(&rr, 0, sizeof rr);
 	if ((rc = act_report_init(res, "upgrade", o->name, o->namespace_, err)) < 0)
 		return rc;
-	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+	if ((rc = storage_history(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, &hist, err)) < 0)
 		return rc;
 	if (!(last = storage_last(hist))) {
 		json_decref(hist);
@@ -665,7 +674,8 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	vals = o->values ? json_deep_copy(o->values) : json_object();
 	if (o->preserve_values && json_is_object(json_object_get(cur, "config")))
 		merge_tables(vals, json_object_get(cur, "config"));
-	if ((rc = act_render(cfg, o->chart, vals, o->name, o->namespace_, version, 1, &rr, &chart_json, err)) < 0)
+	if ((rc = act_render(cfg, o->chart, vals, o->name, o->namespace_, version, 1,
+			      o->skip_schema_validation, &rr, &chart_json, err)) < 0)
 		goto out;
 	if (o->crds != ACTION_CRDS_DEFAULT &&
 	    (rc = apply_crds(cfg, &rr, o->crds, o->namespace_, o->crd_labels, act_objects(res), err)) < 0)
@@ -688,10 +698,10 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	if ((rc = act_check_conflicts(cfg, o->name, o->namespace_, &tgt, &old, !o->disable_take_ownership, "update",
 				      exists, err)) < 0)
 		goto out;
-	if ((rc = storage_prune(cfg->kc, o->namespace_, o->name, o->max_history, &pruned, err)) < 0)
+	if ((rc = storage_prune(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, o->max_history, &pruned, err)) < 0)
 		goto out;
 	json_object_set_new(res->report, "pruned", json_integer(pruned));
-	if ((rc = storage_create(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_create(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-upgrade", act_timeout(&o->wait), res, err)) < 0)
@@ -709,12 +719,12 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	{
 		bh_error e2;
 		rel_info_set(cur, "status", "superseded");
-		if (storage_update(cfg->kc, cur, &e2) < 0)
+		if (storage_update(cfg->kc, cfg->storage_namespace, cur, &e2) < 0)
 			act_log(cfg, "%s", e2.msg);
 	}
 	rel_info_set(rel, "status", "deployed");
 	rel_info_set(rel, "description", o->description && *o->description ? o->description : "Upgrade complete");
-	if ((rc = storage_update(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_update(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	goto out;
@@ -730,7 +740,7 @@ failed:
 	rel_info_set(rel, "description", desc);
 	{
 		bh_error e2;
-		storage_update(cfg->kc, rel, &e2);
+		storage_update(cfg->kc, cfg->storage_namespace, rel, &e2);
 	}
 	act_report_release(res, rel);
 out:

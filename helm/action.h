@@ -50,6 +50,11 @@ typedef struct action_config {
 	const char *field_manager; /* NULL = "helm-controller" */
 	void (*log)(void *ud, const char *msg); /* progress lines, may be NULL */
 	void *log_ud;
+	/* namespace of the release history Secrets (Helm's storage driver
+	 * namespace, Flux's .spec.storageNamespace); NULL or "" = the release
+	 * namespace of each action. Every action (install, upgrade, rollback,
+	 * uninstall, test, unlock) and its hooks read and write history there. */
+	const char *storage_namespace;
 } action_config;
 
 typedef struct action_wait {
@@ -73,6 +78,9 @@ typedef struct action_install_opts {
 	const char *description;   /* NULL = "Install complete" */
 	const json_t *crd_labels;  /* labels added to CRDs from crds/ (Flux:
 				    * helm.toolkit.fluxcd.io/name, -/namespace); may be NULL */
+	int skip_schema_validation;/* values not checked against values.schema.json
+				    * (Helm's --skip-schema-validation, Flux's
+				    * .spec.install.disableSchemaValidation) */
 } action_install_opts;
 
 typedef struct action_upgrade_opts {
@@ -91,6 +99,7 @@ typedef struct action_upgrade_opts {
 	action_wait wait;
 	const char *description;   /* NULL = "Upgrade complete" */
 	const json_t *crd_labels;  /* as for install */
+	int skip_schema_validation;/* as for install (.spec.upgrade.disableSchemaValidation) */
 } action_upgrade_opts;
 
 typedef struct action_rollback_opts {

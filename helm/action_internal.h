@@ -11,6 +11,8 @@
 
 void act_log(const action_config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *act_manager(const action_config *cfg);
+/* The namespace of the history Secrets of a release in namespace ns. */
+const char *act_storage_ns(const action_config *cfg, const char *ns);
 long act_timeout(const action_wait *w);
 /* Starts the report; checks the release name (Helm's rules) and namespace. */
 int act_report_init(action_result *res, const char *action, const char *name, const char *ns, bh_error *err);
@@ -33,7 +35,7 @@ int act_apply_all(const action_config *cfg, const char *rel, const char *ns, obj
 		  const unsigned char *exists, int force_conflicts, int replace, int from_csa, json_t *objects,
 		  bh_error *err);
 int act_render(const action_config *cfg, chart *c, const json_t *values, const char *name, const char *ns,
-	       int revision, int is_upgrade, render_result *rr, json_t **chart_json, bh_error *err);
+	       int revision, int is_upgrade, int skip_schema, render_result *rr, json_t **chart_json, bh_error *err);
 json_t *act_release_new(const chart *c, const json_t *chart_json, const render_result *rr, const char *name,
 			const char *ns, int version, const char *status, const char *desc, const char *first,
 			const json_t *config, bh_error *err);

@@ -63,7 +63,7 @@ int action_rollback(const action_config *cfg, const action_rollback_opts *o, act
 	char desc[BH_ERROR_MSG_MAX + 200], now[40];
 	if ((rc = act_report_init(res, "rollback", o->name, o->namespace_, err)) < 0)
 		return rc;
-	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+	if ((rc = storage_history(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, &hist, err)) < 0)
 		return rc;
 	if (!(cur = storage_last(hist))) {
 		json_decref(hist);
@@ -125,10 +125,10 @@ int action_rollback(const action_config *cfg, const action_rollback_opts *o, act
 	}
 	if ((rc = act_check_conflicts(cfg, o->name, o->namespace_, &tgt, &old, 1, "rollback", exists, err)) < 0)
 		goto out;
-	if ((rc = storage_prune(cfg->kc, o->namespace_, o->name, o->max_history, &pruned, err)) < 0)
+	if ((rc = storage_prune(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, o->max_history, &pruned, err)) < 0)
 		goto out;
 	json_object_set_new(res->report, "pruned", json_integer(pruned));
-	if ((rc = storage_create(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_create(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-rollback", act_timeout(&o->wait), res, err)) < 0)
@@ -151,13 +151,13 @@ int action_rollback(const action_config *cfg, const action_rollback_opts *o, act
 		json_array_foreach(hist, i, h) {
 			if (rel_version(h) != rel_version(rel) && !strcmp(rel_status(h), "deployed")) {
 				rel_info_set(h, "status", "superseded");
-				if (storage_update(cfg->kc, h, &e2) < 0)
+				if (storage_update(cfg->kc, cfg->storage_namespace, h, &e2) < 0)
 					act_log(cfg, "%s", e2.msg);
 			}
 		}
 	}
 	rel_info_set(rel, "status", "deployed");
-	if ((rc = storage_update(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_update(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	goto out;
@@ -172,10 +172,10 @@ failed:
 	{
 		bh_error e2;
 		rel_info_set(cur, "status", "superseded");
-		storage_update(cfg->kc, cur, &e2);
+		storage_update(cfg->kc, cfg->storage_namespace, cur, &e2);
 		rel_info_set(rel, "status", "failed");
 		rel_info_set(rel, "description", desc);
-		storage_update(cfg->kc, rel, &e2);
+		storage_update(cfg->kc, cfg->storage_namespace, rel, &e2);
 	}
 	act_report_release(res, rel);
 out:
@@ -254,7 +254,7 @@ int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, a
 		return rc;
 	if (!(prop = propagation_name(o->deletion_propagation, err)))
 		return BH_EINVAL;
-	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+	if ((rc = storage_history(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, &hist, err)) < 0)
 		return rc;
 	if (!(rel = storage_last(hist))) { /* storage already gone: nothing to do */
 		json_object_set_new(res->report, "status", json_string("uninstalled"));
@@ -266,8 +266,9 @@ int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, a
 		if (!o->keep_history) {
 			size_t i;
 			json_t *h;
-			json_array_foreach(hist, i, h) if ((rc = storage_delete(cfg->kc, o->namespace_, o->name,
-										rel_version(h), err)) < 0) break;
+			const char *sns = act_storage_ns(cfg, o->namespace_);
+			json_array_foreach(hist, i, h) if ((rc = storage_delete(cfg->kc, sns, o->name, rel_version(h),
+										err)) < 0) break;
 			act_report_release(res, rel);
 			json_decref(hist);
 			return rc;
@@ -280,7 +281,7 @@ int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, a
 	rel_info_set(rel, "status", "uninstalling");
 	rel_info_set(rel, "deleted", now);
 	rel_info_set(rel, "description", "Deletion in progress (or silently failed)");
-	if ((rc = storage_update(cfg->kc, rel, err)) < 0)
+	if ((rc = storage_update(cfg->kc, cfg->storage_namespace, rel, err)) < 0)
 		goto out;
 	act_report_release(res, rel);
 	if (!o->disable_hooks && (rc = act_run_hooks(cfg, rel, "pre-delete", act_timeout(&o->wait), res, err)) < 0)
@@ -347,10 +348,11 @@ int action_uninstall(const action_config *cfg, const action_uninstall_opts *o, a
 	if (!o->keep_history) {
 		size_t i;
 		json_t *h;
-		json_array_foreach(hist, i, h) if ((rc = storage_delete(cfg->kc, o->namespace_, o->name, rel_version(h),
+		const char *sns = act_storage_ns(cfg, o->namespace_);
+		json_array_foreach(hist, i, h) if ((rc = storage_delete(cfg->kc, sns, o->name, rel_version(h),
 									 err)) < 0) break;
 	} else {
-		rc = storage_update(cfg->kc, rel, err);
+		rc = storage_update(cfg->kc, cfg->storage_namespace, rel, err);
 	}
 	if (rc == 0 && errs.len)
 		rc = bh_error_set(err, BH_EEXEC, "uninstallation completed with error(s): %s", errs.data);
@@ -388,12 +390,12 @@ int action_test(const action_config *cfg, const action_test_opts *o, action_resu
 		err = &err_local;
 	json_t *hist = NULL, *rel, *h;
 	hooks_run_opts ho = {act_manager(cfg), o->timeout_ms > 0 ? o->timeout_ms : ACTION_DEFAULT_TIMEOUT_MS, 0,
-			     test_skip, (void *)o->filters};
+			     test_skip, (void *)o->filters, cfg->storage_namespace};
 	size_t i;
 	int rc;
 	if ((rc = act_report_init(res, "test", o->name, o->namespace_, err)) < 0)
 		return rc;
-	if ((rc = storage_history(cfg->kc, o->namespace_, o->name, &hist, err)) < 0)
+	if ((rc = storage_history(cfg->kc, act_storage_ns(cfg, o->namespace_), o->name, &hist, err)) < 0)
 		return rc;
 	if (!(rel = storage_last(hist))) {
 		json_decref(hist);
@@ -412,7 +414,7 @@ int action_test(const action_config *cfg, const action_test_opts *o, action_resu
 	}
 	{
 		bh_error e2;
-		if (storage_update(cfg->kc, rel, &e2) < 0 && rc == 0) {
+		if (storage_update(cfg->kc, cfg->storage_namespace, rel, &e2) < 0 && rc == 0) {
 			*err = e2;
 			rc = e2.code;
 		}
@@ -434,7 +436,7 @@ int action_unlock(const action_config *cfg, const char *name, const char *ns, ac
 	int rc;
 	if ((rc = act_report_init(res, "unlock", name, ns, err)) < 0)
 		return rc;
-	if ((rc = storage_history(cfg->kc, ns, name, &hist, err)) < 0)
+	if ((rc = storage_history(cfg->kc, act_storage_ns(cfg, ns), name, &hist, err)) < 0)
 		return rc;
 	rel = storage_last(hist);
 	if (!rel || !rel_status_is_pending(rel_status(rel))) {
@@ -444,7 +446,7 @@ int action_unlock(const action_config *cfg, const char *name, const char *ns, ac
 	snprintf(desc, sizeof desc, "Release unlocked from stale '%s' state", rel_status(rel));
 	rel_info_set(rel, "status", "failed");
 	rel_info_set(rel, "description", desc);
-	rc = storage_update(cfg->kc, rel, err);
+	rc = storage_update(cfg->kc, cfg->storage_namespace, rel, err);
 	act_report_release(res, rel);
 	json_decref(hist);
 	return rc;

@@ -85,6 +85,7 @@ void chart_free(chart *c)
 		return;
 	json_decref(c->metadata);
 	json_decref(c->values);
+	json_decref(c->lock);
 	free(c->schema);
 	for (size_t i = 0; i < c->ntemplates; i++)
 		file_clear(&c->templates[i]);
@@ -119,6 +120,8 @@ chart *chart_dup(const chart *c)
 		return NULL;
 	d->metadata = json_deep_copy(c->metadata);
 	d->values = json_deep_copy(c->values);
+	if (c->lock && !(d->lock = json_deep_copy(c->lock)))
+		goto fail;
 	d->ntemplates = c->ntemplates;
 	d->nfiles = c->nfiles;
 	if (copy_files(&d->templates, c->templates, c->ntemplates) ||
@@ -518,6 +521,145 @@ static int group_cmp(const void *a, const void *b)
 	return strcmp(((const sub_group *)a)->name, ((const sub_group *)b)->name);
 }
 
+/* ---- Chart.lock: Helm's chart.Lock as encoding/json writes it ---- */
+
+/* A string field of a lock entry: absent/null = "", other types refused
+ * (Go's json.Unmarshal into a string field). */
+static int lock_str(const json_t *o, const char *k, const char *what, const char **out, bh_error *err)
+{
+	const json_t *v = json_object_get(o, k);
+	*out = "";
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal %s into Go struct field %s.%s of type string",
+				    json_is_object(v) ? "object" : json_is_array(v) ? "array" :
+				    json_is_boolean(v) ? "bool" : "number", what, k);
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* time.Time's MarshalJSON (RFC3339Nano: trailing zeros of the fraction
+ * dropped) of the generated time as written; the zero time when absent. */
+static json_t *lock_time(const char *s)
+{
+	char buf[80];
+	const char *dot, *end;
+	size_t n;
+	if (!*s)
+		return json_string("0001-01-01T00:00:00Z");
+	if (strlen(s) >= sizeof buf || !(dot = strchr(s, '.')))
+		return json_string(s);
+	for (end = dot + 1; *end >= '0' && *end <= '9'; end++)
+		;
+	n = (size_t)(end - dot - 1);
+	while (n > 0 && dot[n] == '0')
+		n--;
+	snprintf(buf, sizeof buf, "%.*s%s", (int)(dot - s) + (n ? (int)n + 1 : 0), s, end);
+	return json_string(buf);
+}
+
+static int lock_dependency(const json_t *d, json_t **out, bh_error *err)
+{
+	static const char *const strs[] = {"name", "version", "repository", "condition", "alias"};
+	const char *sv[5];
+	const json_t *tags = json_object_get(d, "tags"), *en = json_object_get(d, "enabled"),
+		     *iv = json_object_get(d, "import-values");
+	json_t *o;
+	*out = NULL;
+	if (json_is_null(d)) {
+		*out = json_null();
+		return 0;
+	}
+	if (!json_is_object(d))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal a non-object into Go struct field "
+				    "Lock.dependencies of type chart.Dependency");
+	for (size_t i = 0; i < 5; i++)
+		if (lock_str(d, strs[i], "Dependency", &sv[i], err) < 0)
+			return BH_EINVAL;
+	if (tags && !json_is_null(tags) && !json_is_array(tags))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field Dependency.tags of type []string");
+	if (en && !json_is_null(en) && !json_is_boolean(en))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field Dependency.enabled of type bool");
+	if (iv && !json_is_null(iv) && !json_is_array(iv))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field "
+				    "Dependency.import-values of type []interface {}");
+	if (!(o = json_object()))
+		return BH_ENOMEM;
+	json_object_set_new(o, "name", json_string(sv[0]));
+	if (*sv[1])
+		json_object_set_new(o, "version", json_string(sv[1]));
+	json_object_set_new(o, "repository", json_string(sv[2]));
+	if (*sv[3])
+		json_object_set_new(o, "condition", json_string(sv[3]));
+	if (json_array_size(tags)) {
+		size_t i;
+		json_t *t, *a = json_array();
+		json_array_foreach(tags, i, t) {
+			if (!json_is_string(t) && !json_is_null(t)) {
+				json_decref(a);
+				json_decref(o);
+				return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field Dependency.tags of type string");
+			}
+			json_array_append_new(a, json_string(json_is_string(t) ? json_string_value(t) : ""));
+		}
+		json_object_set_new(o, "tags", a);
+	}
+	if (json_is_true(en))
+		json_object_set_new(o, "enabled", json_true());
+	if (json_array_size(iv))
+		json_object_set_new(o, "import-values", json_deep_copy(iv));
+	if (*sv[4])
+		json_object_set_new(o, "alias", json_string(sv[4]));
+	*out = o;
+	return 0;
+}
+
+/* Helm's yaml.Unmarshal of a lock file into chart.Lock, then that Lock as
+ * encoding/json marshals it. A null document leaves *out NULL (a nil Lock
+ * pointer: "lock": null). */
+static int lock_build(const json_t *y, json_t **out, bh_error *err)
+{
+	const char *gen, *digest;
+	const json_t *deps;
+	json_t *o, *arr;
+	json_decref(*out);
+	*out = NULL;
+	if (!y || json_is_null(y))
+		return 0;
+	if (!json_is_object(y))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal a non-object into Go value of type chart.Lock");
+	if (lock_str(y, "generated", "Lock", &gen, err) < 0 || lock_str(y, "digest", "Lock", &digest, err) < 0)
+		return BH_EINVAL;
+	deps = json_object_get(y, "dependencies");
+	if (deps && !json_is_null(deps) && !json_is_array(deps))
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field "
+				    "Lock.dependencies of type []*chart.Dependency");
+	if (!(o = json_object()))
+		return BH_ENOMEM;
+	json_object_set_new(o, "generated", lock_time(gen));
+	json_object_set_new(o, "digest", json_string(digest));
+	if (!json_is_array(deps)) {
+		json_object_set_new(o, "dependencies", json_null());
+	} else {
+		size_t i;
+		const json_t *d;
+		arr = json_array();
+		json_object_set_new(o, "dependencies", arr);
+		json_array_foreach(deps, i, d) {
+			json_t *e;
+			int rc = lock_dependency(d, &e, err);
+			if (rc < 0) {
+				json_decref(o);
+				return rc;
+			}
+			json_array_append_new(arr, e);
+		}
+	}
+	*out = o;
+	return 0;
+}
+
 int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *ctx,
 			    chart **out, bh_error *err)
 {
@@ -556,7 +698,9 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			continue;
 		if (!strcmp(f->name, "Chart.lock") || !strcmp(f->name, "requirements.lock")) {
 			json_t *lock = NULL;
-			if ((rc = yaml_parse_any((const char *)f->data, f->len, NULL, 0, &lock, err))) {
+			if ((rc = yaml_parse_any((const char *)f->data, f->len, NULL, 0, &lock, err)) ||
+			    (rc = lock_build(lock, &c->lock, err))) {
+				json_decref(lock);
 				bh_error_prefix(err, "cannot load %s", f->name);
 				goto fail;
 			}

@@ -28,6 +28,10 @@ struct chart {
 	json_t *metadata;     /* Chart.yaml as loaded (keys as in the file); v1
 			       * requirements.yaml dependencies merged in */
 	json_t *values;       /* values.yaml: always an object */
+	json_t *lock;         /* Chart.lock (requirements.lock for v1) as Helm's
+			       * chart.Lock marshals it, fields in Go order:
+			       * {"generated","digest","dependencies":[{"name",
+			       * "version","repository",...}]}; NULL when absent */
 	char *schema;         /* values.schema.json (NUL-terminated) or NULL */
 	size_t schema_len;
 	chart_file *templates; /* templates/... in load order */

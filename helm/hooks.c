@@ -273,7 +273,7 @@ int hooks_run(kube_client *kc, json_t *rel, const char *event, const hooks_run_o
 		set_last_run(h, started, NULL, "Running");
 		if (o->persist) {
 			bh_error e2;
-			storage_update(kc, rel, &e2); /* Helm logs and carries on */
+			storage_update(kc, o->storage_namespace, rel, &e2); /* Helm logs and carries on */
 		}
 		const char *ons = json_string_value(json_object_get(json_object_get(obj, "metadata"), "namespace"));
 		rc = kube_apply(kc, &r, ons, obj, &wo, &out, err);

@@ -31,6 +31,7 @@ typedef struct hooks_run_opts {
 	/* optional: return non-zero to skip a hook by name (helm test filters) */
 	int (*skip)(void *ud, const char *hook_name);
 	void *skip_ud;
+	const char *storage_namespace; /* where persist updates the release; NULL = its namespace */
 } hooks_run_opts;
 
 /* The hooks of rel for `event` in execution order (kind order as stored,

@@ -182,7 +182,7 @@ json_t *storage_version(const json_t *hist, int version)
 	return NULL;
 }
 
-static int write_secret(kube_client *kc, const json_t *rel, int create, bh_error *err)
+static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int create, bh_error *err)
 {
 	struct timespec ts;
 	json_t *sec, *out = NULL, *labels;
@@ -191,6 +191,9 @@ static int write_secret(kube_client *kc, const json_t *rel, int create, bh_error
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (!(sec = release_secret_new(rel, (long long)ts.tv_sec, err)))
 		return err ? err->code : BH_ENOMEM;
+	if (!ns || !*ns)
+		ns = rel_namespace(rel);
+	json_object_set_new(json_object_get(sec, "metadata"), "namespace", json_string(ns));
 	if (!create) {
 		labels = json_object_get(json_object_get(sec, "metadata"), "labels");
 		/* Helm's Update of a record read back with Get: system labels are
@@ -198,14 +201,14 @@ static int write_secret(kube_client *kc, const json_t *rel, int create, bh_error
 		json_object_del(labels, "createdAt");
 		snprintf(buf, sizeof buf, "%lld", (long long)ts.tv_sec);
 		json_object_set_new(labels, "modifiedAt", json_string(buf));
-		rc = kube_update(kc, &secrets, rel_namespace(rel), sec, NULL, &out, err);
+		rc = kube_update(kc, &secrets, ns, sec, NULL, &out, err);
 		if (rc == BH_EUNAVAIL) { /* the outcome must not be lost to one transient error */
 			json_decref(out);
 			out = NULL;
-			rc = kube_update(kc, &secrets, rel_namespace(rel), sec, NULL, &out, err);
+			rc = kube_update(kc, &secrets, ns, sec, NULL, &out, err);
 		}
 	} else {
-		rc = kube_create(kc, &secrets, rel_namespace(rel), sec, NULL, &out, err);
+		rc = kube_create(kc, &secrets, ns, sec, NULL, &out, err);
 	}
 	json_decref(out);
 	json_decref(sec);
@@ -215,14 +218,14 @@ static int write_secret(kube_client *kc, const json_t *rel, int create, bh_error
 	return rc;
 }
 
-int storage_create(kube_client *kc, const json_t *rel, bh_error *err)
+int storage_create(kube_client *kc, const char *ns, const json_t *rel, bh_error *err)
 {
-	return write_secret(kc, rel, 1, err);
+	return write_secret(kc, ns, rel, 1, err);
 }
 
-int storage_update(kube_client *kc, const json_t *rel, bh_error *err)
+int storage_update(kube_client *kc, const char *ns, const json_t *rel, bh_error *err)
 {
-	return write_secret(kc, rel, 0, err);
+	return write_secret(kc, ns, rel, 0, err);
 }
 
 int storage_delete(kube_client *kc, const char *ns, const char *name, int version, bh_error *err)

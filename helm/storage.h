@@ -32,9 +32,11 @@ json_t *storage_version(const json_t *hist, int version);
 
 /* Create writes a new version's Secret (labels with createdAt); update
  * replaces an existing one (PUT without resourceVersion, labels with
- * modifiedAt, as Helm's driver). Both take the release's namespace. */
-int storage_create(kube_client *kc, const json_t *rel, bh_error *err);
-int storage_update(kube_client *kc, const json_t *rel, bh_error *err);
+ * modifiedAt, as Helm's driver). The Secret goes to the storage namespace
+ * ns (Helm's --namespace of the driver, Flux's .spec.storageNamespace);
+ * NULL or "" = the release's own namespace. */
+int storage_create(kube_client *kc, const char *ns, const json_t *rel, bh_error *err);
+int storage_update(kube_client *kc, const char *ns, const json_t *rel, bh_error *err);
 /* Deletes one version's Secret; a missing one is not an error. */
 int storage_delete(kube_client *kc, const char *ns, const char *name, int version, bh_error *err);
 

@@ -36,7 +36,8 @@ typedef struct ctx {
 	const json_t *spec, *md;
 	json_t *st; /* the status being built (a copy of the old one) */
 	json_int_t gen;
-	const char *name, *ns;
+	const char *name, *ns; /* release name and namespace */
+	const char *sns;       /* namespace of the release history (Flux's storage namespace) */
 	char chart_name[256], chart_version[256];
 	json_t *values; /* composed: valuesFrom, then .spec.values */
 	char cdigest[SNAPSHOT_DIGEST_MAX];
@@ -412,7 +413,7 @@ static void observe(ctx *c, const json_t *rel, const char *action, int tested)
 			json_array_insert_new(h, 0, snap);
 		}
 	}
-	if (storage_history(c->in->kc, c->ns, c->name, &hist, &e) < 0)
+	if (storage_history(c->in->kc, c->sns, c->name, &hist, &e) < 0)
 		return;
 	json_array_foreach(h, i, s) {
 		json_t *r;
@@ -442,7 +443,7 @@ static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *
 	char d[SNAPSHOT_DIGEST_MAX];
 	const char *status;
 	int rc;
-	if ((rc = storage_history(c->in->kc, c->ns, c->name, &hist, err)) < 0)
+	if ((rc = storage_history(c->in->kc, c->sns, c->name, &hist, err)) < 0)
 		return rc;
 	*why = '\0';
 	if (!(last = storage_last(hist))) {
@@ -604,6 +605,7 @@ static int run_install(ctx *c, bh_error *err)
 		o.replace = bget(in, "replace");
 		o.disable_hooks = bget(in, "disableHooks");
 		o.disable_take_ownership = bget(in, "disableTakeOwnership");
+		o.skip_schema_validation = bget(in, "disableSchemaValidation");
 		o.force_conflicts = 1;
 		wait_opts(c, "install", &o.wait);
 		logf_(c, "running 'install' action with timeout of %lds", o.wait.timeout_ms / 1000);
@@ -637,6 +639,7 @@ static int run_upgrade(ctx *c, bh_error *err)
 		o.cleanup_on_fail = bget(up, "cleanupOnFail");
 		o.disable_hooks = bget(up, "disableHooks");
 		o.disable_take_ownership = bget(up, "disableTakeOwnership");
+		o.skip_schema_validation = bget(up, "disableSchemaValidation");
 		o.force_conflicts = 1;
 		o.max_history = max_history(c);
 		wait_opts(c, "upgrade", &o.wait);
@@ -715,7 +718,7 @@ static int run_unlock(ctx *c, bh_error *err)
 	char full[600], ch[600], was[40] = "";
 	bh_error e;
 	int rc;
-	if (storage_history(c->in->kc, c->ns, c->name, &hist, &e) == 0 && (last = storage_last(hist))) {
+	if (storage_history(c->in->kc, c->sns, c->name, &hist, &e) == 0 && (last = storage_last(hist))) {
 		const json_t *md = json_object_get(json_object_get(last, "chart"), "metadata");
 		snprintf(was, sizeof was, "%s", rel_status(last));
 		snprintf(full, sizeof full, "%.200s/%.200s.v%d", c->ns, c->name, rel_version(last));
@@ -892,7 +895,7 @@ static rkind action_for_state(ctx *c, rstate s, const json_t **target, next_err 
 				*ne = NE_MISSING_TARGET;
 				return K_NONE;
 			}
-			if (storage_history(c->in->kc, c->ns, c->name, &hist, &e) < 0)
+			if (storage_history(c->in->kc, c->sns, c->name, &hist, &e) < 0)
 				return K_UPGRADE;
 			rel = storage_version(hist, (int)json_integer_value(json_object_get(prev, "version")));
 			if (!rel) {
@@ -1020,23 +1023,30 @@ static int atomic_release(ctx *c, bh_error *err)
 	}
 }
 
-/* verify.go ReleaseTargetChanged: the release moved (name, namespace, chart
- * name): uninstall the old one and forget its history. */
+/* verify.go ReleaseTargetChanged: the release moved (storage namespace,
+ * name, namespace, chart name): uninstall the old one (from the storage
+ * namespace of .status.storageNamespace) and forget its history. */
 static int target_changed(ctx *c, bh_error *err)
 {
 	json_t *cur = latest(c);
-	const char *on, *ons;
+	const char *on, *ons, *osns = sget(c->st, "storageNamespace");
+	int sns_changed = *osns && strcmp(osns, c->sns) != 0;
 	action_result res;
 	int rc;
 	if (!cur)
 		return 0;
 	on = sget(cur, "name");
 	ons = sget(cur, "namespace");
-	if (!strcmp(on, c->name) && !strcmp(ons, c->ns) && !strcmp(sget(cur, "chartName"), c->chart_name))
+	if (!sns_changed && !strcmp(on, c->name) && !strcmp(ons, c->ns) &&
+	    !strcmp(sget(cur, "chartName"), c->chart_name))
 		return 0;
-	logf_(c, "release target changed from %s/%s: uninstalling it", ons, on);
+	logf_(c, "release target changed from %s/%s (storage namespace %s): uninstalling it", ons, on,
+	      *osns ? osns : c->sns);
 	action_result_init(&res);
+	if (sns_changed)
+		c->acfg.storage_namespace = osns;
 	rc = uninstall(c, on, ons, &res, err);
+	c->acfg.storage_namespace = c->sns;
 	action_result_free(&res);
 	if (rc < 0 && rc != BH_ENOTFOUND) {
 		cond_set(c, "Ready", "False", "UninstallFailed", "Failed to uninstall release %s/%s after target change: %s", ons,
@@ -1044,6 +1054,7 @@ static int target_changed(ctx *c, bh_error *err)
 		return rc;
 	}
 	json_array_clear(history(c));
+	json_object_del(c->st, "storageNamespace");
 	json_object_del(c->st, "failures");
 	json_object_del(c->st, "installFailures");
 	json_object_del(c->st, "upgradeFailures");
@@ -1151,6 +1162,8 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	c.gen = json_integer_value(json_object_get(c.md, "generation"));
 	c.name = in->release_name;
 	c.ns = in->release_ns;
+	c.sns = in->storage_ns;
+	c.acfg.storage_namespace = in->storage_ns;
 	status = json_object_get(in->hr, "status");
 	c.st = json_is_object(status) ? json_deep_copy(status) : json_object();
 	c.events = json_array();
@@ -1166,13 +1179,6 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 			cond_set(&c, "Ready", "False", "InitFailed", ".spec.values must be an object");
 			goto out;
 		}
-	}
-	if (strcmp(in->storage_ns, in->release_ns) != 0) {
-		cond_set(&c, "Ready", "False", "InitFailed",
-			 "release storage in namespace %s apart from the release namespace %s is not supported yet by bulkhead "
-			 "(set .spec.storageNamespace to %s)",
-			 in->storage_ns, in->release_ns, in->release_ns);
-		goto out;
 	}
 	if (load_chart(&c, &ch, &e) < 0) {
 		cond_set(&c, "Ready", "False", "ArtifactFailed", "Could not load chart: %s", e.msg);

@@ -66,9 +66,6 @@ for k in ("version",): r.pop(k,None)
 for k in ("first_deployed","last_deployed","status","description"): r["info"].pop(k,None)
 c=r["chart"]
 for k in ("modtime","schemamodtime"): c.pop(k,None)
-# known gap: the chart loader (helm/chart.c) parses Chart.lock but keeps no
-# copy, so bulkhead stores "lock": null where helm stores the lock
-c.pop("lock",None)
 for f in (c.get("templates") or [])+(c.get("files") or []): f.pop("modtime",None)
 for h in r.get("hooks") or []:
     h.pop("last_run",None)

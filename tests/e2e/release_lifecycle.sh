@@ -4,7 +4,8 @@
 # left in pending-install (a controller killed mid-action) is unlocked and
 # upgraded; deleting the HelmRelease uninstalls the release (objects and
 # Helm storage gone) before the finalizer is removed; a suspended
-# HelmRelease is let go without an uninstall; targetNamespace.
+# HelmRelease is let go without an uninstall; targetNamespace, with the
+# storage in the release namespace and (Flux's default) in the HelmRelease's.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -78,8 +79,49 @@ helm status team-l-target-tgt -n team-l-target >/dev/null 2>&1 || sk_fail "relea
 kubectl get deploy team-l-target-tgt -n team-l-target >/dev/null || sk_fail "Deployment not in the target namespace"
 [ "$(rl_status team-l tgt '{.status.storageNamespace} {.status.history[0].namespace} {.status.history[0].name}')" = "team-l-target team-l-target team-l-target-tgt" ] \
 	|| sk_fail "status of tgt: $(rl_status team-l tgt '{.status}')"
-# storage apart from the release namespace is refused clearly (not supported yet)
+# the storage namespace changes (storageNamespace dropped: the HelmRelease's
+# namespace): the release is uninstalled from the old storage and installed
+# with the new one (Flux's ReleaseTargetChanged)
+kubectl patch helmrelease tgt -n team-l --type=json -p '[{"op":"remove","path":"/spec/storageNamespace"}]' >/dev/null
+rl_wait_gen team-l tgt 2 60
+e2e_expect_contains "$(sk_ready team-l tgt)" "True|InstallSucceeded|Helm install succeeded for release team-l-target/team-l-target-tgt.v1" "Ready of tgt after the storage move"
+[ -z "$(kubectl get secrets -n team-l-target -l owner=helm,name=team-l-target-tgt -o name)" ] || sk_fail "old storage of tgt left in team-l-target"
+kubectl get secret sh.helm.release.v1.team-l-target-tgt.v1 -n team-l >/dev/null || sk_fail "tgt not stored in team-l"
+kubectl get deploy team-l-target-tgt -n team-l-target >/dev/null || sk_fail "Deployment of tgt not re-installed"
+[ "$(rl_status team-l tgt '{.status.storageNamespace}')" = team-l ] || sk_fail "status.storageNamespace of tgt: $(rl_status team-l tgt '{.status.storageNamespace}')"
+grep -q "release target changed from team-l-target/team-l-target-tgt (storage namespace team-l-target)" "$SK_DIR/bulkheadd.log" \
+	|| sk_fail "no target change in the log"
+kubectl delete helmrelease tgt -n team-l --wait=false >/dev/null
+
+# Flux's usual setup, targetNamespace alone: the objects go to the target
+# namespace, Helm's storage stays in the HelmRelease's namespace
 sk_apply_hr team-l apart app "  targetNamespace: team-l-target"
-r=$(sk_wait_cond team-l apart False 60)
-e2e_expect_contains "$r" "False|InitFailed|release storage in namespace team-l apart from the release namespace team-l-target is not supported yet" "Ready of apart"
-echo "PASS: finalizer, unlock of a pending release, uninstall on deletion, suspended deletion"
+r=$(sk_wait_ready team-l apart 60)
+e2e_expect_contains "$r" "True|InstallSucceeded|Helm install succeeded for release team-l-target/team-l-target-apart.v1 with chart app@1.0.0" "Ready of apart"
+kubectl get deploy team-l-target-apart -n team-l-target >/dev/null || sk_fail "Deployment of apart not in the target namespace"
+kubectl get deploy team-l-target-apart -n team-l >/dev/null 2>&1 && sk_fail "Deployment of apart in the storage namespace"
+kubectl get secret sh.helm.release.v1.team-l-target-apart.v1 -n team-l >/dev/null || sk_fail "release Secret of apart not in team-l"
+[ -z "$(kubectl get secrets -n team-l-target -l owner=helm,name=team-l-target-apart -o name)" ] || sk_fail "release Secret of apart in the target namespace"
+helm list -n team-l -o json | python3 -c '
+import json, sys
+rels = {r["name"]: r for r in json.load(sys.stdin)}
+r = rels["team-l-target-apart"]
+assert r["namespace"] == "team-l-target" and r["status"] == "deployed" and r["revision"] == "1", r' \
+	|| sk_fail "helm list -n team-l: $(helm list -n team-l)"
+helm get manifest team-l-target-apart -n team-l | grep -q "name: team-l-target-apart-config" || sk_fail "helm get manifest of apart"
+[ "$(rl_status team-l apart '{.status.storageNamespace} {.status.history[0].namespace} {.status.history[0].name}')" = "team-l team-l-target team-l-target-apart" ] \
+	|| sk_fail "status of apart: $(rl_status team-l apart '{.status}')"
+# an upgrade and the uninstall on deletion use the same storage
+kubectl patch helmrelease apart -n team-l --type=merge -p '{"spec":{"values":{"message":"two"}}}' >/dev/null
+rl_wait_gen team-l apart 2 60
+e2e_expect_contains "$(sk_ready team-l apart)" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-l-target/team-l-target-apart.v2" "Ready of apart after upgrade"
+[ "$(rl_history team-l team-l-target-apart)" = "1:superseded 2:deployed" ] || sk_fail "history of apart: $(rl_history team-l team-l-target-apart)"
+kubectl delete helmrelease apart -n team-l --wait=false >/dev/null
+end=$((SECONDS + 60))
+while kubectl get helmrelease apart -n team-l >/dev/null 2>&1; do
+	[ $SECONDS -ge $end ] && sk_fail "HelmRelease apart not deleted: $(rl_status team-l apart '{.status.conditions}')"
+	sleep 0.3
+done
+[ -z "$(kubectl get secrets -n team-l -l owner=helm,name=team-l-target-apart -o name)" ] || sk_fail "Helm storage of apart left"
+kubectl get deploy team-l-target-apart -n team-l-target >/dev/null 2>&1 && sk_fail "Deployment of apart left"
+echo "PASS: finalizer, unlock of a pending release, uninstall on deletion, suspended deletion, targetNamespace with storage apart"

@@ -3,7 +3,8 @@
 # ConfigMap's values.yaml, a Secret key placed at a targetPath (Helm --set
 # syntax), an optional missing reference skipped, .spec.values merged last;
 # a change of a referenced ConfigMap upgrades on the next reconcile; a
-# missing required reference is a ValuesError.
+# missing required reference is a ValuesError; values.schema.json is
+# enforced unless .spec.install/.spec.upgrade.disableSchemaValidation.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -50,4 +51,37 @@ sk_apply_hr team-v broken app "  valuesFrom:
 r=$(sk_wait_cond team-v broken False 60)
 e2e_expect_contains "$r" "False|ValuesError|could not resolve Secret chart values reference 'team-v/nowhere' with key 'values.yaml': not found" "Ready of broken"
 helm status broken -n team-v >/dev/null 2>&1 && sk_fail "broken was installed"
-echo "PASS: valuesFrom ConfigMap/Secret/targetPath/optional, precedence, changes, missing references"
+
+# a chart with values.schema.json: values against it fail the install
+# unless .spec.install.disableSchemaValidation (then upgrades need
+# .spec.upgrade.disableSchemaValidation)
+mkdir -p "$SK_DIR/strict"
+cp -r "$BH_SRCDIR/tests/e2e/release/app" "$SK_DIR/strict/"
+cat > "$SK_DIR/strict/app/values.schema.json" <<'JSON'
+{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+ "properties": {"message": {"type": "string", "pattern": "^[a-z]+$"}}}
+JSON
+sk_publish "$SK_DIR/strict/app" team-v strict
+sk_apply_hr team-v strict strict "  values:
+    message: Not Valid"
+r=$(sk_wait_cond team-v strict False 60)
+e2e_expect_contains "$r" "False|InstallFailed|" "Ready of strict with invalid values"
+case "$r" in *schema*) ;; *) sk_fail "no schema error in: $r" ;; esac
+helm status strict -n team-v >/dev/null 2>&1 && sk_fail "strict was installed against its schema"
+sk_apply_hr team-v strict strict "  install:
+    disableSchemaValidation: true
+  values:
+    message: Not Valid"
+r=$(sk_wait_ready team-v strict 60)
+e2e_expect_contains "$r" "True|InstallSucceeded|Helm install succeeded for release team-v/strict.v1" "Ready of strict with install.disableSchemaValidation"
+[ "$(kubectl get cm strict-config -n team-v -o jsonpath='{.data.message}')" = "Not Valid" ] || sk_fail "strict-config"
+sk_apply_hr team-v strict strict "  install:
+    disableSchemaValidation: true
+  upgrade:
+    disableSchemaValidation: true
+  values:
+    message: Still Not Valid"
+rl_wait_gen team-v strict 3 60
+e2e_expect_contains "$(sk_ready team-v strict)" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-v/strict.v2" "Ready of strict with upgrade.disableSchemaValidation"
+[ "$(kubectl get cm strict-config -n team-v -o jsonpath='{.data.message}')" = "Still Not Valid" ] || sk_fail "strict-config after the upgrade"
+echo "PASS: valuesFrom ConfigMap/Secret/targetPath/optional, precedence, changes, missing references, disableSchemaValidation"

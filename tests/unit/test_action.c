@@ -192,7 +192,7 @@ static void put(const char *name, int version, const char *status)
 {
 	json_t *r = mkrel(name, version, status);
 	bh_error e = {0};
-	ck_assert_int_eq(storage_create(KC, r, &e), 0);
+	ck_assert_int_eq(storage_create(KC, NULL, r, &e), 0);
 	json_decref(r);
 }
 
@@ -236,7 +236,7 @@ START_TEST(reads_helm_record)
 				 "\"2026-11-21T07:33:37.567586332Z\",\"deleted\":\"2026-11-21T07:40:00Z\","
 				 "\"description\":\"Install complete\",\"status\":\"deployed\"}");
 	bh_buf_free(&b);
-	ck_assert_int_eq(storage_update(KC, r, &e), 0);
+	ck_assert_int_eq(storage_update(KC, NULL, r, &e), 0);
 	json_t *h2 = NULL;
 	ck_assert_int_eq(storage_history(KC, "ns", "tiny", &h2, &e), 0);
 	ck_assert(json_equal(storage_last(h2), r));
@@ -249,7 +249,7 @@ START_TEST(labels_on_create_and_update)
 {
 	json_t *r = mkrel("web", 1, "pending-install"), *sec, *lb;
 	bh_error e = {0};
-	ck_assert_int_eq(storage_create(KC, r, &e), 0);
+	ck_assert_int_eq(storage_create(KC, NULL, r, &e), 0);
 	sec = json_object_get(S.secrets, "sh.helm.release.v1.web.v1");
 	ck_assert_ptr_nonnull(sec);
 	ck_assert_str_eq(json_string_value(json_object_get(sec, "type")), "helm.sh/release.v1");
@@ -260,9 +260,9 @@ START_TEST(labels_on_create_and_update)
 	ck_assert_ptr_nonnull(json_object_get(lb, "createdAt"));
 	ck_assert_ptr_null(json_object_get(lb, "modifiedAt"));
 	/* creating the same version again is refused (the lock against two writers) */
-	ck_assert_int_eq(storage_create(KC, r, &e), BH_ECONFLICT);
+	ck_assert_int_eq(storage_create(KC, NULL, r, &e), BH_ECONFLICT);
 	rel_info_set(r, "status", "deployed");
-	ck_assert_int_eq(storage_update(KC, r, &e), 0);
+	ck_assert_int_eq(storage_update(KC, NULL, r, &e), 0);
 	lb = json_object_get(json_object_get(json_object_get(S.secrets, "sh.helm.release.v1.web.v1"), "metadata"), "labels");
 	ck_assert_str_eq(json_string_value(json_object_get(lb, "status")), "deployed");
 	ck_assert_ptr_nonnull(json_object_get(lb, "modifiedAt"));
