@@ -5,7 +5,8 @@
  * history order, Last/Deployed, max-history pruning that never removes the
  * deployed version, Go field order on edits, Helm's ownership messages,
  * hook execution order, and the actions' storage rules (name reuse, the
- * pending lock, unlock, uninstall with storage already gone). */
+ * pending lock, unlock, uninstall with storage already gone), history kept
+ * in a storage namespace apart from the release namespace. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ static const char *helm_tiny =
 struct store {
 	json_t *secrets; /* name -> Secret */
 	int requests;
+	char last_ns[64]; /* namespace of the last request */
 };
 
 static void urldecode(const char *s, size_t n, char *out, size_t cap)
@@ -87,6 +89,7 @@ static int fake_request(void *impl, const kube_request *req, kube_response *resp
 	(void)err;
 	st->requests++;
 	ck_assert_msg(!strncmp(p, base, strlen(base)), "unexpected path %s", p);
+	snprintf(st->last_ns, sizeof st->last_ns, "%.*s", (int)strcspn(p + strlen(base), "/"), p + strlen(base));
 	p = strstr(p, "/secrets");
 	ck_assert_ptr_nonnull(p);
 	p += strlen("/secrets");
@@ -395,6 +398,39 @@ START_TEST(hook_order_and_records)
 }
 END_TEST
 
+START_TEST(storage_namespace_apart)
+{
+	/* Flux's storage namespace: history Secrets apart from the release's namespace */
+	json_t *r = mkrel("apart", 1, "deployed"), *h = NULL;
+	bh_error e = {0};
+	ck_assert_int_eq(storage_create(KC, "store", r, &e), 0);
+	ck_assert_str_eq(S.last_ns, "store");
+	json_t *sec = json_object_get(S.secrets, "sh.helm.release.v1.apart.v1");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(sec, "metadata"), "namespace")), "store");
+	ck_assert_int_eq(storage_update(KC, "", r, &e), 0); /* "" = the release's namespace */
+	ck_assert_str_eq(S.last_ns, "ns");
+	ck_assert_int_eq(storage_update(KC, "store", r, &e), 0);
+	ck_assert_str_eq(S.last_ns, "store");
+	json_decref(r);
+	/* every action reads and writes the history in cfg.storage_namespace */
+	put("lk", 1, "pending-install");
+	action_config cfg = {KC, NULL, NULL, NULL, "store"};
+	action_result res;
+	action_result_init(&res);
+	ck_assert_int_eq(action_unlock(&cfg, "lk", "ns", &res, &e), 0);
+	ck_assert_str_eq(S.last_ns, "store");
+	ck_assert_str_eq(json_string_value(json_object_get(res.report, "namespace")), "ns");
+	action_uninstall_opts u = {.name = "gone", .namespace_ = "ns"};
+	ck_assert_int_eq(action_uninstall(&cfg, &u, &res, &e), 0);
+	ck_assert_str_eq(S.last_ns, "store");
+	ck_assert_int_eq(storage_history(KC, "store", "lk", &h, &e), 0);
+	ck_assert_int_eq((int)json_array_size(h), 1);
+	ck_assert_str_eq(rel_status(json_array_get(h, 0)), "failed");
+	json_decref(h);
+	action_result_free(&res);
+}
+END_TEST
+
 START_TEST(action_storage_rules)
 {
 	action_config cfg = {KC, NULL, NULL, NULL};
@@ -461,6 +497,7 @@ int main(void)
 	tcase_add_test(tc, ownership_messages);
 	tcase_add_test(tc, hook_order_and_records);
 	tcase_add_test(tc, action_storage_rules);
+	tcase_add_test(tc, storage_namespace_apart);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -177,6 +177,39 @@ START_TEST(test_nested_archive_and_v1_requirements)
 }
 END_TEST
 
+START_TEST(test_chart_lock)
+{
+	/* Chart.lock kept as Helm's chart.Lock marshals it: Go field order,
+	 * omitempty dependency fields, time.Time in RFC3339Nano */
+	entry e[] = {
+		{"mychart/Chart.yaml", 'f', CHART_YAML, 0},
+		{"mychart/Chart.lock", 'f',
+		 "dependencies:\n- repository: oci://r/b\n  version: 2.31.4\n  name: common\n  enabled: false\n"
+		 "digest: sha256:ab\ngenerated: \"2025-08-13T19:31:58.340987000Z\"\n", 0},
+	};
+	entry bad[] = {
+		{"mychart/Chart.yaml", 'f', CHART_YAML, 0},
+		{"mychart/Chart.lock", 'f', "digest: [1]\n", 0},
+	};
+	chart *c = NULL, *d;
+	bh_error err;
+	char *s;
+	ck_assert_msg(load(e, sizeof e / sizeof e[0], NULL, &c, &err) == 0, "%s", err.msg);
+	s = json_dumps(c->lock, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	ck_assert_str_eq(s, "{\"generated\":\"2025-08-13T19:31:58.340987Z\",\"digest\":\"sha256:ab\",\"dependencies\":"
+			    "[{\"name\":\"common\",\"version\":\"2.31.4\",\"repository\":\"oci://r/b\"}]}");
+	free(s);
+	d = chart_dup(c);
+	ck_assert_ptr_nonnull(d);
+	ck_assert(json_equal(d->lock, c->lock));
+	chart_free(d);
+	chart_free(c);
+	c = NULL;
+	ck_assert_int_lt(load(bad, sizeof bad / sizeof bad[0], NULL, &c, &err), 0);
+	ck_assert_msg(strstr(err.msg, "cannot load Chart.lock") != NULL, "%s", err.msg);
+}
+END_TEST
+
 START_TEST(test_path_traversal)
 {
 	entry e[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/../../etc/evil", 'f', "x", 0}};
@@ -460,6 +493,7 @@ int main(void)
 	tcase_add_test(tc, test_hostile_yaml);
 	tcase_add_test(tc, test_metadata_validation);
 	tcase_add_test(tc, test_metadata_scalars);
+	tcase_add_test(tc, test_chart_lock);
 	tcase_add_test(tc, test_missing_dependency);
 	tcase_add_test(tc, test_directory);
 	tcase_add_test(tc, test_semver);
