@@ -411,6 +411,14 @@ static void start(kube_client *kc, entry *e)
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
 	}
+	if (source_check_supported(hr, &err) < 0) {
+		sv_outcome o = {0, "UnsupportedSpec", err.msg};
+		o.event = 1;
+		report(kc, hr, &o);
+		e->queued = 1;
+		e->not_before = now_s() + hr_interval(hr);
+		return;
+	}
 	rc = source_resolve(kc, hr, &si, &err);
 	if (rc != SOURCE_OK) {
 		sv_outcome o = {0, rc == SOURCE_NOT_READY ? "SourceNotReady" : "ArtifactFailed", err.msg};
