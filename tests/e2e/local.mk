@@ -31,6 +31,6 @@ RELEASE_E2E = tests/e2e/release_upgrade.sh tests/e2e/release_remediation.sh test
 TESTS += $(RELEASE_E2E)
 EXTRA_DIST += $(RELEASE_E2E) tests/e2e/release_lib.sh tests/e2e/release
 # --- end release state machine ---
-# --- refusal of HelmRelease fields not implemented yet ---
+# --- refusal, by name, of HelmRelease fields bulkhead lacks ---
 TESTS += tests/e2e/skeleton_unsupported.sh
 EXTRA_DIST += tests/e2e/skeleton_unsupported.sh
