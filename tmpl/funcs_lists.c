@@ -50,6 +50,18 @@ static tmpl_list *new_list(tmpl_call *c, size_t cap)
 	return sprig_list(c, NULL, cap);
 }
 
+/* The common prologue of list functions over argv[0]: its length (Sprig's
+ * error, formatted with fmt, when it is not a list) and an empty result list
+ * with room for it. */
+static int begin_list(tmpl_call *c, const char *fmt, long *n, tmpl_list **l)
+{
+	*n = need_slice(c, &c->argv[0], fmt);
+	if (*n < 0)
+		return (int)*n;
+	*l = new_list(c, (size_t)*n);
+	return *l ? 0 : BH_ELIMIT;
+}
+
 static int push(tmpl_call *c, tmpl_list *l, tmpl_value v)
 {
 	return tmpl_list_push(c->arena, l, v) ? sprig_oom(c) : 0;
@@ -180,13 +192,11 @@ static int fn_concat(tmpl_call *c)
 
 static int fn_reverse(tmpl_call *c)
 {
-	long n = need_slice(c, &c->argv[0], "Cannot find reverse on type %s");
-	tmpl_list *l;
-	if (n < 0)
-		return (int)n;
-	l = new_list(c, (size_t)n);
-	if (!l)
-		return BH_ELIMIT;
+	long n;
+	tmpl_list *l = NULL;
+	int rc = begin_list(c, "Cannot find reverse on type %s", &n, &l);
+	if (rc)
+		return rc;
 	for (long i = n - 1; i >= 0; i--)
 		if (push(c, l, slice_at(&c->argv[0], (size_t)i)))
 			return BH_ELIMIT;
@@ -204,13 +214,11 @@ static int in_values(const tmpl_value *vals, size_t n, const tmpl_value *needle)
 
 static int fn_uniq(tmpl_call *c)
 {
-	long n = need_slice(c, &c->argv[0], "Cannot find uniq on type %s");
-	tmpl_list *l;
-	if (n < 0)
-		return (int)n;
-	l = new_list(c, (size_t)n);
-	if (!l)
-		return BH_ELIMIT;
+	long n;
+	tmpl_list *l = NULL;
+	int rc = begin_list(c, "Cannot find uniq on type %s", &n, &l);
+	if (rc)
+		return rc;
 	for (long i = 0; i < n; i++) {
 		tmpl_value v = slice_at(&c->argv[0], (size_t)i);
 		if (!in_values(l->items, l->len, &v) && push(c, l, v))
@@ -222,13 +230,11 @@ static int fn_uniq(tmpl_call *c)
 
 static int fn_without(tmpl_call *c)
 {
-	long n = need_slice(c, &c->argv[0], "Cannot find without on type %s");
-	tmpl_list *l;
-	if (n < 0)
-		return (int)n;
-	l = new_list(c, (size_t)n);
-	if (!l)
-		return BH_ELIMIT;
+	long n;
+	tmpl_list *l = NULL;
+	int rc = begin_list(c, "Cannot find without on type %s", &n, &l);
+	if (rc)
+		return rc;
 	for (long i = 0; i < n; i++) {
 		tmpl_value v = slice_at(&c->argv[0], (size_t)i);
 		if (!in_values(c->argv + 1, (size_t)c->argc - 1, &v) && push(c, l, v))
@@ -262,13 +268,11 @@ static int fn_has(tmpl_call *c)
 
 static int fn_compact(tmpl_call *c)
 {
-	long n = need_slice(c, &c->argv[0], "Cannot compact on type %s");
-	tmpl_list *l;
-	if (n < 0)
-		return (int)n;
-	l = new_list(c, (size_t)n);
-	if (!l)
-		return BH_ELIMIT;
+	long n;
+	tmpl_list *l = NULL;
+	int rc = begin_list(c, "Cannot compact on type %s", &n, &l);
+	if (rc)
+		return rc;
 	for (long i = 0; i < n; i++) {
 		tmpl_value v = slice_at(&c->argv[0], (size_t)i);
 		if (!tmpl_value_empty(&v) && push(c, l, v))
