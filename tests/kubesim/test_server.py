@@ -375,8 +375,14 @@ class KubesimServer(unittest.TestCase):
             "subjects": [{"kind": "User", "name": "alice"}]})
         code, _, _ = s.req("GET", "/api/v1/namespaces/team/configmaps", token=ALICE, headers={"Impersonate-User": sa})
         self.assertEqual(code, 200)
-        log = s.req("GET", "/_kubesim/log")[1].decode().splitlines()
-        last = [json.loads(x) for x in log if '"impersonatedUser":"%s"' % sa in x][-1]
+        # a request is logged once its response has been written, so the log
+        # may lag the response by a moment on a loaded machine
+        for _ in range(50):
+            log = s.req("GET", "/_kubesim/log")[1].decode().splitlines()
+            last = [json.loads(x) for x in log if '"impersonatedUser":"%s"' % sa in x][-1]
+            if last["user"] == "alice":
+                break
+            time.sleep(0.05)
         self.assertEqual((last["user"], last["impersonatedUser"], last["status"]), ("alice", sa, 200))
         # TokenRequest
         code, tr, _ = s.req("POST", "/api/v1/namespaces/team/serviceaccounts/app/token",

@@ -166,6 +166,14 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         for w in getattr(self.sim.api.ctx, "warnings", None) or []:
             self.send_header("Warning", '299 - "%s"' % w.replace('"', '\\"'))
         self.sim.api.ctx.warnings = []
+        e = getattr(self, "_entry", None)
+        if e is not None and not self._logged and not e["path"].startswith("/_kubesim/"):
+            # logged before the body is written, so a client that reads the
+            # request log right after its response always finds the request
+            e["status"] = code
+            e["ms"] = int((time.monotonic() - self._t0) * 1000)
+            self.sim.admin.record(e)
+            self._logged = True
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
@@ -198,6 +206,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
                  "userAgent": self.headers.get("User-Agent", ""), "seq": sim.admin.next_seq(),
                  "startTime": now_micro()}
         self._entry = entry
+        self._t0 = t0
         if ri.resource_request:
             entry.update({"group": ri.group, "version": ri.version, "resource": ri.resource,
                           "subresource": ri.subresource, "namespace": ri.namespace, "name": ri.name})
