@@ -17,8 +17,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bulkhead check-kubeconfig FILE [--strict] [--context NAME] [--connect]\n"
 	           "         [--allow-exec] [--allow-auth-provider] [--allow-files] [--allow-proxy]\n"
 	           "         [--allow-insecure]\n"
-	           "  --strict     check as a tenant kubeconfig (HelmRelease .spec.kubeConfig): refuse\n"
-	           "               exec, auth-provider, file paths, proxy-url and\n"
+	           "  --strict     check as a tenant kubeconfig (HelmRelease .spec.kubeConfig): https only,\n"
+	           "               no link-local, cloud metadata or loopback kubelet address (in any\n"
+	           "               encoding); refuse exec, auth-provider, file paths, proxy-url and\n"
 	           "               insecure-skip-tls-verify unless allowed by the --allow-* flags\n"
 	           "  --connect    also call the server's /version endpoint\n");
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kube/addr.h"
 #include "kube/config.h"
 #include "kube/internal.h"
 #include "lib/yaml.h"
@@ -119,6 +120,8 @@ static int get_str(json_t *obj, const char *key, const char *where, const char *
 	if (!json_is_string(v))
 		return bh_error_set(err, BH_EINVAL, "%s.%s: must be a string", where, key);
 	*out = json_string_value(v);
+	if (strlen(*out) != json_string_length(v))
+		return bh_error_set(err, BH_EINVAL, "%s.%s: contains a NUL character", where, key);
 	if (!**out)
 		*out = NULL;
 	return 0;
@@ -219,6 +222,13 @@ static int parse_cluster(kube_config *cfg, json_t *cl, const char *where, const 
 		return bh_error_set(err, BH_EINVAL, "%s.server: missing", where);
 	if (strncmp(server, "https://", 8) && strncmp(server, "http://", 7))
 		return bh_error_set(err, BH_EINVAL, "%s.server: \"%s\" is not an http(s) URL", where, server);
+	if (o->strict) {
+		char w[160];
+		snprintf(w, sizeof w, "%s.server", where);
+		if ((rc = kube_url_check_strict(server, 1, w, err)) < 0)
+			return rc;
+		cfg->strict = 1;
+	}
 	if (proxy && o->strict && !(o->allow & KUBE_ALLOW_PROXY))
 		return bh_error_set(err, BH_EDENIED, "%s.proxy-url: proxies are not allowed in tenant kubeconfigs",
 		                    where);
@@ -346,6 +356,14 @@ static int parse_user(kube_config *cfg, json_t *u, const char *where, const kube
 	}
 	if (token && !trim_dup(token, strlen(token), &cfg->token))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	/* what goes into an HTTP header may not end it (Go's net/http, and so
+	 * kubectl, refuses such a value too) */
+	if (cfg->token && kube_has_ctl(cfg->token))
+		return bh_error_set(err, BH_EINVAL, "%s.token: contains a control character (CR, LF, ...); a bearer token "
+				    "is sent in an HTTP header", where);
+	if ((user && strpbrk(user, "\r\n")) || (pass && strpbrk(pass, "\r\n")))
+		return bh_error_set(err, BH_EINVAL, "%s.%s: contains CR or LF", where,
+				    user && strpbrk(user, "\r\n") ? "username" : "password");
 	if (user && (dupfield(&cfg->username, user, strlen(user)) ||
 	             dupfield(&cfg->password, pass ? pass : "", pass ? strlen(pass) : 0)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -506,6 +524,12 @@ const char *kube_config_token(kube_config *cfg, bh_error *err)
 	if (!data)
 		return cfg->token;
 	char *tok = NULL;
+	if (memchr(data, '\0', len)) {
+		explicit_bzero(data, len);
+		free(data);
+		bh_error_set(err, BH_EINVAL, "token file %s: contains a NUL character", cfg->token_file);
+		return cfg->token;
+	}
 	trim_dup(data, len, &tok);
 	explicit_bzero(data, len);
 	free(data);
@@ -517,6 +541,12 @@ const char *kube_config_token(kube_config *cfg, bh_error *err)
 		free(tok);
 		if (!cfg->token)
 			bh_error_set(err, BH_EINVAL, "token file %s is empty", cfg->token_file);
+		return cfg->token;
+	}
+	if (kube_has_ctl(tok)) {
+		explicit_bzero(tok, strlen(tok));
+		free(tok);
+		bh_error_set(err, BH_EINVAL, "token file %s: contains a control character (CR, LF, ...)", cfg->token_file);
 		return cfg->token;
 	}
 	if (cfg->token) {

@@ -42,6 +42,8 @@ typedef struct kube_config {
 	char *server;          /* "https://host:port" (no trailing slash) */
 	char *tls_server_name; /* SNI / verification name, or NULL */
 	int insecure;          /* skip TLS verification */
+	int strict;            /* parsed in strict mode: the transport also refuses
+	                        * a forbidden address (kube/addr.h) when it connects */
 	char *proxy_url;       /* or NULL */
 	char *ca_pem;          /* PEM bytes (NUL-terminated) or NULL */
 	size_t ca_len;

@@ -5,7 +5,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "kube/addr.h"
 #include "kube/curl.h"
+#include "kube/internal.h"
 #include "kube/kube.h"
 #include "lib/buf.h"
 
@@ -26,6 +31,7 @@ struct xfer {
 	void *ud;
 	int stopped;
 	int too_big;
+	const char *forbidden; /* why open_socket refused the address */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -130,6 +136,41 @@ static int map_curl_error(CURLcode cc, const char *errbuf, const kube_request *r
 	                    errbuf[0] ? errbuf : curl_easy_strerror(cc));
 }
 
+/* The last line of defence against header injection, whoever built the
+ * request (a kubeconfig decoder refuses such values already, as kubectl
+ * does): no header line, credential, method or path holding CR, LF or another
+ * control character reaches libcurl. NUL cannot be inside a C string: the
+ * decoders refuse values that would be cut by one. */
+static int check_clean(const struct curl_tr *t, const kube_request *req, const struct curl_slist *hl, bh_error *err)
+{
+	const char *bad = NULL;
+	for (const struct curl_slist *e = hl; e && !bad; e = e->next)
+		if (kube_has_ctl(e->data))
+			bad = e->data;
+	if (bad) {
+		size_t n = strcspn(bad, ":\r\n");
+		return bh_error_set(err, BH_EINVAL, "%s %.300s: header %.*s holds a CR, LF or other control character; not sent",
+		                    req->method, req->path, (int)(n < 64 ? n : 64), bad);
+	}
+	if ((t->cfg->username && kube_has_ctl(t->cfg->username)) || (t->cfg->password && kube_has_ctl(t->cfg->password)))
+		return bh_error_set(err, BH_EINVAL, "%s %.300s: the basic-auth credentials hold a control character; not sent",
+		                    req->method, req->path);
+	if (kube_has_ctl(req->method) || kube_has_ctl(req->path) || strchr(req->method, ' ') || strchr(req->path, ' '))
+		return bh_error_set(err, BH_EINVAL, "request method or path holds a space or control character; not sent");
+	return 0;
+}
+
+/* Strict (tenant) configurations: a name that resolves to a forbidden
+ * address (kube/addr.h) is refused when the socket would be opened. */
+static curl_socket_t open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct xfer *x = ud;
+	(void)purpose;
+	if ((x->forbidden = kube_addr_forbidden(&a->addr, a->addrlen)))
+		return CURL_SOCKET_BAD;
+	return socket(a->family, a->socktype, a->protocol);
+}
+
 static int perform(struct curl_tr *t, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
                    void *ud, bh_error *err)
 {
@@ -171,6 +212,8 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = check_clean(t, req, hl, err)) < 0)
+		goto out;
 	curl_easy_setopt(h, CURLOPT_URL, url.data);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "bulkhead/" PACKAGE_VERSION);
@@ -216,6 +259,10 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 	}
 	if (t->cfg->proxy_url)
 		curl_easy_setopt(h, CURLOPT_PROXY, t->cfg->proxy_url);
+	if (t->cfg->strict) {
+		curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+		curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &x);
+	}
 
 	const char *m = req->method;
 	if (!strcmp(m, "GET")) {
@@ -238,6 +285,9 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 		kube_config_invalidate(t->cfg); /* the plugin runs again next time */
 	if (x.stopped) {
 		rc = 0;
+	} else if (cc != CURLE_OK && x.forbidden) {
+		rc = bh_error_set(err, BH_EDENIED, "%s %s: the server's address is %s; not allowed in tenant kubeconfigs", m,
+		                  req->path, x.forbidden);
 	} else if (x.too_big) {
 		rc = bh_error_set(err, BH_ELIMIT, "%s %s: response larger than %u bytes", m, req->path, MAX_BODY);
 	} else if (!bh_buf_ok(&resp->body)) {

@@ -243,6 +243,9 @@ int kube_exec_credential(kube_config *cfg, bh_error *err)
 		                  "exec plugin %s: clientCertificateData and clientKeyData must be given together", cmd);
 	else if (!(token && *token) && !cert)
 		rc = bh_error_set(err, BH_EPROTO, "exec plugin %s: neither a token nor a client certificate", cmd);
+	else if (token && (kube_has_ctl(token) || strlen(token) != json_string_length(json_object_get(st, "token"))))
+		rc = bh_error_set(err, BH_EPROTO, "exec plugin %s: the token contains a control character (CR, LF, NUL, ...)",
+		                  cmd);
 	else if (exp && *exp && parse_rfc3339(exp, &expiry))
 		rc = bh_error_set(err, BH_EPROTO, "exec plugin %s: bad expirationTimestamp \"%s\"", cmd, exp);
 	if (!rc) {

@@ -14,6 +14,10 @@ char *kube_base64_decode(const char *in, size_t len, size_t *out_len);
 /* Reads a whole file (up to max bytes) into a new NUL-terminated buffer. */
 char *kube_file_read(const char *path, size_t max, size_t *out_len, bh_error *err);
 
+/* 1 when s holds a control character that may not appear in an HTTP header
+ * value (any byte below 0x20 but TAB, and DEL), as Go's net/http checks. */
+int kube_has_ctl(const char *s);
+
 /* NULL-terminated string vectors. */
 char **kube_strv_dup(char *const *v);
 void kube_strv_free(char **v);

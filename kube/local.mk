@@ -5,8 +5,8 @@
 noinst_LIBRARIES += kube/libbhkube.a kube/libbhkubecurl.a
 kube_libbhkube_a_SOURCES = \
 	kube/kube.h kube/transport.h kube/config.h kube/watchdec.h kube/ready.h kube/wait.h \
-	kube/internal.h kube/client_priv.h \
-	kube/util.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
+	kube/internal.h kube/client_priv.h kube/addr.h \
+	kube/util.c kube/addr.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
 	kube/watch.c kube/ready.c kube/wait.c kube/exec.c
 EXTRA_DIST += kube/README.md
 kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl.c
@@ -28,3 +28,12 @@ check_PROGRAMS += tests/unit/test_kube_e2e
 tests_unit_test_kube_e2e_SOURCES = tests/unit/test_kube_e2e.c
 tests_unit_test_kube_e2e_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_kube_e2e_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
+
+# the libcurl transport's header hygiene and strict connect check (a loopback
+# listener in the test process; no cluster needed)
+check_PROGRAMS += tests/unit/test_kube_curl
+tests_unit_test_kube_curl_SOURCES = tests/unit/test_kube_curl.c
+tests_unit_test_kube_curl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAGS)
+tests_unit_test_kube_curl_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_kube_curl
+UNIT_TESTS += tests/unit/test_kube_curl

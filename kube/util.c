@@ -137,3 +137,11 @@ void kube_strv_free(char **v)
 		free(v[i]);
 	free(v);
 }
+
+int kube_has_ctl(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+			return 1;
+	return 0;
+}

@@ -1,7 +1,7 @@
 # tests/e2e/ — build fragment (see top Makefile.am).
 # kube/ client against kubesim (owned by kube/)
-TESTS += tests/e2e/kube_client.sh tests/e2e/kube_cli.sh
-EXTRA_DIST += tests/e2e/kube_client.sh tests/e2e/kube_cli.sh
+TESTS += tests/e2e/kube_client.sh tests/e2e/kube_cli.sh tests/e2e/kube_cli_strict.sh
+EXTRA_DIST += tests/e2e/kube_client.sh tests/e2e/kube_cli.sh tests/e2e/kube_cli_strict.sh
 
 # kubesim helper: the real kubectl and helm CLIs against tests/kubesim
 # (tests/e2e/lib.sh starts kubesim; these skip with 77 without the tools).

@@ -187,6 +187,114 @@ START_TEST(test_config_strict)
 }
 END_TEST
 
+/* --strict: https only, and no link-local, metadata or loopback-kubelet
+ * address in any encoding (each names the address it really is). */
+START_TEST(test_config_strict_addresses)
+{
+	static const struct {
+		const char *server, *msg;
+	} refused[] = {
+		{"http://remote:6443", "\"http://remote:6443\" is not an https:// URL; tenant kubeconfigs must use https"},
+		{"HTTP://remote", "is not an http(s) URL"},
+		{"https://169.254.169.254", "names 169.254.169.254, a cloud metadata service address"},
+		{"https://2852039166", "names 169.254.169.254, a cloud metadata service address"},
+		{"https://0251.0376.0251.0376", "names 169.254.169.254, a cloud"},
+		{"https://0xa9.0xfe.0xa9.0xfe", "names 169.254.169.254, a cloud"},
+		{"https://0XA9FEA9FE:443/", "names 169.254.169.254, a cloud"},
+		{"https://169.254.43518", "names 169.254.169.254, a cloud"},
+		{"https://169.16689662", "names 169.254.169.254, a cloud"},
+		{"https://169.254.169.254./api", "names 169.254.169.254, a cloud"},
+		{"https://[::ffff:169.254.169.254]", "names ::ffff:169.254.169.254, a cloud"},
+		{"https://[::ffff:a9fe:a9fe]:6443", "names ::ffff:169.254.169.254, a cloud"},
+		{"https://[64:ff9b::a9fe:a9fe]", "names 64:ff9b::a9fe:a9fe, a cloud"},
+		{"https://[FD00:EC2::254]", "names fd00:ec2::254, a cloud metadata service address"},
+		{"https://[fe80::1]", "names fe80::1, a link-local address"},
+		{"https://[FEBF::1]:6443", "names febf::1, a link-local address"},
+		{"https://169.254.10.1:6443", "names 169.254.10.1, a link-local address"},
+		{"https://100.100.100.200", "names 100.100.100.200, a cloud metadata service address"},
+		{"https://metadata.google.internal", "names metadata.google.internal, a cloud metadata service address"},
+		{"https://METADATA.Google.Internal.", "names METADATA.Google.Internal, a cloud"},
+		{"https://127.0.0.1:10250", "names 127.0.0.1, a kubelet port on the loopback interface"},
+		{"https://127.1.2.3:10255", "names 127.1.2.3, a kubelet port"},
+		{"https://0x7f.1:010250", "names 127.0.0.1, a kubelet port"},
+		{"https://0:10250", "names 0.0.0.0, a kubelet port"},
+		{"https://localhost:10250", "names localhost, a kubelet port"},
+		{"https://LOCALHOST.:10255", "names LOCALHOST, a kubelet port"},
+		{"https://node.localhost:10250", "names node.localhost, a kubelet port"},
+		{"https://[::1]:10250", "names ::1, a kubelet port"},
+		{"https://[::ffff:127.0.0.1]:10250", "names ::ffff:127.0.0.1, a kubelet port"},
+		{"https://good@169.254.169.254", "carries user information before '@'"},
+		{"https://good:pw@remote:6443", "carries user information before '@'"},
+		{"https://%31%36%39.254.169.254", "the host may only hold letters, digits"},
+		{"https://[fe80::1%25eth0]", "is not an IPv6 address"},
+	};
+	static const char *const accepted[] = {
+		"https://remote:6443", "https://10.0.0.1", "https://127.0.0.1:6443", "https://[2001:db8::1]:443",
+		"https://localhost:6443", "https://169.255.0.1", "https://api.example.com./k8s", "https://[::1]:6443",
+	};
+	bh_error e = {0};
+	char cl[512];
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		snprintf(cl, sizeof cl, "    server: \"%s\"\n", refused[i].server);
+		kube_config *c = parse_strict(cl, "    token: t\n", ~0u, &e);
+		ck_assert_msg(c == NULL, "%s accepted", refused[i].server);
+		ck_assert_msg(strstr(e.msg, refused[i].msg) && !strncmp(e.msg, "clusters[0].cluster.server: ", 28),
+			      "%s: %s", refused[i].server, e.msg);
+		/* outside strict mode the operator's own kubeconfig may point anywhere */
+		if (strncmp(refused[i].server, "HTTP", 4)) {
+			char doc[1024];
+			snprintf(doc, sizeof doc, "%sclusters:\n- name: c\n  cluster:\n%susers:\n- name: u\n  user: {token: t}\n",
+				 kc_head, cl);
+			c = kube_config_parse(doc, strlen(doc), NULL, &e);
+			ck_assert_msg(c != NULL, "%s: %s", refused[i].server, e.msg);
+			kube_config_free(c);
+		}
+	}
+	for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+		snprintf(cl, sizeof cl, "    server: \"%s\"\n", accepted[i]);
+		kube_config *c = parse_strict(cl, "    token: t\n", 0, &e);
+		ck_assert_msg(c != NULL, "%s: %s", accepted[i], e.msg);
+		ck_assert_int_eq(c->strict, 1);
+		kube_config_free(c);
+	}
+}
+END_TEST
+
+/* A credential that would end its HTTP header is refused when decoded, in
+ * every mode (Go's net/http, and so kubectl, refuses such a value too). */
+START_TEST(test_config_credentials_ctl)
+{
+	static const struct {
+		const char *user, *msg;
+	} cases[] = {
+		{"    token: \"abc\\r\\nImpersonate-User: system:admin\"\n",
+		 "users[0].user.token: contains a control character (CR, LF, ...); a bearer token is sent in an HTTP header"},
+		{"    token: \"abc\\ndef\"\n", "users[0].user.token: contains a control character"},
+		{"    token: \"abc\\u0000def\"\n", "users[0].user.token: contains a NUL character"},
+		{"    username: \"u\\r\\nX: y\"\n    password: p\n", "users[0].user.username: contains CR or LF"},
+		{"    username: u\n    password: \"p\\nq\"\n", "users[0].user.password: contains CR or LF"},
+	};
+	const char *srv = "    server: https://remote:6443\n";
+	bh_error e = {0};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (int strict = 0; strict < 2; strict++) {
+			char doc[1024];
+			kube_config_opts o = {.strict = strict};
+			snprintf(doc, sizeof doc, "%sclusters:\n- name: c\n  cluster:\n%susers:\n- name: u\n  user:\n%s", kc_head,
+				 srv, cases[i].user);
+			kube_config *c = kube_config_parse(doc, strlen(doc), &o, &e);
+			ck_assert_msg(c == NULL, "case %zu accepted", i);
+			ck_assert_msg(strstr(e.msg, cases[i].msg), "case %zu: %s", i, e.msg);
+		}
+	}
+	/* surrounding whitespace of a token (a trailing newline) is not part of it */
+	kube_config *c = parse_strict(srv, "    token: \"abc\\n\"\n", 0, &e);
+	ck_assert_msg(c != NULL, "%s", e.msg);
+	ck_assert_str_eq(c->token, "abc");
+	kube_config_free(c);
+}
+END_TEST
+
 static char tmpdir[256];
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1165,6 +1273,8 @@ int main(void)
 	tcase_add_test(tc, test_config_basic);
 	tcase_add_test(tc, test_config_json_and_errors);
 	tcase_add_test(tc, test_config_strict);
+	tcase_add_test(tc, test_config_strict_addresses);
+	tcase_add_test(tc, test_config_credentials_ctl);
 	tcase_add_test(tc, test_config_files_relative);
 	tcase_add_test(tc, test_config_in_cluster);
 	tcase_add_test(tc, test_config_limits);

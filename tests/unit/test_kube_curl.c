@@ -1,0 +1,240 @@
+/* tests/unit/test_kube_curl.c — the libcurl transport's last line of
+ * defence: against a loopback listener that records every byte it gets, no
+ * request whose header values (token, extra headers, basic-auth credentials,
+ * path) hold CR or LF leaves the client, while a clean one does; a strict
+ * configuration refuses a forbidden address when the socket would be opened;
+ * and kube/addr.c reads each encoding of a host as libcurl's own URL parser
+ * does. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "kube/addr.h"
+#include "kube/config.h"
+#include "kube/curl.h"
+#include "kube/transport.h"
+
+/* ---- a loopback listener recording what it receives ------------------------ */
+static int lfd = -1;
+static unsigned lport;
+static volatile int connections;
+static char last[8192];
+static size_t last_len;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static volatile int stop;
+
+static void *listener(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		struct pollfd p = {lfd, POLLIN, 0};
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		int c = accept(lfd, NULL, NULL);
+		if (c < 0)
+			continue;
+		char buf[8192];
+		size_t n = 0;
+		ssize_t r;
+		while (n < sizeof buf - 1 && (r = read(c, buf + n, sizeof buf - 1 - n)) > 0) {
+			n += (size_t)r;
+			buf[n] = '\0';
+			if (strstr(buf, "\r\n\r\n"))
+				break;
+		}
+		pthread_mutex_lock(&mu);
+		connections++;
+		memcpy(last, buf, n);
+		last_len = n;
+		pthread_mutex_unlock(&mu);
+		static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+					 "Connection: close\r\n\r\n{}";
+		if (write(c, ok, sizeof ok - 1) < 0) {
+			/* the client went away */
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+static pthread_t th;
+
+static void listener_start(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(lfd, 8), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
+	lport = ntohs(a.sin_port);
+	stop = 0;
+	ck_assert_int_eq(pthread_create(&th, NULL, listener, NULL), 0);
+}
+
+static void listener_stop(void)
+{
+	stop = 1;
+	pthread_join(th, NULL);
+	close(lfd);
+}
+
+static int seen(void)
+{
+	pthread_mutex_lock(&mu);
+	int n = connections;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+static kube_config *cfg_for(const char *server, const char *token)
+{
+	kube_config *c = calloc(1, sizeof *c);
+	ck_assert_ptr_nonnull(c);
+	c->server = strdup(server);
+	c->token = token ? strdup(token) : NULL;
+	c->namespace_ = strdup("default");
+	return c;
+}
+
+/* Sends one request through a fresh libcurl transport. */
+static int send_one(kube_config *cfg, const char *path, const char *const *headers, bh_error *e)
+{
+	kube_transport *t = kube_curl_transport_new(cfg, e);
+	kube_request req = {.method = "GET", .path = path, .headers = headers, .timeout_ms = 5000};
+	kube_response resp = {0};
+	ck_assert_ptr_nonnull(t);
+	int rc = t->ops->request(t->impl, &req, &resp, e);
+	kube_response_free(&resp);
+	kube_transport_free(t);
+	return rc;
+}
+
+START_TEST(test_header_injection_never_sent)
+{
+	char url[64];
+	bh_error e = {0};
+	listener_start();
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
+
+	/* the control: a clean request reaches the listener with its token */
+	kube_config *cfg = cfg_for(url, "good-token");
+	ck_assert_int_eq(send_one(cfg, "/version", NULL, &e), 0);
+	ck_assert_int_eq(seen(), 1);
+	ck_assert_ptr_nonnull(strstr(last, "Authorization: Bearer good-token\r\n"));
+	kube_config_free(cfg);
+
+	/* a token smuggling a header (as from a kubeconfig whose token holds CR LF) */
+	static const char *const tokens[] = {"abc\r\nImpersonate-User: system:admin", "abc\nX: y", "abc\rX: y", "a\x01b"};
+	for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
+		cfg = cfg_for(url, tokens[i]);
+		ck_assert_int_eq(send_one(cfg, "/version", NULL, &e), BH_EINVAL);
+		ck_assert_msg(strstr(e.msg, "header Authorization holds a CR, LF or other control character; not sent"), "%s",
+			      e.msg);
+		ck_assert_msg(!strstr(e.msg, "system:admin"), "the value was echoed: %s", e.msg);
+		kube_config_free(cfg);
+	}
+	/* extra headers of any caller */
+	cfg = cfg_for(url, NULL);
+	static const char *const h1[] = {"Impersonate-User: x\r\nImpersonate-Group: system:masters", NULL};
+	static const char *const h2[] = {"Accept: a", "X-Y: v\n", NULL};
+	ck_assert_int_eq(send_one(cfg, "/version", h1, &e), BH_EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "header Impersonate-User holds"));
+	ck_assert_int_eq(send_one(cfg, "/version", h2, &e), BH_EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "header X-Y holds"));
+	/* a path that would split the request line */
+	ck_assert_int_eq(send_one(cfg, "/version HTTP/1.1\r\nImpersonate-User: x\r\n", NULL, &e), BH_EINVAL);
+	kube_config_free(cfg);
+	/* basic-auth credentials */
+	cfg = cfg_for(url, NULL);
+	cfg->username = strdup("u\r\nX: y");
+	cfg->password = strdup("p");
+	ck_assert_int_eq(send_one(cfg, "/version", NULL, &e), BH_EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "basic-auth credentials hold a control character"));
+	kube_config_free(cfg);
+
+	/* nothing of the refused requests reached the listener */
+	usleep(200000);
+	ck_assert_int_eq(seen(), 1);
+	listener_stop();
+}
+END_TEST
+
+START_TEST(test_strict_connect_refuses)
+{
+	bh_error e = {0};
+	/* a name (no address to see in the URL) that resolves to loopback, on a
+	 * kubelet port: refused before any connection is attempted */
+	kube_config *cfg = cfg_for("http://localhost:10250", "t");
+	cfg->strict = 1;
+	ck_assert_int_eq(send_one(cfg, "/version", NULL, &e), BH_EDENIED);
+	ck_assert_msg(strstr(e.msg, "GET /version: the server's address is a kubelet port on the loopback interface"),
+		      "%s", e.msg);
+	kube_config_free(cfg);
+}
+END_TEST
+
+/* libcurl's own reading of each URL's host gives the address our check names. */
+START_TEST(test_addr_as_libcurl_reads_it)
+{
+	static const char *const urls[] = {
+		"https://169.254.169.254",        "https://2852039166",         "https://0251.0376.0251.0376",
+		"https://0xa9.0xfe.0xa9.0xfe",    "https://0XA9FEA9FE",         "https://169.254.43518",
+		"https://169.16689662",           "https://0xa9.254.0251.0xfe", "https://[::ffff:169.254.169.254]",
+		"https://[::ffff:a9fe:a9fe]",     "https://[fe80::1]:443",      "https://[FD00:EC2::254]",
+		"https://100.100.100.200",        "https://127.0.0.1:10250",    "https://2130706433:10255",
+		"https://[::1]:10250",            "https://0x7f.1:010250",      "https://169.254.1.2:6443",
+		"https://0:10250",                "https://[::ffff:7f00:1]:10250",
+	};
+	for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
+		CURLU *u = curl_url();
+		char *host = NULL, *port = NULL;
+		unsigned char a[16];
+		bh_error e = {0};
+		ck_assert_int_eq(curl_url_set(u, CURLUPART_URL, urls[i], 0), CURLUE_OK);
+		ck_assert_int_eq(curl_url_get(u, CURLUPART_HOST, &host, 0), CURLUE_OK);
+		ck_assert_int_eq(curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT), CURLUE_OK);
+		size_t hl = strlen(host);
+		int v6 = host[0] == '[';
+		char lit[64];
+		snprintf(lit, sizeof lit, "%.*s", (int)(v6 ? hl - 2 : hl), v6 ? host + 1 : host);
+		/* libcurl normalised the host to a plain address literal */
+		ck_assert_msg(inet_pton(v6 ? AF_INET6 : AF_INET, lit, a) == 1, "%s: libcurl's host %s", urls[i], host);
+		ck_assert_msg(kube_addr_classify(a, v6 ? 16 : 4, (unsigned)atoi(port)) != NULL, "%s (%s)", urls[i], host);
+		/* and our check refuses the URL naming that same address */
+		ck_assert_int_eq(kube_url_check_strict(urls[i], 1, "server", &e), BH_EDENIED);
+		char shown[64];
+		inet_ntop(v6 ? AF_INET6 : AF_INET, a, shown, sizeof shown);
+		char want[96];
+		snprintf(want, sizeof want, "names %s, ", shown);
+		ck_assert_msg(strstr(e.msg, want), "%s: libcurl reads %s, we said: %s", urls[i], shown, e.msg);
+		curl_free(host);
+		curl_free(port);
+		curl_url_cleanup(u);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("kube_curl");
+	TCase *tc = tcase_create("hygiene");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_header_injection_never_sent);
+	tcase_add_test(tc, test_strict_connect_refuses);
+	tcase_add_test(tc, test_addr_as_libcurl_reads_it);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
