@@ -10,12 +10,11 @@
 #include "sandbox/sandbox.h"
 #include "supervisor/audit.h"
 #include "supervisor/forward.h"
+#include "supervisor/log.h"
 
 #define BROKER_MAX_REQUESTS 10000     /* per job */
 #define BROKER_MAX_INFLIGHT 4         /* requests of one worker being forwarded */
 #define BROKER_MAX_LOGS 200           /* log lines printed per job */
-
-extern int sv_verbose;
 
 static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err);
 static int on_log(sv_job *j, ipc_msg *m, bh_error *err);
@@ -255,8 +254,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		char msg[1200];
 		snprintf(msg, sizeof msg, "bulkhead broker refused %s %.600s: %.500s", r.method, r.path, why.msg);
 		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 403, 0, why.msg);
-		if (sv_verbose)
-			fprintf(stderr, "bulkheadd: %s: %s\n", j->key, msg);
+		svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "%s", msg);
 		rc = respond_status(j, m->hdr.id, 403, "Forbidden", msg, err);
 		proto_kube_request_free(&r);
 		return rc;
@@ -315,9 +313,9 @@ static int on_log(sv_job *j, ipc_msg *m, bh_error *err)
 	if ((rc = proto_str_decode(m->payload, m->hdr.len, PROTO_MAX_LOG, 1, &s, &n, err)) < 0)
 		return rc;
 	if (++j->nlogs <= BROKER_MAX_LOGS)
-		fprintf(stderr, "bulkheadd: worker %s: %.*s\n", j->key, (int)n, (const char *)s);
+		svlog_worker(j->key, j->reconcile_id, (const char *)s, n);
 	else if (j->nlogs == BROKER_MAX_LOGS + 1)
-		fprintf(stderr, "bulkheadd: worker %s: more log lines dropped\n", j->key);
+		svlog_worker(j->key, j->reconcile_id, "more log lines dropped", 21);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 typedef struct sv_job {
 	char key[320];          /* "ns/name" */
+	char reconcile_id[37];  /* logged with every line of this reconcile */
 	json_t *hr;             /* the HelmRelease as it was when the job started */
 	const char *ns, *name;  /* borrowed from hr */
 	char *identity;         /* impersonated user, or NULL (controller identity) */

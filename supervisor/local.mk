@@ -8,6 +8,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/source.c supervisor/source.h \
 	supervisor/artifact.c supervisor/artifact.h \
 	supervisor/audit.c supervisor/audit.h \
+	supervisor/log.c supervisor/log.h \
 	supervisor/forward.c supervisor/forward.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \

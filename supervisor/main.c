@@ -28,20 +28,19 @@
 #include "supervisor/broker.h"
 #include "supervisor/forward.h"
 #include "supervisor/job.h"
+#include "supervisor/log.h"
 #include "supervisor/source.h"
 #include "supervisor/spawn.h"
 #include "supervisor/status.h"
 
 #define MAX_OUTQ ((size_t)64 << 20) /* a worker that stops reading its answers */
 
-int sv_verbose;
-
 static struct {
 	const char *kubeconfig, *audit_log, *worker_path, *default_sa;
-	int concurrent, test_hooks, log_level; /* 0 error, 1 info, 2 debug */
+	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
 	double requeue_dependency, default_interval;
 	unsigned long worker_cpu, worker_mem_mb;
-} opt = {NULL, NULL, NULL, NULL, 4, 0, 1, 30, 600, 60, 1024};
+} opt = {NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 60, 1024};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -90,7 +89,7 @@ static void *watch_main(void *arg)
 		bh_error e;
 		wo.timeout_seconds = 60;
 		if (kube_watch(wc, &sv_helmrelease_resource, NULL, &wo, on_watch, NULL, &e) < 0)
-			fprintf(stderr, "bulkheadd: watching HelmReleases: %s (retrying)\n", e.msg);
+			svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
 		sleep(1);
 	}
 	return NULL;
@@ -112,6 +111,7 @@ typedef struct entry {
 	json_int_t sched_gen;
 	int deleting;           /* queued for the uninstall of a deleted object */
 	unsigned retries;       /* consecutive "requeue now" results (backoff) */
+	char rid[37];           /* reconcileID of the latest reconcile */
 	sv_job *job;
 } entry;
 
@@ -248,8 +248,7 @@ static void upsert(json_t *hr)
 			e->deleting = 1;
 			e->queued = 1;
 			e->not_before = now_s();
-			if (opt.log_level >= 2)
-				fprintf(stderr, "bulkheadd: queued the deletion of %s\n", key);
+			svlog_hr(SVLOG_DEBUG, key, NULL, "queued the deletion");
 		}
 		return;
 	}
@@ -257,8 +256,7 @@ static void upsert(json_t *hr)
 		e->queued = 1;
 		e->not_before = now_s();
 		e->sched_gen = gen;
-		if (opt.log_level >= 2)
-			fprintf(stderr, "bulkheadd: queued %s (generation %lld)\n", key, (long long)gen);
+		svlog_hr(SVLOG_DEBUG, key, NULL, "queued (generation %lld)", (long long)gen);
 	}
 }
 
@@ -343,11 +341,13 @@ static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
 {
 	bh_error e;
 	char key[320];
+	const entry *en;
 	key_of(hr, key, sizeof key);
-	if (opt.log_level >= 1)
-		fprintf(stderr, "bulkheadd: %s: Ready=%s %s: %s\n", key, o->ready ? "True" : "False", o->reason, o->message);
+	en = find_entry(key);
+	svlog_hr(SVLOG_INFO, key, en ? en->rid : NULL, "Ready=%s %s: %s", o->ready ? "True" : "False", o->reason,
+		 o->message);
 	if (status_write(kc, hr, o, &e) < 0)
-		fprintf(stderr, "bulkheadd: %s\n", e.msg);
+		svlog_hr(SVLOG_ERROR, key, en ? en->rid : NULL, "%s", e.msg);
 }
 
 /* Go's time.Duration String() for whole seconds: "5m0s", "1h0m0s", "3s". */
@@ -378,6 +378,7 @@ static void start(kube_client *kc, entry *e)
 	spawn_opts so;
 
 	e->queued = 0;
+	svlog_reconcile_id(e->rid);
 	memset(&si, 0, sizeof si);
 	if (being_deleted(hr) && e->deleting != 2) { /* deleted while queued or working */
 		if (!has_finalizer(hr))
@@ -390,7 +391,7 @@ static void start(kube_client *kc, entry *e)
 		/* Flux: a suspended object is let go without an uninstall */
 		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
 			if (set_finalizer(kc, hr, 0, &err) < 0)
-				fprintf(stderr, "bulkheadd: %s: %s\n", e->key, err.msg);
+				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
 			e->deleting = 0;
 			return;
 		}
@@ -452,6 +453,7 @@ spawn:
 	ipc_outq_init(&j->oq);
 	j->hr = json_incref(e->hr);
 	snprintf(j->key, sizeof j->key, "%s", e->key);
+	memcpy(j->reconcile_id, e->rid, sizeof j->reconcile_id);
 	j->ns = jstr(j->hr, "metadata", "namespace");
 	j->name = jstr(j->hr, "metadata", "name");
 	if ((sa && *sa) || opt.default_sa) {
@@ -478,7 +480,7 @@ spawn:
 	json_decref(jobdoc);
 	if (!text || proto_str_encode(&payload, text, strlen(text)) < 0 ||
 	    ipc_outq_push(&j->oq, PROTO_JOB, 0, payload.data, payload.len, fd, &err) < 0) {
-		fprintf(stderr, "bulkheadd: %s: building the job failed\n", j->key);
+		svlog_hr(SVLOG_ERROR, j->key, e->rid, "building the job failed");
 		free(text);
 		bh_buf_free(&payload);
 		job_free(j);
@@ -506,8 +508,7 @@ spawn:
 	e->job = j;
 	jobs = realloc(jobs, (njobs + 1) * sizeof *jobs);
 	jobs[njobs++] = j;
-	if (opt.log_level >= 1)
-		fprintf(stderr, "bulkheadd: %s: started worker %d (release %s in %s, identity %s)\n", j->key, (int)j->pid,
+	svlog_hr(SVLOG_INFO, j->key, e->rid, "started worker %d (release %s in %s, identity %s)", (int)j->pid,
 			j->release_name, j->release_ns, j->identity ? j->identity : "bulkheadd");
 	{
 		char msg[128], d[32];
@@ -516,7 +517,7 @@ spawn:
 		snprintf(msg, sizeof msg, "Running release action with timeout of %s", d);
 		o.progressing = 1;
 		if (status_write(kc, hr, &o, &err) < 0)
-			fprintf(stderr, "bulkheadd: %s\n", err.msg);
+			svlog_hr(SVLOG_ERROR, j->key, e->rid, "%s", err.msg);
 	}
 }
 
@@ -616,8 +617,7 @@ static void finish(kube_client *kc, sv_job *j)
 		o.reason = "WorkerFailed";
 		snprintf(msg, sizeof msg, "worker %s without reporting a result", how);
 	}
-	if (opt.log_level >= 2)
-		fprintf(stderr, "bulkheadd: %s: worker %d %s\n", j->key, (int)j->pid, how);
+	svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "worker %d %s", (int)j->pid, how);
 	report(kc, j->hr, &o);
 	if (e && j->deleting) {
 		bh_error err;
@@ -629,7 +629,7 @@ static void finish(kube_client *kc, sv_job *j)
 			int rc = set_finalizer(kc, e->hr ? e->hr : j->hr, 0, &err);
 			e->deleting = 2;
 			if (rc < 0 && rc != BH_ENOTFOUND) {
-				fprintf(stderr, "bulkheadd: %s: %s\n", j->key, err.msg);
+				svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
 				e->deleting = 1;
 				e->queued = 1;
 				e->not_before = now_s() + opt.requeue_dependency;
@@ -722,7 +722,7 @@ static void collect_answers(void)
 			if (jobs[i]->serial == f->serial)
 				j = jobs[i];
 		if (broker_answer(j, f, &err) < 0 && j)
-			fprintf(stderr, "bulkheadd: %s: %s\n", j->key, err.msg);
+			svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
 		if (j && j->sock >= 0 && ipc_outq_flush(&j->oq, j->sock, &err) < 0) {
 			/* the worker closed its end; its exit will be reaped */
 		}
@@ -733,10 +733,22 @@ static void collect_answers(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bulkheadd [--kubeconfig PATH] [--concurrent N] [--audit-log PATH]\n"
-		   "                 [--worker-path PATH] [--log-level error|info|debug]\n"
-		   "                 [--default-service-account NAME] [--requeue-dependency DURATION]\n"
-		   "                 [--worker-cpu-seconds N] [--worker-memory-mb N] [--test-hooks]\n");
+	fprintf(f, "usage: bulkheadd [OPTIONS]\n"
+		   "The bulkhead HelmRelease controller (helm.toolkit.fluxcd.io/v2): watches HelmReleases and\n"
+		   "reconciles each in a fresh sandboxed bulkhead-worker. Options (also as --NAME=VALUE):\n"
+		   "  --kubeconfig PATH               kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)\n"
+		   "  --concurrent N                  reconciles at a time (default 4)\n"
+		   "  --audit-log PATH                the broker's audit log (JSON lines)\n"
+		   "  --worker-path PATH              the bulkhead-worker binary\n"
+		   "  --worker-cpu-seconds N          CPU limit of one worker (default 60)\n"
+		   "  --worker-memory-mb N            address-space limit of one worker (default 1024)\n"
+		   "  --default-service-account NAME  tenant identity when .spec.serviceAccountName is empty\n"
+		   "  --requeue-dependency DURATION   retry interval for sources not ready (default 30s)\n"
+		   "  --log-level error|info|debug    (default info)\n"
+		   "  --log-encoding console|json     json: Flux's structured fields (default console)\n"
+		   "  --test-hooks                    honour bulkhead.dev/test-hook annotations (tests only)\n"
+		   "  --version                       print the version and exit\n"
+		   "  -h, --help                      this help\n");
 }
 
 static char *default_worker_path(void)
@@ -766,6 +778,7 @@ int main(int argc, char **argv)
 		{"log-level", required_argument, NULL, 'l'}, {"default-service-account", required_argument, NULL, 's'},
 		{"requeue-dependency", required_argument, NULL, 'r'}, {"worker-cpu-seconds", required_argument, NULL, 'C'},
 		{"worker-memory-mb", required_argument, NULL, 'M'}, {"test-hooks", no_argument, NULL, 'T'},
+		{"log-encoding", required_argument, NULL, 'E'}, {"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -792,17 +805,18 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'l':
-			if (strcmp(optarg, "error") == 0)
-				opt.log_level = 0;
-			else if (strcmp(optarg, "info") == 0)
-				opt.log_level = 1;
-			else if (strcmp(optarg, "debug") == 0)
-				opt.log_level = 2;
-			else {
+			if ((opt.log_level = svlog_level_parse(optarg)) < 0) {
 				fprintf(stderr, "bulkheadd: --log-level must be error, info or debug\n");
 				return 2;
 			}
 			break;
+		case 'E':
+			if ((opt.log_encoding = svlog_encoding_parse(optarg)) < 0) {
+				fprintf(stderr, "bulkheadd: --log-encoding must be json or console\n");
+				return 2;
+			}
+			break;
+		case 'V': printf("bulkheadd %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -811,7 +825,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	sv_verbose = opt.log_level >= 2;
+	svlog_setup(opt.log_encoding, opt.log_level);
 	if (!opt.worker_path)
 		opt.worker_path = default_worker_path();
 	if ((worker_fd = open(opt.worker_path, O_PATH | O_CLOEXEC)) < 0 || access(opt.worker_path, X_OK) < 0) {
@@ -851,7 +865,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_detach(th);
-	fprintf(stderr, "bulkheadd: watching HelmReleases in all namespaces at %s (worker %s, concurrency %d)\n",
+	svlog(SVLOG_INFO, "watching HelmReleases in all namespaces at %s (worker %s, concurrency %d)",
 		cfg->server, opt.worker_path, opt.concurrent);
 
 	while (!stopping) {
@@ -898,7 +912,7 @@ int main(int argc, char **argv)
 		}
 		free(pf);
 	}
-	fprintf(stderr, "bulkheadd: stopping\n");
+	svlog(SVLOG_INFO, "stopping");
 	for (size_t i = 0; i < njobs; i++)
 		kill_job(jobs[i]);
 	audit_close();

@@ -1,5 +1,6 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
+#include "supervisor/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,14 +245,14 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 			if (tok)
 				json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
 			if (kube_event_create(kc, hr, &ev, &e2) < 0)
-				fprintf(stderr, "bulkheadd: event for %s/%s: %s\n", ns, name, e2.msg);
+				svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e2.msg);
 			json_decref(an);
 		}
 	} else if (o->event) {
 		kube_event ev = {o->ready ? "Normal" : "Warning", o->reason, o->message, NULL, "helm-controller", NULL, NULL};
 		bh_error e2;
 		if (kube_event_create(kc, hr, &ev, &e2) < 0)
-			fprintf(stderr, "bulkheadd: event for %s/%s: %s\n", ns, name, e2.msg);
+			svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e2.msg);
 	}
 	return 0;
 }

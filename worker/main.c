@@ -143,6 +143,16 @@ int main(int argc, char **argv)
 	kube_transport *t;
 	kube_client *kc;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--version"))) {
+		if (argv[1][2] == 'v')
+			printf("bulkhead-worker %s\n", PACKAGE_VERSION);
+		else
+			printf("usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--job NS/NAME]\n"
+			       "Not for direct use: bulkheadd starts one worker per reconcile, with its end of a\n"
+			       "socketpair as fd N (default 3); the worker locks itself down, reads one job from\n"
+			       "that socket, and exits. --job only labels the process for operators.\n");
+		return 0;
+	}
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--fd") == 0)
 			sock = atoi(argv[i + 1]);

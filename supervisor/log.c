@@ -1,0 +1,175 @@
+/* supervisor/log.c — see log.h. */
+#include "supervisor/log.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_MSG_MAX 8192
+
+static svlog_encoding encoding = SVLOG_CONSOLE;
+static svlog_level max_level = SVLOG_INFO;
+
+static const char *const level_names[] = {"error", "info", "debug"};
+
+void svlog_setup(svlog_encoding enc, svlog_level max)
+{
+	encoding = enc;
+	max_level = max;
+}
+
+int svlog_encoding_parse(const char *s)
+{
+	if (!strcmp(s, "json"))
+		return SVLOG_JSON;
+	if (!strcmp(s, "console"))
+		return SVLOG_CONSOLE;
+	return -1;
+}
+
+int svlog_level_parse(const char *s)
+{
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, level_names[i]))
+			return i;
+	return -1;
+}
+
+int svlog_enabled(svlog_level l)
+{
+	return l <= max_level;
+}
+
+static void write_line(const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(2, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* ISO 8601 UTC with milliseconds, as zap's ISO8601TimeEncoder in Flux. */
+static void timestamp(char *buf, size_t n)
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, (ts.tv_nsec / 1000000) % 1000);
+}
+
+static void emit(svlog_level l, const char *key, const char *rid, int worker, const char *msg, size_t mlen)
+{
+	char line[LOG_MSG_MAX + 512];
+	if (encoding == SVLOG_CONSOLE) {
+		int n;
+		if (key)
+			n = snprintf(line, sizeof line, "bulkheadd: %s%s: %.*s\n", worker ? "worker " : "", key, (int)mlen, msg);
+		else
+			n = snprintf(line, sizeof line, "bulkheadd: %.*s\n", (int)mlen, msg);
+		if (n <= 0)
+			return;
+		if ((size_t)n >= sizeof line) {
+			n = (int)sizeof line - 1;
+			line[n - 1] = '\n';
+		}
+		write_line(line, (size_t)n);
+		return;
+	}
+	{
+		char ts[96];
+		json_t *o;
+		char *text;
+		timestamp(ts, sizeof ts);
+		o = json_pack("{s:s,s:s,s:s%}", "level", level_names[l], "ts", ts, "msg", msg, mlen);
+		if (!o)
+			return;
+		if (worker)
+			json_object_set_new(o, "logger", json_string("worker"));
+		if (key) {
+			const char *slash = strchr(key, '/');
+			json_t *ns = slash ? json_stringn(key, (size_t)(slash - key)) : json_string("");
+			json_t *name = json_string(slash ? slash + 1 : key);
+			json_object_set_new(o, "controller", json_string("helmrelease"));
+			json_object_set_new(o, "controllerGroup", json_string("helm.toolkit.fluxcd.io"));
+			json_object_set_new(o, "controllerKind", json_string("HelmRelease"));
+			json_object_set_new(o, "HelmRelease", json_pack("{s:O,s:O}", "name", name, "namespace", ns));
+			json_object_set_new(o, "namespace", ns);
+			json_object_set_new(o, "name", name);
+			if (rid)
+				json_object_set_new(o, "reconcileID", json_string(rid));
+		}
+		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+		json_decref(o);
+		if (text) {
+			size_t n = strlen(text);
+			text[n] = '\n'; /* replaces the NUL: written by length */
+			write_line(text, n + 1);
+			free(text);
+		}
+	}
+}
+
+static void vlog(svlog_level l, const char *key, const char *rid, const char *fmt, va_list ap)
+{
+	char msg[LOG_MSG_MAX];
+	int n;
+	if (!svlog_enabled(l))
+		return;
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
+	if (n < 0)
+		return;
+	emit(l, key, rid, 0, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+void svlog(svlog_level l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(l, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void svlog_hr(svlog_level l, const char *key, const char *rid, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(l, key, rid, fmt, ap);
+	va_end(ap);
+}
+
+void svlog_worker(const char *key, const char *rid, const char *msg, size_t n)
+{
+	if (svlog_enabled(SVLOG_INFO))
+		emit(SVLOG_INFO, key, rid, 1, msg, n < LOG_MSG_MAX ? n : LOG_MSG_MAX);
+}
+
+void svlog_reconcile_id(char out[37])
+{
+	unsigned char b[16];
+	size_t got = 0;
+	while (got < sizeof b) {
+		ssize_t r = getrandom(b + got, sizeof b - got, 0);
+		if (r <= 0) { /* no entropy source: still unique enough per process */
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			for (size_t i = got; i < sizeof b; i++)
+				b[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (ts.tv_sec >> (i % 8)) ^ i);
+			break;
+		}
+		got += (size_t)r;
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
