@@ -268,7 +268,7 @@ int cmd_template(int argc, char **argv)
 	bh_error err;
 	int rc = 1, flags_done = 0;
 	static char set_msg[512];
-	char *name_template = NULL;
+	char *name_template = NULL, *abs = NULL;
 	if (!ns || !*ns)
 		ns = "default";
 	struct {
@@ -402,6 +402,7 @@ int cmd_template(int argc, char **argv)
 			}
 		}
 	}
+	log_cb(&debug, "DEBUG", "Original chart version", (const char *const[]){"version", "", NULL});
 	if (generate_name || name_template) {
 		rc = fail("--generate-name and --name-template are not supported by bulkhead template", 0);
 		goto out;
@@ -440,7 +441,6 @@ int cmd_template(int argc, char **argv)
 	}
 	/* LocateChart comes before the values are read */
 	struct stat st;
-	char *abs = NULL;
 	if (stat(chart_path, &st)) {
 		const char *slash = strchr(chart_path, '/');
 		if (chart_path[0] == '/' || chart_path[0] == '.')
@@ -453,6 +453,8 @@ int cmd_template(int argc, char **argv)
 		rc = fail(set_msg, 0);
 		goto out2;
 	}
+	abs = realpath(chart_path, NULL);
+	log_cb(&debug, "DEBUG", "Chart path", (const char *const[]){"path", abs ? abs : chart_path, NULL});
 	for (size_t i = 0; i < files.n; i++) {
 		if (read_all(files.v[i], &vbufs[i], &err)) {
 			rc = fail(err.msg, 0);
@@ -475,9 +477,7 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out2;
 	}
-	abs = realpath(chart_path, NULL);
 	int lrc = chart_load_path(abs ? abs : chart_path, NULL, &c, &err);
-	free(abs);
 	if (lrc) {
 		rc = fail(err.msg, 0);
 		goto out2;
@@ -520,6 +520,7 @@ int cmd_template(int argc, char **argv)
 	}
 	rc = 0;
 out2:
+	free(abs);
 	render_result_free(&res);
 	chart_free(c);
 	json_decref(vals);

@@ -262,7 +262,7 @@ static int type_error(bh_error *err, const json_t *v, const char *field, const c
  * is a string into that string (int: FormatInt; float: FormatFloat 'g' -1
  * 32-bit; bool: FormatBool) before JSON decoding. Chart.yaml is parsed with
  * YAML_KEEP_INTS so ints and floats are told apart here. */
-static json_t *yaml_scalar_to_string(const json_t *v)
+json_t *chart_yaml_string_new(const json_t *v)
 {
 	char buf[64];
 	if (json_is_integer(v)) {
@@ -290,7 +290,7 @@ static json_t *yaml_scalar_to_string(const json_t *v)
 static void stringify_member(json_t *obj, const char *key, size_t index)
 {
 	json_t *v = key ? json_object_get(obj, key) : json_array_get(obj, index);
-	json_t *s = v ? yaml_scalar_to_string(v) : NULL;
+	json_t *s = v ? chart_yaml_string_new(v) : NULL;
 	if (!s)
 		return;
 	if (key)

@@ -95,4 +95,9 @@ int chart_process_dependencies(chart *c, const json_t *user_values,
 /* Helm's CheckDependencies: every Chart.yaml dependency present in charts/. */
 int chart_check_dependencies(const chart *c, bh_error *err);
 
+/* What sigs.k8s.io/yaml makes of a YAML scalar decoded (YAML_KEEP_INTS) where
+ * the Go field is a string: int -> FormatInt, float -> FormatFloat('g', -1,
+ * 32), bool -> "true"/"false". A new string, or NULL for any other kind. */
+json_t *chart_yaml_string_new(const json_t *v);
+
 #endif

@@ -504,7 +504,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	}
 	if ((rc = values_coalesce(c, user_values, 0, warn_cb, (void *)o, &out->values, err)))
 		goto done;
-	if (!o->skip_schema_validation && (rc = render_validate_schemas(c, out->values, err)))
+	schema_log slg = {o->log, o->log_ud};
+	if (!o->skip_schema_validation && (rc = render_validate_schemas(c, out->values, &slg, err)))
 		goto done;
 
 	/* the release exists from here on: errors get Helm's --debug hint */

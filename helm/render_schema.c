@@ -1,6 +1,8 @@
 /* helm/render_schema.c — see render_schema.h. */
 #include "helm/render_schema.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/buf.h"
@@ -20,9 +22,26 @@ static const char *go_type_name(const json_t *v)
 	}
 }
 
-static int validate_rec(const chart *c, const json_t *values, bh_buf *sb, bh_error *err)
+/* Helm's slog.Debug lines of ValidateAgainstSchema (level DEBUG; the
+ * caller shows them under --debug). */
+static void debug_log(const schema_log *lg, const char *msg, const char *k, const char *v)
+{
+	const char *attrs[] = {k, v, NULL};
+	if (lg && lg->fn)
+		lg->fn(lg->ud, "DEBUG", msg, attrs);
+}
+
+static int validate_rec(const chart *c, const json_t *values, const schema_log *lg, bh_buf *sb, bh_error *err)
 {
 	if (c->schema) {
+		debug_log(lg, "chart name", "chart-name", chart_name(c));
+		json_t *parsed = json_loadb(c->schema, c->schema_len, JSON_DECODE_ANY, NULL);
+		if (parsed) {
+			char *text = strndup(c->schema, c->schema_len);
+			debug_log(lg, "unmarshalled JSON schema", "schema", text ? text : "");
+			free(text);
+			json_decref(parsed);
+		}
 		jsonschema *s = NULL;
 		bh_error e;
 		bh_error_clear(&e);
@@ -44,6 +63,12 @@ static int validate_rec(const chart *c, const json_t *values, bh_buf *sb, bh_err
 			bh_buf_free(&errs);
 		}
 	}
+	char ndeps[32];
+	snprintf(ndeps, sizeof ndeps, "%zu", c->ndeps);
+	if (lg && lg->fn) {
+		const char *attrs[] = {"chart", chart_name(c), "dependencies", ndeps, NULL};
+		lg->fn(lg->ud, "DEBUG", "number of dependencies in the chart", attrs);
+	}
 	/* as Helm: a sub-chart without values (or null) is not checked, one
 	 * whose values are not a map is reported with Go's %T of them */
 	for (size_t i = 0; i < c->ndeps; i++) {
@@ -56,17 +81,17 @@ static int validate_rec(const chart *c, const json_t *values, bh_buf *sb, bh_err
 				      go_type_name(sub));
 			continue;
 		}
-		int rc = validate_rec(c->deps[i], sub, sb, err);
+		int rc = validate_rec(c->deps[i], sub, lg, sb, err);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int render_validate_schemas(const chart *c, const json_t *values, bh_error *err)
+int render_validate_schemas(const chart *c, const json_t *values, const schema_log *lg, bh_error *err)
 {
 	bh_buf sb = BH_BUF_INIT;
-	int rc = validate_rec(c, values, &sb, err);
+	int rc = validate_rec(c, values, lg, &sb, err);
 	if (!rc && sb.len)
 		rc = bh_error_set(err, BH_EINVAL,
 				  "values don't meet the specifications of the schema(s) in the following chart(s):\n%s",

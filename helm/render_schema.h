@@ -9,9 +9,16 @@
 #include "helm/chart.h"
 #include "lib/error.h"
 
+/* Where Helm's slog.Debug lines go ("chart name", "unmarshalled JSON schema",
+ * "number of dependencies in the chart"); fn may be NULL. */
+typedef struct schema_log {
+	void (*fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
+	void *ud;
+} schema_log;
+
 /* 0 when every schema accepts its values; BH_EINVAL with
  * "values don't meet the specifications of the schema(s) in the following
  * chart(s):\n<chart>:\n- at '/x': ...\n" otherwise. */
-int render_validate_schemas(const chart *c, const json_t *values, bh_error *err);
+int render_validate_schemas(const chart *c, const json_t *values, const schema_log *lg, bh_error *err);
 
 #endif

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
+#include "helm/chart.h"
 #include "lib/buf.h"
 #include "lib/yaml.h"
 
@@ -190,64 +192,155 @@ static const char *json_kind_name(const json_t *v)
 	return "object";
 }
 
-/* Unmarshal into SimpleHead: fills m's head fields, or an error message. */
+/* SimpleHead as Helm 4 reads it: sigs.k8s.io/yaml.Unmarshal, i.e. goyaml.v2
+ * typing, then YAML numbers and bools found where the Go field is a string
+ * become strings (chart_yaml_string_new), then encoding/json decodes the
+ * object with its keys in sorted order, matching struct fields by exact name
+ * first and ASCII case-insensitively next; a later key overwrites, `null`
+ * leaves a string as it was and resets a pointer or map; the first type
+ * error is the one reported. */
+#define HEAD_ERR "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go "
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* o's keys in json.Marshal order; NULL on OOM (or no keys: *n == 0). */
+static const char **sorted_keys(const json_t *o, size_t *n)
+{
+	const char **v = malloc((json_object_size(o) + 1) * sizeof *v);
+	const char *k;
+	json_t *x;
+	*n = 0;
+	if (!v)
+		return NULL;
+	json_object_foreach((json_t *)o, k, x) v[(*n)++] = k;
+	qsort(v, *n, sizeof *v, key_cmp);
+	return v;
+}
+
+/* The field of names[] key decodes into, or -1. */
+static int head_field(const char *key, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(key, names[i]))
+			return i;
+	for (int i = 0; i < n; i++)
+		if (!strcasecmp(key, names[i]))
+			return i;
+	return -1;
+}
+
+/* A string field: *dst replaced unless v is null. */
+static int head_string(const json_t *v, char **dst, const char *field, char *emsg, size_t emsz)
+{
+	json_t *s = json_is_string(v) ? json_incref((json_t *)v) : chart_yaml_string_new(v);
+	if (json_is_null(v))
+		return 0;
+	if (!s) {
+		snprintf(emsg, emsz, HEAD_ERR "struct field %s of type string", json_kind_name(v), field);
+		return -1;
+	}
+	free(*dst);
+	*dst = strdup(json_string_value(s));
+	json_decref(s);
+	return 0;
+}
+
+/* metadata.annotations (map[string]string) merged into *ann. */
+static int head_annotations(const json_t *v, json_t **ann, char *emsg, size_t emsz)
+{
+	size_t n;
+	if (json_is_null(v)) {
+		json_decref(*ann);
+		*ann = NULL;
+		return 0;
+	}
+	if (!json_is_object(v)) {
+		snprintf(emsg, emsz, HEAD_ERR "struct field .metadata.annotations of type map[string]string",
+			 json_kind_name(v));
+		return -1;
+	}
+	const char **keys = sorted_keys(v, &n);
+	if (!*ann)
+		*ann = json_object();
+	for (size_t i = 0; keys && i < n; i++) {
+		const json_t *x = json_object_get(v, keys[i]);
+		json_t *s = json_is_null(x) ? json_string("") :
+			    json_is_string(x) ? json_incref((json_t *)x) : chart_yaml_string_new(x);
+		if (!s) {
+			snprintf(emsg, emsz, HEAD_ERR "struct field .metadata.annotations of type string",
+				 json_kind_name(x));
+			free(keys);
+			return -1;
+		}
+		json_object_set_new(*ann, keys[i], s);
+	}
+	free(keys);
+	return 0;
+}
+
+static int head_metadata(const json_t *md, manifest *m, json_t **ann, char *emsg, size_t emsz)
+{
+	static const char *const names[] = {"name", "annotations"};
+	size_t n;
+	if (json_is_null(md)) { /* a nil *struct again */
+		free(m->name);
+		m->name = NULL;
+		json_decref(*ann);
+		*ann = NULL;
+		return 0;
+	}
+	if (!json_is_object(md)) {
+		snprintf(emsg, emsz, HEAD_ERR "struct field SimpleHead.metadata of type struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
+			 json_kind_name(md));
+		return -1;
+	}
+	const char **keys = sorted_keys(md, &n);
+	int rc = 0;
+	for (size_t i = 0; keys && i < n && !rc; i++) {
+		const json_t *v = json_object_get(md, keys[i]);
+		int f = head_field(keys[i], names, 2);
+		if (f == 0)
+			rc = head_string(v, &m->name, ".metadata.name", emsg, emsz);
+		else if (f == 1)
+			rc = head_annotations(v, ann, emsg, emsz);
+	}
+	free(keys);
+	return rc;
+}
+
+/* Fills m's head fields and *annotations (new, all strings), or an error. */
 static int read_head(const json_t *doc, manifest *m, json_t **annotations, char *emsg, size_t emsz)
 {
+	static const char *const names[] = {"apiVersion", "kind", "metadata"};
+	size_t n;
 	*annotations = NULL;
 	if (json_is_null(doc))
 		return 0;
 	if (!json_is_object(doc)) {
-		snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type util.SimpleHead",
-			 json_kind_name(doc));
+		snprintf(emsg, emsz, HEAD_ERR "value of type util.SimpleHead", json_kind_name(doc));
 		return -1;
 	}
-	static const char *fields[] = {"apiVersion", "kind"};
-	char **dst[] = {&m->api_version, &m->kind};
-	for (int i = 0; i < 2; i++) {
-		json_t *v = json_object_get(doc, fields[i]);
-		if (v && !json_is_string(v) && !json_is_null(v)) {
-			snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field SimpleHead.%s of type string",
-				 json_kind_name(v), fields[i]);
-			return -1;
-		}
-		free(*dst[i]);
-		*dst[i] = strdup(json_is_string(v) ? json_string_value(v) : "");
-	}
-	json_t *md = json_object_get(doc, "metadata");
-	if (md && !json_is_null(md)) {
-		if (!json_is_object(md)) {
-			snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field SimpleHead.metadata of type struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
-				 json_kind_name(md));
-			return -1;
-		}
-		json_t *nm = json_object_get(md, "name");
-		if (nm && !json_is_string(nm) && !json_is_null(nm)) {
-			snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field .metadata.name of type string",
-				 json_kind_name(nm));
-			return -1;
-		}
-		free(m->name);
-		m->name = strdup(json_is_string(nm) ? json_string_value(nm) : "");
-		json_t *an = json_object_get(md, "annotations");
-		if (an && !json_is_null(an)) {
-			if (!json_is_object(an)) {
-				snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field .metadata.annotations of type map[string]string",
-					 json_kind_name(an));
-				return -1;
-			}
-			const char *k;
-			json_t *v;
-			json_object_foreach(an, k, v) {
-				if (!json_is_string(v) && !json_is_null(v)) {
-					snprintf(emsg, emsz, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go struct field .metadata.annotations of type string",
-						 json_kind_name(v));
-					return -1;
-				}
-			}
-			*annotations = an;
+	const char **keys = sorted_keys(doc, &n);
+	int rc = 0;
+	for (size_t i = 0; keys && i < n && !rc; i++) {
+		const json_t *v = json_object_get(doc, keys[i]);
+		switch (head_field(keys[i], names, 3)) {
+		case 0:
+			rc = head_string(v, &m->api_version, "SimpleHead.apiVersion", emsg, emsz);
+			break;
+		case 1:
+			rc = head_string(v, &m->kind, "SimpleHead.kind", emsg, emsz);
+			break;
+		case 2:
+			rc = head_metadata(v, m, annotations, emsg, emsz);
+			break;
 		}
 	}
-	return 0;
+	free(keys);
+	return rc;
 }
 
 /* Splits an annotation value on ',' into trimmed lower-case items. */
@@ -337,7 +430,7 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 			bh_error yerr;
 			manifest tmp;
 			memset(&tmp, 0, sizeof tmp);
-			if (yaml_parse_any(docs[d], strlen(docs[d]), NULL, 0, &doc, &yerr)) {
+			if (yaml_parse_any(docs[d], strlen(docs[d]), NULL, YAML_KEEP_INTS, &doc, &yerr)) {
 				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, yerr.msg);
 				break;
 			}
@@ -347,6 +440,7 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, emsg);
 				manifest_clear(&tmp);
 				json_decref(doc);
+			json_decref(ann);
 				break;
 			}
 			json_t *hookv = ann ? json_object_get(ann, "helm.sh/hook") : NULL;
@@ -382,6 +476,7 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 					free(ev);
 					manifest_clear(&tmp);
 					json_decref(doc);
+			json_decref(ann);
 					continue;
 				}
 				m = list_push(hooks);
@@ -412,6 +507,7 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 			if (!m) {
 				manifest_clear(&tmp);
 				json_decref(doc);
+			json_decref(ann);
 				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 				break;
 			}
@@ -422,6 +518,7 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 			m->kind = tmp.kind ? tmp.kind : strdup("");
 			m->name = tmp.name ? tmp.name : strdup("");
 			json_decref(doc);
+			json_decref(ann);
 		}
 		manifest_split_free(docs, nd);
 	}

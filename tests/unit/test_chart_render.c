@@ -71,6 +71,8 @@ static bh_buf logbuf;
 static void logcb(void *ud, const char *level, const char *msg, const char *const *attrs)
 {
 	(void)ud;
+	if (!strcmp(level, "DEBUG")) /* the goldens are helm's stderr without --debug */
+		return;
 	bh_buf_printf(&logbuf, "level=%s msg=", level);
 	slog_value(&logbuf, msg);
 	for (size_t i = 0; attrs && attrs[i]; i += 2) {
@@ -396,7 +398,7 @@ START_TEST(test_schema_subchart)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		json_t *v = json_loads(cases[i].values, JSON_DECODE_ANY, NULL);
 		ck_assert_ptr_nonnull(v);
-		int rc = render_validate_schemas(c, v, &err);
+		int rc = render_validate_schemas(c, v, NULL, &err);
 		if (!cases[i].want) {
 			ck_assert_msg(rc == 0, "%s: %s", cases[i].values, err.msg);
 		} else {
