@@ -32,6 +32,7 @@ struct ynode {
 	size_t n, cap;
 	ynode *alias;   /* alias target */
 	int busy;       /* alias being expanded */
+	int printing;   /* alias being printed (go_sharp_v) */
 };
 
 typedef struct anchor_ent {
@@ -303,6 +304,7 @@ typedef struct decoder {
 	int keep_ints;
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
 	int pending_code;         /* first key-conversion error (reported after decoding) */
+	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
 	char pending[512];
 	/* NaN/Inf values: placeholders in the tree, reported in json.Marshal
 	 * order (sorted keys, depth first) once decoding is done */
@@ -485,16 +487,108 @@ static int scalar_json(decoder *d, const ynode *n, json_t **out)
 	return 0;
 }
 
-/* Go's %+#v of a decoded v2 value, for the "unsupported map key" message. */
-static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, int depth)
+/* A scalar key as a Go value of one comparable kind, for fmt's sorted map
+ * printing: 0 when it is not a plain scalar. */
+static int sharp_key(decoder *d, const ynode *k, yres *r)
 {
-	while (n->kind == N_ALIAS && n->alias && depth < 50) {
-		n = n->alias;
-		depth++;
+	bh_error scratch;
+	bh_error *save = d->err;
+	int rc;
+	if (k->kind == N_ALIAS && k->alias)
+		k = k->alias;
+	if (k->kind != N_SCALAR)
+		return 0;
+	d->err = &scratch;
+	rc = scalar_value(d, k, r);
+	d->err = save;
+	if (rc || r->kind == YR_NULL || r->kind == YR_BINARY)
+		return 0;
+	if (r->kind != YR_BOOL && r->kind != YR_INT && r->kind != YR_UINT && r->kind != YR_FLOAT)
+		r->kind = YR_STR;
+	return 1;
+}
+
+typedef struct sharp_ent {
+	size_t at; /* index of the key in the map node's kids */
+	const ynode *key;
+	yres r;
+} sharp_ent;
+
+static int sharp_cmp(const sharp_ent *a, const sharp_ent *b)
+{
+	switch (a->r.kind) {
+	case YR_BOOL: return a->r.b - b->r.b;
+	case YR_INT: return a->r.i < b->r.i ? -1 : a->r.i > b->r.i;
+	case YR_UINT: return a->r.u < b->r.u ? -1 : a->r.u > b->r.u;
+	case YR_FLOAT: return a->r.f < b->r.f ? -1 : a->r.f > b->r.f;
+	default: {
+		size_t m = a->key->len < b->key->len ? a->key->len : b->key->len;
+		int c = memcmp(a->key->value, b->key->value, m);
+		return c ? c : (a->key->len > b->key->len) - (a->key->len < b->key->len);
 	}
-	if (depth > 50) {
-		bh_buf_puts(b, "...");
+	}
+}
+
+static int sharp_sort_cmp(const void *x, const void *y)
+{
+	const sharp_ent *a = x, *b = y;
+	int c = sharp_cmp(a, b);
+	return c ? c : (a->at > b->at) - (a->at < b->at); /* a later duplicate follows */
+}
+
+/* fmt prints a Go map sorted by key, each key once (the last value wins in
+ * the decoded map). Keys of one scalar kind are sorted and deduplicated;
+ * mixed kinds (fmt orders those by type address) keep document order.
+ * order[] holds key indexes into m->kids; returns the new count. */
+static size_t sharp_map_order(decoder *d, const ynode *m, size_t *order, size_t k)
+{
+	sharp_ent *e = malloc((k + 1) * sizeof *e);
+	size_t w = 0;
+	if (!e)
+		return k;
+	for (size_t i = 0; i < k; i++) {
+		e[i].at = order[i];
+		e[i].key = m->kids[order[i]]->kind == N_ALIAS ? m->kids[order[i]]->alias : m->kids[order[i]];
+		if (!sharp_key(d, m->kids[order[i]], &e[i].r) || e[i].r.kind != e[0].r.kind) {
+			free(e);
+			return k;
+		}
+	}
+	qsort(e, k, sizeof *e, sharp_sort_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (w && sharp_cmp(&e[w - 1], &e[i]) == 0)
+			w--;
+		e[w++] = e[i];
+	}
+	for (size_t i = 0; i < w; i++)
+		order[i] = e[i].at;
+	free(e);
+	return w;
+}
+
+/* Go's %+#v of a decoded v2 value, for the "invalid map key" and
+ * "unsupported map key" messages. Bounded: at most YAML_MAX_ERROR_VALUE
+ * bytes are written (then "..."), and an alias met again inside its own
+ * expansion prints "..." (the decoder refuses such a document anyway), so
+ * the work is linear in the cap whatever the aliases multiply. */
+static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, size_t start)
+{
+	ynode *an = NULL;
+	if (b->len - start >= YAML_MAX_ERROR_VALUE) {
+		if (!d->sharp_cut) {
+			bh_buf_puts(b, "...");
+			d->sharp_cut = 1;
+		}
 		return;
+	}
+	if (n->kind == N_ALIAS && n->alias) {
+		an = (ynode *)n;
+		if (an->printing) {
+			bh_buf_puts(b, "...");
+			return;
+		}
+		an->printing = 1;
+		n = n->alias;
 	}
 	if (n->kind == N_SCALAR) {
 		yres r;
@@ -502,50 +596,61 @@ static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, int depth)
 		bh_error *save = d->err;
 		d->err = &scratch;
 		if (scalar_value(d, n, &r)) {
-			d->err = save;
 			bh_buf_puts(b, "?");
-			return;
+		} else {
+			switch (r.kind) {
+			case YR_NULL: bh_buf_puts(b, "interface {}(nil)"); break;
+			case YR_BOOL: bh_buf_puts(b, r.b ? "true" : "false"); break;
+			case YR_INT: bh_buf_printf(b, "%lld", (long long)r.i); break;
+			case YR_UINT: bh_buf_printf(b, "0x%llx", (unsigned long long)r.u); break;
+			case YR_FLOAT: {
+				char t[64];
+				go_format_float(t, sizeof t, r.f, 'g', -1);
+				bh_buf_puts(b, t);
+				break;
+			}
+			default:
+				gojson_quote(b, n->value, n->len, GOJSON_NO_HTML_ESCAPE);
+				break;
+			}
 		}
 		d->err = save;
-		switch (r.kind) {
-		case YR_NULL: bh_buf_puts(b, "interface {}(nil)"); return;
-		case YR_BOOL: bh_buf_puts(b, r.b ? "true" : "false"); return;
-		case YR_INT: bh_buf_printf(b, "%lld", (long long)r.i); return;
-		case YR_UINT: bh_buf_printf(b, "0x%llx", (unsigned long long)r.u); return;
-		case YR_FLOAT: {
-			char t[64];
-			go_format_float(t, sizeof t, r.f, 'g', -1);
-			bh_buf_puts(b, t);
-			return;
-		}
-		default:
-			gojson_quote(b, n->value, n->len, GOJSON_NO_HTML_ESCAPE);
-			return;
-		}
-	}
-	if (n->kind == N_SEQ) {
+	} else if (n->kind == N_SEQ) {
 		bh_buf_puts(b, "[]interface {}{");
-		for (size_t i = 0; i < n->n; i++) {
+		for (size_t i = 0; i < n->n && !d->sharp_cut; i++) {
 			if (i)
 				bh_buf_puts(b, ", ");
-			go_sharp_v(b, d, n->kids[i], depth + 1);
+			go_sharp_v(b, d, n->kids[i], start);
 		}
 		bh_buf_putc(b, '}');
-		return;
-	}
-	if (n->kind == N_MAP) {
+	} else if (n->kind == N_MAP) {
+		size_t *order = malloc((n->n / 2 + 1) * sizeof *order), k = 0;
 		bh_buf_puts(b, "map[interface {}]interface {}{");
-		for (size_t i = 0; i + 1 < n->n; i += 2) {
-			if (i)
-				bh_buf_puts(b, ", ");
-			go_sharp_v(b, d, n->kids[i], depth + 1);
-			bh_buf_putc(b, ':');
-			go_sharp_v(b, d, n->kids[i + 1], depth + 1);
+		if (order) {
+			for (size_t i = 0; i + 1 < n->n; i += 2)
+				order[k++] = i;
+			k = sharp_map_order(d, n, order, k);
+			for (size_t j = 0; j < k && !d->sharp_cut; j++) {
+				if (j)
+					bh_buf_puts(b, ", ");
+				go_sharp_v(b, d, n->kids[order[j]], start);
+				bh_buf_putc(b, ':');
+				go_sharp_v(b, d, n->kids[order[j] + 1], start);
+			}
+			free(order);
 		}
 		bh_buf_putc(b, '}');
-		return;
+	} else {
+		bh_buf_puts(b, "<nil>");
 	}
-	bh_buf_puts(b, "<nil>");
+	if (an)
+		an->printing = 0;
+}
+
+static void sharp_v_new(bh_buf *b, decoder *d, const ynode *n)
+{
+	d->sharp_cut = 0;
+	go_sharp_v(b, d, n, b->len);
 }
 
 /* The JSON key sigs.k8s.io/yaml makes of a YAML key; 1 if it is unsupported
@@ -558,8 +663,14 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key)
 	while (kk->kind == N_ALIAS && kk->alias)
 		kk = kk->alias;
 	if (kk->kind != N_SCALAR) {
+		/* goyaml.v2 decodes the key first (aliases, their cycles and the
+		 * alias budget are checked there), then refuses a map or slice */
 		bh_buf m = BH_BUF_INIT;
-		go_sharp_v(&m, d, kk, 0);
+		json_t *tmp = NULL;
+		if (decode(d, k, &tmp))
+			return -1;
+		json_decref(tmp);
+		sharp_v_new(&m, d, kk);
 		dec_fail(d, BH_EINVAL, "yaml: invalid map key: %s", bh_buf_str(&m));
 		bh_buf_free(&m);
 		return -1;
@@ -580,11 +691,11 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key)
 			if (!scalar_value(d, vv, &vr) && vr.kind == YR_NULL) {
 				bh_buf_puts(&m, "<nil>");
 			} else {
-				go_sharp_v(&m, d, vv, 0);
+				sharp_v_new(&m, d, vv);
 			}
 			d->err = save;
 		} else {
-			go_sharp_v(&m, d, vv, 0);
+			sharp_v_new(&m, d, vv);
 		}
 		{
 			char msg[512];

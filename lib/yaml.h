@@ -29,6 +29,9 @@
 #define YAML_MAX_BYTES ((size_t)64 << 20) /* input size */
 #define YAML_MAX_DEPTH 1000               /* nesting of collections */
 #define YAML_MAX_NODES 2000000            /* values produced, incl. alias expansion */
+#define YAML_MAX_ERROR_VALUE 4096         /* bytes of a value quoted in an error
+					   * message ("invalid map key: ..."),
+					   * then "..." */
 
 /* Limits for parsing untrusted YAML; a NULL pointer or a 0 field means the
  * default above. */

@@ -106,6 +106,73 @@ START_TEST(test_error_shapes)
 }
 END_TEST
 
+/* The billion-laughs shape: a0 has 10 scalars, each further level 10
+ * aliases of the one before. */
+static void laughs(bh_buf *b, int levels)
+{
+	bh_buf_puts(b, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < levels; i++)
+		bh_buf_printf(b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+			      i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+}
+
+/* An alias inside its own anchor's value, used as a map key: goyaml.v2
+ * decodes the key first and meets the alias again (helm v4.1.4: "yaml:
+ * anchor 'u' value contains itself", at once). Found by fuzz_kubeconfig;
+ * it used to cost minutes of CPU printing the key. */
+START_TEST(test_anchor_cycles_in_keys)
+{
+	static const char fuzz[] = "&u\n*u:\n*u: c0\n"
+				   "8888888888888888888888888888888888888888888888888888888888888888888888er: u1}\n";
+	static const char pre[] = "cannot unmarshal yaml document: error converting YAML to JSON: yaml: ";
+	char want[512];
+	snprintf(want, sizeof want, "%sanchor 'u' value contains itself", pre);
+	expect_err(fuzz, BH_EINVAL, want);
+	snprintf(want, sizeof want, "%sanchor 'k' value contains itself", pre);
+	expect_err("? &k [*k]\n: 1\n", BH_EINVAL, want);
+	snprintf(want, sizeof want, "%sanchor 'v' value contains itself", pre);
+	expect_err("~: &v [*v, *v]\n", BH_EINVAL, want);
+	expect_err("&v [*v]\n", BH_EINVAL, want);
+	/* helm's %#v of a key: Go prints map keys sorted, each once */
+	snprintf(want, sizeof want, "%sinvalid map key: map[interface {}]interface {}{\"a\":2, \"b\":1}", pre);
+	expect_err("m: &m {b: 1, a: 2}\n*m : x\n", BH_EINVAL, want);
+	snprintf(want, sizeof want, "%sinvalid map key: map[interface {}]interface {}{\"a\":2, \"b\":3}", pre);
+	expect_err("{b: 1, a: 2, b: 3}: x\n", BH_EINVAL, want);
+	snprintf(want, sizeof want, "%sinvalid map key: map[interface {}]interface {}{1:3, 2:1, 10:2}", pre);
+	expect_err("{2: 1, 10: 2, 1: 3}: x\n", BH_EINVAL, want);
+	snprintf(want, sizeof want, "%sinvalid map key: []interface {}{1, \"a\", 2.5, true, interface {}(nil)}", pre);
+	expect_err("? [1, \"a\", 2.5, true, ~]\n: x\n", BH_EINVAL, want);
+	snprintf(want, sizeof want, "%sdocument contains excessive aliasing", pre);
+	{
+		bh_buf b = BH_BUF_INIT;
+		laughs(&b, 7);
+		bh_buf_puts(&b, "? [*a3]\n: x\n");
+		expect_err(bh_buf_str(&b), BH_ELIMIT, want);
+		bh_buf_free(&b);
+	}
+}
+END_TEST
+
+/* The value quoted in an "invalid map key" message is capped (helm would
+ * print all of it): the error text stays small whatever the key. */
+START_TEST(test_error_value_budget)
+{
+	bh_buf b = BH_BUF_INIT;
+	json_t *v = NULL;
+	bh_error e = {0};
+	bh_buf_puts(&b, "? [");
+	for (int i = 0; i < 20000; i++)
+		bh_buf_puts(&b, i ? ", abcdef" : "abcdef");
+	bh_buf_puts(&b, "]\n: x\n");
+	ck_assert_int_eq(yaml_parse_values(b.data, b.len, NULL, &v, &e), BH_EINVAL);
+	ck_assert_ptr_null(v);
+	ck_assert_msg(strstr(e.msg, "invalid map key: []interface {}{\"abcdef\", \"abcdef\""), "%s", e.msg);
+	ck_assert_uint_le(strlen(e.msg), YAML_MAX_ERROR_VALUE + 200);
+	ck_assert_str_eq(e.msg + strlen(e.msg) - 4, "...}");
+	bh_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_limits)
 {
 	/* the billion-laughs shape: each level doubles the expansion */
@@ -113,10 +180,7 @@ START_TEST(test_limits)
 	json_t *v = NULL;
 	bh_error e = {0};
 	yaml_limits lim = {0, 0, 100000};
-	bh_buf_puts(&b, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
-	for (int i = 1; i < 12; i++)
-		bh_buf_printf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
-			      i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	laughs(&b, 12);
 	ck_assert_int_eq(yaml_parse_values(b.data, b.len, &lim, &v, &e), BH_ELIMIT);
 	ck_assert_ptr_null(v);
 	/* with the default limits goyaml's alias ratio check stops it */
@@ -472,6 +536,8 @@ int main(void)
 	tcase_add_test(tc, test_multi_document_values);
 	tcase_add_test(tc, test_error_shapes);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_anchor_cycles_in_keys);
+	tcase_add_test(tc, test_error_value_budget);
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
