@@ -25,12 +25,21 @@ helm_libbhchart_a_SOURCES = \
 helm_libbhchart_a_CFLAGS = $(AM_CFLAGS) $(ARCHIVE_CFLAGS)
 BH_CHART_LIBS = helm/libbhchart.a $(ARCHIVE_LIBS)
 
+# kustomize post-renderer (patches, images) — h-postrender
+noinst_LIBRARIES += helm/libbhkustomize.a
+helm_libbhkustomize_a_SOURCES = \
+	helm/kustomize.c helm/kustomize.h helm/kustomize_internal.h \
+	helm/kustomize_smp.c helm/kustomize_jsonpatch.c \
+	helm/kustomize_schema.c helm/kustomize_schema.h
+helm_libbhkustomize_a_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS)
+BH_KUSTOMIZE_LIBS = helm/libbhkustomize.a $(BH_CHART_LIBS) $(BH_LIB_LIBS)
+
 # rendering pipeline (needs tmpl/ and lib/jsonschema)
 noinst_LIBRARIES += helm/libbhrender.a
 helm_libbhrender_a_SOURCES = \
 	helm/render.c helm/render.h \
 	helm/render_schema.c helm/render_schema.h
-BH_RENDER_LIBS = helm/libbhrender.a $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
+BH_RENDER_LIBS = helm/libbhrender.a helm/libbhkustomize.a $(BH_CHART_LIBS) $(BH_TMPL_LIBS)
 # --- end chart engine ---
 
 # --- chart engine tests (chart task) ---

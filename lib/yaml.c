@@ -302,6 +302,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 typedef struct decoder {
 	bh_error *err;
 	int keep_ints;
+	int v3; /* YAML_V3_TYPING */
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
 	int pending_code;         /* first key-conversion error (reported after decoding) */
 	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
@@ -425,6 +426,14 @@ static int scalar_value(decoder *d, const ynode *n, yres *r)
 		char a[128], b[128];
 		return dec_fail(d, BH_EINVAL, "yaml: cannot decode %s `%s` as a %s",
 				short_tag(yres_tag(r), a, sizeof a), n->value, short_tag(tag, b, sizeof b));
+	}
+	/* yaml.v3: only true/false booleans (y, yes, on, ... are strings) */
+	if (d->v3 && !tag && r->kind == YR_BOOL) {
+		static const char *const b[] = {"true", "True", "TRUE", "false", "False", "FALSE"};
+		r->kind = YR_STR;
+		for (size_t i = 0; i < 6; i++)
+			if (!strcmp(n->value, b[i]))
+				r->kind = YR_BOOL;
 	}
 	return 0;
 }
@@ -980,6 +989,7 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 	if (!rc) {
 		d.err = err;
 		d.keep_ints = (flags & YAML_KEEP_INTS) != 0;
+		d.v3 = (flags & YAML_V3_TYPING) != 0;
 		d.max_nodes = b.max_nodes;
 		d.max_depth = b.max_depth;
 		if (!root) {

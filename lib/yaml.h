@@ -56,6 +56,8 @@ int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 /* yaml_parse_any flags */
 #define YAML_KEEP_INTS 1 /* integers that fit int64 stay json_integer (not Helm's
 			  * values typing; for internal documents) */
+#define YAML_V3_TYPING 2 /* yaml.v3's booleans (only true/false, any case form
+			  * of those): how kustomize's kyaml reads objects */
 
 /* Parses the first document into any JSON kind (fromYaml, fromYamlArray,
  * manifests). An empty document gives json null. */

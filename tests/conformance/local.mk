@@ -26,3 +26,13 @@ EXTRA_DIST += tests/conformance/run_vectors_cli.sh tests/conformance/run_vectors
 # --- valgrind memcheck of the render path (not in UNIT_TESTS: not under ASan) ---
 TESTS += tests/conformance/valgrind_render.sh
 EXTRA_DIST += tests/conformance/valgrind_render.sh
+
+# --- kustomize post-renderer conformance against `kubectl kustomize` (h-postrender) ---
+check_PROGRAMS += tests/conformance/run_kustomize
+tests_conformance_run_kustomize_SOURCES = tests/conformance/run_kustomize.c
+tests_conformance_run_kustomize_LDADD = $(BH_KUSTOMIZE_LIBS)
+TESTS += tests/conformance/run_kustomize.sh
+UNIT_TESTS += tests/conformance/run_kustomize.sh
+EXTRA_DIST += tests/conformance/run_kustomize.sh tests/conformance/gen_kustomize_goldens.sh \
+	tests/conformance/kustomize
+# --- end kustomize conformance ---

@@ -1,0 +1,883 @@
+/* helm/kustomize.c — see kustomize.h: decoding a kustomization, target
+ * selection (kustomize's types.SelectorRegex and resmap.Select), the patch
+ * transformer (strategic merge or JSON 6902, told apart as kustomize does)
+ * and the image tag transformer (kustomize's legacy walk over every
+ * `containers`/`initContainers` list, then its image field specs). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/kustomize.h"
+#include "helm/kustomize_internal.h"
+#include "helm/kustomize_schema.h"
+#include "helm/sort.h"
+#include "lib/yaml.h"
+
+/* ---- label selectors (k8s.io/apimachinery labels.Parse) ------------------------------- */
+
+enum sel_op { OP_EQ, OP_NE, OP_IN, OP_NOTIN, OP_EXISTS, OP_NOTEXISTS };
+
+typedef struct sel_req {
+	char *key;
+	enum sel_op op;
+	char **vals;
+	size_t nvals;
+} sel_req;
+
+typedef struct labelsel {
+	sel_req *r;
+	size_t n;
+} labelsel;
+
+static void labelsel_free(labelsel *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->r[i].key);
+		for (size_t j = 0; j < l->r[i].nvals; j++)
+			free(l->r[i].vals[j]);
+		free(l->r[i].vals);
+	}
+	free(l->r);
+	l->r = NULL;
+	l->n = 0;
+}
+
+static void skip_ws(const char **p)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+}
+
+static char *word(const char **p)
+{
+	const char *s = *p;
+	size_t n = 0;
+	skip_ws(p);
+	s = *p;
+	while (s[n] && !strchr(" \t,()=!", s[n]))
+		n++;
+	*p = s + n;
+	return n ? strndup(s, n) : NULL;
+}
+
+static int push_val(sel_req *r, char *v)
+{
+	char **nv = realloc(r->vals, (r->nvals + 1) * sizeof *nv);
+	if (!nv || !v) {
+		free(v);
+		return -1;
+	}
+	r->vals = nv;
+	r->vals[r->nvals++] = v;
+	return 0;
+}
+
+static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error *err)
+{
+	const char *p = s;
+	memset(l, 0, sizeof *l);
+	skip_ws(&p);
+	while (*p) {
+		sel_req r;
+		sel_req *nr;
+		memset(&r, 0, sizeof r);
+		skip_ws(&p);
+		if (*p == '!') {
+			p++;
+			r.op = OP_NOTEXISTS;
+			if (!(r.key = word(&p)))
+				goto bad;
+		} else {
+			if (!(r.key = word(&p)))
+				goto bad;
+			skip_ws(&p);
+			if (p[0] == '=' && p[1] == '=') {
+				p += 2;
+				r.op = OP_EQ;
+			} else if (p[0] == '=') {
+				p++;
+				r.op = OP_EQ;
+			} else if (p[0] == '!' && p[1] == '=') {
+				p += 2;
+				r.op = OP_NE;
+			} else if (!strncmp(p, "in", 2) && (p[2] == ' ' || p[2] == '(')) {
+				p += 2;
+				r.op = OP_IN;
+			} else if (!strncmp(p, "notin", 5) && (p[5] == ' ' || p[5] == '(')) {
+				p += 5;
+				r.op = OP_NOTIN;
+			} else {
+				r.op = OP_EXISTS;
+			}
+			if (r.op == OP_EQ || r.op == OP_NE) {
+				char *v = word(&p);
+				if (push_val(&r, v ? v : strdup("")) < 0)
+					goto bad;
+			} else if (r.op == OP_IN || r.op == OP_NOTIN) {
+				skip_ws(&p);
+				if (*p++ != '(')
+					goto bad;
+				for (;;) {
+					char *v = word(&p);
+					if (push_val(&r, v ? v : strdup("")) < 0)
+						goto bad;
+					skip_ws(&p);
+					if (*p == ',') {
+						p++;
+						continue;
+					}
+					if (*p++ != ')')
+						goto bad;
+					break;
+				}
+			}
+		}
+		nr = realloc(l->r, (l->n + 1) * sizeof *nr);
+		if (!nr)
+			goto bad;
+		l->r = nr;
+		l->r[l->n++] = r;
+		skip_ws(&p);
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (*p)
+			goto bad_nofree;
+		continue;
+	bad:
+		free(r.key);
+		for (size_t j = 0; j < r.nvals; j++)
+			free(r.vals[j]);
+		free(r.vals);
+	bad_nofree:
+		labelsel_free(l);
+		return bh_error_set(err, BH_EINVAL, "invalid %s %s: cannot parse near %.40s", what, s, p);
+	}
+	return 0;
+}
+
+static int labelsel_match(const labelsel *l, const json_t *labels)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const sel_req *r = &l->r[i];
+		const char *v = json_string_value(json_object_get(labels, r->key));
+		int in = 0;
+		for (size_t j = 0; v && j < r->nvals; j++)
+			in |= !strcmp(v, r->vals[j]);
+		switch (r->op) {
+		case OP_EQ:
+		case OP_IN:
+			if (!in)
+				return 0;
+			break;
+		case OP_NE:
+		case OP_NOTIN:
+			if (in)
+				return 0;
+			break;
+		case OP_EXISTS:
+			if (!v)
+				return 0;
+			break;
+		case OP_NOTEXISTS:
+			if (v)
+				return 0;
+			break;
+		}
+	}
+	return 1;
+}
+
+/* ---- selectors ------------------------------------------------------------------------ */
+
+enum { SEL_GROUP, SEL_VERSION, SEL_KIND, SEL_NAME, SEL_NAMESPACE, SEL_N };
+static const char *const sel_fields[SEL_N] = {"group", "version", "kind", "name", "namespace"};
+
+struct kz_selector {
+	pcre2_code *re[SEL_N]; /* NULL = any */
+	labelsel labels, annotations;
+	int has_labels, has_annotations;
+};
+
+static pcre2_code *re_compile(const char *pattern, int anchor, bh_error *err)
+{
+	char *full = malloc(strlen(pattern) + 16);
+	int ec;
+	PCRE2_SIZE off;
+	pcre2_code *re;
+	if (!full) {
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+		return NULL;
+	}
+	sprintf(full, anchor ? "^(?:%s)$" : "%s", pattern);
+	re = pcre2_compile((PCRE2_SPTR)full, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
+	free(full);
+	if (!re) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(ec, msg, sizeof msg);
+		bh_error_set(err, BH_EINVAL, "invalid regular expression %s: %s", pattern, (char *)msg);
+	}
+	return re;
+}
+
+static int re_match(const pcre2_code *re, const char *s)
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	int rc;
+	if (!md)
+		return 0;
+	rc = pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	return rc >= 0;
+}
+
+void kz_selector_free(kz_selector *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < SEL_N; i++)
+		pcre2_code_free(s->re[i]);
+	labelsel_free(&s->labels);
+	labelsel_free(&s->annotations);
+	free(s);
+}
+
+static int check_fields(const json_t *o, const char *const *known, const char *what, bh_error *err)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)o, k, v) {
+		int ok = 0;
+		for (size_t i = 0; known[i] && !ok; i++)
+			ok = !strcmp(k, known[i]);
+		if (!ok)
+			return bh_error_set(err, BH_EINVAL, "%s: unknown field \"%s\"", what, k);
+	}
+	return 0;
+}
+
+static int want_string(const json_t *o, const char *k, const char *what, const char **out, bh_error *err)
+{
+	json_t *v = json_object_get(o, k);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return bh_error_set(err, BH_EINVAL, "%s.%s: must be a string", what, k);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int kz_selector_decode(const json_t *t, kz_selector **out, bh_error *err)
+{
+	static const char *const known[] = {"group", "version", "kind", "name", "namespace",
+					    "labelSelector", "annotationSelector", NULL};
+	kz_selector *s;
+	const char *v;
+	*out = NULL;
+	if (!json_is_object(t))
+		return bh_error_set(err, BH_EINVAL, "target: must be an object");
+	if (check_fields(t, known, "target", err) < 0)
+		return BH_EINVAL;
+	if (!(s = calloc(1, sizeof *s)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (int i = 0; i < SEL_N; i++) {
+		if (want_string(t, sel_fields[i], "target", &v, err) < 0)
+			goto fail;
+		if (v && *v && !(s->re[i] = re_compile(v, 1, err))) {
+			bh_error_prefix(err, "target.%s", sel_fields[i]);
+			goto fail;
+		}
+	}
+	if (want_string(t, "labelSelector", "target", &v, err) < 0)
+		goto fail;
+	if (v && *v) {
+		if (labelsel_parse(v, &s->labels, "labelSelector", err) < 0)
+			goto fail;
+		s->has_labels = 1;
+	}
+	if (want_string(t, "annotationSelector", "target", &v, err) < 0)
+		goto fail;
+	if (v && *v) {
+		if (labelsel_parse(v, &s->annotations, "annotationSelector", err) < 0)
+			goto fail;
+		s->has_annotations = 1;
+	}
+	*out = s;
+	return 0;
+fail:
+	kz_selector_free(s);
+	return err ? err->code : BH_EINVAL;
+}
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+/* ResId.EffectiveNamespace: "default" for a namespaced object without one. */
+static const char *effective_namespace(const json_t *obj)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = sget(md, "namespace");
+	if (kz_schema_cluster_scoped(sget(obj, "apiVersion"), sget(obj, "kind")))
+		return "_non_namespaceable_";
+	return *ns ? ns : "default";
+}
+
+int kz_selector_match(const kz_selector *s, const json_t *obj)
+{
+	const char *av = sget(obj, "apiVersion"), *slash = strchr(av, '/');
+	const json_t *md = json_object_get(obj, "metadata");
+	char group[256];
+	const char *vals[SEL_N];
+	snprintf(group, sizeof group, "%.*s", slash ? (int)(slash - av) : 0, av);
+	vals[SEL_GROUP] = group;
+	vals[SEL_VERSION] = slash ? slash + 1 : av;
+	vals[SEL_KIND] = sget(obj, "kind");
+	vals[SEL_NAME] = sget(md, "name");
+	vals[SEL_NAMESPACE] = effective_namespace(obj);
+	for (int i = 0; i < SEL_N; i++)
+		if (s->re[i] && !re_match(s->re[i], vals[i]))
+			return 0;
+	if (s->has_labels && !labelsel_match(&s->labels, json_object_get(md, "labels")))
+		return 0;
+	if (s->has_annotations && !labelsel_match(&s->annotations, json_object_get(md, "annotations")))
+		return 0;
+	return 1;
+}
+
+/* ---- decoding ------------------------------------------------------------------------ */
+
+typedef struct kz_patch {
+	json_t *smp;  /* array of strategic merge patch documents, or NULL */
+	json_t *json; /* JSON 6902 operations, or NULL */
+	kz_selector *target;
+} kz_patch;
+
+typedef struct kz_image {
+	char *name, *new_name, *new_tag, *digest;
+	pcre2_code *re; /* kustomize's IsImageMatched pattern; NULL never matches */
+} kz_image;
+
+struct kustomization {
+	kz_patch *patches;
+	size_t npatches;
+	kz_image *images;
+	size_t nimages;
+};
+
+void kustomization_free(kustomization *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->npatches; i++) {
+		json_decref(k->patches[i].smp);
+		json_decref(k->patches[i].json);
+		kz_selector_free(k->patches[i].target);
+	}
+	for (size_t i = 0; i < k->nimages; i++) {
+		free(k->images[i].name);
+		free(k->images[i].new_name);
+		free(k->images[i].new_tag);
+		free(k->images[i].digest);
+		pcre2_code_free(k->images[i].re);
+	}
+	free(k->patches);
+	free(k->images);
+	free(k);
+}
+
+/* The patch text: every document a map -> strategic merge; one list ->
+ * JSON 6902 (kustomize's PatchTransformer.Config). */
+static int patch_parse(const char *text, kz_patch *p, bh_error *err)
+{
+	char **docs = NULL;
+	size_t n = 0;
+	int rc = 0;
+	yaml_limits lim = {KZ_MAX_PATCH_BYTES, KZ_MAX_DEPTH, 100000};
+	size_t tl = strlen(text);
+	while (tl && strchr(" \t\r\n", text[tl - 1]))
+		tl--;
+	if (!tl)
+		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
+	if (tl > KZ_MAX_PATCH_BYTES)
+		return bh_error_set(err, BH_ELIMIT, "patch longer than %d bytes", KZ_MAX_PATCH_BYTES);
+	if (manifest_split(text, &docs, &n) < 0)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_t *d = NULL;
+		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
+		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
+		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
+		if (rc == 0 && json_is_array(d)) {
+			json_decref(d);
+			d = NULL;
+			rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS, &d, err);
+		}
+		if (rc < 0)
+			break;
+		if (json_is_null(d)) {
+			json_decref(d);
+			continue;
+		}
+		if (json_is_array(d)) {
+			if (p->json || p->smp) {
+				json_decref(d);
+				rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+				break;
+			}
+			p->json = d;
+			continue;
+		}
+		if (!json_is_object(d) || p->json) {
+			json_decref(d);
+			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+			break;
+		}
+		if (!p->smp)
+			p->smp = json_array();
+		json_array_append_new(p->smp, d);
+	}
+	manifest_split_free(docs, n);
+	if (rc == 0 && !p->smp && !p->json)
+		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+	if (rc == 0 && p->json) {
+		size_t i;
+		json_t *op;
+		json_array_foreach(p->json, i, op) if (!json_is_object(op) || !json_is_string(json_object_get(op, "op")))
+			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: operation %zu has no \"op\"",
+					    i);
+	}
+	return rc;
+}
+
+static char *dup_opt(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s && *s ? strdup(s) : NULL;
+}
+
+static int image_decode(const json_t *o, kz_image *im, size_t i, bh_error *err)
+{
+	static const char *const known[] = {"name", "newName", "newTag", "digest", NULL};
+	char what[32];
+	const char *dummy;
+	snprintf(what, sizeof what, "images[%zu]", i);
+	if (!json_is_object(o))
+		return bh_error_set(err, BH_EINVAL, "%s: must be an object", what);
+	if (check_fields(o, known, what, err) < 0)
+		return BH_EINVAL;
+	for (size_t f = 0; known[f]; f++)
+		if (want_string(o, known[f], what, &dummy, err) < 0)
+			return BH_EINVAL;
+	im->name = dup_opt(o, "name");
+	im->new_name = dup_opt(o, "newName");
+	im->new_tag = dup_opt(o, "newTag");
+	im->digest = dup_opt(o, "digest");
+	if (!im->name)
+		return bh_error_set(err, BH_EINVAL, "%s: name is required", what);
+	{
+		char *pat = malloc(strlen(im->name) + 80);
+		if (!pat)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		sprintf(pat, "^%s(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$", im->name);
+		im->re = re_compile(pat, 0, NULL); /* Go ignores a bad pattern: nothing matches */
+		free(pat);
+	}
+	return 0;
+}
+
+int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
+{
+	static const char *const known[] = {"patches", "images", NULL};
+	static const char *const pknown[] = {"patch", "target", NULL};
+	const json_t *patches = json_object_get(spec, "patches"), *images = json_object_get(spec, "images");
+	kustomization *k;
+	size_t i;
+	json_t *v;
+	*out = NULL;
+	if (!json_is_object(spec))
+		return bh_error_set(err, BH_EINVAL, "kustomize: must be an object");
+	if (check_fields(spec, known, "kustomize", err) < 0)
+		return BH_EINVAL;
+	if ((patches && !json_is_array(patches) && !json_is_null(patches)) ||
+	    (images && !json_is_array(images) && !json_is_null(images)))
+		return bh_error_set(err, BH_EINVAL, "kustomize: patches and images must be lists");
+	if (json_array_size(patches) > KZ_MAX_PATCHES || json_array_size(images) > KZ_MAX_IMAGES)
+		return bh_error_set(err, BH_ELIMIT, "kustomize: more than %d patches or images", KZ_MAX_PATCHES);
+	if (!(k = calloc(1, sizeof *k)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	k->patches = calloc(json_array_size(patches) + 1, sizeof *k->patches);
+	k->images = calloc(json_array_size(images) + 1, sizeof *k->images);
+	if (!k->patches || !k->images) {
+		kustomization_free(k);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	json_array_foreach(patches, i, v) {
+		kz_patch *p = &k->patches[k->npatches++];
+		const char *text;
+		if (!json_is_object(v) || check_fields(v, pknown, "patches[]", err) < 0 ||
+		    want_string(v, "patch", "patches[]", &text, err) < 0) {
+			if (!json_is_object(v))
+				bh_error_set(err, BH_EINVAL, "must be an object");
+			goto fail_patch;
+		}
+		if (patch_parse(text ? text : "", p, err) < 0)
+			goto fail_patch;
+		if (json_object_get(v, "target") && !json_is_null(json_object_get(v, "target")) &&
+		    kz_selector_decode(json_object_get(v, "target"), &p->target, err) < 0)
+			goto fail_patch;
+		if (p->json && !p->target) {
+			bh_error_set(err, BH_EINVAL, "must specify a target for JSON patch");
+			goto fail_patch;
+		}
+		if (p->smp && p->target && json_array_size(p->smp) > 1) {
+			bh_error_set(err, BH_EINVAL,
+				     "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field");
+			goto fail_patch;
+		}
+		continue;
+	fail_patch:
+		bh_error_prefix(err, "kustomize.patches[%zu]", i);
+		kustomization_free(k);
+		return err ? err->code : BH_EINVAL;
+	}
+	json_array_foreach(images, i, v) {
+		if (image_decode(v, &k->images[k->nimages++], i, err) < 0) {
+			bh_error_prefix(err, "kustomize");
+			kustomization_free(k);
+			return err ? err->code : BH_EINVAL;
+		}
+	}
+	*out = k;
+	return 0;
+}
+
+/* ---- objects ------------------------------------------------------------------------- */
+
+/* Documents split at "---" lines (k8s.io YAMLReader), kept whole: a block
+ * scalar at the end of a document keeps its final newline. */
+static int split_docs(const char *text, char ***docs, size_t *n)
+{
+	const char *p = text, *start = text;
+	size_t cap = 0;
+	*docs = NULL;
+	*n = 0;
+	for (;;) {
+		const char *eol = strchr(p, '\n');
+		int sep = !strncmp(p, "---", 3) && (p[3] == '\0' || strchr(" \t\r\n", p[3]));
+		if (sep || !*p) {
+			if (*n == cap) {
+				char **nd = realloc(*docs, (cap = cap ? cap * 2 : 8) * sizeof *nd);
+				if (!nd)
+					return -1;
+				*docs = nd;
+			}
+			if (!((*docs)[(*n)++] = strndup(start, (size_t)(p - start))))
+				return -1;
+			if (!*p)
+				return 0;
+			start = eol ? eol + 1 : p + strlen(p);
+		}
+		if (!eol)
+			p += strlen(p);
+		else
+			p = eol + 1;
+		if (!*p && start == p) {
+			return 0;
+		}
+	}
+}
+
+int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
+{
+	char **docs = NULL;
+	size_t n = 0;
+	int rc = 0;
+	json_t *a = json_array();
+	*objs = NULL;
+	if (!a || split_docs(text, &docs, &n) < 0) {
+		manifest_split_free(docs, n);
+		json_decref(a);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_t *d = NULL;
+		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
+			bh_error_prefix(err, "document %zu", i + 1);
+			break;
+		}
+		if (json_is_null(d)) {
+			json_decref(d);
+			continue;
+		}
+		if (!json_is_object(d)) {
+			json_decref(d);
+			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
+			break;
+		}
+		json_array_append_new(a, d);
+	}
+	manifest_split_free(docs, n);
+	if (rc < 0) {
+		json_decref(a);
+		return rc;
+	}
+	*objs = a;
+	return 0;
+}
+
+int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(objs, i, o) {
+		if (i)
+			bh_buf_puts(out, "---\n");
+		if (yaml_emit(o, out, err) < 0)
+			return err ? err->code : BH_EINVAL;
+	}
+	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+}
+
+/* ---- applying ------------------------------------------------------------------------ */
+
+static void obj_id(const json_t *o, char *buf, size_t n)
+{
+	const json_t *md = json_object_get(o, "metadata");
+	snprintf(buf, n, "%s/%s %s/%s", sget(o, "apiVersion"), sget(o, "kind"), effective_namespace(o),
+		 sget(md, "name"));
+}
+
+static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *err)
+{
+	json_t *obj = json_array_get(objs, i), *p, *r = NULL;
+	int rc;
+	if (!(p = json_deep_copy(patch)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	/* resmap.ApplySmPatch: the patch takes the object's apiVersion */
+	if (json_object_get(obj, "apiVersion"))
+		json_object_set(p, "apiVersion", json_object_get(obj, "apiVersion"));
+	rc = kz_smp_apply(obj, p, &r, err);
+	json_decref(p);
+	if (rc < 0) {
+		char id[512];
+		obj_id(obj, id, sizeof id);
+		return bh_error_prefix(err, "%s", id);
+	}
+	if (r)
+		json_array_set_new(objs, i, r);
+	else
+		json_array_set_new(objs, i, json_null()); /* removed after the patch */
+	return 0;
+}
+
+static void drop_removed(json_t *objs)
+{
+	for (size_t i = 0; i < json_array_size(objs);)
+		if (json_is_null(json_array_get(objs, i)))
+			json_array_remove(objs, i);
+		else
+			i++;
+}
+
+static int same_id(const json_t *a, const json_t *b)
+{
+	return !strcmp(sget(a, "apiVersion"), sget(b, "apiVersion")) && !strcmp(sget(a, "kind"), sget(b, "kind")) &&
+	       !strcmp(sget(json_object_get(a, "metadata"), "name"), sget(json_object_get(b, "metadata"), "name")) &&
+	       !strcmp(effective_namespace(a), effective_namespace(b));
+}
+
+static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
+{
+	size_t n = json_array_size(objs);
+	int rc = 0;
+	if (p->smp && !p->target) {
+		size_t j;
+		json_t *doc;
+		json_array_foreach(p->smp, j, doc) {
+			size_t i, found = 0;
+			for (i = 0; i < n && !found; i++)
+				if (json_is_object(json_array_get(objs, i)) && same_id(json_array_get(objs, i), doc)) {
+					found = 1;
+					if ((rc = apply_smp_one(objs, i, doc, err)) < 0)
+						return rc;
+				}
+			if (!found) {
+				char id[512];
+				obj_id(doc, id, sizeof id);
+				return bh_error_set(err, BH_ENOTFOUND, "no resource matches strategic merge patch \"%s\"", id);
+			}
+		}
+		drop_removed(objs);
+		return 0;
+	}
+	{
+		char *sel = calloc(n + 1, 1);
+		if (!sel)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		for (size_t i = 0; i < n; i++)
+			sel[i] = kz_selector_match(p->target, json_array_get(objs, i));
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (!sel[i])
+				continue;
+			if (p->smp) {
+				rc = apply_smp_one(objs, i, json_array_get(p->smp, 0), err);
+			} else {
+				json_t *o = json_incref(json_array_get(objs, i));
+				if ((rc = kz_json_patch(&o, p->json, err)) < 0) {
+					char id[512];
+					obj_id(o, id, sizeof id);
+					bh_error_prefix(err, "%s", id);
+				} else {
+					json_array_set(objs, i, o);
+				}
+				json_decref(o);
+			}
+		}
+		free(sel);
+	}
+	drop_removed(objs);
+	return rc;
+}
+
+/* image.Split */
+static void image_split(const char *s, char **name, char **tag, char **digest)
+{
+	const char *search = s, *at, *colon;
+	size_t base = 0;
+	const char *slash = strchr(s, '/');
+	if (slash && slash > s) {
+		base = (size_t)(slash - s);
+		search = slash;
+	}
+	at = strchr(search, '@');
+	colon = strchr(search, ':');
+	*tag = *digest = NULL;
+	if (!at && !colon) {
+		*name = strdup(s);
+		return;
+	}
+	if (at && (!colon || at < colon)) {
+		*name = strndup(s, (size_t)(at - search) + base);
+		*digest = strdup(at + 1);
+		return;
+	}
+	*name = strndup(s, (size_t)(colon - search) + base);
+	if (at) {
+		*tag = strndup(colon + 1, (size_t)(at - colon - 1));
+		*digest = strdup(at + 1);
+	} else {
+		*tag = strdup(colon + 1);
+	}
+}
+
+static void image_update(const kz_image *im, json_t *holder, const char *key)
+{
+	json_t *v = json_object_get(holder, key);
+	char *name, *tag, *digest, *r;
+	const char *t, *d;
+	if (!json_is_string(v) || !im->re || !re_match(im->re, json_string_value(v)))
+		return;
+	image_split(json_string_value(v), &name, &tag, &digest);
+	if (im->new_name) {
+		free(name);
+		name = strdup(im->new_name);
+	}
+	t = tag;
+	d = digest;
+	if (im->new_tag && im->digest) {
+		t = im->new_tag;
+		d = im->digest;
+	} else if (im->new_tag) {
+		t = im->new_tag;
+		d = NULL;
+	} else if (im->digest) {
+		t = NULL;
+		d = im->digest;
+	}
+	r = malloc(strlen(name ? name : "") + (t ? strlen(t) : 0) + (d ? strlen(d) : 0) + 3);
+	if (r && name) {
+		sprintf(r, "%s%s%s%s%s", name, t && *t ? ":" : "", t && *t ? t : "", d && *d ? "@" : "", d && *d ? d : "");
+		json_object_set_new(holder, key, json_string(r));
+	}
+	free(r);
+	free(name);
+	free(tag);
+	free(digest);
+}
+
+static void image_walk(const kz_image *im, json_t *v, int depth)
+{
+	if (depth > KZ_MAX_DEPTH)
+		return;
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x) {
+			image_walk(im, x, depth + 1);
+			if ((!strcmp(k, "containers") || !strcmp(k, "initContainers")) && json_is_array(x)) {
+				size_t i;
+				json_t *c;
+				json_array_foreach(x, i, c) if (json_is_object(c)) image_update(im, c, "image");
+			}
+		}
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x) image_walk(im, x, depth + 1);
+	}
+}
+
+/* The image field specs kustomize adds to the legacy walk: image volumes. */
+static void image_volumes(const kz_image *im, json_t *spec)
+{
+	size_t i;
+	json_t *vol;
+	json_array_foreach(json_object_get(spec, "volumes"), i, vol) {
+		json_t *img = json_object_get(vol, "image");
+		if (json_is_object(img))
+			image_update(im, img, "reference");
+	}
+}
+
+int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
+{
+	if (!json_is_array(objs))
+		return bh_error_set(err, BH_EINVAL, "kustomize: objects must be a list");
+	for (size_t i = 0; i < k->npatches; i++) {
+		int rc = apply_patch(&k->patches[i], objs, err);
+		if (rc < 0)
+			return bh_error_prefix(err, "kustomize.patches[%zu]", i);
+	}
+	for (size_t j = 0; j < k->nimages; j++) {
+		size_t i;
+		json_t *o;
+		json_array_foreach(objs, i, o) {
+			json_t *spec = json_object_get(o, "spec");
+			if (!strcmp(sget(o, "kind"), "CustomResourceDefinition"))
+				continue;
+			image_walk(&k->images[j], o, 0);
+			image_volumes(&k->images[j], spec);
+			image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"));
+		}
+	}
+	/* kustomize's build annotations come off at the end, and an annotation
+	 * map left empty (or null) goes with them */
+	{
+		size_t i;
+		json_t *o;
+		json_array_foreach(objs, i, o) {
+			json_t *md = json_object_get(o, "metadata");
+			json_t *an = json_object_get(md, "annotations");
+			if (an && (json_is_null(an) || (json_is_object(an) && !json_object_size(an))))
+				json_object_del(md, "annotations");
+		}
+	}
+	return 0;
+}

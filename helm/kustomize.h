@@ -1,0 +1,62 @@
+/* helm/kustomize.h — the part of kustomize that Flux's post-renderers use
+ * (`.spec.postRenderers[].kustomize`): `patches` (strategic merge patches
+ * with kyaml merge2's rules, and RFC 6902 JSON patches) with `target`
+ * selectors, then `images`, over a list of objects — as `kubectl kustomize`
+ * (kustomize v5.7) does, which is what the conformance tests compare with.
+ *
+ * A kustomization is decoded once from the HelmRelease's JSON (untrusted:
+ * sizes and counts are limited, regular expressions compiled with PCRE2 and
+ * refused when invalid), then applied to any number of object lists. Objects
+ * are JSON objects as lib/yaml reads them (YAML_KEEP_INTS). */
+#ifndef BH_KUSTOMIZE_H
+#define BH_KUSTOMIZE_H
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#define KZ_MAX_PATCHES 256          /* patches per kustomization */
+#define KZ_MAX_IMAGES 256           /* images per kustomization */
+#define KZ_MAX_PATCH_BYTES (1 << 20) /* text of one patch */
+#define KZ_MAX_DEPTH 100            /* nesting walked by a merge */
+
+typedef struct kustomization kustomization;
+typedef struct kz_selector kz_selector;
+
+/* Decodes {"patches":[{"patch":"...","target":{...}}],"images":[{"name",
+ * "newName","newTag","digest"}]}; unknown fields are refused by name.
+ * *out is NULL on error. */
+int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err);
+void kustomization_free(kustomization *k);
+
+/* Applies the patches in order, then the images, to objs (an array of
+ * objects, changed in place; a `$patch: delete` removes an object). Errors
+ * name the patch ("patch 2: ...") and the object. */
+int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err);
+
+/* A target selector ({group, version, kind, name, namespace regular
+ * expressions, anchored; labelSelector, annotationSelector}), also used by
+ * drift detection's ignore rules. */
+int kz_selector_decode(const json_t *target, kz_selector **out, bh_error *err);
+int kz_selector_match(const kz_selector *s, const json_t *obj);
+void kz_selector_free(kz_selector *s);
+
+/* The objects of a multi-document YAML text (Helm's document separator;
+ * empty documents skipped; a document that is not a map is an error naming
+ * it). *objs is a new array. */
+int kz_objects_parse(const char *text, json_t **objs, bh_error *err);
+/* kustomize's output: each object printed as sigs.k8s.io/yaml prints it,
+ * separated by "---\n". */
+int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err);
+
+/* RFC 6902 patch (a JSON array of operations) applied to *doc (replaced on
+ * success); evanphx/json-patch v4 semantics, as kustomize. */
+int kz_json_patch(json_t **doc, const json_t *ops, bh_error *err);
+
+/* RFC 6901: the value at pointer in doc (borrowed), or NULL. */
+json_t *kz_json_pointer_get(json_t *doc, const char *pointer);
+/* Removes the value at pointer; 0, or BH_ENOTFOUND. "" is not removable. */
+int kz_json_pointer_remove(json_t *doc, const char *pointer);
+
+#endif

@@ -1,0 +1,577 @@
+/* helm/kustomize_smp.c — strategic merge patches as kustomize applies them:
+ * kyaml's merge2 walker (dest = the object, origin = the patch) with the
+ * prepend list option of kustomize's patchstrategicmerge filter. Lists are
+ * merged by key only where the built-in kind's OpenAPI data says
+ * "merge" (helm/kustomize_schema.h); every other list is replaced. Maps are
+ * merged; null in the patch deletes; `$patch: delete|replace|merge` on maps
+ * and lists. Works on copies: the inputs are never changed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/kustomize.h"
+#include "helm/kustomize_internal.h"
+#include "helm/kustomize_schema.h"
+
+#define MAX_KEYS 4
+
+typedef struct sch {
+	const kz_type *t;  /* object type of the value, or NULL */
+	const kz_field *f; /* the field that holds the value (lists, maps of), or NULL */
+} sch;
+
+enum dir { D_MERGE, D_REPLACE, D_DELETE };
+
+static const sch NOSCH = {NULL, NULL};
+
+void kz_scalar_text(const json_t *v, char *buf, size_t n)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		snprintf(buf, n, "%s", json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+		break;
+	case JSON_REAL:
+		snprintf(buf, n, "%.17g", json_real_value(v));
+		break;
+	case JSON_TRUE:
+		snprintf(buf, n, "true");
+		break;
+	case JSON_FALSE:
+		snprintf(buf, n, "false");
+		break;
+	default:
+		snprintf(buf, n, "%s", "");
+	}
+}
+
+static int is_null(const json_t *v)
+{
+	return !v || json_is_null(v);
+}
+
+static int is_scalar(const json_t *v)
+{
+	return v && !json_is_object(v) && !json_is_array(v) && !json_is_null(v);
+}
+
+/* ---- schema -------------------------------------------------------------------------- */
+
+static sch sch_root_of(const json_t *o)
+{
+	sch s = NOSCH;
+	const char *av = json_string_value(json_object_get(o, "apiVersion"));
+	const char *k = json_string_value(json_object_get(o, "kind"));
+	if (json_is_object(o) && av && k)
+		s.t = kz_schema_root(av, k);
+	return s;
+}
+
+static sch sch_field(sch s, const char *key)
+{
+	sch r = NOSCH;
+	if (s.f && s.f->mapof && !s.f->list) {
+		r.t = kz_schema_type(s.f->type);
+		return r;
+	}
+	if (!s.t)
+		return r;
+	for (size_t i = 0; i < s.t->n; i++)
+		if (!strcmp(s.t->fields[i].name, key)) {
+			const kz_field *f = &s.t->fields[i];
+			r.f = f;
+			if (!f->list && !f->mapof)
+				r.t = kz_schema_type(f->type);
+			return r;
+		}
+	if (s.t->mapof >= 0)
+		r.t = kz_schema_type(s.t->mapof);
+	return r;
+}
+
+static sch sch_elem(sch s)
+{
+	sch r = NOSCH;
+	if (s.f && s.f->list)
+		r.t = kz_schema_type(s.f->type);
+	return r;
+}
+
+/* ---- directives ---------------------------------------------------------------------- */
+
+static int dir_of(const char *v, enum dir *d, bh_error *err)
+{
+	if (!strcmp(v, "delete"))
+		*d = D_DELETE;
+	else if (!strcmp(v, "replace"))
+		*d = D_REPLACE;
+	else if (!strcmp(v, "merge"))
+		*d = D_MERGE;
+	else
+		return bh_error_set(err, BH_EINVAL, "unknown patch strategy '%s'", v);
+	return 0;
+}
+
+/* A map's `$patch`: removed from o (a copy we own). */
+static int map_directive(json_t *o, enum dir *d, bh_error *err)
+{
+	json_t *v = json_object_get(o, "$patch");
+	char t[256];
+	*d = D_MERGE;
+	if (!v)
+		return 0;
+	if (!is_scalar(v))
+		return bh_error_set(err, BH_EINVAL, "unknown patch strategy '%s'", "");
+	kz_scalar_text(v, t, sizeof t);
+	if (dir_of(t, d, err) < 0)
+		return BH_EINVAL;
+	json_object_del(o, "$patch");
+	return 0;
+}
+
+/* A list's directive: an element that is a one-key map {$patch: X}. Every
+ * element {$patch: X} is dropped from a (a copy we own), as are null and
+ * empty-map elements (kyaml's ElementSetter). */
+static int list_directive(json_t *a, enum dir *d, bh_error *err)
+{
+	json_t *first = NULL, *e;
+	size_t i;
+	char t[256];
+	*d = D_MERGE;
+	json_array_foreach(a, i, e) if (json_is_object(e) && json_object_get(e, "$patch")) {
+		first = e;
+		break;
+	}
+	if (!first || json_object_size(first) > 1)
+		return 0;
+	if (!is_scalar(json_object_get(first, "$patch")))
+		return 0;
+	kz_scalar_text(json_object_get(first, "$patch"), t, sizeof t);
+	if (dir_of(t, d, err) < 0)
+		return BH_EINVAL;
+	for (i = 0; i < json_array_size(a);) {
+		json_t *x = json_array_get(a, i);
+		char u[256];
+		int drop = is_null(x) || (json_is_object(x) && json_object_size(x) == 0);
+		if (!drop && json_is_object(x) && is_scalar(json_object_get(x, "$patch"))) {
+			kz_scalar_text(json_object_get(x, "$patch"), u, sizeof u);
+			drop = !strcmp(u, t);
+		}
+		if (drop)
+			json_array_remove(a, i);
+		else
+			i++;
+	}
+	return 0;
+}
+
+/* ---- the walk ------------------------------------------------------------------------ */
+
+static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err);
+
+static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
+{
+	json_t *base, *src = NULL, *keys;
+	const char *k;
+	json_t *v;
+	enum dir d = D_MERGE;
+	int rc = 0;
+	*out = NULL;
+	if (origin && json_is_object(origin)) {
+		src = json_deep_copy(origin);
+		if (!src)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		if ((rc = map_directive(src, &d, err)) < 0) {
+			json_decref(src);
+			return rc;
+		}
+	}
+	if (is_null(dest)) {
+		if (!origin) { /* an explicit null kept */
+			*out = json_null();
+			return 0;
+		}
+		if (!src || d == D_DELETE) {
+			json_decref(src);
+			return 0;
+		}
+		base = json_incref(src);
+	} else {
+		if (origin && json_is_null(origin))
+			return 0;
+		if (d == D_DELETE) {
+			json_decref(src);
+			return 0;
+		}
+		base = d == D_REPLACE ? json_incref(src) : json_incref(dest);
+	}
+	if (!json_is_object(base)) {
+		json_decref(base);
+		json_decref(src);
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+	}
+	if (src && !json_is_object(src)) {
+		json_decref(base);
+		json_decref(src);
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+	}
+	keys = json_object();
+	json_object_foreach(base, k, v) json_object_set(keys, k, json_true());
+	if (src)
+		json_object_foreach(src, k, v) json_object_set(keys, k, json_true());
+	*out = json_object();
+	json_object_foreach(keys, k, v) {
+		json_t *r = NULL;
+		if ((rc = walk(json_object_get(base, k), src ? json_object_get(src, k) : NULL, sch_field(s, k), depth + 1,
+			       &r, err)) < 0)
+			break;
+		if (r)
+			json_object_set_new(*out, k, r);
+	}
+	json_decref(keys);
+	json_decref(base);
+	json_decref(src);
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* The key values of an element ("" for a missing or empty field). */
+typedef struct kv {
+	char v[MAX_KEYS][128];
+	int present; /* the element is a map (or a scalar for primitive lists) */
+} kv;
+
+static void elem_values(const json_t *e, char keys[][64], int nk, kv *out)
+{
+	memset(out, 0, sizeof *out);
+	if (nk == 0) {
+		out->present = is_scalar(e);
+		if (out->present)
+			kz_scalar_text(e, out->v[0], sizeof out->v[0]);
+		return;
+	}
+	out->present = json_is_object(e);
+	for (int i = 0; i < nk && out->present; i++) {
+		json_t *f = json_object_get(e, keys[i]);
+		if (f && is_scalar(f))
+			kz_scalar_text(f, out->v[i], sizeof out->v[i]);
+	}
+}
+
+/* kyaml FieldMatcher over the given keys/values (cnt of them). */
+static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals, const int *use)
+{
+	char t[128];
+	if (nk == 0) {
+		if (!is_scalar(e))
+			return 0;
+		kz_scalar_text(e, t, sizeof t);
+		return !strcmp(t, vals->v[0]);
+	}
+	if (!json_is_object(e))
+		return 0;
+	for (int i = 0; i < nk; i++) {
+		json_t *f;
+		if (!use[i])
+			continue;
+		f = json_object_get(e, keys[i]);
+		if (!f || json_is_object(f) || json_is_array(f))
+			return 0;
+		kz_scalar_text(f, t, sizeof t);
+		if (json_is_null(f))
+			t[0] = '\0';
+		if (strcmp(t, vals->v[i]))
+			return 0;
+	}
+	return 1;
+}
+
+static json_t *find_elem(json_t *a, char keys[][64], int nk, const kv *vals, const int *use)
+{
+	size_t i;
+	json_t *e;
+	if (!a || !json_is_array(a))
+		return NULL;
+	json_array_foreach(a, i, e) if (elem_matches(e, keys, nk, vals, use)) return e;
+	return NULL;
+}
+
+/* kyaml ElementSetter: drops null/empty elements, replaces the first match
+ * (every match when el is NULL: removed), appends when none. */
+static void elem_set(json_t *a, json_t *el, char keys[][64], int nk, const kv *vals, const int *use)
+{
+	json_t *n = json_array();
+	size_t i;
+	json_t *e;
+	int found = 0;
+	json_array_foreach(a, i, e) {
+		if (is_null(e) || (json_is_object(e) && !json_object_size(e)))
+			continue;
+		if (nk > 0 && !json_is_object(e)) {
+			json_array_append(n, e);
+			continue;
+		}
+		if (!elem_matches(e, keys, nk, vals, use)) {
+			json_array_append(n, e);
+			continue;
+		}
+		found = 1;
+		if (el)
+			json_array_append(n, el);
+	}
+	if (!found && el)
+		json_array_append(n, el);
+	json_array_clear(a);
+	json_array_extend(a, n);
+	json_decref(n);
+}
+
+/* A key value put back into an element: plain YAML text, so digits are a number. */
+static json_t *scalar_new(const char *t)
+{
+	char *end;
+	long long v;
+	if (*t && strspn(t + (*t == '-'), "0123456789") == strlen(t + (*t == '-')) && t[*t == '-']) {
+		v = strtoll(t, &end, 10);
+		if (!*end)
+			return json_integer(v);
+	}
+	return json_string(t);
+}
+
+static int kv_eq(const kv *a, const kv *b, int nk)
+{
+	for (int i = 0; i < (nk ? nk : 1); i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return 0;
+	return 1;
+}
+
+static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
+{
+	json_t *d = NULL, *o = NULL, *items = NULL;
+	enum dir dir = D_MERGE;
+	char keys[MAX_KEYS][64];
+	int nk = 0, rc = 0;
+	kv *vl = NULL;
+	size_t nv = 0, cap;
+	int valid[MAX_KEYS] = {0};
+	*out = NULL;
+	if (origin && json_is_null(origin) && !is_null(dest))
+		return 0;
+	if (origin && !json_is_null(origin)) {
+		if (!json_is_array(origin))
+			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+		o = json_deep_copy(origin);
+	}
+	if (is_null(dest)) {
+		if (!o)
+			return 0;
+		d = json_deep_copy(o);
+	} else {
+		if (o && (rc = list_directive(o, &dir, err)) < 0)
+			goto done;
+		if (dir == D_DELETE)
+			goto done;
+		d = dir == D_REPLACE ? json_deep_copy(o) : json_deep_copy(dest);
+	}
+	if (!d || !json_is_array(d)) {
+		rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+		goto done;
+	}
+	if (s.f && s.f->keys[0]) {
+		const char *p = s.f->keys;
+		while (*p && nk < MAX_KEYS) {
+			size_t l = strcspn(p, ",");
+			snprintf(keys[nk++], sizeof keys[0], "%.*s", (int)(l < 63 ? l : 63), p);
+			p += l + (p[l] == ',');
+		}
+	}
+	/* the key values: the patch's elements first, then the object's */
+	cap = json_array_size(d) + (o ? json_array_size(o) : 0) + 1;
+	vl = calloc(cap, sizeof *vl);
+	if (!vl) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (int src = 0; src < 2; src++) {
+		json_t *a = src == 0 ? (o ? o : NULL) : d;
+		size_t i;
+		json_t *e;
+		if (!a)
+			continue;
+		json_array_foreach(a, i, e) {
+			kv x;
+			int seen = 0;
+			elem_values(e, keys, nk, &x);
+			if (nk == 0 && !x.present)
+				continue;
+			for (size_t j = 0; j < nv && !seen; j++)
+				seen = kv_eq(&vl[j], &x, nk);
+			if (!seen)
+				vl[nv++] = x;
+		}
+	}
+	if (nk > 1) /* mergeValues */
+		for (size_t i = 0; i < nv; i++)
+			for (size_t j = 0; j < nv; j++) {
+				kv m;
+				int common = 0, ok = 1;
+				for (int k = 0; k < nk && ok; k++) {
+					if (!strcmp(vl[i].v[k], vl[j].v[k])) {
+						common = 1;
+						strcpy(m.v[k], vl[i].v[k]);
+					} else if (vl[i].v[k][0] && vl[j].v[k][0]) {
+						ok = 0;
+					} else {
+						strcpy(m.v[k], vl[i].v[k][0] ? vl[i].v[k] : vl[j].v[k]);
+					}
+				}
+				if (ok && common) {
+					m.present = 1;
+					vl[i] = m;
+					vl[j] = m;
+				}
+			}
+	for (size_t i = 0; i < nv; i++)
+		for (int k = 0; k < nk; k++)
+			if (vl[i].v[k][0])
+				valid[k] = 1;
+	{
+		int any = 0;
+		for (int k = 0; k < nk; k++)
+			any |= valid[k];
+		if (!any)
+			for (int k = 0; k < nk; k++)
+				valid[k] = 1;
+	}
+	items = json_array();
+	for (size_t i = 0; i < nv; i++) {
+		int use[MAX_KEYS];
+		json_t *de, *oe, *val = NULL;
+		int anyv = 0;
+		/* elementValueList: match on the keys this element has values for */
+		for (int k = 0; k < nk; k++)
+			anyv |= vl[i].v[k][0] != 0;
+		for (int k = 0; k < nk; k++)
+			use[k] = anyv ? vl[i].v[k][0] != 0 : 1;
+		de = find_elem(d, keys, nk, &vl[i], use);
+		oe = find_elem(o, keys, nk, &vl[i], use);
+		if ((rc = walk(de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
+			goto done;
+		if (is_null(val) || (json_is_object(val) && !json_object_size(val))) {
+			elem_set(d, NULL, keys, nk, &vl[i], valid);
+			json_decref(val);
+			continue;
+		}
+		for (int k = 0; k < nk; k++)
+			if (valid[k] && json_is_object(val) && !json_object_get(val, keys[k]) && vl[i].v[k][0])
+				json_object_set_new(val, keys[k], scalar_new(vl[i].v[k]));
+		/* the merged element replaces the object's own (kyaml merges in place) */
+		if (de) {
+			size_t j;
+			json_t *e;
+			json_array_foreach(d, j, e) if (e == de) {
+				json_array_set(d, j, val);
+				break;
+			}
+		}
+		elem_set(items, val, keys, nk, &vl[i], valid);
+		json_decref(val);
+	}
+	if (nv > 0) { /* prepend: the patch's items, then the object's in their order */
+		size_t j;
+		json_t *e;
+		json_array_foreach(d, j, e) {
+			kv x;
+			elem_values(e, keys, nk, &x);
+			if (nk > 0 && !x.present) {
+				json_array_append(items, e);
+				continue;
+			}
+			elem_set(items, e, keys, nk, &x, valid);
+		}
+		json_decref(d);
+		d = items;
+		items = NULL;
+	}
+	*out = d;
+	d = NULL;
+done:
+	json_decref(d);
+	json_decref(o);
+	json_decref(items);
+	free(vl);
+	return rc;
+}
+
+static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
+{
+	const json_t *k = !is_null(dest) ? dest : (!is_null(origin) ? origin : NULL);
+	*out = NULL;
+	if (depth > KZ_MAX_DEPTH)
+		return bh_error_set(err, BH_ELIMIT, "patch nested deeper than %d", KZ_MAX_DEPTH);
+	if (!s.t && !s.f && k && json_is_object(k))
+		s = sch_root_of(k);
+	if (!k || json_is_object(k))
+		return walk_map(dest, origin, s, depth, out, err);
+	if (json_is_array(k)) {
+		if ((!is_null(dest) && !json_is_array(dest)) || (!is_null(origin) && !json_is_array(origin)))
+			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+		if (s.f && s.f->assoc)
+			return walk_assoc(dest, origin, s, depth, out, err);
+		if (origin) {
+			*out = json_is_null(origin) ? NULL : json_deep_copy(origin);
+			return 0;
+		}
+		*out = json_deep_copy(dest);
+		return 0;
+	}
+	if ((!is_null(dest) && !is_scalar(dest)) || (!is_null(origin) && !is_scalar(origin)))
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode");
+	if (origin) {
+		*out = json_is_null(origin) ? NULL : json_deep_copy(origin);
+		return 0;
+	}
+	*out = json_deep_copy(dest);
+	return 0;
+}
+
+int kz_smp_apply(const json_t *obj, const json_t *patch, json_t **out, bh_error *err)
+{
+	json_t *r = NULL;
+	json_t *md;
+	int rc;
+	const json_t *omd = json_object_get(obj, "metadata");
+	const char *keep[] = {"name", "namespace"};
+	*out = NULL;
+	rc = walk((json_t *)obj, (json_t *)patch, sch_root_of(obj), 0, &r, err);
+	if (rc < 0)
+		return rc;
+	if (!r || !json_is_object(r) || !json_object_size(r)) {
+		json_decref(r);
+		return 0;
+	}
+	/* ApplySmPatch: kind, name and namespace stay the object's */
+	if (json_object_get(obj, "kind"))
+		json_object_set(r, "kind", json_object_get(obj, "kind"));
+	md = json_object_get(r, "metadata");
+	if (!json_is_object(md) && json_is_object(omd)) {
+		md = json_object();
+		json_object_set_new(r, "metadata", md);
+	}
+	for (size_t i = 0; i < 2 && json_is_object(md); i++) {
+		json_t *v = json_object_get(omd, keep[i]);
+		if (v && json_is_string(v) && *json_string_value(v))
+			json_object_set(md, keep[i], v);
+		else if (i == 1)
+			json_object_del(md, keep[i]);
+	}
+	*out = r;
+	return 0;
+}
