@@ -4,57 +4,233 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "helm/release.h"
+static struct {
+	char *path, *cluster;
+	unsigned long long max_size;
+	unsigned max_backups;
+	int fd;
+	char instance[17]; /* hex, fresh per process start */
+	unsigned long long next_id;
+} A = {.fd = -1};
 
-static int audit_fd = -1;
-
-int audit_open(const char *path, bh_error *err)
+static int open_log(bh_error *err)
 {
-	if (!path)
-		return 0;
-	audit_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (audit_fd < 0)
-		return bh_error_set(err, BH_EIO, "opening audit log %s: %s", path, strerror(errno));
+	A.fd = open(A.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (A.fd < 0)
+		return bh_error_set(err, BH_EIO, "audit log %s: cannot open: %s", A.path, strerror(errno));
 	return 0;
+}
+
+int audit_open(const audit_opts *o, bh_error *err)
+{
+	unsigned char r[8];
+	audit_close();
+	if (!o || !o->path)
+		return 0;
+	if (!(A.path = strdup(o->path)) || !(A.cluster = strdup(o->cluster ? o->cluster : "")))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	A.max_size = o->max_size;
+	A.max_backups = o->max_backups;
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		memcpy(r, &ts.tv_nsec, 4);
+		memcpy(r + 4, &ts.tv_sec, 4);
+	}
+	for (int i = 0; i < 8; i++)
+		snprintf(A.instance + 2 * i, 3, "%02x", r[i]);
+	return open_log(err);
+}
+
+int audit_reopen(bh_error *err)
+{
+	if (!A.path)
+		return 0;
+	if (A.fd >= 0)
+		close(A.fd);
+	A.fd = -1;
+	return open_log(err);
 }
 
 void audit_close(void)
 {
-	if (audit_fd >= 0)
-		close(audit_fd);
-	audit_fd = -1;
+	if (A.fd >= 0)
+		close(A.fd);
+	A.fd = -1;
+	free(A.path);
+	free(A.cluster);
+	A.path = A.cluster = NULL;
 }
 
-void audit_write(const char *hr, const char *identity, const char *verb, const char *path, long status,
-		 double duration_ms, const char *refused)
+unsigned long long audit_next_id(void)
+{
+	return ++A.next_id;
+}
+
+/* Makes a rename or a new file in the log's folder durable. */
+static void sync_dir(void)
+{
+	char *copy = strdup(A.path);
+	int d;
+	if (!copy)
+		return;
+	if ((d = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		if (fsync(d) < 0) {
+			/* the records themselves are synced; a lost rename loses no record */
+		}
+		close(d);
+	}
+	free(copy);
+}
+
+/* PATH -> PATH.1 -> PATH.2 ... PATH.<max_backups>; a new PATH is opened. */
+static int rotate(bh_error *err)
+{
+	size_t n = strlen(A.path) + 24;
+	char *from = malloc(n), *to = malloc(n);
+	int rc = 0;
+	if (!from || !to) {
+		free(from);
+		free(to);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	close(A.fd);
+	A.fd = -1;
+	if (A.max_backups == 0) {
+		if (unlink(A.path) < 0 && errno != ENOENT)
+			rc = bh_error_set(err, BH_EIO, "audit log %s: cannot rotate: %s", A.path, strerror(errno));
+	} else {
+		for (unsigned i = A.max_backups; i > 1 && !rc; i--) {
+			snprintf(from, n, "%s.%u", A.path, i - 1);
+			snprintf(to, n, "%s.%u", A.path, i);
+			if (rename(from, to) < 0 && errno != ENOENT)
+				rc = bh_error_set(err, BH_EIO, "audit log %s: cannot rotate %s: %s", A.path, from, strerror(errno));
+		}
+		snprintf(to, n, "%s.1", A.path);
+		if (!rc && rename(A.path, to) < 0)
+			rc = bh_error_set(err, BH_EIO, "audit log %s: cannot rotate: %s", A.path, strerror(errno));
+	}
+	free(from);
+	free(to);
+	if (!rc)
+		rc = open_log(err);
+	sync_dir();
+	return rc;
+}
+
+static void format_time(char out[40])
 {
 	struct timespec ts;
-	char when[40];
-	json_t *o;
-	char *s;
-	if (audit_fd < 0)
-		return;
+	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	release_time_format((long long)ts.tv_sec, ts.tv_nsec, when);
-	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "time", when, "helmRelease", hr ? hr : "", "identity",
-		      identity ? identity : "(controller)", "verb", verb ? verb : "", "path", path ? path : "", "status",
-		      (json_int_t)status, "durationMs", (double)((long long)(duration_ms * 1000)) / 1000.0);
-	if (!o)
-		return;
-	if (refused)
-		json_object_set_new(o, "refused", json_string(refused));
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t k = strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + k, 40 - k, ".%06ldZ", ts.tv_nsec / 1000);
+}
+
+static char *format_record(const audit_rec *r)
+{
+	char when[40], id[48];
+	json_t *o = json_object();
+	char *s;
+	format_time(when);
+	json_object_set_new(o, "time", json_string(when));
+	if (r->id) {
+		snprintf(id, sizeof id, "%s-%llu", A.instance, r->id);
+		json_object_set_new(o, "id", json_string(id));
+	}
+	json_object_set_new(o, "phase", json_string(r->phase));
+	json_object_set_new(o, "cluster", json_string(A.cluster));
+	json_object_set_new(o, "helmRelease", json_string(r->helm_release ? r->helm_release : ""));
+	json_object_set_new(o, "identity", json_string(r->identity ? r->identity : "(controller)"));
+	json_object_set_new(o, "verb", json_string(r->verb ? r->verb : ""));
+	json_object_set_new(o, "path", json_string(r->path ? r->path : ""));
+	if (strcmp(r->phase, "intent") != 0)
+		json_object_set_new(o, "status", json_integer(r->status));
+	if (!strcmp(r->phase, "outcome"))
+		json_object_set_new(o, "durationMs", json_real((double)(long long)(r->duration_ms * 1000) / 1000.0));
+	if (r->why)
+		json_object_set_new(o, strcmp(r->phase, "outcome") ? "refused" : "error", json_string(r->why));
 	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	json_decref(o);
-	if (s) {
-		size_t n = strlen(s);
-		s[n] = '\n';
-		ssize_t w = write(audit_fd, s, n + 1);
-		(void)w;
-		free(s);
+	return s;
+}
+
+int audit_record(const audit_rec *r, bh_error *err)
+{
+	struct stat st;
+	char *s;
+	size_t n;
+	ssize_t w;
+	int rc = 0;
+	if (!A.path)
+		return 0;
+	if (A.fd < 0 && open_log(err) < 0)
+		return err ? err->code : BH_EIO;
+	if (!(s = format_record(r)))
+		return bh_error_set(err, BH_ENOMEM, "audit log %s: out of memory", A.path);
+	n = strlen(s);
+	s[n++] = '\n'; /* json_dumps left room: its NUL */
+	if (fstat(A.fd, &st) < 0) {
+		rc = bh_error_set(err, BH_EIO, "audit log %s: %s", A.path, strerror(errno));
+		goto out;
 	}
+	if (S_ISREG(st.st_mode) && A.max_size && st.st_size > 0 && (unsigned long long)st.st_size + n > A.max_size) {
+		if ((rc = rotate(err)) < 0)
+			goto out;
+		st.st_size = 0;
+	}
+	w = write(A.fd, s, n);
+	if (w != (ssize_t)n) {
+		int e = w < 0 ? errno : ENOSPC;
+		if (w > 0 && S_ISREG(st.st_mode) && ftruncate(A.fd, st.st_size) < 0) {
+			/* a torn line stays; the record is refused all the same */
+		}
+		rc = bh_error_set(err, BH_EIO, "audit log %s: cannot write: %s", A.path, strerror(e));
+		goto out;
+	}
+	if (fdatasync(A.fd) < 0 && errno != EINVAL && errno != EROFS)
+		rc = bh_error_set(err, BH_EIO, "audit log %s: cannot sync: %s", A.path, strerror(errno));
+out:
+	free(s);
+	return rc;
+}
+
+int audit_parse_size(const char *s, unsigned long long *out)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long mult;
+	} units[] = {{"", 1},
+		     {"K", 1000ULL},
+		     {"M", 1000000ULL},
+		     {"G", 1000000000ULL},
+		     {"Ki", 1ULL << 10},
+		     {"Mi", 1ULL << 20},
+		     {"Gi", 1ULL << 30}};
+	char *end;
+	unsigned long long v;
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(end, units[i].suffix)) {
+			if (v > ~0ULL / units[i].mult)
+				return -1;
+			*out = v * units[i].mult;
+			return 0;
+		}
+	return -1;
 }

@@ -1,16 +1,58 @@
-/* supervisor/audit.h — the broker's audit log: one JSON object per line per
- * worker request (forwarded or refused) and per protocol violation:
- *   {"time","helmRelease","identity","verb","path","status","durationMs"[,"refused"]}
- * Lines are written with a single write(2) on an O_APPEND fd. */
+/* supervisor/audit.h — the broker's audit log, which fails closed: a worker
+ * request whose record cannot be written is not forwarded (the broker stops
+ * the job, whose release ends Ready=False AuditLogFailed).
+ *
+ * One JSON object per line (schema in the README, "Audit log"):
+ *   {"time","id","phase","cluster","helmRelease","identity","verb","path",
+ *    "status","durationMs","refused"|"error"}
+ * phase: "intent" (written, and synced, before the request is forwarded),
+ * "outcome" (after the API server answered, before the worker gets the
+ * answer; same id), "refused" (the broker refused it: never forwarded),
+ * "violation" (the worker broke the protocol; verb "invalid").
+ *
+ * Durability: each record is one write(2) on an O_APPEND fd followed by
+ * fdatasync(2) before audit_record returns (so a request in flight at a crash
+ * is on record as an intent without an outcome). Files that cannot be synced
+ * (pipes, character devices) are written without it.
+ * Rotation: before a record would make the file larger than max_size, it is
+ * renamed PATH.1 (PATH.1 to PATH.2, ... up to max_backups; the oldest goes)
+ * and a new PATH is started; audit_reopen (SIGHUP) closes and reopens PATH.
+ * Single-threaded: called from the supervisor's main loop only. */
 #ifndef BH_SUPERVISOR_AUDIT_H
 #define BH_SUPERVISOR_AUDIT_H
 
 #include "lib/error.h"
 
-int audit_open(const char *path, bh_error *err); /* NULL path: audit disabled */
+typedef struct audit_opts {
+	const char *path;             /* NULL: no audit log */
+	const char *cluster;          /* the API server the broker forwards to */
+	unsigned long long max_size;  /* bytes; 0: never rotate */
+	unsigned max_backups;         /* rotated files kept (0: the old file is removed) */
+} audit_opts;
+
+typedef struct audit_rec {
+	const char *phase;            /* "intent", "outcome", "refused", "violation" */
+	unsigned long long id;        /* request id (audit_next_id); 0: none */
+	const char *helm_release;     /* "ns/name" */
+	const char *identity;         /* impersonated user; NULL: the controller's */
+	const char *verb, *path;
+	long status;                  /* outcome, refused: HTTP status (0: no answer) */
+	double duration_ms;           /* outcome */
+	const char *why;              /* refused, violation: why; outcome: transport error */
+} audit_rec;
+
+/* Opens the log (none when o->path is NULL). */
+int audit_open(const audit_opts *o, bh_error *err);
+/* Closes and reopens the log (SIGHUP). On failure the log stays closed and
+ * every record fails (and is retried on open) until it can be opened. */
+int audit_reopen(bh_error *err);
 void audit_close(void);
-/* refused: NULL for forwarded requests, else why the broker refused. */
-void audit_write(const char *helm_release, const char *identity, const char *verb, const char *path,
-		 long status, double duration_ms, const char *refused);
+/* A new request id (printed as "<instance>-<n>", unique per process start). */
+unsigned long long audit_next_id(void);
+/* Writes r durably. 0, or an error naming the log and errno: the caller must
+ * then not forward the request (intent) or deliver its answer (outcome). */
+int audit_record(const audit_rec *r, bh_error *err);
+/* Reads a size ("1048576", "100Mi", "10M", "64Ki"); -1 when malformed. */
+int audit_parse_size(const char *s, unsigned long long *out);
 
 #endif

@@ -45,11 +45,25 @@ static const struct rule {
 	{PROTO_SECCOMP, on_seccomp, P_ONCE, 8},
 };
 
-static void violation(sv_job *j, const char *what)
+/* Writes one audit record of j's. The log fails closed: when the record
+ * cannot be written the job stops (reason AuditLogFailed) and err says why. */
+static int job_audit(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
+		     long status, const char *why, bh_error *err)
+{
+	audit_rec r = {phase, id, j->key, j->identity, verb, path, status, 0, why};
+	bh_error e;
+	if (audit_record(&r, &e) == 0)
+		return 0;
+	if (!j->audit_error[0])
+		snprintf(j->audit_error, sizeof j->audit_error, "%.590s", e.msg);
+	return bh_error_set(err, BH_EIO, "%.500s", e.msg);
+}
+
+void broker_violation(sv_job *j, const char *what)
 {
 	if (!j->violation[0])
 		snprintf(j->violation, sizeof j->violation, "%.590s", what);
-	audit_write(j->key, j->identity, "invalid", "", 0, 0, what);
+	job_audit(j, "violation", 0, "invalid", "", 0, what, NULL);
 }
 
 int broker_dispatch(sv_job *j, ipc_msg *m, bh_error *err)
@@ -62,21 +76,21 @@ int broker_dispatch(sv_job *j, ipc_msg *m, bh_error *err)
 		if (m->hdr.len > r->max) {
 			bh_error_set(err, BH_EPROTO, "%s message of %u bytes exceeds its limit of %u", proto_type_name(r->type),
 				     m->hdr.len, r->max);
-			violation(j, err->msg);
+			broker_violation(j, err->msg);
 			return BH_EPROTO;
 		}
 		if ((r->policy & P_ONCE) && (j->seen & (1u << (r->type & 31)))) {
 			bh_error_set(err, BH_EPROTO, "second %s message", proto_type_name(r->type));
-			violation(j, err->msg);
+			broker_violation(j, err->msg);
 			return BH_EPROTO;
 		}
 		j->seen |= 1u << (r->type & 31);
-		if ((rc = r->handler(j, m, err)) < 0)
-			violation(j, err->msg);
+		if ((rc = r->handler(j, m, err)) < 0 && !j->audit_error[0])
+			broker_violation(j, err->msg);
 		return rc;
 	}
 	bh_error_set(err, BH_EPROTO, "unknown message type %u", m->hdr.type);
-	violation(j, err->msg);
+	broker_violation(j, err->msg);
 	return BH_EPROTO;
 }
 
@@ -250,26 +264,34 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		return bh_error_set(err, BH_ELIMIT, "more than %d Kubernetes requests in one job", BROKER_MAX_REQUESTS);
 	if ((rc = proto_kube_request_decode(m->payload, m->hdr.len, &r, err)) < 0)
 		return rc;
+	const char *verb = broker_verb(r.method, r.path);
+	unsigned long long id = audit_next_id();
 	if (broker_check_request(j, &r, &why) < 0) {
 		char msg[1200];
 		snprintf(msg, sizeof msg, "bulkhead broker refused %s %.600s: %.500s", r.method, r.path, why.msg);
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 403, 0, why.msg);
 		svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "%s", msg);
-		rc = respond_status(j, m->hdr.id, 403, "Forbidden", msg, err);
+		if ((rc = job_audit(j, "refused", id, verb, r.path, 403, why.msg, err)) == 0)
+			rc = respond_status(j, m->hdr.id, 403, "Forbidden", msg, err);
 		proto_kube_request_free(&r);
 		return rc;
 	}
 	if (j->exited) { /* read after its death: nobody is waiting for the answer */
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 0, 0, "the worker has exited");
+		rc = job_audit(j, "refused", id, verb, r.path, 0, "the worker has exited", err);
 		proto_kube_request_free(&r);
-		return 0;
+		return rc;
 	}
 	if (j->inflight >= BROKER_MAX_INFLIGHT) {
 		char msg[200];
 		snprintf(msg, sizeof msg, "bulkhead broker: at most %d requests of a worker are forwarded at a time",
 			 BROKER_MAX_INFLIGHT);
-		audit_write(j->key, j->identity, broker_verb(r.method, r.path), r.path, 429, 0, msg);
-		rc = respond_status(j, m->hdr.id, 429, "TooManyRequests", msg, err);
+		if ((rc = job_audit(j, "refused", id, verb, r.path, 429, msg, err)) == 0)
+			rc = respond_status(j, m->hdr.id, 429, "TooManyRequests", msg, err);
+		proto_kube_request_free(&r);
+		return rc;
+	}
+	/* on record before it leaves: a request in flight at a crash is known */
+	if ((rc = job_audit(j, "intent", id, verb, r.path, 0, NULL, err)) < 0) {
+		bh_error_prefix(err, "%s %.300s not forwarded", r.method, r.path);
 		proto_kube_request_free(&r);
 		return rc;
 	}
@@ -277,6 +299,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		proto_kube_request_free(&r);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
+	f->audit_id = id;
 	f->serial = j->serial;
 	f->id = m->hdr.id;
 	f->key = strdup(j->key);
@@ -290,8 +313,14 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 
 int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
 {
-	const char *verb = broker_verb(f->r.method, f->r.path);
-	audit_write(f->key, f->identity, verb, f->r.path, f->status, f->ms, NULL);
+	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path), f->r.path,
+			 f->status, f->ms, f->status ? NULL : f->error};
+	bh_error e;
+	if (audit_record(&rec, &e) < 0) { /* fail closed: the answer is withheld, the job stops */
+		if (j && !j->audit_error[0])
+			snprintf(j->audit_error, sizeof j->audit_error, "%.590s", e.msg);
+		return bh_error_set(err, BH_EIO, "%.500s", e.msg);
+	}
 	if (!j)
 		return 0; /* the worker is gone */
 	if (j->inflight)

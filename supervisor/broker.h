@@ -14,13 +14,20 @@
 #include "supervisor/job.h"
 
 /* Handles one frame. Returns 0, or BH_EPROTO/BH_EDENIED for a violation
- * that ends the worker (err says what; j->violation is set and audited).
+ * that ends the worker (err says what; j->violation is set and audited),
+ * or BH_EIO when an audit record could not be written (j->audit_error is
+ * set; the request was not forwarded; the worker must be ended too).
  * Refused Kubernetes requests are not violations: the worker gets a 403
  * Status and may go on. */
 int broker_dispatch(sv_job *j, ipc_msg *m, bh_error *err);
 
+/* Records the worker's first protocol violation and audits it. */
+void broker_violation(sv_job *j, const char *what);
+
 /* Audits a forwarded request's outcome and queues the answer to j (NULL
- * when the worker is gone: only audited). */
+ * when the worker is gone: only audited). When the outcome cannot be
+ * recorded the answer is withheld, j->audit_error is set and BH_EIO
+ * returned: the caller ends the worker. */
 struct fwd_req;
 int broker_answer(sv_job *j, struct fwd_req *f, bh_error *err);
 

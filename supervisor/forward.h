@@ -19,6 +19,7 @@ typedef struct fwd_req {
 	char *identity;           /* impersonated user, or NULL */
 	char *ns;                 /* HelmRelease namespace (impersonated groups) */
 	proto_kube_request r;     /* the request (owned) */
+	unsigned long long audit_id; /* links its intent and outcome records */
 	/* filled by the forwarding thread */
 	long status;              /* HTTP status; 0 when none came back */
 	bh_buf body;

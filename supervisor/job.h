@@ -33,6 +33,7 @@ typedef struct sv_job {
 	int has_seccomp;
 	uint32_t seccomp_nr, seccomp_arch;
 	char violation[600];    /* first protocol violation, "" if none */
+	char audit_error[600];  /* an audit record could not be written: the job stops */
 	unsigned long serial;   /* unique per job (answers find their job by it) */
 	unsigned inflight;      /* requests being forwarded */
 	unsigned nrequests;

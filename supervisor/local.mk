@@ -27,3 +27,10 @@ TESTS += tests/unit/test_broker
 UNIT_TESTS += tests/unit/test_broker
 EXTRA_DIST += systemd/bulkheadd.service
 EXTRA_DIST += deploy/bulkhead.yaml
+
+check_PROGRAMS += tests/unit/test_audit
+tests_unit_test_audit_SOURCES = tests/unit/test_audit.c
+tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_audit_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_audit
+UNIT_TESTS += tests/unit/test_audit

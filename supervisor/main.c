@@ -40,7 +40,9 @@ static struct {
 	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
 	double requeue_dependency, default_interval;
 	unsigned long worker_cpu, worker_mem_mb;
-} opt = {NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 60, 1024};
+	unsigned long long audit_max_size;
+	unsigned audit_max_backups;
+} opt = {NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -52,7 +54,7 @@ typedef struct wevent {
 static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
 static wevent *whead, *wtail;
 static int wake_pipe[2] = {-1, -1};
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reopen_audit;
 
 static void wake(void)
 {
@@ -97,7 +99,9 @@ static void *watch_main(void *arg)
 
 static void on_signal(int sig)
 {
-	if (sig != SIGCHLD)
+	if (sig == SIGHUP)
+		reopen_audit = 1;
+	else if (sig != SIGCHLD)
 		stopping = 1;
 	wake();
 }
@@ -546,9 +550,7 @@ static void service(kube_client *kc, sv_job *j)
 			break;
 		}
 		if (rc < 0) {
-			if (!j->violation[0])
-				snprintf(j->violation, sizeof j->violation, "%.590s", err.msg);
-			audit_write(j->key, j->identity, "invalid", "", 0, 0, err.msg);
+			broker_violation(j, err.msg);
 			kill_job(j);
 			break;
 		}
@@ -566,8 +568,7 @@ static void service(kube_client *kc, sv_job *j)
 	if (j->sock >= 0) {
 		bh_error err;
 		if (j->oq.buf.len - j->oq.off > MAX_OUTQ) {
-			snprintf(j->violation, sizeof j->violation, "worker stopped reading its answers");
-			audit_write(j->key, j->identity, "invalid", "", 0, 0, j->violation);
+			broker_violation(j, "worker stopped reading its answers");
 			kill_job(j);
 		} else if (ipc_outq_flush(&j->oq, j->sock, &err) < 0 && !j->exited) {
 			/* the worker closed its end; its exit will be reaped */
@@ -586,7 +587,11 @@ static void finish(kube_client *kc, sv_job *j)
 	o.event = 1;
 	o.attempted = 1;
 	o.message = msg;
-	if (j->has_seccomp || (WIFSIGNALED(j->wstatus) && WTERMSIG(j->wstatus) == SIGSYS)) {
+	if (j->audit_error[0]) { /* the broker stopped it: fail closed */
+		o.reason = "AuditLogFailed";
+		snprintf(msg, sizeof msg, "the worker was stopped because its request could not be audited: %.1000s",
+			 j->audit_error);
+	} else if (j->has_seccomp || (WIFSIGNALED(j->wstatus) && WTERMSIG(j->wstatus) == SIGSYS)) {
 		char name[64];
 		o.reason = "SandboxViolation";
 		if (j->has_seccomp)
@@ -721,8 +726,11 @@ static void collect_answers(void)
 		for (size_t i = 0; i < njobs; i++)
 			if (jobs[i]->serial == f->serial)
 				j = jobs[i];
-		if (broker_answer(j, f, &err) < 0 && j)
+		if (broker_answer(j, f, &err) < 0 && j) {
 			svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
+			if (j->audit_error[0])
+				kill_job(j);
+		}
 		if (j && j->sock >= 0 && ipc_outq_flush(&j->oq, j->sock, &err) < 0) {
 			/* the worker closed its end; its exit will be reaped */
 		}
@@ -738,7 +746,9 @@ static void usage(FILE *f)
 		   "reconciles each in a fresh sandboxed bulkhead-worker. Options (also as --NAME=VALUE):\n"
 		   "  --kubeconfig PATH               kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)\n"
 		   "  --concurrent N                  reconciles at a time (default 4)\n"
-		   "  --audit-log PATH                the broker's audit log (JSON lines)\n"
+		   "  --audit-log PATH                the broker's audit log (JSON lines; fails closed)\n"
+		   "  --audit-log-max-size SIZE       rotate the audit log at this size (default 100Mi, 0 never)\n"
+		   "  --audit-log-max-backups N       rotated audit logs kept (default 10)\n"
 		   "  --worker-path PATH              the bulkhead-worker binary\n"
 		   "  --worker-cpu-seconds N          CPU limit of one worker (default 60)\n"
 		   "  --worker-memory-mb N            address-space limit of one worker (default 1024)\n"
@@ -779,6 +789,7 @@ int main(int argc, char **argv)
 		{"requeue-dependency", required_argument, NULL, 'r'}, {"worker-cpu-seconds", required_argument, NULL, 'C'},
 		{"worker-memory-mb", required_argument, NULL, 'M'}, {"test-hooks", no_argument, NULL, 'T'},
 		{"log-encoding", required_argument, NULL, 'E'}, {"version", no_argument, NULL, 'V'},
+		{"audit-log-max-size", required_argument, NULL, 'Z'}, {"audit-log-max-backups", required_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -793,6 +804,13 @@ int main(int argc, char **argv)
 		case 'k': opt.kubeconfig = optarg; break;
 		case 'c': opt.concurrent = atoi(optarg); break;
 		case 'a': opt.audit_log = optarg; break;
+		case 'Z':
+			if (audit_parse_size(optarg, &opt.audit_max_size) < 0) {
+				fprintf(stderr, "bulkheadd: invalid --audit-log-max-size %s (bytes, or with K, M, G, Ki, Mi, Gi)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'B': opt.audit_max_backups = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'w': opt.worker_path = optarg; break;
 		case 's': opt.default_sa = optarg; break;
 		case 'T': opt.test_hooks = 1; break;
@@ -841,7 +859,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	if (audit_open(opt.audit_log, &err) < 0) {
+	audit_opts ao = {opt.audit_log, cfg->server, opt.audit_max_size, opt.audit_max_backups};
+	if (audit_open(&ao, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
@@ -855,6 +874,7 @@ int main(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* reopen the audit log */
 	signal(SIGPIPE, SIG_IGN);
 	if (fwd_start(cfg, opt.concurrent, wake_pipe[1], &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
@@ -872,6 +892,13 @@ int main(int argc, char **argv)
 		struct pollfd *pf;
 		double now = now_s(), next = now + 5;
 		int timeout;
+		if (reopen_audit) {
+			reopen_audit = 0;
+			if (audit_reopen(&err) < 0)
+				svlog(SVLOG_ERROR, "%s (requests are refused until it opens)", err.msg);
+			else
+				svlog(SVLOG_INFO, "audit log reopened");
+		}
 		drain_watch();
 		collect_answers();
 		reap(kc);

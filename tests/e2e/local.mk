@@ -15,7 +15,7 @@ tests_e2e_hostile_worker_SOURCES = tests/e2e/hostile_worker.c
 tests_e2e_hostile_worker_LDADD = ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS)
 SKELETON_E2E = tests/e2e/skeleton_demo.sh tests/e2e/skeleton_helm.sh tests/e2e/skeleton_failures.sh \
 	tests/e2e/skeleton_seccomp.sh tests/e2e/skeleton_hostile.sh tests/e2e/skeleton_rbac.sh \
-	tests/e2e/skeleton_artifact.sh
+	tests/e2e/skeleton_artifact.sh tests/e2e/skeleton_audit.sh
 TESTS += $(SKELETON_E2E)
 EXTRA_DIST += $(SKELETON_E2E) tests/e2e/skeleton_lib.sh tests/e2e/skeleton scripts/demo.sh deploy/crds
 # --- end walking skeleton ---

@@ -1,0 +1,206 @@
+/* tests/unit/test_audit.c — supervisor/audit.c: records and their schema,
+ * failing closed (a record that cannot be written is an error), reopening,
+ * size rotation with a bounded number of backups, sizes. */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "supervisor/audit.h"
+
+static char dir[64], logp[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/bh-audit.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(logp, sizeof logp, "%s/audit.log", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	audit_close();
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int rec(const char *phase, unsigned long long id, bh_error *e)
+{
+	audit_rec r = {phase, id, "team-a/web", "system:serviceaccount:team-a:deployer", "get",
+		       "/api/v1/namespaces/team-a/configmaps/x", 200, 1.5, NULL};
+	return audit_record(&r, e);
+}
+
+/* Lines of file f (0 when absent); *first gets the counter of the first id. */
+static int lines(const char *f, unsigned long long *first)
+{
+	FILE *fp = fopen(f, "r");
+	char buf[2048];
+	int n = 0;
+	if (!fp)
+		return 0;
+	while (fgets(buf, sizeof buf, fp)) {
+		json_error_t je;
+		json_t *o = json_loads(buf, 0, &je);
+		ck_assert_msg(o != NULL, "%s: not JSON: %s", f, buf);
+		const char *id = json_string_value(json_object_get(o, "id"));
+		ck_assert_ptr_nonnull(id);
+		if (n++ == 0 && first)
+			*first = strtoull(strrchr(id, '-') + 1, NULL, 10);
+		json_decref(o);
+	}
+	fclose(fp);
+	return n;
+}
+
+START_TEST(test_schema)
+{
+	bh_error e;
+	audit_opts o = {logp, "https://10.0.0.1:443", 0, 0};
+	char buf[1024];
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	unsigned long long id = audit_next_id();
+	ck_assert_int_eq(rec("intent", id, &e), 0);
+	ck_assert_int_eq(rec("outcome", id, &e), 0);
+	audit_rec v = {"violation", 0, "team-a/web", NULL, "invalid", "", 0, 0, "unknown message type 9"};
+	ck_assert_int_eq(audit_record(&v, &e), 0);
+	FILE *f = fopen(logp, "r");
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	ck_assert_msg(strstr(buf, "\",\"phase\":\"intent\",\"cluster\":\"https://10.0.0.1:443\",\"helmRelease\":\"team-a/web\","
+				  "\"identity\":\"system:serviceaccount:team-a:deployer\",\"verb\":\"get\","
+				  "\"path\":\"/api/v1/namespaces/team-a/configmaps/x\"}\n"),
+		      "%s", buf);
+	char id1[64];
+	ck_assert_int_eq(sscanf(strstr(buf, "\"id\":\""), "\"id\":\"%63[^\"]", id1), 1);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	ck_assert_msg(strstr(buf, id1) && strstr(buf, "\"phase\":\"outcome\"") && strstr(buf, "\"status\":200,\"durationMs\":1.5}"),
+		      "%s", buf);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	ck_assert_msg(strstr(buf, "\"phase\":\"violation\"") && strstr(buf, "\"identity\":\"(controller)\",\"verb\":\"invalid\"") &&
+			      strstr(buf, "\"refused\":\"unknown message type 9\"") && !strstr(buf, "\"id\""),
+		      "%s", buf);
+	fclose(f);
+}
+END_TEST
+
+START_TEST(test_fails_closed)
+{
+	bh_error e;
+	audit_opts o = {"/dev/full", "in", 0, 0};
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	ck_assert_int_eq(rec("intent", audit_next_id(), &e), BH_EIO);
+	ck_assert_str_eq(e.msg, "audit log /dev/full: cannot write: No space left on device");
+	/* a log that cannot be reopened refuses records until it can */
+	o.path = logp;
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	ck_assert_int_eq(unlink(logp), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+	ck_assert_int_eq(audit_reopen(&e), BH_EIO);
+	ck_assert_msg(strstr(e.msg, "cannot open: No such file or directory"), "%s", e.msg);
+	ck_assert_int_eq(rec("intent", audit_next_id(), &e), BH_EIO);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_int_eq(rec("intent", audit_next_id(), &e), 0);
+	ck_assert_int_eq(lines(logp, NULL), 1);
+	/* no log configured: nothing to fail */
+	audit_close();
+	ck_assert_int_eq(rec("intent", 1, &e), 0);
+}
+END_TEST
+
+START_TEST(test_reopen)
+{
+	bh_error e;
+	char moved[160];
+	audit_opts o = {logp, "in", 0, 0};
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	ck_assert_int_eq(rec("intent", audit_next_id(), &e), 0);
+	snprintf(moved, sizeof moved, "%s.moved", logp);
+	ck_assert_int_eq(rename(logp, moved), 0);
+	ck_assert_int_eq(rec("intent", audit_next_id(), &e), 0); /* still the open file */
+	ck_assert_int_eq(audit_reopen(&e), 0);
+	ck_assert_int_eq(rec("intent", audit_next_id(), &e), 0);
+	ck_assert_int_eq(lines(moved, NULL), 2);
+	ck_assert_int_eq(lines(logp, NULL), 1);
+}
+END_TEST
+
+START_TEST(test_rotation)
+{
+	bh_error e;
+	char f[160];
+	struct stat st;
+	audit_opts o = {logp, "https://x", 1000, 3};
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(rec("intent", audit_next_id(), &e), 0);
+	/* PATH.3 (oldest kept) .. PATH.1, PATH: consecutive ids ending at 40 */
+	unsigned long long next = 0, first;
+	int total = 0;
+	for (int k = 3; k >= 0; k--) {
+		if (k)
+			snprintf(f, sizeof f, "%s.%d", logp, k);
+		else
+			snprintf(f, sizeof f, "%s", logp);
+		int n = lines(f, &first);
+		ck_assert_msg(n > 0, "%s is empty or missing", f);
+		ck_assert_int_eq(stat(f, &st), 0);
+		ck_assert_int_le(st.st_size, 1000);
+		if (next)
+			ck_assert_int_eq(first, next);
+		next = first + (unsigned long long)n;
+		total += n;
+	}
+	ck_assert_int_eq(next, 41);
+	ck_assert_int_lt(total, 40); /* older files went: only 3 backups */
+	snprintf(f, sizeof f, "%s.4", logp);
+	ck_assert_int_ne(stat(f, &st), 0);
+	/* without backups the old file is removed */
+	o.max_backups = 0;
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(rec("intent", audit_next_id(), &e), 0);
+	ck_assert_int_eq(stat(logp, &st), 0);
+	ck_assert_int_le(st.st_size, 1000);
+}
+END_TEST
+
+START_TEST(test_sizes)
+{
+	unsigned long long v;
+	ck_assert_int_eq(audit_parse_size("4096", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(audit_parse_size("100Mi", &v), 0);
+	ck_assert_uint_eq(v, 100ULL << 20);
+	ck_assert_int_eq(audit_parse_size("10M", &v), 0);
+	ck_assert_uint_eq(v, 10000000ULL);
+	ck_assert_int_eq(audit_parse_size("2Gi", &v), 0);
+	ck_assert_uint_eq(v, 2ULL << 30);
+	ck_assert_int_eq(audit_parse_size("0", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	static const char *const bad[] = {"", "-1", "10MB", "1.5Mi", "Mi", "99999999999999999999", "18446744073709551615Ki"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(audit_parse_size(bad[i], &v) == -1, "%s accepted", bad[i]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("audit");
+	TCase *tc = tcase_create("audit");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_schema);
+	tcase_add_test(tc, test_fails_closed);
+	tcase_add_test(tc, test_reopen);
+	tcase_add_test(tc, test_rotation);
+	tcase_add_test(tc, test_sizes);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
