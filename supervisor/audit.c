@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "supervisor/metrics.h"
+
 static struct {
 	char *path, *cluster;
 	unsigned long long max_size;
@@ -172,12 +174,14 @@ int audit_record(const audit_rec *r, bh_error *err)
 	size_t n;
 	ssize_t w;
 	int rc = 0;
+	if (r->phase && (!strcmp(r->phase, "outcome") || !strcmp(r->phase, "refused")))
+		metrics_broker_request(r->verb, r->status);
 	if (!A.path)
 		return 0;
-	if (A.fd < 0 && open_log(err) < 0)
-		return err ? err->code : BH_EIO;
-	if (!(s = format_record(r)))
-		return bh_error_set(err, BH_ENOMEM, "audit log %s: out of memory", A.path);
+	if ((A.fd < 0 && open_log(err) < 0) || !(s = format_record(r))) {
+		metrics_audit_record(0);
+		return A.fd < 0 ? (err ? err->code : BH_EIO) : bh_error_set(err, BH_ENOMEM, "audit log %s: out of memory", A.path);
+	}
 	n = strlen(s);
 	s[n++] = '\n'; /* json_dumps left room: its NUL */
 	if (fstat(A.fd, &st) < 0) {
@@ -201,6 +205,7 @@ int audit_record(const audit_rec *r, bh_error *err)
 	if (fdatasync(A.fd) < 0 && errno != EINVAL && errno != EROFS)
 		rc = bh_error_set(err, BH_EIO, "audit log %s: cannot sync: %s", A.path, strerror(errno));
 out:
+	metrics_audit_record(rc == 0);
 	free(s);
 	return rc;
 }

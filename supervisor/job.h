@@ -26,6 +26,7 @@ typedef struct sv_job {
 	ipc_outq oq;
 	double started, deadline;
 	int exited, wstatus;
+	double cpu_used;        /* CPU seconds of the ended worker */
 	int timed_out;
 	int deleting;           /* the job uninstalls a deleted HelmRelease */
 	int has_result;

@@ -9,10 +9,12 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/artifact.c supervisor/artifact.h \
 	supervisor/audit.c supervisor/audit.h \
 	supervisor/log.c supervisor/log.h \
+	supervisor/metrics.c supervisor/metrics.h \
+	supervisor/httpd.c supervisor/httpd.h \
 	supervisor/forward.c supervisor/forward.h
-supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
-	$(OPENSSL_LIBS)
+	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
 
 sbin_PROGRAMS += supervisor/bulkheadd
 supervisor_bulkheadd_SOURCES = supervisor/main.c
@@ -34,3 +36,10 @@ tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_audit_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_audit
 UNIT_TESTS += tests/unit/test_audit
+
+check_PROGRAMS += tests/unit/test_ops
+tests_unit_test_ops_SOURCES = tests/unit/test_ops.c
+tests_unit_test_ops_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_ops_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_ops
+UNIT_TESTS += tests/unit/test_ops

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +28,10 @@
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
 #include "supervisor/forward.h"
+#include "supervisor/httpd.h"
 #include "supervisor/job.h"
 #include "supervisor/log.h"
+#include "supervisor/metrics.h"
 #include "supervisor/source.h"
 #include "supervisor/spawn.h"
 #include "supervisor/status.h"
@@ -36,13 +39,13 @@
 #define MAX_OUTQ ((size_t)64 << 20) /* a worker that stops reading its answers */
 
 static struct {
-	const char *kubeconfig, *audit_log, *worker_path, *default_sa;
+	const char *kubeconfig, *audit_log, *worker_path, *default_sa, *metrics_addr, *health_addr;
 	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
 	double requeue_dependency, default_interval;
 	unsigned long worker_cpu, worker_mem_mb;
 	unsigned long long audit_max_size;
 	unsigned audit_max_backups;
-} opt = {NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 60, 1024, 100ULL << 20, 10};
+} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -275,6 +278,55 @@ static void drop(const json_t *hr)
 	}
 }
 
+/* ---- operations: probes, metrics ------------------------------------------- */
+static httpd *metrics_srv, *health_srv;
+
+static int ops_start(bh_error *err)
+{
+	char l[64];
+	if (opt.metrics_addr && !(metrics_srv = httpd_start(opt.metrics_addr, HTTPD_METRICS, err)))
+		return bh_error_prefix(err, "--metrics-addr");
+	if (opt.health_addr && !(health_srv = httpd_start(opt.health_addr, HTTPD_HEALTH, err)))
+		return bh_error_prefix(err, "--health-addr");
+	if (metrics_srv)
+		svlog(SVLOG_INFO, "serving metrics on %s (port %u)", opt.metrics_addr, httpd_port(metrics_srv));
+	if (health_srv)
+		svlog(SVLOG_INFO, "serving health probes on %s (port %u)", opt.health_addr, httpd_port(health_srv));
+	metrics_labels(l, sizeof l, "controller", "helmrelease", (const char *)NULL);
+	metrics_set(M_MAX_CONCURRENT, l, opt.concurrent);
+	return 0;
+}
+
+static void ops_caches_synced(void)
+{
+	httpd_set_ready(!stopping);
+}
+
+/* Each turn of the main loop: liveness, and the queue gauges (at most once a second). */
+static void ops_tick(double now)
+{
+	static double last;
+	size_t depth = 0;
+	httpd_heartbeat();
+	if (now - last < 1)
+		return;
+	last = now;
+	metrics_zero(M_QUEUE_DEPTH);
+	metrics_zero(M_INFLIGHT);
+	for (size_t i = 0; i < nentries; i++) {
+		char l[300];
+		const char *ns = jstr(entries[i].hr, "metadata", "namespace");
+		int waiting = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
+		if (!waiting && !entries[i].job)
+			continue;
+		metrics_labels(l, sizeof l, "namespace", ns, (const char *)NULL);
+		metrics_add(waiting ? M_QUEUE_DEPTH : M_INFLIGHT, l, 1);
+		depth += (size_t)waiting;
+	}
+	metrics_set(M_WORKQUEUE_DEPTH, "controller=\"helmrelease\",name=\"helmrelease\"", (double)depth);
+	metrics_set(M_ACTIVE_WORKERS, "controller=\"helmrelease\"", (double)njobs);
+}
+
 static void drain_watch(void)
 {
 	wevent *list;
@@ -315,6 +367,7 @@ static void drain_watch(void)
 				k++;
 			}
 			json_array_foreach(json_object_get(list->obj, "items"), i, it) upsert(it);
+			ops_caches_synced();
 			break;
 		}
 		default:
@@ -507,6 +560,7 @@ spawn:
 		e->not_before = now_s() + hr_interval(hr);
 		return;
 	}
+	metrics_add(M_WORKER_SPAWNS, NULL, 1);
 	j->started = now_s();
 	j->deadline = j->started + (timeout > 0 ? timeout : 300);
 	e->job = j;
@@ -624,6 +678,8 @@ static void finish(kube_client *kc, sv_job *j)
 	}
 	svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "worker %d %s", (int)j->pid, how);
 	report(kc, j->hr, &o);
+	metrics_reconcile_done(j, o.ready, j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW,
+			       now_s() - j->started, opt.worker_cpu);
 	if (e && j->deleting) {
 		bh_error err;
 		e->job = NULL;
@@ -686,13 +742,16 @@ static void reap(kube_client *kc)
 {
 	for (;;) {
 		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
+		struct rusage ru;
+		pid_t p = wait4(-1, &st, WNOHANG, &ru);
 		if (p <= 0)
 			break;
 		for (size_t i = 0; i < njobs; i++)
 			if (jobs[i]->pid == p) {
 				jobs[i]->exited = 1;
 				jobs[i]->wstatus = st;
+				jobs[i]->cpu_used = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+						    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 			}
 	}
 	for (size_t i = 0; i < njobs;) {
@@ -756,6 +815,8 @@ static void usage(FILE *f)
 		   "  --requeue-dependency DURATION   retry interval for sources not ready (default 30s)\n"
 		   "  --log-level error|info|debug    (default info)\n"
 		   "  --log-encoding console|json     json: Flux's structured fields (default console)\n"
+		   "  --metrics-addr ADDR             serve Prometheus /metrics on HOST:PORT or :PORT (default off)\n"
+		   "  --health-addr ADDR              serve /healthz and /readyz on HOST:PORT or :PORT (default off)\n"
 		   "  --test-hooks                    honour bulkhead.dev/test-hook annotations (tests only)\n"
 		   "  --version                       print the version and exit\n"
 		   "  -h, --help                      this help\n");
@@ -790,6 +851,7 @@ int main(int argc, char **argv)
 		{"worker-memory-mb", required_argument, NULL, 'M'}, {"test-hooks", no_argument, NULL, 'T'},
 		{"log-encoding", required_argument, NULL, 'E'}, {"version", no_argument, NULL, 'V'},
 		{"audit-log-max-size", required_argument, NULL, 'Z'}, {"audit-log-max-backups", required_argument, NULL, 'B'},
+		{"metrics-addr", required_argument, NULL, 'm'}, {"health-addr", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -814,6 +876,8 @@ int main(int argc, char **argv)
 		case 'w': opt.worker_path = optarg; break;
 		case 's': opt.default_sa = optarg; break;
 		case 'T': opt.test_hooks = 1; break;
+		case 'm': opt.metrics_addr = optarg; break;
+		case 'H': opt.health_addr = optarg; break;
 		case 'C': opt.worker_cpu = strtoul(optarg, NULL, 10); break;
 		case 'M': opt.worker_mem_mb = strtoul(optarg, NULL, 10); break;
 		case 'r':
@@ -880,6 +944,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
+	if (ops_start(&err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
 	if (pthread_create(&th, NULL, watch_main, wc) != 0) {
 		fprintf(stderr, "bulkheadd: cannot start the watch thread\n");
 		return 1;
@@ -902,6 +970,7 @@ int main(int argc, char **argv)
 		drain_watch();
 		collect_answers();
 		reap(kc);
+		ops_tick(now);
 		/* deadlines */
 		for (size_t i = 0; i < njobs; i++) {
 			if (!jobs[i]->exited && !jobs[i]->timed_out && now >= jobs[i]->deadline) {
@@ -940,8 +1009,11 @@ int main(int argc, char **argv)
 		free(pf);
 	}
 	svlog(SVLOG_INFO, "stopping");
+	httpd_set_ready(0);
 	for (size_t i = 0; i < njobs; i++)
 		kill_job(jobs[i]);
 	audit_close();
+	httpd_stop(metrics_srv);
+	httpd_stop(health_srv);
 	return 0;
 }

@@ -35,6 +35,6 @@ EXTRA_DIST += $(RELEASE_E2E) tests/e2e/release_lib.sh tests/e2e/release
 TESTS += tests/e2e/skeleton_unsupported.sh
 EXTRA_DIST += tests/e2e/skeleton_unsupported.sh
 # --- operations (issue 13): logs, metrics, probes, systemd, shutdown, leader election, sharding, fairness ---
-OPS_E2E = tests/e2e/ops_logs.sh
+OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh
 TESTS += $(OPS_E2E)
 EXTRA_DIST += $(OPS_E2E)

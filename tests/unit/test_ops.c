@@ -1,0 +1,115 @@
+/* tests/unit/test_ops.c — the supervisor's operations pieces that need no
+ * cluster: metric label escaping, the exposition text (histogram buckets,
+ * counters), worker death causes, and structured log options. */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/job.h"
+#include "supervisor/log.h"
+#include "supervisor/metrics.h"
+
+START_TEST(test_labels)
+{
+	char b[64];
+	metrics_labels(b, sizeof b, "a", "x\"y\\z\nw", "b", "", (const char *)NULL);
+	ck_assert_str_eq(b, "a=\"x\\\"y\\\\z\\nw\",b=\"\"");
+	metrics_labels(b, 12, "name", "a-very-long-value", (const char *)NULL);
+	ck_assert_uint_lt(strlen(b), 12);
+}
+END_TEST
+
+START_TEST(test_render)
+{
+	size_t n;
+	char *t;
+	metrics_reset();
+	metrics_add(M_WORKER_SPAWNS, NULL, 2);
+	metrics_observe(M_RECONCILE_DURATION, "kind=\"HelmRelease\",name=\"a\",namespace=\"n\"", 0.5);
+	metrics_observe(M_RECONCILE_DURATION, "kind=\"HelmRelease\",name=\"a\",namespace=\"n\"", 50);
+	metrics_set(M_QUEUE_DEPTH, "namespace=\"n\"", 3);
+	metrics_zero(M_QUEUE_DEPTH);
+	metrics_broker_request("get", 200);
+	metrics_broker_request("get", 200);
+	t = metrics_render_new(&n);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(strlen(t), n);
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE gotk_reconcile_duration_seconds histogram\n"));
+	ck_assert_ptr_nonnull(strstr(t, "bulkhead_worker_spawns_total 2\n"));
+	ck_assert_ptr_nonnull(strstr(
+		t, "gotk_reconcile_duration_seconds_bucket{kind=\"HelmRelease\",name=\"a\",namespace=\"n\",le=\"0.1\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(
+		t, "gotk_reconcile_duration_seconds_bucket{kind=\"HelmRelease\",name=\"a\",namespace=\"n\",le=\"1\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+		t, "gotk_reconcile_duration_seconds_bucket{kind=\"HelmRelease\",name=\"a\",namespace=\"n\",le=\"+Inf\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "gotk_reconcile_duration_seconds_sum{kind=\"HelmRelease\",name=\"a\",namespace=\"n\"} 50.5\n"));
+	ck_assert_ptr_nonnull(strstr(t, "bulkhead_queue_depth{namespace=\"n\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "bulkhead_broker_requests_total{verb=\"get\",code=\"200\"} 2\n"));
+	free(t);
+	metrics_reset();
+}
+END_TEST
+
+START_TEST(test_death_cause)
+{
+	sv_job j;
+	memset(&j, 0, sizeof j);
+	j.wstatus = 0; /* exited 0 */
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "exit");
+	j.wstatus = SIGSYS;
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "seccomp");
+	j.wstatus = SIGXCPU;
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "cpu");
+	j.wstatus = SIGKILL;
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "killed");
+	j.cpu_used = 61;
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "cpu");
+	j.timed_out = 1;
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "timeout");
+	j.timed_out = 0;
+	j.wstatus = SIGSEGV;
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "crash");
+	strcpy(j.violation, "bad frame");
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "protocol");
+	j.violation[0] = '\0';
+	j.wstatus = 0;
+	j.has_result = 1;
+	j.result.message = "rendering: out of memory";
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "memory");
+}
+END_TEST
+
+START_TEST(test_log_options)
+{
+	char id[37], id2[37];
+	ck_assert_int_eq(svlog_encoding_parse("json"), SVLOG_JSON);
+	ck_assert_int_eq(svlog_encoding_parse("console"), SVLOG_CONSOLE);
+	ck_assert_int_eq(svlog_encoding_parse("text"), -1);
+	ck_assert_int_eq(svlog_level_parse("debug"), SVLOG_DEBUG);
+	ck_assert_int_eq(svlog_level_parse("trace"), -1);
+	svlog_reconcile_id(id);
+	svlog_reconcile_id(id2);
+	ck_assert_uint_eq(strlen(id), 36);
+	ck_assert_int_eq(id[14], '4');
+	ck_assert_str_ne(id, id2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ops");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+	tcase_add_test(tc, test_labels);
+	tcase_add_test(tc, test_render);
+	tcase_add_test(tc, test_death_cause);
+	tcase_add_test(tc, test_log_options);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
