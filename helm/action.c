@@ -460,6 +460,8 @@ int act_render(const action_config *cfg, chart *c, const json_t *values, const c
 	ro.skip_schema_validation = skip_schema;
 	ro.lookup = cluster_lookup;
 	ro.lookup_ud = cfg->kc;
+	ro.post_render = cfg->post_render;
+	ro.post_render_ud = cfg->post_render_ud;
 	/* the cluster's capabilities, as Helm's install/upgrade use them */
 	if (kube_server_version(cfg->kc, kv, sizeof kv, NULL) == 0 && kv[0])
 		ro.kube_version = kv;

@@ -55,6 +55,10 @@ typedef struct action_config {
 	 * namespace of each action. Every action (install, upgrade, rollback,
 	 * uninstall, test, unlock) and its hooks read and write history there. */
 	const char *storage_namespace;
+	/* install/upgrade: a post-renderer over the rendered files
+	 * (render_options.post_render; helm/postrender.h); NULL = none */
+	int (*post_render)(void *ud, char ***paths, char ***texts, size_t *n, bh_error *err);
+	void *post_render_ud;
 } action_config;
 
 typedef struct action_wait {

@@ -30,7 +30,8 @@ noinst_LIBRARIES += helm/libbhkustomize.a
 helm_libbhkustomize_a_SOURCES = \
 	helm/kustomize.c helm/kustomize.h helm/kustomize_internal.h \
 	helm/kustomize_smp.c helm/kustomize_jsonpatch.c \
-	helm/kustomize_schema.c helm/kustomize_schema.h
+	helm/kustomize_schema.c helm/kustomize_schema.h \
+	helm/postrender.c helm/postrender.h
 helm_libbhkustomize_a_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS)
 BH_KUSTOMIZE_LIBS = helm/libbhkustomize.a $(BH_CHART_LIBS) $(BH_LIB_LIBS)
 

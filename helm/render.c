@@ -547,6 +547,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		out->notes = notes.data ? bh_buf_detach(&notes) : strdup("");
 	}
 
+	if (o->post_render && (rc = o->post_render(o->post_render_ud, &files.paths, &files.texts, &files.n, err)))
+		goto text;
 	rc = manifest_sort_files((const char *const *)files.paths, (const char *const *)files.texts, files.n,
 				 &out->hooks, &out->manifests, (manifest_log_fn)o->log, o->log_ud, err);
 	if (rc) {

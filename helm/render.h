@@ -46,6 +46,11 @@ typedef struct render_options {
 	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */
 	tmpl_lookup_fn lookup;         /* `lookup` (NULL: empty map, as helm template) */
 	void *lookup_ud;
+	/* A post-renderer (helm/postrender.h postrender_files), run over the
+	 * rendered files before they are split into manifests and hooks; it may
+	 * replace the arrays (and free the old ones). NULL = none. */
+	int (*post_render)(void *ud, char ***paths, char ***texts, size_t *n, bh_error *err);
+	void *post_render_ud;
 } render_options;
 
 typedef struct render_crd {

@@ -356,6 +356,8 @@ static const vfield status_fields[] = {
 	{"lastAppliedRevision", V_STR, 256, NULL},
 	{"lastHandledForceAt", V_STR, 256, NULL},
 	{"lastHandledResetAt", V_STR, 256, NULL},
+	{"observedPostRenderersDigest", V_STR, 256, NULL},
+	{"observedCommonMetadataDigest", V_STR, 256, NULL},
 	{NULL, 0, 0, NULL},
 };
 static const vfield cond_fields[] = {

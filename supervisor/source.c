@@ -119,16 +119,11 @@ static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
 
 int source_check_supported(const json_t *hr, bh_error *err)
 {
-	const json_t *spec = json_object_get(hr, "spec"), *v;
+	const json_t *spec = json_object_get(hr, "spec");
 	const char *mode, *strat;
 	if (json_is_object(json_object_get(spec, "kubeConfig")))
 		return bh_error_set(err, BH_EINVAL, ".spec.kubeConfig (a remote cluster) is not supported by this "
 				    "version of bulkhead; refusing rather than installing into the local cluster");
-	v = json_object_get(spec, "postRenderers");
-	if (json_is_array(v) && json_array_size(v) > 0)
-		return bh_error_set(err, BH_EINVAL, ".spec.postRenderers is not supported by this version of bulkhead");
-	if (json_is_object(json_object_get(spec, "commonMetadata")))
-		return bh_error_set(err, BH_EINVAL, ".spec.commonMetadata is not supported by this version of bulkhead");
 	mode = str_at(spec, "driftDetection", "mode", NULL);
 	if (mode && strcmp(mode, "disabled") != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.driftDetection.mode '%s' is not supported by this version of "

@@ -30,7 +30,8 @@ static const char *const worker_conds[] = {"Ready", "Released", "TestSuccess", "
 static const char *const worker_fields[] = {"history", "failures", "installFailures", "upgradeFailures",
 					    "lastAttemptedReleaseAction", "lastAttemptedRevision",
 					    "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
-					    "lastHandledResetAt", NULL};
+					    "lastHandledResetAt", "observedPostRenderersDigest",
+					    "observedCommonMetadataDigest", NULL};
 
 static int in_list(const char *const *l, const char *s)
 {

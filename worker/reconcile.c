@@ -12,7 +12,9 @@
 
 #include "helm/action.h"
 #include "helm/chart.h"
+#include "helm/postrender.h"
 #include "helm/storage.h"
+#include "worker/manifest.h"
 #include "worker/snapshot.h"
 #include "worker/values.h"
 
@@ -45,6 +47,8 @@ typedef struct ctx {
 	struct timespec t0;
 	rc_requeue requeue;
 	json_t *events; /* Kubernetes Events of the actions run */
+	postrender *pr; /* .spec.postRenderers, commonMetadata, origin labels */
+	char prdigest[SNAPSHOT_DIGEST_MAX], cmdigest[SNAPSHOT_DIGEST_MAX];
 } ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -495,6 +499,14 @@ static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *
 		} else if (strcmp(sget(cur, "configDigest"), c->cdigest) != 0) {
 			snprintf(why, wn, "release values have changed");
 			*out = S_OUTOFSYNC;
+		} else if (json_integer_value(json_object_get(c->st, "observedGeneration")) != c->gen &&
+			   strcmp(sget(c->st, "observedPostRenderersDigest"), c->prdigest)) {
+			snprintf(why, wn, "release post renderers have changed");
+			*out = S_OUTOFSYNC;
+		} else if (json_integer_value(json_object_get(c->st, "observedGeneration")) != c->gen &&
+			   strcmp(sget(c->st, "observedCommonMetadataDigest"), c->cmdigest)) {
+			snprintf(why, wn, "release common metadata has changed");
+			*out = S_OUTOFSYNC;
 		} else if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(cur)) {
 			snprintf(why, wn, "release has not been tested");
 			*out = S_UNTESTED;
@@ -549,6 +561,13 @@ static void wait_opts(const ctx *c, const char *part, action_wait *w)
 	w->timeout_ms = action_timeout(c, part);
 }
 
+/* The post-render configuration the release is now in sync with. */
+static void observe_manifest_config(ctx *c)
+{
+	json_object_set_new(c->st, "observedPostRenderersDigest", json_string(c->prdigest));
+	json_object_set_new(c->st, "observedCommonMetadataDigest", json_string(c->cmdigest));
+}
+
 /* After a release action: conditions, counters (install.go / upgrade.go
  * success and failure). Returns rc when nothing was written (the caller
  * retries with a backoff), else 0. */
@@ -574,6 +593,7 @@ static int release_outcome(ctx *c, int install, int rc, action_result *res, cons
 	{
 		char full[600], ch[600];
 		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+		observe_manifest_config(c);
 		cond_set(c, "Released", "True", install ? "InstallSucceeded" : "UpgradeSucceeded",
 			 "Helm %s succeeded for release %s with chart %s", verb, full, ch);
 		record(c, "Released", 0);
@@ -975,6 +995,8 @@ static int atomic_release(ctx *c, bh_error *err)
 			return 0;
 		}
 		if (k == K_NONE) {
+			if (s == S_INSYNC)
+				observe_manifest_config(c);
 			cond_del(c, "Reconciling");
 			summarize(c);
 			return 0;
@@ -1076,7 +1098,8 @@ static json_t *result_build(ctx *c, int deleting)
 	static const char *const keep[] = {"history", "failures", "installFailures", "upgradeFailures",
 					   "lastAttemptedReleaseAction", "lastAttemptedRevision",
 					   "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
-					   "lastHandledResetAt"};
+					   "lastHandledResetAt", "observedPostRenderersDigest",
+					   "observedCommonMetadataDigest"};
 	static const char *const rq[] = {"interval", "now", "never"};
 	size_t i;
 	const char *status = ready ? sget(ready, "status") : "False";
@@ -1197,6 +1220,15 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 		cond_set(&c, "Ready", "False", "ValuesError", "%s", e.msg);
 		goto out;
 	}
+	if (postrender_new(c.spec, sget(c.md, "name"), sget(c.md, "namespace"), &c.pr, &e) < 0 ||
+	    manifest_postrenderers_digest(c.spec, c.prdigest, &e) < 0 ||
+	    manifest_common_metadata_digest(c.spec, c.cmdigest, &e) < 0) {
+		cond_set(&c, "Ready", "False", "InitFailed", "%s", e.msg);
+		record(&c, "Ready", 1);
+		goto out;
+	}
+	c.acfg.post_render = postrender_files;
+	c.acfg.post_render_ud = c.pr;
 	/* reset.go MustResetFailures, then the attempt is recorded */
 	req = json_string_value(json_object_get(json_object_get(c.md, "annotations"), "reconcile.fluxcd.io/requestedAt"));
 	if (c.gen != json_integer_value(json_object_get(c.st, "lastAttemptedGeneration")) ||
@@ -1227,6 +1259,7 @@ out:
 	json_decref(c.st);
 	json_decref(c.events);
 	json_decref(c.values);
+	postrender_free(c.pr);
 	if (!*result)
 		return bh_error_set(err, BH_ENOMEM, "out of memory building the result");
 	return 0;

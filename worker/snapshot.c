@@ -9,7 +9,7 @@
 #include "lib/gojson.h"
 #include "lib/yaml.h"
 
-static void sha256_text(const void *p, size_t n, char out[SNAPSHOT_DIGEST_MAX])
+void snapshot_sha256(const void *p, size_t n, char out[SNAPSHOT_DIGEST_MAX])
 {
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int dl = 0;
@@ -24,14 +24,14 @@ int snapshot_config_digest(const json_t *values, char out[SNAPSHOT_DIGEST_MAX], 
 	bh_buf b = BH_BUF_INIT;
 	int rc;
 	if (!values || json_is_null(values) || (json_is_object(values) && json_object_size(values) == 0)) {
-		sha256_text("", 0, out);
+		snapshot_sha256("", 0, out);
 		return 0;
 	}
 	if ((rc = yaml_emit(values, &b, err)) < 0) {
 		bh_buf_free(&b);
 		return bh_error_prefix(err, "values digest");
 	}
-	sha256_text(b.data ? b.data : "", b.len, out);
+	snapshot_sha256(b.data ? b.data : "", b.len, out);
 	bh_buf_free(&b);
 	return 0;
 }
@@ -72,7 +72,7 @@ int snapshot_release_digest(const json_t *rel, char out[SNAPSHOT_DIGEST_MAX], bh
 	json_decref(obs);
 	if (rc == 0) {
 		bh_buf_putc(&b, '\n');
-		sha256_text(b.data, b.len, out);
+		snapshot_sha256(b.data, b.len, out);
 	}
 	bh_buf_free(&b);
 	return rc < 0 ? bh_error_prefix(err, "release digest") : 0;

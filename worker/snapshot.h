@@ -10,11 +10,14 @@
 #define BH_WORKER_SNAPSHOT_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "lib/error.h"
 
 #define SNAPSHOT_DIGEST_MAX 80 /* "sha256:" + 64 hex + NUL fits */
 
+/* "sha256:<hex>" of n bytes. */
+void snapshot_sha256(const void *p, size_t n, char out[SNAPSHOT_DIGEST_MAX]);
 /* "sha256:<hex>" of the YAML of values (NULL, null or {} = no values). */
 int snapshot_config_digest(const json_t *values, char out[SNAPSHOT_DIGEST_MAX], bh_error *err);
 /* "sha256:<hex>" of the record rel (a decoded Helm release). */

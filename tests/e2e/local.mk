@@ -31,6 +31,11 @@ RELEASE_E2E = tests/e2e/release_upgrade.sh tests/e2e/release_remediation.sh test
 TESTS += $(RELEASE_E2E)
 EXTRA_DIST += $(RELEASE_E2E) tests/e2e/release_lib.sh tests/e2e/release
 # --- end release state machine ---
+# --- manifest pipeline (issue 11): post-renderers, commonMetadata, drift ---
+MANIFEST_E2E = tests/e2e/release_postrender.sh
+TESTS += $(MANIFEST_E2E)
+EXTRA_DIST += $(MANIFEST_E2E)
+# --- end manifest pipeline ---
 # --- refusal, by name, of HelmRelease fields bulkhead lacks ---
 TESTS += tests/e2e/skeleton_unsupported.sh
 EXTRA_DIST += tests/e2e/skeleton_unsupported.sh
