@@ -15,9 +15,9 @@ tests_e2e_hostile_worker_SOURCES = tests/e2e/hostile_worker.c
 tests_e2e_hostile_worker_LDADD = ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS)
 SKELETON_E2E = tests/e2e/skeleton_demo.sh tests/e2e/skeleton_helm.sh tests/e2e/skeleton_failures.sh \
 	tests/e2e/skeleton_seccomp.sh tests/e2e/skeleton_hostile.sh tests/e2e/skeleton_rbac.sh \
-	tests/e2e/skeleton_artifact.sh tests/e2e/skeleton_audit.sh
+	tests/e2e/skeleton_artifact.sh tests/e2e/skeleton_audit.sh tests/e2e/skeleton_audit_rotate.sh
 TESTS += $(SKELETON_E2E)
-EXTRA_DIST += $(SKELETON_E2E) tests/e2e/skeleton_lib.sh tests/e2e/skeleton scripts/demo.sh deploy/crds
+EXTRA_DIST += $(SKELETON_E2E) tests/e2e/skeleton_lib.sh tests/e2e/skeleton_audit_lib.sh tests/e2e/skeleton scripts/demo.sh deploy/crds
 # --- end walking skeleton ---
 # --- release actions (helm/action*): interop with the real helm, hooks, options, recovery ---
 ACTIONS_E2E = tests/e2e/actions_interop.sh tests/e2e/actions_hooks.sh tests/e2e/actions_options.sh \
