@@ -220,6 +220,9 @@ static int parse_cluster(kube_config *cfg, json_t *cl, const char *where, const 
 		return rc;
 	if (!server)
 		return bh_error_set(err, BH_EINVAL, "%s.server: missing", where);
+	if (kube_has_ctl(server) || (tsn && kube_has_ctl(tsn)) || (proxy && kube_has_ctl(proxy)))
+		return bh_error_set(err, BH_EINVAL, "%s.%s: contains a control character", where,
+		                    kube_has_ctl(server) ? "server" : tsn && kube_has_ctl(tsn) ? "tls-server-name" : "proxy-url");
 	if (strncmp(server, "https://", 8) && strncmp(server, "http://", 7))
 		return bh_error_set(err, BH_EINVAL, "%s.server: \"%s\" is not an http(s) URL", where, server);
 	if (o->strict) {

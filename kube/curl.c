@@ -155,6 +155,8 @@ static int check_clean(const struct curl_tr *t, const kube_request *req, const s
 	if ((t->cfg->username && kube_has_ctl(t->cfg->username)) || (t->cfg->password && kube_has_ctl(t->cfg->password)))
 		return bh_error_set(err, BH_EINVAL, "%s %.300s: the basic-auth credentials hold a control character; not sent",
 		                    req->method, req->path);
+	if (kube_has_ctl(t->base) || (t->cfg->proxy_url && kube_has_ctl(t->cfg->proxy_url)))
+		return bh_error_set(err, BH_EINVAL, "the server or proxy URL holds a control character; not sent");
 	if (kube_has_ctl(req->method) || kube_has_ctl(req->path) || strchr(req->method, ' ') || strchr(req->path, ' '))
 		return bh_error_set(err, BH_EINVAL, "request method or path holds a space or control character; not sent");
 	return 0;

@@ -287,6 +287,19 @@ START_TEST(test_config_credentials_ctl)
 			ck_assert_msg(strstr(e.msg, cases[i].msg), "case %zu: %s", i, e.msg);
 		}
 	}
+	/* nor does a URL or server name holding one reach the transport */
+	static const char *const clusters[] = {"    server: \"https://h:1\\r\\nX: y\"\n",
+					       "    server: https://h:1\n    tls-server-name: \"h\\nX: y\"\n"};
+	for (size_t i = 0; i < 2; i++) {
+		char doc[1024];
+		snprintf(doc, sizeof doc, "%sclusters:\n- name: c\n  cluster:\n%susers:\n- name: u\n  user: {token: t}\n",
+			 kc_head, clusters[i]);
+		kube_config *c = kube_config_parse(doc, strlen(doc), NULL, &e);
+		ck_assert_ptr_null(c);
+		ck_assert_msg(strstr(e.msg, i ? "cluster.tls-server-name: contains a control character"
+					      : "cluster.server: contains a control character"),
+			      "%s", e.msg);
+	}
 	/* surrounding whitespace of a token (a trailing newline) is not part of it */
 	kube_config *c = parse_strict(srv, "    token: \"abc\\n\"\n", 0, &e);
 	ck_assert_msg(c != NULL, "%s", e.msg);
@@ -339,6 +352,13 @@ START_TEST(test_config_files_relative)
 	ck_assert_str_eq(c->ca_pem, "CA-PEM");
 	ck_assert_str_eq(kube_config_token(c, &e), "secret-token");
 	kube_config_free(c);
+	/* a token file that would end its HTTP header is refused, naming the file */
+	write_file(tmpdir, "tok", "secret\r\nImpersonate-User: system:admin\n");
+	c = kube_config_load(p, NULL, &e);
+	ck_assert_ptr_null(c);
+	ck_assert_msg(strstr(e.msg, "users[0].user.tokenFile: token file ") &&
+	                  strstr(e.msg, "/tok: contains a control character (CR, LF, ...)"),
+	              "%s", e.msg);
 	rm_tree(tmpdir);
 }
 END_TEST

@@ -161,6 +161,14 @@ START_TEST(test_header_injection_never_sent)
 	ck_assert_ptr_nonnull(strstr(e.msg, "basic-auth credentials hold a control character"));
 	kube_config_free(cfg);
 
+	/* a server URL (as a caller might build one) holding CR LF */
+	char bad[160];
+	snprintf(bad, sizeof bad, "%s/\r\nImpersonate-User: system:admin", url);
+	cfg = cfg_for(bad, NULL);
+	ck_assert_int_eq(send_one(cfg, "/version", NULL, &e), BH_EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "the server or proxy URL holds a control character"));
+	kube_config_free(cfg);
+
 	/* nothing of the refused requests reached the listener */
 	usleep(200000);
 	ck_assert_int_eq(seen(), 1);
