@@ -14,6 +14,7 @@
 #include "helm/chart.h"
 #include "helm/render.h"
 #include "helm/values.h"
+#include "cli/template_postrender.h"
 #include "lib/buf.h"
 
 typedef struct strlist {
@@ -262,7 +263,8 @@ int cmd_template(int argc, char **argv)
 {
 	strlist args = {0}, files = {0}, set = {0}, set_string = {0}, set_json = {0}, set_file = {0},
 		set_literal = {0}, api = {0}, show = {0}, owned = {0};
-	const char *ns = getenv("HELM_NAMESPACE"), *kube = NULL, *output_dir = NULL;
+	const char *ns = getenv("HELM_NAMESPACE"), *kube = NULL, *output_dir = NULL, *pr_config = NULL;
+	postrender *pr = NULL;
 	int include_crds = 0, skip_tests = 0, no_hooks = 0, is_upgrade = 0, debug = 0, skip_schema = 0,
 	    sub_notes = 0, use_release_name = 0, generate_name = 0, dep_update = 0;
 	bh_error err;
@@ -310,6 +312,7 @@ int cmd_template(int argc, char **argv)
 		{"wait-for-jobs", 0, T_BOOL, NULL},
 		{"validate", 0, T_UNSUPPORTED, NULL},
 		{"post-renderer", 0, T_UNSUPPORTED, NULL},
+		{"post-renderer-config", 0, T_STR, &pr_config},
 		{"repo", 0, T_UNSUPPORTED, NULL},
 		{"version", 0, T_UNSUPPORTED, NULL},
 		{"kubeconfig", 0, T_STR, NULL},
@@ -488,6 +491,10 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out2;
 	}
+	if (pr_config && template_postrender_load(pr_config, ns, &pr, &err)) {
+		rc = fail(err.msg, 0);
+		goto out2;
+	}
 	render_options ro = {
 		.release_name = release, .namespace_ = ns, .revision = 1, .is_upgrade = is_upgrade,
 		.kube_version = kube, .api_versions = api.v, .n_api_versions = api.n,
@@ -495,6 +502,7 @@ int cmd_template(int argc, char **argv)
 		.show_only = show.v, .n_show_only = show.n, .debug = debug,
 		.skip_schema_validation = skip_schema, .sub_notes = sub_notes,
 		.log = log_cb, .log_ud = &debug,
+		.post_render = pr ? postrender_files : NULL, .post_render_ud = pr,
 	};
 	int r = render_chart(c, vals, &ro, &res, &err);
 	if (output_dir && r == 0) {
@@ -520,6 +528,7 @@ int cmd_template(int argc, char **argv)
 	}
 	rc = 0;
 out2:
+	postrender_free(pr);
 	free(abs);
 	render_result_free(&res);
 	chart_free(c);

@@ -35,4 +35,7 @@ TESTS += tests/conformance/run_kustomize.sh
 UNIT_TESTS += tests/conformance/run_kustomize.sh
 EXTRA_DIST += tests/conformance/run_kustomize.sh tests/conformance/gen_kustomize_goldens.sh \
 	tests/conformance/kustomize
+# `bulkhead template --post-renderer-config` against helm template | kubectl kustomize
+TESTS += tests/conformance/template_postrender.sh
+EXTRA_DIST += tests/conformance/template_postrender.sh
 # --- end kustomize conformance ---
