@@ -28,6 +28,7 @@ typedef struct sv_job {
 	int exited, wstatus;
 	double cpu_used;        /* CPU seconds of the ended worker */
 	int timed_out;
+	int shutdown_killed;    /* killed when the graceful shutdown timeout passed */
 	int deleting;           /* the job uninstalls a deleted HelmRelease */
 	int has_result;
 	proto_result result;

@@ -11,6 +11,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/log.c supervisor/log.h \
 	supervisor/metrics.c supervisor/metrics.h \
 	supervisor/httpd.c supervisor/httpd.h \
+	supervisor/notify.c supervisor/notify.h \
 	supervisor/forward.c supervisor/forward.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
@@ -28,6 +29,12 @@ tests_unit_test_broker_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_broker
 UNIT_TESTS += tests/unit/test_broker
 EXTRA_DIST += systemd/bulkheadd.service
+# the unit, with the installed paths of the binaries (make install systemdunitdir=... to move it)
+systemdunitdir = $(prefix)/lib/systemd/system
+systemdunit_DATA = bulkheadd.service
+bulkheadd.service: $(srcdir)/systemd/bulkheadd.service Makefile
+	$(AM_V_GEN)sed -e 's|/usr/sbin/|$(sbindir)/|g' -e 's|/usr/libexec/|$(libexecdir)/|g' $(srcdir)/systemd/bulkheadd.service >$@
+CLEANFILES += bulkheadd.service
 EXTRA_DIST += deploy/bulkhead.yaml
 
 check_PROGRAMS += tests/unit/test_audit

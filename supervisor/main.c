@@ -32,6 +32,7 @@
 #include "supervisor/job.h"
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
+#include "supervisor/notify.h"
 #include "supervisor/source.h"
 #include "supervisor/spawn.h"
 #include "supervisor/status.h"
@@ -41,11 +42,11 @@
 static struct {
 	const char *kubeconfig, *audit_log, *worker_path, *default_sa, *metrics_addr, *health_addr;
 	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
-	double requeue_dependency, default_interval;
+	double requeue_dependency, default_interval, shutdown_grace;
 	unsigned long worker_cpu, worker_mem_mb;
 	unsigned long long audit_max_size;
 	unsigned audit_max_backups;
-} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 60, 1024, 100ULL << 20, 10};
+} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -104,8 +105,8 @@ static void on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		reopen_audit = 1;
-	else if (sig != SIGCHLD)
-		stopping = 1;
+	else if (sig != SIGCHLD && stopping < 2)
+		stopping++; /* a second signal ends the graceful wait */
 	wake();
 }
 
@@ -299,7 +300,37 @@ static int ops_start(bh_error *err)
 
 static void ops_caches_synced(void)
 {
+	static int once;
 	httpd_set_ready(!stopping);
+	if (!once++)
+		notify_ready();
+}
+
+/* After SIGTERM: no new work; running workers get --graceful-shutdown-timeout
+ * to finish, then are killed (their HelmRelease says why). */
+static int ops_draining(double now)
+{
+	static double deadline;
+	if (!stopping)
+		return 0;
+	if (deadline == 0) {
+		deadline = now + opt.shutdown_grace;
+		httpd_set_ready(0);
+		notify_status("stopping: waiting up to %.0fs for %zu running reconciles", opt.shutdown_grace, njobs);
+		notify_stopping();
+		svlog(SVLOG_INFO, "stopping: no new reconciles; waiting up to %.0fs for %zu running", opt.shutdown_grace,
+		      njobs);
+	}
+	if (stopping > 1)
+		deadline = now;
+	for (size_t i = 0; now >= deadline && i < njobs; i++)
+		if (!jobs[i]->exited && !jobs[i]->shutdown_killed) {
+			jobs[i]->shutdown_killed = 1;
+			svlog_hr(SVLOG_ERROR, jobs[i]->key, jobs[i]->reconcile_id,
+				 "killing worker %d: the graceful shutdown timeout passed", (int)jobs[i]->pid);
+			kill(jobs[i]->pid, SIGKILL);
+		}
+	return 1;
 }
 
 /* Each turn of the main loop: liveness, and the queue gauges (at most once a second). */
@@ -308,6 +339,7 @@ static void ops_tick(double now)
 	static double last;
 	size_t depth = 0;
 	httpd_heartbeat();
+	notify_watchdog(now);
 	if (now - last < 1)
 		return;
 	last = now;
@@ -325,6 +357,8 @@ static void ops_tick(double now)
 	}
 	metrics_set(M_WORKQUEUE_DEPTH, "controller=\"helmrelease\",name=\"helmrelease\"", (double)depth);
 	metrics_set(M_ACTIVE_WORKERS, "controller=\"helmrelease\"", (double)njobs);
+	if (!stopping)
+		notify_status("%zu HelmReleases, %zu reconciling, %zu waiting", nentries, njobs, depth);
 }
 
 static void drain_watch(void)
@@ -653,6 +687,10 @@ static void finish(kube_client *kc, sv_job *j)
 				 sandbox_syscall_name(j->seccomp_nr, j->seccomp_arch, name, sizeof name), j->seccomp_nr);
 		else
 			snprintf(msg, sizeof msg, "worker killed by seccomp (SIGSYS) without reporting the system call");
+	} else if (j->shutdown_killed) {
+		o.reason = "WorkerKilled";
+		snprintf(msg, sizeof msg, "bulkheadd was stopping and the worker did not finish within "
+					  "--graceful-shutdown-timeout (%.0fs): it was killed", opt.shutdown_grace);
 	} else if (j->timed_out) {
 		o.reason = "WorkerTimeout";
 		snprintf(msg, sizeof msg, "worker exceeded its deadline of %.0fs (.spec.timeout) and was killed",
@@ -817,6 +855,7 @@ static void usage(FILE *f)
 		   "  --log-encoding console|json     json: Flux's structured fields (default console)\n"
 		   "  --metrics-addr ADDR             serve Prometheus /metrics on HOST:PORT or :PORT (default off)\n"
 		   "  --health-addr ADDR              serve /healthz and /readyz on HOST:PORT or :PORT (default off)\n"
+		   "  --graceful-shutdown-timeout D   on SIGTERM, time running reconciles get to finish (default 600s)\n"
 		   "  --test-hooks                    honour bulkhead.dev/test-hook annotations (tests only)\n"
 		   "  --version                       print the version and exit\n"
 		   "  -h, --help                      this help\n");
@@ -852,6 +891,7 @@ int main(int argc, char **argv)
 		{"log-encoding", required_argument, NULL, 'E'}, {"version", no_argument, NULL, 'V'},
 		{"audit-log-max-size", required_argument, NULL, 'Z'}, {"audit-log-max-backups", required_argument, NULL, 'B'},
 		{"metrics-addr", required_argument, NULL, 'm'}, {"health-addr", required_argument, NULL, 'H'},
+		{"graceful-shutdown-timeout", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -880,6 +920,12 @@ int main(int argc, char **argv)
 		case 'H': opt.health_addr = optarg; break;
 		case 'C': opt.worker_cpu = strtoul(optarg, NULL, 10); break;
 		case 'M': opt.worker_mem_mb = strtoul(optarg, NULL, 10); break;
+		case 'G':
+			if ((opt.shutdown_grace = source_parse_duration(optarg)) < 0) {
+				fprintf(stderr, "bulkheadd: invalid --graceful-shutdown-timeout %s\n", optarg);
+				return 2;
+			}
+			break;
 		case 'r':
 			if ((opt.requeue_dependency = source_parse_duration(optarg)) < 0) {
 				fprintf(stderr, "bulkheadd: invalid --requeue-dependency %s\n", optarg);
@@ -956,7 +1002,7 @@ int main(int argc, char **argv)
 	svlog(SVLOG_INFO, "watching HelmReleases in all namespaces at %s (worker %s, concurrency %d)",
 		cfg->server, opt.worker_path, opt.concurrent);
 
-	while (!stopping) {
+	while (!stopping || njobs > 0) {
 		struct pollfd *pf;
 		double now = now_s(), next = now + 5;
 		int timeout;
@@ -979,7 +1025,7 @@ int main(int argc, char **argv)
 			}
 		}
 		/* start queued reconciles */
-		for (size_t i = 0; i < nentries && njobs < (size_t)opt.concurrent; i++) {
+		for (size_t i = 0; !ops_draining(now) && i < nentries && njobs < (size_t)opt.concurrent; i++) {
 			entry *e = &entries[i];
 			if (e->queued && !e->job && e->not_before <= now)
 				start(kc, e);
@@ -1008,8 +1054,8 @@ int main(int argc, char **argv)
 		}
 		free(pf);
 	}
+	ops_draining(now_s()); /* STOPPING=1 and /readyz false, when no worker ran */
 	svlog(SVLOG_INFO, "stopping");
-	httpd_set_ready(0);
 	for (size_t i = 0; i < njobs; i++)
 		kill_job(jobs[i]);
 	audit_close();
