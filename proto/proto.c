@@ -16,6 +16,8 @@ const char *proto_type_name(uint32_t type)
 	case PROTO_LOG: return "LOG";
 	case PROTO_RESULT: return "RESULT";
 	case PROTO_SECCOMP: return "SECCOMP";
+	case PROTO_FETCH: return "FETCH";
+	case PROTO_FETCH_RESULT: return "FETCH_RESULT";
 	}
 	return "UNKNOWN";
 }

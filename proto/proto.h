@@ -19,11 +19,13 @@ enum proto_type {
 	/* supervisor -> worker */
 	PROTO_JOB = 1,           /* str job JSON; carries the chart artifact fd */
 	PROTO_KUBE_RESPONSE = 2, /* u32 status, str body; id = request id */
+	PROTO_FETCH = 3,         /* to bulkhead-fetcher: request JSON (proto/fetch.h) */
 	/* worker -> supervisor */
 	PROTO_KUBE_REQUEST = 16, /* str method, str path, u32 n, n x (str name, str value), str body */
 	PROTO_LOG = 17,          /* str message */
 	PROTO_RESULT = 18,       /* str result JSON (see proto_result) */
 	PROTO_SECCOMP = 19,      /* u32 syscall number, u32 audit arch (from the SIGSYS handler) */
+	PROTO_FETCH_RESULT = 20, /* from bulkhead-fetcher: result JSON (proto/fetch.h), artifact fd */
 };
 
 /* Limits of the supervisor's decoders. */

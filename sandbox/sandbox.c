@@ -51,7 +51,7 @@ fail:
 	return bh_error_set(err, BH_EIO, "closing inherited file descriptors: %s", strerror(errno));
 }
 
-static int drop_caps(bh_error *err)
+int sandbox_drop_caps(bh_error *err)
 {
 	cap_t none;
 	int rc;
@@ -119,6 +119,23 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
 	_exit(SANDBOX_EXIT_SECCOMP);
 }
 
+int sandbox_sigsys_report(int fd, bh_error *err)
+{
+	struct sigaction sa;
+	sigset_t s;
+	report_fd = fd;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) < 0)
+		return bh_error_set(err, BH_EIO, "installing the SIGSYS handler: %s", strerror(errno));
+	sigemptyset(&s);
+	sigaddset(&s, SIGSYS);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	return 0;
+}
+
 /* ---- seccomp ------------------------------------------------------------------- */
 static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n,
 		const struct scmp_arg_cmp *args, bh_error *err)
@@ -154,24 +171,12 @@ int sandbox_seccomp_load(int fd, bh_error *err)
 		SCMP_A1(SCMP_CMP_EQ, F_GETFL), SCMP_A1(SCMP_CMP_EQ, F_SETFL),
 		SCMP_A1(SCMP_CMP_EQ, F_GETFD), SCMP_A1(SCMP_CMP_EQ, F_SETFD),
 	};
-	struct sigaction sa;
 	scmp_filter_ctx ctx;
 	int rc = 0;
 	size_t i;
 
-	report_fd = fd;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_sigsys;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, NULL) < 0)
-		return bh_error_set(err, BH_EIO, "installing the SIGSYS handler: %s", strerror(errno));
-	{
-		sigset_t s;
-		sigemptyset(&s);
-		sigaddset(&s, SIGSYS);
-		sigprocmask(SIG_UNBLOCK, &s, NULL);
-	}
+	if ((rc = sandbox_sigsys_report(fd, err)) < 0)
+		return rc;
 	ctx = seccomp_init(SCMP_ACT_TRAP);
 	if (!ctx)
 		return bh_error_set(err, BH_ENOMEM, "seccomp_init failed");
@@ -219,7 +224,7 @@ int sandbox_lockdown(const sandbox_opts *o, bh_error *err)
 		return rc;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return bh_error_set(err, BH_EIO, "setting no_new_privs: %s", strerror(errno));
-	if ((rc = drop_caps(err)) < 0)
+	if ((rc = sandbox_drop_caps(err)) < 0)
 		return rc;
 	if ((rc = set_limits(o, err)) < 0)
 		return rc;

@@ -44,6 +44,12 @@ int sandbox_lockdown(const sandbox_opts *o, bh_error *err);
 /* Only the seccomp part (used by the lockdown, and by tests). */
 int sandbox_seccomp_load(int report_fd, bh_error *err);
 
+/* Pieces the fetcher's own lock-down (fetcher/lockdown.c) shares: all
+ * capabilities dropped; the SIGSYS handler that reports a trapped syscall
+ * as a PROTO_SECCOMP frame on fd and exits with SANDBOX_EXIT_SECCOMP. */
+int sandbox_drop_caps(bh_error *err);
+int sandbox_sigsys_report(int fd, bh_error *err);
+
 /* The name of syscall nr for audit arch (e.g. "socket"), written to buf;
  * "syscall N" when unknown. For the supervisor's reports. */
 const char *sandbox_syscall_name(uint32_t nr, uint32_t arch, char *buf, unsigned long n);

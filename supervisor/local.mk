@@ -7,6 +7,9 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/status.c supervisor/status.h \
 	supervisor/source.c supervisor/source.h \
 	supervisor/artifact.c supervisor/artifact.h \
+	supervisor/artcache.c supervisor/artcache.h \
+	supervisor/fetchcl.c supervisor/fetchcl.h \
+	supervisor/sources.c supervisor/sources.h \
 	supervisor/audit.c supervisor/audit.h \
 	supervisor/log.c supervisor/log.h \
 	supervisor/metrics.c supervisor/metrics.h \

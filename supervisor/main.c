@@ -24,6 +24,7 @@
 #include "kube/curl.h"
 #include "kube/kube.h"
 #include "sandbox/sandbox.h"
+#include "supervisor/artcache.h"
 #include "supervisor/artifact.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
@@ -34,6 +35,7 @@
 #include "supervisor/metrics.h"
 #include "supervisor/notify.h"
 #include "supervisor/source.h"
+#include "supervisor/sources.h"
 #include "supervisor/spawn.h"
 #include "supervisor/status.h"
 
@@ -85,6 +87,25 @@ static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 	pthread_mutex_unlock(&wmu);
 	wake();
 	return stopping ? 1 : 0;
+}
+
+static int builtin_sources;      /* --sources=builtin: supervisor/sources.c */
+static const char *fetcher_path; /* --fetcher-path */
+
+/* HelmCharts with a new artifact revision (from the sources threads). */
+static char (*triggers)[520];
+static size_t ntriggers;
+
+static void on_artifact(const char *ns, const char *name)
+{
+	pthread_mutex_lock(&wmu);
+	char(*t)[520] = realloc(triggers, (ntriggers + 1) * sizeof *triggers);
+	if (t) {
+		triggers = t;
+		snprintf(triggers[ntriggers++], sizeof *triggers, "%s/%s", ns, name);
+	}
+	pthread_mutex_unlock(&wmu);
+	wake();
 }
 
 static void *watch_main(void *arg)
@@ -370,6 +391,17 @@ static void drain_watch(void)
 	pthread_mutex_lock(&wmu);
 	list = whead;
 	whead = wtail = NULL;
+	for (size_t t = 0; t < ntriggers; t++) { /* a new chart revision: its HelmReleases now */
+		char *slash = strchr(triggers[t], '/');
+		*slash = '\0';
+		for (size_t k = 0; k < nentries; k++)
+			if (!entries[k].job && entries[k].hr && !being_deleted(entries[k].hr) &&
+			    source_uses_helmchart(entries[k].hr, triggers[t], slash + 1)) {
+				entries[k].queued = 1;
+				entries[k].not_before = now_s();
+			}
+	}
+	ntriggers = 0;
 	pthread_mutex_unlock(&wmu);
 	while (list) {
 		wevent *n = list->next;
@@ -521,7 +553,26 @@ static void start(kube_client *kc, entry *e)
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
 	}
-	if ((rc = artifact_fetch(si.url, si.digest, 60000, &fd, &err)) < 0) {
+	if (json_is_object(json_object_get(json_object_get(hr, "spec"), "chartRef")) &&
+	    source_helmchart_delete(kc, hr, &err) < 0) /* moved from .spec.chart to chartRef */
+		svlog_hr(SVLOG_ERROR, e->key, NULL, "deleting its old HelmChart: %s", err.msg);
+	if (builtin_sources && (fd = artcache_open(si.digest)) < 0) {
+		char msg[1200];
+		sv_outcome o = {0, "SourceNotReady", msg};
+		char *slash = strchr(si.helmchart, '/');
+		snprintf(msg, sizeof msg, "HelmChart '%s' is not ready: artifact %.200s is not fetched yet", si.helmchart, si.digest);
+		o.helmchart = si.helmchart;
+		report(kc, hr, &o);
+		if (slash) {
+			*slash = '\0';
+			sources_kick(si.helmchart, slash + 1);
+			*slash = '/';
+		}
+		e->queued = 1;
+		e->not_before = now_s() + opt.requeue_dependency;
+		return;
+	}
+	if (!builtin_sources && (rc = artifact_fetch(si.url, si.digest, 60000, &fd, &err)) < 0) {
 		char msg[1200];
 		sv_outcome o = {0, "ArtifactFailed", msg};
 		snprintf(msg, sizeof msg, "Could not load chart: %.1100s", err.msg);
@@ -727,6 +778,8 @@ static void finish(kube_client *kc, sv_job *j)
 			 * finalizer list to replace); 2 = done, never queued again */
 			int rc = set_finalizer(kc, e->hr ? e->hr : j->hr, 0, &err);
 			e->deleting = 2;
+			if (source_helmchart_delete(kc, j->hr, &err) < 0)
+				svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "deleting its HelmChart: %s", err.msg);
 			if (rc < 0 && rc != BH_ENOTFOUND) {
 				svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
 				e->deleting = 1;
@@ -856,6 +909,9 @@ static void usage(FILE *f)
 		   "  --metrics-addr ADDR             serve Prometheus /metrics on HOST:PORT or :PORT (default off)\n"
 		   "  --health-addr ADDR              serve /healthz and /readyz on HOST:PORT or :PORT (default off)\n"
 		   "  --graceful-shutdown-timeout D   on SIGTERM, time running reconciles get to finish (default 600s)\n"
+		   "  --sources builtin|external      serve HelmRepository/HelmChart through bulkhead-fetcher, or\n"
+		   "                                  use a source-controller's artifacts (default external)\n"
+		   "  --fetcher-path PATH             the bulkhead-fetcher binary\n"
 		   "  --test-hooks                    honour bulkhead.dev/test-hook annotations (tests only)\n"
 		   "  --version                       print the version and exit\n"
 		   "  -h, --help                      this help\n");
@@ -892,6 +948,7 @@ int main(int argc, char **argv)
 		{"audit-log-max-size", required_argument, NULL, 'Z'}, {"audit-log-max-backups", required_argument, NULL, 'B'},
 		{"metrics-addr", required_argument, NULL, 'm'}, {"health-addr", required_argument, NULL, 'H'},
 		{"graceful-shutdown-timeout", required_argument, NULL, 'G'},
+		{"sources", required_argument, NULL, 'S'}, {"fetcher-path", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -918,6 +975,14 @@ int main(int argc, char **argv)
 		case 'T': opt.test_hooks = 1; break;
 		case 'm': opt.metrics_addr = optarg; break;
 		case 'H': opt.health_addr = optarg; break;
+		case 'F': fetcher_path = optarg; break;
+		case 'S':
+			if (strcmp(optarg, "builtin") != 0 && strcmp(optarg, "external") != 0) {
+				fprintf(stderr, "bulkheadd: --sources must be builtin or external\n");
+				return 2;
+			}
+			builtin_sources = strcmp(optarg, "builtin") == 0;
+			break;
 		case 'C': opt.worker_cpu = strtoul(optarg, NULL, 10); break;
 		case 'M': opt.worker_mem_mb = strtoul(optarg, NULL, 10); break;
 		case 'G':
@@ -989,6 +1054,13 @@ int main(int argc, char **argv)
 	if (fwd_start(cfg, opt.concurrent, wake_pipe[1], &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
+	}
+	if (builtin_sources) {
+		sources_opts so = {cfg, fetcher_path, 4, on_artifact};
+		if (sources_start(&so, &err) < 0) {
+			fprintf(stderr, "bulkheadd: %s\n", err.msg);
+			return 1;
+		}
 	}
 	if (ops_start(&err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);

@@ -138,11 +138,85 @@ int source_check_supported(const json_t *hr, bh_error *err)
 	return 0;
 }
 
+/* Namespace and name of the HelmChart made from hr's .spec.chart. */
+static void made_chart_name(const json_t *hr, char *ns, size_t nsn, char *name, size_t nn)
+{
+	const char *hrns = str_at(hr, "metadata", "namespace", NULL), *hrname = str_at(hr, "metadata", "name", NULL);
+	const char *sns = str_at(json_object_get(json_object_get(hr, "spec"), "chart"), "spec", "sourceRef", "namespace");
+	snprintf(ns, nsn, "%s", sns && *sns ? sns : hrns ? hrns : "");
+	snprintf(name, nn, "%s-%s", hrns ? hrns : "", hrname ? hrname : "");
+}
+
+int source_uses_helmchart(const json_t *hr, const char *ns, const char *name)
+{
+	const json_t *ref = json_object_get(json_object_get(hr, "spec"), "chartRef");
+	char cns[254], cname[520];
+	if (json_is_object(ref)) {
+		const char *k = str_at(ref, "kind", NULL, NULL), *n = str_at(ref, "name", NULL, NULL);
+		const char *rns = str_at(ref, "namespace", NULL, NULL), *hrns = str_at(hr, "metadata", "namespace", NULL);
+		return k && n && !strcmp(k, "HelmChart") && !strcmp(n, name) &&
+		       !strcmp(rns && *rns ? rns : hrns ? hrns : "", ns);
+	}
+	made_chart_name(hr, cns, sizeof cns, cname, sizeof cname);
+	return !strcmp(cns, ns) && !strcmp(cname, name);
+}
+
+int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err)
+{
+	char ns[254], name[520];
+	const char *owner;
+	json_t *hc = NULL;
+	int rc;
+	made_chart_name(hr, ns, sizeof ns, name, sizeof name);
+	rc = kube_get(kc, &sv_helmchart_resource, ns, name, NULL, &hc, err);
+	if (rc == BH_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return rc;
+	owner = json_string_value(json_object_get(json_object_get(json_object_get(hc, "metadata"), "labels"),
+						  "helm.toolkit.fluxcd.io/name"));
+	rc = 0;
+	if (owner && !strcmp(owner, str_at(hr, "metadata", "name", NULL)))
+		rc = kube_delete(kc, &sv_helmchart_resource, ns, name, NULL, NULL, err);
+	json_decref(hc);
+	return rc == BH_ENOTFOUND ? 0 : rc;
+}
+
+/* Brings the HelmChart made from .spec.chart in line with it (merge patch
+ * of .spec): 1 when it was changed, 0 when it was already so. */
+static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, bh_error *err)
+{
+	const char *ns = str_at(hc, "metadata", "namespace", NULL), *name = str_at(hc, "metadata", "name", NULL);
+	json_t *want = helmchart_new(hr, ns, name), *ws = json_object_get(want, "spec"), *patch, *out = NULL;
+	const json_t *have = json_object_get(hc, "spec");
+	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	const char *key;
+	json_t *v;
+	char *text;
+	int same = 1, rc = 0;
+	json_object_foreach(ws, key, v) if (!json_equal(v, json_object_get(have, key))) same = 0;
+	json_object_foreach((json_t *)have, key, v) if (!json_object_get(ws, key)) same = 0;
+	if (!same) {
+		patch = json_pack("{s:O}", "spec", ws);
+		json_object_foreach((json_t *)have, key, v) if (!json_object_get(ws, key))
+			json_object_set_new(json_object_get(patch, "spec"), key, json_null());
+		text = json_dumps(patch, JSON_COMPACT);
+		json_decref(patch);
+		rc = text ? kube_patch(kc, &sv_helmchart_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err) : BH_ENOMEM;
+		free(text);
+		json_decref(out);
+		if (rc < 0)
+			bh_error_prefix(err, "updating HelmChart %s/%s", ns, name);
+	}
+	json_decref(want);
+	return rc < 0 ? rc : !same;
+}
+
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err)
 {
 	const json_t *spec = json_object_get(hr, "spec"), *ref = json_object_get(spec, "chartRef");
-	const char *hrns = str_at(hr, "metadata", "namespace", NULL), *hrname = str_at(hr, "metadata", "name", NULL);
-	char ns[254], name[254];
+	const char *hrns = str_at(hr, "metadata", "namespace", NULL);
+	char ns[254], name[520];
 	json_t *hc = NULL, *art;
 	int rc;
 	memset(si, 0, sizeof *si);
@@ -156,9 +230,7 @@ int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error 
 		snprintf(ns, sizeof ns, "%s", rns && *rns ? rns : hrns);
 		snprintf(name, sizeof name, "%s", n);
 	} else if (json_is_object(json_object_get(spec, "chart"))) {
-		const char *sns = str_at(json_object_get(json_object_get(spec, "chart"), "spec"), "sourceRef", "namespace", NULL);
-		snprintf(ns, sizeof ns, "%s", sns && *sns ? sns : hrns);
-		snprintf(name, sizeof name, "%s-%s", hrns, hrname);
+		made_chart_name(hr, ns, sizeof ns, name, sizeof name);
 	} else {
 		return bh_error_set(err, BH_EINVAL, "one of .spec.chart or .spec.chartRef is required");
 	}
@@ -179,6 +251,24 @@ int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error 
 		return bh_error_set(err, BH_ENOTFOUND, "could not get source 'HelmChart/%s/%s': not found", ns, name);
 	if (rc < 0)
 		return bh_error_prefix(err, "could not get source 'HelmChart/%s/%s'", ns, name);
+	if (!json_is_object(ref)) {
+		const json_t *md = json_object_get(hc, "metadata");
+		json_int_t gen = json_integer_value(json_object_get(md, "generation"));
+		json_int_t seen = json_integer_value(json_object_get(json_object_get(hc, "status"), "observedGeneration"));
+		int updated = helmchart_sync(kc, hr, hc, err);
+		if (updated < 0) {
+			json_decref(hc);
+			return updated;
+		}
+		/* Flux: the artifact must be of the latest generation (a status
+		 * made by hand without observedGeneration is taken as it is) */
+		if (updated || (seen > 0 && seen < gen)) {
+			json_decref(hc);
+			bh_error_set(err, BH_OK, "HelmChart '%s/%s' is not ready: latest generation of object has not been "
+				     "reconciled", ns, name);
+			return SOURCE_NOT_READY;
+		}
+	}
 	art = json_object_get(json_object_get(hc, "status"), "artifact");
 	if (!json_is_object(art) || !str_at(art, "url", NULL, NULL) || !str_at(art, "digest", NULL, NULL)) {
 		json_decref(hc);

@@ -13,7 +13,7 @@
 #include "lib/error.h"
 
 typedef struct source_info {
-	char helmchart[520];   /* "ns/name" */
+	char helmchart[800];   /* "ns/name" */
 	char url[2048];
 	char digest[200];
 	char revision[200];
@@ -30,6 +30,15 @@ enum { SOURCE_OK = 0, SOURCE_NOT_READY = 1 };
  * naming the field. */
 int source_check_supported(const json_t *hr, bh_error *err);
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err);
+
+/* Does hr take its chart from HelmChart ns/name (chartRef, or the one made
+ * from .spec.chart)? */
+int source_uses_helmchart(const json_t *hr, const char *ns, const char *name);
+
+/* Deletes the HelmChart bulkhead made from hr's .spec.chart (when hr was
+ * deleted or moved to .spec.chartRef); only one labelled as made for hr.
+ * 0 also when there is none. */
+int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err);
 
 /* Release name (.spec.releaseName or [targetNamespace-]name, shortened to 53
  * characters as Flux does), release and storage namespaces. Caller frees. */

@@ -16,16 +16,21 @@
 
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 {
-	int sv[2];
 	char cpu[32], mem[32];
 	char *argv[] = {"bulkhead-worker", "--fd", "3", "--cpu-seconds", cpu, "--memory-mb", mem, "--job",
 			(char *)(o->job_label ? o->job_label : "-"), NULL};
-	char *envp[] = {"PATH=/nonexistent", "LANG=C", "TZ=", "MALLOC_ARENA_MAX=1", NULL};
-	pid_t p;
 	snprintf(cpu, sizeof cpu, "%lu", o->cpu_seconds);
 	snprintf(mem, sizeof mem, "%lu", o->memory_mb);
-	if (access(o->worker_path, X_OK) < 0)
-		return bh_error_set(err, BH_ENOTFOUND, "worker binary %s: %s", o->worker_path, strerror(errno));
+	return spawn_exec(o->worker_path, o->worker_fd, argv, pid, sock, err);
+}
+
+int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, int *sock, bh_error *err)
+{
+	int sv[2];
+	char *envp[] = {"PATH=/nonexistent", "LANG=C", "TZ=", "MALLOC_ARENA_MAX=1", NULL};
+	pid_t p;
+	if (access(path, X_OK) < 0)
+		return bh_error_set(err, BH_ENOTFOUND, "binary %s: %s", path, strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return bh_error_set(err, BH_EIO, "socketpair: %s", strerror(errno));
 	p = fork();
@@ -58,9 +63,9 @@ int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 		if (chdir("/") < 0)
 			_exit(126);
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		if (o->worker_fd >= 0)
-			syscall(SYS_execveat, o->worker_fd, "", argv, envp, AT_EMPTY_PATH);
-		execve(o->worker_path, argv, envp);
+		if (path_fd >= 0)
+			syscall(SYS_execveat, path_fd, "", argv, envp, AT_EMPTY_PATH);
+		execve(path, argv, envp);
 		_exit(127);
 	}
 	close(sv[1]);

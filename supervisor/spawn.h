@@ -25,6 +25,10 @@ typedef struct spawn_opts {
 /* Starts a worker. *sock is the supervisor's end (non-blocking, CLOEXEC). */
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err);
 
+/* The same for any sandboxed helper (bulkhead-fetcher): path (and its O_PATH
+ * fd, or -1) executed with argv and the fixed environment, socket on fd 3. */
+int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, int *sock, bh_error *err);
+
 /* Describes a wait status: "exited with status 3", "killed by signal 11
  * (SIGSEGV)". */
 void spawn_describe_status(int status, char *buf, unsigned long n);

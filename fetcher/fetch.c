@@ -1,0 +1,211 @@
+/* fetcher/fetch.c — see fetch.h. */
+#include "fetcher/fetch.h"
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fetcher/http.h"
+#include "fetcher/index.h"
+
+void fetch_sha256(const void *p, size_t n, char out[72])
+{
+	unsigned char d[32];
+	unsigned int dl = 0;
+	EVP_Digest(p, n, d, &dl, EVP_sha256(), NULL);
+	memcpy(out, "sha256:", 7);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", d[i]);
+}
+
+char *fetch_resolve_url(const char *repo_url, const char *ref)
+{
+	CURLU *u = curl_url();
+	char *path = NULL, *s = NULL, *r = NULL;
+	if (!u)
+		return NULL;
+	if (curl_url_set(u, CURLUPART_URL, repo_url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
+		size_t n = strlen(path);
+		char *dir = malloc(n + 2);
+		if (dir) {
+			memcpy(dir, path, n + 1);
+			if (n == 0 || dir[n - 1] != '/')
+				strcat(dir, "/");
+			if (curl_url_set(u, CURLUPART_PATH, dir, 0) == CURLUE_OK &&
+			    curl_url_set(u, CURLUPART_URL, ref, 0) == CURLUE_OK &&
+			    curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK)
+				r = strdup(s);
+			free(dir);
+		}
+	}
+	curl_free(path);
+	curl_free(s);
+	curl_url_cleanup(u);
+	return r;
+}
+
+static void fail(proto_fetch_result *res, const char *reason, const bh_error *e, const char *prefix)
+{
+	char msg[4096];
+	res->ok = 0;
+	snprintf(msg, sizeof msg, "%s%.3900s", prefix, e->msg);
+	res->reason = strdup(e->code == BH_EUNAVAIL && strstr(e->msg, ": 401 ") ? "AuthenticationFailed" : reason);
+	res->message = strdup(msg);
+}
+
+static void http_opts_from(const proto_fetch_request *rq, http_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->username = rq->username;
+	o->password = rq->password;
+	o->ca_pem = rq->ca_pem;
+	o->cert_pem = rq->cert_pem;
+	o->key_pem = rq->key_pem;
+	o->insecure_skip_verify = rq->insecure_skip_verify;
+	o->pass_credentials = rq->pass_credentials;
+	o->auth_url = rq->url;
+	o->timeout_ms = rq->timeout_ms > 0 ? (long)rq->timeout_ms : 60000;
+}
+
+static void opts_free(http_opts *o)
+{
+	free(o->www_authenticate);
+	free(o->content_type);
+}
+
+/* GET <repo>/index.yaml and decode it. */
+static int get_index(const proto_fetch_request *rq, http_opts *o, bh_buf *raw, helm_index **idx, bh_error *e)
+{
+	size_t max = rq->max_index > 0 ? (size_t)rq->max_index : FETCH_DEFAULT_MAX_INDEX;
+	char *url;
+	size_t n = strlen(rq->url);
+	int rc;
+	if (asprintf(&url, "%.*s/index.yaml", (int)(n && rq->url[n - 1] == '/' ? n - 1 : n), rq->url) < 0)
+		return bh_error_set(e, BH_ENOMEM, "out of memory");
+	rc = http_get(o, url, max, raw, e);
+	free(url);
+	if (rc < 0)
+		return rc;
+	return index_decode(raw->data ? raw->data : "", raw->len, max, idx, e);
+}
+
+static void run_index(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *art)
+{
+	http_opts o;
+	helm_index *idx = NULL;
+	bh_error e;
+	char d[72];
+	http_opts_from(rq, &o);
+	if (get_index(rq, &o, art, &idx, &e) < 0) {
+		fail(res, "IndexationFailed", &e, "failed to fetch Helm repository index: ");
+	} else {
+		fetch_sha256(art->data ? art->data : "", art->len, d);
+		res->ok = 1;
+		res->reason = strdup("Succeeded");
+		res->message = strdup("fetched index");
+		res->digest = strdup(d);
+		res->revision = strdup(d);
+		res->size = (long long)art->len;
+	}
+	index_free(idx);
+	opts_free(&o);
+}
+
+static void run_chart(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *art)
+{
+	http_opts o;
+	helm_index *idx = NULL;
+	const index_version *v;
+	bh_buf raw = BH_BUF_INIT;
+	bh_error e;
+	char d[72], want[72], *url = NULL;
+	http_opts_from(rq, &o);
+	if (get_index(rq, &o, &raw, &idx, &e) < 0) {
+		fail(res, "ChartPullFailed", &e, "failed to fetch Helm repository index: ");
+		goto done;
+	}
+	if (index_get(idx, rq->chart, rq->version, &v, &e) < 0) {
+		fail(res, "ChartPullFailed", &e, "invalid chart reference: failed to get chart version for remote reference: ");
+		goto done;
+	}
+	snprintf(want, sizeof want, "sha256:%.64s", v->digest ? v->digest : "");
+	res->chart = strdup(v->name);
+	res->revision = strdup(v->version);
+	if (rq->have_version && strcmp(rq->have_version, v->version) == 0 &&
+	    (!v->digest || (rq->have_digest && strcmp(rq->have_digest, want) == 0))) {
+		res->ok = res->unchanged = 1;
+		res->reason = strdup("ChartPullSucceeded");
+		res->message = strdup("artifact up-to-date with remote revision");
+		res->digest = rq->have_digest ? strdup(rq->have_digest) : NULL;
+		goto done;
+	}
+	if (v->nurls == 0) {
+		bh_error_set(&e, BH_EINVAL, "chart '%s' version '%s' has no downloadable URLs", v->name, v->version);
+		fail(res, "ChartPullFailed", &e, "");
+		goto done;
+	}
+	if (!(url = fetch_resolve_url(rq->url, v->urls[0]))) {
+		bh_error_set(&e, BH_EINVAL, "invalid chart URL format: %s", v->urls[0]);
+		fail(res, "ChartPullFailed", &e, "");
+		goto done;
+	}
+	opts_free(&o);
+	http_opts_from(rq, &o);
+	if (http_get(&o, url, rq->max_chart > 0 ? (size_t)rq->max_chart : FETCH_DEFAULT_MAX_CHART, art, &e) < 0) {
+		fail(res, "ChartPullFailed", &e, "failed to download chart: ");
+		goto done;
+	}
+	fetch_sha256(art->data ? art->data : "", art->len, d);
+	if (v->digest && strcasecmp(want, d) != 0) {
+		bh_error_set(&e, BH_EINVAL, "chart %s-%s from %s: digest %s does not match the index's %s", v->name,
+			     v->version, url, d, want);
+		fail(res, "ChartPullFailed", &e, "failed to verify chart: ");
+		goto done;
+	}
+	res->ok = 1;
+	res->reason = strdup("ChartPullSucceeded");
+	res->message = strdup("pulled");
+	res->digest = strdup(d);
+	res->size = (long long)art->len;
+done:
+	free(url);
+	index_free(idx);
+	bh_buf_free(&raw);
+	opts_free(&o);
+}
+
+static void run_artifact(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *art)
+{
+	http_opts o;
+	bh_error e;
+	char d[72];
+	http_opts_from(rq, &o);
+	if (http_get(&o, rq->url, rq->max_chart > 0 ? (size_t)rq->max_chart : FETCH_DEFAULT_MAX_CHART, art, &e) < 0) {
+		fail(res, "ArtifactFailed", &e, "failed to download artifact: ");
+	} else if (fetch_sha256(art->data ? art->data : "", art->len, d), strcasecmp(d, rq->digest) != 0) {
+		bh_error_set(&e, BH_EINVAL, "integrity check failed: computed digest %s does not match %s", d, rq->digest);
+		fail(res, "ArtifactFailed", &e, "");
+	} else {
+		res->ok = 1;
+		res->reason = strdup("Succeeded");
+		res->message = strdup("downloaded");
+		res->digest = strdup(d);
+		res->size = (long long)art->len;
+	}
+	opts_free(&o);
+}
+
+void fetch_run(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *artifact)
+{
+	memset(res, 0, sizeof *res);
+	bh_buf_reset(artifact);
+	if (rq->op == FETCH_OP_INDEX)
+		run_index(rq, res, artifact);
+	else if (rq->op == FETCH_OP_CHART)
+		run_chart(rq, res, artifact);
+	else
+		run_artifact(rq, res, artifact);
+}

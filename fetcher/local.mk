@@ -1,0 +1,26 @@
+# fetcher/ — bulkhead-fetcher, the sandboxed source fetcher (network, no
+# Kubernetes access). libbhfetch.a is the fetch code (also for the CLI).
+noinst_LIBRARIES += fetcher/libbhfetch.a
+fetcher_libbhfetch_a_SOURCES = \
+	fetcher/fetch.c fetcher/fetch.h \
+	fetcher/http.c fetcher/http.h \
+	fetcher/index.c fetcher/index.h
+fetcher_libbhfetch_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+BH_FETCH_LIBS = fetcher/libbhfetch.a proto/libbhproto.a $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS)
+
+libexec_PROGRAMS += fetcher/bulkhead-fetcher
+fetcher_bulkhead_fetcher_SOURCES = fetcher/main.c fetcher/lockdown.c fetcher/lockdown.h
+fetcher_bulkhead_fetcher_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(SECCOMP_CFLAGS)
+fetcher_bulkhead_fetcher_LDADD = fetcher/libbhfetch.a $(BH_SANDBOX_LIBS) $(BH_FETCH_LIBS)
+
+check_PROGRAMS += tests/unit/test_fetcher
+tests_unit_test_fetcher_SOURCES = tests/unit/test_fetcher.c
+tests_unit_test_fetcher_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_fetcher_LDADD = $(BH_FETCH_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_fetcher
+UNIT_TESTS += tests/unit/test_fetcher
+
+# e2e tests of the built-in sources (registered here, not in tests/e2e/local.mk)
+SOURCES_E2E = tests/e2e/sources_helmrepo.sh
+TESTS += $(SOURCES_E2E)
+EXTRA_DIST += $(SOURCES_E2E)

@@ -1,0 +1,58 @@
+/* proto/fetch.h — the messages between bulkheadd and bulkhead-fetcher.
+ * PROTO_FETCH (supervisor -> fetcher) carries one request as a JSON object
+ * with the credentials of that one source only; PROTO_FETCH_RESULT (fetcher
+ * -> supervisor) carries the outcome as a JSON object and, on success, the
+ * artifact as a sealed read-only memfd. Both decoders check every key
+ * against a catalogue (unknown keys, wrong types, control characters and
+ * oversized values are refused); the result decoder treats its bytes as
+ * hostile (a compromised fetcher), and the supervisor verifies the fd's
+ * digest itself. */
+#ifndef BH_PROTO_FETCH_H
+#define BH_PROTO_FETCH_H
+
+#include <stddef.h>
+
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#define PROTO_MAX_FETCH_REQUEST (256u << 10)
+#define PROTO_MAX_FETCH_RESULT (16u << 10)
+
+enum proto_fetch_op {
+	FETCH_OP_INDEX = 1,    /* a Helm repository's index.yaml (artifact: the index) */
+	FETCH_OP_CHART,        /* index.yaml, pick chart/version, download it */
+	FETCH_OP_ARTIFACT,     /* a URL whose digest is known (source-controller artifacts) */
+};
+
+typedef struct proto_fetch_request {
+	int op;
+	char *url;                       /* repository URL, or artifact URL */
+	char *chart, *version;           /* CHART: name and semver constraint */
+	char *digest;                    /* ARTIFACT: expected "sha256:<hex>" */
+	char *have_version, *have_digest;/* CHART: the artifact the supervisor holds */
+	char *username, *password;
+	char *ca_pem, *cert_pem, *key_pem;
+	int insecure_skip_verify, pass_credentials;
+	long long timeout_ms, max_index, max_chart;
+} proto_fetch_request;
+
+typedef struct proto_fetch_result {
+	int ok;
+	int unchanged;   /* CHART: resolved to have_version/have_digest; no fd */
+	char *reason;    /* CamelCase */
+	char *message;
+	char *digest;    /* "sha256:<64 hex>" of the artifact */
+	char *revision;  /* INDEX: the index digest; CHART: the chart version */
+	char *chart;     /* CHART: chart name */
+	long long size;
+} proto_fetch_result;
+
+int proto_fetch_request_encode(const proto_fetch_request *r, bh_buf *out, bh_error *err);
+int proto_fetch_request_decode(const unsigned char *p, size_t n, proto_fetch_request *r, bh_error *err);
+void proto_fetch_request_free(proto_fetch_request *r);
+
+int proto_fetch_result_encode(const proto_fetch_result *r, bh_buf *out, bh_error *err);
+int proto_fetch_result_decode(const unsigned char *p, size_t n, proto_fetch_result *r, bh_error *err);
+void proto_fetch_result_free(proto_fetch_result *r);
+
+#endif

@@ -1,0 +1,583 @@
+/* supervisor/sources.c — see sources.h. */
+#include "supervisor/sources.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/curl.h"
+#include "supervisor/artcache.h"
+#include "supervisor/log.h"
+#include "supervisor/source.h"
+#include "supervisor/status.h"
+
+const kube_resource sv_helmrepository_resource = {"source.toolkit.fluxcd.io", "v1", "helmrepositories",
+						   "HelmRepository", 1};
+static const kube_resource secret_resource = {"", "v1", "secrets", "Secret", 1};
+
+#define FAIL_RETRY 10.0 /* seconds before a failed object is tried again (at most its interval) */
+#define CTRL "source-controller"
+
+typedef struct obj {
+	int chart;        /* HelmChart, else HelmRepository */
+	char ns[254], name[254];
+	json_t *o;
+	double due;
+	json_int_t handled_gen;
+	char handled_req[64];
+	int busy, gone;
+} obj;
+
+static struct {
+	sources_opts o;
+	fetchcl_opts fetch;
+	char deny[300];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	obj *objs;
+	size_t n;
+} S = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *str(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(o, a);
+	return json_string_value(b ? json_object_get(v, b) : v);
+}
+
+static obj *find(int chart, const char *ns, const char *name)
+{
+	for (size_t i = 0; i < S.n; i++)
+		if (S.objs[i].chart == chart && !strcmp(S.objs[i].ns, ns) && !strcmp(S.objs[i].name, name))
+			return &S.objs[i];
+	return NULL;
+}
+
+/* ---- watches ------------------------------------------------------------------ */
+static void upsert(int chart, json_t *o)
+{
+	const char *ns = str(o, "metadata", "namespace"), *name = str(o, "metadata", "name");
+	obj *x;
+	if (!ns || !name)
+		return;
+	if (!(x = find(chart, ns, name))) {
+		obj *no = realloc(S.objs, (S.n + 1) * sizeof *S.objs);
+		if (!no)
+			return;
+		S.objs = no;
+		x = &S.objs[S.n++];
+		memset(x, 0, sizeof *x);
+		x->chart = chart;
+		x->handled_gen = -1;
+		snprintf(x->ns, sizeof x->ns, "%s", ns);
+		snprintf(x->name, sizeof x->name, "%s", name);
+	}
+	json_decref(x->o);
+	x->o = json_incref(o);
+	x->gone = 0;
+}
+
+static void forget(obj *x)
+{
+	if (x->busy) {
+		x->gone = 1;
+		return;
+	}
+	json_decref(x->o);
+	*x = S.objs[--S.n];
+}
+
+typedef struct wctx {
+	int chart;
+	const kube_resource *res;
+} wctx;
+
+static int on_event(void *ud, kube_watch_type t, json_t *o)
+{
+	const wctx *w = ud;
+	size_t i;
+	json_t *it;
+	pthread_mutex_lock(&S.mu);
+	if (t == KUBE_WATCH_ADDED || t == KUBE_WATCH_MODIFIED) {
+		upsert(w->chart, o);
+	} else if (t == KUBE_WATCH_DELETED) {
+		obj *x = find(w->chart, str(o, "metadata", "namespace") ? str(o, "metadata", "namespace") : "",
+			      str(o, "metadata", "name") ? str(o, "metadata", "name") : "");
+		if (x)
+			forget(x);
+	} else if (t == KUBE_WATCH_RELIST) {
+		for (size_t k = 0; k < S.n;) {
+			int found = 0;
+			if (S.objs[k].chart != w->chart) {
+				k++;
+				continue;
+			}
+			json_array_foreach(json_object_get(o, "items"), i, it) if (
+				!strcmp(str(it, "metadata", "namespace") ? str(it, "metadata", "namespace") : "", S.objs[k].ns) &&
+				!strcmp(str(it, "metadata", "name") ? str(it, "metadata", "name") : "", S.objs[k].name)) found = 1;
+			if (!found && !S.objs[k].busy) {
+				forget(&S.objs[k]);
+				continue;
+			}
+			k++;
+		}
+		json_array_foreach(json_object_get(o, "items"), i, it) upsert(w->chart, it);
+	}
+	pthread_cond_broadcast(&S.cv);
+	pthread_mutex_unlock(&S.mu);
+	return 0;
+}
+
+static void *watch_main(void *arg)
+{
+	wctx *w = arg;
+	bh_error e;
+	kube_client *kc = kube_curl_client_new(S.o.cfg, &e);
+	if (!kc) {
+		svlog(SVLOG_ERROR, "sources: %s", e.msg);
+		return NULL;
+	}
+	for (;;) {
+		kube_watch_opts wo = {0};
+		wo.timeout_seconds = 60;
+		if (kube_watch(kc, w->res, NULL, &wo, on_event, w, &e) < 0)
+			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", w->res->resource, e.msg);
+		sleep(1);
+	}
+	return NULL;
+}
+
+/* ---- supported fields ---------------------------------------------------------- */
+int sources_check_repository(const json_t *repo, bh_error *err)
+{
+	const json_t *spec = json_object_get(repo, "spec");
+	const char *type = str(spec, "type", NULL), *prov = str(spec, "provider", NULL);
+	if (type && *type && strcmp(type, "default") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.type '%s' is not supported by bulkhead's built-in sources yet "
+				    "(only 'default')", type);
+	if (prov && *prov && strcmp(prov, "generic") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.provider '%s' is not supported by bulkhead's built-in sources "
+				    "(only 'generic')", prov);
+	if (!str(spec, "url", NULL) || !*str(spec, "url", NULL))
+		return bh_error_set(err, BH_EINVAL, ".spec.url is required");
+	if (strncmp(str(spec, "url", NULL), "http://", 7) != 0 && strncmp(str(spec, "url", NULL), "https://", 8) != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an http:// or https:// URL", str(spec, "url", NULL));
+	return 0;
+}
+
+int sources_check_chart(const json_t *chart, bh_error *err)
+{
+	const json_t *spec = json_object_get(chart, "spec");
+	const char *kind = str(spec, "sourceRef", "kind");
+	if (json_is_object(json_object_get(spec, "verify")))
+		return bh_error_set(err, BH_EINVAL, ".spec.verify is not supported by bulkhead's built-in sources yet");
+	if (json_array_size(json_object_get(spec, "valuesFiles")) > 0 || str(spec, "valuesFile", NULL))
+		return bh_error_set(err, BH_EINVAL, ".spec.valuesFiles is not supported by bulkhead's built-in sources yet");
+	if (!kind || strcmp(kind, "HelmRepository") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.sourceRef.kind '%s' is not supported by bulkhead's built-in "
+				    "sources yet (only HelmRepository)", kind ? kind : "");
+	if (!str(spec, "chart", NULL) || !*str(spec, "chart", NULL))
+		return bh_error_set(err, BH_EINVAL, ".spec.chart is required");
+	return 0;
+}
+
+/* ---- status ------------------------------------------------------------------------ */
+static void rfc3339(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Sets condition type (status NULL removes it), keeping lastTransitionTime
+ * while the status does not change. */
+static void cond_set(json_t *conds, const char *type, const char *status, const char *reason, const char *msg,
+		     json_int_t gen, const char *now)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(conds, i, c) if (!strcmp(str(c, "type", NULL) ? str(c, "type", NULL) : "", type)) {
+		const char *old = str(c, "status", NULL), *ltt = str(c, "lastTransitionTime", NULL);
+		json_t *nc;
+		if (!status) {
+			json_array_remove(conds, i);
+			return;
+		}
+		nc = json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", type, "status", status, "observedGeneration", gen,
+			       "lastTransitionTime", old && ltt && !strcmp(old, status) ? ltt : now, "reason", reason,
+			       "message", msg);
+		json_array_set_new(conds, i, nc);
+		return;
+	}
+	if (status)
+		json_array_append_new(conds, json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", type, "status", status,
+						       "observedGeneration", gen, "lastTransitionTime", now, "reason",
+						       reason, "message", msg));
+}
+
+/* Writes st (merge patch of .status) and the Ready condition from ok/reason/msg. */
+static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, const char *reason, const char *msg)
+{
+	const json_t *o = x->o;
+	json_int_t gen = json_integer_value(json_object_get(json_object_get(o, "metadata"), "generation"));
+	json_t *conds = json_deep_copy(json_object_get(json_object_get(o, "status"), "conditions")), *patch, *out = NULL;
+	const char *req;
+	kube_write_opts wo = {CTRL, 0, 0, "status"};
+	char now[32], *text;
+	bh_error e;
+	rfc3339(now, sizeof now);
+	if (!json_is_array(conds)) {
+		json_decref(conds);
+		conds = json_array();
+	}
+	cond_set(conds, "Ready", ok ? "True" : "False", reason, msg, gen, now);
+	cond_set(conds, "FetchFailed", ok ? NULL : "True", reason, msg, gen, now);
+	cond_set(conds, "Reconciling", NULL, "", "", gen, now);
+	cond_set(conds, "Stalled", NULL, "", "", gen, now);
+	json_object_set_new(st, "conditions", conds);
+	json_object_set_new(st, "observedGeneration", json_integer(gen));
+	req = json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"),
+						"reconcile.fluxcd.io/requestedAt"));
+	if (req)
+		json_object_set_new(st, "lastHandledReconcileAt", json_string(req));
+	patch = json_pack("{s:o}", "status", st);
+	text = json_dumps(patch, JSON_COMPACT);
+	json_decref(patch);
+	if (text && kube_patch(kc, x->chart ? &sv_helmchart_resource : &sv_helmrepository_resource, x->ns, x->name,
+			       KUBE_PATCH_MERGE, text, &wo, &out, &e) < 0)
+		svlog(SVLOG_ERROR, "sources: %s/%s: writing status: %s", x->ns, x->name, e.msg);
+	free(text);
+	json_decref(out);
+}
+
+/* ---- credentials ------------------------------------------------------------------- */
+static char *b64_value(const json_t *data, const char *key)
+{
+	const char *s = str(data, key, NULL);
+	size_t n, pad = 0;
+	unsigned char *out;
+	int r;
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	if (n % 4 || !(out = malloc(n / 4 * 3 + 1)))
+		return NULL;
+	if ((r = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n)) < 0) {
+		free(out);
+		return NULL;
+	}
+	while (pad < 2 && n > pad && s[n - 1 - pad] == '=')
+		pad++;
+	out[r - (int)pad] = '\0';
+	return (char *)out;
+}
+
+/* Fills rq's credentials from the HelmRepository's secretRef (username,
+ * password; certFile/keyFile/caFile) and certSecretRef (tls.crt, tls.key,
+ * ca.crt), read with the controller's identity. */
+static int load_credentials(kube_client *kc, const json_t *repo, proto_fetch_request *rq, bh_error *err)
+{
+	const char *ns = str(repo, "metadata", "namespace");
+	const char *refs[2] = {str(json_object_get(repo, "spec"), "secretRef", "name"),
+			       str(json_object_get(repo, "spec"), "certSecretRef", "name")};
+	for (int i = 0; i < 2; i++) {
+		json_t *sec = NULL, *data;
+		int rc;
+		if (!refs[i])
+			continue;
+		if ((rc = kube_get(kc, &secret_resource, ns, refs[i], NULL, &sec, err)) < 0)
+			return bh_error_prefix(err, "failed to get secret '%s/%s'", ns, refs[i]);
+		data = json_object_get(sec, "data");
+		if (i == 0) {
+			rq->username = b64_value(data, "username");
+			rq->password = b64_value(data, "password");
+			if (!!rq->username != !!rq->password) {
+				json_decref(sec);
+				return bh_error_set(err, BH_EINVAL, "secret '%s/%s': username and password are both required "
+						    "for basic auth", ns, refs[i]);
+			}
+		}
+		if (!rq->cert_pem)
+			rq->cert_pem = b64_value(data, i ? "tls.crt" : "certFile");
+		if (!rq->key_pem)
+			rq->key_pem = b64_value(data, i ? "tls.key" : "keyFile");
+		if (!rq->ca_pem)
+			rq->ca_pem = b64_value(data, i ? "ca.crt" : "caFile");
+		json_decref(sec);
+	}
+	return 0;
+}
+
+static void free_credentials(proto_fetch_request *rq)
+{
+	char **p[] = {&rq->username, &rq->password, &rq->cert_pem, &rq->key_pem, &rq->ca_pem};
+	for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
+		if (*p[i])
+			explicit_bzero(*p[i], strlen(*p[i]));
+		free(*p[i]);
+		*p[i] = NULL;
+	}
+}
+
+static double interval_of(const json_t *o)
+{
+	double d = source_parse_duration(str(json_object_get(o, "spec"), "interval", NULL));
+	return d > 0 ? d : 600;
+}
+
+/* ---- reconcile ----------------------------------------------------------------------- */
+static json_t *artifact_json(const char *kind, const obj *x, const char *file, const char *rev,
+			     const proto_fetch_result *r, json_int_t size)
+{
+	char path[1200], url[1300], now[32];
+	rfc3339(now, sizeof now);
+	snprintf(path, sizeof path, "%s/%s/%s/%s", kind, x->ns, x->name, file);
+	snprintf(url, sizeof url, "bulkhead://artifacts/%s", path);
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "path", path, "url", url, "revision", rev, "digest", r->digest,
+			 "lastUpdateTime", now, "size", size);
+}
+
+/* Fills the request's repository settings and credentials, runs it in a
+ * fetcher and, when it fails, writes the failure to x's status. 0 when
+ * r->ok (then *fd may hold the artifact), else -1. */
+static int run_fetch(kube_client *kc, const obj *x, const json_t *repo, proto_fetch_request *rq,
+		     proto_fetch_result *r, int *fd)
+{
+	const json_t *rspec = json_object_get(repo, "spec");
+	double timeout = source_parse_duration(str(rspec, "timeout", NULL));
+	fetchcl_opts fo = S.fetch;
+	char label[600];
+	bh_error e;
+	int rc = -1;
+	rq->url = (char *)str(rspec, "url", NULL);
+	rq->pass_credentials = json_is_true(json_object_get(rspec, "passCredentials"));
+	rq->timeout_ms = (long long)((timeout > 0 ? timeout : 60) * 1000);
+	snprintf(label, sizeof label, "%s/%s/%s", x->chart ? "HelmChart" : "HelmRepository", x->ns, x->name);
+	fo.label = label;
+	if (load_credentials(kc, repo, rq, &e) < 0)
+		write_status(kc, x, json_object(), 0, "AuthenticationFailed", e.msg);
+	else if (fetchcl_run(&fo, rq, r, fd, &e) < 0)
+		write_status(kc, x, json_object(), 0, "FetcherFailed", e.msg);
+	else if (!r->ok)
+		write_status(kc, x, json_object(), 0, r->reason, r->message);
+	else
+		rc = 0;
+	free_credentials(rq);
+	return rc;
+}
+
+/* Returns 1 when the repository's index revision changed, 0 when not, -1 on failure. */
+static int reconcile_repository(kube_client *kc, const obj *x)
+{
+	proto_fetch_request rq = {0};
+	proto_fetch_result r = {0};
+	const char *old = str(json_object_get(json_object_get(x->o, "status"), "artifact"), "revision", NULL);
+	char file[100], msg[200];
+	bh_error e;
+	int fd = -1, changed = -1;
+	if (sources_check_repository(x->o, &e) < 0) {
+		write_status(kc, x, json_object(), 0, "UnsupportedSpec", e.msg);
+		return -1;
+	}
+	rq.op = FETCH_OP_INDEX;
+	if (run_fetch(kc, x, x->o, &rq, &r, &fd) == 0) {
+		json_t *st = json_object();
+		snprintf(file, sizeof file, "index-%.64s.yaml", r.digest + 7);
+		json_object_set_new(st, "artifact", artifact_json("helmrepository", x, file, r.revision, &r, r.size));
+		json_object_set_new(st, "url", json_string(str(json_object_get(st, "artifact"), "url", NULL)));
+		snprintf(msg, sizeof msg, "stored artifact: revision '%s'", r.revision);
+		write_status(kc, x, st, 1, "Succeeded", msg);
+		changed = !old || strcmp(old, r.revision) != 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	proto_fetch_result_free(&r);
+	return changed;
+}
+
+/* 0, or -1 on failure. */
+static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
+{
+	proto_fetch_request rq = {0};
+	proto_fetch_result r = {0};
+	const json_t *spec = json_object_get(x->o, "spec");
+	const json_t *art = json_object_get(json_object_get(x->o, "status"), "artifact");
+	const char *have_digest = str(art, "digest", NULL), *have_rev = str(art, "revision", NULL);
+	char file[600], msg[1200];
+	bh_error e;
+	int fd = -1, rc = -1;
+	if (sources_check_chart(x->o, &e) < 0) {
+		write_status(kc, x, json_object(), 0, "UnsupportedSpec", e.msg);
+		return -1;
+	}
+	if (!repo) {
+		snprintf(msg, sizeof msg, "failed to get source: HelmRepository.source.toolkit.fluxcd.io \"%s\" not found",
+			 str(spec, "sourceRef", "name"));
+		write_status(kc, x, json_object(), 0, "SourceUnavailable", msg);
+		return -1;
+	}
+	if (sources_check_repository(repo, &e) < 0) {
+		snprintf(msg, sizeof msg, "HelmRepository '%s': %.1000s", str(spec, "sourceRef", "name"), e.msg);
+		write_status(kc, x, json_object(), 0, "UnsupportedSpec", msg);
+		return -1;
+	}
+	rq.op = FETCH_OP_CHART;
+	rq.chart = (char *)str(spec, "chart", NULL);
+	rq.version = (char *)str(spec, "version", NULL);
+	if (have_digest && artcache_has(have_digest)) {
+		rq.have_version = (char *)have_rev;
+		rq.have_digest = (char *)have_digest;
+	}
+	if (run_fetch(kc, x, repo, &rq, &r, &fd) == 0) {
+		json_t *st = json_object();
+		int changed = !have_digest || strcmp(have_digest, r.digest) != 0 || !have_rev || strcmp(have_rev, r.revision);
+		if (!r.unchanged) {
+			artcache_put(r.digest, fd, (size_t)r.size);
+			fd = -1;
+			snprintf(file, sizeof file, "%s-%s.tgz", r.chart, r.revision);
+			json_object_set_new(st, "artifact", artifact_json("helmchart", x, file, r.revision, &r, r.size));
+			json_object_set_new(st, "url", json_string(str(json_object_get(st, "artifact"), "url", NULL)));
+		}
+		json_object_set_new(st, "observedChartName", json_string(r.chart ? r.chart : str(spec, "chart", NULL)));
+		if (str(json_object_get(json_object_get(repo, "status"), "artifact"), "revision", NULL))
+			json_object_set_new(st, "observedSourceArtifactRevision",
+					    json_string(str(json_object_get(json_object_get(repo, "status"), "artifact"),
+							    "revision", NULL)));
+		snprintf(msg, sizeof msg, "pulled '%s' chart with version '%s'", r.chart ? r.chart : "", r.revision);
+		write_status(kc, x, st, 1, "ChartPullSucceeded", msg);
+		if (changed && !r.unchanged && S.o.on_artifact)
+			S.o.on_artifact(x->ns, x->name);
+		rc = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	proto_fetch_result_free(&r);
+	return rc;
+}
+
+/* ---- scheduling ---------------------------------------------------------------------- */
+static int is_due(const obj *x, double now)
+{
+	const json_t *md = json_object_get(x->o, "metadata");
+	const char *req = json_string_value(json_object_get(json_object_get(md, "annotations"), "reconcile.fluxcd.io/requestedAt"));
+	if (x->busy || x->gone || json_is_true(json_object_get(json_object_get(x->o, "spec"), "suspend")) ||
+	    str(md, "deletionTimestamp", NULL))
+		return 0;
+	return json_integer_value(json_object_get(md, "generation")) != x->handled_gen ||
+	       (req && strcmp(req, x->handled_req) != 0) || now >= x->due;
+}
+
+static void *reconcile_main(void *arg)
+{
+	bh_error e;
+	kube_client *kc = kube_curl_client_new(S.o.cfg, &e);
+	(void)arg;
+	if (!kc) {
+		svlog(SVLOG_ERROR, "sources: %s", e.msg);
+		return NULL;
+	}
+	pthread_mutex_lock(&S.mu);
+	for (;;) {
+		double now = now_s();
+		obj *x = NULL, copy;
+		json_t *o, *repo = NULL;
+		const char *req;
+		int chart, rc;
+		/* repositories first: their charts need their status */
+		for (int pass = 0; pass < 2 && !x; pass++)
+			for (size_t i = 0; i < S.n && !x; i++)
+				if (S.objs[i].chart == pass && is_due(&S.objs[i], now))
+					x = &S.objs[i];
+		if (!x) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&S.cv, &S.mu, &ts);
+			continue;
+		}
+		x->busy = 1;
+		x->handled_gen = json_integer_value(json_object_get(json_object_get(x->o, "metadata"), "generation"));
+		req = json_string_value(json_object_get(json_object_get(json_object_get(x->o, "metadata"), "annotations"),
+							"reconcile.fluxcd.io/requestedAt"));
+		snprintf(x->handled_req, sizeof x->handled_req, "%s", req ? req : "");
+		copy = *x;
+		o = json_incref(x->o);
+		chart = x->chart;
+		if (chart) {
+			const char *rn = str(json_object_get(o, "spec"), "sourceRef", "name");
+			obj *r = find(0, copy.ns, rn ? rn : "");
+			repo = r ? json_incref(r->o) : NULL;
+		}
+		pthread_mutex_unlock(&S.mu);
+		svlog(SVLOG_DEBUG, "sources: reconciling %s %s/%s", chart ? "HelmChart" : "HelmRepository", copy.ns, copy.name);
+		rc = chart ? reconcile_chart(kc, &copy, repo) : reconcile_repository(kc, &copy);
+		pthread_mutex_lock(&S.mu);
+		if ((x = find(chart, copy.ns, copy.name))) {
+			x->busy = 0;
+			x->due = now_s() + (rc >= 0 || interval_of(o) < FAIL_RETRY ? interval_of(o) : FAIL_RETRY);
+			if (x->gone)
+				forget(x);
+		}
+		for (size_t i = 0; !chart && rc == 1 && i < S.n; i++) { /* a new index: its charts look again now */
+			const char *rn = str(json_object_get(S.objs[i].o, "spec"), "sourceRef", "name");
+			if (S.objs[i].chart && !strcmp(S.objs[i].ns, copy.ns) && rn && !strcmp(rn, copy.name))
+				S.objs[i].due = 0;
+		}
+		json_decref(o);
+		json_decref(repo);
+	}
+	return NULL;
+}
+
+void sources_kick(const char *ns, const char *name)
+{
+	obj *x;
+	pthread_mutex_lock(&S.mu);
+	if ((x = find(1, ns, name)))
+		x->due = 0;
+	pthread_cond_broadcast(&S.cv);
+	pthread_mutex_unlock(&S.mu);
+}
+
+int sources_start(const sources_opts *o, bh_error *err)
+{
+	static wctx w[2] = {{0, &sv_helmrepository_resource}, {1, &sv_helmchart_resource}};
+	pthread_t th;
+	const char *host = strstr(o->cfg->server, "://");
+	S.o = *o;
+	S.fetch.path = o->fetcher_path ? o->fetcher_path : fetchcl_default_path();
+	if ((S.fetch.path_fd = open(S.fetch.path, O_PATH | O_CLOEXEC)) < 0 || access(S.fetch.path, X_OK) < 0)
+		return bh_error_set(err, BH_ENOTFOUND, "fetcher binary %s: %s (see --fetcher-path)", S.fetch.path,
+				    strerror(errno));
+	/* the API server's host:port, which the fetcher must never connect to */
+	host = host ? host + 3 : o->cfg->server;
+	snprintf(S.deny, sizeof S.deny, "%.*s", (int)strcspn(host, "/"), host);
+	if (!strchr(S.deny + (S.deny[0] == '[' ? strcspn(S.deny, "]") : 0), ':'))
+		snprintf(S.deny + strlen(S.deny), sizeof S.deny - strlen(S.deny), ":%s",
+			 strncmp(o->cfg->server, "http://", 7) == 0 ? "80" : "443");
+	S.fetch.deny = S.deny;
+	for (int i = 0; i < 2; i++) {
+		if (pthread_create(&th, NULL, watch_main, &w[i]) != 0)
+			return bh_error_set(err, BH_EIO, "cannot start the sources watch thread");
+		pthread_detach(th);
+	}
+	for (int i = 0; i < (o->threads > 0 ? o->threads : 4); i++) {
+		if (pthread_create(&th, NULL, reconcile_main, NULL) != 0)
+			return bh_error_set(err, BH_EIO, "cannot start a sources reconcile thread");
+		pthread_detach(th);
+	}
+	return 0;
+}

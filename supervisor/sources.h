@@ -1,0 +1,40 @@
+/* supervisor/sources.h — bulkhead's built-in source controller
+ * (--sources=builtin): it serves Flux's source API for Helm itself. Watch
+ * threads keep caches of HelmRepositories and HelmCharts; a small pool of
+ * reconcile threads (each with its own API client) fetches every due
+ * object through a new bulkhead-fetcher (fetchcl.h) with that source's
+ * credentials only, writes .status (artifact with revision and sha256
+ * digest, conditions Ready/FetchFailed with source-controller's reasons)
+ * and keeps chart artifacts in artcache.h. A HelmChart whose artifact
+ * revision changes is reported through on_artifact, so the HelmReleases
+ * using it reconcile at once; a HelmRepository whose index changes makes
+ * its HelmCharts due at once. */
+#ifndef BH_SUPERVISOR_SOURCES_H
+#define BH_SUPERVISOR_SOURCES_H
+
+#include <jansson.h>
+
+#include "kube/config.h"
+#include "kube/kube.h"
+#include "lib/error.h"
+#include "supervisor/fetchcl.h"
+
+typedef struct sources_opts {
+	const kube_config *cfg;                          /* the fetcher never connects to cfg->server */
+	const char *fetcher_path;                        /* NULL: next to bulkheadd (fetchcl.h) */
+	int threads;                                     /* reconcile threads (default 4) */
+	void (*on_artifact)(const char *ns, const char *name); /* from a reconcile thread */
+} sources_opts;
+
+extern const kube_resource sv_helmrepository_resource;
+
+int sources_start(const sources_opts *o, bh_error *err);
+/* Makes HelmChart ns/name due now (its artifact is missing from the cache). */
+void sources_kick(const char *ns, const char *name);
+
+/* Pure parts, for tests: HelmRepository/HelmChart fields bulkhead does not
+ * support, refused by name (0, or BH_EINVAL with err naming the field). */
+int sources_check_repository(const json_t *repo, bh_error *err);
+int sources_check_chart(const json_t *chart, bh_error *err);
+
+#endif

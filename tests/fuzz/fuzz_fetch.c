@@ -1,0 +1,47 @@
+/* tests/fuzz/fuzz_fetch.c — decoders of fetched and fetcher bytes: a Helm
+ * repository's index.yaml (with a version choice on what decoded), the
+ * supervisor's decoder of FETCH_RESULT (a compromised fetcher) and the
+ * fetcher's decoder of FETCH. The first input byte picks the decoder.
+ * FUZZ_SOURCES: fetcher/index.c proto/fetch.c lib/semver.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
+ * FUZZ_LIBS: -ljansson -lyaml -lpcre2-8
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fetcher/index.h"
+#include "proto/fetch.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	bh_error e;
+	if (size < 1)
+		return 0;
+	const unsigned char *p = data + 1;
+	size_t n = size - 1;
+	switch (data[0] % 3) {
+	case 0: {
+		helm_index *idx;
+		const index_version *v;
+		if (index_decode((const char *)p, n, 1 << 20, &idx, &e) == 0) {
+			for (size_t i = 0; i < idx->ncharts; i++) {
+				index_get(idx, idx->charts[i].name, NULL, &v, &e);
+				index_get(idx, idx->charts[i].name, ">=0.0.0-0", &v, &e);
+			}
+			index_free(idx);
+		}
+		break;
+	}
+	case 1: {
+		proto_fetch_result r;
+		if (proto_fetch_result_decode(p, n, &r, &e) == 0)
+			proto_fetch_result_free(&r);
+		break;
+	}
+	default: {
+		proto_fetch_request r;
+		if (proto_fetch_request_decode(p, n, &r, &e) == 0)
+			proto_fetch_request_free(&r);
+	}
+	}
+	return 0;
+}
