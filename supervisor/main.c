@@ -31,6 +31,7 @@
 #include "supervisor/forward.h"
 #include "supervisor/httpd.h"
 #include "supervisor/job.h"
+#include "supervisor/leader.h"
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
 #include "supervisor/notify.h"
@@ -43,12 +44,14 @@
 
 static struct {
 	const char *kubeconfig, *audit_log, *worker_path, *default_sa, *metrics_addr, *health_addr;
+	int leader_election;
+	leader_opts le; /* Flux's defaults: 35s, 30s, 5s */
 	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
 	double requeue_dependency, default_interval, shutdown_grace;
 	unsigned long worker_cpu, worker_mem_mb;
 	unsigned long long audit_max_size;
 	unsigned audit_max_backups;
-} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
+} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -352,6 +355,31 @@ static int ops_draining(double now)
 			kill(jobs[i]->pid, SIGKILL);
 		}
 	return 1;
+}
+
+/* May the main loop start work now? Not while draining, nor without the
+ * Lease; losing it starts the graceful stop (exit status 1, as
+ * controller-runtime exits). */
+static int ops_may_start(double now)
+{
+	if (opt.leader_election && leader_lost() && !stopping) {
+		svlog(SVLOG_ERROR, "leader election lost: starting nothing new and stopping");
+		stopping = 1;
+	}
+	return !ops_draining(now) && (!opt.leader_election || leader_is_leader());
+}
+
+static int ops_leader_start(const kube_config *cfg, bh_error *err)
+{
+	char host[128] = "bulkheadd", id[37], *identity;
+	gethostname(host, sizeof host - 1);
+	svlog_reconcile_id(id);
+	if (asprintf(&identity, "%s_%s", host, id) < 0)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	opt.le.identity = identity; /* lives as long as the process */
+	if (!opt.le.ns)
+		opt.le.ns = leader_runtime_namespace();
+	return leader_start(cfg, &opt.le, err);
 }
 
 /* Each turn of the main loop: liveness, and the queue gauges (at most once a second). */
@@ -912,9 +940,29 @@ static void usage(FILE *f)
 		   "  --sources builtin|external      serve HelmRepository/HelmChart through bulkhead-fetcher, or\n"
 		   "                                  use a source-controller's artifacts (default external)\n"
 		   "  --fetcher-path PATH             the bulkhead-fetcher binary\n"
+		   "  --enable-leader-election        only the holder of a coordination.k8s.io Lease reconciles\n"
+		   "  --leader-election-lease-duration D, --leader-election-renew-deadline D,\n"
+		   "  --leader-election-retry-period D    (defaults 35s, 30s, 5s)\n"
+		   "  --leader-election-namespace NS  the Lease's namespace (default $RUNTIME_NAMESPACE, the pod's, or default)\n"
+		   "  --leader-election-id NAME       the Lease's name (default bulkheadd-leader-election)\n"
 		   "  --test-hooks                    honour bulkhead.dev/test-hook annotations (tests only)\n"
 		   "  --version                       print the version and exit\n"
 		   "  -h, --help                      this help\n");
+}
+
+/* A Go bool flag's value: absent (--flag) is true; 1/0, t/f, true/false. */
+static int go_bool_flag(const char *v)
+{
+	static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"}, *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
+	if (!v)
+		return 1;
+	for (size_t i = 0; i < 6; i++) {
+		if (!strcmp(v, yes[i]))
+			return 1;
+		if (!strcmp(v, no[i]))
+			return 0;
+	}
+	return -1;
 }
 
 static char *default_worker_path(void)
@@ -949,6 +997,12 @@ int main(int argc, char **argv)
 		{"metrics-addr", required_argument, NULL, 'm'}, {"health-addr", required_argument, NULL, 'H'},
 		{"graceful-shutdown-timeout", required_argument, NULL, 'G'},
 		{"sources", required_argument, NULL, 'S'}, {"fetcher-path", required_argument, NULL, 'F'},
+		{"enable-leader-election", optional_argument, NULL, 'L'},
+		{"leader-election-lease-duration", required_argument, NULL, 1001},
+		{"leader-election-renew-deadline", required_argument, NULL, 1002},
+		{"leader-election-retry-period", required_argument, NULL, 1003},
+		{"leader-election-namespace", required_argument, NULL, 1004},
+		{"leader-election-id", required_argument, NULL, 1005},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -985,6 +1039,25 @@ int main(int argc, char **argv)
 			break;
 		case 'C': opt.worker_cpu = strtoul(optarg, NULL, 10); break;
 		case 'M': opt.worker_mem_mb = strtoul(optarg, NULL, 10); break;
+		case 'L':
+			if ((opt.leader_election = go_bool_flag(optarg)) < 0) {
+				fprintf(stderr, "bulkheadd: --enable-leader-election takes true or false\n");
+				return 2;
+			}
+			break;
+		case 1001:
+		case 1002:
+		case 1003: {
+			double d = source_parse_duration(optarg);
+			if (d <= 0) {
+				fprintf(stderr, "bulkheadd: invalid duration %s for %s\n", optarg, argv[optind - 1]);
+				return 2;
+			}
+			*(c == 1001 ? &opt.le.lease_duration : c == 1002 ? &opt.le.renew_deadline : &opt.le.retry_period) = d;
+			break;
+		}
+		case 1004: opt.le.ns = optarg; break;
+		case 1005: opt.le.name = optarg; break;
 		case 'G':
 			if ((opt.shutdown_grace = source_parse_duration(optarg)) < 0) {
 				fprintf(stderr, "bulkheadd: invalid --graceful-shutdown-timeout %s\n", optarg);
@@ -1071,6 +1144,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_detach(th);
+	if (opt.leader_election && ops_leader_start(cfg, &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
 	svlog(SVLOG_INFO, "watching HelmReleases in all namespaces at %s (worker %s, concurrency %d)",
 		cfg->server, opt.worker_path, opt.concurrent);
 
@@ -1097,12 +1174,12 @@ int main(int argc, char **argv)
 			}
 		}
 		/* start queued reconciles */
-		for (size_t i = 0; !ops_draining(now) && i < nentries && njobs < (size_t)opt.concurrent; i++) {
+		for (size_t i = 0; ops_may_start(now) && i < nentries && njobs < (size_t)opt.concurrent; i++) {
 			entry *e = &entries[i];
 			if (e->queued && !e->job && e->not_before <= now)
 				start(kc, e);
 		}
-		for (size_t i = 0; i < nentries; i++)
+		for (size_t i = 0; ops_may_start(now) && njobs < (size_t)opt.concurrent && i < nentries; i++)
 			if (entries[i].queued && !entries[i].job && entries[i].not_before < next)
 				next = entries[i].not_before;
 		if (!(pf = calloc(njobs + 1, sizeof *pf)))
@@ -1133,5 +1210,6 @@ int main(int argc, char **argv)
 	audit_close();
 	httpd_stop(metrics_srv);
 	httpd_stop(health_srv);
-	return 0;
+	leader_stop(); /* releases the Lease */
+	return leader_lost() ? 1 : 0;
 }

@@ -1,12 +1,14 @@
 /* tests/unit/test_ops.c — the supervisor's operations pieces that need no
  * cluster: metric label escaping, the exposition text (histogram buckets,
- * counters), worker death causes, and structured log options. */
+ * counters), worker death causes, structured log options, and the leader
+ * election's take/renew decisions. */
 #include <check.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "supervisor/job.h"
+#include "supervisor/leader.h"
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
 
@@ -96,6 +98,38 @@ START_TEST(test_log_options)
 }
 END_TEST
 
+START_TEST(test_leader_decisions)
+{
+	json_t *held = json_pack("{s:s,s:i,s:i}", "holderIdentity", "other", "leaseDurationSeconds", 15, "leaseTransitions", 2);
+	json_t *freed = json_pack("{s:s}", "holderIdentity", "");
+	json_t *n;
+	ck_assert_int_eq(leader_may_take(NULL, "me", 0, 0, 35), 1);
+	ck_assert_int_eq(leader_may_take(freed, "me", 100, 100, 35), 1);
+	/* held by another: only once its lease duration passed since we saw it change */
+	ck_assert_int_eq(leader_may_take(held, "me", 100, 114.9, 35), 0);
+	ck_assert_int_eq(leader_may_take(held, "me", 100, 115, 35), 1);
+	n = leader_spec_new(held, "me", "2026-01-01T00:00:00.000000Z", 4);
+	ck_assert_str_eq(json_string_value(json_object_get(n, "holderIdentity")), "me");
+	ck_assert_int_eq(json_integer_value(json_object_get(n, "leaseTransitions")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(n, "leaseDurationSeconds")), 4);
+	ck_assert_str_eq(json_string_value(json_object_get(n, "acquireTime")), "2026-01-01T00:00:00.000000Z");
+	ck_assert_int_eq(leader_may_take(n, "me", 0, 1e9, 35), 1); /* our own: always renewable */
+	{ /* a renewal keeps acquireTime and the transition count */
+		json_t *r = leader_spec_new(n, "me", "2026-01-01T00:00:05.000000Z", 4);
+		ck_assert_str_eq(json_string_value(json_object_get(r, "acquireTime")), "2026-01-01T00:00:00.000000Z");
+		ck_assert_str_eq(json_string_value(json_object_get(r, "renewTime")), "2026-01-01T00:00:05.000000Z");
+		ck_assert_int_eq(json_integer_value(json_object_get(r, "leaseTransitions")), 3);
+		json_decref(r);
+	}
+	json_decref(n);
+	n = leader_spec_new(freed, "me", "t", 4); /* taking a released Lease is no transition */
+	ck_assert_int_eq(json_integer_value(json_object_get(n, "leaseTransitions")), 0);
+	json_decref(n);
+	json_decref(held);
+	json_decref(freed);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ops");
@@ -106,6 +140,7 @@ int main(void)
 	tcase_add_test(tc, test_render);
 	tcase_add_test(tc, test_death_cause);
 	tcase_add_test(tc, test_log_options);
+	tcase_add_test(tc, test_leader_decisions);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
