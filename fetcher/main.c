@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"fd", required_argument, NULL, 'f'}, {"deny", required_argument, NULL, 'd'},
 		{"memory-mb", required_argument, NULL, 'm'}, {"cpu-seconds", required_argument, NULL, 'c'},
-		{"source", required_argument, NULL, 's'}, {NULL, 0, NULL, 0},
+		{"source", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	const char *deny[MAX_DENY];
 	size_t ndeny = 0;
@@ -83,6 +84,14 @@ int main(int argc, char **argv)
 		case 'm': lo_opts.as_bytes = strtoull(optarg, NULL, 10) << 20; break;
 		case 'c': lo_opts.cpu_seconds = strtoul(optarg, NULL, 10); break;
 		case 's': break;
+		case 'V': printf("bulkhead-fetcher %s\n", PACKAGE_VERSION); return 0;
+		case 'h':
+			printf("usage: bulkhead-fetcher [--fd N] [--deny HOST:PORT]... [--memory-mb N] [--cpu-seconds N]\n"
+			       "                        [--source KIND/NS/NAME]\n"
+			       "Not for direct use: bulkheadd starts one fetcher per chart download, with its end of\n"
+			       "a socketpair as fd N (default 3); the fetcher locks itself down, fetches one source\n"
+			       "and exits. --source only labels the process for operators.\n");
+			return 0;
 		default: fprintf(stderr, "usage: bulkhead-fetcher [--fd N] [--deny HOST:PORT]...\n"); return 2;
 		}
 	}

@@ -9,13 +9,14 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 
-for b in supervisor/bulkheadd cli/bulkhead worker/bulkhead-worker; do
+for b in supervisor/bulkheadd cli/bulkhead worker/bulkhead-worker fetcher/bulkhead-fetcher; do
 	v=$("$BH_BUILDDIR/$b" --version) || sk_fail "$b --version failed"
 	e2e_expect_contains "$v" "$(basename "$b") " "$b --version"
 	h=$("$BH_BUILDDIR/$b" --help) || sk_fail "$b --help failed"
 	e2e_expect_contains "$h" "usage: $(basename "$b")" "$b --help"
 done
 e2e_expect_contains "$("$BH_BUILDDIR/worker/bulkhead-worker" --help)" "Not for direct use" "worker --help"
+e2e_expect_contains "$("$BH_BUILDDIR/fetcher/bulkhead-fetcher" --help)" "Not for direct use" "fetcher --help"
 "$BH_BUILDDIR/supervisor/bulkheadd" --log-encoding=yaml >/dev/null 2>&1 && sk_fail "--log-encoding=yaml accepted"
 
 sk_setup --log-encoding=json
