@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/budget.h"
 #include "helm/chart.h"
 #include "helm/render.h"
 #include "helm/values.h"
@@ -264,6 +265,7 @@ int cmd_template(int argc, char **argv)
 	strlist args = {0}, files = {0}, set = {0}, set_string = {0}, set_json = {0}, set_file = {0},
 		set_literal = {0}, api = {0}, show = {0}, owned = {0};
 	const char *ns = getenv("HELM_NAMESPACE"), *kube = NULL, *output_dir = NULL, *pr_config = NULL;
+	const char *cpu_limit = NULL;
 	postrender *pr = NULL;
 	int include_crds = 0, skip_tests = 0, no_hooks = 0, is_upgrade = 0, debug = 0, skip_schema = 0,
 	    sub_notes = 0, use_release_name = 0, generate_name = 0, dep_update = 0;
@@ -300,6 +302,7 @@ int cmd_template(int argc, char **argv)
 		{"generate-name", 'g', T_BOOL, &generate_name},
 		{"dependency-update", 0, T_BOOL, &dep_update},
 		{"output-dir", 0, T_STR, &output_dir},
+		{"cpu-limit", 0, T_STR, &cpu_limit},
 		{"name-template", 0, T_STR, &name_template},
 		{"create-namespace", 0, T_BOOL, NULL},
 		{"devel", 0, T_BOOL, NULL},
@@ -338,7 +341,10 @@ int cmd_template(int argc, char **argv)
 			       "Flags are those of `helm template`: -f/--values, --set, --set-string,\n"
 			       "--set-json, --set-file, --set-literal, -n/--namespace, --kube-version,\n"
 			       "-a/--api-versions, --include-crds, --skip-tests, --no-hooks, -s/--show-only,\n"
-			       "--is-upgrade, --skip-schema-validation, --render-subchart-notes, --debug.\n");
+			       "--is-upgrade, --skip-schema-validation, --render-subchart-notes, --debug.\n\n"
+			       "bulkhead's own:\n"
+			       "      --cpu-limit SECONDS   CPU time the command may use, then it stops with an\n"
+			       "                            error (default %d; 0 = no limit)\n", CLI_CPU_LIMIT_DEFAULT);
 			rc = 0;
 			goto out;
 		}
@@ -406,6 +412,13 @@ int cmd_template(int argc, char **argv)
 		}
 	}
 	log_cb(&debug, "DEBUG", "Original chart version", (const char *const[]){"version", "", NULL});
+	{
+		unsigned long cpu = CLI_CPU_LIMIT_DEFAULT;
+		if ((cpu_limit && cli_cpu_limit_parse(cpu_limit, &cpu, &err)) || cli_cpu_limit_set(cpu, &err)) {
+			rc = fail(err.msg, 0);
+			goto out;
+		}
+	}
 	if (generate_name || name_template) {
 		rc = fail("--generate-name and --name-template are not supported by bulkhead template", 0);
 		goto out;

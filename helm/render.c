@@ -261,10 +261,15 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 	memset(&cx, 0, sizeof cx);
 	memset(out, 0, sizeof *out);
 	tmpl_engine *e = tmpl_engine_new(err);
+	tmpl_limits lim;
+	size_t cap = o->max_output ? o->max_output : RENDER_MAX_OUTPUT, total = 0;
 	if (!e)
 		return err ? err->code : BH_ENOMEM;
 	if (o->limits)
-		tmpl_engine_set_limits(e, o->limits);
+		lim = *o->limits;
+	else
+		tmpl_limits_default(&lim);
+	size_t engine_max = lim.max_output;
 	if (o->lookup)
 		tmpl_engine_set_lookup(e, o->lookup, o->lookup_ud);
 	cx.arena = tmpl_engine_arena(e);
@@ -293,11 +298,24 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 		if (rc)
 			break;
 		bh_buf b = BH_BUF_INIT;
+		/* each execution may write only what is left of the budget */
+		lim.max_output = cap - total < engine_max ? cap - total : engine_max;
+		tmpl_engine_set_limits(e, &lim);
 		rc = tmpl_engine_render(e, r->name, &cx.roots[r->root], &b, err);
+		if ((!rc || rc == BH_ELIMIT) && b.len > cap - total) {
+			char what[64];
+			if (cap % ((size_t)1 << 20))
+				snprintf(what, sizeof what, "%zu bytes", cap);
+			else
+				snprintf(what, sizeof what, "%zu MiB (%zu bytes)", cap >> 20, cap);
+			rc = bh_error_set(err, BH_ELIMIT, "rendered manifests exceed the output limit of %s in template %s",
+					  what, r->name);
+		}
 		if (rc) {
 			bh_buf_free(&b);
 			break;
 		}
+		total += b.len;
 		out->paths[out->n] = strdup(r->name);
 		out->texts[out->n] = b.data ? bh_buf_detach(&b) : strdup("");
 		out->n++;

@@ -25,6 +25,11 @@
  * with NULL-terminated key/value attribute pairs, e.g. {"error", "...", NULL}. */
 typedef void (*render_log_fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
 
+/* Rendered output of one chart, all templates and sub-charts together: the
+ * 16 MiB of the research notes (an API object is at most ~3 MiB and Helm's
+ * release Secret at most 1 MiB compressed). */
+#define RENDER_MAX_OUTPUT ((size_t)16 << 20)
+
 typedef struct render_options {
 	const char *release_name;      /* required */
 	const char *namespace_;        /* NULL = "default" */
@@ -44,6 +49,8 @@ typedef struct render_options {
 	render_log_fn log;             /* optional */
 	void *log_ud;
 	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */
+	size_t max_output;             /* bytes all templates may render together
+					* (0 = RENDER_MAX_OUTPUT) */
 	tmpl_lookup_fn lookup;         /* `lookup` (NULL: empty map, as helm template) */
 	void *lookup_ud;
 	/* A post-renderer (helm/postrender.h postrender_files), run over the

@@ -225,6 +225,7 @@ static int eval_function(state *s, const tmpl_value *dot, const tnode *node, con
 
 static int print_value(state *s, const tnode *n, const tmpl_value *v)
 {
+	int r;
 	s->node = n;
 	if (v->kind == TMPL_INVALID || v->kind == TMPL_NIL) {
 		bh_buf_puts(s->wr, "<no value>");
@@ -235,7 +236,8 @@ static int print_value(state *s, const tnode *n, const tmpl_value *v)
 		v->u.obj->cls->format(s->wr, v, 0);
 		return 0;
 	}
-	gofmt_value(s->wr, v);
+	if ((r = gofmt_value(s->wr, v)))
+		return limitf(s, "%s", gofmt_strerror(r));
 	return 0;
 }
 

@@ -229,15 +229,15 @@ int tmpl_to_bool(const tmpl_value *v, int *out)
 	}
 }
 
-void tmpl_to_string(bh_buf *out, const tmpl_value *v)
+int tmpl_to_string(bh_buf *out, const tmpl_value *v)
 {
 	switch (v->kind) {
 	case TMPL_STRING:
 	case TMPL_BYTES:
 		bh_buf_put(out, v->u.s.ptr, v->u.s.len);
-		return;
+		return 0;
 	default:
-		gofmt_value(out, v);
+		return gofmt_value(out, v);
 	}
 }
 
@@ -249,8 +249,11 @@ tmpl_value tmpl_to_string_value(tmpl_arena *a, const tmpl_value *v)
 		return r;
 	}
 	bh_buf b = BH_BUF_INIT;
-	tmpl_to_string(&b, v);
-	tmpl_value r = tmpl_str_buf(a, &b);
+	tmpl_value r;
+	if (tmpl_to_string(&b, v))
+		memset(&r, 0, sizeof r); /* TMPL_INVALID: the caller's error */
+	else
+		r = tmpl_str_buf(a, &b);
 	bh_buf_free(&b);
 	return r;
 }

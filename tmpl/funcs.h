@@ -152,9 +152,10 @@ int tmpl_to_float64(const tmpl_value *v, double *out);
 /* cast.ToBoolE. */
 int tmpl_to_bool(const tmpl_value *v, int *out);
 /* Sprig's strval(): strings as-is, []byte as text, nil as "<nil>",
- * anything else fmt.Sprintf("%v"). Appends to out. */
-void tmpl_to_string(bh_buf *out, const tmpl_value *v);
-/* Same, as an arena string value. */
+ * anything else fmt.Sprintf("%v"). Appends to out; returns 0 or a GOFMT_E*
+ * code (tmpl/gofmt.h: a value that contains itself, or text too large). */
+int tmpl_to_string(bh_buf *out, const tmpl_value *v);
+/* Same, as an arena string value (TMPL_INVALID on a GOFMT_E* failure). */
 tmpl_value tmpl_to_string_value(tmpl_arena *a, const tmpl_value *v);
 /* Sprig's list coercion (toStrings/join): a list's items, or NULL. */
 const tmpl_list *tmpl_as_list(const tmpl_value *v);

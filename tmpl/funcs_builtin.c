@@ -189,10 +189,10 @@ static int fn_slice(tmpl_call *c)
 static int fn_print(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
-	gofmt_sprint(&b, c->argv, c->argc);
-	if (!bh_buf_ok(&b)) {
+	int g = gofmt_sprint(&b, c->argv, c->argc);
+	if (g || !bh_buf_ok(&b)) {
 		bh_buf_free(&b);
-		return bh_error_set(c->err, BH_ELIMIT, "%s: result too large", c->name);
+		return bh_error_set(c->err, BH_ELIMIT, "%s: %s", c->name, gofmt_strerror(g ? g : GOFMT_ELARGE));
 	}
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);
@@ -202,10 +202,10 @@ static int fn_print(tmpl_call *c)
 static int fn_println(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
-	gofmt_sprintln(&b, c->argv, c->argc);
-	if (!bh_buf_ok(&b)) {
+	int g = gofmt_sprintln(&b, c->argv, c->argc);
+	if (g || !bh_buf_ok(&b)) {
 		bh_buf_free(&b);
-		return bh_error_set(c->err, BH_ELIMIT, "%s: result too large", c->name);
+		return bh_error_set(c->err, BH_ELIMIT, "%s: %s", c->name, gofmt_strerror(g ? g : GOFMT_ELARGE));
 	}
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);
@@ -215,10 +215,10 @@ static int fn_println(tmpl_call *c)
 static int fn_printf(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
-	gofmt_sprintf(&b, c->argv[0].u.s.ptr, c->argv[0].u.s.len, c->argv + 1, c->argc - 1);
-	if (!bh_buf_ok(&b)) {
+	int g = gofmt_sprintf(&b, c->argv[0].u.s.ptr, c->argv[0].u.s.len, c->argv + 1, c->argc - 1);
+	if (g || !bh_buf_ok(&b)) {
 		bh_buf_free(&b);
-		return bh_error_set(c->err, BH_ELIMIT, "%s: result too large", c->name);
+		return bh_error_set(c->err, BH_ELIMIT, "%s: %s", c->name, gofmt_strerror(g ? g : GOFMT_ELARGE));
 	}
 	c->result = tmpl_str_buf(c->arena, &b);
 	bh_buf_free(&b);

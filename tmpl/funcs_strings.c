@@ -889,7 +889,18 @@ static int fn_plural(tmpl_call *c)
 
 static int fn_to_string(tmpl_call *c)
 {
-	c->result = tmpl_to_string_value(c->arena, &c->argv[0]);
+	bh_buf b = BH_BUF_INIT;
+	int g;
+	if (c->argv[0].kind == TMPL_STRING) {
+		c->result = tmpl_to_string_value(c->arena, &c->argv[0]);
+		return 0;
+	}
+	g = tmpl_to_string(&b, &c->argv[0]);
+	if (!g)
+		c->result = tmpl_str_buf(c->arena, &b);
+	bh_buf_free(&b);
+	if (g)
+		return bh_error_set(c->err, BH_ELIMIT, "%s: %s", c->name, gofmt_strerror(g));
 	return c->result.kind == TMPL_STRING ? 0 : sprig_oom(c);
 }
 

@@ -12,8 +12,23 @@
 #include "tmpl/funcs.h"
 #include "tmpl/internal.h"
 
+/* The maps and lists being printed, innermost first (a value met again on
+ * this path holds itself). */
+typedef struct fpath {
+	const void *p;
+	const struct fpath *up;
+} fpath;
+
+/* One gofmt_* call: where its output started, and why it stopped. */
+typedef struct frun {
+	size_t start;
+	int fail; /* 0, GOFMT_ESELF or GOFMT_ELARGE */
+	const fpath *path;
+} frun;
+
 typedef struct fstate {
 	bh_buf *out;
+	frun *run;
 	int plus, minus, sharp, space, zero;
 	int plusV, sharpV;
 	int wid, prec;
@@ -670,6 +685,8 @@ static void fmt_q(fstate *f, const char *s, size_t n)
 /* ---- print.go ---- */
 
 static void print_value(fstate *f, const tmpl_value *v, char verb, int depth);
+static void print_list_items(fstate *f, const tmpl_list *l, char verb, int depth);
+static void print_map_entries(fstate *f, tmpl_map *m, char verb, int depth);
 
 static void bad_verb(fstate *f, char verb, const tmpl_value *v)
 {
@@ -774,9 +791,40 @@ static void fmt_float_verb(fstate *f, double x, char verb, const tmpl_value *v)
 	}
 }
 
+/* Enters container p: 0, or -1 when p is already being printed (Go's fmt
+ * would recurse until its stack overflows: helm dies with "fatal error:
+ * stack overflow"). */
+static int path_enter(fstate *f, fpath *node, const void *p)
+{
+	for (const fpath *q = f->run->path; q; q = q->up)
+		if (q->p == p) {
+			f->run->fail = GOFMT_ESELF;
+			f->out->oom = 1;
+			return -1;
+		}
+	node->p = p;
+	node->up = f->run->path;
+	f->run->path = node;
+	return 0;
+}
+
+static void path_leave(fstate *f, const fpath *node)
+{
+	f->run->path = node->up;
+}
+
 static void print_list(fstate *f, const tmpl_value *v, char verb, int depth)
 {
 	const tmpl_list *l = v->u.list;
+	fpath node;
+	if (path_enter(f, &node, l))
+		return;
+	print_list_items(f, l, verb, depth);
+	path_leave(f, &node);
+}
+
+static void print_list_items(fstate *f, const tmpl_list *l, char verb, int depth)
+{
 	if (f->sharpV) {
 		bh_buf_puts(f->out, l->gotype);
 		if (l->is_nil) {
@@ -803,7 +851,15 @@ static void print_list(fstate *f, const tmpl_value *v, char verb, int depth)
 
 static void print_map(fstate *f, const tmpl_value *v, char verb, int depth)
 {
-	tmpl_map *m = v->u.map;
+	fpath node;
+	if (path_enter(f, &node, v->u.map))
+		return;
+	print_map_entries(f, v->u.map, verb, depth);
+	path_leave(f, &node);
+}
+
+static void print_map_entries(fstate *f, tmpl_map *m, char verb, int depth)
+{
 	tmpl_map_sort(m);
 	if (f->sharpV) {
 		bh_buf_puts(f->out, m->gotype);
@@ -911,6 +967,14 @@ static void print_object(fstate *f, const tmpl_value *v, char verb, int depth)
 
 static void print_value(fstate *f, const tmpl_value *v, char verb, int depth)
 {
+	if (f->run->fail)
+		return;
+	if (f->out->oom || f->out->len - f->run->start > GOFMT_MAX_SPRINTF) {
+		/* stop: shared sub-values can multiply the text without bound */
+		f->run->fail = GOFMT_ELARGE;
+		f->out->oom = 1;
+		return;
+	}
 	if (depth > GOFMT_MAX_DEPTH) {
 		bh_buf_puts(f->out, "...");
 		return;
@@ -1021,17 +1085,39 @@ static void print_arg(fstate *f, const tmpl_value *v, char verb)
 	print_value(f, v, verb, 0);
 }
 
-static void fstate_init(fstate *f, bh_buf *out)
+static void fstate_init(fstate *f, bh_buf *out, frun *run)
 {
 	memset(f, 0, sizeof(*f));
 	f->out = out;
+	f->run = run;
 }
 
-void gofmt_value(bh_buf *out, const tmpl_value *v)
+static void frun_init(frun *run, const bh_buf *out)
+{
+	memset(run, 0, sizeof *run);
+	run->start = out->len;
+}
+
+const char *gofmt_strerror(int rc)
+{
+	switch (rc) {
+	case GOFMT_ESELF:
+		return "a map or list that contains itself cannot be printed";
+	case GOFMT_ELARGE:
+		return "the printed text is larger than 256 MiB";
+	default:
+		return "ok";
+	}
+}
+
+int gofmt_value(bh_buf *out, const tmpl_value *v)
 {
 	fstate f;
-	fstate_init(&f, out);
+	frun run;
+	frun_init(&run, out);
+	fstate_init(&f, out, &run);
 	print_arg(&f, v, 'v');
+	return run.fail;
 }
 
 static int is_string_arg(const tmpl_value *v)
@@ -1039,26 +1125,29 @@ static int is_string_arg(const tmpl_value *v)
 	return v->kind == TMPL_STRING;
 }
 
-void gofmt_sprint(bh_buf *out, const tmpl_value *args, int n)
+int gofmt_sprint(bh_buf *out, const tmpl_value *args, int n)
 {
-	int prev_string = 0;
-	for (int i = 0; i < n; i++) {
+	int prev_string = 0, rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
 		int is_str = is_string_arg(&args[i]);
 		if (i > 0 && !is_str && !prev_string)
 			bh_buf_putc(out, ' ');
-		gofmt_value(out, &args[i]);
+		rc = gofmt_value(out, &args[i]);
 		prev_string = is_str;
 	}
+	return rc;
 }
 
-void gofmt_sprintln(bh_buf *out, const tmpl_value *args, int n)
+int gofmt_sprintln(bh_buf *out, const tmpl_value *args, int n)
 {
-	for (int i = 0; i < n; i++) {
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
 		if (i > 0)
 			bh_buf_putc(out, ' ');
-		gofmt_value(out, &args[i]);
+		rc = gofmt_value(out, &args[i]);
 	}
 	bh_buf_putc(out, '\n');
+	return rc;
 }
 
 /* parsenum: digits at s[*i..end) */
@@ -1080,18 +1169,21 @@ static int parse_num(const char *s, size_t end, size_t *i, int *num)
 	return isnum;
 }
 
-void gofmt_sprintf(bh_buf *out, const char *format, size_t end,
-		   const tmpl_value *args, int nargs)
+int gofmt_sprintf(bh_buf *out, const char *format, size_t end,
+		  const tmpl_value *args, int nargs)
 {
 	fstate f;
+	frun run;
 	int argNum = 0, afterIndex = 0, reordered = 0, goodArgNum = 1;
 	size_t i = 0;
 	size_t start_len = out->len;
-	fstate_init(&f, out);
-	while (i < end) {
+	frun_init(&run, out);
+	fstate_init(&f, out, &run);
+	while (i < end && !run.fail) {
 		if (out->len - start_len > GOFMT_MAX_SPRINTF) {
 			/* stop: the caller's memory budget will refuse it anyway */
 			out->oom = 1;
+			run.fail = GOFMT_ELARGE;
 			break;
 		}
 		goodArgNum = 1;
@@ -1103,7 +1195,7 @@ void gofmt_sprintf(bh_buf *out, const char *format, size_t end,
 		if (i >= end)
 			break;
 		i++; /* skip % */
-		fstate_init(&f, out);
+		fstate_init(&f, out, &run);
 		/* flags */
 		for (; i < end; i++) {
 			char c = format[i];
@@ -1272,8 +1364,8 @@ void gofmt_sprintf(bh_buf *out, const char *format, size_t end,
 		print_arg(&f, &args[argNum], (char)verb);
 		argNum++;
 	}
-	if (!reordered && argNum < nargs) {
-		fstate_init(&f, out);
+	if (!reordered && argNum < nargs && !run.fail) {
+		fstate_init(&f, out, &run);
 		bh_buf_puts(out, "%!(EXTRA ");
 		for (int k = argNum; k < nargs; k++) {
 			if (k > argNum)
@@ -1288,5 +1380,6 @@ void gofmt_sprintf(bh_buf *out, const char *format, size_t end,
 		}
 		bh_buf_putc(out, ')');
 	}
+	return run.fail;
 #undef ARG_NUMBER
 }

@@ -39,3 +39,8 @@ EXTRA_DIST += tests/conformance/run_kustomize.sh tests/conformance/gen_kustomize
 TESTS += tests/conformance/template_postrender.sh
 EXTRA_DIST += tests/conformance/template_postrender.sh
 # --- end kustomize conformance ---
+# --- `bulkhead template` budgets: CPU limit, anchor cycles, output cap ---
+TESTS += tests/conformance/template_budgets.sh
+UNIT_TESTS += tests/conformance/template_budgets.sh
+EXTRA_DIST += tests/conformance/template_budgets.sh
+# --- end template budgets ---

@@ -271,6 +271,51 @@ static chart *schema_chart(const char *schema)
 	return c;
 }
 
+/* Rendered output is capped (RENDER_MAX_OUTPUT, 16 MiB; here smaller): the
+ * templates together, not each alone; the error names the limit and the
+ * template where it was reached. */
+START_TEST(test_output_cap)
+{
+	static const char small[] = "{{ range until 300 }}---\nkind: ConfigMap\nmetadata: {name: s{{ . }}}\n{{ end }}";
+	static const char big[] = "{{ range until 1000000 }}---\nkind: ConfigMap\nmetadata: {name: b{{ . }}}\n{{ end }}";
+	/* Helm renders in reverse path order: b.yaml (small), then a.yaml */
+	chart_file f[] = {
+		{(char *)"Chart.yaml", (unsigned char *)"apiVersion: v2\nname: s\nversion: 1.0.0\n", 38},
+		{(char *)"templates/b.yaml", (unsigned char *)small, sizeof small - 1},
+		{(char *)"templates/a.yaml", (unsigned char *)big, sizeof big - 1},
+	};
+	render_options o = {.release_name = "r", .max_output = 16384};
+	render_result r;
+	bh_error err;
+	chart *c = NULL;
+	ck_assert_msg(chart_load_files(f, 2, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(render_chart(c, NULL, &o, &r, &err), 0); /* ~12 KiB: fits */
+	render_result_free(&r);
+	chart_free(c);
+	/* two that fit alone do not fit together */
+	f[2].data = (unsigned char *)small;
+	f[2].len = sizeof small - 1;
+	ck_assert_msg(chart_load_files(f, 3, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(render_chart(c, NULL, &o, &r, &err), BH_ELIMIT);
+	ck_assert_str_eq(err.msg, "rendered manifests exceed the output limit of 16384 bytes in template s/templates/a.yaml");
+	render_result_free(&r);
+	chart_free(c);
+	f[2].data = (unsigned char *)big;
+	f[2].len = sizeof big - 1;
+	ck_assert_msg(chart_load_files(f, 3, NULL, &c, &err) == 0, "%s", err.msg);
+	o.max_output = 20000;
+	ck_assert_int_eq(render_chart(c, NULL, &o, &r, &err), BH_ELIMIT);
+	ck_assert_str_eq(err.msg, "rendered manifests exceed the output limit of 20000 bytes in template s/templates/a.yaml");
+	render_result_free(&r);
+	/* the default: a million objects stop at 16 MiB */
+	o.max_output = 0;
+	ck_assert_int_eq(render_chart(c, NULL, &o, &r, &err), BH_ELIMIT);
+	ck_assert_str_eq(err.msg, "rendered manifests exceed the output limit of 16 MiB (16777216 bytes) in template s/templates/a.yaml");
+	render_result_free(&r);
+	chart_free(c);
+}
+END_TEST
+
 START_TEST(test_schema)
 {
 	render_options o = {.release_name = "r"};
@@ -434,6 +479,7 @@ int main(void)
 	tcase_add_test(tc, test_values_probe);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_schema);
+	tcase_add_test(tc, test_output_cap);
 	tcase_add_test(tc, test_schema_subchart);
 	tcase_add_test(tc, test_fail_multiline);
 	suite_add_tcase(s, tc);

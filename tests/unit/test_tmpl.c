@@ -193,6 +193,40 @@ START_TEST(test_output_limit)
 }
 END_TEST
 
+/* A dict that holds itself: Go's fmt recurses until the goroutine stack
+ * overflows (helm v4.1.4 dies with "fatal error: stack overflow", exit 2,
+ * after ~30 s); every printer here stops with a clear error instead. Shared
+ * (not cyclic) sub-values that multiply the text stop at 256 MiB. */
+START_TEST(test_print_self_reference)
+{
+	static const char *const cases[][2] = {
+		{"{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ printf \"%v\" $d }}",
+		 "at <printf \"%v\" $d>:\n    printf: a map or list that contains itself cannot be printed"},
+		{"{{ $d := dict }}{{ $_ := set $d \"a\" $d }}{{ $_ := set $d \"b\" $d }}{{ printf \"%v\" $d }}",
+		 "printf: a map or list that contains itself cannot be printed"},
+		{"{{ $d := dict }}{{ $_ := set $d \"l\" (list 1 $d) }}{{ print $d }}",
+		 "print: a map or list that contains itself cannot be printed"},
+		{"{{ $d := dict }}{{ $_ := set $d \"l\" (list 1 $d) }}{{ println $d }}",
+		 "println: a map or list that contains itself cannot be printed"},
+		{"{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ toString $d }}",
+		 "toString: a map or list that contains itself cannot be printed"},
+		{"{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ $d }}",
+		 "at <{{$d}}>:\n    a map or list that contains itself cannot be printed"},
+		{"{{ $a := list 1 2 3 4 5 6 7 8 }}{{ range until 40 }}{{ $a = list $a $a }}{{ end }}{{ printf \"%v\" $a | len }}",
+		 "printf: the printed text is larger than 256 MiB"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = render_with(cases[i][0], NULL, NULL, 0);
+		ck_assert_msg(strncmp(got, "ERR:", 4) == 0 && strstr(got, cases[i][1]), "%s -> %s", cases[i][0], got);
+		free(got);
+	}
+	/* the same dict twice, side by side, is no cycle */
+	char *got = render_with("{{ $d := dict \"a\" 1 }}{{ printf \"%v\" (list $d $d (dict \"x\" $d)) }}", NULL, NULL, 0);
+	ck_assert_str_eq(got, "[map[a:1] map[a:1] map[x:map[a:1]]]");
+	free(got);
+}
+END_TEST
+
 START_TEST(test_template_depth_limit)
 {
 	tmpl_limits l;
@@ -561,6 +595,7 @@ int main(void)
 	tcase_add_test(tc, test_no_value_only_in_render);
 	tcase_add_test(tc, test_step_limit);
 	tcase_add_test(tc, test_output_limit);
+	tcase_add_test(tc, test_print_self_reference);
 	tcase_add_test(tc, test_template_depth_limit);
 	tcase_add_test(tc, test_include_depth_limit);
 	tcase_add_test(tc, test_memory_limit);
