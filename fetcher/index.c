@@ -37,6 +37,25 @@ void index_free(helm_index *idx)
 	free(idx);
 }
 
+/* Helm reads entries into typed Go fields: a field of the wrong type fails
+ * the whole index (json.Unmarshal). */
+static int entry_types(const char *chart, size_t i, const json_t *e, bh_error *err)
+{
+	static const char *const strs[] = {"name", "version", "digest", "created", "apiVersion", "appVersion"};
+	const json_t *v, *u;
+	size_t k;
+	for (k = 0; k < sizeof strs / sizeof *strs; k++)
+		if ((v = json_object_get(e, strs[k])) && !json_is_string(v) && !json_is_null(v))
+			return bh_error_set(err, BH_EINVAL, "error unmarshaling index.yaml: entries.%s[%zu].%s is not a string",
+					    chart, i, strs[k]);
+	if ((v = json_object_get(e, "urls")) && !json_is_array(v) && !json_is_null(v))
+		return bh_error_set(err, BH_EINVAL, "error unmarshaling index.yaml: entries.%s[%zu].urls is not a list", chart, i);
+	json_array_foreach(v, k, u) if (!json_is_string(u))
+		return bh_error_set(err, BH_EINVAL, "error unmarshaling index.yaml: entries.%s[%zu].urls[%zu] is not a string",
+				    chart, i, k);
+	return 0;
+}
+
 /* Helm's chart.Metadata.Validate, the parts an index entry can fail. */
 static int entry_valid(const json_t *e)
 {
@@ -69,7 +88,7 @@ static int version_load(const json_t *e, index_version *v, bh_error *err)
 		v->urls = calloc(json_array_size(urls) + 1, sizeof *v->urls);
 		if (!v->urls)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		json_array_foreach(urls, i, u) if (json_is_string(u)) v->urls[v->nurls++] = strdup(json_string_value(u));
+		json_array_foreach(urls, i, u) v->urls[v->nurls++] = strdup(json_string_value(u));
 	}
 	if (!v->name || !v->version)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -139,6 +158,8 @@ int index_decode(const char *text, size_t len, size_t max_bytes, helm_index **ou
 		}
 		idx->ncharts++;
 		json_array_foreach(list, i, e) {
+			if (json_is_object(e) && (rc = entry_types(name, i, e, err)) < 0)
+				break;
 			if (!json_is_object(e) || !entry_valid(e)) {
 				idx->skipped++; /* Helm: "skipping loading invalid entry" */
 				continue;

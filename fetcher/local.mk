@@ -21,6 +21,13 @@ TESTS += tests/unit/test_fetcher
 UNIT_TESTS += tests/unit/test_fetcher
 
 # e2e tests of the built-in sources (registered here, not in tests/e2e/local.mk)
-SOURCES_E2E = tests/e2e/sources_helmrepo.sh
+SOURCES_E2E = tests/e2e/sources_helmrepo.sh tests/e2e/sources_hostile.sh
 TESTS += $(SOURCES_E2E)
-EXTRA_DIST += $(SOURCES_E2E)
+EXTRA_DIST += $(SOURCES_E2E) tests/e2e/sources
+
+check_PROGRAMS += tests/unit/test_fetcher_sandbox
+tests_unit_test_fetcher_sandbox_SOURCES = tests/unit/test_fetcher_sandbox.c fetcher/lockdown.c fetcher/lockdown.h
+tests_unit_test_fetcher_sandbox_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SECCOMP_CFLAGS)
+tests_unit_test_fetcher_sandbox_LDADD = $(BH_SANDBOX_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_fetcher_sandbox
+UNIT_TESTS += tests/unit/test_fetcher_sandbox

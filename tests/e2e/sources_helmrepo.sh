@@ -6,7 +6,9 @@
 # status as source-controller writes them, sha256 digest of the package);
 # after `helm repo index` publishes a new version the release upgrades
 # within seconds; changing .spec.chart.spec.version updates the HelmChart,
-# and moving the HelmRelease to chartRef deletes it.
+# and moving the HelmRelease to chartRef deletes it. The same repository
+# over HTTPS with basic auth (secretRef) and its CA (certSecretRef)
+# installs too; a wrong password ends in AuthenticationFailed.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -20,7 +22,8 @@ REPO_PID=
 port=$(sk_free_port)
 python3 -m http.server --bind 127.0.0.1 "$port" --directory "$repo" >"$SK_DIR/repo-http.log" 2>&1 &
 REPO_PID=$!
-trap 'st=$?; kill $REPO_PID 2>/dev/null; (exit $st); sk_cleanup' EXIT
+HTTPS_PID=
+trap 'st=$?; kill $REPO_PID $HTTPS_PID 2>/dev/null; (exit $st); sk_cleanup' EXIT
 REPO_URL="http://127.0.0.1:$port"
 
 # publish VERSION: package tests/e2e/skeleton/demo as that version, re-index
@@ -113,4 +116,61 @@ kubectl patch helmrelease web -n team-r --type=json -p '[{"op":"remove","path":"
 	|| sk_fail "moving to chartRef"
 e2e_retry 60 sh -c "! kubectl get helmchart team-r-web -n team-r >/dev/null 2>&1" || sk_fail "HelmChart team-r-web not deleted after the move to chartRef"
 wait_rev 0.2.0 30
+
+# HTTPS with basic auth: a CA and a server certificate for 127.0.0.1
+tls="$SK_DIR/tls"
+mkdir -p "$tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=charts-ca -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null \
+	|| sk_fail "openssl: CA"
+openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$tls/srv.key" -out "$tls/srv.csr" 2>/dev/null || sk_fail "openssl: csr"
+printf 'subjectAltName=IP:127.0.0.1\n' >"$tls/ext"
+openssl x509 -req -in "$tls/srv.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days 2 -extfile "$tls/ext" \
+	-out "$tls/srv.crt" 2>/dev/null || sk_fail "openssl: server certificate"
+sport=$(sk_free_port)
+python3 "$BH_SRCDIR/tests/e2e/sources/https_repo.py" "$sport" "$repo" "$tls/srv.crt" "$tls/srv.key" alice:s3cret \
+	>"$SK_DIR/https.log" 2>&1 &
+HTTPS_PID=$!
+e2e_retry 20 curl -sf --cacert "$tls/ca.crt" -u alice:s3cret -o /dev/null "https://127.0.0.1:$sport/index.yaml" \
+	|| sk_fail "the HTTPS repository did not start"
+# https_tenant NS PASSWORD
+https_tenant() {
+	kubectl create ns "$1" >/dev/null
+	kubectl create secret generic auth -n "$1" --from-literal=username=alice --from-literal=password="$2" >/dev/null
+	kubectl create secret generic tls -n "$1" --from-file=ca.crt="$tls/ca.crt" >/dev/null
+	kubectl apply -f - >/dev/null <<YAML || sk_fail "applying the HTTPS tenant $1"
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: secure
+  namespace: $1
+spec:
+  url: https://127.0.0.1:$sport
+  interval: 1m
+  secretRef:
+    name: auth
+  certSecretRef:
+    name: tls
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: app
+  namespace: $1
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: demo
+      version: 0.2.0
+      sourceRef:
+        kind: HelmRepository
+        name: secure
+YAML
+}
+https_tenant team-s s3cret
+https_tenant team-w wrong
+sk_wait_ready team-s app 60 >/dev/null
+helm list -n team-s | grep -q "demo-0.2.0" || sk_fail "team-s: helm list does not show demo-0.2.0"
+e2e_retry 60 sh -c "kubectl get helmrepository secure -n team-w -o jsonpath='{.status.conditions[0].reason} {.status.conditions[0].message}' | grep -q 'AuthenticationFailed.*401 Unauthorized'" \
+	|| sk_fail "team-w: no AuthenticationFailed: $(kubectl get helmrepository secure -n team-w -o jsonpath='{.status.conditions}')"
 echo "PASS"

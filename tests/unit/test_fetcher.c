@@ -63,6 +63,10 @@ START_TEST(test_index_hostile)
 	ck_assert_int_lt(index_decode("apiVersion: v1\nentries: [1]\n", 28, 1 << 20, &idx, &e), 0);
 	ck_assert_int_lt(index_decode("apiVersion: v1\nentries:\n  a: 3\n", 31, 1 << 20, &idx, &e), 0);
 	ck_assert_int_eq(index_decode(index_text, strlen(index_text), 64, &idx, &e), BH_ELIMIT);
+	/* typed like Helm's Go structs: an all-digit digest is a number, not a string */
+	ck_assert_int_eq(index_decode("apiVersion: v1\nentries:\n  a:\n  - {name: a, version: 1.0.0, digest: 00}\n", 71, 1 << 20,
+				      &idx, &e), BH_EINVAL);
+	ck_assert_str_eq(e.msg, "error unmarshaling index.yaml: entries.a[0].digest is not a string");
 	n += (size_t)sprintf(deep, "apiVersion: v1\nx: ");
 	for (int i = 0; i < 5000; i++)
 		deep[n++] = '[';
