@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # scripts/demo.sh — the walking skeleton, end to end, on loopback:
 #  1. installs missing Debian packages (scripts/install-deps.sh --no-tools)
-#  2. builds bulkheadd and bulkhead-worker (in $BH_BUILDDIR, default build/)
+#  2. builds bulkheadd, bulkhead-worker and bulkhead-fetcher (in
+#     $BH_BUILDDIR, default build/)
 #  3. starts tests/kubesim (a Kubernetes API server emulator), installs the
-#     CRDs from deploy/crds/, and serves the demo chart over HTTP as a Flux
-#     source-controller artifact (a HelmChart with .status.artifact)
-#  4. starts bulkheadd, applies a sample HelmRelease that acts as the
-#     ServiceAccount team-a/deployer, and prints its status until Ready=True
+#     CRDs from deploy/crds/, and serves a Helm repository on loopback (the
+#     demo chart packaged, and an index.yaml; by `helm package` and `helm
+#     repo index` when helm is installed)
+#  4. starts bulkheadd with its built-in sources (--sources=builtin), applies
+#     a HelmRepository and a sample HelmRelease (.spec.chart) that acts as
+#     the ServiceAccount team-a/deployer, and prints its status until
+#     Ready=True: bulkheadd fetched the chart through bulkhead-fetcher
 #  5. lists the objects the release created, then stops everything it started
 # Needs no kubectl or helm: it talks to kubesim with curl.
 set -euo pipefail
@@ -16,12 +20,13 @@ scripts/install-deps.sh --no-tools
 
 export BH_SRCDIR="$top"
 export BH_BUILDDIR="${BH_BUILDDIR:-$top/build}"
-if [ ! -x "$BH_BUILDDIR/supervisor/bulkheadd" ] || [ ! -x "$BH_BUILDDIR/worker/bulkhead-worker" ] || [ -n "${DEMO_REBUILD:-}" ]; then
-	echo "demo: building bulkheadd and bulkhead-worker in $BH_BUILDDIR"
+if [ ! -x "$BH_BUILDDIR/supervisor/bulkheadd" ] || [ ! -x "$BH_BUILDDIR/worker/bulkhead-worker" ] ||
+	[ ! -x "$BH_BUILDDIR/fetcher/bulkhead-fetcher" ] || [ -n "${DEMO_REBUILD:-}" ]; then
+	echo "demo: building bulkheadd, bulkhead-worker and bulkhead-fetcher in $BH_BUILDDIR"
 	[ -x configure ] || autoreconf -fi >/dev/null
 	mkdir -p "$BH_BUILDDIR"
 	( cd "$BH_BUILDDIR" && { [ -f Makefile ] || "$top/configure" >/dev/null; } \
-	  && make -j2 supervisor/bulkheadd worker/bulkhead-worker >/dev/null )
+	  && make -j2 supervisor/bulkheadd worker/bulkhead-worker fetcher/bulkhead-fetcher >/dev/null )
 fi
 
 . "$top/tests/e2e/lib.sh"
@@ -51,11 +56,28 @@ for f in deploy/crds/*.yaml; do
 	demo_apply "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$name" "$(cat "$f")"
 done
 
-echo "demo: serving the chart as a source-controller artifact"
+echo "demo: serving a Helm repository with the demo chart"
 work="$E2E_TMP/demo"
 mkdir -p "$work/charts"
-tar -C tests/e2e/skeleton -czf "$work/charts/demo-0.1.0.tgz" demo
-digest="sha256:$(sha256sum "$work/charts/demo-0.1.0.tgz" | cut -d' ' -f1)"
+if command -v helm >/dev/null 2>&1; then
+	helm package tests/e2e/skeleton/demo -d "$work/charts" >/dev/null
+	helm repo index "$work/charts"
+else # the same two files by hand
+	tar -C tests/e2e/skeleton -czf "$work/charts/demo-0.1.0.tgz" demo
+	cat >"$work/charts/index.yaml" <<YAML
+apiVersion: v1
+entries:
+  demo:
+  - apiVersion: v2
+    name: demo
+    version: 0.1.0
+    appVersion: 1.0.0
+    digest: $(sha256sum "$work/charts/demo-0.1.0.tgz" | cut -d' ' -f1)
+    urls:
+    - demo-0.1.0.tgz
+generated: "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+YAML
+fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server --bind 127.0.0.1 "$port" --directory "$work/charts" >"$work/http.log" 2>&1 &
 HTTP_PID=$!
@@ -91,24 +113,19 @@ subjects:
 - kind: ServiceAccount
   name: deployer
   namespace: team-a"
-hc=/apis/source.toolkit.fluxcd.io/v1/namespaces/team-a/helmcharts/demo
-demo_apply "$hc" "apiVersion: source.toolkit.fluxcd.io/v1
-kind: HelmChart
+demo_apply /apis/source.toolkit.fluxcd.io/v1/namespaces/team-a/helmrepositories/demo "apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
 metadata:
   name: demo
   namespace: team-a
 spec:
-  chart: demo
-  version: 0.1.0
-  interval: 10m
-  sourceRef:
-    kind: HelmRepository
-    name: demo"
-demo_status_patch "$hc" "{\"status\":{\"observedGeneration\":1,\"artifact\":{\"url\":\"http://127.0.0.1:$port/demo-0.1.0.tgz\",\"digest\":\"$digest\",\"revision\":\"0.1.0\",\"path\":\"helmchart/team-a/demo/demo-0.1.0.tgz\",\"lastUpdateTime\":\"2026-01-01T00:00:00Z\"}}}"
+  url: http://127.0.0.1:$port
+  interval: 1m"
 
 echo "demo: starting bulkheadd"
 "$BH_BUILDDIR/supervisor/bulkheadd" --kubeconfig "$KUBECONFIG" --audit-log "$work/audit.log" \
 	--worker-path "$BH_BUILDDIR/worker/bulkhead-worker" --concurrent 2 --requeue-dependency 1s \
+	--sources builtin --fetcher-path "$BH_BUILDDIR/fetcher/bulkhead-fetcher" \
 	>"$work/bulkheadd.log" 2>&1 &
 BULKHEADD_PID=$!
 
@@ -123,9 +140,13 @@ spec:
   interval: 10m
   timeout: 2m
   serviceAccountName: deployer
-  chartRef:
-    kind: HelmChart
-    name: demo
+  chart:
+    spec:
+      chart: demo
+      version: 0.1.x
+      sourceRef:
+        kind: HelmRepository
+        name: demo
   values:
     greeting: hello from the demo"
 
@@ -155,6 +176,11 @@ for p in configmaps/demo-config services/demo secrets/sh.helm.release.v1.demo.v1
 	kubesim_admin GET "/api/v1/namespaces/team-a/$p" >/dev/null && echo "  $p"
 done
 kubesim_admin GET /apis/apps/v1/namespaces/team-a/deployments/demo >/dev/null && echo "  deployments/demo"
+echo "demo: the chart as bulkheadd's built-in sources fetched it (HelmChart team-a/team-a-demo):"
+kubesim_admin GET /apis/source.toolkit.fluxcd.io/v1/namespaces/team-a/helmcharts/team-a-demo | python3 -c '
+import json, sys
+s = json.load(sys.stdin).get("status", {})
+print("  revision %s, digest %s" % (s.get("artifact", {}).get("revision"), s.get("artifact", {}).get("digest")))'
 echo "demo: audit log (every request the worker made, as system:serviceaccount:team-a:deployer):"
 sed 's/^/  /' "$work/audit.log"
 echo "demo: OK"
