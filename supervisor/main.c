@@ -1134,6 +1134,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bulkheadd: %s\n", err.msg);
 			return 1;
 		}
+	} else if (sources_watch_external(cfg, on_artifact, &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
 	}
 	if (ops_start(&err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);

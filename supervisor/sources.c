@@ -581,3 +581,88 @@ int sources_start(const sources_opts *o, bh_error *err)
 	}
 	return 0;
 }
+
+/* ---- external mode: triggers from a source-controller's HelmCharts ------------------ */
+typedef struct seen {
+	char key[520];
+	char art[400]; /* "revision digest" */
+} seen;
+
+static struct {
+	const kube_config *cfg;
+	void (*on_artifact)(const char *ns, const char *name);
+	seen *v;
+	size_t n;
+} X;
+
+static void external_seen(const json_t *o)
+{
+	const char *ns = str(o, "metadata", "namespace"), *name = str(o, "metadata", "name");
+	const json_t *art = json_object_get(json_object_get(o, "status"), "artifact");
+	char key[520], now[400];
+	size_t i;
+	if (!ns || !name)
+		return;
+	snprintf(key, sizeof key, "%s/%s", ns, name);
+	snprintf(now, sizeof now, "%.190s %.190s", str(art, "revision", NULL) ? str(art, "revision", NULL) : "",
+		 str(art, "digest", NULL) ? str(art, "digest", NULL) : "");
+	for (i = 0; i < X.n && strcmp(X.v[i].key, key) != 0; i++)
+		;
+	if (i == X.n) {
+		seen *nv = realloc(X.v, (X.n + 1) * sizeof *X.v);
+		if (!nv)
+			return;
+		X.v = nv;
+		snprintf(X.v[X.n].key, sizeof X.v[X.n].key, "%s", key);
+		snprintf(X.v[X.n++].art, sizeof X.v[0].art, "%s", now);
+		return; /* first sight: the HelmReleases reconcile on their own */
+	}
+	if (strcmp(X.v[i].art, now) != 0) {
+		snprintf(X.v[i].art, sizeof X.v[i].art, "%s", now);
+		if (art)
+			X.on_artifact(ns, name);
+	}
+}
+
+static int on_external(void *ud, kube_watch_type t, json_t *o)
+{
+	size_t i;
+	json_t *it;
+	(void)ud;
+	if (t == KUBE_WATCH_ADDED || t == KUBE_WATCH_MODIFIED)
+		external_seen(o);
+	else if (t == KUBE_WATCH_RELIST)
+		json_array_foreach(json_object_get(o, "items"), i, it) external_seen(it);
+	return 0;
+}
+
+static void *external_main(void *arg)
+{
+	bh_error e;
+	kube_client *kc = kube_curl_client_new(X.cfg, &e);
+	(void)arg;
+	if (!kc) {
+		svlog(SVLOG_ERROR, "watching HelmCharts: %s", e.msg);
+		return NULL;
+	}
+	for (;;) {
+		kube_watch_opts wo = {0};
+		wo.timeout_seconds = 60;
+		if (kube_watch(kc, &sv_helmchart_resource, NULL, &wo, on_external, NULL, &e) < 0)
+			svlog(SVLOG_ERROR, "watching HelmCharts: %s (retrying)", e.msg);
+		sleep(1);
+	}
+	return NULL;
+}
+
+int sources_watch_external(const kube_config *cfg, void (*on_artifact)(const char *ns, const char *name),
+			   bh_error *err)
+{
+	pthread_t th;
+	X.cfg = cfg;
+	X.on_artifact = on_artifact;
+	if (pthread_create(&th, NULL, external_main, NULL) != 0)
+		return bh_error_set(err, BH_EIO, "cannot start the HelmChart watch thread");
+	pthread_detach(th);
+	return 0;
+}

@@ -29,6 +29,12 @@ typedef struct sources_opts {
 extern const kube_resource sv_helmrepository_resource;
 
 int sources_start(const sources_opts *o, bh_error *err);
+/* --sources=external: watches HelmCharts (filled by a real
+ * source-controller) and calls on_artifact when one's .status.artifact
+ * revision or digest changes (also when it first gets one). */
+int sources_watch_external(const kube_config *cfg, void (*on_artifact)(const char *ns, const char *name),
+			   bh_error *err);
+
 /* Makes HelmChart ns/name due now (its artifact is missing from the cache). */
 void sources_kick(const char *ns, const char *name);
 
