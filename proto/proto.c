@@ -341,13 +341,14 @@ typedef struct vfield {
 	const char *const *enumv; /* allowed values, NULL-terminated, or NULL */
 } vfield;
 
-static const char *const cond_types[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled", NULL};
+static const char *const cond_types[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled",
+					 "Drifted", NULL};
 static const char *const cond_status[] = {"True", "False", "Unknown", NULL};
 static const char *const actions[] = {"install", "upgrade", NULL};
 static const char *const event_types[] = {"Normal", "Warning", NULL};
 
 static const vfield status_fields[] = {
-	{"conditions", V_CONDS, 6, NULL},
+	{"conditions", V_CONDS, 7, NULL},
 	{"history", V_HISTORY, PROTO_MAX_HISTORY, NULL},
 	{"failures", V_INT, 0, NULL},
 	{"installFailures", V_INT, 0, NULL},

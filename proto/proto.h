@@ -91,13 +91,14 @@ int proto_seccomp_decode(const unsigned char *p, size_t n, uint32_t *nr, uint32_
  *   "requeue": "interval"|"now"|"never",
  *   "status": {"conditions":[{"type","status","observedGeneration":int,
  *               "reason","message"}] (types Ready Released TestSuccess
- *               Remediated Reconciling Stalled, at most one each),
+ *               Remediated Reconciling Stalled Drifted, at most one each),
  *              "history":[Flux snapshot, at most PROTO_MAX_HISTORY],
  *              "failures","installFailures","upgradeFailures": int,
  *              "lastAttemptedReleaseAction": "install"|"upgrade",
  *              "lastAttemptedRevision","lastAttemptedConfigDigest",
  *              "lastAppliedRevision","lastHandledForceAt",
- *              "lastHandledResetAt": strings}
+ *              "lastHandledResetAt", "observedPostRenderersDigest",
+ *              "observedCommonMetadataDigest": strings}
  *   "events": [{"type":"Normal"|"Warning","reason","message",
  *               "revision","token"}] (at most PROTO_MAX_EVENTS; Kubernetes
  *               Events of the actions run, with Flux's revision/token

@@ -26,7 +26,8 @@ static json_t *find_cond(json_t *conds, const char *type)
 }
 
 /* Conditions and fields a state-machine worker owns (proto.h RESULT). */
-static const char *const worker_conds[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled", NULL};
+static const char *const worker_conds[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled",
+					   "Drifted", NULL};
 static const char *const worker_fields[] = {"history", "failures", "installFailures", "upgradeFailures",
 					    "lastAttemptedReleaseAction", "lastAttemptedRevision",
 					    "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",

@@ -7,6 +7,7 @@ worker_bulkhead_worker_SOURCES = \
 	worker/reconcile.c worker/reconcile.h \
 	worker/snapshot.c worker/snapshot.h \
 	worker/manifest.c worker/manifest.h \
+	worker/drift.c worker/drift.h \
 	worker/values.c worker/values.h
 worker_bulkhead_worker_LDADD = helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
 	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)

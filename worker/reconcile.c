@@ -14,6 +14,7 @@
 #include "helm/chart.h"
 #include "helm/postrender.h"
 #include "helm/storage.h"
+#include "worker/drift.h"
 #include "worker/manifest.h"
 #include "worker/snapshot.h"
 #include "worker/values.h"
@@ -568,6 +569,61 @@ static void observe_manifest_config(ctx *c)
 	json_object_set_new(c->st, "observedCommonMetadataDigest", json_string(c->cmdigest));
 }
 
+/* correct_cluster_drift.go: an in-sync release is compared with the
+ * cluster (worker/drift.h); in mode enabled the drift is corrected without a
+ * new Helm revision. Drifted says what was found; Ready and Released stay
+ * as the release is. */
+static void check_drift(ctx *c)
+{
+	const json_t *cfg = json_object_get(c->spec, "driftDetection");
+	json_t *hist = NULL, *last, *ev;
+	drift_opts o;
+	drift_result r;
+	bh_error e;
+	char rel[600];
+	size_t i;
+	if (drift_enabled(cfg, &e) <= 0) {
+		cond_del(c, "Drifted");
+		return;
+	}
+	if (storage_history(c->in->kc, c->sns, c->name, &hist, &e) < 0 || !(last = storage_last(hist))) {
+		json_decref(hist);
+		return;
+	}
+	snprintf(rel, sizeof rel, "%s/%s.v%d", c->ns, c->name, rel_version(last));
+	memset(&o, 0, sizeof o);
+	o.kc = c->in->kc;
+	o.release = rel;
+	o.release_name = c->name;
+	o.release_ns = c->ns;
+	o.config = cfg;
+	o.deadline_ms = c->in->budget_ms > 0 ? c->in->budget_ms - elapsed_ms(c) : 0;
+	if (drift_run(json_string_value(json_object_get(last, "manifest")), &o, &r, &e) < 0) {
+		logf_(c, "drift detection of %s failed: %s", rel, e.msg);
+		json_decref(hist);
+		return;
+	}
+	logf_(c, "drift detection of %s: %d object(s) drifted, %d corrected, %d failed, %u API requests", rel, r.drifted,
+	      r.corrected, r.failed, r.requests);
+	json_array_foreach(r.events, i, ev) {
+		if (json_array_size(c->events) >= 8)
+			break;
+		if (*c->chart_version)
+			json_object_set_new(ev, "revision", json_string(c->chart_version));
+		if (*c->cdigest)
+			json_object_set_new(ev, "token", json_string(c->cdigest));
+		json_array_append(c->events, ev);
+	}
+	if (r.drifted && r.corrected < r.drifted)
+		cond_set(c, "Drifted", "True", "DriftDetected", "%s", r.summary);
+	else if (r.drifted)
+		cond_set(c, "Drifted", "False", "DriftCorrected", "Cluster state of release %s has been corrected", rel);
+	else
+		cond_set(c, "Drifted", "False", "NoDriftDetected", "No drift detected for release %s", rel);
+	json_decref(r.events);
+	json_decref(hist);
+}
+
 /* After a release action: conditions, counters (install.go / upgrade.go
  * success and failure). Returns rc when nothing was written (the caller
  * retries with a backoff), else 0. */
@@ -995,8 +1051,10 @@ static int atomic_release(ctx *c, bh_error *err)
 			return 0;
 		}
 		if (k == K_NONE) {
-			if (s == S_INSYNC)
+			if (s == S_INSYNC) {
 				observe_manifest_config(c);
+				check_drift(c);
+			}
 			cond_del(c, "Reconciling");
 			summarize(c);
 			return 0;
@@ -1106,7 +1164,7 @@ static json_t *result_build(ctx *c, int deleting)
 	json_array_foreach(conds(c), i, x) {
 		const char *t = sget(x, "type");
 		if (!strcmp(t, "Ready") || !strcmp(t, "Released") || !strcmp(t, "TestSuccess") || !strcmp(t, "Remediated") ||
-		    !strcmp(t, "Reconciling") || !strcmp(t, "Stalled"))
+		    !strcmp(t, "Reconciling") || !strcmp(t, "Stalled") || !strcmp(t, "Drifted"))
 			json_array_append_new(cl, json_pack("{s:s,s:s,s:I,s:s,s:s}", "type", t, "status", sget(x, "status"),
 							    "observedGeneration",
 							    json_integer_value(json_object_get(x, "observedGeneration")),
@@ -1220,7 +1278,8 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 		cond_set(&c, "Ready", "False", "ValuesError", "%s", e.msg);
 		goto out;
 	}
-	if (postrender_new(c.spec, sget(c.md, "name"), sget(c.md, "namespace"), &c.pr, &e) < 0 ||
+	if (drift_enabled(json_object_get(c.spec, "driftDetection"), &e) < 0 ||
+	    postrender_new(c.spec, sget(c.md, "name"), sget(c.md, "namespace"), &c.pr, &e) < 0 ||
 	    manifest_postrenderers_digest(c.spec, c.prdigest, &e) < 0 ||
 	    manifest_common_metadata_digest(c.spec, c.cmdigest, &e) < 0) {
 		cond_set(&c, "Ready", "False", "InitFailed", "%s", e.msg);

@@ -32,7 +32,7 @@ TESTS += $(RELEASE_E2E)
 EXTRA_DIST += $(RELEASE_E2E) tests/e2e/release_lib.sh tests/e2e/release
 # --- end release state machine ---
 # --- manifest pipeline (issue 11): post-renderers, commonMetadata, drift ---
-MANIFEST_E2E = tests/e2e/release_postrender.sh
+MANIFEST_E2E = tests/e2e/release_postrender.sh tests/e2e/release_drift.sh
 TESTS += $(MANIFEST_E2E)
 EXTRA_DIST += $(MANIFEST_E2E)
 # --- end manifest pipeline ---

@@ -169,7 +169,7 @@ START_TEST(test_result_status)
 	static const char *bad[] = {
 		R("[]"),
 		R("{\"spec\":{}}"),                      /* not in the catalogue */
-		R(C("Drifted", "True", "Ok")),          /* not a worker condition */
+		R(C("Available", "True", "Ok")),        /* not a worker condition */
 		R(C("Ready", "Maybe", "Ok")),
 		R(C("Ready", "True", "not camel")),
 		R("{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"Ok\",\"message\":\"\"}]}"),
