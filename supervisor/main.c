@@ -633,6 +633,8 @@ spawn:
 	j->release_name = source_release_name_new(j->hr);
 	j->release_ns = (char *)source_release_namespace(j->hr);
 	j->storage_ns = (char *)source_storage_namespace(j->hr);
+	if (j->deleting && jstr(j->hr, "status", "storageNamespace") && *jstr(j->hr, "status", "storageNamespace"))
+		j->storage_ns = (char *)jstr(j->hr, "status", "storageNamespace"); /* Flux: where it installed */
 	j->helmchart = si.helmchart[0] ? strdup(si.helmchart) : NULL;
 	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
 			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,

@@ -1188,23 +1188,85 @@ static json_t *result_build(ctx *c, int deleting)
 	return r;
 }
 
+/* Why the stored release is not the one the history records ("" when it
+ * is): Flux's Snapshot.Targets (name, namespace, version), and the chart. */
+static void not_owned_why(const json_t *cur, const json_t *rel, char *why, size_t wn)
+{
+	const char *chart = json_string_value(
+		json_object_get(json_object_get(json_object_get(rel, "chart"), "metadata"), "name"));
+	char full[600], ch[600];
+	snap_names(cur, full, sizeof full, ch, sizeof ch);
+	why[0] = '\0';
+	if (!snap_targets(cur, rel_name(rel), rel_namespace(rel), rel_version(rel)) ||
+	    strcmp(chart ? chart : "", sget(cur, "chartName")))
+		snprintf(why, wn, "the release in storage is %s/%s.v%d with chart %s, not %s with chart %s from .status.history",
+			 rel_namespace(rel), rel_name(rel), rel_version(rel), chart ? chart : "(none)", full, ch);
+}
+
+/* The HelmRelease is being deleted (Flux reconcileReleaseDeletion and
+ * Uninstall.Reconcile): only the release it owns, as .status.history records
+ * it, is uninstalled. With no storage namespace or no history it owns none
+ * and nothing is uninstalled; a release of that name installed by someone
+ * else, or changed since (another version or chart), is left alone too
+ * (Flux uninstalls whatever is latest and then reports the mismatch; here
+ * the check comes first). In these cases the object is let go with
+ * Released=False and a Warning event saying why. */
 static int run_delete(ctx *c, bh_error *err)
 {
 	action_result res;
 	int rc;
-	char full[600], ch[600];
+	char full[600], ch[600], why[1400];
 	bh_error e;
-	if (latest(c))
-		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
-	else {
+	json_t *cur = latest(c), *hist = NULL, *last;
+	const char *osns = sget(c->st, "storageNamespace");
+	if (!*osns || !cur) {
 		snprintf(full, sizeof full, "%s/%s", c->ns, c->name);
-		snprintf(ch, sizeof ch, "(unknown)");
+		cond_set(c, "Released", "False", "UninstallSkipped",
+			 "Helm uninstall skipped for release %s: this HelmRelease owns no release (%s)", full,
+			 !*osns ? "no storage namespace in its status" : "no release in .status.history");
+		cond_set(c, "Ready", "True", "UninstallSkipped", "%s", sget(cond_get(c, "Released"), "message"));
+		logf_(c, "%s", sget(cond_get(c, "Released"), "message"));
+		return 0;
+	}
+	snap_names(cur, full, sizeof full, ch, sizeof ch);
+	/* the job's storage namespace is the status' one (supervisor) */
+	if (storage_history(c->in->kc, c->sns, sget(cur, "name"), &hist, &e) < 0) {
+		cond_set(c, "Released", "False", "UninstallFailed", "Helm uninstall failed for release %s with chart %s: %s",
+			 full, ch, e.msg);
+		cond_set(c, "Ready", "False", "UninstallFailed", "Helm uninstall failed for release %s with chart %s: %s", full,
+			 ch, e.msg);
+		*err = e;
+		return e.code;
+	}
+	last = storage_last(hist);
+	if (!last) {
+		cond_set(c, "Released", "False", "UninstallSucceeded", "Release %s was not found, assuming it is uninstalled",
+			 full);
+		cond_set(c, "Ready", "True", "UninstallSucceeded", "Release %s was not found, assuming it is uninstalled", full);
+		json_decref(hist);
+		return 0;
+	}
+	not_owned_why(cur, last, why, sizeof why);
+	json_decref(hist);
+	if (why[0]) {
+		cond_set(c, "Released", "False", "UninstallSkipped",
+			 "Helm uninstall skipped for release %s with chart %s: %s; it is not this HelmRelease's to remove",
+			 full, ch, why);
+		cond_set(c, "Ready", "True", "UninstallSkipped", "%s", sget(cond_get(c, "Released"), "message"));
+		record(c, "Released", 1);
+		logf_(c, "%s", sget(cond_get(c, "Released"), "message"));
+		return 0;
 	}
 	action_result_init(&res);
-	rc = uninstall(c, c->name, c->ns, &res, &e);
+	rc = uninstall(c, sget(cur, "name"), sget(cur, "namespace"), &res, &e);
 	if (res.release)
 		observe(c, res.release, "uninstall", 0);
 	action_result_free(&res);
+	if (rc < 0 && bget(spec_part(c, "uninstall"), "keepHistory") && strstr(e.msg, "is already deleted")) {
+		cond_set(c, "Released", "False", "UninstallSucceeded", "Release %s was already uninstalled", full);
+		cond_set(c, "Ready", "True", "UninstallSucceeded", "Release %s was already uninstalled", full);
+		return 0;
+	}
 	if (rc < 0) {
 		cond_set(c, "Released", "False", "UninstallFailed", "Helm uninstall failed for release %s with chart %s: %s",
 			 full, ch, e.msg);

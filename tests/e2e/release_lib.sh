@@ -7,6 +7,7 @@
 #                                   waits until it is handled
 #   rl_history NS NAME              "v:status v:status ..." of helm history
 #   rl_cond NS NAME TYPE            "status|reason|message" of a condition
+#   rl_wait_gone NS NAME            until the HelmRelease is gone (60 s)
 rl_status() { kubectl get helmrelease "$2" -n "$1" -o jsonpath="$3" 2>/dev/null; }
 
 rl_cond() {
@@ -31,6 +32,14 @@ rl_request() {
 	kubectl annotate helmrelease "$2" -n "$1" --overwrite "reconcile.fluxcd.io/requestedAt=$t" >/dev/null
 	until [ "$(rl_status "$1" "$2" '{.status.lastHandledReconcileAt}')" = "$t" ] && rl_settled "$1" "$2"; do
 		[ $SECONDS -ge $end ] && sk_fail "$1/$2: reconcile request $t not handled: $(rl_status "$1" "$2" '{.status}')"
+		sleep 0.3
+	done
+}
+
+rl_wait_gone() {
+	local end=$((SECONDS + 60))
+	while kubectl get helmrelease "$2" -n "$1" >/dev/null 2>&1; do
+		[ $SECONDS -ge $end ] && sk_fail "HelmRelease $1/$2 not let go: $(rl_status "$1" "$2" '{.metadata.finalizers} {.status.conditions}')"
 		sleep 0.3
 	done
 }
