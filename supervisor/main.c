@@ -44,14 +44,15 @@
 
 static struct {
 	const char *kubeconfig, *audit_log, *worker_path, *default_sa, *metrics_addr, *health_addr;
-	int leader_election;
+	int leader_election, watch_all_ns;
+	const char *watch_selector;
 	leader_opts le; /* Flux's defaults: 35s, 30s, 5s */
 	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
 	double requeue_dependency, default_interval, shutdown_grace;
 	unsigned long worker_cpu, worker_mem_mb;
 	unsigned long long audit_max_size;
 	unsigned audit_max_backups;
-} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
+} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 1, NULL, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -118,7 +119,9 @@ static void *watch_main(void *arg)
 		kube_watch_opts wo = {0};
 		bh_error e;
 		wo.timeout_seconds = 60;
-		if (kube_watch(wc, &sv_helmrelease_resource, NULL, &wo, on_watch, NULL, &e) < 0)
+		wo.label_selector = opt.watch_selector; /* sharding: Flux's sharding.fluxcd.io/key */
+		if (kube_watch(wc, &sv_helmrelease_resource, opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo,
+			       on_watch, NULL, &e) < 0)
 			svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
 		sleep(1);
 	}
@@ -942,6 +945,8 @@ static void usage(FILE *f)
 		   "  --sources builtin|external      serve HelmRepository/HelmChart through bulkhead-fetcher, or\n"
 		   "                                  use a source-controller's artifacts (default external)\n"
 		   "  --fetcher-path PATH             the bulkhead-fetcher binary\n"
+		   "  --watch-label-selector SEL      only HelmReleases matching SEL (sharding: sharding.fluxcd.io/key)\n"
+		   "  --watch-all-namespaces[=false]  false: only the namespace bulkheadd runs in (default true)\n"
 		   "  --enable-leader-election        only the holder of a coordination.k8s.io Lease reconciles\n"
 		   "  --leader-election-lease-duration D, --leader-election-renew-deadline D,\n"
 		   "  --leader-election-retry-period D    (defaults 35s, 30s, 5s)\n"
@@ -1000,6 +1005,7 @@ int main(int argc, char **argv)
 		{"graceful-shutdown-timeout", required_argument, NULL, 'G'},
 		{"sources", required_argument, NULL, 'S'}, {"fetcher-path", required_argument, NULL, 'F'},
 		{"enable-leader-election", optional_argument, NULL, 'L'},
+		{"watch-label-selector", required_argument, NULL, 1006}, {"watch-all-namespaces", optional_argument, NULL, 1007},
 		{"leader-election-lease-duration", required_argument, NULL, 1001},
 		{"leader-election-renew-deadline", required_argument, NULL, 1002},
 		{"leader-election-retry-period", required_argument, NULL, 1003},
@@ -1059,6 +1065,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 1004: opt.le.ns = optarg; break;
+		case 1006: opt.watch_selector = *optarg ? optarg : NULL; break;
+		case 1007:
+			if ((opt.watch_all_ns = go_bool_flag(optarg)) < 0) {
+				fprintf(stderr, "bulkheadd: --watch-all-namespaces takes true or false\n");
+				return 2;
+			}
+			break;
 		case 1005: opt.le.name = optarg; break;
 		case 'G':
 			if ((opt.shutdown_grace = source_parse_duration(optarg)) < 0) {
@@ -1153,8 +1166,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	svlog(SVLOG_INFO, "watching HelmReleases in all namespaces at %s (worker %s, concurrency %d)",
-		cfg->server, opt.worker_path, opt.concurrent);
+	svlog(SVLOG_INFO, "watching HelmReleases in %s%s%s%s at %s (worker %s, concurrency %d)",
+	      opt.watch_all_ns ? "all namespaces" : "namespace ", opt.watch_all_ns ? "" : leader_runtime_namespace(),
+	      opt.watch_selector ? " matching " : "", opt.watch_selector ? opt.watch_selector : "", cfg->server, opt.worker_path, opt.concurrent);
 
 	while (!stopping || njobs > 0) {
 		struct pollfd *pf;

@@ -9,24 +9,19 @@ set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
-sk_setup
-kill -TERM "$BULKHEADD_PID" && wait "$BULKHEADD_PID"
-BULKHEADD_PID=
+. "$BH_SRCDIR/tests/e2e/ops_lib.sh"
+ops_setup
 kubectl create ns bulkhead-system >/dev/null
-PIDS=()
-trap 'rc=$?; for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; (exit $rc); sk_cleanup' EXIT
 start_replica() { # NAME: a bulkheadd as ServiceAccount bulkhead-system/NAME
 	local n=$1 tok
 	kubectl create sa "$n" -n bulkhead-system >/dev/null
 	kubectl create clusterrolebinding "$n" --clusterrole=cluster-admin --serviceaccount="bulkhead-system:$n" >/dev/null
 	tok=$(kubectl create token "$n" -n bulkhead-system) || sk_fail "token for $n"
 	kubesim_kubeconfig_token "$n" "$tok" "$SK_DIR/$n.kubeconfig"
-	"$SK_BULKHEADD" --kubeconfig "$SK_DIR/$n.kubeconfig" --worker-path "$SK_WORKER" --requeue-dependency 1s \
+	ops_run "$n.log" --kubeconfig "$SK_DIR/$n.kubeconfig" \
 		--enable-leader-election --leader-election-namespace bulkhead-system \
-		--leader-election-lease-duration 4s --leader-election-renew-deadline 3s --leader-election-retry-period 1s \
-		>>"$SK_DIR/$n.log" 2>&1 &
-	PIDS+=($!)
-	eval "PID_${n//-/_}=\$!"
+		--leader-election-lease-duration 4s --leader-election-renew-deadline 3s --leader-election-retry-period 1s
+	eval "PID_${n//-/_}=\$OPS_PID"
 }
 holder() { kubectl get lease bulkheadd-leader-election -n bulkhead-system -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 start_replica rep-a
