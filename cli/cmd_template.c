@@ -2,7 +2,9 @@
  * for `helm template` (Helm 4.1.4): same flags, same stdout bytes, same
  * stderr shapes ("Error: ..." and the --debug hint), exit status 1 on error,
  * --output-dir writing the same files. CHART is a chart directory or a
- * .tgz; repositories are not contacted (no --repo, --version, post-renderers). */
+ * .tgz; the flags are parsed in template_flags.c. Chart repositories
+ * (--repo, oci://) are the chart fetcher's (a hook below refuses them for
+ * now); post-renderer plugins are never found (bulkhead runs none). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,50 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/budget.h"
 #include "helm/chart.h"
 #include "helm/render.h"
 #include "helm/values.h"
+#include "cli/budget.h"
+#include "cli/template_flags.h"
 #include "cli/template_postrender.h"
 #include "lib/buf.h"
-
-typedef struct strlist {
-	const char **v;
-	size_t n;
-} strlist;
-
-static int push(strlist *l, const char *s)
-{
-	const char **nv = realloc(l->v, (l->n + 1) * sizeof *nv);
-	if (!nv)
-		return -1;
-	l->v = nv;
-	l->v[l->n++] = s;
-	return 0;
-}
-
-/* pflag StringSlice: CSV-style split on commas (quotes allowed). */
-static int push_csv(strlist *l, char *s, strlist *owned)
-{
-	bh_buf cur = BH_BUF_INIT;
-	int inq = 0;
-	for (char *p = s;; p++) {
-		if (*p == '"') {
-			inq = !inq;
-			continue;
-		}
-		if (!*p || (*p == ',' && !inq)) {
-			char *item = cur.data ? bh_buf_detach(&cur) : strdup("");
-			if (!item || push(l, item) || push(owned, item))
-				return -1;
-			if (!*p)
-				break;
-			continue;
-		}
-		bh_buf_putc(&cur, *p);
-	}
-	return 0;
-}
+#include "lib/yaml.h"
+#include "tmpl/tmpl.h"
 
 static void go_quote_to(FILE *f, const char *s)
 {
@@ -231,12 +198,12 @@ static int write_output_dir(const render_result *r, const char *dir, const char 
 	for (size_t i = 0; include_crds && !rc && i < r->ncrds; i++) {
 		rc = write_to_file(dir, r->crds[i].path, (const char *)r->crds[i].data, r->crds[i].len,
 				   seen(&written, r->crds[i].path), err);
-		push(&written, r->crds[i].path);
+		strlist_push(&written, r->crds[i].path);
 	}
 	for (size_t i = 0; !rc && i < r->manifests.n; i++) {
 		const manifest *m = &r->manifests.v[i];
 		rc = write_to_file(bh_buf_str(&nd), m->path, m->content, strlen(m->content), seen(&written, m->path), err);
-		push(&written, m->path);
+		strlist_push(&written, m->path);
 	}
 	fflush(stdout);
 	for (size_t i = 0; !no_hooks && !rc && i < r->hooks.n; i++) {
@@ -256,312 +223,430 @@ static int write_output_dir(const render_result *r, const char *dir, const char 
 	return rc;
 }
 
-enum { T_STR, T_LIST, T_CSV, T_BOOL, T_UNSUPPORTED };
+
+/* ---- the release namespace: -n, $HELM_NAMESPACE, else the kubeconfig's
+ * context (clientcmd: --kubeconfig, else $KUBECONFIG's files merged with
+ * the first definition winning, else ~/.kube/config), else "default".
+ * A kubeconfig that cannot be read counts as none, as in helm. */
+
+static json_t *kubeconfig_file(const char *path)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error err;
+	json_t *doc = NULL;
+	if (!read_all(path, &b, &err) && b.len <= (4u << 20))
+		if (yaml_parse_any(b.data ? b.data : "", b.len, NULL, 0, &doc, &err) || !json_is_object(doc)) {
+			json_decref(doc);
+			doc = NULL;
+		}
+	bh_buf_free(&b);
+	return doc;
+}
+
+static const json_t *named_entry(const json_t *list, const char *name, const char *field)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		if (n && !strcmp(n, name))
+			return json_object_get(e, field);
+	}
+	return NULL;
+}
+
+static char *kubeconfig_namespace_dup(const char *explicit_path, const char *context)
+{
+	strlist paths = {0};
+	bh_buf home = BH_BUF_INIT;
+	char *env = NULL, *ns = NULL;
+	const char *kc = getenv("KUBECONFIG"), *ctx = context && *context ? context : NULL;
+	if (explicit_path && *explicit_path) {
+		strlist_push(&paths, explicit_path);
+	} else if (kc && *kc) {
+		env = strdup(kc);
+		for (char *save = NULL, *t = env ? strtok_r(env, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			strlist_push(&paths, t);
+	} else {
+		bh_buf_printf(&home, "%s/.kube/config", getenv("HOME") ? getenv("HOME") : "");
+		strlist_push(&paths, bh_buf_str(&home));
+	}
+	json_t **docs = calloc(paths.n + 1, sizeof *docs);
+	for (size_t i = 0; docs && i < paths.n; i++)
+		docs[i] = kubeconfig_file(paths.v[i]);
+	if (explicit_path && *explicit_path && docs && !docs[0])
+		goto out; /* an explicit file that cannot be loaded is an error */
+	for (size_t i = 0; docs && !ctx && i < paths.n; i++) {
+		const char *c = json_string_value(json_object_get(docs[i], "current-context"));
+		if (c && *c)
+			ctx = c;
+	}
+	for (size_t i = 0; docs && ctx && i < paths.n; i++) {
+		const json_t *c = named_entry(json_object_get(docs[i], "contexts"), ctx, "context");
+		if (!c)
+			continue;
+		const char *n = json_string_value(json_object_get(c, "namespace"));
+		ns = strdup(n && *n ? n : "default");
+		break;
+	}
+out:
+	for (size_t i = 0; docs && i < paths.n; i++)
+		json_decref(docs[i]);
+	free(docs);
+	free(paths.v);
+	free(env);
+	bh_buf_free(&home);
+	return ns;
+}
+
+/* action.TemplateName: the --name-template text run with Sprig's functions
+ * and no data. */
+static int name_from_template(const char *text, bh_buf *out, bh_error *err)
+{
+	tmpl_engine *e = tmpl_engine_new_sprig(err);
+	tmpl_value nil = tmpl_nil();
+	int rc = e ? tmpl_engine_add_go(e, "name-template", text, strlen(text), err) : BH_ENOMEM;
+	if (!rc)
+		rc = tmpl_engine_execute(e, "name-template", &nil, out, err);
+	tmpl_engine_free(e);
+	return rc;
+}
+
+/* downloader.VerifyChart's checks before the signature itself. */
+static int verify_chart(const char *path, const char *keyring, bh_error *err)
+{
+	struct stat st;
+	bh_buf prov = BH_BUF_INIT;
+	int rc = 0;
+	if (stat(path, &st))
+		return bh_error_set(err, BH_EIO, "stat %s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return bh_error_set(err, BH_EINVAL, "unpacked charts cannot be verified");
+	bh_buf_printf(&prov, "%s.prov", path);
+	if (stat(bh_buf_str(&prov), &st))
+		rc = bh_error_set(err, BH_EIO, "could not load provenance file %s: stat %s: %s", bh_buf_str(&prov),
+				  bh_buf_str(&prov), errno == ENOENT ? "no such file or directory" : strerror(errno));
+	else if (access(keyring, R_OK))
+		rc = bh_error_set(err, BH_EIO, "failed to load keyring: open %s: %s", keyring,
+				  errno == ENOENT ? "no such file or directory" : strerror(errno));
+	else
+		rc = bh_error_set(err, BH_EDENIED,
+				  "--verify: bulkhead does not check OpenPGP signatures of provenance files (%s); "
+				  "verify it with `helm verify` and render without --verify",
+				  bh_buf_str(&prov));
+	bh_buf_free(&prov);
+	return rc;
+}
+
+/* newRegistryClient: a TLS client config is made (and its files read, even
+ * for a local chart) when a cert and a key, or a CA file, or
+ * --insecure-skip-tls-verify are given. PEM is only looked for, not parsed. */
+static int tls_file(const char *path, const char *what, const char *pem_err, bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	int rc = 0;
+	if (read_all(path, &b, err)) {
+		rc = bh_error_set(err, BH_EIO,
+				  "missing registry client: can't create TLS config for client: %s: \"%s\": open %s: %s",
+				  what, path, path, errno == ENOENT ? "no such file or directory" : strerror(errno));
+	} else if (pem_err && !strstr(bh_buf_str(&b), "-----BEGIN ")) {
+		rc = bh_error_set(err, BH_EINVAL, "missing registry client: can't create TLS config for client: %s", pem_err);
+	}
+	bh_buf_free(&b);
+	return rc;
+}
+
+static int registry_tls_files(const template_opts *o, int insecure, bh_error *err)
+{
+	const char *cert = o->cert_file ? o->cert_file : "", *key = o->key_file ? o->key_file : "",
+		   *ca = o->ca_file ? o->ca_file : "";
+	if (!((*cert && *key) || *ca || insecure))
+		return 0;
+	if (*cert || *key) {
+		if (tls_file(cert, "unable to read cert file", NULL, err) ||
+		    tls_file(key, "unable to read key file", NULL, err) ||
+		    tls_file(cert, "", "unable to load cert from key pair: tls: failed to find any PEM data in certificate input", err))
+			return -1;
+	}
+	if (*ca && tls_file(ca, "can't read CA file", "failed to append certificates from pem block", err))
+		return -1;
+	return 0;
+}
+
+/* cmdGetDryRunFlagStrategy(isTemplate): 0 client, 1 server, -1 error */
+static int dry_run_strategy(const char *v, int *debug, char *msg, size_t msz)
+{
+	if (!v || !strcmp(v, "client"))
+		return 0;
+	if (!strcmp(v, "server"))
+		return 1;
+	if (!strcmp(v, "unset")) {
+		log_cb(debug, "WARN", "--dry-run is deprecated and should be replaced with '--dry-run=client'", NULL);
+		return 0;
+	}
+	static const char *t[] = {"1", "t", "T", "TRUE", "true", "True", NULL};
+	static const char *f[] = {"0", "f", "F", "FALSE", "false", "False", "none", NULL};
+	for (int i = 0; t[i]; i++)
+		if (!strcmp(v, t[i])) {
+			char w[160];
+			snprintf(w, sizeof w, "boolean '--dry-run=%s' flag is deprecated and must be replaced with '--dry-run=client'", v);
+			log_cb(debug, "WARN", w, NULL);
+			return 0;
+		}
+	for (int i = 0; f[i]; i++)
+		if (!strcmp(v, f[i])) {
+			snprintf(msg, msz, "invalid dry-run value (\"%s\"). Must be \"server\" or \"client\"", v);
+			return -1;
+		}
+	snprintf(msg, msz, "invalid dry-run value (\"%s\"). Must be \"none\", \"server\", or \"client\"", v);
+	return -1;
+}
+
+/* action.Install.NameAndChart for `helm template` (whose release name
+ * defaults to "release-name", so -g alone changes nothing). */
+static int name_and_chart(const template_opts *o, bh_buf *name, const char **chart, bh_error *err)
+{
+	if (o->args.n > 2) {
+		bh_buf m = BH_BUF_INIT;
+		bh_buf_puts(&m, "expected at most two arguments, unexpected arguments: ");
+		for (size_t i = 2; i < o->args.n; i++)
+			bh_buf_printf(&m, "%s%s", i > 2 ? ", " : "", o->args.v[i]);
+		bh_error_set(err, BH_EINVAL, "%s", bh_buf_str(&m));
+		bh_buf_free(&m);
+		return -1;
+	}
+	if (o->args.n == 2) {
+		bh_buf_puts(name, o->args.v[0]);
+		*chart = o->args.v[1];
+		if (o->generate_name)
+			return bh_error_set(err, BH_EINVAL, "cannot set --generate-name and also specify a name");
+		if (o->name_template && *o->name_template)
+			return bh_error_set(err, BH_EINVAL, "cannot set --name-template and also specify a name");
+		return 0;
+	}
+	*chart = o->args.v[0];
+	if (o->name_template && *o->name_template) {
+		return name_from_template(o->name_template, name, err);
+	}
+	bh_buf_puts(name, "release-name");
+	return 0;
+}
 
 int cmd_template(int argc, char **argv);
 
 int cmd_template(int argc, char **argv)
 {
-	strlist args = {0}, files = {0}, set = {0}, set_string = {0}, set_json = {0}, set_file = {0},
-		set_literal = {0}, api = {0}, show = {0}, owned = {0};
-	const char *ns = getenv("HELM_NAMESPACE"), *kube = NULL, *output_dir = NULL, *pr_config = NULL;
-	const char *cpu_limit = NULL;
-	postrender *pr = NULL;
-	int include_crds = 0, skip_tests = 0, no_hooks = 0, is_upgrade = 0, debug = 0, skip_schema = 0,
-	    sub_notes = 0, use_release_name = 0, generate_name = 0, dep_update = 0;
+	template_opts o;
 	bh_error err;
-	int rc = 1, flags_done = 0;
-	static char set_msg[512];
-	char *name_template = NULL, *abs = NULL;
-	if (!ns || !*ns)
-		ns = "default";
-	struct {
-		const char *lng;
-		char shrt;
-		int type;
-		void *dst;
-	} table[] = {
-		{"values", 'f', T_CSV, &files},
-		{"set", 0, T_LIST, &set},
-		{"set-string", 0, T_LIST, &set_string},
-		{"set-json", 0, T_LIST, &set_json},
-		{"set-file", 0, T_LIST, &set_file},
-		{"set-literal", 0, T_LIST, &set_literal},
-		{"namespace", 'n', T_STR, &ns},
-		{"kube-version", 0, T_STR, &kube},
-		{"api-versions", 'a', T_CSV, &api},
-		{"show-only", 's', T_LIST, &show},
-		{"include-crds", 0, T_BOOL, &include_crds},
-		{"skip-tests", 0, T_BOOL, &skip_tests},
-		{"no-hooks", 0, T_BOOL, &no_hooks},
-		{"is-upgrade", 0, T_BOOL, &is_upgrade},
-		{"debug", 0, T_BOOL, &debug},
-		{"skip-schema-validation", 0, T_BOOL, &skip_schema},
-		{"render-subchart-notes", 0, T_BOOL, &sub_notes},
-		{"release-name", 0, T_BOOL, &use_release_name},
-		{"generate-name", 'g', T_BOOL, &generate_name},
-		{"dependency-update", 0, T_BOOL, &dep_update},
-		{"output-dir", 0, T_STR, &output_dir},
-		{"cpu-limit", 0, T_STR, &cpu_limit},
-		{"name-template", 0, T_STR, &name_template},
-		{"create-namespace", 0, T_BOOL, NULL},
-		{"devel", 0, T_BOOL, NULL},
-		{"disable-openapi-validation", 0, T_BOOL, NULL},
-		{"enable-dns", 0, T_BOOL, NULL},
-		{"skip-crds", 0, T_BOOL, NULL},
-		{"replace", 0, T_BOOL, NULL},
-		{"atomic", 0, T_BOOL, NULL},
-		{"rollback-on-failure", 0, T_BOOL, NULL},
-		{"wait-for-jobs", 0, T_BOOL, NULL},
-		{"validate", 0, T_UNSUPPORTED, NULL},
-		{"post-renderer", 0, T_UNSUPPORTED, NULL},
-		{"post-renderer-config", 0, T_STR, &pr_config},
-		{"repo", 0, T_UNSUPPORTED, NULL},
-		{"version", 0, T_UNSUPPORTED, NULL},
-		{"kubeconfig", 0, T_STR, NULL},
-		{"kube-context", 0, T_STR, NULL},
-		{"timeout", 0, T_STR, NULL},
-		{"description", 0, T_STR, NULL},
-		{"labels", 'l', T_STR, NULL},
-		{NULL, 0, 0, NULL},
-	};
-	for (int i = 1; i < argc; i++) {
-		char *a = argv[i];
-		if (flags_done || a[0] != '-' || !a[1]) {
-			push(&args, a);
-			continue;
-		}
-		if (!strcmp(a, "--")) {
-			flags_done = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf("Render chart templates locally and display the output.\n\n"
-			       "Usage:\n  bulkhead template [NAME] [CHART] [flags]\n\n"
-			       "Flags are those of `helm template`: -f/--values, --set, --set-string,\n"
-			       "--set-json, --set-file, --set-literal, -n/--namespace, --kube-version,\n"
-			       "-a/--api-versions, --include-crds, --skip-tests, --no-hooks, -s/--show-only,\n"
-			       "--is-upgrade, --skip-schema-validation, --render-subchart-notes, --debug.\n\n"
-			       "bulkhead's own:\n"
-			       "      --cpu-limit SECONDS   CPU time the command may use, then it stops with an\n"
-			       "                            error (default %d; 0 = no limit)\n", CLI_CPU_LIMIT_DEFAULT);
-			rc = 0;
-			goto out;
-		}
-		const char *val = NULL;
-		int k = -1;
-		if (a[1] == '-') {
-			char *eq = strchr(a + 2, '=');
-			size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			for (int t = 0; table[t].lng; t++)
-				if (strlen(table[t].lng) == nl && !strncmp(table[t].lng, a + 2, nl))
-					k = t;
-			if (k < 0) {
-				snprintf(set_msg, sizeof set_msg, "unknown flag: --%.*s", (int)nl, a + 2);
-				rc = fail(set_msg, 0);
-				goto out;
-			}
-			if (eq)
-				val = eq + 1;
-		} else {
-			for (int t = 0; table[t].lng; t++)
-				if (table[t].shrt && table[t].shrt == a[1])
-					k = t;
-			if (k < 0) {
-				snprintf(set_msg, sizeof set_msg, "unknown shorthand flag: '%c' in %s", a[1], a);
-				rc = fail(set_msg, 0);
-				goto out;
-			}
-			if (a[2])
-				val = a[2] == '=' ? a + 3 : a + 2;
-		}
-		if (table[k].type == T_UNSUPPORTED) {
-			snprintf(set_msg, sizeof set_msg, "flag --%s is not supported by bulkhead template", table[k].lng);
-			rc = fail(set_msg, 0);
-			goto out;
-		}
-		if (table[k].type == T_BOOL) {
-			int b = 1;
-			if (val)
-				b = !strcmp(val, "true") || !strcmp(val, "1") || !strcmp(val, "t") || !strcmp(val, "T") ||
-				    !strcmp(val, "TRUE") || !strcmp(val, "True");
-			if (table[k].dst)
-				*(int *)table[k].dst = b;
-			continue;
-		}
-		if (!val) {
-			if (i + 1 >= argc) {
-				snprintf(set_msg, sizeof set_msg, "flag needs an argument: --%s", table[k].lng);
-				rc = fail(set_msg, 0);
-				goto out;
-			}
-			val = argv[++i];
-		}
-		if (!table[k].dst)
-			continue;
-		if (table[k].type == T_STR)
-			*(const char **)table[k].dst = val;
-		else if (table[k].type == T_LIST)
-			push(table[k].dst, val);
-		else {
-			char *copy = strdup(val);
-			if (!copy || push(&owned, copy) || push_csv(table[k].dst, copy, &owned)) {
-				rc = fail("out of memory", 0);
-				goto out;
-			}
-		}
-	}
-	log_cb(&debug, "DEBUG", "Original chart version", (const char *const[]){"version", "", NULL});
-	{
-		unsigned long cpu = CLI_CPU_LIMIT_DEFAULT;
-		if ((cpu_limit && cli_cpu_limit_parse(cpu_limit, &cpu, &err)) || cli_cpu_limit_set(cpu, &err)) {
-			rc = fail(err.msg, 0);
-			goto out;
-		}
-	}
-	if (generate_name || name_template) {
-		rc = fail("--generate-name and --name-template are not supported by bulkhead template", 0);
+	bh_buf relname = BH_BUF_INIT, keyring = BH_BUF_INIT;
+	static char msg[1024];
+	int rc = 1, debug = 0;
+	char *abs = NULL, *kube = NULL, *kc_ns = NULL;
+	const char *chart_path = NULL, *ns = NULL;
+	values_file *vf = NULL;
+	bh_buf *vbufs = NULL;
+	json_t *vals = NULL;
+	chart *c = NULL;
+	postrender *pr = NULL;
+	render_result res;
+	memset(&res, 0, sizeof res);
+	memset(&o, 0, sizeof o);
+
+	if (template_flags_parse(argc, argv, &o, msg, sizeof msg)) {
+		rc = fail(msg, 0);
 		goto out;
 	}
-	if (dep_update) {
-		rc = fail("--dependency-update is not supported: bulkhead never fetches charts", 0);
+	debug = o.debug;
+	if (o.color && strcmp(o.color, "never") && strcmp(o.color, "auto") && strcmp(o.color, "always")) {
+		snprintf(msg, sizeof msg, "invalid color mode \"%s\": must be one of: never, auto, always", o.color);
+		log_cb(&debug, "WARN", "command failed", (const char *const[]){"error", msg, NULL});
 		goto out;
 	}
-	if (args.n < 1) {
+	if (o.help) {
+		template_flags_help(stdout);
+		rc = 0;
+		goto out;
+	}
+	if (o.args.n < 1) {
 		fprintf(stderr, "Error: \"bulkhead template\" requires at least 1 argument\n\n"
 				"Usage:  bulkhead template [NAME] [CHART] [flags]\n");
 		goto out;
 	}
-	if (args.n > 2) {
-		bh_buf m = BH_BUF_INIT;
-		bh_buf_puts(&m, "expected at most two arguments, unexpected arguments: ");
-		for (size_t i = 2; i < args.n; i++)
-			bh_buf_printf(&m, "%s%s", i > 2 ? ", " : "", args.v[i]);
-		rc = fail(bh_buf_str(&m), 0);
-		bh_buf_free(&m);
+	if (o.force_replace && o.force_conflicts) {
+		rc = fail("if any flags in the group [force-replace force-conflicts] are set none of the others can be; "
+			  "[force-conflicts force-replace] were all set", 0);
 		goto out;
 	}
-	const char *release = args.n == 2 ? args.v[0] : "release-name";
-	const char *chart_path = args.n == 2 ? args.v[1] : args.v[0];
-
-	/* the chart path, the values, then the chart (as helm does) */
-	values_file *vf = calloc(files.n + 1, sizeof *vf);
-	bh_buf *vbufs = calloc(files.n + 1, sizeof *vbufs);
-	json_t *vals = NULL;
-	chart *c = NULL;
-	render_result res;
-	memset(&res, 0, sizeof res);
-	if (!vf || !vbufs) {
-		rc = fail("out of memory", 0);
-		goto out2;
+	if (o.validate_set && o.dry_run) {
+		rc = fail("if any flags in the group [validate dry-run] are set none of the others can be; "
+			  "[dry-run validate] were all set", 0);
+		goto out;
 	}
-	/* LocateChart comes before the values are read */
+	/* template.go RunE */
+	if (o.kube_version && *o.kube_version && render_parse_kube_version(o.kube_version, &kube, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
+	if (registry_tls_files(&o, o.insecure_tls, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
+	int server = dry_run_strategy(o.dry_run, &debug, msg, sizeof msg);
+	if (server < 0) {
+		rc = fail(msg, 0);
+		goto out;
+	}
+	if (server || o.validate) {
+		rc = fail("--dry-run=server (and --validate) render against a live cluster's capabilities; "
+			  "bulkhead template renders client-side only (--dry-run=client)", 0);
+		goto out;
+	}
+	/* runInstall */
+	log_cb(&debug, "DEBUG", "Original chart version", (const char *const[]){"version", o.version ? o.version : "", NULL});
+	unsigned long cpu = CLI_CPU_LIMIT_DEFAULT;
+	if ((o.cpu_limit && cli_cpu_limit_parse(o.cpu_limit, &cpu, &err)) || cli_cpu_limit_set(cpu, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
+	if ((!o.version || !*o.version) && o.devel)
+		log_cb(&debug, "DEBUG", "setting version to >0.0.0-0", NULL);
+	if (name_and_chart(&o, &relname, &chart_path, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
+	/* chart sources (issue 10's fetcher) hook in here: --repo and oci:// */
+	if ((o.repo && *o.repo) || !strncmp(chart_path, "oci://", 6)) {
+		rc = fail("charts from repositories (--repo, oci://) are unsupported by bulkhead template for now: "
+			  "pull the chart and render the directory or .tgz", 0);
+		goto out;
+	}
+	/* LocateChart */
 	struct stat st;
 	if (stat(chart_path, &st)) {
 		const char *slash = strchr(chart_path, '/');
 		if (chart_path[0] == '/' || chart_path[0] == '.')
-			snprintf(set_msg, sizeof set_msg, "path \"%s\" not found", chart_path);
+			snprintf(msg, sizeof msg, "path \"%s\" not found", chart_path);
 		else if (slash)
-			snprintf(set_msg, sizeof set_msg, "repo %.*s not found", (int)(slash - chart_path), chart_path);
+			snprintf(msg, sizeof msg, "repo %.*s not found", (int)(slash - chart_path), chart_path);
 		else
-			snprintf(set_msg, sizeof set_msg,
-				 "non-absolute URLs should be in form of repo_name/path_to_chart, got: %s", chart_path);
-		rc = fail(set_msg, 0);
-		goto out2;
+			snprintf(msg, sizeof msg, "non-absolute URLs should be in form of repo_name/path_to_chart, got: %s",
+				 chart_path);
+		if (!(chart_path[0] == '/' || chart_path[0] == '.'))
+			log_cb(&debug, "DEBUG", "set up default downloader cache", NULL);
+		rc = fail(msg, 0);
+		goto out;
 	}
 	abs = realpath(chart_path, NULL);
-	log_cb(&debug, "DEBUG", "Chart path", (const char *const[]){"path", abs ? abs : chart_path, NULL});
-	for (size_t i = 0; i < files.n; i++) {
-		if (read_all(files.v[i], &vbufs[i], &err)) {
+	if (o.verify) {
+		if (o.keyring)
+			bh_buf_puts(&keyring, o.keyring);
+		else
+			template_default_keyring(&keyring);
+		if (verify_chart(abs ? abs : chart_path, bh_buf_str(&keyring), &err)) {
 			rc = fail(err.msg, 0);
-			goto out2;
+			goto out;
 		}
-		vf[i].name = files.v[i];
+	}
+	log_cb(&debug, "DEBUG", "Chart path", (const char *const[]){"path", abs ? abs : chart_path, NULL});
+
+	/* the values, then the chart (as helm does) */
+	vf = calloc(o.values.n + 1, sizeof *vf);
+	vbufs = calloc(o.values.n + 1, sizeof *vbufs);
+	if (!vf || !vbufs) {
+		rc = fail("out of memory", 0);
+		goto out;
+	}
+	for (size_t i = 0; i < o.values.n; i++) {
+		if (read_all(o.values.v[i], &vbufs[i], &err)) {
+			rc = fail(err.msg, 0);
+			goto out;
+		}
+		vf[i].name = o.values.v[i];
 		vf[i].data = vbufs[i].data ? vbufs[i].data : "";
 		vf[i].len = vbufs[i].len;
 	}
 	values_options vo = {
-		.files = vf, .nfiles = files.n,
-		.set_json = set_json.v, .nset_json = set_json.n,
-		.set = set.v, .nset = set.n,
-		.set_string = set_string.v, .nset_string = set_string.n,
-		.set_file = set_file.v, .nset_file = set_file.n,
-		.set_literal = set_literal.v, .nset_literal = set_literal.n,
+		.files = vf, .nfiles = o.values.n,
+		.set_json = o.set_json.v, .nset_json = o.set_json.n,
+		.set = o.set.v, .nset = o.set.n,
+		.set_string = o.set_string.v, .nset_string = o.set_string.n,
+		.set_file = o.set_file.v, .nset_file = o.set_file.n,
+		.set_literal = o.set_literal.v, .nset_literal = o.set_literal.n,
 		.file_reader = file_reader, .file_ctx = NULL,
 	};
 	if (values_compose(&vo, &vals, &err)) {
 		rc = fail(err.msg, 0);
-		goto out2;
+		goto out;
 	}
-	int lrc = chart_load_path(abs ? abs : chart_path, NULL, &c, &err);
-	if (lrc) {
+	if (chart_load_path(abs ? abs : chart_path, NULL, &c, &err)) {
 		rc = fail(err.msg, 0);
-		goto out2;
+		goto out;
 	}
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
 		log_cb(&debug, "WARN", "this chart is deprecated", NULL);
 	if (json_object_get(c->metadata, "dependencies") && chart_check_dependencies(c, &err)) {
-		rc = fail(err.msg, 0);
-		goto out2;
+		bh_buf m = BH_BUF_INIT;
+		if (o.dep_update) /* helm would fetch them here (downloader.Manager.Update) */
+			bh_buf_printf(&m, "--dependency-update: fetching missing chart dependencies is unsupported by "
+					  "bulkhead template for now (%s); run `helm dependency build` first", err.msg);
+		rc = fail(o.dep_update ? bh_buf_str(&m) : err.msg, 0);
+		bh_buf_free(&m);
+		goto out;
 	}
-	if (pr_config && template_postrender_load(pr_config, ns, &pr, &err)) {
+	ns = o.namespace_ && *o.namespace_ ? o.namespace_ : getenv("HELM_NAMESPACE");
+	if (!ns || !*ns)
+		ns = kc_ns = kubeconfig_namespace_dup(o.kubeconfig, o.kube_context);
+	if (o.pr_config && template_postrender_load(o.pr_config, ns ? ns : "default", &pr, &err)) {
 		rc = fail(err.msg, 0);
-		goto out2;
+		goto out;
 	}
 	render_options ro = {
-		.release_name = release, .namespace_ = ns, .revision = 1, .is_upgrade = is_upgrade,
-		.kube_version = kube, .api_versions = api.v, .n_api_versions = api.n,
-		.include_crds = include_crds, .skip_tests = skip_tests, .no_hooks = no_hooks,
-		.show_only = show.v, .n_show_only = show.n, .debug = debug,
-		.skip_schema_validation = skip_schema, .sub_notes = sub_notes,
+		.release_name = bh_buf_str(&relname), .namespace_ = ns ? ns : "default", .revision = 1,
+		.is_upgrade = o.is_upgrade, .kube_version = o.kube_version && *o.kube_version ? o.kube_version : NULL,
+		.api_versions = o.api_versions.v, .n_api_versions = o.api_versions.n,
+		.include_crds = o.include_crds, .skip_tests = o.skip_tests, .no_hooks = o.no_hooks,
+		.show_only = o.show_only.v, .n_show_only = o.show_only.n, .debug = debug,
+		.skip_schema_validation = o.skip_schema, .sub_notes = o.sub_notes, .enable_dns = o.enable_dns,
 		.log = log_cb, .log_ud = &debug,
 		.post_render = pr ? postrender_files : NULL, .post_render_ud = pr,
 	};
 	int r = render_chart(c, vals, &ro, &res, &err);
-	if (output_dir && r == 0) {
-		if (write_output_dir(&res, output_dir, release, use_release_name, include_crds, no_hooks, skip_tests,
-				     &err)) {
+	if (o.output_dir && *o.output_dir && r == 0) {
+		if (write_output_dir(&res, o.output_dir, bh_buf_str(&relname), o.release_name, o.include_crds,
+				     o.no_hooks, o.skip_tests, &err)) {
 			rc = fail(err.msg, 0);
-			goto out2;
+			goto out;
 		}
-		if (show.n) {
-			snprintf(set_msg, sizeof set_msg, "could not find template %s in chart", show.v[0]);
-			rc = fail(set_msg, 0);
-			goto out2;
+		if (o.show_only.n) {
+			snprintf(msg, sizeof msg, "could not find template %s in chart", o.show_only.v[0]);
+			rc = fail(msg, 0);
+			goto out;
 		}
 		write_out("\n");
 		rc = 0;
-		goto out2;
+		goto out;
 	}
 	if (res.template_text && (r == 0 || debug))
 		write_out(res.template_text);
 	if (r) {
 		rc = fail(err.msg, res.debug_hint && !debug);
-		goto out2;
+		goto out;
 	}
 	rc = 0;
-out2:
+out:
 	postrender_free(pr);
-	free(abs);
 	render_result_free(&res);
 	chart_free(c);
 	json_decref(vals);
-	for (size_t i = 0; vbufs && i < files.n; i++)
+	for (size_t i = 0; vbufs && i < o.values.n; i++)
 		bh_buf_free(&vbufs[i]);
 	free(vbufs);
 	free(vf);
-out:
-	for (size_t i = 0; i < owned.n; i++)
-		free((char *)owned.v[i]);
-	free(owned.v);
-	free(args.v);
-	free(files.v);
-	free(set.v);
-	free(set_string.v);
-	free(set_json.v);
-	free(set_file.v);
-	free(set_literal.v);
-	free(api.v);
-	free(show.v);
+	free(abs);
+	free(kube);
+	free(kc_ns);
+	bh_buf_free(&relname);
+	bh_buf_free(&keyring);
+	template_opts_free(&o);
 	return rc;
 }

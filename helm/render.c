@@ -66,7 +66,7 @@ int render_validate_release_name(const char *name, bh_error *err)
 }
 
 /* common.ParseKubeVersion: "v"-prefixed original, at least major.minor. */
-static int parse_kube_version(const char *in, char **out, bh_error *err)
+int render_parse_kube_version(const char *in, char **out, bh_error *err)
 {
 	const char *p = in;
 	while (isspace((unsigned char)*p))
@@ -272,6 +272,8 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 	size_t engine_max = lim.max_output;
 	if (o->lookup)
 		tmpl_engine_set_lookup(e, o->lookup, o->lookup_ud);
+	if (e && o->enable_dns)
+		tmpl_engine_enable_dns(e);
 	cx.arena = tmpl_engine_arena(e);
 	cx.o = o;
 	cx.kube_version = kube_version;
@@ -498,7 +500,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		user_values = empty = json_object();
 
 	if (o->kube_version && *o->kube_version)
-		rc = parse_kube_version(o->kube_version, &kube, err);
+		rc = render_parse_kube_version(o->kube_version, &kube, err);
 	else
 		rc = (kube = strdup("v1.35.0")) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (rc)

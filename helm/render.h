@@ -46,6 +46,7 @@ typedef struct render_options {
 	int debug;                     /* template text even on error (raw files on YAML errors) */
 	int skip_schema_validation;
 	int sub_notes;                 /* --render-subchart-notes */
+	int enable_dns;                /* --enable-dns: getHostByName resolves names */
 	render_log_fn log;             /* optional */
 	void *log_ud;
 	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */
@@ -93,5 +94,8 @@ void render_result_free(render_result *r);
 
 /* chartutil.ValidateReleaseName. */
 int render_validate_release_name(const char *name, bh_error *err);
+/* --kube-version as `helm template` parses it: *out is a new "vX.Y[.Z]"; the
+ * error is helm's "invalid kube version 'IN': ...". */
+int render_parse_kube_version(const char *in, char **out, bh_error *err);
 
 #endif

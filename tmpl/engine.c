@@ -41,6 +41,19 @@ tmpl_engine *tmpl_engine_new(bh_error *err)
 	return e;
 }
 
+tmpl_engine *tmpl_engine_new_sprig(bh_error *err)
+{
+	tmpl_engine *e = tmpl_engine_new(err);
+	if (e)
+		e->sprig_only = 1;
+	return e;
+}
+
+void tmpl_engine_enable_dns(tmpl_engine *e)
+{
+	e->dns = 1;
+}
+
 void tmpl_engine_free(tmpl_engine *e)
 {
 	if (!e)
@@ -168,7 +181,7 @@ static void helm_parse_error(bh_error *err)
 	bh_buf_free(&b);
 }
 
-int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
+int tmpl_engine_add_go(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
 {
 	char base;
 	int outer = !e->stack_base;
@@ -177,6 +190,12 @@ int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t le
 	int r = tmpl_parse(e, &e->ns, name, src, len, err);
 	if (outer)
 		e->stack_base = 0;
+	return r;
+}
+
+int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
+{
+	int r = tmpl_engine_add_go(e, name, src, len, err);
 	if (r == BH_EPARSE)
 		helm_parse_error(err);
 	return r;

@@ -81,6 +81,12 @@ int tmpl_engine_func_index(tmpl_engine *e)
 
 const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name)
 {
+	if (e->sprig_only || (e->dns && !strcmp(name, "getHostByName"))) {
+		int found;
+		const tmpl_func_def *d = tmpl_sprig_only_find(name, &found);
+		if (found)
+			return d;
+	}
 	if (!e->fn_index)
 		return tmpl_func_find(name);
 	size_t p = tmpl_hash(name, strlen(name)) & (e->fn_index_cap - 1);

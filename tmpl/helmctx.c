@@ -184,7 +184,7 @@ static const tmpl_class caps_class = {
 	"*common.Capabilities", 1, NULL, caps_field, NULL, caps_json, 1, caps_fields, 0,
 };
 
-/* "v1.28.3" / "1.28" -> Version "v1.28.3", Major "1", Minor "28" */
+/* "v1.28.3" / "1.28" -> Version "v1.28.3" / "v1.28", Major "1", Minor "28" */
 static int parse_kube_version(tmpl_arena *a, const char *s, kube_version *kv, bh_error *err)
 {
 	unsigned long long maj = 0, min = 0, pat = 0;
@@ -207,7 +207,9 @@ static int parse_kube_version(tmpl_arena *a, const char *s, kube_version *kv, bh
 	}
 	if (*p && *p != '-' && *p != '+')
 		return bh_error_set(err, BH_EINVAL, "invalid kube version %s: Invalid Semantic Version", s);
-	snprintf(buf, sizeof buf, "v%llu.%llu.%llu%s", maj, min, pat, p);
+	(void)pat;
+	/* Helm 4 keeps the text given (with a "v" prefix), e.g. "v1.30" */
+	snprintf(buf, sizeof buf, "%s%s", s[0] == 'v' ? "" : "v", s);
 	kv->version = tmpl_arena_strdup(a, buf, strlen(buf));
 	snprintf(buf, sizeof buf, "%llu", maj);
 	kv->major = tmpl_arena_strdup(a, buf, strlen(buf));

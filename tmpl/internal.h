@@ -108,6 +108,8 @@ struct tmpl_engine {
 	/* function name -> definition (last family wins), built once */
 	const tmpl_func_def **fn_index;
 	size_t fn_index_cap;
+	int sprig_only;           /* tmpl_engine_new_sprig(): funcs_sprig_only.c */
+	int dns;                  /* tmpl_engine_enable_dns() */
 	/* per-include-name nesting counts (Helm's includedNames) */
 	struct incl_count { const char *name; int n; } *incl;
 	size_t nincl, capincl;
@@ -179,6 +181,9 @@ void tmpl_strip_no_value(bh_buf *b, size_t from);
 /* Function table lookups (funcs.c); the engine variants use a hash index. */
 int tmpl_func_exists(const char *name);
 int tmpl_engine_func_index(tmpl_engine *e);
+/* Sprig-only engines: the definition replacing name's (NULL: undefined) with
+ * *found = 1, or *found = 0 when the name keeps its usual definition. */
+const tmpl_func_def *tmpl_sprig_only_find(const char *name, int *found);
 const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name);
 uint32_t tmpl_hash(const char *s, size_t n);
 

@@ -53,6 +53,13 @@ typedef int (*tmpl_lookup_fn)(void *ud, tmpl_arena *a, const char *api_version,
 			      tmpl_value *out, bh_error *err);
 
 tmpl_engine *tmpl_engine_new(bh_error *err);
+/* An engine with Sprig's TxtFuncMap only (Helm's --name-template): no
+ * include/tpl/required/lookup/toYaml/..., and Sprig's env, expandenv, fail
+ * and getHostByName (a real DNS lookup). Add sources with
+ * tmpl_engine_add_go() to get Go's own parse error text. */
+tmpl_engine *tmpl_engine_new_sprig(bh_error *err);
+/* Helm's --enable-dns: getHostByName looks names up (else it answers ""). */
+void tmpl_engine_enable_dns(tmpl_engine *e);
 void tmpl_engine_free(tmpl_engine *e);
 void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l);
 void tmpl_engine_set_lookup(tmpl_engine *e, tmpl_lookup_fn fn, void *ud);
@@ -64,6 +71,9 @@ tmpl_arena *tmpl_engine_arena(tmpl_engine *e);
  * copied. BH_EPARSE with "parse error at (NAME:LINE): MSG". */
 int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len,
 		    bh_error *err);
+/* tmpl_engine_add with Go's parse error text ("template: NAME:1: unclosed
+ * action"), not Helm's "parse error at (...)" shape. */
+int tmpl_engine_add_go(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err);
 /* 1 if a template (file or define) of that name exists. */
 int tmpl_engine_has(const tmpl_engine *e, const char *name);
 

@@ -44,3 +44,9 @@ TESTS += tests/conformance/template_budgets.sh
 UNIT_TESTS += tests/conformance/template_budgets.sh
 EXTRA_DIST += tests/conformance/template_budgets.sh
 # --- end template budgets ---
+
+# --- `bulkhead template` vs helm goldens: heads, every flag (issue 15) ---
+TESTS += tests/conformance/run_template_cli.sh
+UNIT_TESTS += tests/conformance/run_template_cli.sh
+EXTRA_DIST += tests/conformance/run_template_cli.sh tests/conformance/template_cli
+# --- end template CLI goldens ---

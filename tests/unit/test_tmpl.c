@@ -434,7 +434,7 @@ START_TEST(test_capabilities_and_chart)
 	ck_assert_int_eq(helmctx_build(tmpl_engine_arena(e), &o, &root, &err), 0);
 	ck_assert_msg(tmpl_engine_render(e, TNAME, &root, &out, &err) == 0, "%s", err.msg);
 	ck_assert_str_eq(bh_buf_str(&out),
-			 "v1.28.0 1.28 true true 58 {v4.1.4 05fa37973dc9e42b76e1d2883494c87174b6074f clean go1.25.9 v1.35} "
+			 "v1.28 1.28 true true 58 {v4.1.4 05fa37973dc9e42b76e1d2883494c87174b6074f clean go1.25.9 v1.35} "
 			 "demo-1.2.3 1.1 true true 4 Helm");
 	bh_buf_free(&out);
 	tmpl_engine_free(e);

@@ -50,6 +50,8 @@ def normalise(r, norm, home):
     r = dict(r)
     for k in ("stdout", "stderr"):
         r[k] = r[k].replace(home, "$HOME").replace(os.path.join(HERE, "charts"), "$CHARTS")
+        # the tool's own name in usage texts
+        r[k] = re.sub(r"\b(helm|bulkhead) template\b", "TOOL template", r[k])
         if norm:
             r[k] = re.sub(norm[0], norm[1], r[k])
     return r
@@ -58,6 +60,7 @@ def normalise(r, norm, home):
 def help_flags(text):
     """(name, shorthand, type) of every flag line of a --help text."""
     flags = set()
+    text = text.split("\nBulkhead Flags:")[0]  # bulkhead's own, not helm's
     for m in re.finditer(r"^\s+(?:-(\w), )?--([\w-]+)(?: (\S+))?", text, re.M):
         flags.add((m.group(2), m.group(1) or "", m.group(3) or ""))
     return flags
