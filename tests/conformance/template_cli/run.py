@@ -50,6 +50,8 @@ def normalise(r, norm, home):
     r = dict(r)
     for k in ("stdout", "stderr"):
         r[k] = r[k].replace(home, "$HOME").replace(os.path.join(HERE, "charts"), "$CHARTS")
+        # bulkhead's own flags (documented after helm's in --help)
+        r[k] = re.sub(r"\nBulkhead Flags:\n(?:      --.*\n)+", "", r[k])
         # the tool's own name in usage texts
         r[k] = re.sub(r"\b(helm|bulkhead) template\b", "TOOL template", r[k])
         if norm:
