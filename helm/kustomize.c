@@ -117,8 +117,9 @@ static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error
 					goto bad;
 			} else if (r.op == OP_IN || r.op == OP_NOTIN) {
 				skip_ws(&p);
-				if (*p++ != '(')
+				if (*p != '(')
 					goto bad;
+				p++;
 				for (;;) {
 					char *v = word(&p);
 					if (push_val(&r, v ? v : strdup("")) < 0)
@@ -128,8 +129,9 @@ static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error
 						p++;
 						continue;
 					}
-					if (*p++ != ')')
+					if (*p != ')')
 						goto bad;
+					p++;
 					break;
 				}
 			}

@@ -18,3 +18,12 @@ tests_unit_test_worker_snapshot_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_worker_snapshot_LDADD = $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_worker_snapshot
 UNIT_TESTS += tests/unit/test_worker_snapshot
+
+# the manifest pipeline's pieces (post-render chain, digests, JSON pointers, drift diff) — h-postrender
+check_PROGRAMS += tests/unit/test_postrender
+tests_unit_test_postrender_SOURCES = tests/unit/test_postrender.c worker/manifest.c worker/manifest.h \
+	worker/drift.c worker/drift.h worker/snapshot.c worker/snapshot.h
+tests_unit_test_postrender_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_postrender_LDADD = $(BH_KUSTOMIZE_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_postrender
+UNIT_TESTS += tests/unit/test_postrender

@@ -1,0 +1,167 @@
+/* tests/unit/test_postrender.c — the manifest pipeline's pieces that the
+ * kustomize conformance cases do not reach: helm/postrender.h over rendered
+ * files (Helm 4's combined strategy: files split back, partials and blank
+ * files skipped, hooks included, the filename annotation removed; Flux's
+ * order commonMetadata then origin labels), strict decoding, the
+ * observed*Digest values (goldens: sha256 of the Go json.Encoder text
+ * written out by hand below), JSON pointers, and drift's JSON diff. */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/kustomize.h"
+#include "helm/postrender.h"
+#include "worker/drift.h"
+#include "worker/manifest.h"
+
+static json_t *load(const char *s)
+{
+	json_error_t je;
+	json_t *v = json_loads(s, 0, &je);
+	ck_assert_msg(v != NULL, "%s", je.text);
+	return v;
+}
+
+START_TEST(test_files)
+{
+	json_t *spec = load("{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"- op: add\\n  path: /data/b\\n"
+			    "  value: x\\n\",\"target\":{\"kind\":\"ConfigMap\"}}]}}],"
+			    "\"commonMetadata\":{\"labels\":{\"team\":\"t\",\"helm.toolkit.fluxcd.io/name\":\"no\"},"
+			    "\"annotations\":{\"owner\":\"o\"}}}");
+	postrender *p = NULL;
+	bh_error e;
+	char **paths = calloc(4, sizeof *paths), **texts = calloc(4, sizeof *texts);
+	size_t n = 4;
+	paths[0] = strdup("c/templates/z.yaml");
+	texts[0] = strdup("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    team: chart\n"
+			  "data:\n  s: |\n    line\n---\n# only a comment\n---\napiVersion: v1\nkind: Pod\n"
+			  "metadata:\n  name: h\n  annotations:\n    helm.sh/hook: test\n");
+	paths[1] = strdup("c/templates/_helpers.tpl");
+	texts[1] = strdup("{{- define \"x\" }}{{ end }}");
+	paths[2] = strdup("c/templates/blank.yaml");
+	texts[2] = strdup("  \n");
+	paths[3] = strdup("c/templates/a.yaml");
+	texts[3] = strdup("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n");
+	ck_assert_int_eq(postrender_new(spec, "hr", "ns", &p, &e), 0);
+	ck_assert_int_eq(postrender_files(p, &paths, &texts, &n, &e), 0);
+	ck_assert_int_eq(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "c/templates/a.yaml")) {
+			ck_assert_str_eq(texts[i], "apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    owner: o\n"
+						   "  labels:\n    helm.toolkit.fluxcd.io/name: hr\n"
+						   "    helm.toolkit.fluxcd.io/namespace: ns\n    team: t\n  name: s\n");
+		} else {
+			ck_assert_str_eq(paths[i], "c/templates/z.yaml");
+			ck_assert_ptr_nonnull(strstr(texts[i], "data:\n  b: x\n  s: |\n    line\n"));
+			ck_assert_ptr_nonnull(strstr(texts[i], "\n---\napiVersion: v1\nkind: Pod\n"));
+			ck_assert_ptr_nonnull(strstr(texts[i], "helm.sh/hook: test"));
+			ck_assert_ptr_null(strstr(texts[i], "postrender-filename"));
+			ck_assert_ptr_null(strstr(texts[i], "team: chart"));
+		}
+		free(paths[i]);
+		free(texts[i]);
+	}
+	free(paths);
+	free(texts);
+	postrender_free(p);
+	json_decref(spec);
+}
+END_TEST
+
+START_TEST(test_refused)
+{
+	static const char *const bad[] = {
+		"{\"postRenderers\":[{\"helm\":{}}]}",
+		"{\"postRenderers\":[{\"kustomize\":{\"patchesStrategicMerge\":[]}}]}",
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"- op: add\\n  path: /x\\n  value: 1\"}]}}]}",
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"a: 1\",\"target\":{\"kind\":\"(\"}}]}}]}",
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"a: 1\",\"target\":{\"labelSelector\":\"a in (\"}}]}}]}",
+		"{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"newTag\":\"1\"}]}}]}",
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"\"}]}}]}",
+		"{\"commonMetadata\":{\"labels\":{\"a\":1}}}",
+		"{\"commonMetadata\":{\"finalizers\":[]}}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		json_t *spec = load(bad[i]);
+		postrender *p = NULL;
+		bh_error e;
+		ck_assert_msg(postrender_new(spec, "a", "b", &p, &e) < 0, "accepted %s", bad[i]);
+		ck_assert_ptr_null(p);
+		json_decref(spec);
+	}
+}
+END_TEST
+
+START_TEST(test_digests)
+{
+	char d[SNAPSHOT_DIGEST_MAX];
+	bh_error e;
+	json_t *spec = load("{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"newTag\":\"1\",\"name\":\"nginx\"}],"
+			    "\"patches\":[{\"target\":{\"labelSelector\":\"a=b\",\"kind\":\"ConfigMap\"},"
+			    "\"patch\":\"- op: add\\n  path: /a\\n  value: <b>\\n\"}]}}],"
+			    "\"commonMetadata\":{\"labels\":{\"c\":\"<z>\",\"b\":\"y\"},\"annotations\":{\"a\":\"x\"}}}");
+	/* [{"kustomize":{"patches":[{"patch":"- op: add\n  path: /a\n  value: \u003cb\u003e\n",
+	 *   "target":{"kind":"ConfigMap","labelSelector":"a=b"}}],"images":[{"name":"nginx","newTag":"1"}]}}]\n */
+	ck_assert_int_eq(manifest_postrenderers_digest(spec, d, &e), 0);
+	ck_assert_str_eq(d, "sha256:08e27316caddec0ac1ae2cd95a0c3896b46234edfa3c4cfe8f73001757360d70");
+	/* {"annotations":{"a":"x"},"labels":{"b":"y","c":"\u003cz\u003e"}}\n */
+	ck_assert_int_eq(manifest_common_metadata_digest(spec, d, &e), 0);
+	ck_assert_str_eq(d, "sha256:f2517e2053ceb25b03d9b1b4548d4ea65040d85d1556a508b49d60c23f5900b9");
+	json_decref(spec);
+	spec = json_object();
+	ck_assert_int_eq(manifest_postrenderers_digest(spec, d, &e), 0); /* "null\n" */
+	ck_assert_str_eq(d, "sha256:38e0b9de817f645c4bec37c0d4a3e58baecccb040f5718dc069a72c7385a0bed");
+	json_decref(spec);
+}
+END_TEST
+
+START_TEST(test_pointers_and_diff)
+{
+	json_t *o = load("{\"metadata\":{\"annotations\":{\"a/b\":\"1\",\"c~d\":\"2\"}},\"l\":[1,2]}");
+	json_t *from = load("{\"spec\":{\"replicas\":3,\"x\":{\"y\":1},\"list\":[1,2],\"gone\":true},\"k\":\"v\"}");
+	json_t *to = load("{\"spec\":{\"replicas\":1,\"x\":{\"y\":1.0},\"list\":[1,2,3],\"new\":{\"a/b\":1}},\"k\":\"v\"}");
+	json_t *ops = json_array(), *want;
+	ck_assert_str_eq(json_string_value(kz_json_pointer_get(o, "/metadata/annotations/a~1b")), "1");
+	ck_assert_str_eq(json_string_value(kz_json_pointer_get(o, "/metadata/annotations/c~0d")), "2");
+	ck_assert_int_eq(json_integer_value(kz_json_pointer_get(o, "/l/1")), 2);
+	ck_assert_ptr_null(kz_json_pointer_get(o, "/l/01"));
+	ck_assert_int_eq(kz_json_pointer_remove(o, "/metadata/annotations/a~1b"), 0);
+	ck_assert_int_eq(kz_json_pointer_remove(o, "/metadata/annotations/a~1b"), BH_ENOTFOUND);
+	ck_assert_int_eq(kz_json_pointer_remove(o, "/l/5"), BH_ENOTFOUND);
+	drift_diff(from, to, "", ops, 0);
+	want = load("[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":1},"
+		    "{\"op\":\"replace\",\"path\":\"/spec/list\",\"value\":[1,2,3]},"
+		    "{\"op\":\"remove\",\"path\":\"/spec/gone\"},"
+		    "{\"op\":\"add\",\"path\":\"/spec/new\",\"value\":{\"a/b\":1}}]");
+	ck_assert_msg(json_equal(ops, want), "diff: %s", json_dumps(ops, JSON_COMPACT));
+	/* the patch turns from into to */
+	ck_assert_int_eq(kz_json_patch(&from, ops, NULL), 0);
+	ck_assert(json_equal(json_object_get(json_object_get(from, "spec"), "new"),
+			     json_object_get(json_object_get(to, "spec"), "new")));
+	ck_assert_int_eq(json_integer_value(kz_json_pointer_get(from, "/spec/replicas")), 1);
+	json_decref(o);
+	json_decref(from);
+	json_decref(to);
+	json_decref(ops);
+	json_decref(want);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("postrender");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+	tcase_add_test(tc, test_files);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_digests);
+	tcase_add_test(tc, test_pointers_and_diff);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
