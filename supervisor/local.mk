@@ -16,6 +16,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/httpd.c supervisor/httpd.h \
 	supervisor/notify.c supervisor/notify.h \
 	supervisor/leader.c supervisor/leader.h \
+	supervisor/sched.c supervisor/sched.h \
 	supervisor/forward.c supervisor/forward.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \

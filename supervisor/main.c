@@ -35,6 +35,7 @@
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
 #include "supervisor/notify.h"
+#include "supervisor/sched.h"
 #include "supervisor/source.h"
 #include "supervisor/sources.h"
 #include "supervisor/spawn.h"
@@ -45,6 +46,7 @@
 static struct {
 	const char *kubeconfig, *audit_log, *worker_path, *default_sa, *metrics_addr, *health_addr;
 	int leader_election, watch_all_ns;
+	unsigned per_ns_cap;
 	const char *watch_selector;
 	leader_opts le; /* Flux's defaults: 35s, 30s, 5s */
 	int concurrent, test_hooks, log_level, log_encoding; /* svlog_level, svlog_encoding */
@@ -52,7 +54,7 @@ static struct {
 	unsigned long worker_cpu, worker_mem_mb;
 	unsigned long long audit_max_size;
 	unsigned audit_max_backups;
-} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 1, NULL, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
+} opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -383,6 +385,27 @@ static int ops_leader_start(const kube_config *cfg, bh_error *err)
 	if (!opt.le.ns)
 		opt.le.ns = leader_runtime_namespace();
 	return leader_start(cfg, &opt.le, err);
+}
+
+/* The next entry to start (sched.c: round-robin over tenant namespaces,
+ * --concurrent-per-namespace), or NULL. */
+static entry *ops_pick(double now)
+{
+	static sched_state sched;
+	sched_item *it = calloc(nentries ? nentries : 1, sizeof *it);
+	long k;
+	if (!it)
+		return NULL;
+	for (size_t i = 0; i < nentries; i++) {
+		const char *ns = jstr(entries[i].hr, "metadata", "namespace");
+		it[i].ns = ns ? ns : "";
+		it[i].ready = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
+		it[i].running = entries[i].job != NULL;
+		it[i].since = entries[i].not_before;
+	}
+	k = sched_pick(&sched, it, nentries, opt.per_ns_cap);
+	free(it);
+	return k < 0 ? NULL : &entries[k];
 }
 
 /* Each turn of the main loop: liveness, and the queue gauges (at most once a second). */
@@ -928,7 +951,8 @@ static void usage(FILE *f)
 		   "The bulkhead HelmRelease controller (helm.toolkit.fluxcd.io/v2): watches HelmReleases and\n"
 		   "reconciles each in a fresh sandboxed bulkhead-worker. Options (also as --NAME=VALUE):\n"
 		   "  --kubeconfig PATH               kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)\n"
-		   "  --concurrent N                  reconciles at a time (default 4)\n"
+		   "  --concurrent N                  reconciles at a time (default 4), shared round-robin by namespace\n"
+		   "  --concurrent-per-namespace N    at most N of them for one namespace (default 0: no cap)\n"
 		   "  --audit-log PATH                the broker's audit log (JSON lines; fails closed)\n"
 		   "  --audit-log-max-size SIZE       rotate the audit log at this size (default 100Mi, 0 never)\n"
 		   "  --audit-log-max-backups N       rotated audit logs kept (default 10)\n"
@@ -1005,7 +1029,7 @@ int main(int argc, char **argv)
 		{"graceful-shutdown-timeout", required_argument, NULL, 'G'},
 		{"sources", required_argument, NULL, 'S'}, {"fetcher-path", required_argument, NULL, 'F'},
 		{"enable-leader-election", optional_argument, NULL, 'L'},
-		{"watch-label-selector", required_argument, NULL, 1006}, {"watch-all-namespaces", optional_argument, NULL, 1007},
+		{"concurrent-per-namespace", required_argument, NULL, 1008}, {"watch-label-selector", required_argument, NULL, 1006}, {"watch-all-namespaces", optional_argument, NULL, 1007},
 		{"leader-election-lease-duration", required_argument, NULL, 1001},
 		{"leader-election-renew-deadline", required_argument, NULL, 1002},
 		{"leader-election-retry-period", required_argument, NULL, 1003},
@@ -1065,6 +1089,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 1004: opt.le.ns = optarg; break;
+		case 1008: opt.per_ns_cap = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 1006: opt.watch_selector = *optarg ? optarg : NULL; break;
 		case 1007:
 			if ((opt.watch_all_ns = go_bool_flag(optarg)) < 0) {
@@ -1192,11 +1217,12 @@ int main(int argc, char **argv)
 				kill(jobs[i]->pid, SIGKILL);
 			}
 		}
-		/* start queued reconciles */
-		for (size_t i = 0; ops_may_start(now) && i < nentries && njobs < (size_t)opt.concurrent; i++) {
-			entry *e = &entries[i];
-			if (e->queued && !e->job && e->not_before <= now)
-				start(kc, e);
+		/* start queued reconciles, round-robin over namespaces */
+		for (size_t n = 0; ops_may_start(now) && njobs < (size_t)opt.concurrent && n < nentries; n++) {
+			entry *e = ops_pick(now);
+			if (!e)
+				break;
+			start(kc, e);
 		}
 		for (size_t i = 0; ops_may_start(now) && njobs < (size_t)opt.concurrent && i < nentries; i++)
 			if (entries[i].queued && !entries[i].job && entries[i].not_before < next)

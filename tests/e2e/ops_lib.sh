@@ -1,6 +1,7 @@
 # tests/e2e/ops_lib.sh — helpers for the operations tests that run several
 # bulkheadd instances (source after lib.sh and skeleton_lib.sh):
 #   ops_setup          sk_setup, then stop its bulkheadd: the test starts its own
+#   ops_port LOG WHAT  the port an instance logged for "metrics" or "health probes"
 #   ops_run LOG ARGS   a bulkheadd (admin kubeconfig unless ARGS give one) logging
 #                      to $SK_DIR/LOG; its pid is appended to OPS_PIDS and in OPS_PID
 # Every instance is killed when the test ends.
@@ -21,4 +22,15 @@ ops_run() {
 		>>"$SK_DIR/$log" 2>&1 &
 	OPS_PID=$!
 	OPS_PIDS+=("$OPS_PID")
+}
+
+# ops_port LOG WHAT: the port bulkheadd logged for WHAT ("metrics", "health probes")
+ops_port() {
+	local p i
+	for i in $(seq 1 50); do
+		p=$(sed -n "s/.*serving $2 on .* (port \([0-9]*\)).*/\1/p" "$SK_DIR/$1" | head -1)
+		[ -n "$p" ] && { echo "$p"; return; }
+		sleep 0.1
+	done
+	sk_fail "no '$2' port in $1"
 }

@@ -10,6 +10,7 @@ set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
+. "$BH_SRCDIR/tests/e2e/ops_lib.sh"
 command -v promtool >/dev/null || e2e_skip "promtool not installed (Debian package prometheus)"
 sk_setup
 # a second bulkheadd, whose first HelmRelease list kubesim answers 503
@@ -17,17 +18,8 @@ kill -TERM "$BULKHEADD_PID" && wait "$BULKHEADD_PID"
 kubesim_admin POST /_kubesim/faults '{"action":"status","code":503,"count":-1,"match":{"resource":"helmreleases","verb":"list"}}' \
 	>/dev/null || sk_fail "adding the list fault"
 sk_start_bulkheadd --test-hooks --metrics-addr 127.0.0.1:0 --health-addr 127.0.0.1:0
-port_of() { # the port bulkheadd logged for $1 (metrics|health probes)
-	local p i
-	for i in $(seq 1 50); do
-		p=$(sed -n "s/.*serving $1 on .* (port \([0-9]*\)).*/\1/p" "$SK_DIR/bulkheadd.log" | head -1)
-		[ -n "$p" ] && { echo "$p"; return; }
-		sleep 0.1
-	done
-	sk_fail "no '$1' port in the log"
-}
-mport=$(port_of metrics)
-hport=$(port_of "health probes")
+mport=$(ops_port bulkheadd.log metrics)
+hport=$(ops_port bulkheadd.log "health probes")
 code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1$2"; }
 [ "$(code "$hport" /healthz)" = 200 ] || sk_fail "/healthz not 200"
 [ "$(code "$hport" /readyz)" = 503 ] || sk_fail "/readyz not 503 before the cache synced"

@@ -1,7 +1,7 @@
 /* tests/unit/test_ops.c — the supervisor's operations pieces that need no
  * cluster: metric label escaping, the exposition text (histogram buckets,
  * counters), worker death causes, structured log options, and the leader
- * election's take/renew decisions. */
+ * election's take/renew decisions, the fair scheduler. */
 #include <check.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "supervisor/leader.h"
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
+#include "supervisor/sched.h"
 
 START_TEST(test_labels)
 {
@@ -130,6 +131,39 @@ START_TEST(test_leader_decisions)
 }
 END_TEST
 
+START_TEST(test_sched_round_robin)
+{
+	sched_item q[] = {
+		{"tenant-a", 1, 0, 3}, {"tenant-a", 1, 0, 1}, {"tenant-a", 1, 0, 2},
+		{"tenant-c", 0, 0, 0}, {"tenant-b", 1, 0, 5},
+	};
+	sched_state st = {""};
+	char order[64] = "";
+	for (int i = 0; i < 4; i++) {
+		long k = sched_pick(&st, q, 5, 0);
+		ck_assert_int_ge(k, 0);
+		q[k].ready = 0;
+		snprintf(order + strlen(order), sizeof order - strlen(order), "%ld ", k);
+	}
+	/* a's longest waiting, then b's only one, then a's in order of waiting */
+	ck_assert_str_eq(order, "1 4 2 0 ");
+	ck_assert_int_eq(sched_pick(&st, q, 5, 0), -1);
+}
+END_TEST
+
+START_TEST(test_sched_cap)
+{
+	sched_item q[] = {{"a", 0, 1, 0}, {"a", 1, 0, 1}, {"a", 1, 0, 2}, {"b", 1, 0, 9}};
+	sched_state st = {""};
+	ck_assert_int_eq(sched_pick(&st, q, 4, 1), 3); /* a is at its cap of 1 */
+	q[3].ready = 0;
+	q[3].running = 1;
+	ck_assert_int_eq(sched_pick(&st, q, 4, 1), -1);
+	ck_assert_int_eq(sched_pick(&st, q, 4, 2), 1);
+	ck_assert_str_eq(st.last_ns, "a");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ops");
@@ -141,6 +175,8 @@ int main(void)
 	tcase_add_test(tc, test_death_cause);
 	tcase_add_test(tc, test_log_options);
 	tcase_add_test(tc, test_leader_decisions);
+	tcase_add_test(tc, test_sched_round_robin);
+	tcase_add_test(tc, test_sched_cap);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
