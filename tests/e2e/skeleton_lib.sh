@@ -45,7 +45,7 @@ sk_start_http() {
 	SK_HTTP_PID=$!
 	SK_CHART_URL="http://127.0.0.1:$port"
 	export SK_CHART_URL
-	e2e_retry 10 curl -sf -o /dev/null "$SK_CHART_URL/" || sk_fail "chart server did not start"
+	e2e_retry 60 curl -sf -o /dev/null "$SK_CHART_URL/" || sk_fail "chart server did not start"
 }
 
 sk_start_bulkheadd() {
