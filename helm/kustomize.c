@@ -12,7 +12,6 @@
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
 #include "helm/kustomize_schema.h"
-#include "helm/sort.h"
 #include "lib/yaml.h"
 
 /* ---- label selectors (k8s.io/apimachinery labels.Parse) ------------------------------- */
@@ -394,6 +393,47 @@ void kustomization_free(kustomization *k)
 	free(k);
 }
 
+/* Documents split at "---" lines (k8s.io YAMLReader), kept whole: a block
+ * scalar at the end of a document keeps its final newline. */
+static int split_docs(const char *text, char ***docs, size_t *n)
+{
+	const char *p = text, *start = text;
+	size_t cap = 0;
+	*docs = NULL;
+	*n = 0;
+	for (;;) {
+		const char *eol = strchr(p, '\n');
+		int sep = !strncmp(p, "---", 3) && (p[3] == '\0' || strchr(" \t\r\n", p[3]));
+		if (sep || !*p) {
+			if (*n == cap) {
+				char **nd = realloc(*docs, (cap = cap ? cap * 2 : 8) * sizeof *nd);
+				if (!nd)
+					return -1;
+				*docs = nd;
+			}
+			if (!((*docs)[(*n)++] = strndup(start, (size_t)(p - start))))
+				return -1;
+			if (!*p)
+				return 0;
+			start = eol ? eol + 1 : p + strlen(p);
+		}
+		if (!eol)
+			p += strlen(p);
+		else
+			p = eol + 1;
+		if (!*p && start == p) {
+			return 0;
+		}
+	}
+}
+
+static void docs_free(char **docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(docs[i]);
+	free(docs);
+}
+
 /* The patch text: every document a map -> strategic merge; one list ->
  * JSON 6902 (kustomize's PatchTransformer.Config). */
 static int patch_parse(const char *text, kz_patch *p, bh_error *err)
@@ -409,8 +449,10 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
 	if (tl > KZ_MAX_PATCH_BYTES)
 		return bh_error_set(err, BH_ELIMIT, "patch longer than %d bytes", KZ_MAX_PATCH_BYTES);
-	if (manifest_split(text, &docs, &n) < 0)
+	if (split_docs(text, &docs, &n) < 0) {
+		docs_free(docs, n);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		json_t *d = NULL;
 		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
@@ -445,7 +487,7 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 			p->smp = json_array();
 		json_array_append_new(p->smp, d);
 	}
-	manifest_split_free(docs, n);
+	docs_free(docs, n);
 	if (rc == 0 && !p->smp && !p->json)
 		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
 	if (rc == 0 && p->json) {
@@ -562,40 +604,6 @@ int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
 
 /* ---- objects ------------------------------------------------------------------------- */
 
-/* Documents split at "---" lines (k8s.io YAMLReader), kept whole: a block
- * scalar at the end of a document keeps its final newline. */
-static int split_docs(const char *text, char ***docs, size_t *n)
-{
-	const char *p = text, *start = text;
-	size_t cap = 0;
-	*docs = NULL;
-	*n = 0;
-	for (;;) {
-		const char *eol = strchr(p, '\n');
-		int sep = !strncmp(p, "---", 3) && (p[3] == '\0' || strchr(" \t\r\n", p[3]));
-		if (sep || !*p) {
-			if (*n == cap) {
-				char **nd = realloc(*docs, (cap = cap ? cap * 2 : 8) * sizeof *nd);
-				if (!nd)
-					return -1;
-				*docs = nd;
-			}
-			if (!((*docs)[(*n)++] = strndup(start, (size_t)(p - start))))
-				return -1;
-			if (!*p)
-				return 0;
-			start = eol ? eol + 1 : p + strlen(p);
-		}
-		if (!eol)
-			p += strlen(p);
-		else
-			p = eol + 1;
-		if (!*p && start == p) {
-			return 0;
-		}
-	}
-}
-
 int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 {
 	char **docs = NULL;
@@ -604,7 +612,7 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 	json_t *a = json_array();
 	*objs = NULL;
 	if (!a || split_docs(text, &docs, &n) < 0) {
-		manifest_split_free(docs, n);
+		docs_free(docs, n);
 		json_decref(a);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
@@ -625,7 +633,7 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 		}
 		json_array_append_new(a, d);
 	}
-	manifest_split_free(docs, n);
+	docs_free(docs, n);
 	if (rc < 0) {
 		json_decref(a);
 		return rc;
