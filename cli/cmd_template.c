@@ -19,6 +19,7 @@
 #include "cli/budget.h"
 #include "cli/template_flags.h"
 #include "cli/template_postrender.h"
+#include "cli/template_remote.h"
 #include "lib/buf.h"
 #include "lib/yaml.h"
 #include "tmpl/tmpl.h"
@@ -432,6 +433,35 @@ static int name_and_chart(const template_opts *o, bh_buf *name, const char **cha
 	return 0;
 }
 
+/* Helm's slog.Warn, for the remote chart path. */
+static void warn_cb(const char *wmsg, const char *const *attrs)
+{
+	int d = 0;
+	log_cb(&d, "WARN", wmsg, attrs);
+}
+
+/* --repo / chart URL: the chart fetched into a temporary file named in tmp. */
+static int remote_chart(template_remote *r, const char *chart, char tmp[300], bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	const char *dir = getenv("TMPDIR");
+	int fd, rc;
+	r->warn = warn_cb;
+	if ((rc = template_remote_fetch(r, chart, &b, err)) == 0) {
+		snprintf(tmp, 300, "%.200s/bulkhead-chart-XXXXXX.tgz", dir && *dir ? dir : "/tmp");
+		if ((fd = mkstemps(tmp, 4)) < 0 || write(fd, b.data ? b.data : "", b.len) != (ssize_t)b.len) {
+			rc = bh_error_set(err, BH_EIO, "writing the downloaded chart to %s: %s", tmp, strerror(errno));
+			if (fd >= 0)
+				unlink(tmp);
+			tmp[0] = '\0';
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	bh_buf_free(&b);
+	return rc;
+}
+
 int cmd_template(int argc, char **argv);
 
 int cmd_template(int argc, char **argv)
@@ -442,6 +472,8 @@ int cmd_template(int argc, char **argv)
 	static char msg[1024];
 	int rc = 1, debug = 0;
 	char *abs = NULL, *kube = NULL, *kc_ns = NULL;
+	template_remote remote = {0};
+	char remote_tmp[300] = "";
 	const char *chart_path = NULL, *ns = NULL;
 	values_file *vf = NULL;
 	bh_buf *vbufs = NULL;
@@ -514,11 +546,17 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out;
 	}
-	/* chart sources (issue 10's fetcher) hook in here: --repo and oci:// */
-	if ((o.repo && *o.repo) || !strncmp(chart_path, "oci://", 6)) {
-		rc = fail("charts from repositories (--repo, oci://) are unsupported by bulkhead template for now: "
-			  "pull the chart and render the directory or .tgz", 0);
-		goto out;
+	/* chart sources: --repo, a chart URL (cli/template_remote.h) */
+	remote.repo = o.repo, remote.version = o.version && *o.version ? o.version : o.devel ? ">0.0.0-0" : NULL;
+	remote.username = o.username, remote.password = o.password, remote.ca_file = o.ca_file;
+	remote.cert_file = o.cert_file, remote.key_file = o.key_file, remote.insecure_skip_tls_verify = o.insecure_tls;
+	remote.pass_credentials = o.pass_credentials, remote.plain_http = o.plain_http;
+	if (template_remote_wanted(&remote, chart_path)) {
+		if (remote_chart(&remote, chart_path, remote_tmp, &err)) {
+			rc = fail(err.msg, 0);
+			goto out;
+		}
+		chart_path = remote_tmp;
 	}
 	/* LocateChart */
 	struct stat st;
@@ -634,6 +672,8 @@ int cmd_template(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	if (remote_tmp[0])
+		unlink(remote_tmp);
 	postrender_free(pr);
 	render_result_free(&res);
 	chart_free(c);

@@ -8,6 +8,8 @@ cli_bulkhead_LDADD += $(BH_KUBECURL_LIBS)
 # template (owned by the chart engine: helm/chart*, values, render)
 cli_bulkhead_SOURCES += cli/cmd_template.c cli/template_flags.c cli/template_flags.h
 cli_bulkhead_SOURCES += cli/template_postrender.c cli/template_postrender.h
+cli_bulkhead_SOURCES += cli/template_remote.c cli/template_remote.h
+cli_bulkhead_LDADD += fetcher/libbhfetch.a proto/libbhproto.a $(CURL_LIBS)
 cli_bulkhead_SOURCES += cli/budget.c cli/budget.h
 cli_bulkhead_LDADD += $(BH_RENDER_LIBS)
 # release (owned by the actions task: helm/action*)

@@ -29,6 +29,8 @@ typedef struct template_opts {
 	const char *repo;          /* --repo (chart sources) */
 	const char *keyring;       /* --keyring; NULL = helm's default */
 	const char *ca_file, *cert_file, *key_file; /* registry client TLS files */
+	const char *username, *password;            /* chart repository (cli/template_remote.h) */
+	int pass_credentials, plain_http;
 	const char *kubeconfig, *kube_context;      /* for the release namespace */
 	const char *dry_run;       /* value given to --dry-run, NULL when absent */
 	const char *color;         /* --color / --colour, last one given */

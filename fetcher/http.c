@@ -66,6 +66,7 @@ static int same_addr(const struct sockaddr *a, const struct sockaddr_storage *b)
 }
 
 typedef struct xfer {
+	char reason[64]; /* the status line's reason phrase (Go's resp.Status) */
 	bh_buf *out;
 	size_t max;
 	int too_big, denied;
@@ -116,6 +117,14 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
 	size_t n = sz * nm;
 	char *v;
 	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) { /* a new response: forget the last one's headers */
+		const char *sp = memchr(p, ' ', n), *sp2 = sp ? memchr(sp + 1, ' ', n - (size_t)(sp + 1 - p)) : NULL;
+		size_t rl = sp2 ? n - (size_t)(sp2 + 1 - p) : 0;
+		while (rl && (sp2[rl] == '\r' || sp2[rl] == '\n' || sp2[rl] == '\0'))
+			rl--;
+		snprintf(x->reason, sizeof x->reason, "%.*s", sp2 ? (int)rl : 0, sp2 ? sp2 + 1 : "");
+		for (char *c = x->reason; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		free(x->location), x->location = NULL;
 		free(x->o->www_authenticate), x->o->www_authenticate = NULL;
 		free(x->o->content_type), x->o->content_type = NULL;
@@ -258,7 +267,7 @@ int http_get(http_opts *o, const char *url, size_t max, bh_buf *out, bh_error *e
 	CURL *c = curl_easy_init();
 	char origin[512], here[512];
 	char *cur = strdup(url);
-	xfer x = {out, max, 0, 0, o, NULL};
+	xfer x = {"", out, max, 0, 0, o, NULL};
 	long budget = o->timeout_ms > 0 ? o->timeout_ms : 60000;
 	struct timespec t0, t1;
 	int rc = 0;
@@ -299,7 +308,7 @@ int http_get(http_opts *o, const char *url, size_t max, bh_buf *out, bh_error *e
 		if (o->status == 200)
 			break;
 		rc = bh_error_set(err, o->status == 404 ? BH_ENOTFOUND : BH_EUNAVAIL, "failed to fetch %s : %ld %s", cur,
-				  o->status, status_text(o->status));
+				  o->status, x.reason[0] ? x.reason : status_text(o->status));
 		break;
 	}
 done:

@@ -119,13 +119,8 @@ wait_rev 0.2.0 30
 
 # HTTPS with basic auth: a CA and a server certificate for 127.0.0.1
 tls="$SK_DIR/tls"
-mkdir -p "$tls"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=charts-ca -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null \
-	|| sk_fail "openssl: CA"
-openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$tls/srv.key" -out "$tls/srv.csr" 2>/dev/null || sk_fail "openssl: csr"
-printf 'subjectAltName=IP:127.0.0.1\n' >"$tls/ext"
-openssl x509 -req -in "$tls/srv.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days 2 -extfile "$tls/ext" \
-	-out "$tls/srv.crt" 2>/dev/null || sk_fail "openssl: server certificate"
+. "$BH_SRCDIR/tests/e2e/sources/tls.sh"
+src_make_tls "$tls" || sk_fail "openssl: certificates"
 sport=$(sk_free_port)
 python3 "$BH_SRCDIR/tests/e2e/sources/https_repo.py" "$sport" "$repo" "$tls/srv.crt" "$tls/srv.key" alice:s3cret \
 	>"$SK_DIR/https.log" 2>&1 &

@@ -1,0 +1,110 @@
+/* cli/template_remote.c — see template_remote.h. */
+#include "cli/template_remote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fetcher/fetch.h"
+#include "fetcher/http.h"
+#include "fetcher/index.h"
+
+int template_remote_wanted(const template_remote *o, const char *chart)
+{
+	return (o->repo && *o->repo) || !strncmp(chart, "http://", 7) || !strncmp(chart, "https://", 8) ||
+	       !strncmp(chart, "oci://", 6);
+}
+
+static int read_pem(const char *path, bh_buf *b, bh_error *err)
+{
+	FILE *f;
+	char chunk[8192];
+	size_t n;
+	if (!path || !*path)
+		return 0;
+	if (!(f = fopen(path, "re")))
+		return bh_error_set(err, BH_EIO, "open %s: no such file or directory", path);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b->len < (4u << 20))
+		bh_buf_put(b, chunk, n);
+	fclose(f);
+	bh_buf_putc(b, '\0');
+	b->len--;
+	return 0;
+}
+
+int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *out, bh_error *err)
+{
+	bh_buf ca = BH_BUF_INIT, cert = BH_BUF_INIT, key = BH_BUF_INIT, raw = BH_BUF_INIT;
+	http_opts ho;
+	helm_index *idx = NULL;
+	const index_version *v;
+	char *url = NULL, *iurl = NULL;
+	int rc;
+	memset(&ho, 0, sizeof ho);
+	if (!strncmp(chart, "oci://", 6))
+		return bh_error_set(err, BH_EINVAL, "oci:// charts are not supported by bulkhead template yet");
+	if ((rc = http_init(NULL, 0, err)) < 0 || (rc = read_pem(o->ca_file, &ca, err)) < 0 ||
+	    (rc = read_pem(o->cert_file, &cert, err)) < 0 || (rc = read_pem(o->key_file, &key, err)) < 0)
+		goto done;
+	ho.username = o->username;
+	ho.password = o->password;
+	ho.ca_pem = ca.len ? ca.data : NULL;
+	ho.cert_pem = cert.len ? cert.data : NULL;
+	ho.key_pem = key.len ? key.data : NULL;
+	ho.insecure_skip_verify = o->insecure_skip_tls_verify;
+	ho.pass_credentials = o->pass_credentials;
+	ho.timeout_ms = 120000;
+	if (!o->repo || !*o->repo) { /* a chart URL */
+		rc = http_get(&ho, chart, FETCH_DEFAULT_MAX_CHART, out, err);
+		goto done;
+	}
+	ho.auth_url = o->repo;
+	if (asprintf(&iurl, "%.*s/index.yaml", (int)(strlen(o->repo) - (o->repo[strlen(o->repo) - 1] == '/')), o->repo) < 0) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = http_get(&ho, iurl, FETCH_DEFAULT_MAX_INDEX, &raw, err)) < 0 ||
+	    (rc = index_decode(raw.data ? raw.data : "", raw.len, FETCH_DEFAULT_MAX_INDEX, &idx, err)) < 0) {
+		bh_error_prefix(err, "looks like \"%s\" is not a valid chart repository or cannot be reached", o->repo);
+		goto done;
+	}
+	if ((rc = index_get(idx, chart, o->version, &v, err)) < 0) {
+		if (o->version && *o->version)
+			bh_error_set(err, rc, "chart \"%s\" version \"%s\" not found in %s repository", chart, o->version, o->repo);
+		else
+			bh_error_set(err, rc, "chart \"%s\" not found in %s repository", chart, o->repo);
+		goto done;
+	}
+	if (o->version && *o->version && strcmp(o->version, v->version) != 0 && o->warn)
+		o->warn("unable to find exact version requested; falling back to closest available version",
+			(const char *const[]){"chart", chart, "requested", o->version, "selected", v->version, NULL});
+	if (v->nurls == 0) {
+		rc = bh_error_set(err, BH_EINVAL, "chart %s has no downloadable URLs", chart);
+		goto done;
+	}
+	if (!(url = fetch_resolve_url(o->repo, v->urls[0]))) {
+		rc = bh_error_set(err, BH_EINVAL, "invalid chart URL format: %s", v->urls[0]);
+		goto done;
+	}
+	if ((rc = http_get(&ho, url, FETCH_DEFAULT_MAX_CHART, out, err)) < 0)
+		goto done;
+	if (v->digest) { /* a corrupted or swapped package is refused */
+		char d[72], want[72];
+		fetch_sha256(out->data ? out->data : "", out->len, d);
+		snprintf(want, sizeof want, "sha256:%.64s", v->digest);
+		if (strcasecmp(d, want) != 0)
+			rc = bh_error_set(err, BH_EINVAL, "chart %s-%s from %s: digest %s does not match the index's %s", v->name,
+					  v->version, url, d, want);
+	}
+done:
+	free(ho.www_authenticate);
+	free(ho.content_type);
+	free(url);
+	free(iurl);
+	index_free(idx);
+	bh_buf_free(&raw);
+	bh_buf_free(&ca);
+	bh_buf_free(&cert);
+	bh_buf_free(&key);
+	return rc;
+}

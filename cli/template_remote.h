@@ -1,0 +1,29 @@
+/* cli/template_remote.h — charts from a repository for `bulkhead template`,
+ * as `helm template` finds them (LocateChart): `--repo URL` with the
+ * repository's index.yaml (a version chosen as Helm's IndexFile.Get does,
+ * the same warning when a constraint rather than an exact version
+ * matched), or a chart URL; with --username/--password, --ca-file,
+ * --cert-file/--key-file, --insecure-skip-tls-verify and
+ * --pass-credentials. The bytes are fetched by the fetcher's code
+ * (fetcher/http.h, fetcher/index.h); error texts are Helm's. */
+#ifndef BH_CLI_TEMPLATE_REMOTE_H
+#define BH_CLI_TEMPLATE_REMOTE_H
+
+#include "lib/buf.h"
+#include "lib/error.h"
+
+typedef struct template_remote {
+	const char *repo, *version;
+	const char *username, *password;
+	const char *ca_file, *cert_file, *key_file;
+	int insecure_skip_tls_verify, pass_credentials, plain_http;
+	void (*warn)(const char *msg, const char *const *attrs); /* Helm's slog.Warn */
+} template_remote;
+
+/* Is chart something template_remote_fetch must get (--repo given, or a
+ * URL)? */
+int template_remote_wanted(const template_remote *o, const char *chart);
+/* Downloads the chart archive into out. */
+int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *out, bh_error *err);
+
+#endif
