@@ -25,7 +25,7 @@ BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBO
 sbin_PROGRAMS += supervisor/bulkheadd
 supervisor_bulkheadd_SOURCES = supervisor/main.c
 supervisor_bulkheadd_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
-supervisor_bulkheadd_LDADD = $(BH_SUPERVISOR_LIBS) -lpthread
+supervisor_bulkheadd_LDADD = api/libbhapi.a $(BH_SUPERVISOR_LIBS) -lpthread
 
 check_PROGRAMS += tests/unit/test_broker
 tests_unit_test_broker_SOURCES = tests/unit/test_broker.c

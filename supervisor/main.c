@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/helmrelease.h"
 #include "kube/curl.h"
 #include "kube/kube.h"
 #include "sandbox/sandbox.h"
@@ -545,6 +546,7 @@ static void start(kube_client *kc, entry *e)
 	source_info si;
 	bh_error err;
 	sv_job *j;
+	hr_model *model;
 	int rc, fd = -1;
 	const json_t *hr = e->hr;
 	const char *sa = jstr(hr, "spec", "serviceAccountName");
@@ -589,6 +591,15 @@ static void start(kube_client *kc, entry *e)
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
 	}
+	if ((rc = hr_decode(hr, &model, &err)) < 0) { /* refused or invalid: Stalled until the spec changes */
+		sv_outcome o = {0, rc == BH_EDENIED ? "UnsupportedSpec" : "InvalidSpec", err.msg};
+		o.event = o.stalled = 1;
+		report(kc, hr, &o);
+		e->queued = 1;
+		e->not_before = now_s() + hr_interval(hr);
+		return;
+	}
+	hr_model_free(model);
 	if (source_check_supported(hr, &err) < 0) {
 		sv_outcome o = {0, "UnsupportedSpec", err.msg};
 		o.event = 1;

@@ -25,6 +25,13 @@ static json_t *find_cond(json_t *conds, const char *type)
 	return NULL;
 }
 
+/* A Stalled condition set for a refused or invalid spec (sv_outcome.stalled). */
+static int spec_stalled(const json_t *c)
+{
+	const char *r = json_string_value(json_object_get(c, "reason"));
+	return r && (!strcmp(r, "UnsupportedSpec") || !strcmp(r, "InvalidSpec"));
+}
+
 /* Conditions and fields a state-machine worker owns (proto.h RESULT). */
 static const char *const worker_conds[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled",
 					   "Drifted", NULL};
@@ -105,6 +112,8 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		const char *t = json_string_value(json_object_get(c, "type"));
 		if (o->wstatus && in_list(worker_conds, t))
 			continue; /* the worker's list replaces them */
+		if (!o->wstatus && t && !strcmp(t, "Stalled") && spec_stalled(c))
+			continue; /* set again below while the spec is still refused */
 		if (t && (o->progressing || strcmp(t, "Reconciling") != 0))
 			json_array_append_new(conds, json_deep_copy(c)); /* never touch the cached object */
 	}
@@ -127,6 +136,8 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	} else {
 		set_cond(conds, oldconds, "Ready", o->ready ? "True" : "False", o->reason, o->message, gen, now);
 	}
+	if (o->stalled)
+		set_cond(conds, oldconds, "Stalled", "True", o->reason, o->message, gen, now);
 	if (o->action && !o->wstatus)
 		set_cond(conds, oldconds, "Released", o->ready ? "True" : "False", o->reason, o->message, gen, now);
 	/* Ready first, as Flux orders them */
@@ -142,7 +153,7 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		conds = sorted;
 	}
 	json_object_set_new(st, "conditions", conds);
-	if (o->ready)
+	if (o->ready || o->stalled)
 		json_object_set_new(st, "observedGeneration", json_integer(gen));
 	if (o->wstatus) {
 		const json_t *stalled = find_cond(conds, "Stalled");

@@ -28,6 +28,7 @@ typedef struct sv_outcome {
 	const char *helmchart;         /* "ns/name" or NULL */
 	const char *storage_ns;        /* or NULL */
 	int event;                     /* also record an Event */
+	int stalled;                   /* also Stalled=True: the spec cannot work until changed */
 	int progressing;               /* a worker started: Ready=Unknown and
 					* Reconciling=True (reason Progressing) */
 	const json_t *wstatus;         /* the status a state-machine worker computed

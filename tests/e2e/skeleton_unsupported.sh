@@ -14,7 +14,7 @@ sk_apply_hr team-x remote demo "  kubeConfig:
     secretRef:
       name: remote-kubeconfig"
 r=$(sk_wait_cond team-x remote False 60)
-e2e_expect_contains "$r" "False|UnsupportedSpec|.spec.kubeConfig (a remote cluster) is not supported" "Ready"
+e2e_expect_contains "$r" "False|UnsupportedSpec|.spec.kubeConfig is not supported by this version of bulkhead: remote clusters" "Ready"
 grep -q "team-x/remote: started worker" "$SK_DIR/bulkheadd.log" && sk_fail "a worker was started for an unsupported spec"
 [ -z "$(kubectl get secrets -n team-x -l owner=helm -o name)" ] || sk_fail "a release was stored for an unsupported spec"
 kubectl get configmap demo-config -n team-x >/dev/null 2>&1 && sk_fail "objects were installed for an unsupported spec"
