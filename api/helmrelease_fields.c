@@ -21,6 +21,7 @@
 
 #define NO_REMOTE "remote clusters; refusing rather than installing into the local cluster"
 #define NO_DEPS "dependencies; refusing rather than installing before they are Ready"
+#define NO_CHART_MD "labels and annotations are not copied to the HelmChart yet"
 #define NO_VERIFY "chart signature verification; refusing rather than installing an unverified chart"
 #define NO_RETRY "only the RemediateOnFailure upgrade strategy is"
 #define NO_ISTRAT "only the RemediateOnFailure install strategy is"
@@ -43,9 +44,9 @@ const hr_field hr_fields[] = {
 	ANY("spec.values"),
 	/* .spec.chart: the HelmChart template */
 	O("spec.chart"),
-	O("spec.chart.metadata"),
-	MAP("spec.chart.metadata.labels"),
-	MAP("spec.chart.metadata.annotations"),
+	REFUSED("spec.chart.metadata", HR_T_OBJECT, NO_CHART_MD),
+	REFUSED("spec.chart.metadata.labels", HR_T_STRMAP, NO_CHART_MD),
+	REFUSED("spec.chart.metadata.annotations", HR_T_STRMAP, NO_CHART_MD),
 	O("spec.chart.spec"),
 	SL("spec.chart.spec.chart", 1, 2048, HR_C_NONE),
 	S("spec.chart.spec.version"),

@@ -259,6 +259,9 @@ START_TEST(test_refused_by_name)
 		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
 		   "\"verify\":{\"provider\":\"cosign\"}}}"),
 	       BH_EDENIED, ".spec.chart.spec.verify is not supported");
+	expect(OBJ("v2", ",\"chart\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"chart\":\"d\",\"sourceRef\":{"
+			 "\"kind\":\"HelmRepository\",\"name\":\"r\"}}}"),
+	       BH_EDENIED, ".spec.chart.metadata is not supported by this version of bulkhead: labels and annotations");
 	/* a refused field at its zero value changes nothing: accepted */
 	ck_assert_msg(decode(OBJ("v2", CHART ",\"dependsOn\":[],\"rollback\":{\"force\":false},\"upgrade\":{\"strategy\":"
 					    "{\"name\":\"RemediateOnFailure\"}}"),
