@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/e2e/ops_logs.sh — issue 13: --version and --help on every binary,
+# tests/e2e/ops_logs.sh — issue 13: --version and --help on every binary
+# (and the man pages naming every option and command they list),
 # and bulkheadd --log-encoding=json: every line is a JSON object with Flux's
 # fields (level, ts, msg; for a HelmRelease also controller, controllerGroup,
 # controllerKind, HelmRelease {name,namespace}, reconcileID), and the
@@ -17,6 +18,13 @@ for b in supervisor/bulkheadd cli/bulkhead worker/bulkhead-worker fetcher/bulkhe
 done
 e2e_expect_contains "$("$BH_BUILDDIR/worker/bulkhead-worker" --help)" "Not for direct use" "worker --help"
 e2e_expect_contains "$("$BH_BUILDDIR/fetcher/bulkhead-fetcher" --help)" "Not for direct use" "fetcher --help"
+# the manual pages name every option and command the binaries list
+for f in $("$BH_BUILDDIR/supervisor/bulkheadd" --help | grep -o -- '--[a-z-]*' | sort -u); do
+	sed 's/\\-/-/g' "$BH_SRCDIR/man/bulkheadd.8" | grep -q -- "$f" || sk_fail "bulkheadd(8) lacks $f"
+done
+for c in $("$BH_BUILDDIR/cli/bulkhead" --help | sed -n 's/^  \([a-z-]*\) .*/\1/p'); do
+	sed 's/\\-/-/g' "$BH_SRCDIR/man/bulkhead.1" | grep -q "^\.BR* $c" || sk_fail "bulkhead(1) lacks the command $c"
+done
 "$BH_BUILDDIR/supervisor/bulkheadd" --log-encoding=yaml >/dev/null 2>&1 && sk_fail "--log-encoding=yaml accepted"
 
 sk_setup --log-encoding=json
