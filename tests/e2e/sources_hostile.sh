@@ -6,6 +6,8 @@
 # digest is not the index's, a lying Content-Length, and a repository URL
 # that is the Kubernetes API server. Each ends with a clear reason on that
 # tenant's source and HelmRelease only; a good tenant installs meanwhile.
+# (Another host here is another host:port; the fetcher keeps credentials to
+# the repository's host and port.)
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -18,9 +20,12 @@ mkdir -p "$repo"
 helm package "$BH_SRCDIR/tests/e2e/skeleton/demo" -d "$repo" >/dev/null || sk_fail "helm package"
 helm repo index "$repo" >/dev/null || sk_fail "helm repo index"
 port=$(sk_free_port)
-python3 "$BH_SRCDIR/tests/e2e/sources/hostile_repo.py" "$port" "$repo" "$SK_DIR/hostile.log" >"$SK_DIR/hostile-http.log" 2>&1 &
+other=$(sk_free_port)
+python3 "$BH_SRCDIR/tests/e2e/sources/hostile_repo.py" "$port" "$repo" "$SK_DIR/hostile.log" "$other" >"$SK_DIR/hostile-http.log" 2>&1 &
 HOSTILE_PID=$!
-trap 'st=$?; kill $HOSTILE_PID 2>/dev/null; (exit $st); sk_cleanup' EXIT
+python3 "$BH_SRCDIR/tests/e2e/sources/hostile_repo.py" "$other" "$repo" "$SK_DIR/hostile.log" >>"$SK_DIR/hostile-http.log" 2>&1 &
+OTHER_PID=$!
+trap 'st=$?; kill $HOSTILE_PID $OTHER_PID 2>/dev/null; (exit $st); sk_cleanup' EXIT
 BASE="http://127.0.0.1:$port"
 e2e_retry 20 curl -sf -o /dev/null "$BASE/good/index.yaml" || sk_fail "hostile repository server did not start"
 

@@ -5,12 +5,13 @@ misbehaves on purpose, one way per path prefix (/NAME/index.yaml):
   huge      an index.yaml that never ends (streamed past any cap)
   deep      an index.yaml nested 200000 levels deep
   nulls     an index.yaml whose chart entries are all null
-  redirect  302 to http://localhost:PORT/capture/... (another host)
+  redirect  302 to http://127.0.0.1:OTHER/capture/... (another host:port:
+            a second instance of this server)
   capture   answers 401 and records whether credentials arrived
   slow      headers, then one byte every 2 seconds (slow-loris)
   digest    the good index, but with a wrong digest for the package
   lying     Content-Length: 100000, then 100 bytes and close
-usage: hostile_repo.py PORT DIR LOGFILE"""
+usage: hostile_repo.py PORT DIR LOGFILE [OTHER]"""
 import http.server
 import re
 import socketserver
@@ -18,6 +19,7 @@ import sys
 import time
 
 PORT, DIR, LOG = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+OTHER = int(sys.argv[4]) if len(sys.argv) > 4 else PORT
 
 
 class H(http.server.BaseHTTPRequestHandler):
@@ -70,7 +72,7 @@ class H(http.server.BaseHTTPRequestHandler):
             return self.send(200, idx)
         if kind == "redirect":
             self.send_response(302)
-            self.send_header("Location", f"http://localhost:{PORT}/capture/{rest}")
+            self.send_header("Location", f"http://127.0.0.1:{OTHER}/capture/{rest}")
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
