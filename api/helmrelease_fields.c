@@ -150,10 +150,8 @@ const hr_field hr_fields[] = {
 	B("spec.rollback.disableWait"),
 	B("spec.rollback.disableWaitForJobs"),
 	B("spec.rollback.disableHooks"),
-	REFUSED("spec.rollback.recreate", HR_T_BOOL,
-		"recreating pods on rollback"),
-	REFUSED("spec.rollback.force", HR_T_BOOL,
-		"replacing objects on conflict during rollback"),
+	B("spec.rollback.recreate"),
+	B("spec.rollback.force"),
 	B("spec.rollback.cleanupOnFail"),
 	/* uninstall */
 	O("spec.uninstall"),

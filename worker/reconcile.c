@@ -841,6 +841,8 @@ static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
 	o.version = (int)json_integer_value(json_object_get(prev_snap, "version"));
 	o.cleanup_on_fail = bget(rb, "cleanupOnFail");
 	o.disable_hooks = bget(rb, "disableHooks");
+	o.force = bget(rb, "force");
+	o.recreate = bget(rb, "recreate");
 	o.max_history = max_history(c);
 	wait_opts(c, "rollback", &o.wait);
 	action_result_init(&res);

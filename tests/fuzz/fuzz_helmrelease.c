@@ -18,8 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bh_error err;
 	hr_model *m = NULL;
 	if (hr_decode_bytes((const char *)data, size, &m, &err) == 0) {
-		if (m->has_chart == m->has_chart_ref || m->interval_ns < 0 || m->timeout_ns < 0 || m->ndepends_on ||
-		    m->rollback.force || m->rollback.recreate)
+		if (m->has_chart == m->has_chart_ref || m->interval_ns < 0 || m->timeout_ns < 0 || m->ndepends_on)
 			abort();
 		hr_model_free(m);
 	}

@@ -191,7 +191,7 @@ START_TEST(test_defaults)
 	ck_assert(m->has_chart && !m->has_chart_ref && !m->beta2);
 	hr_model_free(m);
 	ck_assert_msg(decode(OBJ("v2", REF ",\"timeout\":\"90s\",\"maxHistory\":0,\"upgrade\":{\"remediation\":{"
-					    "\"retries\":-1,\"strategy\":\"uninstall\"}},\"rollback\":{\"disableHooks\":true}"),
+					    "\"retries\":-1,\"strategy\":\"uninstall\"}},\"rollback\":{\"disableHooks\":true,\"force\":true,\"recreate\":true}"),
 			     &m, &err) == 0,
 		      "%s", err.msg);
 	ck_assert_int_eq(m->timeout_ns, 90000000000LL);
@@ -200,6 +200,8 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(m->upgrade_remediation.retries, -1);
 	ck_assert_str_eq(m->upgrade_remediation.strategy, "uninstall");
 	ck_assert_int_eq(m->rollback.disable_hooks, 1);
+	ck_assert_int_eq(m->rollback.force, 1);
+	ck_assert_int_eq(m->rollback.recreate, 1);
 	hr_model_free(m);
 }
 END_TEST
@@ -251,8 +253,6 @@ START_TEST(test_refused_by_name)
 	       ".spec.kubeConfig is not supported by this version of bulkhead: remote clusters");
 	expect(OBJ("v2", CHART ",\"upgrade\":{\"strategy\":{\"name\":\"RetryOnFailure\"}}"), BH_EDENIED,
 	       ".spec.upgrade.strategy.name 'RetryOnFailure' is not supported");
-	expect(OBJ("v2", CHART ",\"rollback\":{\"force\":true}"), BH_EDENIED, ".spec.rollback.force is not supported");
-	expect(OBJ("v2", CHART ",\"rollback\":{\"recreate\":true}"), BH_EDENIED, ".spec.rollback.recreate is not supported");
 	expect(OBJ("v2", CHART ",\"upgrade\":{\"force\":true}"), BH_EDENIED, ".spec.upgrade.force is not supported");
 	expect(OBJ("v2", CHART ",\"install\":{\"skipCRDs\":true}"), BH_EDENIED, ".spec.install.skipCRDs is not supported");
 	expect(OBJ("v2",
