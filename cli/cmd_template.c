@@ -69,6 +69,37 @@ static void log_cb(void *ud, const char *level, const char *msg, const char *con
 	fputc('\n', stderr);
 }
 
+/* Duplicate mapping keys, which helm reads silently (the later value wins):
+ * a warning naming the file and the key, in goyaml's strict-mode words. */
+static void warn_duplicates(int *debug, const char *file, const json_t *texts)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(texts, i, t) {
+		const char *attrs[] = {"file", file, "error", json_string_value(t), NULL};
+		log_cb(debug, "WARN", "duplicate key in YAML: the later value wins", attrs);
+	}
+}
+
+static void warn_chart_duplicates(int *debug, const chart *c)
+{
+	char *path = chart_full_path_dup(c);
+	size_t i;
+	json_t *w;
+	json_array_foreach(c->warnings, i, w) {
+		bh_buf f = BH_BUF_INIT;
+		json_t *one = json_array();
+		bh_buf_printf(&f, "%s/%s", path ? path : "", json_string_value(json_object_get(w, "file")));
+		json_array_append(one, json_object_get(w, "text"));
+		warn_duplicates(debug, bh_buf_str(&f), one);
+		json_decref(one);
+		bh_buf_free(&f);
+	}
+	free(path);
+	for (i = 0; i < c->ndeps; i++)
+		warn_chart_duplicates(debug, c->deps[i]);
+}
+
 static int read_all(const char *path, bh_buf *out, bh_error *err)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
@@ -602,6 +633,10 @@ int cmd_template(int argc, char **argv)
 		vf[i].name = o.values.v[i];
 		vf[i].data = vbufs[i].data ? vbufs[i].data : "";
 		vf[i].len = vbufs[i].len;
+		json_t *dups = NULL;
+		if (yaml_find_duplicates(vf[i].data, vf[i].len, NULL, 1, &dups, &err) == 0)
+			warn_duplicates(&debug, o.values.v[i], dups);
+		json_decref(dups);
 	}
 	values_options vo = {
 		.files = vf, .nfiles = o.values.n,
@@ -620,6 +655,7 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out;
 	}
+	warn_chart_duplicates(&debug, c);
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
 		log_cb(&debug, "WARN", "this chart is deprecated", NULL);
 	if (json_object_get(c->metadata, "dependencies") && chart_check_dependencies(c, &err)) {

@@ -79,6 +79,22 @@ static int files_push(chart_file **arr, size_t *n, const char *name, const void 
 	return 0;
 }
 
+/* Duplicate keys of Chart.yaml (values=0) or values.yaml (values=1), which
+ * Helm reads silently (the later value wins), as c->warnings. */
+static void note_duplicates(chart *c, const chart_file *f, int values)
+{
+	json_t *d = NULL, *x;
+	bh_error e;
+	size_t i;
+	if (yaml_find_duplicates((const char *)f->data, f->len, NULL, values, &d, &e) == 0 && json_array_size(d)) {
+		if (!c->warnings)
+			c->warnings = json_array();
+		json_array_foreach(d, i, x)
+			json_array_append_new(c->warnings, json_pack("{s:s,s:O}", "file", f->name, "text", x));
+	}
+	json_decref(d);
+}
+
 void chart_free(chart *c)
 {
 	if (!c)
@@ -86,6 +102,7 @@ void chart_free(chart *c)
 	json_decref(c->metadata);
 	json_decref(c->values);
 	json_decref(c->lock);
+	json_decref(c->warnings);
 	free(c->schema);
 	for (size_t i = 0; i < c->ntemplates; i++)
 		file_clear(&c->templates[i]);
@@ -679,6 +696,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			bh_error_prefix(err, "cannot load Chart.yaml");
 			goto fail;
 		}
+		note_duplicates(c, &files[i], 0);
 		if (json_is_null(md)) {
 			json_decref(md);
 			md = json_object();
@@ -715,6 +733,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 				bh_error_prefix(err, "cannot load values.yaml");
 				goto fail;
 			}
+			note_duplicates(c, f, 1);
 			json_decref(c->values);
 			c->values = v;
 		} else if (!strcmp(f->name, "values.schema.json")) {

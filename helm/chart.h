@@ -41,6 +41,10 @@ struct chart {
 	chart **deps;          /* sub-charts (owned) */
 	size_t ndeps;
 	chart *parent;         /* NULL for the top chart */
+	json_t *warnings;      /* what Helm reads silently but a user should see:
+				* [{"file":"values.yaml","text":"line 3: key \"a\"
+				* already set in map"}] for duplicate keys in
+				* Chart.yaml or values.yaml; NULL when none */
 };
 
 typedef struct chart_limits {

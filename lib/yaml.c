@@ -33,6 +33,7 @@ struct ynode {
 	ynode *alias;   /* alias target */
 	int busy;       /* alias being expanded */
 	int printing;   /* alias being printed (go_sharp_v) */
+	size_t line;    /* 0-based line where the node starts */
 };
 
 typedef struct anchor_ent {
@@ -265,6 +266,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 			break;
 		}
 		if (!rc && n) {
+			n->line = ev.start_mark.line;
 			if (depth)
 				rc = node_add(b, stack[depth - 1], n);
 			else if (!*root)
@@ -306,6 +308,7 @@ typedef struct decoder {
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
 	int pending_code;         /* first key-conversion error (reported after decoding) */
 	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
+	json_t *dups;             /* duplicate keys found, when asked for */
 	char pending[512];
 	/* NaN/Inf values: placeholders in the tree, reported in json.Marshal
 	 * order (sorted keys, depth first) once decoding is done */
@@ -795,6 +798,23 @@ static int count_node(decoder *d)
 	return 0;
 }
 
+/* A key this mapping already set: goyaml.v2 strict mode's text, with the
+ * line of the later value ("line 3: key \"a\" already set in map"). */
+static void note_dup(decoder *d, json_t *seen, const char *ks, size_t kl, const ynode *v)
+{
+	if (json_object_getn(seen, ks, kl)) {
+		bh_buf m = BH_BUF_INIT;
+		bh_buf_printf(&m, "line %zu: key ", v->line + 1);
+		gojson_quote(&m, ks, kl, GOJSON_NO_HTML_ESCAPE);
+		bh_buf_puts(&m, " already set in map");
+		if (bh_buf_ok(&m) && json_array_size(d->dups) < 100)
+			json_array_append_new(d->dups, json_stringn(m.data, m.len));
+		bh_buf_free(&m);
+	} else {
+		json_object_setn_new_nocheck(seen, ks, kl, json_true());
+	}
+}
+
 /* Decodes mapping node n (or an alias of one) into the existing object. */
 static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 {
@@ -818,6 +838,8 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 		d->depth--;
 		return dec_fail(d, BH_ELIMIT, "yaml: document nested deeper than %zu levels", d->max_depth);
 	}
+	/* keys written by this mapping itself (not again through an alias) */
+	json_t *seen = d->dups && !d->alias_depth ? json_object() : NULL;
 	for (size_t i = 0; i + 1 < n->n && !rc; i += 2) {
 		const ynode *k = n->kids[i], *v = n->kids[i + 1];
 		bh_buf key = BH_BUF_INIT;
@@ -843,6 +865,8 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 				ks = bh_buf_str(&k2);
 				kl = k2.len;
 			}
+			if (seen)
+				note_dup(d, seen, ks, kl, v);
 			if (json_object_setn_new_nocheck(obj, ks, kl, val))
 				rc = dec_fail(d, BH_ENOMEM, "out of memory");
 			bh_buf_free(&k2);
@@ -851,6 +875,7 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 		}
 		bh_buf_free(&key);
 	}
+	json_decref(seen);
 	d->depth--;
 	return rc;
 }
@@ -973,7 +998,7 @@ static int first_nonfinite(const decoder *d, const json_t *v, int depth)
 
 /* sigs.k8s.io/yaml.Unmarshal into interface{}: first document only. */
 static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, int flags,
-			 json_t **out, bh_error *err)
+			 json_t *dups, size_t line0, json_t **out, bh_error *err)
 {
 	builder b;
 	decoder d;
@@ -992,6 +1017,9 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 		d.v3 = (flags & YAML_V3_TYPING) != 0;
 		d.max_nodes = b.max_nodes;
 		d.max_depth = b.max_depth;
+		d.dups = dups;
+		for (size_t i = 0; dups && i < b.nall; i++)
+			b.all[i]->line += line0;
 		if (!root) {
 			*out = json_null();
 		} else {
@@ -1032,7 +1060,7 @@ int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int fla
 	*out = NULL;
 	if (len > max)
 		return bh_error_set(err, BH_ELIMIT, "YAML document of %zu bytes exceeds the limit of %zu bytes", len, max);
-	return unmarshal_doc(text, len, lim, flags, out, err);
+	return unmarshal_doc(text, len, lim, flags, NULL, 0, out, err);
 }
 
 /* Helm's values MergeMaps: b's keys win; nested maps merge. Steals b. */
@@ -1089,9 +1117,41 @@ int yaml_unmarshal_as(const char *text, size_t len, const yaml_limits *lim, int 
 	return 0;
 }
 
+static int parse_values(const char *text, size_t len, const yaml_limits *lim, json_t *dups,
+			json_t **out, bh_error *err);
+
 int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 		      json_t **out, bh_error *err)
 {
+	return parse_values(text, len, lim, NULL, out, err);
+}
+
+int yaml_find_duplicates(const char *text, size_t len, const yaml_limits *lim, int values,
+			 json_t **dups, bh_error *err)
+{
+	json_t *v = NULL;
+	int rc;
+	*dups = json_array();
+	if (!*dups)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (values)
+		rc = parse_values(text, len, lim, *dups, &v, err);
+	else if (len > (lim && lim->max_bytes ? lim->max_bytes : YAML_MAX_BYTES))
+		rc = bh_error_set(err, BH_ELIMIT, "YAML document of %zu bytes exceeds the limit", len);
+	else
+		rc = unmarshal_doc(text, len, lim, 0, *dups, 0, &v, err);
+	json_decref(v);
+	if (rc) {
+		json_decref(*dups);
+		*dups = NULL;
+	}
+	return rc;
+}
+
+static int parse_values(const char *text, size_t len, const yaml_limits *lim, json_t *dups,
+			json_t **out, bh_error *err)
+{
+	size_t line0 = 0, counted = 0;
 	size_t max = lim && lim->max_bytes ? lim->max_bytes : YAML_MAX_BYTES;
 	size_t pos = 0, doc_start = 0;
 	json_t *values;
@@ -1129,7 +1189,10 @@ int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 			doc_end = pos;
 			if (doc_end > doc_start) {
 				json_t *doc;
-				int rc = unmarshal_doc(text + doc_start, doc_end - doc_start, lim, 0, &doc, err);
+				int rc;
+				for (; counted < doc_start; counted++)
+					line0 += text[counted] == '\n';
+				rc = unmarshal_doc(text + doc_start, doc_end - doc_start, lim, 0, dups, line0, &doc, err);
 				if (rc) {
 					json_decref(values);
 					bh_error_prefix(err, "cannot unmarshal yaml document");

@@ -53,6 +53,16 @@ typedef struct yaml_limits {
 int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 		      json_t **out, bh_error *err);
 
+/* Duplicate mapping keys (Helm reads them silently, the later value wins;
+ * helm lint's strict Chart.yaml parse reports them): parses text as a values
+ * file (values=1: every document) or as one document, and sets *dups to a
+ * new JSON array of goyaml.v2 strict-mode texts, one per key that repeats an
+ * earlier key of the same mapping, e.g. "line 3: key \"a\" already set in
+ * map" (lines of the whole text; at most 100). Parse errors as
+ * yaml_parse_values (*dups NULL then). */
+int yaml_find_duplicates(const char *text, size_t len, const yaml_limits *lim, int values,
+			 json_t **dups, bh_error *err);
+
 /* yaml_parse_any flags */
 #define YAML_KEEP_INTS 1 /* integers that fit int64 stay json_integer (not Helm's
 			  * values typing; for internal documents) */

@@ -531,8 +531,12 @@ done:
 
 static int load_chart(ctx *c, chart **out, bh_error *err)
 {
+	size_t i;
+	json_t *w;
 	if (chart_load_archive(c->in->chart_bytes, c->in->chart_len, NULL, out, err) < 0)
 		return bh_error_prefix(err, "could not load chart");
+	json_array_foreach((*out)->warnings, i, w) /* duplicate keys (the later value wins) */
+		logf_(c, "warning: duplicate key in %s: %s", sget(w, "file"), sget(w, "text"));
 	return 0;
 }
 

@@ -3,7 +3,8 @@
 # hostile input: the CPU limit (--cpu-limit, default 120 s) ends an RSA
 # keygen loop with a clear error; a values file whose anchor holds itself
 # fails at once with helm v4.1.4's exact text; rendered output stops at the
-# 16 MiB cap. Expected texts of helm captured from helm v4.1.4.
+# 16 MiB cap; duplicate keys are warned about. Expected texts of helm
+# captured from helm v4.1.4.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}" "${BH_BUILDDIR:=$PWD}"
 bh="$BH_BUILDDIR/cli/bulkhead"
@@ -51,5 +52,20 @@ grep -qx "Error: rendered manifests exceed the output limit of 16 MiB (16777216 
 	|| fail "million: $(head -c 500 "$tmp/err")"
 [ ! -s "$tmp/out" ] || fail "million: printed $(wc -c <"$tmp/out") bytes"
 
-[ $fails = 0 ] && echo "PASS: template budgets (cpu limit, anchor cycle, output cap)"
+# 4. duplicate keys: helm template reads them silently (the later value
+#    wins, stdout unchanged); bulkhead warns on stderr naming file and key in
+#    goyaml's strict words (helm lint's text for that Chart.yaml: "line 4:
+#    key \"version\" already set in map")
+mkchart dup 'r: "{{ .Values.r }} {{ .Chart.Version }}"'
+printf 'version: 0.2.0\n' >>"$tmp/dup/Chart.yaml"
+printf 'r: 1\nr: 2\n' >"$tmp/dup/values.yaml"
+printf 'x: 1\nx: 2\n' >"$tmp/dupv.yaml"
+"$bh" template x "$tmp/dup" -f "$tmp/dupv.yaml" >"$tmp/out" 2>"$tmp/err" || fail "dup: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out")" = "$(printf -- '---\n# Source: dup/templates/t.yaml\nr: "2 0.2.0"')" ] || fail "dup: stdout $(cat "$tmp/out")"
+[ "$(cat "$tmp/err")" = "level=WARN msg=\"duplicate key in YAML: the later value wins\" file=$tmp/dupv.yaml error=\"line 2: key \\\"x\\\" already set in map\"
+level=WARN msg=\"duplicate key in YAML: the later value wins\" file=dup/Chart.yaml error=\"line 4: key \\\"version\\\" already set in map\"
+level=WARN msg=\"duplicate key in YAML: the later value wins\" file=dup/values.yaml error=\"line 2: key \\\"r\\\" already set in map\"" ] \
+	|| fail "dup: stderr $(cat "$tmp/err")"
+
+[ $fails = 0 ] && echo "PASS: template budgets (cpu limit, anchor cycle, output cap, duplicate keys)"
 [ $fails = 0 ]

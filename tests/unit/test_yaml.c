@@ -173,6 +173,32 @@ START_TEST(test_error_value_budget)
 }
 END_TEST
 
+/* Duplicate mapping keys: Helm keeps the later value silently; helm lint's
+ * strict parse of Chart.yaml words them "line 25: key \"version\" already
+ * set in map" (helm v4.1.4, the line of the later value). */
+START_TEST(test_duplicate_keys)
+{
+	json_t *d = NULL;
+	bh_error e = {0};
+	static const char text[] = "a: 1\nb:\n  c: 1\n  c:\n    2\na: 3\nm: &m {x: 1, x: 2}\nn: *m\n"
+				   "o: {<<: *m, x: 3}\n---\na: 1\n'a': 2\n";
+	ck_assert_int_eq(yaml_find_duplicates(text, strlen(text), NULL, 1, &d, &e), 0);
+	char *got = json_dumps(d, JSON_COMPACT);
+	/* per document; lines of the whole file; an alias does not repeat the
+	 * anchor's report; a key over a merged one is no duplicate */
+	ck_assert_str_eq(got, "[\"line 5: key \\\"c\\\" already set in map\",\"line 6: key \\\"a\\\" already set in map\","
+			      "\"line 7: key \\\"x\\\" already set in map\",\"line 12: key \\\"a\\\" already set in map\"]");
+	free(got);
+	json_decref(d);
+	/* one document (Chart.yaml): the later documents are not read */
+	ck_assert_int_eq(yaml_find_duplicates(text, strlen(text), NULL, 0, &d, &e), 0);
+	ck_assert_int_eq(json_array_size(d), 3);
+	json_decref(d);
+	ck_assert_int_eq(yaml_find_duplicates("a: [\n", 5, NULL, 1, &d, &e), BH_EPARSE);
+	ck_assert_ptr_null(d);
+}
+END_TEST
+
 START_TEST(test_limits)
 {
 	/* the billion-laughs shape: each level doubles the expansion */
@@ -538,6 +564,7 @@ int main(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_anchor_cycles_in_keys);
 	tcase_add_test(tc, test_error_value_budget);
+	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
