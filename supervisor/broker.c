@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "lib/gostrconv.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/audit.h"
 #include "supervisor/forward.h"
@@ -105,6 +106,33 @@ typedef struct api_path {
 	int nseg;
 } api_path;
 
+/* Decodes one path segment in place, as the API server will, so the policy
+ * sees the names the server acts on: "system%3Aaggregate" is
+ * "system:aggregate". Refused (-1): a bad escape, a byte that is a control
+ * character, '/', '\\' or '%' once decoded, and the segments "." and ".." in
+ * any spelling. */
+static int segment_decode(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		int c = (unsigned char)*r;
+		if (c == '%') {
+			int hi = go_unhex((unsigned char)r[1]), lo = hi < 0 ? -1 : go_unhex((unsigned char)r[2]);
+			if (lo < 0)
+				return -1;
+			c = hi << 4 | lo;
+			r += 2;
+			if (c == '/' || c == '%')
+				return -1;
+		}
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			return -1;
+		*w++ = (char)c;
+	}
+	*w = '\0';
+	return strcmp(s, ".") == 0 || strcmp(s, "..") == 0 ? -1 : 0;
+}
+
 static int parse_path(const char *full, api_path *ap, bh_error *err)
 {
 	char path[PROTO_MAX_PATH + 1], *segs[64], *save = NULL, *q;
@@ -113,10 +141,10 @@ static int parse_path(const char *full, api_path *ap, bh_error *err)
 	snprintf(path, sizeof path, "%s", full);
 	if ((q = strchr(path, '?')))
 		*q = '\0';
-	if (strstr(path, "//") || strchr(path, '%') || strchr(path, '\\'))
+	if (path[0] != '/' || strstr(path, "//"))
 		return bh_error_set(err, BH_EDENIED, "path is not in canonical form");
 	for (char *s = strtok_r(path, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (n == 64 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		if (n == 64 || segment_decode(s) < 0)
 			return bh_error_set(err, BH_EDENIED, "path is not in canonical form");
 		segs[n++] = s;
 	}

@@ -79,6 +79,30 @@ START_TEST(test_policy)
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a//secrets", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team%2Db/secrets", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/healthz", NULL, NULL), BH_EDENIED);
+	/* percent-encoded names are decoded as the API server does: ':' is legit
+	 * in RBAC names; traversal and separators in any spelling are not */
+	ck_assert_int_eq(check(&j, "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Ametrics-server-aggregated-reader", NULL, why), 0);
+	ck_assert_int_eq(check(&j, "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:metrics-server", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "DELETE", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system%3aauth-delegator%40x", NULL, NULL), 0);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/secrets/a%3Ab", NULL, NULL), 0);
+	static const char *const bad[] = {
+		"/api/v1/namespaces/team-a/%2e%2e/%2E%2E/nodes", "/api/v1/namespaces/team-a/configmaps/%2e",
+		"/api/v1/namespaces/team-a/configmaps/.%2E", "/api/v1/namespaces/team-a/configmaps/a%2Fb",
+		"/api/v1/namespaces/team-a/configmaps/a%2fb", "/api/v1/namespaces/team-a/configmaps/a%00b",
+		"/api/v1/namespaces/team-a/configmaps/a%5Cb", "/api/v1/namespaces/team-a/configmaps/a\\b",
+		"/api/v1/namespaces/team-a/configmaps/a%0Ab", "/api/v1/namespaces/team-a/configmaps/a\tb",
+		"/api/v1/namespaces/team-a/configmaps/a%252e", "/api/v1/namespaces/team-a/configmaps/a%2",
+		"/api/v1/namespaces/team-a/configmaps/a%zz", "/api/v1/namespaces/team-a/configmaps/a%",
+		"/api/v1/namespaces/team-a/configmaps/%7F", "/api/v1/namespaces/team-a/./configmaps",
+		"//api/v1/namespaces/team-a/configmaps", "api/v1/namespaces/team-a/configmaps",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_msg(check(&j, "GET", bad[i], NULL, why) == BH_EDENIED, "%s was accepted", bad[i]);
+		ck_assert_msg(strstr(why, "canonical form") != NULL, "%s: %s", bad[i], why);
+	}
+	/* the policy sees decoded names: an encoded "secrets" is still Secrets */
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-b/secret%73/x", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team%2Da/secrets", NULL, NULL), 0);
 	/* subresources that reach into the cluster network */
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/services/web:80/proxy/admin", NULL, why), BH_EDENIED);
 	ck_assert(strstr(why, "proxy subresource") != NULL);
