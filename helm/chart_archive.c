@@ -80,6 +80,47 @@ static char *path_clean(const char *p, size_t *ncomp)
 	return out;
 }
 
+/* A ".." component, with either separator. */
+static int has_dotdot(const char *p)
+{
+	for (;;) {
+		size_t l = strcspn(p, "/\\");
+		if (l == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		if (!p[l])
+			return 0;
+		p += l + 1;
+	}
+}
+
+/* Helm keeps the last of several entries with one name (later files
+ * overwrite earlier ones in its maps); so does this: each file once. */
+static chart_file *slot_for(file_list *l, json_t *index, const char *name, int *fresh)
+{
+	json_t *at = json_object_get(index, name);
+	if (at) {
+		chart_file *f = &l->v[json_integer_value(at)];
+		free(f->name);
+		free(f->data);
+		f->name = NULL;
+		f->data = NULL;
+		*fresh = 0;
+		return f;
+	}
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		chart_file *nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv)
+			return NULL;
+		l->v = nv;
+		l->cap = nc;
+	}
+	if (json_object_set_new(index, name, json_integer((json_int_t)l->n)) < 0)
+		return NULL;
+	*fresh = 1;
+	return &l->v[l->n];
+}
+
 static int entry_error(bh_error *err, int code, const char *what, const char *entry)
 {
 	return bh_error_set(err, code, "%s: entry \"%s\"", what, entry);
@@ -91,6 +132,7 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 	struct archive *a;
 	struct archive_entry *e;
 	file_list fl = {0};
+	json_t *index = NULL; /* file name -> its position in fl */
 	int rc = 0;
 	const unsigned char *u = buf;
 
@@ -99,8 +141,13 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 	if (len < 3 || u[0] != 0x1f || u[1] != 0x8b || u[2] != 0x08)
 		return bh_error_set(err, BH_EINVAL, "chart archive does not appear to be a gzipped archive");
 	a = archive_read_new();
-	if (!a)
+	index = json_object();
+	if (!a || !index) {
+		if (a)
+			archive_read_free(a);
+		json_decref(index);
 		return bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+	}
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
@@ -131,6 +178,17 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 		}
 		if (type != AE_IFREG) {
 			rc = entry_error(err, BH_EDENIED, "chart archive contains an irregular file (refused)", raw);
+			goto done;
+		}
+		/* Stricter than Helm, whose loader takes "/c/x" as "c/x" and
+		 * "c/t/../t/x" as "c/t/x": no tool that packages charts writes
+		 * either, so an absolute name or a ".." anywhere is refused. */
+		if (raw[0] == '/' || raw[0] == '\\') {
+			rc = entry_error(err, BH_EDENIED, "chart illegally contains absolute paths", raw);
+			goto done;
+		}
+		if (has_dotdot(raw)) {
+			rc = entry_error(err, BH_EDENIED, "chart illegally references parent directory", raw);
 			goto done;
 		}
 		/* strip the first component; normalise '\' to '/' */
@@ -239,17 +297,13 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			goto done;
 		}
 		ctx->total += data.len;
-		if (fl.n == fl.cap) {
-			size_t nc = fl.cap ? fl.cap * 2 : 64;
-			chart_file *nv = realloc(fl.v, nc * sizeof *nv);
-			if (!nv) {
-				bh_buf_free(&data);
-				free(clean);
-				rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
-				goto done;
-			}
-			fl.v = nv;
-			fl.cap = nc;
+		int fresh = 0;
+		chart_file *slot = slot_for(&fl, index, clean, &fresh);
+		if (!slot) {
+			bh_buf_free(&data);
+			free(clean);
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
+			goto done;
 		}
 		const char *d = data.data ? data.data : "";
 		size_t dl = data.len;
@@ -257,14 +311,14 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			d += 3;
 			dl -= 3;
 		}
-		rc = chart_file_copy(&fl.v[fl.n], clean, d, dl);
+		rc = chart_file_copy(slot, clean, d, dl);
 		bh_buf_free(&data);
 		free(clean);
 		if (rc) {
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
 			goto done;
 		}
-		fl.n++;
+		fl.n += (size_t)fresh;
 	}
 	if (fl.n == 0) {
 		rc = bh_error_set(err, BH_EINVAL, "no files in chart archive");
@@ -276,6 +330,7 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 done:
 	if (a)
 		archive_read_free(a);
+	json_decref(index);
 	list_free(&fl);
 	return rc;
 }

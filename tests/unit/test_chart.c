@@ -17,7 +17,8 @@
 
 typedef struct entry {
 	const char *name;
-	char type;        /* 'f' file, 'l' symlink, 'h' hard link, 'd' dir, 'c' char device */
+	char type;        /* 'f' file, 'b' file of `fill` bytes of data, 'l' symlink,
+			   * 'h' hard link, 'd' dir, 'c' char device */
 	const char *data; /* file contents (or link target) */
 	size_t fill;      /* if > 0: that many zero bytes instead of data */
 } entry;
@@ -47,12 +48,17 @@ static unsigned char *make_tgz(const entry *e, size_t n, size_t *len)
 			archive_entry_set_filetype(ae, AE_IFDIR);
 		} else if (e[i].type == 'c') {
 			archive_entry_set_filetype(ae, AE_IFCHR);
+		} else if (e[i].type == 'b') {
+			archive_entry_set_filetype(ae, AE_IFREG);
+			archive_entry_set_size(ae, (la_int64_t)e[i].fill);
 		} else {
 			size_t sz = e[i].fill ? e[i].fill : strlen(e[i].data);
 			archive_entry_set_filetype(ae, AE_IFREG);
 			archive_entry_set_size(ae, (la_int64_t)sz);
 		}
 		ck_assert_int_eq(archive_write_header(a, ae), ARCHIVE_OK);
+		if (e[i].type == 'b')
+			archive_write_data(a, e[i].data, e[i].fill);
 		if (e[i].type == 'f') {
 			if (e[i].fill) {
 				static char zeros[65536];
@@ -231,6 +237,70 @@ START_TEST(test_absolute_and_odd_names)
 	expect_error(e3, 1, NULL, "content outside the base directory: \"Chart.yaml\"");
 	entry e4[] = {{"mychart", 'f', "x", 0}};
 	expect_error(e4, 1, NULL, "content outside the base directory");
+}
+END_TEST
+
+/* An archive whose charts/sub-1.0.0.tgz is an archive of inner[]. */
+static unsigned char *nested_tgz(const entry *inner, size_t n, size_t *len)
+{
+	size_t il;
+	unsigned char *ib = make_tgz(inner, n, &il), *out;
+	char *copy = malloc(il + 1);
+	memcpy(copy, ib, il);
+	copy[il] = '\0';
+	entry outer[] = {{"top/Chart.yaml", 'f', "apiVersion: v2\nname: top\nversion: 2.0.0\n", 0},
+			 {"top/charts/sub-1.0.0.tgz", 'b', copy, il}};
+	out = make_tgz(outer, 2, len);
+	free(ib);
+	free(copy);
+	return out;
+}
+
+START_TEST(test_duplicates_and_hygiene_everywhere)
+{
+	/* as Helm: the last of several entries with one name wins, once */
+	entry d[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0},
+		     {"mychart/templates/a.yaml", 'f', "kind: First\n", 0},
+		     {"mychart/values.yaml", 'f', "a: 1\n", 0},
+		     {"mychart/templates/a.yaml", 'f', "kind: Second\n", 0},
+		     {"mychart/values.yaml", 'f', "a: 2\n", 0},
+		     {"mychart/Chart.yaml", 'f', "apiVersion: v2\nname: mychart\nversion: 0.2.0\n", 0}};
+	chart *c = NULL;
+	bh_error err;
+	ck_assert_msg(load(d, 6, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ntemplates, 1);
+	ck_assert_str_eq((char *)c->templates[0].data, "kind: Second\n");
+	ck_assert(json_real_value(json_object_get(c->values, "a")) == 2.0);
+	ck_assert_str_eq(chart_version(c), "0.2.0");
+	chart_free(c);
+	/* stricter than Helm: absolute names and ".." anywhere are refused */
+	entry a[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"/mychart/templates/x.yaml", 'f', "x", 0}};
+	expect_error(a, 2, NULL, "chart illegally contains absolute paths: entry \"/mychart/templates/x.yaml\"");
+	entry dd[] = {{"mychart/Chart.yaml", 'f', CHART_YAML, 0}, {"mychart/templates/../templates/x.yaml", 'f', "x", 0}};
+	expect_error(dd, 2, NULL, "references parent directory: entry \"mychart/templates/../templates/x.yaml\"");
+	/* the same inside a sub-chart archive */
+	entry in_dup[] = {{"sub/Chart.yaml", 'f', "apiVersion: v2\nname: sub\nversion: 1.0.0\n", 0},
+			  {"sub/templates/x.yaml", 'f', "kind: One\n", 0}, {"sub/templates/x.yaml", 'f', "kind: Two\n", 0}};
+	size_t len;
+	unsigned char *buf = nested_tgz(in_dup, 3, &len);
+	ck_assert_msg(chart_load_archive(buf, len, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ndeps, 1);
+	ck_assert_uint_eq(c->deps[0]->ntemplates, 1);
+	ck_assert_str_eq((char *)c->deps[0]->templates[0].data, "kind: Two\n");
+	chart_free(c);
+	free(buf);
+	entry in_bad[][2] = {{{"sub/Chart.yaml", 'f', "apiVersion: v2\nname: sub\nversion: 1.0.0\n", 0}, {"sub/../../x", 'f', "x", 0}},
+			     {{"sub/Chart.yaml", 'f', "apiVersion: v2\nname: sub\nversion: 1.0.0\n", 0}, {"/sub/x", 'f', "x", 0}},
+			     {{"sub/Chart.yaml", 'f', "apiVersion: v2\nname: sub\nversion: 1.0.0\n", 0}, {"sub//etc/x", 'f', "x", 0}}};
+	const char *why[] = {"references parent directory", "absolute paths", "absolute paths"};
+	for (size_t i = 0; i < 3; i++) {
+		c = NULL;
+		buf = nested_tgz(in_bad[i], 2, &len);
+		ck_assert_int_lt(chart_load_archive(buf, len, NULL, &c, &err), 0);
+		ck_assert_ptr_null(c);
+		ck_assert_msg(strstr(err.msg, why[i]) != NULL, "%s", err.msg);
+		free(buf);
+	}
 }
 END_TEST
 
@@ -488,6 +558,7 @@ int main(void)
 	tcase_add_test(tc, test_path_traversal);
 	tcase_add_test(tc, test_absolute_and_odd_names);
 	tcase_add_test(tc, test_links_and_devices);
+	tcase_add_test(tc, test_duplicates_and_hygiene_everywhere);
 	tcase_add_test(tc, test_decompression_bomb);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_hostile_yaml);
