@@ -3,6 +3,7 @@ noinst_LIBRARIES += sandbox/libbhsandbox.a
 sandbox_libbhsandbox_a_SOURCES = sandbox/sandbox.c sandbox/sandbox.h
 sandbox_libbhsandbox_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS)
 BH_SANDBOX_LIBS = sandbox/libbhsandbox.a ipc/libbhipc.a proto/libbhproto.a $(SECCOMP_LIBS) $(CAP_LIBS)
+EXTRA_DIST += sandbox/SYSCALLS.md sandbox/survey.sh sandbox/survey_fuzz.c
 
 check_PROGRAMS += tests/unit/test_sandbox
 tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c

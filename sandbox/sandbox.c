@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -149,35 +152,89 @@ static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned
 	return 0;
 }
 
-int sandbox_seccomp_load(int fd, bh_error *err)
+/* ---- the worker's policy: the whole of it on one screen ------------------------
+ * Which calls a worker makes after its lock-down was measured, not guessed:
+ * sandbox/SYSCALLS.md lists them and how (every corpus chart through bulkheadd
+ * and every fuzz corpus through the locked-down render path, under strace).
+ * Anything else traps: the worker is reported and ends. */
+static const char *const worker_allow[] = {
+	"read", "write", "readv", "writev", "close", "lseek", "pread64", "recvmsg", "sendmsg",
+	"poll", "ppoll", "brk", "munmap", "mremap", "madvise", "futex", "set_robust_list",
+	"clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday", "getrandom",
+	"getpid", "gettid", "getuid", "geteuid", "getgid", "getegid", "fstat",
+	"rt_sigprocmask", "rt_sigreturn", "restart_syscall", "sigaltstack", "sched_yield", "exit", "exit_group",
+};
+/* Probes that libc and libraries survive: answered with an errno, not a kill.
+ * sysinfo: glibc's qsort asks sysconf(_SC_PHYS_PAGES) when it first sorts
+ * 1 KiB or more; worker_prepare() sorts once before the lock-down, so this
+ * only guards a second caller (which then gets "unknown" and goes on). */
+static const struct { const char *name; int err; } worker_errno[] = {
+	{"clone3", ENOSYS}, {"openat2", ENOSYS}, {"faccessat2", ENOSYS}, {"statx", ENOSYS},
+	{"close_range", ENOSYS}, {"rseq", ENOSYS}, {"fchmodat2", ENOSYS}, {"io_uring_setup", ENOSYS},
+	{"io_uring_enter", ENOSYS}, {"io_uring_register", ENOSYS}, {"sysinfo", ENOSYS}, {"ioctl", ENOTTY},
+};
+const char sandbox_empty_path[] = "";
+
+static int worker_filter(scmp_filter_ctx ctx, bh_error *err)
 {
-	static const char *const allow[] = {
-		"read", "write", "readv", "writev", "close", "lseek", "pread64",
-		"recvmsg", "sendmsg", "poll", "ppoll", "brk", "munmap", "mremap", "madvise",
-		"futex", "clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday",
-		"getrandom", "getpid", "gettid", "getuid", "geteuid", "getgid", "getegid",
-		"rt_sigprocmask", "rt_sigreturn", "restart_syscall", "fstat",
-		"exit", "exit_group", "sched_yield", "set_robust_list", "sigaltstack",
-	};
-	static const char *const enosys[] = {
-		"clone3", "openat2", "faccessat2", "statx", "close_range", "rseq", "fchmodat2",
-		"io_uring_setup", "io_uring_enter", "io_uring_register",
-	};
-	struct scmp_arg_cmp noexec = SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
-	struct scmp_arg_cmp emptypath = SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH);
-	struct scmp_arg_cmp nonew = SCMP_A2(SCMP_CMP_EQ, 0);
-	struct scmp_arg_cmp nosa = SCMP_A4(SCMP_CMP_EQ, 0);
-	struct scmp_arg_cmp fcmd[] = {
+	const struct scmp_arg_cmp noexec = SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
+	const struct scmp_arg_cmp fcmd[] = {
 		SCMP_A1(SCMP_CMP_EQ, F_GETFL), SCMP_A1(SCMP_CMP_EQ, F_SETFL),
 		SCMP_A1(SCMP_CMP_EQ, F_GETFD), SCMP_A1(SCMP_CMP_EQ, F_SETFD),
 	};
-	scmp_filter_ctx ctx;
+	/* fstat(fd) only: newfstatat(fd, sandbox_empty_path, st, AT_EMPTY_PATH)
+	 * (see sandbox_fstat); any other path pointer or flag traps */
+	const struct scmp_arg_cmp fstat_only[] = {
+		SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)(uintptr_t)sandbox_empty_path), SCMP_A3(SCMP_CMP_EQ, AT_EMPTY_PATH),
+	};
+	/* getrlimit of this process only: pid 0 or its own pid, no new limit */
+	const struct scmp_arg_cmp lim_self[] = {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)};
+	const struct scmp_arg_cmp lim_pid[] = {SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()), SCMP_A2(SCMP_CMP_EQ, 0)};
+	/* send/recv on the connected socket: no address */
+	const struct scmp_arg_cmp noaddr = SCMP_A4(SCMP_CMP_EQ, 0);
 	int rc = 0;
 	size_t i;
+	for (i = 0; i < sizeof worker_allow / sizeof *worker_allow && rc == 0; i++)
+		rc = rule(ctx, SCMP_ACT_ALLOW, worker_allow[i], 0, NULL, err);
+	for (i = 0; i < sizeof worker_errno / sizeof *worker_errno && rc == 0; i++)
+		rc = rule(ctx, SCMP_ACT_ERRNO((uint32_t)worker_errno[i].err), worker_errno[i].name, 0, NULL, err);
+	for (i = 0; i < sizeof fcmd / sizeof *fcmd && rc == 0; i++)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "fcntl", 1, &fcmd[i], err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "mmap", 1, &noexec, err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "mprotect", 1, &noexec, err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "newfstatat", 2, fstat_only, err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "prlimit64", 2, lim_self, err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "prlimit64", 2, lim_pid, err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "sendto", 1, &noaddr, err);
+	if (rc == 0)
+		rc = rule(ctx, SCMP_ACT_ALLOW, "recvfrom", 1, &noaddr, err);
+	return rc;
+}
+
+int sandbox_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_newfstatat, fd, sandbox_empty_path, st, AT_EMPTY_PATH);
+}
+
+int sandbox_seccomp_load(int fd, bh_error *err)
+{
+	return sandbox_seccomp_load_mode(fd, 0, err);
+}
+
+int sandbox_seccomp_load_mode(int fd, int survey, bh_error *err)
+{
+	scmp_filter_ctx ctx;
+	int rc;
 
 	if ((rc = sandbox_sigsys_report(fd, err)) < 0)
 		return rc;
-	ctx = seccomp_init(SCMP_ACT_TRAP);
+	ctx = seccomp_init(survey ? SCMP_ACT_LOG : SCMP_ACT_TRAP);
 	if (!ctx)
 		return bh_error_set(err, BH_ENOMEM, "seccomp_init failed");
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0 ||
@@ -185,27 +242,7 @@ int sandbox_seccomp_load(int fd, bh_error *err)
 		rc = bh_error_set(err, BH_EIO, "setting seccomp filter attributes");
 		goto done;
 	}
-	for (i = 0; i < sizeof allow / sizeof allow[0] && rc == 0; i++)
-		rc = rule(ctx, SCMP_ACT_ALLOW, allow[i], 0, NULL, err);
-	for (i = 0; i < sizeof enosys / sizeof enosys[0] && rc == 0; i++)
-		rc = rule(ctx, SCMP_ACT_ERRNO(ENOSYS), enosys[i], 0, NULL, err);
-	for (i = 0; i < sizeof fcmd / sizeof fcmd[0] && rc == 0; i++)
-		rc = rule(ctx, SCMP_ACT_ALLOW, "fcntl", 1, &fcmd[i], err);
-	if (rc == 0)
-		rc = rule(ctx, SCMP_ACT_ALLOW, "mmap", 1, &noexec, err);
-	if (rc == 0)
-		rc = rule(ctx, SCMP_ACT_ALLOW, "mprotect", 1, &noexec, err);
-	if (rc == 0) /* fstat(fd) is newfstatat(fd, "", AT_EMPTY_PATH) in glibc >= 2.33 */
-		rc = rule(ctx, SCMP_ACT_ALLOW, "newfstatat", 1, &emptypath, err);
-	if (rc == 0) /* getrlimit only */
-		rc = rule(ctx, SCMP_ACT_ALLOW, "prlimit64", 1, &nonew, err);
-	if (rc == 0) /* send/recv on the connected socket: no address */
-		rc = rule(ctx, SCMP_ACT_ALLOW, "sendto", 1, &nosa, err);
-	if (rc == 0)
-		rc = rule(ctx, SCMP_ACT_ALLOW, "recvfrom", 1, &nosa, err);
-	if (rc == 0)
-		rc = rule(ctx, SCMP_ACT_ERRNO(ENOTTY), "ioctl", 0, NULL, err);
-	if (rc < 0)
+	if ((rc = worker_filter(ctx, err)) < 0)
 		goto done;
 	if ((rc = seccomp_load(ctx)) < 0) {
 		rc = bh_error_set(err, BH_EIO, "loading the seccomp filter: %s", strerror(-rc));
@@ -217,11 +254,34 @@ done:
 	return rc;
 }
 
+/* ---- namespaces: best effort, measured, reported ------------------------------ */
+static unsigned isolation;
+
+static unsigned isolate(void)
+{
+	unsigned got = 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+		return 0;
+	got |= SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET;
+	/* an empty read-only tmpfs as the root: no path leads anywhere */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount("bulkhead-empty", "/tmp", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") == 0 &&
+	    chdir("/tmp") == 0 && chroot(".") == 0 && chdir("/") == 0)
+		got |= SANDBOX_ISO_NOFS;
+	return got;
+}
+
+unsigned sandbox_isolation(void)
+{
+	return isolation;
+}
+
 int sandbox_lockdown(const sandbox_opts *o, bh_error *err)
 {
 	int rc;
 	if ((rc = sandbox_close_fds(o->report_fd, o->keep_fd, err)) < 0)
 		return rc;
+	isolation = isolate();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return bh_error_set(err, BH_EIO, "setting no_new_privs: %s", strerror(errno));
 	if ((rc = sandbox_drop_caps(err)) < 0)
@@ -230,7 +290,7 @@ int sandbox_lockdown(const sandbox_opts *o, bh_error *err)
 		return rc;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return bh_error_set(err, BH_EIO, "clearing dumpable: %s", strerror(errno));
-	return sandbox_seccomp_load(o->report_fd, err);
+	return sandbox_seccomp_load_mode(o->report_fd, o->survey, err);
 }
 
 const char *sandbox_syscall_name(uint32_t nr, uint32_t arch, char *buf, unsigned long n)

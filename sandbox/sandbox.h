@@ -1,5 +1,6 @@
 /* sandbox/sandbox.h — the worker's lock-down: close every fd but the ones it
- * keeps, no_new_privs, all capabilities dropped (effective, permitted,
+ * keeps, its own user, network and mount namespaces where the host allows
+ * them, no_new_privs, all capabilities dropped (effective, permitted,
  * inheritable, ambient and bounding sets), rlimits, not dumpable, and a
  * libseccomp allow-list. Called by bulkhead-worker before it reads any input.
  *
@@ -17,9 +18,11 @@
  * kill the process outright (SCMP_FLTATR_ACT_BADARCH).
  *
  * A few syscalls that glibc probes answer with an errno instead (ENOSYS for
- * clone3/statx/rseq/close_range/faccessat2/openat2, ENOTTY for ioctl) so
- * libc degrades gracefully; every path-opening syscall, exec, fork/clone,
- * socket/connect, ptrace and kill trap. */
+ * clone3/statx/rseq/close_range/faccessat2/openat2/sysinfo, ENOTTY for ioctl)
+ * so libc degrades gracefully; every path-opening syscall, exec, fork/clone,
+ * socket/connect, ptrace and kill trap, and so do newfstatat with a path
+ * and prlimit64 on another process. The allow-list is in sandbox.c, on one
+ * screen; sandbox/SYSCALLS.md says how it was measured (sandbox/survey.sh). */
 #ifndef BH_SANDBOX_H
 #define BH_SANDBOX_H
 
@@ -34,7 +37,18 @@ typedef struct sandbox_opts {
 	int keep_fd;                    /* another fd to keep open, or -1 */
 	unsigned long long as_bytes;    /* RLIMIT_AS; 0 = leave as is */
 	unsigned long cpu_seconds;      /* RLIMIT_CPU soft (hard = +5); 0 = leave */
+	int survey;                     /* tests only: log what would trap, let it run */
 } sandbox_opts;
+
+/* What sandbox_lockdown() could add where the host allows it (unprivileged
+ * user namespaces): a user namespace of its own, and with it no network (a
+ * new, empty network namespace) and an empty read-only tmpfs as its root
+ * (new mount namespace, chroot). Best effort: sandbox_isolation() says what
+ * was applied, and the worker reports it. */
+#define SANDBOX_ISO_USERNS 1u
+#define SANDBOX_ISO_NONET 2u
+#define SANDBOX_ISO_NOFS 4u
+unsigned sandbox_isolation(void);
 
 /* Closes every fd except o->report_fd and o->keep_fd (stdin/out/err too). */
 int sandbox_close_fds(int keep1, int keep2, bh_error *err);
@@ -43,6 +57,21 @@ int sandbox_close_fds(int keep1, int keep2, bh_error *err);
 int sandbox_lockdown(const sandbox_opts *o, bh_error *err);
 /* Only the seccomp part (used by the lockdown, and by tests). */
 int sandbox_seccomp_load(int report_fd, bh_error *err);
+/* survey != 0: the same filter, but a call outside it is allowed and logged
+ * (SCMP_ACT_LOG) instead of trapped; for the syscall survey
+ * (sandbox/SYSCALLS.md) only: never in a worker that runs jobs. */
+int sandbox_seccomp_load_mode(int report_fd, int survey, bh_error *err);
+
+/* fstat(fd) in the form the filter lets through (glibc's own fstat passes
+ * a path pointer the filter cannot tell from any other path). */
+struct stat;
+int sandbox_fstat(int fd, struct stat *st);
+
+/* Pieces the fetcher's own lock-down (fetcher/lockdown.c) shares: all
+ * capabilities dropped; the SIGSYS handler that reports a trapped syscall
+ * as a PROTO_SECCOMP frame on fd and exits with SANDBOX_EXIT_SECCOMP. */
+int sandbox_drop_caps(bh_error *err);
+int sandbox_sigsys_report(int fd, bh_error *err);
 
 /* Pieces the fetcher's own lock-down (fetcher/lockdown.c) shares: all
  * capabilities dropped; the SIGSYS handler that reports a trapped syscall

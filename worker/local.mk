@@ -2,6 +2,7 @@
 libexec_PROGRAMS += worker/bulkhead-worker
 worker_bulkhead_worker_SOURCES = \
 	worker/main.c \
+	worker/prepare.c worker/prepare.h \
 	worker/job.c worker/job.h \
 	worker/broker.c worker/broker.h \
 	worker/reconcile.c worker/reconcile.h \
@@ -11,6 +12,13 @@ worker_bulkhead_worker_SOURCES = \
 	worker/values.c worker/values.h
 worker_bulkhead_worker_LDADD = helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
 	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
+
+# the same worker with a logging (not trapping) filter, for the syscall survey
+# (sandbox/survey.sh); never installed
+check_PROGRAMS += tests/e2e/survey_worker
+tests_e2e_survey_worker_SOURCES = $(worker_bulkhead_worker_SOURCES)
+tests_e2e_survey_worker_CFLAGS = $(AM_CFLAGS) -DBH_SANDBOX_SURVEY
+tests_e2e_survey_worker_LDADD = $(worker_bulkhead_worker_LDADD)
 
 check_PROGRAMS += tests/unit/test_worker_snapshot
 tests_unit_test_worker_snapshot_SOURCES = tests/unit/test_worker_snapshot.c worker/snapshot.c worker/snapshot.h

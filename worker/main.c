@@ -22,11 +22,8 @@
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
 #include "worker/broker.h"
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 #include "worker/job.h"
-#include "tmpl/tmpl.h"
+#include "worker/prepare.h"
 
 #define WORKER_MAX_CHART ((size_t)10 << 20) /* Flux's chart artifact limit */
 
@@ -133,6 +130,7 @@ int main(int argc, char **argv)
 	int sock = 3;
 	unsigned long cpu = 60, mem_mb = 1024;
 	sandbox_opts so;
+	uid_t uid;
 	bh_error e;
 	ipc_msg m = {0};
 	const unsigned char *js;
@@ -165,33 +163,30 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* Before the lock-down: anything that needs files (jansson's hash seed
-	 * reads /dev/urandom). */
-	json_object_seed(0);
-	tzset(); /* gmtime_r would read /etc/localtime on first use */
-	tmpl_prepare_sandbox(); /* time zones for now/date/toDate, before open is forbidden */
-	{ /* OpenSSL reads its configuration and loads providers lazily */
-		unsigned char d[EVP_MAX_MD_SIZE], r[16];
-		unsigned int dl;
-		OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
-		EVP_Digest("x", 1, d, &dl, EVP_sha256(), NULL);
-		EVP_Digest("x", 1, d, &dl, EVP_sha1(), NULL);
-		EVP_Digest("x", 1, d, &dl, EVP_md5(), NULL);
-		if (RAND_bytes(r, sizeof r) != 1)
-			return 3;
-	}
-	{
-		struct tm tm;
-		time_t t0 = 0;
-		gmtime_r(&t0, &tm);
+	if (worker_prepare() < 0) {
+		send_log(sock, "lock-down failed: a library did not initialise");
+		return 3;
 	}
 	so.report_fd = sock;
 	so.keep_fd = -1;
 	so.as_bytes = (unsigned long long)mem_mb << 20;
 	so.cpu_seconds = cpu;
+#ifdef BH_SANDBOX_SURVEY
+	so.survey = 1; /* the survey build only (tests/e2e/survey_worker) */
+#else
+	so.survey = 0;
+#endif
+	uid = geteuid(); /* as the host sees it: a user namespace maps it away */
 	if (sandbox_lockdown(&so, &e) < 0) {
 		send_log(sock, "lock-down failed: %s", e.msg);
 		return 3;
+	}
+	{
+		unsigned iso = sandbox_isolation();
+		send_log(sock, "sandbox: uid %u, user namespace %s, network %s, file system %s", (unsigned)uid,
+			 iso & SANDBOX_ISO_USERNS ? "own" : "shared (host refuses)",
+			 iso & SANDBOX_ISO_NONET ? "none" : "shared (seccomp only)",
+			 iso & SANDBOX_ISO_NOFS ? "empty" : "shared (seccomp only)");
 	}
 	if (ipc_recv(sock, IPC_MAX_PAYLOAD, 1, &m, &e) < 0 || m.hdr.type != PROTO_JOB ||
 	    proto_str_decode(m.payload, m.hdr.len, IPC_MAX_PAYLOAD, 0, &js, &jlen, &e) < 0) {

@@ -1,6 +1,8 @@
 /* tests/unit/test_sandbox.c — the worker lock-down in a forked child: the
  * allowed work still runs; socket(), execve() and open("/etc/passwd") are
- * refused and reported by syscall number over the socket; no_new_privs,
+ * refused and reported by syscall number over the socket, and so are
+ * newfstatat with a path (or another pointer than sandbox_fstat's "") and
+ * prlimit64 on another process or setting a limit; no_new_privs,
  * capabilities, seccomp mode and limits are visible in /proc. */
 #include <check.h>
 #include <fcntl.h>
@@ -8,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +23,8 @@
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
 
-enum { DO_NOTHING, DO_SOCKET, DO_EXECVE, DO_OPEN, DO_KILL, DO_FORK, DO_PTRACE };
+enum { DO_NOTHING, DO_SOCKET, DO_EXECVE, DO_OPEN, DO_KILL, DO_FORK, DO_PTRACE, DO_STAT_PATH, DO_STAT_EMPTY,
+       DO_PRLIMIT_OTHER, DO_PRLIMIT_SET };
 
 static pid_t start(int what, int *sock)
 {
@@ -33,7 +40,19 @@ static pid_t start(int what, int *sock)
 		close(sv[0]);
 		if (sandbox_lockdown(&o, &e) < 0)
 			_exit(2);
-		/* allowed: memory, the socket */
+		/* allowed: memory, the socket, fstat of an fd, reading its own
+		 * limits; sysinfo answers ENOSYS */
+		{
+			struct stat st;
+			struct rlimit rl;
+			struct sysinfo si;
+			if (sandbox_fstat(sv[1], &st) < 0 || !S_ISSOCK(st.st_mode))
+				_exit(6);
+			if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || prlimit(getpid(), RLIMIT_NOFILE, NULL, &rl) < 0)
+				_exit(7);
+			if (sysinfo(&si) == 0 || errno != ENOSYS)
+				_exit(8);
+		}
 		{
 			char *p = malloc(1 << 22);
 			if (!p)
@@ -67,6 +86,27 @@ static pid_t start(int what, int *sock)
 		case DO_PTRACE:
 			syscall(SYS_ptrace, 0, 0, 0, 0);
 			break;
+		case DO_STAT_PATH: { /* a path with AT_EMPTY_PATH is a path all the same */
+			struct stat st;
+			syscall(SYS_newfstatat, AT_FDCWD, "/etc/passwd", &st, AT_EMPTY_PATH);
+			break;
+		}
+		case DO_STAT_EMPTY: { /* the right flag, another "" than the filter's */
+			struct stat st;
+			static const char other[] = "";
+			syscall(SYS_newfstatat, sv[1], other, &st, 0x1000 /* AT_EMPTY_PATH */);
+			break;
+		}
+		case DO_PRLIMIT_OTHER: {
+			struct rlimit rl;
+			prlimit(1, RLIMIT_NOFILE, NULL, &rl);
+			break;
+		}
+		case DO_PRLIMIT_SET: {
+			struct rlimit rl = {1, 1};
+			prlimit(0, RLIMIT_NOFILE, &rl, NULL);
+			break;
+		}
 		}
 		_exit(0);
 	}
@@ -144,6 +184,10 @@ START_TEST(test_forbidden)
 		{DO_KILL, SYS_kill, "kill"},
 		{DO_FORK, SYS_fork, "fork"},
 		{DO_PTRACE, SYS_ptrace, "ptrace"},
+		{DO_STAT_PATH, SYS_newfstatat, "newfstatat"},
+		{DO_STAT_EMPTY, SYS_newfstatat, "newfstatat"},
+		{DO_PRLIMIT_OTHER, SYS_prlimit64, "prlimit64"},
+		{DO_PRLIMIT_SET, SYS_prlimit64, "prlimit64"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int st;
