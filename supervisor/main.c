@@ -55,6 +55,7 @@ static struct {
 	unsigned long worker_cpu, worker_mem_mb;
 	unsigned long long audit_max_size;
 	unsigned audit_max_backups;
+	const char *worker_uid; /* --worker-uid (spawn_set_user); NULL: default */
 } opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
 
 /* ---- watch thread -> main thread ------------------------------------------- */
@@ -970,6 +971,7 @@ static void usage(FILE *f)
 		   "  --worker-path PATH              the bulkhead-worker binary\n"
 		   "  --worker-cpu-seconds N          CPU limit of one worker (default 60)\n"
 		   "  --worker-memory-mb N            address-space limit of one worker (default 1024)\n"
+		   "  --worker-uid UID[:GID]|keep     who workers run as (default 65534:65534 as root, else keep)\n"
 		   "  --default-service-account NAME  tenant identity when .spec.serviceAccountName is empty\n"
 		   "  --requeue-dependency DURATION   retry interval for sources not ready (default 30s)\n"
 		   "  --log-level error|info|debug    (default info)\n"
@@ -1046,7 +1048,7 @@ int main(int argc, char **argv)
 		{"leader-election-retry-period", required_argument, NULL, 1003},
 		{"leader-election-namespace", required_argument, NULL, 1004},
 		{"leader-election-id", required_argument, NULL, 1005},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"worker-uid", required_argument, NULL, 'U'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
 	kube_client *kc, *wc;
@@ -1134,6 +1136,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'V': printf("bulkheadd %s\n", PACKAGE_VERSION); return 0;
+		case 'U': opt.worker_uid = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1143,6 +1146,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	svlog_setup(opt.log_encoding, opt.log_level);
+	if (spawn_set_user(opt.worker_uid, &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 2;
+	}
 	if (!opt.worker_path)
 		opt.worker_path = default_worker_path();
 	if ((worker_fd = open(opt.worker_path, O_PATH | O_CLOEXEC)) < 0 || access(opt.worker_path, X_OK) < 0) {

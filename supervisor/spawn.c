@@ -2,6 +2,8 @@
 #include "supervisor/spawn.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <signal.h>
@@ -13,6 +15,43 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static uid_t run_uid = (uid_t)-1;
+static gid_t run_gid = (gid_t)-1;
+
+int spawn_set_user(const char *spec, bh_error *err)
+{
+	unsigned long u, g;
+	char *end;
+	if (!spec) {
+		if (geteuid() == 0)
+			run_uid = 65534, run_gid = 65534;
+		return 0;
+	}
+	if (strcmp(spec, "keep") == 0) {
+		run_uid = (uid_t)-1;
+		return 0;
+	}
+	errno = 0;
+	u = strtoul(spec, &end, 10);
+	g = u;
+	if (*end == ':')
+		g = strtoul(end + 1, &end, 10);
+	if (errno || *end || !*spec || u == 0 || g == 0 || u >= 0xFFFFFFFFul || g >= 0xFFFFFFFFul)
+		return bh_error_set(err, BH_EINVAL, "--worker-uid %s: want UID[:GID], numbers other than 0 (or keep)", spec);
+	run_uid = (uid_t)u;
+	run_gid = (gid_t)g;
+	return 0;
+}
+
+static int switch_user(void)
+{
+	if (run_uid == (uid_t)-1)
+		return 0;
+	if (setgroups(0, NULL) < 0 || setgid(run_gid) < 0 || setuid(run_uid) < 0)
+		return -1;
+	return getuid() == run_uid && geteuid() == run_uid && getgid() == run_gid && setuid(0) < 0 ? 0 : -1;
+}
 
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 {
@@ -60,6 +99,8 @@ int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, in
 		if (getppid() == 1)
 			_exit(125);
 		umask(077);
+		if (switch_user() < 0)
+			_exit(124);
 		if (chdir("/") < 0)
 			_exit(126);
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -29,6 +29,14 @@ int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err);
  * fd, or -1) executed with argv and the fixed environment, socket on fd 3. */
 int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, int *sock, bh_error *err);
 
+/* Who workers and the other sandboxed helpers (bulkhead-fetcher) run as,
+ * set once at start from --worker-uid: "UID[:GID]"
+ * (numbers; GID defaults to UID) or "keep" (the supervisor's own). NULL is
+ * the default: 65534:65534 when the supervisor runs as root, else keep. A
+ * child switches (setgroups, setgid, setuid, checked) before exec, and
+ * exits 124 if it cannot. */
+int spawn_set_user(const char *spec, bh_error *err);
+
 /* Describes a wait status: "exited with status 3", "killed by signal 11
  * (SIGSEGV)". */
 void spawn_describe_status(int status, char *buf, unsigned long n);
