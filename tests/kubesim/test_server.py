@@ -160,6 +160,20 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual(code, 201)
         self.assertEqual(s.req("GET", CM + "/dry")[0], 404)
 
+    def test_percent_encoded_names(self):
+        """A name with ':' may come percent-encoded in the path, as kubectl and Helm send it."""
+        s = self.sim
+        cr = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+        body = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "system:pct-test"}, "rules": []}
+        code, _, _ = s.req("PATCH", cr + "/system%3Apct-test?fieldManager=t&force=true", body,
+                           ctype="application/apply-patch+yaml")
+        self.assertEqual(code, 201)
+        code, got, _ = s.req("GET", cr + "/system%3apct-test")
+        self.assertEqual((code, got["metadata"]["name"]), (200, "system:pct-test"))
+        self.assertEqual(s.req("GET", cr + "/system:pct-test")[0], 200)
+        self.assertEqual(s.req("DELETE", cr + "/system%3Apct-test")[0], 200)
+
     def test_optimistic_concurrency(self):
         """Parallel read-modify-write loops with retry on 409: no update is lost."""
         import threading

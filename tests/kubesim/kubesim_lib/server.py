@@ -59,7 +59,8 @@ class Req:
 
 def parse_request_info(method, path, q, registry):
     ri = Req()
-    parts = [p for p in path.split("/") if p]
+    # names as the API server sees them: percent-decoded (system%3Aauth -> system:auth)
+    parts = [urllib.parse.unquote(p) for p in path.split("/") if p]
     hv = method.lower()
     nonres_verb = {"get": "get", "head": "get", "post": "post", "put": "put", "patch": "patch",
                    "delete": "delete"}.get(hv, hv)
