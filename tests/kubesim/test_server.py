@@ -174,6 +174,33 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual(s.req("GET", cr + "/system:pct-test")[0], 200)
         self.assertEqual(s.req("DELETE", cr + "/system%3Apct-test")[0], 200)
 
+    def test_apiservice_availability(self):
+        """An APIService is Available once its Service exists (what Helm's wait reads)."""
+        s = self.sim
+        path = "/apis/apiregistration.k8s.io/v1/apiservices"
+        body = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                "metadata": {"name": "v1beta1.metrics.example.io"},
+                "spec": {"group": "metrics.example.io", "version": "v1beta1", "groupPriorityMinimum": 100,
+                         "versionPriority": 100, "service": {"name": "ms", "namespace": "default"}}}
+        self.assertEqual(s.req("POST", path, body)[0], 201)
+
+        def available():
+            for _ in range(100):
+                st = s.req("GET", path + "/v1beta1.metrics.example.io")[1].get("status") or {}
+                c = [x for x in st.get("conditions") or [] if x["type"] == "Available"]
+                if c:
+                    return c[0]["status"], c[0]["reason"]
+                time.sleep(0.05)
+        self.assertEqual(available(), ("False", "ServiceNotFound"))
+        svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ms"},
+               "spec": {"ports": [{"port": 443}]}}
+        self.assertEqual(s.req("POST", "/api/v1/namespaces/default/services", svc)[0], 201)
+        for _ in range(100):
+            if available() == ("True", "Passed"):
+                break
+            time.sleep(0.05)
+        self.assertEqual(available(), ("True", "Passed"))
+
     def test_optimistic_concurrency(self):
         """Parallel read-modify-write loops with retry on 409: no update is lost."""
         import threading

@@ -212,7 +212,7 @@ class Controllers(WorkloadControllers, Kubelet):
             self.dirty = False
             fns = (self._namespaces, self._gc, self._deployments, self._replicasets, self._statefulsets,
                    self._daemonsets, self._jobs, self._pods, self._services, self._endpoints, self._pvcs,
-                   self._sa_secrets)
+                   self._sa_secrets, self._apiservices)
         else:
             self.timer_only = True
             try:
@@ -433,6 +433,26 @@ class Controllers(WorkloadControllers, Kubelet):
                     self._put(epr, cur, new, "endpoint-controller", None)
             except ApiError:
                 pass
+
+    def _apiservices(self):
+        """kube-aggregator's availability check, simplified: a local APIService
+        is Available; a remote one once its Service exists."""
+        res = self.r("apiregistration.k8s.io", "apiservices")
+        for a in list(self.store.list("apiregistration.k8s.io", "apiservices")):
+            svc = get_path(a, "spec", "service")
+            if svc is None:
+                want = ("True", "Local", "Local APIServices are always available")
+            elif self.store.get("", "services", svc.get("namespace", ""), svc.get("name", "")) is not None:
+                want = ("True", "Passed", "all checks passed")
+            else:
+                want = ("False", "ServiceNotFound", 'service/%s in "%s" is not present' %
+                        (svc.get("name", ""), svc.get("namespace", "")))
+            conds = get_path(a, "status", "conditions") or []
+            cur = next((c for c in conds if c.get("type") == "Available"), None)
+            if cur and (cur.get("status"), cur.get("reason")) == want[:2]:
+                continue
+            self._set_status(res, a, {"conditions": [{"type": "Available", "status": want[0], "reason": want[1],
+                                                      "message": want[2], "lastTransitionTime": now_rfc3339()}]})
 
     def _pvcs(self):
         res = self.r("", "persistentvolumeclaims")
