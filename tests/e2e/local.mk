@@ -43,3 +43,7 @@ EXTRA_DIST += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tes
 OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh tests/e2e/ops_shutdown.sh tests/e2e/ops_systemd.sh tests/e2e/ops_leader.sh tests/e2e/ops_shard.sh tests/e2e/ops_fair.sh tests/e2e/ops_faults.sh
 TESTS += $(OPS_E2E)
 EXTRA_DIST += $(OPS_E2E) tests/e2e/ops tests/e2e/ops_lib.sh
+# --- real charts through bulkheadd and the sandbox (issue 9) ---
+SANDBOX_E2E = tests/e2e/corpus_controller.sh tests/e2e/corpus_archives.sh tests/e2e/sandbox_isolation.sh
+TESTS += $(SANDBOX_E2E)
+EXTRA_DIST += $(SANDBOX_E2E) tests/e2e/corpus_lib.sh tests/e2e/corpus_lib.py

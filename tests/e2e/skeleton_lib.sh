@@ -73,10 +73,18 @@ sk_setup() {
 
 # sk_publish CHARTDIR NS NAME [DIGEST-OVERRIDE]
 sk_publish() {
-	local dir=$1 ns=$2 name=$3 digest=${4:-} tgz sum ver
+	local dir=$1 tgz
 	tgz=$(cd "$SK_DIR/charts" && helm package "$dir" | sed 's/.*: //')
-	sum=$(sha256sum "$tgz" | cut -d' ' -f1)
-	ver=$(sed -n 's/^version: *//p' "$dir/Chart.yaml" | tr -d '"')
+	sk_publish_tgz "$tgz" "$2" "$3" "$(basename "$dir")" "$(sed -n 's/^version: *//p' "$dir/Chart.yaml" | tr -d '"')" "${4:-}"
+}
+
+# sk_publish_tgz ARCHIVE NS NAME CHART VERSION [DIGEST-OVERRIDE]: serve an
+# archive made by any tool (copied to $SK_DIR/charts) as HelmChart NS/NAME
+sk_publish_tgz() {
+	local tgz=$1 ns=$2 name=$3 chart=$4 ver=$5 digest=${6:-} sum
+	[ "$(dirname "$(realpath "$tgz")")" = "$(realpath "$SK_DIR/charts")" ] || cp "$tgz" "$SK_DIR/charts/" || sk_fail "copying $tgz"
+	tgz=$(basename "$tgz")
+	sum=$(sha256sum "$SK_DIR/charts/$tgz" | cut -d' ' -f1)
 	[ -n "$digest" ] || digest="sha256:$sum"
 	kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null
 	# kubectl's client-side validation fetches OpenAPI documents; on a loaded
@@ -90,7 +98,7 @@ metadata:
   name: $name
   namespace: $ns
 spec:
-  chart: $(basename "$dir")
+  chart: $chart
   version: "$ver"
   interval: 10m
   sourceRef:
@@ -101,7 +109,7 @@ YAML
 		sleep 1
 	done
 	kubectl patch helmchart "$name" -n "$ns" --subresource=status --type=merge -p \
-		"{\"status\":{\"observedGeneration\":1,\"artifact\":{\"url\":\"$SK_CHART_URL/$(basename "$tgz")\",\"digest\":\"$digest\",\"revision\":\"$ver\",\"path\":\"helmchart/$ns/$name/$(basename "$tgz")\",\"lastUpdateTime\":\"2026-01-01T00:00:00Z\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"ChartPullSucceeded\",\"message\":\"pulled '$(basename "$dir")' chart with version '$ver'\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}" \
+		"{\"status\":{\"observedGeneration\":1,\"artifact\":{\"url\":\"$SK_CHART_URL/$tgz\",\"digest\":\"$digest\",\"revision\":\"$ver\",\"path\":\"helmchart/$ns/$name/$tgz\",\"lastUpdateTime\":\"2026-01-01T00:00:00Z\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"ChartPullSucceeded\",\"message\":\"pulled '$chart' chart with version '$ver'\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}" \
 		>/dev/null || sk_fail "setting HelmChart $ns/$name status"
 }
 

@@ -1,0 +1,202 @@
+# tests/e2e/corpus_lib.sh — real charts of ../shared/conformance through
+# bulkheadd and the sandboxed worker (source after lib.sh and skeleton_lib.sh):
+#   corpus_setup                 shared corpus, kubesim with the corpus' CRDs,
+#                                bulkheadd --concurrent 4
+#   corpus_pack FORMAT CHART OUT archive CHART's directory with one tool:
+#                                helm (helm package), gnutar (GNU tar --format=gnu),
+#                                pax (Python tarfile, PAX headers on every entry),
+#                                longname (PAX; one template moved under a
+#                                120-character folder), nested (helm package, with
+#                                each dependency a .tgz of its own under charts/)
+#   corpus_add FORMAT CHART CASE RELEASE NS   pack (published by corpus_run)
+#   corpus_run                   publish all (corpus_lib.py publish: values as
+#                                ConfigMaps, HelmChart, HelmRelease acting as a
+#                                ServiceAccount); every release: Ready=True and stored
+#                                manifest == `helm template` (same archive, values,
+#                                name, namespace, cluster capabilities); then an
+#                                upgrade to revision 2 (values change), compared
+#                                again; then deleted: objects and release gone
+# The comparisons use the real helm only; bulkhead's output is never a golden.
+CORPUS_RELEASES=()
+
+corpus_setup() {
+	e2e_need_shared
+	e2e_need_tool tar gzip
+	CORPUS="$E2E_SHARED/conformance"
+	sk_setup --concurrent 4 "$@"
+	mkdir -p "$SK_DIR/pack" "$SK_DIR/cmp"
+	: >"$SK_DIR/cmp/rows"
+	# CRDs the charts ship in crds/ folders, before any release: the
+	# cluster's API versions (the charts' .Capabilities) stay the same for
+	# the whole run, and kinds such as ServiceMonitor exist when used
+	local f
+	for f in "$CORPUS"/charts/*/crds/* "$CORPUS"/charts/*/charts/*/crds/*; do
+		grep -q '^kind: CustomResourceDefinition' "$f" 2>/dev/null || continue
+		kubectl apply --server-side -f "$f" >/dev/null || sk_fail "applying the CRDs of $f"
+	done
+	CORPUS_KUBE_VERSION=$(kubectl get --raw /version | python3 -c 'import json,sys; print(json.load(sys.stdin)["gitVersion"])')
+	# the API versions Helm's install sees: group/version and group/version/Kind
+	CORPUS_API_ARGS=()
+	local v
+	while read -r v; do CORPUS_API_ARGS+=(--api-versions "$v"); done < <(python3 - "$KUBECONFIG" <<'PY'
+import json, subprocess, sys
+def get(p):
+    return json.loads(subprocess.check_output(["kubectl", "get", "--raw", p]))
+gvs = get("/api")["versions"] + [v["groupVersion"] for g in get("/apis")["groups"] for v in g["versions"]]
+for gv in gvs:
+    print(gv)
+    for r in get(("/apis/" if "/" in gv else "/api/") + gv)["resources"]:
+        if r.get("kind"):
+            print(gv + "/" + r["kind"])
+PY
+)
+	[ ${#CORPUS_API_ARGS[@]} -gt 20 ] || sk_fail "kubesim discovery listed too few API versions"
+}
+
+corpus_pack() {
+	local fmt=$1 chart=$2 out=$3 src="$CORPUS/charts/$2" work="$SK_DIR/pack/$1-$2"
+	rm -rf "$work" && mkdir -p "$work"
+	case "$fmt" in
+	helm)
+		(cd "$work" && helm package "$src" >/dev/null) && mv "$work"/*.tgz "$out" ;;
+	nested)
+		cp -r "$src" "$work/$chart" && chmod -R u+w "$work/$chart" || return 1
+		local sub
+		for sub in "$work/$chart"/charts/*/; do
+			[ -f "$sub/Chart.yaml" ] || continue
+			(cd "$work/$chart/charts" && helm package "$sub" >/dev/null) && rm -rf "$sub" || return 1
+		done
+		(cd "$work" && helm package "$work/$chart" >/dev/null) && mv "$work"/*.tgz "$out" ;;
+	gnutar)
+		tar --format=gnu -C "$CORPUS/charts" -czf "$out" "$chart" ;;
+	pax | longname | dup)
+		python3 - "$fmt" "$CORPUS/charts" "$chart" "$out" <<'PY'
+import os, sys, tarfile
+fmt, root, chart, out = sys.argv[1:]
+tdir = os.path.join(root, chart, "templates")
+first = sorted(f for f in os.listdir(tdir) if f.endswith(".yaml") and not f.startswith("_"))[0]
+moved = first if fmt == "longname" else None
+with tarfile.open(out, "w:gz", format=tarfile.PAX_FORMAT) as t:
+    for dp, dns, fns in os.walk(os.path.join(root, chart)):
+        dns.sort()
+        for f in sorted(fns):
+            p = os.path.join(dp, f)
+            name = os.path.relpath(p, root)
+            if moved and name == os.path.join(chart, "templates", moved):
+                name = os.path.join(chart, "templates", "l" * 120, moved)
+            ti = t.gettarinfo(p, name)
+            ti.pax_headers = {"comment": "bulkhead e2e"}  # a PAX header on every entry
+            ti.mode |= 0o644
+            with open(p, "rb") as fh:
+                t.addfile(ti, fh)
+    if fmt == "dup":
+        p = os.path.join(tdir, first)
+        with open(p, "rb") as fh:
+            t.addfile(t.gettarinfo(p, os.path.join(chart, "templates", first)), fh)
+PY
+		;;
+	*) sk_fail "corpus_pack: unknown format $fmt" ;;
+	esac
+}
+
+# corpus_add FORMAT CHART CASE RELEASE NS: pack; published by corpus_run
+corpus_add() {
+	local fmt=$1 chart=$2 tgz="$SK_DIR/charts/$1-$2.tgz" ver
+	corpus_pack "$fmt" "$chart" "$tgz" || sk_fail "packing $chart as $fmt"
+	ver=$(sed -n 's/^version: *//p' "$CORPUS/charts/$chart/Chart.yaml" | tr -d '"')
+	CORPUS_RELEASES+=("$fmt $chart $3 $4 $5 $tgz $ver")
+	printf '%s\n' "${CORPUS_RELEASES[-1]}" >>"$SK_DIR/cmp/rows"
+}
+
+corpus_py() { python3 "$BH_SRCDIR/tests/e2e/corpus_lib.py" "$@"; }
+
+# corpus_wait REV SECS: every release Ready=True at revision REV, for the
+# HelmRelease's current generation
+corpus_wait() {
+	local rev=$1 end=$((SECONDS + $2)) st pending seen
+	while :; do
+		pending= seen=0
+		while read -r ns rel st; do
+			seen=$((seen + 1))
+			case "$st" in
+			*/*/"$rev"/True\|*) [ "${st%%/*}" = "$(echo "$st" | cut -d/ -f2)" ] || pending="$pending $ns/$rel" ;;
+			*/*/*/False\|*) case "$st" in *Progressing*|*Retry*|*ArtifactFailed*|*SourceNotReady*) pending="$pending $ns/$rel" ;; *) sk_fail "$ns/$rel failed: $st" ;; esac ;;
+			*) pending="$pending $ns/$rel" ;;
+			esac
+		done < <(kubectl get helmrelease -A -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.name} {.metadata.generation}/{.status.observedGeneration}/{.status.history[0].version}/{range .status.conditions[?(@.type=="Ready")]}{.status}|{.reason}|{.message}{end}{"\n"}{end}' 2>/dev/null |
+			grep -Ff <(awk '{print $5 " " $4 " "}' "$SK_DIR/cmp/rows"))
+		[ -z "$pending" ] && [ "$seen" = ${#CORPUS_RELEASES[@]} ] && return 0
+		[ $SECONDS -ge $end ] && sk_fail "not Ready at revision $rev after $2s:$pending"
+		sleep 1
+	done
+}
+
+# corpus_compare REV: stored manifest of each release == helm template
+corpus_compare() {
+	local rev=$1 r fmt chart case rel ns tgz ver f want got args masked
+	for r in "${CORPUS_RELEASES[@]}"; do
+		read -r fmt chart case rel ns tgz ver <<<"$r"
+		args=()
+		for f in $(corpus_py values-files "$CORPUS" "$case"); do
+			args+=(-f "$CORPUS/cases/$case/$f")
+		done
+		if [ "$rev" = 2 ]; then
+			corpus_py upgrade-values "$chart" >"$SK_DIR/cmp/$rel.up.json"
+			args+=(-f "$SK_DIR/cmp/$rel.up.json")
+		fi
+		want="$SK_DIR/cmp/$rel.$rev.want" got="$SK_DIR/cmp/$rel.$rev.got"
+		corpus_py manifest "$ns" "$rel" "$rev" >"$got" || sk_fail "reading the release Secret of $ns/$rel v$rev"
+		# when they differ, helm runs again: lines that differ between two
+		# runs of helm itself (random passwords, checksums of them) are masked
+		for f in "$want" "$want.again"; do
+			helm template "$rel" "$tgz" -n "$ns" --kube-version "$CORPUS_KUBE_VERSION" \
+				"${CORPUS_API_ARGS[@]}" --no-hooks "${args[@]}" >"$f" 2>"$want.err" \
+				|| sk_fail "helm template $rel ($fmt $chart): $(head -5 "$want.err")"
+			cmp -s <(sed -e '$a\' "$want") <(sed -e '$a\' "$got") && cp "$want" "$want.again" && break
+		done
+		masked=$(corpus_py same "$want" "$want.again" "$got") \
+			|| sk_fail "$ns/$rel ($fmt $chart) revision $rev: stored manifest differs from helm template: $masked"
+		echo "ok: $fmt $chart ($case) as $ns/$rel revision $rev: manifest == helm template ($(grep -c '^kind:' "$got") objects$masked)"
+	done
+}
+
+# corpus_uninstall SECS: delete every HelmRelease; each release's objects,
+# release Secrets and the HelmRelease are gone
+corpus_uninstall() {
+	local r fmt chart case rel ns tgz ver end=$((SECONDS + $1)) n
+	for r in "${CORPUS_RELEASES[@]}"; do
+		read -r fmt chart case rel ns tgz ver <<<"$r"
+		n=$(corpus_py objects present "$ns" "$SK_DIR/cmp/$rel.2.got") || sk_fail "$ns/$rel: not all objects are in the cluster"
+		echo "$n" >"$SK_DIR/cmp/$rel.count"
+	done
+	for r in "${CORPUS_RELEASES[@]}"; do
+		read -r fmt chart case rel ns tgz ver <<<"$r"
+		kubectl delete helmrelease "$rel" -n "$ns" --wait=false >/dev/null || sk_fail "deleting $ns/$rel"
+	done
+	for r in "${CORPUS_RELEASES[@]}"; do
+		read -r fmt chart case rel ns tgz ver <<<"$r"
+		while kubectl get helmrelease "$rel" -n "$ns" >/dev/null 2>&1; do
+			[ $SECONDS -ge $end ] && sk_fail "$ns/$rel not deleted after $1s: $(sk_ready "$ns" "$rel")"
+			sleep 1
+		done
+		[ -z "$(kubectl get secrets -n "$ns" -l "owner=helm,name=$rel" -o name)" ] || sk_fail "$ns/$rel: release Secrets left"
+		corpus_py objects absent "$ns" "$SK_DIR/cmp/$rel.2.got" >/dev/null || sk_fail "$ns/$rel: objects left after uninstall"
+		echo "ok: $fmt $chart as $ns/$rel uninstalled ($(cat "$SK_DIR/cmp/$rel.count") objects removed)"
+	done
+}
+
+corpus_run() {
+	local secs=${1:-240} t0=$SECONDS
+	corpus_py publish "$CORPUS" "$SK_CHART_URL" "$SK_DIR/cmp/rows" || sk_fail "publishing the charts"
+	echo "published ${#CORPUS_RELEASES[@]} charts in $((SECONDS - t0))s"
+	corpus_wait 1 "$secs"
+	echo "installed in $((SECONDS - t0))s"
+	corpus_compare 1
+	corpus_py upgrade "$SK_DIR/cmp/rows" || sk_fail "changing the values"
+	corpus_wait 2 "$secs"
+	echo "upgraded by $((SECONDS - t0))s"
+	corpus_compare 2
+	corpus_uninstall "$secs"
+	echo "uninstalled by $((SECONDS - t0))s"
+	kill -0 "$BULKHEADD_PID" 2>/dev/null || sk_fail "bulkheadd died"
+}
