@@ -11,7 +11,7 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 e2e_need_tool unshare setpriv
 want_uid=$(id -u)
-args=(--test-hooks --concurrent 2)
+args=(--test-hooks --concurrent 2 --graceful-shutdown-timeout 1s) # the held worker is not waited for
 if [ "$want_uid" = 0 ]; then
 	# a bad value is refused at start, by name
 	out=$("$SK_BULKHEADD" --worker-uid 0 --kubeconfig /nonexistent 2>&1) && e2e_fail "--worker-uid 0 accepted"
