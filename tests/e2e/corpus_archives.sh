@@ -69,7 +69,7 @@ for h in bomb dotdot absolute; do
 	sk_publish_tgz "$SK_DIR/pack/$h.tgz" arch-hostile "$h" "$h" 0.1.0
 	sk_apply_hr arch-hostile "$h" "$h"
 done
-corpus_run 300
+corpus_run 900
 for h in bomb dotdot absolute; do
 	cli=$("$BH_BUILDDIR/cli/bulkhead" template x "$SK_DIR/pack/$h.tgz" 2>&1) && sk_fail "the CLI rendered $h"
 	cli=${cli#Error: }

@@ -18,5 +18,5 @@ while read -r chart case rel ns; do
 done < <(python3 "$BH_SRCDIR/tests/e2e/corpus_lib.py" pick "$CORPUS" || echo FAIL)
 [ ${#CORPUS_RELEASES[@]} -ge 16 ] || sk_fail "only ${#CORPUS_RELEASES[@]} charts found"
 echo "packed in $((SECONDS - start))s"
-corpus_run 300
+corpus_run 900
 echo "PASS: ${#CORPUS_RELEASES[@]} corpus charts installed, upgraded and uninstalled in $((SECONDS - start))s"
