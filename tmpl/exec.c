@@ -747,7 +747,7 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 		}
 		return errorf(s, "can't evaluate field %s in type %s", field, type_for_err(receiver));
 	}
-	const tmpl_class *named = receiver->kind == TMPL_MAP  ? receiver->u.map->cls
+	const tmpl_class *named = receiver->kind == TMPL_MAP  ? tmpl_map_class(receiver)
 				  : receiver->kind == TMPL_LIST ? receiver->u.list->cls
 								: NULL;
 	if (named && named->methods)
@@ -764,7 +764,7 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 			return 0;
 		}
 		*out = *v;
-		if (strcmp(receiver->u.map->gotype, "map[string]string") != 0) {
+		if (strcmp(tmpl_map_gotype(receiver), "map[string]string") != 0) {
 			out->iface = 1;
 			if (out->kind == TMPL_INVALID)
 				out->kind = TMPL_NIL;
@@ -811,6 +811,7 @@ static const char *type_code_name(char c)
 	case 'l': return "[]interface {}";
 	case 'm': return "map[string]interface {}";
 	case 'r': return "reflect.Value";
+	case 'w': return "io.Writer";
 	default: return "interface {}";
 	}
 }
@@ -826,8 +827,9 @@ static int assignable(const tmpl_value *v, char typ)
 	case 'I': return v->kind == TMPL_INT64;
 	case 'U': return v->kind == TMPL_UINT64;
 	case 'l': return v->kind == TMPL_LIST && strcmp(v->u.list->gotype, "[]interface {}") == 0;
-	case 'm': return v->kind == TMPL_MAP && (strcmp(v->u.map->gotype, "map[string]interface {}") == 0 ||
-						 strcmp(v->u.map->gotype, "common.Values") == 0);
+	case 'm': return v->kind == TMPL_MAP && (strcmp(tmpl_map_gotype(v), "map[string]interface {}") == 0 ||
+						 strcmp(tmpl_map_gotype(v), "common.Values") == 0);
+	case 'w': return 0; /* no template value is an io.Writer */
 	}
 	return 0;
 }
@@ -837,6 +839,7 @@ static int validate_type(state *s, tmpl_value v, char typ, tmpl_value *out)
 	if (v.kind == TMPL_INVALID) {
 		switch (typ) {
 		case 'a':
+		case 'w': /* a nil io.Writer */
 			*out = tmpl_nil();
 			return 0;
 		case 0:
@@ -920,7 +923,7 @@ static int eval_arg(state *s, const tmpl_value *dot, char typ, const tnode *n, t
 		return validate_type(s, *dot, typ, out);
 	case N_NIL:
 		switch (typ) {
-		case 0: case 'a':
+		case 0: case 'a': case 'w':
 			*out = tmpl_nil();
 			return 0;
 		case 'r':

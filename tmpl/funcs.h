@@ -23,6 +23,7 @@
  *   's' string        'b' bool        'f' float64
  *   'i' int           'I' int64       'U' uint64
  *   'l' []interface{} 'm' map[string]interface{}
+ *   'w' io.Writer     (nothing a template holds is one; nil is)
  *   'r' reflect.Value (raw: INVALID and NIL are passed through untouched,
  *       as Go's builtins len/index/eq receive them)
  *   a trailing '*' makes the last parameter variadic ("s*" = ...string).

@@ -621,7 +621,7 @@ out:
 #define C_KEY 2
 #define C_SIGNED 4
 
-static const tmpl_value nil_value = {TMPL_NIL, 0, {0}};
+static const tmpl_value nil_value = {.kind = TMPL_NIL};
 
 static int fn_gen_cert(tmpl_call *c)
 {

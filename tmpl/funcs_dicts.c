@@ -99,7 +99,7 @@ static int fn_dig(tmpl_call *c)
 	if (c->argc < 3)
 		return tmpl_call_errorf(c, "dig needs at least three arguments");
 	d = &c->argv[c->argc - 1];
-	if (d->kind != TMPL_MAP || strcmp(d->u.map->gotype, MSI) != 0)
+	if (d->kind != TMPL_MAP || strcmp(tmpl_map_gotype(d), MSI) != 0)
 		return tmpl_call_errorf(c, "interface conversion: interface {} is %s, not %s", iface_type(d), MSI);
 	for (int i = 0; i < nkeys; i++)
 		if (c->argv[i].kind != TMPL_STRING)
@@ -115,7 +115,7 @@ static int fn_dig(tmpl_call *c)
 			c->result = *step;
 			return 0;
 		}
-		if (step->kind != TMPL_MAP || strcmp(step->u.map->gotype, MSI) != 0)
+		if (step->kind != TMPL_MAP || strcmp(tmpl_map_gotype(step), MSI) != 0)
 			return tmpl_call_errorf(c, "interface conversion: interface {} is %s, not %s",
 						iface_type(step), MSI);
 		d = step;
@@ -260,7 +260,7 @@ static int merge(tmpl_call *c, int overwrite)
 	for (int i = 1; i < c->argc; i++) {
 		tmpl_map *src = MAP_ARG(i);
 		if (dst->is_nil && !src->is_nil) {
-			dst = sprig_map(c, c->argv[0].u.map->gotype);
+			dst = sprig_map(c, tmpl_map_gotype(&c->argv[0]));
 			if (!dst)
 				return BH_ELIMIT;
 		}

@@ -547,6 +547,144 @@ static const tmpl_class files_class = {
 	"engine.files", 0, files_methods, NULL, NULL, NULL, 0,
 };
 
+/* ---- common.Values (pkg/chart/common/values.go): the methods of .Values
+ * (and of the root, .Template and every Table result). The same map is
+ * seen through another type by AsMap and Table (tmpl_value.view). */
+
+static tmpl_value values_view(const tmpl_value *m, int view)
+{
+	tmpl_value v = *m;
+	v.view = (unsigned char)view;
+	v.iface = 0;
+	return v;
+}
+
+/* Values.AsMap: the map itself as map[string]interface {} (a new empty one
+ * when it has no entries). */
+static int values_as_map(tmpl_call *c)
+{
+	if (c->self->u.map->len == 0) {
+		tmpl_map *m = tmpl_map_new(c->arena, NULL);
+		if (!m)
+			return BH_ELIMIT;
+		c->result = tmpl_map_value(m);
+		return 0;
+	}
+	c->result = values_view(c->self, TMPL_VIEW_PLAIN);
+	return 0;
+}
+
+/* yaml.Marshal(v), trailing newline kept */
+static int values_yaml_text(tmpl_call *c, bh_buf *out)
+{
+	bh_buf j = BH_BUF_INIT;
+	bh_error e;
+	tmpl_value plain = values_view(c->self, TMPL_VIEW_PLAIN);
+	int rc = tmpl_value_gojson(&j, &plain, 0, &e);
+	if (!rc)
+		rc = yaml_emit_json_text(bh_buf_str(&j), j.len, out, &e);
+	bh_buf_free(&j);
+	if (rc)
+		return rc == BH_ELIMIT ? rc : tmpl_call_errorf(c, "%s", e.msg);
+	return 0;
+}
+
+static int values_yaml(tmpl_call *c)
+{
+	bh_buf out = BH_BUF_INIT;
+	int rc = values_yaml_text(c, &out);
+	if (!rc) {
+		c->result = tmpl_str_buf(c->arena, &out);
+		if (c->result.kind == TMPL_INVALID)
+			rc = BH_ELIMIT;
+	}
+	bh_buf_free(&out);
+	return rc;
+}
+
+/* Values.Encode(w io.Writer): no template value is a writer; a nil one
+ * makes Go's call panic, which text/template reports. */
+static int values_encode(tmpl_call *c)
+{
+	return tmpl_call_errorf(c, "runtime error: invalid memory address or nil pointer dereference");
+}
+
+/* tableLookup over the '.'-separated path: the table (as common.Values),
+ * or the key that is not a table. */
+static int values_table_walk(const tmpl_value *root, const char *path, size_t n, tmpl_value *out,
+			     const char **bad, size_t *badn)
+{
+	tmpl_value t = *root;
+	size_t st = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && path[i] != '.')
+			continue;
+		tmpl_value *v = tmpl_map_get(t.u.map, path + st, i - st);
+		if (!v || v->kind != TMPL_MAP ||
+		    (strcmp(tmpl_map_gotype(v), "map[string]interface {}") && strcmp(tmpl_map_gotype(v), "common.Values"))) {
+			*bad = path + st;
+			*badn = i - st;
+			return -1;
+		}
+		t = values_view(v, TMPL_VIEW_VALUES);
+		st = i + 1;
+	}
+	*out = t;
+	return 0;
+}
+
+static int values_table(tmpl_call *c)
+{
+	const char *bad;
+	size_t badn;
+	if (values_table_walk(c->self, c->argv[0].u.s.ptr, c->argv[0].u.s.len, &c->result, &bad, &badn))
+		return tmpl_call_errorf(c, "\"%.*s\" is not a table", (int)badn, bad);
+	return 0;
+}
+
+static int is_table(const tmpl_value *v)
+{
+	return v->kind == TMPL_MAP && !strcmp(tmpl_map_gotype(v), "map[string]interface {}");
+}
+
+/* Values.PathValue: the value (not a table) at the end of the path. */
+static int values_path_value(tmpl_call *c)
+{
+	const char *p = c->argv[0].u.s.ptr, *bad, *last;
+	size_t n = c->argv[0].u.s.len, badn;
+	tmpl_value t;
+	if (!n)
+		return tmpl_call_errorf(c, "YAML path cannot be empty");
+	last = p + n;
+	while (last > p && last[-1] != '.')
+		last--;
+	size_t keyn = (size_t)(p + n - last);
+	if (last == p) {
+		t = *c->self;
+	} else if (values_table_walk(c->self, p, (size_t)(last - 1 - p), &t, &bad, &badn)) {
+		return tmpl_call_errorf(c, "\"%.*s\" is not a value", (int)keyn, last);
+	}
+	tmpl_value *v = tmpl_map_get(t.u.map, last, keyn);
+	if (!v || is_table(v))
+		return tmpl_call_errorf(c, "\"%.*s\" is not a value", (int)keyn, last);
+	c->result = *v;
+	c->result.iface = 0;
+	return 0;
+}
+
+static const tmpl_method values_methods[] = {
+	{"AsMap", values_as_map, "", NULL},
+	{"Encode", values_encode, "w", NULL},
+	{"PathValue", values_path_value, "s", NULL},
+	{"Table", values_table, "s", NULL},
+	{"YAML", values_yaml, "", NULL},
+	{NULL, NULL, NULL, NULL},
+};
+
+const tmpl_class tmpl_values_class = {
+	"common.Values", 0, values_methods, NULL, NULL, NULL, 0,
+};
+
 /* ---- .Chart ---- */
 
 static tmpl_value str_field(tmpl_arena *a, const json_t *chart, const char *key)
@@ -683,6 +821,7 @@ int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_erro
 	int r;
 	if (!root || !rel || !sub || !files)
 		return bh_error_set(err, BH_ELIMIT, "building the template root: out of memory");
+	root->cls = &tmpl_values_class;
 	/* .Values */
 	if (o->values && json_is_object(o->values)) {
 		v = tmpl_value_from_json(a, o->values);
@@ -695,6 +834,7 @@ int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_erro
 		v = tmpl_map_value(vm);
 	}
 	v.u.map->gotype = "common.Values";
+	v.u.map->cls = &tmpl_values_class;
 	tmpl_map_set(a, root, "Values", 6, v);
 	/* .Release */
 	set_str(a, rel, "Name", o->release_name ? o->release_name : "x");
@@ -743,6 +883,8 @@ int helmctx_set_template(tmpl_arena *a, tmpl_value *root, const char *name, cons
 	if (root->kind != TMPL_MAP)
 		return bh_error_set(err, BH_EINVAL, "helmctx_set_template: root is not a map");
 	t = tmpl_map_new(a, "common.Values");
+	if (t)
+		t->cls = &tmpl_values_class;
 	if (!t || set_str(a, t, "BasePath", base_path) || set_str(a, t, "Name", name) ||
 	    tmpl_map_set(a, root->u.map, "Template", 8, tmpl_map_value(t)))
 		return bh_error_set(err, BH_ELIMIT, "setting .Template: out of memory");

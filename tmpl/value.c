@@ -205,6 +205,24 @@ tmpl_value tmpl_list_value(tmpl_list *l)
 	return v;
 }
 
+const char *tmpl_map_gotype(const tmpl_value *v)
+{
+	switch (v->view) {
+	case TMPL_VIEW_PLAIN: return "map[string]interface {}";
+	case TMPL_VIEW_VALUES: return "common.Values";
+	default: return v->u.map->gotype;
+	}
+}
+
+const tmpl_class *tmpl_map_class(const tmpl_value *v)
+{
+	switch (v->view) {
+	case TMPL_VIEW_PLAIN: return NULL;
+	case TMPL_VIEW_VALUES: return &tmpl_values_class;
+	default: return v->u.map->cls;
+	}
+}
+
 tmpl_value tmpl_map_value(tmpl_map *m)
 {
 	tmpl_value v = tmpl_invalid();
@@ -597,7 +615,7 @@ const char *tmpl_value_type_name(const tmpl_value *v)
 	case TMPL_STRING: return "string";
 	case TMPL_BYTES: return "[]uint8";
 	case TMPL_LIST: return v->u.list->gotype;
-	case TMPL_MAP: return v->u.map->gotype;
+	case TMPL_MAP: return tmpl_map_gotype(v);
 	case TMPL_OBJECT: return v->u.obj->cls->gotype;
 	case TMPL_COMPLEX: return "complex128";
 	}

@@ -60,6 +60,8 @@ struct tmpl_value {
 	unsigned char iface; /* read out of an interface{} slot (a map or list
 			      * element) and not yet unwrapped by a pipeline:
 			      * Go then reports its type as "interface {}" */
+	unsigned char view;  /* MAP: the same map seen as another Go type
+			      * (TMPL_VIEW_*): common.Values' AsMap and Table */
 	union {
 		int b;                                  /* BOOL */
 		int64_t i;                              /* INT, INT64 */
@@ -128,6 +130,13 @@ tmpl_value tmpl_str_buf(tmpl_arena *a, const bh_buf *b);
 tmpl_value tmpl_bytes(tmpl_arena *a, const void *p, size_t n);
 tmpl_value tmpl_list_value(tmpl_list *l);
 tmpl_value tmpl_map_value(tmpl_map *m);
+/* A map value's Go type as a template sees it: the map's own (view 0),
+ * or, for the same map converted, map[string]interface {} (no methods) or
+ * common.Values (with chartutil.Values' methods, helmctx.c). */
+enum { TMPL_VIEW_OWN, TMPL_VIEW_PLAIN, TMPL_VIEW_VALUES };
+const char *tmpl_map_gotype(const tmpl_value *v);
+const tmpl_class *tmpl_map_class(const tmpl_value *v);
+extern const tmpl_class tmpl_values_class; /* helmctx.c */
 tmpl_value tmpl_object_value(tmpl_object *o);
 
 /* ---- lists ---- */

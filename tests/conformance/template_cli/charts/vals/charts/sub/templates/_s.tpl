@@ -1,0 +1,1 @@
+{{- define "sub.yaml" }}{{ .Values.YAML }}{{ printf "%T" .Values }}{{ end }}
