@@ -288,7 +288,8 @@ int cmd_release(int argc, char **argv)
 			.files = vf, .nfiles = files.n, .set_json = set_json.v, .nset_json = set_json.n,
 			.set = set.v, .nset = set.n, .set_string = set_string.v, .nset_string = set_string.n,
 		};
-		if (values_compose(&vo, &vals, &err) < 0 || chart_load_path(args.v[1], NULL, &c, &err) < 0)
+		if (values_compose(&vo, &vals, &err) < 0 || chart_load_path(args.v[1], NULL, &c, &err) < 0 ||
+		    chart_check_api_version(c, &err) < 0)
 			goto fail;
 	}
 	if (!strcmp(action, "install")) {

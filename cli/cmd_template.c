@@ -651,7 +651,7 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out;
 	}
-	if (chart_load_path(abs ? abs : chart_path, NULL, &c, &err)) {
+	if (chart_load_path(abs ? abs : chart_path, NULL, &c, &err) || chart_check_api_version(c, &err)) {
 		rc = fail(err.msg, 0);
 		goto out;
 	}

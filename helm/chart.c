@@ -181,6 +181,16 @@ static const char *meta_str(const chart *c, const char *key)
 const char *chart_name(const chart *c) { return meta_str(c, "name"); }
 const char *chart_version(const chart *c) { return meta_str(c, "version"); }
 const char *chart_api_version(const chart *c) { return meta_str(c, "apiVersion"); }
+
+int chart_check_api_version(const chart *c, bh_error *err)
+{
+	const char *api = chart_api_version(c);
+	if (!strcmp(api, "v1") || !strcmp(api, "v2"))
+		return 0;
+	if (!strcmp(api, "v3"))
+		return bh_error_set(err, BH_EINVAL, "invalid chart apiVersion");
+	return bh_error_set(err, BH_EINVAL, "unsupported chart version");
+}
 int chart_is_library(const chart *c) { return !strcmp(meta_str(c, "type"), "library"); }
 
 char *chart_full_path_dup(const chart *c)
@@ -391,6 +401,10 @@ static int check_types(json_t *md, bh_error *err)
 	if (!json_is_object(md))
 		return bh_error_set(err, BH_EINVAL, "cannot load Chart.yaml: error unmarshaling JSON: while decoding "
 				    "JSON: json: cannot unmarshal %s into Go value of type loader.chartBase", json_kind(md));
+	/* loader.Load reads chartBase{apiVersion} first */
+	json_t *av = json_object_get(md, "apiVersion");
+	if (json_is_array(av) || json_is_object(av))
+		return type_error(err, av, "chartBase.apiVersion", "string");
 	if ((rc = check_strings(md, strs, "Metadata", err)) ||
 	    (rc = check_string_list(md, "sources", "Metadata", err)) ||
 	    (rc = check_string_list(md, "keywords", "Metadata", err)))

@@ -83,6 +83,10 @@ const char *chart_name(const chart *c);
 const char *chart_version(const chart *c);
 const char *chart_api_version(const chart *c);
 int chart_is_library(const chart *c);
+/* loader.Load's dispatch on the top chart's Chart.yaml apiVersion (after
+ * sigs.k8s.io/yaml made `2` the string "2"): v1 and v2 load; "v3" is
+ * "invalid chart apiVersion"; anything else "unsupported chart version". */
+int chart_check_api_version(const chart *c, bh_error *err);
 /* "parent/charts/name" path used in template names (Helm's ChartFullPath). */
 char *chart_full_path_dup(const chart *c);
 
