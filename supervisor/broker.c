@@ -332,7 +332,6 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 	f->id = m->hdr.id;
 	f->key = strdup(j->key);
 	f->identity = j->identity ? strdup(j->identity) : NULL;
-	f->ns = strdup(j->ns);
 	f->r = r;
 	j->inflight++;
 	fwd_submit(f);

@@ -10,6 +10,7 @@
 
 #include "kube/curl.h"
 #include "kube/kube.h"
+#include "supervisor/acl.h"
 
 #define FWD_TIMEOUT_MS 30000
 
@@ -24,7 +25,6 @@ void fwd_req_free(fwd_req *r)
 		return;
 	free(r->key);
 	free(r->identity);
-	free(r->ns);
 	proto_kube_request_free(&r->r);
 	bh_buf_free(&r->body);
 	free(r);
@@ -41,8 +41,8 @@ static void perform(kube_client *kc, fwd_req *f)
 {
 	kube_request req;
 	kube_response resp = KUBE_RESPONSE_INIT;
-	char user_h[400], g2[400];
-	const char *headers[4] = {NULL};
+	char user_h[ACL_IDENTITY_MAX + 32];
+	const char *headers[2] = {NULL};
 	bh_error err;
 	double t0 = now_ms();
 	memset(&req, 0, sizeof req);
@@ -54,11 +54,16 @@ static void perform(kube_client *kc, fwd_req *f)
 	req.body_len = f->r.body_len;
 	req.timeout_ms = FWD_TIMEOUT_MS;
 	if (f->identity) {
-		snprintf(user_h, sizeof user_h, "Impersonate-User: %s", f->identity);
-		snprintf(g2, sizeof g2, "Impersonate-Group: system:serviceaccounts:%s", f->ns);
+		/* the user alone: the API server gives an impersonated
+		 * ServiceAccount its groups (system:serviceaccounts,
+		 * system:serviceaccounts:<ns>, system:authenticated), and the
+		 * controller may impersonate nothing else (deploy/bulkhead.yaml) */
+		if ((size_t)snprintf(user_h, sizeof user_h, "Impersonate-User: %s", f->identity) >= sizeof user_h) {
+			f->status = 0;
+			snprintf(f->error, sizeof f->error, "the identity to impersonate is too long");
+			return;
+		}
 		headers[0] = user_h;
-		headers[1] = "Impersonate-Group: system:serviceaccounts";
-		headers[2] = g2;
 		req.headers = headers;
 	}
 	if (kube_request_send(kc, &req, &resp, &err) < 0) {

@@ -16,8 +16,7 @@ typedef struct fwd_req {
 	unsigned long serial;     /* of the job that asked */
 	uint32_t id;              /* its request id */
 	char *key;                /* "ns/name" of the HelmRelease (audit) */
-	char *identity;           /* impersonated user, or NULL */
-	char *ns;                 /* HelmRelease namespace (impersonated groups) */
+	char *identity;           /* impersonated ServiceAccount user, or NULL */
 	proto_kube_request r;     /* the request (owned) */
 	unsigned long long audit_id; /* links its intent and outcome records */
 	/* filled by the forwarding thread */
