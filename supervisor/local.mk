@@ -17,7 +17,8 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/notify.c supervisor/notify.h \
 	supervisor/leader.c supervisor/leader.h \
 	supervisor/sched.c supervisor/sched.h \
-	supervisor/forward.c supervisor/forward.h
+	supervisor/forward.c supervisor/forward.h \
+	supervisor/acl.c supervisor/acl.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
@@ -55,3 +56,10 @@ tests_unit_test_ops_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_ops_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_ops
 UNIT_TESTS += tests/unit/test_ops
+
+check_PROGRAMS += tests/unit/test_acl
+tests_unit_test_acl_SOURCES = tests/unit/test_acl.c
+tests_unit_test_acl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_acl_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_acl
+UNIT_TESTS += tests/unit/test_acl

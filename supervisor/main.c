@@ -26,6 +26,7 @@
 #include "kube/kube.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/artcache.h"
+#include "supervisor/acl.h"
 #include "supervisor/artifact.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
@@ -57,6 +58,7 @@ static struct {
 	unsigned audit_max_backups;
 	const char *worker_uid; /* --worker-uid (spawn_set_user); NULL: default */
 } opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
+static acl_policy lockdown; /* --default-service-account, --no-cross-namespace-refs */
 
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
@@ -151,6 +153,7 @@ typedef struct entry {
 	int deleting;           /* queued for the uninstall of a deleted object */
 	unsigned retries;       /* consecutive "requeue now" results (backoff) */
 	char rid[37];           /* reconcileID of the latest reconcile */
+	json_int_t stalled_gen; /* refused by the lock-down at this generation */
 	sv_job *job;
 } entry;
 
@@ -196,14 +199,20 @@ static double hr_interval(const json_t *hr)
 	return d > 0 ? d : opt.default_interval;
 }
 
+/* Does the object carry a reconcile request not handled yet? */
+static int wants_reconcile_request(const json_t *hr)
+{
+	const char *req = json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
+							   "reconcile.fluxcd.io/requestedAt"));
+	const char *handled = jstr(json_object_get(hr, "status"), "lastHandledReconcileAt", NULL);
+	return req && (!handled || strcmp(req, handled) != 0);
+}
+
 /* Does the object ask for a reconcile that has not been attempted yet? */
 static int wants_reconcile(const json_t *hr)
 {
 	const json_t *st = json_object_get(hr, "status");
 	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
-	const char *req = json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
-							   "reconcile.fluxcd.io/requestedAt"));
-	const char *handled = jstr(st, "lastHandledReconcileAt", NULL);
 	if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend")))
 		return 0;
 	if (!json_object_get(st, "lastAttemptedGeneration"))
@@ -211,7 +220,7 @@ static int wants_reconcile(const json_t *hr)
 		       json_integer_value(json_object_get(st, "observedGeneration")) != gen;
 	if (json_integer_value(json_object_get(st, "lastAttemptedGeneration")) != gen)
 		return 1;
-	return req && (!handled || strcmp(req, handled) != 0);
+	return wants_reconcile_request(hr);
 }
 
 #define HR_FINALIZER "finalizers.fluxcd.io"
@@ -281,6 +290,8 @@ static void upsert(json_t *hr)
 	}
 	json_decref(e->hr);
 	e->hr = json_incref(hr);
+	if (e->stalled_gen && (e->stalled_gen != gen || wants_reconcile_request(hr)))
+		e->stalled_gen = 0; /* changed, or asked to try again */
 	if (being_deleted(hr)) {
 		/* uninstall, then let the object go (only while our finalizer holds it) */
 		if (!e->job && has_finalizer(hr) && !e->deleting) {
@@ -291,7 +302,8 @@ static void upsert(json_t *hr)
 		}
 		return;
 	}
-	if (!e->job && wants_reconcile(hr) && (!e->queued || e->sched_gen != gen || e->not_before > now_s())) {
+	if (!e->job && !e->stalled_gen && wants_reconcile(hr) &&
+	    (!e->queued || e->sched_gen != gen || e->not_before > now_s())) {
 		e->queued = 1;
 		e->not_before = now_s();
 		e->sched_gen = gen;
@@ -541,16 +553,30 @@ static void go_duration(double secs, char *buf, size_t n)
 		snprintf(buf, n, "%lds", s);
 }
 
+/* A lock-down refusal: Ready=False and Stalled=True with a Warning Event;
+ * tried again only once the object changes or asks for it. */
+static void refuse(kube_client *kc, entry *e, const char *reason, const char *msg)
+{
+	sv_outcome o = {0, reason, msg};
+	o.event = 1;
+	o.stalled = 1;
+	report(kc, e->hr, &o);
+	e->queued = 0;
+	e->stalled_gen = json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation"));
+}
+
 /* Starts a reconcile of e: resolve the source, fetch the artifact, spawn. */
 static void start(kube_client *kc, entry *e)
 {
 	source_info si;
-	bh_error err;
+	bh_error err, iderr;
 	sv_job *j;
 	hr_model *model;
 	int rc, fd = -1;
 	const json_t *hr = e->hr;
-	const char *sa = jstr(hr, "spec", "serviceAccountName");
+	char identity[ACL_IDENTITY_MAX];
+	int idrc = acl_identity(&lockdown, hr, identity, sizeof identity, &iderr);
+	const char *idreason = idrc == BH_EINVAL ? "InvalidServiceAccountName" : ACL_ACCESS_DENIED;
 	double timeout = source_parse_duration(jstr(hr, "spec", "timeout"));
 	json_t *jobdoc;
 	char *text;
@@ -572,6 +598,19 @@ static void start(kube_client *kc, entry *e)
 		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
 			if (set_finalizer(kc, hr, 0, &err) < 0)
 				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
+			e->deleting = 0;
+			return;
+		}
+		if (idrc < 0) {
+			/* no ServiceAccount to uninstall as: as Flux does, skip the
+			 * uninstall rather than hold the object (and its namespace) */
+			char msg[1200];
+			sv_outcome o = {0, idreason, msg};
+			snprintf(msg, sizeof msg, "Helm release not uninstalled, the HelmRelease is let go: %.1100s", iderr.msg);
+			o.event = 1;
+			report(kc, hr, &o);
+			if (set_finalizer(kc, hr, 0, &err) < 0)
+				fprintf(stderr, "bulkheadd: %s: %s\n", e->key, err.msg);
 			e->deleting = 0;
 			return;
 		}
@@ -607,6 +646,14 @@ static void start(kube_client *kc, entry *e)
 		report(kc, hr, &o);
 		e->queued = 1;
 		e->not_before = now_s() + hr_interval(hr);
+		return;
+	}
+	if (idrc < 0) {
+		refuse(kc, e, idreason, iderr.msg);
+		return;
+	}
+	if (acl_check_refs(&lockdown, hr, &err) < 0) {
+		refuse(kc, e, ACL_ACCESS_DENIED, err.msg);
 		return;
 	}
 	rc = source_resolve(kc, hr, &si, &err);
@@ -664,9 +711,12 @@ spawn:
 	memcpy(j->reconcile_id, e->rid, sizeof j->reconcile_id);
 	j->ns = jstr(j->hr, "metadata", "namespace");
 	j->name = jstr(j->hr, "metadata", "name");
-	if ((sa && *sa) || opt.default_sa) {
-		if (asprintf(&j->identity, "system:serviceaccount:%s:%s", j->ns, sa && *sa ? sa : opt.default_sa) < 0)
-			j->identity = NULL;
+	if (!(j->identity = strdup(identity))) { /* never the controller's identity instead */
+		close(fd);
+		job_free(j);
+		e->queued = 1;
+		e->not_before = now_s() + opt.requeue_dependency;
+		return;
 	}
 	j->release_name = source_release_name_new(j->hr);
 	j->release_ns = (char *)source_release_namespace(j->hr);
@@ -720,7 +770,7 @@ spawn:
 	jobs = realloc(jobs, (njobs + 1) * sizeof *jobs);
 	jobs[njobs++] = j;
 	svlog_hr(SVLOG_INFO, j->key, e->rid, "started worker %d (release %s in %s, identity %s)", (int)j->pid,
-			j->release_name, j->release_ns, j->identity ? j->identity : "bulkheadd");
+			j->release_name, j->release_ns, j->identity);
 	{
 		char msg[128], d[32];
 		sv_outcome o = {0, "Progressing", msg};
@@ -973,6 +1023,7 @@ static void usage(FILE *f)
 		   "  --worker-memory-mb N            address-space limit of one worker (default 1024)\n"
 		   "  --worker-uid UID[:GID]|keep     who workers run as (default 65534:65534 as root, else keep)\n"
 		   "  --default-service-account NAME  tenant identity when .spec.serviceAccountName is empty\n"
+		   "  --no-cross-namespace-refs[=BOOL] refuse references to other namespaces (Flux's lock-down)\n"
 		   "  --requeue-dependency DURATION   retry interval for sources not ready (default 30s)\n"
 		   "  --log-level error|info|debug    (default info)\n"
 		   "  --log-encoding console|json     json: Flux's structured fields (default console)\n"
@@ -1048,6 +1099,7 @@ int main(int argc, char **argv)
 		{"leader-election-retry-period", required_argument, NULL, 1003},
 		{"leader-election-namespace", required_argument, NULL, 1004},
 		{"leader-election-id", required_argument, NULL, 1005},
+		{"no-cross-namespace-refs", optional_argument, NULL, 'X'},
 		{"worker-uid", required_argument, NULL, 'U'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
@@ -1081,6 +1133,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			builtin_sources = strcmp(optarg, "builtin") == 0;
+			break;
+		case 'X':
+			if (!optarg || !strcmp(optarg, "true"))
+				lockdown.no_cross_ns_refs = 1;
+			else if (!strcmp(optarg, "false"))
+				lockdown.no_cross_ns_refs = 0;
+			else {
+				fprintf(stderr, "bulkheadd: --no-cross-namespace-refs takes true or false, not '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'C': opt.worker_cpu = strtoul(optarg, NULL, 10); break;
 		case 'M': opt.worker_mem_mb = strtoul(optarg, NULL, 10); break;
@@ -1150,6 +1212,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 2;
 	}
+	if (opt.default_sa && acl_check_sa_name(opt.default_sa, "--default-service-account", &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 2;
+	}
+	lockdown.default_sa = opt.default_sa;
 	if (!opt.worker_path)
 		opt.worker_path = default_worker_path();
 	if ((worker_fd = open(opt.worker_path, O_PATH | O_CLOEXEC)) < 0 || access(opt.worker_path, X_OK) < 0) {

@@ -29,7 +29,8 @@ static json_t *find_cond(json_t *conds, const char *type)
 static int spec_stalled(const json_t *c)
 {
 	const char *r = json_string_value(json_object_get(c, "reason"));
-	return r && (!strcmp(r, "UnsupportedSpec") || !strcmp(r, "InvalidSpec"));
+	return r && (!strcmp(r, "UnsupportedSpec") || !strcmp(r, "InvalidSpec") || !strcmp(r, "AccessDenied") ||
+		     !strcmp(r, "InvalidServiceAccountName")); /* the lock-down's (supervisor/acl.c) */
 }
 
 /* Conditions and fields a state-machine worker owns (proto.h RESULT). */
