@@ -7,7 +7,10 @@
 #     CRDs from deploy/crds/, and serves a Helm repository on loopback (the
 #     demo chart packaged, and an index.yaml; by `helm package` and `helm
 #     repo index` when helm is installed)
-#  4. starts bulkheadd with its built-in sources (--sources=builtin), applies
+#  4. installs bulkheadd's ServiceAccount and RBAC from deploy/bulkhead.yaml,
+#     starts bulkheadd with a token of that ServiceAccount (never as admin),
+#     the lock-down flags of the shipped configs and its built-in sources
+#     (--sources=builtin), applies
 #     a HelmRepository and a sample HelmRelease (.spec.chart) that acts as
 #     the ServiceAccount team-a/deployer, and prints its status until
 #     Ready=True: bulkheadd fetched the chart through bulkhead-fetcher
@@ -122,10 +125,12 @@ spec:
   url: http://127.0.0.1:$port
   interval: 1m"
 
-echo "demo: starting bulkheadd"
-"$BH_BUILDDIR/supervisor/bulkheadd" --kubeconfig "$KUBECONFIG" --audit-log "$work/audit.log" \
+echo "demo: starting bulkheadd as the ServiceAccount bulkhead-system/bulkheadd of deploy/bulkhead.yaml"
+kubesim_bulkheadd_kubeconfig "$work/bulkheadd.kubeconfig"
+"$BH_BUILDDIR/supervisor/bulkheadd" --kubeconfig "$work/bulkheadd.kubeconfig" --audit-log "$work/audit.log" \
 	--worker-path "$BH_BUILDDIR/worker/bulkhead-worker" --concurrent 2 --requeue-dependency 1s \
 	--sources builtin --fetcher-path "$BH_BUILDDIR/fetcher/bulkhead-fetcher" \
+	--default-service-account default --no-cross-namespace-refs \
 	>"$work/bulkheadd.log" 2>&1 &
 BULKHEADD_PID=$!
 

@@ -185,6 +185,17 @@ current-context: $name
 EOF
 }
 
+# kubesim_bulkheadd_kubeconfig FILE: apply the RBAC of deploy/bulkhead.yaml
+# (all but its Deployment) as admin, and write FILE, a kubeconfig with a
+# TokenRequest token of the bulkheadd ServiceAccount: bulkheadd then runs with
+# exactly the rights deploy/ grants it.
+kubesim_bulkheadd_kubeconfig() {
+	local tok
+	tok=$(python3 "$BH_SRCDIR/tests/e2e/deploy_rbac.py" "$KUBESIM_DIR" "$BH_SRCDIR/deploy/bulkhead.yaml") \
+		|| e2e_fail "installing bulkheadd's identity from deploy/bulkhead.yaml"
+	kubesim_kubeconfig_token bulkheadd "$tok" "$1"
+}
+
 # e2e_retry SECONDS CMD...: run CMD until it succeeds or SECONDS pass.
 e2e_retry() {
 	local secs=$1; shift

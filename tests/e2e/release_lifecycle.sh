@@ -68,9 +68,8 @@ done
 helm status kept -n team-l >/dev/null 2>&1 || sk_fail "the release of a suspended HelmRelease was uninstalled"
 kubectl get deploy kept -n team-l >/dev/null || sk_fail "Deployment kept removed"
 # targetNamespace: release "<targetNamespace>-<name>" in that namespace
-# (created beforehand: without a ServiceAccount the broker keeps the
-# controller's writes to the job's namespaces)
-kubectl create ns team-l-target >/dev/null
+# (where team-l's default ServiceAccount, the releases' identity, may write)
+sk_tenant team-l-target team-l
 sk_apply_hr team-l tgt app "  targetNamespace: team-l-target
   storageNamespace: team-l-target"
 r=$(sk_wait_ready team-l tgt 60)

@@ -1,6 +1,19 @@
 # tests/e2e/skeleton_lib.sh — helpers for the walking-skeleton e2e tests and
 # the demo (source it after tests/e2e/lib.sh):
-#   sk_setup [BULKHEADD ARGS...]  kubesim + CRDs + chart server + bulkheadd
+#   sk_setup [BULKHEADD ARGS...]  kubesim + CRDs + chart server + bulkheadd,
+#                                 which runs as the bulkheadd ServiceAccount
+#                                 of deploy/bulkhead.yaml (token in
+#                                 $SK_KUBECONFIG), never as admin, with the
+#                                 lock-down flags of the shipped configs
+#                                 (--default-service-account default
+#                                 --no-cross-namespace-refs); ARGS come after
+#                                 them and may override them
+#   SK_CRDS=FILE sk_setup ...    the CRDs to install instead of deploy/crds/
+#                                 (SK_CRDS_MANAGER: their field manager)
+#   sk_tenant NS [SA-NS]          namespace NS, where the ServiceAccount
+#                                 SA-NS:default (default NS) may do anything
+#                                 namespaced: the tenant identity of
+#                                 HelmReleases without serviceAccountName
 #   sk_publish CHARTDIR NS NAME   package the chart, serve it, create HelmChart
 #                                 NS/NAME with .status.artifact as
 #                                 source-controller would fill it
@@ -8,16 +21,45 @@
 #   sk_wait_ready NS NAME SECS    until Ready=True (fails with the status)
 #   sk_wait_cond NS NAME STATUS SECS   until Ready=STATUS
 #   sk_ready NS NAME              prints "status|reason|message" of Ready
-# Exports SK_DIR (charts, logs), SK_CHART_URL, BULKHEADD_PID, SK_AUDIT.
+# Exports SK_DIR (charts, logs), SK_CHART_URL, BULKHEADD_PID, SK_AUDIT,
+# SK_KUBECONFIG.
 : "${BH_BUILDDIR:=$BH_SRCDIR/build}"
 SK_BULKHEADD=${SK_BULKHEADD:-$BH_BUILDDIR/supervisor/bulkheadd}
 SK_WORKER=${SK_WORKER:-$BH_BUILDDIR/worker/bulkhead-worker}
 BULKHEADD_PID=
 SK_HTTP_PID=
 
+# sk_own_denials: the requests bulkheadd (user agent bulkhead/) made with its
+# token, not as a tenant, that kubesim refused (a refused impersonation
+# included), one "verb group/resource[/sub] -> status" a line:
+# deploy/bulkhead.yaml lacks a rule the controller needs.
+sk_own_denials() {
+	[ -f "${KUBESIM_DIR:-/nonexistent}/requests.log" ] || return 0
+	python3 - "$KUBESIM_DIR/requests.log" <<'PY'
+import json, sys
+seen = set()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if (e.get("user") == "system:serviceaccount:bulkhead-system:bulkheadd" and e.get("status") in (401, 403)
+            and e.get("userAgent", "").startswith("bulkhead/")):
+        what = "%s %s/%s%s (as %s) -> %d" % (e.get("verb"), e.get("group") or "core", e.get("resource"),
+                                             "/" + e["subresource"] if e.get("subresource") else "",
+                                             e.get("impersonatedUser") or "bulkheadd", e["status"])
+        if not e.get("impersonatedUser") and what not in seen:
+            seen.add(what)
+            print(what)
+PY
+}
+
 sk_cleanup() {
-	local rc=$?
+	local rc=$? denied
 	[ -n "$BULKHEADD_PID" ] && kill -TERM "$BULKHEADD_PID" 2>/dev/null && { wait "$BULKHEADD_PID" 2>/dev/null || true; }
+	# every test checks that deploy/bulkhead.yaml grants what bulkheadd uses
+	if [ -n "${SK_KUBECONFIG:-}" ] && denied=$(sk_own_denials) && [ -n "$denied" ]; then
+		echo "FAIL: kubesim refused bulkheadd's own requests (deploy/bulkhead.yaml lacks a rule):" >&2
+		echo "$denied" >&2
+		[ $rc -eq 0 ] && rc=1
+	fi
 	[ -n "$SK_HTTP_PID" ] && kill -TERM "$SK_HTTP_PID" 2>/dev/null && { wait "$SK_HTTP_PID" 2>/dev/null || true; }
 	BULKHEADD_PID= SK_HTTP_PID=
 	e2e_cleanup
@@ -49,10 +91,14 @@ sk_start_http() {
 }
 
 sk_start_bulkheadd() {
+	# the shipped configs' lock-down (deploy/, systemd/); SK_NO_DEFAULT_SA=1:
+	# without a default ServiceAccount
+	local lock=(--no-cross-namespace-refs --default-service-account default)
+	[ -n "${SK_NO_DEFAULT_SA:-}" ] && lock=(--no-cross-namespace-refs)
 	SK_AUDIT="$SK_DIR/audit.log"
 	export SK_AUDIT
-	"$SK_BULKHEADD" --kubeconfig "$KUBECONFIG" --audit-log "$SK_AUDIT" --worker-path "${SK_WORKER_PATH:-$SK_WORKER}" \
-		--requeue-dependency 1s --log-level debug "$@" >>"$SK_DIR/bulkheadd.log" 2>&1 &
+	"$SK_BULKHEADD" --kubeconfig "$SK_KUBECONFIG" --audit-log "$SK_AUDIT" --worker-path "${SK_WORKER_PATH:-$SK_WORKER}" \
+		"${lock[@]}" --requeue-dependency 1s --log-level debug "$@" >>"$SK_DIR/bulkheadd.log" 2>&1 &
 	BULKHEADD_PID=$!
 	sleep 0.3
 	kill -0 "$BULKHEADD_PID" 2>/dev/null || sk_fail "bulkheadd exited at startup"
@@ -66,9 +112,25 @@ sk_setup() {
 	mkdir -p "$SK_DIR/charts"
 	export SK_DIR
 	kubesim_start
-	kubectl apply -f "$BH_SRCDIR/deploy/crds/" >/dev/null || sk_fail "applying deploy/crds"
+	# as README's "Installing" says (server-side: never over Flux's own CRDs);
+	# SK_CRDS names other CRDs (a cluster that runs Flux), applied by SK_CRDS_MANAGER
+	kubectl apply --server-side --field-manager="${SK_CRDS_MANAGER:-bulkhead-install}" \
+		-f "${SK_CRDS:-$BH_SRCDIR/deploy/crds/}" >/dev/null || sk_fail "applying ${SK_CRDS:-deploy/crds}"
+	SK_KUBECONFIG="$SK_DIR/bulkheadd.kubeconfig"
+	export SK_KUBECONFIG
+	kubesim_bulkheadd_kubeconfig "$SK_KUBECONFIG"
 	sk_start_http
 	sk_start_bulkheadd "$@"
+}
+
+SK_TENANTS=" "
+sk_tenant() {
+	local ns=$1 sans=${2:-$1}
+	case "$SK_TENANTS" in *" $ns:$sans "*) return 0 ;; esac
+	kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || sk_fail "creating namespace $ns"
+	kubectl create rolebinding "e2e-tenant-$sans" -n "$ns" --clusterrole=cluster-admin \
+		--serviceaccount="$sans:default" >/dev/null || sk_fail "binding $sans:default in $ns"
+	SK_TENANTS="$SK_TENANTS$ns:$sans "
 }
 
 # sk_publish CHARTDIR NS NAME [DIGEST-OVERRIDE]
@@ -86,7 +148,7 @@ sk_publish_tgz() {
 	tgz=$(basename "$tgz")
 	sum=$(sha256sum "$SK_DIR/charts/$tgz" | cut -d' ' -f1)
 	[ -n "$digest" ] || digest="sha256:$sum"
-	kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null
+	sk_tenant "$ns"
 	# kubectl's client-side validation fetches OpenAPI documents; on a loaded
 	# machine that fetch has failed once under kubesim, so try up to 3 times.
 	local try
@@ -116,7 +178,7 @@ YAML
 # sk_apply_hr NS NAME HELMCHART [EXTRA SPEC LINES (2-space indented)] [ANNOTATIONS LINES]
 sk_apply_hr() {
 	local ns=$1 name=$2 chart=$3 extra=${4:-} ann=${5:-}
-	kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null
+	sk_tenant "$ns"
 	kubectl apply -f - >/dev/null <<YAML || sk_fail "applying HelmRelease $ns/$name"
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease

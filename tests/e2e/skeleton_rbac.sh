@@ -37,6 +37,7 @@ kubectl get secret sh.helm.release.v1.escape.v1 -n team-r >/dev/null 2>&1 && sk_
 sk_apply_hr team-r escape2 escape "  releaseName: escape2"
 r=$(sk_wait_cond team-r escape2 False 60)
 e2e_expect_contains "$r" 'User "system:serviceaccount:team-r:deployer" cannot get resource "configmaps"' "Ready of escape2"
-grep '"helmRelease":"team-r/escape2"' "$SK_AUDIT" | grep -q '"identity":"system:serviceaccount:team-r:deployer"' \
-	|| sk_fail "escape2 did not act as the default service account"
+# (no "grep | grep -q" under pipefail: an early exit of grep -q fails the pipe)
+a=$(grep '"helmRelease":"team-r/escape2"' "$SK_AUDIT")
+case "$a" in *'"identity":"system:serviceaccount:team-r:deployer"'*) ;; *) sk_fail "escape2 did not act as the default service account: $a" ;; esac
 echo "PASS: RBAC of the impersonated ServiceAccount decides, and the denial is reported and audited"
