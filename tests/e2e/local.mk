@@ -47,3 +47,8 @@ EXTRA_DIST += $(OPS_E2E) tests/e2e/ops tests/e2e/ops_lib.sh
 SANDBOX_E2E = tests/e2e/corpus_controller.sh tests/e2e/corpus_archives.sh tests/e2e/sandbox_isolation.sh
 TESTS += $(SANDBOX_E2E)
 EXTRA_DIST += $(SANDBOX_E2E) tests/e2e/corpus_lib.sh tests/e2e/corpus_lib.py
+# --- least privilege and lock-down (deploy/, systemd/, supervisor/acl.c) ---
+RBAC_E2E = tests/e2e/rbac_impersonation.sh tests/e2e/skeleton_lockdown.sh tests/e2e/deploy_flux_crds.sh \
+	tests/e2e/systemd_security.sh
+TESTS += $(RBAC_E2E)
+EXTRA_DIST += $(RBAC_E2E) tests/e2e/deploy_rbac.py tests/e2e/flux
