@@ -71,6 +71,29 @@ int acl_identity(const acl_policy *p, const json_t *hr, char *buf, size_t n, bh_
 	return 0;
 }
 
+int acl_sa_exists(kube_client *kc, const char *identity, bh_error *err)
+{
+	static const kube_resource sa_resource = {"", "v1", "serviceaccounts", "ServiceAccount", 1};
+	static const char prefix[] = "system:serviceaccount:";
+	char ns[ACL_IDENTITY_MAX];
+	const char *name;
+	json_t *out = NULL;
+	int rc;
+	if (strncmp(identity, prefix, sizeof prefix - 1) != 0 || !(name = strchr(identity + sizeof prefix - 1, ':')) ||
+	    (size_t)(name - identity) >= sizeof ns + sizeof prefix - 1)
+		return bh_error_set(err, BH_EINVAL, "'%s' is not a ServiceAccount", identity);
+	memcpy(ns, identity + sizeof prefix - 1, (size_t)(name - identity) - (sizeof prefix - 1));
+	ns[(size_t)(name - identity) - (sizeof prefix - 1)] = '\0';
+	name++;
+	rc = kube_get(kc, &sa_resource, ns, name, NULL, &out, err);
+	json_decref(out);
+	if (rc == BH_ENOTFOUND) {
+		bh_error_set(err, BH_ENOTFOUND, "ServiceAccount %s/%s not found", ns, name);
+		return 0;
+	}
+	return rc < 0 ? rc : 1;
+}
+
 static int denied(bh_error *err, const char *kind, const char *ns, const char *name, const char *why)
 {
 	return bh_error_set(err, BH_EDENIED, "cross-namespace references are not allowed: cannot access %s %s/%s%s", kind,

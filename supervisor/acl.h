@@ -2,13 +2,15 @@
  * worker starts: which ServiceAccount a HelmRelease's worker acts as
  * (.spec.serviceAccountName, else --default-service-account; never the
  * controller itself), and whether the HelmRelease may name objects in other
- * namespaces (--no-cross-namespace-refs). Pure functions of the object. */
+ * namespaces (--no-cross-namespace-refs). Pure functions of the object,
+ * but for acl_sa_exists. */
 #ifndef BH_SUPERVISOR_ACL_H
 #define BH_SUPERVISOR_ACL_H
 
 #include <jansson.h>
 #include <stddef.h>
 
+#include "kube/kube.h"
 #include "lib/error.h"
 
 typedef struct acl_policy {
@@ -31,6 +33,13 @@ int acl_check_sa_name(const char *name, const char *what, bh_error *err);
  * BH_EDENIED: neither .spec.serviceAccountName nor a default is set (the
  * controller's own identity is never lent to a release). */
 int acl_identity(const acl_policy *p, const json_t *hr, char *buf, size_t n, bh_error *err);
+
+/* Does the ServiceAccount of identity (as acl_identity wrote it) exist?
+ * 1 yes; 0 no (err says which one is missing); a negative code when the
+ * API could not tell. Asked as the controller (get serviceaccounts): before
+ * an uninstall, as Flux does, since a ServiceAccount deleted with its
+ * namespace can uninstall nothing. */
+int acl_sa_exists(kube_client *kc, const char *identity, bh_error *err);
 
 /* BH_EDENIED (reason ACL_ACCESS_DENIED, Flux's message "cross-namespace
  * references are not allowed: cannot access KIND NS/NAME") when hr names a

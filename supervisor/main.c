@@ -572,7 +572,7 @@ static void start(kube_client *kc, entry *e)
 	bh_error err, iderr;
 	sv_job *j;
 	hr_model *model;
-	int rc, fd = -1;
+	int rc = 0, fd = -1;
 	const json_t *hr = e->hr;
 	char identity[ACL_IDENTITY_MAX];
 	int idrc = acl_identity(&lockdown, hr, identity, sizeof identity, &iderr);
@@ -601,11 +601,22 @@ static void start(kube_client *kc, entry *e)
 			e->deleting = 0;
 			return;
 		}
-		if (idrc < 0) {
-			/* no ServiceAccount to uninstall as: as Flux does, skip the
-			 * uninstall rather than hold the object (and its namespace) */
+		if (idrc == 0 && (rc = acl_sa_exists(kc, identity, &iderr)) < 0) {
 			char msg[1200];
-			sv_outcome o = {0, idreason, msg};
+			sv_outcome o = {0, "UninstallFailed", msg};
+			snprintf(msg, sizeof msg, "failed to confirm the ServiceAccount can be used to uninstall release: %.1000s",
+				 iderr.msg);
+			report(kc, hr, &o);
+			e->queued = 1;
+			e->not_before = now_s() + opt.requeue_dependency;
+			return;
+		}
+		if (idrc < 0 || rc == 0) {
+			/* no ServiceAccount to uninstall as (none configured, an
+			 * invalid name, or gone with its namespace): as Flux does,
+			 * skip the uninstall rather than hold the object forever */
+			char msg[1200];
+			sv_outcome o = {0, idrc < 0 ? idreason : "UninstallSkipped", msg};
 			snprintf(msg, sizeof msg, "Helm release not uninstalled, the HelmRelease is let go: %.1100s", iderr.msg);
 			o.event = 1;
 			report(kc, hr, &o);

@@ -9,7 +9,8 @@
 #    Flux's AccessDenied reason and message (Stalled, Warning Event), no
 #    worker runs, and fixing the spec reconciles it;
 #  - an invalid serviceAccountName is a clear error (no worker), and the
-#    HelmRelease deletes cleanly;
+#    HelmRelease deletes cleanly; so does one whose ServiceAccount is gone
+#    (as Flux: let go without an uninstall, which nobody could do);
 #  - without --default-service-account, a HelmRelease without a
 #    ServiceAccount is refused (never run as the controller) and deletes
 #    cleanly;
@@ -24,6 +25,9 @@ demo="$BH_SRCDIR/tests/e2e/skeleton/demo"
 sk_publish "$demo" team-a demo
 sk_publish "$demo" team-b demo
 sk_publish "$demo" team-c demo
+sk_publish "$demo" team-d demo
+kubectl create serviceaccount deployer -n team-d >/dev/null
+kubectl create rolebinding deployer -n team-d --clusterrole=admin --serviceaccount=team-d:deployer >/dev/null
 chart_ref() { printf '  chartRef:\n    kind: HelmChart\n    name: demo\n    namespace: %s\n' "$1"; }
 hr() { # hr NS NAME SPEC-LINES
 	kubectl apply -f - >/dev/null <<YAML || sk_fail "applying HelmRelease $1/$2"
@@ -49,6 +53,8 @@ hr team-a cross-chart "  chart:
         namespace: team-b"
 hr team-a badsa "$(chart_ref team-a)
   serviceAccountName: Bad_Name"
+hr team-d orphan "$(chart_ref team-d)
+  serviceAccountName: deployer"
 hr team-c templated "  chart:
     spec:
       chart: demo
@@ -116,12 +122,23 @@ out=$(kubectl get secrets -A -o name)
 case "$out" in *sh.helm.release.v1.kube-system-sneaky*) sk_fail "a release record was stored" ;; esac
 
 # the invalid one deletes cleanly (no uninstall to do as nobody), and so
-# does the templated one (uninstalled as team-c's default ServiceAccount)
+# does the templated one (uninstalled as team-c's default ServiceAccount),
+# and the orphan whose ServiceAccount is gone (let go, not uninstalled)
+sk_wait_ready team-d orphan 60 >/dev/null
+kubectl delete serviceaccount deployer -n team-d >/dev/null
 kubectl delete helmrelease badsa -n team-a --wait=false >/dev/null
 kubectl delete helmrelease templated -n team-c --wait=false >/dev/null
+kubectl delete helmrelease orphan -n team-d --wait=false >/dev/null
 e2e_retry 60 bash -c '! kubectl get helmrelease badsa -n team-a >/dev/null 2>&1' || sk_fail "team-a/badsa stuck: $(rl_status team-a badsa '{.metadata}')"
 e2e_retry 60 bash -c '! kubectl get helmrelease templated -n team-c >/dev/null 2>&1' || sk_fail "team-c/templated stuck"
+e2e_retry 60 bash -c '! kubectl get helmrelease orphan -n team-d >/dev/null 2>&1' || sk_fail "team-d/orphan stuck"
 kubectl get configmap demo-config -n team-c >/dev/null 2>&1 && sk_fail "team-c/templated was not uninstalled"
+kubectl get configmap demo-config -n team-d >/dev/null 2>&1 || sk_fail "team-d/orphan was uninstalled without its ServiceAccount"
+events=$(kubectl get events -n team-d -o json | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["items"]:
+    print(e["involvedObject"]["name"], e["type"], e["reason"], e["message"])')
+e2e_expect_contains "$events" "orphan Warning UninstallSkipped Helm release not uninstalled, the HelmRelease is let go: ServiceAccount team-d/deployer not found" "events of team-d"
 
 # the controller's own requests (not as a tenant) are exactly what its
 # ClusterRole grants: no rule is unused, none missing
