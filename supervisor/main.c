@@ -621,7 +621,7 @@ static void start(kube_client *kc, entry *e)
 			o.event = 1;
 			report(kc, hr, &o);
 			if (set_finalizer(kc, hr, 0, &err) < 0)
-				fprintf(stderr, "bulkheadd: %s: %s\n", e->key, err.msg);
+				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
 			e->deleting = 0;
 			return;
 		}

@@ -11,7 +11,7 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 . "$BH_SRCDIR/tests/e2e/ops_lib.sh"
 ops_setup
-kubectl create ns bulkhead-system >/dev/null
+kubectl get ns bulkhead-system >/dev/null 2>&1 || kubectl create ns bulkhead-system >/dev/null
 start_replica() { # NAME: a bulkheadd as ServiceAccount bulkhead-system/NAME
 	local n=$1 tok
 	kubectl create sa "$n" -n bulkhead-system >/dev/null

@@ -2,7 +2,8 @@
 # bulkheadd instances (source after lib.sh and skeleton_lib.sh):
 #   ops_setup          sk_setup, then stop its bulkheadd: the test starts its own
 #   ops_port LOG WHAT  the port an instance logged for "metrics" or "health probes"
-#   ops_run LOG ARGS   a bulkheadd (admin kubeconfig unless ARGS give one) logging
+#   ops_run LOG ARGS   a bulkheadd (as the bulkheadd ServiceAccount of deploy/,
+#                      locked down, unless ARGS say otherwise) logging
 #                      to $SK_DIR/LOG; its pid is appended to OPS_PIDS and in OPS_PID
 # Every instance is killed when the test ends.
 OPS_PIDS=()
@@ -18,7 +19,8 @@ ops_setup() {
 ops_run() {
 	local log=$1
 	shift
-	"$SK_BULKHEADD" --kubeconfig "$KUBECONFIG" --worker-path "$SK_WORKER" --requeue-dependency 1s "$@" \
+	"$SK_BULKHEADD" --kubeconfig "$SK_KUBECONFIG" --worker-path "$SK_WORKER" --requeue-dependency 1s \
+		--default-service-account default --no-cross-namespace-refs "$@" \
 		>>"$SK_DIR/$log" 2>&1 &
 	OPS_PID=$!
 	OPS_PIDS+=("$OPS_PID")

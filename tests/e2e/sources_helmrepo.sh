@@ -45,7 +45,7 @@ wait_rev() {
 publish 0.1.0
 e2e_retry 20 curl -sf -o /dev/null "$REPO_URL/index.yaml" || sk_fail "repository server did not start"
 
-kubectl create ns team-r >/dev/null
+sk_tenant team-r
 kubectl apply -f - >/dev/null <<YAML || sk_fail "applying HelmRepository"
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: HelmRepository
