@@ -129,7 +129,7 @@ e2e_retry 20 curl -sf --cacert "$tls/ca.crt" -u alice:s3cret -o /dev/null "https
 	|| sk_fail "the HTTPS repository did not start"
 # https_tenant NS PASSWORD
 https_tenant() {
-	kubectl create ns "$1" >/dev/null
+	sk_tenant "$1"
 	kubectl create secret generic auth -n "$1" --from-literal=username=alice --from-literal=password="$2" >/dev/null
 	kubectl create secret generic tls -n "$1" --from-file=ca.crt="$tls/ca.crt" >/dev/null
 	kubectl apply -f - >/dev/null <<YAML || sk_fail "applying the HTTPS tenant $1"

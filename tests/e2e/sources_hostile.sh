@@ -32,7 +32,7 @@ e2e_retry 20 curl -sf -o /dev/null "$BASE/good/index.yaml" || sk_fail "hostile r
 # tenant KIND [URL]: namespace t-KIND with HelmRepository "repo" and HelmRelease "app"
 tenant() {
 	local kind=$1 url=${2:-$BASE/$1}
-	kubectl create ns "t-$kind" >/dev/null
+	sk_tenant "t-$kind"
 	kubectl create secret generic creds -n "t-$kind" --from-literal=username=alice --from-literal=password=s3cret >/dev/null
 	kubectl apply -f - >/dev/null <<YAML || sk_fail "applying tenant $kind"
 apiVersion: source.toolkit.fluxcd.io/v1
