@@ -23,6 +23,7 @@ corpus_setup() {
 	e2e_need_shared
 	e2e_need_tool tar gzip
 	CORPUS="$E2E_SHARED/conformance"
+	SK_TENANT_CLUSTER=1 # the charts install ClusterRoles, webhooks, ... as their tenant
 	sk_setup --concurrent 4 "$@"
 	mkdir -p "$SK_DIR/pack" "$SK_DIR/cmp"
 	: >"$SK_DIR/cmp/rows"

@@ -14,6 +14,8 @@
 #                                 SA-NS:default (default NS) may do anything
 #                                 namespaced: the tenant identity of
 #                                 HelmReleases without serviceAccountName
+#                                 (SK_TENANT_CLUSTER=1: cluster-wide, for
+#                                 charts with cluster-scoped objects)
 #   sk_publish CHARTDIR NS NAME   package the chart, serve it, create HelmChart
 #                                 NS/NAME with .status.artifact as
 #                                 source-controller would fill it
@@ -128,8 +130,13 @@ sk_tenant() {
 	local ns=$1 sans=${2:-$1}
 	case "$SK_TENANTS" in *" $ns:$sans "*) return 0 ;; esac
 	kubectl get ns "$ns" >/dev/null 2>&1 || kubectl create ns "$ns" >/dev/null || sk_fail "creating namespace $ns"
-	kubectl create rolebinding "e2e-tenant-$sans" -n "$ns" --clusterrole=cluster-admin \
-		--serviceaccount="$sans:default" >/dev/null || sk_fail "binding $sans:default in $ns"
+	if [ -n "${SK_TENANT_CLUSTER:-}" ]; then # charts with cluster-scoped objects (corpus)
+		kubectl create clusterrolebinding "e2e-tenant-$ns-$sans" --clusterrole=cluster-admin \
+			--serviceaccount="$sans:default" >/dev/null || sk_fail "binding $sans:default cluster-wide"
+	else
+		kubectl create rolebinding "e2e-tenant-$sans" -n "$ns" --clusterrole=cluster-admin \
+			--serviceaccount="$sans:default" >/dev/null || sk_fail "binding $sans:default in $ns"
+	fi
 	SK_TENANTS="$SK_TENANTS$ns:$sans "
 }
 
