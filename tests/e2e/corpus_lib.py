@@ -22,6 +22,8 @@ process per step, so a step over 16 charts costs one start-up.
       prints the case's values files, in order.
   corpus_lib.py same WANT AGAIN GOT
       GOT equals WANT but for lines where WANT and AGAIN (two helm runs) differ.
+  corpus_lib.py status ROWS
+      "NS RELEASE generation/observedGeneration/history[0].version/Ready|reason|message"
   corpus_lib.py manifest NS RELEASE REVISION
       prints the manifest stored in Helm's release Secret.
   corpus_lib.py objects present|absent NS MANIFEST
@@ -152,6 +154,19 @@ def upgrade(rows_path):
                  {"spec": {"values": upgrade_values(chart)}}, ctype="application/merge-patch+json")
 
 
+def status(rows_path):
+    api = Api()
+    for fmt, chart, case, rel, ns, archive, ver in rows(rows_path):
+        code, hr = api.call("GET", "/apis/helm.toolkit.fluxcd.io/v2/namespaces/%s/helmreleases/%s" % (ns, rel),
+                            ok=(200, 404))
+        st = (hr or {}).get("status") or {}
+        hist = st.get("history") or [{}]
+        ready = [c for c in st.get("conditions") or [] if c.get("type") == "Ready"] or [{}]
+        print(ns, rel, "%s/%s/%s/%s|%s|%s" % ((hr or {}).get("metadata", {}).get("generation", ""),
+              st.get("observedGeneration", ""), hist[0].get("version", ""), ready[0].get("status", ""),
+              ready[0].get("reason", ""), (ready[0].get("message") or "").replace("\n", " ")))
+
+
 def manifest(ns, rel, rev):
     _, s = Api().call("GET", "/api/v1/namespaces/%s/secrets/sh.helm.release.v1.%s.v%s" % (ns, rel, rev))
     raw = base64.b64decode(base64.b64decode(s["data"]["release"]))
@@ -229,7 +244,7 @@ if __name__ == "__main__":
             ("upgrade", 2): lambda: upgrade(a[1]),
             ("upgrade-values", 2): lambda: json.dump(upgrade_values(a[1]), sys.stdout),
             ("manifest", 4): lambda: manifest(*a[1:]),
-            ("same", 4): lambda: same(*a[1:]),
+            ("same", 4): lambda: same(*a[1:]), ("status", 2): lambda: status(a[1]),
             ("values-files", 3): lambda: print(" ".join(case_json(a[1], a[2])["valuesFiles"])), ("objects", 4): lambda: objects(*a[1:])}
     f = cmds.get((a[0] if a else "", len(a)))
     if not f:

@@ -124,8 +124,7 @@ corpus_wait() {
 			*/*/*/False\|*) case "$st" in *Progressing*|*Retry*|*ArtifactFailed*|*SourceNotReady*) pending="$pending $ns/$rel" ;; *) sk_fail "$ns/$rel failed: $st" ;; esac ;;
 			*) pending="$pending $ns/$rel" ;;
 			esac
-		done < <(kubectl get helmrelease -A -o jsonpath='{range .items[*]}{.metadata.namespace} {.metadata.name} {.metadata.generation}/{.status.observedGeneration}/{.status.history[0].version}/{range .status.conditions[?(@.type=="Ready")]}{.status}|{.reason}|{.message}{end}{"\n"}{end}' 2>/dev/null |
-			grep -Ff <(awk '{print $5 " " $4 " "}' "$SK_DIR/cmp/rows"))
+		done < <(corpus_py status "$SK_DIR/cmp/rows")
 		[ -z "$pending" ] && [ "$seen" = ${#CORPUS_RELEASES[@]} ] && return 0
 		[ $SECONDS -ge $end ] && sk_fail "not Ready at revision $rev after $2s ($seen of ${#CORPUS_RELEASES[@]} listed):$pending"
 		sleep 1
