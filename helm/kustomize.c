@@ -393,6 +393,16 @@ void kustomization_free(kustomization *k)
 	free(k);
 }
 
+/* What may follow "---" on a separator line, as k8s.io's YAMLReader allows:
+ * blanks, then nothing or a comment ("---# note" separates, as helm and
+ * kubectl read it; cert-manager's rbac.yaml has one). */
+static int is_separator_rest(const char *q)
+{
+	while (*q == ' ' || *q == '\t' || *q == '\r')
+		q++;
+	return *q == '\0' || *q == '\n' || *q == '#';
+}
+
 /* Documents split at "---" lines (k8s.io YAMLReader), kept whole: a block
  * scalar at the end of a document keeps its final newline. */
 static int split_docs(const char *text, char ***docs, size_t *n)
@@ -403,7 +413,7 @@ static int split_docs(const char *text, char ***docs, size_t *n)
 	*n = 0;
 	for (;;) {
 		const char *eol = strchr(p, '\n');
-		int sep = !strncmp(p, "---", 3) && (p[3] == '\0' || strchr(" \t\r\n", p[3]));
+		int sep = !strncmp(p, "---", 3) && is_separator_rest(p + 3);
 		if (sep || !*p) {
 			if (*n == cap) {
 				char **nd = realloc(*docs, (cap = cap ? cap * 2 : 8) * sizeof *nd);
