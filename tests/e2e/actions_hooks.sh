@@ -65,7 +65,7 @@ for step in INSTALL UPGRADE ROLLBACK TEST UNINSTALL; do
 $(diff <(echo "${!h}") <(echo "${!b}"))"
 done
 # spot checks of the golden order itself: weight -1 before 5, ties by name
-echo "$H_INSTALL" | grep -n 'h-pre-install' | head -3 | grep -q '^1:.*h-pre-install-b' || e2e_fail "order: $H_INSTALL"
+echo "$H_INSTALL" | grep -n 'h-pre-install' | sed -n 1,3p | e2e_has '^1:.*h-pre-install-b' || e2e_fail "order: $H_INSTALL"
 n_b=$(echo "$SEQ_INSTALL" | grep -n 'patch configmaps h-pre-install-b' | cut -d: -f1)
 n_c=$(echo "$SEQ_INSTALL" | grep -n 'patch configmaps h-pre-install-c' | cut -d: -f1)
 n_a=$(echo "$SEQ_INSTALL" | grep -n 'patch configmaps h-pre-install-a' | cut -d: -f1)
@@ -119,7 +119,7 @@ echo "== hook-failed policy deletes the failed Job; before-hook-creation replace
 log_mark
 bh_fail release upgrade hk "$CH" -n lr --set preUpgradeJob=true --set jobExit=3 --set jobDeletePolicy=hook-failed --timeout 30s
 seq=$(log_since)
-echo "$seq" | grep -q 'delete jobs h-pre-upgrade-job' || e2e_fail "failed Job not deleted with hook-failed: $seq"
+echo "$seq" | e2e_has 'delete jobs h-pre-upgrade-job' || e2e_fail "failed Job not deleted with hook-failed: $seq"
 e2e_retry 10 sh -c '! kubectl get job h-pre-upgrade-job -n lr >/dev/null 2>&1' || e2e_fail "Job still there"
 expect_versions lr hk "1:deployed 2:failed 3:failed"
 

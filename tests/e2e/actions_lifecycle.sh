@@ -64,7 +64,7 @@ bh release upgrade pod "$PODINFO" -n rr $NOH --set replicaCount=2 --timeout 60s
 before=$(kubectl get pods -n rr -l app.kubernetes.io/name=pod-podinfo -o jsonpath='{.items[*].metadata.name}')
 log_mark
 bh release rollback pod -n rr $NOH --recreate --timeout 60s
-log_since | grep -q '^delete pods ' || e2e_fail "--recreate deleted no pods"
+log_since | e2e_has '^delete pods ' || e2e_fail "--recreate deleted no pods"
 e2e_expect_contains "$BH_OUT" "recreate Pod rr/" "--recreate report"
 after=$(kubectl get pods -n rr -l app.kubernetes.io/name=pod-podinfo -o jsonpath='{.items[*].metadata.name}')
 for p in $before; do case " $after " in *" $p "*) e2e_fail "pod $p survived --recreate ($after)" ;; esac; done

@@ -34,7 +34,7 @@ bh release upgrade hk "$CH" -n c $NOH --crds create-replace --crd-label helm.too
 [ "$(crd_singular)" = widget ] || e2e_fail "--crds create-replace did not update the CRD"
 [ "$(kubectl get crd widgets.example.com -o jsonpath='{.metadata.labels.helm\.toolkit\.fluxcd\.io/name}')" = hk ] ||
 	e2e_fail "CRD labels (Flux's helm.toolkit.fluxcd.io/name) not applied"
-helm get manifest hk -n c | grep -q CustomResourceDefinition && e2e_fail "CRD stored in the release manifest"
+helm get manifest hk -n c | e2e_has CustomResourceDefinition && e2e_fail "CRD stored in the release manifest"
 bh release uninstall hk -n c $NOH
 kubectl get crd widgets.example.com >/dev/null 2>&1 || e2e_fail "uninstall deleted the CRD (Helm never does)"
 

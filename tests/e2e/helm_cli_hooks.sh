@@ -19,8 +19,8 @@ out=$(helm install hooks "$chart" -n default --wait --timeout 60s \
 e2e_expect_contains "$out" "STATUS: deployed" "install with hooks"
 [ $((SECONDS - t0)) -ge 3 ] || e2e_fail "install did not wait for the sleeping pre-install job"
 log=$(kubesim_admin GET /_kubesim/log)
-echo "$log" | grep -q '"verb":"create","user":"admin".*"resource":"jobs"' || \
-	echo "$log" | grep '"resource":"jobs"' | grep -q '"verb":"patch"' || e2e_fail "helm created no hook job"
+echo "$log" | e2e_has '"verb":"create","user":"admin".*"resource":"jobs"' || \
+	echo "$log" | grep '"resource":"jobs"' | e2e_has '"verb":"patch"' || e2e_fail "helm created no hook job"
 # hook-delete-policy hook-succeeded: both jobs are gone again
 e2e_retry 10 sh -c '[ -z "$(kubectl get jobs -o name)" ]' || e2e_fail "succeeded hook jobs not deleted: $(kubectl get jobs -o name)"
 

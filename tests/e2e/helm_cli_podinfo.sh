@@ -63,7 +63,7 @@ e2e_expect_contains "$out" 'release "podinfo" uninstalled' "uninstall"
 # the failed test pod stays (its hook-delete-policy lacks hook-failed), as in a real cluster
 e2e_retry 10 sh -c '[ -z "$(kubectl get pods -n apps -o name | grep -v fault-test)" ]' \
 	|| e2e_fail "pods not garbage collected after uninstall: $(kubectl get pods -n apps -o name)"
-kubectl get pods -n apps -o name | grep -q fault-test || e2e_fail "the failed test pod should be kept"
+kubectl get pods -n apps -o name | e2e_has fault-test || e2e_fail "the failed test pod should be kept"
 out=$(helm list -n apps -q)
 [ -z "$out" ] || e2e_fail "helm list after uninstall: $out"
 echo "PASS: helm_cli_podinfo"

@@ -51,5 +51,5 @@ out=$(KUBECONFIG="$E2E_TMP/alice.kubeconfig" kubectl get configmap made-by-sa -n
 [ "$out" = configmap/made-by-sa ] || e2e_fail "got '$out'"
 
 log=$(kubesim_admin GET /_kubesim/log)
-echo "$log" | grep '"user":"alice"' | grep -q "\"impersonatedUser\":\"$sa\"" || e2e_fail "request log lacks alice as $sa"
+echo "$log" | grep '"user":"alice"' | e2e_has "\"impersonatedUser\":\"$sa\"" || e2e_fail "request log lacks alice as $sa"
 echo "PASS: kubectl_auth"

@@ -40,6 +40,13 @@ e2e_cleanup() {
 trap e2e_cleanup EXIT
 trap 'exit 1' INT TERM
 
+# e2e_has PATTERN...: grep that reads all its input and prints nothing.
+# Use it at the end of a pipe instead of 'grep -q': under pipefail, grep -q's
+# early exit reaches the writer as SIGPIPE and fails a pipe that matched.
+e2e_has() {
+	grep "$@" >/dev/null
+}
+
 e2e_fail() {
 	echo "FAIL: $*" >&2
 	if [ -n "${KUBESIM_DIR:-}" ] && [ -f "$KUBESIM_DIR/kubesim.log" ]; then

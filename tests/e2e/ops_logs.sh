@@ -19,11 +19,15 @@ done
 e2e_expect_contains "$("$BH_BUILDDIR/worker/bulkhead-worker" --help)" "Not for direct use" "worker --help"
 e2e_expect_contains "$("$BH_BUILDDIR/fetcher/bulkhead-fetcher" --help)" "Not for direct use" "fetcher --help"
 # the manual pages name every option and command the binaries list
+# (the pages are read into variables: 'sed | grep -q' under pipefail fails
+# whenever grep's early exit reaches sed as SIGPIPE)
+man8=$(sed 's/\\-/-/g' "$BH_SRCDIR/man/bulkheadd.8")
+man1=$(sed 's/\\-/-/g' "$BH_SRCDIR/man/bulkhead.1")
 for f in $("$BH_BUILDDIR/supervisor/bulkheadd" --help | grep -o -- '--[a-z-]*' | sort -u); do
-	sed 's/\\-/-/g' "$BH_SRCDIR/man/bulkheadd.8" | grep -q -- "$f" || sk_fail "bulkheadd(8) lacks $f"
+	grep -q -- "$f" <<<"$man8" || sk_fail "bulkheadd(8) lacks $f"
 done
 for c in $("$BH_BUILDDIR/cli/bulkhead" --help | sed -n 's/^  \([a-z-]*\) .*/\1/p'); do
-	sed 's/\\-/-/g' "$BH_SRCDIR/man/bulkhead.1" | grep -q "^\.BR* $c" || sk_fail "bulkhead(1) lacks the command $c"
+	grep -q "^\.BR* $c" <<<"$man1" || sk_fail "bulkhead(1) lacks the command $c"
 done
 "$BH_BUILDDIR/supervisor/bulkheadd" --log-encoding=yaml >/dev/null 2>&1 && sk_fail "--log-encoding=yaml accepted"
 

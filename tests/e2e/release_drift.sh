@@ -90,7 +90,7 @@ kubectl patch configmap i-config -n team-d --type=merge -p '{"data":{"message":"
 rl_request team-d i
 [ "$(replicas i)" = 4 ] || sk_fail "ignore rule: /spec/replicas was reverted to $(replicas i)"
 [ "$(kubectl get cm i-config -n team-d -o jsonpath='{.data.message}')" = mine ] || sk_fail "driftDetection: disabled object was corrected"
-events | grep -q "^i Warning DriftDetected" && sk_fail "drift reported despite the ignore rule and annotation: $(events | grep '^i ')"
+events | e2e_has "^i Warning DriftDetected" && sk_fail "drift reported despite the ignore rule and annotation: $(events | grep '^i ')"
 e2e_expect_contains "$(rl_cond team-d i Drifted)" "False|NoDriftDetected|" "Drifted with an ignore rule"
 # but the rest of the Deployment is still watched
 kubectl patch deploy i -n team-d --type=json -p '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"nginx:evil"}]' >/dev/null

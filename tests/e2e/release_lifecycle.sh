@@ -36,7 +36,7 @@ r=$(sk_ready team-l web)
 e2e_expect_contains "$r" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-l/web.v2 with chart app@1.0.0" "Ready after unlock"
 # (the upgrade supersedes the unlocked, failed v1 as Helm's does)
 [ "$(rl_history team-l web)" = "1:superseded 2:deployed" ] || sk_fail "helm history after unlock: $(rl_history team-l web)"
-helm history web -n team-l | grep -q "Release unlocked from stale 'pending-install' state" || sk_fail "unlock description: $(helm history web -n team-l)"
+helm history web -n team-l | e2e_has "Release unlocked from stale 'pending-install' state" || sk_fail "unlock description: $(helm history web -n team-l)"
 [ "$(rl_status team-l web '{.status.history[0].version}:{.status.history[0].status} {.status.history[1].version}:{.status.history[1].status}')" = "2:deployed 1:superseded" ] \
 	|| sk_fail "status.history after unlock: $(rl_status team-l web '{.status.history}')"
 grep -q "running 'unlock' action" "$SK_DIR/bulkheadd.log" || sk_fail "no unlock action in the log"
@@ -107,7 +107,7 @@ rels = {r["name"]: r for r in json.load(sys.stdin)}
 r = rels["team-l-target-apart"]
 assert r["namespace"] == "team-l-target" and r["status"] == "deployed" and r["revision"] == "1", r' \
 	|| sk_fail "helm list -n team-l: $(helm list -n team-l)"
-helm get manifest team-l-target-apart -n team-l | grep -q "name: team-l-target-apart-config" || sk_fail "helm get manifest of apart"
+helm get manifest team-l-target-apart -n team-l | e2e_has "name: team-l-target-apart-config" || sk_fail "helm get manifest of apart"
 [ "$(rl_status team-l apart '{.status.storageNamespace} {.status.history[0].namespace} {.status.history[0].name}')" = "team-l team-l-target team-l-target-apart" ] \
 	|| sk_fail "status of apart: $(rl_status team-l apart '{.status}')"
 # an upgrade and the uninstall on deletion use the same storage

@@ -29,7 +29,7 @@ e2e_expect_contains "$(rl_cond team-m web TestSuccess)" "True|TestSucceeded|" "T
 [ -n "$(rl_status team-m web '{.status.history[0].testHooks.web-test.lastCompleted}')" ] || sk_fail "testHooks lastCompleted"
 [ "$(kubectl get pod web-test -n team-m -o jsonpath='{.status.phase}')" = Succeeded ] || sk_fail "test pod"
 # helm sees the test run in the release too
-helm status web -n team-m 2>/dev/null | grep -q 'Phase:.*Succeeded' || sk_fail "helm status lacks the test phase: $(helm status web -n team-m 2>&1)"
+helm status web -n team-m 2>/dev/null | e2e_has 'Phase:.*Succeeded' || sk_fail "helm status lacks the test phase: $(helm status web -n team-m 2>&1)"
 
 # an upgrade that never becomes ready: upgrade, rollback, upgrade, rollback, stalled
 kubectl patch helmrelease web -n team-m --type=merge -p '{"spec":{"values":{"message":"two","broken":true}}}' >/dev/null
@@ -47,7 +47,7 @@ e2e_expect_contains "$(rl_cond team-m web Released)" "False|UpgradeFailed|Helm u
 [ "$(rl_status team-m web '{.status.upgradeFailures} {.status.failures} {.status.lastAttemptedReleaseAction}')" = "2 2 upgrade" ] \
 	|| sk_fail "counters: $(rl_status team-m web '{.status}')"
 [ "$(rl_history team-m web)" = "1:superseded 2:failed 3:superseded 4:failed 5:deployed" ] || sk_fail "helm history: $(rl_history team-m web)"
-helm history web -n team-m 2>/dev/null | grep -q "Rollback to 3" || sk_fail "no 'Rollback to 3' in helm history"
+helm history web -n team-m 2>/dev/null | e2e_has "Rollback to 3" || sk_fail "no 'Rollback to 3' in helm history"
 [ "$(rl_status team-m web '{.status.history[0].version}:{.status.history[0].status}:{.status.history[0].action}')" = "5:deployed:rollback" ] \
 	|| sk_fail "history[0]: $(rl_status team-m web '{.status.history[0]}')"
 [ "$(kubectl get cm web-config -n team-m -o jsonpath='{.data.message}')" = one ] || sk_fail "web-config not rolled back"

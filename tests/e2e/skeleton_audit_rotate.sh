@@ -61,6 +61,6 @@ BULKHEADD_PID=
 kubesim_admin DELETE /_kubesim/faults >/dev/null
 id=$(grep "$cm" "$SK_DIR/rot.log" | head -1 | sed 's/.*"id":"\([^"]*\)".*/\1/')
 [ -n "$id" ] || sk_fail "the intent record has no id"
-grep "\"id\":\"$id\"" "$SK_DIR"/rot.log* | grep -q '"phase":"outcome"' && sk_fail "request $id has an outcome: it was not in flight"
+grep "\"id\":\"$id\"" "$SK_DIR"/rot.log* | e2e_has '"phase":"outcome"' && sk_fail "request $id has an outcome: it was not in flight"
 echo "crash: request $id is on record as an intent without an outcome"
 echo "PASS: the audit log rotates without losing a record, and records requests in flight"

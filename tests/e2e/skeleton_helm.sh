@@ -35,7 +35,7 @@ sys.exit(docs(open(sys.argv[1]).read()) != docs(open(sys.argv[2]).read()))' <(ec
 
 list=$(helm list -n team-h 2>&1) || sk_fail "helm list failed: $list"
 echo "$list"
-echo "$list" | awk -F'\t' 'NR==2 {gsub(/ /, ""); print $1, $3, $5, $6, $7}' | grep -qx "web 1 deployed demo-0.1.0 1.0.0" \
+echo "$list" | awk -F'\t' 'NR==2 {gsub(/ /, ""); print $1, $3, $5, $6, $7}' | e2e_has -x "web 1 deployed demo-0.1.0 1.0.0" \
 	|| sk_fail "helm list does not show web revision 1 deployed demo-0.1.0 1.0.0: $list"
 lj=$(helm list -n team-h -o json)
 [ "$(echo "$lj" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(len(r), r[0]["name"], r[0]["namespace"], r[0]["revision"], r[0]["status"], r[0]["chart"], r[0]["app_version"])')" = "1 web team-h 1 deployed demo-0.1.0 1.0.0" ] \
@@ -44,19 +44,19 @@ lj=$(helm list -n team-h -o json)
 got=$(helm get manifest web -n team-h 2>&1) || sk_fail "helm get manifest failed: $got"
 want=$(helm template web "$chart" -n team-h 2>&1 | with_origin web team-h) || sk_fail "helm template failed: $want"
 same_docs "$got" "$want" || { diff <(echo "$want") <(echo "$got"); sk_fail "helm get manifest differs from helm template"; }
-echo "$got" | grep -q "^# Source: demo/templates/" || sk_fail "helm get manifest lost its # Source lines"
+echo "$got" | e2e_has "^# Source: demo/templates/" || sk_fail "helm get manifest lost its # Source lines"
 
 hist=$(helm history web -n team-h 2>&1) || sk_fail "helm history failed: $hist"
 echo "$hist"
-echo "$hist" | awk 'NR==2 {print $1, $NF}' | grep -q "^1 " || sk_fail "helm history has no revision 1: $hist"
-echo "$hist" | grep -q "Install complete" || sk_fail "helm history lacks 'Install complete': $hist"
+echo "$hist" | awk 'NR==2 {print $1, $NF}' | e2e_has "^1 " || sk_fail "helm history has no revision 1: $hist"
+echo "$hist" | e2e_has "Install complete" || sk_fail "helm history lacks 'Install complete': $hist"
 
 vals=$(helm get values web -n team-h -o json 2>&1) || sk_fail "helm get values failed: $vals"
 echo "$vals" | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin) != {"greeting": "<hi> & bye", "replicas": 2})' \
 	|| sk_fail "helm get values: $vals"
 
 status=$(helm status web -n team-h 2>&1) || sk_fail "helm status failed: $status"
-echo "$status" | grep -q "STATUS: deployed" || sk_fail "helm status: $status"
+echo "$status" | e2e_has "STATUS: deployed" || sk_fail "helm status: $status"
 
 # the objects carry Helm's ownership metadata, so Helm can take them over
 owner=$(kubectl get configmap demo-config -n team-h -o jsonpath='{.metadata.labels.app\.kubernetes\.io/managed-by} {.metadata.annotations.meta\.helm\.sh/release-name}')

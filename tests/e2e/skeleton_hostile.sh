@@ -55,7 +55,7 @@ for want in '"helmRelease":"team-x/oversized","identity":"system:serviceaccount:
 	e2e_expect_contains "$a" "$want" "audit log"
 done
 # the secret was never read: no audit line forwarded it
-if grep '"path":"/api/v1/namespaces/team-victim/secrets/db-password"' "$SK_AUDIT" | grep -qv '"status":403'; then
+if grep '"path":"/api/v1/namespaces/team-victim/secrets/db-password"' "$SK_AUDIT" | e2e_has -v '"status":403'; then
 	sk_fail "a request for team-victim's secret was forwarded"
 fi
 kill -0 "$BULKHEADD_PID" 2>/dev/null || sk_fail "bulkheadd died"

@@ -82,13 +82,13 @@ sum=$(sha256sum "$repo/index.yaml" | cut -d' ' -f1)
 c=$(kubectl get helmchart team-r-web -n team-r -o jsonpath='{.status.conditions[?(@.type=="Ready")].reason}|{.status.conditions[?(@.type=="Ready")].message}|{.status.artifact.revision}|{.status.artifact.digest}')
 sum=$(sha256sum "$repo/demo-0.1.0.tgz" | cut -d' ' -f1)
 [ "$c" = "ChartPullSucceeded|pulled 'demo' chart with version '0.1.0'|0.1.0|sha256:$sum" ] || sk_fail "HelmChart status: '$c'"
-helm list -n team-r | grep -q "demo-0.1.0" || sk_fail "helm list does not show demo-0.1.0"
+helm list -n team-r | e2e_has "demo-0.1.0" || sk_fail "helm list does not show demo-0.1.0"
 
 # a new version published by helm repo index: upgraded within seconds
 publish 0.2.0
 wait_rev 0.2.0 30
 sk_wait_ready team-r web 30 >/dev/null
-helm history web -n team-r | grep -q "demo-0.2.0" || sk_fail "helm history has no demo-0.2.0"
+helm history web -n team-r | e2e_has "demo-0.2.0" || sk_fail "helm history has no demo-0.2.0"
 
 # .spec.chart.spec.version changed: the HelmChart follows, the release goes back
 kubectl patch helmrelease web -n team-r --type=merge -p '{"spec":{"chart":{"spec":{"version":"0.1.0"}}}}' >/dev/null
@@ -165,7 +165,7 @@ YAML
 https_tenant team-s s3cret
 https_tenant team-w wrong
 sk_wait_ready team-s app 60 >/dev/null
-helm list -n team-s | grep -q "demo-0.2.0" || sk_fail "team-s: helm list does not show demo-0.2.0"
+helm list -n team-s | e2e_has "demo-0.2.0" || sk_fail "team-s: helm list does not show demo-0.2.0"
 e2e_retry 60 sh -c "kubectl get helmrepository secure -n team-w -o jsonpath='{.status.conditions[0].reason} {.status.conditions[0].message}' | grep -q 'AuthenticationFailed.*401 Unauthorized'" \
 	|| sk_fail "team-w: no AuthenticationFailed: $(kubectl get helmrepository secure -n team-w -o jsonpath='{.status.conditions}')"
 echo "PASS"
