@@ -8,6 +8,7 @@
 #include "fetcher/fetch.h"
 #include "fetcher/http.h"
 #include "fetcher/index.h"
+#include "fetcher/oci.h"
 
 int template_remote_wanted(const template_remote *o, const char *chart)
 {
@@ -32,6 +33,55 @@ static int read_pem(const char *path, bh_buf *b, bh_error *err)
 	return 0;
 }
 
+/* An exact version ("1.2.3", "1.2.3-rc.1+b"): Helm asks for that tag
+ * without listing the others. */
+static int exact_version(const char *v)
+{
+	int dots = 0;
+	const char *p = v;
+	for (; *p && *p != '-' && *p != '+'; p++) {
+		if (*p == '.')
+			dots++;
+		else if (*p < '0' || *p > '9')
+			return 0;
+	}
+	return dots == 2 && p > v && p[-1] != '.' && v[0] != '.';
+}
+
+/* oci://host/path[:tag|@digest] as `helm pull` does it; Helm's "Pulled:"
+ * and "Digest:" lines on stderr. */
+static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart, bh_buf *out, bh_error *err)
+{
+	oci_pull_opts po = {0};
+	oci_pulled p = {0};
+	char *url = NULL, *tag = NULL, *digest = NULL;
+	int rc;
+	if ((rc = oci_ref_split(chart, &url, &tag, &digest, err)) < 0)
+		return rc;
+	po.url = url;
+	po.http = ho;
+	po.helm_tags = 1;
+	po.plain_http = o->plain_http;
+	po.max_blob = FETCH_DEFAULT_MAX_CHART;
+	po.digest = digest;
+	if (tag && o->version && *o->version && strcmp(tag, o->version) != 0)
+		rc = bh_error_set(err, BH_EINVAL, "chart reference and version mismatch: %s is not %s", o->version, tag);
+	else if (tag || (o->version && exact_version(o->version)))
+		po.tag = tag ? tag : o->version;
+	else
+		po.semver = o->version;
+	if (rc == 0 && (rc = oci_pull(&po, out, &p, err)) == 0) {
+		fprintf(stderr, "Pulled: %s%s%s\nDigest: %s\n", url + 6, p.tag ? ":" : "@", p.tag ? p.tag : p.manifest_digest,
+			p.manifest_digest);
+		fflush(stderr);
+	}
+	oci_pulled_free(&p);
+	free(url);
+	free(tag);
+	free(digest);
+	return rc;
+}
+
 int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *out, bh_error *err)
 {
 	bh_buf ca = BH_BUF_INIT, cert = BH_BUF_INIT, key = BH_BUF_INIT, raw = BH_BUF_INIT;
@@ -41,8 +91,6 @@ int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *o
 	char *url = NULL, *iurl = NULL;
 	int rc;
 	memset(&ho, 0, sizeof ho);
-	if (!strncmp(chart, "oci://", 6))
-		return bh_error_set(err, BH_EINVAL, "oci:// charts are not supported by bulkhead template yet");
 	if ((rc = http_init(NULL, 0, err)) < 0 || (rc = read_pem(o->ca_file, &ca, err)) < 0 ||
 	    (rc = read_pem(o->cert_file, &cert, err)) < 0 || (rc = read_pem(o->key_file, &key, err)) < 0)
 		goto done;
@@ -54,6 +102,10 @@ int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *o
 	ho.insecure_skip_verify = o->insecure_skip_tls_verify;
 	ho.pass_credentials = o->pass_credentials;
 	ho.timeout_ms = 120000;
+	if (!strncmp(chart, "oci://", 6)) {
+		rc = fetch_oci(o, &ho, chart, out, err);
+		goto done;
+	}
 	if (!o->repo || !*o->repo) { /* a chart URL */
 		rc = http_get(&ho, chart, FETCH_DEFAULT_MAX_CHART, out, err);
 		goto done;

@@ -4,8 +4,10 @@
  * the same warning when a constraint rather than an exact version
  * matched), or a chart URL; with --username/--password, --ca-file,
  * --cert-file/--key-file, --insecure-skip-tls-verify and
- * --pass-credentials. The bytes are fetched by the fetcher's code
- * (fetcher/http.h, fetcher/index.h); error texts are Helm's. */
+ * --pass-credentials; or an oci:// reference (a tag, a digest, or --version
+ * as an exact tag or a constraint over the tags, with --plain-http), with
+ * Helm's "Pulled:" and "Digest:" lines. The bytes are fetched by the fetcher's code
+ * (fetcher/http.h, fetcher/index.h, fetcher/oci.h); error texts are Helm's. */
 #ifndef BH_CLI_TEMPLATE_REMOTE_H
 #define BH_CLI_TEMPLATE_REMOTE_H
 

@@ -4,7 +4,9 @@ noinst_LIBRARIES += fetcher/libbhfetch.a
 fetcher_libbhfetch_a_SOURCES = \
 	fetcher/fetch.c fetcher/fetch.h \
 	fetcher/http.c fetcher/http.h \
-	fetcher/index.c fetcher/index.h
+	fetcher/index.c fetcher/index.h \
+	fetcher/oci.c fetcher/oci.h \
+	fetcher/ocidec.c fetcher/ocidec.h
 fetcher_libbhfetch_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 BH_FETCH_LIBS = fetcher/libbhfetch.a proto/libbhproto.a $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS)
 
@@ -21,7 +23,8 @@ TESTS += tests/unit/test_fetcher
 UNIT_TESTS += tests/unit/test_fetcher
 
 # e2e tests of the built-in sources (registered here, not in tests/e2e/local.mk)
-SOURCES_E2E = tests/e2e/sources_helmrepo.sh tests/e2e/sources_hostile.sh tests/e2e/sources_external.sh tests/e2e/sources_template.sh
+SOURCES_E2E = tests/e2e/sources_helmrepo.sh tests/e2e/sources_hostile.sh tests/e2e/sources_external.sh tests/e2e/sources_template.sh \
+	tests/e2e/sources_oci_template.sh
 TESTS += $(SOURCES_E2E)
 EXTRA_DIST += $(SOURCES_E2E) tests/e2e/sources
 
@@ -31,3 +34,10 @@ tests_unit_test_fetcher_sandbox_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(SECCOMP_
 tests_unit_test_fetcher_sandbox_LDADD = $(BH_SANDBOX_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_fetcher_sandbox
 UNIT_TESTS += tests/unit/test_fetcher_sandbox
+
+check_PROGRAMS += tests/unit/test_ocidec
+tests_unit_test_ocidec_SOURCES = tests/unit/test_ocidec.c
+tests_unit_test_ocidec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_ocidec_LDADD = $(BH_FETCH_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_ocidec
+UNIT_TESTS += tests/unit/test_ocidec

@@ -16,7 +16,7 @@ typedef struct ffield {
 
 #define RQ(f) offsetof(proto_fetch_request, f)
 static const ffield request_fields[] = {
-	{"op", F_I32, RQ(op), FETCH_OP_ARTIFACT, 1},
+	{"op", F_I32, RQ(op), FETCH_OP_OCI, 1},
 	{"url", F_STR, RQ(url), 4096, 1},
 	{"chart", F_STR, RQ(chart), 253, 0},
 	{"version", F_STR, RQ(version), 1024, 0},
@@ -28,7 +28,13 @@ static const ffield request_fields[] = {
 	{"caPem", F_STR, RQ(ca_pem), 65536, 0},
 	{"certPem", F_STR, RQ(cert_pem), 65536, 0},
 	{"keyPem", F_STR, RQ(key_pem), 65536, 0},
+	{"dockerConfig", F_STR, RQ(docker_config), 65536, 0},
+	{"tag", F_STR, RQ(tag), 128, 0},
+	{"semver", F_STR, RQ(semver), 1024, 0},
+	{"refDigest", F_STR, RQ(ref_digest), 200, 0},
+	{"mediaType", F_STR, RQ(media_type), 255, 0},
 	{"insecureSkipVerify", F_BOOL, RQ(insecure_skip_verify), 0, 0},
+	{"plainHttp", F_BOOL, RQ(plain_http), 0, 0},
 	{"passCredentials", F_BOOL, RQ(pass_credentials), 0, 0},
 	{"timeoutMs", F_INT, RQ(timeout_ms), 3600000, 0},
 	{"maxIndex", F_INT, RQ(max_index), (size_t)1 << 30, 0},
@@ -119,7 +125,7 @@ static int decode(const char *what, const ffield *fs, const unsigned char *p, si
 		if (f->kind == F_STR) {
 			size_t l = json_string_length(v);
 			if (!json_is_string(v) || l > f->max ||
-			    !text_ok(json_string_value(v), l, strstr(f->key, "Pem") || !strcmp(f->key, "message"))) {
+			    !text_ok(json_string_value(v), l, strstr(f->key, "Pem") || strstr(f->key, "Config") || !strcmp(f->key, "message"))) {
 				json_decref(root);
 				return bh_error_set(err, BH_EPROTO, "%s: field %s must be a string of at most %zu printable bytes",
 						    what, f->key, f->max);
@@ -152,7 +158,7 @@ static void free_strs(const ffield *fs, void *s)
 	for (const ffield *f = fs; f->key; f++)
 		if (f->kind == F_STR) {
 			char **p = (char **)((char *)s + f->off);
-			if (*p && strstr(f->key, "Pem"))
+			if (*p && (strstr(f->key, "Pem") || strstr(f->key, "Config")))
 				explicit_bzero(*p, strlen(*p));
 			free(*p);
 			*p = NULL;

@@ -22,17 +22,20 @@ enum proto_fetch_op {
 	FETCH_OP_INDEX = 1,    /* a Helm repository's index.yaml (artifact: the index) */
 	FETCH_OP_CHART,        /* index.yaml, pick chart/version, download it */
 	FETCH_OP_ARTIFACT,     /* a URL whose digest is known (source-controller artifacts) */
+	FETCH_OP_OCI,          /* an OCIRepository: url oci://..., tag/semver/refDigest, mediaType */
 };
 
 typedef struct proto_fetch_request {
 	int op;
-	char *url;                       /* repository URL, or artifact URL */
+	char *url;                       /* repository URL (http(s):// or oci://), or artifact URL */
 	char *chart, *version;           /* CHART: name and semver constraint */
 	char *digest;                    /* ARTIFACT: expected "sha256:<hex>" */
-	char *have_version, *have_digest;/* CHART: the artifact the supervisor holds */
+	char *have_version, *have_digest;/* CHART, OCI: the artifact the supervisor holds (OCI: its revision) */
 	char *username, *password;
 	char *ca_pem, *cert_pem, *key_pem;
-	int insecure_skip_verify, pass_credentials;
+	char *docker_config;             /* .dockerconfigjson of the source's secret */
+	char *tag, *semver, *ref_digest, *media_type; /* OCI: the reference and the layer */
+	int insecure_skip_verify, pass_credentials, plain_http;
 	long long timeout_ms, max_index, max_chart;
 } proto_fetch_request;
 
@@ -42,7 +45,7 @@ typedef struct proto_fetch_result {
 	char *reason;    /* CamelCase */
 	char *message;
 	char *digest;    /* "sha256:<64 hex>" of the artifact */
-	char *revision;  /* INDEX: the index digest; CHART: the chart version */
+	char *revision;  /* INDEX: the index digest; CHART: the chart version; OCI: <tag>@<manifest digest> */
 	char *chart;     /* CHART: chart name */
 	long long size;
 } proto_fetch_result;

@@ -11,7 +11,8 @@ pkgs=(build-essential autoconf automake libtool pkg-config
       libcurl4-openssl-dev libjansson-dev libyaml-dev libseccomp-dev libcap-dev
       libssl-dev libarchive-dev check libpcre2-dev libcrypt-dev zlib1g-dev
       openssl unzip curl clang libclang-rt-14-dev valgrind
-      libmicrohttpd-dev libsystemd-dev prometheus systemd)
+      libmicrohttpd-dev libsystemd-dev prometheus systemd
+      docker-registry apache2-utils)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,387 @@
+/* fetcher/oci.c — see oci.h. */
+#include "fetcher/oci.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fetcher/fetch.h"
+#include "fetcher/ocidec.h"
+#include "lib/semver.h"
+
+#define OCI_MANIFEST_ACCEPT "application/vnd.oci.image.manifest.v1+json"
+
+typedef struct reg {
+	const oci_pull_opts *o;
+	char base[1200];     /* scheme://host:port */
+	char host[600];      /* host:port, the docker config key */
+	char name[1200];     /* repository path */
+	char *user, *pass;   /* the registry's credentials, or NULL */
+	char *token;         /* a Bearer token from the realm, or NULL */
+	int basic;           /* the registry asked for Basic */
+	int auth_tried;
+	int auth_failed;
+} reg;
+
+int oci_ref_split(const char *ref, char **url, char **tag, char **digest, bh_error *err)
+{
+	const char *p = ref + 6, *slash, *at, *colon;
+	*url = *tag = *digest = NULL;
+	if (strncmp(ref, "oci://", 6) != 0 || !(slash = strchr(p, '/')) || slash == p || !slash[1])
+		return bh_error_set(err, BH_EINVAL, "invalid OCI reference %s: want oci://host/path", ref);
+	if ((at = strchr(slash, '@'))) {
+		*digest = strdup(at + 1);
+		*url = strndup(ref, (size_t)(at - ref));
+	} else if ((colon = strrchr(slash, ':'))) {
+		*tag = strdup(colon + 1);
+		*url = strndup(ref, (size_t)(colon - ref));
+	} else {
+		*url = strdup(ref);
+	}
+	if (!*url) {
+		free(*tag), free(*digest);
+		*tag = *digest = NULL;
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int reg_init(reg *r, const oci_pull_opts *o, bh_error *err)
+{
+	const char *p = o->url + 6, *slash;
+	size_t n;
+	memset(r, 0, sizeof *r);
+	r->o = o;
+	if (strncmp(o->url, "oci://", 6) != 0 || !(slash = strchr(p, '/')) || slash == p || !slash[1] ||
+	    (size_t)(slash - p) >= sizeof r->host)
+		return bh_error_set(err, BH_EINVAL, "invalid OCI URL %s: want oci://host/path", o->url);
+	snprintf(r->host, sizeof r->host, "%.*s", (int)(slash - p), p);
+	snprintf(r->name, sizeof r->name, "%s", slash + 1);
+	n = strlen(r->name);
+	while (n && r->name[n - 1] == '/')
+		r->name[--n] = '\0';
+	for (const char *c = r->name; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789._-/", *c))
+			return bh_error_set(err, BH_EINVAL, "invalid OCI repository name '%s': only lower-case letters, "
+					    "digits, '.', '_', '-' and '/' are allowed", r->name);
+	snprintf(r->base, sizeof r->base, "%s://%s", o->plain_http ? "http" : "https", r->host);
+	if (o->http->username) {
+		r->user = strdup(o->http->username);
+		r->pass = strdup(o->http->password ? o->http->password : "");
+	} else if (o->docker_config) {
+		int rc = oci_dockercfg_lookup(o->docker_config, strlen(o->docker_config), r->host, &r->user, &r->pass, err);
+		if (rc < 0 && rc != BH_ENOTFOUND)
+			return rc;
+	}
+	return 0;
+}
+
+static void reg_free(reg *r)
+{
+	char *s[] = {r->user, r->pass, r->token};
+	for (size_t i = 0; i < 3; i++)
+		if (s[i]) {
+			explicit_bzero(s[i], strlen(s[i]));
+			free(s[i]);
+		}
+}
+
+/* GET the token for the challenge's service and scope from its realm. */
+static int get_token(reg *r, const oci_challenge *ch, bh_error *err)
+{
+	const char *realm = oci_auth_param_get(ch, "realm"), *service = oci_auth_param_get(ch, "service");
+	const char *scope = oci_auth_param_get(ch, "scope");
+	char defscope[1300], *url = NULL, *es = NULL, *esc = NULL;
+	http_opts ho = *r->o->http;
+	bh_buf b = BH_BUF_INIT;
+	int rc;
+	if (!realm || (strncmp(realm, "https://", 8) != 0 && !(r->o->plain_http && strncmp(realm, "http://", 7) == 0)))
+		return bh_error_set(err, BH_EDENIED, "registry %s: the Bearer challenge's realm '%s' is not an https URL",
+				    r->host, realm ? realm : "");
+	snprintf(defscope, sizeof defscope, "repository:%s:pull", r->name);
+	es = curl_easy_escape(NULL, service ? service : "", 0);
+	esc = curl_easy_escape(NULL, scope ? scope : defscope, 0);
+	if (!es || !esc || asprintf(&url, "%s%cservice=%s&scope=%s", realm, strchr(realm, '?') ? '&' : '?', es, esc) < 0)
+		url = NULL;
+	curl_free(es);
+	curl_free(esc);
+	if (!url)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	ho.username = r->user;
+	ho.password = r->pass;
+	ho.bearer = NULL;
+	ho.auth_url = realm;
+	ho.accept = "application/json";
+	ho.www_authenticate = ho.content_type = NULL;
+	rc = http_get(&ho, url, OCI_MAX_TOKEN_ANSWER, &b, err);
+	if (rc < 0 && (ho.status == 401 || ho.status == 403))
+		rc = bh_error_set(err, BH_EDENIED, "registry %s: the token service %s refused the %s: %ld", r->host, realm,
+				  r->user ? "credentials" : "anonymous request", ho.status);
+	else if (rc < 0)
+		bh_error_prefix(err, "registry %s: getting a token", r->host);
+	else
+		rc = oci_token_decode(b.data ? b.data : "", b.len, &r->token, err);
+	free(ho.www_authenticate);
+	free(ho.content_type);
+	free(url);
+	bh_buf_free(&b);
+	return rc;
+}
+
+/* Answers a 401's challenge; 0 when the request should be tried again. */
+static int authenticate(reg *r, const char *www, bh_error *err)
+{
+	oci_challenges cs;
+	const oci_challenge *ch;
+	int rc;
+	r->auth_failed = 1;
+	if (r->auth_tried || !www)
+		return bh_error_set(err, BH_EDENIED, "registry %s: authentication failed%s: 401 Unauthorized", r->host,
+				    r->user ? " (wrong username or password?)" : " (no credentials given)");
+	r->auth_tried = 1;
+	if ((rc = oci_auth_decode(www, strlen(www), &cs, err)) < 0) {
+		oci_auth_free(&cs);
+		return bh_error_prefix(err, "registry %s", r->host);
+	}
+	if ((ch = oci_auth_find(&cs, "Bearer"))) {
+		rc = get_token(r, ch, err);
+	} else if (oci_auth_find(&cs, "Basic")) {
+		r->basic = 1;
+		rc = r->user ? 0
+			     : bh_error_set(err, BH_EDENIED, "registry %s asks for basic authentication and no credentials "
+					    "were given: 401 Unauthorized", r->host);
+	} else {
+		rc = bh_error_set(err, BH_EDENIED, "registry %s: unsupported authentication scheme '%s'", r->host,
+				  cs.n ? cs.c[0].scheme : "");
+	}
+	oci_auth_free(&cs);
+	if (rc == 0)
+		r->auth_failed = 0;
+	return rc;
+}
+
+/* GET base/v2/<name>/<what> with the registry's auth. */
+static int reg_get(reg *r, const char *what, const char *accept, size_t max, bh_buf *out, bh_error *err)
+{
+	char *url;
+	int rc;
+	if (asprintf(&url, "%s/v2/%s/%s", r->base, r->name, what) < 0)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (;;) {
+		http_opts ho = *r->o->http;
+		ho.username = r->basic ? r->user : NULL;
+		ho.password = r->basic ? r->pass : NULL;
+		ho.bearer = r->token;
+		ho.auth_url = r->base;
+		ho.accept = accept;
+		ho.www_authenticate = ho.content_type = NULL;
+		rc = http_get(&ho, url, max, out, err);
+		if (rc < 0 && ho.status == 401) {
+			rc = authenticate(r, ho.www_authenticate, err);
+			free(ho.www_authenticate);
+			free(ho.content_type);
+			if (rc == 0)
+				continue;
+		} else {
+			free(ho.www_authenticate);
+			free(ho.content_type);
+		}
+		break;
+	}
+	free(url);
+	return rc;
+}
+
+static int cmp_tags_desc(const void *a, const void *b)
+{
+	const semver *x = a, *y = b;
+	int c = semver_compare(y, x);
+	return c ? c : strcmp(y->original, x->original);
+}
+
+/* The tag the options select. */
+static int resolve_tag(reg *r, char **tag, bh_error *err)
+{
+	const oci_pull_opts *o = r->o;
+	const char *con = o->semver && *o->semver ? o->semver : "*";
+	bh_buf b = BH_BUF_INIT;
+	char **tags = NULL, msg[300];
+	semver *sv = NULL;
+	size_t nt = 0, nv = 0;
+	int rc;
+	*tag = NULL;
+	if (o->tag && *o->tag)
+		return (*tag = strdup(o->tag)) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (!o->helm_tags && (!o->semver || !*o->semver))
+		return (*tag = strdup("latest")) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	if ((rc = reg_get(r, "tags/list", "application/json", (size_t)16 << 20, &b, err)) < 0 ||
+	    (rc = oci_tags_decode(b.data ? b.data : "", b.len, &tags, &nt, err)) < 0) {
+		bh_buf_free(&b);
+		return bh_error_prefix(err, "listing the tags of %s", o->url);
+	}
+	bh_buf_free(&b);
+	if (o->helm_tags)
+		for (size_t i = 0; i < nt; i++)
+			for (char *c = tags[i]; *c; c++)
+				if (*c == '_')
+					*c = '+';
+	if (o->helm_tags && o->semver && *o->semver)
+		for (size_t i = 0; i < nt; i++)
+			if (strcmp(tags[i], o->semver) == 0) {
+				*tag = strdup(tags[i]);
+				goto done;
+			}
+	if (nt == 0) {
+		rc = bh_error_set(err, BH_ENOTFOUND, "unable to locate any tags in provided repository: %s", o->url);
+		goto done;
+	}
+	if (!(sv = calloc(nt, sizeof *sv))) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (semver_parse(tags[i], strlen(tags[i]), &sv[nv], msg, sizeof msg) == 0)
+			nv++;
+	qsort(sv, nv, sizeof *sv, cmp_tags_desc);
+	for (size_t i = 0; i < nv && !*tag; i++) {
+		int ok = semver_constraint_check(con, strlen(con), &sv[i], msg, sizeof msg);
+		if (ok < 0) {
+			rc = bh_error_set(err, BH_EINVAL, "%s", msg);
+			goto done;
+		}
+		if (ok)
+			*tag = strdup(sv[i].original);
+	}
+	if (!*tag)
+		rc = bh_error_set(err, BH_ENOTFOUND, "could not locate a version matching provided version string %s",
+				  o->semver && *o->semver ? o->semver : "*");
+done:
+	free(sv);
+	oci_tags_free(tags, nt);
+	return rc;
+}
+
+static const oci_descriptor *pick_layer(const oci_manifest *m, const char *want)
+{
+	for (size_t i = 0; i < m->nlayers; i++)
+		if (want ? !strcmp(m->layers[i].media_type, want)
+			 : !strcmp(m->layers[i].media_type, OCI_HELM_CHART_MEDIA) ||
+				   !strcmp(m->layers[i].media_type, OCI_HELM_CHART_LEGACY_MEDIA))
+			return &m->layers[i];
+	return NULL;
+}
+
+int oci_pull(const oci_pull_opts *o, bh_buf *blob, oci_pulled *out, bh_error *err)
+{
+	reg r;
+	bh_buf mb = BH_BUF_INIT;
+	oci_manifest *m = NULL;
+	const oci_descriptor *l;
+	char md[72], d[72], *what = NULL, *wire_tag = NULL;
+	int rc;
+	memset(out, 0, sizeof *out);
+	bh_buf_reset(blob);
+	if ((rc = reg_init(&r, o, err)) < 0)
+		goto done;
+	out->name = strdup(strrchr(r.name, '/') ? strrchr(r.name, '/') + 1 : r.name);
+	if (o->digest && *o->digest) {
+		if (!oci_digest_valid_sha256(o->digest)) {
+			rc = bh_error_set(err, BH_EINVAL, "invalid digest '%s': want sha256:<64 hex digits>", o->digest);
+			goto done;
+		}
+		wire_tag = strdup(o->digest);
+	} else {
+		if ((rc = resolve_tag(&r, &out->tag, err)) < 0)
+			goto done;
+		wire_tag = strdup(out->tag);
+		for (char *c = wire_tag; c && *c; c++)
+			if (*c == '+')
+				*c = '_'; /* '+' is not allowed in a tag: Helm pushes it as '_' */
+		out->version = strdup(out->tag);
+	}
+	if (!wire_tag || asprintf(&what, "manifests/%s", wire_tag) < 0) {
+		what = NULL;
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = reg_get(&r, what, OCI_MANIFEST_ACCEPT, OCI_MAX_MANIFEST, &mb, err)) < 0) {
+		bh_error_prefix(err, "failed to get the manifest of %s:%s", o->url, wire_tag);
+		goto done;
+	}
+	fetch_sha256(mb.data ? mb.data : "", mb.len, md);
+	if (o->digest && *o->digest && strcmp(md, o->digest) != 0) {
+		rc = bh_error_set(err, BH_EINVAL, "manifest of %s@%s: its content has digest %s", o->url, o->digest, md);
+		goto done;
+	}
+	out->manifest_digest = strdup(md);
+	if (!out->tag)
+		out->revision = strdup(md);
+	else if (asprintf(&out->revision, "%s@%s", out->tag, md) < 0)
+		out->revision = NULL;
+	if (!out->revision || !out->manifest_digest || !out->name) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (o->have_revision && strcmp(o->have_revision, out->revision) == 0) {
+		out->unchanged = 1;
+		goto done;
+	}
+	if ((rc = oci_manifest_decode(mb.data ? mb.data : "", mb.len, &m, err)) < 0) {
+		bh_error_prefix(err, "%s:%s", o->url, wire_tag);
+		goto done;
+	}
+	if (m->is_index) {
+		rc = bh_error_set(err, BH_EINVAL, "%s:%s is an image index, not the manifest of a Helm chart", o->url, wire_tag);
+		goto done;
+	}
+	if (!(l = pick_layer(m, o->media_type))) {
+		rc = bh_error_set(err, BH_ENOTFOUND, "manifest does not contain a layer with mediatype %s",
+				  o->media_type ? o->media_type : OCI_HELM_CHART_MEDIA);
+		goto done;
+	}
+	if (!oci_digest_valid_sha256(l->digest)) {
+		rc = bh_error_set(err, BH_EINVAL, "layer digest %s: only sha256 digests are supported", l->digest);
+		goto done;
+	}
+	if (l->size < 0 || (size_t)l->size > o->max_blob) {
+		rc = bh_error_set(err, BH_ELIMIT, "the chart layer of %s:%s is %lld bytes, more than the limit of %zu", o->url,
+				  wire_tag, l->size, o->max_blob);
+		goto done;
+	}
+	free(what);
+	if (asprintf(&what, "blobs/%s", l->digest) < 0) {
+		what = NULL;
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = reg_get(&r, what, NULL, o->max_blob, blob, err)) < 0) {
+		bh_error_prefix(err, "failed to download the chart layer of %s:%s", o->url, wire_tag);
+		goto done;
+	}
+	fetch_sha256(blob->data ? blob->data : "", blob->len, d);
+	if (strcmp(d, l->digest) != 0 || (long long)blob->len != l->size)
+		rc = bh_error_set(err, BH_EINVAL, "the chart layer of %s:%s does not match its descriptor: digest %s, %zu "
+				  "bytes; the manifest says %s, %lld bytes", o->url, wire_tag, d, blob->len, l->digest, l->size);
+done:
+	out->auth_failed = rc < 0 && r.auth_failed;
+	if (rc < 0)
+		bh_buf_reset(blob);
+	free(what);
+	free(wire_tag);
+	oci_manifest_free(m);
+	bh_buf_free(&mb);
+	reg_free(&r);
+	return rc;
+}
+
+void oci_pulled_free(oci_pulled *p)
+{
+	free(p->tag);
+	free(p->version);
+	free(p->manifest_digest);
+	free(p->revision);
+	free(p->name);
+	memset(p, 0, sizeof *p);
+}
