@@ -452,6 +452,21 @@ static int required(const json_t *o, const char *k, const char *where, bh_error 
 	return s && *s ? 0 : bh_error_set(err, BH_EINVAL, "%s.%s is required", where, k);
 }
 
+/* The CRD's rules of .spec.install.strategy and .spec.upgrade.strategy: a
+ * name, and a retryInterval only with RetryOnFailure. */
+static int strategy_check(const json_t *st, const char *part, bh_error *err)
+{
+	const char *name = json_string_value(json_object_get(st, "name"));
+	if (!json_is_object(st))
+		return 0;
+	if (!name || !*name)
+		return bh_error_set(err, BH_EINVAL, ".spec.%s.strategy.name is required", part);
+	if (json_object_get(st, "retryInterval") && strcmp(name, "RetryOnFailure") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.%s.strategy: .retryInterval can only be set when .name is "
+						    "'RetryOnFailure'", part);
+	return 0;
+}
+
 static int cross_checks(const json_t *md, const json_t *spec, bh_error *err)
 {
 	const json_t *chart = json_object_get(spec, "chart"), *ref = json_object_get(spec, "chartRef"), *x;
@@ -490,7 +505,15 @@ static int cross_checks(const json_t *md, const json_t *spec, bh_error *err)
 	}
 	if (int_at(spec, "maxHistory", 0) < 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.maxHistory must not be negative");
-	return 0;
+	if (json_array_size(json_object_get(spec, "dependsOn")) > HR_MAX_DEPENDS)
+		return bh_error_set(err, BH_EINVAL, ".spec.dependsOn has more than %d entries", HR_MAX_DEPENDS);
+	json_array_foreach(json_object_get(spec, "dependsOn"), i, x) {
+		if ((rc = required(x, "name", ".spec.dependsOn[]", err)) < 0)
+			return bh_error_prefix(err, "in .spec.dependsOn[%zu]", i);
+	}
+	return strategy_check(json_object_get(json_object_get(spec, "install"), "strategy"), "install", err) < 0
+		       ? err->code
+		       : strategy_check(json_object_get(json_object_get(spec, "upgrade"), "strategy"), "upgrade", err);
 }
 
 static int fill(hr_model *m, const json_t *obj)
@@ -530,9 +553,12 @@ static int fill(hr_model *m, const json_t *obj)
 	}
 	remediation_decode(json_object_get(json_object_get(spec, "install"), "remediation"), &m->install_remediation, 0);
 	remediation_decode(json_object_get(json_object_get(spec, "upgrade"), "remediation"), &m->upgrade_remediation, 1);
+	x = json_object_get(json_object_get(spec, "install"), "strategy");
+	m->install_strategy = dup_at(x, "name", "RemediateOnFailure");
+	m->install_retry_interval_ns = dur_at(x, "retryInterval", HR_DEFAULT_RETRY_INTERVAL_NS);
 	x = json_object_get(json_object_get(spec, "upgrade"), "strategy");
 	m->upgrade_strategy = dup_at(x, "name", "RemediateOnFailure");
-	m->retry_interval_ns = dur_at(x, "retryInterval", m->interval_ns);
+	m->retry_interval_ns = dur_at(x, "retryInterval", HR_DEFAULT_RETRY_INTERVAL_NS);
 	x = json_object_get(spec, "rollback");
 	m->rollback.timeout_ns = dur_at(x, "timeout", -1);
 	m->rollback.disable_wait = bool_at(x, "disableWait", 0);
@@ -583,6 +609,15 @@ int hr_decode(const json_t *obj, hr_model **out, bh_error *err)
 	return 0;
 }
 
+int64_t hr_retry_interval_ns(const hr_model *m, const char *action)
+{
+	if (action && !strcmp(action, "install") && !strcmp(m->install_strategy, "RetryOnFailure"))
+		return m->install_retry_interval_ns;
+	if (action && !strcmp(action, "upgrade") && !strcmp(m->upgrade_strategy, "RetryOnFailure"))
+		return m->retry_interval_ns;
+	return 0;
+}
+
 int hr_decode_bytes(const char *text, size_t len, hr_model **out, bh_error *err)
 {
 	gojson_limits lim = {HR_MAX_BYTES, 256};
@@ -606,7 +641,7 @@ void hr_model_free(hr_model *m)
 	char **strs[] = {&m->name, &m->namespace_, &m->release_name, &m->target_namespace, &m->storage_namespace,
 			 &m->service_account_name, &m->chart_name, &m->chart_version, &m->source_kind, &m->source_name,
 			 &m->source_namespace, &m->ref_kind, &m->ref_name, &m->ref_namespace,
-			 &m->upgrade_remediation.strategy, &m->upgrade_strategy};
+			 &m->upgrade_remediation.strategy, &m->upgrade_strategy, &m->install_strategy};
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		free(*strs[i]);
 	for (size_t i = 0; i < m->ndepends_on; i++) {

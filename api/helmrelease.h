@@ -22,6 +22,7 @@
 #define HR_MAX_BYTES ((size_t)4 << 20) /* an object larger than this is refused */
 #define HR_MAX_DEPTH 64                /* nesting outside .spec.values */
 #define HR_MAX_DEPENDS 64
+#define HR_DEFAULT_RETRY_INTERVAL_NS (300LL * 1000000000) /* Flux: retryInterval defaults to 5m */
 
 /* Field kinds of the table. */
 enum hr_type {
@@ -96,11 +97,13 @@ typedef struct hr_model {
 	int has_chart, has_chart_ref;
 	char *chart_name, *chart_version, *source_kind, *source_name, *source_namespace;
 	char *ref_kind, *ref_name, *ref_namespace;
-	hr_ref *depends_on;
+	hr_ref *depends_on;      /* .spec.dependsOn, namespaces defaulted */
 	size_t ndepends_on;
 	hr_remediation install_remediation, upgrade_remediation;
-	char *upgrade_strategy;  /* "RemediateOnFailure" (default) */
-	int64_t retry_interval_ns;
+	char *install_strategy;  /* "RemediateOnFailure" (default) or "RetryOnFailure" */
+	int64_t install_retry_interval_ns; /* default 5m */
+	char *upgrade_strategy;  /* "RemediateOnFailure" (default) or "RetryOnFailure" */
+	int64_t retry_interval_ns;         /* upgrade's; default 5m */
 	hr_rollback rollback;
 	json_t *spec; /* the spec in v2 form (owned): what the worker reads */
 } hr_model;
@@ -113,6 +116,11 @@ int hr_decode(const json_t *obj, hr_model **out, bh_error *err);
 /* The same from JSON bytes, refused beyond HR_MAX_BYTES / HR_MAX_DEPTH. */
 int hr_decode_bytes(const char *text, size_t len, hr_model **out, bh_error *err);
 void hr_model_free(hr_model *m);
+
+/* Flux's GetActiveRetry: the retryInterval of the strategy of action
+ * ("install" or "upgrade", .status.lastAttemptedReleaseAction) when that
+ * strategy is RetryOnFailure, else 0 (remediation applies). */
+int64_t hr_retry_interval_ns(const hr_model *m, const char *action);
 
 /* Converts a v2beta2 spec (borrowed) to a new v2 spec, as Flux does:
  * postRenderers[].kustomize.patchesStrategicMerge and .patchesJson6902

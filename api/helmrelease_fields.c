@@ -20,11 +20,8 @@
 #define REFUSED(p, t, why) {p, t, NULL, 0, 0, HR_C_NONE, why, NULL}
 
 #define NO_REMOTE "remote clusters; refusing rather than installing into the local cluster"
-#define NO_DEPS "dependencies; refusing rather than installing before they are Ready"
 #define NO_CHART_MD "labels and annotations are not copied to the HelmChart yet"
 #define NO_VERIFY "chart signature verification; refusing rather than installing an unverified chart"
-#define NO_RETRY "only the RemediateOnFailure upgrade strategy is"
-#define NO_ISTRAT "only the RemediateOnFailure install strategy is"
 
 const hr_field hr_fields[] = {
 	S("apiVersion"),
@@ -74,9 +71,9 @@ const hr_field hr_fields[] = {
 	SL("spec.chartRef.name", 1, 253, HR_C_DNS1123_SUBDOMAIN),
 	SL("spec.chartRef.namespace", 1, 63, HR_C_DNS1123_LABEL),
 	/* dependencies */
-	REFUSED("spec.dependsOn", HR_T_LIST, NO_DEPS),
-	REFUSED("spec.dependsOn[].name", HR_T_STRING, NO_DEPS),
-	REFUSED("spec.dependsOn[].namespace", HR_T_STRING, NO_DEPS),
+	L("spec.dependsOn"),
+	SL("spec.dependsOn[].name", 1, 253, HR_C_DNS1123_SUBDOMAIN),
+	SL("spec.dependsOn[].namespace", 1, 63, HR_C_DNS1123_LABEL),
 	/* remote clusters */
 	REFUSED("spec.kubeConfig", HR_T_OBJECT, NO_REMOTE),
 	REFUSED("spec.kubeConfig.secretRef", HR_T_OBJECT, NO_REMOTE),
@@ -99,9 +96,8 @@ const hr_field hr_fields[] = {
 	B("spec.install.remediation.ignoreTestFailures"),
 	B("spec.install.remediation.remediateLastFailure"),
 	O("spec.install.strategy"),
-	{"spec.install.strategy.name", HR_T_STRING, "RemediateOnFailure|RetryOnFailure", 0, 0, HR_C_NONE, NO_ISTRAT,
-	 "RetryOnFailure"},
-	REFUSED("spec.install.strategy.retryInterval", HR_T_DURATION, NO_ISTRAT),
+	E("spec.install.strategy.name", "RemediateOnFailure|RetryOnFailure"),
+	D("spec.install.strategy.retryInterval"),
 	B("spec.install.disableWait"),
 	B("spec.install.disableWaitForJobs"),
 	B("spec.install.disableHooks"),
@@ -122,9 +118,8 @@ const hr_field hr_fields[] = {
 	B("spec.upgrade.remediation.remediateLastFailure"),
 	E("spec.upgrade.remediation.strategy", "rollback|uninstall"),
 	O("spec.upgrade.strategy"),
-	{"spec.upgrade.strategy.name", HR_T_STRING, "RemediateOnFailure|RetryOnFailure", 0, 0, HR_C_NONE, NO_RETRY,
-	 "RetryOnFailure"},
-	REFUSED("spec.upgrade.strategy.retryInterval", HR_T_DURATION, NO_RETRY),
+	E("spec.upgrade.strategy.name", "RemediateOnFailure|RetryOnFailure"),
+	D("spec.upgrade.strategy.retryInterval"),
 	B("spec.upgrade.disableWait"),
 	B("spec.upgrade.disableWaitForJobs"),
 	B("spec.upgrade.disableHooks"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/e2e/model_admission.sh — the typed HelmRelease model at admission
 # (api/helmrelease.c): .spec.chart plus .spec.chartRef is refused (InvalidSpec,
-# Stalled=True, an Event, no worker); a field bulkhead lacks (dependsOn) is
+# Stalled=True, an Event, no worker); a field bulkhead lacks (kubeConfig's configMapRef) is
 # refused by name (UnsupportedSpec); an unknown field is refused by name;
 # fixing the spec clears Stalled and installs; a v2beta2 object is accepted
 # and reads back through both versions.
@@ -26,11 +26,12 @@ sk_apply_hr team-x both demo "  chart:
 r=$(sk_wait_cond team-x both False 60)
 e2e_expect_contains "$r" "False|InvalidSpec|both .spec.chart and .spec.chartRef are set" "Ready"
 e2e_expect_contains "$(stalled team-x both)" "True|InvalidSpec" "Stalled"
-# dependsOn: refused by name rather than installing before the dependency
-sk_apply_hr team-x deps demo "  dependsOn:
-  - name: both"
+# kubeConfig.configMapRef: refused by name rather than installing into the local cluster
+sk_apply_hr team-x deps demo "  kubeConfig:
+    configMapRef:
+      name: workload"
 r=$(sk_wait_cond team-x deps False 60)
-e2e_expect_contains "$r" "False|UnsupportedSpec|.spec.dependsOn is not supported by this version of bulkhead" "Ready"
+e2e_expect_contains "$r" "False|UnsupportedSpec|.spec.kubeConfig" "Ready"
 # a misspelt field is refused by name, never ignored
 sk_apply_hr team-x typo demo "  install:
     remediation:

@@ -202,6 +202,21 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(m->rollback.disable_hooks, 1);
 	ck_assert_int_eq(m->rollback.force, 1);
 	ck_assert_int_eq(m->rollback.recreate, 1);
+	ck_assert_int_eq(hr_retry_interval_ns(m, "upgrade"), 0); /* RemediateOnFailure */
+	hr_model_free(m);
+	/* dependencies (namespace defaulted), strategies (retryInterval 5m by default) */
+	ck_assert_msg(decode(OBJ("v2", CHART ",\"dependsOn\":[{\"name\":\"a\"},{\"name\":\"b\",\"namespace\":\"o\"}],"
+					    "\"install\":{\"strategy\":{\"name\":\"RetryOnFailure\"}},\"upgrade\":{"
+					    "\"strategy\":{\"name\":\"RetryOnFailure\",\"retryInterval\":\"30s\"}}"),
+			     &m, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(m->ndepends_on, 2);
+	ck_assert_str_eq(m->depends_on[0].namespace_, "team-x");
+	ck_assert_str_eq(m->depends_on[1].name, "b");
+	ck_assert_str_eq(m->depends_on[1].namespace_, "o");
+	ck_assert_int_eq(hr_retry_interval_ns(m, "install"), 300000000000LL);
+	ck_assert_int_eq(hr_retry_interval_ns(m, "upgrade"), 30000000000LL);
+	ck_assert_int_eq(hr_retry_interval_ns(m, ""), 0);
 	hr_model_free(m);
 }
 END_TEST
@@ -236,6 +251,16 @@ START_TEST(test_validation)
 	       ".spec.valuesFrom[].targetPath \"a b\" must match");
 	expect(OBJ("v2", CHART ",\"valuesFrom\":[{\"kind\":\"Secret\"}]"), BH_EINVAL,
 	       "in .spec.valuesFrom[0]: .spec.valuesFrom[].name is required");
+	expect(OBJ("v2", CHART ",\"dependsOn\":[{\"namespace\":\"a\"}]"), BH_EINVAL,
+	       "in .spec.dependsOn[0]: .spec.dependsOn[].name is required");
+	expect(OBJ("v2", CHART ",\"dependsOn\":[{\"name\":\"A_b\"}]"), BH_EINVAL,
+	       ".spec.dependsOn[].name \"A_b\" must be a DNS-1123 subdomain");
+	expect(OBJ("v2", CHART ",\"upgrade\":{\"strategy\":{\"name\":\"RemediateOnFailure\",\"retryInterval\":\"1m\"}}"),
+	       BH_EINVAL, ".spec.upgrade.strategy: .retryInterval can only be set when .name is 'RetryOnFailure'");
+	expect(OBJ("v2", CHART ",\"install\":{\"strategy\":{\"retryInterval\":\"1m\"}}"), BH_EINVAL,
+	       ".spec.install.strategy.name is required");
+	expect(OBJ("v2", CHART ",\"install\":{\"strategy\":{\"name\":\"Retry\"}}"), BH_EINVAL,
+	       ".spec.install.strategy.name: unsupported value \"Retry\"");
 	expect(OBJ("v2beta1", CHART), BH_EINVAL, "apiVersion helm.toolkit.fluxcd.io/v2beta1 is not supported");
 	expect("{\"apiVersion\":\"helm.toolkit.fluxcd.io/v2\",\"metadata\":{\"name\":\"Demo\",\"namespace\":\"x\"},"
 	       "\"spec\":{\"interval\":\"1m\"" CHART "}}",
@@ -247,12 +272,8 @@ START_TEST(test_refused_by_name)
 {
 	hr_model *m;
 	bh_error err;
-	expect(OBJ("v2", CHART ",\"dependsOn\":[{\"name\":\"a\"}]"), BH_EDENIED,
-	       ".spec.dependsOn is not supported by this version of bulkhead: dependencies");
 	expect(OBJ("v2", CHART ",\"kubeConfig\":{\"secretRef\":{\"name\":\"k\"}}"), BH_EDENIED,
 	       ".spec.kubeConfig is not supported by this version of bulkhead: remote clusters");
-	expect(OBJ("v2", CHART ",\"upgrade\":{\"strategy\":{\"name\":\"RetryOnFailure\"}}"), BH_EDENIED,
-	       ".spec.upgrade.strategy.name 'RetryOnFailure' is not supported");
 	expect(OBJ("v2", CHART ",\"upgrade\":{\"force\":true}"), BH_EDENIED, ".spec.upgrade.force is not supported");
 	expect(OBJ("v2", CHART ",\"install\":{\"skipCRDs\":true}"), BH_EDENIED, ".spec.install.skipCRDs is not supported");
 	expect(OBJ("v2",
