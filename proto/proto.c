@@ -617,8 +617,10 @@ int proto_result_decode(const unsigned char *p, size_t n, proto_result *out, bh_
 			out->requeue = PROTO_REQUEUE_NOW;
 		else if (q && !strcmp(q, "never"))
 			out->requeue = PROTO_REQUEUE_NEVER;
+		else if (q && !strcmp(q, "retry"))
+			out->requeue = PROTO_REQUEUE_RETRY;
 		else {
-			rc = bh_error_set(err, BH_EPROTO, "RESULT: requeue must be interval, now or never");
+			rc = bh_error_set(err, BH_EPROTO, "RESULT: requeue must be interval, now, never or retry");
 			goto done;
 		}
 	}

@@ -88,7 +88,9 @@ int proto_seccomp_decode(const unsigned char *p, size_t n, uint32_t *nr, uint32_
  *             "chartVersion","appVersion","configDigest","digest",
  *             "firstDeployed","lastDeployed"} (strings unless noted).
  * Workers that run the release state machine send instead (or as well):
- *   "requeue": "interval"|"now"|"never",
+ *   "requeue": "interval"|"now"|"never"|"retry" (retry: after the
+ *               retryInterval of the RetryOnFailure strategy of
+ *               lastAttemptedReleaseAction),
  *   "status": {"conditions":[{"type","status","observedGeneration":int,
  *               "reason","message"}] (types Ready Released TestSuccess
  *               Remediated Reconciling Stalled Drifted, at most one each),
@@ -115,7 +117,7 @@ typedef struct proto_snapshot {
 #define PROTO_MAX_TEST_HOOKS 64
 #define PROTO_MAX_EVENTS 8
 
-enum proto_requeue { PROTO_REQUEUE_INTERVAL = 0, PROTO_REQUEUE_NOW, PROTO_REQUEUE_NEVER };
+enum proto_requeue { PROTO_REQUEUE_INTERVAL = 0, PROTO_REQUEUE_NOW, PROTO_REQUEUE_NEVER, PROTO_REQUEUE_RETRY };
 
 typedef struct proto_result {
 	int ready;

@@ -18,7 +18,9 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/leader.c supervisor/leader.h \
 	supervisor/sched.c supervisor/sched.h \
 	supervisor/forward.c supervisor/forward.h \
-	supervisor/acl.c supervisor/acl.h
+	supervisor/acl.c supervisor/acl.h \
+	supervisor/depends.c supervisor/depends.h \
+	supervisor/requeue.c supervisor/requeue.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
@@ -34,6 +36,12 @@ tests_unit_test_broker_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_broker_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_broker
 UNIT_TESTS += tests/unit/test_broker
+check_PROGRAMS += tests/unit/test_depends
+tests_unit_test_depends_SOURCES = tests/unit/test_depends.c
+tests_unit_test_depends_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_depends_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_depends
+UNIT_TESTS += tests/unit/test_depends
 EXTRA_DIST += systemd/bulkheadd.service
 # the unit, with the installed paths of the binaries (make install systemdunitdir=... to move it)
 systemdunitdir = $(prefix)/lib/systemd/system

@@ -29,6 +29,7 @@
 #include "supervisor/acl.h"
 #include "supervisor/artifact.h"
 #include "supervisor/audit.h"
+#include "supervisor/depends.h"
 #include "supervisor/broker.h"
 #include "supervisor/forward.h"
 #include "supervisor/httpd.h"
@@ -37,6 +38,7 @@
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
 #include "supervisor/notify.h"
+#include "supervisor/requeue.h"
 #include "supervisor/sched.h"
 #include "supervisor/source.h"
 #include "supervisor/sources.h"
@@ -191,6 +193,16 @@ static entry *find_entry(const char *key)
 		if (strcmp(entries[i].key, key) == 0)
 			return &entries[i];
 	return NULL;
+}
+
+/* The cached HelmRelease ns/name (depends.h). */
+static const json_t *cache_lookup(void *ud, const char *ns, const char *name)
+{
+	char key[320];
+	const entry *en;
+	(void)ud;
+	snprintf(key, sizeof key, "%s/%s", ns, name);
+	return (en = find_entry(key)) ? en->hr : NULL;
 }
 
 static double hr_interval(const json_t *hr)
@@ -667,6 +679,17 @@ static void start(kube_client *kc, entry *e)
 		refuse(kc, e, ACL_ACCESS_DENIED, err.msg);
 		return;
 	}
+	if ((rc = depends_check(hr, cache_lookup, NULL, err.msg, sizeof err.msg)) != DEPENDS_READY) {
+		sv_outcome o = {0, rc == DEPENDS_CYCLE ? DEPENDS_CYCLE_REASON : DEPENDS_REASON, err.msg};
+		json_t *ev = depends_event_new(o.reason, err.msg);
+		o.event = 1;
+		o.events = ev;
+		report(kc, hr, &o);
+		json_decref(ev);
+		e->queued = 1;
+		e->not_before = now_s() + opt.requeue_dependency;
+		return;
+	}
 	rc = source_resolve(kc, hr, &si, &err);
 	if (rc != SOURCE_OK) {
 		sv_outcome o = {0, rc == SOURCE_NOT_READY ? "SourceNotReady" : "ArtifactFailed", err.msg};
@@ -933,6 +956,11 @@ static void finish(kube_client *kc, sv_job *j)
 			e->not_before = now_s() + (double)(1u << (e->retries < 6 ? e->retries : 6));
 			e->retries++;
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+		} else if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_RETRY) {
+			double d = requeue_retry_secs(j->hr, j->result.status); /* RetryOnFailure */
+			e->queued = 1;
+			e->not_before = now_s() + (d > 0 ? d : hr_interval(j->hr));
+			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (!o.ready && j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NEVER) {
 			e->queued = 0; /* stalled until the object changes */
 			if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
@@ -952,7 +980,7 @@ static void finish(kube_client *kc, sv_job *j)
 			/* Flux's RequeueAfter .spec.interval: the state machine looks
 			 * again (a release changed behind its back, tests, ...) */
 			e->queued = 1;
-			e->not_before = now_s() + hr_interval(j->hr);
+			e->not_before = now_s() + requeue_jitter(hr_interval(j->hr));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		}
 	}
@@ -1035,7 +1063,8 @@ static void usage(FILE *f)
 		   "  --worker-uid UID[:GID]|keep     who workers run as (default 65534:65534 as root, else keep)\n"
 		   "  --default-service-account NAME  tenant identity when .spec.serviceAccountName is empty\n"
 		   "  --no-cross-namespace-refs[=BOOL] refuse references to other namespaces (Flux's lock-down)\n"
-		   "  --requeue-dependency DURATION   retry interval for sources not ready (default 30s)\n"
+		   "  --requeue-dependency DURATION   retry interval for dependencies and sources not ready (default 30s)\n"
+		   "  --interval-jitter-percentage N  jitter .spec.interval requeues by +/-N%% (0-99, default 5)\n"
 		   "  --log-level error|info|debug    (default info)\n"
 		   "  --log-encoding console|json     json: Flux's structured fields (default console)\n"
 		   "  --metrics-addr ADDR             serve Prometheus /metrics on HOST:PORT or :PORT (default off)\n"
@@ -1105,6 +1134,7 @@ int main(int argc, char **argv)
 		{"sources", required_argument, NULL, 'S'}, {"fetcher-path", required_argument, NULL, 'F'},
 		{"enable-leader-election", optional_argument, NULL, 'L'},
 		{"concurrent-per-namespace", required_argument, NULL, 1008}, {"watch-label-selector", required_argument, NULL, 1006}, {"watch-all-namespaces", optional_argument, NULL, 1007},
+		{"interval-jitter-percentage", required_argument, NULL, 1009},
 		{"leader-election-lease-duration", required_argument, NULL, 1001},
 		{"leader-election-renew-deadline", required_argument, NULL, 1002},
 		{"leader-election-retry-period", required_argument, NULL, 1003},
@@ -1184,6 +1214,15 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 1005: opt.le.name = optarg; break;
+		case 1009: {
+			char *end;
+			long pct = strtol(optarg, &end, 10);
+			if (end == optarg || *end || requeue_set_jitter(pct) < 0) {
+				fprintf(stderr, "bulkheadd: --interval-jitter-percentage must be 0 to 99\n");
+				return 2;
+			}
+			break;
+		}
 		case 'G':
 			if ((opt.shutdown_grace = source_parse_duration(optarg)) < 0) {
 				fprintf(stderr, "bulkheadd: invalid --graceful-shutdown-timeout %s\n", optarg);

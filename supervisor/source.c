@@ -120,17 +120,9 @@ static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
 int source_check_supported(const json_t *hr, bh_error *err)
 {
 	const json_t *spec = json_object_get(hr, "spec");
-	const char *strat;
 	if (json_is_object(json_object_get(spec, "kubeConfig")))
 		return bh_error_set(err, BH_EINVAL, ".spec.kubeConfig (a remote cluster) is not supported by this "
 				    "version of bulkhead; refusing rather than installing into the local cluster");
-	static const char *const actions[] = {"install", "upgrade"};
-	for (size_t i = 0; i < 2; i++) {
-		strat = str_at(json_object_get(spec, actions[i]), "strategy", "name", NULL);
-		if (strat && strcmp(strat, "RemediateOnFailure") != 0)
-			return bh_error_set(err, BH_EINVAL, ".spec.%s.strategy.name '%s' is not supported by this version "
-					    "of bulkhead (only RemediateOnFailure)", actions[i], strat);
-	}
 	return 0;
 }
 

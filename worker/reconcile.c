@@ -326,6 +326,47 @@ static void count_failure(ctx *c, const remediation *r)
 	st_set_int(c, k, st_int(c, k) + 1);
 }
 
+/* Flux's GetActiveRetry: the retryInterval (ms, default 5m) of the strategy
+ * of .status.lastAttemptedReleaseAction when it is RetryOnFailure, else 0
+ * (the action's remediation applies). */
+static long active_retry_ms(const ctx *c)
+{
+	const char *a = sget(c->st, "lastAttemptedReleaseAction");
+	const json_t *st;
+	long ms;
+	if (strcmp(a, "install") != 0 && strcmp(a, "upgrade") != 0)
+		return 0;
+	st = json_object_get(spec_part(c, a), "strategy");
+	if (strcmp(sget(st, "name"), "RetryOnFailure") != 0)
+		return 0;
+	ms = parse_duration_ms(sget(st, "retryInterval"));
+	return ms > 0 ? ms : 5 * 60 * 1000;
+}
+
+/* Go's time.Duration String() of whole milliseconds ("5m0s", "1.5s", "300ms"). */
+static void go_duration_ms(long ms, char *buf, size_t n)
+{
+	long s = ms / 1000, h = s / 3600, m = (s % 3600) / 60;
+	char sec[32];
+	if (ms < 1000) {
+		snprintf(buf, n, "%ldms", ms);
+		return;
+	}
+	if (ms % 1000) {
+		int len = snprintf(sec, sizeof sec, "%ld.%03ld", s % 60, ms % 1000);
+		while (len > 0 && sec[len - 1] == '0')
+			sec[--len] = '\0';
+	} else {
+		snprintf(sec, sizeof sec, "%ld", s % 60);
+	}
+	if (h)
+		snprintf(buf, n, "%ldh%ldm%ss", h, m, sec);
+	else if (m)
+		snprintf(buf, n, "%ldm%ss", m, sec);
+	else
+		snprintf(buf, n, "%ss", sec);
+}
+
 static int ignore_tests(const ctx *c)
 {
 	remediation r;
@@ -367,6 +408,14 @@ static void truncate_history(ctx *c, int ignore)
 				json_array_remove(h, i + 1);
 			return;
 		}
+}
+
+/* Snapshots.TruncateIgnoringPreviousSnapshots (RetryOnFailure): the 5 newest. */
+static void truncate_newest(ctx *c)
+{
+	json_t *h = history(c);
+	while (json_array_size(h) > 5)
+		json_array_remove(h, json_array_size(h) - 1);
 }
 
 static json_t *previous(ctx *c, int ignore)
@@ -654,6 +703,11 @@ static int release_outcome(ctx *c, int install, int rc, action_result *res, cons
 		char full[600], ch[600];
 		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
 		observe_manifest_config(c);
+		if (active_retry_ms(c)) { /* failures only matter while a retried release is failed */
+			json_object_del(c->st, "failures");
+			json_object_del(c->st, "installFailures");
+			json_object_del(c->st, "upgradeFailures");
+		}
 		cond_set(c, "Released", "True", install ? "InstallSucceeded" : "UpgradeSucceeded",
 			 "Helm %s succeeded for release %s with chart %s", verb, full, ch);
 		record(c, "Released", 0);
@@ -924,7 +978,10 @@ static rkind action_for_state(ctx *c, rstate s, const json_t **target, next_err 
 	*target = NULL;
 	switch (s) {
 	case S_INSYNC:
-		truncate_history(c, ignore_tests(c));
+		if (active_retry_ms(c))
+			truncate_newest(c);
+		else
+			truncate_history(c, ignore_tests(c));
 		if (latest(c))
 			json_object_set(c->st, "lastAppliedRevision", json_object_get(latest(c), "chartVersion"));
 		if (c->force)
@@ -959,6 +1016,10 @@ static rkind action_for_state(ctx *c, rstate s, const json_t **target, next_err 
 		}
 		return K_UPGRADE;
 	case S_FAILED:
+		if (active_retry_ms(c)) { /* as "flux reconcile --force" with no remediation retries */
+			truncate_newest(c);
+			return K_UPGRADE;
+		}
 		if (!active_remediation(c, &r) || failure_count(c, &r) <= 0 || c->force)
 			return K_UPGRADE;
 		if (exhausted(c, &r) && !r.remediate_last) {
@@ -1020,6 +1081,21 @@ static void mark_stalled_exceeded(ctx *c)
 		 sget(c->st, "lastAttemptedReleaseAction"), (long long)n);
 }
 
+/* RetryOnFailure: Reconciling=True "retrying after <retryInterval>" and a
+ * requeue after it (Flux's ErrRetryAfterInterval); 0 when no retry
+ * strategy is active. */
+static int retry_after(ctx *c)
+{
+	long ms = active_retry_ms(c);
+	char d[64];
+	if (!ms)
+		return 0;
+	go_duration_ms(ms, d, sizeof d);
+	cond_set(c, "Reconciling", "True", "ProgressingWithRetry", "retrying after %s", d);
+	c->requeue = RC_REQUEUE_RETRY;
+	return 1;
+}
+
 /* The atomic release loop. Returns 0, or a negative code after an action
  * or state error (conditions say what; the caller requeues with backoff). */
 static int atomic_release(ctx *c, bh_error *err)
@@ -1068,6 +1144,8 @@ static int atomic_release(ctx *c, bh_error *err)
 		type = kind_type(k);
 		if (done & (unsigned)type) {
 			summarize(c);
+			if (retry_after(c))
+				return 0;
 			if (!active_remediation(c, &r) || !exhausted(c, &r)) {
 				cond_setg(c, "Reconciling", "True", "ProgressingWithRetry",
 					  sget(cond_get(c, "Ready"), "message"), c->gen);
@@ -1088,12 +1166,16 @@ static int atomic_release(ctx *c, bh_error *err)
 		}
 		if (rc < 0) {
 			summarize(c);
+			if (retry_after(c))
+				return 0;
 			if (cond_is(c, "Ready", "True"))
 				cond_set(c, "Ready", "False", "ReconcileError", "%s", err->msg);
 			return rc;
 		}
 		if (type == T_REMEDIATE) {
 			summarize(c);
+			if (retry_after(c))
+				return 0;
 			if (!active_remediation(c, &r) || !exhausted(c, &r)) {
 				cond_setg(c, "Reconciling", "True", "ProgressingWithRetry",
 					  sget(cond_get(c, "Ready"), "message"), c->gen);
@@ -1164,7 +1246,7 @@ static json_t *result_build(ctx *c, int deleting)
 					   "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
 					   "lastHandledResetAt", "observedPostRenderersDigest",
 					   "observedCommonMetadataDigest"};
-	static const char *const rq[] = {"interval", "now", "never"};
+	static const char *const rq[] = {"interval", "now", "never", "retry"};
 	size_t i;
 	const char *status = ready ? sget(ready, "status") : "False";
 	json_array_foreach(conds(c), i, x) {

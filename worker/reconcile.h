@@ -25,6 +25,7 @@ typedef enum rc_requeue {
 	RC_REQUEUE_INTERVAL = 0, /* the next .spec.interval (or backoff after an error) */
 	RC_REQUEUE_NOW,          /* Flux's ErrMustRequeue: remediation continues */
 	RC_REQUEUE_NEVER,        /* stalled until the object changes */
+	RC_REQUEUE_RETRY,        /* Flux's ErrRetryAfterInterval: RetryOnFailure's retryInterval */
 } rc_requeue;
 
 typedef struct rc_input {
