@@ -67,7 +67,7 @@ int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, in
 {
 	int sv[2];
 	char *envp[] = {"PATH=/nonexistent", "LANG=C", "TZ=", "MALLOC_ARENA_MAX=1", NULL};
-	pid_t p;
+	pid_t p, parent = getpid();
 	if (access(path, X_OK) < 0)
 		return bh_error_set(err, BH_ENOTFOUND, "binary %s: %s", path, strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -95,12 +95,13 @@ int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, in
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setsid();
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (getppid() == 1)
-			_exit(125);
 		umask(077);
 		if (switch_user() < 0)
 			_exit(124);
+		/* after switch_user: a change of credentials clears the setting */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(125);
 		if (chdir("/") < 0)
 			_exit(126);
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

@@ -40,7 +40,8 @@ EXTRA_DIST += $(MANIFEST_E2E)
 TESTS += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tests/e2e/release_rollback_opts.sh tests/e2e/release_depends.sh tests/e2e/release_retry.sh
 EXTRA_DIST += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tests/e2e/release_rollback_opts.sh tests/e2e/release_depends.sh tests/e2e/release_retry.sh
 # --- operations (issue 13): logs, metrics, probes, systemd, shutdown, leader election, sharding, fairness ---
-OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh tests/e2e/ops_shutdown.sh tests/e2e/ops_systemd.sh tests/e2e/ops_leader.sh tests/e2e/ops_shard.sh tests/e2e/ops_fair.sh tests/e2e/ops_faults.sh
+OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh tests/e2e/ops_shutdown.sh tests/e2e/ops_systemd.sh tests/e2e/ops_leader.sh tests/e2e/ops_shard.sh tests/e2e/ops_fair.sh tests/e2e/ops_faults.sh \
+	tests/e2e/ops_crash.sh tests/e2e/ops_rolling.sh
 TESTS += $(OPS_E2E)
 EXTRA_DIST += $(OPS_E2E) tests/e2e/ops tests/e2e/ops_lib.sh
 # --- real charts through bulkheadd and the sandbox (issue 9) ---

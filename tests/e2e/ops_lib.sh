@@ -36,3 +36,19 @@ ops_port() {
 	done
 	sk_fail "no '$2' port in $1"
 }
+
+# ops_storage NS NAME: "version=status ..." of a release's Helm storage, by version
+ops_storage() {
+	kubectl get secrets -n "$1" -l "owner=helm,name=$2" \
+		-o jsonpath='{range .items[*]}{.metadata.labels.version}={.metadata.labels.status}{"\n"}{end}' | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+
+# ops_wait_storage NS NAME PATTERN: until ops_storage matches the case PATTERN (60 s)
+ops_wait_storage() {
+	local end=$((SECONDS + 60))
+	# shellcheck disable=SC2254
+	until case "$(ops_storage "$1" "$2")" in $3) true ;; *) false ;; esac do
+		[ $SECONDS -ge $end ] && sk_fail "$1/$2: storage never matched '$3': '$(ops_storage "$1" "$2")'"
+		sleep 0.2
+	done
+}
