@@ -69,11 +69,55 @@ static int ref_data(kube_client *kc, const char *ns, const json_t *ref, bh_buf *
 	return 0;
 }
 
+/* A valuesFrom entry with a targetPath, set once every other value is merged. */
+typedef struct path_set {
+	const json_t *ref;
+	bh_buf data;
+} path_set;
+
+/* fluxcd/pkg chartutil ReplacePathValue: Helm's --set syntax at the target
+ * path, typed as --set types it; a value in single or double quotes is
+ * stripped of its quotes (every leading and trailing one, as strings.Trim)
+ * and kept a string, as --set-string. */
+static int replace_path_value(json_t *result, const path_set *p, bh_error *err)
+{
+	const char *tp = str(p->ref, "targetPath"), *v = p->data.data ? p->data.data : "";
+	size_t n = p->data.len;
+	int quoted = n >= 1 && ((v[0] == '\'' && v[n - 1] == '\'') || (v[0] == '"' && v[n - 1] == '"'));
+	bh_buf set = BH_BUF_INIT;
+	int rc;
+	if (quoted) {
+		while (n && (*v == '\'' || *v == '"'))
+			v++, n--;
+		while (n && (v[n - 1] == '\'' || v[n - 1] == '"'))
+			n--;
+	}
+	bh_buf_printf(&set, "%s=", tp);
+	bh_buf_put(&set, v, n);
+	rc = strvals_parse_into(bh_buf_str(&set), result, quoted ? STRVALS_STRING : STRVALS_TYPED, NULL, NULL, err);
+	bh_buf_free(&set);
+	if (rc < 0)
+		return bh_error_prefix(err, "unable to replace values at target path '%s' of %s '%s'", tp, str(p->ref, "kind"),
+				       str(p->ref, "name"));
+	return 0;
+}
+
+static void sets_free(path_set *sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		bh_buf_free(&sets[i].data);
+}
+
+/* As the v2 document orders them: references in order, the later merged
+ * over the earlier; then .spec.values over those; then every targetPath
+ * value, which "will overwrite everything before, including inline values". */
 int worker_values_compose(kube_client *kc, const char *ns, const json_t *spec, json_t **out, bh_error *err)
 {
 	const json_t *refs = json_object_get(spec, "valuesFrom"), *vals = json_object_get(spec, "values");
 	json_t *result = json_object(), *ref, *m;
-	size_t i;
+	path_set sets[MAX_REFS];
+	size_t i, nsets = 0;
+	int rc = 0;
 	*out = NULL;
 	if (refs && !json_is_array(refs)) {
 		json_decref(result);
@@ -85,52 +129,50 @@ int worker_values_compose(kube_client *kc, const char *ns, const json_t *spec, j
 	}
 	json_array_foreach(refs, i, ref) {
 		bh_buf data = BH_BUF_INIT;
-		int skip, rc;
-		const char *tp = str(ref, "targetPath");
+		json_t *v = NULL;
+		int skip;
 		if ((rc = ref_data(kc, ns, ref, &data, &skip, err)) < 0 || skip) {
 			bh_buf_free(&data);
-			if (rc < 0) {
-				json_decref(result);
-				return rc;
-			}
+			if (rc < 0)
+				goto fail;
 			continue;
 		}
-		if (*tp) { /* Helm --set syntax: path=value, typed */
-			bh_buf set = BH_BUF_INIT;
-			bh_buf_printf(&set, "%s=", tp);
-			bh_buf_put(&set, data.data ? data.data : "", data.len);
-			rc = strvals_parse_into(bh_buf_str(&set), result, STRVALS_TYPED, NULL, NULL, err);
-			bh_buf_free(&set);
-			if (rc < 0) {
-				bh_buf_free(&data);
-				json_decref(result);
-				return bh_error_prefix(err, "unable to replace values at target path '%s' of %s '%s'", tp,
-						       str(ref, "kind"), str(ref, "name"));
-			}
-		} else {
-			json_t *v = NULL;
-			if ((rc = values_load_yaml(data.data ? data.data : "", data.len, &v, err)) < 0) {
-				bh_buf_free(&data);
-				json_decref(result);
-				return bh_error_prefix(err, "unable to read values from %s '%s' key '%s'", str(ref, "kind"),
-						       str(ref, "name"), *str(ref, "valuesKey") ? str(ref, "valuesKey") : "values.yaml");
-			}
-			m = values_merge_maps(result, v);
-			json_decref(v);
-			json_decref(result);
-			result = m;
+		if (*str(ref, "targetPath")) {
+			sets[nsets].ref = ref;
+			sets[nsets++].data = data;
+			continue;
 		}
+		rc = values_load_yaml(data.data ? data.data : "", data.len, &v, err);
 		bh_buf_free(&data);
-		if (!result)
-			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		if (rc < 0) {
+			bh_error_prefix(err, "unable to read values from %s '%s' key '%s'", str(ref, "kind"), str(ref, "name"),
+					*str(ref, "valuesKey") ? str(ref, "valuesKey") : "values.yaml");
+			goto fail;
+		}
+		m = values_merge_maps(result, v);
+		json_decref(v);
+		json_decref(result);
+		if (!(result = m)) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			goto fail;
+		}
 	}
 	if (json_is_object(vals)) {
 		m = values_merge_maps(result, vals);
 		json_decref(result);
-		result = m;
+		if (!(result = m)) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			goto fail;
+		}
 	}
-	if (!result)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (i = 0; i < nsets; i++)
+		if ((rc = replace_path_value(result, &sets[i], err)) < 0)
+			goto fail;
+	sets_free(sets, nsets);
 	*out = result;
 	return 0;
+fail:
+	sets_free(sets, nsets);
+	json_decref(result);
+	return rc;
 }

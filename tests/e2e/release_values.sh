@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tests/e2e/release_values.sh — .spec.valuesFrom composed as Flux does: a
 # ConfigMap's values.yaml, a Secret key placed at a targetPath (Helm --set
-# syntax), an optional missing reference skipped, .spec.values merged last;
+# syntax), an optional missing reference skipped, .spec.values merged over
+# the references, and targetPath values over everything, inline values
+# included (the v2 document's precedence); a quoted targetPath value stays a
+# string (Flux's ReplacePathValue), an unquoted one is typed as --set types it;
 # a change of a referenced ConfigMap upgrades on the next reconcile; a
 # missing required reference is a ValuesError; values.schema.json is
 # enforced unless .spec.install/.spec.upgrade.disableSchemaValidation.
@@ -13,7 +16,8 @@ set -uo pipefail
 sk_setup
 sk_publish "$BH_SRCDIR/tests/e2e/release/app" team-v app
 kubectl create configmap base -n team-v --from-literal=values.yaml="$(printf 'message: from-configmap\nreplicas: 2\nextra:\n  a: 1\n')" >/dev/null
-kubectl create secret generic secret-msg -n team-v --from-literal=msg=from-secret >/dev/null
+kubectl create secret generic secret-msg -n team-v --from-literal=msg=from-secret --from-literal=flag="'true'" >/dev/null
+kubectl create configmap num -n team-v --from-literal=num=42 >/dev/null
 sk_apply_hr team-v web app "  valuesFrom:
   - kind: ConfigMap
     name: base
@@ -24,17 +28,26 @@ sk_apply_hr team-v web app "  valuesFrom:
   - kind: ConfigMap
     name: absent
     optional: true
+  - kind: Secret
+    name: secret-msg
+    valuesKey: flag
+    targetPath: extra.flag
+  - kind: ConfigMap
+    name: num
+    valuesKey: num
+    targetPath: extra.num
   values:
     extra:
-      b: 2"
+      b: 2
+      secret: inline-loses"
 r=$(sk_wait_ready team-v web 60)
 e2e_expect_contains "$r" "True|InstallSucceeded|" "Ready"
 vals=$(helm get values web -n team-v -o json) || sk_fail "helm get values"
-echo "$vals" | python3 -c 'import json,sys; v=json.load(sys.stdin); sys.exit(v != {"message": "from-configmap", "replicas": 2, "extra": {"a": 1, "b": 2, "secret": "from-secret"}})' \
+echo "$vals" | python3 -c 'import json,sys; v=json.load(sys.stdin); sys.exit(v != {"message": "from-configmap", "replicas": 2, "extra": {"a": 1, "b": 2, "secret": "from-secret", "flag": "true", "num": 42}})' \
 	|| sk_fail "composed values: $vals"
 [ "$(kubectl get cm web-config -n team-v -o jsonpath='{.data.message}')" = from-configmap ] || sk_fail "web-config"
 [ "$(kubectl get deploy web -n team-v -o jsonpath='{.spec.replicas}')" = 2 ] || sk_fail "replicas"
-want="sha256:$(printf 'extra:\n  a: 1\n  b: 2\n  secret: from-secret\nmessage: from-configmap\nreplicas: 2\n' | sha256sum | cut -d' ' -f1)"
+want="sha256:$(printf 'extra:\n  a: 1\n  b: 2\n  flag: "true"\n  num: 42\n  secret: from-secret\nmessage: from-configmap\nreplicas: 2\n' | sha256sum | cut -d' ' -f1)"
 [ "$(rl_status team-v web '{.status.history[0].configDigest}')" = "$want" ] || sk_fail "configDigest of the composed values"
 
 # the referenced ConfigMap changes: out of sync on the next reconcile
