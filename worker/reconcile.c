@@ -769,7 +769,7 @@ static int run_upgrade(ctx *c, bh_error *err)
 		o.values = c->values;
 		o.crds = crds_policy(c, "upgrade");
 		o.preserve_values = bget(up, "preserveValues");
-		o.force = 0; /* server-side apply: Flux's ForceReplace = force && !SSA */
+		o.force = bget(up, "force"); /* the document: "updates through a replacement strategy" */
 		o.cleanup_on_fail = bget(up, "cleanupOnFail");
 		o.disable_hooks = bget(up, "disableHooks");
 		o.disable_take_ownership = bget(up, "disableTakeOwnership");
