@@ -17,7 +17,7 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kubesim"))
 from kubesim_lib import miniyaml  # noqa: E402
 
-SKIP_KINDS = {"Deployment"}  # the controller runs here as a local process (not even parsed)
+SKIP_KINDS = {"Deployment", "PodDisruptionBudget"}  # the controller runs here as a local process (not even parsed)
 
 
 def docs(path):
