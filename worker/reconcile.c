@@ -12,6 +12,7 @@
 
 #include "helm/action.h"
 #include "helm/chart.h"
+#include "helm/kustomize.h"
 #include "helm/postrender.h"
 #include "helm/storage.h"
 #include "worker/drift.h"
@@ -491,6 +492,39 @@ static void observe(ctx *c, const json_t *rel, const char *action, int tested)
 
 /* ---- state (state.go DetermineReleaseState) ---------------------------------------------- */
 
+/* The Helm Operator's antecedent rule, with Flux v2's origin labels: a
+ * release whose objects are labelled helm.toolkit.fluxcd.io/name and
+ * -/namespace for another HelmRelease belongs to that one and is not taken
+ * over (two HelmReleases with one release name would otherwise take it from
+ * each other in turn). 0, or BH_EDENIED with err saying whose it is. */
+static int owner_check(ctx *c, const json_t *rel, bh_error *err)
+{
+	json_t *objs = NULL, *o;
+	const char *mf = json_string_value(json_object_get(rel, "manifest")), *me = sget(c->md, "name");
+	const char *mens = sget(c->md, "namespace");
+	size_t i;
+	int rc = 0;
+	bh_error e;
+	if (!mf || kz_objects_parse(mf, &objs, &e) < 0)
+		return 0; /* nothing to tell whose it is: Flux takes it over */
+	json_array_foreach(objs, i, o) {
+		const json_t *l = json_object_get(json_object_get(o, "metadata"), "labels");
+		const char *n = json_string_value(json_object_get(l, "helm.toolkit.fluxcd.io/name"));
+		const char *ns = json_string_value(json_object_get(l, "helm.toolkit.fluxcd.io/namespace"));
+		if (!n || !ns)
+			continue;
+		if (strcmp(n, me) != 0 || strcmp(ns, mens) != 0)
+			rc = bh_error_set(err, BH_EDENIED,
+					  "release '%s/%s' does not belong to HelmRelease %s/%s: it was made by HelmRelease "
+					  "%s/%s (the origin labels of its objects); this may be an indication that multiple "
+					  "HelmReleases with the same release name exist",
+					  rel_namespace(rel), rel_name(rel), mens, me, ns, n);
+		break;
+	}
+	json_decref(objs);
+	return rc;
+}
+
 static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *err)
 {
 	json_t *hist = NULL, *last, *cur;
@@ -518,12 +552,14 @@ static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *
 		} else {
 			snprintf(why, wn, "found existing release in storage");
 			*out = S_UNMANAGED;
+			rc = owner_check(c, last, err);
 		}
 		goto done;
 	}
 	if (!snap_targets(cur, rel_name(last), rel_namespace(last), rel_version(last))) {
 		snprintf(why, wn, "release not observed to be made for object");
 		*out = S_UNMANAGED;
+		rc = owner_check(c, last, err);
 		goto done;
 	}
 	if ((rc = snapshot_release_digest(last, d, err)) < 0)
@@ -1112,7 +1148,13 @@ static int atomic_release(ctx *c, bh_error *err)
 		char why[512];
 		int rc, type;
 		remediation r;
-		if ((rc = determine_state(c, &s, why, sizeof why, err)) < 0) {
+		if ((rc = determine_state(c, &s, why, sizeof why, err)) == BH_EDENIED) {
+			cond_set(c, "Ready", "False", "ReleaseNotOwned", "%s", err->msg);
+			cond_del(c, "Reconciling");
+			record(c, "Ready", 1);
+			return 0;
+		}
+		if (rc < 0) {
 			cond_set(c, "Ready", "False", "StateError", "Could not determine release state: %s", err->msg);
 			return rc;
 		}
