@@ -20,7 +20,6 @@
 #define REFUSED(p, t, why) {p, t, NULL, 0, 0, HR_C_NONE, why, NULL}
 
 #define NO_REMOTE "remote clusters; refusing rather than installing into the local cluster"
-#define NO_CHART_MD "labels and annotations are not copied to the HelmChart yet"
 #define NO_VERIFY "chart signature verification; refusing rather than installing an unverified chart"
 
 const hr_field hr_fields[] = {
@@ -41,9 +40,9 @@ const hr_field hr_fields[] = {
 	ANY("spec.values"),
 	/* .spec.chart: the HelmChart template */
 	O("spec.chart"),
-	REFUSED("spec.chart.metadata", HR_T_OBJECT, NO_CHART_MD),
-	REFUSED("spec.chart.metadata.labels", HR_T_STRMAP, NO_CHART_MD),
-	REFUSED("spec.chart.metadata.annotations", HR_T_STRMAP, NO_CHART_MD),
+	O("spec.chart.metadata"),
+	MAP("spec.chart.metadata.labels"),
+	MAP("spec.chart.metadata.annotations"),
 	O("spec.chart.spec"),
 	SL("spec.chart.spec.chart", 1, 2048, HR_C_NONE),
 	S("spec.chart.spec.version"),
@@ -55,8 +54,7 @@ const hr_field hr_fields[] = {
 	D("spec.chart.spec.interval"),
 	E("spec.chart.spec.reconcileStrategy", "ChartVersion|Revision"),
 	SLIST("spec.chart.spec.valuesFiles"),
-	REFUSED("spec.chart.spec.ignoreMissingValuesFiles", HR_T_BOOL,
-		"missing values files are always an error here"),
+	B("spec.chart.spec.ignoreMissingValuesFiles"),
 	REFUSED("spec.chart.spec.verify", HR_T_OBJECT, NO_VERIFY),
 	REFUSED("spec.chart.spec.verify.provider", HR_T_STRING, NO_VERIFY),
 	REFUSED("spec.chart.spec.verify.secretRef", HR_T_OBJECT, NO_VERIFY),

@@ -93,6 +93,8 @@ double source_parse_duration(const char *s)
 }
 
 /* HelmChart spec from .spec.chart.spec (internal/reconcile/helmchart_template.go). */
+static void template_metadata(json_t *hc, const json_t *tmd);
+
 static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
 {
 	const json_t *cs = json_object_get(json_object_get(json_object_get(hr, "spec"), "chart"), "spec");
@@ -113,8 +115,39 @@ static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
 		json_object_set(spec, "reconcileStrategy", json_object_get(cs, "reconcileStrategy"));
 	if (json_object_get(cs, "valuesFiles"))
 		json_object_set(spec, "valuesFiles", json_object_get(cs, "valuesFiles"));
+	if (json_is_true(json_object_get(cs, "ignoreMissingValuesFiles")))
+		json_object_set_new(spec, "ignoreMissingValuesFiles", json_true());
 	json_object_set_new(hc, "spec", spec);
+	template_metadata(hc, json_object_get(json_object_get(json_object_get(hr, "spec"), "chart"), "metadata"));
 	return hc;
+}
+
+/* .spec.chart.metadata: its labels and annotations on the HelmChart, the
+ * owner labels (helm.toolkit.fluxcd.io/name, -/namespace) winning, as Flux. */
+static void template_metadata(json_t *hc, const json_t *tmd)
+{
+	json_t *md = json_object_get(hc, "metadata"), *l = json_object_get(tmd, "labels"), *a = json_object_get(tmd, "annotations");
+	if (json_object_size(l)) {
+		json_t *all = json_deep_copy(l);
+		json_object_update(all, json_object_get(md, "labels"));
+		json_object_set_new(md, "labels", all);
+	}
+	if (json_object_size(a))
+		json_object_set(md, "annotations", a);
+}
+
+/* Are want's labels and annotations all on have (metadata objects)? */
+static int metadata_has(const json_t *have, const json_t *want)
+{
+	static const char *const kinds[] = {"labels", "annotations"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(json_object_get(want, kinds[i]), k, v)
+			if (!json_equal(v, json_object_get(json_object_get(have, kinds[i]), k)))
+				return 0;
+	}
+	return 1;
 }
 
 int source_check_supported(const json_t *hr, bh_error *err)
@@ -184,8 +217,10 @@ static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, b
 	int same = 1, rc = 0;
 	json_object_foreach(ws, key, v) if (!json_equal(v, json_object_get(have, key))) same = 0;
 	json_object_foreach((json_t *)have, key, v) if (!json_object_get(ws, key)) same = 0;
+	if (!metadata_has(json_object_get(hc, "metadata"), json_object_get(want, "metadata")))
+		same = 0;
 	if (!same) {
-		patch = json_pack("{s:O}", "spec", ws);
+		patch = json_pack("{s:O,s:O}", "spec", ws, "metadata", json_object_get(want, "metadata"));
 		json_object_foreach((json_t *)have, key, v) if (!json_object_get(ws, key))
 			json_object_set_new(json_object_get(patch, "spec"), key, json_null());
 		text = json_dumps(patch, JSON_COMPACT);

@@ -279,9 +279,9 @@ START_TEST(test_refused_by_name)
 		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
 		   "\"verify\":{\"provider\":\"cosign\"}}}"),
 	       BH_EDENIED, ".spec.chart.spec.verify is not supported");
-	expect(OBJ("v2", ",\"chart\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"chart\":\"d\",\"sourceRef\":{"
+	expect(OBJ("v2", ",\"chart\":{\"metadata\":{\"labels\":{\"a\":1}},\"spec\":{\"chart\":\"d\",\"sourceRef\":{"
 			 "\"kind\":\"HelmRepository\",\"name\":\"r\"}}}"),
-	       BH_EDENIED, ".spec.chart.metadata is not supported by this version of bulkhead: labels and annotations");
+	       BH_EINVAL, ".spec.chart.metadata.labels.a must be a string");
 	/* a refused field at its zero value changes nothing: accepted */
 	ck_assert_msg(decode(OBJ("v2", CHART ",\"dependsOn\":[],\"rollback\":{\"force\":false},\"upgrade\":{\"strategy\":"
 					    "{\"name\":\"RemediateOnFailure\"}}"),
