@@ -905,6 +905,9 @@ static void finish(kube_client *kc, sv_job *j)
 		o.ready = j->result.ready;
 		o.reason = j->result.reason;
 		snprintf(msg, sizeof msg, "%s", j->result.message);
+		if (!strcmp(metrics_death_cause(j, opt.worker_cpu), "memory")) /* name the limit and its flag */
+			snprintf(msg + strlen(msg), sizeof msg - strlen(msg), " (the worker's memory limit: --worker-memory-mb %lu)",
+				 opt.worker_mem_mb);
 		o.action = j->result.action;
 		o.release = j->result.has_release ? &j->result.release : NULL;
 		o.revision = j->result.has_release ? j->result.release.chart_version : NULL;

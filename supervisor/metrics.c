@@ -183,7 +183,8 @@ const char *metrics_death_cause(const sv_job *j, unsigned long cpu_limit)
 		return "protocol";
 	if (sig == SIGXCPU || (sig == SIGKILL && cpu_limit && j->cpu_used >= (double)cpu_limit))
 		return "cpu";
-	if (j->has_result && j->result.message && strstr(j->result.message, "out of memory"))
+	if (j->has_result && j->result.message &&
+	    (strstr(j->result.message, "out of memory") || strstr(j->result.message, "memory limit exceeded")))
 		return "memory";
 	if (sig == SIGKILL && !j->has_result)
 		return "killed";

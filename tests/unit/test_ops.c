@@ -80,6 +80,10 @@ START_TEST(test_death_cause)
 	j.has_result = 1;
 	j.result.message = "rendering: out of memory";
 	ck_assert_str_eq(metrics_death_cause(&j, 60), "memory");
+	j.result.message = "executing \"t\" at <repeat 1048576 \"x\">:\n    template memory limit exceeded in repeat";
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "memory");
+	j.result.message = "Helm install failed: exit status 1";
+	ck_assert_str_eq(metrics_death_cause(&j, 60), "exit");
 }
 END_TEST
 
