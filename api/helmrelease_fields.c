@@ -103,8 +103,7 @@ const hr_field hr_fields[] = {
 		"objects are always validated against the cluster's OpenAPI schema here"),
 	B("spec.install.disableSchemaValidation"),
 	B("spec.install.replace"),
-	REFUSED("spec.install.skipCRDs", HR_T_BOOL,
-		"deprecated; use .spec.install.crds: Skip"),
+	B("spec.install.skipCRDs"), /* deprecated: as crds: Skip when crds is unset */
 	E("spec.install.crds", "Skip|Create|CreateReplace"),
 	B("spec.install.createNamespace"),
 	/* upgrade */

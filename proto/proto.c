@@ -361,6 +361,7 @@ static const vfield status_fields[] = {
 	{"lastHandledResetAt", V_STR, 256, NULL},
 	{"observedPostRenderersDigest", V_STR, 256, NULL},
 	{"observedCommonMetadataDigest", V_STR, 256, NULL},
+	{"lastAttemptedReleaseActionDuration", V_STR, 64, NULL},
 	{NULL, 0, 0, NULL},
 };
 static const vfield cond_fields[] = {

@@ -100,7 +100,8 @@ int proto_seccomp_decode(const unsigned char *p, size_t n, uint32_t *nr, uint32_
  *              "lastAttemptedRevision","lastAttemptedConfigDigest",
  *              "lastAppliedRevision","lastHandledForceAt",
  *              "lastHandledResetAt", "observedPostRenderersDigest",
- *              "observedCommonMetadataDigest": strings}
+ *              "observedCommonMetadataDigest",
+ *              "lastAttemptedReleaseActionDuration": strings}
  *   "events": [{"type":"Normal"|"Warning","reason","message",
  *               "revision","token"}] (at most PROTO_MAX_EVENTS; Kubernetes
  *               Events of the actions run, with Flux's revision/token

@@ -40,7 +40,7 @@ static const char *const worker_fields[] = {"history", "failures", "installFailu
 					    "lastAttemptedReleaseAction", "lastAttemptedRevision",
 					    "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
 					    "lastHandledResetAt", "observedPostRenderersDigest",
-					    "observedCommonMetadataDigest", NULL};
+					    "observedCommonMetadataDigest", "lastAttemptedReleaseActionDuration", NULL};
 
 static int in_list(const char *const *l, const char *s)
 {

@@ -625,9 +625,13 @@ static int load_chart(ctx *c, chart **out, bh_error *err)
 	return 0;
 }
 
+/* .spec.<part>.crds; for install, the deprecated skipCRDs means Skip when
+ * crds is unset (its documented replacement). */
 static action_crds crds_policy(const ctx *c, const char *part)
 {
 	const char *s = sget(spec_part(c, part), "crds");
+	if (!*s && !strcmp(part, "install") && bget(spec_part(c, part), "skipCRDs"))
+		return ACTION_CRDS_SKIP;
 	if (!strcmp(s, "Skip"))
 		return ACTION_CRDS_SKIP;
 	if (!strcmp(s, "Create"))
@@ -754,6 +758,15 @@ static int release_outcome(ctx *c, int install, int rc, action_result *res, cons
 	return 0;
 }
 
+/* .status.lastAttemptedReleaseActionDuration: how long the install or
+ * upgrade took (Flux's metav1.Duration, Go's duration string). */
+static void set_action_duration(ctx *c, long t0)
+{
+	char d[64];
+	go_duration_ms(elapsed_ms(c) - t0, d, sizeof d);
+	json_object_set_new(c->st, "lastAttemptedReleaseActionDuration", json_string(d));
+}
+
 static int run_install(ctx *c, bh_error *err)
 {
 	action_install_opts o;
@@ -762,6 +775,7 @@ static int run_install(ctx *c, bh_error *err)
 	const json_t *in = spec_part(c, "install");
 	bh_error e;
 	int rc;
+	long t0;
 	json_object_set_new(c->st, "lastAttemptedReleaseAction", json_string("install"));
 	memset(&o, 0, sizeof o);
 	action_result_init(&res);
@@ -779,7 +793,9 @@ static int run_install(ctx *c, bh_error *err)
 		o.force_conflicts = 1;
 		wait_opts(c, "install", &o.wait);
 		logf_(c, "running 'install' action with timeout of %lds", o.wait.timeout_ms / 1000);
+		t0 = elapsed_ms(c);
 		rc = action_install(&c->acfg, &o, &res, &e);
+		set_action_duration(c, t0);
 	}
 	rc = release_outcome(c, 1, rc, &res, &e, err);
 	action_result_free(&res);
@@ -795,6 +811,7 @@ static int run_upgrade(ctx *c, bh_error *err)
 	const json_t *up = spec_part(c, "upgrade");
 	bh_error e;
 	int rc;
+	long t0;
 	json_object_set_new(c->st, "lastAttemptedReleaseAction", json_string("upgrade"));
 	memset(&o, 0, sizeof o);
 	action_result_init(&res);
@@ -814,7 +831,9 @@ static int run_upgrade(ctx *c, bh_error *err)
 		o.max_history = max_history(c);
 		wait_opts(c, "upgrade", &o.wait);
 		logf_(c, "running 'upgrade' action with timeout of %lds", o.wait.timeout_ms / 1000);
+		t0 = elapsed_ms(c);
 		rc = action_upgrade(&c->acfg, &o, &res, &e);
+		set_action_duration(c, t0);
 	}
 	rc = release_outcome(c, 0, rc, &res, &e, err);
 	action_result_free(&res);
@@ -1287,7 +1306,7 @@ static json_t *result_build(ctx *c, int deleting)
 					   "lastAttemptedReleaseAction", "lastAttemptedRevision",
 					   "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
 					   "lastHandledResetAt", "observedPostRenderersDigest",
-					   "observedCommonMetadataDigest"};
+					   "observedCommonMetadataDigest", "lastAttemptedReleaseActionDuration"};
 	static const char *const rq[] = {"interval", "now", "never", "retry"};
 	size_t i;
 	const char *status = ready ? sget(ready, "status") : "False";

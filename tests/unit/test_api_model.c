@@ -274,7 +274,6 @@ START_TEST(test_refused_by_name)
 	bh_error err;
 	expect(OBJ("v2", CHART ",\"kubeConfig\":{\"secretRef\":{\"name\":\"k\"}}"), BH_EDENIED,
 	       ".spec.kubeConfig is not supported by this version of bulkhead: remote clusters");
-	expect(OBJ("v2", CHART ",\"install\":{\"skipCRDs\":true}"), BH_EDENIED, ".spec.install.skipCRDs is not supported");
 	expect(OBJ("v2",
 		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
 		   "\"verify\":{\"provider\":\"cosign\"}}}"),
