@@ -15,3 +15,5 @@ cli_bulkhead_LDADD += $(BH_RENDER_LIBS)
 # release (owned by the actions task: helm/action*)
 cli_bulkhead_SOURCES += cli/cmd_release.c
 cli_bulkhead_LDADD += $(BH_ACTION_LIBS) $(BH_KUBECURL_LIBS)
+# values, reconcile --once (operations, issue 13): the HelmRelease from a file or the cluster
+cli_bulkhead_SOURCES += cli/hr_source.c cli/hr_source.h cli/cmd_values.c cli/cmd_reconcile.c worker/values.c worker/values.h

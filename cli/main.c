@@ -13,6 +13,8 @@ static int cmd_version(int argc, char **argv)
 int cmd_check_kubeconfig(int argc, char **argv); /* cli/cmd_kube.c */
 int cmd_template(int argc, char **argv); /* cli/cmd_template.c */
 int cmd_release(int argc, char **argv); /* cli/cmd_release.c */
+int cmd_values(int argc, char **argv); /* cli/cmd_values.c */
+int cmd_reconcile(int argc, char **argv); /* cli/cmd_reconcile.c */
 
 static const struct {
 	const char *name;
@@ -23,6 +25,8 @@ static const struct {
 	{"check-kubeconfig", cmd_check_kubeconfig, "validate a kubeconfig (--strict: as a tenant's)"},
 	{"template", cmd_template, "render a chart like `helm template` (same flags, same output)"},
 	{"release", cmd_release, "Helm actions: install|upgrade|rollback|uninstall|test|unlock NAME ..."},
+	{"values", cmd_values, "the values a HelmRelease gives its chart (as flux debug hr --show-values)"},
+	{"reconcile", cmd_reconcile, "--once NAME|-f HR.yaml: one reconcile through the sandboxed worker, no daemon"},
 };
 
 static void usage(FILE *f)

@@ -353,12 +353,47 @@ static int ops_start(bh_error *err)
 	return 0;
 }
 
+/* --once NS/NAME (`bulkhead reconcile --once`): only that HelmRelease is
+ * started; at the first outcome reported for it (but one whose remediation
+ * goes on at once) bulkheadd stops, with status 0 if it ended Ready, 1 if not, 2
+ * if there is no such HelmRelease. */
+static const char *once_key;
+static int once_rc = -1;
+
+static int ops_once_skips(const entry *e)
+{
+	return once_key && strcmp(e->key, once_key) != 0;
+}
+
+static void ops_once_check(void)
+{
+	static int checked;
+	if (!once_key || checked++)
+		return;
+	if (!find_entry(once_key)) {
+		svlog(SVLOG_ERROR, "--once: no HelmRelease %s", once_key);
+		once_rc = 2;
+		stopping = 1;
+	}
+}
+
+static int once_goes_on; /* set around the report of a reconcile that goes on at once */
+
+static void ops_once_reported(const char *key, int ready)
+{
+	if (!once_key || strcmp(key, once_key) || once_goes_on)
+		return;
+	once_rc = ready ? 0 : 1;
+	stopping = 1;
+}
+
 static void ops_caches_synced(void)
 {
 	static int once;
 	httpd_set_ready(!stopping);
 	if (!once++)
 		notify_ready();
+	ops_once_check();
 }
 
 /* After SIGTERM: no new work; running workers get --graceful-shutdown-timeout
@@ -425,7 +460,7 @@ static entry *ops_pick(double now)
 	for (size_t i = 0; i < nentries; i++) {
 		const char *ns = jstr(entries[i].hr, "metadata", "namespace");
 		it[i].ns = ns ? ns : "";
-		it[i].ready = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
+		it[i].ready = entries[i].queued && !entries[i].job && entries[i].not_before <= now && !ops_once_skips(&entries[i]);
 		it[i].running = entries[i].job != NULL;
 		it[i].since = entries[i].not_before;
 	}
@@ -551,6 +586,7 @@ static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
 		 o->message);
 	if (status_write(kc, hr, o, &e) < 0)
 		svlog_hr(SVLOG_ERROR, key, en ? en->rid : NULL, "%s", e.msg);
+	ops_once_reported(key, o->ready);
 }
 
 /* Go's time.Duration String() for whole seconds: "5m0s", "1h0m0s", "3s". */
@@ -921,7 +957,9 @@ static void finish(kube_client *kc, sv_job *j)
 		snprintf(msg, sizeof msg, "worker %s without reporting a result", how);
 	}
 	svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "worker %d %s", (int)j->pid, how);
+	once_goes_on = j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW;
 	report(kc, j->hr, &o);
+	once_goes_on = 0;
 	metrics_reconcile_done(j, o.ready, j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW,
 			       now_s() - j->started, opt.worker_cpu);
 	if (e && j->deleting) {
@@ -1083,6 +1121,8 @@ static void usage(FILE *f)
 		   "  --leader-election-retry-period D    (defaults 35s, 30s, 5s)\n"
 		   "  --leader-election-namespace NS  the Lease's namespace (default $RUNTIME_NAMESPACE, the pod's, or default)\n"
 		   "  --leader-election-id NAME       the Lease's name (default bulkheadd-leader-election)\n"
+		   "  --once NS/NAME                  reconcile that HelmRelease alone, once, and exit: 0 Ready, 1 not\n"
+		   "                                  Ready, 2 not found (`bulkhead reconcile --once`)\n"
 		   "  --test-hooks                    honour bulkhead.dev/test-hook annotations (tests only)\n"
 		   "  --version                       print the version and exit\n"
 		   "  -h, --help                      this help\n");
@@ -1137,7 +1177,7 @@ int main(int argc, char **argv)
 		{"sources", required_argument, NULL, 'S'}, {"fetcher-path", required_argument, NULL, 'F'},
 		{"enable-leader-election", optional_argument, NULL, 'L'},
 		{"concurrent-per-namespace", required_argument, NULL, 1008}, {"watch-label-selector", required_argument, NULL, 1006}, {"watch-all-namespaces", optional_argument, NULL, 1007},
-		{"interval-jitter-percentage", required_argument, NULL, 1009},
+		{"interval-jitter-percentage", required_argument, NULL, 1009}, {"once", required_argument, NULL, 1020},
 		{"leader-election-lease-duration", required_argument, NULL, 1001},
 		{"leader-election-renew-deadline", required_argument, NULL, 1002},
 		{"leader-election-retry-period", required_argument, NULL, 1003},
@@ -1217,6 +1257,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 1005: opt.le.name = optarg; break;
+		case 1020: once_key = optarg; break;
 		case 1009: {
 			char *end;
 			long pct = strtol(optarg, &end, 10);
@@ -1394,5 +1435,5 @@ int main(int argc, char **argv)
 	httpd_stop(metrics_srv);
 	httpd_stop(health_srv);
 	leader_stop(); /* releases the Lease */
-	return leader_lost() ? 1 : 0;
+	return once_rc >= 0 ? once_rc : leader_lost() ? 1 : 0;
 }
