@@ -355,6 +355,7 @@ static const vfield status_fields[] = {
 	{"upgradeFailures", V_INT, 0, NULL},
 	{"lastAttemptedReleaseAction", V_STR, 16, actions},
 	{"lastAttemptedRevision", V_STR, 256, NULL},
+	{"lastAttemptedRevisionDigest", V_STR, 256, NULL},
 	{"lastAttemptedConfigDigest", V_STR, 256, NULL},
 	{"lastAppliedRevision", V_STR, 256, NULL},
 	{"lastHandledForceAt", V_STR, 256, NULL},

@@ -104,17 +104,17 @@ static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 static int builtin_sources;      /* --sources=builtin: supervisor/sources.c */
 static const char *fetcher_path; /* --fetcher-path */
 
-/* HelmCharts with a new artifact revision (from the sources threads). */
-static char (*triggers)[520];
+/* Sources ("kind/ns/name") with a new artifact revision (from the sources threads). */
+static char (*triggers)[560];
 static size_t ntriggers;
 
-static void on_artifact(const char *ns, const char *name)
+static void on_artifact(const char *kind, const char *ns, const char *name)
 {
 	pthread_mutex_lock(&wmu);
-	char(*t)[520] = realloc(triggers, (ntriggers + 1) * sizeof *triggers);
+	char(*t)[560] = realloc(triggers, (ntriggers + 1) * sizeof *triggers);
 	if (t) {
 		triggers = t;
-		snprintf(triggers[ntriggers++], sizeof *triggers, "%s/%s", ns, name);
+		snprintf(triggers[ntriggers++], sizeof *triggers, "%s/%s/%s", kind, ns, name);
 	}
 	pthread_mutex_unlock(&wmu);
 	wake();
@@ -507,11 +507,11 @@ static void drain_watch(void)
 	list = whead;
 	whead = wtail = NULL;
 	for (size_t t = 0; t < ntriggers; t++) { /* a new chart revision: its HelmReleases now */
-		char *slash = strchr(triggers[t], '/');
-		*slash = '\0';
+		char *ns = strchr(triggers[t], '/') + 1, *slash = strchr(ns, '/');
+		ns[-1] = *slash = '\0';
 		for (size_t k = 0; k < nentries; k++)
 			if (!entries[k].job && entries[k].hr && !being_deleted(entries[k].hr) &&
-			    source_uses_helmchart(entries[k].hr, triggers[t], slash + 1)) {
+			    source_uses(entries[k].hr, triggers[t], ns, slash + 1)) {
 				entries[k].queued = 1;
 				entries[k].not_before = now_s();
 			}
@@ -742,15 +742,11 @@ static void start(kube_client *kc, entry *e)
 	if (builtin_sources && (fd = artcache_open(si.digest)) < 0) {
 		char msg[1200];
 		sv_outcome o = {0, "SourceNotReady", msg};
-		char *slash = strchr(si.helmchart, '/');
-		snprintf(msg, sizeof msg, "HelmChart '%s' is not ready: artifact %.200s is not fetched yet", si.helmchart, si.digest);
-		o.helmchart = si.helmchart;
+		snprintf(msg, sizeof msg, "%s '%s/%s' is not ready: artifact %.200s is not fetched yet", si.kind, si.ns,
+			 si.name, si.digest);
+		o.helmchart = si.helmchart[0] ? si.helmchart : NULL;
 		report(kc, hr, &o);
-		if (slash) {
-			*slash = '\0';
-			sources_kick(si.helmchart, slash + 1);
-			*slash = '/';
-		}
+		sources_kick(si.kind, si.ns, si.name);
 		e->queued = 1;
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
@@ -759,7 +755,7 @@ static void start(kube_client *kc, entry *e)
 		char msg[1200];
 		sv_outcome o = {0, "ArtifactFailed", msg};
 		snprintf(msg, sizeof msg, "Could not load chart: %.1100s", err.msg);
-		o.helmchart = si.helmchart;
+		o.helmchart = si.helmchart[0] ? si.helmchart : NULL;
 		o.event = 1;
 		report(kc, hr, &o);
 		e->queued = 1;
@@ -794,9 +790,9 @@ spawn:
 	if (j->deleting && jstr(j->hr, "status", "storageNamespace") && *jstr(j->hr, "status", "storageNamespace"))
 		j->storage_ns = (char *)jstr(j->hr, "status", "storageNamespace"); /* Flux: where it installed */
 	j->helmchart = si.helmchart[0] ? strdup(si.helmchart) : NULL;
-	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
+	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
 			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,
-			   "digest", si.digest, "revision", si.revision, "timeoutMs",
+			   "digest", si.digest, "revision", si.revision, "sourceKind", si.kind, "timeoutMs",
 			   (json_int_t)((timeout > 0 ? timeout : 300) * 1000));
 	if (jobdoc && j->deleting)
 		json_object_set_new(jobdoc, "delete", json_true());

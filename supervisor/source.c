@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "supervisor/sources.h"
 #include "supervisor/status.h"
 
 static const char *str_at(const json_t *o, const char *a, const char *b, const char *c)
@@ -168,18 +169,18 @@ static void made_chart_name(const json_t *hr, char *ns, size_t nsn, char *name, 
 	snprintf(name, nn, "%s-%s", hrns ? hrns : "", hrname ? hrname : "");
 }
 
-int source_uses_helmchart(const json_t *hr, const char *ns, const char *name)
+int source_uses(const json_t *hr, const char *kind, const char *ns, const char *name)
 {
 	const json_t *ref = json_object_get(json_object_get(hr, "spec"), "chartRef");
 	char cns[254], cname[520];
 	if (json_is_object(ref)) {
 		const char *k = str_at(ref, "kind", NULL, NULL), *n = str_at(ref, "name", NULL, NULL);
 		const char *rns = str_at(ref, "namespace", NULL, NULL), *hrns = str_at(hr, "metadata", "namespace", NULL);
-		return k && n && !strcmp(k, "HelmChart") && !strcmp(n, name) &&
+		return k && n && !strcmp(k, kind) && !strcmp(n, name) &&
 		       !strcmp(rns && *rns ? rns : hrns ? hrns : "", ns);
 	}
 	made_chart_name(hr, cns, sizeof cns, cname, sizeof cname);
-	return !strcmp(cns, ns) && !strcmp(cname, name);
+	return !strcmp(kind, "HelmChart") && !strcmp(cns, ns) && !strcmp(cname, name);
 }
 
 int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err)
@@ -235,29 +236,78 @@ static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, b
 	return rc < 0 ? rc : !same;
 }
 
+/* si's url, digest and revision from the source's .status.artifact. */
+static int artifact_take(source_info *si, const json_t *art, bh_error *err)
+{
+	const char *rev = str_at(art, "revision", NULL, NULL);
+	if (!json_is_object(art) || !str_at(art, "url", NULL, NULL) || !str_at(art, "digest", NULL, NULL)) {
+		bh_error_set(err, BH_OK, "%s '%s/%s' is not ready: no artifact", si->kind, si->ns, si->name);
+		return SOURCE_NOT_READY;
+	}
+	snprintf(si->url, sizeof si->url, "%s", str_at(art, "url", NULL, NULL));
+	snprintf(si->digest, sizeof si->digest, "%s", str_at(art, "digest", NULL, NULL));
+	snprintf(si->revision, sizeof si->revision, "%s", rev ? rev : "");
+	return SOURCE_OK;
+}
+
+/* The artifact of a .spec.chartRef to OCIRepository ns/name. */
+static int resolve_oci(kube_client *kc, const char *ns, const char *name, source_info *si, bh_error *err)
+{
+	json_t *o = NULL;
+	const json_t *art, *md;
+	int rc;
+	snprintf(si->kind, sizeof si->kind, "OCIRepository");
+	snprintf(si->ns, sizeof si->ns, "%s", ns);
+	snprintf(si->name, sizeof si->name, "%s", name);
+	rc = kube_get(kc, &sv_ocirepository_resource, ns, name, NULL, &o, err);
+	if (rc == BH_ENOTFOUND)
+		return bh_error_set(err, BH_ENOTFOUND, "could not get source 'OCIRepository/%s/%s': not found", ns, name);
+	if (rc < 0)
+		return bh_error_prefix(err, "could not get source 'OCIRepository/%s/%s'", ns, name);
+	md = json_object_get(o, "metadata");
+	art = json_object_get(json_object_get(o, "status"), "artifact");
+	if (json_integer_value(json_object_get(json_object_get(o, "status"), "observedGeneration")) <
+		    json_integer_value(json_object_get(md, "generation")) &&
+	    json_object_get(json_object_get(o, "status"), "observedGeneration")) {
+		json_decref(o);
+		bh_error_set(err, BH_OK, "OCIRepository '%s/%s' is not ready: latest generation of object has not been "
+			     "reconciled", ns, name);
+		return SOURCE_NOT_READY;
+	}
+	rc = artifact_take(si, art, err);
+	json_decref(o);
+	return rc;
+}
+
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err)
 {
 	const json_t *spec = json_object_get(hr, "spec"), *ref = json_object_get(spec, "chartRef");
 	const char *hrns = str_at(hr, "metadata", "namespace", NULL);
 	char ns[254], name[520];
-	json_t *hc = NULL, *art;
+	json_t *hc = NULL;
 	int rc;
 	memset(si, 0, sizeof *si);
 	if (json_is_object(ref)) {
 		const char *kind = str_at(ref, "kind", NULL, NULL), *n = str_at(ref, "name", NULL, NULL);
 		const char *rns = str_at(ref, "namespace", NULL, NULL);
-		if (!kind || strcmp(kind, "HelmChart") != 0)
-			return bh_error_set(err, BH_EINVAL, "chartRef kind '%s' is not supported yet (only HelmChart)", kind ? kind : "");
+		if (!kind || (strcmp(kind, "HelmChart") != 0 && strcmp(kind, "OCIRepository") != 0))
+			return bh_error_set(err, BH_EINVAL, "chartRef kind '%s' is not supported (only HelmChart and "
+					    "OCIRepository)", kind ? kind : "");
 		if (!n)
 			return bh_error_set(err, BH_EINVAL, ".spec.chartRef.name is required");
 		snprintf(ns, sizeof ns, "%s", rns && *rns ? rns : hrns);
 		snprintf(name, sizeof name, "%s", n);
+		if (!strcmp(kind, "OCIRepository"))
+			return resolve_oci(kc, ns, name, si, err);
 	} else if (json_is_object(json_object_get(spec, "chart"))) {
 		made_chart_name(hr, ns, sizeof ns, name, sizeof name);
 	} else {
 		return bh_error_set(err, BH_EINVAL, "one of .spec.chart or .spec.chartRef is required");
 	}
 	snprintf(si->helmchart, sizeof si->helmchart, "%s/%s", ns, name);
+	snprintf(si->kind, sizeof si->kind, "HelmChart");
+	snprintf(si->ns, sizeof si->ns, "%s", ns);
+	snprintf(si->name, sizeof si->name, "%s", name);
 	rc = kube_get(kc, &sv_helmchart_resource, ns, name, NULL, &hc, err);
 	if (rc == BH_ENOTFOUND && !json_is_object(ref)) {
 		json_t *obj = helmchart_new(hr, ns, name), *out = NULL;
@@ -292,15 +342,7 @@ int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error 
 			return SOURCE_NOT_READY;
 		}
 	}
-	art = json_object_get(json_object_get(hc, "status"), "artifact");
-	if (!json_is_object(art) || !str_at(art, "url", NULL, NULL) || !str_at(art, "digest", NULL, NULL)) {
-		json_decref(hc);
-		bh_error_set(err, BH_OK, "HelmChart '%s/%s' is not ready: no artifact", ns, name);
-		return SOURCE_NOT_READY;
-	}
-	snprintf(si->url, sizeof si->url, "%s", str_at(art, "url", NULL, NULL));
-	snprintf(si->digest, sizeof si->digest, "%s", str_at(art, "digest", NULL, NULL));
-	snprintf(si->revision, sizeof si->revision, "%s", str_at(art, "revision", NULL, NULL) ? str_at(art, "revision", NULL, NULL) : "");
+	rc = artifact_take(si, json_object_get(json_object_get(hc, "status"), "artifact"), err);
 	json_decref(hc);
-	return SOURCE_OK;
+	return rc;
 }

@@ -1,9 +1,9 @@
 /* supervisor/source.h — finding a HelmRelease's chart artifact as Flux's
- * helm-controller does: .spec.chartRef names a HelmChart, or the controller
- * creates HelmChart "<ns>-<name>" from .spec.chart (in the sourceRef's
- * namespace) and uses it; the artifact is the HelmChart's
- * .status.artifact {url, digest, revision}. Also the release name,
- * namespaces and identity of the job. */
+ * helm-controller does: .spec.chartRef names a HelmChart or an
+ * OCIRepository, or the controller creates HelmChart "<ns>-<name>" from
+ * .spec.chart (in the sourceRef's namespace) and uses it; the artifact is
+ * the source's .status.artifact {url, digest, revision}. Also the release
+ * name, namespaces and identity of the job. */
 #ifndef BH_SUPERVISOR_SOURCE_H
 #define BH_SUPERVISOR_SOURCE_H
 
@@ -13,7 +13,9 @@
 #include "lib/error.h"
 
 typedef struct source_info {
-	char helmchart[800];   /* "ns/name" */
+	char kind[32];         /* "HelmChart" or "OCIRepository" */
+	char ns[254], name[520];
+	char helmchart[800];   /* "ns/name" of a HelmChart source, else "" */
 	char url[2048];
 	char digest[200];
 	char revision[200];
@@ -31,9 +33,9 @@ enum { SOURCE_OK = 0, SOURCE_NOT_READY = 1 };
 int source_check_supported(const json_t *hr, bh_error *err);
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err);
 
-/* Does hr take its chart from HelmChart ns/name (chartRef, or the one made
- * from .spec.chart)? */
-int source_uses_helmchart(const json_t *hr, const char *ns, const char *name);
+/* Does hr take its chart from source kind ns/name (chartRef, or the
+ * HelmChart made from .spec.chart)? */
+int source_uses(const json_t *hr, const char *kind, const char *ns, const char *name);
 
 /* Deletes the HelmChart bulkhead made from hr's .spec.chart (when hr was
  * deleted or moved to .spec.chartRef); only one labelled as made for hr.

@@ -19,13 +19,20 @@
 
 const kube_resource sv_helmrepository_resource = {"source.toolkit.fluxcd.io", "v1", "helmrepositories",
 						   "HelmRepository", 1};
+const kube_resource sv_ocirepository_resource = {"source.toolkit.fluxcd.io", "v1", "ocirepositories",
+						  "OCIRepository", 1};
 static const kube_resource secret_resource = {"", "v1", "secrets", "Secret", 1};
 
 #define FAIL_RETRY 10.0 /* seconds before a failed object is tried again (at most its interval) */
 #define CTRL "source-controller"
 
+enum { K_REPO = 0, K_CHART = 1, K_OCI = 2, K_N };
+static const char *const kind_names[K_N] = {"HelmRepository", "HelmChart", "OCIRepository"};
+static const kube_resource *const kind_res[K_N] = {&sv_helmrepository_resource, &sv_helmchart_resource,
+						   &sv_ocirepository_resource};
+
 typedef struct obj {
-	int chart;        /* HelmChart, else HelmRepository */
+	int chart;        /* K_REPO, K_CHART, K_OCI */
 	char ns[254], name[254];
 	json_t *o;
 	double due;
@@ -164,16 +171,46 @@ int sources_check_repository(const json_t *repo, bh_error *err)
 {
 	const json_t *spec = json_object_get(repo, "spec");
 	const char *type = str(spec, "type", NULL), *prov = str(spec, "provider", NULL);
-	if (type && *type && strcmp(type, "default") != 0)
-		return bh_error_set(err, BH_EINVAL, ".spec.type '%s' is not supported by bulkhead's built-in sources yet "
-				    "(only 'default')", type);
+	int oci = type && !strcmp(type, "oci");
+	if (type && *type && strcmp(type, "default") != 0 && !oci)
+		return bh_error_set(err, BH_EINVAL, ".spec.type '%s' is not supported (only 'default' and 'oci')", type);
 	if (prov && *prov && strcmp(prov, "generic") != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.provider '%s' is not supported by bulkhead's built-in sources "
 				    "(only 'generic')", prov);
 	if (!str(spec, "url", NULL) || !*str(spec, "url", NULL))
 		return bh_error_set(err, BH_EINVAL, ".spec.url is required");
-	if (strncmp(str(spec, "url", NULL), "http://", 7) != 0 && strncmp(str(spec, "url", NULL), "https://", 8) != 0)
+	if (oci && strncmp(str(spec, "url", NULL), "oci://", 6) != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an oci:// URL (.spec.type is 'oci')",
+				    str(spec, "url", NULL));
+	if (!oci && strncmp(str(spec, "url", NULL), "http://", 7) != 0 && strncmp(str(spec, "url", NULL), "https://", 8) != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an http:// or https:// URL", str(spec, "url", NULL));
+	return 0;
+}
+
+static int repo_is_oci(const json_t *repo)
+{
+	const char *t = str(json_object_get(repo, "spec"), "type", NULL);
+	return t && !strcmp(t, "oci");
+}
+
+int sources_check_oci(const json_t *o, bh_error *err)
+{
+	const json_t *spec = json_object_get(o, "spec"), *ref = json_object_get(spec, "ref");
+	const char *url = str(spec, "url", NULL), *prov = str(spec, "provider", NULL);
+	const char *op = str(spec, "layerSelector", "operation");
+	static const char *const refused[] = {"verify", "serviceAccountName", "proxySecretRef", "ignore"};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+		if (json_object_get(spec, refused[i]) && !json_is_null(json_object_get(spec, refused[i])))
+			return bh_error_set(err, BH_EINVAL, ".spec.%s is not supported by bulkhead's built-in sources", refused[i]);
+	if (str(ref, "semverFilter", NULL))
+		return bh_error_set(err, BH_EINVAL, ".spec.ref.semverFilter is not supported by bulkhead's built-in sources");
+	if (prov && *prov && strcmp(prov, "generic") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.provider '%s' is not supported by bulkhead's built-in sources "
+				    "(only 'generic')", prov);
+	if (op && *op && strcmp(op, "extract") != 0 && strcmp(op, "copy") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.layerSelector.operation '%s' is invalid (extract or copy)", op);
+	if (!url || strncmp(url, "oci://", 6) != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an oci:// URL", url ? url : "");
 	return 0;
 }
 
@@ -256,7 +293,7 @@ static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, cons
 	patch = json_pack("{s:o}", "status", st);
 	text = json_dumps(patch, JSON_COMPACT);
 	json_decref(patch);
-	if (text && kube_patch(kc, x->chart ? &sv_helmchart_resource : &sv_helmrepository_resource, x->ns, x->name,
+	if (text && kube_patch(kc, kind_res[x->chart], x->ns, x->name,
 			       KUBE_PATCH_MERGE, text, &wo, &out, &e) < 0)
 		svlog(SVLOG_ERROR, "sources: %s/%s: writing status: %s", x->ns, x->name, e.msg);
 	free(text);
@@ -285,9 +322,10 @@ static char *b64_value(const json_t *data, const char *key)
 	return (char *)out;
 }
 
-/* Fills rq's credentials from the HelmRepository's secretRef (username,
- * password; certFile/keyFile/caFile) and certSecretRef (tls.crt, tls.key,
- * ca.crt), read with the controller's identity. */
+/* Fills rq's credentials from the source's secretRef (a docker config
+ * .dockerconfigjson, or username and password; certFile/keyFile/caFile)
+ * and certSecretRef (tls.crt, tls.key, ca.crt), read with the controller's
+ * identity. */
 static int load_credentials(kube_client *kc, const json_t *repo, proto_fetch_request *rq, bh_error *err)
 {
 	const char *ns = str(repo, "metadata", "namespace");
@@ -301,7 +339,12 @@ static int load_credentials(kube_client *kc, const json_t *repo, proto_fetch_req
 		if ((rc = kube_get(kc, &secret_resource, ns, refs[i], NULL, &sec, err)) < 0)
 			return bh_error_prefix(err, "failed to get secret '%s/%s'", ns, refs[i]);
 		data = json_object_get(sec, "data");
-		if (i == 0) {
+		if (i == 0 && str(data, ".dockerconfigjson", NULL)) {
+			if (!(rq->docker_config = b64_value(data, ".dockerconfigjson"))) {
+				json_decref(sec);
+				return bh_error_set(err, BH_EINVAL, "secret '%s/%s': .dockerconfigjson is not base64", ns, refs[i]);
+			}
+		} else if (i == 0) {
 			rq->username = b64_value(data, "username");
 			rq->password = b64_value(data, "password");
 			if (!!rq->username != !!rq->password) {
@@ -323,7 +366,7 @@ static int load_credentials(kube_client *kc, const json_t *repo, proto_fetch_req
 
 static void free_credentials(proto_fetch_request *rq)
 {
-	char **p[] = {&rq->username, &rq->password, &rq->cert_pem, &rq->key_pem, &rq->ca_pem};
+	char **p[] = {&rq->username, &rq->password, &rq->cert_pem, &rq->key_pem, &rq->ca_pem, &rq->docker_config};
 	for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
 		if (*p[i])
 			explicit_bzero(*p[i], strlen(*p[i]));
@@ -364,8 +407,10 @@ static int run_fetch(kube_client *kc, const obj *x, const json_t *repo, proto_fe
 	int rc = -1;
 	rq->url = (char *)str(rspec, "url", NULL);
 	rq->pass_credentials = json_is_true(json_object_get(rspec, "passCredentials"));
+	/* .spec.insecure (OCI only): a registry over plain HTTP */
+	rq->plain_http = !strncmp(rq->url ? rq->url : "", "oci://", 6) && json_is_true(json_object_get(rspec, "insecure"));
 	rq->timeout_ms = (long long)((timeout > 0 ? timeout : 60) * 1000);
-	snprintf(label, sizeof label, "%s/%s/%s", x->chart ? "HelmChart" : "HelmRepository", x->ns, x->name);
+	snprintf(label, sizeof label, "%s/%s/%s", kind_names[x->chart], x->ns, x->name);
 	fo.label = label;
 	if (load_credentials(kc, repo, rq, &e) < 0)
 		write_status(kc, x, json_object(), 0, "AuthenticationFailed", e.msg);
@@ -459,7 +504,60 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 		snprintf(msg, sizeof msg, "pulled '%s' chart with version '%s'", r.chart ? r.chart : "", r.revision);
 		write_status(kc, x, st, 1, "ChartPullSucceeded", msg);
 		if (changed && !r.unchanged && S.o.on_artifact)
-			S.o.on_artifact(x->ns, x->name);
+			S.o.on_artifact("HelmChart", x->ns, x->name);
+		rc = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	proto_fetch_result_free(&r);
+	return rc;
+}
+
+/* An OCIRepository: the artifact is the selected layer as it is in the
+ * registry (for a Helm chart, the chart's .tgz), its revision
+ * "<tag>@sha256:<manifest digest>" (or the digest alone). 0, or -1. */
+static int reconcile_oci(kube_client *kc, const obj *x)
+{
+	proto_fetch_request rq = {0};
+	proto_fetch_result r = {0};
+	const json_t *spec = json_object_get(x->o, "spec"), *ref = json_object_get(spec, "ref");
+	const json_t *art = json_object_get(json_object_get(x->o, "status"), "artifact");
+	const char *have_digest = str(art, "digest", NULL), *have_rev = str(art, "revision", NULL);
+	const char *mt = str(spec, "layerSelector", "mediaType"), *op = str(spec, "layerSelector", "operation");
+	char file[200], msg[600];
+	bh_error e;
+	int fd = -1, rc = -1;
+	if (sources_check_oci(x->o, &e) < 0) {
+		write_status(kc, x, json_object(), 0, "UnsupportedSpec", e.msg);
+		return -1;
+	}
+	rq.op = FETCH_OP_OCI;
+	rq.tag = (char *)str(ref, "tag", NULL);
+	rq.semver = (char *)str(ref, "semver", NULL);
+	rq.ref_digest = (char *)str(ref, "digest", NULL);
+	rq.media_type = (char *)(mt && *mt ? mt : NULL);
+	if (have_digest && have_rev && artcache_has(have_digest)) {
+		rq.have_version = (char *)have_rev;
+		rq.have_digest = (char *)have_digest;
+	}
+	if (run_fetch(kc, x, x->o, &rq, &r, &fd) == 0) {
+		json_t *st = json_object();
+		int changed = !have_rev || strcmp(have_rev, r.revision) != 0 || !have_digest || !r.digest ||
+			      strcmp(have_digest, r.digest) != 0;
+		if (!r.unchanged) {
+			artcache_put(r.digest, fd, (size_t)r.size);
+			fd = -1;
+			snprintf(file, sizeof file, "%.64s.tgz", r.digest + 7);
+			json_object_set_new(st, "artifact", artifact_json("ocirepository", x, file, r.revision, &r, r.size));
+			json_object_set_new(st, "url", json_string(str(json_object_get(st, "artifact"), "url", NULL)));
+		}
+		if (mt && *mt)
+			json_object_set_new(st, "observedLayerSelector",
+					    json_pack("{s:s,s:s}", "mediaType", mt, "operation", op && *op ? op : "extract"));
+		snprintf(msg, sizeof msg, "stored artifact for digest '%.500s'", r.revision);
+		write_status(kc, x, st, 1, "Succeeded", msg);
+		if (changed && !r.unchanged && S.o.on_artifact)
+			S.o.on_artifact("OCIRepository", x->ns, x->name);
 		rc = 0;
 	}
 	if (fd >= 0)
@@ -474,8 +572,8 @@ static int is_due(const obj *x, double now)
 	const json_t *md = json_object_get(x->o, "metadata");
 	const char *req = json_string_value(json_object_get(json_object_get(md, "annotations"), "reconcile.fluxcd.io/requestedAt"));
 	if (x->busy || x->gone || json_is_true(json_object_get(json_object_get(x->o, "spec"), "suspend")) ||
-	    str(md, "deletionTimestamp", NULL))
-		return 0;
+	    str(md, "deletionTimestamp", NULL) || (x->chart == K_REPO && repo_is_oci(x->o)))
+		return 0; /* an OCI HelmRepository holds settings only: no artifact, no status (as Flux) */
 	return json_integer_value(json_object_get(md, "generation")) != x->handled_gen ||
 	       (req && strcmp(req, x->handled_req) != 0) || now >= x->due;
 }
@@ -497,7 +595,7 @@ static void *reconcile_main(void *arg)
 		const char *req;
 		int chart, rc;
 		/* repositories first: their charts need their status */
-		for (int pass = 0; pass < 2 && !x; pass++)
+		for (int pass = 0; pass < K_N && !x; pass++)
 			for (size_t i = 0; i < S.n && !x; i++)
 				if (S.objs[i].chart == pass && is_due(&S.objs[i], now))
 					x = &S.objs[i];
@@ -516,14 +614,16 @@ static void *reconcile_main(void *arg)
 		copy = *x;
 		o = json_incref(x->o);
 		chart = x->chart;
-		if (chart) {
+		if (chart == K_CHART) {
 			const char *rn = str(json_object_get(o, "spec"), "sourceRef", "name");
 			obj *r = find(0, copy.ns, rn ? rn : "");
 			repo = r ? json_incref(r->o) : NULL;
 		}
 		pthread_mutex_unlock(&S.mu);
-		svlog(SVLOG_DEBUG, "sources: reconciling %s %s/%s", chart ? "HelmChart" : "HelmRepository", copy.ns, copy.name);
-		rc = chart ? reconcile_chart(kc, &copy, repo) : reconcile_repository(kc, &copy);
+		svlog(SVLOG_DEBUG, "sources: reconciling %s %s/%s", kind_names[chart], copy.ns, copy.name);
+		rc = chart == K_CHART ? reconcile_chart(kc, &copy, repo)
+		     : chart == K_OCI ? reconcile_oci(kc, &copy)
+				      : reconcile_repository(kc, &copy);
 		pthread_mutex_lock(&S.mu);
 		if ((x = find(chart, copy.ns, copy.name))) {
 			x->busy = 0;
@@ -533,7 +633,7 @@ static void *reconcile_main(void *arg)
 		}
 		for (size_t i = 0; !chart && rc == 1 && i < S.n; i++) { /* a new index: its charts look again now */
 			const char *rn = str(json_object_get(S.objs[i].o, "spec"), "sourceRef", "name");
-			if (S.objs[i].chart && !strcmp(S.objs[i].ns, copy.ns) && rn && !strcmp(rn, copy.name))
+			if (S.objs[i].chart == K_CHART && !strcmp(S.objs[i].ns, copy.ns) && rn && !strcmp(rn, copy.name))
 				S.objs[i].due = 0;
 		}
 		json_decref(o);
@@ -542,11 +642,11 @@ static void *reconcile_main(void *arg)
 	return NULL;
 }
 
-void sources_kick(const char *ns, const char *name)
+void sources_kick(const char *kind, const char *ns, const char *name)
 {
 	obj *x;
 	pthread_mutex_lock(&S.mu);
-	if ((x = find(1, ns, name)))
+	if ((x = find(!strcmp(kind, "OCIRepository") ? K_OCI : K_CHART, ns, name)))
 		x->due = 0;
 	pthread_cond_broadcast(&S.cv);
 	pthread_mutex_unlock(&S.mu);
@@ -554,7 +654,8 @@ void sources_kick(const char *ns, const char *name)
 
 int sources_start(const sources_opts *o, bh_error *err)
 {
-	static wctx w[2] = {{0, &sv_helmrepository_resource}, {1, &sv_helmchart_resource}};
+	static wctx w[K_N] = {{K_REPO, &sv_helmrepository_resource}, {K_CHART, &sv_helmchart_resource},
+			      {K_OCI, &sv_ocirepository_resource}};
 	pthread_t th;
 	const char *host = strstr(o->cfg->server, "://");
 	S.o = *o;
@@ -569,7 +670,7 @@ int sources_start(const sources_opts *o, bh_error *err)
 		snprintf(S.deny + strlen(S.deny), sizeof S.deny - strlen(S.deny), ":%s",
 			 strncmp(o->cfg->server, "http://", 7) == 0 ? "80" : "443");
 	S.fetch.deny = S.deny;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < K_N; i++) {
 		if (pthread_create(&th, NULL, watch_main, &w[i]) != 0)
 			return bh_error_set(err, BH_EIO, "cannot start the sources watch thread");
 		pthread_detach(th);
@@ -590,7 +691,7 @@ typedef struct seen {
 
 static struct {
 	const kube_config *cfg;
-	void (*on_artifact)(const char *ns, const char *name);
+	void (*on_artifact)(const char *kind, const char *ns, const char *name);
 	seen *v;
 	size_t n;
 } X;
@@ -620,7 +721,7 @@ static void external_seen(const json_t *o)
 	if (strcmp(X.v[i].art, now) != 0) {
 		snprintf(X.v[i].art, sizeof X.v[i].art, "%s", now);
 		if (art)
-			X.on_artifact(ns, name);
+			X.on_artifact("HelmChart", ns, name);
 	}
 }
 
@@ -655,8 +756,8 @@ static void *external_main(void *arg)
 	return NULL;
 }
 
-int sources_watch_external(const kube_config *cfg, void (*on_artifact)(const char *ns, const char *name),
-			   bh_error *err)
+int sources_watch_external(const kube_config *cfg,
+			   void (*on_artifact)(const char *kind, const char *ns, const char *name), bh_error *err)
 {
 	pthread_t th;
 	X.cfg = cfg;

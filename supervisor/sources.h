@@ -1,6 +1,8 @@
 /* supervisor/sources.h — bulkhead's built-in source controller
  * (--sources=builtin): it serves Flux's source API for Helm itself. Watch
- * threads keep caches of HelmRepositories and HelmCharts; a small pool of
+ * threads keep caches of HelmRepositories, HelmCharts and OCIRepositories
+ * (an OCI HelmRepository only holds settings for its HelmCharts, as in
+ * Flux: no artifact, no status); a small pool of
  * reconcile threads (each with its own API client) fetches every due
  * object through a new bulkhead-fetcher (fetchcl.h) with that source's
  * credentials only, writes .status (artifact with revision and sha256
@@ -23,24 +25,28 @@ typedef struct sources_opts {
 	const kube_config *cfg;                          /* the fetcher never connects to cfg->server */
 	const char *fetcher_path;                        /* NULL: next to bulkheadd (fetchcl.h) */
 	int threads;                                     /* reconcile threads (default 4) */
-	void (*on_artifact)(const char *ns, const char *name); /* from a reconcile thread */
+	/* kind "HelmChart" or "OCIRepository"; from a reconcile thread */
+	void (*on_artifact)(const char *kind, const char *ns, const char *name);
 } sources_opts;
 
 extern const kube_resource sv_helmrepository_resource;
+extern const kube_resource sv_ocirepository_resource;
 
 int sources_start(const sources_opts *o, bh_error *err);
 /* --sources=external: watches HelmCharts (filled by a real
  * source-controller) and calls on_artifact when one's .status.artifact
  * revision or digest changes (also when it first gets one). */
-int sources_watch_external(const kube_config *cfg, void (*on_artifact)(const char *ns, const char *name),
-			   bh_error *err);
+int sources_watch_external(const kube_config *cfg,
+			   void (*on_artifact)(const char *kind, const char *ns, const char *name), bh_error *err);
 
-/* Makes HelmChart ns/name due now (its artifact is missing from the cache). */
-void sources_kick(const char *ns, const char *name);
+/* Makes HelmChart or OCIRepository (kind) ns/name due now (its artifact
+ * is missing from the cache). */
+void sources_kick(const char *kind, const char *ns, const char *name);
 
 /* Pure parts, for tests: HelmRepository/HelmChart fields bulkhead does not
  * support, refused by name (0, or BH_EINVAL with err naming the field). */
 int sources_check_repository(const json_t *repo, bh_error *err);
 int sources_check_chart(const json_t *chart, bh_error *err);
+int sources_check_oci(const json_t *ocirepo, bh_error *err);
 
 #endif

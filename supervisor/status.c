@@ -37,7 +37,7 @@ static int spec_stalled(const json_t *c)
 static const char *const worker_conds[] = {"Ready", "Released", "TestSuccess", "Remediated", "Reconciling", "Stalled",
 					   "Drifted", NULL};
 static const char *const worker_fields[] = {"history", "failures", "installFailures", "upgradeFailures",
-					    "lastAttemptedReleaseAction", "lastAttemptedRevision",
+					    "lastAttemptedReleaseAction", "lastAttemptedRevision", "lastAttemptedRevisionDigest",
 					    "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
 					    "lastHandledResetAt", "observedPostRenderersDigest",
 					    "observedCommonMetadataDigest", "lastAttemptedReleaseActionDuration", NULL};

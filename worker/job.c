@@ -1,6 +1,8 @@
 /* worker/job.c — see job.h. */
 #include "worker/job.h"
 
+#include <string.h>
+
 #include "worker/reconcile.h"
 
 int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *chart_bytes, size_t chart_len,
@@ -20,6 +22,9 @@ int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *char
 	in.chart_len = chart_len;
 	in.budget_ms = t > 0 ? (long)t : 300000;
 	in.deleting = json_is_true(json_object_get(job, "delete"));
+	const char *kind = json_string_value(json_object_get(json_object_get(job, "chart"), "sourceKind"));
+	if (kind && !strcmp(kind, "OCIRepository"))
+		in.oci_revision = json_string_value(json_object_get(json_object_get(job, "chart"), "revision"));
 	in.log = log;
 	in.log_ud = log_ud;
 	return reconcile_run(&in, result, err);

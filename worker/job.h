@@ -5,7 +5,7 @@
  *
  * The job document (PROTO_JOB, from the supervisor):
  *   {"helmRelease": {...}, "releaseName": "...", "releaseNamespace": "...",
- *    "storageNamespace": "...", "chart": {"revision","digest"},
+ *    "storageNamespace": "...", "chart": {"revision","digest","sourceKind"},
  *    "timeoutMs": N (.spec.timeout: the whole run, all actions, must fit),
  *    "delete": true (the HelmRelease is being deleted: uninstall),
  *    "testHook": "..." (only when bulkheadd runs with --test-hooks)} */

@@ -614,12 +614,37 @@ done:
 
 /* ---- actions ------------------------------------------------------------------------------- */
 
+/* helm-controller's mutateChartWithSourceRevision: a chart from an
+ * OCIRepository "<version>@<algo>:<digest>" gets version
+ * "<version>+<digest[0:12]>", so a new digest under the same tag is a new
+ * revision. */
+static int oci_mutate(const char *rev, chart *ch, bh_error *err)
+{
+	const char *at = strchr(rev, '@'), *colon = at ? strchr(at, ':') : NULL;
+	char v[300];
+	if (!at)
+		return strncmp(rev, "sha256:", 7) == 0 ? 0 : bh_error_set(err, BH_EINVAL, "invalid artifact revision %s", rev);
+	if (strlen(chart_version(ch)) != (size_t)(at - rev) || strncmp(rev, chart_version(ch), (size_t)(at - rev)) != 0)
+		return bh_error_set(err, BH_EINVAL, "artifact revision %s does not match chart version %s", rev,
+				    chart_version(ch));
+	if (!colon || strlen(colon + 1) < 12)
+		return bh_error_set(err, BH_EINVAL, "invalid artifact revision %s", rev);
+	snprintf(v, sizeof v, "%.*s+%.12s", (int)(at - rev), rev, colon + 1);
+	json_object_set_new(ch->metadata, "version", json_string(v));
+	return 0;
+}
+
 static int load_chart(ctx *c, chart **out, bh_error *err)
 {
 	size_t i;
 	json_t *w;
 	if (chart_load_archive(c->in->chart_bytes, c->in->chart_len, NULL, out, err) < 0)
 		return bh_error_prefix(err, "could not load chart");
+	if (c->in->oci_revision && oci_mutate(c->in->oci_revision, *out, err) < 0) {
+		chart_free(*out);
+		*out = NULL;
+		return bh_error_prefix(err, "could not load chart");
+	}
 	json_array_foreach((*out)->warnings, i, w) /* duplicate keys (the later value wins) */
 		logf_(c, "warning: duplicate key in %s: %s", sget(w, "file"), sget(w, "text"));
 	return 0;
@@ -1303,7 +1328,7 @@ static json_t *result_build(ctx *c, int deleting)
 {
 	json_t *ready = cond_get(c, "Ready"), *st = json_object(), *cl = json_array(), *x, *r;
 	static const char *const keep[] = {"history", "failures", "installFailures", "upgradeFailures",
-					   "lastAttemptedReleaseAction", "lastAttemptedRevision",
+					   "lastAttemptedReleaseAction", "lastAttemptedRevision", "lastAttemptedRevisionDigest",
 					   "lastAttemptedConfigDigest", "lastAppliedRevision", "lastHandledForceAt",
 					   "lastHandledResetAt", "observedPostRenderersDigest",
 					   "observedCommonMetadataDigest", "lastAttemptedReleaseActionDuration"};
@@ -1518,6 +1543,10 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 		json_object_set_new(c.st, "lastHandledForceAt", json_string(req));
 	}
 	json_object_set_new(c.st, "lastAttemptedRevision", json_string(c.chart_version));
+	if (in->oci_revision && strchr(in->oci_revision, '@'))
+		json_object_set_new(c.st, "lastAttemptedRevisionDigest", json_string(strchr(in->oci_revision, '@') + 1));
+	else if (in->oci_revision)
+		json_object_set_new(c.st, "lastAttemptedRevisionDigest", json_string(in->oci_revision));
 	json_object_set_new(c.st, "lastAttemptedConfigDigest", json_string(c.cdigest));
 	json_object_del(c.st, "lastAttemptedValuesChecksum");
 	if ((rc = target_changed(&c, &e)) == 0)

@@ -36,6 +36,7 @@ typedef struct rc_input {
 	size_t chart_len;
 	long budget_ms;                   /* the whole run must end within this */
 	int deleting;                     /* the HelmRelease is being deleted: uninstall */
+	const char *oci_revision;         /* an OCIRepository source's artifact revision, or NULL */
 	void (*log)(void *ud, const char *msg);
 	void *log_ud;
 } rc_input;

@@ -182,7 +182,12 @@ source.toolkit.fluxcd.io helmrepositories get
 source.toolkit.fluxcd.io helmrepositories list
 source.toolkit.fluxcd.io helmrepositories watch
 source.toolkit.fluxcd.io helmrepositories/status get
-source.toolkit.fluxcd.io helmrepositories/status patch"
+source.toolkit.fluxcd.io helmrepositories/status patch
+source.toolkit.fluxcd.io ocirepositories get
+source.toolkit.fluxcd.io ocirepositories list
+source.toolkit.fluxcd.io ocirepositories watch
+source.toolkit.fluxcd.io ocirepositories/status get
+source.toolkit.fluxcd.io ocirepositories/status patch"
 extra=$(LC_ALL=C comm -23 <(echo "$granted") <(echo "$used") | LC_ALL=C comm -23 - <(echo "$builtin_only" | LC_ALL=C sort))
 missing=$(LC_ALL=C comm -13 <(echo "$granted") <(echo "$used"))
 [ -z "$extra$missing" ] || sk_fail "ClusterRole bulkheadd and the controller's own requests differ:
