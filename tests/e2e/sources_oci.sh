@@ -11,7 +11,9 @@
 #    release version "<version>+<digest[0:12]>", lastAttemptedRevisionDigest;
 #    a new version pushed: upgraded within seconds);
 # from the htpasswd registry with a dockerconfigjson secret and with a
-# username/password secret; wrong credentials end in AuthenticationFailed;
+# username/password secret, and behind a Bearer token service (the
+# WWW-Authenticate challenge and token exchange, sources/token_registry.py);
+# wrong credentials end in AuthenticationFailed;
 # a blob altered in the registry's storage is refused (digest mismatch).
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -199,6 +201,27 @@ YAML
 }
 auth_tenant team-a s3cret
 auth_tenant team-x wrong
+tport=$(sk_free_port)
+python3 "$BH_SRCDIR/tests/e2e/sources/token_registry.py" "$tport" "$O" alice:s3cret >"$SK_DIR/token.log" 2>&1 &
+REG_PIDS="$REG_PIDS $!"
+e2e_retry 20 sh -c "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$tport/v2/ | grep -q 401" || sk_fail "token registry did not start"
+kubectl create secret docker-registry tokcred -n team-a --docker-server="127.0.0.1:$tport" --docker-username=alice \
+	--docker-password=s3cret >/dev/null || sk_fail "kubectl create secret docker-registry tokcred"
+kubectl apply -f - >/dev/null <<YAML || sk_fail "applying OCIRepository tok"
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata:
+  name: tok
+  namespace: team-a
+spec:
+  url: oci://127.0.0.1:$tport/charts/demo
+  insecure: true
+  interval: 1m
+  ref:
+    tag: 0.3.0
+  secretRef:
+    name: tokcred
+YAML
 sk_wait_ready team-a app 60 >/dev/null
 sk_wait_ready team-a web 60 >/dev/null
 wait_rev team-a app "0.1.0+${mda:7:12}" 5
@@ -207,6 +230,8 @@ e2e_retry 60 sh -c "kubectl get ocirepository app -n team-x -o jsonpath='{.statu
 e2e_retry 60 sh -c "kubectl get helmchart team-x-web -n team-x -o jsonpath='{.status.conditions[0].reason}' | grep -q AuthenticationFailed" \
 	|| sk_fail "team-x: HelmChart without AuthenticationFailed: $(kubectl get helmchart team-x-web -n team-x -o jsonpath='{.status.conditions}')"
 sk_ready team-x app | e2e_has False || sk_fail "team-x/app is not Ready=False"
+e2e_retry 60 sh -c "kubectl get ocirepository tok -n team-a -o jsonpath='{.status.artifact.revision}' | grep -q '^0.3.0@$md3\$'" \
+	|| sk_fail "token auth: OCIRepository tok: $(kubectl get ocirepository tok -n team-a -o jsonpath='{.status}')"
 
 # --- a layer altered in the registry's storage: refused by its digest
 mdb=$(push "$O" bad 0.1.0)

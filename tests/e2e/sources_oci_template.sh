@@ -5,8 +5,10 @@
 # docker-registry) holding charts pushed by the real `helm push`: the
 # highest version, an exact --version, a constraint, a tag in the
 # reference, a prerelease only when asked; with htpasswd basic auth
-# (--username/--password); and failures (wrong password, no credentials,
-# unknown chart, a version that no tag matches) fail in both.
+# (--username/--password) and behind a Bearer token service
+# (sources/token_registry.py: WWW-Authenticate challenge, token exchange);
+# and failures (wrong password, no credentials, unknown chart, a version
+# that no tag matches) fail in both.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BH_BUILDDIR:=$BH_SRCDIR/build}"
@@ -39,6 +41,10 @@ done
 helm registry login "$A" --username alice --password s3cret --plain-http >/dev/null 2>&1 || e2e_fail "helm registry login"
 helm push "$T/pkg/demo-0.2.0.tgz" "oci://$A/charts" --plain-http >/dev/null 2>&1 || e2e_fail "helm push (auth)"
 helm registry logout "$A" >/dev/null 2>&1
+tport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 "$BH_SRCDIR/tests/e2e/sources/token_registry.py" "$tport" "$O" alice:s3cret >/dev/null 2>&1 &
+PIDS="$PIDS $!"; K=127.0.0.1:$tport
+e2e_retry 20 sh -c "curl -s -o /dev/null -w '%{http_code}' http://$K/v2/ | grep -q 401" || e2e_fail "token registry did not start"
 
 n=0
 same() {
@@ -63,6 +69,10 @@ same web "oci://$O/charts/webapp" --plain-http --set replicaCount=3 -n team
 same web "oci://$A/charts/demo" --plain-http --username alice --password s3cret
 same web "oci://$A/charts/demo" --plain-http --username alice --password wrong
 same web "oci://$A/charts/demo" --plain-http
+same web "oci://$K/charts/demo" --plain-http --username alice --password s3cret --version 0.1.0
+same web "oci://$K/charts/webapp" --plain-http --username alice --password s3cret
+same web "oci://$K/charts/demo" --plain-http --username alice --password wrong
+same web "oci://$K/charts/demo" --plain-http
 same web "oci://$O/charts/nope" --plain-http
 same web "oci://$O/charts/demo" --plain-http --version 9.9.9
 same web "oci://$O/charts/demo" --plain-http --version '>=5'
