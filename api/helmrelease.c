@@ -505,6 +505,13 @@ static int cross_checks(const json_t *md, const json_t *spec, bh_error *err)
 	}
 	if (int_at(spec, "maxHistory", 0) < 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.maxHistory must not be negative");
+	x = json_object_get(spec, "kubeConfig");
+	if (json_is_object(x) && !json_is_object(json_object_get(x, "secretRef")) &&
+	    !json_is_object(json_object_get(x, "configMapRef")))
+		return bh_error_set(err, BH_EINVAL, ".spec.kubeConfig needs a secretRef");
+	if (json_is_object(json_object_get(x, "secretRef")) &&
+	    (rc = required(json_object_get(x, "secretRef"), "name", ".spec.kubeConfig.secretRef", err)) < 0)
+		return rc;
 	if (json_array_size(json_object_get(spec, "dependsOn")) > HR_MAX_DEPENDS)
 		return bh_error_set(err, BH_EINVAL, ".spec.dependsOn has more than %d entries", HR_MAX_DEPENDS);
 	json_array_foreach(json_object_get(spec, "dependsOn"), i, x) {

@@ -19,7 +19,7 @@
 #define ANY(p) {p, HR_T_ANY, NULL, 0, 0, HR_C_NONE, NULL, NULL}
 #define REFUSED(p, t, why) {p, t, NULL, 0, 0, HR_C_NONE, why, NULL}
 
-#define NO_REMOTE "remote clusters; refusing rather than installing into the local cluster"
+#define NO_PROVIDER "workload identity providers (configMapRef) do not exist here; use .spec.kubeConfig.secretRef"
 #define NO_VERIFY "chart signature verification; refusing rather than installing an unverified chart"
 
 const hr_field hr_fields[] = {
@@ -73,12 +73,12 @@ const hr_field hr_fields[] = {
 	SL("spec.dependsOn[].name", 1, 253, HR_C_DNS1123_SUBDOMAIN),
 	SL("spec.dependsOn[].namespace", 1, 63, HR_C_DNS1123_LABEL),
 	/* remote clusters */
-	REFUSED("spec.kubeConfig", HR_T_OBJECT, NO_REMOTE),
-	REFUSED("spec.kubeConfig.secretRef", HR_T_OBJECT, NO_REMOTE),
-	REFUSED("spec.kubeConfig.secretRef.name", HR_T_STRING, NO_REMOTE),
-	REFUSED("spec.kubeConfig.secretRef.key", HR_T_STRING, NO_REMOTE),
-	REFUSED("spec.kubeConfig.configMapRef", HR_T_OBJECT, NO_REMOTE),
-	REFUSED("spec.kubeConfig.configMapRef.name", HR_T_STRING, NO_REMOTE),
+	O("spec.kubeConfig"),
+	O("spec.kubeConfig.secretRef"),
+	SL("spec.kubeConfig.secretRef.name", 1, 253, HR_C_DNS1123_SUBDOMAIN),
+	SL("spec.kubeConfig.secretRef.key", 0, 253, HR_C_VALUES_KEY),
+	REFUSED("spec.kubeConfig.configMapRef", HR_T_OBJECT, NO_PROVIDER),
+	REFUSED("spec.kubeConfig.configMapRef.name", HR_T_STRING, NO_PROVIDER),
 	/* values references */
 	L("spec.valuesFrom"),
 	E("spec.valuesFrom[].kind", "Secret|ConfigMap"),

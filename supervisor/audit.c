@@ -151,9 +151,9 @@ static char *format_record(const audit_rec *r)
 		json_object_set_new(o, "id", json_string(id));
 	}
 	json_object_set_new(o, "phase", json_string(r->phase));
-	json_object_set_new(o, "cluster", json_string(A.cluster));
+	json_object_set_new(o, "cluster", json_string(r->cluster ? r->cluster : A.cluster));
 	json_object_set_new(o, "helmRelease", json_string(r->helm_release ? r->helm_release : ""));
-	json_object_set_new(o, "identity", json_string(r->identity ? r->identity : "(controller)"));
+	json_object_set_new(o, "identity", json_string(r->identity ? r->identity : r->cluster ? "(kubeconfig)" : "(controller)"));
 	json_object_set_new(o, "verb", json_string(r->verb ? r->verb : ""));
 	json_object_set_new(o, "path", json_string(r->path ? r->path : ""));
 	if (strcmp(r->phase, "intent") != 0)

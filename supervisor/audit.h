@@ -39,6 +39,7 @@ typedef struct audit_rec {
 	long status;                  /* outcome, refused: HTTP status (0: no answer) */
 	double duration_ms;           /* outcome */
 	const char *why;              /* refused, violation: why; outcome: transport error */
+	const char *cluster;          /* a remote cluster (.spec.kubeConfig); NULL: the one of audit_opts */
 } audit_rec;
 
 /* Opens the log (none when o->path is NULL). */

@@ -51,7 +51,7 @@ static const struct rule {
 static int job_audit(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
 		     long status, const char *why, bh_error *err)
 {
-	audit_rec r = {phase, id, j->key, j->identity, verb, path, status, 0, why};
+	audit_rec r = {phase, id, j->key, j->identity, verb, path, status, 0, why, j->cluster};
 	bh_error e;
 	if (audit_record(&r, &e) == 0)
 		return 0;
@@ -333,6 +333,11 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 	f->key = strdup(j->key);
 	f->identity = j->identity ? strdup(j->identity) : NULL;
 	f->r = r;
+	if (j->remote) { /* .spec.kubeConfig: to the workload cluster */
+		bh_error e;
+		f->remote = kube_config_dup(j->remote, &e);
+		f->cluster = j->cluster ? strdup(j->cluster) : NULL;
+	}
 	j->inflight++;
 	fwd_submit(f);
 	return 0;
@@ -341,7 +346,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
 {
 	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path), f->r.path,
-			 f->status, f->ms, f->status ? NULL : f->error};
+			 f->status, f->ms, f->status ? NULL : f->error, f->cluster};
 	bh_error e;
 	if (audit_record(&rec, &e) < 0) { /* fail closed: the answer is withheld, the job stops */
 		if (j && !j->audit_error[0])

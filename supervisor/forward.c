@@ -25,6 +25,8 @@ void fwd_req_free(fwd_req *r)
 		return;
 	free(r->key);
 	free(r->identity);
+	free(r->cluster);
+	kube_config_free(r->remote);
 	proto_kube_request_free(&r->r);
 	bh_buf_free(&r->body);
 	free(r);
@@ -94,8 +96,21 @@ static void *fwd_main(void *arg)
 			in_tail = NULL;
 		pthread_mutex_unlock(&mu);
 		f->next = NULL;
-		perform(kc, f);
-		if ((f->status < 200 || f->status > 299) && f->r.body_len) {
+		if (f->remote) { /* a remote cluster: a client of its own for this request */
+			bh_error e;
+			kube_client *rc = kube_curl_client_new(f->remote, &e);
+			if (rc) {
+				kube_client_set_timeout(rc, FWD_TIMEOUT_MS);
+				perform(rc, f);
+				kube_client_free(rc);
+			} else {
+				f->status = 0;
+				snprintf(f->error, sizeof f->error, "remote cluster: %.480s", e.msg);
+			}
+		} else {
+			perform(kc, f);
+		}
+		if (!f->remote && (f->status < 200 || f->status > 299) && f->r.body_len) {
 			/* Start the next request on a fresh connection: a server that
 			 * refused this one before reading its body (kubesim does) would
 			 * otherwise read the next request from the leftover bytes. */

@@ -19,6 +19,8 @@ typedef struct fwd_req {
 	char *identity;           /* impersonated ServiceAccount user, or NULL */
 	proto_kube_request r;     /* the request (owned) */
 	unsigned long long audit_id; /* links its intent and outcome records */
+	kube_config *remote;      /* send to this cluster instead (owned), or NULL */
+	char *cluster;            /* its name for the audit record, or NULL */
 	/* filled by the forwarding thread */
 	long status;              /* HTTP status; 0 when none came back */
 	bh_buf body;

@@ -20,6 +20,8 @@ typedef struct sv_job {
 	char *identity;         /* impersonated user, or NULL (controller identity) */
 	char *release_name, *release_ns, *storage_ns;
 	char *helmchart;        /* "ns/name" of the HelmChart used */
+	struct kube_config *remote; /* .spec.kubeConfig's cluster (owned), or NULL */
+	char *cluster;          /* its name for audit records, or NULL */
 	pid_t pid;
 	int sock;               /* -1 once closed */
 	ipc_reader rd;

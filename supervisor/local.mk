@@ -20,7 +20,8 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/forward.c supervisor/forward.h \
 	supervisor/acl.c supervisor/acl.h \
 	supervisor/depends.c supervisor/depends.h \
-	supervisor/requeue.c supervisor/requeue.h
+	supervisor/requeue.c supervisor/requeue.h \
+	supervisor/remote.c supervisor/remote.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
@@ -42,6 +43,12 @@ tests_unit_test_depends_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_depends_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_depends
 UNIT_TESTS += tests/unit/test_depends
+check_PROGRAMS += tests/unit/test_remote
+tests_unit_test_remote_SOURCES = tests/unit/test_remote.c
+tests_unit_test_remote_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_remote_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_remote
+UNIT_TESTS += tests/unit/test_remote
 EXTRA_DIST += systemd/bulkheadd.service
 # the unit, with the installed paths of the binaries (make install systemdunitdir=... to move it)
 systemdunitdir = $(prefix)/lib/systemd/system

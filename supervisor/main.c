@@ -38,6 +38,7 @@
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
 #include "supervisor/notify.h"
+#include "supervisor/remote.h"
 #include "supervisor/requeue.h"
 #include "supervisor/sched.h"
 #include "supervisor/source.h"
@@ -572,6 +573,8 @@ static void job_free(sv_job *j)
 	free(j->identity);
 	free(j->release_name);
 	free(j->helmchart);
+	free(j->cluster);
+	kube_config_free(j->remote);
 	free(j);
 }
 
@@ -622,8 +625,10 @@ static void start(kube_client *kc, entry *e)
 	hr_model *model;
 	int rc = 0, fd = -1;
 	const json_t *hr = e->hr;
-	char identity[ACL_IDENTITY_MAX];
-	int idrc = acl_identity(&lockdown, hr, identity, sizeof identity, &iderr);
+	char identity[ACL_IDENTITY_MAX], cluster[REMOTE_CLUSTER_MAX];
+	int remote = json_is_object(json_object_get(json_object_get(hr, "spec"), "kubeConfig"));
+	int idrc = remote ? remote_identity(hr, identity, sizeof identity, &iderr)
+			  : acl_identity(&lockdown, hr, identity, sizeof identity, &iderr);
 	const char *idreason = idrc == BH_EINVAL ? "InvalidServiceAccountName" : ACL_ACCESS_DENIED;
 	double timeout = source_parse_duration(jstr(hr, "spec", "timeout"));
 	json_t *jobdoc;
@@ -649,7 +654,8 @@ static void start(kube_client *kc, entry *e)
 			e->deleting = 0;
 			return;
 		}
-		if (idrc == 0 && (rc = acl_sa_exists(kc, identity, &iderr)) < 0) {
+		rc = 1; /* a remote cluster's ServiceAccount is not checked here */
+		if (idrc == 0 && !remote && (rc = acl_sa_exists(kc, identity, &iderr)) < 0) {
 			char msg[1200];
 			sv_outcome o = {0, "UninstallFailed", msg};
 			snprintf(msg, sizeof msg, "failed to confirm the ServiceAccount can be used to uninstall release: %.1000s",
@@ -699,14 +705,6 @@ static void start(kube_client *kc, entry *e)
 		return;
 	}
 	hr_model_free(model);
-	if (source_check_supported(hr, &err) < 0) {
-		sv_outcome o = {0, "UnsupportedSpec", err.msg};
-		o.event = 1;
-		report(kc, hr, &o);
-		e->queued = 1;
-		e->not_before = now_s() + hr_interval(hr);
-		return;
-	}
 	if (idrc < 0) {
 		refuse(kc, e, idreason, iderr.msg);
 		return;
@@ -784,6 +782,21 @@ spawn:
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
 	}
+	if (remote && (rc = remote_load(kc, hr, &j->remote, cluster, sizeof cluster, &err)) < 0) {
+		sv_outcome o = {0, REMOTE_REASON, err.msg};
+		o.event = 1;
+		report(kc, hr, &o);
+		close(fd);
+		job_free(j);
+		e->queued = 1;
+		e->not_before = now_s() + (rc == BH_ENOTFOUND ? opt.requeue_dependency : hr_interval(hr));
+		return;
+	}
+	if (remote && !*identity) { /* the kubeconfig's own identity on the remote cluster */
+		free(j->identity);
+		j->identity = NULL;
+	}
+	j->cluster = remote ? strdup(cluster) : NULL;
 	j->release_name = source_release_name_new(j->hr);
 	j->release_ns = (char *)source_release_namespace(j->hr);
 	j->storage_ns = (char *)source_storage_namespace(j->hr);
@@ -836,7 +849,7 @@ spawn:
 	jobs = realloc(jobs, (njobs + 1) * sizeof *jobs);
 	jobs[njobs++] = j;
 	svlog_hr(SVLOG_INFO, j->key, e->rid, "started worker %d (release %s in %s, identity %s)", (int)j->pid,
-			j->release_name, j->release_ns, j->identity);
+			j->release_name, j->release_ns, j->identity ? j->identity : "of the kubeconfig");
 	{
 		char msg[128], d[32];
 		sv_outcome o = {0, "Progressing", msg};

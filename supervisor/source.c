@@ -151,15 +151,6 @@ static int metadata_has(const json_t *have, const json_t *want)
 	return 1;
 }
 
-int source_check_supported(const json_t *hr, bh_error *err)
-{
-	const json_t *spec = json_object_get(hr, "spec");
-	if (json_is_object(json_object_get(spec, "kubeConfig")))
-		return bh_error_set(err, BH_EINVAL, ".spec.kubeConfig (a remote cluster) is not supported by this "
-				    "version of bulkhead; refusing rather than installing into the local cluster");
-	return 0;
-}
-
 /* Namespace and name of the HelmChart made from hr's .spec.chart. */
 static void made_chart_name(const json_t *hr, char *ns, size_t nsn, char *name, size_t nn)
 {

@@ -26,11 +26,6 @@ enum { SOURCE_OK = 0, SOURCE_NOT_READY = 1 };
 /* Returns SOURCE_OK with *si filled, SOURCE_NOT_READY (no artifact yet;
  * err says why), or a negative code (err says why: missing HelmChart,
  * unsupported chartRef kind, API error). May create the HelmChart. */
-/* Refuses HelmRelease fields bulkhead does not implement yet whose silent
- * omission would do harm (e.g. .spec.kubeConfig: installing into the
- * management cluster instead of the remote one). 0, or BH_EINVAL with err
- * naming the field. */
-int source_check_supported(const json_t *hr, bh_error *err);
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err);
 
 /* Does hr take its chart from source kind ns/name (chartRef, or the

@@ -272,8 +272,11 @@ START_TEST(test_refused_by_name)
 {
 	hr_model *m;
 	bh_error err;
-	expect(OBJ("v2", CHART ",\"kubeConfig\":{\"secretRef\":{\"name\":\"k\"}}"), BH_EDENIED,
-	       ".spec.kubeConfig is not supported by this version of bulkhead: remote clusters");
+	expect(OBJ("v2", CHART ",\"kubeConfig\":{\"configMapRef\":{\"name\":\"k\"}}"), BH_EDENIED,
+	       ".spec.kubeConfig.configMapRef is not supported by this version of bulkhead: workload identity providers");
+	expect(OBJ("v2", CHART ",\"kubeConfig\":{\"secretRef\":{\"key\":\"value\"}}"), BH_EINVAL,
+	       ".spec.kubeConfig.secretRef.name is required");
+	expect(OBJ("v2", CHART ",\"kubeConfig\":{}"), BH_EINVAL, ".spec.kubeConfig needs a secretRef");
 	expect(OBJ("v2",
 		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
 		   "\"verify\":{\"provider\":\"cosign\"}}}"),
