@@ -941,8 +941,8 @@ static void finish(kube_client *kc, sv_job *j)
 					  "--graceful-shutdown-timeout (%.0fs): it was killed", opt.shutdown_grace);
 	} else if (j->timed_out) {
 		o.reason = "WorkerTimeout";
-		snprintf(msg, sizeof msg, "worker exceeded its deadline of %.0fs (.spec.timeout) and was killed",
-			 j->deadline - j->started);
+		snprintf(msg, sizeof msg, "worker exceeded its deadline of %.0fs (.spec.timeout) and was killed%s",
+			 j->deadline - j->started, j->inflight ? " while the API server had not answered its request" : "");
 	} else if (j->violation[0]) {
 		o.reason = "ProtocolViolation";
 		snprintf(msg, sizeof msg, "worker broke the supervisor protocol and was killed: %.1000s", j->violation);
