@@ -799,8 +799,15 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 				if (!groups[g].name)
 					goto oom;
 			}
-			if ((rc = files_push(&groups[g].files, &groups[g].n, fname, f->data, f->len)))
+			/* borrowed: files outlives the subchart's loading */
+			chart_file *gf = realloc(groups[g].files, (groups[g].n + 1) * sizeof *gf);
+			if (!gf)
 				goto oom;
+			groups[g].files = gf;
+			gf[groups[g].n].name = (char *)fname;
+			gf[groups[g].n].data = f->data;
+			gf[groups[g].n].len = f->len;
+			groups[g].n++;
 		} else {
 			if ((rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
 				goto oom;
@@ -868,8 +875,6 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 		c->deps[c->ndeps++] = sc;
 	}
 	for (size_t g = 0; g < ngroups; g++) {
-		for (size_t k = 0; k < groups[g].n; k++)
-			file_clear(&groups[g].files[k]);
 		free(groups[g].files);
 		free(groups[g].name);
 	}
@@ -880,8 +885,6 @@ oom:
 	rc = bh_error_set(err, BH_ENOMEM, "out of memory loading chart");
 fail:
 	for (size_t g = 0; g < ngroups; g++) {
-		for (size_t k = 0; k < groups[g].n; k++)
-			file_clear(&groups[g].files[k]);
 		free(groups[g].files);
 		free(groups[g].name);
 	}

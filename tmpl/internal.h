@@ -40,38 +40,48 @@ struct tnode {
 	enum node_type type;
 	int pos;             /* byte offset in the tree's text */
 	int line;
+	int nitems;
 	ttree *tr;
-	/* N_TEXT, N_STRING (unquoted text), N_COMMENT, N_NUMBER (source text) */
+	/* N_TEXT, N_STRING (unquoted text), N_COMMENT, N_NUMBER (source text),
+	 * N_IDENT (function name) */
 	const char *text;
 	size_t len;
-	const char *quoted;  /* N_STRING: original with quotes */
-	size_t qlen;
 	/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds; */
 	tnode **items;
-	int nitems;
-	/* N_PIPE */
-	tnode **decl;
-	int ndecl;
-	int is_assign;
 	/* N_FIELD, N_VARIABLE (ident[0] = "$x"), N_CHAIN (fields) */
 	const char **ident;
 	int nident;
 	/* N_CHAIN: node; N_ACTION/N_IF/N_RANGE/N_WITH/N_TEMPLATE: pipe */
 	tnode *node;
 	tnode *pipe;
-	tnode *list, *else_list;
 	/* N_TEMPLATE: name */
 	const char *name;
-	/* N_BOOL */
-	int b;
-	/* N_NUMBER */
-	int is_int, is_uint, is_float, is_complex;
-	int64_t i64;
-	uint64_t u64;
-	double f64;
-	double im;           /* imaginary part of a complex constant */
-	/* N_IDENT: the resolved function */
-	const tmpl_func_def *fn;
+	/* Fields of one node type only (the parse arena holds ~10^5 nodes for
+	 * a large chart, so they share storage); read them only after
+	 * checking the type. */
+	union {
+		struct { /* N_STRING: original with quotes */
+			const char *quoted;
+			size_t qlen;
+		};
+		struct { /* N_PIPE: declared variables */
+			tnode **decl;
+			int ndecl;
+			int is_assign;
+		};
+		struct { /* N_IF, N_RANGE, N_WITH */
+			tnode *list, *else_list;
+		};
+		const tmpl_func_def *fn; /* N_IDENT: the resolved function */
+		int b;                   /* N_BOOL */
+		struct {                 /* N_NUMBER */
+			int64_t i64;
+			uint64_t u64;
+			double f64;
+			double im; /* imaginary part of a complex constant */
+			unsigned char is_int, is_uint, is_float, is_complex;
+		};
+	};
 };
 
 struct ttree {
