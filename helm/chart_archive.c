@@ -1,14 +1,13 @@
 /* helm/chart_archive.c — Helm's LoadArchiveFiles (pkg/chart/loader/archive)
  * with libarchive, from memory: path checks, links refused, every byte
  * counted (the tar header's size is not trusted). */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "helm/chart_internal.h"
+#include "helm/targz.h"
 #include "lib/buf.h"
 
 typedef struct file_list {
@@ -129,8 +128,8 @@ static int entry_error(bh_error *err, int code, const char *what, const char *en
 int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			      chart **out, bh_error *err)
 {
-	struct archive *a;
-	struct archive_entry *e;
+	targz *a;
+	targz_entry e;
 	file_list fl = {0};
 	json_t *index = NULL; /* file name -> its position in fl */
 	int rc = 0;
@@ -140,43 +139,45 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 		return bh_error_set(err, BH_ELIMIT, "chart archive is larger than the maximum size %zu", ctx->lim.max_archive);
 	if (len < 3 || u[0] != 0x1f || u[1] != 0x8b || u[2] != 0x08)
 		return bh_error_set(err, BH_EINVAL, "chart archive does not appear to be a gzipped archive");
-	a = archive_read_new();
+	/* every byte inflated counts, headers and skipped data too */
+	a = targz_new(buf, len,
+		      2 * (uint64_t)(ctx->lim.max_total - ctx->total) + 2048 * (uint64_t)ctx->lim.max_files +
+			      ((uint64_t)1 << 20),
+		      err);
+	if (!a) {
+		bh_error_prefix(err, "cannot read chart archive");
+		return err ? err->code : BH_EINVAL;
+	}
 	index = json_object();
-	if (!a || !index) {
-		if (a)
-			archive_read_free(a);
-		json_decref(index);
+	if (!index) {
+		targz_free(a);
 		return bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
 	}
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
-		rc = bh_error_set(err, BH_EINVAL, "cannot read chart archive: %s", archive_error_string(a));
-		goto done;
-	}
 	for (;;) {
-		int r = archive_read_next_header(a, &e);
-		if (r == ARCHIVE_EOF)
+		int r = targz_next(a, &e, err);
+		if (r == 0)
 			break;
-		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-			rc = bh_error_set(err, BH_EINVAL, "cannot read chart archive: %s", archive_error_string(a));
+		if (r < 0) {
+			rc = r;
+			if (r == BH_ELIMIT)
+				rc = bh_error_set(err, BH_ELIMIT, "decompressed chart is larger than the maximum size %zu",
+						  ctx->lim.max_total);
+			else
+				bh_error_prefix(err, "cannot read chart archive");
 			goto done;
 		}
-		const char *raw = archive_entry_pathname(e);
-		if (!raw)
-			raw = "";
-		mode_t type = archive_entry_filetype(e);
-		if (type == AE_IFDIR)
+		const char *raw = e.name;
+		if (e.type == TARGZ_DIR || e.type == TARGZ_GLOBAL)
 			continue;
-		if (archive_entry_hardlink(e)) {
+		if (e.type == TARGZ_HARDLINK) {
 			rc = entry_error(err, BH_EDENIED, "chart archive contains a hard link (refused)", raw);
 			goto done;
 		}
-		if (type == AE_IFLNK) {
+		if (e.type == TARGZ_SYMLINK) {
 			rc = entry_error(err, BH_EDENIED, "chart archive contains a symbolic link (refused)", raw);
 			goto done;
 		}
-		if (type != AE_IFREG) {
+		if (e.type != TARGZ_REG) {
 			rc = entry_error(err, BH_EDENIED, "chart archive contains an irregular file (refused)", raw);
 			goto done;
 		}
@@ -249,7 +250,7 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 					  ctx->lim.max_files, raw);
 			goto done;
 		}
-		la_int64_t hsize = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+		uint64_t hsize = e.size;
 		size_t remaining = ctx->lim.max_total - ctx->total;
 		if (hsize > 0 && (uint64_t)hsize > remaining) {
 			free(clean);
@@ -266,12 +267,17 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 		bh_buf data = BH_BUF_INIT;
 		char chunk[65536];
 		for (;;) {
-			la_ssize_t got = archive_read_data(a, chunk, sizeof chunk);
+			long got = targz_read(a, chunk, sizeof chunk, err);
 			if (got == 0)
 				break;
 			if (got < 0) {
-				rc = bh_error_set(err, BH_EINVAL, "cannot read chart archive entry \"%s\": %s", raw,
-						  archive_error_string(a));
+				rc = (int)got;
+				if (rc == BH_ELIMIT)
+					rc = bh_error_set(err, BH_ELIMIT,
+							  "decompressed chart is larger than the maximum size %zu",
+							  ctx->lim.max_total);
+				else
+					bh_error_prefix(err, "cannot read chart archive entry \"%s\"", raw);
 				break;
 			}
 			if ((size_t)got > remaining - data.len || data.len + (size_t)got > ctx->lim.max_total) {
@@ -324,12 +330,11 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 		rc = bh_error_set(err, BH_EINVAL, "no files in chart archive");
 		goto done;
 	}
-	archive_read_free(a);
+	targz_free(a);
 	a = NULL;
 	rc = chart_load_files_budget(fl.v, fl.n, ctx, out, err);
 done:
-	if (a)
-		archive_read_free(a);
+	targz_free(a);
 	json_decref(index);
 	list_free(&fl);
 	return rc;

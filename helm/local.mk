@@ -21,9 +21,9 @@ helm_libbhchart_a_SOURCES = \
 	helm/chart_archive.c helm/chart_dir.c helm/chart_deps.c \
 	helm/strvals.c helm/strvals.h \
 	helm/values.c helm/values.h \
-	helm/sort.c helm/sort.h
-helm_libbhchart_a_CFLAGS = $(AM_CFLAGS) $(ARCHIVE_CFLAGS)
-BH_CHART_LIBS = helm/libbhchart.a $(ARCHIVE_LIBS)
+	helm/sort.c helm/sort.h \
+	helm/targz.c helm/targz.h
+BH_CHART_LIBS = helm/libbhchart.a $(ZLIB_LIBS)
 
 # kustomize post-renderer (patches, images) — h-postrender
 noinst_LIBRARIES += helm/libbhkustomize.a
@@ -53,7 +53,7 @@ tests_unit_test_strvals_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_strvals_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
 tests_unit_test_chart_SOURCES = tests/unit/test_chart.c
 tests_unit_test_chart_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(ARCHIVE_CFLAGS)
-tests_unit_test_chart_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CHECK_LIBS)
+tests_unit_test_chart_LDADD = $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(ARCHIVE_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += tests/unit/test_chart_render
 tests_unit_test_chart_render_SOURCES = tests/unit/test_chart_render.c
 tests_unit_test_chart_render_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

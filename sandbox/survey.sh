@@ -44,7 +44,7 @@ for src in $([ -n "${SURVEY_REPORT_ONLY:-}" ] || echo "$top"/tests/fuzz/fuzz_*.c
 	if ! gcc -std=c11 -O1 -D_GNU_SOURCE -I"$top" -I"$build" -DBH_SRCDIR="\"$top\"" -DPACKAGE_VERSION='"survey"' \
 		$(pkg-config --cflags jansson yaml-0.1 libarchive 2>/dev/null) -o "$out/fuzz/$t" \
 		"$top/sandbox/survey_fuzz.c" "$src" "$top/worker/prepare.c" -Wl,--allow-multiple-definition \
-		-Wl,--start-group $libs -Wl,--end-group -ljansson -lyaml -larchive -lpcre2-8 -lcrypto -lssl -lcurl \
+		-Wl,--start-group $libs -Wl,--end-group -ljansson -lyaml -lz -lpcre2-8 -lcrypto -lssl -lcurl \
 		-lseccomp -lcap -lz -lm 2>"$out/fuzz/$t.build.log"; then
 		echo "survey: $t does not build (see $out/fuzz/$t.build.log)"
 		continue

@@ -1,8 +1,6 @@
 /* worker/prepare.c — see prepare.h. */
 #include "worker/prepare.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -12,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "helm/chart.h"
 #include "tmpl/tmpl.h"
 
 static int by_byte(const void *a, const void *b)
@@ -42,46 +39,6 @@ static int prepare_openssl(void)
 	return RAND_bytes(r, sizeof r) == 1 ? 0 : -1;
 }
 
-static int add_entry(struct archive *a, const char *name, const char *data)
-{
-	struct archive_entry *e = archive_entry_new();
-	int rc;
-	if (!e)
-		return -1;
-	archive_entry_set_pathname_utf8(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_size(e, (la_int64_t)strlen(data));
-	rc = archive_write_header(a, e) == ARCHIVE_OK && archive_write_data(a, data, strlen(data)) >= 0 ? 0 : -1;
-	archive_entry_free(e);
-	return rc;
-}
-
-/* A PAX chart archive (a long name, so the entry has a PAX header),
- * through the same loader as a job's chart: libarchive sets up its charset
- * conversion, and glibc's iconv reads gconv-modules.cache, now. */
-static int prepare_archive(void)
-{
-	static unsigned char buf[16384];
-	char longname[200];
-	size_t used = 0;
-	struct archive *a = archive_write_new();
-	chart *c = NULL;
-	bh_error e;
-	int rc = -1;
-	if (!a)
-		return -1;
-	snprintf(longname, sizeof longname, "warm/templates/%0150d.yaml", 0);
-	if (archive_write_set_format_pax(a) == ARCHIVE_OK && archive_write_add_filter_gzip(a) == ARCHIVE_OK &&
-	    archive_write_open_memory(a, buf, sizeof buf, &used) == ARCHIVE_OK &&
-	    add_entry(a, "warm/Chart.yaml", "apiVersion: v2\nname: warm\nversion: 0.1.0\n") == 0 &&
-	    add_entry(a, longname, "kind: ConfigMap\n") == 0 && archive_write_close(a) == ARCHIVE_OK)
-		rc = chart_load_archive(buf, used, NULL, &c, &e);
-	archive_write_free(a);
-	chart_free(c);
-	return rc < 0 ? -1 : 0;
-}
-
 int worker_prepare(void)
 {
 	struct tm tm;
@@ -92,7 +49,7 @@ int worker_prepare(void)
 	localtime_r(&t0, &tm);
 	tmpl_prepare_sandbox(); /* time zones for now/date/toDate */
 	prepare_qsort();
-	if (prepare_openssl() < 0 || prepare_archive() < 0)
+	if (prepare_openssl() < 0)
 		return -1;
 	return 0;
 }
