@@ -2,18 +2,22 @@
 bin_PROGRAMS += cli/bulkhead
 cli_bulkhead_SOURCES = cli/main.c
 cli_bulkhead_LDADD = $(BH_LIB_LIBS)
+# libcurl is loaded on first use (cli/curl_lazy.c): link no $(CURL_LIBS) here
+cli_bulkhead_SOURCES += cli/curl_lazy.c
+cli_bulkhead_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+BH_CLI_KUBE_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) -lpthread
 # check-kubeconfig (owned by kube/)
 cli_bulkhead_SOURCES += cli/cmd_kube.c
-cli_bulkhead_LDADD += $(BH_KUBECURL_LIBS)
+cli_bulkhead_LDADD += $(BH_CLI_KUBE_LIBS)
 # template (owned by the chart engine: helm/chart*, values, render)
 cli_bulkhead_SOURCES += cli/cmd_template.c cli/template_flags.c cli/template_flags.h
 cli_bulkhead_SOURCES += cli/template_postrender.c cli/template_postrender.h
 cli_bulkhead_SOURCES += cli/template_remote.c cli/template_remote.h
-cli_bulkhead_LDADD += fetcher/libbhfetch.a proto/libbhproto.a $(CURL_LIBS)
+cli_bulkhead_LDADD += fetcher/libbhfetch.a proto/libbhproto.a
 cli_bulkhead_SOURCES += cli/budget.c cli/budget.h
 cli_bulkhead_LDADD += $(BH_RENDER_LIBS)
 # release (owned by the actions task: helm/action*)
 cli_bulkhead_SOURCES += cli/cmd_release.c
-cli_bulkhead_LDADD += $(BH_ACTION_LIBS) $(BH_KUBECURL_LIBS)
+cli_bulkhead_LDADD += $(BH_ACTION_LIBS) $(BH_CLI_KUBE_LIBS)
 # values, reconcile --once (operations, issue 13): the HelmRelease from a file or the cluster
 cli_bulkhead_SOURCES += cli/hr_source.c cli/hr_source.h cli/cmd_values.c cli/cmd_reconcile.c worker/values.c worker/values.h
