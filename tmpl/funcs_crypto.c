@@ -20,6 +20,7 @@
 #include <openssl/x509v3.h>
 
 #include "tmpl/funcs.h"
+#include "tmpl/rsa_keygen.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -302,7 +303,7 @@ static int fn_gen_private_key(tmpl_call *c)
 	bh_buf b = BH_BUF_INIT;
 #define TYPE_IS(lit) (t->u.s.len == sizeof(lit) - 1 && memcmp(t->u.s.ptr, lit, sizeof(lit) - 1) == 0)
 	if (TYPE_IS("") || TYPE_IS("rsa"))
-		k = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)4096);
+		k = rsa_keygen_go(4096);
 	else if (TYPE_IS("ecdsa"))
 		k = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
 	else if (TYPE_IS("ed25519"))
@@ -669,7 +670,7 @@ static int fn_gen_cert(tmpl_call *c)
 			goto out;
 		}
 	} else {
-		key = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
+		key = rsa_keygen_go(2048);
 		if (!key) {
 			rc = tmpl_call_errorf(c, "error generating rsa key: key generation failed");
 			goto out;

@@ -23,7 +23,7 @@ tmpl_libbhtmpl_a_SOURCES += \
 	tmpl/funcs_semver.c \
 	tmpl/funcs_encoding.c \
 	tmpl/gotime.h tmpl/gotime.c tmpl/gotime_zone.h tmpl/gotime_zone.c tmpl/funcs_dates.c \
-	tmpl/funcs_crypto.c tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c \
+	tmpl/funcs_crypto.c tmpl/rsa_keygen.c tmpl/rsa_keygen.h tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c \
 	tmpl/yaml_pretty.h tmpl/yaml_pretty.c
 check_PROGRAMS += tests/unit/test_funcs_formats
 tests_unit_test_funcs_formats_SOURCES = tests/unit/test_funcs_formats.c tests/unit/funcs_golden.h

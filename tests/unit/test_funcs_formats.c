@@ -8,6 +8,8 @@
 #include "tmpl/gotime.h"
 #include "lib/semver.h"
 #include "tmpl/toml.h"
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 
 /* Generated from helm v4.1.4 output (gen_funcs_formats_goldens.py). */
 static const fgolden goldens[] = {
@@ -124,6 +126,39 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* The RSA keys of genPrivateKey (4096 bits, as Sprig) and genCA /
+ * genSelfSignedCert (2048) are well-formed key pairs of that size
+ * (tmpl/rsa_keygen.c builds them from its own primes). */
+static void check_rsa_pem(const char *pem, int bits)
+{
+	BIO *bio = BIO_new_mem_buf(pem, -1);
+	EVP_PKEY *k = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(EVP_PKEY_get_base_id(k), EVP_PKEY_RSA);
+	ck_assert_int_eq(EVP_PKEY_get_bits(k), bits);
+	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new(k, NULL);
+	ck_assert_int_eq(EVP_PKEY_check(pc), 1); /* primes, d, CRT values */
+	EVP_PKEY_CTX_free(pc);
+	EVP_PKEY_free(k);
+	BIO_free(bio);
+}
+
+START_TEST(test_rsa_keys)
+{
+	char *a = fg_render("{{ genPrivateKey \"rsa\" }}", NULL, NULL);
+	char *b = fg_render("{{ (genCA \"x\" 1).Key }}", NULL, NULL);
+	char *c = fg_render("{{ (genSelfSignedCert \"y\" nil nil 1).Key }}", NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(a, "-----BEGIN RSA PRIVATE KEY-----"));
+	check_rsa_pem(a, 4096);
+	check_rsa_pem(b, 2048);
+	check_rsa_pem(c, 2048);
+	ck_assert_str_ne(b, c);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
 /* Limits: hostile inputs fail cleanly instead of exhausting the machine. */
 START_TEST(test_limits)
 {
@@ -201,6 +236,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_goldens, 0, (int)(sizeof(goldens) / sizeof(goldens[0])));
 	tcase_add_test(tc, test_random);
+	tcase_add_test(tc, test_rsa_keys);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_no_file_access);
