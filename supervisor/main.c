@@ -1362,7 +1362,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bulkheadd: %s\n", err.msg);
 			return 1;
 		}
-	} else if (sources_watch_external(cfg, on_artifact, &err) < 0) {
+	} else if (sources_watch_external(cfg, fetcher_path, on_artifact, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}

@@ -13,6 +13,7 @@
 
 #include "kube/curl.h"
 #include "supervisor/artcache.h"
+#include "supervisor/artifact.h"
 #include "supervisor/log.h"
 #include "supervisor/source.h"
 #include "supervisor/status.h"
@@ -652,24 +653,33 @@ void sources_kick(const char *kind, const char *ns, const char *name)
 	pthread_mutex_unlock(&S.mu);
 }
 
+/* S.fetch: the fetcher binary (--fetcher-path or next to bulkheadd) and
+ * the API server's host:port, which the fetcher must never connect to. */
+static int fetcher_setup(const kube_config *cfg, const char *path, bh_error *err)
+{
+	const char *host = strstr(cfg->server, "://");
+	S.fetch.path = path ? path : fetchcl_default_path();
+	if ((S.fetch.path_fd = open(S.fetch.path, O_PATH | O_CLOEXEC)) < 0 || access(S.fetch.path, X_OK) < 0)
+		return bh_error_set(err, BH_ENOTFOUND, "fetcher binary %s: %s (see --fetcher-path)", S.fetch.path,
+				    strerror(errno));
+	host = host ? host + 3 : cfg->server;
+	snprintf(S.deny, sizeof S.deny, "%.*s", (int)strcspn(host, "/"), host);
+	if (!strchr(S.deny + (S.deny[0] == '[' ? strcspn(S.deny, "]") : 0), ':'))
+		snprintf(S.deny + strlen(S.deny), sizeof S.deny - strlen(S.deny), ":%s",
+			 strncmp(cfg->server, "http://", 7) == 0 ? "80" : "443");
+	S.fetch.deny = S.deny;
+	return 0;
+}
+
 int sources_start(const sources_opts *o, bh_error *err)
 {
 	static wctx w[K_N] = {{K_REPO, &sv_helmrepository_resource}, {K_CHART, &sv_helmchart_resource},
 			      {K_OCI, &sv_ocirepository_resource}};
 	pthread_t th;
-	const char *host = strstr(o->cfg->server, "://");
+	int rc;
 	S.o = *o;
-	S.fetch.path = o->fetcher_path ? o->fetcher_path : fetchcl_default_path();
-	if ((S.fetch.path_fd = open(S.fetch.path, O_PATH | O_CLOEXEC)) < 0 || access(S.fetch.path, X_OK) < 0)
-		return bh_error_set(err, BH_ENOTFOUND, "fetcher binary %s: %s (see --fetcher-path)", S.fetch.path,
-				    strerror(errno));
-	/* the API server's host:port, which the fetcher must never connect to */
-	host = host ? host + 3 : o->cfg->server;
-	snprintf(S.deny, sizeof S.deny, "%.*s", (int)strcspn(host, "/"), host);
-	if (!strchr(S.deny + (S.deny[0] == '[' ? strcspn(S.deny, "]") : 0), ':'))
-		snprintf(S.deny + strlen(S.deny), sizeof S.deny - strlen(S.deny), ":%s",
-			 strncmp(o->cfg->server, "http://", 7) == 0 ? "80" : "443");
-	S.fetch.deny = S.deny;
+	if ((rc = fetcher_setup(o->cfg, o->fetcher_path, err)) < 0)
+		return rc;
 	for (int i = 0; i < K_N; i++) {
 		if (pthread_create(&th, NULL, watch_main, &w[i]) != 0)
 			return bh_error_set(err, BH_EIO, "cannot start the sources watch thread");
@@ -756,10 +766,14 @@ static void *external_main(void *arg)
 	return NULL;
 }
 
-int sources_watch_external(const kube_config *cfg,
+int sources_watch_external(const kube_config *cfg, const char *fetcher_path,
 			   void (*on_artifact)(const char *kind, const char *ns, const char *name), bh_error *err)
 {
 	pthread_t th;
+	int rc;
+	if ((rc = fetcher_setup(cfg, fetcher_path, err)) < 0)
+		return rc;
+	artifact_use_fetcher(&S.fetch);
 	X.cfg = cfg;
 	X.on_artifact = on_artifact;
 	if (pthread_create(&th, NULL, external_main, NULL) != 0)

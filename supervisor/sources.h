@@ -35,8 +35,10 @@ extern const kube_resource sv_ocirepository_resource;
 int sources_start(const sources_opts *o, bh_error *err);
 /* --sources=external: watches HelmCharts (filled by a real
  * source-controller) and calls on_artifact when one's .status.artifact
- * revision or digest changes (also when it first gets one). */
-int sources_watch_external(const kube_config *cfg,
+ * revision or digest changes (also when it first gets one); sets up the
+ * fetcher (fetcher_path, NULL: next to bulkheadd) that artifact_fetch
+ * downloads the artifacts with. */
+int sources_watch_external(const kube_config *cfg, const char *fetcher_path,
 			   void (*on_artifact)(const char *kind, const char *ns, const char *name), bh_error *err);
 
 /* Makes HelmChart or OCIRepository (kind) ns/name due now (its artifact
