@@ -6,6 +6,7 @@ worker_bulkhead_worker_SOURCES = \
 	worker/job.c worker/job.h \
 	worker/broker.c worker/broker.h \
 	worker/reconcile.c worker/reconcile.h \
+	worker/plan.c worker/plan.h \
 	worker/snapshot.c worker/snapshot.h \
 	worker/manifest.c worker/manifest.h \
 	worker/drift.c worker/drift.h \
@@ -35,3 +36,11 @@ tests_unit_test_postrender_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_postrender_LDADD = $(BH_KUSTOMIZE_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_postrender
 UNIT_TESTS += tests/unit/test_postrender
+
+# the state machine's choice of the next action, as a table (worker/plan.c)
+check_PROGRAMS += tests/unit/test_plan
+tests_unit_test_plan_SOURCES = tests/unit/test_plan.c worker/plan.c worker/plan.h
+tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_plan_LDADD = $(CHECK_LIBS)
+TESTS += tests/unit/test_plan
+UNIT_TESTS += tests/unit/test_plan

@@ -17,11 +17,10 @@
 #include "helm/storage.h"
 #include "worker/drift.h"
 #include "worker/manifest.h"
+#include "worker/plan.h"
 #include "worker/snapshot.h"
 #include "worker/values.h"
 
-typedef enum rstate { S_ABSENT, S_UNMANAGED, S_OUTOFSYNC, S_LOCKED, S_UNTESTED, S_INSYNC, S_FAILED } rstate;
-typedef enum rkind { K_NONE, K_INSTALL, K_UPGRADE, K_TEST, K_UNLOCK, K_ROLLBACK, K_UNINSTALL_REM } rkind;
 enum { T_RELEASE = 1, T_TEST = 2, T_UNLOCK = 4, T_REMEDIATE = 8 };
 
 #define MSG_MAX 2048
@@ -525,7 +524,7 @@ static int owner_check(ctx *c, const json_t *rel, bh_error *err)
 	return rc;
 }
 
-static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *err)
+static int determine_state(ctx *c, plan_state *out, char *why, size_t wn, bh_error *err)
 {
 	json_t *hist = NULL, *last, *cur;
 	char d[SNAPSHOT_DIGEST_MAX];
@@ -536,29 +535,29 @@ static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *
 	*why = '\0';
 	if (!(last = storage_last(hist))) {
 		snprintf(why, wn, "no release in storage");
-		*out = S_ABSENT;
+		*out = PLAN_ABSENT;
 		goto done;
 	}
 	status = rel_status(last);
 	if (rel_status_is_pending(status)) {
 		snprintf(why, wn, "release with status '%s'", status);
-		*out = S_LOCKED;
+		*out = PLAN_LOCKED;
 		goto done;
 	}
 	if (!(cur = latest(c))) {
 		if (!strcmp(status, "uninstalled")) {
 			snprintf(why, wn, "found uninstalled release in storage");
-			*out = S_ABSENT;
+			*out = PLAN_ABSENT;
 		} else {
 			snprintf(why, wn, "found existing release in storage");
-			*out = S_UNMANAGED;
+			*out = PLAN_UNMANAGED;
 			rc = owner_check(c, last, err);
 		}
 		goto done;
 	}
 	if (!snap_targets(cur, rel_name(last), rel_namespace(last), rel_version(last))) {
 		snprintf(why, wn, "release not observed to be made for object");
-		*out = S_UNMANAGED;
+		*out = PLAN_UNMANAGED;
 		rc = owner_check(c, last, err);
 		goto done;
 	}
@@ -566,42 +565,42 @@ static int determine_state(ctx *c, rstate *out, char *why, size_t wn, bh_error *
 		goto done;
 	if (strcmp(d, sget(cur, "digest")) != 0) {
 		snprintf(why, wn, "release digest verification failed");
-		*out = S_UNMANAGED;
+		*out = PLAN_UNMANAGED;
 		goto done;
 	}
 	if (!strcmp(status, "failed")) {
 		snprintf(why, wn, "release is in a failed state");
-		*out = S_FAILED;
+		*out = PLAN_FAILED;
 	} else if (!strcmp(status, "uninstalled")) {
 		snprintf(why, wn, "found uninstalled release in storage");
-		*out = S_ABSENT;
+		*out = PLAN_ABSENT;
 	} else if (!strcmp(status, "deployed")) {
 		const json_t *md = json_object_get(json_object_get(last, "chart"), "metadata");
 		remediation r;
 		if (strcmp(sget(md, "name"), c->chart_name) || strcmp(sget(md, "version"), c->chart_version)) {
 			snprintf(why, wn, "release chart has changed: %.100s@%.60s -> %.100s@%.60s", sget(md, "name"), sget(md, "version"),
 				 c->chart_name, c->chart_version);
-			*out = S_OUTOFSYNC;
+			*out = PLAN_OUTOFSYNC;
 		} else if (strcmp(sget(cur, "configDigest"), c->cdigest) != 0) {
 			snprintf(why, wn, "release values have changed");
-			*out = S_OUTOFSYNC;
+			*out = PLAN_OUTOFSYNC;
 		} else if (json_integer_value(json_object_get(c->st, "observedGeneration")) != c->gen &&
 			   strcmp(sget(c->st, "observedPostRenderersDigest"), c->prdigest)) {
 			snprintf(why, wn, "release post renderers have changed");
-			*out = S_OUTOFSYNC;
+			*out = PLAN_OUTOFSYNC;
 		} else if (json_integer_value(json_object_get(c->st, "observedGeneration")) != c->gen &&
 			   strcmp(sget(c->st, "observedCommonMetadataDigest"), c->cmdigest)) {
 			snprintf(why, wn, "release common metadata has changed");
-			*out = S_OUTOFSYNC;
+			*out = PLAN_OUTOFSYNC;
 		} else if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(cur)) {
 			snprintf(why, wn, "release has not been tested");
-			*out = S_UNTESTED;
+			*out = PLAN_UNTESTED;
 		} else if (bget(spec_part(c, "test"), "enable") && active_remediation(c, &r) && !r.ignore_tests &&
 			   snapshot_test_failed(cur)) {
 			snprintf(why, wn, "has test in failed phase");
-			*out = S_FAILED;
+			*out = PLAN_FAILED;
 		} else {
-			*out = S_INSYNC;
+			*out = PLAN_INSYNC;
 		}
 	} else {
 		rc = bh_error_set(err, BH_EINVAL, "unexpected release status '%s' of %s/%s.v%d", status, c->ns, c->name,
@@ -1051,102 +1050,100 @@ static int run_uninstall_remediation(ctx *c, bh_error *err)
 
 typedef enum next_err { NE_OK, NE_EXCEEDED, NE_MISSING_TARGET } next_err;
 
-static rkind action_for_state(ctx *c, rstate s, const json_t **target, next_err *ne)
+typedef struct target_check {
+	ctx *c;
+	int ignore;            /* test failures ignored for the previous release */
+	const json_t *prev;    /* the verified rollback target */
+} target_check;
+
+/* action.VerifySnapshot of the previous successful release: in storage and
+ * unmodified (a storage error is treated as corrupt: upgrade again). */
+static plan_target check_target(void *ud)
 {
-	remediation r;
-	*ne = NE_OK;
-	*target = NULL;
-	switch (s) {
-	case S_INSYNC:
-		if (active_retry_ms(c))
-			truncate_newest(c);
-		else
-			truncate_history(c, ignore_tests(c));
-		if (latest(c))
-			json_object_set(c->st, "lastAppliedRevision", json_object_get(latest(c), "chartVersion"));
-		if (c->force)
-			return K_UPGRADE;
-		__attribute__((fallthrough)); /* the Remediated replacement is shared with Untested */
-	case S_UNTESTED:
-		if (cond_is(c, "Remediated", "True")) {
-			char full[600], ch[600];
-			snap_names(latest(c), full, sizeof full, ch, sizeof ch);
-			cond_del(c, "Remediated");
-			cond_set(c, "Released", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release %s with chart %s",
-				 full, ch);
-		}
-		return s == S_UNTESTED ? K_TEST : K_NONE;
-	case S_LOCKED:
-		return K_UNLOCK;
-	case S_ABSENT:
-		get_remediation(c, 1, &r);
-		if (exhausted(c, &r) && !c->force) {
-			*ne = NE_EXCEEDED;
-			return K_NONE;
-		}
-		return K_INSTALL;
-	case S_UNMANAGED:
-		json_array_clear(history(c));
-		return K_UPGRADE;
-	case S_OUTOFSYNC:
-		get_remediation(c, 0, &r);
-		if (exhausted(c, &r) && !c->force) {
-			*ne = NE_EXCEEDED;
-			return K_NONE;
-		}
-		return K_UPGRADE;
-	case S_FAILED:
-		if (active_retry_ms(c)) { /* as "flux reconcile --force" with no remediation retries */
-			truncate_newest(c);
-			return K_UPGRADE;
-		}
-		if (!active_remediation(c, &r) || failure_count(c, &r) <= 0 || c->force)
-			return K_UPGRADE;
-		if (exhausted(c, &r) && !r.remediate_last) {
-			*ne = NE_EXCEEDED;
-			return K_NONE;
-		}
-		truncate_history(c, r.ignore_tests);
-		if (!strcmp(r.strategy, "uninstall"))
-			return K_UNINSTALL_REM;
-		{
-			const json_t *prev = previous(c, r.ignore_tests);
-			json_t *hist = NULL, *rel;
-			bh_error e;
-			char d[SNAPSHOT_DIGEST_MAX];
-			if (!prev) {
-				*ne = NE_MISSING_TARGET;
-				return K_NONE;
-			}
-			if (storage_history(c->in->kc, c->sns, c->name, &hist, &e) < 0)
-				return K_UPGRADE;
-			rel = storage_version(hist, (int)json_integer_value(json_object_get(prev, "version")));
-			if (!rel) {
-				json_decref(hist);
-				*ne = NE_MISSING_TARGET;
-				return K_NONE;
-			}
-			if (snapshot_release_digest(rel, d, &e) < 0 || strcmp(d, sget(prev, "digest")) != 0) {
-				json_decref(hist);
-				return K_UPGRADE; /* a corrupt target: reattempt the upgrade */
-			}
-			json_decref(hist);
-			*target = prev;
-			return K_ROLLBACK;
-		}
-	}
-	return K_NONE;
+	target_check *t = ud;
+	const json_t *prev = previous(t->c, t->ignore);
+	json_t *hist = NULL, *rel;
+	bh_error e;
+	char d[SNAPSHOT_DIGEST_MAX];
+	plan_target r;
+	if (!prev)
+		return PLAN_TARGET_MISSING;
+	if (storage_history(t->c->in->kc, t->c->sns, t->c->name, &hist, &e) < 0)
+		return PLAN_TARGET_CORRUPT;
+	rel = storage_version(hist, (int)json_integer_value(json_object_get(prev, "version")));
+	if (!rel)
+		r = PLAN_TARGET_MISSING;
+	else if (snapshot_release_digest(rel, d, &e) < 0 || strcmp(d, sget(prev, "digest")) != 0)
+		r = PLAN_TARGET_CORRUPT;
+	else
+		r = PLAN_TARGET_OK;
+	json_decref(hist);
+	if (r == PLAN_TARGET_OK)
+		t->prev = prev;
+	return r;
 }
 
-static int kind_type(rkind k)
+static void plan_remediation_of(const ctx *c, int install, plan_remediation *p)
+{
+	remediation r;
+	get_remediation(c, install, &r);
+	p->retries = r.retries;
+	p->failures = failure_count(c, &r);
+	p->remediate_last = r.remediate_last;
+	p->uninstall = !strcmp(r.strategy, "uninstall");
+}
+
+/* actionForState: plan.c chooses; this applies what goes with the choice
+ * (history truncation, lastAppliedRevision, the Remediated condition
+ * replaced by Released once in sync). */
+static plan_action action_for_state(ctx *c, plan_state s, const json_t **target, next_err *ne)
+{
+	const char *a = sget(c->st, "lastAttemptedReleaseAction");
+	remediation r;
+	target_check tc = {c, 0, NULL};
+	plan_input in;
+	plan_output o;
+	memset(&in, 0, sizeof in);
+	in.state = s;
+	in.force = c->force;
+	in.retry = active_retry_ms(c) > 0;
+	in.active = !strcmp(a, "install") ? 1 : !strcmp(a, "upgrade") ? 2 : 0;
+	plan_remediation_of(c, 1, &in.install);
+	plan_remediation_of(c, 0, &in.upgrade);
+	if (active_remediation(c, &r))
+		tc.ignore = r.ignore_tests;
+	in.target = check_target;
+	in.ud = &tc;
+	o = plan_next(&in);
+	switch (o.truncate) {
+	case PLAN_TRUNCATE: truncate_history(c, s == PLAN_FAILED ? tc.ignore : ignore_tests(c)); break;
+	case PLAN_TRUNCATE_NEWEST: truncate_newest(c); break;
+	case PLAN_CLEAR: json_array_clear(history(c)); break;
+	default: break;
+	}
+	if (s == PLAN_INSYNC && latest(c))
+		json_object_set(c->st, "lastAppliedRevision", json_object_get(latest(c), "chartVersion"));
+	if (((s == PLAN_INSYNC && o.action == PLAN_NONE) || s == PLAN_UNTESTED) && cond_is(c, "Remediated", "True")) {
+		char full[600], ch[600];
+		snap_names(latest(c), full, sizeof full, ch, sizeof ch);
+		cond_del(c, "Remediated");
+		cond_set(c, "Released", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release %s with chart %s", full,
+			 ch);
+	}
+	*ne = o.error == PLAN_EXCEEDED ? NE_EXCEEDED : o.error == PLAN_MISSING_TARGET ? NE_MISSING_TARGET : NE_OK;
+	*target = o.action == PLAN_ROLLBACK ? tc.prev : NULL;
+	return o.action;
+}
+
+static int kind_type(plan_action k)
 {
 	switch (k) {
-	case K_INSTALL:
-	case K_UPGRADE:
+	case PLAN_INSTALL:
+	case PLAN_UPGRADE:
 		return T_RELEASE;
-	case K_TEST:
+	case PLAN_TEST:
 		return T_TEST;
-	case K_UNLOCK:
+	case PLAN_UNLOCK:
 		return T_UNLOCK;
 	default:
 		return T_REMEDIATE;
@@ -1185,8 +1182,8 @@ static int atomic_release(ctx *c, bh_error *err)
 	cond_del(c, "Stalled");
 	cond_del(c, "Reconciling");
 	for (;;) {
-		rstate s = S_INSYNC;
-		rkind k;
+		plan_state s = PLAN_INSYNC;
+		plan_action k;
 		next_err ne;
 		const json_t *target;
 		char why[512];
@@ -1218,8 +1215,8 @@ static int atomic_release(ctx *c, bh_error *err)
 			c->requeue = RC_REQUEUE_NEVER;
 			return 0;
 		}
-		if (k == K_NONE) {
-			if (s == S_INSYNC) {
+		if (k == PLAN_NONE) {
+			if (s == PLAN_INSYNC) {
 				observe_manifest_config(c);
 				check_drift(c);
 			}
@@ -1242,12 +1239,12 @@ static int atomic_release(ctx *c, bh_error *err)
 			return 0;
 		}
 		switch (k) {
-		case K_INSTALL: rc = run_install(c, err); break;
-		case K_UPGRADE: rc = run_upgrade(c, err); break;
-		case K_TEST: rc = run_test(c, err); break;
-		case K_UNLOCK: rc = run_unlock(c, err); break;
-		case K_ROLLBACK: rc = run_rollback(c, target, err); break;
-		case K_UNINSTALL_REM: rc = run_uninstall_remediation(c, err); break;
+		case PLAN_INSTALL: rc = run_install(c, err); break;
+		case PLAN_UPGRADE: rc = run_upgrade(c, err); break;
+		case PLAN_TEST: rc = run_test(c, err); break;
+		case PLAN_UNLOCK: rc = run_unlock(c, err); break;
+		case PLAN_ROLLBACK: rc = run_rollback(c, target, err); break;
+		case PLAN_UNINSTALL_REMEDIATION: rc = run_uninstall_remediation(c, err); break;
 		default: rc = 0; break;
 		}
 		if (rc < 0) {
