@@ -100,8 +100,7 @@ const hr_field hr_fields[] = {
 	B("spec.install.disableWaitForJobs"),
 	B("spec.install.disableHooks"),
 	B("spec.install.disableTakeOwnership"),
-	REFUSED("spec.install.disableOpenAPIValidation", HR_T_BOOL,
-		"objects are always validated against the cluster's OpenAPI schema here"),
+	B("spec.install.disableOpenAPIValidation"), /* no client-side check to disable: see docs/spec-coverage.md */
 	B("spec.install.disableSchemaValidation"),
 	B("spec.install.replace"),
 	B("spec.install.skipCRDs"), /* deprecated: as crds: Skip when crds is unset */
@@ -122,8 +121,7 @@ const hr_field hr_fields[] = {
 	B("spec.upgrade.disableWaitForJobs"),
 	B("spec.upgrade.disableHooks"),
 	B("spec.upgrade.disableTakeOwnership"),
-	REFUSED("spec.upgrade.disableOpenAPIValidation", HR_T_BOOL,
-		"objects are always validated against the cluster's OpenAPI schema here"),
+	B("spec.upgrade.disableOpenAPIValidation"),
 	B("spec.upgrade.disableSchemaValidation"),
 	B("spec.upgrade.force"),
 	B("spec.upgrade.preserveValues"),

@@ -285,6 +285,8 @@ START_TEST(test_refused_by_name)
 			 "\"kind\":\"HelmRepository\",\"name\":\"r\"}}}"),
 	       BH_EINVAL, ".spec.chart.metadata.labels.a must be a string");
 	/* a refused field at its zero value changes nothing: accepted */
+	ck_assert_msg(decode(OBJ("v2", CHART ",\"install\":{\"disableOpenAPIValidation\":true}"), &m, &err) == 0, "%s", err.msg);
+	hr_model_free(m);
 	ck_assert_msg(decode(OBJ("v2", CHART ",\"dependsOn\":[],\"rollback\":{\"force\":false},\"upgrade\":{\"strategy\":"
 					    "{\"name\":\"RemediateOnFailure\"}}"),
 			     &m, &err) == 0,
