@@ -912,6 +912,12 @@ static void service(kube_client *kc, sv_job *j)
 	}
 }
 
+/* The work queue's exponential backoff: 1s, 2s, ... 64s. */
+static double requeue_backoff(entry *e)
+{
+	return (double)(1u << (e->retries < 6 ? e->retries++ : 6));
+}
+
 static void finish(kube_client *kc, sv_job *j)
 {
 	entry *e = find_entry(j->key);
@@ -988,10 +994,10 @@ static void finish(kube_client *kc, sv_job *j)
 				e->queued = 1;
 				e->not_before = now_s() + opt.requeue_dependency;
 			}
-		} else {
+		} else { /* as Flux's failed reconcileDelete: the work queue's backoff (1s, 2s, ... 64s) */
 			e->deleting = 1;
 			e->queued = 1;
-			e->not_before = now_s() + hr_interval(j->hr);
+			e->not_before = now_s() + requeue_backoff(e);
 		}
 		return;
 	}
@@ -1003,8 +1009,7 @@ static void finish(kube_client *kc, sv_job *j)
 			/* Flux's ErrMustRequeue: remediation goes on, with the
 			 * work queue's exponential backoff (1s, 2s, ... 64s) */
 			e->queued = 1;
-			e->not_before = now_s() + (double)(1u << (e->retries < 6 ? e->retries : 6));
-			e->retries++;
+			e->not_before = now_s() + requeue_backoff(e);
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_RETRY) {
 			double d = requeue_retry_secs(j->hr, j->result.status); /* RetryOnFailure */

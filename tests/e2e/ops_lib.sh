@@ -5,6 +5,11 @@
 #   ops_run LOG ARGS   a bulkheadd (as the bulkheadd ServiceAccount of deploy/,
 #                      locked down, unless ARGS say otherwise) logging
 #                      to $SK_DIR/LOG; its pid is appended to OPS_PIDS and in OPS_PID
+#   ops_storage NS NAME, ops_wait_storage NS NAME PATTERN   a release's Helm storage
+#   ops_sound NS NAME  its storage decodes, agrees with its labels, nothing
+#                      pending, no revision twice, at most one deployed
+#   ops_no_false_failure NS NAME   never InstallFailed/UpgradeFailed
+#   ops_workers PID    the worker pids of bulkheadd PID
 # Every instance is killed when the test ends.
 OPS_PIDS=()
 OPS_PID=
@@ -52,3 +57,35 @@ ops_wait_storage() {
 		sleep 0.2
 	done
 }
+
+# ops_sound NS NAME: every storage Secret of the release decodes; its version and
+# status agree with its name and labels; no version twice; none pending; at
+# most one deployed
+ops_sound() {
+	kubectl get secrets -n "$1" -l "owner=helm,name=$2" -o json | python3 -c '
+import base64, gzip, json, sys
+items = json.load(sys.stdin)["items"]
+seen, deployed = set(), 0
+for s in items:
+    l, name = s["metadata"]["labels"], s["metadata"]["name"]
+    rel = json.loads(gzip.decompress(base64.b64decode(base64.b64decode(s["data"]["release"]))))
+    v, st = rel["version"], rel["info"]["status"]
+    assert name == "sh.helm.release.v1.%s.v%d" % (rel["name"], v), "%s holds version %d" % (name, v)
+    assert l["version"] == str(v) and l["status"] == st, "%s: labels %s, release v%d %s" % (name, l, v, st)
+    assert rel.get("manifest") is not None and rel.get("chart"), "%s: no manifest or chart" % name
+    assert v not in seen, "revision %d twice" % v
+    seen.add(v)
+    assert not st.startswith("pending-"), "%s left %s" % (name, st)
+    deployed += st == "deployed"
+assert deployed <= 1, "%d deployed revisions" % deployed' || sk_fail "$1/$2: unsound Helm storage: $(ops_storage "$1" "$2")"
+}
+# ops_no_false_failure NS NAME: the HelmRelease's events never said InstallFailed/UpgradeFailed
+ops_no_false_failure() {
+	local ev
+	ev=$(kubectl get events -n "$1" --field-selector "involvedObject.name=$2" -o jsonpath='{range .items[*]}{.reason} {end}' 2>/dev/null)
+	case " $ev " in *" InstallFailed "* | *" UpgradeFailed "*) sk_fail "$1/$2: a false failure was reported: $ev" ;; esac
+	case "$(sk_ready "$1" "$2")" in *"|InstallFailed|"* | *"|UpgradeFailed|"*) sk_fail "$1/$2: Ready $(sk_ready "$1" "$2")" ;; esac
+	return 0
+}
+# ops_workers PID: the worker pids of bulkheadd PID
+ops_workers() { pgrep -P "$1" | tr '\n' ' '; }
