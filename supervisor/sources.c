@@ -693,7 +693,7 @@ int sources_start(const sources_opts *o, bh_error *err)
 	return 0;
 }
 
-/* ---- external mode: triggers from a source-controller's HelmCharts ------------------ */
+/* ---- external mode: triggers from a source-controller's HelmCharts and OCIRepositories */
 typedef struct seen {
 	char key[520];
 	char art[400]; /* "revision digest" */
@@ -702,11 +702,12 @@ typedef struct seen {
 static struct {
 	const kube_config *cfg;
 	void (*on_artifact)(const char *kind, const char *ns, const char *name);
+	pthread_mutex_t mu; /* one watch thread per kind */
 	seen *v;
 	size_t n;
-} X;
+} X = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static void external_seen(const json_t *o)
+static void external_seen(const char *kind, const json_t *o)
 {
 	const char *ns = str(o, "metadata", "namespace"), *name = str(o, "metadata", "name");
 	const json_t *art = json_object_get(json_object_get(o, "status"), "artifact");
@@ -714,7 +715,7 @@ static void external_seen(const json_t *o)
 	size_t i;
 	if (!ns || !name)
 		return;
-	snprintf(key, sizeof key, "%s/%s", ns, name);
+	snprintf(key, sizeof key, "%s/%.250s/%.250s", kind, ns, name);
 	snprintf(now, sizeof now, "%.190s %.190s", str(art, "revision", NULL) ? str(art, "revision", NULL) : "",
 		 str(art, "digest", NULL) ? str(art, "digest", NULL) : "");
 	for (i = 0; i < X.n && strcmp(X.v[i].key, key) != 0; i++)
@@ -724,43 +725,45 @@ static void external_seen(const json_t *o)
 		if (!nv)
 			return;
 		X.v = nv;
-		snprintf(X.v[X.n].key, sizeof X.v[X.n].key, "%s", key);
+		snprintf(X.v[X.n].key, sizeof X.v[X.n].key, "%.519s", key);
 		snprintf(X.v[X.n++].art, sizeof X.v[0].art, "%s", now);
 		return; /* first sight: the HelmReleases reconcile on their own */
 	}
 	if (strcmp(X.v[i].art, now) != 0) {
 		snprintf(X.v[i].art, sizeof X.v[i].art, "%s", now);
 		if (art)
-			X.on_artifact("HelmChart", ns, name);
+			X.on_artifact(kind, ns, name);
 	}
 }
 
 static int on_external(void *ud, kube_watch_type t, json_t *o)
 {
+	const kube_resource *res = ud;
 	size_t i;
 	json_t *it;
-	(void)ud;
+	pthread_mutex_lock(&X.mu);
 	if (t == KUBE_WATCH_ADDED || t == KUBE_WATCH_MODIFIED)
-		external_seen(o);
+		external_seen(res->kind, o);
 	else if (t == KUBE_WATCH_RELIST)
-		json_array_foreach(json_object_get(o, "items"), i, it) external_seen(it);
+		json_array_foreach(json_object_get(o, "items"), i, it) external_seen(res->kind, it);
+	pthread_mutex_unlock(&X.mu);
 	return 0;
 }
 
 static void *external_main(void *arg)
 {
+	const kube_resource *res = arg;
 	bh_error e;
 	kube_client *kc = kube_curl_client_new(X.cfg, &e);
-	(void)arg;
 	if (!kc) {
-		svlog(SVLOG_ERROR, "watching HelmCharts: %s", e.msg);
+		svlog(SVLOG_ERROR, "watching %s: %s", res->resource, e.msg);
 		return NULL;
 	}
 	for (;;) {
 		kube_watch_opts wo = {0};
 		wo.timeout_seconds = 60;
-		if (kube_watch(kc, &sv_helmchart_resource, NULL, &wo, on_external, NULL, &e) < 0)
-			svlog(SVLOG_ERROR, "watching HelmCharts: %s (retrying)", e.msg);
+		if (kube_watch(kc, res, NULL, &wo, on_external, (void *)res, &e) < 0)
+			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", res->resource, e.msg);
 		sleep(1);
 	}
 	return NULL;
@@ -776,8 +779,10 @@ int sources_watch_external(const kube_config *cfg, const char *fetcher_path,
 	artifact_use_fetcher(&S.fetch);
 	X.cfg = cfg;
 	X.on_artifact = on_artifact;
-	if (pthread_create(&th, NULL, external_main, NULL) != 0)
-		return bh_error_set(err, BH_EIO, "cannot start the HelmChart watch thread");
-	pthread_detach(th);
+	for (int i = K_CHART; i <= K_OCI; i++) {
+		if (pthread_create(&th, NULL, external_main, (void *)kind_res[i]) != 0)
+			return bh_error_set(err, BH_EIO, "cannot start the %s watch thread", kind_names[i]);
+		pthread_detach(th);
+	}
 	return 0;
 }

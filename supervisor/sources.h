@@ -33,8 +33,8 @@ extern const kube_resource sv_helmrepository_resource;
 extern const kube_resource sv_ocirepository_resource;
 
 int sources_start(const sources_opts *o, bh_error *err);
-/* --sources=external: watches HelmCharts (filled by a real
- * source-controller) and calls on_artifact when one's .status.artifact
+/* --sources=external: watches HelmCharts and OCIRepositories (filled by a
+ * real source-controller) and calls on_artifact when one's .status.artifact
  * revision or digest changes (also when it first gets one); sets up the
  * fetcher (fetcher_path, NULL: next to bulkheadd) that artifact_fetch
  * downloads the artifacts with. */
