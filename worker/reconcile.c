@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/helmrelease.h"
 #include "helm/action.h"
 #include "helm/chart.h"
 #include "helm/kustomize.h"
@@ -1462,7 +1463,8 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	const json_t *status;
 	const char *req;
 	bh_error e;
-	int rc = 0;
+	int rc = 0, bad_spec = 0;
+	hr_model *model = NULL;
 	memset(&c, 0, sizeof c);
 	*result = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &c.t0);
@@ -1471,7 +1473,14 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	c.acfg.field_manager = "helm-controller";
 	c.acfg.log = in->log;
 	c.acfg.log_ud = in->log_ud;
-	c.spec = json_object_get(in->hr, "spec");
+	/* the typed model's spec: v2, with a v2beta2 object converted as Flux
+	 * converts it (postRenderers patchesStrategicMerge/patchesJson6902) */
+	if (hr_decode(in->hr, &model, &e) == 0)
+		c.spec = model->spec;
+	else if (!in->deleting)
+		bad_spec = 1;
+	if (!c.spec)
+		c.spec = json_object_get(in->hr, "spec");
 	c.md = json_object_get(in->hr, "metadata");
 	c.gen = json_integer_value(json_object_get(c.md, "generation"));
 	c.name = in->release_name;
@@ -1485,6 +1494,10 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (in->deleting) { /* no chart: the release as stored is uninstalled */
 		rc = run_delete(&c, &e);
+		goto out;
+	}
+	if (bad_spec) { /* the supervisor decodes it first: a spec that changed meanwhile */
+		cond_set(&c, "Ready", "False", e.code == BH_EDENIED ? "UnsupportedSpec" : "InvalidSpec", "%s", e.msg);
 		goto out;
 	}
 	{
@@ -1556,6 +1569,7 @@ out:
 	json_decref(c.events);
 	json_decref(c.values);
 	postrender_free(c.pr);
+	hr_model_free(model);
 	if (!*result)
 		return bh_error_set(err, BH_ENOMEM, "out of memory building the result");
 	return 0;
