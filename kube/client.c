@@ -100,6 +100,7 @@ void kube_client_free(kube_client *c)
 	kube_transport_free(c->t);
 	free_headers(c);
 	kube_mapping_reset(c);
+	json_decref(c->applied);
 	for (size_t i = 0; i < c->npool; i++)
 		free(c->pool[i]);
 	free(c->pool);

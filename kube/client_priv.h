@@ -29,6 +29,9 @@ struct kube_client {
 	size_t ngvs;
 	char **pool; /* interned strings */
 	size_t npool;
+	int disc_missed;
+	json_t *applied; /* "resource/ns/name" -> the answer of its last apply (kube_wait's first look) */
+	json_t *disc; /* preloaded discovery answers by path (kube_discovery_preload) */
 	char watch_rv[128];
 };
 
@@ -41,5 +44,11 @@ int kube_decode_body(const kube_response *resp, json_t **out, const char *what, 
 /* Request + error mapping + JSON decode. */
 int kube_call(kube_client *c, const char *method, const char *path, const char *content_type,
               const char *body, size_t body_len, json_t **out, bh_error *err);
+/* The answer of the last apply of an object (kube_apply records it;
+ * kube_wait takes it as its first look instead of a GET), or NULL. Take:
+ * the record is removed and the caller owns the object. */
+#define KUBE_APPLIED_MAX 512
+void kube_applied_put(kube_client *c, const kube_resource *r, const char *ns, const char *name, const json_t *obj);
+json_t *kube_applied_take(kube_client *c, const kube_resource *r, const char *ns, const char *name);
 
 #endif

@@ -91,8 +91,23 @@ int kube_mapping_get(kube_client *c, const char *api_version, const char *kind,
 /* Same, from an object's apiVersion and kind. */
 int kube_mapping_for_object(kube_client *c, const json_t *obj, kube_resource *out,
                             bh_error *err);
-/* Drops the discovery cache. */
+/* Drops the discovery cache (and a preloaded snapshot). */
 void kube_mapping_reset(kube_client *c);
+
+/* Discovery fetched once and handed on (issue 14): a snapshot is a JSON
+ * object of the discovery answers by path ("/version", "/api", "/apis",
+ * "/api/v1", "/apis/apps/v1", ...), cut to the fields the mapping and
+ * .Capabilities use. kube_discovery_snapshot fetches one (1 + 2 + one
+ * request per group/version; a group/version that cannot be listed is left
+ * out). kube_discovery_preload gives c a snapshot (c takes a reference):
+ * the mapping, kube_discovery_api_versions and kube_server_version then
+ * answer from it without a request, and a kind missing from it is
+ * rediscovered from the server as before. */
+int kube_discovery_snapshot(kube_client *c, json_t **out, bh_error *err);
+void kube_discovery_preload(kube_client *c, json_t *snapshot);
+/* Was a discovery request sent since the preload (a kind the snapshot
+ * lacked, or the cache dropped after CRDs were installed)? */
+int kube_discovery_missed(const kube_client *c);
 
 /* Helm's .Capabilities.APIVersions (action.GetVersionSet): every served
  * group/version ("v1", "apps/v1") and every "group/version/Kind"

@@ -30,6 +30,109 @@ void kube_mapping_reset(kube_client *c)
 	free(c->gvs);
 	c->gvs = NULL;
 	c->ngvs = 0;
+	json_decref(c->disc);
+	c->disc = NULL;
+}
+
+/* A discovery GET: from the preloaded snapshot when it has path (and not
+ * fresh: fresh drops it and asks the server), else the server. */
+static int disc_call(kube_client *c, const char *path, int fresh, json_t **out, bh_error *err)
+{
+	json_t *v = json_object_get(c->disc, path);
+	if (v && !fresh) {
+		*out = json_incref(v);
+		return 0;
+	}
+	if (v)
+		json_object_del(c->disc, path);
+	c->disc_missed = 1;
+	return kube_call(c, "GET", path, NULL, NULL, 0, out, err);
+}
+
+int kube_discovery_missed(const kube_client *c)
+{
+	return c->disc_missed;
+}
+
+void kube_discovery_preload(kube_client *c, json_t *snapshot)
+{
+	json_decref(c->disc);
+	c->disc = json_is_object(snapshot) ? json_deep_copy(snapshot) : NULL;
+	c->disc_missed = 0;
+}
+
+/* The fields of a discovery answer the mapping and .Capabilities read. */
+static json_t *cut_resources(const json_t *list)
+{
+	json_t *res = json_array(), *r;
+	size_t i;
+	json_array_foreach(json_object_get(list, "resources"), i, r) {
+		const char *name = json_string_value(json_object_get(r, "name"));
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+		if (name && kind)
+			json_array_append_new(res, json_pack("{s:s,s:s,s:b}", "name", name, "kind", kind, "namespaced",
+							     json_is_true(json_object_get(r, "namespaced"))));
+	}
+	return json_pack("{s:o}", "resources", res);
+}
+
+int kube_discovery_snapshot(kube_client *c, json_t **out, bh_error *err)
+{
+	json_t *snap = json_object(), *core = NULL, *groups = NULL, *ver = NULL, *gvs = json_array(), *g, *v;
+	size_t i, j;
+	int rc;
+	if (!snap || !gvs) {
+		json_decref(snap);
+		json_decref(gvs);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	rc = kube_call(c, "GET", "/version", NULL, NULL, 0, &ver, err);
+	if (!rc)
+		rc = kube_call(c, "GET", "/api", NULL, NULL, 0, &core, err);
+	if (!rc)
+		rc = kube_call(c, "GET", "/apis", NULL, NULL, 0, &groups, err);
+	if (!rc) {
+		json_t *gl = json_array();
+		json_object_set_new(snap, "/version", json_pack("{s:O?}", "gitVersion", json_object_get(ver, "gitVersion")));
+		json_object_set_new(snap, "/api", json_pack("{s:O?}", "versions", json_object_get(core, "versions")));
+		json_array_foreach(json_object_get(core, "versions"), i, v) if (json_is_string(v))
+			json_array_append(gvs, v);
+		json_array_foreach(json_object_get(groups, "groups"), i, g) {
+			json_t *vl = json_array();
+			json_array_foreach(json_object_get(g, "versions"), j, v) {
+				json_t *gv = json_object_get(v, "groupVersion");
+				if (!json_is_string(gv))
+					continue;
+				json_array_append_new(vl, json_pack("{s:O}", "groupVersion", gv));
+				json_array_append(gvs, gv);
+			}
+			json_array_append_new(gl, json_pack("{s:o}", "versions", vl));
+		}
+		json_object_set_new(snap, "/apis", json_pack("{s:o}", "groups", gl));
+	}
+	json_array_foreach(gvs, i, v) {
+		const char *gv = json_string_value(v);
+		bh_buf path = BH_BUF_INIT;
+		json_t *list = NULL;
+		bh_error ignored;
+		if (rc || strlen(gv) > 300 || strchr(gv, '?') || strstr(gv, ".."))
+			continue;
+		bh_buf_printf(&path, "%s/%s", strchr(gv, '/') ? "/apis" : "/api", gv);
+		if (bh_buf_ok(&path) && kube_call(c, "GET", path.data, NULL, NULL, 0, &list, &ignored) == 0)
+			json_object_set_new(snap, path.data, cut_resources(list));
+		json_decref(list);
+		bh_buf_free(&path);
+	}
+	json_decref(gvs);
+	json_decref(ver);
+	json_decref(core);
+	json_decref(groups);
+	if (rc) {
+		json_decref(snap);
+		return bh_error_prefix(err, "API discovery");
+	}
+	*out = snap;
+	return 0;
 }
 
 static void split_gv(const char *api_version, char *group, size_t gsz, char *version, size_t vsz)
@@ -45,7 +148,7 @@ static void split_gv(const char *api_version, char *group, size_t gsz, char *ver
 }
 
 /* Fetches and caches one group/version. Returns its cache slot. */
-static int discover(kube_client *c, const char *api_version, struct kube_mapping_gv **out, bh_error *err)
+static int discover(kube_client *c, const char *api_version, int fresh, struct kube_mapping_gv **out, bh_error *err)
 {
 	char group[256], version[64];
 	split_gv(api_version, group, sizeof group, version, sizeof version);
@@ -57,7 +160,7 @@ static int discover(kube_client *c, const char *api_version, struct kube_mapping
 	if (!bh_buf_ok(&path))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	json_t *list = NULL;
-	int rc = kube_call(c, "GET", path.data, NULL, NULL, 0, &list, err);
+	int rc = disc_call(c, path.data, fresh, &list, err);
 	bh_buf_free(&path);
 	if (rc) {
 		if (rc == BH_ENOTFOUND)
@@ -135,7 +238,12 @@ int kube_mapping_get(kube_client *c, const char *api_version, const char *kind, 
 	const kube_resource *r = gv ? find_kind(gv, kind) : NULL;
 	if (!r) {
 		/* unknown: (re)discover once — a CRD may have been installed just now */
-		int rc = discover(c, api_version, &gv, err);
+		int missed = c->disc_missed, rc;
+		c->disc_missed = 0;
+		rc = discover(c, api_version, 0, &gv, err);
+		if (!rc && !(r = find_kind(gv, kind)) && !c->disc_missed) /* the snapshot is older than the kind */
+			rc = discover(c, api_version, 1, &gv, err);
+		c->disc_missed |= missed;
 		if (rc)
 			return bh_error_prefix(err, "no mapping for %s %s", api_version, kind);
 		r = find_kind(gv, kind);
@@ -193,9 +301,9 @@ int kube_discovery_api_versions(kube_client *c, json_t **out, bh_error *err)
 	json_t *set = json_object(), *core = NULL, *groups = NULL;
 	if (!set)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	int rc = kube_call(c, "GET", "/api", NULL, NULL, 0, &core, err);
+	int rc = disc_call(c, "/api", 0, &core, err);
 	if (!rc)
-		rc = kube_call(c, "GET", "/apis", NULL, NULL, 0, &groups, err);
+		rc = disc_call(c, "/apis", 0, &groups, err);
 	if (rc) {
 		json_decref(set);
 		json_decref(core);
@@ -222,7 +330,7 @@ int kube_discovery_api_versions(kube_client *c, json_t **out, bh_error *err)
 		bh_buf_printf(&path, "%s/%s", strchr(gv, '/') ? "/apis" : "/api", gv);
 		json_t *list = NULL;
 		bh_error ignored;
-		if (bh_buf_ok(&path) && kube_call(c, "GET", path.data, NULL, NULL, 0, &list, &ignored) == 0) {
+		if (bh_buf_ok(&path) && disc_call(c, path.data, 0, &list, &ignored) == 0) {
 			json_t *r;
 			json_array_foreach(json_object_get(list, "resources"), j, r) {
 				const char *kind = json_string_value(json_object_get(r, "kind"));
@@ -264,7 +372,7 @@ int kube_discovery_api_versions(kube_client *c, json_t **out, bh_error *err)
 int kube_server_version(kube_client *c, char *buf, size_t n, bh_error *err)
 {
 	json_t *v = NULL;
-	int rc = kube_call(c, "GET", "/version", NULL, NULL, 0, &v, err);
+	int rc = disc_call(c, "/version", 0, &v, err);
 	if (rc)
 		return rc;
 	const char *gv = json_string_value(json_object_get(v, "gitVersion"));

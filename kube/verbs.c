@@ -269,7 +269,36 @@ int kube_apply(kube_client *c, const kube_resource *r, const char *ns, const jso
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	int rc = kube_patch(c, r, ns, name, KUBE_PATCH_APPLY, text, o, out, err);
 	free(text);
+	if (rc == 0 && out && *out && !(o && (o->dry_run || o->subresource)))
+		kube_applied_put(c, r, ns, name, *out);
 	return rc;
+}
+
+static int applied_key(const kube_resource *r, const char *ns, const char *name, char *key, size_t n)
+{
+	return snprintf(key, n, "%s/%s/%s/%s", r->group ? r->group : "", r->resource, r->namespaced && ns ? ns : "",
+			name) < (int)n ? 0 : -1;
+}
+
+void kube_applied_put(kube_client *c, const kube_resource *r, const char *ns, const char *name, const json_t *obj)
+{
+	char key[800];
+	if (!c->applied)
+		c->applied = json_object();
+	if (!c->applied || json_object_size(c->applied) >= KUBE_APPLIED_MAX || applied_key(r, ns, name, key, sizeof key) < 0)
+		return;
+	json_object_set(c->applied, key, (json_t *)obj);
+}
+
+json_t *kube_applied_take(kube_client *c, const kube_resource *r, const char *ns, const char *name)
+{
+	char key[800];
+	json_t *o;
+	if (!c->applied || applied_key(r, ns, name, key, sizeof key) < 0 || !(o = json_object_get(c->applied, key)))
+		return NULL;
+	json_incref(o);
+	json_object_del(c->applied, key);
+	return o;
 }
 
 int kube_delete(kube_client *c, const kube_resource *r, const char *ns, const char *name,

@@ -11,14 +11,32 @@ struct item {
 	kube_resource r;
 	const char *ns, *name;
 	int skip;
+	int settled; /* Current with no .status (a Service, a ConfigMap): nothing left to look at */
 	kube_ready st;
 };
 
+/* Kinds whose readiness is their existence (no status a controller
+ * fills): once Current, looking again tells nothing. A LoadBalancer
+ * Service waits for its address. */
+static int statusless(const kube_resource *r, const json_t *obj)
+{
+	static const char *const core[] = {"services", "configmaps", "secrets", "serviceaccounts", NULL};
+	static const char *const rbac[] = {"roles", "rolebindings", "clusterroles", "clusterrolebindings", NULL};
+	const char *const *l = !r->group || !*r->group ? core
+			       : !strcmp(r->group, "rbac.authorization.k8s.io") ? rbac : NULL;
+	const char *type = json_string_value(json_object_get(json_object_get(obj, "spec"), "type"));
+	for (; l && *l; l++)
+		if (!strcmp(*l, r->resource))
+			return strcmp(r->resource, "services") != 0 || !type || strcmp(type, "LoadBalancer") != 0;
+	return 0;
+}
+
 static void poll_one(kube_client *c, struct item *it, kube_wait_mode mode, int *fatal, bh_error *err)
 {
-	json_t *obj = NULL;
+	/* an object applied a moment ago: its apply's answer is the first look */
+	json_t *obj = mode == KUBE_WAIT_DELETED ? NULL : kube_applied_take(c, &it->r, it->ns, it->name);
 	bh_error e = {0};
-	int rc = kube_get(c, &it->r, it->ns, it->name, NULL, &obj, &e);
+	int rc = obj ? 0 : kube_get(c, &it->r, it->ns, it->name, NULL, &obj, &e);
 	if (rc == BH_ENOTFOUND) {
 		it->st.status = KUBE_STATUS_NOT_FOUND;
 		snprintf(it->st.message, sizeof it->st.message, "Resource not found");
@@ -35,6 +53,8 @@ static void poll_one(kube_client *c, struct item *it, kube_wait_mode mode, int *
 	} else {
 		kube_ready_compute(obj, &it->st);
 	}
+	if (obj && (mode == KUBE_WAIT_READY || mode == KUBE_WAIT_JOBS) && it->st.status == KUBE_STATUS_CURRENT)
+		it->settled = statusless(&it->r, obj);
 	json_decref(obj);
 }
 
@@ -97,7 +117,7 @@ int kube_wait(kube_client *c, json_t *const *objs, size_t n, const kube_wait_opt
 	while (!rc) {
 		int fatal = 0;
 		for (size_t i = 0; i < n && !fatal; i++)
-			if (!items[i].skip)
+			if (!items[i].skip && !items[i].settled)
 				poll_one(c, &items[i], o->mode, &fatal, err);
 		if (fatal) {
 			rc = bh_error_prefix(err, "wait");
