@@ -119,7 +119,74 @@ static int decode_secret(const json_t *sec, json_t **out, bh_error *err)
 	return rc;
 }
 
+static int storage_list(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err);
+
+/* storage_memo: the release whose history is kept, and that history */
+static struct {
+	kube_client *kc;
+	char ns[254], name[301];
+	json_t *hist; /* NULL: not read yet (or dropped) */
+} memo;
+
+void storage_memo(kube_client *kc)
+{
+	json_decref(memo.hist);
+	memset(&memo, 0, sizeof memo);
+	memo.kc = kc;
+}
+
+static int memo_is(kube_client *kc, const char *ns, const char *name)
+{
+	return memo.kc && kc == memo.kc && ns && name && !strcmp(memo.ns, ns) && !strcmp(memo.name, name);
+}
+
+static void memo_keep(kube_client *kc, const char *ns, const char *name, const json_t *hist)
+{
+	if (!memo.kc || kc != memo.kc || !ns || strlen(ns) >= sizeof memo.ns || strlen(name) >= sizeof memo.name)
+		return;
+	json_decref(memo.hist);
+	snprintf(memo.ns, sizeof memo.ns, "%s", ns);
+	snprintf(memo.name, sizeof memo.name, "%s", name);
+	memo.hist = json_deep_copy(hist);
+}
+
+/* After a write of version v of ns/name: rec is the record as stored (NULL
+ * when v was deleted); on a failed write (failed) the memo is dropped, the
+ * server's state being unknown. */
+static void memo_write(kube_client *kc, const char *ns, const char *name, int v, json_t *rec, int failed)
+{
+	size_t i;
+	json_t *r;
+	if (!memo_is(kc, ns, name) || !memo.hist) {
+		json_decref(rec);
+		return;
+	}
+	if (failed) {
+		json_decref(rec);
+		json_decref(memo.hist);
+		memo.hist = NULL;
+		return;
+	}
+	json_array_foreach(memo.hist, i, r) if (rel_version(r) >= v) break;
+	if (i < json_array_size(memo.hist) && rel_version(json_array_get(memo.hist, i)) == v)
+		json_array_remove(memo.hist, i);
+	if (rec)
+		json_array_insert_new(memo.hist, i, rec);
+}
+
 int storage_history(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err)
+{
+	if (memo_is(kc, ns, name) && memo.hist) {
+		*out = json_deep_copy(memo.hist);
+		return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	int rc = storage_list(kc, ns, name, out, err);
+	if (rc == 0)
+		memo_keep(kc, ns, name, *out);
+	return rc;
+}
+
+static int storage_list(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err)
 {
 	char sel[400];
 	kube_list_opts lo = {0};
@@ -211,6 +278,12 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 		rc = kube_create(kc, &secrets, ns, sec, NULL, &out, err);
 	}
 	json_decref(out);
+	if (memo_is(kc, ns, rel_name(rel))) { /* the record as a later read decodes it */
+		json_t *rec = NULL;
+		if (rc == 0 && decode_secret(sec, &rec, NULL) < 0)
+			rec = NULL;
+		memo_write(kc, ns, rel_name(rel), rel_version(rel), rec, rc < 0 || !rec);
+	}
 	json_decref(sec);
 	if (rc < 0)
 		bh_error_prefix(err, "%s release %s version %d", create ? "creating" : "updating", rel_name(rel),
@@ -238,6 +311,7 @@ int storage_delete(kube_client *kc, const char *ns, const char *name, int versio
 	free(sname);
 	if (rc == BH_ENOTFOUND)
 		rc = 0;
+	memo_write(kc, ns, name, version, NULL, rc < 0);
 	if (rc < 0)
 		bh_error_prefix(err, "deleting release %s version %d", name, version);
 	return rc;

@@ -22,6 +22,12 @@
  * version ascending, as a new JSON array (empty when none). A record that
  * does not decode is an error naming its Secret. */
 int storage_history(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err);
+/* Keeps the history storage_history read through kc (one release: the
+ * worker's), kept up to date by this module's own writes through kc, so
+ * that one reconcile lists its release's storage once (issue 14). For a
+ * process that alone writes that release while it runs (the release lock
+ * of the worker's reconcile). kc NULL stops it and frees what it kept. */
+void storage_memo(kube_client *kc);
 
 /* Borrowed entries of a history array: the highest version (Helm's Last),
  * the highest version with status "deployed" (Deployed), the given version;

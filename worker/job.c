@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "helm/storage.h"
 #include "worker/reconcile.h"
 
 int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *chart_bytes, size_t chart_len,
@@ -12,6 +13,9 @@ int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *char
 	json_int_t t = json_integer_value(json_object_get(job, "timeoutMs"));
 	*result = NULL;
 	in.kc = kc;
+	/* the supervisor's discovery, and one storage list per reconcile (issue 14) */
+	kube_discovery_preload(kc, json_object_get(job, "discovery"));
+	storage_memo(kc);
 	in.hr = json_object_get(job, "helmRelease");
 	in.release_name = json_string_value(json_object_get(job, "releaseName"));
 	in.release_ns = json_string_value(json_object_get(job, "releaseNamespace"));
@@ -27,5 +31,7 @@ int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *char
 		in.oci_revision = json_string_value(json_object_get(json_object_get(job, "chart"), "revision"));
 	in.log = log;
 	in.log_ud = log_ud;
-	return reconcile_run(&in, result, err);
+	int rc = reconcile_run(&in, result, err);
+	storage_memo(NULL);
+	return rc;
 }
