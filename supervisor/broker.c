@@ -244,6 +244,12 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 	return 0;
 }
 
+int broker_is_discovery(const char *path)
+{
+	api_path ap;
+	return parse_path(path, &ap, NULL) == 0 && ap.discovery;
+}
+
 const char *broker_verb(const char *method, const char *path)
 {
 	api_path ap;
@@ -327,6 +333,12 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		proto_kube_request_free(&r);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
+	if (strcmp(r.method, "GET") != 0)
+		j->writes++;
+	if (!j->remote && !strncmp(r.path, "/api", 4) && broker_is_discovery(r.path)) /* not /version, /openapi */
+		j->asked_discovery = 1;
+	if (!j->remote && strcmp(r.method, "GET") != 0 && strstr(r.path, "/customresourcedefinitions"))
+		j->asked_discovery = 1;
 	f->audit_id = id;
 	f->serial = j->serial;
 	f->id = m->hdr.id;

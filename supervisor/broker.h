@@ -37,5 +37,7 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 
 /* "get", "list", "create", "update", "patch", "delete" from method + path. */
 const char *broker_verb(const char *method, const char *path);
+/* Is path an API discovery path (/api, /apis, /apis/GROUP/VERSION, ...)? */
+int broker_is_discovery(const char *path);
 
 #endif

@@ -43,6 +43,9 @@ typedef struct sv_job {
 	unsigned nrequests;
 	unsigned nlogs;
 	unsigned seen;          /* bit per message type already received (ONCE policy) */
+	int asked_discovery;    /* it sent a discovery request, or wrote CRDs: the snapshot may be stale */
+	unsigned writes;        /* requests other than GET forwarded for it */
+	int progress_said;      /* the Progressing status was written */
 } sv_job;
 
 #endif

@@ -21,7 +21,9 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/acl.c supervisor/acl.h \
 	supervisor/depends.c supervisor/depends.h \
 	supervisor/requeue.c supervisor/requeue.h \
-	supervisor/remote.c supervisor/remote.h
+	supervisor/remote.c supervisor/remote.h \
+	supervisor/discovery.c supervisor/discovery.h \
+	supervisor/hccache.c supervisor/hccache.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)

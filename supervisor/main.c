@@ -31,7 +31,9 @@
 #include "supervisor/audit.h"
 #include "supervisor/depends.h"
 #include "supervisor/broker.h"
+#include "supervisor/discovery.h"
 #include "supervisor/forward.h"
+#include "supervisor/hccache.h"
 #include "supervisor/httpd.h"
 #include "supervisor/job.h"
 #include "supervisor/leader.h"
@@ -498,12 +500,19 @@ static void ops_tick(double now)
 		notify_status("%zu HelmReleases, %zu reconciling, %zu waiting", nentries, njobs, depth);
 }
 
+static json_t *disc_snapshot; /* handed to every worker (discovery.h) */
+
 static void drain_watch(void)
 {
 	wevent *list;
 	char buf[256];
+	json_t *snap = discovery_take();
 	while (read(wake_pipe[0], buf, sizeof buf) > 0)
 		;
+	if (snap) {
+		json_decref(disc_snapshot);
+		disc_snapshot = snap;
+	}
 	pthread_mutex_lock(&wmu);
 	list = whead;
 	whead = wtail = NULL;
@@ -734,8 +743,9 @@ static void start(kube_client *kc, entry *e)
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
 	}
-	if (json_is_object(json_object_get(json_object_get(hr, "spec"), "chartRef")) &&
-	    source_helmchart_delete(kc, hr, &err) < 0) /* moved from .spec.chart to chartRef */
+	if (json_is_object(json_object_get(json_object_get(hr, "spec"), "chartRef")) && jstr(hr, "status", "helmChart") &&
+	    strcmp(jstr(hr, "status", "helmChart"), si.helmchart) != 0 && /* moved from .spec.chart to chartRef */
+	    source_helmchart_delete(kc, hr, &err) < 0)
 		svlog_hr(SVLOG_ERROR, e->key, NULL, "deleting its old HelmChart: %s", err.msg);
 	if (builtin_sources && (fd = artcache_open(si.digest)) < 0) {
 		char msg[1200];
@@ -809,6 +819,8 @@ spawn:
 			   (json_int_t)((timeout > 0 ? timeout : 300) * 1000));
 	if (jobdoc && j->deleting)
 		json_object_set_new(jobdoc, "delete", json_true());
+	if (jobdoc && disc_snapshot && !j->remote) /* this cluster's: a remote one is discovered by its worker */
+		json_object_set(jobdoc, "discovery", disc_snapshot);
 	if (opt.test_hooks) {
 		const char *h = json_string_value(json_object_get(
 			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "bulkhead.dev/test-hook"));
@@ -850,15 +862,21 @@ spawn:
 	jobs[njobs++] = j;
 	svlog_hr(SVLOG_INFO, j->key, e->rid, "started worker %d (release %s in %s, identity %s)", (int)j->pid,
 			j->release_name, j->release_ns, j->identity ? j->identity : "of the kubeconfig");
-	{
-		char msg[128], d[32];
-		sv_outcome o = {0, "Progressing", msg};
-		go_duration(j->deadline - j->started, d, sizeof d);
-		snprintf(msg, sizeof msg, "Running release action with timeout of %s", d);
-		o.progressing = 1;
-		if (status_write(kc, hr, &o, &err) < 0)
-			svlog_hr(SVLOG_ERROR, j->key, e->rid, "%s", err.msg);
-	}
+}
+
+/* Reconciling=True once the worker acts (its first write): a reconcile
+ * that changes nothing writes no Progressing status. */
+static void say_progressing(kube_client *kc, sv_job *j)
+{
+	char msg[128], d[32];
+	sv_outcome o = {0, "Progressing", msg};
+	bh_error err;
+	j->progress_said = 1;
+	go_duration(j->deadline - j->started, d, sizeof d);
+	snprintf(msg, sizeof msg, "Running release action with timeout of %s", d);
+	o.progressing = 1;
+	if (status_write(kc, j->hr, &o, &err) < 0)
+		svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
 }
 
 static void kill_job(sv_job *j)
@@ -900,6 +918,8 @@ static void service(kube_client *kc, sv_job *j)
 			kill_job(j);
 			break;
 		}
+		if (j->writes && !j->progress_said)
+			say_progressing(kc, j);
 	}
 	if (j->sock >= 0) {
 		bh_error err;
@@ -964,6 +984,9 @@ static void finish(kube_client *kc, sv_job *j)
 		o.revision = j->result.has_release ? j->result.release.chart_version : NULL;
 		o.wstatus = j->result.status;
 		o.events = j->result.events;
+		/* in sync, nothing written: Flux records no Event for that */
+		if (o.ready && o.wstatus && !j->writes && !json_array_size(o.events))
+			o.event = 0;
 	} else if (WIFSIGNALED(j->wstatus)) {
 		o.reason = "WorkerCrashed";
 		snprintf(msg, sizeof msg, "worker %s before reporting a result", how);
@@ -973,6 +996,8 @@ static void finish(kube_client *kc, sv_job *j)
 	}
 	svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "worker %d %s", (int)j->pid, how);
 	once_goes_on = j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW;
+	if (j->asked_discovery)
+		discovery_refresh(); /* a kind the snapshot lacked, or new CRDs */
 	report(kc, j->hr, &o);
 	once_goes_on = 0;
 	metrics_reconcile_done(j, o.ready, j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW,
@@ -1371,6 +1396,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
+	if (discovery_start(cfg, wake_pipe[1], 600, &err) < 0) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
 	if (ops_start(&err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
@@ -1417,8 +1446,14 @@ int main(int argc, char **argv)
 				break;
 			start(kc, e);
 		}
-		for (size_t i = 0; ops_may_start(now) && njobs < (size_t)opt.concurrent && i < nentries; i++)
-			if (entries[i].queued && !entries[i].job && entries[i].not_before < next)
+		/* the next timer: a queued reconcile not due yet. One due now
+		 * waits for a slot (all busy, or its namespace's cap): a worker's
+		 * exit wakes the loop, so it never sets a timeout in the past
+		 * (the loop would spin). */
+		now = now_s();
+		for (size_t i = 0; i < nentries; i++)
+			if (entries[i].queued && !entries[i].job && entries[i].not_before > now &&
+			    entries[i].not_before < next)
 				next = entries[i].not_before;
 		if (!(pf = calloc(njobs + 1, sizeof *pf)))
 			break;
@@ -1427,12 +1462,12 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < njobs; i++) {
 			pf[i + 1].fd = jobs[i]->sock;
 			pf[i + 1].events = jobs[i]->sock >= 0 ? (POLLIN | (ipc_outq_pending(&jobs[i]->oq) ? POLLOUT : 0)) : 0;
-			if (!jobs[i]->exited && jobs[i]->deadline < next)
+			if (!jobs[i]->exited && !jobs[i]->timed_out && jobs[i]->deadline < next)
 				next = jobs[i]->deadline;
 		}
 		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
-		if (njobs < (size_t)opt.concurrent || timeout > 1000)
-			timeout = timeout > 1000 ? 1000 : timeout;
+		if (timeout > 1000) /* liveness (ops_tick), the Lease, draining */
+			timeout = 1000;
 		if (poll(pf, njobs + 1, timeout) > 0) {
 			size_t n = njobs;
 			for (size_t i = 0; i < n && i < njobs; i++)

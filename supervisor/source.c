@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "supervisor/hccache.h"
 #include "supervisor/sources.h"
 #include "supervisor/status.h"
 
@@ -299,7 +300,8 @@ int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error 
 	snprintf(si->kind, sizeof si->kind, "HelmChart");
 	snprintf(si->ns, sizeof si->ns, "%s", ns);
 	snprintf(si->name, sizeof si->name, "%s", name);
-	rc = kube_get(kc, &sv_helmchart_resource, ns, name, NULL, &hc, err);
+	/* the watch's copy (hccache.h); one not seen yet from the API server */
+	rc = (hc = hccache_get_new(ns, name)) ? 0 : kube_get(kc, &sv_helmchart_resource, ns, name, NULL, &hc, err);
 	if (rc == BH_ENOTFOUND && !json_is_object(ref)) {
 		json_t *obj = helmchart_new(hr, ns, name), *out = NULL;
 		kube_write_opts wo = {"helm-controller", 0, 0, NULL};

@@ -14,6 +14,7 @@
 #include "kube/curl.h"
 #include "supervisor/artcache.h"
 #include "supervisor/artifact.h"
+#include "supervisor/hccache.h"
 #include "supervisor/log.h"
 #include "supervisor/source.h"
 #include "supervisor/status.h"
@@ -117,6 +118,8 @@ static int on_event(void *ud, kube_watch_type t, json_t *o)
 	const wctx *w = ud;
 	size_t i;
 	json_t *it;
+	if (w->chart)
+		hccache_event(t, o);
 	pthread_mutex_lock(&S.mu);
 	if (t == KUBE_WATCH_ADDED || t == KUBE_WATCH_MODIFIED) {
 		upsert(w->chart, o);
@@ -741,6 +744,8 @@ static int on_external(void *ud, kube_watch_type t, json_t *o)
 	const kube_resource *res = ud;
 	size_t i;
 	json_t *it;
+	if (!strcmp(res->kind, "HelmChart"))
+		hccache_event(t, o);
 	pthread_mutex_lock(&X.mu);
 	if (t == KUBE_WATCH_ADDED || t == KUBE_WATCH_MODIFIED)
 		external_seen(res->kind, o);

@@ -1,0 +1,18 @@
+/* supervisor/hccache.h — the HelmCharts the sources watch sees (built-in
+ * or external mode), kept by "namespace/name" so that resolving a
+ * HelmRelease's chart reads memory, not the API server (issue 14). Fed from
+ * the watch threads; read from the main loop. */
+#ifndef BH_SUPERVISOR_HCCACHE_H
+#define BH_SUPERVISOR_HCCACHE_H
+
+#include <jansson.h>
+
+#include "kube/kube.h"
+
+/* One watch event (ADDED, MODIFIED, DELETED, or RELIST with .items). */
+void hccache_event(kube_watch_type t, const json_t *obj);
+/* A copy of HelmChart ns/name as last seen (caller frees), or NULL when the
+ * cache has not seen it. */
+json_t *hccache_get_new(const char *ns, const char *name);
+
+#endif
