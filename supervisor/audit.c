@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,38 @@ static struct {
 	int fd;
 	char instance[17]; /* hex, fresh per process start */
 	unsigned long long next_id;
+	/* group commit: records are numbered as written; one fdatasync covers
+	 * every record written before it started */
+	unsigned long long written, synced;
+	unsigned long long lost_lo, lost_hi; /* the records the last failed sync was to cover */
+	int syncing;                         /* a thread is in fdatasync (on its own dup of fd) */
+	char sync_error[300];
 } A = {.fd = -1};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+/* Under mu: the outcome of a sync (errno e) meant to cover records up to upto. */
+static void synced_upto(unsigned long long upto, int e)
+{
+	if (e) {
+		A.lost_lo = A.synced + 1;
+		A.lost_hi = upto;
+		snprintf(A.sync_error, sizeof A.sync_error, "audit log %.200s: cannot sync: %s", A.path ? A.path : "",
+			 strerror(e));
+	} else if (upto > A.synced) {
+		A.synced = upto;
+	}
+	pthread_cond_broadcast(&cv);
+}
+
+/* Under mu: makes what was written to the open file durable before it is
+ * closed or renamed (a sync running elsewhere works on its own dup). */
+static void settle(void)
+{
+	if (A.fd >= 0 && A.synced < A.written)
+		synced_upto(A.written, fdatasync(A.fd) < 0 && errno != EINVAL && errno != EROFS ? errno : 0);
+}
 
 static int open_log(bh_error *err)
 {
@@ -55,27 +87,39 @@ int audit_open(const audit_opts *o, bh_error *err)
 
 int audit_reopen(bh_error *err)
 {
+	int rc;
 	if (!A.path)
 		return 0;
+	pthread_mutex_lock(&mu);
+	settle();
 	if (A.fd >= 0)
 		close(A.fd);
 	A.fd = -1;
-	return open_log(err);
+	rc = open_log(err);
+	pthread_mutex_unlock(&mu);
+	return rc;
 }
 
 void audit_close(void)
 {
+	pthread_mutex_lock(&mu);
+	settle();
 	if (A.fd >= 0)
 		close(A.fd);
 	A.fd = -1;
 	free(A.path);
 	free(A.cluster);
 	A.path = A.cluster = NULL;
+	pthread_mutex_unlock(&mu);
 }
 
 unsigned long long audit_next_id(void)
 {
-	return ++A.next_id;
+	unsigned long long id;
+	pthread_mutex_lock(&mu);
+	id = ++A.next_id;
+	pthread_mutex_unlock(&mu);
+	return id;
 }
 
 /* Makes a rename or a new file in the log's folder durable. */
@@ -105,6 +149,7 @@ static int rotate(bh_error *err)
 		free(to);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
+	settle();
 	close(A.fd);
 	A.fd = -1;
 	if (A.max_backups == 0) {
@@ -169,16 +214,60 @@ static char *format_record(const audit_rec *r)
 
 int audit_record(const audit_rec *r, bh_error *err)
 {
+	unsigned long long seq;
+	int rc = audit_write(r, &seq, err);
+	return rc < 0 ? rc : audit_sync(seq, err);
+}
+
+int audit_sync(unsigned long long seq, bh_error *err)
+{
+	int rc = 0;
+	if (seq == 0) /* no log */
+		return 0;
+	pthread_mutex_lock(&mu);
+	while (A.synced < seq && !(seq >= A.lost_lo && seq <= A.lost_hi)) {
+		unsigned long long upto;
+		int fd, e = 0;
+		if (A.syncing) {
+			pthread_cond_wait(&cv, &mu);
+			continue;
+		}
+		A.syncing = 1;
+		upto = A.written;
+		fd = A.fd >= 0 ? dup(A.fd) : -1; /* a rotation may close A.fd meanwhile */
+		if (fd < 0)
+			e = A.fd >= 0 ? errno : EBADF;
+		pthread_mutex_unlock(&mu);
+		if (fd >= 0 && fdatasync(fd) < 0 && errno != EINVAL && errno != EROFS)
+			e = errno;
+		if (fd >= 0)
+			close(fd);
+		pthread_mutex_lock(&mu);
+		A.syncing = 0;
+		synced_upto(upto, e); /* a failure fails every record it was to cover */
+	}
+	if (A.synced < seq || (seq >= A.lost_lo && seq <= A.lost_hi))
+		rc = bh_error_set(err, BH_EIO, "%s", A.sync_error);
+	pthread_mutex_unlock(&mu);
+	metrics_audit_record(rc == 0);
+	return rc;
+}
+
+int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
+{
 	struct stat st;
 	char *s;
 	size_t n;
 	ssize_t w;
 	int rc = 0;
+	*seq = 0;
 	if (r->phase && (!strcmp(r->phase, "outcome") || !strcmp(r->phase, "refused")))
 		metrics_broker_request(r->verb, r->status);
 	if (!A.path)
 		return 0;
+	pthread_mutex_lock(&mu);
 	if ((A.fd < 0 && open_log(err) < 0) || !(s = format_record(r))) {
+		pthread_mutex_unlock(&mu);
 		metrics_audit_record(0);
 		return A.fd < 0 ? (err ? err->code : BH_EIO) : bh_error_set(err, BH_ENOMEM, "audit log %s: out of memory", A.path);
 	}
@@ -202,10 +291,11 @@ int audit_record(const audit_rec *r, bh_error *err)
 		rc = bh_error_set(err, BH_EIO, "audit log %s: cannot write: %s", A.path, strerror(e));
 		goto out;
 	}
-	if (fdatasync(A.fd) < 0 && errno != EINVAL && errno != EROFS)
-		rc = bh_error_set(err, BH_EIO, "audit log %s: cannot sync: %s", A.path, strerror(errno));
+	*seq = ++A.written;
 out:
-	metrics_audit_record(rc == 0);
+	pthread_mutex_unlock(&mu);
+	if (rc < 0)
+		metrics_audit_record(0);
 	free(s);
 	return rc;
 }

@@ -10,14 +10,19 @@
  * answer; same id), "refused" (the broker refused it: never forwarded),
  * "violation" (the worker broke the protocol; verb "invalid").
  *
- * Durability: each record is one write(2) on an O_APPEND fd followed by
- * fdatasync(2) before audit_record returns (so a request in flight at a crash
- * is on record as an intent without an outcome). Files that cannot be synced
- * (pipes, character devices) are written without it.
+ * Durability: each record is one write(2) on an O_APPEND fd, durable
+ * (fdatasync(2)) before audit_record returns (so a request in flight at a
+ * crash is on record as an intent without an outcome). audit_write and
+ * audit_sync split that in two so the main loop never waits on the disk: the
+ * broker writes an intent, and the forwarding thread syncs it before it
+ * sends the request. Syncs are group commits: one fdatasync covers every
+ * record written before it began, whichever thread asked. A failed sync
+ * fails every record it was to cover. Files that cannot be synced (pipes,
+ * character devices) are written without it.
  * Rotation: before a record would make the file larger than max_size, it is
  * renamed PATH.1 (PATH.1 to PATH.2, ... up to max_backups; the oldest goes)
  * and a new PATH is started; audit_reopen (SIGHUP) closes and reopens PATH.
- * Single-threaded: called from the supervisor's main loop only. */
+ * Thread-safe (the main loop and the forwarding threads). */
 #ifndef BH_SUPERVISOR_AUDIT_H
 #define BH_SUPERVISOR_AUDIT_H
 
@@ -53,6 +58,11 @@ unsigned long long audit_next_id(void);
 /* Writes r durably. 0, or an error naming the log and errno: the caller must
  * then not forward the request (intent) or deliver its answer (outcome). */
 int audit_record(const audit_rec *r, bh_error *err);
+/* audit_record in two steps: write r (not yet durable; *seq numbers it, 0
+ * when there is no log), then wait until record seq is durable. Either
+ * failing means what audit_record's failure means. */
+int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err);
+int audit_sync(unsigned long long seq, bh_error *err);
 /* Reads a size ("1048576", "100Mi", "10M", "64Ki"); -1 when malformed. */
 int audit_parse_size(const char *s, unsigned long long *out);
 

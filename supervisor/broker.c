@@ -46,14 +46,26 @@ static const struct rule {
 	{PROTO_SECCOMP, on_seccomp, P_ONCE, 8},
 };
 
+static int job_audit_write(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
+			   long status, const char *why, unsigned long long *seq, bh_error *err);
+
 /* Writes one audit record of j's. The log fails closed: when the record
  * cannot be written the job stops (reason AuditLogFailed) and err says why. */
 static int job_audit(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
 		     long status, const char *why, bh_error *err)
 {
+	return job_audit_write(j, phase, id, verb, path, status, why, NULL, err);
+}
+
+/* The same; with seq, the record is written but not waited for: *seq is
+ * what audit_sync must see durable (the forwarding thread does, before it
+ * sends the request). */
+static int job_audit_write(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
+			   long status, const char *why, unsigned long long *seq, bh_error *err)
+{
 	audit_rec r = {phase, id, j->key, j->identity, verb, path, status, 0, why, j->cluster};
 	bh_error e;
-	if (audit_record(&r, &e) == 0)
+	if ((seq ? audit_write(&r, seq, &e) : audit_record(&r, &e)) == 0)
 		return 0;
 	if (!j->audit_error[0])
 		snprintf(j->audit_error, sizeof j->audit_error, "%.590s", e.msg);
@@ -293,6 +305,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 	proto_kube_request r;
 	bh_error why;
 	fwd_req *f;
+	unsigned long long seq = 0;
 	int rc;
 	if (++j->nrequests > BROKER_MAX_REQUESTS)
 		return bh_error_set(err, BH_ELIMIT, "more than %d Kubernetes requests in one job", BROKER_MAX_REQUESTS);
@@ -323,8 +336,9 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		proto_kube_request_free(&r);
 		return rc;
 	}
-	/* on record before it leaves: a request in flight at a crash is known */
-	if ((rc = job_audit(j, "intent", id, verb, r.path, 0, NULL, err)) < 0) {
+	/* on record before it leaves: a request in flight at a crash is known
+	 * (the forwarding thread waits for the record to be durable) */
+	if ((rc = job_audit_write(j, "intent", id, verb, r.path, 0, NULL, &seq, err)) < 0) {
 		bh_error_prefix(err, "%s %.300s not forwarded", r.method, r.path);
 		proto_kube_request_free(&r);
 		return rc;
@@ -340,6 +354,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 	if (!j->remote && strcmp(r.method, "GET") != 0 && strstr(r.path, "/customresourcedefinitions"))
 		j->asked_discovery = 1;
 	f->audit_id = id;
+	f->audit_seq = seq;
 	f->serial = j->serial;
 	f->id = m->hdr.id;
 	f->key = strdup(j->key);
@@ -357,13 +372,11 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 
 int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
 {
-	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path), f->r.path,
-			 f->status, f->ms, f->status ? NULL : f->error, f->cluster};
-	bh_error e;
-	if (audit_record(&rec, &e) < 0) { /* fail closed: the answer is withheld, the job stops */
+	/* the forwarding thread synced the intent and recorded the outcome */
+	if (f->audit_error[0]) { /* fail closed: the answer is withheld, the job stops */
 		if (j && !j->audit_error[0])
-			snprintf(j->audit_error, sizeof j->audit_error, "%.590s", e.msg);
-		return bh_error_set(err, BH_EIO, "%.500s", e.msg);
+			snprintf(j->audit_error, sizeof j->audit_error, "%.590s", f->audit_error);
+		return bh_error_set(err, BH_EIO, "%.500s", f->audit_error);
 	}
 	if (!j)
 		return 0; /* the worker is gone */

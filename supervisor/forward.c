@@ -11,6 +11,8 @@
 #include "kube/curl.h"
 #include "kube/kube.h"
 #include "supervisor/acl.h"
+#include "supervisor/audit.h"
+#include "supervisor/broker.h"
 
 #define FWD_TIMEOUT_MS 30000
 
@@ -87,6 +89,7 @@ static void *fwd_main(void *arg)
 	kube_client *kc = arg;
 	for (;;) {
 		fwd_req *f;
+		bh_error e;
 		pthread_mutex_lock(&mu);
 		while (!in_head)
 			pthread_cond_wait(&cv, &mu);
@@ -96,8 +99,11 @@ static void *fwd_main(void *arg)
 			in_tail = NULL;
 		pthread_mutex_unlock(&mu);
 		f->next = NULL;
+		if (audit_sync(f->audit_seq, &e) < 0) { /* fail closed: never sent */
+			snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg);
+			goto done;
+		}
 		if (f->remote) { /* a remote cluster: a client of its own for this request */
-			bh_error e;
 			kube_client *rc = kube_curl_client_new(f->remote, &e);
 			if (rc) {
 				kube_client_set_timeout(rc, FWD_TIMEOUT_MS);
@@ -109,6 +115,12 @@ static void *fwd_main(void *arg)
 			}
 		} else {
 			perform(kc, f);
+		}
+		{
+			audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path),
+					 f->r.path, f->status, f->ms, f->status ? NULL : f->error, f->cluster};
+			if (audit_record(&rec, &e) < 0)
+				snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg);
 		}
 		if (!f->remote && (f->status < 200 || f->status > 299) && f->r.body_len) {
 			/* Start the next request on a fresh connection: a server that
@@ -122,6 +134,7 @@ static void *fwd_main(void *arg)
 				kc = fresh;
 			}
 		}
+	done:
 		pthread_mutex_lock(&mu);
 		f->next = done_head;
 		done_head = f;

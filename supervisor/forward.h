@@ -21,10 +21,12 @@ typedef struct fwd_req {
 	unsigned long long audit_id; /* links its intent and outcome records */
 	kube_config *remote;      /* send to this cluster instead (owned), or NULL */
 	char *cluster;            /* its name for the audit record, or NULL */
+	unsigned long long audit_seq; /* its intent record (audit_write): durable before it is sent */
 	/* filled by the forwarding thread */
 	long status;              /* HTTP status; 0 when none came back */
 	bh_buf body;
 	char error[512];
+	char audit_error[512];    /* the intent or outcome record failed: not sent, or the answer withheld */
 	double ms;
 	struct fwd_req *next;
 } fwd_req;

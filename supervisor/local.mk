@@ -63,7 +63,7 @@ EXTRA_DIST += deploy/bulkhead.yaml
 check_PROGRAMS += tests/unit/test_audit
 tests_unit_test_audit_SOURCES = tests/unit/test_audit.c
 tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_test_audit_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+tests_unit_test_audit_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_audit
 UNIT_TESTS += tests/unit/test_audit
 
