@@ -265,6 +265,8 @@ static int set_finalizer(kube_client *kc, const json_t *hr, int add, bh_error *e
 	size_t i;
 	char *text;
 	int rc;
+	if (!add)
+		status_flush(); /* the statuses queued before the object may go */
 	json_array_foreach(cur, i, f) if (!json_is_string(f) || strcmp(json_string_value(f), HR_FINALIZER) != 0)
 		json_array_append(next, f);
 	if (add)
@@ -1396,7 +1398,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	if (discovery_start(cfg, wake_pipe[1], 600, &err) < 0) {
+	if (discovery_start(cfg, wake_pipe[1], 600, &err) < 0 || status_async_start(cfg, 4, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
@@ -1480,6 +1482,7 @@ int main(int argc, char **argv)
 	svlog(SVLOG_INFO, "stopping");
 	for (size_t i = 0; i < njobs; i++)
 		kill_job(jobs[i]);
+	status_flush();
 	audit_close();
 	httpd_stop(metrics_srv);
 	httpd_stop(health_srv);

@@ -1,7 +1,9 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
+#include "kube/curl.h"
 #include "supervisor/log.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,16 +215,163 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	return st;
 }
 
-int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err)
+/* The Events of o, as {type, reason, message[, revision, token]} objects. */
+static json_t *events_new(const sv_outcome *o)
+{
+	json_t *a = json_array();
+	if (o->event && json_array_size(o->events) > 0) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(o->events, i, x) json_array_append_new(a, json_deep_copy(x));
+	} else if (o->event) {
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "type", o->ready ? "Normal" : "Warning", "reason",
+						   o->reason ? o->reason : "", "message", o->message ? o->message : ""));
+	}
+	return a;
+}
+
+/* Sends a status merge patch and the Events that go with it. */
+static int send_status(kube_client *kc, const json_t *hr, const char *text, const json_t *events, bh_error *err)
 {
 	const json_t *md = json_object_get(hr, "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
+	kube_write_opts wo = {"helm-controller", 0, 0, "status"};
+	json_t *out = NULL, *x;
+	size_t i;
+	int rc = kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err);
+	json_decref(out);
+	if (rc < 0)
+		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
+	json_array_foreach(events, i, x) {
+		json_t *an = json_object();
+		const char *rev = json_string_value(json_object_get(x, "revision"));
+		const char *tok = json_string_value(json_object_get(x, "token"));
+		kube_event ev = {json_string_value(json_object_get(x, "type")), json_string_value(json_object_get(x, "reason")),
+				 json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL,
+				 rev || tok ? an : NULL};
+		bh_error e2;
+		if (rev)
+			json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
+		if (tok)
+			json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
+		if (kube_event_create(kc, hr, &ev, &e2) < 0)
+			svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e2.msg);
+		json_decref(an);
+	}
+	return 0;
+}
+
+/* ---- the asynchronous writer (status_async_start) ----------------------------------- */
+typedef struct wr_item {
+	json_t *hr, *events;
+	char *text;
+	struct wr_item *next;
+} wr_item;
+
+typedef struct wr_lane { /* one thread; an object always goes to the same lane: its writes keep their order */
+	wr_item *head, *tail;
+	kube_client *kc;
+} wr_lane;
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv, idle;
+	wr_lane *lanes;
+	int n;
+	unsigned pending; /* queued or being sent */
+} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
+
+static void *writer_main(void *arg)
+{
+	wr_lane *l = arg;
+	for (;;) {
+		wr_item *it;
+		bh_error e;
+		pthread_mutex_lock(&W.mu);
+		while (!l->head)
+			pthread_cond_wait(&W.cv, &W.mu);
+		it = l->head;
+		if (!(l->head = it->next))
+			l->tail = NULL;
+		pthread_mutex_unlock(&W.mu);
+		if (send_status(l->kc, it->hr, it->text, it->events, &e) < 0)
+			svlog(SVLOG_ERROR, "%s", e.msg);
+		json_decref(it->hr);
+		json_decref(it->events);
+		free(it->text);
+		free(it);
+		pthread_mutex_lock(&W.mu);
+		if (--W.pending == 0)
+			pthread_cond_broadcast(&W.idle);
+		pthread_mutex_unlock(&W.mu);
+	}
+	return NULL;
+}
+
+int status_async_start(const kube_config *cfg, int n, bh_error *err)
+{
+	if (!(W.lanes = calloc((size_t)n, sizeof *W.lanes)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		pthread_t th;
+		if (!(W.lanes[i].kc = kube_curl_client_new(cfg, err)))
+			return err ? err->code : BH_EIO;
+		if (pthread_create(&th, NULL, writer_main, &W.lanes[i]) != 0)
+			return bh_error_set(err, BH_EIO, "cannot start a status writer thread");
+		pthread_detach(th);
+		W.n = i + 1;
+	}
+	return 0;
+}
+
+void status_flush(void)
+{
+	pthread_mutex_lock(&W.mu);
+	while (W.pending)
+		pthread_cond_wait(&W.idle, &W.mu);
+	pthread_mutex_unlock(&W.mu);
+}
+
+static int submit(const json_t *hr, char *text, json_t *events, bh_error *err)
+{
+	const json_t *md = json_object_get(hr, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	unsigned h = 5381;
+	wr_item *it = calloc(1, sizeof *it);
+	wr_lane *l;
+	if (!it || !(it->hr = json_deep_copy(hr))) {
+		free(it);
+		free(text);
+		json_decref(events);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	it->text = text;
+	it->events = events;
+	for (const char *p = ns ? ns : ""; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	for (const char *p = name ? name : ""; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	l = &W.lanes[h % (unsigned)W.n];
+	pthread_mutex_lock(&W.mu);
+	if (l->tail)
+		l->tail->next = it;
+	else
+		l->head = it;
+	l->tail = it;
+	W.pending++;
+	pthread_cond_broadcast(&W.cv);
+	pthread_mutex_unlock(&W.mu);
+	return 0;
+}
+
+int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err)
+{
 	struct timespec ts;
 	struct tm tm;
 	char now[32], *text;
-	json_t *st, *patch, *out = NULL;
-	kube_write_opts wo = {"helm-controller", 0, 0, "status"};
+	json_t *st, *patch, *events;
 	int rc;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
@@ -239,34 +388,11 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 	json_decref(patch);
 	if (!text)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	rc = kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err);
+	events = events_new(o);
+	if (W.n) /* sent by a writer thread; errors are logged there */
+		return submit(hr, text, events, err);
+	rc = send_status(kc, hr, text, events, err);
 	free(text);
-	json_decref(out);
-	if (rc < 0)
-		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
-	if (o->event && json_array_size(o->events) > 0) {
-		size_t i;
-		json_t *x;
-		json_array_foreach(o->events, i, x) {
-			json_t *an = json_object();
-			const char *rev = json_string_value(json_object_get(x, "revision"));
-			const char *tok = json_string_value(json_object_get(x, "token"));
-			kube_event ev = {json_string_value(json_object_get(x, "type")), json_string_value(json_object_get(x, "reason")),
-					 json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL, an};
-			bh_error e2;
-			if (rev)
-				json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
-			if (tok)
-				json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
-			if (kube_event_create(kc, hr, &ev, &e2) < 0)
-				svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e2.msg);
-			json_decref(an);
-		}
-	} else if (o->event) {
-		kube_event ev = {o->ready ? "Normal" : "Warning", o->reason, o->message, NULL, "helm-controller", NULL, NULL};
-		bh_error e2;
-		if (kube_event_create(kc, hr, &ev, &e2) < 0)
-			svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e2.msg);
-	}
-	return 0;
+	json_decref(events);
+	return rc;
 }

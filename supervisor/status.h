@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "kube/config.h"
 #include "kube/kube.h"
 #include "lib/error.h"
 #include "proto/proto.h"
@@ -44,7 +45,14 @@ extern const kube_resource sv_helmchart_resource;
 
 /* Builds the new .status object from the old one and o (pure). */
 json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
-/* Writes it (merge patch on /status) and, when o->event, an Event. */
+/* Writes it (merge patch on /status) and, when o->event, its Events.
+ * After status_async_start, the patch and Events are built here and sent by
+ * one of n writer threads with their own clients (an object's writes always
+ * by the same thread, in order): the main loop never waits on the API
+ * server for a status; a failed write is logged. status_flush waits until
+ * everything queued was sent (before a finalizer is removed). */
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
+int status_async_start(const kube_config *cfg, int n, bh_error *err);
+void status_flush(void);
 
 #endif
