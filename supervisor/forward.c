@@ -100,7 +100,7 @@ static void *fwd_main(void *arg)
 		pthread_mutex_unlock(&mu);
 		f->next = NULL;
 		if (audit_sync(f->audit_seq, &e) < 0) { /* fail closed: never sent */
-			snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg);
+			snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not synced");
 			goto done;
 		}
 		if (f->remote) { /* a remote cluster: a client of its own for this request */
@@ -120,7 +120,7 @@ static void *fwd_main(void *arg)
 			audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path),
 					 f->r.path, f->status, f->ms, f->status ? NULL : f->error, f->cluster};
 			if (audit_record(&rec, &e) < 0)
-				snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg);
+				snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not written");
 		}
 		if (!f->remote && (f->status < 200 || f->status > 299) && f->r.body_len) {
 			/* Start the next request on a fresh connection: a server that
