@@ -159,6 +159,8 @@ typedef struct entry {
 	unsigned retries;       /* consecutive "requeue now" results (backoff) */
 	char rid[37];           /* reconcileID of the latest reconcile */
 	json_int_t stalled_gen; /* refused by the lock-down at this generation */
+	json_int_t done_gen;    /* generation and reconcile request the last */
+	char done_req[80];      /* worker attempted: a watch event older than its status write asks for nothing */
 	sv_job *job;
 } entry;
 
@@ -287,6 +289,15 @@ static int set_finalizer(kube_client *kc, const json_t *hr, int add, bh_error *e
 	return rc < 0 ? bh_error_prefix(err, "%s the finalizer %s", add ? "adding" : "removing", HR_FINALIZER) : 0;
 }
 
+/* Did the last worker attempt what hr asks for (its status is being written)? */
+static int attempted(const entry *e, const json_t *hr)
+{
+	const char *req = json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
+							   "reconcile.fluxcd.io/requestedAt"));
+	return e->done_gen && e->done_gen == json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation")) &&
+	       (!req || !strcmp(req, e->done_req));
+}
+
 static void upsert(json_t *hr)
 {
 	char key[320];
@@ -319,7 +330,7 @@ static void upsert(json_t *hr)
 		}
 		return;
 	}
-	if (!e->job && !e->stalled_gen && wants_reconcile(hr) &&
+	if (!e->job && !e->stalled_gen && wants_reconcile(hr) && !attempted(e, hr) &&
 	    (!e->queued || e->sched_gen != gen || e->not_before > now_s())) {
 		e->queued = 1;
 		e->not_before = now_s();
@@ -1029,7 +1040,11 @@ static void finish(kube_client *kc, sv_job *j)
 		return;
 	}
 	if (e) {
+		const char *req = json_string_value(json_object_get(
+			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
 		e->job = NULL;
+		e->done_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+		snprintf(e->done_req, sizeof e->done_req, "%s", req ? req : "");
 		if (!(j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW))
 			e->retries = 0;
 		if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW) {
