@@ -144,11 +144,22 @@ static int name_cmp(const void *a, const void *b)
 static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	char chunk[65536];
+	struct stat st;
 	if (fd < 0)
 		return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
+	/* read straight into a buffer of the file's size (one more byte to
+	 * see the end); a file that grows meanwhile still reads whole */
+	size_t want = fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 65536;
 	for (;;) {
-		ssize_t got = read(fd, chunk, sizeof chunk);
+		if (out->cap - out->len < 2 && bh_buf_grow(out, out->len ? out->len : want) < 0) {
+			close(fd);
+			return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+		}
+		if (!out->data && bh_buf_grow(out, want) < 0) {
+			close(fd);
+			return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+		}
+		ssize_t got = read(fd, out->data + out->len, out->cap - out->len - 1);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -162,7 +173,8 @@ static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 			return bh_error_set(err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
 					    path, max);
 		}
-		bh_buf_put(out, chunk, (size_t)got);
+		out->len += (size_t)got;
+		out->data[out->len] = 0;
 	}
 	close(fd);
 	if (!bh_buf_ok(out))
@@ -255,8 +267,19 @@ static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
 						w->cap = nc;
 					}
 				}
-				if (!rc && chart_file_copy(&w->files[w->n], rp.data, dp, dl))
-					rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+				if (!rc) { /* the read buffer becomes the file's data */
+					chart_file *f = &w->files[w->n];
+					if (data.data && dp != data.data)
+						memmove(data.data, dp, dl + 1);
+					f->len = dl;
+					f->name = strdup(rp.data);
+					f->data = data.data ? (unsigned char *)bh_buf_detach(&data) : calloc(1, 1);
+					if (!f->name || !f->data) {
+						free(f->name);
+						free(f->data);
+						rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+					}
+				}
 				if (!rc)
 					w->n++;
 			}

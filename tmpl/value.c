@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tmpl/funcs.h"
 #include "tmpl/internal.h"
@@ -16,9 +17,8 @@ struct arena_chunk {
 	max_align_t data[];
 };
 
-/* Chunks come from calloc and the arena never reuses memory, so every
- * block it hands out is already zero. Chunks of this size and more are
- * mmap()ed by glibc, whose fresh pages need no memset. */
+/* Chunks are anonymous mappings and the arena never reuses memory, so
+ * every block it hands out is already zero (no memset). */
 #define CHUNK_MIN (256 * 1024)
 /* Nothing stored in an arena needs more than pointer/double alignment. */
 #define ARENA_ALIGN 8
@@ -36,7 +36,7 @@ void tmpl_arena_release(tmpl_arena *a)
 	struct arena_chunk *c = a->chunks, *n;
 	while (c) {
 		n = c->next;
-		free(c);
+		munmap(c, sizeof(*c) + c->size);
 		c = n;
 	}
 	a->chunks = NULL;
@@ -61,8 +61,12 @@ void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
 	}
 	if (!c || c->size - c->off < n) {
 		size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
-		c = calloc(1, sizeof(*c) + sz);
-		if (!c) {
+		/* fresh zero pages, faulted in at once: the whole chunk is
+		 * about to be used, and one populate costs less than a fault
+		 * per page */
+		c = mmap(NULL, sizeof(*c) + sz, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | (sz == CHUNK_MIN ? MAP_POPULATE : 0), -1, 0);
+		if (c == MAP_FAILED) {
 			a->over = 1;
 			return NULL;
 		}
