@@ -5,7 +5,8 @@
 # the management kubesim next to the HelmRelease. Install, upgrade and
 # uninstall happen on the workload cluster (objects and Helm storage there,
 # none on the management cluster); the management cluster gets the status
-# and the Events; the audit records name the remote cluster. A kubeconfig
+# and the Events; the audit records name the remote cluster; the Secret is
+# read on every reconcile (rotated credentials are used). A kubeconfig
 # that fails the strict tenant policy (an exec plugin) is refused with a
 # clear reason, and so is a missing Secret.
 set -uo pipefail
@@ -63,6 +64,19 @@ kubectl patch helmrelease web -n team-w --type=merge -p '{"spec":{"values":{"gre
 rl_wait_gen team-w web 2 90
 e2e_expect_contains "$(sk_ready team-w web)" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-w/web.v2" "web Ready after the upgrade"
 rk get secret sh.helm.release.v1.web.v2 -n team-w >/dev/null 2>&1 || sk_fail "revision 2 is not on the workload cluster"
+
+# the Secret is read on every reconcile: credentials that change (here to a
+# token the workload cluster refuses, then back) are used at once
+sed 's/^    client-certificate-data: .*$/    token: not-a-valid-token/; /client-key-data/d' "$kc" >"$SK_DIR/rotated.kubeconfig"
+kubectl create secret generic stage-kubeconfig -n team-w --from-file=value="$SK_DIR/rotated.kubeconfig" \
+	--dry-run=client -o yaml | kubectl apply -f - >/dev/null 2>&1
+rl_request team-w web
+r=$(sk_ready team-w web)
+case "$r" in False\|*) ;; *) sk_fail "web with refused credentials: Ready '$r'" ;; esac
+kubectl create secret generic stage-kubeconfig -n team-w --from-file=value="$kc" --dry-run=client -o yaml |
+	kubectl apply -f - >/dev/null 2>&1
+rl_request team-w web
+e2e_expect_contains "$(sk_ready team-w web)" "True|" "web Ready with the credentials back"
 
 # a kubeconfig that fails the strict policy
 cat >"$SK_DIR/exec.kubeconfig" <<YAML
