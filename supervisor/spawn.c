@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -44,13 +45,15 @@ int spawn_set_user(const char *spec, bh_error *err)
 	return 0;
 }
 
+/* In the vfork child: raw system calls (glibc's setuid would signal the
+ * parent's threads to change theirs too, as for a threaded process). */
 static int switch_user(void)
 {
 	if (run_uid == (uid_t)-1)
 		return 0;
-	if (setgroups(0, NULL) < 0 || setgid(run_gid) < 0 || setuid(run_uid) < 0)
+	if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setgid, run_gid) < 0 || syscall(SYS_setuid, run_uid) < 0)
 		return -1;
-	return getuid() == run_uid && geteuid() == run_uid && getgid() == run_gid && setuid(0) < 0 ? 0 : -1;
+	return getuid() == run_uid && geteuid() == run_uid && getgid() == run_gid && syscall(SYS_setuid, 0) < 0 ? 0 : -1;
 }
 
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
@@ -68,15 +71,24 @@ int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, in
 	int sv[2];
 	char *envp[] = {"PATH=/nonexistent", "LANG=C", "TZ=", "MALLOC_ARENA_MAX=1", NULL};
 	pid_t p, parent = getpid();
+	sigset_t all, old;
 	if (access(path, X_OK) < 0)
 		return bh_error_set(err, BH_ENOTFOUND, "binary %s: %s", path, strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return bh_error_set(err, BH_EIO, "socketpair: %s", strerror(errno));
-	p = fork();
+	/* vfork: no copy of the supervisor's page tables (and no copy-on-write
+	 * faults after) per worker; the child shares its memory until exec, so
+	 * it makes system calls only, with every signal blocked until its
+	 * handlers are the defaults (no supervisor handler runs in it) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	p = vfork();
+	if (p != 0)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (p < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		return bh_error_set(err, BH_EIO, "fork: %s", strerror(errno));
+		return bh_error_set(err, BH_EIO, "vfork: %s", strerror(errno));
 	}
 	if (p == 0) {
 		sigset_t none;

@@ -1,5 +1,5 @@
 /* supervisor/spawn.h — starting one bulkhead-worker per reconcile: a
- * SOCK_STREAM socketpair, fork, and in the child (async-signal-safe calls
+ * SOCK_STREAM socketpair, vfork (no copy of the supervisor's memory map), and in the child (async-signal-safe calls
  * only, the supervisor has threads) the socket moved to fd 3, every other fd
  * marked close-on-exec, signals reset, a new session, death with the parent,
  * umask 077, cwd /, no_new_privs, a fixed environment, then execveat of
