@@ -652,17 +652,28 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 	return 0;
 }
 
-int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err)
+static int emit_objects(const json_t *objs, int (*emit)(const json_t *, bh_buf *, bh_error *), bh_buf *out,
+			bh_error *err)
 {
 	size_t i;
 	json_t *o;
 	json_array_foreach(objs, i, o) {
 		if (i)
 			bh_buf_puts(out, "---\n");
-		if (yaml_emit(o, out, err) < 0)
+		if (emit(o, out, err) < 0)
 			return err ? err->code : BH_EINVAL;
 	}
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+}
+
+int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err)
+{
+	return emit_objects(objs, yaml_emit, out, err);
+}
+
+int kz_objects_emit_unfolded(const json_t *objs, bh_buf *out, bh_error *err)
+{
+	return emit_objects(objs, yaml_emit_unfolded, out, err);
 }
 
 /* ---- applying ------------------------------------------------------------------------ */

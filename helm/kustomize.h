@@ -49,6 +49,9 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err);
 /* kustomize's output: each object printed as sigs.k8s.io/yaml prints it,
  * separated by "---\n". */
 int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err);
+/* kz_objects_emit's text as kyaml's kio.StringAll prints it again (Helm 4
+ * splitting a post-renderer's output): the same, with no line folded. */
+int kz_objects_emit_unfolded(const json_t *objs, bh_buf *out, bh_error *err);
 
 /* RFC 6902 patch (a JSON array of operations) applied to *doc (replaced on
  * success); evanphx/json-patch v4 semantics, as kustomize. */

@@ -246,7 +246,8 @@ static int split_files(json_t *objs, char ***paths, char ***texts, size_t *n, bh
 	}
 	json_object_foreach(files, path, list) {
 		bh_buf b = BH_BUF_INIT;
-		if ((rc = kz_objects_emit(list, &b, err)) < 0) {
+		/* kio.StringAll over what Flux's last post-renderer printed */
+		if ((rc = kz_objects_emit_unfolded(list, &b, err)) < 0) {
 			bh_buf_free(&b);
 			break;
 		}

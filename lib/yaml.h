@@ -98,6 +98,11 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
  * (encoding errors are prefixed "error marshaling into JSON: "). */
 int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);
 
+/* yaml_emit's text as kyaml (kio.StringAll) prints it again after reading
+ * it: every node keeps the style yaml_emit chose, and no line is folded
+ * (Helm 4 splits a post-renderer's output that way). */
+int yaml_emit_unfolded(const json_t *v, bh_buf *out, bh_error *err);
+
 /* Helm's toYamlPretty: go.yaml.in/yaml/v3 Encoder with SetIndent(2) on the
  * value tree (sequences indented under their key, no line folding, numbers
  * as the tree holds them: json_integer as int, json_real as Go float64).

@@ -255,7 +255,7 @@ static int yaml_chars_ok(const char *s, size_t n)
 	return 1;
 }
 
-int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err)
+static int emit_json_text(const char *json, size_t len, int width, bh_buf *out, bh_error *err)
 {
 	gojson_node *root;
 	emit_ctx c;
@@ -277,6 +277,8 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
 	}
 	yaml_emitter_set_output(&c.em, write_handler, out);
 	yaml_emitter_set_unicode(&c.em, 1);
+	if (width)
+		yaml_emitter_set_width(&c.em, width);
 	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
 	rc = emit_event(&c, &ev);
 	if (!rc) {
@@ -308,14 +310,29 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
 	return rc;
 }
 
-int yaml_emit(const json_t *v, bh_buf *out, bh_error *err)
+int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err)
+{
+	return emit_json_text(json, len, 0, out, err);
+}
+
+static int emit_value(const json_t *v, int width, bh_buf *out, bh_error *err)
 {
 	bh_buf js = BH_BUF_INIT;
 	int rc = gojson_encode(v, 0, &js, err);
 	if (rc)
 		bh_error_prefix(err, "error marshaling into JSON");
 	else
-		rc = yaml_emit_json_text(bh_buf_str(&js), js.len, out, err);
+		rc = emit_json_text(bh_buf_str(&js), js.len, width, out, err);
 	bh_buf_free(&js);
 	return rc;
+}
+
+int yaml_emit(const json_t *v, bh_buf *out, bh_error *err)
+{
+	return emit_value(v, 0, out, err);
+}
+
+int yaml_emit_unfolded(const json_t *v, bh_buf *out, bh_error *err)
+{
+	return emit_value(v, -1, out, err); /* libyaml: a negative width is unlimited */
 }

@@ -4,7 +4,8 @@
 # the chart needs values), packaged by `helm package`, published as a
 # HelmChart and reconciled by bulkheadd through the sandboxed worker, 4 at a
 # time in one kubesim: each reaches Ready=True, its stored manifest equals
-# `helm template` of the same archive and values, it upgrades on a values
+# `helm template` of the same archive and values (through Flux's post-render
+# chain, modelled with the real kustomize), it upgrades on a values
 # change (compared again) and uninstalls. See corpus_lib.sh.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"

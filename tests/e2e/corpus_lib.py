@@ -26,9 +26,14 @@ process per step, so a step over 16 charts costs one start-up.
       "NS RELEASE generation/observedGeneration/history[0].version/Ready|reason|message"
   corpus_lib.py manifest NS RELEASE REVISION
       prints the manifest stored in Helm's release Secret.
+  corpus_lib.py helm-list ROWS REVISION < `helm list -A -o json`
+      every release of ROWS at REVISION, deployed (0: none listed).
+  corpus_lib.py helm-history REVISION < `helm history -o json`
+      revisions 1..REVISION, the last deployed, the others superseded.
   corpus_lib.py objects present|absent NS MANIFEST
-      checks that every object of MANIFEST is in the cluster (or gone);
-      prints their number.
+      checks that every object of MANIFEST is in the cluster (or gone, but
+      for those Helm keeps: helm.sh/resource-policy: keep); prints their
+      number.
 """
 import base64
 import gzip
@@ -189,6 +194,30 @@ def same(want, again, got):
     print(", %d random lines masked" % len(random) if random else "")
 
 
+def helm_list(rows_path, rev):
+    """stdin: `helm list -A -o json`; each release of ROWS is listed at
+    revision REV, deployed, with its chart (REV 0: none is listed)."""
+    listed = {(r["namespace"], r["name"]): r for r in json.load(sys.stdin)}
+    for fmt, chart, case, rel, ns, archive, ver in rows(rows_path):
+        r = listed.get((ns, rel))
+        if rev == "0":
+            if r:
+                sys.exit("helm list still lists %s/%s: %s" % (ns, rel, r))
+            continue
+        got = r and (r["revision"], r["status"], r["chart"])
+        if got != (rev, "deployed", "%s-%s" % (chart, ver)):
+            sys.exit("helm list: %s/%s is %s, not revision %s deployed %s-%s" % (ns, rel, got, rev, chart, ver))
+
+
+def helm_history(rev):
+    """stdin: `helm history -o json`; revisions 1..REV, the last deployed,
+    the others superseded."""
+    h = [(e["revision"], e["status"]) for e in json.load(sys.stdin)]
+    want = [(i, "superseded") for i in range(1, int(rev))] + [(int(rev), "deployed")]
+    if h != want:
+        sys.exit("helm history: %s, not %s" % (h, want))
+
+
 def heads(text):
     """(apiVersion, kind, name, namespace) of each document of a rendered
     manifest: top-level keys and metadata's direct children only."""
@@ -224,18 +253,22 @@ def objects(want, ns, path):
             plural[gv] = {r["kind"]: (r["name"], r["namespaced"]) for r in rl["resources"] if "/" not in r["name"]}
         return plural[gv]
 
-    n = 0
+    n = kept = 0
     with open(path) as f:
         for gv, kind, name, obj_ns in heads(f.read()):
             res, namespaced = resources(gv)[kind]
             obj_ns = obj_ns or ns
             p = ("/apis/" if "/" in gv else "/api/") + gv + \
                 ("/namespaces/%s" % obj_ns if namespaced else "") + "/%s/%s" % (res, urllib.parse.quote(name, safe=""))
-            code, _ = api.call("GET", p, ok=(200, 404))
-            if (code == 200) != (want == "present"):
+            code, obj = api.call("GET", p, ok=(200, 404))
+            # Helm's uninstall keeps what is annotated helm.sh/resource-policy: keep
+            keep = code == 200 and ((obj.get("metadata") or {}).get("annotations") or {}).get(
+                "helm.sh/resource-policy") == "keep"
+            if (code == 200) != (want == "present") and not (want == "absent" and keep):
                 sys.exit("%s %s/%s: %s" % (kind, obj_ns, name, "missing" if want == "present" else "still there"))
             n += 1
-    print(n)
+            kept += keep
+    print("%d objects" % n + (", %d kept by helm.sh/resource-policy" % kept if kept and want == "absent" else ""))
 
 
 if __name__ == "__main__":
@@ -244,7 +277,8 @@ if __name__ == "__main__":
             ("upgrade", 2): lambda: upgrade(a[1]),
             ("upgrade-values", 2): lambda: json.dump(upgrade_values(a[1]), sys.stdout),
             ("manifest", 4): lambda: manifest(*a[1:]),
-            ("same", 4): lambda: same(*a[1:]), ("status", 2): lambda: status(a[1]),
+            ("same", 4): lambda: same(*a[1:]),
+            ("helm-list", 3): lambda: helm_list(a[1], a[2]), ("helm-history", 2): lambda: helm_history(a[1]), ("status", 2): lambda: status(a[1]),
             ("values-files", 3): lambda: print(" ".join(case_json(a[1], a[2])["valuesFiles"])), ("objects", 4): lambda: objects(*a[1:])}
     f = cmds.get((a[0] if a else "", len(a)))
     if not f:

@@ -1,8 +1,9 @@
 # tests/e2e/corpus_lib.sh — real charts of ../shared/conformance through
 # bulkheadd and the sandboxed worker (source after lib.sh and skeleton_lib.sh):
 #   corpus_setup                 shared corpus, kubesim with the corpus' CRDs,
-#                                bulkheadd --concurrent 4
-#   corpus_pack FORMAT CHART OUT archive CHART's directory with one tool:
+#                                bulkheadd --concurrent 4 (its deploy/ token)
+#   corpus_pack FORMAT CHART OUT archive CHART's files (as `helm package`
+#                                ships them: .helmignore applied) with one tool:
 #                                helm (helm package), gnutar (GNU tar --format=gnu),
 #                                pax (Python tarfile, PAX headers on every entry),
 #                                longname (PAX; one template moved under a
@@ -12,11 +13,16 @@
 #   corpus_run                   publish all (corpus_lib.py publish: values as
 #                                ConfigMaps, HelmChart, HelmRelease acting as a
 #                                ServiceAccount); every release: Ready=True and stored
-#                                manifest == `helm template` (same archive, values,
-#                                name, namespace, cluster capabilities); then an
+#                                manifest == `helm template` through Flux's
+#                                post-render chain (corpus_flux_plugin; same
+#                                archive, values, name, namespace, cluster
+#                                capabilities), read back by `helm list`,
+#                                `helm history` and `helm get manifest`; then an
 #                                upgrade to revision 2 (values change), compared
-#                                again; then deleted: objects and release gone
-# The comparisons use the real helm only; bulkhead's output is never a golden.
+#                                again; then deleted: objects (but those Helm
+#                                keeps) and release gone, `helm list` empty
+# The comparisons use the real helm and kustomize only; bulkhead's output is
+# never a golden.
 CORPUS_RELEASES=()
 
 corpus_setup() {
@@ -27,6 +33,7 @@ corpus_setup() {
 	sk_setup --concurrent 4 "$@"
 	mkdir -p "$SK_DIR/pack" "$SK_DIR/cmp"
 	: >"$SK_DIR/cmp/rows"
+	corpus_flux_plugin "$SK_DIR/helm-plugins/flux-origin"
 	# CRDs the charts ship in crds/ folders, before any release: the
 	# cluster's API versions (the charts' .Capabilities) stay the same for
 	# the whole run, and kinds such as ServiceMonitor exist when used
@@ -54,6 +61,45 @@ PY
 	[ ${#CORPUS_API_ARGS[@]} -gt 20 ] || sk_fail "kubesim discovery listed too few API versions"
 }
 
+# corpus_flux_plugin DIR: a Helm 4 post-renderer plugin modelling the chain
+# every Flux release goes through (helm-controller's BuildPostRenderers ends
+# with OriginLabels: kustomize's LabelTransformer on metadata/labels only,
+# over the stream in its order, printed by resmap.AsYaml). The real
+# `kubectl kustomize` does that with `labels:` (no selectors, no templates)
+# and sortOptions fifo; the real helm merges the files into the stream,
+# splits the result back and sorts it as it does for Flux.
+corpus_flux_plugin() {
+	mkdir -p "$1"
+	cat >"$1/plugin.yaml" <<'EOF'
+apiVersion: v1
+type: postrenderer/v1
+name: flux-origin
+version: 0.1.0
+runtime: subprocess
+runtimeConfig:
+  platformCommand:
+    - command: ${HELM_PLUGIN_DIR}/run.sh
+EOF
+	cat >"$1/run.sh" <<'EOF'
+#!/bin/sh
+# run.sh NAME NAMESPACE: Flux's origin labels, by the real kustomize
+set -e
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+cat >"$d/helm.yaml"
+printf 'resources: [helm.yaml]\nsortOptions:\n  order: fifo\nlabels:\n- pairs:\n    helm.toolkit.fluxcd.io/name: %s\n    helm.toolkit.fluxcd.io/namespace: %s\n' "$1" "$2" >"$d/kustomization.yaml"
+kubectl kustomize "$d"
+EOF
+	chmod +x "$1/run.sh"
+}
+
+# corpus_files CHART DIR: the chart's files as `helm package` ships them
+# (.helmignore applied), unpacked under DIR/CHART
+corpus_files() {
+	mkdir -p "$2/pkg" && (cd "$2/pkg" && helm package "$CORPUS/charts/$1" >/dev/null) &&
+		tar -C "$2" -xzf "$2"/pkg/*.tgz && rm -rf "$2/pkg" && [ -f "$2/$1/Chart.yaml" ]
+}
+
 corpus_pack() {
 	local fmt=$1 chart=$2 out=$3 src="$CORPUS/charts/$2" work="$SK_DIR/pack/$1-$2"
 	rm -rf "$work" && mkdir -p "$work"
@@ -69,9 +115,10 @@ corpus_pack() {
 		done
 		(cd "$work" && helm package "$work/$chart" >/dev/null) && mv "$work"/*.tgz "$out" ;;
 	gnutar)
-		tar --format=gnu -C "$CORPUS/charts" -czf "$out" "$chart" ;;
+		corpus_files "$chart" "$work/tree" && tar --format=gnu -C "$work/tree" -czf "$out" "$chart" ;;
 	pax | longname | dup)
-		python3 - "$fmt" "$CORPUS/charts" "$chart" "$out" <<'PY'
+		corpus_files "$chart" "$work/tree" || return 1
+		python3 - "$fmt" "$work/tree" "$chart" "$out" <<'PY'
 import os, sys, tarfile
 fmt, root, chart, out = sys.argv[1:]
 tdir = os.path.join(root, chart, "templates")
@@ -140,8 +187,9 @@ corpus_template() {
 		corpus_py upgrade-values "$2" >"$8.up.json"
 		args+=(-f "$8.up.json")
 	fi
-	helm template "$4" "$6" -n "$5" --kube-version "$CORPUS_KUBE_VERSION" "${CORPUS_API_ARGS[@]}" \
-		--no-hooks "${args[@]}" >"$8" 2>"$8.err"
+	HELM_PLUGINS="$SK_DIR/helm-plugins" helm template "$4" "$6" -n "$5" --kube-version "$CORPUS_KUBE_VERSION" \
+		"${CORPUS_API_ARGS[@]}" --no-hooks --post-renderer flux-origin --post-renderer-args "$4" \
+		--post-renderer-args "$5" "${args[@]}" >"$8" 2>"$8.err"
 }
 
 # corpus_goldens: helm template of every release, both revisions, while the
@@ -179,14 +227,33 @@ corpus_compare() {
 	done
 }
 
+# corpus_helm REV: the real helm reads what bulkheadd stored: `helm list`
+# shows every release at REV (0: none left), `helm history` its revisions,
+# `helm get manifest` the manifest compared with helm template
+corpus_helm() {
+	local rev=$1 r fmt chart case rel ns tgz ver out
+	out=$(helm list -A -o json) || sk_fail "helm list: $out"
+	echo "$out" | corpus_py helm-list "$SK_DIR/cmp/rows" "$rev" || sk_fail "helm list -A, revision $rev"
+	[ "$rev" = 0 ] && return 0
+	for r in "${CORPUS_RELEASES[@]}"; do
+		read -r fmt chart case rel ns tgz ver <<<"$r"
+		out=$(helm history "$rel" -n "$ns" -o json) || sk_fail "helm history $ns/$rel: $out"
+		echo "$out" | corpus_py helm-history "$rev" || sk_fail "helm history of $ns/$rel"
+		helm get manifest "$rel" -n "$ns" >"$SK_DIR/cmp/$rel.$rev.helm" || sk_fail "helm get manifest $ns/$rel"
+		# helm prints the stored manifest and a line break (fmt.Fprintln)
+		cmp -s "$SK_DIR/cmp/$rel.$rev.helm" <(cat "$SK_DIR/cmp/$rel.$rev.got" && echo) ||
+			sk_fail "helm get manifest $ns/$rel differs from the release Secret's manifest"
+	done
+	echo "ok: helm list, helm history and helm get manifest read revision $rev of every release"
+}
+
 # corpus_uninstall SECS: delete every HelmRelease; each release's objects,
 # release Secrets and the HelmRelease are gone
 corpus_uninstall() {
 	local r fmt chart case rel ns tgz ver end=$((SECONDS + $1)) n
 	for r in "${CORPUS_RELEASES[@]}"; do
 		read -r fmt chart case rel ns tgz ver <<<"$r"
-		n=$(corpus_py objects present "$ns" "$SK_DIR/cmp/$rel.2.got") || sk_fail "$ns/$rel: not all objects are in the cluster"
-		echo "$n" >"$SK_DIR/cmp/$rel.count"
+		corpus_py objects present "$ns" "$SK_DIR/cmp/$rel.2.got" >/dev/null || sk_fail "$ns/$rel: not all objects are in the cluster"
 	done
 	for r in "${CORPUS_RELEASES[@]}"; do
 		read -r fmt chart case rel ns tgz ver <<<"$r"
@@ -199,8 +266,8 @@ corpus_uninstall() {
 			sleep 1
 		done
 		[ -z "$(kubectl get secrets -n "$ns" -l "owner=helm,name=$rel" -o name)" ] || sk_fail "$ns/$rel: release Secrets left"
-		corpus_py objects absent "$ns" "$SK_DIR/cmp/$rel.2.got" >/dev/null || sk_fail "$ns/$rel: objects left after uninstall"
-		echo "ok: $fmt $chart as $ns/$rel uninstalled ($(cat "$SK_DIR/cmp/$rel.count") objects removed)"
+		n=$(corpus_py objects absent "$ns" "$SK_DIR/cmp/$rel.2.got") || sk_fail "$ns/$rel: objects left after uninstall: $n"
+		echo "ok: $fmt $chart as $ns/$rel uninstalled ($n)"
 	done
 }
 
@@ -215,11 +282,14 @@ corpus_run() {
 	wait "$gold"
 	echo "goldens rendered by $((SECONDS - t0))s"
 	corpus_compare 1
+	corpus_helm 1
 	corpus_py upgrade "$SK_DIR/cmp/rows" || sk_fail "changing the values"
 	corpus_wait 2 "$secs"
 	echo "upgraded by $((SECONDS - t0))s"
 	corpus_compare 2
+	corpus_helm 2
 	corpus_uninstall "$secs"
+	corpus_helm 0
 	echo "uninstalled by $((SECONDS - t0))s"
 	kill -0 "$BULKHEADD_PID" 2>/dev/null || sk_fail "bulkheadd died"
 }
