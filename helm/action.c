@@ -525,7 +525,9 @@ int act_run_hooks(const action_config *cfg, json_t *rel, const char *event, long
 	int rc;
 	act_log(cfg, "running %s hooks", event);
 	rc = hooks_run(cfg->kc, rel, event, &ho, act_hooks(res), err);
-	if (rc < 0)
+	if (rc < 0 && (!strcmp(event, "pre-install") || !strcmp(event, "post-install")))
+		bh_error_prefix(err, "failed %s", event); /* Helm 4's install words it so */
+	else if (rc < 0)
 		bh_error_prefix(err, "%s hooks failed", event);
 	return rc;
 }
@@ -682,7 +684,8 @@ int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, actio
 	if (o->crds != ACTION_CRDS_DEFAULT &&
 	    (rc = apply_crds(cfg, &rr, o->crds, o->namespace_, o->crd_labels, act_objects(res), err)) < 0)
 		goto out;
-	if ((rc = objlist_parse(cfg->kc, rr.manifest, o->namespace_, 0, &tgt, err)) < 0)
+	/* helm 4.1.4's upgrade prints the builder's error alone */
+	if ((rc = objlist_parse_as(cfg->kc, rr.manifest, o->namespace_, 0, NULL, &tgt, err)) < 0)
 		goto out;
 	if ((rc = objlist_parse(cfg->kc, json_string_value(json_object_get(cur, "manifest")), o->namespace_, 1, &old,
 				err)) < 0)

@@ -6,6 +6,7 @@
 #include "helm/action_objects.h"
 #include "helm/hooks.h"
 #include "helm/sort.h"
+#include "lib/buf.h"
 
 const char *obj_name(const json_t *o)
 {
@@ -36,9 +37,16 @@ void objlist_free(objlist *l)
 
 int objlist_parse(kube_client *kc, const char *manifest, const char *ns, int lenient, objlist *out, bh_error *err)
 {
+	return objlist_parse_as(kc, manifest, ns, lenient, "release manifest", out, err);
+}
+
+int objlist_parse_as(kube_client *kc, const char *manifest, const char *ns, int lenient, const char *what,
+		     objlist *out, bh_error *err)
+{
 	char **docs = NULL;
-	size_t n = 0;
+	size_t n = 0, nerr = 0;
 	int rc = 0;
+	bh_buf msgs = BH_BUF_INIT;
 	memset(out, 0, sizeof *out);
 	if (!manifest || !*manifest)
 		return 0;
@@ -51,7 +59,7 @@ int objlist_parse(kube_client *kc, const char *manifest, const char *ns, int len
 		objlist_free(out);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	for (size_t i = 0; i < n; i++) {
 		json_t *o = NULL;
 		bh_error e = {0};
 		const char *d = docs[i];
@@ -69,21 +77,32 @@ int objlist_parse(kube_client *kc, const char *manifest, const char *ns, int len
 		}
 		if (blank)
 			continue;
-		rc = hooks_parse_object(kc, d, ns, &o, &out->r[out->n], &e);
-		if (rc == BH_ENOTFOUND && lenient) {
-			rc = 0;
+		int r = hooks_parse_object(kc, d, ns, &o, &out->r[out->n], &e);
+		if (r == BH_ENOTFOUND && lenient)
 			continue;
-		}
-		if (rc < 0) {
-			*err = e;
-			bh_error_prefix(err, "unable to build kubernetes objects from release manifest");
-			break;
+		if (r < 0) {
+			/* the builder goes on (ContinueOnError) and reports every
+			 * document's error, as k8s' errors.NewAggregate prints them */
+			if (nerr++)
+				bh_buf_puts(&msgs, ", ");
+			bh_buf_puts(&msgs, e.msg);
+			if (!rc)
+				rc = r;
+			if (r == BH_ENOMEM)
+				break;
+			continue;
 		}
 		out->obj[out->n++] = o;
 	}
 	manifest_split_free(docs, n);
-	if (rc < 0)
+	if (rc < 0) {
+		bh_error_set(err, rc, "%s%s%s", nerr > 1 ? "[" : "", bh_buf_ok(&msgs) ? bh_buf_str(&msgs) : "out of memory",
+			     nerr > 1 ? "]" : "");
+		if (what)
+			bh_error_prefix(err, "unable to build kubernetes objects from %s", what);
 		objlist_free(out);
+	}
+	bh_buf_free(&msgs);
 	return rc;
 }
 

@@ -20,6 +20,11 @@ typedef struct objlist {
  * whose kind the server does not serve are an error unless lenient (then
  * skipped — for deletions of kinds that are gone). */
 int objlist_parse(kube_client *kc, const char *manifest, const char *ns, int lenient, objlist *out, bh_error *err);
+/* objlist_parse with errors read as "unable to build kubernetes objects
+ * from WHAT: " and k8s' aggregate of every document's error ("[a, b]" when
+ * more than one: the builder goes on); WHAT NULL: the aggregate alone. */
+int objlist_parse_as(kube_client *kc, const char *manifest, const char *ns, int lenient, const char *what,
+		     objlist *out, bh_error *err);
 void objlist_free(objlist *l);
 /* Index of the object matching o (group, kind, namespace, name) or -1. */
 long objlist_find(const objlist *l, const json_t *o, const kube_resource *r);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "helm/hooks.h"
+#include "helm/objmeta.h"
 #include "helm/storage.h"
 #include "kube/ready.h"
 #include "kube/wait.h"
@@ -52,6 +53,10 @@ int hooks_parse_object(kube_client *kc, const char *text, const char *ns, json_t
 	*obj_out = NULL;
 	if ((rc = yaml_parse_any(text, strlen(text), NULL, YAML_KEEP_INTS, &obj, err)) < 0)
 		return rc;
+	if (json_is_object(obj) && (rc = objmeta_check(obj, err)) < 0) {
+		json_decref(obj);
+		return bh_error_prefix(err, "unable to decode \"\"");
+	}
 	md = json_object_get(obj, "metadata");
 	name = json_string_value(json_object_get(md, "name"));
 	if (!json_is_object(obj) || !json_string_value(json_object_get(obj, "kind")) || !json_is_object(md) || !name ||
@@ -105,7 +110,7 @@ static int delete_by_policy(kube_client *kc, const json_t *h, const char *policy
 	if (!strcmp(hstr(h, "kind"), "CustomResourceDefinition") || !has_policy(h, policy))
 		return 0;
 	if ((rc = hooks_parse_object(kc, hstr(h, "manifest"), ns, &obj, &r, err)) < 0)
-		return bh_error_prefix(err, "hook %s", hstr(h, "path"));
+		return bh_error_prefix(err, "unable to build kubernetes object for deleting hook %s", hstr(h, "path"));
 	const char *ons = json_string_value(json_object_get(json_object_get(obj, "metadata"), "namespace"));
 	rc = kube_delete(kc, &r, ons, hstr(h, "name"), &d, NULL, err);
 	if (rc == BH_ENOTFOUND)

@@ -68,7 +68,7 @@ noinst_LIBRARIES += helm/libbhaction.a
 helm_libbhaction_a_SOURCES = \
 	helm/action.c helm/action.h helm/action_more.c helm/action_internal.h \
 	helm/action_objects.c helm/action_objects.h \
-	helm/hooks.c helm/hooks.h helm/storage.c helm/storage.h
+	helm/hooks.c helm/hooks.h helm/objmeta.c helm/objmeta.h helm/storage.c helm/storage.h
 BH_ACTION_LIBS = helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_RENDER_LIBS) $(BH_KUBE_LIBS)
 
 check_PROGRAMS += tests/unit/test_action
