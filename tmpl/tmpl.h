@@ -32,7 +32,7 @@ typedef struct tmpl_engine tmpl_engine;
 
 typedef struct tmpl_limits {
 	int max_include_depth;  /* include/tpl nesting per name (Helm: 1000) */
-	int max_exec_depth;     /* template/include call depth (Go: 100000; default 10000) */
+	int max_exec_depth;     /* template/include call depth (Go: 100000; default 3000) */
 	size_t max_output;      /* bytes of one execution's output (default 64 MiB) */
 	uint64_t max_steps;     /* evaluated nodes per top-level execution (default 50M) */
 	size_t max_memory;      /* bytes the arena may hold (default 512 MiB) */

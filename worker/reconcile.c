@@ -638,7 +638,9 @@ static int load_chart(ctx *c, chart **out, bh_error *err)
 {
 	size_t i;
 	json_t *w;
-	if (chart_load_archive(c->in->chart_bytes, c->in->chart_len, NULL, out, err) < 0)
+	/* the chart apiVersion check of the CLI (helm's loader), same text */
+	if (chart_load_archive(c->in->chart_bytes, c->in->chart_len, NULL, out, err) < 0 ||
+	    chart_check_api_version(*out, err) < 0)
 		return bh_error_prefix(err, "could not load chart");
 	if (c->in->oci_revision && oci_mutate(c->in->oci_revision, *out, err) < 0) {
 		chart_free(*out);

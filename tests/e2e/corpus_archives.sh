@@ -8,7 +8,8 @@
 # of the same archive, it upgrades and uninstalls (corpus_lib.sh). Hostile
 # archives end Ready=False with the loader's own error, as the CLI prints it:
 # a nested-archive bomb gets the decompressed-size budget error (never a
-# sandbox reason), ".." and absolute entry names are refused.
+# sandbox reason), ".." and absolute entry names are refused, and so is a
+# Chart.yaml whose apiVersion is a number ("unsupported chart version").
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -48,9 +49,11 @@ kind, out = sys.argv[1:]
 def add(t, name, data):
     ti = tarfile.TarInfo(name); ti.size = len(data); ti.mode = 0o644
     t.addfile(ti, io.BytesIO(data))
-chart = b"apiVersion: v2\nname: %s\nversion: 0.1.0\n" % kind.encode()
+chart = b"apiVersion: %s\nname: %s\nversion: 0.1.0\n" % (b"2" if kind == "apinumber" else b"v2", kind.encode())
 with tarfile.open(out, "w:gz") as t:
     add(t, kind + "/Chart.yaml", chart)
+    if kind == "apinumber":  # the loader's apiVersion check: a number is no version
+        add(t, "apinumber/templates/x.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
     if kind == "bomb":  # 40 sub-charts of 4 MiB of zeros each, about 4 KiB compressed
         inner = io.BytesIO()
         with tarfile.open(fileobj=inner, mode="w:gz") as i:
@@ -64,13 +67,13 @@ with tarfile.open(out, "w:gz") as t:
         add(t, "/absolute/templates/x.yaml", b"kind: ConfigMap\n")
 PY
 }
-for h in bomb dotdot absolute; do
+for h in bomb dotdot absolute apinumber; do
 	hostile "$h" || sk_fail "building the $h archive"
 	sk_publish_tgz "$SK_DIR/pack/$h.tgz" arch-hostile "$h" "$h" 0.1.0
 	sk_apply_hr arch-hostile "$h" "$h"
 done
 corpus_run 900
-for h in bomb dotdot absolute; do
+for h in bomb dotdot absolute apinumber; do
 	cli=$("$BH_BUILDDIR/cli/bulkhead" template x "$SK_DIR/pack/$h.tgz" 2>&1) && sk_fail "the CLI rendered $h"
 	cli=${cli#Error: }
 	r=$(sk_wait_cond arch-hostile "$h" False 120)
