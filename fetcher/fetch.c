@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fetcher/chartvalues.h"
 #include "fetcher/http.h"
 #include "fetcher/index.h"
 #include "fetcher/oci.h"
@@ -254,6 +255,45 @@ static void run_oci(const proto_fetch_request *rq, proto_fetch_result *res, bh_b
 	opts_free(&ho);
 }
 
+/* A pulled chart with .spec.valuesFiles: re-packaged with the merged values
+ * (chartvalues.h); the revision becomes the new chart version. */
+static void apply_values_files(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *art)
+{
+	chartvalues_opts o = {(const char *const *)rq->values_files.v, rq->values_files.n,
+			      rq->ignore_missing_values_files, rq->version_metadata, (size_t)64 << 20};
+	bh_buf out = BH_BUF_INIT;
+	char *version, *observed, d[72];
+	bh_error e;
+	if (chartvalues_apply(art->data ? art->data : "", art->len, &o, &out, &version, &observed, &e) < 0) {
+		bh_buf_free(&out);
+		free(res->reason);
+		free(res->message);
+		res->reason = res->message = NULL;
+		fail(res, "ValuesFilesError", &e, "values files merge error: failed to merge chart values: ");
+		return;
+	}
+	bh_buf_reset(art);
+	bh_buf_put(art, out.data ? out.data : "", out.len);
+	bh_buf_free(&out);
+	fetch_sha256(art->data ? art->data : "", art->len, d);
+	free(res->digest);
+	free(res->revision);
+	res->digest = strdup(d);
+	res->revision = version;
+	res->size = (long long)art->len;
+	for (char *s = observed, *nl; *s; s = nl + 1) {
+		char **nv = realloc(res->observed_values_files.v, (res->observed_values_files.n + 1) * sizeof *nv);
+		nl = s + strcspn(s, "\n");
+		if (!nv)
+			break;
+		res->observed_values_files.v = nv;
+		nv[res->observed_values_files.n++] = strndup(s, (size_t)(nl - s));
+		if (!*nl)
+			break;
+	}
+	free(observed);
+}
+
 void fetch_run(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *artifact)
 {
 	memset(res, 0, sizeof *res);
@@ -266,4 +306,6 @@ void fetch_run(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *a
 		run_chart(rq, res, artifact);
 	else
 		run_artifact(rq, res, artifact);
+	if (rq->op == FETCH_OP_CHART && res->ok && !res->unchanged && rq->values_files.n)
+		apply_values_files(rq, res, artifact);
 }

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_STR, F_BOOL, F_INT, F_I32 };
+enum { F_STR, F_BOOL, F_INT, F_I32, F_STRV };
+#define MAX_STRV 256
 typedef struct ffield {
 	const char *key;
 	int kind;
@@ -33,6 +34,9 @@ static const ffield request_fields[] = {
 	{"semver", F_STR, RQ(semver), 1024, 0},
 	{"refDigest", F_STR, RQ(ref_digest), 200, 0},
 	{"mediaType", F_STR, RQ(media_type), 255, 0},
+	{"valuesFiles", F_STRV, RQ(values_files), 1024, 0},
+	{"versionMetadata", F_STR, RQ(version_metadata), 64, 0},
+	{"ignoreMissingValuesFiles", F_BOOL, RQ(ignore_missing_values_files), 0, 0},
 	{"insecureSkipVerify", F_BOOL, RQ(insecure_skip_verify), 0, 0},
 	{"plainHttp", F_BOOL, RQ(plain_http), 0, 0},
 	{"passCredentials", F_BOOL, RQ(pass_credentials), 0, 0},
@@ -50,6 +54,7 @@ static const ffield result_fields[] = {
 	{"digest", F_STR, RS(digest), 71, 0},
 	{"revision", F_STR, RS(revision), 256, 0},
 	{"chart", F_STR, RS(chart), 253, 0},
+	{"observedValuesFiles", F_STRV, RS(observed_values_files), 1024, 0},
 	{"size", F_INT, RS(size), (size_t)1 << 30, 0},
 	{NULL, 0, 0, 0, 0},
 };
@@ -64,6 +69,12 @@ static int encode(const ffield *fs, const void *s, bh_buf *out, bh_error *err)
 			json_object_set_new(o, f->key, json_string(*(char *const *)p));
 		else if (f->kind == F_BOOL)
 			json_object_set_new(o, f->key, json_boolean(*(const int *)p));
+		else if (f->kind == F_STRV && ((const proto_strv *)p)->n) {
+			json_t *a = json_array();
+			for (size_t i = 0; i < ((const proto_strv *)p)->n; i++)
+				json_array_append_new(a, json_string(((const proto_strv *)p)->v[i]));
+			json_object_set_new(o, f->key, a);
+		}
 		else if (f->kind == F_I32)
 			json_object_set_new(o, f->key, json_integer(*(const int *)p));
 		else if (f->kind == F_INT)
@@ -131,6 +142,25 @@ static int decode(const char *what, const ffield *fs, const unsigned char *p, si
 						    what, f->key, f->max);
 			}
 			*(char **)dst = strdup(json_string_value(v));
+		} else if (f->kind == F_STRV) {
+			proto_strv *sv = (proto_strv *)dst;
+			size_t i;
+			json_t *it;
+			if (!json_is_array(v) || json_array_size(v) > MAX_STRV ||
+			    !(sv->v = calloc(json_array_size(v) + 1, sizeof *sv->v))) {
+				json_decref(root);
+				return bh_error_set(err, BH_EPROTO, "%s: field %s must be a list of at most %d strings", what,
+						    f->key, MAX_STRV);
+			}
+			json_array_foreach(v, i, it) {
+				if (!json_is_string(it) || json_string_length(it) > f->max ||
+				    !text_ok(json_string_value(it), json_string_length(it), 0)) {
+					json_decref(root);
+					return bh_error_set(err, BH_EPROTO, "%s: field %s must hold strings of at most %zu "
+							    "printable bytes", what, f->key, f->max);
+				}
+				sv->v[sv->n++] = strdup(json_string_value(it));
+			}
 		} else if (f->kind == F_BOOL) {
 			if (!json_is_boolean(v)) {
 				json_decref(root);
@@ -156,7 +186,14 @@ static int decode(const char *what, const ffield *fs, const unsigned char *p, si
 static void free_strs(const ffield *fs, void *s)
 {
 	for (const ffield *f = fs; f->key; f++)
-		if (f->kind == F_STR) {
+		if (f->kind == F_STRV) {
+			proto_strv *sv = (proto_strv *)((char *)s + f->off);
+			for (size_t i = 0; i < sv->n; i++)
+				free(sv->v[i]);
+			free(sv->v);
+			sv->v = NULL;
+			sv->n = 0;
+		} else if (f->kind == F_STR) {
 			char **p = (char **)((char *)s + f->off);
 			if (*p && (strstr(f->key, "Pem") || strstr(f->key, "Config")))
 				explicit_bzero(*p, strlen(*p));

@@ -25,6 +25,12 @@ enum proto_fetch_op {
 	FETCH_OP_OCI,          /* an OCIRepository: url oci://..., tag/semver/refDigest, mediaType */
 };
 
+/* A list of strings (each printable, no newline). */
+typedef struct proto_strv {
+	char **v;
+	size_t n;
+} proto_strv;
+
 typedef struct proto_fetch_request {
 	int op;
 	char *url;                       /* repository URL (http(s):// or oci://), or artifact URL */
@@ -35,6 +41,9 @@ typedef struct proto_fetch_request {
 	char *ca_pem, *cert_pem, *key_pem;
 	char *docker_config;             /* .dockerconfigjson of the source's secret */
 	char *tag, *semver, *ref_digest, *media_type; /* OCI: the reference and the layer */
+	proto_strv values_files;         /* CHART: HelmChart .spec.valuesFiles (re-package, chartvalues.h) */
+	char *version_metadata;          /* CHART with values_files: the HelmChart's generation */
+	int ignore_missing_values_files;
 	int insecure_skip_verify, pass_credentials, plain_http;
 	long long timeout_ms, max_index, max_chart;
 } proto_fetch_request;
@@ -47,6 +56,7 @@ typedef struct proto_fetch_result {
 	char *digest;    /* "sha256:<64 hex>" of the artifact */
 	char *revision;  /* INDEX: the index digest; CHART: the chart version; OCI: <tag>@<manifest digest> */
 	char *chart;     /* CHART: chart name */
+	proto_strv observed_values_files; /* CHART with values files: those merged */
 	long long size;
 } proto_fetch_result;
 

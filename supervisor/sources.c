@@ -224,8 +224,18 @@ int sources_check_chart(const json_t *chart, bh_error *err)
 	const char *kind = str(spec, "sourceRef", "kind");
 	if (json_is_object(json_object_get(spec, "verify")))
 		return bh_error_set(err, BH_EINVAL, ".spec.verify is not supported by bulkhead's built-in sources yet");
-	if (json_array_size(json_object_get(spec, "valuesFiles")) > 0 || str(spec, "valuesFile", NULL))
-		return bh_error_set(err, BH_EINVAL, ".spec.valuesFiles is not supported by bulkhead's built-in sources yet");
+	const json_t *vf = json_object_get(spec, "valuesFiles");
+	size_t i;
+	json_t *it;
+	if (vf && !json_is_array(vf))
+		return bh_error_set(err, BH_EINVAL, ".spec.valuesFiles must be a list of paths");
+	json_array_foreach(vf, i, it) if (!json_is_string(it) || !*json_string_value(it) || json_string_length(it) > 1024)
+		return bh_error_set(err, BH_EINVAL, ".spec.valuesFiles[%zu] must be a path inside the chart", i);
+	if (json_array_size(vf) > 256)
+		return bh_error_set(err, BH_EINVAL, ".spec.valuesFiles: at most 256 files");
+	if (str(spec, "valuesFile", NULL))
+		return bh_error_set(err, BH_EINVAL, ".spec.valuesFile (v1beta2, deprecated) is not supported by bulkhead's "
+				    "built-in sources: list it in .spec.valuesFiles");
 	if (!kind || strcmp(kind, "HelmRepository") != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.sourceRef.kind '%s' is not supported by bulkhead's built-in "
 				    "sources yet (only HelmRepository)", kind ? kind : "");
@@ -279,13 +289,16 @@ static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, cons
 	kube_write_opts wo = {CTRL, 0, 0, "status"};
 	char now[32], *text;
 	bh_error e;
+	int build;
 	rfc3339(now, sizeof now);
 	if (!json_is_array(conds)) {
 		json_decref(conds);
 		conds = json_array();
 	}
 	cond_set(conds, "Ready", ok ? "True" : "False", reason, msg, gen, now);
-	cond_set(conds, "FetchFailed", ok ? NULL : "True", reason, msg, gen, now);
+	build = !ok && !strcmp(reason, "ValuesFilesError"); /* source-controller: a build error, not a fetch error */
+	cond_set(conds, "FetchFailed", ok || build ? NULL : "True", reason, msg, gen, now);
+	cond_set(conds, "BuildFailed", build ? "True" : NULL, reason, msg, gen, now);
 	cond_set(conds, "Reconciling", NULL, "", "", gen, now);
 	cond_set(conds, "Stalled", NULL, "", "", gen, now);
 	json_object_set_new(st, "conditions", conds);
@@ -465,9 +478,11 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 	const json_t *spec = json_object_get(x->o, "spec");
 	const json_t *art = json_object_get(json_object_get(x->o, "status"), "artifact");
 	const char *have_digest = str(art, "digest", NULL), *have_rev = str(art, "revision", NULL);
-	char file[600], msg[1200];
+	char file[600], msg[1200], gen[32], *vf[257];
 	bh_error e;
 	int fd = -1, rc = -1;
+	size_t i;
+	json_t *it;
 	if (sources_check_chart(x->o, &e) < 0) {
 		write_status(kc, x, json_object(), 0, "UnsupportedSpec", e.msg);
 		return -1;
@@ -486,7 +501,14 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 	rq.op = FETCH_OP_CHART;
 	rq.chart = (char *)str(spec, "chart", NULL);
 	rq.version = (char *)str(spec, "version", NULL);
-	if (have_digest && artcache_has(have_digest)) {
+	json_array_foreach(json_object_get(spec, "valuesFiles"), i, it) vf[rq.values_files.n++] = (char *)json_string_value(it);
+	rq.values_files.v = vf;
+	rq.ignore_missing_values_files = json_is_true(json_object_get(spec, "ignoreMissingValuesFiles"));
+	snprintf(gen, sizeof gen, "%lld",
+		 (long long)json_integer_value(json_object_get(json_object_get(x->o, "metadata"), "generation")));
+	rq.version_metadata = gen;
+	/* with values files the artifact is re-packaged each time (same bytes, same digest) */
+	if (!rq.values_files.n && have_digest && artcache_has(have_digest)) {
 		rq.have_version = (char *)have_rev;
 		rq.have_digest = (char *)have_digest;
 	}
@@ -501,6 +523,14 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 			json_object_set_new(st, "url", json_string(str(json_object_get(st, "artifact"), "url", NULL)));
 		}
 		json_object_set_new(st, "observedChartName", json_string(r.chart ? r.chart : str(spec, "chart", NULL)));
+		if (rq.values_files.n) {
+			json_t *ov = json_array();
+			for (i = 0; i < r.observed_values_files.n; i++)
+				json_array_append_new(ov, json_string(r.observed_values_files.v[i] ? r.observed_values_files.v[i] : ""));
+			json_object_set_new(st, "observedValuesFiles", ov);
+		} else {
+			json_object_set_new(st, "observedValuesFiles", json_null());
+		}
 		if (str(json_object_get(json_object_get(repo, "status"), "artifact"), "revision", NULL))
 			json_object_set_new(st, "observedSourceArtifactRevision",
 					    json_string(str(json_object_get(json_object_get(repo, "status"), "artifact"),
