@@ -102,7 +102,13 @@ START_TEST(test_proto_fetch)
 		"{\"ok\":false,\"reason\":\"X\",\"message\":\"m\",\"size\":-1}",
 		"{\"ok\":true,\"reason\":\"X\",\"message\":\"m\",\"digest\":\"sha256:XYZ\"}",
 		"{\"ok\":false,\"ok\":true,\"reason\":\"X\",\"message\":\"m\"}",
+		"{\"ok\":false,\"reason\":\"X\",\"message\":\"m\",\"observedValuesFiles\":[1]}",
+		"{\"ok\":false,\"reason\":\"X\",\"message\":\"m\",\"observedValuesFiles\":[\"a\\nb\"]}",
+		"{\"ok\":false,\"reason\":\"X\",\"message\":\"m\",\"observedValuesFiles\":\"a\"}",
 	};
+	char *vf[] = {"values.yaml", "values-prod.yaml"};
+	rq.values_files.v = vf;
+	rq.values_files.n = 2;
 	rq.op = FETCH_OP_CHART;
 	rq.url = "http://127.0.0.1:1/";
 	rq.chart = "app";
@@ -116,6 +122,8 @@ START_TEST(test_proto_fetch)
 	ck_assert_str_eq(back.password, "secret");
 	ck_assert_int_eq(back.pass_credentials, 1);
 	ck_assert_int_eq(back.timeout_ms, 5000);
+	ck_assert_uint_eq(back.values_files.n, 2);
+	ck_assert_str_eq(back.values_files.v[1], "values-prod.yaml");
 	proto_fetch_request_free(&back);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ck_assert_int_lt(proto_fetch_result_decode((const unsigned char *)bad[i], strlen(bad[i]), &rs, &e), 0);
