@@ -48,11 +48,10 @@ EXTRA_DIST += $(OPS_E2E) tests/e2e/ops tests/e2e/ops_lib.sh deploy/chart
 # --- real charts through bulkheadd and the sandbox (issue 9) ---
 SANDBOX_E2E = tests/e2e/sandbox_isolation.sh
 TESTS += $(SANDBOX_E2E)
-# corpus_controller: the 16 corpus charts installed, upgraded and uninstalled
-# through bulkheadd (issue 9's must-show). corpus_archives (the same charts
-# as .tgz variants) is run by hand: `make check TESTS=tests/e2e/corpus_archives.sh`.
+# the corpus charts installed, upgraded and uninstalled through bulkheadd, as
+# directories and as archives of every kind (issue 9's must-show)
 CORPUS_E2E = tests/e2e/corpus_controller.sh tests/e2e/corpus_archives.sh
-TESTS += tests/e2e/corpus_controller.sh
+TESTS += $(CORPUS_E2E)
 EXTRA_DIST += $(SANDBOX_E2E) $(CORPUS_E2E) tests/e2e/corpus_lib.sh tests/e2e/corpus_lib.py
 # --- least privilege and lock-down (deploy/, systemd/, supervisor/acl.c) ---
 RBAC_E2E = tests/e2e/rbac_impersonation.sh tests/e2e/skeleton_lockdown.sh tests/e2e/deploy_flux_crds.sh \

@@ -30,7 +30,8 @@ until [ "$(rl_cond team-o web Remediated | cut -d'|' -f1,2)" = "True|RollbackSuc
 	[ $SECONDS -ge $end ] && sk_fail "not rolled back after 90s: $(rl_status team-o web '{.status.conditions}')"
 	sleep 0.5
 done
-[ "$(kubectl get cm web-config -n team-o -o jsonpath='{.data.message}')" = one ] || sk_fail "web-config not rolled back"
+# (the loop saw both at once; no second look: with retries left, the upgrade
+# is tried again right after the rollback and may already have applied "two")
 puts=$(kubesim_log_count verb=update resource=configmaps namespace=team-o)
 dels=$(kubesim_log_count verb=delete resource=pods namespace=team-o)
 [ "$puts" -gt "$puts0" ] || sk_fail "rollback.force: no PUT (replace) of a ConfigMap in the request log ($puts0 -> $puts)"
