@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "helm/targz.h"
 #include "helm/values.h"
+#include "lib/gzip.h"
 #include "lib/yaml.h"
 
 #define MAX_ENTRIES 10000
@@ -219,28 +219,6 @@ static int tar_put(bh_buf *tar, const entry *x, bh_error *err)
 	return 0;
 }
 
-static int gzip_into(const bh_buf *in, bh_buf *out, bh_error *err)
-{
-	z_stream z;
-	unsigned char chunk[16384];
-	int rc;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return bh_error_set(err, BH_ENOMEM, "gzip: deflateInit2 failed");
-	z.next_in = (unsigned char *)(in->data ? in->data : "");
-	z.avail_in = (uInt)in->len;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof chunk;
-		rc = deflate(&z, Z_FINISH);
-		bh_buf_put(out, chunk, sizeof chunk - z.avail_out);
-	} while (rc == Z_OK);
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END || !bh_buf_ok(out))
-		return bh_error_set(err, BH_EIO, "gzip: compression failed");
-	return 0;
-}
-
 static int package(chartfiles *f, bh_buf *out, bh_error *err)
 {
 	bh_buf tar = BH_BUF_INIT;
@@ -252,7 +230,7 @@ static int package(chartfiles *f, bh_buf *out, bh_error *err)
 	if (rc == 0 && !bh_buf_ok(&tar))
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = gzip_into(&tar, out, err);
+		rc = bh_gzip_best(tar.data, tar.len, out, err);
 	bh_buf_free(&tar);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include "helm/release.h"
 
 #include "lib/gojson.h"
+#include "lib/gzip.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,32 +238,6 @@ int release_marshal(const json_t *rel, bh_buf *out, bh_error *err)
 }
 
 /* ---- gzip ---------------------------------------------------------------------- */
-static int gzip_best(const char *in, size_t n, bh_buf *out, bh_error *err)
-{
-	z_stream z;
-	gz_header h;
-	unsigned char chunk[16384];
-	int rc;
-	memset(&z, 0, sizeof z);
-	memset(&h, 0, sizeof h);
-	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return bh_error_set(err, BH_ENOMEM, "gzip: deflateInit2 failed");
-	h.os = 255; /* Go's compress/gzip: OS unknown, mtime 0 */
-	deflateSetHeader(&z, &h);
-	z.next_in = (unsigned char *)in;
-	z.avail_in = (uInt)n;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof chunk;
-		rc = deflate(&z, Z_FINISH);
-		bh_buf_put(out, chunk, sizeof chunk - z.avail_out);
-	} while (rc == Z_OK);
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END || !bh_buf_ok(out))
-		return bh_error_set(err, BH_EIO, "gzip: compression failed");
-	return 0;
-}
-
 static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf *out, bh_error *err)
 {
 	z_stream z;
@@ -299,7 +274,7 @@ char *release_encode_new(const json_t *rel, bh_error *err)
 {
 	bh_buf js = BH_BUF_INIT, gz = BH_BUF_INIT;
 	char *s = NULL;
-	if (release_marshal(rel, &js, err) == 0 && gzip_best(js.data, js.len, &gz, err) == 0) {
+	if (release_marshal(rel, &js, err) == 0 && bh_gzip_best(js.data, js.len, &gz, err) == 0) {
 		s = release_base64_new((unsigned char *)gz.data, gz.len);
 		if (!s)
 			bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");

@@ -10,9 +10,10 @@ lib_libbhlib_a_SOURCES = \
 	lib/jsonschema.c lib/jsonschema.h \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
-	lib/semver.c lib/semver.h
+	lib/semver.c lib/semver.h \
+	lib/gzip.c lib/gzip.h
 # Link line for anything using lib/ (libraries it needs come with it).
-BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) -lm
+BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) -lm
 
 check_PROGRAMS += tests/unit/test_lib
 tests_unit_test_lib_SOURCES = tests/unit/test_lib.c

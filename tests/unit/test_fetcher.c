@@ -1,13 +1,17 @@
 /* tests/unit/test_fetcher.c — the fetcher's pure parts: index.yaml
- * decoding and version choice, chart URL resolution, and the FETCH /
- * FETCH_RESULT codecs with hostile input. */
+ * decoding and version choice, chart URL resolution, the FETCH /
+ * FETCH_RESULT codecs with hostile input, and a HelmChart's valuesFiles
+ * applied to a chart archive. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fetcher/chartvalues.h"
 #include "fetcher/fetch.h"
 #include "fetcher/index.h"
+#include "helm/targz.h"
+#include "lib/gzip.h"
 #include "proto/fetch.h"
 
 static const char *index_text =
@@ -131,6 +135,117 @@ START_TEST(test_proto_fetch)
 }
 END_TEST
 
+/* A ustar header + data for one file of a test chart. */
+static void tar_file(bh_buf *tar, const char *name, const char *data)
+{
+	char h[512] = {0}, pad[512] = {0};
+	size_t n = strlen(data);
+	unsigned sum = 0;
+	snprintf(h, 100, "%s", name);
+	snprintf(h + 100, 8, "0000644");
+	snprintf(h + 124, 12, "%011o", (unsigned)n);
+	snprintf(h + 136, 12, "%011o", 0);
+	memset(h + 148, ' ', 8);
+	h[156] = '0';
+	memcpy(h + 257, "ustar\0" "00", 8);
+	for (int i = 0; i < 512; i++)
+		sum += (unsigned char)h[i];
+	snprintf(h + 148, 8, "%06o", sum);
+	bh_buf_put(tar, h, sizeof h);
+	bh_buf_put(tar, data, n);
+	bh_buf_put(tar, pad, (512 - n % 512) % 512);
+}
+
+/* The chart c/ with values.yaml and values-prod.yaml, gzip'd into *tgz. */
+static void test_chart(bh_buf *tgz)
+{
+	bh_buf tar = BH_BUF_INIT;
+	char end[1024] = {0};
+	bh_error e;
+	tar_file(&tar, "c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.2.0\n");
+	tar_file(&tar, "c/values.yaml", "a: 1\nb:\n  c: [1, 2]\n  keep: k\n");
+	tar_file(&tar, "c/values-prod.yaml", "b:\n  c: x\n  d: true\n");
+	tar_file(&tar, "c/templates/cm.yaml", "kind: ConfigMap\n");
+	bh_buf_put(&tar, end, sizeof end);
+	ck_assert_int_eq(bh_gzip_best(tar.data, tar.len, tgz, &e), 0);
+	bh_buf_free(&tar);
+}
+
+/* The text of the archive member name in tgz ("" if absent). */
+static char *member_new(const bh_buf *tgz, const char *name)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	targz_entry en;
+	targz *t = targz_new(tgz->data, tgz->len, 1 << 20, &e);
+	ck_assert_ptr_nonnull(t);
+	while (targz_next(t, &en, &e) == 1) {
+		if (strcmp(en.name, name))
+			continue;
+		char chunk[4096];
+		long n;
+		while ((n = targz_read(t, chunk, sizeof chunk, &e)) > 0)
+			bh_buf_put(&b, chunk, (size_t)n);
+	}
+	targz_free(t);
+	bh_buf_putc(&b, 0);
+	char *s = strdup(b.data);
+	bh_buf_free(&b);
+	return s;
+}
+
+START_TEST(test_chartvalues)
+{
+	static const char *const files[] = {"values.yaml", "values-prod.yaml", "values-missing.yaml"};
+	bh_buf tgz = BH_BUF_INIT, out = BH_BUF_INIT;
+	char *version = NULL, *observed = NULL, *s;
+	bh_error e;
+	chartvalues_opts o = {.files = files, .nfiles = 2, .version_metadata = "3", .max_inflated = 1 << 20};
+	test_chart(&tgz);
+
+	/* merged in order, later files win, maps merge; version gets +generation */
+	ck_assert_int_eq(chartvalues_apply(tgz.data, tgz.len, &o, &out, &version, &observed, &e), 0);
+	ck_assert_str_eq(version, "1.2.0+3");
+	ck_assert_str_eq(observed, "values.yaml\nvalues-prod.yaml");
+	s = member_new(&out, "c/values.yaml");
+	ck_assert_ptr_nonnull(strstr(s, "a: 1"));
+	ck_assert_ptr_nonnull(strstr(s, "c: x"));
+	ck_assert_ptr_nonnull(strstr(s, "d: true"));
+	ck_assert_ptr_nonnull(strstr(s, "keep: k"));
+	free(s);
+	s = member_new(&out, "c/Chart.yaml");
+	ck_assert_ptr_nonnull(strstr(s, "1.2.0+3"));
+	free(s);
+	s = member_new(&out, "c/templates/cm.yaml");
+	ck_assert_str_eq(s, "kind: ConfigMap\n");
+	free(s);
+	free(version);
+	free(observed);
+	version = observed = NULL;
+
+	/* a missing file is named, unless ignored (then left out of observed) */
+	o.nfiles = 3;
+	bh_buf_free(&out);
+	ck_assert_int_eq(chartvalues_apply(tgz.data, tgz.len, &o, &out, &version, &observed, &e), BH_EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "values-missing.yaml"));
+	ck_assert_ptr_null(version);
+	o.ignore_missing = 1;
+	bh_buf_free(&out);
+	ck_assert_int_eq(chartvalues_apply(tgz.data, tgz.len, &o, &out, &version, &observed, &e), 0);
+	ck_assert_str_eq(observed, "values.yaml\nvalues-prod.yaml");
+	free(version);
+	free(observed);
+
+	/* not an archive; an archive larger than the limit */
+	bh_buf_free(&out);
+	ck_assert_int_ne(chartvalues_apply("nope", 4, &o, &out, &version, &observed, &e), 0);
+	o.max_inflated = 600;
+	ck_assert_int_ne(chartvalues_apply(tgz.data, tgz.len, &o, &out, &version, &observed, &e), 0);
+	bh_buf_free(&out);
+	bh_buf_free(&tgz);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fetcher");
@@ -141,6 +256,7 @@ int main(void)
 	tcase_add_test(tc, test_index_hostile);
 	tcase_add_test(tc, test_resolve_url);
 	tcase_add_test(tc, test_proto_fetch);
+	tcase_add_test(tc, test_chartvalues);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
