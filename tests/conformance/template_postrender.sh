@@ -12,42 +12,9 @@ command -v helm >/dev/null && command -v kubectl >/dev/null || { echo "SKIP: hel
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chart="$src/tests/e2e/release/app"
-cat >"$tmp/hr.yaml" <<'YAML'
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: web
-  namespace: team-t
-spec:
-  postRenderers:
-  - kustomize:
-      patches:
-      - patch: |
-          apiVersion: apps/v1
-          kind: Deployment
-          metadata:
-            name: web
-          spec:
-            replicas: 3
-      - patch: |
-          - op: add
-            path: /metadata/annotations/extra
-            value: "yes"
-        target:
-          kind: Pod
-      images:
-      - name: busybox
-        newTag: "1.37"
-  commonMetadata:
-    labels:
-      team: t
-    annotations:
-      owner: platform
-YAML
-mkdir "$tmp/k"
-helm template web "$chart" -n team-t >"$tmp/k/helm.yaml" || exit 1
-cat >"$tmp/k/kustomization.yaml" <<'YAML'
-resources: [helm.yaml]
+# The post-renderer's patches and images, written once: indented into the
+# HelmRelease and into the kustomization that is the oracle.
+cat >"$tmp/kustomize.yaml" <<'YAML'
 patches:
 - patch: |
     apiVersion: apps/v1
@@ -65,6 +32,33 @@ patches:
 images:
 - name: busybox
   newTag: "1.37"
+YAML
+{
+	cat <<'YAML'
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: web
+  namespace: team-t
+spec:
+  postRenderers:
+  - kustomize:
+YAML
+	sed 's/^/      /' "$tmp/kustomize.yaml"
+	cat <<'YAML'
+  commonMetadata:
+    labels:
+      team: t
+    annotations:
+      owner: platform
+YAML
+} >"$tmp/hr.yaml"
+mkdir "$tmp/k"
+helm template web "$chart" -n team-t >"$tmp/k/helm.yaml" || exit 1
+{
+	echo 'resources: [helm.yaml]'
+	cat "$tmp/kustomize.yaml"
+	cat <<'YAML'
 labels:
 - pairs:
     team: t
@@ -72,6 +66,7 @@ labels:
     helm.toolkit.fluxcd.io/namespace: team-t
 transformers: [annotations.yaml]
 YAML
+} >"$tmp/k/kustomization.yaml"
 # Flux's CommonRenderer: metadata/annotations only (kustomize's
 # commonAnnotations would also annotate pod templates)
 cat >"$tmp/k/annotations.yaml" <<'YAML'
