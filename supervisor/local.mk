@@ -8,6 +8,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/source.c supervisor/source.h \
 	supervisor/artifact.c supervisor/artifact.h \
 	supervisor/artcache.c supervisor/artcache.h \
+	supervisor/artfetch.c supervisor/artfetch.h \
 	supervisor/fetchcl.c supervisor/fetchcl.h \
 	supervisor/sources.c supervisor/sources.h \
 	supervisor/audit.c supervisor/audit.h \

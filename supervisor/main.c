@@ -27,6 +27,7 @@
 #include "sandbox/sandbox.h"
 #include "supervisor/artcache.h"
 #include "supervisor/acl.h"
+#include "supervisor/artfetch.h"
 #include "supervisor/artifact.h"
 #include "supervisor/audit.h"
 #include "supervisor/depends.h"
@@ -123,6 +124,17 @@ static void on_artifact(const char *kind, const char *ns, const char *name)
 	wake();
 }
 
+/* A download of the artifact fetch threads ended (artfetch.h). */
+static int fetched;
+
+static void on_fetched(void)
+{
+	pthread_mutex_lock(&wmu);
+	fetched = 1;
+	pthread_mutex_unlock(&wmu);
+	wake();
+}
+
 static void *watch_main(void *arg)
 {
 	kube_client *wc = arg;
@@ -161,6 +173,7 @@ typedef struct entry {
 	json_int_t stalled_gen; /* refused by the lock-down at this generation */
 	json_int_t done_gen;    /* generation and reconcile request the last */
 	char done_req[80];      /* worker attempted: a watch event older than its status write asks for nothing */
+	int art_wait;           /* waits for its artifact's download (artfetch.h) */
 	sv_job *job;
 } entry;
 
@@ -540,6 +553,13 @@ static void drain_watch(void)
 			}
 	}
 	ntriggers = 0;
+	for (size_t k = 0; fetched && k < nentries; k++) /* a download ended: its askers ask again */
+		if (entries[k].art_wait) {
+			entries[k].art_wait = 0;
+			entries[k].queued = 1;
+			entries[k].not_before = now_s();
+		}
+	fetched = 0;
 	pthread_mutex_unlock(&wmu);
 	while (list) {
 		wevent *n = list->next;
@@ -772,7 +792,11 @@ static void start(kube_client *kc, entry *e)
 		e->not_before = now_s() + opt.requeue_dependency;
 		return;
 	}
-	if (!builtin_sources && (rc = artifact_fetch(si.url, si.digest, 60000, &fd, &err)) < 0) {
+	if (!builtin_sources && (rc = artfetch_get(e->key, si.url, si.digest, &fd, &err)) == ARTFETCH_PENDING) {
+		e->art_wait = 1; /* queued again when the download ends */
+		return;
+	}
+	if (!builtin_sources && rc < 0) {
 		char msg[1200];
 		sv_outcome o = {0, "ArtifactFailed", msg};
 		snprintf(msg, sizeof msg, "Could not load chart: %.1100s", err.msg);
@@ -1409,7 +1433,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bulkheadd: %s\n", err.msg);
 			return 1;
 		}
-	} else if (sources_watch_external(cfg, fetcher_path, on_artifact, &err) < 0) {
+	} else if (sources_watch_external(cfg, fetcher_path, on_artifact, &err) < 0 ||
+		   artfetch_start(2, on_fetched, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
