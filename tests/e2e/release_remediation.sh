@@ -5,7 +5,8 @@
 # upgrade.timeout, with upgrade.remediation.retries=1: rolled back
 # (Remediated), retried once, rolled back again, then Stalled with
 # RetriesExceeded and the failure counters; a failing test with
-# install.remediation.remediateLastFailure: uninstall remediation.
+# install.remediation.remediateLastFailure: uninstall remediation; a failing
+# test with test.ignoreFailures: no remediation, Ready from Released.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -83,6 +84,14 @@ e2e_expect_contains "$r" "True|TestSucceeded|Helm test succeeded for release tea
 [ -z "$(rl_status team-m web '{.status.upgradeFailures}{.status.failures}')" ] || sk_fail "counters not reset: $(rl_status team-m web '{.status}')"
 
 # a failing test after install, remediateLastFailure: uninstall remediation
+sk_apply_hr team-m lax app "  test:
+    enable: true
+    ignoreFailures: true
+  install:
+    remediation:
+      remediateLastFailure: true
+  values:
+    testOutcome: Failed"
 sk_apply_hr team-m flaky app "  test:
     enable: true
   install:
@@ -102,4 +111,16 @@ e2e_expect_contains "$(rl_cond team-m flaky Stalled)" "True|RetriesExceeded|Fail
 [ "$(rl_status team-m flaky '{.status.history[0].testHooks.flaky-test.phase}')" = Failed ] || sk_fail "flaky testHooks: $(rl_status team-m flaky '{.status.history}')"
 helm status flaky -n team-m >/dev/null 2>&1 && sk_fail "flaky still installed"
 kubectl get deploy flaky -n team-m >/dev/null 2>&1 && sk_fail "flaky's Deployment left after the uninstall remediation"
-echo "PASS: tests, rollback and uninstall remediation, retries, failure counters, Stalled"
+# test.ignoreFailures: the failed test is recorded, not remediated or counted
+end=$((SECONDS + 60))
+until [ "$(rl_cond team-m lax TestSuccess | cut -d'|' -f1)" = False ]; do
+	[ $SECONDS -ge $end ] && sk_fail "lax: no test result: $(rl_status team-m lax '{.status}')"
+	sleep 0.5
+done
+sleep 2 # a remediation would follow the test at once
+e2e_expect_contains "$(rl_cond team-m lax TestSuccess)" "False|TestFailed|Helm test failed for release team-m/lax.v1 with chart app@1.0.0: " "TestSuccess of lax"
+e2e_expect_contains "$(rl_cond team-m lax Ready)" "True|InstallSucceeded|Helm install succeeded for release team-m/lax.v1 with chart app@1.0.0" "Ready of lax (test.ignoreFailures)"
+[ -z "$(rl_cond team-m lax Remediated)" ] || sk_fail "lax remediated despite test.ignoreFailures: $(rl_cond team-m lax Remediated)"
+[ "$(rl_status team-m lax '{.status.installFailures}')" = "" ] || sk_fail "lax counted a failure: $(rl_status team-m lax '{.status}')"
+[ "$(rl_history team-m lax)" = "1:deployed" ] || sk_fail "lax history: $(rl_history team-m lax)"
+echo "PASS: tests, rollback and uninstall remediation, retries, failure counters, Stalled, test.ignoreFailures"
