@@ -25,6 +25,18 @@ helm_libbhchart_a_SOURCES = \
 	helm/targz.c helm/targz.h
 BH_CHART_LIBS = helm/libbhchart.a $(ZLIB_LIBS)
 
+# chart provenance (`template --verify`): OpenPGP subset + Helm's check — h-verify
+noinst_LIBRARIES += helm/libbhprov.a
+helm_libbhprov_a_SOURCES = helm/pgp.c helm/pgp_armor.c helm/pgp.h helm/provenance.c helm/provenance.h
+BH_PROV_LIBS = helm/libbhprov.a $(BH_LIB_LIBS) $(OPENSSL_LIBS)
+check_PROGRAMS += tests/unit/test_pgp
+tests_unit_test_pgp_SOURCES = tests/unit/test_pgp.c
+tests_unit_test_pgp_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_pgp_LDADD = $(BH_PROV_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_pgp
+UNIT_TESTS += tests/unit/test_pgp
+EXTRA_DIST += tests/unit/data/pgp
+
 # kustomize post-renderer (patches, images) — h-postrender
 noinst_LIBRARIES += helm/libbhkustomize.a
 helm_libbhkustomize_a_SOURCES = \

@@ -1,0 +1,188 @@
+/* helm/provenance.c — Helm's provenance check (see helm/provenance.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helm/provenance.h"
+#include "lib/yaml.h"
+
+#define PROV_MAX_ARCHIVE ((size_t)1 << 30) /* bytes of a chart archive read to hash it */
+
+/* Go's syscall error strings are glibc's, lowercased. */
+static const char *go_errno(int e, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", strerror(e));
+	buf[0] = (char)tolower((unsigned char)buf[0]);
+	return buf;
+}
+
+static const char *memmem_s(const char *h, size_t hn, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; hn >= k && i <= hn - k; i++)
+		if (!memcmp(h + i, needle, k))
+			return h + i;
+	return NULL;
+}
+
+/* parseMessageBlock: the `files` map of the part after the first "\n...\n"
+ * (up to the next one), as sigs.k8s.io/yaml reads it into SumCollection;
+ * *files is a borrowed object of *doc, or NULL. */
+static int message_files(const char *plain, size_t n, json_t **doc, json_t **files, bh_error *err)
+{
+	*doc = NULL, *files = NULL;
+	const char *a = memmem_s(plain, n, "\n...\n");
+	if (!a)
+		return bh_error_set(err, BH_EINVAL, "message block must have at least two parts");
+	a += 5;
+	const char *b = memmem_s(a, n - (size_t)(a - plain), "\n...\n");
+	size_t len = b ? (size_t)(b - a) : n - (size_t)(a - plain);
+	if (yaml_unmarshal_as(a, len, NULL, YAML_WANT_MAP, doc, err)) {
+		char *m = strstr(err->msg, "map[string]interface {}");
+		if (m) {
+			char tail[64];
+			snprintf(tail, sizeof tail, "%s", m + strlen("map[string]interface {}"));
+			snprintf(m, sizeof err->msg - (size_t)(m - err->msg), "provenance.SumCollection%s", tail);
+		}
+		return err->code ? err->code : BH_EINVAL;
+	}
+	/* encoding/json: the exact key, else a case-insensitive match */
+	json_t *v = json_object_get(*doc, "files");
+	const char *k;
+	json_t *x;
+	if (!v)
+		json_object_foreach(*doc, k, x) if (!strcasecmp(k, "files")) v = x;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v)) {
+		const char *kind = json_is_string(v) ? "string" : json_is_array(v) ? "array"
+				 : json_is_boolean(v) ? "bool" : "number";
+		return bh_error_set(err, BH_EINVAL,
+				    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go "
+				    "struct field SumCollection.files of type map[string]string", kind);
+	}
+	json_object_foreach(v, k, x) {
+		if (json_is_string(x) || json_is_null(x))
+			continue;
+		const char *kind = json_is_object(x) ? "object" : json_is_array(x) ? "array"
+				 : json_is_boolean(x) ? "bool" : "number";
+		return bh_error_set(err, BH_EINVAL,
+				    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go "
+				    "struct field SumCollection.files of type string", kind);
+	}
+	*files = v;
+	return 0;
+}
+
+int provenance_verify(const pgp_keyring *kr, const void *archive, size_t archive_len, const char *prov,
+		      size_t prov_len, const char *filename, int64_t now, bh_error *err)
+{
+	pgp_clearsigned cs;
+	if (pgp_clearsign_decode(prov, prov_len, &cs))
+		return bh_error_set(err, BH_EINVAL, "signature block not found");
+	int rc;
+	json_t *doc = NULL, *files = NULL;
+	if (cs.sig_err)
+		rc = bh_error_set(err, BH_EINVAL, "%s", cs.err_msg);
+	else
+		rc = pgp_verify_detached(kr, cs.signed_text.data, cs.signed_text.len, cs.sig.data, cs.sig.len, now, err);
+	if (rc)
+		goto out;
+	unsigned char dg[32];
+	char sum[7 + 65] = "sha256:";
+	if (!EVP_Digest(archive, archive_len, dg, NULL, EVP_sha256(), NULL)) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < 32; i++)
+		snprintf(sum + 7 + 2 * i, 3, "%02x", dg[i]);
+	if ((rc = message_files(cs.plain.data ? cs.plain.data : "", cs.plain.len, &doc, &files, err)))
+		goto out;
+	json_t *sha = files ? json_object_get(files, filename) : NULL;
+	if (!sha)
+		rc = bh_error_set(err, BH_EDENIED, "provenance does not contain a SHA for a file named \"%s\"", filename);
+	else if (strcmp(json_is_string(sha) ? json_string_value(sha) : "", sum))
+		rc = bh_error_set(err, BH_EDENIED, "sha256 sum does not match for %s: \"%s\" != \"%s\"", filename,
+				  json_is_string(sha) ? json_string_value(sha) : "", sum);
+out:
+	json_decref(doc);
+	pgp_clearsigned_free(&cs);
+	return rc;
+}
+
+/* os.ReadFile; what: the Go error's operation prefix. */
+static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
+{
+	char eb[128];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return bh_error_set(err, BH_EIO, "open %s: %s", path, go_errno(errno, eb, sizeof eb));
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0) {
+		if (out->len + (size_t)n > max) {
+			close(fd);
+			return bh_error_set(err, BH_ELIMIT, "read %s: larger than %zu bytes", path, max);
+		}
+		bh_buf_put(out, buf, (size_t)n);
+	}
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return bh_error_set(err, BH_EIO, "read %s: %s", path, go_errno(e, eb, sizeof eb));
+	if (!bh_buf_ok(out))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+int provenance_verify_chart(const char *path, const char *keyring, int64_t now, bh_error *err)
+{
+	struct stat st;
+	char eb[128];
+	if (stat(path, &st))
+		return bh_error_set(err, BH_EIO, "stat %s: %s", path, go_errno(errno, eb, sizeof eb));
+	if (S_ISDIR(st.st_mode))
+		return bh_error_set(err, BH_EINVAL, "unpacked charts cannot be verified");
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path, *dot = strrchr(base, '.');
+	if (!dot || strcasecmp(dot, ".tgz"))
+		return bh_error_set(err, BH_EINVAL, "chart must be a tgz file");
+	bh_buf prov = BH_BUF_INIT, ring = BH_BUF_INIT, archive = BH_BUF_INIT, provdata = BH_BUF_INIT;
+	pgp_keyring *kr = NULL;
+	int rc = 0;
+	bh_buf_printf(&prov, "%s.prov", path);
+	if (stat(bh_buf_str(&prov), &st)) {
+		rc = bh_error_set(err, BH_EIO, "could not load provenance file %s: stat %s: %s", bh_buf_str(&prov),
+				  bh_buf_str(&prov), go_errno(errno, eb, sizeof eb));
+		goto out;
+	}
+	if ((rc = read_file(keyring, PGP_MAX_INPUT, &ring, err)) ||
+	    (rc = pgp_keyring_decode(ring.data ? ring.data : "", ring.len, &kr, err))) {
+		bh_error_prefix(err, "failed to load keyring");
+		goto out;
+	}
+	if ((rc = read_file(path, PROV_MAX_ARCHIVE, &archive, err))) {
+		bh_error_prefix(err, "failed to read chart archive");
+		goto out;
+	}
+	if ((rc = read_file(bh_buf_str(&prov), PGP_MAX_INPUT, &provdata, err))) {
+		bh_error_prefix(err, "failed to read provenance file");
+		goto out;
+	}
+	rc = provenance_verify(kr, archive.data ? archive.data : "", archive.len,
+			       provdata.data ? provdata.data : "", provdata.len, base, now, err);
+out:
+	pgp_keyring_free(kr);
+	bh_buf_free(&prov);
+	bh_buf_free(&ring);
+	bh_buf_free(&archive);
+	bh_buf_free(&provdata);
+	return rc;
+}
