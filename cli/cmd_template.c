@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helm/chart.h"
+#include "helm/provenance.h"
 #include "helm/render.h"
 #include "helm/values.h"
 #include "cli/budget.h"
@@ -344,30 +346,10 @@ static int name_from_template(const char *text, bh_buf *out, bh_error *err)
 	return rc;
 }
 
-/* downloader.VerifyChart's checks before the signature itself. */
+/* downloader.VerifyChart (helm/provenance.h) */
 static int verify_chart(const char *path, const char *keyring, bh_error *err)
 {
-	struct stat st;
-	bh_buf prov = BH_BUF_INIT;
-	int rc = 0;
-	if (stat(path, &st))
-		return bh_error_set(err, BH_EIO, "stat %s: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return bh_error_set(err, BH_EINVAL, "unpacked charts cannot be verified");
-	bh_buf_printf(&prov, "%s.prov", path);
-	if (stat(bh_buf_str(&prov), &st))
-		rc = bh_error_set(err, BH_EIO, "could not load provenance file %s: stat %s: %s", bh_buf_str(&prov),
-				  bh_buf_str(&prov), errno == ENOENT ? "no such file or directory" : strerror(errno));
-	else if (access(keyring, R_OK))
-		rc = bh_error_set(err, BH_EIO, "failed to load keyring: open %s: %s", keyring,
-				  errno == ENOENT ? "no such file or directory" : strerror(errno));
-	else
-		rc = bh_error_set(err, BH_EDENIED,
-				  "--verify: bulkhead does not check OpenPGP signatures of provenance files (%s); "
-				  "verify it with `helm verify` and render without --verify",
-				  bh_buf_str(&prov));
-	bh_buf_free(&prov);
-	return rc;
+	return provenance_verify_chart(path, keyring, (int64_t)time(NULL), err);
 }
 
 /* newRegistryClient: a TLS client config is made (and its files read, even
@@ -583,6 +565,12 @@ int cmd_template(int argc, char **argv)
 	remote.cert_file = o.cert_file, remote.key_file = o.key_file, remote.insecure_skip_tls_verify = o.insecure_tls;
 	remote.pass_credentials = o.pass_credentials, remote.plain_http = o.plain_http;
 	if (template_remote_wanted(&remote, chart_path)) {
+		if (o.verify) {
+			rc = fail("--verify checks a local chart archive and its .prov file; for a chart from --repo, "
+				  "a URL or oci://, bulkhead does not fetch the provenance file: pull both "
+				  "(helm pull --prov) and render the local archive with --verify", 0);
+			goto out;
+		}
 		if (remote_chart(&remote, chart_path, remote_tmp, &err)) {
 			rc = fail(err.msg, 0);
 			goto out;

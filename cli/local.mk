@@ -16,6 +16,7 @@ cli_bulkhead_SOURCES += cli/template_remote.c cli/template_remote.h
 cli_bulkhead_LDADD += fetcher/libbhfetch.a proto/libbhproto.a
 cli_bulkhead_SOURCES += cli/budget.c cli/budget.h
 cli_bulkhead_LDADD += $(BH_RENDER_LIBS)
+cli_bulkhead_LDADD += $(BH_PROV_LIBS)
 # release (owned by the actions task: helm/action*)
 cli_bulkhead_SOURCES += cli/cmd_release.c
 cli_bulkhead_LDADD += $(BH_ACTION_LIBS) $(BH_CLI_KUBE_LIBS)

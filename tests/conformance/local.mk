@@ -50,3 +50,7 @@ TESTS += tests/conformance/run_template_cli.sh
 UNIT_TESTS += tests/conformance/run_template_cli.sh
 EXTRA_DIST += tests/conformance/run_template_cli.sh tests/conformance/template_cli
 # --- end template CLI goldens ---
+# `bulkhead template --verify` against `helm template --verify` (charts signed at run time by helm and gpg) — h-verify
+TESTS += tests/conformance/template_verify.sh
+UNIT_TESTS += tests/conformance/template_verify.sh
+EXTRA_DIST += tests/conformance/template_verify.sh
