@@ -446,6 +446,28 @@ static void remediation_decode(const json_t *r, hr_remediation *out, int upgrade
 	out->strategy = upgrade ? dup_at(r, "strategy", "rollback") : NULL;
 }
 
+/* Every member of hr_action from its part of the spec (the table allows
+ * only the members that part has, so the others read as their zero). */
+static void action_decode(const json_t *a, hr_action *out)
+{
+	out->timeout_ns = dur_at(a, "timeout", -1);
+	out->disable_wait = bool_at(a, "disableWait", 0);
+	out->disable_wait_for_jobs = bool_at(a, "disableWaitForJobs", 0);
+	out->disable_hooks = bool_at(a, "disableHooks", 0);
+	out->disable_schema_validation = bool_at(a, "disableSchemaValidation", 0);
+	out->disable_take_ownership = bool_at(a, "disableTakeOwnership", 0);
+	out->crds = dup_at(a, "crds", NULL);
+	out->skip_crds = bool_at(a, "skipCRDs", 0);
+	out->create_namespace = bool_at(a, "createNamespace", 0);
+	out->replace = bool_at(a, "replace", 0);
+	out->force = bool_at(a, "force", 0);
+	out->cleanup_on_fail = bool_at(a, "cleanupOnFail", 0);
+	out->preserve_values = bool_at(a, "preserveValues", 0);
+	out->recreate = bool_at(a, "recreate", 0);
+	out->keep_history = bool_at(a, "keepHistory", 0);
+	out->deletion_propagation = dup_at(a, "deletionPropagation", NULL);
+}
+
 static int required(const json_t *o, const char *k, const char *where, bh_error *err)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -566,14 +588,21 @@ static int fill(hr_model *m, const json_t *obj)
 	x = json_object_get(json_object_get(spec, "upgrade"), "strategy");
 	m->upgrade_strategy = dup_at(x, "name", "RemediateOnFailure");
 	m->retry_interval_ns = dur_at(x, "retryInterval", HR_DEFAULT_RETRY_INTERVAL_NS);
-	x = json_object_get(spec, "rollback");
-	m->rollback.timeout_ns = dur_at(x, "timeout", -1);
-	m->rollback.disable_wait = bool_at(x, "disableWait", 0);
-	m->rollback.disable_wait_for_jobs = bool_at(x, "disableWaitForJobs", 0);
-	m->rollback.disable_hooks = bool_at(x, "disableHooks", 0);
-	m->rollback.recreate = bool_at(x, "recreate", 0);
-	m->rollback.force = bool_at(x, "force", 0);
-	m->rollback.cleanup_on_fail = bool_at(x, "cleanupOnFail", 0);
+	x = json_object_get(spec, "test");
+	m->test.enable = bool_at(x, "enable", 0);
+	m->test.ignore_failures = bool_at(x, "ignoreFailures", 0);
+	m->test.timeout_ns = dur_at(x, "timeout", -1);
+	x = json_object_get(x, "filters");
+	if (json_array_size(x) && !(m->test.filters = calloc(json_array_size(x), sizeof *m->test.filters)))
+		return BH_ENOMEM;
+	for (i = 0; i < json_array_size(x); i++, m->test.nfilters++) {
+		m->test.filters[i].name = dup_at(json_array_get(x, i), "name", NULL);
+		m->test.filters[i].exclude = bool_at(json_array_get(x, i), "exclude", 0);
+	}
+	action_decode(json_object_get(spec, "install"), &m->install);
+	action_decode(json_object_get(spec, "upgrade"), &m->upgrade);
+	action_decode(json_object_get(spec, "rollback"), &m->rollback);
+	action_decode(json_object_get(spec, "uninstall"), &m->uninstall);
 	return 0;
 }
 
@@ -616,6 +645,19 @@ int hr_decode(const json_t *obj, hr_model **out, bh_error *err)
 	return 0;
 }
 
+hr_model *hr_model_default_new(void)
+{
+	hr_model *m = calloc(1, sizeof *m);
+	json_t *obj = json_pack("{s:{}}", "spec");
+	if (m && obj && (m->spec = json_object()) && fill(m, obj) == 0) {
+		json_decref(obj);
+		return m;
+	}
+	json_decref(obj);
+	hr_model_free(m);
+	return NULL;
+}
+
 int64_t hr_retry_interval_ns(const hr_model *m, const char *action)
 {
 	if (action && !strcmp(action, "install") && !strcmp(m->install_strategy, "RetryOnFailure"))
@@ -648,7 +690,10 @@ void hr_model_free(hr_model *m)
 	char **strs[] = {&m->name, &m->namespace_, &m->release_name, &m->target_namespace, &m->storage_namespace,
 			 &m->service_account_name, &m->chart_name, &m->chart_version, &m->source_kind, &m->source_name,
 			 &m->source_namespace, &m->ref_kind, &m->ref_name, &m->ref_namespace,
-			 &m->upgrade_remediation.strategy, &m->upgrade_strategy, &m->install_strategy};
+			 &m->upgrade_remediation.strategy, &m->upgrade_strategy, &m->install_strategy,
+			 &m->install.crds, &m->install.deletion_propagation, &m->upgrade.crds,
+			 &m->upgrade.deletion_propagation, &m->rollback.crds, &m->rollback.deletion_propagation,
+			 &m->uninstall.crds, &m->uninstall.deletion_propagation};
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		free(*strs[i]);
 	for (size_t i = 0; i < m->ndepends_on; i++) {
@@ -656,6 +701,9 @@ void hr_model_free(hr_model *m)
 		free(m->depends_on[i].namespace_);
 	}
 	free(m->depends_on);
+	for (size_t i = 0; i < m->test.nfilters; i++)
+		free(m->test.filters[i].name);
+	free(m->test.filters);
 	json_decref(m->spec);
 	free(m);
 }

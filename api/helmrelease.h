@@ -82,10 +82,34 @@ typedef struct hr_remediation {
 	char *strategy;             /* upgrade: "rollback" (default) or "uninstall" */
 } hr_remediation;
 
-typedef struct hr_rollback {
+/* The options of one Helm action: .spec.install, .upgrade, .rollback or
+ * .uninstall (each action reads the members its part of the API has; the
+ * others stay 0). */
+typedef struct hr_action {
 	int64_t timeout_ns; /* -1: .spec.timeout */
-	int disable_wait, disable_wait_for_jobs, disable_hooks, recreate, force, cleanup_on_fail;
-} hr_rollback;
+	int disable_wait, disable_wait_for_jobs, disable_hooks;
+	int disable_schema_validation, disable_take_ownership; /* install, upgrade */
+	char *crds;               /* install, upgrade: "Skip|Create|CreateReplace", "" unset */
+	int skip_crds;            /* install: the deprecated skipCRDs */
+	int create_namespace, replace;        /* install */
+	int force, cleanup_on_fail;           /* upgrade, rollback */
+	int preserve_values;                  /* upgrade */
+	int recreate;                         /* rollback */
+	int keep_history;                     /* uninstall */
+	char *deletion_propagation;           /* uninstall: "background|foreground|orphan", "" unset */
+} hr_action;
+
+typedef struct hr_test_filter {
+	char *name;
+	int exclude;
+} hr_test_filter;
+
+typedef struct hr_test {
+	int enable, ignore_failures;
+	int64_t timeout_ns; /* -1: .spec.timeout */
+	hr_test_filter *filters;
+	size_t nfilters;
+} hr_test;
 
 typedef struct hr_model {
 	int beta2;               /* decoded from v2beta2 */
@@ -104,7 +128,8 @@ typedef struct hr_model {
 	int64_t install_retry_interval_ns; /* default 5m */
 	char *upgrade_strategy;  /* "RemediateOnFailure" (default) or "RetryOnFailure" */
 	int64_t retry_interval_ns;         /* upgrade's; default 5m */
-	hr_rollback rollback;
+	hr_action install, upgrade, rollback, uninstall;
+	hr_test test;
 	json_t *spec; /* the spec in v2 form (owned): what the worker reads */
 } hr_model;
 
@@ -116,6 +141,9 @@ int hr_decode(const json_t *obj, hr_model **out, bh_error *err);
 /* The same from JSON bytes, refused beyond HR_MAX_BYTES / HR_MAX_DEPTH. */
 int hr_decode_bytes(const char *text, size_t len, hr_model **out, bh_error *err);
 void hr_model_free(hr_model *m);
+/* A new model of an empty spec: every default (for an object that no longer
+ * decodes, e.g. a deleted HelmRelease whose spec was changed meanwhile). */
+hr_model *hr_model_default_new(void);
 
 /* Flux's GetActiveRetry: the retryInterval of the strategy of action
  * ("install" or "upgrade", .status.lastAttemptedReleaseAction) when that

@@ -37,6 +37,7 @@ typedef struct remediation {
 typedef struct ctx {
 	const rc_input *in;
 	action_config acfg;
+	const hr_model *m; /* the typed HelmRelease */
 	const json_t *spec, *md;
 	json_t *st; /* the status being built (a copy of the old one) */
 	json_int_t gen;
@@ -59,16 +60,6 @@ static const char *sget(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
 	return s ? s : "";
-}
-
-static int bget(const json_t *o, const char *k)
-{
-	return json_is_true(json_object_get(o, k));
-}
-
-static const json_t *spec_part(const ctx *c, const char *k)
-{
-	return json_object_get(c->spec, k);
 }
 
 static json_int_t st_int(const ctx *c, const char *k)
@@ -97,34 +88,6 @@ static void logf_(ctx *c, const char *fmt, ...)
 	c->in->log(c->in->log_ud, line);
 }
 
-/* Go's time.ParseDuration for the forms Flux's CRD allows (e.g. 1h2m3s,
- * 500ms, 1.5m); -1 when invalid. */
-static long parse_duration_ms(const char *s)
-{
-	double total = 0;
-	if (!s || !*s)
-		return -1;
-	while (*s) {
-		char *end;
-		double v = strtod(s, &end), mul;
-		if (end == s || v < 0)
-			return -1;
-		s = end;
-		if (!strncmp(s, "ms", 2))
-			mul = 1, s += 2;
-		else if (*s == 'h')
-			mul = 3600e3, s++;
-		else if (*s == 'm')
-			mul = 60e3, s++;
-		else if (*s == 's')
-			mul = 1e3, s++;
-		else
-			return -1;
-		total += v * mul;
-	}
-	return total > 1e12 ? -1 : (long)total;
-}
-
 static long elapsed_ms(const ctx *c)
 {
 	struct timespec t;
@@ -132,14 +95,13 @@ static long elapsed_ms(const ctx *c)
 	return (long)((t.tv_sec - c->t0.tv_sec) * 1000 + (t.tv_nsec - c->t0.tv_nsec) / 1000000);
 }
 
-/* .spec.<part>.timeout, else .spec.timeout (5m), bounded by what is left of
- * the worker's budget (2s are kept to report the outcome). */
-static long action_timeout(const ctx *c, const char *part)
+/* The action's timeout (timeout_ns, -1 unset), else .spec.timeout (5m),
+ * bounded by what is left of the worker's budget (2s are kept to report
+ * the outcome). */
+static long action_timeout(const ctx *c, int64_t timeout_ns)
 {
-	long t = parse_duration_ms(sget(spec_part(c, part), "timeout"));
+	long t = timeout_ns >= 0 ? (long)(timeout_ns / 1000000) : (long)(c->m->timeout_ns / 1000000);
 	long left = c->in->budget_ms - elapsed_ms(c) - 2000;
-	if (t <= 0)
-		t = parse_duration_ms(sget(c->spec, "timeout"));
 	if (t <= 0)
 		t = ACTION_DEFAULT_TIMEOUT_MS;
 	if (left < 1000)
@@ -213,13 +175,12 @@ static void cond_set(ctx *c, const char *type, const char *status, const char *r
 /* release.go conditionallyDeleteRemediated + summarize. */
 static void summarize(ctx *c)
 {
-	const json_t *test = spec_part(c, "test");
-	int tests = bget(test, "enable") && !bget(test, "ignoreFailures");
+	int tests = c->m->test.enable && !c->m->test.ignore_failures;
 	const char *order[3];
 	size_t n = 0;
 	json_t *rem, *rel, *best = NULL;
 	json_int_t bg = -1;
-	if (!bget(test, "enable"))
+	if (!c->m->test.enable)
 		cond_del(c, "TestSuccess");
 	if ((rem = cond_get(c, "Remediated")) && (rel = cond_get(c, "Released")) &&
 	    !strcmp(sget(rel, "status"), "True")) {
@@ -286,16 +247,13 @@ static void record(ctx *c, const char *cond, int warning)
 
 static void get_remediation(const ctx *c, int install, remediation *r)
 {
-	const json_t *o = json_object_get(spec_part(c, install ? "install" : "upgrade"), "remediation");
-	const json_t *v;
+	const hr_remediation *o = install ? &c->m->install_remediation : &c->m->upgrade_remediation;
 	memset(r, 0, sizeof *r);
 	r->install = install;
-	r->retries = json_integer_value(json_object_get(o, "retries"));
-	v = json_object_get(o, "remediateLastFailure");
-	r->remediate_last = json_is_boolean(v) ? json_is_true(v) : (!install && r->retries > 0);
-	v = json_object_get(o, "ignoreTestFailures");
-	r->ignore_tests = json_is_boolean(v) ? json_is_true(v) : bget(spec_part(c, "test"), "ignoreFailures");
-	r->strategy = install ? "uninstall" : (*sget(o, "strategy") ? sget(o, "strategy") : "rollback");
+	r->retries = o->retries;
+	r->remediate_last = o->remediate_last_failure >= 0 ? o->remediate_last_failure : (!install && r->retries > 0);
+	r->ignore_tests = o->ignore_test_failures >= 0 ? o->ignore_test_failures : c->m->test.ignore_failures;
+	r->strategy = install ? "uninstall" : o->strategy;
 }
 
 /* By .status.lastAttemptedReleaseAction; 0 when there is none. */
@@ -332,16 +290,7 @@ static void count_failure(ctx *c, const remediation *r)
  * (the action's remediation applies). */
 static long active_retry_ms(const ctx *c)
 {
-	const char *a = sget(c->st, "lastAttemptedReleaseAction");
-	const json_t *st;
-	long ms;
-	if (strcmp(a, "install") != 0 && strcmp(a, "upgrade") != 0)
-		return 0;
-	st = json_object_get(spec_part(c, a), "strategy");
-	if (strcmp(sget(st, "name"), "RetryOnFailure") != 0)
-		return 0;
-	ms = parse_duration_ms(sget(st, "retryInterval"));
-	return ms > 0 ? ms : 5 * 60 * 1000;
+	return (long)(hr_retry_interval_ns(c->m, sget(c->st, "lastAttemptedReleaseAction")) / 1000000);
 }
 
 /* Go's time.Duration String() of whole milliseconds ("5m0s", "1.5s", "300ms"). */
@@ -373,7 +322,7 @@ static int ignore_tests(const ctx *c)
 	remediation r;
 	if (active_remediation(c, &r))
 		return r.ignore_tests;
-	return bget(spec_part(c, "test"), "ignoreFailures");
+	return c->m->test.ignore_failures;
 }
 
 /* ---- history --------------------------------------------------------------------------- */
@@ -593,10 +542,10 @@ static int determine_state(ctx *c, plan_state *out, char *why, size_t wn, bh_err
 			   strcmp(sget(c->st, "observedCommonMetadataDigest"), c->cmdigest)) {
 			snprintf(why, wn, "release common metadata has changed");
 			*out = PLAN_OUTOFSYNC;
-		} else if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(cur)) {
+		} else if (c->m->test.enable && !snapshot_tested(cur)) {
 			snprintf(why, wn, "release has not been tested");
 			*out = PLAN_UNTESTED;
-		} else if (bget(spec_part(c, "test"), "enable") && active_remediation(c, &r) && !r.ignore_tests &&
+		} else if (c->m->test.enable && active_remediation(c, &r) && !r.ignore_tests &&
 			   snapshot_test_failed(cur)) {
 			snprintf(why, wn, "has test in failed phase");
 			*out = PLAN_FAILED;
@@ -652,12 +601,12 @@ static int load_chart(ctx *c, chart **out, bh_error *err)
 	return 0;
 }
 
-/* .spec.<part>.crds; for install, the deprecated skipCRDs means Skip when
- * crds is unset (its documented replacement). */
-static action_crds crds_policy(const ctx *c, const char *part)
+/* .spec.install|upgrade.crds; for install, the deprecated skipCRDs means
+ * Skip when crds is unset (its documented replacement). */
+static action_crds crds_policy(const hr_action *a)
 {
-	const char *s = sget(spec_part(c, part), "crds");
-	if (!*s && !strcmp(part, "install") && bget(spec_part(c, part), "skipCRDs"))
+	const char *s = a->crds;
+	if (!*s && a->skip_crds)
 		return ACTION_CRDS_SKIP;
 	if (!strcmp(s, "Skip"))
 		return ACTION_CRDS_SKIP;
@@ -668,18 +617,11 @@ static action_crds crds_policy(const ctx *c, const char *part)
 	return ACTION_CRDS_DEFAULT;
 }
 
-static int max_history(const ctx *c)
+static void wait_opts(const ctx *c, const hr_action *a, action_wait *w)
 {
-	const json_t *v = json_object_get(c->spec, "maxHistory");
-	return json_is_integer(v) ? (int)json_integer_value(v) : 5;
-}
-
-static void wait_opts(const ctx *c, const char *part, action_wait *w)
-{
-	const json_t *o = spec_part(c, part);
-	w->disable_wait = bget(o, "disableWait");
-	w->disable_wait_for_jobs = bget(o, "disableWaitForJobs");
-	w->timeout_ms = action_timeout(c, part);
+	w->disable_wait = a->disable_wait;
+	w->disable_wait_for_jobs = a->disable_wait_for_jobs;
+	w->timeout_ms = action_timeout(c, a->timeout_ns);
 }
 
 /* The post-render configuration the release is now in sync with. */
@@ -778,7 +720,7 @@ static int release_outcome(ctx *c, int install, int rc, action_result *res, cons
 		cond_set(c, "Released", "True", install ? "InstallSucceeded" : "UpgradeSucceeded",
 			 "Helm %s succeeded for release %s with chart %s", verb, full, ch);
 		record(c, "Released", 0);
-		if (bget(spec_part(c, "test"), "enable") && !snapshot_tested(latest(c)))
+		if (c->m->test.enable && !snapshot_tested(latest(c)))
 			cond_set(c, "TestSuccess", install ? "False" : "Unknown", "Pending",
 				 "Helm release %s with chart %s is awaiting tests", full, ch);
 	}
@@ -799,7 +741,7 @@ static int run_install(ctx *c, bh_error *err)
 	action_install_opts o;
 	action_result res;
 	chart *ch = NULL;
-	const json_t *in = spec_part(c, "install");
+	const hr_action *in = &c->m->install;
 	bh_error e;
 	int rc;
 	long t0;
@@ -811,14 +753,14 @@ static int run_install(ctx *c, bh_error *err)
 		o.namespace_ = c->ns;
 		o.chart = ch;
 		o.values = c->values;
-		o.crds = crds_policy(c, "install");
-		o.create_namespace = bget(in, "createNamespace") && *sget(c->spec, "targetNamespace");
-		o.replace = bget(in, "replace");
-		o.disable_hooks = bget(in, "disableHooks");
-		o.disable_take_ownership = bget(in, "disableTakeOwnership");
-		o.skip_schema_validation = bget(in, "disableSchemaValidation");
+		o.crds = crds_policy(in);
+		o.create_namespace = in->create_namespace && *c->m->target_namespace;
+		o.replace = in->replace;
+		o.disable_hooks = in->disable_hooks;
+		o.disable_take_ownership = in->disable_take_ownership;
+		o.skip_schema_validation = in->disable_schema_validation;
 		o.force_conflicts = 1;
-		wait_opts(c, "install", &o.wait);
+		wait_opts(c, in, &o.wait);
 		logf_(c, "running 'install' action with timeout of %lds", o.wait.timeout_ms / 1000);
 		t0 = elapsed_ms(c);
 		rc = action_install(&c->acfg, &o, &res, &e);
@@ -835,7 +777,7 @@ static int run_upgrade(ctx *c, bh_error *err)
 	action_upgrade_opts o;
 	action_result res;
 	chart *ch = NULL;
-	const json_t *up = spec_part(c, "upgrade");
+	const hr_action *up = &c->m->upgrade;
 	bh_error e;
 	int rc;
 	long t0;
@@ -847,16 +789,16 @@ static int run_upgrade(ctx *c, bh_error *err)
 		o.namespace_ = c->ns;
 		o.chart = ch;
 		o.values = c->values;
-		o.crds = crds_policy(c, "upgrade");
-		o.preserve_values = bget(up, "preserveValues");
-		o.force = bget(up, "force"); /* the document: "updates through a replacement strategy" */
-		o.cleanup_on_fail = bget(up, "cleanupOnFail");
-		o.disable_hooks = bget(up, "disableHooks");
-		o.disable_take_ownership = bget(up, "disableTakeOwnership");
-		o.skip_schema_validation = bget(up, "disableSchemaValidation");
+		o.crds = crds_policy(up);
+		o.preserve_values = up->preserve_values;
+		o.force = up->force; /* the document: "updates through a replacement strategy" */
+		o.cleanup_on_fail = up->cleanup_on_fail;
+		o.disable_hooks = up->disable_hooks;
+		o.disable_take_ownership = up->disable_take_ownership;
+		o.skip_schema_validation = up->disable_schema_validation;
 		o.force_conflicts = 1;
-		o.max_history = max_history(c);
-		wait_opts(c, "upgrade", &o.wait);
+		o.max_history = c->m->max_history;
+		wait_opts(c, up, &o.wait);
 		logf_(c, "running 'upgrade' action with timeout of %lds", o.wait.timeout_ms / 1000);
 		t0 = elapsed_ms(c);
 		rc = action_upgrade(&c->acfg, &o, &res, &e);
@@ -870,29 +812,25 @@ static int run_upgrade(ctx *c, bh_error *err)
 
 static int run_test(ctx *c, bh_error *err)
 {
-	const json_t *t = spec_part(c, "test");
+	const hr_test *t = &c->m->test;
 	action_test_opts o;
 	action_result res;
 	const char *filters[65];
 	char fbuf[64][260];
-	size_t nf = 0, i;
-	json_t *f;
+	size_t nf = 0;
 	char full[600], ch[600];
 	bh_error e;
 	int rc;
 	memset(&o, 0, sizeof o);
-	json_array_foreach(json_object_get(t, "filters"), i, f) {
-		if (nf == 64)
-			break;
-		snprintf(fbuf[nf], sizeof fbuf[nf], "%s%s", bget(f, "exclude") ? "!" : "", sget(f, "name"));
+	for (; nf < t->nfilters && nf < 64; nf++) {
+		snprintf(fbuf[nf], sizeof fbuf[nf], "%s%s", t->filters[nf].exclude ? "!" : "", t->filters[nf].name);
 		filters[nf] = fbuf[nf];
-		nf++;
 	}
 	filters[nf] = NULL;
 	o.name = c->name;
 	o.namespace_ = c->ns;
 	o.filters = nf ? filters : NULL;
-	o.timeout_ms = action_timeout(c, "test");
+	o.timeout_ms = action_timeout(c, t->timeout_ns);
 	action_result_init(&res);
 	logf_(c, "running 'test' action with timeout of %lds", o.timeout_ms / 1000);
 	rc = action_test(&c->acfg, &o, &res, &e);
@@ -968,7 +906,7 @@ static int run_unlock(ctx *c, bh_error *err)
 
 static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
 {
-	const json_t *rb = spec_part(c, "rollback");
+	const hr_action *rb = &c->m->rollback;
 	action_rollback_opts o;
 	action_result res;
 	char full[600], ch[600];
@@ -979,12 +917,12 @@ static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
 	o.name = c->name;
 	o.namespace_ = c->ns;
 	o.version = (int)json_integer_value(json_object_get(prev_snap, "version"));
-	o.cleanup_on_fail = bget(rb, "cleanupOnFail");
-	o.disable_hooks = bget(rb, "disableHooks");
-	o.force = bget(rb, "force");
-	o.recreate = bget(rb, "recreate");
-	o.max_history = max_history(c);
-	wait_opts(c, "rollback", &o.wait);
+	o.cleanup_on_fail = rb->cleanup_on_fail;
+	o.disable_hooks = rb->disable_hooks;
+	o.force = rb->force;
+	o.recreate = rb->recreate;
+	o.max_history = c->m->max_history;
+	wait_opts(c, rb, &o.wait);
 	action_result_init(&res);
 	logf_(c, "running 'rollback' action with timeout of %lds", o.wait.timeout_ms / 1000);
 	rc = action_rollback(&c->acfg, &o, &res, &e);
@@ -1011,15 +949,15 @@ static int run_rollback(ctx *c, const json_t *prev_snap, bh_error *err)
 
 static int uninstall(ctx *c, const char *name, const char *ns, action_result *res, bh_error *e)
 {
-	const json_t *un = spec_part(c, "uninstall");
+	const hr_action *un = &c->m->uninstall;
 	action_uninstall_opts o;
 	memset(&o, 0, sizeof o);
 	o.name = name;
 	o.namespace_ = ns;
-	o.keep_history = bget(un, "keepHistory");
-	o.disable_hooks = bget(un, "disableHooks");
-	o.deletion_propagation = *sget(un, "deletionPropagation") ? sget(un, "deletionPropagation") : NULL;
-	wait_opts(c, "uninstall", &o.wait);
+	o.keep_history = un->keep_history;
+	o.disable_hooks = un->disable_hooks;
+	o.deletion_propagation = *un->deletion_propagation ? un->deletion_propagation : NULL;
+	wait_opts(c, un, &o.wait);
 	logf_(c, "running 'uninstall' action with timeout of %lds", o.wait.timeout_ms / 1000);
 	return action_uninstall(&c->acfg, &o, res, e);
 }
@@ -1436,7 +1374,7 @@ static int run_delete(ctx *c, bh_error *err)
 	if (res.release)
 		observe(c, res.release, "uninstall", 0);
 	action_result_free(&res);
-	if (rc < 0 && bget(spec_part(c, "uninstall"), "keepHistory") && strstr(e.msg, "is already deleted")) {
+	if (rc < 0 && c->m->uninstall.keep_history && strstr(e.msg, "is already deleted")) {
 		cond_set(c, "Released", "False", "UninstallSucceeded", "Release %s was already uninstalled", full);
 		cond_set(c, "Ready", "True", "UninstallSucceeded", "Release %s was already uninstalled", full);
 		return 0;
@@ -1477,12 +1415,14 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	c.acfg.log_ud = in->log_ud;
 	/* the typed model's spec: v2, with a v2beta2 object converted as Flux
 	 * converts it (postRenderers patchesStrategicMerge/patchesJson6902) */
-	if (hr_decode(in->hr, &model, &e) == 0)
-		c.spec = model->spec;
-	else if (!in->deleting)
-		bad_spec = 1;
-	if (!c.spec)
-		c.spec = json_object_get(in->hr, "spec");
+	if (hr_decode(in->hr, &model, &e) < 0) {
+		/* refused below; a deleted object is uninstalled with the defaults */
+		bad_spec = !in->deleting;
+		if (!(model = hr_model_default_new()))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	c.m = model;
+	c.spec = model->spec;
 	c.md = json_object_get(in->hr, "metadata");
 	c.gen = json_integer_value(json_object_get(c.md, "generation"));
 	c.name = in->release_name;

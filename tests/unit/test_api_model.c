@@ -204,6 +204,31 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(m->rollback.recreate, 1);
 	ck_assert_int_eq(hr_retry_interval_ns(m, "upgrade"), 0); /* RemediateOnFailure */
 	hr_model_free(m);
+	/* the actions' options and the tests */
+	ck_assert_msg(decode(OBJ("v2", CHART ",\"install\":{\"skipCRDs\":true,\"createNamespace\":true,\"timeout\":\"1m\"},"
+					    "\"upgrade\":{\"crds\":\"CreateReplace\",\"preserveValues\":true,\"disableWait\":true},"
+					    "\"uninstall\":{\"keepHistory\":true,\"deletionPropagation\":\"orphan\"},"
+					    "\"test\":{\"enable\":true,\"ignoreFailures\":true,\"filters\":[{\"name\":\"t1\",\"exclude\":true},{\"name\":\"t2\"}]}"),
+			     &m, &err) == 0,
+		      "%s", err.msg);
+	ck_assert(m->install.skip_crds && m->install.create_namespace && !*m->install.crds);
+	ck_assert_int_eq(m->install.timeout_ns, 60000000000LL);
+	ck_assert_str_eq(m->upgrade.crds, "CreateReplace");
+	ck_assert(m->upgrade.preserve_values && m->upgrade.disable_wait && !m->upgrade.force);
+	ck_assert_int_eq(m->upgrade.timeout_ns, -1);
+	ck_assert(m->uninstall.keep_history && !m->uninstall.disable_hooks);
+	ck_assert_str_eq(m->uninstall.deletion_propagation, "orphan");
+	ck_assert(m->test.enable && m->test.ignore_failures);
+	ck_assert_int_eq(m->test.nfilters, 2);
+	ck_assert(m->test.filters[0].exclude && !m->test.filters[1].exclude);
+	ck_assert_str_eq(m->test.filters[1].name, "t2");
+	hr_model_free(m);
+	/* the defaults of an object that no longer decodes */
+	ck_assert_ptr_nonnull(m = hr_model_default_new());
+	ck_assert_int_eq(m->timeout_ns, 300000000000LL);
+	ck_assert_int_eq(m->max_history, 5);
+	ck_assert(!m->uninstall.keep_history && !*m->uninstall.deletion_propagation && !m->test.enable);
+	hr_model_free(m);
 	/* dependencies (namespace defaulted), strategies (retryInterval 5m by default) */
 	ck_assert_msg(decode(OBJ("v2", CHART ",\"dependsOn\":[{\"name\":\"a\"},{\"name\":\"b\",\"namespace\":\"o\"}],"
 					    "\"install\":{\"strategy\":{\"name\":\"RetryOnFailure\"}},\"upgrade\":{"
