@@ -101,7 +101,7 @@ while True:
     done = sum(1 for o in items if ok(o))
     if done >= n or time.time() > end:
         break
-    time.sleep(0.25)
+    time.sleep(0.5)
 print(done)
 PY
 }

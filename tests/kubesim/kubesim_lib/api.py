@@ -135,6 +135,15 @@ class Api:
         o["kind"] = res.kind
         return o
 
+    @staticmethod
+    def view(res, obj):
+        """obj as out() gives it, sharing the stored object's values: only to
+        serialize while the store lock is held."""
+        o = dict(obj)
+        o["apiVersion"] = res.api_version
+        o["kind"] = res.kind
+        return o
+
     def _ns_check(self, res, ns, creating):
         if not res.namespaced:
             return
@@ -274,7 +283,9 @@ class Api:
                 raise not_found(res.group, res.resource, name)
             return self.out(res, obj)
 
-    def list(self, res, ns, q):
+    def list(self, res, ns, q, shared=False):
+        """The list answer; shared=True: items share the stored objects (view()),
+        for a caller that serializes it while holding the store lock."""
         lsel = parse_label_selector(q.get("labelSelector", ""))
         fsel = parse_field_selector(q.get("fieldSelector", ""))
         check_field_selector(res, fsel)
@@ -338,7 +349,7 @@ class Api:
                     {"v": "meta.k8s.io/v1", "rv": at, "start": last}, separators=(",", ":")).encode()).decode()
                 meta["remainingItemCount"] = len(items) - limit
                 items = items[:limit]
-            lst = [self.out(res, o) for _, o in items]
+            lst = [(self.view if shared else self.out)(res, o) for _, o in items]
         return {"kind": res.kind + "List", "apiVersion": res.api_version, "metadata": meta, "items": lst}
 
     # ---- create ---------------------------------------------------------------------------

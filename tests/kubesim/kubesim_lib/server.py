@@ -486,11 +486,12 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
                     "resourceVersion", "")}, q.get("includeObject") or "Metadata"))
             return self._send(200, obj)
         if v == "list":
+            if not self._wants_table():  # serialized without copying the objects
+                with self.sim.store.lock:
+                    data = (dumps(api.list(res, ns if res.namespaced else None, q, shared=True)) + "\n").encode()
+                return self._send(200, data)
             lst = api.list(res, ns if res.namespaced else None, q)
-            if self._wants_table():
-                return self._send(200, to_table(res, lst["items"], lst["metadata"],
-                                                q.get("includeObject") or "Metadata"))
-            return self._send(200, lst)
+            return self._send(200, to_table(res, lst["items"], lst["metadata"], q.get("includeObject") or "Metadata"))
         if v == "create":
             body = self._json_body()
             out = api.create(res, ns, body, self._manager(q), self._dry(q))

@@ -94,7 +94,19 @@ def new_uid():
     return str(uuid.uuid4())
 
 
+_ATOMIC = frozenset((str, int, float, bool, type(None)))
+
+
 def dcopy(o):
+    """A deep copy of a JSON tree (dicts, lists, scalars), several times
+    faster than copy.deepcopy; anything else is left to copy.deepcopy."""
+    t = type(o)
+    if t is dict:
+        return {k: v if type(v) in _ATOMIC else dcopy(v) for k, v in o.items()}
+    if t is list:
+        return [v if type(v) in _ATOMIC else dcopy(v) for v in o]
+    if t in _ATOMIC:
+        return o
     return copy.deepcopy(o)
 
 

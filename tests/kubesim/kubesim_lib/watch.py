@@ -47,7 +47,8 @@ class WatchHandlers:
             return labels_match(lsel, md.get("labels")) and (not fsel or fields_match(fsel, o))
 
         def enc(typ, o):
-            o = sim.api.out(res, o) if o.get("kind") != "Status" else o
+            if o.get("kind") != "Status":  # called with the store lock held
+                o = sim.api.out(res, o) if table else sim.api.view(res, o)
             if table and typ != "ERROR" and typ != "BOOKMARK":
                 o = to_table(res, [o], {"resourceVersion": o["metadata"].get("resourceVersion", "")},
                              include)
