@@ -402,12 +402,21 @@ static void observe(ctx *c, const json_t *rel, const char *action, int tested)
 	size_t i;
 	json_t *s;
 	if (rel) {
-		if (!(snap = snapshot_new(rel, action, tested, &e))) {
+		/* release.go mutateOCIDigest: an install or upgrade records the
+		 * chart's OCI digest; another action's update of a revision keeps
+		 * the digest that revision has */
+		const char *oci = NULL;
+		top = json_array_get(h, 0);
+		int same = top && snap_targets(top, rel_name(rel), rel_namespace(rel), rel_version(rel));
+		if (action && (!strcmp(action, "install") || !strcmp(action, "upgrade")))
+			oci = sget(c->st, "lastAttemptedRevisionDigest");
+		else if (same)
+			oci = sget(top, "ociDigest");
+		if (!(snap = snapshot_new(rel, action, tested, oci, &e))) {
 			logf_(c, "snapshot of %s: %s", rel_name(rel), e.msg);
 			return;
 		}
-		top = json_array_get(h, 0);
-		if (top && snap_targets(top, rel_name(rel), rel_namespace(rel), rel_version(rel))) {
+		if (same) {
 			if (!tested && json_object_get(top, "testHooks"))
 				json_object_set(snap, "testHooks", json_object_get(top, "testHooks"));
 			if (!action && json_object_get(top, "action"))
@@ -426,7 +435,7 @@ static void observe(ctx *c, const json_t *rel, const char *action, int tested)
 		if (strcmp(sget(s, "name"), c->name) || strcmp(sget(s, "namespace"), c->ns))
 			continue;
 		if ((r = storage_version(hist, (int)json_integer_value(json_object_get(s, "version"))))) {
-			json_t *n = snapshot_new(r, NULL, 0, &e);
+			json_t *n = snapshot_new(r, NULL, 0, sget(s, "ociDigest"), &e);
 			if (n) {
 				json_object_set(s, "status", json_object_get(n, "status"));
 				json_object_set(s, "digest", json_object_get(n, "digest"));
@@ -511,7 +520,7 @@ static int determine_state(ctx *c, plan_state *out, char *why, size_t wn, bh_err
 		rc = owner_check(c, last, err);
 		goto done;
 	}
-	if ((rc = snapshot_release_digest(last, d, err)) < 0)
+	if ((rc = snapshot_release_digest(last, sget(cur, "ociDigest"), d, err)) < 0)
 		goto done;
 	if (strcmp(d, sget(cur, "digest")) != 0) {
 		snprintf(why, wn, "release digest verification failed");
@@ -1014,7 +1023,7 @@ static plan_target check_target(void *ud)
 	rel = storage_version(hist, (int)json_integer_value(json_object_get(prev, "version")));
 	if (!rel)
 		r = PLAN_TARGET_MISSING;
-	else if (snapshot_release_digest(rel, d, &e) < 0 || strcmp(d, sget(prev, "digest")) != 0)
+	else if (snapshot_release_digest(rel, sget(prev, "ociDigest"), d, &e) < 0 || strcmp(d, sget(prev, "digest")) != 0)
 		r = PLAN_TARGET_CORRUPT;
 	else
 		r = PLAN_TARGET_OK;
@@ -1499,6 +1508,8 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 		json_object_set_new(c.st, "lastAttemptedRevisionDigest", json_string(strchr(in->oci_revision, '@') + 1));
 	else if (in->oci_revision)
 		json_object_set_new(c.st, "lastAttemptedRevisionDigest", json_string(in->oci_revision));
+	else /* Flux sets it on every attempt: "" (left out) for a source without one */
+		json_object_del(c.st, "lastAttemptedRevisionDigest");
 	json_object_set_new(c.st, "lastAttemptedConfigDigest", json_string(c.cdigest));
 	json_object_del(c.st, "lastAttemptedValuesChecksum");
 	if ((rc = target_changed(&c, &e)) == 0)

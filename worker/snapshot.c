@@ -53,7 +53,7 @@ static int is_test_hook(const json_t *h)
 	return 0;
 }
 
-int snapshot_release_digest(const json_t *rel, char out[SNAPSHOT_DIGEST_MAX], bh_error *err)
+int snapshot_release_digest(const json_t *rel, const char *oci_digest, char out[SNAPSHOT_DIGEST_MAX], bh_error *err)
 {
 	json_t *obs = json_object(), *hooks = json_array(), *h;
 	bh_buf b = BH_BUF_INIT;
@@ -68,6 +68,8 @@ int snapshot_release_digest(const json_t *rel, char out[SNAPSHOT_DIGEST_MAX], bh
 	json_object_set(obs, "manifest", json_object_get(rel, "manifest"));
 	json_object_set_new(obs, "hooks", hooks);
 	json_object_set(obs, "namespace", json_object_get(rel, "namespace"));
+	if (oci_digest && *oci_digest)
+		json_object_set_new(obs, "ociDigest", json_string(oci_digest));
 	rc = gojson_encode(obs, 0, &b, err);
 	json_decref(obs);
 	if (rc == 0) {
@@ -101,12 +103,12 @@ static void set_time(json_t *o, const char *key, const json_t *v)
 		json_object_set_new(o, key, t);
 }
 
-json_t *snapshot_new(const json_t *rel, const char *action, int with_tests, bh_error *err)
+json_t *snapshot_new(const json_t *rel, const char *action, int with_tests, const char *oci_digest, bh_error *err)
 {
 	char d[SNAPSHOT_DIGEST_MAX], cd[SNAPSHOT_DIGEST_MAX];
 	json_t *info = json_object_get(rel, "info"), *md = json_object_get(json_object_get(rel, "chart"), "metadata");
 	json_t *s, *av;
-	if (snapshot_release_digest(rel, d, err) < 0 || snapshot_config_digest(json_object_get(rel, "config"), cd, err) < 0)
+	if (snapshot_release_digest(rel, oci_digest, d, err) < 0 || snapshot_config_digest(json_object_get(rel, "config"), cd, err) < 0)
 		return NULL;
 	s = json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "apiVersion", "v2", "digest", d, "name", json_object_get(rel, "name"),
 		      "namespace", json_object_get(rel, "namespace"), "version", json_object_get(rel, "version"), "status",
@@ -125,6 +127,8 @@ json_t *snapshot_new(const json_t *rel, const char *action, int with_tests, bh_e
 	set_time(s, "firstDeployed", json_object_get(info, "first_deployed"));
 	set_time(s, "lastDeployed", json_object_get(info, "last_deployed"));
 	set_time(s, "deleted", json_object_get(info, "deleted"));
+	if (oci_digest && *oci_digest)
+		json_object_set_new(s, "ociDigest", json_string(oci_digest));
 	if (with_tests) {
 		json_t *th = json_object(), *h;
 		size_t i;

@@ -8,7 +8,8 @@
 #    a new version pushed: upgraded within seconds), and
 #  - a HelmRelease whose .spec.chartRef names an OCIRepository (artifact
 #    revision "<tag>@sha256:<manifest digest>" as helm push printed it,
-#    release version "<version>+<digest[0:12]>", lastAttemptedRevisionDigest;
+#    release version "<version>+<digest[0:12]>", lastAttemptedRevisionDigest,
+#    the history's ociDigest;
 #    a new version pushed: upgraded within seconds);
 # from the htpasswd registry with a dockerconfigjson secret and with a
 # username/password secret, and behind a Bearer token service (the
@@ -131,9 +132,14 @@ sum=$(sha256sum "$SK_DIR/pkg/demo-0.2.0.tgz" | cut -d' ' -f1)
 [ "$(kubectl get helmrelease app -n team-o -o jsonpath='{.status.lastAttemptedRevisionDigest}')" = "$md" ] ||
 	sk_fail "lastAttemptedRevisionDigest is not $md"
 helm list -n team-o | e2e_has "demo-0.2.0+${md:7:12}" || sk_fail "helm list does not show demo-0.2.0+${md:7:12}"
+[ "$(kubectl get helmrelease app -n team-o -o jsonpath='{.status.history[0].ociDigest}')" = "$md" ] ||
+	sk_fail "history[0].ociDigest is not $md: $(kubectl get helmrelease app -n team-o -o jsonpath='{.status.history}')"
 md3=$(push "$O" demo 0.3.0)
 wait_rev team-o app "0.3.0+${md3:7:12}" 30
 sk_wait_ready team-o app 30 >/dev/null
+# each revision keeps the digest of the chart it was made from
+[ "$(kubectl get helmrelease app -n team-o -o jsonpath='{.status.history[0].ociDigest} {.status.history[1].ociDigest}')" = "$md3 $md" ] ||
+	sk_fail "history ociDigest: $(kubectl get helmrelease app -n team-o -o jsonpath='{.status.history}')"
 
 # --- the htpasswd registry: docker config secret, username/password secret, wrong password
 helm registry login "$A" --username alice --password s3cret --plain-http >/dev/null 2>&1 || sk_fail "helm registry login"

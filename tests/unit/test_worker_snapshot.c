@@ -52,7 +52,7 @@ START_TEST(test_snapshot)
 {
 	bh_error e;
 	json_t *rel = load(REL), *s, *th;
-	s = snapshot_new(rel, "upgrade", 0, &e);
+	s = snapshot_new(rel, "upgrade", 0, NULL, &e);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(json_string_value(json_object_get(s, "apiVersion")), "v2");
 	ck_assert_str_eq(json_string_value(json_object_get(s, "name")), "web");
@@ -72,9 +72,21 @@ START_TEST(test_snapshot)
 	ck_assert_int_eq(strlen(json_string_value(json_object_get(s, "digest"))), 71);
 	ck_assert(!snapshot_tested(s));
 	ck_assert(!snapshot_test_failed(s));
+	ck_assert_ptr_null(json_object_get(s, "ociDigest"));
+	json_decref(s);
+	/* a chart from an OCIRepository: its digest is recorded and observed */
+	s = snapshot_new(rel, "install", 0, "sha256:0123", &e);
+	ck_assert_str_eq(json_string_value(json_object_get(s, "ociDigest")), "sha256:0123");
+	{
+		char d[SNAPSHOT_DIGEST_MAX];
+		ck_assert_int_eq(snapshot_release_digest(rel, "sha256:0123", d, &e), 0);
+		ck_assert_str_eq(json_string_value(json_object_get(s, "digest")), d);
+		ck_assert_int_eq(snapshot_release_digest(rel, NULL, d, &e), 0);
+		ck_assert_str_ne(json_string_value(json_object_get(s, "digest")), d);
+	}
 	json_decref(s);
 	/* with test results: only test hooks that ran */
-	s = snapshot_new(rel, NULL, 1, &e);
+	s = snapshot_new(rel, NULL, 1, "", &e);
 	ck_assert_ptr_null(json_object_get(s, "action"));
 	th = json_object_get(s, "testHooks");
 	ck_assert_int_eq(json_object_size(th), 1);
@@ -95,19 +107,19 @@ START_TEST(test_release_digest)
 	bh_error e;
 	char a[SNAPSHOT_DIGEST_MAX], b[SNAPSHOT_DIGEST_MAX];
 	json_t *rel = load(REL);
-	ck_assert_int_eq(snapshot_release_digest(rel, a, &e), 0);
+	ck_assert_int_eq(snapshot_release_digest(rel, NULL, a, &e), 0);
 	/* a test run does not change it (Flux's observation drops test hooks) */
 	json_object_set_new(json_object_get(json_array_get(json_object_get(rel, "hooks"), 0), "last_run"), "phase",
 			    json_string("Succeeded"));
-	ck_assert_int_eq(snapshot_release_digest(rel, b, &e), 0);
+	ck_assert_int_eq(snapshot_release_digest(rel, NULL, b, &e), 0);
 	ck_assert_str_eq(a, b);
 	/* anything else does: status, config, other hooks' runs */
 	json_object_set_new(json_object_get(rel, "info"), "status", json_string("superseded"));
-	ck_assert_int_eq(snapshot_release_digest(rel, b, &e), 0);
+	ck_assert_int_eq(snapshot_release_digest(rel, NULL, b, &e), 0);
 	ck_assert_str_ne(a, b);
 	json_object_set_new(json_object_get(rel, "info"), "status", json_string("deployed"));
 	json_object_set_new(json_object_get(rel, "config"), "message", json_string("two"));
-	ck_assert_int_eq(snapshot_release_digest(rel, b, &e), 0);
+	ck_assert_int_eq(snapshot_release_digest(rel, NULL, b, &e), 0);
 	ck_assert_str_ne(a, b);
 	json_decref(rel);
 }
