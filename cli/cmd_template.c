@@ -691,7 +691,7 @@ int cmd_template(int argc, char **argv)
 	if (res.template_text && (r == 0 || debug))
 		write_out(res.template_text);
 	if (r) {
-		rc = fail(err.msg, res.debug_hint && !debug);
+		rc = fail(res.error_text ? res.error_text : err.msg, res.debug_hint && !debug);
 		goto out;
 	}
 	rc = 0;

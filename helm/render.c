@@ -27,6 +27,7 @@ void render_result_free(render_result *r)
 	free(r->notes);
 	free(r->manifest);
 	free(r->template_text);
+	free(r->error_text);
 	json_decref(r->values);
 	memset(r, 0, sizeof *r);
 }
@@ -254,7 +255,7 @@ static void rendered_free(rendered *r)
 }
 
 static int render_templates(const chart *c, const json_t *values, const render_options *o,
-			    const char *kube_version, rendered *out, bh_error *err)
+			    const char *kube_version, rendered *out, char **long_err, bh_error *err)
 {
 	collect cx;
 	int rc;
@@ -304,6 +305,8 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 		lim.max_output = cap - total < engine_max ? cap - total : engine_max;
 		tmpl_engine_set_limits(e, &lim);
 		rc = tmpl_engine_render(e, r->name, &cx.roots[r->root], &b, err);
+		if (rc)
+			*long_err = tmpl_engine_take_error_text(e);
 		if ((!rc || rc == BH_ELIMIT) && b.len > cap - total) {
 			char what[64];
 			if (cap % ((size_t)1 << 20))
@@ -536,7 +539,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 				  kv, kube);
 		goto text;
 	}
-	if ((rc = render_templates(c, out->values, o, kube, &files, err)))
+	if ((rc = render_templates(c, out->values, o, kube, &files, &out->error_text, err)))
 		goto text;
 
 	/* NOTES.txt: rendered, then pulled out */

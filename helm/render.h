@@ -82,6 +82,9 @@ typedef struct render_result {
 	int debug_hint;                /* the error came after Helm created the
 					* release (and is not --show-only's): the
 					* CLI appends "Use --debug flag ..." */
+	char *error_text;              /* on a template error longer than a
+					* bh_error holds (a deep include chain):
+					* its whole text; else NULL */
 } render_result;
 
 /* Renders chart c (modified: dependencies are processed in place) with

@@ -62,6 +62,7 @@ void tmpl_engine_free(tmpl_engine *e)
 	tmpl_arena_release(&e->arena);
 	tmpl_ns_release(&e->ns);
 	free(e->incl);
+	free(e->long_error);
 	free(e);
 }
 
@@ -293,16 +294,22 @@ void tmpl_helm_format_error(bh_buf *out, const xerr *xe)
 }
 
 /* Sets err to msg; a message longer than bh_error holds keeps its head and
- * its tail (the innermost error of a deep include chain). */
-static void set_long_error(bh_error *err, int code, const char *msg, size_t n)
+ * its tail (the innermost error of a deep include chain), and the engine
+ * keeps the whole text (tmpl_engine_take_error_text). */
+static void set_long_error(tmpl_engine *e, bh_error *err, int code, bh_buf *msg)
 {
+	size_t n = msg->len;
+	free(e->long_error);
+	e->long_error = NULL;
 	if (n < BH_ERROR_MSG_MAX) {
-		bh_error_set(err, code, "%s", msg);
+		bh_error_set(err, code, "%s", bh_buf_str(msg));
 		return;
 	}
+	e->long_error = bh_buf_ok(msg) ? bh_buf_detach(msg) : NULL;
+	const char *m = e->long_error ? e->long_error : bh_buf_str(msg);
 	size_t head = 1024, tail = BH_ERROR_MSG_MAX - head - 128;
-	bh_error_set(err, code, "%.*s ... [%zu bytes elided] ... %s", (int)head, msg,
-		     n - head - tail, msg + n - tail);
+	bh_error_set(err, code, "%.*s ... [%zu bytes elided] ... %s", (int)head, m,
+		     n - head - tail, m + n - tail);
 }
 
 static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,
@@ -328,12 +335,19 @@ static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *
 			tmpl_helm_format_error(&b, xe);
 		else
 			xerr_text(&b, xe);
-		set_long_error(err, r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC, bh_buf_str(&b), b.len);
+		set_long_error(e, err, r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC, &b);
 		bh_buf_free(&b);
 		xerr_free(xe);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
 	return 0;
+}
+
+char *tmpl_engine_take_error_text(tmpl_engine *e)
+{
+	char *s = e->long_error;
+	e->long_error = NULL;
+	return s;
 }
 
 int tmpl_engine_execute(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,

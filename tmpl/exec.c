@@ -812,6 +812,9 @@ static const char *type_code_name(char c)
 	case 'm': return "map[string]interface {}";
 	case 'r': return "reflect.Value";
 	case 'w': return "io.Writer";
+	case 't': return "time.Time";
+	case 'C': return "sprig.certificate";
+	case 'V': return "*semver.Version";
 	default: return "interface {}";
 	}
 }
@@ -830,6 +833,8 @@ static int assignable(const tmpl_value *v, char typ)
 	case 'm': return v->kind == TMPL_MAP && (strcmp(tmpl_map_gotype(v), "map[string]interface {}") == 0 ||
 						 strcmp(tmpl_map_gotype(v), "common.Values") == 0);
 	case 'w': return 0; /* no template value is an io.Writer */
+	case 't': case 'C': case 'V':
+		return v->kind == TMPL_OBJECT && strcmp(tmpl_value_type_name(v), type_code_name(typ)) == 0;
 	}
 	return 0;
 }
@@ -840,6 +845,7 @@ static int validate_type(state *s, tmpl_value v, char typ, tmpl_value *out)
 		switch (typ) {
 		case 'a':
 		case 'w': /* a nil io.Writer */
+		case 'V': /* a nil *semver.Version */
 			*out = tmpl_nil();
 			return 0;
 		case 0:
@@ -923,7 +929,7 @@ static int eval_arg(state *s, const tmpl_value *dot, char typ, const tnode *n, t
 		return validate_type(s, *dot, typ, out);
 	case N_NIL:
 		switch (typ) {
-		case 0: case 'a': case 'w':
+		case 0: case 'a': case 'w': case 'V':
 			*out = tmpl_nil();
 			return 0;
 		case 'r':

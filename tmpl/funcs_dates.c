@@ -47,22 +47,6 @@ static const gotime *as_time(const tmpl_value *v)
 	return tmpl_object_data(v, &time_class);
 }
 
-/* A time.Time parameter; the error text is text/template's. */
-static const gotime *time_param(tmpl_call *c, int i)
-{
-	const gotime *t = as_time(&c->argv[i]);
-	if (!t) {
-		bh_buf b = BH_BUF_INIT;
-		if (c->argv[i].kind == TMPL_STRING)
-			gofmt_quote(&b, c->argv[i].u.s.ptr, c->argv[i].u.s.len);
-		else
-			gofmt_value(&b, &c->argv[i]);
-		tmpl_call_errorf(c, "can't handle %s for arg of type time.Time", bh_buf_str(&b));
-		bh_buf_free(&b);
-	}
-	return t;
-}
-
 static void *arena_alloc(void *ud, size_t n)
 {
 	return tmpl_arena_alloc(ud, n);
@@ -150,11 +134,8 @@ static int m_in(tmpl_call *c)
 /* data: 0 Before, 1 After, 2 Equal */
 static int m_cmp(tmpl_call *c)
 {
-	const gotime *o = as_time(&c->argv[0]), *t = self_t(c);
+	const gotime *o = as_time(&c->argv[0]), *t = self_t(c); /* 't' */
 	int64_t d;
-	if (!o)
-		return tmpl_call_errorf(c, "wrong type for value; expected time.Time; got %s",
-					tmpl_value_type_name(&c->argv[0]));
 	d = gotime_sub(t, o);
 	switch ((int)(intptr_t)c->data) {
 	case 0: c->result = tmpl_bool(d < 0); break;
@@ -181,9 +162,9 @@ static const tmpl_method time_methods[] = {
 	{"Add", m_add, "I", NULL},
 	{"UTC", m_in, "", (void *)0},
 	{"Local", m_in, "", (void *)1},
-	{"Before", m_cmp, "a", (void *)0},
-	{"After", m_cmp, "a", (void *)1},
-	{"Equal", m_cmp, "a", (void *)2},
+	{"Before", m_cmp, "t", (void *)0},
+	{"After", m_cmp, "t", (void *)1},
+	{"Equal", m_cmp, "t", (void *)2},
 	{"Zone", m_zone, "", NULL},
 	{NULL, NULL, NULL, NULL},
 };
@@ -285,12 +266,10 @@ static int fn_html_date_in_zone(tmpl_call *c)
 /* data: 1 = must (bad durations are errors) */
 static int fn_date_modify(tmpl_call *c)
 {
-	const gotime *t = time_param(c, 1);
+	const gotime *t = as_time(&c->argv[1]); /* 't': the engine checked it */
 	int64_t d;
 	char em[512];
 	gotime n;
-	if (!t)
-		return BH_EEXEC;
 	if (gotime_parse_duration(c->argv[0].u.s.ptr, c->argv[0].u.s.len, &d, em, sizeof em)) {
 		if (c->data)
 			return tmpl_call_errorf(c, "%s", em);
@@ -412,10 +391,8 @@ static int fn_to_date(tmpl_call *c)
 
 static int fn_unix_epoch(tmpl_call *c)
 {
-	const gotime *t = time_param(c, 0);
+	const gotime *t = as_time(&c->argv[0]); /* 't': the engine checked it */
 	bh_buf b = BH_BUF_INIT;
-	if (!t)
-		return BH_EEXEC;
 	bh_buf_printf(&b, "%" PRId64, t->sec);
 	return ret_buf(c, &b);
 }
@@ -427,15 +404,15 @@ const tmpl_func_def tmpl_funcs_dates[] = {
 	{"date_in_zone", fn_date_in_zone, "sas", NULL},
 	{"htmlDate", fn_html_date, "a", NULL},
 	{"htmlDateInZone", fn_html_date_in_zone, "as", NULL},
-	{"dateModify", fn_date_modify, "sa", NULL},
-	{"date_modify", fn_date_modify, "sa", NULL},
-	{"mustDateModify", fn_date_modify, "sa", (void *)1},
-	{"must_date_modify", fn_date_modify, "sa", (void *)1},
+	{"dateModify", fn_date_modify, "st", NULL},
+	{"date_modify", fn_date_modify, "st", NULL},
+	{"mustDateModify", fn_date_modify, "st", (void *)1},
+	{"must_date_modify", fn_date_modify, "st", (void *)1},
 	{"ago", fn_ago, "a", NULL},
 	{"duration", fn_duration, "a", NULL},
 	{"durationRound", fn_duration_round, "a", NULL},
 	{"toDate", fn_to_date, "ss", NULL},
 	{"mustToDate", fn_to_date, "ss", (void *)1},
-	{"unixEpoch", fn_unix_epoch, "a", NULL},
+	{"unixEpoch", fn_unix_epoch, "t", NULL},
 	{NULL, NULL, NULL, NULL},
 };

@@ -52,15 +52,13 @@ static int m_string(tmpl_call *c)
 	return 0;
 }
 
-/* The *Version argument of Compare/LessThan/...; NULL after an error. */
+/* The *Version argument of Compare/LessThan/... ('V': the engine checked
+ * its type); NULL after an error: a nil one makes Go's method panic. */
 static const semver *arg_version(tmpl_call *c)
 {
 	const semver *o = tmpl_object_data(&c->argv[0], &version_ptr_class);
-	if (!o) {
-		tmpl_call_errorf(c, "wrong type for value; expected *semver.Version; got %s",
-				 tmpl_value_type_name(&c->argv[0]));
-		return NULL;
-	}
+	if (!o)
+		tmpl_call_errorf(c, "runtime error: invalid memory address or nil pointer dereference");
 	return o;
 }
 
@@ -175,12 +173,12 @@ static json_t *v_json(const tmpl_value *self, bh_error *err)
 static const tmpl_method ptr_methods[] = {
 	VALUE_METHODS,
 	{"Original", m_original, "", NULL},
-	{"Compare", m_compare, "a", (void *)(intptr_t)0},
-	{"LessThan", m_compare, "a", (void *)(intptr_t)1},
-	{"GreaterThan", m_compare, "a", (void *)(intptr_t)2},
-	{"Equal", m_compare, "a", (void *)(intptr_t)3},
-	{"LessThanEqual", m_compare, "a", (void *)(intptr_t)4},
-	{"GreaterThanEqual", m_compare, "a", (void *)(intptr_t)5},
+	{"Compare", m_compare, "V", (void *)(intptr_t)0},
+	{"LessThan", m_compare, "V", (void *)(intptr_t)1},
+	{"GreaterThan", m_compare, "V", (void *)(intptr_t)2},
+	{"Equal", m_compare, "V", (void *)(intptr_t)3},
+	{"LessThanEqual", m_compare, "V", (void *)(intptr_t)4},
+	{"GreaterThanEqual", m_compare, "V", (void *)(intptr_t)5},
 	{NULL, NULL, NULL, NULL},
 };
 

@@ -126,6 +126,9 @@ struct tmpl_engine {
 	/* execution budget of the current top-level execution */
 	uint64_t steps;
 	int exec_depth;
+	/* the whole text of the last execution error when it did not fit in a
+	 * bh_error (tmpl_engine_take_error_text) */
+	char *long_error;
 	/* address near the bottom of the C stack of the outermost parse or
 	 * execution (0 when none runs); see tmpl_stack_over() */
 	uintptr_t stack_base;

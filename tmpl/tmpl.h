@@ -87,6 +87,11 @@ int tmpl_engine_execute(tmpl_engine *e, const char *name, const tmpl_value *dot,
 int tmpl_engine_render(tmpl_engine *e, const char *name, const tmpl_value *dot,
 		       bh_buf *out, bh_error *err);
 
+/* After a failed tmpl_engine_execute/_render whose message was longer than
+ * a bh_error holds (err->msg then keeps its head and tail): the whole text,
+ * which the caller frees; NULL when the message fitted. */
+char *tmpl_engine_take_error_text(tmpl_engine *e);
+
 /* For a process about to forbid itself file access (the worker's seccomp
  * policy): loads now what the engine would otherwise read from files later
  * (the Local time zone); afterwards zones not yet loaded behave as unknown

@@ -54,3 +54,9 @@ EXTRA_DIST += tests/conformance/run_template_cli.sh tests/conformance/template_c
 TESTS += tests/conformance/template_verify.sh
 UNIT_TESTS += tests/conformance/template_verify.sh
 EXTRA_DIST += tests/conformance/template_verify.sh
+
+# --- `bulkhead template` error texts vs helm goldens (issue 15 item 4) ---
+TESTS += tests/conformance/run_template_errors.sh
+UNIT_TESTS += tests/conformance/run_template_errors.sh
+EXTRA_DIST += tests/conformance/run_template_errors.sh tests/conformance/template_errors
+# --- end template error goldens ---

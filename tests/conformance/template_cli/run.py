@@ -5,6 +5,8 @@ captured from the real `helm template` (v4.1.4).
   run.py gen HELM       runs HELM on every case of cases.txt and writes
                         goldens.jsonl (stdout, stderr, exit status) and
                         helm-help.txt (`helm template --help`)
+  run.py MODE TOOL DIR  the same with another folder's cases.txt, charts/
+                        and goldens.jsonl (no flag-list checks)
   run.py check BULKHEAD runs BULKHEAD on the same cases and compares; also
                         checks that `BULKHEAD template --help` lists exactly
                         the flags of helm-help.txt (and, when a `helm` is on
@@ -73,7 +75,11 @@ def scrub_outdir(home):
 
 
 def main():
+    global HERE
     mode, tool = sys.argv[1], sys.argv[2]
+    flags = len(sys.argv) < 4
+    if not flags:
+        HERE = os.path.abspath(sys.argv[3])
     if os.sep in tool:
         tool = os.path.abspath(tool)
     home = tempfile.mkdtemp(prefix="bh-tcli-")
@@ -89,6 +95,9 @@ def main():
             with open(os.path.join(HERE, "goldens.jsonl"), "w") as f:
                 for r in res:
                     f.write(json.dumps(r, sort_keys=True) + "\n")
+            if not flags:
+                print("wrote %d goldens" % len(res))
+                return 0
             h = run(tool, ["--help"], home)
             with open(os.path.join(HERE, "helm-help.txt"), "w") as f:
                 f.write(h["stdout"].replace(home, "$HOME"))
@@ -118,6 +127,9 @@ def main():
                           (name, k, shlex.join(args), g[k], r[k]))
                     break
         scrub_outdir(home)
+        if not flags:
+            print("%d/%d cases match helm" % (n - bad, n))
+            return 1 if fails else 0
         # the flag list
         with open(os.path.join(HERE, "helm-help.txt")) as f:
             helm_help = f.read()
