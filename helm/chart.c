@@ -44,12 +44,34 @@ void chart_limits_fill(chart_limits *dst, const chart_limits *src)
 		dst->max_nesting = src->max_nesting;
 }
 
-static void file_clear(chart_file *f)
+struct chart_blob {
+	size_t refs;
+	unsigned char *data;
+};
+
+void chart_file_adopt(chart_file *f)
+{
+	if (f->blob || !f->data)
+		return;
+	f->blob = malloc(sizeof *f->blob);
+	if (f->blob) {
+		f->blob->refs = 1;
+		f->blob->data = f->data;
+	}
+}
+
+void chart_file_release(chart_file *f)
 {
 	free(f->name);
-	free(f->data);
+	if (!f->blob)
+		free(f->data);
+	else if (--f->blob->refs == 0) {
+		free(f->blob->data);
+		free(f->blob);
+	}
 	f->name = NULL;
 	f->data = NULL;
+	f->blob = NULL;
 }
 
 int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t len)
@@ -57,8 +79,9 @@ int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t 
 	dst->name = strdup(name);
 	dst->data = malloc(len + 1);
 	dst->len = len;
+	dst->blob = NULL;
 	if (!dst->name || !dst->data) {
-		file_clear(dst);
+		chart_file_release(dst);
 		return BH_ENOMEM;
 	}
 	if (len)
@@ -67,13 +90,33 @@ int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t 
 	return 0;
 }
 
-static int files_push(chart_file **arr, size_t *n, const char *name, const void *data, size_t len)
+/* dst = src named name: its data shared when src's is, else copied (and
+ * then put under a reference count for later copies). */
+static int file_share(chart_file *dst, const char *name, const chart_file *src)
+{
+	if (!src->blob) {
+		if (chart_file_copy(dst, name, src->data, src->len))
+			return BH_ENOMEM;
+		chart_file_adopt(dst);
+		return 0;
+	}
+	dst->name = strdup(name);
+	if (!dst->name)
+		return BH_ENOMEM;
+	dst->data = src->data;
+	dst->len = src->len;
+	dst->blob = src->blob;
+	dst->blob->refs++;
+	return 0;
+}
+
+static int files_push(chart_file **arr, size_t *n, const chart_file *f)
 {
 	chart_file *a = realloc(*arr, (*n + 1) * sizeof *a);
 	if (!a)
 		return BH_ENOMEM;
 	*arr = a;
-	if (chart_file_copy(&a[*n], name, data, len))
+	if (file_share(&a[*n], f->name, f))
 		return BH_ENOMEM;
 	(*n)++;
 	return 0;
@@ -105,10 +148,10 @@ void chart_free(chart *c)
 	json_decref(c->warnings);
 	free(c->schema);
 	for (size_t i = 0; i < c->ntemplates; i++)
-		file_clear(&c->templates[i]);
+		chart_file_release(&c->templates[i]);
 	free(c->templates);
 	for (size_t i = 0; i < c->nfiles; i++)
-		file_clear(&c->files[i]);
+		chart_file_release(&c->files[i]);
 	free(c->files);
 	for (size_t i = 0; i < c->ndeps; i++)
 		chart_free(c->deps[i]);
@@ -125,7 +168,7 @@ static int copy_files(chart_file **dst, const chart_file *src, size_t n)
 	if (!*dst)
 		return BH_ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (chart_file_copy(&(*dst)[i], src[i].name, src[i].data, src[i].len))
+		if (file_share(&(*dst)[i], src[i].name, &src[i]))
 			return BH_ENOMEM;
 	return 0;
 }
@@ -739,7 +782,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			json_decref(lock);
 			if (!strcmp(f->name, "requirements.lock") && c->metadata &&
 			    !strcmp(chart_api_version(c), "v1") &&
-			    (rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+			    (rc = files_push(&c->files, &c->nfiles, f)))
 				goto oom;
 		} else if (!strcmp(f->name, "values.yaml")) {
 			json_t *v = NULL;
@@ -771,14 +814,14 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 				json_object_set(c->metadata, "dependencies", deps);
 			json_decref(req);
 			if (!strcmp(chart_api_version(c), "v1") &&
-			    (rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+			    (rc = files_push(&c->files, &c->nfiles, f)))
 				goto oom;
 		} else if (has_prefix(f->name, "templates/")) {
-			if ((rc = files_push(&c->templates, &c->ntemplates, f->name, f->data, f->len)))
+			if ((rc = files_push(&c->templates, &c->ntemplates, f)))
 				goto oom;
 		} else if (has_prefix(f->name, "charts/")) {
 			if (!strcmp(ext_of(f->name), ".prov")) {
-				if ((rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+				if ((rc = files_push(&c->files, &c->nfiles, f)))
 					goto oom;
 				continue;
 			}
@@ -807,9 +850,10 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			gf[groups[g].n].name = (char *)fname;
 			gf[groups[g].n].data = f->data;
 			gf[groups[g].n].len = f->len;
+			gf[groups[g].n].blob = f->blob;
 			groups[g].n++;
 		} else {
-			if ((rc = files_push(&c->files, &c->nfiles, f->name, f->data, f->len)))
+			if ((rc = files_push(&c->files, &c->nfiles, f)))
 				goto oom;
 		}
 	}
@@ -855,6 +899,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 				buff[nb].name = (char *)slash + 1;
 				buff[nb].data = groups[g].files[k].data;
 				buff[nb].len = groups[g].files[k].len;
+				buff[nb].blob = groups[g].files[k].blob;
 				nb++;
 			}
 			rc = chart_load_files_budget(buff, nb, ctx, &sc, err);

@@ -21,6 +21,9 @@ typedef struct chart_file {
 	char *name;          /* chart-relative path, '/' separated */
 	unsigned char *data; /* NUL-terminated (the NUL is not counted in len) */
 	size_t len;
+	struct chart_blob *blob; /* NULL, or the reference count that data is
+				  * shared under between loads and chart_dup()
+				  * (the loaders' business: leave it NULL) */
 } chart_file;
 
 typedef struct chart chart;

@@ -17,10 +17,8 @@ typedef struct file_list {
 
 static void list_free(file_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].name);
-		free(l->v[i].data);
-	}
+	for (size_t i = 0; i < l->n; i++)
+		chart_file_release(&l->v[i]);
 	free(l->v);
 }
 
@@ -99,10 +97,7 @@ static chart_file *slot_for(file_list *l, json_t *index, const char *name, int *
 	json_t *at = json_object_get(index, name);
 	if (at) {
 		chart_file *f = &l->v[json_integer_value(at)];
-		free(f->name);
-		free(f->data);
-		f->name = NULL;
-		f->data = NULL;
+		chart_file_release(f);
 		*fresh = 0;
 		return f;
 	}
@@ -317,9 +312,27 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			d += 3;
 			dl -= 3;
 		}
-		rc = chart_file_copy(slot, clean, d, dl);
+		/* the inflated buffer becomes the file's data, shared by the chart */
+		if (data.data && d != data.data) {
+			memmove(data.data, d, dl);
+			data.data[dl] = 0;
+			data.len = dl;
+		}
+		slot->name = clean;
+		slot->len = dl;
+		slot->blob = NULL;
+		slot->data = data.data ? (unsigned char *)bh_buf_detach(&data) : calloc(1, 1);
+		if (slot->data) { /* give back the buffer's spare room */
+			unsigned char *fit = realloc(slot->data, dl + 1);
+			if (fit)
+				slot->data = fit;
+		}
+		rc = slot->data ? 0 : BH_ENOMEM;
+		if (rc)
+			chart_file_release(slot);
+		else
+			chart_file_adopt(slot);
 		bh_buf_free(&data);
-		free(clean);
 		if (rc) {
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");
 			goto done;

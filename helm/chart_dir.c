@@ -274,10 +274,15 @@ static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
 					f->len = dl;
 					f->name = strdup(rp.data);
 					f->data = data.data ? (unsigned char *)bh_buf_detach(&data) : calloc(1, 1);
+					f->blob = NULL;
 					if (!f->name || !f->data) {
-						free(f->name);
-						free(f->data);
+						chart_file_release(f);
 						rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+					} else { /* the chart shares it, without the spare room */
+						unsigned char *fit = realloc(f->data, dl + 1);
+						if (fit)
+							f->data = fit;
+						chart_file_adopt(f);
 					}
 				}
 				if (!rc)
@@ -330,10 +335,8 @@ int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_er
 		rc = walk_dir(&w, path, "", 0);
 	if (!rc)
 		rc = chart_load_files_budget(w.files, w.n, &ctx, out, err);
-	for (size_t i = 0; i < w.n; i++) {
-		free(w.files[i].name);
-		free(w.files[i].data);
-	}
+	for (size_t i = 0; i < w.n; i++)
+		chart_file_release(&w.files[i]);
 	free(w.files);
 	rules_free(&w.rules);
 	return rc;

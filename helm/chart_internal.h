@@ -15,6 +15,12 @@ typedef struct chart_load_ctx {
 
 void chart_limits_fill(chart_limits *dst, const chart_limits *src);
 int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t len);
+/* Puts f->data (malloc'd, owned by f) under a reference count, so that
+ * charts loaded from f and their copies share it instead of copying; when
+ * that fails f simply stays unshared. */
+void chart_file_adopt(chart_file *f);
+/* Frees f's name and drops its data (freed with the last reference). */
+void chart_file_release(chart_file *f);
 int chart_metadata_validate(json_t *md, bh_error *err);
 int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *ctx,
 			    chart **out, bh_error *err);
