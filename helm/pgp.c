@@ -219,6 +219,23 @@ static EVP_PKEY *rsa_key(bytes n, bytes e)
 	return pk;
 }
 
+static EVP_PKEY *dsa_key(bytes p, bytes q, bytes g, bytes y)
+{
+	const char *names[4] = {OSSL_PKEY_PARAM_FFC_P, OSSL_PKEY_PARAM_FFC_Q, OSSL_PKEY_PARAM_FFC_G, OSSL_PKEY_PARAM_PUB_KEY};
+	bytes v[4] = {p, q, g, y};
+	BIGNUM *bn[4] = {NULL};
+	OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+	int ok = bld != NULL;
+	for (int i = 0; i < 4 && ok; i++)
+		ok = (bn[i] = BN_bin2bn(v[i].p, (int)v[i].n, NULL)) && OSSL_PARAM_BLD_push_BN(bld, names[i], bn[i]);
+	EVP_PKEY *pk = ok ? from_params("DSA", bld) : NULL;
+	if (!ok)
+		OSSL_PARAM_BLD_free(bld);
+	for (int i = 0; i < 4; i++)
+		BN_free(bn[i]);
+	return pk;
+}
+
 static int oid_is(bytes o, const char *hex_der, size_t n)
 {
 	return o.n == n && !memcmp(o.p, hex_der, n);
@@ -277,7 +294,8 @@ static int parse_key(bytes b, pgp_key *k, bh_error *err)
 		break;
 	case 17:
 		bad = mpi(&b, &m1) || mpi(&b, &m2) || mpi(&b, &m3) || mpi(&b, &m4);
-		k->unsupported = 1;
+		if (!bad && !(k->pkey = dsa_key(m1, m2, m3, m4)))
+			k->unsupported = 1;
 		break;
 	case 18:
 		bad = oid(&b, &o) || mpi(&b, &m1) || b.n < 1 || take(&b, 1 + (size_t)b.p[0], NULL);
@@ -608,9 +626,9 @@ static int can_sign(int algo)
 static int refuse_key(const pgp_key *k, bh_error *err)
 {
 	return bh_error_set(err, BH_EDENIED,
-			    "openpgp: key %016llX uses public key algorithm %d%s, which bulkhead cannot verify "
-			    "(it checks RSA, ECDSA P-256/384/521, EdDSA Ed25519, Ed25519 and Ed448 keys)",
-			    (unsigned long long)k->keyid, k->algo, k->algo == 17 ? " (DSA)" : "");
+			    "openpgp: key %016llX uses public key algorithm %d, which bulkhead cannot verify "
+			    "(it checks RSA, DSA, ECDSA P-256/384/521, EdDSA Ed25519, Ed25519 and Ed448 keys)",
+			    (unsigned long long)k->keyid, k->algo);
 }
 
 /* PublicKey.VerifySignature: h holds the signed data; the signature's
@@ -654,9 +672,9 @@ static int key_verify(const pgp_key *k, EVP_MD_CTX *h, const pgp_sig *s, bh_erro
 		     EVP_PKEY_CTX_set_signature_md(pc, hash_md(s->hashalgo)) > 0 && EVP_PKEY_verify(pc, sp, sn, dg, dn) == 1;
 		break;
 	}
-	case 19: {
-		what = "ECDSA";
-		ECDSA_SIG *es = ECDSA_SIG_new();
+	case 17: case 19: {
+		what = k->algo == 17 ? "DSA" : "ECDSA";
+		ECDSA_SIG *es = ECDSA_SIG_new(); /* DSA's Dss-Sig-Value is the same SEQUENCE of r, s */
 		BIGNUM *r = BN_bin2bn(s->m1.p, (int)s->m1.n, NULL), *ss = BN_bin2bn(s->m2.p, (int)s->m2.n, NULL);
 		int dl = -1;
 		if (es && r && ss && ECDSA_SIG_set0(es, r, ss))
@@ -1187,7 +1205,7 @@ int pgp_verify_detached(const pgp_keyring *kr, const void *msg, size_t msg_len, 
 		if (rc == R_EOF) {
 			rc = refused ? bh_error_set(err, BH_EDENIED,
 						    "openpgp: the signing key is in the keyring but uses an algorithm "
-						    "bulkhead cannot verify (it checks RSA, ECDSA P-256/384/521, EdDSA "
+						    "bulkhead cannot verify (it checks RSA, DSA, ECDSA P-256/384/521, EdDSA "
 						    "Ed25519, Ed25519 and Ed448 keys)")
 				     : bh_error_set(err, BH_EDENIED, "openpgp: signature made by unknown entity");
 			goto out;

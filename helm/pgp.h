@@ -3,11 +3,12 @@
  * reads it: binary keyrings (openpgp.ReadKeyRing: transferable public or
  * secret keys, self-signatures checked), ASCII armor, cleartext signed
  * messages (clearsign.Decode) and detached v4 signatures
- * (openpgp.CheckDetachedSignature). Keys and signatures: RSA, ECDSA
+ * (openpgp.CheckDetachedSignature). Keys and signatures: RSA, DSA, ECDSA
  * (P-256/384/521), EdDSA (Ed25519 legacy), Ed25519 and Ed448, hashed with
  * SHA-1/224/256/384/512 or SHA3-256/512; the cryptography is OpenSSL's.
- * What Helm's library would accept and this subset cannot check (DSA keys,
- * v5/v6 keys and signatures, partial-length packets) is refused by name.
+ * What Helm's library would accept and this subset cannot check (other
+ * curves, v5/v6 keys and signatures, partial-length packets) is refused by
+ * name.
  *
  * Every decoder is a pure function of its input bytes with the limits
  * below. Error messages are go-crypto's texts ("openpgp: signature made by

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "helm/provenance.h"
+#include "helm/chart.h"
 #include "lib/yaml.h"
 
 #define PROV_MAX_ARCHIVE ((size_t)1 << 30) /* bytes of a chart archive read to hash it */
@@ -33,53 +34,107 @@ static const char *memmem_s(const char *h, size_t hn, const char *needle)
 	return NULL;
 }
 
-/* parseMessageBlock: the `files` map of the part after the first "\n...\n"
- * (up to the next one), as sigs.k8s.io/yaml reads it into SumCollection;
- * *files is a borrowed object of *doc, or NULL. */
-static int message_files(const char *plain, size_t n, json_t **doc, json_t **files, bh_error *err)
+static const char *json_kind(const json_t *v)
 {
-	*doc = NULL, *files = NULL;
+	return json_is_object(v) ? "object" : json_is_array(v) ? "array" : json_is_string(v) ? "string"
+	     : json_is_boolean(v) ? "bool" : "number";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The keys of o in encoding/json's order (json.Marshal of the converted
+ * YAML map sorts them); a new array of borrowed strings. */
+static const char **sorted_keys(json_t *o, size_t *n)
+{
+	const char **k = calloc(json_object_size(o) + 1, sizeof *k), *key;
+	json_t *x;
+	*n = 0;
+	if (!k)
+		return NULL;
+	json_object_foreach(o, key, x) k[(*n)++] = key;
+	qsort(k, *n, sizeof *k, cmp_str);
+	return k;
+}
+
+/* One map[string]string field of SumCollection (name "files" or
+ * "images"): every key of doc equal to it ignoring case, in key order,
+ * merged into into; YAML numbers and booleans become strings as
+ * sigs.k8s.io/yaml makes them for a string target. */
+static int sum_field(json_t *doc, const char *name, json_t *into, bh_error *err)
+{
+	size_t n, m;
+	const char **keys = sorted_keys(doc, &n);
+	if (!keys)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (strcasecmp(keys[i], name))
+			continue;
+		json_t *v = json_object_get(doc, keys[i]);
+		if (json_is_null(v))
+			continue;
+		if (!json_is_object(v)) {
+			rc = bh_error_set(err, BH_EINVAL,
+					  "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go "
+					  "struct field SumCollection.%s of type map[string]string", json_kind(v), name);
+			break;
+		}
+		const char **ek = sorted_keys(v, &m);
+		for (size_t j = 0; ek && j < m && !rc; j++) {
+			json_t *x = json_object_get(v, ek[j]), *str = chart_yaml_string_new(x);
+			if (str || json_is_string(x) || json_is_null(x))
+				json_object_set_new(into, ek[j], str ? str : json_is_string(x) ? json_incref(x) : json_string(""));
+			else
+				rc = bh_error_set(err, BH_EINVAL,
+						  "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into "
+						  "Go struct field SumCollection.%s of type string", json_kind(x), name);
+		}
+		if (!ek)
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		free(ek);
+	}
+	free(keys);
+	return rc;
+}
+
+/* parseMessageBlock: the part after the first "\n...\n" (up to the next
+ * one) read into SumCollection by sigs.k8s.io/yaml; *files is a new object
+ * (the `files` map). */
+static int message_files(const char *plain, size_t n, json_t **files, bh_error *err)
+{
+	*files = NULL;
 	const char *a = memmem_s(plain, n, "\n...\n");
 	if (!a)
 		return bh_error_set(err, BH_EINVAL, "message block must have at least two parts");
 	a += 5;
 	const char *b = memmem_s(a, n - (size_t)(a - plain), "\n...\n");
 	size_t len = b ? (size_t)(b - a) : n - (size_t)(a - plain);
-	if (yaml_unmarshal_as(a, len, NULL, YAML_WANT_MAP, doc, err)) {
-		char *m = strstr(err->msg, "map[string]interface {}");
-		if (m) {
-			char tail[64];
-			snprintf(tail, sizeof tail, "%s", m + strlen("map[string]interface {}"));
-			snprintf(m, sizeof err->msg - (size_t)(m - err->msg), "provenance.SumCollection%s", tail);
-		}
-		return err->code ? err->code : BH_EINVAL;
+	json_t *doc = NULL, *images = json_object();
+	int rc = yaml_parse_any(a, len, NULL, YAML_KEEP_INTS, &doc, err);
+	if (rc)
+		goto out;
+	if (!json_is_null(doc) && !json_is_object(doc)) {
+		rc = bh_error_set(err, BH_EINVAL,
+				  "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value "
+				  "of type provenance.SumCollection", json_kind(doc));
+		goto out;
 	}
-	/* encoding/json: the exact key, else a case-insensitive match */
-	json_t *v = json_object_get(*doc, "files");
-	const char *k;
-	json_t *x;
-	if (!v)
-		json_object_foreach(*doc, k, x) if (!strcasecmp(k, "files")) v = x;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_object(v)) {
-		const char *kind = json_is_string(v) ? "string" : json_is_array(v) ? "array"
-				 : json_is_boolean(v) ? "bool" : "number";
-		return bh_error_set(err, BH_EINVAL,
-				    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go "
-				    "struct field SumCollection.files of type map[string]string", kind);
+	*files = json_object();
+	if (!*files || !images)
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	else if (json_is_object(doc) && !(rc = sum_field(doc, "files", *files, err)))
+		rc = sum_field(doc, "images", images, err);
+out:
+	json_decref(doc);
+	json_decref(images);
+	if (rc) {
+		json_decref(*files);
+		*files = NULL;
 	}
-	json_object_foreach(v, k, x) {
-		if (json_is_string(x) || json_is_null(x))
-			continue;
-		const char *kind = json_is_object(x) ? "object" : json_is_array(x) ? "array"
-				 : json_is_boolean(x) ? "bool" : "number";
-		return bh_error_set(err, BH_EINVAL,
-				    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go "
-				    "struct field SumCollection.files of type string", kind);
-	}
-	*files = v;
-	return 0;
+	return rc;
 }
 
 int provenance_verify(const pgp_keyring *kr, const void *archive, size_t archive_len, const char *prov,
@@ -89,7 +144,7 @@ int provenance_verify(const pgp_keyring *kr, const void *archive, size_t archive
 	if (pgp_clearsign_decode(prov, prov_len, &cs))
 		return bh_error_set(err, BH_EINVAL, "signature block not found");
 	int rc;
-	json_t *doc = NULL, *files = NULL;
+	json_t *files = NULL;
 	if (cs.sig_err)
 		rc = bh_error_set(err, BH_EINVAL, "%s", cs.err_msg);
 	else
@@ -104,16 +159,16 @@ int provenance_verify(const pgp_keyring *kr, const void *archive, size_t archive
 	}
 	for (int i = 0; i < 32; i++)
 		snprintf(sum + 7 + 2 * i, 3, "%02x", dg[i]);
-	if ((rc = message_files(cs.plain.data ? cs.plain.data : "", cs.plain.len, &doc, &files, err)))
+	if ((rc = message_files(cs.plain.data ? cs.plain.data : "", cs.plain.len, &files, err)))
 		goto out;
-	json_t *sha = files ? json_object_get(files, filename) : NULL;
+	json_t *sha = json_object_get(files, filename);
 	if (!sha)
 		rc = bh_error_set(err, BH_EDENIED, "provenance does not contain a SHA for a file named \"%s\"", filename);
 	else if (strcmp(json_is_string(sha) ? json_string_value(sha) : "", sum))
 		rc = bh_error_set(err, BH_EDENIED, "sha256 sum does not match for %s: \"%s\" != \"%s\"", filename,
 				  json_is_string(sha) ? json_string_value(sha) : "", sum);
 out:
-	json_decref(doc);
+	json_decref(files);
 	pgp_clearsigned_free(&cs);
 	return rc;
 }

@@ -7,7 +7,9 @@
 # signatures (public and secret keyrings, a keyring of several keys),
 # another key, an armored keyring, a tampered .prov, a tampered archive, a
 # renamed archive, no .prov, no keyring, a truncated or empty keyring, a
-# directory as keyring, an unpacked chart, a non-.tgz archive, --debug.
+# directory as keyring, an unpacked chart, a non-.tgz archive, --debug;
+# DSA and Ed25519+Cv25519 keys, a revoked and an expired key; .prov bodies
+# with odd YAML (numbers, wrong types, no "..." part, a syntax error).
 # --verify of a chart from --repo or oci:// is refused by name (bulkhead
 # does not fetch provenance files). Skips (77) without helm or gpg.
 src=${BH_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -30,10 +32,15 @@ gen rsa rsa2048 sign
 gen other rsa2048 sign
 gen ed ed25519 sign
 gen sub rsa2048 sign,cert
+gen dsa dsa2048 sign
+gen def default default
+gen rev rsa2048 sign
+gpg --batch --faked-system-time '20200101T000000!' --pinentry-mode loopback --passphrase '' \
+	--quick-gen-key 'exp <exp@example.com>' rsa2048 sign 1d >/dev/null 2>&1
 subfpr() { gpg --with-colons --list-keys "$1" 2>/dev/null | awk -F: '/^fpr/ { n++; if (n == 2) print $10 }'; }
 main=$(gpg --with-colons --list-keys sub 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }')
 gpg --batch --pinentry-mode loopback --passphrase '' --quick-add-key "$main" nistp256/ecdsa sign never >/dev/null 2>&1
-for k in rsa other ed sub; do
+for k in rsa other ed sub dsa def rev exp; do
 	gpg --export-secret-keys "$k" >"$k-sec.gpg"
 	gpg --export "$k" >"$k.gpg"
 done
@@ -49,6 +56,12 @@ sign() { # DIR KEY
 }
 sign rsa rsa
 sign ed ed
+sign def def
+sign rev rev
+# revoke "rev" after it signed: its revocation certificate, imported
+revfpr=$(gpg --with-colons --list-keys rev 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }')
+sed 's/^:-----/-----/' "$GNUPGHOME/openpgp-revocs.d/$revfpr.rev" >rev.asc
+gpg --batch --import rev.asc >/dev/null 2>&1 && gpg --export rev >rev.gpg
 for d in tampered-prov tampered-tgz renamed noprov notgz ecdsa ecdsa-bad; do mkdir "$d"; done
 cp rsa/app-0.1.0.tgz rsa/app-0.1.0.tgz.prov tampered-prov/
 sed 's/^version: 0.1.0/version: 0.1.1/' rsa/app-0.1.0.tgz.prov >tampered-prov/app-0.1.0.tgz.prov
@@ -61,15 +74,36 @@ gpg --decrypt rsa/app-0.1.0.tgz.prov 2>/dev/null >body.txt
 cp rsa/app-0.1.0.tgz ecdsa/ && gpg --batch --yes --digest-algo SHA384 --local-user "$(subfpr sub)!" \
 	--clearsign -o ecdsa/app-0.1.0.tgz.prov body.txt || { echo "FAIL: gpg --clearsign"; exit 1; }
 cp ecdsa/app-0.1.0.tgz ecdsa-bad/ && sed 's/^version: 0.1.0/version: 0.1.1/' ecdsa/app-0.1.0.tgz.prov >ecdsa-bad/app-0.1.0.tgz.prov
+clearsign() { # DIR KEY BODY [GPG OPTIONS]: DIR/app-0.1.0.tgz with a .prov gpg clearsigned
+	dir=$1 key=$2 body=$3
+	shift 3
+	mkdir -p "$dir" && cp rsa/app-0.1.0.tgz "$dir/" && printf '%s' "$body" >"$dir/body.txt" &&
+		gpg --batch --yes --local-user "$key" "$@" --clearsign -o "$dir/app-0.1.0.tgz.prov" "$dir/body.txt" 2>/dev/null ||
+		{ echo "FAIL: gpg --clearsign $dir"; exit 1; }
+}
+sum=$(sed -n 's/^  app-0.1.0.tgz: //p' body.txt)
+clearsign dsa dsa "$(cat body.txt)"
+clearsign exp exp "$(cat body.txt)" --faked-system-time '20200101T010000!'
+clearsign y-number rsa "$(printf 'name: app\n...\nfiles:\n  app-0.1.0.tgz: 0x10\n')"
+clearsign y-list rsa "$(printf 'name: app\n...\nfiles:\n  a: [1]\n  app-0.1.0.tgz: %s\n' "$sum")"
+clearsign y-files rsa "$(printf 'name: app\n...\nimages: 5\nfiles: true\n')"
+clearsign y-top rsa "$(printf 'name: app\n...\n- a\n')"
+clearsign y-case rsa "$(printf -- '- name: app\n...\nFiles:\n  app-0.1.0.tgz: %s   \n...\nx\n' "$sum")"
+clearsign y-noparts rsa "$(printf 'name: app\nfiles:\n  app-0.1.0.tgz: %s\n' "$sum")"
+clearsign y-syntax rsa "$(printf 'name: app\n...\nfiles: [\n')"
 
-check() { # NAME ARGS...: helm and bulkhead agree
-	name=$1
-	shift
+check() { # NAME WANT ARGS...: helm and bulkhead agree; helm succeeds (WANT "ok") or says WANT
+	name=$1 want=$2
+	shift 2
 	helm template x "$@" >h.out 2>h.err
 	hr=$?
 	"$bh" template x "$@" >b.out 2>b.err
 	br=$?
-	if [ "$hr" = "$br" ] && cmp -s h.out b.out && cmp -s h.err b.err; then
+	if { [ "$want" = ok ] && [ "$hr" != 0 ]; } || { [ "$want" != ok ] && ! grep -qF -- "$want" h.err; }; then
+		echo "FAIL: $name: the case is not what it should be: helm exit $hr, wanted $want:"
+		cat h.err
+		fails=$((fails + 1))
+	elif [ "$hr" = "$br" ] && cmp -s h.out b.out && cmp -s h.err b.err; then
 		echo "ok: $name (exit $hr)"
 	else
 		echo "FAIL: $name: helm exit $hr, bulkhead exit $br"
@@ -78,29 +112,40 @@ check() { # NAME ARGS...: helm and bulkhead agree
 		fails=$((fails + 1))
 	fi
 }
-check valid rsa/app-0.1.0.tgz --verify --keyring rsa.gpg
-check valid-secret-keyring rsa/app-0.1.0.tgz --verify --keyring rsa-sec.gpg
-check valid-several-keys rsa/app-0.1.0.tgz --verify --keyring all.gpg
-check valid-ed25519 ed/app-0.1.0.tgz --verify --keyring ed.gpg
-check valid-ecdsa-subkey ecdsa/app-0.1.0.tgz --verify --keyring sub.gpg
-check valid-debug rsa/app-0.1.0.tgz --verify --keyring rsa.gpg --debug
-check wrong-key rsa/app-0.1.0.tgz --verify --keyring other.gpg
-check wrong-key-ed25519 ed/app-0.1.0.tgz --verify --keyring rsa.gpg
-check armored-keyring rsa/app-0.1.0.tgz --verify --keyring rsa.asc
-check tampered-prov tampered-prov/app-0.1.0.tgz --verify --keyring rsa.gpg
-check tampered-prov-ecdsa ecdsa-bad/app-0.1.0.tgz --verify --keyring sub.gpg
-check tampered-archive tampered-tgz/app-0.1.0.tgz --verify --keyring rsa.gpg
-check renamed-archive renamed/app.tgz --verify --keyring rsa.gpg
-check missing-prov noprov/app-0.1.0.tgz --verify --keyring rsa.gpg
-check missing-keyring rsa/app-0.1.0.tgz --verify --keyring nonexist.gpg
-check empty-keyring rsa/app-0.1.0.tgz --verify --keyring empty.gpg
-check truncated-keyring rsa/app-0.1.0.tgz --verify --keyring trunc.gpg
-check directory-keyring rsa/app-0.1.0.tgz --verify --keyring "$tmp"
-check unpacked-chart app --verify --keyring rsa.gpg
-check not-tgz notgz/app.tar.gz --verify --keyring rsa.gpg
-check valid-with-values rsa/app-0.1.0.tgz --verify --keyring rsa.gpg --set x=1
+check valid ok rsa/app-0.1.0.tgz --verify --keyring rsa.gpg
+check valid-secret-keyring ok rsa/app-0.1.0.tgz --verify --keyring rsa-sec.gpg
+check valid-several-keys ok rsa/app-0.1.0.tgz --verify --keyring all.gpg
+check valid-ed25519 ok ed/app-0.1.0.tgz --verify --keyring ed.gpg
+check valid-ecdsa-subkey ok ecdsa/app-0.1.0.tgz --verify --keyring sub.gpg
+check valid-debug ok rsa/app-0.1.0.tgz --verify --keyring rsa.gpg --debug
+check wrong-key 'unknown entity' rsa/app-0.1.0.tgz --verify --keyring other.gpg
+check wrong-key-ed25519 'unknown entity' ed/app-0.1.0.tgz --verify --keyring rsa.gpg
+check armored-keyring MSB rsa/app-0.1.0.tgz --verify --keyring rsa.asc
+check tampered-prov 'RSA verification failure' tampered-prov/app-0.1.0.tgz --verify --keyring rsa.gpg
+check tampered-prov-ecdsa 'ECDSA verification failure' ecdsa-bad/app-0.1.0.tgz --verify --keyring sub.gpg
+check tampered-archive 'sha256 sum does not match' tampered-tgz/app-0.1.0.tgz --verify --keyring rsa.gpg
+check renamed-archive 'does not contain a SHA' renamed/app.tgz --verify --keyring rsa.gpg
+check missing-prov 'could not load provenance file' noprov/app-0.1.0.tgz --verify --keyring rsa.gpg
+check missing-keyring 'failed to load keyring: open' rsa/app-0.1.0.tgz --verify --keyring nonexist.gpg
+check empty-keyring 'unknown entity' rsa/app-0.1.0.tgz --verify --keyring empty.gpg
+check truncated-keyring 'unexpected EOF' rsa/app-0.1.0.tgz --verify --keyring trunc.gpg
+check directory-keyring 'is a directory' rsa/app-0.1.0.tgz --verify --keyring "$tmp"
+check unpacked-chart 'unpacked charts' app --verify --keyring rsa.gpg
+check not-tgz 'must be a tgz' notgz/app.tar.gz --verify --keyring rsa.gpg
+check valid-dsa ok dsa/app-0.1.0.tgz --verify --keyring dsa.gpg
+check valid-ed25519-cv25519 ok def/app-0.1.0.tgz --verify --keyring def.gpg
+check revoked-key 'revoked key' rev/app-0.1.0.tgz --verify --keyring rev.gpg
+check expired-key 'key expired' exp/app-0.1.0.tgz --verify --keyring exp.gpg
+check yaml-number-entry '"16" !=' y-number/app-0.1.0.tgz --verify --keyring rsa.gpg
+check yaml-list-entry 'cannot unmarshal array' y-list/app-0.1.0.tgz --verify --keyring rsa.gpg
+check yaml-files-not-map 'SumCollection.files of type map' y-files/app-0.1.0.tgz --verify --keyring rsa.gpg
+check yaml-top-list provenance.SumCollection y-top/app-0.1.0.tgz --verify --keyring rsa.gpg
+check yaml-field-case ok y-case/app-0.1.0.tgz --verify --keyring rsa.gpg
+check yaml-no-parts 'at least two parts' y-noparts/app-0.1.0.tgz --verify --keyring rsa.gpg
+check yaml-syntax 'error converting YAML' y-syntax/app-0.1.0.tgz --verify --keyring rsa.gpg
+check valid-with-values ok rsa/app-0.1.0.tgz --verify --keyring rsa.gpg --set x=1
 cp body.txt noprov/app-0.1.0.tgz.prov
-check prov-without-signature noprov/app-0.1.0.tgz --verify --keyring rsa.gpg
+check prov-without-signature 'signature block not found' noprov/app-0.1.0.tgz --verify --keyring rsa.gpg
 
 # remote charts: bulkhead does not fetch .prov files, and says so
 for ref in "--repo http://127.0.0.1:9/charts app" "oci://127.0.0.1:9/charts/app"; do
