@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,18 +257,9 @@ typedef struct cons {
 } cons;
 
 typedef struct regs {
-	pcre2_code *one, *range, *find, *valid;
-	pcre2_match_data *md;
+	pcre2_code *one, *range, *find, *valid; /* shared, compiled once */
+	pcre2_match_data *md;                    /* this call's */
 } regs;
-
-static void regs_free(regs *r)
-{
-	pcre2_code_free(r->one);
-	pcre2_code_free(r->range);
-	pcre2_code_free(r->find);
-	pcre2_code_free(r->valid);
-	pcre2_match_data_free(r->md);
-}
 
 static pcre2_code *compile(const char *re)
 {
@@ -276,19 +268,34 @@ static pcre2_code *compile(const char *re)
 	return pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
 }
 
+/* The patterns, compiled once per process (a chart may check hundreds of
+ * constraints, and compiling cost far more than matching); read-only after,
+ * so any thread may match with them. */
+static regs codes;
+static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
+
+static void codes_compile(void)
+{
+	codes.one = compile(re_one);
+	codes.range = compile(re_range);
+	codes.find = compile(re_find);
+	codes.valid = compile(re_valid);
+}
+
+static void regs_free(regs *r)
+{
+	pcre2_match_data_free(r->md);
+}
+
 static int regs_init(regs *r)
 {
-	memset(r, 0, sizeof *r);
-	r->one = compile(re_one);
-	r->range = compile(re_range);
-	r->find = compile(re_find);
-	r->valid = compile(re_valid);
-	r->md = pcre2_match_data_create(32, NULL);
-	if (!r->one || !r->range || !r->find || !r->valid || !r->md) {
-		regs_free(r);
+	pthread_once(&codes_once, codes_compile);
+	*r = codes;
+	r->md = NULL;
+	if (!r->one || !r->range || !r->find || !r->valid)
 		return -1;
-	}
-	return 0;
+	r->md = pcre2_match_data_create(32, NULL);
+	return r->md ? 0 : -1;
 }
 
 static int match(regs *r, pcre2_code *re, const char *s, size_t n, size_t start)
