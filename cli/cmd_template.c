@@ -346,9 +346,13 @@ static int name_from_template(const char *text, bh_buf *out, bh_error *err)
 	return rc;
 }
 
-/* downloader.VerifyChart (helm/provenance.h) */
-static int verify_chart(const char *path, const char *keyring, bh_error *err)
+/* downloader.VerifyChart (helm/provenance.h): a local archive, or one
+ * downloaded with its .prov (DownloadToCache) */
+static int verify_chart(const char *path, const char *keyring, const bh_buf *prov, const bh_buf *name, bh_error *err)
 {
+	if (name->data)
+		return provenance_verify_download(path, bh_buf_str(name), prov->data, prov->len, keyring,
+						  (int64_t)time(NULL), err);
 	return provenance_verify_chart(path, keyring, (int64_t)time(NULL), err);
 }
 
@@ -481,7 +485,7 @@ int cmd_template(int argc, char **argv)
 {
 	template_opts o;
 	bh_error err;
-	bh_buf relname = BH_BUF_INIT, keyring = BH_BUF_INIT;
+	bh_buf relname = BH_BUF_INIT, keyring = BH_BUF_INIT, prov = BH_BUF_INIT, prov_name = BH_BUF_INIT;
 	static char msg[1024];
 	int rc = 1, debug = 0;
 	char *abs = NULL, *kube = NULL, *kc_ns = NULL;
@@ -565,12 +569,13 @@ int cmd_template(int argc, char **argv)
 	remote.cert_file = o.cert_file, remote.key_file = o.key_file, remote.insecure_skip_tls_verify = o.insecure_tls;
 	remote.pass_credentials = o.pass_credentials, remote.plain_http = o.plain_http;
 	if (template_remote_wanted(&remote, chart_path)) {
-		if (o.verify) {
-			rc = fail("--verify checks a local chart archive and its .prov file; for a chart from --repo, "
-				  "a URL or oci://, bulkhead does not fetch the provenance file: pull both "
-				  "(helm pull --prov) and render the local archive with --verify", 0);
+		if (o.verify && !strncmp(chart_path, "oci://", 6)) {
+			rc = fail("--verify of an oci:// chart: bulkhead does not fetch the provenance layer from the "
+				  "registry; pull both (helm pull --prov) and render the local archive with --verify", 0);
 			goto out;
 		}
+		if (o.verify)
+			remote.prov = &prov, remote.prov_name = &prov_name;
 		if (remote_chart(&remote, chart_path, remote_tmp, &err)) {
 			rc = fail(err.msg, 0);
 			goto out;
@@ -599,7 +604,7 @@ int cmd_template(int argc, char **argv)
 			bh_buf_puts(&keyring, o.keyring);
 		else
 			template_default_keyring(&keyring);
-		if (verify_chart(abs ? abs : chart_path, bh_buf_str(&keyring), &err)) {
+		if (verify_chart(abs ? abs : chart_path, bh_buf_str(&keyring), &prov, &prov_name, &err)) {
 			rc = fail(err.msg, 0);
 			goto out;
 		}
@@ -711,6 +716,8 @@ out:
 	free(kc_ns);
 	bh_buf_free(&relname);
 	bh_buf_free(&keyring);
+	bh_buf_free(&prov);
+	bh_buf_free(&prov_name);
 	template_opts_free(&o);
 	return rc;
 }

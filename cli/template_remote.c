@@ -82,6 +82,31 @@ static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart,
 	return rc;
 }
 
+/* ChartDownloader.DownloadToCache with VerifyAlways: the provenance file
+ * next to the chart URL, and the name VerifyChart checks it under. */
+static int fetch_prov(const template_remote *o, http_opts *ho, const char *url, bh_error *err)
+{
+	char *purl = NULL;
+	if (asprintf(&purl, "%s.prov", url) < 0)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	int rc = http_get(ho, purl, FETCH_DEFAULT_MAX_INDEX, o->prov, err);
+	if (rc < 0)
+		bh_error_set(err, rc, "failed to fetch provenance \"%s\"", purl);
+	free(purl);
+	const char *p = strstr(url, "://"), *end;
+	p = p ? strchr(p + 3, '/') : NULL;
+	end = p ? p + strcspn(p, "?#") : NULL;
+	const char *base = end;
+	while (base && base > p && base[-1] != '/')
+		base--;
+	bh_buf_reset(o->prov_name);
+	if (base && base < end)
+		bh_buf_put(o->prov_name, base, (size_t)(end - base));
+	else
+		bh_buf_puts(o->prov_name, p && end > p ? "/" : ".");
+	return rc;
+}
+
 int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *out, bh_error *err)
 {
 	bh_buf ca = BH_BUF_INIT, cert = BH_BUF_INIT, key = BH_BUF_INIT, raw = BH_BUF_INIT;
@@ -107,7 +132,8 @@ int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *o
 		goto done;
 	}
 	if (!o->repo || !*o->repo) { /* a chart URL */
-		rc = http_get(&ho, chart, FETCH_DEFAULT_MAX_CHART, out, err);
+		if ((rc = http_get(&ho, chart, FETCH_DEFAULT_MAX_CHART, out, err)) == 0 && o->prov)
+			rc = fetch_prov(o, &ho, chart, err);
 		goto done;
 	}
 	ho.auth_url = o->repo;
@@ -148,6 +174,8 @@ int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *o
 			rc = bh_error_set(err, BH_EINVAL, "chart %s-%s from %s: digest %s does not match the index's %s", v->name,
 					  v->version, url, d, want);
 	}
+	if (rc == 0 && o->prov)
+		rc = fetch_prov(o, &ho, url, err);
 done:
 	free(ho.www_authenticate);
 	free(ho.content_type);

@@ -198,24 +198,23 @@ static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 	return 0;
 }
 
-int provenance_verify_chart(const char *path, const char *keyring, int64_t now, bh_error *err)
+/* VerifyChart from the .tgz check on: name is the archive's name, prov its
+ * provenance file (read from path + ".prov" when NULL). */
+static int verify_as(const char *path, const char *name, const void *prov, size_t prov_len, const char *keyring,
+		     int64_t now, bh_error *err)
 {
 	struct stat st;
 	char eb[128];
-	if (stat(path, &st))
-		return bh_error_set(err, BH_EIO, "stat %s: %s", path, go_errno(errno, eb, sizeof eb));
-	if (S_ISDIR(st.st_mode))
-		return bh_error_set(err, BH_EINVAL, "unpacked charts cannot be verified");
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path, *dot = strrchr(base, '.');
-	if (!dot || strcasecmp(dot, ".tgz"))
+	const char *dot = strrchr(name, '.');
+	if (!dot || strchr(dot, '/') || strcasecmp(dot, ".tgz"))
 		return bh_error_set(err, BH_EINVAL, "chart must be a tgz file");
-	bh_buf prov = BH_BUF_INIT, ring = BH_BUF_INIT, archive = BH_BUF_INIT, provdata = BH_BUF_INIT;
+	bh_buf provpath = BH_BUF_INIT, ring = BH_BUF_INIT, archive = BH_BUF_INIT, provdata = BH_BUF_INIT;
 	pgp_keyring *kr = NULL;
 	int rc = 0;
-	bh_buf_printf(&prov, "%s.prov", path);
-	if (stat(bh_buf_str(&prov), &st)) {
-		rc = bh_error_set(err, BH_EIO, "could not load provenance file %s: stat %s: %s", bh_buf_str(&prov),
-				  bh_buf_str(&prov), go_errno(errno, eb, sizeof eb));
+	bh_buf_printf(&provpath, "%s.prov", path);
+	if (!prov && stat(bh_buf_str(&provpath), &st)) {
+		rc = bh_error_set(err, BH_EIO, "could not load provenance file %s: stat %s: %s", bh_buf_str(&provpath),
+				  bh_buf_str(&provpath), go_errno(errno, eb, sizeof eb));
 		goto out;
 	}
 	if ((rc = read_file(keyring, PGP_MAX_INPUT, &ring, err)) ||
@@ -227,17 +226,36 @@ int provenance_verify_chart(const char *path, const char *keyring, int64_t now, 
 		bh_error_prefix(err, "failed to read chart archive");
 		goto out;
 	}
-	if ((rc = read_file(bh_buf_str(&prov), PGP_MAX_INPUT, &provdata, err))) {
+	if (!prov && (rc = read_file(bh_buf_str(&provpath), PGP_MAX_INPUT, &provdata, err))) {
 		bh_error_prefix(err, "failed to read provenance file");
 		goto out;
 	}
-	rc = provenance_verify(kr, archive.data ? archive.data : "", archive.len,
-			       provdata.data ? provdata.data : "", provdata.len, base, now, err);
+	if (!prov)
+		prov = provdata.data ? provdata.data : "", prov_len = provdata.len;
+	rc = provenance_verify(kr, archive.data ? archive.data : "", archive.len, prov, prov_len, name, now, err);
 out:
 	pgp_keyring_free(kr);
-	bh_buf_free(&prov);
+	bh_buf_free(&provpath);
 	bh_buf_free(&ring);
 	bh_buf_free(&archive);
 	bh_buf_free(&provdata);
 	return rc;
+}
+
+int provenance_verify_chart(const char *path, const char *keyring, int64_t now, bh_error *err)
+{
+	struct stat st;
+	char eb[128];
+	if (stat(path, &st))
+		return bh_error_set(err, BH_EIO, "stat %s: %s", path, go_errno(errno, eb, sizeof eb));
+	if (S_ISDIR(st.st_mode))
+		return bh_error_set(err, BH_EINVAL, "unpacked charts cannot be verified");
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return verify_as(path, base, NULL, 0, keyring, now, err);
+}
+
+int provenance_verify_download(const char *path, const char *name, const void *prov, size_t prov_len,
+			       const char *keyring, int64_t now, bh_error *err)
+{
+	return verify_as(path, name, prov ? prov : "", prov_len, keyring, now, err);
 }

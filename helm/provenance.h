@@ -23,4 +23,10 @@ int provenance_verify(const pgp_keyring *kr, const void *archive, size_t archive
  * is path + ".prov", keyring a binary keyring file. 0 when verified. */
 int provenance_verify_chart(const char *path, const char *keyring, int64_t now, bh_error *err);
 
+/* The same for a downloaded chart (DownloadToCache): the archive at path is
+ * checked as the file `name` (the chart URL's base name), against prov,
+ * the provenance file's bytes fetched next to it. */
+int provenance_verify_download(const char *path, const char *name, const void *prov, size_t prov_len,
+			       const char *keyring, int64_t now, bh_error *err);
+
 #endif

@@ -10,8 +10,9 @@
 # directory as keyring, an unpacked chart, a non-.tgz archive, --debug;
 # DSA and Ed25519+Cv25519 keys, a revoked and an expired key; .prov bodies
 # with odd YAML (numbers, wrong types, no "..." part, a syntax error).
-# --verify of a chart from --repo or oci:// is refused by name (bulkhead
-# does not fetch provenance files). Skips (77) without helm or gpg.
+# Charts from --repo or a URL (a local HTTP server) with their .prov;
+# --verify of an oci:// chart is refused by name (bulkhead does not fetch
+# the provenance layer). Skips (77) without helm or gpg.
 src=${BH_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BH_BUILDDIR:-$PWD}
 [ -x "$src/.tools/bin/helm" ] && PATH="$src/.tools/bin:$PATH"
@@ -147,16 +148,34 @@ check valid-with-values ok rsa/app-0.1.0.tgz --verify --keyring rsa.gpg --set x=
 cp body.txt noprov/app-0.1.0.tgz.prov
 check prov-without-signature 'signature block not found' noprov/app-0.1.0.tgz --verify --keyring rsa.gpg
 
-# remote charts: bulkhead does not fetch .prov files, and says so
-for ref in "--repo http://127.0.0.1:9/charts app" "oci://127.0.0.1:9/charts/app"; do
-	# shellcheck disable=SC2086
-	"$bh" template x $ref --verify --keyring rsa.gpg >b.out 2>b.err
-	if [ $? = 1 ] && grep -q 'bulkhead does not fetch the provenance file' b.err; then
-		echo "ok: remote refused by name ($ref)"
-	else
-		echo "FAIL: --verify with $ref:"
-		cat b.err
-		fails=$((fails + 1))
-	fi
-done
+# charts from a repository (--repo) or a URL: the .prov is fetched next to
+# the chart (a local HTTP server; helm's content cache is under $HOME)
+if command -v python3 >/dev/null; then
+	mkdir -p www/repo www/noprov
+	cp rsa/app-0.1.0.tgz rsa/app-0.1.0.tgz.prov www/repo/ && cp tampered-tgz/app-0.1.0.tgz www/noprov/
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	helm repo index www/repo --url "http://127.0.0.1:$port/repo" >/dev/null
+	python3 -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>&1 &
+	srv=$!
+	trap 'kill $srv 2>/dev/null; gpgconf --homedir "$tmp/gnupg" --kill all >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/repo/index.yaml')" 2>/dev/null && break
+		sleep 0.5
+	done
+	check repo-valid ok app --repo "http://127.0.0.1:$port/repo" --verify --keyring rsa.gpg
+	check repo-wrong-key 'unknown entity' app --repo "http://127.0.0.1:$port/repo" --verify --keyring other.gpg
+	check url-valid ok "http://127.0.0.1:$port/repo/app-0.1.0.tgz" --verify --keyring rsa.gpg
+	check url-no-prov 'failed to fetch provenance' "http://127.0.0.1:$port/noprov/app-0.1.0.tgz" --verify --keyring rsa.gpg
+else
+	echo "skipped: --repo and URL cases (python3 not installed)"
+fi
+# oci:// charts: bulkhead does not fetch the provenance layer, and says so
+"$bh" template x oci://127.0.0.1:9/charts/app --verify --keyring rsa.gpg >b.out 2>b.err
+if [ $? = 1 ] && grep -q 'bulkhead does not fetch the provenance layer' b.err; then
+	echo "ok: oci:// with --verify refused by name"
+else
+	echo "FAIL: --verify with oci://:"
+	cat b.err
+	fails=$((fails + 1))
+fi
 [ "$fails" = 0 ]
