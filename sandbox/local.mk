@@ -1,8 +1,12 @@
 # sandbox/ — the worker's lock-down (seccomp, capabilities, rlimits).
 noinst_LIBRARIES += sandbox/libbhsandbox.a
-sandbox_libbhsandbox_a_SOURCES = sandbox/sandbox.c sandbox/sandbox.h
-sandbox_libbhsandbox_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CAP_CFLAGS)
-BH_SANDBOX_LIBS = sandbox/libbhsandbox.a ipc/libbhipc.a proto/libbhproto.a $(SECCOMP_LIBS) $(CAP_LIBS)
+sandbox_libbhsandbox_a_SOURCES = sandbox/sandbox.c sandbox/sandbox.h sandbox/sysname.c
+sandbox_libbhsandbox_a_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS)
+# the worker's lock-down is plain system calls (its own BPF program, capset):
+# no libseccomp or libcap to load in every worker; sandbox_syscall_name()
+# (sysname.c) needs libseccomp, for the supervisor and the fetcher
+BH_SANDBOX_WORKER_LIBS = sandbox/libbhsandbox.a ipc/libbhipc.a proto/libbhproto.a
+BH_SANDBOX_LIBS = $(BH_SANDBOX_WORKER_LIBS) $(SECCOMP_LIBS)
 EXTRA_DIST += sandbox/SYSCALLS.md sandbox/survey.sh sandbox/survey_fuzz.c
 
 check_PROGRAMS += tests/unit/test_sandbox

@@ -2,9 +2,12 @@
  * keeps, its own user, network and mount namespaces where the host allows
  * them, no_new_privs, all capabilities dropped (effective, permitted,
  * inheritable, ambient and bounding sets), rlimits, not dumpable, and a
- * libseccomp allow-list. Called by bulkhead-worker before it reads any input.
+ * seccomp allow-list. Called by bulkhead-worker before it reads any input.
+ * All of it is plain system calls: the filter is a BPF program built from the
+ * policy tables in sandbox.c (as OpenSSH builds its own), so a worker loads
+ * neither libseccomp nor libcap and compiles no filter at start-up.
  *
- * Seccomp design: the default action is SCMP_ACT_TRAP, not KILL_PROCESS, so
+ * Seccomp design: the default action is SECCOMP_RET_TRAP, not KILL_PROCESS, so
  * the supervisor can learn *which* syscall was refused: the kernel never runs
  * the refused syscall either way, and a tiny async-signal-safe SIGSYS
  * handler (installed before the filter) writes one PROTO_SECCOMP frame
@@ -15,7 +18,7 @@
  * ignored: the kernel resets a blocked or ignored SIGSYS to its default
  * (death) when seccomp raises it. The supervisor also treats death by
  * SIGSYS without a report as a seccomp kill. Non-native ABIs (x32, i386)
- * kill the process outright (SCMP_FLTATR_ACT_BADARCH).
+ * kill the process outright (SECCOMP_RET_KILL_PROCESS).
  *
  * A few syscalls that glibc probes answer with an errno instead (ENOSYS for
  * clone3/statx/rseq/close_range/faccessat2/openat2/sysinfo, ENOTTY for ioctl)
@@ -58,7 +61,7 @@ int sandbox_lockdown(const sandbox_opts *o, bh_error *err);
 /* Only the seccomp part (used by the lockdown, and by tests). */
 int sandbox_seccomp_load(int report_fd, bh_error *err);
 /* survey != 0: the same filter, but a call outside it is allowed and logged
- * (SCMP_ACT_LOG) instead of trapped; for the syscall survey
+ * (SECCOMP_RET_LOG) instead of trapped; for the syscall survey
  * (sandbox/SYSCALLS.md) only: never in a worker that runs jobs. */
 int sandbox_seccomp_load_mode(int report_fd, int survey, bh_error *err);
 
@@ -66,12 +69,6 @@ int sandbox_seccomp_load_mode(int report_fd, int survey, bh_error *err);
  * a path pointer the filter cannot tell from any other path). */
 struct stat;
 int sandbox_fstat(int fd, struct stat *st);
-
-/* Pieces the fetcher's own lock-down (fetcher/lockdown.c) shares: all
- * capabilities dropped; the SIGSYS handler that reports a trapped syscall
- * as a PROTO_SECCOMP frame on fd and exits with SANDBOX_EXIT_SECCOMP. */
-int sandbox_drop_caps(bh_error *err);
-int sandbox_sigsys_report(int fd, bh_error *err);
 
 /* Pieces the fetcher's own lock-down (fetcher/lockdown.c) shares: all
  * capabilities dropped; the SIGSYS handler that reports a trapped syscall

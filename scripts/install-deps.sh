@@ -8,7 +8,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential autoconf automake libtool pkg-config
-      libcurl4-openssl-dev libjansson-dev libyaml-dev libseccomp-dev libcap-dev
+      libcurl4-openssl-dev libjansson-dev libyaml-dev libseccomp-dev
       libssl-dev libarchive-dev check libpcre2-dev libcrypt-dev zlib1g-dev
       openssl unzip curl clang libclang-rt-14-dev valgrind gnupg
       libmicrohttpd-dev libsystemd-dev prometheus systemd

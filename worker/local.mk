@@ -11,7 +11,7 @@ worker_bulkhead_worker_SOURCES = \
 	worker/manifest.c worker/manifest.h \
 	worker/drift.c worker/drift.h \
 	worker/values.c worker/values.h
-worker_bulkhead_worker_LDADD = api/libbhapi.a helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
+worker_bulkhead_worker_LDADD = api/libbhapi.a helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_WORKER_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
 	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
 
 # the same worker with a logging (not trapping) filter, for the syscall survey
