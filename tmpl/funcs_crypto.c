@@ -15,12 +15,12 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>
-#include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
 #include "tmpl/funcs.h"
 #include "tmpl/rsa_keygen.h"
+#include "tmpl/sprig_util.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -126,7 +126,7 @@ static void bcrypt_hash(const char *s, size_t n, bh_buf *out)
 	memcpy(pw, s, n);
 	pw[n] = '\0';
 	cd = calloc(1, sizeof *cd);
-	if (!cd || RAND_bytes(rnd, sizeof rnd) != 1 ||
+	if (!cd || sprig_random(rnd, sizeof rnd) != 0 ||
 	    !crypt_gensalt_rn("$2a$", 10, (const char *)rnd, sizeof rnd, salt, sizeof salt)) {
 		free(cd);
 		bh_buf_puts(out, "failed to encrypt string with bcrypt: cannot generate salt");
@@ -782,7 +782,7 @@ static int fn_encrypt_aes(tmpl_call *c)
 	memcpy(buf, pt->u.s.ptr, pt->u.s.len);
 	memset(buf + pt->u.s.len, (int)pad, pad);
 	aes_key(&c->argv[0], key);
-	if (RAND_bytes(ct, 16) != 1 || aes_cbc(key, ct, buf, n, ct + 16, 1))
+	if (sprig_random(ct, 16) != 0 || aes_cbc(key, ct, buf, n, ct + 16, 1))
 		return tmpl_call_errorf(c, "encryption failed");
 	bh_buf_put_base64(&b, ct, 16 + n, 0);
 	return ret_buf(c, &b);
@@ -836,7 +836,7 @@ static int fn_rand_bytes(tmpl_call *c)
 		return tmpl_call_errorf(c, "randBytes: %lld bytes is over the limit of %lld", (long long)n,
 					(long long)RAND_BYTES_MAX);
 	buf = tmpl_arena_alloc(c->arena, (size_t)n + 1);
-	if (!buf || (n > 0 && RAND_bytes(buf, (int)n) != 1))
+	if (!buf || (n > 0 && sprig_random(buf, (size_t)n) != 0))
 		return tmpl_call_errorf(c, "randBytes: cannot read random bytes");
 	bh_buf_put_base64(&b, buf, (size_t)n, 0);
 	return ret_buf(c, &b);
@@ -846,7 +846,7 @@ static int fn_uuidv4(tmpl_call *c)
 {
 	unsigned char u[16];
 	char s[37];
-	if (RAND_bytes(u, sizeof u) != 1)
+	if (sprig_random(u, sizeof u) != 0)
 		return tmpl_call_errorf(c, "uuidv4: cannot read random bytes");
 	u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
 	u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);

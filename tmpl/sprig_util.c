@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <openssl/rand.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sys/random.h>
 
 /* DeepEqual follows pointers into the structs: two distinct objects of one
  * class are compared by what they print (%v and %+v) and their JSON. */
@@ -248,14 +250,61 @@ tmpl_map *sprig_map(tmpl_call *c, const char *gotype)
 	return m;
 }
 
-int sprig_random(void *p, size_t n)
+/* Kernel randomness (getrandom, as Go's crypto/rand reads it), taken a
+ * block at a time: randAlphaNum asks for 8 bytes a character, and a
+ * syscall each, or OpenSSL's DRBG set-up, cost more than the template. A
+ * pool is per thread, and a forked child starts with an empty one (what
+ * is handed out is wiped from the pool). */
+static _Thread_local struct {
+	unsigned char b[256];
+	size_t left;
+} pool;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void pool_forget(void)
+{
+	memset(&pool, 0, sizeof pool);
+}
+
+static void pool_init(void)
+{
+	pthread_atfork(NULL, NULL, pool_forget);
+}
+
+static int kernel_random(unsigned char *p, size_t n)
 {
 	while (n > 0) {
-		int chunk = n > (1u << 20) ? (1 << 20) : (int)n;
-		if (RAND_bytes(p, chunk) != 1)
+		ssize_t got = getrandom(p, n, 0);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
 			return -1;
-		p = (char *)p + chunk;
-		n -= (size_t)chunk;
+		}
+		p += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+int sprig_random(void *p, size_t n)
+{
+	unsigned char *o = p;
+	pthread_once(&pool_once, pool_init);
+	if (n >= sizeof pool.b)
+		return kernel_random(o, n);
+	while (n > 0) {
+		if (!pool.left) {
+			if (kernel_random(pool.b, sizeof pool.b))
+				return -1;
+			pool.left = sizeof pool.b;
+		}
+		size_t k = n < pool.left ? n : pool.left;
+		unsigned char *from = pool.b + sizeof pool.b - pool.left;
+		memcpy(o, from, k);
+		memset(from, 0, k);
+		pool.left -= k;
+		o += k;
+		n -= k;
 	}
 	return 0;
 }

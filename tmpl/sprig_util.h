@@ -44,7 +44,7 @@ tmpl_map *sprig_map(tmpl_call *c, const char *gotype);
  * [msg] (list = 1), as Helm returns errors. 0, or the call's error when out
  * of memory. */
 int sprig_unmarshal_result(tmpl_call *c, json_t *j, int list, const char *msg);
-/* Fills p[0..n) from a CSPRNG (OpenSSL RAND_bytes). 0 or -1. */
+/* Fills p[0..n) from the kernel CSPRNG (getrandom, pooled). 0 or -1. */
 int sprig_random(void *p, size_t n);
 /* Uniform random integer in [0, n) (n > 0). 0 or -1. */
 int sprig_random_below(uint64_t n, uint64_t *out);
