@@ -569,11 +569,6 @@ int cmd_template(int argc, char **argv)
 	remote.cert_file = o.cert_file, remote.key_file = o.key_file, remote.insecure_skip_tls_verify = o.insecure_tls;
 	remote.pass_credentials = o.pass_credentials, remote.plain_http = o.plain_http;
 	if (template_remote_wanted(&remote, chart_path)) {
-		if (o.verify && !strncmp(chart_path, "oci://", 6)) {
-			rc = fail("--verify of an oci:// chart: bulkhead does not fetch the provenance layer from the "
-				  "registry; pull both (helm pull --prov) and render the local archive with --verify", 0);
-			goto out;
-		}
 		if (o.verify)
 			remote.prov = &prov, remote.prov_name = &prov_name;
 		if (remote_chart(&remote, chart_path, remote_tmp, &err)) {

@@ -48,6 +48,43 @@ static int exact_version(const char *v)
 	return dots == 2 && p > v && p[-1] != '.' && v[0] != '.';
 }
 
+/* --verify: the manifest's provenance layer, pulled again as Helm's OCI
+ * getter does for "<ref>.prov" (Pulled/Digest printed a second time), and
+ * the name VerifyChart checks it under ("<name>-<tag>.tgz"). */
+static int fetch_oci_prov(const template_remote *o, const oci_pull_opts *chart, const oci_pulled *p, const char *url,
+			  bh_error *err)
+{
+	oci_pull_opts po = *chart;
+	oci_pulled q = {0};
+	char *purl = NULL;
+	const char *sep = p->tag ? ":" : "@", *ref = p->tag ? p->tag : p->manifest_digest;
+	if (asprintf(&purl, "%s%s%s.prov", url, sep, ref) < 0)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	po.semver = NULL;
+	po.tag = p->tag;
+	po.digest = p->tag ? NULL : p->manifest_digest;
+	po.media_type = OCI_HELM_PROV_MEDIA;
+	po.max_blob = FETCH_DEFAULT_MAX_INDEX;
+	int rc = oci_pull(&po, o->prov, &q, err);
+	if (rc < 0) {
+		bh_error_set(err, rc, "failed to fetch provenance \"%s\"", purl);
+	} else {
+		fprintf(stderr, "Pulled: %s%s%s\nDigest: %s\n", url + 6, sep, ref, q.manifest_digest);
+		fflush(stderr);
+		/* filepath.Base of the URL path, its last ':' made '-', + ".tgz" */
+		const char *base = strrchr(url + 6, '/') ? strrchr(url + 6, '/') + 1 : url + 6;
+		bh_buf_reset(o->prov_name);
+		bh_buf_printf(o->prov_name, "%s%s%s", base, sep, ref);
+		char *c = strrchr(o->prov_name->data, ':');
+		if (c)
+			*c = '-';
+		bh_buf_puts(o->prov_name, ".tgz");
+	}
+	oci_pulled_free(&q);
+	free(purl);
+	return rc;
+}
+
 /* oci://host/path[:tag|@digest] as `helm pull` does it; Helm's "Pulled:"
  * and "Digest:" lines on stderr. */
 static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart, bh_buf *out, bh_error *err)
@@ -74,6 +111,8 @@ static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart,
 		fprintf(stderr, "Pulled: %s%s%s\nDigest: %s\n", url + 6, p.tag ? ":" : "@", p.tag ? p.tag : p.manifest_digest,
 			p.manifest_digest);
 		fflush(stderr);
+		if (o->prov)
+			rc = fetch_oci_prov(o, &po, &p, url, err);
 	}
 	oci_pulled_free(&p);
 	free(url);

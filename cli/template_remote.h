@@ -20,8 +20,9 @@ typedef struct template_remote {
 	const char *ca_file, *cert_file, *key_file;
 	int insecure_skip_tls_verify, pass_credentials, plain_http;
 	void (*warn)(const char *msg, const char *const *attrs); /* Helm's slog.Warn */
-	/* --verify (HTTP only): the chart URL + ".prov" is fetched into prov,
-	 * and the URL path's base name (the name the .prov lists) into prov_name */
+	/* --verify: the chart URL + ".prov" (oci://: the manifest's provenance
+	 * layer) is fetched into prov, and the name the .prov lists the chart
+	 * under (the URL path's base name; "<name>-<tag>.tgz") into prov_name */
 	bh_buf *prov, *prov_name;
 } template_remote;
 

@@ -23,6 +23,7 @@
 #define OCI_HELM_CHART_MEDIA "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 #define OCI_HELM_CHART_LEGACY_MEDIA "application/tar+gzip"
 #define OCI_HELM_CONFIG_MEDIA "application/vnd.cncf.helm.config.v1+json"
+#define OCI_HELM_PROV_MEDIA "application/vnd.cncf.helm.chart.provenance.v1.prov"
 
 typedef struct oci_pull_opts {
 	const char *url;           /* oci://host[:port]/path, without a tag */
