@@ -3,8 +3,9 @@
  * stderr shapes ("Error: ..." and the --debug hint), exit status 1 on error,
  * --output-dir writing the same files. CHART is a chart directory or a
  * .tgz; the flags are parsed in template_flags.c. Chart repositories
- * (--repo, oci://) are the chart fetcher's (a hook below refuses them for
- * now); post-renderer plugins are never found (bulkhead runs none). */
+ * (--repo, oci://) are the chart fetcher's (cli/template_remote.h), and so
+ * are the dependencies --dependency-update fetches (cli/template_deps.h);
+ * post-renderer plugins are never found (bulkhead runs none). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "helm/render.h"
 #include "helm/values.h"
 #include "cli/budget.h"
+#include "cli/template_deps.h"
 #include "cli/template_flags.h"
 #include "cli/template_postrender.h"
 #include "cli/template_remote.h"
@@ -479,6 +481,30 @@ static int remote_chart(template_remote *r, const char *chart, char tmp[300], bh
 	return rc;
 }
 
+/* --dependency-update: downloader.Manager.Update, then the chart loaded
+ * again (cli/template_deps.h). */
+static int update_deps(const template_opts *o, const char *path, const template_remote *remote, chart **c, int *debug,
+		       bh_error *err)
+{
+	bh_buf cfg = BH_BUF_INIT, cache = BH_BUF_INIT;
+	template_setting(&cfg, o->repo_config, "HELM_REPOSITORY_CONFIG", "@CONFIG@/repositories.yaml");
+	template_setting(&cache, o->repo_cache, "HELM_REPOSITORY_CACHE", "@CACHE@/repository");
+	template_deps td = {
+		.chart_path = path, .chart = *c, .repo_config = bh_buf_str(&cfg), .repo_cache = bh_buf_str(&cache),
+		.debug = *debug, .registry = remote, .log = log_cb, .log_ud = debug,
+	};
+	int rc = template_deps_update(&td, err);
+	bh_buf_free(&cfg);
+	bh_buf_free(&cache);
+	if (rc)
+		return rc;
+	chart_free(*c);
+	*c = NULL;
+	if ((rc = chart_load_path(path, NULL, c, err)) < 0)
+		bh_error_prefix(err, "failed reloading chart after repo update");
+	return rc;
+}
+
 int cmd_template(int argc, char **argv);
 
 int cmd_template(int argc, char **argv)
@@ -647,13 +673,10 @@ int cmd_template(int argc, char **argv)
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
 		log_cb(&debug, "WARN", "this chart is deprecated", NULL);
 	if (json_object_get(c->metadata, "dependencies") && chart_check_dependencies(c, &err)) {
-		bh_buf m = BH_BUF_INIT;
-		if (o.dep_update) /* helm would fetch them here (downloader.Manager.Update) */
-			bh_buf_printf(&m, "--dependency-update: fetching missing chart dependencies is unsupported by "
-					  "bulkhead template for now (%s); run `helm dependency build` first", err.msg);
-		rc = fail(o.dep_update ? bh_buf_str(&m) : err.msg, 0);
-		bh_buf_free(&m);
-		goto out;
+		if (!o.dep_update || update_deps(&o, abs ? abs : chart_path, &remote, &c, &debug, &err)) {
+			rc = fail(err.msg, 0);
+			goto out;
+		}
 	}
 	ns = o.namespace_ && *o.namespace_ ? o.namespace_ : getenv("HELM_NAMESPACE");
 	if (!ns || !*ns)

@@ -102,9 +102,9 @@ static const flagdef flags[] = {
 	{"kubeconfig", 0, F_STR, "string", "path to the kubeconfig file", NULL, 1, NULL, OPT(kubeconfig)},
 	{"namespace", 'n', F_STR, "string", "namespace scope for this request", NULL, 1, NULL, OPT(namespace_)},
 	{"qps", 0, F_FLOAT32, "float32", "queries per second used when communicating with the Kubernetes API, not including bursting", NULL, 1, NULL, NONE},
-	{"registry-config", 0, F_STR, "string", "path to the registry config file", "\"@CONFIG@/registry/config.json\"", 1, NULL, NONE},
-	{"repository-cache", 0, F_STR, "string", "path to the directory containing cached repository indexes", "\"@CACHE@/repository\"", 1, NULL, NONE},
-	{"repository-config", 0, F_STR, "string", "path to the file containing repository names and URLs", "\"@CONFIG@/repositories.yaml\"", 1, NULL, NONE},
+	{"registry-config", 0, F_STR, "string", "path to the registry config file", "\"@CONFIG@/registry/config.json\"", 1, NULL, OPT(registry_config)},
+	{"repository-cache", 0, F_STR, "string", "path to the directory containing cached repository indexes", "\"@CACHE@/repository\"", 1, NULL, OPT(repo_cache)},
+	{"repository-config", 0, F_STR, "string", "path to the file containing repository names and URLs", "\"@CONFIG@/repositories.yaml\"", 1, NULL, OPT(repo_config)},
 	/* bulkhead's own */
 	{"cpu-limit", 0, F_STR, "SECONDS", "CPU time the command may use, then it stops with an error (0 = no limit)", "120", 2, NULL, OPT(cpu_limit)},
 	{"post-renderer-config", 0, F_STR, "FILE", "render through the post-renderers, commonMetadata and origin labels of this HelmRelease, as Flux applies them", NULL, 2, NULL, OPT(pr_config)},
@@ -606,6 +606,17 @@ static void expand_default(bh_buf *b, const char *def)
 void template_default_keyring(bh_buf *b)
 {
 	expand_default(b, "@KEYRING@");
+}
+
+void template_setting(bh_buf *b, const char *given, const char *env, const char *def)
+{
+	const char *e = getenv(env);
+	if (given)
+		bh_buf_puts(b, given);
+	else if (e && *e)
+		bh_buf_puts(b, e);
+	else
+		expand_default(b, def);
 }
 
 /* pflag FlagUsages: "  -s, --name type" padded to one column, usage,

@@ -32,6 +32,7 @@ typedef struct template_opts {
 	const char *username, *password;            /* chart repository (cli/template_remote.h) */
 	int pass_credentials, plain_http;
 	const char *kubeconfig, *kube_context;      /* for the release namespace */
+	const char *repo_config, *repo_cache, *registry_config; /* --dependency-update */
 	const char *dry_run;       /* value given to --dry-run, NULL when absent */
 	const char *color;         /* --color / --colour, last one given */
 	const char *cpu_limit;     /* bulkhead's --cpu-limit SECONDS (cli/budget.h) */
@@ -53,6 +54,9 @@ void template_opts_free(template_opts *o);
 /* helm's default --keyring ($GNUPGHOME/pubring.gpg or ~/.gnupg/pubring.gpg),
  * appended to b. */
 void template_default_keyring(bh_buf *b);
+/* An EnvSettings path: given (the flag), else $env, else def with
+ * "@CACHE@"/"@CONFIG@" as helmpath expands them; appended to b. */
+void template_setting(bh_buf *b, const char *given, const char *env, const char *def);
 /* strlist_push: appends s (not copied); -1 on OOM. */
 int strlist_push(strlist *l, const char *s);
 

@@ -113,6 +113,8 @@ static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart,
 		fflush(stderr);
 		if (o->prov)
 			rc = fetch_oci_prov(o, &po, &p, url, err);
+		if (rc == 0 && o->pulled_version && !(*o->pulled_version = strdup(p.version ? p.version : "")))
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	oci_pulled_free(&p);
 	free(url);
@@ -146,26 +148,56 @@ static int fetch_prov(const template_remote *o, http_opts *ho, const char *url, 
 	return rc;
 }
 
+/* The http_opts of o (PEM files read into pem[0..2]: CA, cert, key). */
+static int http_setup(const template_remote *o, http_opts *ho, bh_buf pem[3], bh_error *err)
+{
+	int rc;
+	memset(ho, 0, sizeof *ho);
+	if ((rc = http_init(NULL, 0, err)) < 0 || (rc = read_pem(o->ca_file, &pem[0], err)) < 0 ||
+	    (rc = read_pem(o->cert_file, &pem[1], err)) < 0 || (rc = read_pem(o->key_file, &pem[2], err)) < 0)
+		return rc;
+	ho->username = o->username;
+	ho->password = o->password;
+	ho->ca_pem = pem[0].len ? pem[0].data : NULL;
+	ho->cert_pem = pem[1].len ? pem[1].data : NULL;
+	ho->key_pem = pem[2].len ? pem[2].data : NULL;
+	ho->insecure_skip_verify = o->insecure_skip_tls_verify;
+	ho->pass_credentials = o->pass_credentials;
+	ho->timeout_ms = 120000;
+	return 0;
+}
+
+static void http_done(http_opts *ho, bh_buf pem[3])
+{
+	free(ho->www_authenticate);
+	free(ho->content_type);
+	for (int i = 0; i < 3; i++)
+		bh_buf_free(&pem[i]);
+}
+
+int template_remote_get(const template_remote *o, const char *url, size_t max, bh_buf *out, bh_error *err)
+{
+	bh_buf pem[3] = {BH_BUF_INIT, BH_BUF_INIT, BH_BUF_INIT};
+	http_opts ho;
+	int rc = http_setup(o, &ho, pem, err);
+	if (rc == 0) {
+		ho.auth_url = o->repo;
+		rc = http_get(&ho, url, max, out, err);
+	}
+	http_done(&ho, pem);
+	return rc;
+}
+
 int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *out, bh_error *err)
 {
-	bh_buf ca = BH_BUF_INIT, cert = BH_BUF_INIT, key = BH_BUF_INIT, raw = BH_BUF_INIT;
+	bh_buf pem[3] = {BH_BUF_INIT, BH_BUF_INIT, BH_BUF_INIT}, raw = BH_BUF_INIT;
 	http_opts ho;
 	helm_index *idx = NULL;
 	const index_version *v;
 	char *url = NULL, *iurl = NULL;
 	int rc;
-	memset(&ho, 0, sizeof ho);
-	if ((rc = http_init(NULL, 0, err)) < 0 || (rc = read_pem(o->ca_file, &ca, err)) < 0 ||
-	    (rc = read_pem(o->cert_file, &cert, err)) < 0 || (rc = read_pem(o->key_file, &key, err)) < 0)
+	if ((rc = http_setup(o, &ho, pem, err)) < 0)
 		goto done;
-	ho.username = o->username;
-	ho.password = o->password;
-	ho.ca_pem = ca.len ? ca.data : NULL;
-	ho.cert_pem = cert.len ? cert.data : NULL;
-	ho.key_pem = key.len ? key.data : NULL;
-	ho.insecure_skip_verify = o->insecure_skip_tls_verify;
-	ho.pass_credentials = o->pass_credentials;
-	ho.timeout_ms = 120000;
 	if (!strncmp(chart, "oci://", 6)) {
 		rc = fetch_oci(o, &ho, chart, out, err);
 		goto done;
@@ -216,14 +248,10 @@ int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *o
 	if (rc == 0 && o->prov)
 		rc = fetch_prov(o, &ho, url, err);
 done:
-	free(ho.www_authenticate);
-	free(ho.content_type);
+	http_done(&ho, pem);
 	free(url);
 	free(iurl);
 	index_free(idx);
 	bh_buf_free(&raw);
-	bh_buf_free(&ca);
-	bh_buf_free(&cert);
-	bh_buf_free(&key);
 	return rc;
 }

@@ -24,11 +24,15 @@ typedef struct template_remote {
 	 * layer) is fetched into prov, and the name the .prov lists the chart
 	 * under (the URL path's base name; "<name>-<tag>.tgz") into prov_name */
 	bh_buf *prov, *prov_name;
+	char **pulled_version; /* out, when non-NULL: the chart version an oci:// pull took (new string) */
 } template_remote;
 
 /* Is chart something template_remote_fetch must get (--repo given, or a
  * URL)? */
 int template_remote_wanted(const template_remote *o, const char *chart);
+/* GET url (at most max bytes) into out with o's credentials (belonging
+ * to o->repo's host unless pass_credentials) and TLS files. */
+int template_remote_get(const template_remote *o, const char *url, size_t max, bh_buf *out, bh_error *err);
 /* Downloads the chart archive into out. */
 int template_remote_fetch(const template_remote *o, const char *chart, bh_buf *out, bh_error *err);
 

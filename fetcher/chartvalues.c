@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fetcher/tarball.h"
 #include "helm/targz.h"
 #include "helm/values.h"
-#include "lib/gzip.h"
 #include "lib/yaml.h"
 
 #define MAX_ENTRIES 10000
@@ -180,57 +180,14 @@ static int set_version(entry *cy, const char *meta, char **version_out, bh_error
 }
 
 /* ---- writing ------------------------------------------------------------------- */
-static void octal(char *dst, size_t n, unsigned long long v)
-{
-	snprintf(dst, n, "%0*llo", (int)n - 1, v);
-}
-
-static int tar_put(bh_buf *tar, const entry *x, bh_error *err)
-{
-	char h[512];
-	size_t nl = strlen(x->name), cut = 0;
-	unsigned sum = 0;
-	memset(h, 0, sizeof h);
-	if (nl > 100) { /* ustar: prefix/name split at a '/' */
-		for (cut = nl - 1; cut > 0 && (x->name[cut] != '/' || nl - cut - 1 > 100 || cut > 155); cut--)
-			;
-		if (!cut)
-			return bh_error_set(err, BH_ELIMIT, "chart file name too long to package: %.200s", x->name);
-		memcpy(h + 345, x->name, cut);
-		memcpy(h, x->name + cut + 1, nl - cut - 1);
-	} else {
-		memcpy(h, x->name, nl);
-	}
-	octal(h + 100, 8, 0644);
-	octal(h + 108, 8, 0);
-	octal(h + 116, 8, 0);
-	octal(h + 124, 12, x->data.len);
-	octal(h + 136, 12, 0);
-	h[156] = '0';
-	memcpy(h + 257, "ustar\0" "00", 8);
-	memset(h + 148, ' ', 8);
-	for (size_t i = 0; i < sizeof h; i++)
-		sum += (unsigned char)h[i];
-	snprintf(h + 148, 8, "%06o", sum);
-	bh_buf_put(tar, h, sizeof h);
-	bh_buf_put(tar, x->data.data ? x->data.data : "", x->data.len);
-	memset(h, 0, sizeof h);
-	bh_buf_put(tar, h, (512 - x->data.len % 512) % 512);
-	return 0;
-}
-
 static int package(chartfiles *f, bh_buf *out, bh_error *err)
 {
 	bh_buf tar = BH_BUF_INIT;
-	char zero[1024] = {0};
 	int rc = 0;
 	for (size_t i = 0; i < f->n && rc == 0; i++)
-		rc = tar_put(&tar, &f->v[i], err);
-	bh_buf_put(&tar, zero, sizeof zero);
-	if (rc == 0 && !bh_buf_ok(&tar))
-		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		rc = tarball_put(&tar, f->v[i].name, f->v[i].data.data, f->v[i].data.len, 0, err);
 	if (rc == 0)
-		rc = bh_gzip_best(tar.data, tar.len, out, err);
+		rc = tarball_finish(&tar, out, err);
 	bh_buf_free(&tar);
 	return rc;
 }

@@ -70,6 +70,11 @@ int chart_load_archive(const void *buf, size_t len, const chart_limits *lim,
 int chart_load_fd(int fd, const chart_limits *lim, chart **out, bh_error *err);
 /* Loads a chart directory (symbolic links and irregular files refused). */
 int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err);
+/* The files chart_load_dir would load from path (.helmignore applied,
+ * sorted as Helm walks them, names chart-relative): *files is new, free
+ * with chart_files_free. */
+int chart_dir_read_files(const char *path, const chart_limits *lim, chart_file **files, size_t *n, bh_error *err);
+void chart_files_free(chart_file *files, size_t n);
 /* A directory or an archive file, as `helm template` accepts CHART. */
 int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_error *err);
 /* Helm's LoadFiles: builds a chart from chart-relative files (takes the

@@ -301,16 +301,22 @@ done:
 	return rc;
 }
 
-int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+static void files_free(chart_file *files, size_t n)
 {
-	chart_load_ctx ctx;
+	for (size_t i = 0; i < n; i++)
+		chart_file_release(&files[i]);
+	free(files);
+}
+
+static int dir_read(const char *path, chart_load_ctx *ctx, chart_file **files, size_t *n, bh_error *err)
+{
 	walk w;
 	int rc;
-	memset(&ctx, 0, sizeof ctx);
 	memset(&w, 0, sizeof w);
-	chart_limits_fill(&ctx.lim, lim);
-	w.ctx = &ctx;
+	w.ctx = ctx;
 	w.err = err;
+	*files = NULL;
+	*n = 0;
 	bh_buf ip = BH_BUF_INIT;
 	bh_buf_printf(&ip, "%s/.helmignore", path);
 	struct stat st;
@@ -319,7 +325,7 @@ int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_er
 		if (!S_ISREG(st.st_mode))
 			rc = bh_error_set(err, BH_EDENIED, "%s is not a regular file (refused)", ip.data);
 		else
-			rc = read_file(ip.data, ctx.lim.max_file, &text, err);
+			rc = read_file(ip.data, ctx->lim.max_file, &text, err);
 		if (!rc)
 			rc = rules_parse(&w.rules, text.data ? text.data : "", text.len, err);
 		bh_buf_free(&text);
@@ -333,12 +339,41 @@ int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_er
 	rc = rules_add(&w.rules, "templates/.?*", 13, err);
 	if (!rc)
 		rc = walk_dir(&w, path, "", 0);
-	if (!rc)
-		rc = chart_load_files_budget(w.files, w.n, &ctx, out, err);
-	for (size_t i = 0; i < w.n; i++)
-		chart_file_release(&w.files[i]);
-	free(w.files);
 	rules_free(&w.rules);
+	if (rc) {
+		files_free(w.files, w.n);
+		return rc;
+	}
+	*files = w.files;
+	*n = w.n;
+	return 0;
+}
+
+int chart_dir_read_files(const char *path, const chart_limits *lim, chart_file **files, size_t *n, bh_error *err)
+{
+	chart_load_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	chart_limits_fill(&ctx.lim, lim);
+	return dir_read(path, &ctx, files, n, err);
+}
+
+void chart_files_free(chart_file *files, size_t n)
+{
+	files_free(files, n);
+}
+
+int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+{
+	chart_load_ctx ctx;
+	chart_file *files;
+	size_t n;
+	memset(&ctx, 0, sizeof ctx);
+	chart_limits_fill(&ctx.lim, lim);
+	int rc = dir_read(path, &ctx, &files, &n, err);
+	if (!rc) {
+		rc = chart_load_files_budget(files, n, &ctx, out, err);
+		files_free(files, n);
+	}
 	return rc;
 }
 
