@@ -10,7 +10,8 @@
 # Chart.lock (but its `generated` time) and the cache's index files.
 # Cases: a URL with a range, an exact version with Chart.lock in sync, a
 # Chart.lock out of sync, `@name` and a URL from --repository-config, a
-# file:// directory (and --debug), oci:// (exact and a range), an outdated
+# file:// directory (and --debug), four dependencies with an alias,
+# condition, tags and enabled, oci:// (exact and a range), an outdated
 # archive deleted, dependencies already present, an unknown repository
 # (`@other`, `stable`), no such version, no such chart, an unreachable
 # repository, a bad file:// path, a packaged chart.
@@ -150,6 +151,35 @@ mkchart "$T/file-missing" webapp "1.x" "file://../nothere"
 same "$T/file-missing"
 mkchart "$T/file-version" webapp "9.x" "file://$T/localdep"
 same "$T/file-version"
+# four at once: an alias, condition, tags, enabled (in Chart.lock's digest),
+# the same archive twice, file://, and one already in charts/ (--debug)
+mkdir -p "$T/multi/templates" "$T/multi/charts"
+cp -r "$SK/demo" "$T/multi/charts/localdemo"
+sed -i 's/^name:.*/name: localdemo/' "$T/multi/charts/localdemo/Chart.yaml"
+cat >"$T/multi/Chart.yaml" <<EOF
+apiVersion: v2
+name: multi
+version: 1.0.0
+dependencies:
+- name: demo
+  version: ">=0.1.0 <0.2.0"
+  repository: $R/
+  alias: first
+  condition: first.enabled
+  tags: [a, b]
+- name: demo
+  version: "0.1.0"
+  repository: $R
+  alias: second
+  enabled: true
+- name: webapp
+  version: "1.2.3"
+  repository: "file://../../localdep"
+- name: localdemo
+  version: "*"
+  repository: ""
+EOF
+same "$T/multi" --debug
 # errors
 mkchart "$T/other" demo "0.1.0" "@other"
 same "$T/other" --repository-config "$T/repos.yaml"
