@@ -370,6 +370,27 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 	return 0;
 }
 
+int broker_forward_own(sv_job *j, const char *path, bh_error *err)
+{
+	unsigned long long seq = 0, id = audit_next_id();
+	fwd_req *f;
+	int rc;
+	if ((rc = job_audit_write(j, "intent", id, "list", path, 0, NULL, &seq, err)) < 0)
+		return rc;
+	if (!(f = calloc(1, sizeof *f)) || !(f->r.method = strdup("GET")) || !(f->r.path = strdup(path)) ||
+	    !(f->key = strdup(j->key)) || (j->identity && !(f->identity = strdup(j->identity)))) {
+		if (f)
+			fwd_req_free(f);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	f->audit_id = id;
+	f->audit_seq = seq;
+	f->serial = j->serial;
+	j->inflight++;
+	fwd_submit(f);
+	return 0;
+}
+
 int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
 {
 	/* the forwarding thread synced the intent and recorded the outcome */

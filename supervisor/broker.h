@@ -29,6 +29,10 @@ void broker_violation(sv_job *j, const char *what);
  * recorded the answer is withheld, j->audit_error is set and BH_EIO
  * returned: the caller ends the worker. */
 struct fwd_req;
+/* Forwards a GET list of path the supervisor itself makes as j's identity
+ * (the no-op check, noop.h), audited as the worker's requests are; the
+ * answer comes back with j's serial. */
+int broker_forward_own(sv_job *j, const char *path, bh_error *err);
 int broker_answer(sv_job *j, struct fwd_req *f, bh_error *err);
 
 /* The policy check alone (pure; for tests): 0 when the request may be

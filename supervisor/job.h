@@ -46,6 +46,11 @@ typedef struct sv_job {
 	int asked_discovery;    /* it sent a discovery request, or wrote CRDs: the snapshot may be stale */
 	unsigned writes;        /* requests other than GET forwarded for it */
 	int progress_said;      /* the Progressing status was written */
+	char digest[80];        /* of the chart artifact it was given */
+	int check;              /* no worker: the supervisor's no-op check (noop.h) */
+	int storage_fp_ok;      /* storage_fp holds the storage list last answered */
+	uint64_t storage_fp;
+	char *storage_path;     /* that list's path */
 } sv_job;
 
 #endif

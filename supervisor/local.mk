@@ -9,6 +9,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/artifact.c supervisor/artifact.h \
 	supervisor/artcache.c supervisor/artcache.h \
 	supervisor/artfetch.c supervisor/artfetch.h \
+	supervisor/noop.c supervisor/noop.h \
 	supervisor/fetchcl.c supervisor/fetchcl.h \
 	supervisor/sources.c supervisor/sources.h \
 	supervisor/audit.c supervisor/audit.h \
@@ -81,3 +82,10 @@ tests_unit_test_acl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_acl_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_acl
 UNIT_TESTS += tests/unit/test_acl
+
+check_PROGRAMS += tests/unit/test_noop
+tests_unit_test_noop_SOURCES = tests/unit/test_noop.c
+tests_unit_test_noop_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_noop_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_noop
+UNIT_TESTS += tests/unit/test_noop

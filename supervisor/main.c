@@ -40,6 +40,7 @@
 #include "supervisor/leader.h"
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
+#include "supervisor/noop.h"
 #include "supervisor/notify.h"
 #include "supervisor/remote.h"
 #include "supervisor/requeue.h"
@@ -161,6 +162,16 @@ static void on_signal(int sig)
 }
 
 /* ---- HelmRelease cache and queue -------------------------------------------- */
+/* What a worker that found the release in sync and wrote nothing reported,
+ * with the inputs it had (noop.h). */
+typedef struct insync {
+	json_int_t gen;
+	char digest[80];
+	uint64_t storage_fp;
+	char *storage_path, *helmchart, *storage_ns;
+	proto_result res;
+} insync;
+
 typedef struct entry {
 	char key[320];
 	json_t *hr;
@@ -174,6 +185,7 @@ typedef struct entry {
 	json_int_t done_gen;    /* generation and reconcile request the last */
 	char done_req[80];      /* worker attempted: a watch event older than its status write asks for nothing */
 	int art_wait;           /* waits for its artifact's download (artfetch.h) */
+	insync *sync;           /* its last reconcile changed nothing (noop.h), or NULL */
 	sv_job *job;
 } entry;
 
@@ -211,6 +223,18 @@ static entry *find_entry(const char *key)
 		if (strcmp(entries[i].key, key) == 0)
 			return &entries[i];
 	return NULL;
+}
+
+static void insync_forget(entry *e)
+{
+	if (!e->sync)
+		return;
+	proto_result_free(&e->sync->res);
+	free(e->sync->storage_path);
+	free(e->sync->helmchart);
+	free(e->sync->storage_ns);
+	free(e->sync);
+	e->sync = NULL;
 }
 
 /* The cached HelmRelease ns/name (depends.h). */
@@ -317,6 +341,8 @@ static void upsert(json_t *hr)
 	entry *e;
 	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
 	key_of(hr, key, sizeof key);
+	/* nothing here reads managedFields: not kept (memory at 1000s of objects) */
+	json_object_del(json_object_get(hr, "metadata"), "managedFields");
 	if (!(e = find_entry(key))) {
 		if (nentries == centries) {
 			entry *ne = realloc(entries, (centries ? centries * 2 : 32) * sizeof *ne);
@@ -359,6 +385,7 @@ static void drop(const json_t *hr)
 	key_of(hr, key, sizeof key);
 	if ((e = find_entry(key)) && !e->job) {
 		json_decref(e->hr);
+		insync_forget(e);
 		*e = entries[--nentries];
 	}
 }
@@ -585,6 +612,7 @@ static void drain_watch(void)
 				}
 				if (!found && !entries[k].job) {
 					json_decref(entries[k].hr);
+					insync_forget(&entries[k]);
 					entries[k] = entries[--nentries];
 					continue;
 				}
@@ -616,8 +644,27 @@ static void job_free(sv_job *j)
 	free(j->release_name);
 	free(j->helmchart);
 	free(j->cluster);
+	free(j->storage_path);
 	kube_config_free(j->remote);
 	free(j);
+}
+
+/* A job for e's current object and reconcile, without a worker yet. */
+static sv_job *job_new(const entry *e)
+{
+	sv_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	j->sock = -1;
+	j->serial = ++job_serial;
+	ipc_reader_init(&j->rd, IPC_MAX_PAYLOAD, 0);
+	ipc_outq_init(&j->oq);
+	j->hr = json_incref(e->hr);
+	snprintf(j->key, sizeof j->key, "%s", e->key);
+	memcpy(j->reconcile_id, e->rid, sizeof j->reconcile_id);
+	j->ns = jstr(j->hr, "metadata", "namespace");
+	j->name = jstr(j->hr, "metadata", "name");
+	return j;
 }
 
 static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
@@ -808,20 +855,11 @@ static void start(kube_client *kc, entry *e)
 		return;
 	}
 spawn:
-	if (!(j = calloc(1, sizeof *j))) {
+	if (!(j = job_new(e))) {
 		close(fd);
 		return;
 	}
 	j->deleting = e->deleting;
-	j->sock = -1;
-	j->serial = ++job_serial;
-	ipc_reader_init(&j->rd, IPC_MAX_PAYLOAD, 0);
-	ipc_outq_init(&j->oq);
-	j->hr = json_incref(e->hr);
-	snprintf(j->key, sizeof j->key, "%s", e->key);
-	memcpy(j->reconcile_id, e->rid, sizeof j->reconcile_id);
-	j->ns = jstr(j->hr, "metadata", "namespace");
-	j->name = jstr(j->hr, "metadata", "name");
 	if (!(j->identity = strdup(identity))) { /* never the controller's identity instead */
 		close(fd);
 		job_free(j);
@@ -850,6 +888,8 @@ spawn:
 	if (j->deleting && jstr(j->hr, "status", "storageNamespace") && *jstr(j->hr, "status", "storageNamespace"))
 		j->storage_ns = (char *)jstr(j->hr, "status", "storageNamespace"); /* Flux: where it installed */
 	j->helmchart = si.helmchart[0] ? strdup(si.helmchart) : NULL;
+	if (strlen(si.digest) < sizeof j->digest) /* else not remembered */
+		memcpy(j->digest, si.digest, strlen(si.digest) + 1);
 	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
 			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,
 			   "digest", si.digest, "revision", si.revision, "sourceKind", si.kind, "timeoutMs",
@@ -974,6 +1014,9 @@ static double requeue_backoff(entry *e)
 {
 	return (double)(1u << (e->retries < 6 ? e->retries++ : 6));
 }
+
+static int insync_fits(const sv_job *j);
+static void insync_keep(entry *e, sv_job *j);
 
 static void finish(kube_client *kc, sv_job *j)
 {
@@ -1104,7 +1147,168 @@ static void finish(kube_client *kc, sv_job *j)
 			e->not_before = now_s() + requeue_jitter(hr_interval(j->hr));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		}
+		insync_forget(e);
+		if (o.ready && insync_fits(j))
+			insync_keep(e, j);
 	}
+}
+
+/* ---- the no-op without a worker (noop.h) ------------------------------------- */
+static sv_job **checks; /* storage lists in flight instead of workers */
+static size_t nchecks;
+
+static json_int_t generation(const json_t *hr)
+{
+	return json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
+}
+
+/* Did j find its release in sync, write nothing, and have inputs the
+ * memory can compare? */
+static int insync_fits(const sv_job *j)
+{
+	return j->has_result && j->result.ready && j->result.status && j->result.requeue == PROTO_REQUEUE_INTERVAL &&
+	       !j->writes && !json_array_size(j->result.events) && !j->asked_discovery && j->storage_fp_ok &&
+	       j->storage_path && !j->remote && !j->deleting && j->digest[0] && !j->audit_error[0] && !j->violation[0] &&
+	       noop_eligible(j->hr);
+}
+
+/* Remembers j's outcome for e (the result moves out of j). */
+static void insync_keep(entry *e, sv_job *j)
+{
+	insync *s = calloc(1, sizeof *s);
+	if (!s || !(s->storage_ns = strdup(j->storage_ns)) || (j->helmchart && !(s->helmchart = strdup(j->helmchart)))) {
+		if (s)
+			free(s->storage_ns);
+		free(s);
+		return;
+	}
+	s->gen = generation(j->hr);
+	snprintf(s->digest, sizeof s->digest, "%s", j->digest);
+	s->storage_fp = j->storage_fp;
+	s->storage_path = j->storage_path;
+	j->storage_path = NULL;
+	s->res = j->result;
+	memset(&j->result, 0, sizeof j->result);
+	j->has_result = 0;
+	e->sync = s;
+}
+
+/* The fingerprint of a worker's storage list answer (noop.h). */
+static void insync_observe(sv_job *j, const fwd_req *f)
+{
+	uint64_t fp;
+	if (j->check || j->remote || !f->r.method || strcmp(f->r.method, "GET") != 0 ||
+	    !noop_is_storage_list(f->r.path, j->storage_ns) || !noop_eligible(j->hr))
+		return;
+	j->storage_fp_ok = f->status == 200 && !f->audit_error[0] && j->release_name &&
+			   noop_storage_fp(f->body.data ? f->body.data : "", f->body.len, j->release_name, &fp) == 0;
+	free(j->storage_path);
+	j->storage_path = j->storage_fp_ok ? strdup(f->r.path) : NULL;
+	j->storage_fp = fp;
+}
+
+/* A reconcile of e its memory may answer: its storage list goes out, as
+ * the tenant, instead of a worker. 1 if it did; 0: start() as always. */
+static int noop_try(entry *e)
+{
+	char digest[80], identity[ACL_IDENTITY_MAX];
+	const json_t *hr = e->hr;
+	bh_error err;
+	sv_job *j, **nc;
+	if (!e->sync)
+		return 0;
+	if (e->deleting || !noop_eligible(hr) || !has_finalizer(hr) || generation(hr) != e->sync->gen ||
+	    source_cached_digest(hr, digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
+	    acl_identity(&lockdown, hr, identity, sizeof identity, &err) < 0 || acl_check_refs(&lockdown, hr, &err) < 0 ||
+	    depends_check(hr, cache_lookup, NULL, err.msg, sizeof err.msg) != DEPENDS_READY ||
+	    !(nc = realloc(checks, (nchecks + 1) * sizeof *checks))) {
+		insync_forget(e);
+		return 0;
+	}
+	checks = nc;
+	svlog_reconcile_id(e->rid);
+	if (!(j = job_new(e))) {
+		insync_forget(e);
+		return 0;
+	}
+	j->check = 1;
+	j->started = now_s();
+	if (!(j->identity = strdup(identity)) || !(j->release_name = source_release_name_new(j->hr)) ||
+	    broker_forward_own(j, e->sync->storage_path, &err) < 0) {
+		if (j->identity && j->release_name)
+			svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
+		job_free(j);
+		insync_forget(e);
+		return 0;
+	}
+	e->queued = 0;
+	e->job = j;
+	checks[nchecks++] = j;
+	svlog_hr(SVLOG_DEBUG, e->key, e->rid, "inputs unchanged since the release was in sync: listing its storage");
+	return 1;
+}
+
+/* The storage list of check j answered: the same storage writes the
+ * remembered outcome, anything else queues a worker at once. */
+static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
+{
+	entry *e = find_entry(j->key);
+	char digest[80];
+	uint64_t fp;
+	if (!e || e->job != j)
+		return;
+	e->job = NULL;
+	/* the object or its artifact may have changed while the list was out */
+	if (f->audit_error[0] || f->status != 200 || !e->sync || generation(e->hr) != e->sync->gen || being_deleted(e->hr) ||
+	    source_cached_digest(e->hr, digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
+	    noop_storage_fp(f->body.data ? f->body.data : "", f->body.len, j->release_name, &fp) < 0 ||
+	    fp != e->sync->storage_fp) {
+		svlog_hr(SVLOG_DEBUG, e->key, e->rid, "the release storage changed (or was not read): starting a worker");
+		insync_forget(e);
+		e->queued = 1;
+		e->not_before = now_s();
+		return;
+	}
+	{
+		const insync *s = e->sync;
+		const char *req = json_string_value(json_object_get(
+			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
+		sv_outcome o = {0};
+		o.ready = s->res.ready;
+		o.reason = s->res.reason;
+		o.message = s->res.message;
+		o.action = s->res.action;
+		o.release = s->res.has_release ? &s->res.release : NULL;
+		o.revision = s->res.has_release ? s->res.release.chart_version : NULL;
+		o.wstatus = s->res.status;
+		o.attempted = 1;
+		o.helmchart = s->helmchart;
+		o.storage_ns = s->storage_ns;
+		svlog_hr(SVLOG_INFO, e->key, e->rid, "in sync: inputs and release storage unchanged, no worker");
+		report(kc, j->hr, &o);
+		metrics_reconcile_done(j, 1, 0, now_s() - j->started, opt.worker_cpu);
+		e->done_gen = generation(j->hr);
+		snprintf(e->done_req, sizeof e->done_req, "%s", req ? req : "");
+		e->retries = 0;
+		e->queued = 1;
+		e->not_before = now_s() + requeue_jitter(hr_interval(j->hr));
+		e->sched_gen = generation(j->hr);
+	}
+}
+
+/* The check's answer, if f is one (then freed here). */
+static int noop_collect(kube_client *kc, fwd_req *f)
+{
+	for (size_t i = 0; i < nchecks; i++)
+		if (checks[i]->serial == f->serial) {
+			sv_job *j = checks[i];
+			checks[i] = checks[--nchecks]; /* its outcome audited by the forwarding thread */
+			noop_answered(kc, j, f);
+			job_free(j);
+			fwd_req_free(f);
+			return 1;
+		}
+	return 0;
 }
 
 static void reap(kube_client *kc)
@@ -1144,16 +1348,22 @@ static void reap(kube_client *kc)
 }
 
 /* Answers from the forwarding threads go to their workers. */
-static void collect_answers(void)
+static void collect_answers(kube_client *kc)
 {
 	fwd_req *f = fwd_take_done();
 	while (f) {
 		fwd_req *n = f->next;
 		sv_job *j = NULL;
 		bh_error err;
+		if (noop_collect(kc, f)) {
+			f = n;
+			continue;
+		}
 		for (size_t i = 0; i < njobs; i++)
 			if (jobs[i]->serial == f->serial)
 				j = jobs[i];
+		if (j)
+			insync_observe(j, f);
 		if (broker_answer(j, f, &err) < 0 && j) {
 			svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
 			if (j->audit_error[0])
@@ -1471,7 +1681,7 @@ int main(int argc, char **argv)
 				svlog(SVLOG_INFO, "audit log reopened");
 		}
 		drain_watch();
-		collect_answers();
+		collect_answers(kc);
 		reap(kc);
 		ops_tick(now);
 		/* deadlines */
@@ -1486,7 +1696,8 @@ int main(int argc, char **argv)
 			entry *e = ops_pick(now);
 			if (!e)
 				break;
-			start(kc, e);
+			if (!noop_try(e))
+				start(kc, e);
 		}
 		/* the next timer: a queued reconcile not due yet. One due now
 		 * waits for a slot (all busy, or its namespace's cap): a worker's

@@ -196,8 +196,10 @@ const char *metrics_death_cause(const sv_job *j, unsigned long cpu_limit)
 void metrics_reconcile_done(const sv_job *j, int ready, int requeue, double seconds, unsigned long cpu_limit)
 {
 	char l[700];
-	metrics_labels(l, sizeof l, "cause", metrics_death_cause(j, cpu_limit), (const char *)NULL);
-	metrics_add(M_WORKER_DEATHS, l, 1);
+	if (!j->check) { /* a no-op decided without a worker (noop.h) ran none */
+		metrics_labels(l, sizeof l, "cause", metrics_death_cause(j, cpu_limit), (const char *)NULL);
+		metrics_add(M_WORKER_DEATHS, l, 1);
+	}
 	metrics_labels(l, sizeof l, "kind", "HelmRelease", "name", j->name, "namespace", j->ns, (const char *)NULL);
 	metrics_observe(M_RECONCILE_DURATION, l, seconds);
 	metrics_add(M_RECONCILE_TOTAL,

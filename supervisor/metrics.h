@@ -41,7 +41,8 @@ void metrics_zero(metrics_family f);
  * elsewhere, e.g. the OOM killer) or "crash" (another signal). */
 struct sv_job;
 const char *metrics_death_cause(const struct sv_job *j, unsigned long cpu_limit);
-/* Records one finished reconcile: the worker's death, Flux's duration
+/* Records one finished reconcile: the worker's death (none for a no-op
+ * decided without a worker, noop.h), Flux's duration
  * histogram and controller-runtime's totals. requeue: the worker asked
  * for an immediate requeue. */
 void metrics_reconcile_done(const struct sv_job *j, int ready, int requeue, double seconds, unsigned long cpu_limit);

@@ -271,6 +271,33 @@ static int resolve_oci(kube_client *kc, const char *ns, const char *name, source
 	return rc;
 }
 
+int source_cached_digest(const json_t *hr, char *digest, size_t n)
+{
+	const json_t *spec = json_object_get(hr, "spec"), *ref = json_object_get(spec, "chartRef");
+	const char *hrns = str_at(hr, "metadata", "namespace", NULL), *d;
+	char ns[254], name[520];
+	json_t *hc;
+	if (json_is_object(ref)) {
+		const char *kind = str_at(ref, "kind", NULL, NULL), *nm = str_at(ref, "name", NULL, NULL);
+		const char *rns = str_at(ref, "namespace", NULL, NULL);
+		if (!kind || strcmp(kind, "HelmChart") != 0 || !nm)
+			return -1;
+		snprintf(ns, sizeof ns, "%s", rns && *rns ? rns : hrns ? hrns : "");
+		snprintf(name, sizeof name, "%s", nm);
+	} else if (json_is_object(json_object_get(spec, "chart"))) {
+		made_chart_name(hr, ns, sizeof ns, name, sizeof name);
+	} else {
+		return -1;
+	}
+	if (!(hc = hccache_get_new(ns, name)))
+		return -1;
+	d = str_at(hc, "status", "artifact", "digest");
+	if (d && strlen(d) < n)
+		snprintf(digest, n, "%s", d);
+	json_decref(hc);
+	return d && strlen(digest) ? 0 : -1;
+}
+
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err)
 {
 	const json_t *spec = json_object_get(hr, "spec"), *ref = json_object_get(spec, "chartRef");

@@ -27,6 +27,9 @@ enum { SOURCE_OK = 0, SOURCE_NOT_READY = 1 };
  * err says why), or a negative code (err says why: missing HelmChart,
  * unsupported chartRef kind, API error). May create the HelmChart. */
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err);
+/* The artifact digest of hr's HelmChart as the HelmChart watch last saw
+ * it (hccache.h), read from memory only; -1 when not known that way. */
+int source_cached_digest(const json_t *hr, char *digest, size_t n);
 
 /* Does hr take its chart from source kind ns/name (chartRef, or the
  * HelmChart made from .spec.chart)? */

@@ -13,6 +13,11 @@
 #                   watches left out) per HelmRelease installed
 #   req/noop        the same per no-op reconcile (a reconcile request on
 #                   every HelmRelease, nothing to change)
+#   noop_cpu_ms     CPU (bulkheadd, workers and kubesim) per no-op
+#                   reconcile: the first round after the installs (each
+#                   with a worker) / a second round (the supervisor alone
+#                   when nothing changed, supervisor/noop.h); req/noop is
+#                   printed for both rounds the same way
 #   worker_ms       wall time of one worker spawn, exec and lock-down to its
 #                   first message (median over the run, from the log)
 #   kubesim_cpu     kubesim's CPU over the installs, and its share of the
@@ -26,8 +31,8 @@ chart="$src/../shared/conformance/charts/podinfo"
 if [ "${1:-}" != --one ]; then
 	[ -f "$chart/Chart.yaml" ] || { echo "bench_scale: podinfo chart not found at $chart (skipped)"; exit 0; }
 	[ -x "$BH_BUILDDIR/supervisor/bulkheadd" ] || { echo "bench_scale: bulkheadd not built"; exit 1; }
-	printf '%6s %9s %11s %9s %13s %6s %11s %8s %9s %14s\n' N ready_s sup_rss_mib sup_cpu_s workers_cpu_s ratio \
-		req/install req/noop worker_ms kubesim_cpu
+	printf '%6s %9s %11s %9s %13s %6s %11s %9s %13s %9s %14s\n' N ready_s sup_rss_mib sup_cpu_s workers_cpu_s ratio \
+		req/install req/noop noop_cpu_ms worker_ms kubesim_cpu
 	rc=0
 	for n in ${BENCH_SCALE_N:-100 300 1000}; do
 		bash "$0" --one "$n" || rc=1
@@ -119,22 +124,36 @@ read -r k1 _ < <(cpu "$KUBESIM_PID")
 inst=$(reqs_since "$mark")
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$BULKHEADD_PID/status")
 
-mark=$(log_len)
-kubectl annotate helmrelease --all -A --overwrite reconcile.fluxcd.io/requestedAt=bench-noop >/dev/null ||
-	sk_fail "annotating"
-handled=$(wait_all lastHandledReconcileAt bench-noop 300)
-sleep 1
-noop=$(reqs_since "$mark")
+# noop_round TAG: a reconcile request on every HelmRelease; prints
+# "handled requests cpu_ticks" (bulkheadd, its workers, kubesim)
+noop_round() {
+	local mark a b c d e f handled
+	mark=$(log_len)
+	read -r a b < <(cpu "$BULKHEADD_PID")
+	read -r c _ < <(cpu "$KUBESIM_PID")
+	kubectl annotate helmrelease --all -A --overwrite reconcile.fluxcd.io/requestedAt="$1" >/dev/null ||
+		sk_fail "annotating"
+	handled=$(wait_all lastHandledReconcileAt "$1" 300)
+	sleep 1
+	read -r d e < <(cpu "$BULKHEADD_PID")
+	read -r f _ < <(cpu "$KUBESIM_PID")
+	echo "$handled $(reqs_since "$mark") $((d - a + e - b + f - c))"
+}
+read -r handled noop noopcpu < <(noop_round bench-noop)
+read -r handled2 noop2 noopcpu2 < <(noop_round bench-noop2)
 
 hz=$(getconf CLK_TCK)
 python3 - "$n" "$ready" "$t0" "$t1" "$rss" "$s0" "$s1" "$c0" "$c1" "$k0" "$k1" "$hz" "$inst" "$noop" "$handled" \
-	"$SK_DIR/bulkheadd.log" >&3 <<'PY'
+	"$SK_DIR/bulkheadd.log" "$noop2" "$handled2" "$noopcpu" "$noopcpu2" >&3 <<'PY'
 import json, statistics, sys
 from datetime import datetime
 a = sys.argv[1:]
 n, ready, t0, t1, rss = int(a[0]), int(a[1]), float(a[2]), float(a[3]), int(a[4])
 s0, s1, c0, c1, k0, k1, hz = (float(x) for x in a[5:12])
 inst, noop, handled, log = int(a[12]), int(a[13]), int(a[14]), a[15]
+noop2, handled2, ncpu, ncpu2 = int(a[16]), int(a[17]), float(a[18]), float(a[19])
+def per_noop(reqs, done):
+    return "%.1f" % (reqs / max(done, 1)) if done >= n else ">(%d/%d)" % (done, n)
 wall = t1 - t0
 sup, work, kube = (s1 - s0) / hz, (c1 - c0) / hz, (k1 - k0) / hz
 # spawn cost: "started worker" to the worker's first line ("sandbox: ...")
@@ -151,8 +170,9 @@ for line in open(log, errors="replace"):
     elif e.get("logger") == "worker" and msg.startswith("sandbox:") and rid in start:
         spawn.append((ts - start.pop(rid)) * 1000)
 ready_s = "%.1f" % wall if ready >= n else ">%.0f(%d)" % (wall, ready)
-print("%6d %9s %11.1f %9.2f %13.2f %6.2f %11.1f %8s %9s %8.1fs/%3.0f%%" % (
+print("%6d %9s %11.1f %9.2f %13.2f %6.2f %11.1f %9s %13s %9s %8.1fs/%3.0f%%" % (
     n, ready_s, rss / 1024, sup, work, sup / work if work else 0, inst / max(ready, 1),
-    "%.1f" % (noop / max(handled, 1)) if handled >= n else ">(%d/%d)" % (handled, n),
+    per_noop(noop, handled) + "/" + per_noop(noop2, handled2),
+    "%.1f/%.1f" % (1000 * ncpu / hz / n, 1000 * ncpu2 / hz / n),
     "%.1f" % statistics.median(spawn) if spawn else "-", kube, 100 * kube / wall if wall else 0))
 PY

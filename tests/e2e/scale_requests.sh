@@ -5,6 +5,10 @@
 # (../shared/conformance) and for a reconcile that changes nothing (a
 # reconcile request annotation). Fails above 12 requests per install and
 # above 2 per no-op reconcile. Watches are not counted (they stay open).
+# After a worker found the release in sync, the next no-op runs no worker
+# at all (supervisor/noop.h): the storage list and the status write; a
+# release changed behind bulkheadd's back (a new storage revision) brings
+# the worker back.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/skeleton_lib.sh"
@@ -39,21 +43,50 @@ echo "install: $n requests"
 printf '%s\n' "$reqs"
 [ "$n" -le 12 ] || sk_fail "an install of podinfo made $n API requests (at most 12)"
 
-mark=$(log_len)
-kubectl annotate helmrelease podinfo -n apps --overwrite reconcile.fluxcd.io/requestedAt=noop-1 >/dev/null ||
-	sk_fail "annotating"
-for i in $(seq 1 100); do
-	[ "$(kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.lastHandledReconcileAt}')" = noop-1 ] && break
-	sleep 0.2
-done
-[ "$(kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.lastHandledReconcileAt}')" = noop-1 ] ||
-	sk_fail "the reconcile request was not handled"
-sleep 1
-reqs=$(scale_count "$mark")
+workers() { grep -c "apps/podinfo: started worker" "$SK_DIR/bulkheadd.log"; }
+# noop REQ: asks for a reconcile and waits until it is handled; prints its requests
+noop() {
+	local mark i
+	mark=$(log_len)
+	kubectl annotate helmrelease podinfo -n apps --overwrite reconcile.fluxcd.io/requestedAt="$1" >/dev/null ||
+		sk_fail "annotating"
+	for i in $(seq 1 100); do
+		[ "$(kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.lastHandledReconcileAt}')" = "$1" ] && break
+		sleep 0.2
+	done
+	[ "$(kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.lastHandledReconcileAt}')" = "$1" ] ||
+		sk_fail "the reconcile request $1 was not handled"
+	sleep 1
+	scale_count "$mark"
+}
+ready_msg() { kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}'; }
+w0=$(workers)
+reqs=$(noop noop-1)
 n=$(printf '%s\n' "$reqs" | grep -c .)
 echo "no-op reconcile: $n requests"
 printf '%s\n' "$reqs"
 [ "$n" -le 2 ] || sk_fail "a reconcile that changes nothing made $n API requests (at most 2)"
 [ "$(kubectl get secrets -n apps -l owner=helm,name=podinfo -o name | wc -l)" = 1 ] ||
 	sk_fail "the no-op reconcile made a new release revision"
+w1=$(workers)
+[ "$w1" = $((w0 + 1)) ] || sk_fail "the first no-op reconcile ran $((w1 - w0)) workers (1 expected)"
+msg1=$(ready_msg)
+hist1=$(kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.history}')
+
+reqs=$(noop noop-2)
+n=$(printf '%s\n' "$reqs" | grep -c .)
+echo "no-op reconcile, inputs and storage unchanged: $n requests"
+printf '%s\n' "$reqs"
+[ "$n" -le 2 ] || sk_fail "a second reconcile that changes nothing made $n API requests (at most 2)"
+[ "$(workers)" = "$w1" ] || sk_fail "a worker was started for a reconcile whose inputs and storage did not change"
+grep -q "apps/podinfo.*in sync: inputs and release storage unchanged, no worker" "$SK_DIR/bulkheadd.log" ||
+	sk_fail "bulkheadd did not say it skipped the worker"
+[ "$(ready_msg)" = "$msg1" ] || sk_fail "the Ready message changed without a worker: $(ready_msg) (was $msg1)"
+[ "$(kubectl get helmrelease podinfo -n apps -o jsonpath='{.status.history}')" = "$hist1" ] ||
+	sk_fail "status.history changed without a worker"
+
+# the release changed behind bulkheadd's back: the storage differs, a worker looks
+kubectl label secret -n apps sh.helm.release.v1.podinfo.v1 e2e-touched=yes >/dev/null || sk_fail "labelling the release"
+noop noop-3 >/dev/null
+[ "$(workers)" = $((w1 + 1)) ] || sk_fail "a changed release storage did not start a worker"
 echo "PASS: scale_requests"

@@ -1,0 +1,95 @@
+/* tests/unit/test_noop.c — supervisor/noop.c: which HelmReleases a no-op
+ * may be decided for without a worker, which request is Helm's storage
+ * list, and the storage fingerprint (order-independent; any other name,
+ * resourceVersion, count or a partial page changes or refuses it). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/noop.h"
+
+int sv_verbose;
+
+static int eligible(const char *json)
+{
+	json_error_t je;
+	json_t *hr = json_loads(json, 0, &je);
+	int r;
+	ck_assert_msg(hr != NULL, "bad test JSON: %s", je.text);
+	r = noop_eligible(hr);
+	json_decref(hr);
+	return r;
+}
+
+START_TEST(test_eligible)
+{
+	ck_assert_int_eq(eligible("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"interval\":\"1m\"}}"), 1);
+	ck_assert_int_eq(eligible("{\"spec\":{\"valuesFrom\":[]}}"), 1);
+	ck_assert_int_eq(eligible("{\"spec\":{\"driftDetection\":{\"mode\":\"disabled\"}}}"), 1);
+	ck_assert_int_eq(eligible("{\"spec\":{\"valuesFrom\":[{\"kind\":\"ConfigMap\",\"name\":\"v\"}]}}"), 0);
+	ck_assert_int_eq(eligible("{\"spec\":{\"kubeConfig\":{\"secretRef\":{\"name\":\"k\"}}}}"), 0);
+	ck_assert_int_eq(eligible("{\"spec\":{\"driftDetection\":{\"mode\":\"enabled\"}}}"), 0);
+	ck_assert_int_eq(eligible("{\"spec\":{\"driftDetection\":{\"mode\":\"warn\"}}}"), 0);
+	ck_assert_int_eq(eligible("{\"spec\":{\"test\":{\"enable\":true}}}"), 0);
+	ck_assert_int_eq(eligible("{\"spec\":{\"suspend\":true}}"), 0);
+	ck_assert_int_eq(eligible("{\"metadata\":{\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"},\"spec\":{}}"), 0);
+	ck_assert_int_eq(eligible("{\"metadata\":{\"annotations\":{\"reconcile.fluxcd.io/forceAt\":\"x\"}},\"spec\":{}}"), 0);
+	ck_assert_int_eq(eligible("{\"metadata\":{\"annotations\":{\"reconcile.fluxcd.io/resetAt\":\"x\"}},\"spec\":{}}"), 0);
+	ck_assert_int_eq(eligible("{\"metadata\":{\"annotations\":{\"reconcile.fluxcd.io/requestedAt\":\"x\"}},\"spec\":{}}"), 1);
+}
+END_TEST
+
+START_TEST(test_storage_list)
+{
+	ck_assert(noop_is_storage_list("/api/v1/namespaces/apps/secrets?labelSelector=name%3Dweb%2Cowner%3Dhelm&limit=1000", "apps"));
+	ck_assert(!noop_is_storage_list("/api/v1/namespaces/apps/secrets?limit=10", "apps"));
+	ck_assert(!noop_is_storage_list("/api/v1/namespaces/apps/secrets/sh.helm.release.v1.web.v1", "apps"));
+	ck_assert(!noop_is_storage_list("/api/v1/namespaces/apps2/secrets?labelSelector=x", "apps"));
+	ck_assert(!noop_is_storage_list("/api/v1/namespaces/apps/configmaps?labelSelector=x", "apps"));
+	ck_assert(!noop_is_storage_list(NULL, "apps"));
+}
+END_TEST
+
+static uint64_t fp_of(const char *body, int want_rc)
+{
+	uint64_t fp = 0;
+	ck_assert_int_eq(noop_storage_fp(body, strlen(body), "web", &fp), want_rc);
+	return fp;
+}
+
+#define ITEM(n, rv) "{\"metadata\":{\"name\":\"sh.helm.release.v1.web.v" n "\",\"resourceVersion\":\"" rv "\"}}"
+
+START_TEST(test_storage_fp)
+{
+	uint64_t a = fp_of("{\"items\":[" ITEM("1", "10") "," ITEM("2", "12") "]}", 0);
+	ck_assert(a == fp_of("{\"metadata\":{},\"items\":[" ITEM("2", "12") "," ITEM("1", "10") "]}", 0));
+	/* another release's Secret (a label match of another name) does not count */
+	ck_assert(a == fp_of("{\"items\":[" ITEM("1", "10") "," ITEM("2", "12") ",{\"metadata\":{\"name\":"
+			     "\"sh.helm.release.v1.webx.v1\",\"resourceVersion\":\"3\"}}]}", 0));
+	ck_assert(a != fp_of("{\"items\":[" ITEM("1", "10") "," ITEM("2", "13") "]}", 0));
+	ck_assert(a != fp_of("{\"items\":[" ITEM("1", "10") "]}", 0));
+	ck_assert(a != fp_of("{\"items\":[" ITEM("1", "10") "," ITEM("2", "12") "," ITEM("3", "14") "]}", 0));
+	ck_assert(fp_of("{\"items\":[]}", 0) != a);
+	fp_of("{\"metadata\":{\"continue\":\"abc\"},\"items\":[" ITEM("1", "10") "]}", -1);
+	fp_of("{\"kind\":\"Status\"}", -1);
+	fp_of("not json", -1);
+	fp_of("{\"items\":[{\"metadata\":{\"name\":\"sh.helm.release.v1.web.v1\"}}]}", -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("noop");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+	tcase_add_test(tc, test_eligible);
+	tcase_add_test(tc, test_storage_list);
+	tcase_add_test(tc, test_storage_fp);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
