@@ -8,7 +8,8 @@
 # the exit status, the archives written into charts/ (byte-equal when
 # downloaded, the same file list for a packaged file:// directory), the
 # Chart.lock (but its `generated` time) and the cache's index files.
-# Cases: a URL with a range, an exact version with Chart.lock in sync, a
+# Cases: a URL with a range, https with basic auth and a CA file from
+# repositories.yaml (and a wrong password), an exact version with Chart.lock in sync, a
 # Chart.lock out of sync, `@name` and a URL from --repository-config, a
 # file:// directory (and --debug), four dependencies with an alias,
 # condition, tags and enabled, oci:// (exact and a range), an outdated
@@ -19,9 +20,10 @@ set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BH_BUILDDIR:=$BH_SRCDIR/build}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
+. "$BH_SRCDIR/tests/e2e/sources/tls.sh"
 BH=$BH_BUILDDIR/cli/bulkhead
 [ -x "$BH" ] || e2e_skip "bulkhead not built"
-e2e_need_tool helm python3 curl
+e2e_need_tool helm python3 curl openssl
 T=$(mktemp -d)
 PIDS=
 trap 'kill $PIDS 2>/dev/null; rm -rf "$T"' EXIT
@@ -41,6 +43,12 @@ python3 -m http.server --bind 127.0.0.1 "$port" --directory "$repo" >/dev/null 2
 PIDS="$PIDS $!"
 R=http://127.0.0.1:$port
 e2e_retry 20 curl -sf -o /dev/null "$R/index.yaml" || e2e_fail "HTTP repository did not start"
+src_make_tls "$T/tls" || e2e_fail "openssl"
+sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 "$BH_SRCDIR/tests/e2e/sources/https_repo.py" "$sport" "$repo" "$T/tls/srv.crt" "$T/tls/srv.key" alice:s3cret >/dev/null 2>&1 &
+PIDS="$PIDS $!"
+S=https://127.0.0.1:$sport
+e2e_retry 20 curl -sf --cacert "$T/tls/ca.crt" -u alice:s3cret -o /dev/null "$S/index.yaml" || e2e_fail "HTTPS repository did not start"
 dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 O=
 if command -v docker-registry >/dev/null 2>&1; then
@@ -61,6 +69,16 @@ repositories:
 - name: myrepo
   url: $R
 EOF
+# one repository a file: helm updates several in parallel, in no fixed order
+cat >"$T/repos-secure.yaml" <<EOF
+repositories:
+- name: secure
+  url: $S
+  username: alice
+  password: s3cret
+  caFile: $T/tls/ca.crt
+EOF
+sed 's/s3cret/wrong/' "$T/repos-secure.yaml" >"$T/repos-wrong.yaml"
 
 # chart DIR with one dependency: NAME VERSION REPOSITORY
 mkchart() {
@@ -121,6 +139,10 @@ mkchart "$T/byname" demo "0.1.x" "@myrepo"
 same "$T/byname" --repository-config "$T/repos.yaml"
 mkchart "$T/alias" demo "~0.1.0" "alias:myrepo"
 same "$T/alias" --repository-config "$T/repos.yaml"
+# https with basic auth and a CA from repositories.yaml (and a wrong password)
+mkchart "$T/secure" demo "^0.2.0" "@secure"
+same "$T/secure" --repository-config "$T/repos-secure.yaml"
+same "$T/secure" --repository-config "$T/repos-wrong.yaml"
 mkchart "$T/byurl" demo "0.1.0" "$R/"
 same "$T/byurl" --repository-config "$T/repos.yaml"
 # Chart.lock in sync (kept as it is), and out of sync (rewritten)
