@@ -68,6 +68,11 @@ void bh_buf_puts(bh_buf *b, const char *s)
 
 void bh_buf_putc(bh_buf *b, char c)
 {
+	if (!b->oom && b->len + 2 <= b->cap) { /* room for c and the NUL */
+		b->data[b->len++] = c;
+		b->data[b->len] = '\0';
+		return;
+	}
 	bh_buf_put(b, &c, 1);
 }
 
