@@ -13,6 +13,8 @@ worker_bulkhead_worker_SOURCES = \
 	worker/values.c worker/values.h
 worker_bulkhead_worker_LDADD = api/libbhapi.a helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_WORKER_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
 	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
+# a static PIE when the libraries allow (configure --enable-static-worker)
+worker_bulkhead_worker_LDFLAGS = $(WORKER_LDFLAGS)
 
 # the same worker with a logging (not trapping) filter, for the syscall survey
 # (sandbox/survey.sh); never installed
