@@ -122,19 +122,26 @@ static int files_push(chart_file **arr, size_t *n, const chart_file *f)
 	return 0;
 }
 
-/* Duplicate keys of Chart.yaml (values=0) or values.yaml (values=1), which
- * Helm reads silently (the later value wins), as c->warnings. */
-static void note_duplicates(chart *c, const chart_file *f, int values)
+/* Duplicate keys of Chart.yaml or values.yaml, which Helm reads silently
+ * (the later value wins), as c->warnings (d: yaml_find_duplicates' texts). */
+static void add_duplicates(chart *c, const chart_file *f, const json_t *d)
 {
-	json_t *d = NULL, *x;
-	bh_error e;
+	json_t *x;
 	size_t i;
-	if (yaml_find_duplicates((const char *)f->data, f->len, NULL, values, &d, &e) == 0 && json_array_size(d)) {
-		if (!c->warnings)
-			c->warnings = json_array();
-		json_array_foreach(d, i, x)
-			json_array_append_new(c->warnings, json_pack("{s:s,s:O}", "file", f->name, "text", x));
-	}
+	if (!json_array_size(d))
+		return;
+	if (!c->warnings)
+		c->warnings = json_array();
+	json_array_foreach(d, i, x)
+		json_array_append_new(c->warnings, json_pack("{s:s,s:O}", "file", f->name, "text", x));
+}
+
+static void note_duplicates(chart *c, const chart_file *f)
+{
+	json_t *d = NULL;
+	bh_error e;
+	if (yaml_find_duplicates((const char *)f->data, f->len, NULL, 0, &d, &e) == 0)
+		add_duplicates(c, f, d);
 	json_decref(d);
 }
 
@@ -753,7 +760,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			bh_error_prefix(err, "cannot load Chart.yaml");
 			goto fail;
 		}
-		note_duplicates(c, &files[i], 0);
+		note_duplicates(c, &files[i]);
 		if (json_is_null(md)) {
 			json_decref(md);
 			md = json_object();
@@ -786,11 +793,13 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 				goto oom;
 		} else if (!strcmp(f->name, "values.yaml")) {
 			json_t *v = NULL;
-			if ((rc = values_load_yaml((const char *)f->data, f->len, &v, err))) {
+			json_t *dups = NULL; /* values and duplicate keys in one parse */
+			if ((rc = yaml_parse_values_dups((const char *)f->data, f->len, NULL, &v, &dups, err))) {
 				bh_error_prefix(err, "cannot load values.yaml");
 				goto fail;
 			}
-			note_duplicates(c, f, 1);
+			add_duplicates(c, f, dups);
+			json_decref(dups);
 			json_decref(c->values);
 			c->values = v;
 		} else if (!strcmp(f->name, "values.schema.json")) {

@@ -1126,6 +1126,20 @@ int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 	return parse_values(text, len, lim, NULL, out, err);
 }
 
+int yaml_parse_values_dups(const char *text, size_t len, const yaml_limits *lim,
+			   json_t **out, json_t **dups, bh_error *err)
+{
+	*dups = json_array();
+	int rc = parse_values(text, len, lim, *dups, out, err);
+	if (rc) {
+		/* again without: its error text counts lines per document */
+		json_decref(*dups);
+		*dups = NULL;
+		rc = parse_values(text, len, lim, NULL, out, err);
+	}
+	return rc;
+}
+
 int yaml_find_duplicates(const char *text, size_t len, const yaml_limits *lim, int values,
 			 json_t **dups, bh_error *err)
 {

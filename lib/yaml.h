@@ -53,6 +53,12 @@ typedef struct yaml_limits {
 int yaml_parse_values(const char *text, size_t len, const yaml_limits *lim,
 		      json_t **out, bh_error *err);
 
+/* yaml_parse_values and yaml_find_duplicates (values=1) in one pass: *out
+ * as the first returns it, and *dups a new array of the second's texts
+ * (NULL when it could not be made). Errors as yaml_parse_values words them. */
+int yaml_parse_values_dups(const char *text, size_t len, const yaml_limits *lim,
+			   json_t **out, json_t **dups, bh_error *err);
+
 /* Duplicate mapping keys (Helm reads them silently, the later value wins;
  * helm lint's strict Chart.yaml parse reports them): parses text as a values
  * file (values=1: every document) or as one document, and sets *dups to a
