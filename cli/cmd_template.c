@@ -15,11 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helm/action.h"
 #include "helm/chart.h"
 #include "helm/provenance.h"
 #include "helm/render.h"
 #include "helm/values.h"
 #include "cli/budget.h"
+#include "cli/template_cluster.h"
 #include "cli/template_deps.h"
 #include "cli/template_flags.h"
 #include "cli/template_postrender.h"
@@ -481,6 +483,35 @@ static int remote_chart(template_remote *r, const char *chart, char tmp[300], bh
 	return rc;
 }
 
+static int has_crds(const chart *c)
+{
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const char *n = c->files[i].name, *dot = strrchr(n, '.');
+		if (!strncmp(n, "crds/", 5) && dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml") || !strcmp(dot, ".json")))
+			return 1;
+	}
+	for (size_t i = 0; i < c->ndeps; i++)
+		if (has_crds(c->deps[i]))
+			return 1;
+	return 0;
+}
+
+/* Install.Run with DryRunStrategy server: the cluster reachable, the
+ * CRDs warning, --api-versions ignored (cli/template_cluster.h). */
+static int cluster_open(const template_opts *o, const chart *c, template_cluster *tc, int *debug, bh_error *err)
+{
+	if (template_cluster_open(o->kubeconfig, o->kube_context, tc, err)) {
+		log_cb(debug, "ERROR", err->msg, NULL);
+		return -1;
+	}
+	if (!o->skip_crds && has_crds(c))
+		log_cb(debug, "WARN", "This chart or one of its subcharts contains CRDs. Rendering may fail or contain inaccuracies.",
+		       NULL);
+	if (o->api_versions.n)
+		log_cb(debug, "DEBUG", "API Version list given outside of client only mode, this list will be ignored", NULL);
+	return 0;
+}
+
 /* --dependency-update: downloader.Manager.Update, then the chart loaded
  * again (cli/template_deps.h). */
 static int update_deps(const template_opts *o, const char *path, const template_remote *remote, chart **c, int *debug,
@@ -516,6 +547,7 @@ int cmd_template(int argc, char **argv)
 	int rc = 1, debug = 0;
 	char *abs = NULL, *kube = NULL, *kc_ns = NULL;
 	template_remote remote = {0};
+	template_cluster tc;
 	char remote_tmp[300] = "";
 	const char *chart_path = NULL, *ns = NULL;
 	values_file *vf = NULL;
@@ -526,6 +558,7 @@ int cmd_template(int argc, char **argv)
 	render_result res;
 	memset(&res, 0, sizeof res);
 	memset(&o, 0, sizeof o);
+	memset(&tc, 0, sizeof tc);
 
 	if (template_flags_parse(argc, argv, &o, msg, sizeof msg)) {
 		rc = fail(msg, 0);
@@ -571,11 +604,7 @@ int cmd_template(int argc, char **argv)
 		rc = fail(msg, 0);
 		goto out;
 	}
-	if (server || o.validate) {
-		rc = fail("--dry-run=server (and --validate) render against a live cluster's capabilities; "
-			  "bulkhead template renders client-side only (--dry-run=client)", 0);
-		goto out;
-	}
+	server = server || o.validate; /* --validate is --dry-run=server */
 	/* runInstall */
 	log_cb(&debug, "DEBUG", "Original chart version", (const char *const[]){"version", o.version ? o.version : "", NULL});
 	unsigned long cpu = CLI_CPU_LIMIT_DEFAULT;
@@ -685,6 +714,10 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out;
 	}
+	if (server && cluster_open(&o, c, &tc, &debug, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
 	render_options ro = {
 		.release_name = bh_buf_str(&relname), .namespace_ = ns ? ns : "default", .revision = 1,
 		.is_upgrade = o.is_upgrade, .kube_version = o.kube_version && *o.kube_version ? o.kube_version : NULL,
@@ -695,7 +728,18 @@ int cmd_template(int argc, char **argv)
 		.log = log_cb, .log_ud = &debug,
 		.post_render = pr ? postrender_files : NULL, .post_render_ud = pr,
 	};
+	if (server) { /* the cluster's capabilities and live objects */
+		ro.kube_version = tc.version;
+		ro.api_versions = tc.api_versions, ro.n_api_versions = tc.n_api_versions;
+		ro.lookup = action_lookup, ro.lookup_ud = tc.kc;
+	}
 	int r = render_chart(c, vals, &ro, &res, &err);
+	if (server && r == 0 && !o.is_upgrade &&
+	    action_install_check(tc.kc, res.manifest ? res.manifest : "", bh_buf_str(&relname), ns ? ns : "default",
+				 o.take_ownership, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
 	if (o.output_dir && *o.output_dir && r == 0) {
 		if (write_output_dir(&res, o.output_dir, bh_buf_str(&relname), o.release_name, o.include_crds,
 				     o.no_hooks, o.skip_tests, &err)) {
@@ -719,6 +763,7 @@ int cmd_template(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	template_cluster_close(&tc);
 	if (remote_tmp[0])
 		unlink(remote_tmp);
 	postrender_free(pr);

@@ -13,6 +13,7 @@ cli_bulkhead_LDADD += $(BH_CLI_KUBE_LIBS)
 cli_bulkhead_SOURCES += cli/cmd_template.c cli/template_flags.c cli/template_flags.h
 cli_bulkhead_SOURCES += cli/template_postrender.c cli/template_postrender.h
 cli_bulkhead_SOURCES += cli/template_remote.c cli/template_remote.h
+cli_bulkhead_SOURCES += cli/template_cluster.c cli/template_cluster.h
 cli_bulkhead_SOURCES += cli/template_deps.c cli/template_deps.h cli/template_deps_files.c cli/template_deps_files.h
 cli_bulkhead_LDADD += fetcher/libbhfetch.a proto/libbhproto.a
 cli_bulkhead_SOURCES += cli/budget.c cli/budget.h

@@ -39,6 +39,7 @@ typedef struct template_opts {
 	const char *pr_config;     /* bulkhead's --post-renderer-config HR.yaml */
 	int include_crds, skip_tests, no_hooks, is_upgrade, debug, skip_schema, sub_notes;
 	int release_name, generate_name, dep_update, verify, devel, validate, validate_set;
+	int skip_crds, take_ownership; /* --dry-run=server (cli/template_cluster.h) */
 	int insecure_tls, force_replace, force_conflicts, enable_dns; /* checked, as helm checks them */
 	int help;
 	strlist owned; /* strings allocated while parsing */

@@ -210,6 +210,22 @@ int act_check_conflicts(const action_config *cfg, const char *rel, const char *n
 	return rc;
 }
 
+int action_install_check(kube_client *kc, const char *manifest, const char *name, const char *ns, int take_ownership,
+			 bh_error *err)
+{
+	action_config cfg = {.kc = kc};
+	objlist l = {0};
+	int rc = objlist_parse_as(kc, manifest, ns, 0, "release manifest", &l, err);
+	unsigned char *exists = rc < 0 ? NULL : calloc(l.n + 1, 1);
+	if (rc == 0 && !exists)
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = act_check_conflicts(&cfg, name, ns, &l, NULL, take_ownership, "install", exists, err);
+	free(exists);
+	objlist_free(&l);
+	return rc;
+}
+
 static void fields_union(json_t *dst, const json_t *src)
 {
 	const char *k;
@@ -419,8 +435,8 @@ static json_t *files_json(const chart_file *f, size_t n)
  * a named object, or the list of a kind when name is ""; an object that
  * does not exist gives an empty map; a kind the server does not serve is
  * an error. */
-static int cluster_lookup(void *ud, tmpl_arena *a, const char *api_version, const char *kind, const char *ns,
-			  const char *name, tmpl_value *out, bh_error *err)
+int action_lookup(void *ud, tmpl_arena *a, const char *api_version, const char *kind, const char *ns, const char *name,
+		  tmpl_value *out, bh_error *err)
 {
 	kube_client *kc = ud;
 	kube_resource r;
@@ -458,7 +474,7 @@ int act_render(const action_config *cfg, chart *c, const json_t *values, const c
 	ro.revision = revision;
 	ro.is_upgrade = is_upgrade;
 	ro.skip_schema_validation = skip_schema;
-	ro.lookup = cluster_lookup;
+	ro.lookup = action_lookup;
 	ro.lookup_ud = cfg->kc;
 	ro.post_render = cfg->post_render;
 	ro.post_render_ud = cfg->post_render_ud;

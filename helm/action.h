@@ -33,6 +33,7 @@
 #include "helm/chart.h"
 #include "kube/kube.h"
 #include "lib/error.h"
+#include "tmpl/tmpl.h"
 
 #define ACTION_DEFAULT_TIMEOUT_MS 300000L /* Helm CLI --timeout 5m */
 
@@ -139,6 +140,19 @@ typedef struct action_result {
 	json_t *release; /* the record as last stored, or NULL */
 	json_t *report;  /* see the top comment; never NULL after an action */
 } action_result;
+
+/* The template `lookup` of live objects through the kube_client ud
+ * (render_options.lookup), as install and upgrade render. */
+int action_lookup(void *ud, tmpl_arena *a, const char *api_version, const char *kind, const char *ns, const char *name,
+		  tmpl_value *out, bh_error *err);
+/* Install's checks before it writes anything (`helm template
+ * --dry-run=server`): the objects of manifest built ("unable to build
+ * kubernetes objects from release manifest: ...") and, unless
+ * take_ownership, none existing without the release's ownership metadata
+ * ("unable to continue with install: ... exists and cannot be imported
+ * into the current release: ..."). */
+int action_install_check(kube_client *kc, const char *manifest, const char *name, const char *ns, int take_ownership,
+			 bh_error *err);
 
 void action_result_init(action_result *r);
 void action_result_free(action_result *r);

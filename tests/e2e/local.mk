@@ -37,7 +37,8 @@ TESTS += $(MANIFEST_E2E)
 EXTRA_DIST += $(MANIFEST_E2E)
 # --- end manifest pipeline ---
 # --- refusal, by name, of HelmRelease fields bulkhead lacks ---
-TESTS += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tests/e2e/release_rollback_opts.sh tests/e2e/release_depends.sh tests/e2e/release_retry.sh tests/e2e/release_upgrade_force.sh tests/e2e/release_one_owner.sh tests/e2e/model_chart_template.sh tests/e2e/release_crds.sh tests/e2e/release_remote.sh tests/e2e/release_take_ownership.sh tests/e2e/release_uninstall_opts.sh
+TESTS += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tests/e2e/release_rollback_opts.sh tests/e2e/release_depends.sh tests/e2e/release_retry.sh tests/e2e/release_upgrade_force.sh tests/e2e/release_one_owner.sh tests/e2e/model_chart_template.sh tests/e2e/release_crds.sh tests/e2e/release_remote.sh tests/e2e/release_take_ownership.sh tests/e2e/release_uninstall_opts.sh \
+	tests/e2e/template_dry_run_server.sh
 EXTRA_DIST += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tests/e2e/release_rollback_opts.sh tests/e2e/release_depends.sh tests/e2e/release_retry.sh tests/e2e/release_upgrade_force.sh tests/e2e/release_one_owner.sh tests/e2e/model_chart_template.sh tests/e2e/release_crds.sh tests/e2e/release_remote.sh tests/e2e/release_take_ownership.sh tests/e2e/release_uninstall_opts.sh
 # --- operations (issue 13): logs, metrics, probes, systemd, shutdown, leader election, sharding, fairness ---
 OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh tests/e2e/ops_shutdown.sh tests/e2e/ops_systemd.sh tests/e2e/ops_leader.sh tests/e2e/ops_shard.sh tests/e2e/ops_fair.sh tests/e2e/ops_faults.sh \

@@ -1,0 +1,31 @@
+/* cli/template_cluster.h — the cluster `bulkhead template --dry-run=server`
+ * (and the deprecated --validate) talks to, as `helm template` does with
+ * them: the kubeconfig (--kubeconfig, else $KUBECONFIG's first file, else
+ * ~/.kube/config; --kube-context), the reachability check, the
+ * capabilities from discovery (server version, API versions) and a live
+ * `lookup` (helm/action.h action_lookup). Install's checks of the rendered
+ * objects are action_install_check. */
+#ifndef BH_CLI_TEMPLATE_CLUSTER_H
+#define BH_CLI_TEMPLATE_CLUSTER_H
+
+#include <jansson.h>
+
+#include "kube/config.h"
+#include "kube/kube.h"
+#include "lib/error.h"
+
+typedef struct template_cluster {
+	kube_config *cfg;
+	kube_client *kc;
+	char version[64];          /* the server's gitVersion */
+	json_t *apis;              /* discovery's API versions (strings) */
+	const char **api_versions; /* borrowed from apis */
+	size_t n_api_versions;
+} template_cluster;
+
+/* Connects and reads the capabilities. The error is helm's "cluster
+ * reachability check failed: Kubernetes cluster unreachable: ...". */
+int template_cluster_open(const char *kubeconfig, const char *context, template_cluster *tc, bh_error *err);
+void template_cluster_close(template_cluster *tc);
+
+#endif
