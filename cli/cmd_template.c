@@ -500,7 +500,16 @@ static int has_crds(const chart *c)
  * CRDs warning, --api-versions ignored (cli/template_cluster.h). */
 static int cluster_open(const template_opts *o, const chart *c, template_cluster *tc, int *debug, bh_error *err)
 {
-	if (template_cluster_open(o->kubeconfig, o->kube_context, tc, err)) {
+	template_kube_flags kf = {
+		.kubeconfig = o->kubeconfig, .context = o->kube_context, .apiserver = o->kube_apiserver,
+		.token = o->kube_token, .ca_file = o->kube_ca_file, .tls_server_name = o->kube_tls_server_name,
+		.insecure = o->kube_insecure,
+	};
+	if ((o->kube_as_user && *o->kube_as_user) || o->kube_as_group.n)
+		return bh_error_set(err, BH_EINVAL, "%s with --dry-run=server: bulkhead template does not impersonate; "
+				    "use a kubeconfig whose user is the one to act as",
+				    o->kube_as_user && *o->kube_as_user ? "--kube-as-user" : "--kube-as-group");
+	if (template_cluster_open(&kf, tc, err)) {
 		log_cb(debug, "ERROR", err->msg, NULL);
 		return -1;
 	}

@@ -27,8 +27,57 @@ static void unreachable(const char *server, bh_error *err)
 	bh_error_prefix(err, "cluster reachability check failed: kubernetes cluster unreachable");
 }
 
-int template_cluster_open(const char *kubeconfig, const char *context, template_cluster *tc, bh_error *err)
+static int replace(char **dst, const char *v)
 {
+	char *n = strdup(v);
+	if (!n)
+		return -1;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+/* The --kube-* flags over the loaded kubeconfig. */
+static int overrides(const template_kube_flags *f, kube_config *cfg, bh_error *err)
+{
+	if (f->apiserver && *f->apiserver) {
+		size_t n = strlen(f->apiserver);
+		if (replace(&cfg->server, f->apiserver))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		while (n > 1 && cfg->server[n - 1] == '/')
+			cfg->server[--n] = '\0';
+	}
+	if (f->token && *f->token && replace(&cfg->token, f->token))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (f->tls_server_name && *f->tls_server_name && replace(&cfg->tls_server_name, f->tls_server_name))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (f->insecure)
+		cfg->insecure = 1;
+	if (f->ca_file && *f->ca_file) {
+		FILE *in = fopen(f->ca_file, "re");
+		bh_buf b = BH_BUF_INIT;
+		char chunk[8192];
+		size_t got;
+		if (!in)
+			return bh_error_set(err, BH_EIO, "open %s: no such file or directory", f->ca_file);
+		while ((got = fread(chunk, 1, sizeof chunk, in)) > 0 && b.len < (1u << 20))
+			bh_buf_put(&b, chunk, got);
+		fclose(in);
+		bh_buf_putc(&b, '\0');
+		if (!bh_buf_ok(&b)) {
+			bh_buf_free(&b);
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		}
+		free(cfg->ca_pem);
+		cfg->ca_len = b.len - 1;
+		cfg->ca_pem = bh_buf_detach(&b);
+	}
+	return 0;
+}
+
+int template_cluster_open(const template_kube_flags *f, template_cluster *tc, bh_error *err)
+{
+	const char *kubeconfig = f->kubeconfig, *context = f->context;
 	kube_config_opts ko = {0};
 	bh_buf path = BH_BUF_INIT;
 	const char *env = getenv("KUBECONFIG"), *home = getenv("HOME");
@@ -50,7 +99,8 @@ int template_cluster_open(const char *kubeconfig, const char *context, template_
 		bh_buf_free(&path);
 		return err ? err->code : BH_EUNAVAIL;
 	}
-	if (!(tc->cfg = kube_config_load(bh_buf_str(&path), &ko, err)) || !(tc->kc = kube_curl_client_new(tc->cfg, err))) {
+	if (!(tc->cfg = kube_config_load(bh_buf_str(&path), &ko, err)) || overrides(f, tc->cfg, err) ||
+	    !(tc->kc = kube_curl_client_new(tc->cfg, err))) {
 		bh_buf_free(&path);
 		if (ko.context && err && strstr(err->msg, "no context named")) /* clientcmd's words */
 			bh_error_set(err, BH_ENOTFOUND, "context \"%s\" does not exist", ko.context);

@@ -1,7 +1,9 @@
 /* cli/template_cluster.h — the cluster `bulkhead template --dry-run=server`
  * (and the deprecated --validate) talks to, as `helm template` does with
  * them: the kubeconfig (--kubeconfig, else $KUBECONFIG's first file, else
- * ~/.kube/config; --kube-context), the reachability check, the
+ * ~/.kube/config; --kube-context, and --kube-apiserver, --kube-token,
+ * --kube-ca-file, --kube-tls-server-name, --kube-insecure-skip-tls-verify
+ * over it), the reachability check, the
  * capabilities from discovery (server version, API versions) and a live
  * `lookup` (helm/action.h action_lookup). Install's checks of the rendered
  * objects are action_install_check. */
@@ -23,9 +25,16 @@ typedef struct template_cluster {
 	size_t n_api_versions;
 } template_cluster;
 
+/* helm's --kube-* flags over the kubeconfig (NULL/0: not given). */
+typedef struct template_kube_flags {
+	const char *kubeconfig, *context;
+	const char *apiserver, *token, *ca_file, *tls_server_name;
+	int insecure;
+} template_kube_flags;
+
 /* Connects and reads the capabilities. The error is helm's "cluster
- * reachability check failed: Kubernetes cluster unreachable: ...". */
-int template_cluster_open(const char *kubeconfig, const char *context, template_cluster *tc, bh_error *err);
+ * reachability check failed: kubernetes cluster unreachable: ...". */
+int template_cluster_open(const template_kube_flags *f, template_cluster *tc, bh_error *err);
 void template_cluster_close(template_cluster *tc);
 
 #endif

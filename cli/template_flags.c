@@ -91,14 +91,14 @@ static const flagdef flags[] = {
 	{"colour", 0, F_STR, "string", "use colored output (never, auto, always)", "\"auto\"", 1, NULL, OPT(color)},
 	{"content-cache", 0, F_STR, "string", "path to the directory containing cached content (e.g. charts)", "\"@CACHE@/content\"", 1, NULL, NONE},
 	{"debug", 0, F_BOOL, NULL, "enable verbose output", NULL, 1, NULL, OPT(debug)},
-	{"kube-apiserver", 0, F_STR, "string", "the address and the port for the Kubernetes API server", NULL, 1, NULL, NONE},
-	{"kube-as-group", 0, F_ARRAY, "stringArray", "group to impersonate for the operation, this flag can be repeated to specify multiple groups.", NULL, 1, NULL, NONE},
-	{"kube-as-user", 0, F_STR, "string", "username to impersonate for the operation", NULL, 1, NULL, NONE},
-	{"kube-ca-file", 0, F_STR, "string", "the certificate authority file for the Kubernetes API server connection", NULL, 1, NULL, NONE},
+	{"kube-apiserver", 0, F_STR, "string", "the address and the port for the Kubernetes API server", NULL, 1, NULL, OPT(kube_apiserver)},
+	{"kube-as-group", 0, F_ARRAY, "stringArray", "group to impersonate for the operation, this flag can be repeated to specify multiple groups.", NULL, 1, NULL, OPT(kube_as_group)},
+	{"kube-as-user", 0, F_STR, "string", "username to impersonate for the operation", NULL, 1, NULL, OPT(kube_as_user)},
+	{"kube-ca-file", 0, F_STR, "string", "the certificate authority file for the Kubernetes API server connection", NULL, 1, NULL, OPT(kube_ca_file)},
 	{"kube-context", 0, F_STR, "string", "name of the kubeconfig context to use", NULL, 1, NULL, OPT(kube_context)},
-	{"kube-insecure-skip-tls-verify", 0, F_BOOL, NULL, "if true, the Kubernetes API server's certificate will not be checked for validity. This will make your HTTPS connections insecure", NULL, 1, NULL, NONE},
-	{"kube-tls-server-name", 0, F_STR, "string", "server name to use for Kubernetes API server certificate validation. If it is not provided, the hostname used to contact the server is used", NULL, 1, NULL, NONE},
-	{"kube-token", 0, F_STR, "string", "bearer token used for authentication", NULL, 1, NULL, NONE},
+	{"kube-insecure-skip-tls-verify", 0, F_BOOL, NULL, "if true, the Kubernetes API server's certificate will not be checked for validity. This will make your HTTPS connections insecure", NULL, 1, NULL, OPT(kube_insecure)},
+	{"kube-tls-server-name", 0, F_STR, "string", "server name to use for Kubernetes API server certificate validation. If it is not provided, the hostname used to contact the server is used", NULL, 1, NULL, OPT(kube_tls_server_name)},
+	{"kube-token", 0, F_STR, "string", "bearer token used for authentication", NULL, 1, NULL, OPT(kube_token)},
 	{"kubeconfig", 0, F_STR, "string", "path to the kubeconfig file", NULL, 1, NULL, OPT(kubeconfig)},
 	{"namespace", 'n', F_STR, "string", "namespace scope for this request", NULL, 1, NULL, OPT(namespace_)},
 	{"qps", 0, F_FLOAT32, "float32", "queries per second used when communicating with the Kubernetes API, not including bursting", NULL, 1, NULL, NONE},
@@ -126,7 +126,7 @@ int strlist_push(strlist *l, const char *s)
 void template_opts_free(template_opts *o)
 {
 	strlist *lists[] = {&o->args, &o->values, &o->set, &o->set_string, &o->set_json, &o->set_file,
-			    &o->set_literal, &o->api_versions, &o->show_only};
+			    &o->set_literal, &o->api_versions, &o->show_only, &o->kube_as_group};
 	for (size_t i = 0; i < o->owned.n; i++)
 		free((char *)o->owned.v[i]);
 	free(o->owned.v);

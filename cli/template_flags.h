@@ -40,6 +40,9 @@ typedef struct template_opts {
 	int include_crds, skip_tests, no_hooks, is_upgrade, debug, skip_schema, sub_notes;
 	int release_name, generate_name, dep_update, verify, devel, validate, validate_set;
 	int skip_crds, take_ownership; /* --dry-run=server (cli/template_cluster.h) */
+	const char *kube_apiserver, *kube_token, *kube_ca_file, *kube_tls_server_name, *kube_as_user;
+	strlist kube_as_group;
+	int kube_insecure;
 	int insecure_tls, force_replace, force_conflicts, enable_dns; /* checked, as helm checks them */
 	int help;
 	strlist owned; /* strings allocated while parsing */

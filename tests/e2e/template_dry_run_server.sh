@@ -5,7 +5,9 @@
 # .APIVersions, --api-versions ignored), `lookup` reading live objects, the
 # CRDs warning (not with --skip-crds), install's check that no rendered
 # object exists without the release's ownership metadata (not with
-# --take-ownership or --is-upgrade), and the reachability errors. Each case
+# --take-ownership or --is-upgrade), the reachability errors, and
+# --kube-apiserver/--kube-token/--kube-ca-file/--kube-insecure-skip-tls-verify
+# over the kubeconfig; --kube-as-user/--kube-as-group are refused by name. Each case
 # runs the real helm and bulkhead against the same kubesim and compares
 # stdout, stderr and the exit status. (Not compared: helm's validation of
 # the objects against the server's OpenAPI schema, which bulkhead lacks.)
@@ -63,4 +65,13 @@ same "$T/own" --dry-run=server --is-upgrade
 same "$T/own" --dry-run=server -n other
 same "$T/lk" --dry-run=server --kubeconfig "$T/dead.kubeconfig"
 same "$T/lk" --dry-run=server --kubeconfig "$T/none.kubeconfig"
+# --kube-* over the kubeconfig
+same "$T/lk" --dry-run=server --kube-apiserver http://127.0.0.1:1
+same "$T/lk" --dry-run=server --kubeconfig "$T/dead.kubeconfig" --kube-apiserver "$(cat "$KUBESIM_DIR/url")" \
+	--kube-token "$(cat "$KUBESIM_DIR/admin.token")" --kube-ca-file "$KUBESIM_DIR/ca.crt"
+same "$T/lk" --dry-run=server --kubeconfig "$T/dead.kubeconfig" --kube-apiserver "$(cat "$KUBESIM_DIR/url")" \
+	--kube-token "$(cat "$KUBESIM_DIR/admin.token")" --kube-insecure-skip-tls-verify
+# impersonation is refused by name
+"$BH" template x "$T/lk" --dry-run=server --kube-as-user bob >/dev/null 2>"$T/b.err" && e2e_fail "--kube-as-user accepted"
+e2e_has 'kube-as-user with --dry-run=server' <"$T/b.err" || e2e_fail "--kube-as-user not refused by name"
 echo "PASS: $n --dry-run=server/--validate cases identical to helm template"
