@@ -392,6 +392,17 @@ static void trim_space(const char **s, size_t *n)
 		(*n)--;
 }
 
+/* Appends "---\n# Source: PATH\nTEXT\n" (not by printf: TEXT may be
+ * megabytes, which vsnprintf would walk twice). */
+static void put_doc(bh_buf *b, const char *path, const char *text)
+{
+	bh_buf_puts(b, "---\n# Source: ");
+	bh_buf_puts(b, path);
+	bh_buf_putc(b, '\n');
+	bh_buf_puts(b, text);
+	bh_buf_putc(b, '\n');
+}
+
 static int template_text(const render_result *r, const render_options *o, bh_buf *out, bh_error *err)
 {
 	bh_buf all = BH_BUF_INIT;
@@ -405,7 +416,7 @@ static int template_text(const render_result *r, const render_options *o, bh_buf
 			const manifest *h = &r->hooks.v[i];
 			if (o->skip_tests && manifest_is_test_hook(h))
 				continue;
-			bh_buf_printf(&all, "---\n# Source: %s\n%s\n", h->path, h->content);
+			put_doc(&all, h->path, h->content);
 		}
 	}
 	if (!o->n_show_only) {
@@ -593,7 +604,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 			trim_space(&ts, &tl);
 			if (!tl)
 				continue;
-			bh_buf_printf(&raw, "---\n# Source: %s\n%s\n", files.paths[order[i]], t);
+			put_doc(&raw, files.paths[order[i]], t);
 		}
 		free(order);
 		out->manifest = raw.data ? bh_buf_detach(&raw) : strdup("");
@@ -612,7 +623,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 				bh_buf_putc(&b, '\n');
 			}
 		for (size_t i = 0; i < out->manifests.n; i++)
-			bh_buf_printf(&b, "---\n# Source: %s\n%s\n", out->manifests.v[i].path, out->manifests.v[i].content);
+			put_doc(&b, out->manifests.v[i].path, out->manifests.v[i].content);
 		if (!bh_buf_ok(&b)) {
 			bh_buf_free(&b);
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
