@@ -345,9 +345,9 @@ int oci_tags_decode(const char *text, size_t n, char ***tags, size_t *ntags, bh_
 		return 0;
 	}
 	if (!json_is_array(list) || json_array_size(list) > OCI_MAX_TAGS) {
+		int code = json_is_array(list) ? BH_ELIMIT : BH_EINVAL; /* list dies with root */
 		json_decref(root);
-		return bh_error_set(err, json_is_array(list) ? BH_ELIMIT : BH_EINVAL,
-				    "tag list: tags is not an array of at most %d tags", OCI_MAX_TAGS);
+		return bh_error_set(err, code, "tag list: tags is not an array of at most %d tags", OCI_MAX_TAGS);
 	}
 	if (!(*tags = calloc(json_array_size(list) + 1, sizeof **tags))) {
 		json_decref(root);

@@ -108,6 +108,9 @@ START_TEST(test_tags_token)
 	ck_assert_int_eq(oci_tags_decode("{\"tags\":null}", 13, &tags, &n, &e), 0);
 	ck_assert_uint_eq(n, 0);
 	oci_tags_free(tags, n);
+	/* tags that is not a list: refused (the error is built after the document is freed) */
+	ck_assert_int_eq(oci_tags_decode("{\"tags\":\"][\"}", 13, &tags, &n, &e), BH_EINVAL);
+	ck_assert_ptr_null(tags);
 	ck_assert_int_eq(oci_token_decode("{\"access_token\":\"abc\"}", 22, &tok, &e), 0);
 	ck_assert_str_eq(tok, "abc");
 	free(tok);
