@@ -49,17 +49,6 @@ static int has_prefix(const char *s, size_t n, const char *pre)
 	return n >= k && !memcmp(s, pre, k);
 }
 
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
 /* encoding/base64 StdEncoding (padding required; CR and LF ignored). */
 static int b64_decode(const char *s, size_t n, bh_buf *out, bh_error *err)
 {
@@ -85,7 +74,7 @@ static int b64_decode(const char *s, size_t n, bh_buf *out, bh_error *err)
 			pad = 1;
 			continue;
 		}
-		int v = b64val(c);
+		int v = bh_base64_value(c);
 		if (v < 0 || pad)
 			break;
 		acc = acc << 6 | (unsigned)v;

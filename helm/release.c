@@ -37,21 +37,6 @@ char *release_base64_new(const unsigned char *p, size_t n)
 	return s;
 }
 
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 int release_base64_decode(const char *s, size_t n, bh_buf *out, bh_error *err)
 {
 	size_t i;
@@ -66,7 +51,7 @@ int release_base64_decode(const char *s, size_t n, bh_buf *out, bh_error *err)
 				pad++;
 				continue;
 			}
-			v[k] = b64val(c);
+			v[k] = bh_base64_value(c);
 			if (v[k] < 0 || pad)
 				return bh_error_set(err, BH_EINVAL, "illegal base64 data at input byte %zu", i + k);
 		}

@@ -9,21 +9,6 @@
 
 /* ---- base64 ---- */
 
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 char *kube_base64_decode(const char *in, size_t len, size_t *out_len)
 {
 	char *out = malloc(len / 4 * 3 + 4);
@@ -40,7 +25,7 @@ char *kube_base64_decode(const char *in, size_t len, size_t *out_len)
 			pad++;
 			continue;
 		}
-		int v = b64val(c);
+		int v = bh_base64_value(c);
 		if (v < 0 || pad) {
 			free(out);
 			return NULL;

@@ -140,3 +140,14 @@ char *bh_buf_detach(bh_buf *b)
 	bh_buf_init(b);
 	return p;
 }
+
+int bh_base64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}

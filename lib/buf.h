@@ -31,6 +31,8 @@ void bh_buf_vprintf(bh_buf *b, const char *fmt, va_list ap);
 /* base64 (StdEncoding, padded) of p[0..n). wrap > 0: a '\n' after every
  * wrap output characters and after a shorter last line (PEM uses 64). */
 void bh_buf_put_base64(bh_buf *b, const void *p, size_t n, int wrap);
+/* The value of a base64 (StdEncoding) digit, or -1 for any other byte. */
+int bh_base64_value(unsigned char c);
 int bh_buf_ok(const bh_buf *b);            /* 1 unless an allocation failed */
 const char *bh_buf_str(const bh_buf *b);   /* never NULL ("" when empty) */
 char *bh_buf_detach(bh_buf *b);            /* caller frees; b is reset */
