@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/buf.h"
+
 /* ---- WWW-Authenticate ---------------------------------------------------- */
 static int is_tchar(int c)
 {
@@ -399,17 +401,6 @@ int oci_token_decode(const char *text, size_t n, char **token, bh_error *err)
 }
 
 /* ---- docker config ------------------------------------------------------------- */
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
 /* StdEncoding (padding optional); NULL if invalid. */
 static char *b64_decode(const char *s, size_t n)
 {
@@ -422,7 +413,7 @@ static char *b64_decode(const char *s, size_t n)
 	while (n && s[n - 1] == '=')
 		n--;
 	for (size_t i = 0; i < n; i++) {
-		int v = b64val((unsigned char)s[i]);
+		int v = bh_base64_value((unsigned char)s[i]);
 		if (v < 0) {
 			free(out);
 			return NULL;
