@@ -211,24 +211,7 @@ spec:
       command: ["sh", "-c", "exit 1"]
 {{- end }}
 YAML
-	cat >"$d/crds/widgets.yaml" <<'YAML'
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          x-kubernetes-preserve-unknown-fields: true
-YAML
+	e2e_crd_yaml Widget >"$d/crds/widgets.yaml"
 }
 
 # log_mark: remember the request log position; log_since: the requests after

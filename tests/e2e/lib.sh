@@ -203,6 +203,11 @@ kubesim_bulkheadd_kubeconfig() {
 	kubesim_kubeconfig_token bulkheadd "$tok" "$1"
 }
 
+# e2e_free_port: a free TCP port on 127.0.0.1.
+e2e_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
 # e2e_retry SECONDS CMD...: run CMD until it succeeds or SECONDS pass.
 e2e_retry() {
 	local secs=$1; shift
@@ -219,4 +224,28 @@ e2e_expect_contains() {
 	*"$2"*) ;;
 	*) e2e_fail "${3:-output} does not contain '$2'; got: $1" ;;
 	esac
+}
+
+# e2e_crd_yaml KIND: a namespaced CustomResourceDefinition of KIND in group
+# example.com, version v1, any fields (plural: lowercased KIND + "s").
+e2e_crd_yaml() {
+	local s=${1,,}
+	cat <<YAML
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${s}s.example.com
+spec:
+  group: example.com
+  names: {kind: $1, plural: ${s}s, singular: $s, listKind: ${1}List}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+YAML
 }

@@ -15,24 +15,7 @@ d="$SK_DIR/withcrd/app"
 mkdir -p "$SK_DIR/withcrd"
 cp -r "$BH_SRCDIR/tests/e2e/release/app" "$SK_DIR/withcrd/"
 mkdir -p "$d/crds"
-cat >"$d/crds/gadgets.yaml" <<'YAML'
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.example.com
-spec:
-  group: example.com
-  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          x-kubernetes-preserve-unknown-fields: true
-YAML
+e2e_crd_yaml Gadget >"$d/crds/gadgets.yaml"
 sk_publish "$d" team-s app
 sk_publish "$d" team-u app
 sk_apply_hr team-s skip app "  install:

@@ -78,9 +78,7 @@ sk_fail() {
 	e2e_fail "$*"
 }
 
-sk_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+sk_free_port() { e2e_free_port; }
 
 sk_start_http() {
 	local port

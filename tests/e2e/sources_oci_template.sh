@@ -41,7 +41,7 @@ done
 helm registry login "$A" --username alice --password s3cret --plain-http >/dev/null 2>&1 || e2e_fail "helm registry login"
 helm push "$T/pkg/demo-0.2.0.tgz" "oci://$A/charts" --plain-http >/dev/null 2>&1 || e2e_fail "helm push (auth)"
 helm registry logout "$A" >/dev/null 2>&1
-tport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+tport=$(e2e_free_port)
 python3 "$BH_SRCDIR/tests/e2e/sources/token_registry.py" "$tport" "$O" alice:s3cret >/dev/null 2>&1 &
 PIDS="$PIDS $!"; K=127.0.0.1:$tport
 e2e_retry 20 sh -c "curl -s -o /dev/null -w '%{http_code}' http://$K/v2/ | grep -q 401" || e2e_fail "token registry did not start"

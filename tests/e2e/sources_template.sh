@@ -21,16 +21,7 @@ repo=$T/repo
 mkdir -p "$repo"
 for c in demo webapp; do helm package "$BH_SRCDIR/tests/e2e/skeleton/$c" -d "$repo" >/dev/null || e2e_fail "helm package $c"; done
 helm repo index "$repo" >/dev/null || e2e_fail "helm repo index"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 "$port" --directory "$repo" >/dev/null 2>&1 &
-PIDS="$PIDS $!"
-src_make_tls "$T/tls" || e2e_fail "openssl"
-sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 "$BH_SRCDIR/tests/e2e/sources/https_repo.py" "$sport" "$repo" "$T/tls/srv.crt" "$T/tls/srv.key" alice:s3cret >/dev/null 2>&1 &
-PIDS="$PIDS $!"
-R=http://127.0.0.1:$port S=https://127.0.0.1:$sport
-e2e_retry 20 curl -sf -o /dev/null "$R/index.yaml" || e2e_fail "HTTP repository did not start"
-e2e_retry 20 curl -sf --cacert "$T/tls/ca.crt" -u alice:s3cret -o /dev/null "$S/index.yaml" || e2e_fail "HTTPS repository did not start"
+src_serve_repo "$repo" "$T/tls"
 
 n=0
 same() {

@@ -7,7 +7,7 @@
 reg_start() {
 	local dir=$1 cred=${2:-} auth=
 	mkdir -p "$dir/data"
-	REG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	REG_PORT=$(e2e_free_port)
 	if [ -n "$cred" ]; then
 		htpasswd -Bbn "${cred%%:*}" "${cred#*:}" >"$dir/htpasswd" 2>/dev/null || return 1
 		auth="auth:
