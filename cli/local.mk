@@ -2,6 +2,8 @@
 bin_PROGRAMS += cli/bulkhead
 cli_bulkhead_SOURCES = cli/main.c
 cli_bulkhead_LDADD = $(BH_LIB_LIBS)
+# static archives of jansson, yaml, pcre2, zlib, OpenSSL, crypt when configure found them (configure.ac)
+cli_bulkhead_LDFLAGS = $(CLI_LDFLAGS)
 # libcurl is loaded on first use (cli/curl_lazy.c): link no $(CURL_LIBS) here
 cli_bulkhead_SOURCES += cli/curl_lazy.c
 cli_bulkhead_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
