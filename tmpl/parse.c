@@ -92,9 +92,12 @@ static int is_digit_rune(int r)
 	       (r >= 0x966 && r <= 0x96F) || (r >= 0xFF10 && r <= 0xFF19);
 }
 
-static int is_alnum(int r)
+static inline int is_alnum(int r)
 {
-	return r == '_' || is_letter_rune(r) || is_digit_rune(r);
+	if (r < 0x80)
+		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') ||
+		       r == '_';
+	return is_letter_rune(r) || is_digit_rune(r);
 }
 
 static int is_space(int r)
@@ -102,14 +105,22 @@ static int is_space(int r)
 	return r == ' ' || r == '\t' || r == '\r' || r == '\n';
 }
 
-static int dec_rune(const char *s, size_t n, int *size)
+static int dec_rune_multi(const unsigned char *u, size_t n, int *size);
+
+static inline int dec_rune(const char *s, size_t n, int *size)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	unsigned c = u[0];
-	if (c < 0x80) {
+	if (u[0] < 0x80) {
 		*size = 1;
-		return (int)c;
+		return (int)u[0];
 	}
+	return dec_rune_multi(u, n, size);
+}
+
+/* dec_rune for a first byte >= 0x80 */
+static int dec_rune_multi(const unsigned char *u, size_t n, int *size)
+{
+	unsigned c = u[0];
 	if (c >= 0xC2 && c <= 0xDF && n >= 2 && (u[1] & 0xC0) == 0x80) {
 		*size = 2;
 		return (int)(((c & 0x1F) << 6) | (u[1] & 0x3F));
@@ -138,23 +149,33 @@ static int dec_rune(const char *s, size_t n, int *size)
 
 #define LEOF (-1)
 
-static int lnext(lexer *l)
+static inline int lnext(lexer *l)
 {
 	int sz, r;
 	if (l->pos >= l->len) {
 		l->at_eof = 1;
 		return LEOF;
 	}
-	r = dec_rune(l->input + l->pos, l->len - l->pos, &sz);
+	r = (unsigned char)l->input[l->pos];
+	if (r < 0x80) {
+		l->pos++;
+		if (r == '\n')
+			l->line++;
+		return r;
+	}
+	r = dec_rune_multi((const unsigned char *)l->input + l->pos, l->len - l->pos, &sz);
 	l->pos += (size_t)sz;
-	if (r == '\n')
-		l->line++;
 	return r;
 }
 
-static void lbackup(lexer *l)
+static inline void lbackup(lexer *l)
 {
-	if (!l->at_eof && l->pos > 0) {
+	if (!l->at_eof && l->pos > 0 && (unsigned char)l->input[l->pos - 1] < 0x80) {
+		/* an ASCII byte is a whole rune */
+		l->pos--;
+		if (l->input[l->pos] == '\n')
+			l->line--;
+	} else if (!l->at_eof && l->pos > 0) {
 		/* step back one rune */
 		size_t p = l->pos - 1;
 		while (p > 0 && ((unsigned char)l->input[p] & 0xC0) == 0x80 && l->pos - p < 4)
@@ -169,7 +190,7 @@ static void lbackup(lexer *l)
 	}
 }
 
-static int lpeek(lexer *l)
+static inline int lpeek(lexer *l)
 {
 	int r = lnext(l);
 	lbackup(l);
@@ -179,9 +200,11 @@ static int lpeek(lexer *l)
 static int count_nl(const char *s, size_t n)
 {
 	int c = 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '\n')
-			c++;
+	const char *e = s + n;
+	while (s < e && (s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		c++;
+		s++;
+	}
 	return c;
 }
 
@@ -348,9 +371,10 @@ static int lex_text(lexer *l)
 	const char *s = l->input + l->pos;
 	const char *x = NULL;
 	size_t n = l->len - l->pos;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] == '{' && s[i + 1] == '{') {
-			x = s + i;
+	for (const char *c = s, *e = s + n; c + 1 < e && (c = memchr(c, '{', (size_t)(e - c - 1)));
+	     c++)
+		if (c[1] == '{') {
+			x = c;
 			break;
 		}
 	if (x) {
@@ -533,10 +557,11 @@ static int lex_space(lexer *l)
 	return emit(l, I_SPACE);
 }
 
-static const struct { const char *w; enum item_type t; } keywords[] = {
-	{".", I_DOT}, {"block", I_BLOCK}, {"break", I_BREAK}, {"continue", I_CONTINUE},
-	{"define", I_DEFINE}, {"else", I_ELSE}, {"end", I_END}, {"if", I_IF},
-	{"range", I_RANGE}, {"nil", I_NIL}, {"template", I_TEMPLATE}, {"with", I_WITH},
+static const struct { const char *w; size_t n; enum item_type t; } keywords[] = {
+	{".", 1, I_DOT}, {"block", 5, I_BLOCK}, {"break", 5, I_BREAK},
+	{"continue", 8, I_CONTINUE}, {"define", 6, I_DEFINE}, {"else", 4, I_ELSE},
+	{"end", 3, I_END}, {"if", 2, I_IF}, {"range", 5, I_RANGE}, {"nil", 3, I_NIL},
+	{"template", 8, I_TEMPLATE}, {"with", 4, I_WITH},
 };
 
 static int lex_identifier(lexer *l)
@@ -554,7 +579,8 @@ static int lex_identifier(lexer *l)
 			return lerrorf(l, "bad character %s", u);
 		}
 		for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
-			if (strlen(keywords[k].w) == wn && memcmp(keywords[k].w, w, wn) == 0)
+			if (keywords[k].n == wn && keywords[k].w[0] == w[0] &&
+			    memcmp(keywords[k].w, w, wn) == 0)
 				return emit(l, keywords[k].t);
 		if (w[0] == '.')
 			return emit(l, I_FIELD);
@@ -662,19 +688,27 @@ static int lex_number(lexer *l)
 	return emit(l, I_NUMBER);
 }
 
+/* The quote scanners look at bytes: the runes they stop at are ASCII, and
+ * no byte of a multi-byte or invalid UTF-8 sequence is ASCII. */
 static int lex_quote(lexer *l)
 {
 	for (;;) {
-		int r = lnext(l);
-		if (r == '\\') {
-			r = lnext(l);
+		if (l->pos >= l->len) {
+			l->at_eof = 1;
+			return lerrorf(l, "unterminated quoted string");
+		}
+		char c = l->input[l->pos++];
+		if (c == '\\') {
+			int r = lnext(l);
 			if (r != LEOF && r != '\n')
 				continue;
 			return lerrorf(l, "unterminated quoted string");
 		}
-		if (r == LEOF || r == '\n')
+		if (c == '\n') {
+			l->line++;
 			return lerrorf(l, "unterminated quoted string");
-		if (r == '"')
+		}
+		if (c == '"')
 			break;
 	}
 	return emit(l, I_STRING);
@@ -682,13 +716,16 @@ static int lex_quote(lexer *l)
 
 static int lex_raw_quote(lexer *l)
 {
-	for (;;) {
-		int r = lnext(l);
-		if (r == LEOF)
-			return lerrorf(l, "unterminated raw quoted string");
-		if (r == '`')
-			break;
+	const char *s = l->input + l->pos;
+	const char *q = memchr(s, '`', l->len - l->pos);
+	size_t n = q ? (size_t)(q - s) : l->len - l->pos;
+	l->line += count_nl(s, n);
+	l->pos += n;
+	if (!q) {
+		l->at_eof = 1;
+		return lerrorf(l, "unterminated raw quoted string");
 	}
+	l->pos++;
 	return emit(l, I_RAW_STRING);
 }
 
@@ -1147,7 +1184,7 @@ static tnode *term(parser *p)
 		n->text = pstrdup(p, bh_buf_str(&b), b.len);
 		n->len = b.len;
 		bh_buf_free(&b);
-		n->quoted = pstrdup(p, tok.val, tok.len);
+		n->quoted = tok.val; /* points into the tree text (kept alive) */
 		n->qlen = tok.len;
 		return n;
 	}

@@ -378,17 +378,27 @@ int go_unquote(const char *s, size_t n, bh_buf *out)
 	s++;
 	n -= 2;
 	if (quote == '`') {
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '`')
-				return -1;
-			if (s[i] != '\r')
-				bh_buf_putc(out, s[i]);
+		if (memchr(s, '`', n))
+			return -1;
+		/* copied in runs between the carriage returns Go drops */
+		for (const char *e = s + n, *cr; s < e; s = cr + 1) {
+			cr = memchr(s, '\r', (size_t)(e - s));
+			bh_buf_put(out, s, cr ? (size_t)(cr - s) : (size_t)(e - s));
+			if (!cr)
+				break;
 		}
 		return 0;
 	}
 	if (quote != '"' && quote != '\'')
 		return -1;
 	size_t i = 0;
+	if (quote == '"') {
+		/* plain ASCII without escapes is its own value */
+		while (i < n && s[i] != '\\' && s[i] != '\n' && s[i] != '"' &&
+		       (unsigned char)s[i] < 0x80)
+			i++;
+		bh_buf_put(out, s, i);
+	}
 	int count = 0;
 	while (i < n) {
 		int r, bv;
