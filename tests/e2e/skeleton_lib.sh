@@ -107,6 +107,9 @@ sk_start_bulkheadd() {
 sk_setup() {
 	[ -x "$SK_BULKHEADD" ] || e2e_skip "$SK_BULKHEADD not built"
 	[ -x "$SK_WORKER" ] || e2e_skip "$SK_WORKER not built"
+	case " $* " in *" --sources builtin "*) # the built-in sources run bulkhead-fetcher
+		[ -x "${BH_BUILDDIR:-$BH_SRCDIR/build}/fetcher/bulkhead-fetcher" ] || e2e_skip "bulkhead-fetcher not built" ;;
+	esac
 	e2e_need_tool kubectl helm python3 curl
 	SK_DIR="$E2E_TMP/skeleton"
 	mkdir -p "$SK_DIR/charts"

@@ -13,7 +13,6 @@ set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
-[ -x "${BH_BUILDDIR:-$BH_SRCDIR/build}/fetcher/bulkhead-fetcher" ] || e2e_skip "bulkhead-fetcher not built"
 sk_setup --sources builtin
 
 repo="$SK_DIR/repo"

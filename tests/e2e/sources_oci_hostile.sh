@@ -14,7 +14,6 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 . "$BH_SRCDIR/tests/e2e/sources/registry.sh"
-[ -x "${BH_BUILDDIR:-$BH_SRCDIR/build}/fetcher/bulkhead-fetcher" ] || e2e_skip "bulkhead-fetcher not built"
 e2e_need_tool docker-registry htpasswd
 sk_setup --sources builtin
 export HELM_REGISTRY_CONFIG=$SK_DIR/helm-registry.json

@@ -1,8 +1,6 @@
 /* tests/fuzz/fuzz_chart_archive.c — libFuzzer target for chart loading from
  * an archive in memory (helm/chart_archive.c + LoadFiles + Chart.yaml and
  * values.yaml parsing), with small limits so bombs stop early.
- * FUZZ_SOURCES: helm/chart.c helm/chart_archive.c helm/targz.c helm/values.c helm/strvals.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c lib/semver.c
- * FUZZ_LIBS: -ljansson -lyaml -lz -lpcre2-8
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,8 +3,6 @@
  * first byte is a tar stream, gzip'd here so that the fuzzer explores the
  * tar headers and the values YAML rather than deflate; the first byte picks
  * the values files and ignoreMissingValuesFiles.
- * FUZZ_SOURCES: fetcher/chartvalues.c fetcher/tarball.c helm/targz.c helm/values.c helm/strvals.c helm/chart.c helm/chart_archive.c helm/chart_dir.c helm/chart_deps.c lib/semver.c lib/gzip.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson -lyaml -lz -lpcre2-8
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,6 @@
  * repository's index.yaml (with a version choice on what decoded), the
  * supervisor's decoder of FETCH_RESULT (a compromised fetcher) and the
  * fetcher's decoder of FETCH. The first input byte picks the decoder.
- * FUZZ_SOURCES: fetcher/index.c proto/fetch.c lib/semver.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson -lyaml -lpcre2-8
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,6 @@
  * table walk, v2beta2 conversion). Property: an accepted object has exactly
  * one of .spec.chart and .spec.chartRef, durations that are not negative,
  * and no refused field set.
- * FUZZ_SOURCES: api/helmrelease.c api/helmrelease_fields.c lib/gojson.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gostrconv.c lib/error.c lib/buf.c
- * FUZZ_LIBS: -ljansson -lyaml
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_helmrelease
  */
 #include <stddef.h>

@@ -2,8 +2,6 @@
  * decoder (gojson_decode / gojson_tree_load) and, on what it accepts, the
  * encoder in its three modes and the JSONToYAML printer. Re-decoding the
  * encoder's output must give back an equal tree.
- * FUZZ_SOURCES: lib/gojson.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gostrconv.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson -lyaml
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,8 +2,6 @@
  * compilation and validation. The input is split at the first NUL byte:
  * schema text before it, values YAML after it (no NUL: the values are the
  * schema text read as YAML), so both halves get mutated.
- * FUZZ_SOURCES: lib/jsonschema.c lib/jsonschema_formats.c lib/jsonschema_meta.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson -lyaml -lpcre2-8
  */
 #include <stdint.h>
 #include <stdlib.h>

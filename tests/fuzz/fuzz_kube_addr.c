@@ -4,8 +4,6 @@
  * information in it, and the host libcurl reads from it, taken as an address
  * literal (inet_pton) or as the resolver takes a numeric name (inet_aton), is
  * not one the policy forbids.
- * FUZZ_SOURCES: kube/addr.c lib/error.c lib/buf.c
- * FUZZ_LIBS: -lcurl
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>

@@ -3,8 +3,6 @@
  * refused by a base_dir that does not exist. Property: what strict mode accepts
  * is https, passes the address policy on its own, and holds no credential
  * that could end an HTTP header.
- * FUZZ_SOURCES: kube/addr.c kube/config.c kube/exec.c kube/util.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/error.c lib/buf.c
- * FUZZ_LIBS: -ljansson -lyaml
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_kubeconfig
  */
 #include <stddef.h>

@@ -3,8 +3,6 @@
  * object (YAML: patches and images, from a HelmRelease, i.e. untrusted) and
  * a multi-document manifest. Decoding, strategic merge, JSON 6902, target
  * selection and images must never crash, leak or recurse without bound.
- * FUZZ_SOURCES: helm/kustomize.c helm/kustomize_smp.c helm/kustomize_jsonpatch.c helm/kustomize_schema.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson -lyaml -lpcre2-8
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,8 +2,6 @@
  * tenant's docker config hand the fetcher (fetcher/ocidec.h):
  * WWW-Authenticate challenges, manifests and indexes, tag lists, token
  * answers, docker config JSON. The first input byte picks the decoder.
- * FUZZ_SOURCES: fetcher/ocidec.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -4,12 +4,6 @@
  * the keyring read), ASCII armor, or a whole .prov file checked against
  * the RSA test key of tests/unit/data/pgp (clearsign, signature, the
  * `files:` YAML).
- * FUZZ_SOURCES: helm/pgp.c helm/pgp_armor.c helm/provenance.c lib/error.c lib/buf.c lib/yaml.c
- * FUZZ_SOURCES: lib/yaml_resolve.c lib/gostrconv.c lib/gojson.c lib/yaml_emit.c lib/semver.c
- * FUZZ_SOURCES: lib/jsonschema.c lib/jsonschema_formats.c lib/jsonschema_meta.c
- * FUZZ_SOURCES: helm/chart.c helm/chart_archive.c helm/chart_dir.c helm/chart_deps.c helm/targz.c
- * FUZZ_SOURCES: helm/values.c helm/strvals.c
- * FUZZ_LIBS: -ljansson -lyaml -lcrypto -lz -lpcre2-8
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,6 @@
 /* tests/fuzz/fuzz_proto.c — the supervisor's decoders of worker bytes: frame
  * header, KUBE_REQUEST, LOG, RESULT, SECCOMP. The first input byte picks the
  * decoder; the rest is the hostile payload.
- * FUZZ_SOURCES: proto/proto.c ipc/ipc.c lib/error.c lib/buf.c
- * FUZZ_LIBS: -ljansson
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,6 @@
 /* tests/fuzz/fuzz_release.c — Helm release storage decoding (base64, gzip
  * with a size limit, JSON) of data.release values, which anyone able to
  * write Secrets in a storage namespace controls.
- * FUZZ_SOURCES: helm/release.c lib/gzip.c lib/gojson.c lib/yaml_resolve.c lib/gostrconv.c lib/error.c lib/buf.c
- * FUZZ_LIBS: -ljansson -lz
  */
 #include <jansson.h>
 #include <stddef.h>

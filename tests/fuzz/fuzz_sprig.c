@@ -6,10 +6,6 @@
  *   'U' url: the rest is run through urlParse, urlJoin, base, dir, clean, ext;
  *   anything else: the whole input is a template rendered with the families.
  * Must never crash, leak or hang (limits as in fuzz_tmpl_exec.c).
- * FUZZ_SOURCES: tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c tmpl/engine.c tmpl/funcs.c tmpl/funcs_builtin.c tmpl/funcs_core.c tmpl/funcs_helm.c tmpl/helmctx.c tmpl/funcs_sprig_only.c
- * FUZZ_SOURCES: tmpl/sprig_unicode.c tmpl/unicode_tables.c tmpl/sprig_util.c tmpl/funcs_strings.c tmpl/funcs_lists.c tmpl/funcs_dicts.c tmpl/funcs_reflect.c tmpl/funcs_conv.c tmpl/funcs_math.c tmpl/funcs_paths.c tmpl/funcs_regex.c
- * FUZZ_SOURCES: lib/buf.c lib/error.c lib/gostrconv.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c
- * FUZZ_LIBS: -ljansson -lyaml -lpcre2-8 -lcrypto
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,6 @@
 /* tests/fuzz/fuzz_strvals.c — libFuzzer target for helm/strvals: the first
  * byte picks the mode (--set, --set-string, --set-json, --set-literal), the
  * rest is the argument. Must never crash, leak or recurse without bound.
- * FUZZ_SOURCES: helm/strvals.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson
  */
 #include <stdint.h>
 #include <stdlib.h>

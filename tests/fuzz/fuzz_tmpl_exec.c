@@ -3,9 +3,6 @@
  * source, rendered against a small Helm root (.Values with maps, lists,
  * numbers, strings, nulls; .Files; .Capabilities) under tight step, output,
  * memory and depth budgets. Must never crash, leak or hang.
- * FUZZ_SOURCES: tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c tmpl/engine.c tmpl/funcs.c tmpl/funcs_builtin.c tmpl/funcs_core.c tmpl/funcs_helm.c tmpl/helmctx.c tmpl/funcs_sprig_only.c
- * FUZZ_SOURCES: lib/buf.c lib/error.c lib/gostrconv.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c
- * FUZZ_LIBS: -ljansson -lyaml
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_tmpl_parse
  */
 #include <stdint.h>

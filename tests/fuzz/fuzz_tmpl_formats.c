@@ -4,10 +4,6 @@
  * constraints (semver/semverCompare), Go time layouts and values (toDate),
  * Go durations (dateModify/durationRound) and the toYamlPretty emitter on a
  * fromToml result. Must never crash, leak or hang.
- * FUZZ_SOURCES: tmpl/toml_decode.c tmpl/toml_encode.c tmpl/gotime.c tmpl/gotime_zone.c tmpl/yaml_pretty.c
- * FUZZ_SOURCES: tmpl/funcs_dates.c tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/funcs.c tmpl/funcs_sprig_only.c tmpl/helmctx.c tmpl/parse.c tmpl/exec.c tmpl/engine.c
- * FUZZ_SOURCES: lib/yaml.c lib/yaml_emit.c lib/buf.c lib/error.c lib/gostrconv.c lib/gojson.c lib/yaml_resolve.c lib/yaml_pretty.c lib/semver.c
- * FUZZ_LIBS: -lyaml -ljansson -lpcre2-8
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,9 +3,6 @@
  * leak, or recurse without bound; errors are fine. Links the engine core with
  * its own family list (Go builtins, default/int, Helm's) so function files
  * added later do not change what this target links.
- * FUZZ_SOURCES: tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c tmpl/engine.c tmpl/funcs.c tmpl/funcs_sprig_only.c tmpl/funcs_builtin.c tmpl/funcs_core.c tmpl/funcs_helm.c tmpl/helmctx.c
- * FUZZ_SOURCES: lib/buf.c lib/error.c lib/gostrconv.c lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c
- * FUZZ_LIBS: -ljansson -lyaml
  */
 #include <stdint.h>
 #include <stdlib.h>

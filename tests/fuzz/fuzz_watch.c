@@ -1,8 +1,6 @@
 /* tests/fuzz/fuzz_watch.c — libFuzzer target for the watch-stream decoder:
  * the input is fed whole, then again in chunks whose sizes come from the
  * first byte, and both runs must decode the same number of events.
- * FUZZ_SOURCES: kube/watch.c kube/client.c kube/mapping.c kube/verbs.c kube/util.c lib/error.c lib/buf.c
- * FUZZ_LIBS: -ljansson -lyaml
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_watch
  */
 #include <stddef.h>

@@ -5,8 +5,6 @@
  * (helm's toYaml of {"<<": {"a": 1}} is "<<:\n  a: 1"), and read back it is
  * a merge key, so only the printing itself is checked there. Small limits
  * keep alias bombs and deep nesting short.
- * FUZZ_SOURCES: lib/yaml.c lib/yaml_emit.c lib/yaml_resolve.c lib/gojson.c lib/gostrconv.c lib/buf.c lib/error.c
- * FUZZ_LIBS: -ljansson -lyaml
  */
 #include <stdint.h>
 #include <stdlib.h>
