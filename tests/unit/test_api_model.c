@@ -11,23 +11,7 @@
 #include "api/helmrelease.h"
 #include "lib/buf.h"
 #include "lib/yaml.h"
-
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long len;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	b = malloc((size_t)len + 1);
-	*n = fread(b, 1, (size_t)len, f);
-	b[*n] = 0;
-	fclose(f);
-	return b;
-}
+#include "tests/unit/unit_util.h"
 
 /* v2beta2 fields that hr_convert_v2beta2_new turns into v2 ones. */
 static int converted(const char *path)
@@ -89,7 +73,7 @@ START_TEST(test_crd_walk)
 	bh_error err;
 	size_t i;
 	snprintf(path, sizeof path, "%s/deploy/crds/helm.toolkit.fluxcd.io_helmreleases.yaml", BH_SRCDIR);
-	text = slurp(path, &n);
+	text = unit_read_new(path, &n);
 	ck_assert_msg(text != NULL, "cannot read %s", path);
 	ck_assert_int_eq(yaml_parse_any(text, n, NULL, 0, &crd, &err), 0);
 	json_array_foreach(json_object_get(json_object_get(crd, "spec"), "versions"), i, v) {

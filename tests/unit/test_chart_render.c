@@ -17,21 +17,7 @@
 #include "helm/strvals.h"
 #include "helm/values.h"
 #include "lib/buf.h"
-
-static char *slurp(const char *rel)
-{
-	char p[1024];
-	snprintf(p, sizeof p, "%s/tests/unit/data/chart-render/%s", BH_SRCDIR, rel);
-	FILE *f = fopen(p, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", p);
-	bh_buf b = BH_BUF_INIT;
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		bh_buf_put(&b, chunk, n);
-	fclose(f);
-	return b.data ? bh_buf_detach(&b) : strdup("");
-}
+#include "tests/unit/unit_util.h"
 
 static chart *load_dir(const char *name)
 {
@@ -95,7 +81,7 @@ static void golden(const char *chart_dir, const char *out_file, render_options *
 	o->log = logcb;
 	int rc = render_chart(c, vals, o, &r, &err);
 	ck_assert_msg(rc == 0, "render: %s", err.msg);
-	char *want = slurp(out_file);
+	char *want = unit_data_new("chart-render", out_file, NULL);
 	ck_assert_msg(!strcmp(want, r.template_text), "%s differs:\n--- got ---\n%s\n--- want ---\n%s", out_file,
 		      r.template_text, want);
 	free(want);
@@ -108,7 +94,7 @@ START_TEST(test_default)
 {
 	render_options o = {.release_name = "rel", .namespace_ = "ns", .kube_version = "1.31.0"};
 	golden("demo", "default.out", &o, NULL, 0);
-	char *want = slurp("default.err");
+	char *want = unit_data_new("chart-render", "default.err", NULL);
 	ck_assert_str_eq(bh_buf_str(&logbuf), want);
 	free(want);
 
@@ -144,7 +130,7 @@ START_TEST(test_values_probe)
 	golden("probe", "probe-default.out", &o, NULL, 0);
 
 	chart *c = load_dir("probe");
-	char *user_yaml = slurp("probe-user.yaml");
+	char *user_yaml = unit_data_new("chart-render", "probe-user.yaml", NULL);
 	values_file vf = {"probe-user.yaml", user_yaml, strlen(user_yaml)};
 	const char *set[] = {"tags.grp=false", "third.on=true"};
 	const char *set_json[] = {"sub1.list=[3,{\"a\":null}]"};
@@ -156,7 +142,7 @@ START_TEST(test_values_probe)
 	ck_assert_msg(values_compose(&vo, &vals, &err) == 0, "%s", err.msg);
 	render_result r;
 	ck_assert_msg(render_chart(c, vals, &o, &r, &err) == 0, "%s", err.msg);
-	char *want = slurp("probe-user.out");
+	char *want = unit_data_new("chart-render", "probe-user.out", NULL);
 	ck_assert_str_eq(r.template_text, want);
 	free(want);
 	free(user_yaml);
@@ -190,7 +176,7 @@ static void expect_error(const char *chart_dir, render_options *o, const char *e
 	bh_error err;
 	int rc = render_chart(c, NULL, o, &r, &err);
 	ck_assert_int_lt(rc, 0);
-	char *want = slurp(err_file);
+	char *want = unit_data_new("chart-render", err_file, NULL);
 	bh_buf got = BH_BUF_INIT;
 	bh_buf_printf(&got, "Error: %s%s\n", err.msg,
 		      r.debug_hint && !o->debug ? "\n\nUse --debug flag to render out invalid YAML" : "");
@@ -217,7 +203,7 @@ START_TEST(test_errors)
 	ck_assert_int_lt(render_chart(c, NULL, &o2, &r, &err), 0);
 	ck_assert_str_eq(err.msg, "could not find template templates/nope.yaml in chart");
 	ck_assert_int_eq(r.debug_hint, 0);
-	char *sm = slurp("show-missing.err");
+	char *sm = unit_data_new("chart-render", "show-missing.err", NULL);
 	ck_assert_ptr_nonnull(strstr(sm, "Error: could not find template templates/nope.yaml in chart\n"));
 	ck_assert_ptr_null(strstr(sm, "Use --debug"));
 	free(sm);
@@ -229,7 +215,7 @@ START_TEST(test_errors)
 	render_options o4 = {.release_name = "r", .debug = 1};
 	c = load_dir("bad");
 	ck_assert_int_lt(render_chart(c, NULL, &o4, &r, &err), 0);
-	char *want = slurp("bad-debug.out");
+	char *want = unit_data_new("chart-render", "bad-debug.out", NULL);
 	ck_assert_ptr_nonnull(r.template_text);
 	ck_assert_str_eq(r.template_text, want);
 	free(want);
@@ -242,7 +228,7 @@ START_TEST(test_errors)
 	render_options o7 = {.release_name = "f", .debug = 1};
 	c = load_dir("failing");
 	ck_assert_int_lt(render_chart(c, NULL, &o7, &r, &err), 0);
-	want = slurp("failing-debug.out");
+	want = unit_data_new("chart-render", "failing-debug.out", NULL);
 	ck_assert_str_eq(r.template_text, want);
 	free(want);
 	render_result_free(&r);
@@ -367,7 +353,7 @@ static void stderr_golden(const char *chart_dir, const char *release, const char
 			  const char *set_json, const char *err_file)
 {
 	chart *c = load_dir(chart_dir);
-	char *file_text = vfile ? slurp(vfile) : NULL;
+	char *file_text = vfile ? unit_data_new("chart-render", vfile, NULL) : NULL;
 	values_file vf = {vfile, file_text, file_text ? strlen(file_text) : 0};
 	values_options vo = {.files = &vf, .nfiles = vfile ? 1 : 0,
 			     .set = &set, .nset = set ? 1 : 0, .set_json = &set_json, .nset_json = set_json ? 1 : 0};
@@ -381,7 +367,7 @@ static void stderr_golden(const char *chart_dir, const char *release, const char
 	bh_buf got = BH_BUF_INIT;
 	bh_buf_printf(&got, "%sError: %s%s\n", bh_buf_str(&logbuf), err.msg,
 		      r.debug_hint ? "\n\nUse --debug flag to render out invalid YAML" : "");
-	char *want = slurp(err_file);
+	char *want = unit_data_new("chart-render", err_file, NULL);
 	ck_assert_msg(!strcmp(bh_buf_str(&got), want), "%s differs:\n--- got ---\n%s--- want ---\n%s", err_file,
 		      bh_buf_str(&got), want);
 	free(want);
@@ -405,7 +391,7 @@ START_TEST(test_schema_subchart)
 
 	/* valid values render */
 	chart *c = load_dir("schema-sub");
-	char *ok = slurp("schema-sub-ok.yaml");
+	char *ok = unit_data_new("chart-render", "schema-sub-ok.yaml", NULL);
 	values_file vf = {"schema-sub-ok.yaml", ok, strlen(ok)};
 	values_options vo = {.files = &vf, .nfiles = 1};
 	json_t *vals = NULL;
@@ -414,7 +400,7 @@ START_TEST(test_schema_subchart)
 	render_options o = {.release_name = "s"};
 	render_result r;
 	ck_assert_msg(render_chart(c, vals, &o, &r, &err) == 0, "%s", err.msg);
-	char *want = slurp("schema-sub-ok.out");
+	char *want = unit_data_new("chart-render", "schema-sub-ok.out", NULL);
 	ck_assert_str_eq(r.template_text, want);
 	free(want);
 	free(ok);

@@ -8,6 +8,7 @@
 
 #include "helm/pgp.h"
 #include "helm/provenance.h"
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_armor)
 {
@@ -66,22 +67,10 @@ START_TEST(test_keyring_framing)
 }
 END_TEST
 
-static char *slurp(const char *name, size_t *n)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/tests/unit/data/pgp/%s", BH_SRCDIR, name);
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "open %s", path);
-	char *b = malloc(1 << 16);
-	*n = fread(b, 1, 1 << 16, f);
-	fclose(f);
-	return b;
-}
-
 START_TEST(test_signed)
 {
 	size_t rn, on, pn;
-	char *ring = slurp("pubring.gpg", &rn), *other = slurp("other.gpg", &on), *prov = slurp("mychart-0.1.0.tgz.prov", &pn);
+	char *ring = unit_data_new("pgp", "pubring.gpg", &rn), *other = unit_data_new("pgp", "other.gpg", &on), *prov = unit_data_new("pgp", "mychart-0.1.0.tgz.prov", &pn);
 	pgp_keyring *kr = NULL, *ko = NULL;
 	bh_error e;
 	ck_assert_int_eq(pgp_keyring_decode(ring, rn, &kr, &e), 0);

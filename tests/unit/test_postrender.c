@@ -14,18 +14,11 @@
 #include "helm/postrender.h"
 #include "worker/drift.h"
 #include "worker/manifest.h"
-
-static json_t *load(const char *s)
-{
-	json_error_t je;
-	json_t *v = json_loads(s, 0, &je);
-	ck_assert_msg(v != NULL, "%s", je.text);
-	return v;
-}
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_files)
 {
-	json_t *spec = load("{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"- op: add\\n  path: /data/b\\n"
+	json_t *spec = unit_json_new("{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"- op: add\\n  path: /data/b\\n"
 			    "  value: x\\n\",\"target\":{\"kind\":\"ConfigMap\"}}]}}],"
 			    "\"commonMetadata\":{\"labels\":{\"team\":\"t\",\"helm.toolkit.fluxcd.io/name\":\"no\"},"
 			    "\"annotations\":{\"owner\":\"o\"}}}");
@@ -83,7 +76,7 @@ START_TEST(test_refused)
 		"{\"commonMetadata\":{\"finalizers\":[]}}",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		json_t *spec = load(bad[i]);
+		json_t *spec = unit_json_new(bad[i]);
 		postrender *p = NULL;
 		bh_error e;
 		ck_assert_msg(postrender_new(spec, "a", "b", &p, &e) < 0, "accepted %s", bad[i]);
@@ -97,7 +90,7 @@ START_TEST(test_digests)
 {
 	char d[SNAPSHOT_DIGEST_MAX];
 	bh_error e;
-	json_t *spec = load("{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"newTag\":\"1\",\"name\":\"nginx\"}],"
+	json_t *spec = unit_json_new("{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"newTag\":\"1\",\"name\":\"nginx\"}],"
 			    "\"patches\":[{\"target\":{\"labelSelector\":\"a=b\",\"kind\":\"ConfigMap\"},"
 			    "\"patch\":\"- op: add\\n  path: /a\\n  value: <b>\\n\"}]}}],"
 			    "\"commonMetadata\":{\"labels\":{\"c\":\"<z>\",\"b\":\"y\"},\"annotations\":{\"a\":\"x\"}}}");
@@ -118,9 +111,9 @@ END_TEST
 
 START_TEST(test_pointers_and_diff)
 {
-	json_t *o = load("{\"metadata\":{\"annotations\":{\"a/b\":\"1\",\"c~d\":\"2\"}},\"l\":[1,2]}");
-	json_t *from = load("{\"spec\":{\"replicas\":3,\"x\":{\"y\":1},\"list\":[1,2],\"gone\":true},\"k\":\"v\"}");
-	json_t *to = load("{\"spec\":{\"replicas\":1,\"x\":{\"y\":1.0},\"list\":[1,2,3],\"new\":{\"a/b\":1}},\"k\":\"v\"}");
+	json_t *o = unit_json_new("{\"metadata\":{\"annotations\":{\"a/b\":\"1\",\"c~d\":\"2\"}},\"l\":[1,2]}");
+	json_t *from = unit_json_new("{\"spec\":{\"replicas\":3,\"x\":{\"y\":1},\"list\":[1,2],\"gone\":true},\"k\":\"v\"}");
+	json_t *to = unit_json_new("{\"spec\":{\"replicas\":1,\"x\":{\"y\":1.0},\"list\":[1,2,3],\"new\":{\"a/b\":1}},\"k\":\"v\"}");
 	json_t *ops = json_array(), *want;
 	ck_assert_str_eq(json_string_value(kz_json_pointer_get(o, "/metadata/annotations/a~1b")), "1");
 	ck_assert_str_eq(json_string_value(kz_json_pointer_get(o, "/metadata/annotations/c~0d")), "2");
@@ -130,7 +123,7 @@ START_TEST(test_pointers_and_diff)
 	ck_assert_int_eq(kz_json_pointer_remove(o, "/metadata/annotations/a~1b"), BH_ENOTFOUND);
 	ck_assert_int_eq(kz_json_pointer_remove(o, "/l/5"), BH_ENOTFOUND);
 	drift_diff(from, to, "", ops, 0);
-	want = load("[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":1},"
+	want = unit_json_new("[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":1},"
 		    "{\"op\":\"replace\",\"path\":\"/spec/list\",\"value\":[1,2,3]},"
 		    "{\"op\":\"remove\",\"path\":\"/spec/gone\"},"
 		    "{\"op\":\"add\",\"path\":\"/spec/new\",\"value\":{\"a/b\":1}}]");

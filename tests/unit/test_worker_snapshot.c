@@ -7,14 +7,7 @@
 #include <string.h>
 
 #include "worker/snapshot.h"
-
-static json_t *load(const char *s)
-{
-	json_error_t je;
-	json_t *v = json_loads(s, 0, &je);
-	ck_assert_msg(v != NULL, "%s", je.text);
-	return v;
-}
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_config_digest)
 {
@@ -22,7 +15,7 @@ START_TEST(test_config_digest)
 	bh_error e;
 	/* helm template with {{ toYaml .Values }} printed
 	 * "alpha:\n  flag: true\n  nested:\n    a: null\n    b: 2.5\n    s: <x> & y\nempty: {}\nzeta:\n- 1\n- two\n- k: v\n" */
-	json_t *v = load("{\"zeta\":[1,\"two\",{\"k\":\"v\"}],\"alpha\":{\"nested\":{\"b\":2.5,\"a\":null,\"s\":\"<x> & y\"},"
+	json_t *v = unit_json_new("{\"zeta\":[1,\"two\",{\"k\":\"v\"}],\"alpha\":{\"nested\":{\"b\":2.5,\"a\":null,\"s\":\"<x> & y\"},"
 			 "\"flag\":true},\"empty\":{}}");
 	ck_assert_int_eq(snapshot_config_digest(v, d, &e), 0);
 	ck_assert_str_eq(d, "sha256:bbcb10836f6ae363bcd10543afbe0b379623b8d7192d4ef79cb18daeac1b1fda");
@@ -51,7 +44,7 @@ static const char *REL =
 START_TEST(test_snapshot)
 {
 	bh_error e;
-	json_t *rel = load(REL), *s, *th;
+	json_t *rel = unit_json_new(REL), *s, *th;
 	s = snapshot_new(rel, "upgrade", 0, NULL, &e);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(json_string_value(json_object_get(s, "apiVersion")), "v2");
@@ -106,7 +99,7 @@ START_TEST(test_release_digest)
 {
 	bh_error e;
 	char a[SNAPSHOT_DIGEST_MAX], b[SNAPSHOT_DIGEST_MAX];
-	json_t *rel = load(REL);
+	json_t *rel = unit_json_new(REL);
 	ck_assert_int_eq(snapshot_release_digest(rel, NULL, a, &e), 0);
 	/* a test run does not change it (Flux's observation drops test hooks) */
 	json_object_set_new(json_object_get(json_array_get(json_object_get(rel, "hooks"), 0), "last_run"), "phase",

@@ -1,0 +1,50 @@
+/* tests/unit/unit_util.h — helpers shared by the unit tests: a whole file
+ * read into memory, a test data file under tests/unit/data, and a JSON
+ * fixture parsed with an assertion. Include after <check.h>. */
+#ifndef BH_TEST_UNIT_UTIL_H
+#define BH_TEST_UNIT_UTIL_H
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/buf.h"
+
+/* The bytes of PATH, NUL-terminated (length in *n when n is not NULL), or
+ * NULL when it cannot be opened. Caller frees. */
+static inline char *unit_read_new(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	bh_buf b = BH_BUF_INIT;
+	char chunk[4096];
+	size_t k;
+	if (!f)
+		return NULL;
+	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+		bh_buf_put(&b, chunk, k);
+	fclose(f);
+	if (n)
+		*n = b.len;
+	return b.data ? bh_buf_detach(&b) : calloc(1, 1);
+}
+
+/* tests/unit/data/DIR/NAME of the source tree, which must exist. Caller frees. */
+static inline char *unit_data_new(const char *dir, const char *name, size_t *n)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/unit/data/%s/%s", BH_SRCDIR, dir, name);
+	char *s = unit_read_new(path, n);
+	ck_assert_msg(s != NULL, "cannot open %s", path);
+	return s;
+}
+
+/* TEXT parsed as JSON, which must succeed. Caller decrefs. */
+static inline json_t *unit_json_new(const char *text)
+{
+	json_error_t je;
+	json_t *v = json_loads(text, 0, &je);
+	ck_assert_msg(v != NULL, "%s: %s", je.text, text);
+	return v;
+}
+
+#endif
