@@ -3,8 +3,6 @@
 
 #include <jansson.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +25,24 @@ static void prepare_qsort(void)
 	qsort(v, sizeof v, 1, by_byte);
 }
 
-/* OpenSSL would read its configuration file and load providers lazily. A
- * worker needs no configuration (no TLS; the digests, ciphers and key types
- * of the template functions are the built-in default provider's) nor the
- * cipher/digest name tables (nothing looks one up by name): skipping both
- * halves OpenSSL's share of a worker's start-up, and no host file can
- * change what a template function computes. */
+/* OpenSSL would read its configuration file the first time it is used
+ * (an open the filter refuses): initialised here without it, and without
+ * the cipher/digest name tables and the exit-time clean-up. A worker needs
+ * no configuration (no TLS; the digests, ciphers and key types of the
+ * template functions are the built-in default provider's), and no host file
+ * can change what a template function computes. The rest is lazy: the
+ * provider's algorithms are fetched and the random generator seeded (by
+ * getrandom, allowed) by the first job that uses them, after the lock-down.
+ * A podinfo install needs one digest, never the ciphers nor the random
+ * generator: their set-up was about 5 ms of each worker's start
+ * (tests/e2e/sandbox_crypto.sh runs every crypto function locked down). */
 static int prepare_openssl(void)
 {
-	unsigned char d[EVP_MAX_MD_SIZE], r[16];
-	unsigned int dl;
-	if (!OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
-					 OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
-				 NULL))
-		return -1;
-	EVP_Digest("x", 1, d, &dl, EVP_sha256(), NULL);
-	EVP_Digest("x", 1, d, &dl, EVP_sha1(), NULL);
-	EVP_Digest("x", 1, d, &dl, EVP_md5(), NULL);
-	return RAND_bytes(r, sizeof r) == 1 ? 0 : -1;
+	return OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
+					   OPENSSL_INIT_NO_ADD_ALL_DIGESTS | OPENSSL_INIT_NO_ATEXIT,
+				   NULL)
+		       ? 0
+		       : -1;
 }
 
 int worker_prepare(void)

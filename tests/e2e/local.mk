@@ -47,7 +47,7 @@ OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh tests/e2e/ops_shutdown.
 TESTS += $(OPS_E2E)
 EXTRA_DIST += $(OPS_E2E) tests/e2e/ops tests/e2e/ops_lib.sh deploy/chart
 # --- real charts through bulkheadd and the sandbox (issue 9) ---
-SANDBOX_E2E = tests/e2e/sandbox_isolation.sh
+SANDBOX_E2E = tests/e2e/sandbox_isolation.sh tests/e2e/sandbox_crypto.sh
 TESTS += $(SANDBOX_E2E)
 # the corpus charts installed, upgraded and uninstalled through bulkheadd, as
 # directories and as archives of every kind (issue 9's must-show)
