@@ -128,6 +128,8 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
 		free(x->location), x->location = NULL;
 		free(x->o->www_authenticate), x->o->www_authenticate = NULL;
 		free(x->o->content_type), x->o->content_type = NULL;
+		if (x->o->want_link)
+			free(x->o->link), x->o->link = NULL;
 	}
 	if ((v = header_value(p, n, "Location")))
 		free(x->location), x->location = v;
@@ -135,6 +137,8 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
 		free(x->o->www_authenticate), x->o->www_authenticate = v;
 	else if ((v = header_value(p, n, "Content-Type")))
 		free(x->o->content_type), x->o->content_type = v;
+	else if (x->o->want_link && (v = header_value(p, n, "Link")))
+		free(x->o->link), x->o->link = v;
 	return n;
 }
 

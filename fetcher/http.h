@@ -29,6 +29,9 @@ typedef struct http_opts {
 	char *www_authenticate;          /* out: WWW-Authenticate of a 401 (malloc'ed), or NULL */
 	long status;                     /* out: last HTTP status */
 	char *content_type;              /* out: Content-Type of the answer (malloc'ed), or NULL */
+	int want_link;                   /* keep the Link header in link */
+	char *link;                      /* out: with want_link, the answer's Link header
+					  * (malloc'ed), or NULL */
 } http_opts;
 
 /* Loads the system CA bundle and resolves the denied host:port list; call

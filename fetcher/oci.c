@@ -163,11 +163,14 @@ static int authenticate(reg *r, const char *www, bh_error *err)
 }
 
 /* GET base/v2/<name>/<what> with the registry's auth. */
-static int reg_get(reg *r, const char *what, const char *accept, size_t max, bh_buf *out, bh_error *err)
+/* GET <base>/v2/<name>/<what>, or the URL what when it holds "://" (a tag
+ * list's next page). With link, the answer's Link header (or NULL) is
+ * returned there; caller frees. */
+static int reg_get(reg *r, const char *what, const char *accept, size_t max, bh_buf *out, char **link, bh_error *err)
 {
 	char *url;
 	int rc;
-	if (asprintf(&url, "%s/v2/%s/%s", r->base, r->name, what) < 0)
+	if (strstr(what, "://") ? !(url = strdup(what)) : asprintf(&url, "%s/v2/%s/%s", r->base, r->name, what) < 0)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	for (;;) {
 		http_opts ho = *r->o->http;
@@ -176,21 +179,112 @@ static int reg_get(reg *r, const char *what, const char *accept, size_t max, bh_
 		ho.bearer = r->token;
 		ho.auth_url = r->base;
 		ho.accept = accept;
-		ho.www_authenticate = ho.content_type = NULL;
+		ho.www_authenticate = ho.content_type = ho.link = NULL;
+		ho.want_link = link != NULL;
 		rc = http_get(&ho, url, max, out, err);
+		free(ho.content_type);
 		if (rc < 0 && ho.status == 401) {
 			rc = authenticate(r, ho.www_authenticate, err);
 			free(ho.www_authenticate);
-			free(ho.content_type);
+			free(ho.link);
 			if (rc == 0)
 				continue;
 		} else {
 			free(ho.www_authenticate);
-			free(ho.content_type);
+			if (link && rc == 0)
+				*link = ho.link;
+			else
+				free(ho.link);
 		}
 		break;
 	}
 	free(url);
+	return rc;
+}
+
+/* The URL of a tag list's next page: the Link header's reference resolved
+ * against the page's URL (RFC 3986, as Go's URL.Parse does), or NULL when
+ * there is no next page. Caller frees *next. */
+static int next_page(reg *r, const char *page, const char *link, char **next, bh_error *err)
+{
+	char *ref = NULL, *cur = NULL, *abs = NULL;
+	CURLU *u;
+	int rc;
+	*next = NULL;
+	if (!link)
+		return 0;
+	if ((rc = oci_link_next(link, strlen(link), &ref, err)) < 0 || !ref)
+		return rc;
+	if (!strstr(page, "://") && asprintf(&cur, "%s/v2/%s/%s", r->base, r->name, page) < 0)
+		cur = NULL, rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	else if (!(u = curl_url()))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	else {
+		if (curl_url_set(u, CURLUPART_URL, cur ? cur : page, 0) != CURLUE_OK ||
+		    curl_url_set(u, CURLUPART_URL, ref, 0) != CURLUE_OK || curl_url_get(u, CURLUPART_URL, &abs, 0) != CURLUE_OK)
+			rc = bh_error_set(err, BH_EPARSE, "tag list: invalid next link %s", ref);
+		else if (!(*next = strdup(abs)))
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		curl_free(abs);
+		curl_url_cleanup(u);
+	}
+	free(cur);
+	free(ref);
+	return rc;
+}
+
+/* Every tag of the repository, page after page while the registry's answer
+ * has a Link to a next one (as oras-go and go-containerregistry follow it). */
+static int list_tags(reg *r, char ***tags, size_t *nt, bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	char *page = strdup("tags/list"), *link = NULL, *next = NULL, **more;
+	size_t nm;
+	int rc = page ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	*tags = NULL;
+	*nt = 0;
+	for (int pages = 0; rc == 0 && page; pages++) {
+		if (pages == OCI_MAX_TAG_PAGES) {
+			rc = bh_error_set(err, BH_ELIMIT, "tag list: more than %d pages", OCI_MAX_TAG_PAGES);
+			break;
+		}
+		bh_buf_reset(&b);
+		if ((rc = reg_get(r, page, "application/json", (size_t)16 << 20, &b, &link, err)) < 0 ||
+		    (rc = oci_tags_decode(b.data ? b.data : "", b.len, &more, &nm, err)) < 0)
+			break;
+		if (*nt + nm > OCI_MAX_TAGS) {
+			oci_tags_free(more, nm);
+			rc = bh_error_set(err, BH_ELIMIT, "tag list: more than %d tags", OCI_MAX_TAGS);
+			break;
+		}
+		char **all = realloc(*tags, (*nt + nm + 1) * sizeof *all);
+		if (!all) {
+			oci_tags_free(more, nm);
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			break;
+		}
+		memcpy(all + *nt, more, nm * sizeof *more);
+		free(more);
+		*tags = all;
+		*nt += nm;
+		rc = next_page(r, page, link, &next, err);
+		if (rc == 0 && next && !strcmp(next, page))
+			rc = bh_error_set(err, BH_EPARSE, "tag list: the next link %s points at the page itself", next);
+		free(link);
+		link = NULL;
+		free(page);
+		page = next;
+		next = NULL;
+	}
+	free(link);
+	free(next);
+	free(page);
+	bh_buf_free(&b);
+	if (rc < 0) {
+		oci_tags_free(*tags, *nt);
+		*tags = NULL;
+		*nt = 0;
+	}
 	return rc;
 }
 
@@ -206,7 +300,6 @@ static int resolve_tag(reg *r, char **tag, bh_error *err)
 {
 	const oci_pull_opts *o = r->o;
 	const char *con = o->semver && *o->semver ? o->semver : "*";
-	bh_buf b = BH_BUF_INIT;
 	char **tags = NULL, msg[300];
 	semver *sv = NULL;
 	size_t nt = 0, nv = 0;
@@ -216,12 +309,8 @@ static int resolve_tag(reg *r, char **tag, bh_error *err)
 		return (*tag = strdup(o->tag)) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (!o->helm_tags && (!o->semver || !*o->semver))
 		return (*tag = strdup("latest")) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
-	if ((rc = reg_get(r, "tags/list", "application/json", (size_t)16 << 20, &b, err)) < 0 ||
-	    (rc = oci_tags_decode(b.data ? b.data : "", b.len, &tags, &nt, err)) < 0) {
-		bh_buf_free(&b);
+	if ((rc = list_tags(r, &tags, &nt, err)) < 0)
 		return bh_error_prefix(err, "listing the tags of %s", o->url);
-	}
-	bh_buf_free(&b);
 	if (o->helm_tags)
 		for (size_t i = 0; i < nt; i++)
 			for (char *c = tags[i]; *c; c++)
@@ -306,7 +395,7 @@ int oci_pull(const oci_pull_opts *o, bh_buf *blob, oci_pulled *out, bh_error *er
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = reg_get(&r, what, OCI_MANIFEST_ACCEPT, OCI_MAX_MANIFEST, &mb, err)) < 0) {
+	if ((rc = reg_get(&r, what, OCI_MANIFEST_ACCEPT, OCI_MAX_MANIFEST, &mb, NULL, err)) < 0) {
 		bh_error_prefix(err, "failed to get the manifest of %s:%s", o->url, wire_tag);
 		goto done;
 	}
@@ -356,7 +445,7 @@ int oci_pull(const oci_pull_opts *o, bh_buf *blob, oci_pulled *out, bh_error *er
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = reg_get(&r, what, NULL, o->max_blob, blob, err)) < 0) {
+	if ((rc = reg_get(&r, what, NULL, o->max_blob, blob, NULL, err)) < 0) {
 		bh_error_prefix(err, "failed to download the chart layer of %s:%s", o->url, wire_tag);
 		goto done;
 	}

@@ -378,6 +378,30 @@ void oci_tags_free(char **tags, size_t n)
 	free(tags);
 }
 
+int oci_link_next(const char *s, size_t n, char **next, bh_error *err)
+{
+	const char *end;
+	*next = NULL;
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	if (n == 0)
+		return 0;
+	if (n > OCI_MAX_LINK)
+		return bh_error_set(err, BH_ELIMIT, "tag list: Link header longer than %d bytes", OCI_MAX_LINK);
+	if (*s != '<')
+		return bh_error_set(err, BH_EPARSE, "tag list: invalid next link: missing '<'");
+	if (!(end = memchr(s, '>', n)))
+		return bh_error_set(err, BH_EPARSE, "tag list: invalid next link: missing '>'");
+	for (const char *c = s + 1; c < end; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return bh_error_set(err, BH_EPARSE, "tag list: invalid next link: a control character or space in the URL");
+	if (end == s + 1)
+		return bh_error_set(err, BH_EPARSE, "tag list: invalid next link: an empty URL");
+	if (!(*next = strndup(s + 1, (size_t)(end - s - 1))))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
 int oci_token_decode(const char *text, size_t n, char **token, bh_error *err)
 {
 	json_t *root = load("token service answer", text, n, OCI_MAX_TOKEN_ANSWER, err);

@@ -1,7 +1,8 @@
 /* fetcher/ocidec.h — decoders of the bytes an OCI registry (the
  * distribution protocol) and a tenant's docker config hand the fetcher:
  * WWW-Authenticate challenges (RFC 7235: schemes with auth-params or a
- * token68), image manifests and indexes, tag lists, token-service answers,
+ * token68), image manifests and indexes, tag lists and their Link headers,
+ * token-service answers,
  * and the credentials a docker config JSON (.dockerconfigjson) holds for
  * one registry host. Pure functions over untrusted bytes, each with size
  * and count limits; every one has a fuzz target (tests/fuzz/fuzz_oci.c). */
@@ -17,7 +18,9 @@
 #define OCI_AUTH_MAX_PARAMS 16     /* auth-params of one challenge */
 #define OCI_MAX_MANIFEST ((size_t)4 << 20) /* as containerd and oras-go */
 #define OCI_MAX_LAYERS 1024
-#define OCI_MAX_TAGS 100000
+#define OCI_MAX_TAGS 100000      /* in one tag list, and over all its pages */
+#define OCI_MAX_TAG_PAGES 1000    /* pages of one tag list (Link: rel="next") */
+#define OCI_MAX_LINK 8192         /* bytes of one Link header value */
 #define OCI_MAX_TOKEN_ANSWER ((size_t)1 << 20)
 #define OCI_MAX_DOCKER_CONFIG ((size_t)1 << 20)
 
@@ -76,6 +79,13 @@ int oci_digest_valid_sha256(const char *d);
  * array with oci_tags_free). */
 int oci_tags_decode(const char *text, size_t n, char ***tags, size_t *ntags, bh_error *err);
 void oci_tags_free(char **tags, size_t n);
+/* The next page of a paginated tag list, from the answer's Link header
+ * (`<URL>; rel="next"`), read as oras-go reads it: the text between the
+ * leading '<' and the first '>' (a relative reference is resolved by the
+ * caller against the request's URL). *next is NULL for an empty value.
+ * BH_EPARSE when there is no <...>, BH_ELIMIT past OCI_MAX_LINK; a URL
+ * with a control character or a space is refused. Caller frees *next. */
+int oci_link_next(const char *s, size_t n, char **next, bh_error *err);
 /* A token service's answer: "token", else "access_token". Caller frees. */
 int oci_token_decode(const char *text, size_t n, char **token, bh_error *err);
 

@@ -15,6 +15,7 @@
 # username/password secret, and behind a Bearer token service (the
 # WWW-Authenticate challenge and token exchange, sources/token_registry.py);
 # wrong credentials end in AuthenticationFailed;
+# a tag list in pages (Link: rel="next") is read to its end;
 # a blob altered in the registry's storage is refused (digest mismatch).
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -237,6 +238,28 @@ e2e_retry 60 sh -c "kubectl get helmchart team-x-web -n team-x -o jsonpath='{.st
 sk_ready team-x app | e2e_has False || sk_fail "team-x/app is not Ready=False"
 e2e_retry 60 sh -c "kubectl get ocirepository tok -n team-a -o jsonpath='{.status.artifact.revision}' | grep -q '^0.3.0@$md3\$'" \
 	|| sk_fail "token auth: OCIRepository tok: $(kubectl get ocirepository tok -n team-a -o jsonpath='{.status}')"
+
+# --- a registry that pages its tag lists (one tag a page, Link: rel="next"):
+# the semver choice sees every page (0.3.0 is on the third)
+pport=$(sk_free_port)
+python3 "$BH_SRCDIR/tests/e2e/sources/token_registry.py" "$pport" "$O" - 1 >"$SK_DIR/paged.log" 2>&1 &
+REG_PIDS="$REG_PIDS $!"
+e2e_retry 20 curl -sf -o /dev/null "http://127.0.0.1:$pport/v2/" || sk_fail "paging registry front did not start"
+kubectl apply -f - >/dev/null <<YAML || sk_fail "applying OCIRepository paged"
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata:
+  name: paged
+  namespace: team-o
+spec:
+  url: oci://127.0.0.1:$pport/charts/demo
+  insecure: true
+  interval: 1m
+  ref:
+    semver: ">=0.1.0"
+YAML
+e2e_retry 60 sh -c "kubectl get ocirepository paged -n team-o -o jsonpath='{.status.artifact.revision}' | grep -q '^0.3.0@$md3\$'" \
+	|| sk_fail "paged tag list: OCIRepository paged: $(kubectl get ocirepository paged -n team-o -o jsonpath='{.status}')"
 
 # --- a layer altered in the registry's storage: refused by its digest
 mdb=$(push "$O" bad 0.1.0)

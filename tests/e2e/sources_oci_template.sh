@@ -7,8 +7,9 @@
 # reference, a prerelease only when asked; with htpasswd basic auth
 # (--username/--password) and behind a Bearer token service
 # (sources/token_registry.py: WWW-Authenticate challenge, token exchange);
-# and failures (wrong password, no credentials, unknown chart, a version
-# that no tag matches) fail in both.
+# a tag list in pages (Link: rel="next"); and failures
+# (wrong password, no credentials, unknown chart, a version that no tag
+# matches) fail in both.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BH_BUILDDIR:=$BH_SRCDIR/build}"
@@ -45,6 +46,12 @@ tport=$(e2e_free_port)
 python3 "$BH_SRCDIR/tests/e2e/sources/token_registry.py" "$tport" "$O" alice:s3cret >/dev/null 2>&1 &
 PIDS="$PIDS $!"; K=127.0.0.1:$tport
 e2e_retry 20 sh -c "curl -s -o /dev/null -w '%{http_code}' http://$K/v2/ | grep -q 401" || e2e_fail "token registry did not start"
+# the same registry paging its tag lists one tag a page (Link headers)
+pport=$(e2e_free_port)
+python3 "$BH_SRCDIR/tests/e2e/sources/token_registry.py" "$pport" "$O" - 1 >/dev/null 2>&1 &
+PIDS="$PIDS $!"; P=127.0.0.1:$pport
+e2e_retry 20 curl -sf -o /dev/null "http://$P/v2/" || e2e_fail "paging registry front did not start"
+curl -sf -D - -o /dev/null "http://$P/v2/charts/demo/tags/list" | e2e_has 'rel="next"' || e2e_fail "the tag list is not paged"
 
 n=0
 same() {
@@ -76,6 +83,11 @@ same web "oci://$K/charts/demo" --plain-http
 same web "oci://$O/charts/nope" --plain-http
 same web "oci://$O/charts/demo" --plain-http --version 9.9.9
 same web "oci://$O/charts/demo" --plain-http --version '>=5'
+# paged tag lists: 0.2.0 is on the second page, 0.3.0-rc.1 on the third
+same web "oci://$P/charts/demo" --plain-http
+same web "oci://$P/charts/demo" --plain-http --version '>=0.3.0-0'
+"$BH" template web "oci://$P/charts/demo" --plain-http 2>&1 >/dev/null | e2e_has "Pulled: $P/charts/demo:0.2.0" ||
+	e2e_fail "not the highest stable version of a paged tag list"
 # the pulled chart is the one helm pushed: 0.2.0 is the highest stable
 "$BH" template web "oci://$O/charts/demo" --plain-http 2>&1 >/dev/null | e2e_has "Pulled: $O/charts/demo:0.2.0" ||
 	e2e_fail "not the highest stable version"

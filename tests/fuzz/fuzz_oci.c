@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_oci.c — the decoders of what an OCI registry and a
  * tenant's docker config hand the fetcher (fetcher/ocidec.h):
- * WWW-Authenticate challenges, manifests and indexes, tag lists, token
- * answers, docker config JSON. The first input byte picks the decoder.
+ * WWW-Authenticate challenges, manifests and indexes, tag lists and their
+ * Link headers, token answers, docker config JSON. The first input byte picks the decoder.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const char *p = (const char *)data + 1;
 	size_t n = size - 1;
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0: {
 		oci_challenges c;
 		if (oci_auth_decode(p, n, &c, &e) == 0) {
@@ -43,6 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *t;
 		if (oci_token_decode(p, n, &t, &e) == 0)
 			free(t);
+		break;
+	}
+	case 4: {
+		char *next;
+		if (oci_link_next(p, n, &next, &e) == 0)
+			free(next);
 		break;
 	}
 	default: {

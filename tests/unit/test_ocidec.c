@@ -120,6 +120,42 @@ START_TEST(test_tags_token)
 }
 END_TEST
 
+/* a tag list's Link header, read as oras-go reads it */
+START_TEST(test_link_next)
+{
+	static const struct {
+		const char *in, *next;
+		int rc;
+	} c[] = {
+	    {"</v2/charts/x/tags/list?n=2&last=0.1.0>; rel=\"next\"", "/v2/charts/x/tags/list?n=2&last=0.1.0", 0},
+	    {"  <https://r.example/v2/x/tags/list?last=b>", "https://r.example/v2/x/tags/list?last=b", 0},
+	    {"", NULL, 0},
+	    {"   ", NULL, 0},
+	    {"/v2/x/tags/list; rel=\"next\"", NULL, BH_EPARSE},
+	    {"</v2/x/tags/list; rel=\"next\"", NULL, BH_EPARSE},
+	    {"<>; rel=\"next\"", NULL, BH_EPARSE},
+	    {"</v2/x /tags/list>", NULL, BH_EPARSE},
+	    {"</v2/x\r\nX-Evil: 1>", NULL, BH_EPARSE},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *next = (char *)"unset";
+		bh_error e;
+		ck_assert_int_eq(oci_link_next(c[i].in, strlen(c[i].in), &next, &e), c[i].rc);
+		if (c[i].next)
+			ck_assert_str_eq(next, c[i].next);
+		else
+			ck_assert_ptr_null(next);
+		free(next);
+	}
+	char big[OCI_MAX_LINK + 8], *next;
+	bh_error e;
+	memset(big, 'a', sizeof big);
+	big[0] = '<';
+	ck_assert_int_eq(oci_link_next(big, sizeof big, &next, &e), BH_ELIMIT);
+	ck_assert_ptr_null(next);
+}
+END_TEST
+
 START_TEST(test_dockercfg)
 {
 	const char *c = "{\"auths\":{\"https://other.example/v1/\":{\"auth\":\"eDp5\"},"
@@ -153,6 +189,7 @@ int main(void)
 	tcase_add_test(tc, test_auth);
 	tcase_add_test(tc, test_manifest);
 	tcase_add_test(tc, test_tags_token);
+	tcase_add_test(tc, test_link_next);
 	tcase_add_test(tc, test_dockercfg);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

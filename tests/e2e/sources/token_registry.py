@@ -4,11 +4,16 @@ distribution token flow: every /v2/ request without a valid Bearer token
 gets 401 with `WWW-Authenticate: Bearer realm=".../token",service=...,
 scope="repository:<name>:pull"`; /token (GET with basic auth, or POST with
 an OAuth2 password grant) hands out a token for USER:PASSWORD; requests
-with a token are passed to the real registry at UPSTREAM.
-usage: token_registry.py PORT UPSTREAM_HOST:PORT USER:PASSWORD"""
-import base64, http.server, re, secrets, sys, urllib.parse, urllib.request
+with a token are passed to the real registry at UPSTREAM. USER:PASSWORD
+"-" asks for no token. With PAGE, tag lists come in pages of at most PAGE
+tags (or the request's n=), each linked to the next by a `Link: <...?n=N&
+last=TAG>; rel="next"` header as the distribution spec words it (GHCR and
+Docker Hub page their lists; Debian's docker-registry does not).
+usage: token_registry.py PORT UPSTREAM_HOST:PORT USER:PASSWORD|- [PAGE]"""
+import base64, http.server, json, re, secrets, sys, urllib.parse, urllib.request
 
 PORT, UPSTREAM, CRED = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+PAGE = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 TOKENS = set()
 
 
@@ -48,12 +53,15 @@ class H(http.server.BaseHTTPRequestHandler):
             return self.token(ok)
         if not self.path.startswith("/v2/"):
             return self.reply(404)
-        if not (auth.startswith("Bearer ") and auth[7:] in TOKENS):
+        if CRED != "-" and not (auth.startswith("Bearer ") and auth[7:] in TOKENS):
             m = re.match(r"/v2/(.+)/(tags|manifests|blobs)/", self.path)
             scope = ',scope="repository:%s:pull"' % m.group(1) if m else ""
             return self.reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}', [
                 ("Content-Type", "application/json"),
                 ("WWW-Authenticate", 'Bearer realm="http://127.0.0.1:%d/token",service="bulkhead-e2e"%s' % (PORT, scope))])
+        u = urllib.parse.urlsplit(self.path)
+        if PAGE and u.path.endswith("/tags/list"):
+            return self.tags_page(u)
         req = urllib.request.Request("http://%s%s" % (UPSTREAM, self.path), method=self.command)
         if self.headers.get("Accept"):
             req.add_header("Accept", self.headers["Accept"])
@@ -64,6 +72,17 @@ class H(http.server.BaseHTTPRequestHandler):
             body, code, hs = e.read(), e.code, e.headers
         self.reply(code, body, [(k, v) for k, v in hs.items()
                                 if k.lower() in ("content-type", "docker-content-digest", "etag")])
+
+    def tags_page(self, u):
+        with urllib.request.urlopen("http://%s%s" % (UPSTREAM, u.path)) as r:
+            doc = json.load(r)
+        q = urllib.parse.parse_qs(u.query)
+        n, last = int((q.get("n") or [PAGE])[0]), (q.get("last") or [""])[0]
+        rest = [t for t in sorted(doc.get("tags") or []) if t > last]
+        doc["tags"], hs = rest[:n], [("Content-Type", "application/json")]
+        if len(rest) > n:
+            hs.append(("Link", '<%s?%s>; rel="next"' % (u.path, urllib.parse.urlencode({"n": n, "last": rest[n - 1]}))))
+        self.reply(200, json.dumps(doc).encode(), hs)
 
     do_HEAD = do_GET
 
