@@ -552,6 +552,7 @@ int cmd_template(int argc, char **argv)
 	template_opts o;
 	bh_error err;
 	bh_buf relname = BH_BUF_INIT, keyring = BH_BUF_INIT, prov = BH_BUF_INIT, prov_name = BH_BUF_INIT;
+	bh_buf regcfg = BH_BUF_INIT;
 	static char msg[1024];
 	int rc = 1, debug = 0;
 	char *abs = NULL, *kube = NULL, *kc_ns = NULL;
@@ -632,6 +633,8 @@ int cmd_template(int argc, char **argv)
 	remote.username = o.username, remote.password = o.password, remote.ca_file = o.ca_file;
 	remote.cert_file = o.cert_file, remote.key_file = o.key_file, remote.insecure_skip_tls_verify = o.insecure_tls;
 	remote.pass_credentials = o.pass_credentials, remote.plain_http = o.plain_http;
+	template_setting(&regcfg, o.registry_config, "HELM_REGISTRY_CONFIG", "@CONFIG@/registry/config.json");
+	remote.registry_config = bh_buf_str(&regcfg);
 	if (template_remote_wanted(&remote, chart_path)) {
 		if (o.verify)
 			remote.prov = &prov, remote.prov_name = &prov_name;
@@ -790,6 +793,7 @@ out:
 	bh_buf_free(&keyring);
 	bh_buf_free(&prov);
 	bh_buf_free(&prov_name);
+	bh_buf_free(&regcfg);
 	template_opts_free(&o);
 	return rc;
 }

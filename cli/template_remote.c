@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/template_deps_files.h"
 #include "fetcher/fetch.h"
 #include "fetcher/http.h"
 #include "fetcher/index.h"
 #include "fetcher/oci.h"
+#include "fetcher/ocidec.h"
 
 int template_remote_wanted(const template_remote *o, const char *chart)
 {
@@ -85,12 +87,24 @@ static int fetch_oci_prov(const template_remote *o, const oci_pull_opts *chart, 
 	return rc;
 }
 
+/* Helm's registry client reads the credentials file (--registry-config)
+ * when no --username is given; a missing file holds none. */
+static int registry_config_read(const template_remote *o, bh_buf *cfg, bh_error *err)
+{
+	int rc;
+	if (o->username || !o->registry_config || !*o->registry_config)
+		return 0;
+	rc = deps_read_file(o->registry_config, OCI_MAX_DOCKER_CONFIG, cfg, err);
+	return rc == BH_ENOTFOUND ? 0 : rc;
+}
+
 /* oci://host/path[:tag|@digest] as `helm pull` does it; Helm's "Pulled:"
  * and "Digest:" lines on stderr. */
 static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart, bh_buf *out, bh_error *err)
 {
 	oci_pull_opts po = {0};
 	oci_pulled p = {0};
+	bh_buf cfg = BH_BUF_INIT;
 	char *url = NULL, *tag = NULL, *digest = NULL;
 	int rc;
 	if ((rc = oci_ref_split(chart, &url, &tag, &digest, err)) < 0)
@@ -101,11 +115,13 @@ static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart,
 	po.plain_http = o->plain_http;
 	po.max_blob = FETCH_DEFAULT_MAX_CHART;
 	po.digest = digest;
-	if (tag && o->version && *o->version && strcmp(tag, o->version) != 0)
+	if ((rc = registry_config_read(o, &cfg, err)) == 0 && cfg.len)
+		po.docker_config = bh_buf_str(&cfg);
+	if (rc == 0 && tag && o->version && *o->version && strcmp(tag, o->version) != 0)
 		rc = bh_error_set(err, BH_EINVAL, "chart reference and version mismatch: %s is not %s", o->version, tag);
-	else if (tag || (o->version && exact_version(o->version)))
+	else if (rc == 0 && (tag || (o->version && exact_version(o->version))))
 		po.tag = tag ? tag : o->version;
-	else
+	else if (rc == 0)
 		po.semver = o->version;
 	if (rc == 0 && (rc = oci_pull(&po, out, &p, err)) == 0) {
 		fprintf(stderr, "Pulled: %s%s%s\nDigest: %s\n", url + 6, p.tag ? ":" : "@", p.tag ? p.tag : p.manifest_digest,
@@ -117,6 +133,9 @@ static int fetch_oci(const template_remote *o, http_opts *ho, const char *chart,
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	oci_pulled_free(&p);
+	if (cfg.data)
+		explicit_bzero(cfg.data, cfg.len);
+	bh_buf_free(&cfg);
 	free(url);
 	free(tag);
 	free(digest);

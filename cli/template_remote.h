@@ -5,7 +5,8 @@
  * matched), or a chart URL; with --username/--password, --ca-file,
  * --cert-file/--key-file, --insecure-skip-tls-verify and
  * --pass-credentials; or an oci:// reference (a tag, a digest, or --version
- * as an exact tag or a constraint over the tags, with --plain-http), with
+ * as an exact tag or a constraint over the tags, with --plain-http and the
+ * credentials of --registry-config), with
  * Helm's "Pulled:" and "Digest:" lines. The bytes are fetched by the fetcher's code
  * (fetcher/http.h, fetcher/index.h, fetcher/oci.h); error texts are Helm's. */
 #ifndef BH_CLI_TEMPLATE_REMOTE_H
@@ -19,6 +20,10 @@ typedef struct template_remote {
 	const char *username, *password;
 	const char *ca_file, *cert_file, *key_file;
 	int insecure_skip_tls_verify, pass_credentials, plain_http;
+	/* oci:// without --username: the credentials `helm registry login`
+	 * saved for the registry's host in this docker config.json (helm's
+	 * --registry-config), or NULL */
+	const char *registry_config;
 	void (*warn)(const char *msg, const char *const *attrs); /* Helm's slog.Warn */
 	/* --verify: the chart URL + ".prov" (oci://: the manifest's provenance
 	 * layer) is fetched into prov, and the name the .prov lists the chart

@@ -5,7 +5,8 @@
 # docker-registry) holding charts pushed by the real `helm push`: the
 # highest version, an exact --version, a constraint, a tag in the
 # reference, a prerelease only when asked; with htpasswd basic auth
-# (--username/--password) and behind a Bearer token service
+# (--username/--password, or what `helm registry login` saved: the
+# registry config) and behind a Bearer token service
 # (sources/token_registry.py: WWW-Authenticate challenge, token exchange);
 # a tag list in pages (Link: rel="next"); and failures
 # (wrong password, no credentials, unknown chart, a version that no tag
@@ -76,6 +77,15 @@ same web "oci://$O/charts/webapp" --plain-http --set replicaCount=3 -n team
 same web "oci://$A/charts/demo" --plain-http --username alice --password s3cret
 same web "oci://$A/charts/demo" --plain-http --username alice --password wrong
 same web "oci://$A/charts/demo" --plain-http
+# credentials `helm registry login` saved (HELM_REGISTRY_CONFIG, then --registry-config)
+helm registry login "$A" --username alice --password s3cret --plain-http >/dev/null 2>&1 || e2e_fail "helm registry login"
+same web "oci://$A/charts/demo" --plain-http
+mv "$HELM_REGISTRY_CONFIG" "$T/saved.json"
+same web "oci://$A/charts/demo" --plain-http --registry-config "$T/saved.json"
+"$BH" template web "oci://$A/charts/demo" --plain-http --registry-config "$T/saved.json" 2>&1 >/dev/null |
+	e2e_has "Pulled: $A/charts/demo:0.2.0" || e2e_fail "the saved credentials were not used"
+same web "oci://$A/charts/demo" --plain-http --registry-config "$T/none.json"
+same web "oci://$A/charts/demo" --plain-http --registry-config "$T/saved.json" --username alice --password wrong
 same web "oci://$K/charts/demo" --plain-http --username alice --password s3cret --version 0.1.0
 same web "oci://$K/charts/webapp" --plain-http --username alice --password s3cret
 same web "oci://$K/charts/demo" --plain-http --username alice --password wrong
