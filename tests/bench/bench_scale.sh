@@ -87,26 +87,57 @@ for i, line in enumerate(sys.stdin):
 print(n)' "$1"
 }
 # wait_all FIELD VALUE SECS: until every HelmRelease's FIELD is VALUE
-# ("ready" = Ready=True); prints how many are
+# ("ready" = Ready=True); prints how many are. One list, then a watch: the
+# bench costs kubesim one serialisation per HelmRelease change, not a list of
+# all N every poll (at N = 1000 that polling was a large part of kubesim's CPU)
 wait_all() {
 	python3 - "$KUBESIM_URL" "$KUBESIM_DIR" "$n" "$1" "$2" "$3" <<'PY'
 import json, ssl, sys, time, urllib.request
 url, d, n, field, want, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6])
 ctx = ssl.create_default_context(cafile=d + "/ca.crt")
 ctx.load_cert_chain(d + "/admin.crt", d + "/admin.key")
-end, done = time.time() + secs, 0
+base = url + "/apis/helm.toolkit.fluxcd.io/v2/helmreleases"
+end, state, done, rv = time.time() + secs, {}, 0, None
+def ok(o):
+    st = o.get("status") or {}
+    if field == "ready":
+        return any(c.get("type") == "Ready" and c.get("status") == "True" for c in st.get("conditions") or [])
+    return st.get(field) == want
+def key(o):
+    return o["metadata"].get("namespace", ""), o["metadata"]["name"]
 while True:
-    with urllib.request.urlopen(url + "/apis/helm.toolkit.fluxcd.io/v2/helmreleases", context=ctx) as r:
-        items = json.load(r)["items"]
-    def ok(o):
-        st = o.get("status") or {}
-        if field == "ready":
-            return any(c.get("type") == "Ready" and c.get("status") == "True" for c in st.get("conditions") or [])
-        return st.get(field) == want
-    done = sum(1 for o in items if ok(o))
-    if done >= n or time.time() > end:
-        break
-    time.sleep(0.5)
+    left = end - time.time()
+    try:
+        if rv is None:  # (re)list: at the start, and after a watch error
+            with urllib.request.urlopen(base, context=ctx, timeout=60) as r:
+                lst = json.load(r)
+            state = {key(o): ok(o) for o in lst["items"]}
+            done, rv = sum(state.values()), lst["metadata"]["resourceVersion"]
+        if done >= n or left <= 0:
+            break
+        q = "?watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%d" % (rv, int(left) + 1)
+        with urllib.request.urlopen(base + q, context=ctx, timeout=left + 30) as r:
+            for line in r:
+                e = json.loads(line)
+                o = e["object"]
+                if e["type"] == "ERROR":
+                    rv = None
+                    break
+                rv = o["metadata"]["resourceVersion"]
+                if e["type"] == "BOOKMARK":
+                    continue
+                k = key(o)
+                was, now = state.pop(k, False), e["type"] != "DELETED" and ok(o)
+                if e["type"] != "DELETED":
+                    state[k] = now
+                done += now - was
+                if done >= n:
+                    break
+    except (OSError, ValueError):
+        if time.time() > end:
+            break
+        rv = None
+        time.sleep(0.5)
 print(done)
 PY
 }

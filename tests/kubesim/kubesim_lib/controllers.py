@@ -26,6 +26,7 @@ class Controllers(WorkloadControllers, Kubelet):
         self.dirty = True
         self.timer_only = False
         self.outcomes = {}  # (uid, resourceVersion) -> pod outcome
+        self.memo = {}  # derived facts of stored objects, by resourceVersion (WorkloadControllers._memo)
         self.seen = {}  # uid -> monotonic time of last state change
         self.pod_override = {}  # (ns, name) -> (phase, exitCode)
         self.job_outcome = {}  # (ns, name) -> "Succeeded" | "Failed"
@@ -68,6 +69,7 @@ class Controllers(WorkloadControllers, Kubelet):
             for name in list(self.registry.custom):
                 self.registry.remove_crd(name)
             self.seen.clear()
+            self.memo.clear()
             self.pod_override.clear()
             self.job_outcome.clear()
             self.api.alloc.__init__()

@@ -70,6 +70,10 @@ def kubeconfig(url, d, use_tls):
 
 def main(argv=None):
     o = parse_args(sys.argv[1:] if argv is None else argv)
+    prof_path = os.environ.get("KUBESIM_PROFILE")
+    if prof_path:
+        from . import profiling
+        prof = profiling.install()
     d = os.path.abspath(o.dir)
     os.makedirs(d, exist_ok=True)
     for f in ("kubeconfig", "port", "url"):
@@ -127,5 +131,7 @@ def main(argv=None):
     print("kubesim: serving %s (state in %s)" % (url, d), flush=True)
     srv.serve_forever(poll_interval=0.2)
     srv.server_close()
+    if prof_path:
+        profiling.dump(prof, prof_path)
     print("kubesim: stopped", flush=True)
     return 0

@@ -27,6 +27,8 @@ class Store:
         self.cond = threading.Condition(self.lock)
         self.rv = 100
         self.data = {}  # (group, resource) -> {(ns, name): obj}
+        self.by_ns = {}  # (group, resource) -> {ns: {name: obj}} (the same objects)
+        self.order = {}  # (group, resource[, ns]) -> sorted keys, until a key comes or goes
         self.events = []  # ordered by rv
         self.event_rvs = []
         self.compacted = 0  # highest resourceVersion no longer in history
@@ -39,9 +41,23 @@ class Store:
         return self.data.get((group, resource), {}).get((ns or "", name))
 
     def list(self, group, resource, ns=None):
-        objs = self.data.get((group, resource), {})
-        keys = sorted(k for k in objs if ns is None or k[0] == ns)
-        return [objs[k] for k in keys]
+        gr = (group, resource)
+        if ns is None:
+            objs = self.data.get(gr)
+            if not objs:
+                return []
+            keys = self.order.get(gr)
+            if keys is None:
+                keys = self.order[gr] = sorted(objs)
+            return [objs[k] for k in keys]
+        objs = self.by_ns.get(gr, {}).get(ns)
+        if not objs:
+            return []
+        ck = (group, resource, ns)
+        names = self.order.get(ck)
+        if names is None:
+            names = self.order[ck] = sorted(objs)
+        return [objs[n] for n in names]
 
     def list_at(self, group, resource, ns, rv):
         """Objects of group/resource as they were at resourceVersion rv (from the
@@ -76,10 +92,14 @@ class Store:
         md = obj["metadata"]
         ns = md.get("namespace", "")
         key = (ns, md["name"])
-        old = self.data.get((group, resource), {}).get(key)
+        gr = (group, resource)
+        old = self.data.get(gr, {}).get(key)
         rv = self.next_rv()
         md["resourceVersion"] = str(rv)
-        self.data.setdefault((group, resource), {})[key] = obj
+        self.data.setdefault(gr, {})[key] = obj
+        self.by_ns.setdefault(gr, {}).setdefault(ns, {})[key[1]] = obj
+        if old is None:
+            self._keys_changed(group, resource, ns)
         self._record(Event(rv, group, resource, ns, event_type, obj, old))
         return obj
 
@@ -88,14 +108,26 @@ class Store:
         old = objs.pop((ns or "", name), None)
         if old is None:
             return None
+        names = self.by_ns[(group, resource)][ns or ""]
+        del names[name]
+        if not names:
+            del self.by_ns[(group, resource)][ns or ""]
+        self._keys_changed(group, resource, ns or "")
         rv = self.next_rv()
         final = dcopy(old)
         final["metadata"]["resourceVersion"] = str(rv)
         self._record(Event(rv, group, resource, ns or "", "DELETED", final, old))
         return final
 
+    def _keys_changed(self, group, resource, ns):
+        self.order.pop((group, resource), None)
+        self.order.pop((group, resource, ns), None)
+
     def drop_resource(self, group, resource):
         self.data.pop((group, resource), None)
+        for ns in self.by_ns.pop((group, resource), {}):
+            self.order.pop((group, resource, ns), None)
+        self.order.pop((group, resource), None)
 
     def _record(self, ev):
         self.events.append(ev)
@@ -139,6 +171,8 @@ class Store:
     def wipe(self):
         with self.lock:
             self.data = {}
+            self.by_ns = {}
+            self.order = {}
             self.compacted = self.rv
             self.events = []
             self.event_rvs = []

@@ -31,6 +31,16 @@ class WorkloadControllers:
         except ApiError:
             return None
 
+    def _memo(self, key, fn, *args):
+        """fn(*args), remembered under key: keys name stored objects by their
+        resourceVersions, which change whenever the objects do."""
+        v = self.memo.get(key, self.memo)
+        if v is self.memo:
+            if len(self.memo) > 20000:
+                self.memo.clear()
+            v = self.memo[key] = fn(*args)
+        return v
+
     def _set_status(self, res, obj, status):
         new = dcopy(obj)
         new["status"] = status
@@ -48,9 +58,10 @@ class WorkloadControllers:
             spec = d.get("spec") or {}
             want = spec.get("replicas", 1)
             tmpl = spec.get("template") or {}
-            h = _hash(tmpl)
+            h = self._memo(("hash", md["resourceVersion"]), _hash, tmpl)
             owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
-            cur = next((rs for rs in owned if _same_template(rs, tmpl)), None)
+            cur = next((rs for rs in owned if self._memo(("same", rs["metadata"]["resourceVersion"],
+                                                          md["resourceVersion"]), _same_template, rs, tmpl)), None)
             revs = [int((rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "0"))
                     for rs in owned]
             if spec.get("paused"):

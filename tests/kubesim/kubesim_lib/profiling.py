@@ -1,0 +1,69 @@
+"""Optional profiler for kubesim's own speed (KUBESIM_PROFILE=FILE): every
+thread (request handlers, watches, controllers, the accept loop) runs under
+its own cProfile profiler (thread CPU time, not wall); their statistics are merged and written to FILE
+(pstats format: python3 -m pstats FILE) when kubesim stops."""
+import cProfile
+import pstats
+import threading
+import time
+
+_lock = threading.Lock()
+_done = []  # finished threads' profilers
+_live = set()
+
+
+def _collect(prof):
+    prof.disable()
+    with _lock:
+        _live.discard(prof)
+        _done.append(prof)
+
+
+def install():
+    """Profile every thread started from now on, and the calling thread."""
+    run = threading.Thread.run
+
+    def profiled_run(self):
+        prof = cProfile.Profile(time.thread_time)
+        with _lock:
+            _live.add(prof)
+        prof.enable()
+        try:
+            run(self)
+        finally:
+            _collect(prof)
+    threading.Thread.run = profiled_run
+    main = cProfile.Profile(time.thread_time)
+    with _lock:
+        _live.add(main)
+    main.enable()
+    return main
+
+
+class _Snapshot:
+    """What pstats.Stats loads: stats taken from a profiler that may still run."""
+
+    def __init__(self, stats):
+        self.stats = stats
+
+    def create_stats(self):
+        pass
+
+
+def dump(main, path):
+    """Stop the calling thread's profiler and write everything gathered to path."""
+    _collect(main)
+    with _lock:
+        profs = list(_done) + list(_live)  # live ones (watches still open) as they stand
+    stats = None
+    for p in profs:
+        p.snapshot_stats()  # without disable(): that would act on this thread, not p's
+        if not p.stats:
+            continue
+        s = pstats.Stats(_Snapshot(p.stats))
+        if stats is None:
+            stats = s
+        else:
+            stats.add(s)
+    if stats is not None:
+        stats.dump_stats(path)
