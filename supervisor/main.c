@@ -78,6 +78,7 @@ static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
 static wevent *whead, *wtail;
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stopping, reopen_audit;
+static volatile sig_atomic_t child_exited = 1; /* SIGCHLD since reap last looked */
 
 static void wake(void)
 {
@@ -156,6 +157,8 @@ static void on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		reopen_audit = 1;
+	else if (sig == SIGCHLD)
+		child_exited = 1;
 	else if (sig != SIGCHLD && stopping < 2)
 		stopping++; /* a second signal ends the graceful wait */
 	wake();
@@ -186,6 +189,8 @@ typedef struct entry {
 	char done_req[80];      /* worker attempted: a watch event older than its status write asks for nothing */
 	int art_wait;           /* waits for its artifact's download (artfetch.h) */
 	insync *sync;           /* its last reconcile changed nothing (noop.h), or NULL */
+	int fin_wait;           /* our finalizer's addition is in flight (on_finalizer) */
+	int fin_added;          /* it was added; the cached object may not show it yet */
 	sv_job *job;
 } entry;
 
@@ -294,18 +299,15 @@ static int being_deleted(const json_t *hr)
 	return jstr(hr, "metadata", "deletionTimestamp") != NULL;
 }
 
-/* Adds (add=1) or removes our finalizer with a JSON patch that tests the
- * list it replaces, so concurrent changes of other finalizers are not lost. */
-static int set_finalizer(kube_client *kc, const json_t *hr, int add, bh_error *err)
+/* The JSON patch that adds (add=1) or removes our finalizer: it tests the
+ * list it replaces, so concurrent changes of other finalizers are not lost.
+ * NULL when out of memory. */
+static char *finalizer_patch_new(const json_t *hr, int add)
 {
 	const json_t *cur = json_object_get(json_object_get(hr, "metadata"), "finalizers");
-	json_t *next = json_array(), *ops, *out = NULL, *f;
-	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	json_t *next = json_array(), *ops, *f;
 	size_t i;
 	char *text;
-	int rc;
-	if (!add)
-		status_flush(); /* the statuses queued before the object may go */
 	json_array_foreach(cur, i, f) if (!json_is_string(f) || strcmp(json_string_value(f), HR_FINALIZER) != 0)
 		json_array_append(next, f);
 	if (add)
@@ -317,13 +319,58 @@ static int set_finalizer(kube_client *kc, const json_t *hr, int add, bh_error *e
 		ops = json_pack("[{s:s,s:s,s:o}]", "op", "add", "path", "/metadata/finalizers", "value", next);
 	text = ops ? json_dumps(ops, JSON_COMPACT) : NULL;
 	json_decref(ops);
+	return text;
+}
+
+/* Removes our finalizer (the statuses queued before go first). */
+static int remove_finalizer(kube_client *kc, const json_t *hr, bh_error *err)
+{
+	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	json_t *out = NULL;
+	char *text = finalizer_patch_new(hr, 0);
+	int rc;
+	status_flush(); /* the statuses queued before the object may go */
 	if (!text)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	rc = kube_patch(kc, &sv_helmrelease_resource, jstr(hr, "metadata", "namespace"), jstr(hr, "metadata", "name"),
 			KUBE_PATCH_JSON, text, &wo, &out, err);
 	free(text);
 	json_decref(out);
-	return rc < 0 ? bh_error_prefix(err, "%s the finalizer %s", add ? "adding" : "removing", HR_FINALIZER) : 0;
+	return rc < 0 ? bh_error_prefix(err, "removing the finalizer %s", HR_FINALIZER) : 0;
+}
+
+/* The addition of our finalizer is sent by a status writer thread, not on
+ * the main loop; its outcome comes back here (drain_watch), and the
+ * release starts once it is on. */
+typedef struct fin_result {
+	char key[320], uid[64];
+	int failed;
+	char msg[600];
+	struct fin_result *next;
+} fin_result;
+
+static fin_result *fin_results; /* under wmu */
+
+static void on_finalizer(void *ud, const bh_error *err)
+{
+	fin_result *r = ud;
+	if ((r->failed = err != NULL))
+		snprintf(r->msg, sizeof r->msg, "adding the finalizer %s: %.500s", HR_FINALIZER, err->msg);
+	pthread_mutex_lock(&wmu);
+	r->next = fin_results;
+	fin_results = r;
+	pthread_mutex_unlock(&wmu);
+	wake();
+}
+
+static fin_result *fin_take(void)
+{
+	fin_result *r;
+	pthread_mutex_lock(&wmu);
+	r = fin_results;
+	fin_results = NULL;
+	pthread_mutex_unlock(&wmu);
+	return r;
 }
 
 /* Did the last worker attempt what hr asks for (its status is being written)? */
@@ -357,6 +404,8 @@ static void upsert(json_t *hr)
 	}
 	json_decref(e->hr);
 	e->hr = json_incref(hr);
+	if (has_finalizer(hr))
+		e->fin_added = 0;
 	if (e->stalled_gen && (e->stalled_gen != gen || wants_reconcile_request(hr)))
 		e->stalled_gen = 0; /* changed, or asked to try again */
 	if (being_deleted(hr)) {
@@ -705,6 +754,55 @@ static void refuse(kube_client *kc, entry *e, const char *reason, const char *ms
 	e->stalled_gen = json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation"));
 }
 
+/* Sends the addition of our finalizer to e's object (on_finalizer). */
+static void add_finalizer(kube_client *kc, entry *e)
+{
+	fin_result *r = calloc(1, sizeof *r);
+	char *text = r ? finalizer_patch_new(e->hr, 1) : NULL;
+	bh_error err;
+	if (text) {
+		snprintf(r->key, sizeof r->key, "%s", e->key);
+		snprintf(r->uid, sizeof r->uid, "%s", jstr(e->hr, "metadata", "uid") ? jstr(e->hr, "metadata", "uid") : "");
+		if (status_patch_object(kc, e->hr, text, on_finalizer, r, &err) == 0) {
+			e->fin_wait = 1;
+			return;
+		}
+	} else {
+		bh_error_set(&err, BH_ENOMEM, "adding the finalizer %s: out of memory", HR_FINALIZER);
+	}
+	free(r);
+	{
+		sv_outcome o = {0, "FinalizerFailed", err.msg};
+		report(kc, e->hr, &o);
+	}
+	e->queued = 1;
+	e->not_before = now_s() + opt.requeue_dependency;
+}
+
+/* The finalizer additions that ended: the release starts, or says why not
+ * and is tried again after --requeue-dependency. */
+static void fin_collect(kube_client *kc, fin_result *r)
+{
+	while (r) {
+		fin_result *n = r->next;
+		entry *e = find_entry(r->key);
+		if (e && !strcmp(r->uid, jstr(e->hr, "metadata", "uid") ? jstr(e->hr, "metadata", "uid") : "")) {
+			e->fin_wait = 0;
+			e->queued = 1;
+			e->not_before = now_s();
+			if (r->failed) {
+				sv_outcome o = {0, "FinalizerFailed", r->msg};
+				report(kc, e->hr, &o);
+				e->not_before += opt.requeue_dependency;
+			} else if (!has_finalizer(e->hr)) {
+				e->fin_added = 1;
+			}
+		}
+		free(r);
+		r = n;
+	}
+}
+
 /* Starts a reconcile of e: resolve the source, fetch the artifact, spawn. */
 static void start(kube_client *kc, entry *e)
 {
@@ -738,7 +836,7 @@ static void start(kube_client *kc, entry *e)
 	if (e->deleting) {
 		/* Flux: a suspended object is let go without an uninstall */
 		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
-			if (set_finalizer(kc, hr, 0, &err) < 0)
+			if (remove_finalizer(kc, hr, &err) < 0)
 				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
 			e->deleting = 0;
 			return;
@@ -763,7 +861,7 @@ static void start(kube_client *kc, entry *e)
 			snprintf(msg, sizeof msg, "Helm release not uninstalled, the HelmRelease is let go: %.1100s", iderr.msg);
 			o.event = 1;
 			report(kc, hr, &o);
-			if (set_finalizer(kc, hr, 0, &err) < 0)
+			if (remove_finalizer(kc, hr, &err) < 0)
 				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
 			e->deleting = 0;
 			return;
@@ -778,12 +876,10 @@ static void start(kube_client *kc, entry *e)
 	}
 	if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend")))
 		return; /* suspended since it was queued */
-	if (!has_finalizer(hr) && set_finalizer(kc, hr, 1, &err) < 0) {
-		sv_outcome o = {0, "FinalizerFailed", err.msg};
-		report(kc, hr, &o);
-		e->queued = 1;
-		e->not_before = now_s() + opt.requeue_dependency;
-		return;
+	if (!has_finalizer(hr) && !e->fin_added) {
+		if (!e->fin_wait)
+			add_finalizer(kc, e);
+		return; /* queued again when it is on */
 	}
 	if ((rc = hr_decode(hr, &model, &err)) < 0) { /* refused or invalid: Stalled until the spec changes */
 		sv_outcome o = {0, rc == BH_EDENIED ? "UnsupportedSpec" : "InvalidSpec", err.msg};
@@ -1089,7 +1185,7 @@ static void finish(kube_client *kc, sv_job *j)
 		if (o.ready) {
 			/* uninstalled: let the object go (the newest copy carries the
 			 * finalizer list to replace); 2 = done, never queued again */
-			int rc = set_finalizer(kc, e->hr ? e->hr : j->hr, 0, &err);
+			int rc = remove_finalizer(kc, e->hr ? e->hr : j->hr, &err);
 			e->deleting = 2;
 			if (source_helmchart_delete(kc, j->hr, &err) < 0)
 				svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "deleting its HelmChart: %s", err.msg);
@@ -1313,7 +1409,9 @@ static int noop_collect(kube_client *kc, fwd_req *f)
 
 static void reap(kube_client *kc)
 {
-	for (;;) {
+	int look = child_exited; /* wait4 only after a SIGCHLD: each call walks every child */
+	child_exited = 0;
+	while (look) {
 		int st;
 		struct rusage ru;
 		pid_t p = wait4(-1, &st, WNOHANG, &ru);
@@ -1681,6 +1779,7 @@ int main(int argc, char **argv)
 				svlog(SVLOG_INFO, "audit log reopened");
 		}
 		drain_watch();
+		fin_collect(kc, fin_take());
 		collect_answers(kc);
 		reap(kc);
 		ops_tick(now);

@@ -266,6 +266,8 @@ static int send_status(kube_client *kc, const json_t *hr, const char *text, cons
 typedef struct wr_item {
 	json_t *hr, *events;
 	char *text;
+	status_done_fn done; /* set: text is a JSON patch of the object itself (status_patch_object) */
+	void *ud;
 	struct wr_item *next;
 } wr_item;
 
@@ -282,6 +284,19 @@ static struct {
 	unsigned pending; /* queued or being sent */
 } W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
 
+/* A JSON patch of the HelmRelease itself; done() hears how it went. */
+static void send_object_patch(kube_client *kc, wr_item *it)
+{
+	const json_t *md = json_object_get(it->hr, "metadata");
+	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	json_t *out = NULL;
+	bh_error e = {0};
+	int rc = kube_patch(kc, &sv_helmrelease_resource, json_string_value(json_object_get(md, "namespace")),
+			    json_string_value(json_object_get(md, "name")), KUBE_PATCH_JSON, it->text, &wo, &out, &e);
+	it->done(it->ud, rc < 0 ? &e : NULL);
+	json_decref(out);
+}
+
 static void *writer_main(void *arg)
 {
 	wr_lane *l = arg;
@@ -295,7 +310,9 @@ static void *writer_main(void *arg)
 		if (!(l->head = it->next))
 			l->tail = NULL;
 		pthread_mutex_unlock(&W.mu);
-		if (send_status(l->kc, it->hr, it->text, it->events, &e) < 0)
+		if (it->done)
+			send_object_patch(l->kc, it);
+		else if (send_status(l->kc, it->hr, it->text, it->events, &e) < 0)
 			svlog(SVLOG_ERROR, "%s", e.msg);
 		json_decref(it->hr);
 		json_decref(it->events);
@@ -333,7 +350,7 @@ void status_flush(void)
 	pthread_mutex_unlock(&W.mu);
 }
 
-static int submit(const json_t *hr, char *text, json_t *events, bh_error *err)
+static int submit(const json_t *hr, char *text, json_t *events, status_done_fn done, void *ud, bh_error *err)
 {
 	const json_t *md = json_object_get(hr, "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
@@ -349,6 +366,8 @@ static int submit(const json_t *hr, char *text, json_t *events, bh_error *err)
 	}
 	it->text = text;
 	it->events = events;
+	it->done = done;
+	it->ud = ud;
 	for (const char *p = ns ? ns : ""; *p; p++)
 		h = h * 33 + (unsigned char)*p;
 	for (const char *p = name ? name : ""; *p; p++)
@@ -390,9 +409,19 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	events = events_new(o);
 	if (W.n) /* sent by a writer thread; errors are logged there */
-		return submit(hr, text, events, err);
+		return submit(hr, text, events, NULL, NULL, err);
 	rc = send_status(kc, hr, text, events, err);
 	free(text);
 	json_decref(events);
 	return rc;
+}
+
+int status_patch_object(kube_client *kc, const json_t *hr, char *text, status_done_fn done, void *ud, bh_error *err)
+{
+	wr_item it = {(json_t *)hr, NULL, text, done, ud, NULL};
+	if (W.n)
+		return submit(hr, text, NULL, done, ud, err);
+	send_object_patch(kc, &it); /* no writer threads: here */
+	free(text);
+	return 0;
 }

@@ -53,6 +53,12 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
  * everything queued was sent (before a finalizer is removed). */
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
 int status_async_start(const kube_config *cfg, int n, bh_error *err);
+/* Sends text (owned), a JSON patch of the HelmRelease hr itself (its
+ * finalizers), on hr's writer lane after the writes queued before it;
+ * done(ud, NULL) when the API server took it, done(ud, error) when not,
+ * called from the writer thread (or here without writer threads). */
+typedef void (*status_done_fn)(void *ud, const bh_error *err);
+int status_patch_object(kube_client *kc, const json_t *hr, char *text, status_done_fn done, void *ud, bh_error *err);
 void status_flush(void);
 
 #endif
