@@ -503,12 +503,9 @@ static int cluster_open(const template_opts *o, const chart *c, template_cluster
 	template_kube_flags kf = {
 		.kubeconfig = o->kubeconfig, .context = o->kube_context, .apiserver = o->kube_apiserver,
 		.token = o->kube_token, .ca_file = o->kube_ca_file, .tls_server_name = o->kube_tls_server_name,
-		.insecure = o->kube_insecure,
+		.insecure = o->kube_insecure, .as_user = o->kube_as_user, .as_groups = o->kube_as_group.v,
+		.n_as_groups = o->kube_as_group.n,
 	};
-	if ((o->kube_as_user && *o->kube_as_user) || o->kube_as_group.n)
-		return bh_error_set(err, BH_EINVAL, "%s with --dry-run=server: bulkhead template does not impersonate; "
-				    "use a kubeconfig whose user is the one to act as",
-				    o->kube_as_user && *o->kube_as_user ? "--kube-as-user" : "--kube-as-group");
 	if (template_cluster_open(&kf, tc, err)) {
 		log_cb(debug, "ERROR", err->msg, NULL);
 		return -1;

@@ -75,6 +75,28 @@ static int overrides(const template_kube_flags *f, kube_config *cfg, bh_error *e
 	return 0;
 }
 
+/* --kube-as-user and --kube-as-group: Impersonate-User and
+ * Impersonate-Group on every request, as client-go sends them; groups
+ * without a user fail clientcmd's validation of the kubeconfig user. */
+static int impersonate(const template_kube_flags *f, const kube_config *cfg, kube_client *kc, bh_error *err)
+{
+	const char **groups;
+	int rc;
+	if ((!f->as_user || !*f->as_user) && !f->n_as_groups)
+		return 0;
+	if (!f->as_user || !*f->as_user)
+		return bh_error_set(err, BH_EINVAL, "invalid configuration: requesting uid, groups or user-extra for %s "
+				    "without impersonating a user", cfg->user ? cfg->user : "");
+	if (!(groups = calloc(f->n_as_groups + 1, sizeof *groups)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < f->n_as_groups; i++)
+		groups[i] = f->as_groups[i];
+	rc = kube_client_set_impersonation(kc, f->as_user && *f->as_user ? f->as_user : NULL,
+					   f->n_as_groups ? groups : NULL, err);
+	free(groups);
+	return rc;
+}
+
 int template_cluster_open(const template_kube_flags *f, template_cluster *tc, bh_error *err)
 {
 	const char *kubeconfig = f->kubeconfig, *context = f->context;
@@ -100,7 +122,7 @@ int template_cluster_open(const template_kube_flags *f, template_cluster *tc, bh
 		return err ? err->code : BH_EUNAVAIL;
 	}
 	if (!(tc->cfg = kube_config_load(bh_buf_str(&path), &ko, err)) || overrides(f, tc->cfg, err) ||
-	    !(tc->kc = kube_curl_client_new(tc->cfg, err))) {
+	    !(tc->kc = kube_curl_client_new(tc->cfg, err)) || impersonate(f, tc->cfg, tc->kc, err)) {
 		bh_buf_free(&path);
 		if (ko.context && err && strstr(err->msg, "no context named")) /* clientcmd's words */
 			bh_error_set(err, BH_ENOTFOUND, "context \"%s\" does not exist", ko.context);

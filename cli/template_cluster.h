@@ -30,6 +30,9 @@ typedef struct template_kube_flags {
 	const char *kubeconfig, *context;
 	const char *apiserver, *token, *ca_file, *tls_server_name;
 	int insecure;
+	const char *as_user;          /* --kube-as-user, or NULL */
+	const char *const *as_groups; /* --kube-as-group, n_as_groups of them */
+	size_t n_as_groups;
 } template_kube_flags;
 
 /* Connects and reads the capabilities. The error is helm's "cluster

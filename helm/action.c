@@ -453,6 +453,8 @@ int action_lookup(void *ud, tmpl_arena *a, const char *api_version, const char *
 		obj = json_object();
 		rc = 0;
 	}
+	if (rc < 0 && (rc == BH_EDENIED || rc == BH_EINVAL || rc == BH_ECONFLICT) && *kube_client_last_message(kc))
+		bh_error_set(err, rc, "%s", kube_client_last_message(kc)); /* client-go's StatusError text */
 	if (rc < 0)
 		return rc;
 	*out = tmpl_value_from_json(a, obj);

@@ -186,6 +186,11 @@ const char *kube_client_last_reason(const kube_client *c)
 	return c->last_reason;
 }
 
+const char *kube_client_last_message(const kube_client *c)
+{
+	return c->last_message;
+}
+
 int kube_client_last_attempts(const kube_client *c)
 {
 	return c->last_attempts;
@@ -299,6 +304,7 @@ int kube_request_send(kube_client *c, const kube_request *req, kube_response *re
 	long slept = 0;
 	int rc = 0;
 	c->last_attempts = 0;
+	c->last_message[0] = 0;
 	for (int attempt = 1;; attempt++) {
 		kube_response_reset(resp);
 		c->last_attempts = attempt;
@@ -395,6 +401,7 @@ int kube_client_response_error(kube_client *c, const kube_response *resp, const 
 	status_details(resp, &msg, &reason, &root);
 	c->last_status = resp->status;
 	snprintf(c->last_reason, sizeof c->last_reason, "%s", reason ? reason : "");
+	snprintf(c->last_message, sizeof c->last_message, "%s", msg ? msg : "");
 	int rc = kube_response_error(resp, what, err);
 	if (c->giveup_why) {
 		bh_error_prefix(err, "giving up after %d attempts (%s)", c->giveup_attempts, c->giveup_why);

@@ -22,6 +22,7 @@ struct kube_client {
 	void *hook_ud;
 	long last_status;
 	char last_reason[64];
+	char last_message[1024]; /* the last error Status's message ("" when none) */
 	int last_attempts;
 	int giveup_attempts;
 	const char *giveup_why;

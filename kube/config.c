@@ -40,6 +40,7 @@ void kube_config_free(kube_config *cfg)
 	}
 	free(cfg->namespace_);
 	free(cfg->context);
+	free(cfg->user);
 	kube_strv_free(cfg->exec_argv);
 	kube_strv_free(cfg->exec_env);
 	free(cfg->exec_api_version);
@@ -67,7 +68,7 @@ kube_config *kube_config_dup(const kube_config *c, bh_error *err)
 		goto oom;
 	*d = *c;
 	d->server = d->tls_server_name = d->proxy_url = d->ca_pem = d->cert_pem = d->key_pem = NULL;
-	d->token = d->token_file = d->username = d->password = d->namespace_ = d->context = NULL;
+	d->token = d->token_file = d->username = d->password = d->namespace_ = d->context = d->user = NULL;
 	d->exec_argv = d->exec_env = NULL;
 	d->exec_api_version = NULL;
 	if ((c->exec_argv && !(d->exec_argv = kube_strv_dup(c->exec_argv))) ||
@@ -85,7 +86,8 @@ kube_config *kube_config_dup(const kube_config *c, bh_error *err)
 	    dupfield(&d->username, c->username, c->username ? strlen(c->username) : 0) ||
 	    dupfield(&d->password, c->password, c->password ? strlen(c->password) : 0) ||
 	    dupfield(&d->namespace_, c->namespace_, c->namespace_ ? strlen(c->namespace_) : 0) ||
-	    dupfield(&d->context, c->context, c->context ? strlen(c->context) : 0))
+	    dupfield(&d->context, c->context, c->context ? strlen(c->context) : 0) ||
+	    dupfield(&d->user, c->user, c->user ? strlen(c->user) : 0))
 		goto oom;
 	return d;
 oom:
@@ -442,7 +444,7 @@ static int parse_doc(kube_config *cfg, json_t *root, const kube_config_opts *o, 
 			return rc;
 	}
 	if (dupfield(&cfg->namespace_, ns ? ns : "default", strlen(ns ? ns : "default")) ||
-	    dupfield(&cfg->context, ctxname, strlen(ctxname)))
+	    dupfield(&cfg->context, ctxname, strlen(ctxname)) || dupfield(&cfg->user, uname, uname ? strlen(uname) : 0))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	return 0;
 }

@@ -57,6 +57,7 @@ typedef struct kube_config {
 	char *password;
 	char *namespace_;      /* context namespace, "default" when unset */
 	char *context;         /* name of the context used (NULL in-cluster) */
+	char *user;            /* name of the context's users[] entry, or NULL */
 	time_t token_mtime;    /* for token_file rotation */
 	long token_mtime_ns;
 	time_t token_checked;  /* last stat() of token_file */

@@ -53,6 +53,9 @@ void kube_client_set_hooks(kube_client *c, void (*sleep_ms)(void *, long),
 /* HTTP status and Status.reason of the last failed call ("" if none). */
 long kube_client_last_status(const kube_client *c);
 const char *kube_client_last_reason(const kube_client *c);
+/* The message of the last error's Status ("" when it had none): what
+ * client-go's StatusError prints. Borrowed until the next request. */
+const char *kube_client_last_message(const kube_client *c);
 /* Number of transport attempts the last call made (retries + 1). */
 int kube_client_last_attempts(const kube_client *c);
 

@@ -7,7 +7,9 @@
 # object exists without the release's ownership metadata (not with
 # --take-ownership or --is-upgrade), the reachability errors, and
 # --kube-apiserver/--kube-token/--kube-ca-file/--kube-insecure-skip-tls-verify
-# over the kubeconfig; --kube-as-user/--kube-as-group are refused by name. Each case
+# over the kubeconfig, --kube-as-user/--kube-as-group (impersonation: RBAC
+# of the impersonated user, the API server's refusal text from `lookup`,
+# clientcmd's refusal of groups without a user). Each case
 # runs the real helm and bulkhead against the same kubesim and compares
 # stdout, stderr and the exit status. (Not compared: helm's validation of
 # the objects against the server's OpenAPI schema, which bulkhead lacks.)
@@ -71,7 +73,14 @@ same "$T/lk" --dry-run=server --kubeconfig "$T/dead.kubeconfig" --kube-apiserver
 	--kube-token "$(cat "$KUBESIM_DIR/admin.token")" --kube-ca-file "$KUBESIM_DIR/ca.crt"
 same "$T/lk" --dry-run=server --kubeconfig "$T/dead.kubeconfig" --kube-apiserver "$(cat "$KUBESIM_DIR/url")" \
 	--kube-token "$(cat "$KUBESIM_DIR/admin.token")" --kube-insecure-skip-tls-verify
-# impersonation is refused by name
-"$BH" template x "$T/lk" --dry-run=server --kube-as-user bob >/dev/null 2>"$T/b.err" && e2e_fail "--kube-as-user accepted"
-e2e_has 'kube-as-user with --dry-run=server' <"$T/b.err" || e2e_fail "--kube-as-user not refused by name"
+# impersonation: a ServiceAccount that may view default, one that may not, a group
+kubectl create ns team >/dev/null && kubectl create sa app -n team >/dev/null &&
+	kubectl create rolebinding view-app -n default --clusterrole=view --serviceaccount=team:app >/dev/null ||
+	e2e_fail "kubectl: ServiceAccount team/app"
+same "$T/lk" --dry-run=server --kube-as-user system:serviceaccount:team:app
+grep -q 'seen: "live"' "$T/b.out" || e2e_fail "lookup as team:app did not read the live ConfigMap"
+same "$T/lk" --dry-run=server --kube-as-user system:serviceaccount:team:other
+e2e_has 'User "system:serviceaccount:team:other" cannot get' <"$T/b.err" || e2e_fail "impersonation was not applied"
+same "$T/lk" --dry-run=server --kube-as-user bob --kube-as-group system:masters
+same "$T/lk" --dry-run=server --kube-as-group system:masters
 echo "PASS: $n --dry-run=server/--validate cases identical to helm template"
