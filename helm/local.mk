@@ -27,7 +27,7 @@ BH_CHART_LIBS = helm/libbhchart.a $(ZLIB_LIBS)
 
 # chart provenance (`template --verify`): OpenPGP subset + Helm's check — h-verify
 noinst_LIBRARIES += helm/libbhprov.a
-helm_libbhprov_a_SOURCES = helm/pgp.c helm/pgp_armor.c helm/pgp.h helm/provenance.c helm/provenance.h
+helm_libbhprov_a_SOURCES = helm/pgp.c helm/pgp_packet.c helm/pgp_packet.h helm/pgp_armor.c helm/pgp.h helm/provenance.c helm/provenance.h
 BH_PROV_LIBS = helm/libbhprov.a $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(OPENSSL_LIBS)
 check_PROGRAMS += tests/unit/test_pgp
 tests_unit_test_pgp_SOURCES = tests/unit/test_pgp.c
