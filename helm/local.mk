@@ -21,7 +21,7 @@ helm_libbhchart_a_SOURCES = \
 	helm/chart_archive.c helm/chart_dir.c helm/chart_deps.c \
 	helm/strvals.c helm/strvals.h \
 	helm/values.c helm/values.h \
-	helm/sort.c helm/sort.h \
+	helm/sort.c helm/sort_head.c helm/sort.h \
 	helm/targz.c helm/targz.h
 BH_CHART_LIBS = helm/libbhchart.a $(ZLIB_LIBS)
 

@@ -343,6 +343,36 @@ static int read_head(const json_t *doc, manifest *m, json_t **annotations, char 
 	return rc;
 }
 
+/* The head by manifest_head_scan: 1 with m's head fields and *annotations
+ * (the hook annotations found, or NULL) set, 0 when the document must be
+ * parsed, -1 out of memory. */
+static int head_fast(const char *doc, manifest *m, json_t **annotations)
+{
+	manifest_head h;
+	int r = manifest_head_scan(doc, strlen(doc), &h);
+	if (r <= 0)
+		return r;
+	m->api_version = h.api_version;
+	m->kind = h.kind;
+	m->name = h.name;
+	h.api_version = h.kind = h.name = NULL;
+	for (int i = 0; i < MANIFEST_HEAD_HOOKS && r > 0; i++) {
+		if (!h.hooks[i])
+			continue;
+		if (!*annotations)
+			*annotations = json_object();
+		if (!*annotations || json_object_set_new(*annotations, manifest_hook_keys[i],
+							 json_stringn_nocheck(h.hooks[i], strlen(h.hooks[i]))))
+			r = -1;
+	}
+	manifest_head_clear(&h);
+	if (r < 0) {
+		json_decref(*annotations);
+		*annotations = NULL;
+	}
+	return r;
+}
+
 /* Splits an annotation value on ',' into trimmed lower-case items. */
 static int split_values(const char *v, char ***out, size_t *n)
 {
@@ -430,13 +460,18 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 			bh_error yerr;
 			manifest tmp;
 			memset(&tmp, 0, sizeof tmp);
-			if (yaml_parse_any(docs[d], strlen(docs[d]), NULL, YAML_KEEP_INTS, &doc, &yerr)) {
+			json_t *ann = NULL;
+			int fast = head_fast(docs[d], &tmp, &ann);
+			if (fast < 0) {
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+				break;
+			}
+			if (!fast && yaml_parse_any(docs[d], strlen(docs[d]), NULL, YAML_KEEP_INTS, &doc, &yerr)) {
 				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, yerr.msg);
 				break;
 			}
-			json_t *ann = NULL;
 			char emsg[1024];
-			if (read_head(doc, &tmp, &ann, emsg, sizeof emsg)) {
+			if (!fast && read_head(doc, &tmp, &ann, emsg, sizeof emsg)) {
 				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, emsg);
 				manifest_clear(&tmp);
 				json_decref(doc);

@@ -55,6 +55,23 @@ void manifest_sort_by_kind(manifest_list *l);
 int manifest_install_order(const char *kind);
 
 int manifest_is_test_hook(const manifest *m);
+
+/* What sorting reads of a document: apiVersion, kind, metadata.name and the
+ * hook annotations (helm.sh/hook, -weight, -delete-policy,
+ * -output-log-policy), each NULL when absent. */
+#define MANIFEST_HEAD_HOOKS 4
+typedef struct manifest_head {
+	char *api_version, *kind, *name;
+	char *hooks[MANIFEST_HEAD_HOOKS];
+} manifest_head;
+
+/* Reads h from doc's lines when doc is plain block YAML that it can vouch
+ * the full parse reads without error and to the same head (helm/sort_head.c):
+ * 1 then (h owned by the caller: manifest_head_clear), 0 when not sure (h
+ * empty: parse the document), -1 out of memory. */
+extern const char *const manifest_hook_keys[MANIFEST_HEAD_HOOKS]; /* in that order */
+int manifest_head_scan(const char *doc, size_t len, manifest_head *h);
+void manifest_head_clear(manifest_head *h);
 void manifest_list_free(manifest_list *l);
 
 #endif

@@ -14,6 +14,7 @@
 #include "helm/chart.h"
 #include "helm/render.h"
 #include "helm/render_schema.h"
+#include "helm/sort.h"
 #include "helm/strvals.h"
 #include "helm/values.h"
 #include "lib/buf.h"
@@ -455,6 +456,46 @@ START_TEST(test_fail_multiline)
 }
 END_TEST
 
+/* manifest_head_scan: the head of plain block YAML read without a parse;
+ * what it is not sure of is left to the full parse (tests/fuzz/fuzz_sort_head
+ * checks that the two agree), which still refuses what Helm refuses. */
+START_TEST(test_head_scan)
+{
+	manifest_head h;
+	const char *doc = "# Source: c/templates/job.yaml\n"
+			  "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: 'it''s'\n"
+			  "  annotations:\n    \"helm.sh/hook\": pre-install,post-install\n"
+			  "    helm.sh/hook-weight: \"-5\"\n    other: |\n      text\n"
+			  "spec:\n  args: [\"--a\", b]\n  note: a long\n    plain scalar\n  quote: 'over\n    lines'\n";
+	ck_assert_int_eq(manifest_head_scan(doc, strlen(doc), &h), 1);
+	ck_assert_str_eq(h.api_version, "batch/v1");
+	ck_assert_str_eq(h.kind, "Job");
+	ck_assert_str_eq(h.name, "it's");
+	ck_assert_str_eq(h.hooks[0], "pre-install,post-install");
+	ck_assert_str_eq(h.hooks[1], "-5");
+	ck_assert_ptr_null(h.hooks[2]);
+	manifest_head_clear(&h);
+	/* not sure: an alias, a case variant of a head key, a NaN, a tab, a
+	 * flow sequence over two lines, a kind YAML types as a number */
+	const char *unsure[] = {
+		"kind: &k Pod\nx: *k\n", "kind: Pod\nKind: Job\n", "kind: Pod\nx: .nan\n",
+		"kind: Pod\nx:\ty\n", "kind: Pod\nx: [a,\n  b]\n", "kind: 1\n",
+	};
+	for (size_t i = 0; i < sizeof unsure / sizeof *unsure; i++) {
+		ck_assert_int_eq(manifest_head_scan(unsure[i], strlen(unsure[i]), &h), 0);
+		ck_assert_ptr_null(h.kind);
+	}
+	/* the full parse then still fails the document as Helm does */
+	const char *path = "c/templates/a.yaml", *text = "kind: Pod\nx: .nan\n";
+	manifest_list hooks = {0}, generic = {0};
+	bh_error err;
+	ck_assert_int_ne(manifest_sort_files(&path, &text, 1, &hooks, &generic, NULL, NULL, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "YAML parse error on c/templates/a.yaml"));
+	manifest_list_free(&hooks);
+	manifest_list_free(&generic);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart_render");
@@ -468,6 +509,7 @@ int main(void)
 	tcase_add_test(tc, test_output_cap);
 	tcase_add_test(tc, test_schema_subchart);
 	tcase_add_test(tc, test_fail_multiline);
+	tcase_add_test(tc, test_head_scan);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
