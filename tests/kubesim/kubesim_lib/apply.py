@@ -86,7 +86,22 @@ def field_set(obj, schema=None, status_only=False, with_status=True):
     return out
 
 
+_fieldsv1_memo = {}
+
+
 def to_fieldsv1(paths):
+    """The FieldsV1 JSON of a set of paths (remembered: most updates leave most
+    managedFields entries as they were)."""
+    key = frozenset(paths)
+    out = _fieldsv1_memo.get(key)
+    if out is None:
+        if len(_fieldsv1_memo) > 2000:
+            _fieldsv1_memo.clear()
+        out = _fieldsv1_memo[key] = _to_fieldsv1(key)
+    return dcopy(out)
+
+
+def _to_fieldsv1(paths):
     root = {}
     members = set()
     for p in paths:
@@ -275,8 +290,16 @@ def track_update(old, new, manager, api_version, subresource=None, schema=None, 
         old_set = _set_for(old, schema, subresource, has_status)
         removed = old_set - new_set
         changed = set()
+        same = {}  # a path's first two elements -> old and new are equal there (then below too)
         for p in new_set:
-            if p not in old_set or get_at(old, p) != get_at(new, p):
+            if p not in old_set:
+                changed.add(p)
+                continue
+            top = p[:2]
+            eq = same.get(top)
+            if eq is None:
+                eq = same[top] = get_at(old, top) == get_at(new, top)
+            if not eq and (len(p) <= 2 or get_at(old, p) != get_at(new, p)):
                 changed.add(p)
     mine = None
     for e in entries:

@@ -3,6 +3,7 @@ apiextensions): Deployments/ReplicaSets/StatefulSets/DaemonSets roll out,
 Jobs complete or fail, Pods run, PVCs bind, Services get IPs, Namespaces
 terminate, ownerReference garbage collection, CRD registration, SA tokens."""
 import base64
+import contextlib
 import threading
 import time
 
@@ -405,62 +406,85 @@ class Controllers(WorkloadControllers, Kubelet):
             if not sel or spec.get("type") == "ExternalName" or md.get("deletionTimestamp"):
                 continue
             ns = md["namespace"]
-            ready, not_ready = [], []
-            pods = {}
-            for p in self.store.list("", "pods", ns):
-                labels = p["metadata"].get("labels") or {}
-                ip = get_path(p, "status", "podIP")
-                if not ip or p["metadata"].get("deletionTimestamp") or any(labels.get(k) != v for k, v in sel.items()):
-                    continue
-                if get_path(p, "status", "phase") in ("Succeeded", "Failed"):
-                    continue
-                addr = {"ip": ip, "nodeName": get_path(p, "spec", "nodeName") or NODE,
-                        "targetRef": {"kind": "Pod", "namespace": ns, "name": p["metadata"]["name"],
-                                      "uid": p["metadata"]["uid"]}}
-                is_ready = any(c.get("type") == "Ready" and c.get("status") == "True"
-                               for c in get_path(p, "status", "conditions") or [])
-                (ready if is_ready else not_ready).append(addr)
-                pods[p["metadata"]["name"]] = p
-            ports = []
-            for sp in spec.get("ports") or []:
-                tp = sp.get("targetPort", sp.get("port"))
-                if isinstance(tp, str):
-                    for p in pods.values():
-                        for c in get_path(p, "spec", "containers") or []:
-                            for cp in c.get("ports") or []:
-                                if cp.get("name") == tp:
-                                    tp = cp.get("containerPort")
-                if isinstance(tp, int):
-                    e = {"port": tp, "protocol": sp.get("protocol", "TCP")}
-                    if sp.get("name"):
-                        e["name"] = sp["name"]
-                    ports.append(e)
-            subsets = []
-            if ready or not_ready:
-                sub = {}
-                if ready:
-                    sub["addresses"] = sorted(ready, key=lambda a: a["ip"])
-                if not_ready:
-                    sub["notReadyAddresses"] = sorted(not_ready, key=lambda a: a["ip"])
-                if ports:
-                    sub["ports"] = ports
-                subsets = [sub]
             cur = self.store.get("", "endpoints", ns, md["name"])
-            body = {"metadata": {"name": md["name"], "labels": dict(md.get("labels") or {})}}
-            if subsets:
-                body["subsets"] = subsets
-            try:
-                if cur is None:
-                    self.api.create(epr, ns, body, "endpoint-controller")
-                elif cur.get("subsets") != body.get("subsets"):
-                    new = dcopy(cur)
-                    if subsets:
-                        new["subsets"] = subsets
-                    else:
-                        new.pop("subsets", None)
-                    self._put(epr, cur, new, "endpoint-controller", None)
-            except ApiError:
-                pass
+            fp = (md["resourceVersion"], self.store.ns_version("", "pods", ns),
+                  cur and cur["metadata"]["resourceVersion"])
+            with self._skip_if_same(("endpoints", md["uid"]), fp) as same:
+                if not same:
+                    self._endpoints_of(epr, svc, md, spec, sel, ns)
+
+    def _endpoints_of(self, epr, svc, md, spec, sel, ns):
+        """The Endpoints of one selector Service."""
+        ready, not_ready = [], []
+        pods = {}
+        for p in self.store.list("", "pods", ns):
+            labels = p["metadata"].get("labels") or {}
+            ip = get_path(p, "status", "podIP")
+            if not ip or p["metadata"].get("deletionTimestamp") or any(labels.get(k) != v for k, v in sel.items()):
+                continue
+            if get_path(p, "status", "phase") in ("Succeeded", "Failed"):
+                continue
+            addr = {"ip": ip, "nodeName": get_path(p, "spec", "nodeName") or NODE,
+                    "targetRef": {"kind": "Pod", "namespace": ns, "name": p["metadata"]["name"],
+                                  "uid": p["metadata"]["uid"]}}
+            is_ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                           for c in get_path(p, "status", "conditions") or [])
+            (ready if is_ready else not_ready).append(addr)
+            pods[p["metadata"]["name"]] = p
+        ports = []
+        for sp in spec.get("ports") or []:
+            tp = sp.get("targetPort", sp.get("port"))
+            if isinstance(tp, str):
+                for p in pods.values():
+                    for c in get_path(p, "spec", "containers") or []:
+                        for cp in c.get("ports") or []:
+                            if cp.get("name") == tp:
+                                tp = cp.get("containerPort")
+            if isinstance(tp, int):
+                e = {"port": tp, "protocol": sp.get("protocol", "TCP")}
+                if sp.get("name"):
+                    e["name"] = sp["name"]
+                ports.append(e)
+        subsets = []
+        if ready or not_ready:
+            sub = {}
+            if ready:
+                sub["addresses"] = sorted(ready, key=lambda a: a["ip"])
+            if not_ready:
+                sub["notReadyAddresses"] = sorted(not_ready, key=lambda a: a["ip"])
+            if ports:
+                sub["ports"] = ports
+            subsets = [sub]
+        cur = self.store.get("", "endpoints", ns, md["name"])
+        body = {"metadata": {"name": md["name"], "labels": dict(md.get("labels") or {})}}
+        if subsets:
+            body["subsets"] = subsets
+        try:
+            if cur is None:
+                self.api.create(epr, ns, body, "endpoint-controller")
+            elif cur.get("subsets") != body.get("subsets"):
+                new = dcopy(cur)
+                if subsets:
+                    new["subsets"] = subsets
+                else:
+                    new.pop("subsets", None)
+                self._put(epr, cur, new, "endpoint-controller", None)
+        except ApiError:
+            pass
+
+    @contextlib.contextmanager
+    def _skip_if_same(self, key, fp):
+        """Work on one object whose inputs are fp (resourceVersions, ns_version):
+        yields True when a pass with the same inputs wrote nothing, so that
+        doing it again would write nothing either (the work is then skipped);
+        remembers fp when this pass writes nothing."""
+        if self.memo.get(key) == fp:
+            yield True
+            return
+        rv = self.store.rv
+        yield False
+        if self.store.rv == rv:
+            self.memo[key] = fp
 
     def _apiservices(self):
         """kube-aggregator's availability check, simplified: a local APIService

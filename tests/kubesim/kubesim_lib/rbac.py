@@ -79,6 +79,7 @@ def subject_matches(subj, user, binding_ns):
 class Authorizer:
     def __init__(self, store):
         self.store = store
+        self.cache = {}  # (user, groups, namespace) -> (RBAC objects' versions, rules)
 
     def _cluster_role_rules(self, name, depth=0):
         cr = self.store.get(RBAC, "clusterroles", "", name)
@@ -96,7 +97,22 @@ class Authorizer:
         return rules
 
     def rules_for(self, user, namespace):
-        """All rules that apply to user in namespace ('' = cluster-wide only)."""
+        """All rules that apply to user in namespace ('' = cluster-wide only);
+        remembered until a Role, ClusterRole or binding that could apply changes."""
+        v = self.store.ns_version
+        version = (v(RBAC, "clusterroles", ""), v(RBAC, "clusterrolebindings", ""),
+                   v(RBAC, "roles", namespace), v(RBAC, "rolebindings", namespace))
+        key = (user.name, tuple(user.groups), namespace)
+        hit = self.cache.get(key)
+        if hit is not None and hit[0] == version:
+            return list(hit[1])
+        if len(self.cache) > 10000:
+            self.cache.clear()
+        out = self._rules_for(user, namespace)
+        self.cache[key] = (version, out)
+        return list(out)
+
+    def _rules_for(self, user, namespace):
         out = []
         for crb in self.store.list(RBAC, "clusterrolebindings"):
             if any(subject_matches(s, user, "") for s in crb.get("subjects") or []):

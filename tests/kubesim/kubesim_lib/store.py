@@ -29,6 +29,7 @@ class Store:
         self.data = {}  # (group, resource) -> {(ns, name): obj}
         self.by_ns = {}  # (group, resource) -> {ns: {name: obj}} (the same objects)
         self.order = {}  # (group, resource[, ns]) -> sorted keys, until a key comes or goes
+        self.ns_writes = {}  # (group, resource, ns) -> writes so far (see ns_version)
         self.events = []  # ordered by rv
         self.event_rvs = []
         self.compacted = 0  # highest resourceVersion no longer in history
@@ -77,6 +78,11 @@ class Store:
                 cur[key] = ev.old
         return [cur[k] for k in sorted(cur) if ns is None or k[0] == ns]
 
+    def ns_version(self, group, resource, ns):
+        """A value that changes whenever an object of group/resource in ns is
+        written or removed (the simulated controllers skip work on it)."""
+        return self.ns_writes.get((group, resource, ns or ""), 0)
+
     def all_items(self):
         for (g, r), objs in self.data.items():
             for (ns, name), obj in list(objs.items()):
@@ -98,6 +104,7 @@ class Store:
         md["resourceVersion"] = str(rv)
         self.data.setdefault(gr, {})[key] = obj
         self.by_ns.setdefault(gr, {}).setdefault(ns, {})[key[1]] = obj
+        self._count(group, resource, ns)
         if old is None:
             self._keys_changed(group, resource, ns)
         self._record(Event(rv, group, resource, ns, event_type, obj, old))
@@ -113,11 +120,16 @@ class Store:
         if not names:
             del self.by_ns[(group, resource)][ns or ""]
         self._keys_changed(group, resource, ns or "")
+        self._count(group, resource, ns or "")
         rv = self.next_rv()
         final = dcopy(old)
         final["metadata"]["resourceVersion"] = str(rv)
         self._record(Event(rv, group, resource, ns or "", "DELETED", final, old))
         return final
+
+    def _count(self, group, resource, ns):
+        k = (group, resource, ns)
+        self.ns_writes[k] = self.ns_writes.get(k, 0) + 1
 
     def _keys_changed(self, group, resource, ns):
         self.order.pop((group, resource), None)
@@ -127,6 +139,7 @@ class Store:
         self.data.pop((group, resource), None)
         for ns in self.by_ns.pop((group, resource), {}):
             self.order.pop((group, resource, ns), None)
+            self._count(group, resource, ns)
         self.order.pop((group, resource), None)
 
     def _record(self, ev):
@@ -171,6 +184,8 @@ class Store:
     def wipe(self):
         with self.lock:
             self.data = {}
+            for k in self.ns_writes:  # every namespace's objects are gone
+                self.ns_writes[k] += 1
             self.by_ns = {}
             self.order = {}
             self.compacted = self.rv

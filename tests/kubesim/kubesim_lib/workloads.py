@@ -54,101 +54,112 @@ class WorkloadControllers:
                 continue
             if self.timer_only and self._settled(d):
                 continue
-            ns = md["namespace"]
-            spec = d.get("spec") or {}
-            want = spec.get("replicas", 1)
-            tmpl = spec.get("template") or {}
-            h = self._memo(("hash", md["resourceVersion"]), _hash, tmpl)
-            owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
-            cur = next((rs for rs in owned if self._memo(("same", rs["metadata"]["resourceVersion"],
-                                                          md["resourceVersion"]), _same_template, rs, tmpl)), None)
-            revs = [int((rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "0"))
-                    for rs in owned]
-            if spec.get("paused"):
+            if not self._settled(d):
+                self._deployment(dres, rsres, d)
                 continue
-            if cur is None:
-                rev = str(max(revs + [0]) + 1)
-                t = dcopy(tmpl)
-                t.setdefault("metadata", {}).setdefault("labels", {})["pod-template-hash"] = h
-                sel = dcopy(spec.get("selector") or {})
-                sel.setdefault("matchLabels", {})["pod-template-hash"] = h
-                rs = {"metadata": {"name": "%s-%s" % (md["name"], h), "labels": dict(t["metadata"]["labels"]),
-                                   "annotations": {"deployment.kubernetes.io/desired-replicas": str(want),
-                                                   "deployment.kubernetes.io/max-replicas": str(want + 1),
-                                                   "deployment.kubernetes.io/revision": rev},
-                                   "ownerReferences": [_controller_ref(d, "apps/v1", "Deployment")]},
-                      "spec": {"replicas": want, "selector": sel, "template": t,
-                               "minReadySeconds": spec.get("minReadySeconds", 0)}}
-                try:
-                    cur = self.api.create(rsres, ns, rs, KCM)
-                    cur = self.store.get("apps", "replicasets", ns, cur["metadata"]["name"])
-                    self._event(d, "Deployment", "ScalingReplicaSet",
-                                "Scaled up replica set %s from 0 to %d" % (cur["metadata"]["name"], want))
-                except ApiError:
-                    continue
-            else:
-                rev = (cur["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "1")
-                if get_path(cur, "spec", "replicas") != want:
-                    new = dcopy(cur)
-                    new["spec"]["replicas"] = want
-                    new["metadata"].setdefault("annotations", {})["deployment.kubernetes.io/desired-replicas"] = \
-                        str(want)
-                    cur = self._put(rsres, cur, new, KCM, None)
-            if (md.get("annotations") or {}).get("deployment.kubernetes.io/revision") != rev:
-                new = dcopy(d)
-                new["metadata"].setdefault("annotations", {})["deployment.kubernetes.io/revision"] = rev
-                d = self._put(dres, d, new, KCM, None)
-            new_ready = (get_path(cur, "status", "availableReplicas") or 0) >= want
-            for rs in owned:
-                if rs is cur or rs["metadata"]["uid"] == cur["metadata"]["uid"]:
-                    continue
-                if get_path(rs, "spec", "replicas") and new_ready:
-                    new = dcopy(rs)
-                    new["spec"]["replicas"] = 0
-                    self._put(rsres, rs, new, KCM, None)
-                    self._event(d, "Deployment", "ScalingReplicaSet", "Scaled down replica set %s from %d to 0"
-                                % (rs["metadata"]["name"], get_path(rs, "spec", "replicas")))
-            owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
-            total = sum(get_path(rs, "status", "replicas") or 0 for rs in owned)
-            ready = sum(get_path(rs, "status", "readyReplicas") or 0 for rs in owned)
-            avail = sum(get_path(rs, "status", "availableReplicas") or 0 for rs in owned)
-            updated = get_path(cur, "status", "replicas") or 0
-            now = now_rfc3339()
-            st = dcopy(d.get("status") or {})
-            conds = dcopy(st.get("conditions") or [])
-            mu = get_path(spec, "strategy", "rollingUpdate", "maxUnavailable", default=0)
-            if isinstance(mu, str) and mu.endswith("%"):
-                mu = int(want * int(mu[:-1]) / 100)
-            if get_path(spec, "strategy", "type") == "Recreate":
-                mu = 0
-            if avail >= want - int(mu or 0):
-                _cond(conds, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
-                      now)
-            else:
-                _cond(conds, "Available", "False", "MinimumReplicasUnavailable",
-                      "Deployment does not have minimum availability.", now)
-            rsname = cur["metadata"]["name"]
-            if updated == want and avail >= want and total == want and \
-                    (get_path(cur, "status", "availableReplicas") or 0) >= want:
-                _cond(conds, "Progressing", "True", "NewReplicaSetAvailable",
-                      'ReplicaSet "%s" has successfully progressed.' % rsname, now)
-                self.seen.pop(md["uid"] + "/progress/" + rsname, None)
-            elif self._age(d, "/progress/" + rsname) > spec.get("progressDeadlineSeconds", 600):
-                _cond(conds, "Progressing", "False", "ProgressDeadlineExceeded",
-                      'ReplicaSet "%s" has timed out progressing.' % rsname, now)
-            else:
-                _cond(conds, "Progressing", "True", "ReplicaSetUpdated", 'ReplicaSet "%s" is progressing.' % rsname,
-                      now)
-            conds.sort(key=lambda c: {"Available": 0, "Progressing": 1}.get(c["type"], 2))
-            st2 = {"observedGeneration": md.get("generation", 1), "replicas": total, "updatedReplicas": updated,
-                   "readyReplicas": ready, "availableReplicas": avail, "conditions": conds}
-            if total - avail > 0:
-                st2["unavailableReplicas"] = total - avail
-            for k in ("readyReplicas", "availableReplicas", "replicas", "updatedReplicas"):
-                if not st2[k]:
-                    del st2[k]
-            if st2 != st:
-                self._set_status(dres, d, st2)
+            fp = (md["resourceVersion"], self.store.ns_version("apps", "replicasets", md["namespace"]))
+            with self._skip_if_same(("deployment", md["uid"]), fp) as same:
+                if not same:
+                    self._deployment(dres, rsres, d)
+
+    def _deployment(self, dres, rsres, d):
+        """One pass of the Deployment controller over d."""
+        md = d["metadata"]
+        ns = md["namespace"]
+        spec = d.get("spec") or {}
+        want = spec.get("replicas", 1)
+        tmpl = spec.get("template") or {}
+        h = self._memo(("hash", md["resourceVersion"]), _hash, tmpl)
+        owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
+        cur = next((rs for rs in owned if self._memo(("same", rs["metadata"]["resourceVersion"],
+                                                      md["resourceVersion"]), _same_template, rs, tmpl)), None)
+        revs = [int((rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "0"))
+                for rs in owned]
+        if spec.get("paused"):
+            return
+        if cur is None:
+            rev = str(max(revs + [0]) + 1)
+            t = dcopy(tmpl)
+            t.setdefault("metadata", {}).setdefault("labels", {})["pod-template-hash"] = h
+            sel = dcopy(spec.get("selector") or {})
+            sel.setdefault("matchLabels", {})["pod-template-hash"] = h
+            rs = {"metadata": {"name": "%s-%s" % (md["name"], h), "labels": dict(t["metadata"]["labels"]),
+                               "annotations": {"deployment.kubernetes.io/desired-replicas": str(want),
+                                               "deployment.kubernetes.io/max-replicas": str(want + 1),
+                                               "deployment.kubernetes.io/revision": rev},
+                               "ownerReferences": [_controller_ref(d, "apps/v1", "Deployment")]},
+                  "spec": {"replicas": want, "selector": sel, "template": t,
+                           "minReadySeconds": spec.get("minReadySeconds", 0)}}
+            try:
+                cur = self.api.create(rsres, ns, rs, KCM)
+                cur = self.store.get("apps", "replicasets", ns, cur["metadata"]["name"])
+                self._event(d, "Deployment", "ScalingReplicaSet",
+                            "Scaled up replica set %s from 0 to %d" % (cur["metadata"]["name"], want))
+            except ApiError:
+                return
+        else:
+            rev = (cur["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "1")
+            if get_path(cur, "spec", "replicas") != want:
+                new = dcopy(cur)
+                new["spec"]["replicas"] = want
+                new["metadata"].setdefault("annotations", {})["deployment.kubernetes.io/desired-replicas"] = \
+                    str(want)
+                cur = self._put(rsres, cur, new, KCM, None)
+        if (md.get("annotations") or {}).get("deployment.kubernetes.io/revision") != rev:
+            new = dcopy(d)
+            new["metadata"].setdefault("annotations", {})["deployment.kubernetes.io/revision"] = rev
+            d = self._put(dres, d, new, KCM, None)
+        new_ready = (get_path(cur, "status", "availableReplicas") or 0) >= want
+        for rs in owned:
+            if rs is cur or rs["metadata"]["uid"] == cur["metadata"]["uid"]:
+                continue
+            if get_path(rs, "spec", "replicas") and new_ready:
+                new = dcopy(rs)
+                new["spec"]["replicas"] = 0
+                self._put(rsres, rs, new, KCM, None)
+                self._event(d, "Deployment", "ScalingReplicaSet", "Scaled down replica set %s from %d to 0"
+                            % (rs["metadata"]["name"], get_path(rs, "spec", "replicas")))
+        owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
+        total = sum(get_path(rs, "status", "replicas") or 0 for rs in owned)
+        ready = sum(get_path(rs, "status", "readyReplicas") or 0 for rs in owned)
+        avail = sum(get_path(rs, "status", "availableReplicas") or 0 for rs in owned)
+        updated = get_path(cur, "status", "replicas") or 0
+        now = now_rfc3339()
+        st = dcopy(d.get("status") or {})
+        conds = dcopy(st.get("conditions") or [])
+        mu = get_path(spec, "strategy", "rollingUpdate", "maxUnavailable", default=0)
+        if isinstance(mu, str) and mu.endswith("%"):
+            mu = int(want * int(mu[:-1]) / 100)
+        if get_path(spec, "strategy", "type") == "Recreate":
+            mu = 0
+        if avail >= want - int(mu or 0):
+            _cond(conds, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
+                  now)
+        else:
+            _cond(conds, "Available", "False", "MinimumReplicasUnavailable",
+                  "Deployment does not have minimum availability.", now)
+        rsname = cur["metadata"]["name"]
+        if updated == want and avail >= want and total == want and \
+                (get_path(cur, "status", "availableReplicas") or 0) >= want:
+            _cond(conds, "Progressing", "True", "NewReplicaSetAvailable",
+                  'ReplicaSet "%s" has successfully progressed.' % rsname, now)
+            self.seen.pop(md["uid"] + "/progress/" + rsname, None)
+        elif self._age(d, "/progress/" + rsname) > spec.get("progressDeadlineSeconds", 600):
+            _cond(conds, "Progressing", "False", "ProgressDeadlineExceeded",
+                  'ReplicaSet "%s" has timed out progressing.' % rsname, now)
+        else:
+            _cond(conds, "Progressing", "True", "ReplicaSetUpdated", 'ReplicaSet "%s" is progressing.' % rsname,
+                  now)
+        conds.sort(key=lambda c: {"Available": 0, "Progressing": 1}.get(c["type"], 2))
+        st2 = {"observedGeneration": md.get("generation", 1), "replicas": total, "updatedReplicas": updated,
+               "readyReplicas": ready, "availableReplicas": avail, "conditions": conds}
+        if total - avail > 0:
+            st2["unavailableReplicas"] = total - avail
+        for k in ("readyReplicas", "availableReplicas", "replicas", "updatedReplicas"):
+            if not st2[k]:
+                del st2[k]
+        if st2 != st:
+            self._set_status(dres, d, st2)
 
     @staticmethod
     def _settled(d):
@@ -166,30 +177,38 @@ class WorkloadControllers:
             md = rs["metadata"]
             if md.get("deletionTimestamp"):
                 continue
-            ns = md["namespace"]
-            want = get_path(rs, "spec", "replicas", default=1)
-            pods = [p for p in self._pods_of(rs, ns) if not p["metadata"].get("deletionTimestamp")]
-            while len(pods) < want:
-                p = self._new_pod(rs, "apps/v1", "ReplicaSet", "%s-%s" % (md["name"], random_suffix()))
-                if p is None:
-                    break
-                pods.append(p)
-            while len(pods) > want:
-                victim = sorted(pods, key=lambda p: (_pod_ready(p), p["metadata"]["creationTimestamp"]))[0]
-                pods.remove(victim)
-                try:
-                    self.api.delete(self.r("", "pods"), ns, victim["metadata"]["name"], {})
-                    self._event(rs, "ReplicaSet", "SuccessfulDelete", "Deleted pod: %s" % victim["metadata"]["name"])
-                except ApiError:
-                    pass
-            ready = sum(1 for p in pods if _pod_ready(p))
-            st = {"replicas": len(pods), "fullyLabeledReplicas": len(pods), "readyReplicas": ready,
-                  "availableReplicas": ready, "observedGeneration": md.get("generation", 1)}
-            for k in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
-                if not st[k] and k != "replicas":
-                    del st[k]
-            if st != (rs.get("status") or {}):
-                self._set_status(rsres, rs, st)
+            fp = (md["resourceVersion"], self.store.ns_version("", "pods", md["namespace"]))
+            with self._skip_if_same(("replicaset", md["uid"]), fp) as same:
+                if not same:
+                    self._replicaset(rsres, rs)
+
+    def _replicaset(self, rsres, rs):
+        """One pass of the ReplicaSet controller over rs."""
+        md = rs["metadata"]
+        ns = md["namespace"]
+        want = get_path(rs, "spec", "replicas", default=1)
+        pods = [p for p in self._pods_of(rs, ns) if not p["metadata"].get("deletionTimestamp")]
+        while len(pods) < want:
+            p = self._new_pod(rs, "apps/v1", "ReplicaSet", "%s-%s" % (md["name"], random_suffix()))
+            if p is None:
+                break
+            pods.append(p)
+        while len(pods) > want:
+            victim = sorted(pods, key=lambda p: (_pod_ready(p), p["metadata"]["creationTimestamp"]))[0]
+            pods.remove(victim)
+            try:
+                self.api.delete(self.r("", "pods"), ns, victim["metadata"]["name"], {})
+                self._event(rs, "ReplicaSet", "SuccessfulDelete", "Deleted pod: %s" % victim["metadata"]["name"])
+            except ApiError:
+                pass
+        ready = sum(1 for p in pods if _pod_ready(p))
+        st = {"replicas": len(pods), "fullyLabeledReplicas": len(pods), "readyReplicas": ready,
+              "availableReplicas": ready, "observedGeneration": md.get("generation", 1)}
+        for k in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
+            if not st[k] and k != "replicas":
+                del st[k]
+        if st != (rs.get("status") or {}):
+            self._set_status(rsres, rs, st)
 
     def _statefulsets(self):
         res = self.r("apps", "statefulsets")
