@@ -219,7 +219,8 @@ int audit_record(const audit_rec *r, bh_error *err)
 	return rc < 0 ? rc : audit_sync(seq, err);
 }
 
-int audit_sync(unsigned long long seq, bh_error *err)
+/* Waits until record seq is durable (a group commit); 0 or BH_EIO. */
+static int sync_to(unsigned long long seq, bh_error *err)
 {
 	int rc = 0;
 	if (seq == 0) /* no log */
@@ -249,8 +250,41 @@ int audit_sync(unsigned long long seq, bh_error *err)
 	if (A.synced < seq || (seq >= A.lost_lo && seq <= A.lost_hi))
 		rc = bh_error_set(err, BH_EIO, "%s", A.sync_error);
 	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+int audit_sync(unsigned long long seq, bh_error *err)
+{
+	int rc = sync_to(seq, err);
 	metrics_audit_record(rc == 0);
 	return rc;
+}
+
+int audit_write_outcome(const audit_rec *r, bh_error *err)
+{
+	unsigned long long seq;
+	int rc = audit_write(r, &seq, err);
+	if (seq)
+		metrics_audit_record(rc == 0);
+	return rc;
+}
+
+int audit_unsynced(void)
+{
+	int r;
+	pthread_mutex_lock(&mu);
+	r = A.synced < A.written;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int audit_settle(bh_error *err)
+{
+	unsigned long long upto;
+	pthread_mutex_lock(&mu);
+	upto = A.synced < A.written ? A.written : 0;
+	pthread_mutex_unlock(&mu);
+	return upto ? sync_to(upto, err) : 0;
 }
 
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)

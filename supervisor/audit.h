@@ -6,8 +6,8 @@
  *   {"time","id","phase","cluster","helmRelease","identity","verb","path",
  *    "status","durationMs","refused"|"error"}
  * phase: "intent" (written, and synced, before the request is forwarded),
- * "outcome" (after the API server answered, before the worker gets the
- * answer; same id), "refused" (the broker refused it: never forwarded),
+ * "outcome" (written after the API server answered, before the worker gets
+ * the answer; same id; durable with the next sync, see below), "refused" (the broker refused it: never forwarded),
  * "violation" (the worker broke the protocol; verb "invalid").
  *
  * Durability: each record is one write(2) on an O_APPEND fd, durable
@@ -16,7 +16,12 @@
  * audit_sync split that in two so the main loop never waits on the disk: the
  * broker writes an intent, and the forwarding thread syncs it before it
  * sends the request. Syncs are group commits: one fdatasync covers every
- * record written before it began, whichever thread asked. A failed sync
+ * record written before it began, whichever thread asked. An outcome is not
+ * synced on its own (audit_write_outcome): the sync of its worker's next
+ * intent covers it, so whatever a worker does after an answer comes after
+ * that answer's durable outcome, and an idle forwarding thread settles the
+ * rest within a second (audit_settle). One fdatasync per request instead of
+ * two: they were half of the forwarding threads' CPU. A failed sync
  * fails every record it was to cover. Files that cannot be synced (pipes,
  * character devices) are written without it.
  * Rotation: before a record would make the file larger than max_size, it is
@@ -63,6 +68,12 @@ int audit_record(const audit_rec *r, bh_error *err);
  * failing means what audit_record's failure means. */
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err);
 int audit_sync(unsigned long long seq, bh_error *err);
+/* Writes an outcome record, durable with the next sync (see above). */
+int audit_write_outcome(const audit_rec *r, bh_error *err);
+/* Makes every record written so far durable (nothing to do: 0). */
+int audit_settle(bh_error *err);
+/* Are there records written but not yet durable? */
+int audit_unsynced(void);
 /* Reads a size ("1048576", "100Mi", "10M", "64Ki"); -1 when malformed. */
 int audit_parse_size(const char *s, unsigned long long *out);
 

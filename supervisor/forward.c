@@ -13,6 +13,7 @@
 #include "supervisor/acl.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
+#include "supervisor/log.h"
 
 #define FWD_TIMEOUT_MS 30000
 
@@ -20,6 +21,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static fwd_req *in_head, *in_tail, *done_head;
 static int wake = -1;
+static int settle_failed; /* said once */
 
 void fwd_req_free(fwd_req *r)
 {
@@ -91,8 +93,22 @@ static void *fwd_main(void *arg)
 		fwd_req *f;
 		bh_error e;
 		pthread_mutex_lock(&mu);
-		while (!in_head)
-			pthread_cond_wait(&cv, &mu);
+		while (!in_head) {
+			struct timespec ts;
+			if (!audit_unsynced()) { /* nothing to settle: sleep until work comes */
+				pthread_cond_wait(&cv, &mu);
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			if (pthread_cond_timedwait(&cv, &mu, &ts) != 0 && !in_head) {
+				/* idle for a second: the outcomes written last become durable */
+				pthread_mutex_unlock(&mu);
+				if (audit_settle(&e) < 0 && !settle_failed++) /* the next intent fails the job anyway */
+					svlog(SVLOG_ERROR, "%s", e.msg);
+				pthread_mutex_lock(&mu);
+			}
+		}
 		f = in_head;
 		in_head = f->next;
 		if (!in_head)
@@ -119,7 +135,7 @@ static void *fwd_main(void *arg)
 		{
 			audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path),
 					 f->r.path, f->status, f->ms, f->status ? NULL : f->error, f->cluster};
-			if (audit_record(&rec, &e) < 0)
+			if (audit_write_outcome(&rec, &e) < 0)
 				snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not written");
 		}
 		if (!f->remote && (f->status < 200 || f->status > 299) && f->r.body_len) {

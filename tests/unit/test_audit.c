@@ -1,7 +1,8 @@
 /* tests/unit/test_audit.c — supervisor/audit.c: records and their schema,
  * failing closed (a record that cannot be written is an error), reopening,
  * size rotation with a bounded number of backups, sizes, and writes from
- * several threads made durable by shared syncs (audit_write, audit_sync). */
+ * several threads made durable by shared syncs (audit_write, audit_sync),
+ * outcomes made durable by the next sync (audit_write_outcome, audit_settle). */
 #include <check.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -217,6 +218,32 @@ START_TEST(test_rotation)
 }
 END_TEST
 
+/* An outcome is written at once and made durable by the next sync (an
+ * intent's, or audit_settle), not on its own. */
+START_TEST(test_outcome_settles)
+{
+	bh_error e;
+	audit_opts o = {logp, "in", 0, 0};
+	audit_rec out = {"outcome", 1, "team-a/web", NULL, "get", "/api", 200, 1.0, NULL};
+	audit_rec in = {"intent", 2, "team-a/web", NULL, "get", "/api", 0, 0, NULL};
+	unsigned long long seq;
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	ck_assert_int_eq(audit_unsynced(), 0);
+	ck_assert_int_eq(audit_write_outcome(&out, &e), 0);
+	ck_assert_int_eq(lines(logp, NULL), 1); /* written at once */
+	ck_assert_int_eq(audit_unsynced(), 1);
+	ck_assert_int_eq(audit_write(&in, &seq, &e), 0);
+	ck_assert_int_eq(audit_sync(seq, &e), 0); /* the next intent's sync covers it */
+	ck_assert_int_eq(audit_unsynced(), 0);
+	ck_assert_int_eq(audit_write_outcome(&out, &e), 0);
+	ck_assert_int_eq(audit_unsynced(), 1);
+	ck_assert_int_eq(audit_settle(&e), 0);
+	ck_assert_int_eq(audit_unsynced(), 0);
+	ck_assert_int_eq(audit_settle(&e), 0); /* nothing to do */
+	ck_assert_int_eq(lines(logp, NULL), 3);
+}
+END_TEST
+
 START_TEST(test_sizes)
 {
 	unsigned long long v;
@@ -247,6 +274,7 @@ int main(void)
 	tcase_add_test(tc, test_rotation);
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_group_commit);
+	tcase_add_test(tc, test_outcome_settles);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
