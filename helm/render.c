@@ -284,7 +284,8 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 	if (!rc && cx.n)
 		qsort(cx.v, cx.n, sizeof *cx.v, renderable_cmp);
 	for (size_t i = 0; i < cx.n && !rc; i++)
-		rc = tmpl_engine_add(e, cx.v[i].name, (const char *)cx.v[i].src->data, cx.v[i].src->len, err);
+		rc = tmpl_engine_add_borrowed(e, cx.v[i].name, (const char *)cx.v[i].src->data,
+					      cx.v[i].src->len, err);
 	if (!rc) {
 		out->paths = calloc(cx.n + 1, sizeof *out->paths);
 		out->texts = calloc(cx.n + 1, sizeof *out->texts);

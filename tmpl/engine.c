@@ -60,10 +60,48 @@ void tmpl_engine_free(tmpl_engine *e)
 		return;
 	tmpl_arena_release(&e->parse_arena);
 	tmpl_arena_release(&e->arena);
+	if (e->regex_cache_free)
+		e->regex_cache_free(e->regex_cache);
+	for (size_t i = 0; i < e->nmemo; i++)
+		free(e->memo[i].key);
+	free(e->memo);
 	tmpl_ns_release(&e->ns);
 	free(e->incl);
 	free(e->long_error);
 	free(e);
+}
+
+/* Few distinct keys (a chart's kubeVersion checks): a list is enough. */
+#define MEMO_MAX 1024
+
+int tmpl_memo_get(const tmpl_engine *e, const char *key, size_t n, int *val)
+{
+	for (size_t i = 0; i < e->nmemo; i++)
+		if (e->memo[i].n == n && memcmp(e->memo[i].key, key, n) == 0) {
+			*val = e->memo[i].val;
+			return 1;
+		}
+	return 0;
+}
+
+void tmpl_memo_put(tmpl_engine *e, const char *key, size_t n, int val)
+{
+	if (e->nmemo == e->capmemo) {
+		size_t nc = e->capmemo ? e->capmemo * 2 : 16;
+		struct memo_entry *m;
+		if (nc > MEMO_MAX || (m = realloc(e->memo, nc * sizeof *m)) == NULL)
+			return;
+		e->memo = m;
+		e->capmemo = nc;
+	}
+	char *k = malloc(n ? n : 1);
+	if (!k)
+		return;
+	memcpy(k, key, n);
+	e->memo[e->nmemo].key = k;
+	e->memo[e->nmemo].n = n;
+	e->memo[e->nmemo].val = val;
+	e->nmemo++;
 }
 
 void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l)
@@ -182,21 +220,36 @@ static void helm_parse_error(bh_error *err)
 	bh_buf_free(&b);
 }
 
-int tmpl_engine_add_go(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
+static int engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, int borrow,
+		      bh_error *err)
 {
 	char base;
 	int outer = !e->stack_base;
 	if (outer)
 		e->stack_base = (uintptr_t)&base;
-	int r = tmpl_parse(e, &e->ns, name, src, len, err);
+	int r = tmpl_parse(e, &e->ns, name, src, len, borrow, err);
 	if (outer)
 		e->stack_base = 0;
 	return r;
 }
 
+int tmpl_engine_add_go(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
+{
+	return engine_add(e, name, src, len, 0, err);
+}
+
 int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err)
 {
-	int r = tmpl_engine_add_go(e, name, src, len, err);
+	int r = engine_add(e, name, src, len, 0, err);
+	if (r == BH_EPARSE)
+		helm_parse_error(err);
+	return r;
+}
+
+int tmpl_engine_add_borrowed(tmpl_engine *e, const char *name, const char *src, size_t len,
+			     bh_error *err)
+{
+	int r = engine_add(e, name, src, len, 1, err);
 	if (r == BH_EPARSE)
 		helm_parse_error(err);
 	return r;
@@ -363,16 +416,21 @@ void tmpl_strip_no_value(bh_buf *b, size_t from)
 	const size_t nvl = sizeof(nv) - 1;
 	if (!b->data || b->len < from + nvl)
 		return;
-	size_t w = from, r = from;
-	while (r < b->len) {
-		if (b->data[r] == '<' && b->len - r >= nvl && memcmp(b->data + r, nv, nvl) == 0) {
-			r += nvl;
-			continue;
-		}
-		b->data[w++] = b->data[r++];
+	char *d = b->data, *end = d + b->len;
+	char *r = memmem(d + from, b->len - from, nv, nvl);
+	if (!r)
+		return; /* the common case: nothing moves */
+	char *w = r;
+	while (r) {
+		r += nvl;
+		char *next = memmem(r, (size_t)(end - r), nv, nvl);
+		size_t run = (size_t)((next ? next : end) - r);
+		memmove(w, r, run);
+		w += run;
+		r = next;
 	}
-	b->len = w;
-	b->data[w] = '\0';
+	b->len = (size_t)(w - d);
+	d[b->len] = '\0';
 }
 
 int tmpl_engine_render(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *out,

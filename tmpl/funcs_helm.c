@@ -103,7 +103,7 @@ static int fn_tpl(tmpl_call *c)
 	}
 	ov->parent = xc->overlay;
 	bh_error_clear(perr);
-	r = tmpl_parse(e, ov, "gotpl", src->u.s.ptr, src->u.s.len, perr);
+	r = tmpl_parse(e, ov, "gotpl", src->u.s.ptr, src->u.s.len, 0, perr);
 	if (r) {
 		bh_buf q = BH_BUF_INIT;
 		gofmt_quote(&q, src->u.s.ptr, src->u.s.len);

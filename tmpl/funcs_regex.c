@@ -14,6 +14,7 @@
 #include "lib/gostrconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
+#include "tmpl/internal.h"
 #include "tmpl/sprig_unicode.h"
 #include "tmpl/sprig_util.h"
 
@@ -703,6 +704,7 @@ typedef struct regex {
 	const char *orig;
 	size_t orig_len;
 	long long started;      /* this thread's CPU time (ns) at compile time */
+	int shared;             /* code belongs to the engine's cache */
 } regex;
 
 /* The budget counts CPU time, not wall time: a loaded machine must not turn
@@ -761,17 +763,83 @@ static void regex_free(regex *re)
 {
 	pcre2_match_data_free(re->md);
 	pcre2_match_context_free(re->mctx);
-	pcre2_code_free(re->code);
+	if (!re->shared)
+		pcre2_code_free(re->code);
 }
 
-/* Compiles a Go pattern. 0, or -1 with err holding Go's Error() text. */
-static int regex_compile(regex *re, const char *pat, size_t n, bh_buf *err)
+/* Compiled patterns by their Go text, per engine: charts call
+ * regexReplaceAll and friends with a few constant patterns many times. */
+#define REGEX_CACHE_MAX 256
+
+typedef struct regex_cached {
+	char *pat;
+	size_t n;
+	pcre2_code *code;
+} regex_cached;
+
+struct tmpl_regex_cache {
+	regex_cached v[REGEX_CACHE_MAX];
+	size_t n;
+};
+
+static void regex_cache_free(struct tmpl_regex_cache *rc);
+
+static pcre2_code *regex_cache_find(tmpl_engine *e, const char *pat, size_t n)
+{
+	struct tmpl_regex_cache *rc = e ? e->regex_cache : NULL;
+	for (size_t i = 0; rc && i < rc->n; i++)
+		if (rc->v[i].n == n && memcmp(rc->v[i].pat, pat, n) == 0)
+			return rc->v[i].code;
+	return NULL;
+}
+
+/* 1 when the cache took code (it then frees it with the engine) */
+static int regex_cache_add(tmpl_engine *e, const char *pat, size_t n, pcre2_code *code)
+{
+	if (!e)
+		return 0;
+	struct tmpl_regex_cache *rc = e->regex_cache;
+	if (!rc) {
+		if ((rc = e->regex_cache = calloc(1, sizeof *rc)) == NULL)
+			return 0;
+		e->regex_cache_free = regex_cache_free;
+	}
+	if (rc->n == REGEX_CACHE_MAX)
+		return 0;
+	char *k = malloc(n + 1);
+	if (!k)
+		return 0;
+	memcpy(k, pat, n);
+	rc->v[rc->n].pat = k;
+	rc->v[rc->n].n = n;
+	rc->v[rc->n].code = code;
+	rc->n++;
+	return 1;
+}
+
+static void regex_cache_free(struct tmpl_regex_cache *rc)
+{
+	for (size_t i = 0; rc && i < rc->n; i++) {
+		free(rc->v[i].pat);
+		pcre2_code_free(rc->v[i].code);
+	}
+	free(rc);
+}
+
+/* Compiles a Go pattern (or takes it from e's cache; e may be NULL). 0, or
+ * -1 with err holding Go's Error() text. */
+static int regex_compile(tmpl_engine *e, regex *re, const char *pat, size_t n, bh_buf *err)
 {
 	bh_buf out = BH_BUF_INIT;
-	re_parse *p = calloc(1, sizeof(re_parse));
+	re_parse *p;
 	int ec;
 	PCRE2_SIZE eo;
 	memset(re, 0, sizeof *re);
+	if ((re->code = regex_cache_find(e, pat, n)) != NULL) {
+		re->shared = 1;
+		goto match_data;
+	}
+	p = calloc(1, sizeof(re_parse));
 	bh_buf_puts(err, "error parsing regexp: ");
 	if (!p) {
 		bh_buf_reset(err);
@@ -805,6 +873,8 @@ static int regex_compile(regex *re, const char *pat, size_t n, bh_buf *err)
 		bh_buf_putc(err, '`');
 		return -1;
 	}
+	re->shared = regex_cache_add(e, pat, n, re->code);
+match_data:
 	re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
 	re->mctx = pcre2_match_context_create(NULL);
 	if (!re->md || !re->mctx) {
@@ -863,7 +933,7 @@ static int compile_for(tmpl_call *c, regex *re, enum on_bad how)
 	bh_buf err = BH_BUF_INIT;
 	const char *pat = c->argv[0].u.s.ptr;
 	size_t n = c->argv[0].u.s.len;
-	if (regex_compile(re, pat, n, &err) == 0) {
+	if (regex_compile(c->engine, re, pat, n, &err) == 0) {
 		bh_buf_free(&err);
 		if (subject_prepare(c, re, c->argv[1].u.s.ptr, c->argv[1].u.s.len)) {
 			regex_free(re);

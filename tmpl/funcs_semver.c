@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tmpl/funcs.h"
+#include "tmpl/internal.h"
 #include "lib/semver.h"
 
 static const tmpl_class version_ptr_class;
@@ -206,12 +207,31 @@ static int fn_semver(tmpl_call *c)
 }
 
 /* Sprig: semverCompare(constraint, version string) (bool, error) */
+/* semverCompare's memo key: the constraint's length, then both strings;
+ * 0 when they do not fit in buf */
+static size_t compare_key(char *buf, size_t cap, const tmpl_value *cs, const tmpl_value *vs)
+{
+	size_t a = cs->u.s.len, b = vs->u.s.len;
+	if (a > cap || b > cap - a || sizeof a > cap - a - b)
+		return 0;
+	memcpy(buf, &a, sizeof a);
+	memcpy(buf + sizeof a, cs->u.s.ptr, a);
+	memcpy(buf + sizeof a + a, vs->u.s.ptr, b);
+	return sizeof a + a + b;
+}
+
 static int fn_semver_compare(tmpl_call *c)
 {
 	semver v;
-	char em[512];
+	char em[512], key[512];
 	int r;
 	const tmpl_value *cs = &c->argv[0], *vs = &c->argv[1];
+	/* a pure function, called with the same few arguments many times */
+	size_t kn = c->engine ? compare_key(key, sizeof key, cs, vs) : 0;
+	if (kn && tmpl_memo_get(c->engine, key, kn, &r)) {
+		c->result = tmpl_bool(r);
+		return 0;
+	}
 	/* NewConstraint first, then NewVersion: check the constraint alone */
 	semver zero;
 	memset(&zero, 0, sizeof zero);
@@ -222,6 +242,8 @@ static int fn_semver_compare(tmpl_call *c)
 	r = semver_constraint_check(cs->u.s.ptr, cs->u.s.len, &v, em, sizeof em);
 	if (r < 0)
 		return tmpl_call_errorf(c, "%s", em);
+	if (kn)
+		tmpl_memo_put(c->engine, key, kn, r);
 	c->result = tmpl_bool(r);
 	return 0;
 }

@@ -40,25 +40,27 @@ struct tnode {
 	enum node_type type;
 	int pos;             /* byte offset in the tree's text */
 	int line;
-	int nitems;
+	int nitems;          /* N_LIST, N_COMMAND, N_PIPE: entries of items */
 	ttree *tr;
-	/* N_TEXT, N_STRING (unquoted text), N_COMMENT, N_NUMBER (source text),
-	 * N_IDENT (function name) */
-	const char *text;
-	size_t len;
-	/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds; */
-	tnode **items;
-	/* N_FIELD, N_VARIABLE (ident[0] = "$x"), N_CHAIN (fields) */
-	const char **ident;
-	int nident;
-	/* N_CHAIN: node; N_ACTION/N_IF/N_RANGE/N_WITH/N_TEMPLATE: pipe */
-	tnode *node;
-	tnode *pipe;
-	/* N_TEMPLATE: name */
-	const char *name;
-	/* Fields of one node type only (the parse arena holds ~10^5 nodes for
-	 * a large chart, so they share storage); read them only after
-	 * checking the type. */
+	/* Fields of some node types only (the parse arena holds ~10^5 nodes
+	 * for a large chart, so they share storage, and a node is allocated
+	 * only up to the last field its type uses: parse.c's node_size); read
+	 * and write them only after checking the type. */
+	union {
+		/* N_TEXT, N_STRING (unquoted text), N_COMMENT, N_NUMBER (source
+		 * text), N_IDENT (function name) */
+		struct {
+			const char *text;
+			size_t len;
+		};
+		/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds */
+		tnode **items;
+		/* N_FIELD, N_VARIABLE (ident[0] = "$x"), N_CHAIN (fields) */
+		struct {
+			const char **ident;
+			int nident;
+		};
+	};
 	union {
 		struct { /* N_STRING: original with quotes */
 			const char *quoted;
@@ -69,9 +71,16 @@ struct tnode {
 			int ndecl;
 			int is_assign;
 		};
-		struct { /* N_IF, N_RANGE, N_WITH */
-			tnode *list, *else_list;
+		struct { /* N_ACTION, N_IF, N_RANGE, N_WITH, N_TEMPLATE */
+			tnode *pipe;
+			union {
+				struct { /* N_IF, N_RANGE, N_WITH */
+					tnode *list, *else_list;
+				};
+				const char *name; /* N_TEMPLATE */
+			};
 		};
+		tnode *node;             /* N_CHAIN */
 		const tmpl_func_def *fn; /* N_IDENT: the resolved function */
 		int b;                   /* N_BOOL */
 		struct {                 /* N_NUMBER */
@@ -132,7 +141,22 @@ struct tmpl_engine {
 	/* address near the bottom of the C stack of the outermost parse or
 	 * execution (0 when none runs); see tmpl_stack_over() */
 	uintptr_t stack_base;
+	/* compiled regular expressions (funcs_regex.c), or NULL; freed with
+	 * the engine by regex_cache_free (a pointer: engines built without the
+	 * regex functions do not link them) */
+	struct tmpl_regex_cache *regex_cache;
+	void (*regex_cache_free)(struct tmpl_regex_cache *rc);
+	/* results of pure functions (tmpl_memo_get) */
+	struct memo_entry { char *key; size_t n; int val; } *memo;
+	size_t nmemo, capmemo;
 };
+
+/* A per-engine memo of pure functions' results (semverCompare's), keyed by
+ * bytes the caller builds from the function and its arguments. 1 with *val
+ * when key is known, else 0. */
+int tmpl_memo_get(const tmpl_engine *e, const char *key, size_t n, int *val);
+/* Remembers val for key (nothing when out of memory or the memo is full). */
+void tmpl_memo_put(tmpl_engine *e, const char *key, size_t n, int val);
 
 /* 1 when the current call nests more than limits.max_stack bytes of C
  * stack below the outermost parse/execution (the stack grows down). */
@@ -144,10 +168,12 @@ static inline int tmpl_stack_over(const tmpl_engine *e)
 }
 
 /* Parses src into trees (top-level one named `name`, plus defines/blocks)
- * added to ns (later definitions replace earlier ones). Returns 0 or
- * BH_EPARSE with err->msg in Go's form "template: NAME:LINE: MSG". */
+ * added to ns (later definitions replace earlier ones). The trees point
+ * into a copy of src, or into src itself when borrow is set (src then
+ * stays unchanged until the engine is freed). Returns 0 or BH_EPARSE with
+ * err->msg in Go's form "template: NAME:LINE: MSG". */
 int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
-	       size_t len, bh_error *err);
+	       size_t len, int borrow, bh_error *err);
 ttree *tmpl_ns_find(const tmpl_ns *ns, const char *name);
 int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t);
 

@@ -2,7 +2,9 @@
  * of text/template/parse (lex.go, parse.go) with the same tokens, trim
  * markers, error messages and line accounting. Parse trees live in the
  * engine's parse arena. Errors unwind with longjmp to tmpl_parse(). */
+#include <limits.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +25,13 @@ enum item_type {
 	I_NIL, I_RANGE, I_TEMPLATE, I_WITH,
 };
 
+/* 24 bytes: the parser copies items around by value */
 typedef struct item {
 	enum item_type typ;
 	int pos;
-	const char *val;
-	size_t len;
 	int line;
-	char *errmsg; /* I_ERROR: arena string */
+	unsigned len;    /* a token is shorter than its source (tmpl_parse: < 2^31) */
+	const char *val; /* I_ERROR: the message, an arena string */
 } item;
 
 typedef struct lexer {
@@ -215,7 +217,7 @@ static item this_item(lexer *l, enum item_type t)
 	i.typ = t;
 	i.pos = (int)l->start;
 	i.val = l->input + l->start;
-	i.len = l->pos - l->start;
+	i.len = (unsigned)(l->pos - l->start);
 	i.line = l->start_line;
 	l->start = l->pos;
 	l->start_line = l->line;
@@ -265,9 +267,10 @@ static int lerrorf(lexer *l, const char *fmt, ...)
 	l->it.typ = I_ERROR;
 	l->it.pos = (int)l->start;
 	l->it.line = l->start_line;
-	l->it.errmsg = tmpl_arena_strdup(l->a, buf, strlen(buf));
-	l->it.val = l->it.errmsg ? l->it.errmsg : "";
-	l->it.len = strlen(l->it.val);
+	l->it.val = tmpl_arena_strdup(l->a, buf, strlen(buf));
+	if (!l->it.val)
+		l->it.val = "";
+	l->it.len = (unsigned)strlen(l->it.val);
 	l->start = 0;
 	l->pos = 0;
 	l->len = 0;
@@ -564,30 +567,43 @@ static const struct { const char *w; size_t n; enum item_type t; } keywords[] = 
 	{"template", 8, I_TEMPLATE}, {"with", 4, I_WITH},
 };
 
-static int lex_identifier(lexer *l)
+/* Skips alphanumeric runes; returns the rune after them (LEOF at the end),
+ * left unread, as a loop of lnext and a final lbackup would. */
+static int scan_alnum(lexer *l)
 {
+	const unsigned char *s = (const unsigned char *)l->input;
 	for (;;) {
+		size_t p = l->pos;
+		while (p < l->len && ((unsigned)((s[p] | 0x20) - 'a') < 26u ||
+				      (unsigned)(s[p] - '0') < 10u || s[p] == '_'))
+			p++;
+		l->pos = p;
 		int r = lnext(l);
-		if (is_alnum(r))
+		if (r >= 0x80 && is_alnum(r))
 			continue;
 		lbackup(l);
-		const char *w = l->input + l->start;
-		size_t wn = l->pos - l->start;
-		if (!at_terminator(l)) {
-			char u[64];
-			fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
-			return lerrorf(l, "bad character %s", u);
-		}
-		for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
-			if (keywords[k].n == wn && keywords[k].w[0] == w[0] &&
-			    memcmp(keywords[k].w, w, wn) == 0)
-				return emit(l, keywords[k].t);
-		if (w[0] == '.')
-			return emit(l, I_FIELD);
-		if ((wn == 4 && memcmp(w, "true", 4) == 0) || (wn == 5 && memcmp(w, "false", 5) == 0))
-			return emit(l, I_BOOL);
-		return emit(l, I_IDENTIFIER);
+		return r;
 	}
+}
+
+static int lex_identifier(lexer *l)
+{
+	int r = scan_alnum(l);
+	const char *w = l->input + l->start;
+	size_t wn = l->pos - l->start;
+	if (!at_terminator(l)) {
+		char u[64];
+		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
+		return lerrorf(l, "bad character %s", u);
+	}
+	for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+		if (keywords[k].n == wn && keywords[k].w[0] == w[0] && memcmp(keywords[k].w, w, wn) == 0)
+			return emit(l, keywords[k].t);
+	if (w[0] == '.')
+		return emit(l, I_FIELD);
+	if ((wn == 4 && memcmp(w, "true", 4) == 0) || (wn == 5 && memcmp(w, "false", 5) == 0))
+		return emit(l, I_BOOL);
+	return emit(l, I_IDENTIFIER);
 }
 
 static int lex_field_or_var(lexer *l, enum item_type t)
@@ -598,13 +614,7 @@ static int lex_field_or_var(lexer *l, enum item_type t)
 			return emit(l, I_VARIABLE);
 		return emit(l, I_DOT);
 	}
-	for (;;) {
-		r = lnext(l);
-		if (!is_alnum(r)) {
-			lbackup(l);
-			break;
-		}
-	}
+	r = scan_alnum(l);
 	if (!at_terminator(l)) {
 		char u[64];
 		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
@@ -921,9 +931,45 @@ static item expect(parser *p, enum item_type t, const char *context)
 	return tok;
 }
 
+#define END_OF(f) (offsetof(tnode, f) + sizeof(((tnode *)0)->f))
+
+/* Bytes of a node of type t: the common fields plus the union members
+ * its type uses (internal.h); nothing reads or writes past them. */
+static size_t node_size(enum node_type t)
+{
+	switch (t) {
+	case N_TEXT: case N_COMMENT:
+		return END_OF(len);
+	case N_LIST: case N_COMMAND:
+		return END_OF(items);
+	case N_FIELD: case N_VARIABLE:
+		return END_OF(nident);
+	case N_CHAIN:
+		return END_OF(node);
+	case N_IDENT:
+		return END_OF(fn);
+	case N_STRING:
+		return END_OF(qlen);
+	case N_PIPE:
+		return END_OF(is_assign);
+	case N_ACTION:
+		return END_OF(pipe);
+	case N_IF: case N_RANGE: case N_WITH:
+		return END_OF(else_list);
+	case N_TEMPLATE:
+		return END_OF(name);
+	case N_BOOL:
+		return END_OF(b);
+	case N_DOT: case N_NIL: case N_END: case N_ELSE: case N_BREAK: case N_CONTINUE:
+		return offsetof(tnode, text);
+	default:
+		return sizeof(tnode);
+	}
+}
+
 static tnode *new_node(parser *p, enum node_type t, int pos)
 {
-	tnode *n = palloc(p, sizeof(*n));
+	tnode *n = palloc(p, node_size(t));
 	n->type = t;
 	n->pos = pos;
 	n->tr = p->tree;
@@ -961,18 +1007,17 @@ static void push_var(parser *p, const char *name)
 static tnode *new_variable(parser *p, int pos, const char *s, size_t n)
 {
 	tnode *v = new_node(p, N_VARIABLE, pos);
+	const char *e = s + n, *d;
 	int cnt = 1;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '.')
-			cnt++;
+	for (d = s; (d = memchr(d, '.', (size_t)(e - d))) != NULL; d++)
+		cnt++;
 	v->ident = palloc(p, (size_t)cnt * sizeof(char *));
-	size_t st = 0;
-	int k = 0;
-	for (size_t i = 0; i <= n; i++)
-		if (i == n || s[i] == '.') {
-			v->ident[k++] = pstrdup(p, s + st, i - st);
-			st = i + 1;
-		}
+	for (int k = 0; k < cnt; k++, s = d + 1) {
+		d = memchr(s, '.', (size_t)(e - s));
+		if (!d)
+			d = e;
+		v->ident[k] = pstrdup(p, s, (size_t)(d - s));
+	}
 	v->nident = cnt;
 	return v;
 }
@@ -1708,18 +1753,20 @@ static size_t rune_count_str(const char *s, size_t n)
 }
 
 int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
-	       size_t len, bh_error *err)
+	       size_t len, int borrow, bh_error *err)
 {
 	jmp_buf jb;
 	lexer lx;
 	parser p;
 	ttree **set = NULL;
 	size_t nset = 0, capset = 0;
-	char *text;
-	if (len > e->limits.max_source)
+	const char *text;
+	/* positions and token lengths are ints */
+	size_t max = e->limits.max_source < INT_MAX ? e->limits.max_source : INT_MAX;
+	if (len > max)
 		return bh_error_set(err, BH_ELIMIT, "template: %s: source is %zu bytes, over the limit of %zu",
-				    name, len, e->limits.max_source);
-	text = tmpl_arena_strdup(&e->parse_arena, src, len);
+				    name, len, max);
+	text = borrow ? src : tmpl_arena_strdup(&e->parse_arena, src, len);
 	if (!text)
 		return bh_error_set(err, BH_ELIMIT, "template: %s: out of memory", name);
 	memset(&lx, 0, sizeof(lx));

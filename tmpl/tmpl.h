@@ -71,6 +71,11 @@ tmpl_arena *tmpl_engine_arena(tmpl_engine *e);
  * copied. BH_EPARSE with "parse error at (NAME:LINE): MSG". */
 int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t len,
 		    bh_error *err);
+/* tmpl_engine_add without the copy: the engine keeps pointing into src,
+ * which must stay unchanged until tmpl_engine_free(e) (a chart's files
+ * outlive its rendering; kube-prometheus-stack's are 1.7 MB). */
+int tmpl_engine_add_borrowed(tmpl_engine *e, const char *name, const char *src, size_t len,
+			     bh_error *err);
 /* tmpl_engine_add with Go's parse error text ("template: NAME:1: unclosed
  * action"), not Helm's "parse error at (...)" shape. */
 int tmpl_engine_add_go(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err);
