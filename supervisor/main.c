@@ -603,6 +603,7 @@ static void ops_tick(double now)
 }
 
 static json_t *disc_snapshot; /* handed to every worker (discovery.h) */
+static char *disc_text;       /* the same, serialized once: each job carries it verbatim */
 
 static void drain_watch(void)
 {
@@ -614,6 +615,8 @@ static void drain_watch(void)
 	if (snap) {
 		json_decref(disc_snapshot);
 		disc_snapshot = snap;
+		free(disc_text);
+		disc_text = json_dumps(snap, JSON_COMPACT); /* NULL: set into each job instead */
 	}
 	pthread_mutex_lock(&wmu);
 	list = whead;
@@ -752,6 +755,26 @@ static void refuse(kube_client *kc, entry *e, const char *reason, const char *ms
 	report(kc, e->hr, &o);
 	e->queued = 0;
 	e->stalled_gen = json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation"));
+}
+
+/* The job's JSON text; with_discovery: the discovery snapshot's text
+ * spliced in as member "discovery" (not serialized again per job). */
+static char *job_text_new(const json_t *jobdoc, int with_discovery)
+{
+	static const char member[] = ",\"discovery\":";
+	char *t = json_dumps(jobdoc, JSON_COMPACT), *out;
+	size_t n, dn;
+	if (!t || !with_discovery || (n = strlen(t)) < 3 || t[n - 1] != '}')
+		return t;
+	dn = strlen(disc_text);
+	if ((out = malloc(n + sizeof member + dn + 1))) {
+		memcpy(out, t, n - 1);
+		memcpy(out + n - 1, member, sizeof member - 1);
+		memcpy(out + n - 1 + sizeof member - 1, disc_text, dn);
+		memcpy(out + n - 1 + sizeof member - 1 + dn, "}", 2);
+	}
+	free(t);
+	return out;
 }
 
 /* Sends the addition of our finalizer to e's object (on_finalizer). */
@@ -992,7 +1015,7 @@ spawn:
 			   (json_int_t)((timeout > 0 ? timeout : 300) * 1000));
 	if (jobdoc && j->deleting)
 		json_object_set_new(jobdoc, "delete", json_true());
-	if (jobdoc && disc_snapshot && !j->remote) /* this cluster's: a remote one is discovered by its worker */
+	if (jobdoc && disc_snapshot && !disc_text && !j->remote) /* this cluster's: a remote one is discovered by its worker */
 		json_object_set(jobdoc, "discovery", disc_snapshot);
 	if (opt.test_hooks) {
 		const char *h = json_string_value(json_object_get(
@@ -1000,7 +1023,7 @@ spawn:
 		if (h)
 			json_object_set_new(jobdoc, "testHook", json_string(h));
 	}
-	text = jobdoc ? json_dumps(jobdoc, JSON_COMPACT) : NULL;
+	text = jobdoc ? job_text_new(jobdoc, disc_text && !j->remote) : NULL;
 	json_decref(jobdoc);
 	if (!text || proto_str_encode(&payload, text, strlen(text)) < 0 ||
 	    ipc_outq_push(&j->oq, PROTO_JOB, 0, payload.data, payload.len, fd, &err) < 0) {
