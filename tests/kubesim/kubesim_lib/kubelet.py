@@ -56,25 +56,24 @@ class Kubelet:
             phase = get_path(p, "status", "phase") or "Pending"
             ann = md.get("annotations") or {}
             override = self.pod_override.pop((ns, name), None)
-            now = now_rfc3339()
             if override:
-                self._pod_set(pres, p, override[0], override[1], now)
+                self._pod_set(pres, p, override[0], override[1], now_rfc3339())
                 continue
             if phase == "Pending":
                 if self._age(p, "/pending") < float(ann.get("kubesim.io/start-delay", self.opts.pod_start_delay)):
                     continue
-                self._pod_set(pres, p, "Running", None, now)
+                self._pod_set(pres, p, "Running", None, now_rfc3339())
             elif phase == "Running":
                 rp = get_path(p, "spec", "restartPolicy") or "Always"
                 if rp == "Always" and "kubesim.io/outcome" not in ann:
                     if self._crashing(p) and self._age(p, "/running") >= self._run_seconds(p):
-                        self._crashloop(pres, p, now)
+                        self._crashloop(pres, p, now_rfc3339())
                         self.seen[md["uid"] + "/running"] = time.monotonic()
                     continue
                 if self._age(p, "/running") < self._run_seconds(p):
                     continue
                 phase, code = self._pod_outcome(p)
-                self._pod_set(pres, p, phase, code, now)
+                self._pod_set(pres, p, phase, code, now_rfc3339())
 
     def _crashing(self, p):
         """A restartPolicy=Always pod whose command exits non-zero crash-loops."""

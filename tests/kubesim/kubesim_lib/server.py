@@ -264,6 +264,8 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         return User("system:anonymous", ["system:unauthenticated"])
 
     def _impersonate(self, user, entry):
+        if not any(k[:12].lower() == "impersonate-" for k in self.headers.keys()):
+            return user  # the common case, without a header lookup per name
         imp_user = self.headers.get("Impersonate-User")
         imp_groups = self.headers.get_all("Impersonate-Group") or []
         imp_uid = self.headers.get("Impersonate-Uid")
