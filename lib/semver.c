@@ -274,12 +274,19 @@ static pcre2_code *compile(const char *re)
 static regs codes;
 static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
 
+static pthread_once_t range_once = PTHREAD_ONCE_INIT;
+
 static void codes_compile(void)
 {
 	codes.one = compile(re_one);
-	codes.range = compile(re_range);
 	codes.find = compile(re_find);
 	codes.valid = compile(re_valid);
+}
+
+/* re_range, compiled on its first use: most constraints hold no range. */
+static void range_compile(void)
+{
+	codes.range = compile(re_range);
 }
 
 static void regs_free(regs *r)
@@ -290,9 +297,8 @@ static void regs_free(regs *r)
 static int regs_init(regs *r)
 {
 	pthread_once(&codes_once, codes_compile);
-	*r = codes;
-	r->md = NULL;
-	if (!r->one || !r->range || !r->find || !r->valid)
+	*r = (regs){.one = codes.one, .find = codes.find, .valid = codes.valid};
+	if (!r->one || !r->find || !r->valid)
 		return -1;
 	r->md = pcre2_match_data_create(32, NULL);
 	return r->md ? 0 : -1;
@@ -320,12 +326,27 @@ static int is_x(const char *s, size_t n)
 	return n == 1 && (s[0] == 'x' || s[0] == 'X' || s[0] == '*');
 }
 
+/* Whether s has a " - " (any white space each side): re_range needs one. */
+static int has_range_dash(const char *s, size_t n)
+{
+	for (size_t i = 1; i + 1 < n; i++)
+		if (s[i] == '-' && strchr("\t\n\f\r ", s[i - 1]) && strchr("\t\n\f\r ", s[i + 1]))
+			return 1;
+	return 0;
+}
+
 /* rewriteRange: "A - B" -> ">= A, <= B" */
-static void rewrite_range(regs *r, const char *s, size_t n, bh_buf *out)
+static int rewrite_range(regs *r, const char *s, size_t n, bh_buf *out)
 {
 	size_t pos = 0;
 	bh_buf_reset(out);
-	while (pos <= n && match(r, r->range, s, n, pos) > 0) {
+	if (has_range_dash(s, n)) {
+		pthread_once(&range_once, range_compile);
+		r->range = codes.range;
+		if (!r->range)
+			return -1;
+	}
+	while (r->range && pos <= n && match(r, r->range, s, n, pos) > 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
 		const char *a, *b;
 		size_t an = group(r, s, 1, &a), bn = group(r, s, 11, &b);
@@ -337,6 +358,7 @@ static void rewrite_range(regs *r, const char *s, size_t n, bh_buf *out)
 	}
 	if (pos < n)
 		bh_buf_put(out, s + pos, n - pos);
+	return 0;
 }
 
 static int parse_cons(regs *r, const char *s, size_t n, cons *c)
@@ -481,7 +503,10 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 		snprintf(errmsg, errsz, "out of memory");
 		return -1;
 	}
-	rewrite_range(&r, cstr, n, &s);
+	if (rewrite_range(&r, cstr, n, &s)) {
+		snprintf(errmsg, errsz, "out of memory");
+		rc = -1;
+	}
 	p = bh_buf_str(&s);
 	end = p + s.len;
 	/* every OR group must parse before any is checked (NewConstraint) */
