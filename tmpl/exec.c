@@ -78,9 +78,10 @@ void xerr_text(bh_buf *out, const xerr *e)
 	}
 }
 
-static void error_context(const tnode *n, bh_buf *loc, bh_buf *ctx)
+/* n is a node of t (every node an execution walks belongs to the tree it
+ * executes) */
+static void error_context(const ttree *t, const tnode *n, bh_buf *loc, bh_buf *ctx)
 {
-	const ttree *t = n->tr;
 	int pos = n->pos, line = 1, last_nl = -1;
 	for (int i = 0; i < pos && (size_t)i < t->text_len; i++)
 		if (t->text[i] == '\n') {
@@ -101,7 +102,7 @@ static xerr *xerr_new_exec(state *s, const char *msg)
 	x->name = xstrdup(s->tmpl->name);
 	if (s->node) {
 		bh_buf loc = BH_BUF_INIT, ctx = BH_BUF_INIT;
-		error_context(s->node, &loc, &ctx);
+		error_context(s->tmpl, s->node, &loc, &ctx);
 		x->loc = bh_buf_detach(&loc);
 		x->ctx = bh_buf_detach(&ctx);
 		if (!x->loc)

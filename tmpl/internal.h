@@ -41,7 +41,6 @@ struct tnode {
 	int pos;             /* byte offset in the tree's text */
 	int line;
 	int nitems;          /* N_LIST, N_COMMAND, N_PIPE: entries of items */
-	ttree *tr;
 	/* Fields of some node types only (the parse arena holds ~10^5 nodes
 	 * for a large chart, so they share storage, and a node is allocated
 	 * only up to the last field its type uses: parse.c's node_size); read

@@ -972,7 +972,6 @@ static tnode *new_node(parser *p, enum node_type t, int pos)
 	tnode *n = palloc(p, node_size(t));
 	n->type = t;
 	n->pos = pos;
-	n->tr = p->tree;
 	return n;
 }
 
