@@ -205,9 +205,9 @@ static int reg_get(reg *r, const char *what, const char *accept, size_t max, bh_
 /* The URL of a tag list's next page: the Link header's reference resolved
  * against the page's URL (RFC 3986, as Go's URL.Parse does), or NULL when
  * there is no next page. Caller frees *next. */
-static int next_page(reg *r, const char *page, const char *link, char **next, bh_error *err)
+static int next_page(const char *page, const char *link, char **next, bh_error *err)
 {
-	char *ref = NULL, *cur = NULL, *abs = NULL;
+	char *ref = NULL, *abs = NULL;
 	CURLU *u;
 	int rc;
 	*next = NULL;
@@ -215,12 +215,10 @@ static int next_page(reg *r, const char *page, const char *link, char **next, bh
 		return 0;
 	if ((rc = oci_link_next(link, strlen(link), &ref, err)) < 0 || !ref)
 		return rc;
-	if (!strstr(page, "://") && asprintf(&cur, "%s/v2/%s/%s", r->base, r->name, page) < 0)
-		cur = NULL, rc = bh_error_set(err, BH_ENOMEM, "out of memory");
-	else if (!(u = curl_url()))
+	if (!(u = curl_url()))
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	else {
-		if (curl_url_set(u, CURLUPART_URL, cur ? cur : page, 0) != CURLUE_OK ||
+		if (curl_url_set(u, CURLUPART_URL, page, 0) != CURLUE_OK ||
 		    curl_url_set(u, CURLUPART_URL, ref, 0) != CURLUE_OK || curl_url_get(u, CURLUPART_URL, &abs, 0) != CURLUE_OK)
 			rc = bh_error_set(err, BH_EPARSE, "tag list: invalid next link %s", ref);
 		else if (!(*next = strdup(abs)))
@@ -228,7 +226,6 @@ static int next_page(reg *r, const char *page, const char *link, char **next, bh
 		curl_free(abs);
 		curl_url_cleanup(u);
 	}
-	free(cur);
 	free(ref);
 	return rc;
 }
@@ -238,9 +235,13 @@ static int next_page(reg *r, const char *page, const char *link, char **next, bh
 static int list_tags(reg *r, char ***tags, size_t *nt, bh_error *err)
 {
 	bh_buf b = BH_BUF_INIT;
-	char *page = strdup("tags/list"), *link = NULL, *next = NULL, **more;
+	char *page, *link = NULL, *next = NULL, **more; /* page: the URL of the page to read */
 	size_t nm;
-	int rc = page ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	int rc = 0;
+	if (asprintf(&page, "%s/v2/%s/tags/list", r->base, r->name) < 0) {
+		page = NULL;
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
 	*tags = NULL;
 	*nt = 0;
 	for (int pages = 0; rc == 0 && page; pages++) {
@@ -267,7 +268,7 @@ static int list_tags(reg *r, char ***tags, size_t *nt, bh_error *err)
 		free(more);
 		*tags = all;
 		*nt += nm;
-		rc = next_page(r, page, link, &next, err);
+		rc = next_page(page, link, &next, err);
 		if (rc == 0 && next && !strcmp(next, page))
 			rc = bh_error_set(err, BH_EPARSE, "tag list: the next link %s points at the page itself", next);
 		free(link);

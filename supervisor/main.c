@@ -777,6 +777,13 @@ static char *job_text_new(const json_t *jobdoc, int with_discovery)
 	return out;
 }
 
+/* The object's metadata.uid, or "". */
+static const char *uid_of(const json_t *hr)
+{
+	const char *uid = jstr(hr, "metadata", "uid");
+	return uid ? uid : "";
+}
+
 /* Sends the addition of our finalizer to e's object (on_finalizer). */
 static void add_finalizer(kube_client *kc, entry *e)
 {
@@ -785,7 +792,7 @@ static void add_finalizer(kube_client *kc, entry *e)
 	bh_error err;
 	if (text) {
 		snprintf(r->key, sizeof r->key, "%s", e->key);
-		snprintf(r->uid, sizeof r->uid, "%s", jstr(e->hr, "metadata", "uid") ? jstr(e->hr, "metadata", "uid") : "");
+		snprintf(r->uid, sizeof r->uid, "%s", uid_of(e->hr));
 		if (status_patch_object(kc, e->hr, text, on_finalizer, r, &err) == 0) {
 			e->fin_wait = 1;
 			return;
@@ -809,7 +816,7 @@ static void fin_collect(kube_client *kc, fin_result *r)
 	while (r) {
 		fin_result *n = r->next;
 		entry *e = find_entry(r->key);
-		if (e && !strcmp(r->uid, jstr(e->hr, "metadata", "uid") ? jstr(e->hr, "metadata", "uid") : "")) {
+		if (e && !strcmp(r->uid, uid_of(e->hr))) {
 			e->fin_wait = 0;
 			e->queued = 1;
 			e->not_before = now_s();
