@@ -8,15 +8,17 @@
 #include <stdlib.h>
 
 #include "fetcher/ocidec.h"
+#include "fuzz_pick.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bh_error e;
-	if (size < 1)
+	fuzz_pick in;
+	if (!fuzz_pick_take(data, size, 6, &in))
 		return 0;
-	const char *p = (const char *)data + 1;
-	size_t n = size - 1;
-	switch (data[0] % 6) {
+	const char *p = in.s;
+	size_t n = in.n;
+	switch (in.way) {
 	case 0: {
 		oci_challenges c;
 		if (oci_auth_decode(p, n, &c, &e) == 0) {

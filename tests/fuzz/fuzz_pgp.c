@@ -12,6 +12,7 @@
 
 #include "helm/pgp.h"
 #include "helm/provenance.h"
+#include "fuzz_pick.h"
 
 static char prov[8192];
 static size_t prov_len;
@@ -44,11 +45,12 @@ static pgp_keyring *test_key(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bh_error e;
-	if (size < 1)
+	fuzz_pick in;
+	if (!fuzz_pick_take(data, size, 3, &in))
 		return 0;
-	const char *p = (const char *)data + 1;
-	size_t n = size - 1;
-	switch (data[0] % 3) {
+	const char *p = in.s;
+	size_t n = in.n;
+	switch (in.way) {
 	case 0: {
 		pgp_keyring *kr = NULL;
 		test_key();

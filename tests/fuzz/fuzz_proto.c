@@ -7,15 +7,17 @@
 
 #include "ipc/ipc.h"
 #include "proto/proto.h"
+#include "fuzz_pick.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bh_error e;
-	if (size < 1)
+	fuzz_pick in;
+	if (!fuzz_pick_take(data, size, 5, &in))
 		return 0;
-	const unsigned char *p = data + 1;
-	size_t n = size - 1;
-	switch (data[0] % 5) {
+	const unsigned char *p = in.p;
+	size_t n = in.n;
+	switch (in.way) {
 	case 0: {
 		ipc_hdr h;
 		if (n >= IPC_HDR_SIZE)

@@ -15,6 +15,8 @@
 #include "tmpl/toml.h"
 #include "tmpl/yaml_pretty.h"
 
+#include "fuzz_pick.h"
+
 /* this target links only some families */
 const tmpl_func_def *const tmpl_func_families[] = {NULL};
 
@@ -27,12 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bh_error err;
 	char em[1024];
-	const char *s = (const char *)data + 1;
-	size_t n = size - 1;
-	if (size < 1)
+	fuzz_pick in;
+	if (!fuzz_pick_take(data, size, 5, &in))
 		return 0;
+	const char *s = in.s;
+	size_t n = in.n;
 	bh_error_clear(&err);
-	switch (data[0] % 5) {
+	switch (in.way) {
 	case 0:
 	case 4: {
 		tmpl_engine *e = tmpl_engine_new(&err);
@@ -41,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!e)
 			return 0;
 		if (toml_decode(tmpl_engine_arena(e), s, n, &v, &err) == 0) {
-			if (data[0] % 5 == 0)
+			if (in.way == 0)
 				toml_encode(&v, &b, &err);
 			else
 				yaml_pretty_encode(&v, &b, &err);
