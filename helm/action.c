@@ -226,7 +226,10 @@ int action_install_check(kube_client *kc, const char *manifest, const char *name
 	return rc;
 }
 
-static void fields_union(json_t *dst, const json_t *src)
+/* chartutil.MergeTables(dst, src): keys of src missing in dst are added,
+ * maps merged recursively. Also the union of two managedFields fieldsV1
+ * sets. */
+static void merge_tables(json_t *dst, const json_t *src)
 {
 	const char *k;
 	json_t *v;
@@ -235,7 +238,7 @@ static void fields_union(json_t *dst, const json_t *src)
 		if (!d)
 			json_object_set_new(dst, k, json_deep_copy(v));
 		else if (json_is_object(d) && json_is_object(v))
-			fields_union(d, v);
+			merge_tables(d, v);
 	}
 }
 
@@ -274,7 +277,7 @@ static int csa_to_ssa(const action_config *cfg, const json_t *obj, const kube_re
 			if (!json_is_object(json_object_get(apply, "fieldsV1")))
 				json_object_set_new(apply, "fieldsV1", json_object());
 		} else {
-			fields_union(json_object_get(apply, "fieldsV1"), json_object_get(e, "fieldsV1"));
+			merge_tables(json_object_get(apply, "fieldsV1"), json_object_get(e, "fieldsV1"));
 		}
 	}
 	if (found) {
@@ -644,21 +647,6 @@ out:
 }
 
 /* ---- upgrade ------------------------------------------------------------ */
-
-/* chartutil.MergeTables(dst, src): keys of src missing in dst are added,
- * maps merged recursively. */
-static void merge_tables(json_t *dst, const json_t *src)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)src, k, v) {
-		json_t *d = json_object_get(dst, k);
-		if (!d)
-			json_object_set_new(dst, k, json_deep_copy(v));
-		else if (json_is_object(d) && json_is_object(v))
-			merge_tables(d, v);
-	}
-}
 
 int action_upgrade(const action_config *cfg, const action_upgrade_opts *o, action_result *res, bh_error *err)
 {
