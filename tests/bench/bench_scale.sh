@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench/bench_scale.sh — the controller at scale (issue 14): for each N
 # in $BENCH_SCALE_N (default "100 300 1000"), a fresh kubesim and bulkheadd
-# (--concurrent 10, under its ServiceAccount as in the e2e tests), the
+# (--concurrent $BENCH_SCALE_CONCURRENT, default 10, under its ServiceAccount as in the e2e tests), the
 # podinfo chart of ../shared/conformance published as a HelmChart in 10
 # tenant namespaces, N HelmReleases applied at once, then:
 #   ready_s         time from the apply to every HelmRelease Ready=True
@@ -46,7 +46,7 @@ tenants=10
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/skeleton_lib.sh"
 exec 3>&1 >"$E2E_TMP/bench.out" 2>&1 # the helpers' chatter stays out of the table
-sk_setup --concurrent 10 --log-level info --log-encoding json
+sk_setup --concurrent "${BENCH_SCALE_CONCURRENT:-10}" --log-level info --log-encoding json
 tgz=$(cd "$SK_DIR/charts" && helm package "$chart" | sed 's/.*: //')
 ver=$(sed -n 's/^version: *//p' "$chart/Chart.yaml" | tr -d '"')
 for t in $(seq 1 $tenants); do
