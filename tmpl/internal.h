@@ -24,6 +24,30 @@ struct tmpl_arena {
 void tmpl_arena_init(tmpl_arena *a, size_t budget);
 void tmpl_arena_release(tmpl_arena *a);
 
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t size, off;
+	max_align_t data[];
+};
+
+/* Nothing stored in an arena needs more than pointer/double alignment. */
+#define TMPL_ARENA_ALIGN 8
+
+/* tmpl_arena_alloc with its common case inline (room in the current
+ * chunk, within the budget); the same result and accounting. */
+static inline void *tmpl_arena_bump(tmpl_arena *a, size_t n)
+{
+	struct arena_chunk *c = a->chunks;
+	size_t k = n ? (n + TMPL_ARENA_ALIGN - 1) & ~(size_t)(TMPL_ARENA_ALIGN - 1) : TMPL_ARENA_ALIGN;
+	if (c && c->size - c->off >= k && (!a->budget || (k <= a->budget && a->used <= a->budget - k))) {
+		void *p = (char *)c->data + c->off;
+		c->off += k;
+		a->used += k;
+		return p;
+	}
+	return tmpl_arena_alloc(a, n);
+}
+
 /* ---- parse trees ---- */
 
 enum node_type {

@@ -213,7 +213,6 @@ static int count_nl(const char *s, size_t n)
 static item this_item(lexer *l, enum item_type t)
 {
 	item i;
-	memset(&i, 0, sizeof(i));
 	i.typ = t;
 	i.pos = (int)l->start;
 	i.val = l->input + l->start;
@@ -359,6 +358,22 @@ static void at_right_delim(lexer *l, int *delim, int *trim)
 
 static int at_terminator(lexer *l)
 {
+	if (l->pos >= l->len) {
+		l->at_eof = 1; /* as lpeek's read of the end */
+		return 1;
+	}
+	unsigned char c = (unsigned char)l->input[l->pos];
+	if (c < 0x80) {
+		switch (c) {
+		case ' ': case '\t': case '\r': case '\n': case '.': case ',': case '|': case ':':
+		case ')': case '(':
+			return 1;
+		case '}':
+			return l->pos + 1 < l->len && l->input[l->pos + 1] == '}';
+		default:
+			return 0;
+		}
+	}
 	int r = lpeek(l);
 	if (is_space(r))
 		return 1;
@@ -543,11 +558,18 @@ static int lex_inside(lexer *l)
 static int lex_space(lexer *l)
 {
 	int num = 0;
+	/* spaces are ASCII: a byte loop reads the runes lnext would */
 	for (;;) {
-		int r = lpeek(l);
-		if (!is_space(r))
+		if (l->pos >= l->len) {
+			l->at_eof = 1; /* as lpeek's read of the end */
 			break;
-		lnext(l);
+		}
+		char c = l->input[l->pos];
+		if (!is_space((unsigned char)c))
+			break;
+		if (c == '\n')
+			l->line++;
+		l->pos++;
 		num++;
 	}
 	const char *s = l->input + l->pos - 1;
@@ -567,6 +589,20 @@ static const struct { const char *w; size_t n; enum item_type t; } keywords[] = 
 	{"template", 8, I_TEMPLATE}, {"with", 4, I_WITH},
 };
 
+/* 1 for the ASCII bytes is_alnum accepts: letters, digits, '_' */
+static const unsigned char ascii_word[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+	['7'] = 1, ['8'] = 1, ['9'] = 1, ['_'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+	['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+	['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+	['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+};
+
 /* Skips alphanumeric runes; returns the rune after them (LEOF at the end),
  * left unread, as a loop of lnext and a final lbackup would. */
 static int scan_alnum(lexer *l)
@@ -574,12 +610,17 @@ static int scan_alnum(lexer *l)
 	const unsigned char *s = (const unsigned char *)l->input;
 	for (;;) {
 		size_t p = l->pos;
-		while (p < l->len && ((unsigned)((s[p] | 0x20) - 'a') < 26u ||
-				      (unsigned)(s[p] - '0') < 10u || s[p] == '_'))
+		while (p < l->len && ascii_word[s[p]])
 			p++;
 		l->pos = p;
+		if (p >= l->len) {
+			l->at_eof = 1; /* lnext's read of the end; lbackup keeps pos */
+			return LEOF;
+		}
+		if (s[p] < 0x80)
+			return s[p]; /* not alphanumeric: left unread */
 		int r = lnext(l);
-		if (r >= 0x80 && is_alnum(r))
+		if (is_alnum(r))
 			continue;
 		lbackup(l);
 		return r;
@@ -596,9 +637,14 @@ static int lex_identifier(lexer *l)
 		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
 		return lerrorf(l, "bad character %s", u);
 	}
-	for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
-		if (keywords[k].n == wn && keywords[k].w[0] == w[0] && memcmp(keywords[k].w, w, wn) == 0)
-			return emit(l, keywords[k].t);
+	switch (w[0]) { /* the first letters of keywords */
+	case '.': case 'b': case 'c': case 'd': case 'e': case 'i': case 'n': case 'r': case 't':
+	case 'w':
+		for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+			if (keywords[k].n == wn && keywords[k].w[0] == w[0] &&
+			    memcmp(keywords[k].w, w, wn) == 0)
+				return emit(l, keywords[k].t);
+	}
 	if (w[0] == '.')
 		return emit(l, I_FIELD);
 	if ((wn == 4 && memcmp(w, "true", 4) == 0) || (wn == 5 && memcmp(w, "false", 5) == 0))
@@ -739,10 +785,9 @@ static int lex_raw_quote(lexer *l)
 	return emit(l, I_RAW_STRING);
 }
 
-static item lex_next_item(lexer *l)
+static void lex_next_item(lexer *l, item *out)
 {
 	int st;
-	memset(&l->it, 0, sizeof(l->it));
 	l->it.typ = I_EOF;
 	l->it.pos = (int)l->pos;
 	l->it.val = "EOF";
@@ -769,7 +814,7 @@ static item lex_next_item(lexer *l)
 		default: st = S_NONE;
 		}
 	}
-	return l->it;
+	*out = l->it;
 }
 
 /* ---- parser ---- */
@@ -810,7 +855,7 @@ static void perrorf(parser *p, const char *fmt, ...)
 
 static void *palloc(parser *p, size_t n)
 {
-	void *x = tmpl_arena_alloc(p->a, n);
+	void *x = tmpl_arena_bump(p->a, n);
 	if (!x) {
 		bh_error_set(p->err, BH_ELIMIT, "template: %s: out of memory while parsing",
 			     p->tree->parse_name);
@@ -827,13 +872,15 @@ static char *pstrdup(parser *p, const char *s, size_t n)
 	return x;
 }
 
-static item pnext(parser *p)
+/* The token functions return pointers into p->token: valid until the
+ * next one reads a token (copy an item held across reads). */
+static const item *pnext(parser *p)
 {
 	if (p->peek_count > 0)
 		p->peek_count--;
 	else
-		p->token[0] = lex_next_item(p->lex);
-	return p->token[p->peek_count];
+		lex_next_item(p->lex, &p->token[0]);
+	return &p->token[p->peek_count];
 }
 
 static void pbackup(parser *p)
@@ -854,29 +901,27 @@ static void pbackup3(parser *p, item t2, item t1)
 	p->peek_count = 3;
 }
 
-static item ppeek(parser *p)
+static const item *ppeek(parser *p)
 {
 	if (p->peek_count > 0)
-		return p->token[p->peek_count - 1];
+		return &p->token[p->peek_count - 1];
 	p->peek_count = 1;
-	p->token[0] = lex_next_item(p->lex);
-	return p->token[0];
+	lex_next_item(p->lex, &p->token[0]);
+	return &p->token[0];
 }
 
-static item next_non_space(parser *p)
+static const item *next_non_space(parser *p)
 {
-	item t;
-	for (;;) {
+	const item *t;
+	do
 		t = pnext(p);
-		if (t.typ != I_SPACE)
-			break;
-	}
+	while (t->typ == I_SPACE);
 	return t;
 }
 
-static item peek_non_space(parser *p)
+static const item *peek_non_space(parser *p)
 {
-	item t = next_non_space(p);
+	const item *t = next_non_space(p);
 	pbackup(p);
 	return t;
 }
@@ -923,11 +968,11 @@ static void unexpected(parser *p, item tok, const char *context)
 	perrorf(p, "unexpected %s in %s", s, context);
 }
 
-static item expect(parser *p, enum item_type t, const char *context)
+static const item *expect(parser *p, enum item_type t, const char *context)
 {
-	item tok = next_non_space(p);
-	if (tok.typ != t)
-		unexpected(p, tok, context);
+	const item *tok = next_non_space(p);
+	if (tok->typ != t)
+		unexpected(p, *tok, context);
 	return tok;
 }
 
@@ -1011,11 +1056,14 @@ static tnode *new_variable(parser *p, int pos, const char *s, size_t n)
 	for (d = s; (d = memchr(d, '.', (size_t)(e - d))) != NULL; d++)
 		cnt++;
 	v->ident = palloc(p, (size_t)cnt * sizeof(char *));
-	for (int k = 0; k < cnt; k++, s = d + 1) {
-		d = memchr(s, '.', (size_t)(e - s));
-		if (!d)
-			d = e;
-		v->ident[k] = pstrdup(p, s, (size_t)(d - s));
+	/* one copy of the text, cut into the names at its dots */
+	char *c = pstrdup(p, s, n), *ce = c + n, *q;
+	for (int k = 0; k < cnt; k++, c = q + 1) {
+		q = memchr(c, '.', (size_t)(ce - c));
+		if (!q)
+			q = ce;
+		*q = '\0';
+		v->ident[k] = c;
 	}
 	v->nident = cnt;
 	return v;
@@ -1032,11 +1080,6 @@ static tnode *pipeline(parser *p, const char *context, enum item_type end);
 static tnode *item_list(parser *p, tnode **next);
 static tnode *if_control(parser *p);
 static tnode *with_control(parser *p);
-
-static int has_function(parser *p, const char *name)
-{
-	return tmpl_engine_func_find(p->e, name) != NULL;
-}
 
 static tnode *use_var(parser *p, int pos, const char *s, size_t n)
 {
@@ -1174,16 +1217,17 @@ simplify:
 
 static tnode *term(parser *p)
 {
-	item tok = next_non_space(p);
+	item tok = *next_non_space(p);
 	switch (tok.typ) {
 	case I_IDENTIFIER: {
 		char *name = pstrdup(p, tok.val, tok.len);
-		if (!has_function(p, name))
+		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, name);
+		if (!fn)
 			perrorf(p, "function \"%s\" not defined", name);
 		tnode *n = new_node(p, N_IDENT, tok.pos);
 		n->text = name;
 		n->len = tok.len;
-		n->fn = tmpl_engine_func_find(p->e, name);
+		n->fn = fn;
 		return n;
 	}
 	case I_DOT:
@@ -1254,12 +1298,12 @@ static tnode *operand(parser *p)
 	tnode *node = term(p);
 	if (!node)
 		return NULL;
-	if (ppeek(p).typ == I_FIELD) {
-		tnode *chain = new_node(p, N_CHAIN, ppeek(p).pos);
+	if (ppeek(p)->typ == I_FIELD) {
+		tnode *chain = new_node(p, N_CHAIN, ppeek(p)->pos);
 		chain->node = node;
 		int cap = 0;
-		while (ppeek(p).typ == I_FIELD) {
-			item f = pnext(p);
+		while (ppeek(p)->typ == I_FIELD) {
+			item f = *pnext(p);
 			if (chain->nident == cap) {
 				int nc = cap ? cap * 2 : 4;
 				const char **ni = palloc(p, (size_t)nc * sizeof(char *));
@@ -1299,13 +1343,13 @@ static tnode *operand(parser *p)
 
 static tnode *command(parser *p)
 {
-	tnode *cmd = new_node(p, N_COMMAND, peek_non_space(p).pos);
+	tnode *cmd = new_node(p, N_COMMAND, peek_non_space(p)->pos);
 	for (;;) {
 		peek_non_space(p);
 		tnode *op = operand(p);
 		if (op)
 			node_append(p, cmd, op, 0);
-		item tok = pnext(p);
+		item tok = *pnext(p);
 		switch (tok.typ) {
 		case I_SPACE:
 			continue;
@@ -1341,16 +1385,16 @@ static void check_pipeline(parser *p, tnode *pipe, const char *context)
 
 static tnode *pipeline(parser *p, const char *context, enum item_type end)
 {
-	item tok = peek_non_space(p);
+	item tok = *peek_non_space(p);
 	tnode *pipe = new_node(p, N_PIPE, tok.pos);
 	pipe->line = tok.line;
 decls:
 	{
-		item v = peek_non_space(p);
+		item v = *peek_non_space(p);
 		if (v.typ == I_VARIABLE) {
 			pnext(p);
-			item after = ppeek(p);
-			item nxt = peek_non_space(p);
+			item after = *ppeek(p);
+			item nxt = *peek_non_space(p);
 			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
 				pipe->is_assign = nxt.typ == I_ASSIGN;
 				next_non_space(p);
@@ -1363,7 +1407,7 @@ decls:
 				node_append(p, pipe, var, 1);
 				push_var(p, var->ident[0]);
 				if (strcmp(context, "range") == 0 && pipe->ndecl < 2) {
-					switch (peek_non_space(p).typ) {
+					switch (peek_non_space(p)->typ) {
 					case I_VARIABLE:
 					case I_RIGHT_DELIM:
 					case I_RIGHT_PAREN:
@@ -1381,7 +1425,7 @@ decls:
 		}
 	}
 	for (;;) {
-		item t = next_non_space(p);
+		item t = *next_non_space(p);
 		if (t.typ == end) {
 			check_pipeline(p, pipe, context);
 			return pipe;
@@ -1414,11 +1458,11 @@ static void parse_control(parser *p, const char *context, tnode *branch)
 	if (strcmp(context, "range") == 0)
 		p->range_depth--;
 	if (next->type == N_ELSE) {
-		if (strcmp(context, "if") == 0 && ppeek(p).typ == I_IF) {
+		if (strcmp(context, "if") == 0 && ppeek(p)->typ == I_IF) {
 			pnext(p);
 			branch->else_list = new_node(p, N_LIST, next->pos);
 			node_append(p, branch->else_list, if_control(p), 0);
-		} else if (strcmp(context, "with") == 0 && ppeek(p).typ == I_WITH) {
+		} else if (strcmp(context, "with") == 0 && ppeek(p)->typ == I_WITH) {
 			pnext(p);
 			branch->else_list = new_node(p, N_LIST, next->pos);
 			node_append(p, branch->else_list, with_control(p), 0);
@@ -1460,18 +1504,18 @@ static tnode *with_control(parser *p)
 
 static tnode *end_control(parser *p)
 {
-	return new_node(p, N_END, expect(p, I_RIGHT_DELIM, "end").pos);
+	return new_node(p, N_END, expect(p, I_RIGHT_DELIM, "end")->pos);
 }
 
 static tnode *else_control(parser *p)
 {
-	item pk = peek_non_space(p);
+	item pk = *peek_non_space(p);
 	if (pk.typ == I_IF || pk.typ == I_WITH) {
 		tnode *n = new_node(p, N_ELSE, pk.pos);
 		n->line = pk.line;
 		return n;
 	}
-	item tok = expect(p, I_RIGHT_DELIM, "else");
+	item tok = *expect(p, I_RIGHT_DELIM, "else");
 	tnode *n = new_node(p, N_ELSE, tok.pos);
 	n->line = tok.line;
 	return n;
@@ -1568,13 +1612,13 @@ static tnode *block_control(parser *p);
 
 static tnode *action(parser *p)
 {
-	item tok = next_non_space(p);
+	item tok = *next_non_space(p);
 	switch (tok.typ) {
 	case I_BLOCK:
 		return block_control(p);
 	case I_BREAK:
 	case I_CONTINUE: {
-		item t = next_non_space(p);
+		item t = *next_non_space(p);
 		const char *ctx = tok.typ == I_BREAK ? "{{break}}" : "{{continue}}";
 		if (t.typ != I_RIGHT_DELIM)
 			unexpected(p, t, ctx);
@@ -1600,7 +1644,7 @@ static tnode *action(parser *p)
 		break;
 	}
 	pbackup(p);
-	item t = ppeek(p);
+	item t = *ppeek(p);
 	tnode *a = new_node(p, N_ACTION, t.pos);
 	a->line = t.line;
 	a->pipe = pipeline(p, "command", I_RIGHT_DELIM);
@@ -1609,7 +1653,7 @@ static tnode *action(parser *p)
 
 static tnode *text_or_action(parser *p)
 {
-	item tok = next_non_space(p);
+	item tok = *next_non_space(p);
 	switch (tok.typ) {
 	case I_TEXT: {
 		tnode *n = new_node(p, N_TEXT, tok.pos);
@@ -1630,8 +1674,8 @@ static tnode *text_or_action(parser *p)
 
 static tnode *item_list(parser *p, tnode **next)
 {
-	tnode *list = new_node(p, N_LIST, peek_non_space(p).pos);
-	while (peek_non_space(p).typ != I_EOF) {
+	tnode *list = new_node(p, N_LIST, peek_non_space(p)->pos);
+	while (peek_non_space(p)->typ != I_EOF) {
 		tnode *n = text_or_action(p);
 		if (n->type == N_END || n->type == N_ELSE) {
 			*next = n;
@@ -1645,7 +1689,7 @@ static tnode *item_list(parser *p, tnode **next)
 static void parse_definition(parser *p)
 {
 	const char *context = "define clause";
-	item name = next_non_space(p);
+	item name = *next_non_space(p);
 	if (name.typ != I_STRING && name.typ != I_RAW_STRING)
 		unexpected(p, name, context);
 	bh_buf b = BH_BUF_INIT;
@@ -1672,7 +1716,7 @@ static void parse_definition(parser *p)
 static tnode *block_control(parser *p)
 {
 	const char *context = "block clause";
-	item tok = next_non_space(p);
+	item tok = *next_non_space(p);
 	const char *name = parse_template_name(p, tok, context);
 	tnode *pipe = pipeline(p, context, I_RIGHT_DELIM);
 	parser sub;
@@ -1698,10 +1742,10 @@ static tnode *block_control(parser *p)
 static tnode *template_control(parser *p)
 {
 	const char *context = "template clause";
-	item tok = next_non_space(p);
+	item tok = *next_non_space(p);
 	const char *name = parse_template_name(p, tok, context);
 	tnode *pipe = NULL;
-	if (next_non_space(p).typ != I_RIGHT_DELIM) {
+	if (next_non_space(p)->typ != I_RIGHT_DELIM) {
 		pbackup(p);
 		pipe = pipeline(p, context, I_RIGHT_DELIM);
 	}
@@ -1714,11 +1758,11 @@ static tnode *template_control(parser *p)
 
 static void parse_top(parser *p)
 {
-	p->tree->root = new_node(p, N_LIST, ppeek(p).pos);
-	while (ppeek(p).typ != I_EOF) {
-		if (ppeek(p).typ == I_LEFT_DELIM) {
-			item delim = pnext(p);
-			if (next_non_space(p).typ == I_DEFINE) {
+	p->tree->root = new_node(p, N_LIST, ppeek(p)->pos);
+	while (ppeek(p)->typ != I_EOF) {
+		if (ppeek(p)->typ == I_LEFT_DELIM) {
+			item delim = *pnext(p);
+			if (next_non_space(p)->typ == I_DEFINE) {
 				parser sub;
 				sub_parser(&sub, p, "definition");
 				parse_definition(&sub);

@@ -11,17 +11,9 @@
 
 /* ---- arena ---- */
 
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t size, off;
-	max_align_t data[];
-};
-
 /* Chunks are anonymous mappings and the arena never reuses memory, so
  * every block it hands out is already zero (no memset). */
 #define CHUNK_MIN (256 * 1024)
-/* Nothing stored in an arena needs more than pointer/double alignment. */
-#define ARENA_ALIGN 8
 
 void tmpl_arena_init(tmpl_arena *a, size_t budget)
 {
@@ -47,7 +39,7 @@ void tmpl_arena_release(tmpl_arena *a)
 void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
 {
 	struct arena_chunk *c;
-	size_t al = ARENA_ALIGN;
+	size_t al = TMPL_ARENA_ALIGN;
 	void *p;
 	if (!a)
 		return NULL;
