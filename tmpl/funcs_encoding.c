@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "tmpl/funcs.h"
+#include "tmpl/sha256.h"
 
 static const char b64_alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 static const char b32_alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -222,14 +223,25 @@ static int fn_digest(tmpl_call *c)
 	const char *name = c->data;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
-	bh_buf b = BH_BUF_INIT;
-	/* direct, not EVP_get_digestbyname(): no name table to build */
-	const EVP_MD *alg = !strcmp(name, "SHA1") ? EVP_sha1() : !strcmp(name, "SHA256") ? EVP_sha256() : EVP_sha512();
-	if (!EVP_Digest(c->argv[0].u.s.ptr, c->argv[0].u.s.len, md, &mdlen, alg, NULL))
-		return tmpl_call_errorf(c, "%s: digest failed", name);
-	for (unsigned i = 0; i < mdlen; i++)
-		bh_buf_printf(&b, "%02x", md[i]);
-	return ret_buf(c, &b);
+	char hex[2 * EVP_MAX_MD_SIZE];
+	if (!strcmp(name, "SHA256")) {
+		/* the common one (checksum annotations): no OpenSSL set-up */
+		tmpl_sha256(c->argv[0].u.s.ptr, c->argv[0].u.s.len, md);
+		mdlen = 32;
+	} else {
+		/* direct, not EVP_get_digestbyname(): no name table to build */
+		const EVP_MD *alg = !strcmp(name, "SHA1") ? EVP_sha1() : EVP_sha512();
+		if (!EVP_Digest(c->argv[0].u.s.ptr, c->argv[0].u.s.len, md, &mdlen, alg, NULL))
+			return tmpl_call_errorf(c, "%s: digest failed", name);
+	}
+	for (unsigned i = 0; i < mdlen; i++) {
+		hex[2 * i] = "0123456789abcdef"[md[i] >> 4];
+		hex[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
+	}
+	c->result = tmpl_str(c->arena, hex, 2 * (size_t)mdlen);
+	if (c->result.kind == TMPL_INVALID)
+		return tmpl_call_errorf(c, "out of memory");
+	return 0;
 }
 
 static int fn_adler32(tmpl_call *c)

@@ -21,7 +21,7 @@ UNIT_TESTS += tests/unit/test_tmpl
 tmpl_libbhtmpl_a_SOURCES += \
 	tmpl/funcs_json.c tmpl/funcs_yaml.c \
 	tmpl/funcs_semver.c \
-	tmpl/funcs_encoding.c \
+	tmpl/funcs_encoding.c tmpl/sha256.h tmpl/sha256.c \
 	tmpl/gotime.h tmpl/gotime.c tmpl/gotime_zone.h tmpl/gotime_zone.c tmpl/funcs_dates.c \
 	tmpl/funcs_crypto.c tmpl/rsa_keygen.c tmpl/rsa_keygen.h tmpl/toml.h tmpl/toml_encode.c tmpl/toml_decode.c \
 	tmpl/yaml_pretty.h tmpl/yaml_pretty.c

@@ -8,6 +8,7 @@
 #include "tmpl/gotime.h"
 #include "lib/semver.h"
 #include "tmpl/toml.h"
+#include "tmpl/sha256.h"
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -213,6 +214,22 @@ START_TEST(test_durations)
 }
 END_TEST
 
+/* sha256sum's own SHA-256 against OpenSSL's, at every padding case (the
+ * length's remainder mod 64 on each side of 56) and across blocks. */
+START_TEST(test_sha256)
+{
+	unsigned char buf[300], want[EVP_MAX_MD_SIZE], got[32];
+	unsigned int wn;
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 131 + 7);
+	for (size_t n = 0; n <= sizeof buf; n++) {
+		ck_assert(EVP_Digest(buf, n, want, &wn, EVP_sha256(), NULL));
+		tmpl_sha256(buf, n, got);
+		ck_assert_msg(wn == 32 && memcmp(got, want, 32) == 0, "length %zu", n);
+	}
+}
+END_TEST
+
 /* Sandboxed workers: after gotime_set_file_access(0) no zoneinfo is read
  * (unknown zones fall back to UTC as LoadLocation failures do in Go). */
 START_TEST(test_no_file_access)
@@ -240,6 +257,7 @@ int main(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_no_file_access);
+	tcase_add_test(tc, test_sha256);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
