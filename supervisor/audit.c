@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/buf.h"
+#include "lib/gojson.h"
 #include "supervisor/metrics.h"
 
 static struct {
@@ -29,6 +30,7 @@ static struct {
 	unsigned long long lost_lo, lost_hi; /* the records the last failed sync was to cover */
 	int syncing;                         /* a thread is in fdatasync (on its own dup of fd) */
 	char sync_error[300];
+	bh_buf line; /* the record being written (under mu), kept between records */
 } A = {.fd = -1};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -110,6 +112,7 @@ void audit_close(void)
 	free(A.path);
 	free(A.cluster);
 	A.path = A.cluster = NULL;
+	bh_buf_free(&A.line);
 	pthread_mutex_unlock(&mu);
 }
 
@@ -184,32 +187,40 @@ static void format_time(char out[40])
 	snprintf(out + k, 40 - k, ".%06ldZ", ts.tv_nsec / 1000);
 }
 
-static char *format_record(const audit_rec *r)
+/* A JSON string member ,"key":"value" (escaped as encoding/json does, HTML
+ * characters kept; invalid UTF-8 as U+FFFD). */
+static void put_member(bh_buf *b, const char *key, const char *v)
 {
-	char when[40], id[48];
-	json_t *o = json_object();
-	char *s;
+	bh_buf_printf(b, ",\"%s\":", key);
+	gojson_quote(b, v, strlen(v), GOJSON_NO_HTML_ESCAPE);
+}
+
+/* The record's line (with its newline) into b: written directly, one
+ * buffer, no JSON tree (this runs for every request on the main loop). */
+static void format_record(const audit_rec *r, bh_buf *b)
+{
+	char when[40], ms[40];
 	format_time(when);
-	json_object_set_new(o, "time", json_string(when));
-	if (r->id) {
-		snprintf(id, sizeof id, "%s-%llu", A.instance, r->id);
-		json_object_set_new(o, "id", json_string(id));
-	}
-	json_object_set_new(o, "phase", json_string(r->phase));
-	json_object_set_new(o, "cluster", json_string(r->cluster ? r->cluster : A.cluster));
-	json_object_set_new(o, "helmRelease", json_string(r->helm_release ? r->helm_release : ""));
-	json_object_set_new(o, "identity", json_string(r->identity ? r->identity : r->cluster ? "(kubeconfig)" : "(controller)"));
-	json_object_set_new(o, "verb", json_string(r->verb ? r->verb : ""));
-	json_object_set_new(o, "path", json_string(r->path ? r->path : ""));
+	bh_buf_printf(b, "{\"time\":\"%s\"", when);
+	if (r->id)
+		bh_buf_printf(b, ",\"id\":\"%s-%llu\"", A.instance, r->id);
+	put_member(b, "phase", r->phase);
+	put_member(b, "cluster", r->cluster ? r->cluster : A.cluster);
+	put_member(b, "helmRelease", r->helm_release ? r->helm_release : "");
+	put_member(b, "identity", r->identity ? r->identity : r->cluster ? "(kubeconfig)" : "(controller)");
+	put_member(b, "verb", r->verb ? r->verb : "");
+	put_member(b, "path", r->path ? r->path : "");
 	if (strcmp(r->phase, "intent") != 0)
-		json_object_set_new(o, "status", json_integer(r->status));
-	if (!strcmp(r->phase, "outcome"))
-		json_object_set_new(o, "durationMs", json_real((double)(long long)(r->duration_ms * 1000) / 1000.0));
+		bh_buf_printf(b, ",\"status\":%ld", r->status);
+	if (!strcmp(r->phase, "outcome")) {
+		/* milliseconds to the microsecond, 6 significant digits, always
+		 * a real ("12.0") */
+		snprintf(ms, sizeof ms, "%.6g", (double)(long long)(r->duration_ms * 1000) / 1000.0);
+		bh_buf_printf(b, ",\"durationMs\":%s%s", ms, strpbrk(ms, ".e") ? "" : ".0");
+	}
 	if (r->why)
-		json_object_set_new(o, strcmp(r->phase, "outcome") ? "refused" : "error", json_string(r->why));
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-	json_decref(o);
-	return s;
+		put_member(b, strcmp(r->phase, "outcome") ? "refused" : "error", r->why);
+	bh_buf_puts(b, "}\n");
 }
 
 int audit_record(const audit_rec *r, bh_error *err)
@@ -289,8 +300,8 @@ int audit_settle(bh_error *err)
 
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 {
+	bh_buf *line = &A.line;
 	struct stat st;
-	char *s;
 	size_t n;
 	ssize_t w;
 	int rc = 0;
@@ -300,13 +311,19 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 	if (!A.path)
 		return 0;
 	pthread_mutex_lock(&mu);
-	if ((A.fd < 0 && open_log(err) < 0) || !(s = format_record(r))) {
+	bh_buf_reset(line);
+	if (A.fd < 0 && open_log(err) < 0) {
 		pthread_mutex_unlock(&mu);
 		metrics_audit_record(0);
-		return A.fd < 0 ? (err ? err->code : BH_EIO) : bh_error_set(err, BH_ENOMEM, "audit log %s: out of memory", A.path);
+		return err ? err->code : BH_EIO;
 	}
-	n = strlen(s);
-	s[n++] = '\n'; /* json_dumps left room: its NUL */
+	format_record(r, line);
+	if (!bh_buf_ok(line)) {
+		bh_buf_free(line);
+		rc = bh_error_set(err, BH_ENOMEM, "audit log %s: out of memory", A.path);
+		goto out;
+	}
+	n = line->len;
 	if (fstat(A.fd, &st) < 0) {
 		rc = bh_error_set(err, BH_EIO, "audit log %s: %s", A.path, strerror(errno));
 		goto out;
@@ -316,7 +333,7 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 			goto out;
 		st.st_size = 0;
 	}
-	w = write(A.fd, s, n);
+	w = write(A.fd, line->data, n);
 	if (w != (ssize_t)n) {
 		int e = w < 0 ? errno : ENOSPC;
 		if (w > 0 && S_ISREG(st.st_mode) && ftruncate(A.fd, st.st_size) < 0) {
@@ -330,7 +347,6 @@ out:
 	pthread_mutex_unlock(&mu);
 	if (rc < 0)
 		metrics_audit_record(0);
-	free(s);
 	return rc;
 }
 

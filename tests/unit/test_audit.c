@@ -90,6 +90,40 @@ START_TEST(test_schema)
 }
 END_TEST
 
+/* Records are written without a JSON library: what a worker sent (a path,
+ * a refusal) is escaped, invalid UTF-8 becomes U+FFFD, durationMs stays a
+ * real, and the line parses back to the same strings. */
+START_TEST(test_escaping)
+{
+	bh_error e;
+	audit_opts o = {logp, "https://10.0.0.1:443", 0, 0};
+	char buf[2048];
+	const char *path = "/api/v1/namespaces/a\"b\\c/x\n\t\x01<&>\xc3\xa9", *why = "bad \xff byte";
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	audit_rec r = {"refused", 7, "team-a/web", "u", "get", path, 403, 0, why};
+	ck_assert_int_eq(audit_record(&r, &e), 0);
+	audit_rec out = {"outcome", 8, "team-a/web", "u", "get", "/x", 200, 12.0, NULL};
+	ck_assert_int_eq(audit_record(&out, &e), 0);
+	audit_rec big = {"outcome", 9, "team-a/web", "u", "get", "/x", 0, 1234.56789, "timed out"};
+	ck_assert_int_eq(audit_record(&big, &e), 0);
+	FILE *f = fopen(logp, "r");
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	ck_assert_msg(strstr(buf, "\"path\":\"/api/v1/namespaces/a\\\"b\\\\c/x\\n\\t\\u0001<&>\xc3\xa9\"") &&
+			      strstr(buf, "\"status\":403,\"refused\":\"bad \\ufffd byte\"}\n"),
+		      "%s", buf);
+	json_error_t je;
+	json_t *j = json_loads(buf, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "path")), path);
+	json_decref(j);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	ck_assert_msg(strstr(buf, "\"status\":200,\"durationMs\":12.0}\n"), "%s", buf);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	ck_assert_msg(strstr(buf, "\"status\":0,\"durationMs\":1234.57,\"error\":\"timed out\"}\n"), "%s", buf);
+	fclose(f);
+}
+END_TEST
+
 START_TEST(test_fails_closed)
 {
 	bh_error e;
@@ -269,6 +303,7 @@ int main(void)
 	TCase *tc = tcase_create("audit");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_schema);
+	tcase_add_test(tc, test_escaping);
 	tcase_add_test(tc, test_fails_closed);
 	tcase_add_test(tc, test_reopen);
 	tcase_add_test(tc, test_rotation);
