@@ -31,7 +31,9 @@ typedef struct fwd_req {
 	struct fwd_req *next;
 } fwd_req;
 
-/* Starts n threads with clients for cfg; wake_fd gets a byte per answer. */
+/* Starts n threads with clients for cfg; wake_fd gets a byte when an answer
+ * arrives to an empty list (the caller drains wake_fd before each
+ * fwd_take_done, so it is woken once per batch). */
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
 /* Queues r (ownership passes to the pool). */
 void fwd_submit(fwd_req *r);

@@ -10,9 +10,11 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,11 +82,18 @@ static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stopping, reopen_audit;
 static volatile sig_atomic_t child_exited = 1; /* SIGCHLD since reap last looked */
 
+/* One byte in the pipe per batch, not per event: the first wake after the
+ * main loop drained the pipe writes it (drain_watch drains, then clears
+ * the flag, then takes the queues, so no wake is lost). Signal-safe. */
+static atomic_int wake_pending;
+
 static void wake(void)
 {
 	int saved = errno;
-	ssize_t n = write(wake_pipe[1], "x", 1);
-	(void)n;
+	if (!atomic_exchange(&wake_pending, 1)) {
+		ssize_t n = write(wake_pipe[1], "x", 1);
+		(void)n;
+	}
 	errno = saved;
 }
 
@@ -609,9 +618,11 @@ static void drain_watch(void)
 {
 	wevent *list;
 	char buf[256];
-	json_t *snap = discovery_take();
-	while (read(wake_pipe[0], buf, sizeof buf) > 0)
+	json_t *snap;
+	while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
 		;
+	atomic_store(&wake_pending, 0); /* after the drain, before the queues are taken */
+	snap = discovery_take();
 	if (snap) {
 		json_decref(disc_snapshot);
 		disc_snapshot = snap;
@@ -1609,6 +1620,13 @@ int main(int argc, char **argv)
 	bh_error err;
 	pthread_t th;
 	struct sigaction sa;
+
+	/* The forwarding threads allocate the answers the main thread frees:
+	 * with glibc's default trim threshold their arenas gave pages back
+	 * (madvise) after most answers and faulted them in again. Fixed
+	 * thresholds keep up to 2 MiB free per arena. */
+	mallopt(M_TRIM_THRESHOLD, 2 << 20);
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
