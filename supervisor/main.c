@@ -198,7 +198,9 @@ typedef struct entry {
 	char done_req[80];      /* worker attempted: a watch event older than its status write asks for nothing */
 	int art_wait;           /* waits for its artifact's download (artfetch.h) */
 	insync *sync;           /* its last reconcile changed nothing (noop.h), or NULL */
-	int fin_wait;           /* our finalizer's addition is in flight (on_finalizer) */
+	int fin_wait;           /* our finalizer's addition is in flight (obj_run) */
+	int sa_wait;            /* the deletion's ServiceAccount check is in flight */
+	struct obj_op *sa;      /* its answer, for the next start(), or NULL */
 	int fin_added;          /* it was added; the cached object may not show it yet */
 	sv_job *job;
 } entry;
@@ -331,53 +333,74 @@ static char *finalizer_patch_new(const json_t *hr, int add)
 	return text;
 }
 
-/* Removes our finalizer (the statuses queued before go first). */
-static int remove_finalizer(kube_client *kc, const json_t *hr, bh_error *err)
+/* ---- requests about the object itself, off the main loop -------------------
+ * Adding and removing our finalizer, and the ServiceAccount check of a
+ * deletion, run on the object's status writer lane (status_run: after the
+ * statuses queued for it before, in order, with the lane's client); their
+ * outcomes come back through the watch queue (drain_watch, obj_collect). */
+enum obj_kind {
+	OBJ_FIN_ADD,     /* our finalizer; the release starts once it is on */
+	OBJ_FIN_REMOVE,  /* let the object go (suspended, or no ServiceAccount to uninstall as) */
+	OBJ_UNINSTALLED, /* uninstalled: remove the finalizer, delete the HelmChart made for it */
+	OBJ_SA_CHECK,    /* does the ServiceAccount the uninstall runs as exist? */
+};
+
+typedef struct obj_op {
+	enum obj_kind kind;
+	char key[320], uid[64];
+	char *patch;                     /* finalizer kinds: the JSON patch */
+	char *ns, *name;                 /* of the object */
+	json_t *hr;                      /* OBJ_UNINSTALLED: the object its HelmChart is named from */
+	char identity[ACL_IDENTITY_MAX]; /* OBJ_SA_CHECK */
+	int rc;                          /* 0 (SA check: 1 it exists, 0 it does not), or an error code */
+	char msg[700];                   /* why, when rc is not 0 (SA check: not 1) */
+	struct obj_op *next;
+} obj_op;
+
+static obj_op *obj_results; /* under wmu */
+
+static void obj_free(obj_op *op)
 {
-	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
-	json_t *out = NULL;
-	char *text = finalizer_patch_new(hr, 0);
-	int rc;
-	status_flush(); /* the statuses queued before the object may go */
-	if (!text)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	rc = kube_patch(kc, &sv_helmrelease_resource, jstr(hr, "metadata", "namespace"), jstr(hr, "metadata", "name"),
-			KUBE_PATCH_JSON, text, &wo, &out, err);
-	free(text);
-	json_decref(out);
-	return rc < 0 ? bh_error_prefix(err, "removing the finalizer %s", HR_FINALIZER) : 0;
+	if (!op)
+		return;
+	free(op->patch);
+	free(op->ns);
+	free(op->name);
+	json_decref(op->hr);
+	free(op);
 }
 
-/* The addition of our finalizer is sent by a status writer thread, not on
- * the main loop; its outcome comes back here (drain_watch), and the
- * release starts once it is on. */
-typedef struct fin_result {
-	char key[320], uid[64];
-	int failed;
-	char msg[600];
-	struct fin_result *next;
-} fin_result;
-
-static fin_result *fin_results; /* under wmu */
-
-static void on_finalizer(void *ud, const bh_error *err)
+/* On a status writer thread: the request, then its outcome to the main loop. */
+static void obj_run(kube_client *kc, void *ud)
 {
-	fin_result *r = ud;
-	if ((r->failed = err != NULL))
-		snprintf(r->msg, sizeof r->msg, "adding the finalizer %s: %.500s", HR_FINALIZER, err->msg);
+	obj_op *op = ud;
+	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	json_t *out = NULL;
+	bh_error err = {0};
+	if (op->kind == OBJ_SA_CHECK) {
+		op->rc = acl_sa_exists(kc, op->identity, &err);
+	} else if ((op->rc = kube_patch(kc, &sv_helmrelease_resource, op->ns, op->name, KUBE_PATCH_JSON, op->patch, &wo,
+					&out, &err)) < 0) {
+		bh_error_prefix(&err, "%s the finalizer %s", op->kind == OBJ_FIN_ADD ? "adding" : "removing", HR_FINALIZER);
+	}
+	json_decref(out);
+	if (op->rc != (op->kind == OBJ_SA_CHECK))
+		snprintf(op->msg, sizeof op->msg, "%.690s", err.msg);
+	if (op->kind == OBJ_UNINSTALLED && source_helmchart_delete(kc, op->hr, &err) < 0)
+		svlog_hr(SVLOG_ERROR, op->key, NULL, "deleting its HelmChart: %s", err.msg);
 	pthread_mutex_lock(&wmu);
-	r->next = fin_results;
-	fin_results = r;
+	op->next = obj_results;
+	obj_results = op;
 	pthread_mutex_unlock(&wmu);
 	wake();
 }
 
-static fin_result *fin_take(void)
+static obj_op *obj_take(void)
 {
-	fin_result *r;
+	obj_op *r;
 	pthread_mutex_lock(&wmu);
-	r = fin_results;
-	fin_results = NULL;
+	r = obj_results;
+	obj_results = NULL;
 	pthread_mutex_unlock(&wmu);
 	return r;
 }
@@ -444,6 +467,7 @@ static void drop(const json_t *hr)
 	if ((e = find_entry(key)) && !e->job) {
 		json_decref(e->hr);
 		insync_forget(e);
+		obj_free(e->sa);
 		*e = entries[--nentries];
 	}
 }
@@ -676,6 +700,7 @@ static void drain_watch(void)
 				if (!found && !entries[k].job) {
 					json_decref(entries[k].hr);
 					insync_forget(&entries[k]);
+					obj_free(entries[k].sa);
 					entries[k] = entries[--nentries];
 					continue;
 				}
@@ -795,52 +820,108 @@ static const char *uid_of(const json_t *hr)
 	return uid ? uid : "";
 }
 
-/* Sends the addition of our finalizer to e's object (on_finalizer). */
+/* Sends op kind about hr, e's object (obj_run); identity: of OBJ_SA_CHECK.
+ * 0, or an error (out of memory: nothing was sent). */
+static int obj_send(kube_client *kc, const entry *e, enum obj_kind kind, const json_t *hr, const char *identity,
+		    bh_error *err)
+{
+	obj_op *op = calloc(1, sizeof *op);
+	const char *ns = jstr(hr, "metadata", "namespace"), *name = jstr(hr, "metadata", "name");
+	if (!op || !(op->ns = strdup(ns ? ns : "")) || !(op->name = strdup(name ? name : "")) ||
+	    (kind != OBJ_SA_CHECK && !(op->patch = finalizer_patch_new(hr, kind == OBJ_FIN_ADD))) ||
+	    (kind == OBJ_UNINSTALLED && !(op->hr = json_deep_copy(hr)))) {
+		obj_free(op);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	op->kind = kind;
+	snprintf(op->key, sizeof op->key, "%s", e->key);
+	snprintf(op->uid, sizeof op->uid, "%s", uid_of(hr));
+	if (identity)
+		snprintf(op->identity, sizeof op->identity, "%s", identity);
+	return status_run(kc, hr, obj_run, op, err) < 0 ? err->code : 0;
+}
+
+/* Sends the addition of our finalizer to e's object. */
 static void add_finalizer(kube_client *kc, entry *e)
 {
-	fin_result *r = calloc(1, sizeof *r);
-	char *text = r ? finalizer_patch_new(e->hr, 1) : NULL;
 	bh_error err;
-	if (text) {
-		snprintf(r->key, sizeof r->key, "%s", e->key);
-		snprintf(r->uid, sizeof r->uid, "%s", uid_of(e->hr));
-		if (status_patch_object(kc, e->hr, text, on_finalizer, r, &err) == 0) {
-			e->fin_wait = 1;
-			return;
-		}
-	} else {
-		bh_error_set(&err, BH_ENOMEM, "adding the finalizer %s: out of memory", HR_FINALIZER);
+	if (obj_send(kc, e, OBJ_FIN_ADD, e->hr, NULL, &err) == 0) {
+		e->fin_wait = 1;
+		return;
 	}
-	free(r);
 	{
-		sv_outcome o = {0, "FinalizerFailed", err.msg};
+		char msg[700];
+		sv_outcome o = {0, "FinalizerFailed", msg};
+		snprintf(msg, sizeof msg, "adding the finalizer %s: %.600s", HR_FINALIZER, err.msg);
 		report(kc, e->hr, &o);
 	}
 	e->queued = 1;
 	e->not_before = now_s() + opt.requeue_dependency;
 }
 
-/* The finalizer additions that ended: the release starts, or says why not
- * and is tried again after --requeue-dependency. */
-static void fin_collect(kube_client *kc, fin_result *r)
+/* Lets e's object go (hr: its newest copy, whose finalizer list the patch
+ * replaces); kind OBJ_FIN_REMOVE or OBJ_UNINSTALLED. */
+static int let_go(kube_client *kc, entry *e, enum obj_kind kind, const json_t *hr, const char *rid)
 {
-	while (r) {
-		fin_result *n = r->next;
-		entry *e = find_entry(r->key);
-		if (e && !strcmp(r->uid, uid_of(e->hr))) {
+	bh_error err;
+	int rc = obj_send(kc, e, kind, hr, NULL, &err);
+	if (rc < 0)
+		svlog_hr(SVLOG_ERROR, e->key, rid, "removing the finalizer %s: %s", HR_FINALIZER, err.msg);
+	return rc;
+}
+
+/* The outcomes of obj_run: a finalizer on (the release starts) or not (it
+ * says why and is tried again after --requeue-dependency), off (the
+ * object goes) or not (logged; after an uninstall, tried again), and the
+ * ServiceAccount check (kept for start(), which is queued again). */
+static void obj_collect(kube_client *kc, obj_op *op)
+{
+	while (op) {
+		obj_op *n = op->next;
+		entry *e = find_entry(op->key);
+		int same = e && !strcmp(op->uid, uid_of(e->hr));
+		op->next = NULL;
+		switch (op->kind) {
+		case OBJ_FIN_ADD:
+			if (!same)
+				break;
 			e->fin_wait = 0;
 			e->queued = 1;
 			e->not_before = now_s();
-			if (r->failed) {
-				sv_outcome o = {0, "FinalizerFailed", r->msg};
+			if (op->rc < 0) {
+				sv_outcome o = {0, "FinalizerFailed", op->msg};
 				report(kc, e->hr, &o);
 				e->not_before += opt.requeue_dependency;
 			} else if (!has_finalizer(e->hr)) {
 				e->fin_added = 1;
 			}
+			break;
+		case OBJ_FIN_REMOVE:
+		case OBJ_UNINSTALLED:
+			if (op->rc >= 0 || op->rc == BH_ENOTFOUND)
+				break;
+			svlog_hr(SVLOG_ERROR, op->key, e ? e->rid : NULL, "%s", op->msg);
+			if (op->kind == OBJ_UNINSTALLED && same && e->deleting == 2 && !e->job) {
+				e->deleting = 1;
+				e->queued = 1;
+				e->not_before = now_s() + opt.requeue_dependency;
+			}
+			break;
+		case OBJ_SA_CHECK:
+			if (!e)
+				break;
+			e->sa_wait = 0;
+			e->queued = 1;
+			e->not_before = now_s();
+			if (same) {
+				obj_free(e->sa);
+				e->sa = op;
+				op = NULL;
+			}
+			break;
 		}
-		free(r);
-		r = n;
+		obj_free(op);
+		op = n;
 	}
 }
 
@@ -877,13 +958,25 @@ static void start(kube_client *kc, entry *e)
 	if (e->deleting) {
 		/* Flux: a suspended object is let go without an uninstall */
 		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
-			if (remove_finalizer(kc, hr, &err) < 0)
-				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
+			let_go(kc, e, OBJ_FIN_REMOVE, hr, e->rid);
 			e->deleting = 0;
 			return;
 		}
 		rc = 1; /* a remote cluster's ServiceAccount is not checked here */
-		if (idrc == 0 && !remote && (rc = acl_sa_exists(kc, identity, &iderr)) < 0) {
+		if (idrc == 0 && !remote && !e->sa) { /* asked on the object's lane: queued again with the answer */
+			if (e->sa_wait)
+				return;
+			if ((rc = obj_send(kc, e, OBJ_SA_CHECK, hr, identity, &iderr)) == 0) {
+				e->sa_wait = 1;
+				return;
+			}
+		} else if (idrc == 0 && !remote) {
+			rc = e->sa->rc;
+			snprintf(iderr.msg, sizeof iderr.msg, "%s", e->sa->msg);
+			obj_free(e->sa);
+			e->sa = NULL;
+		}
+		if (rc < 0) {
 			char msg[1200];
 			sv_outcome o = {0, "UninstallFailed", msg};
 			snprintf(msg, sizeof msg, "failed to confirm the ServiceAccount can be used to uninstall release: %.1000s",
@@ -902,8 +995,7 @@ static void start(kube_client *kc, entry *e)
 			snprintf(msg, sizeof msg, "Helm release not uninstalled, the HelmRelease is let go: %.1100s", iderr.msg);
 			o.event = 1;
 			report(kc, hr, &o);
-			if (remove_finalizer(kc, hr, &err) < 0)
-				svlog_hr(SVLOG_ERROR, e->key, e->rid, "%s", err.msg);
+			let_go(kc, e, OBJ_FIN_REMOVE, hr, e->rid);
 			e->deleting = 0;
 			return;
 		}
@@ -1220,18 +1312,15 @@ static void finish(kube_client *kc, sv_job *j)
 	metrics_reconcile_done(j, o.ready, j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW,
 			       now_s() - j->started, opt.worker_cpu);
 	if (e && j->deleting) {
-		bh_error err;
 		e->job = NULL;
 		e->deleting = 0;
 		if (o.ready) {
 			/* uninstalled: let the object go (the newest copy carries the
-			 * finalizer list to replace); 2 = done, never queued again */
-			int rc = remove_finalizer(kc, e->hr ? e->hr : j->hr, &err);
+			 * finalizer list to replace) and delete its HelmChart, on its
+			 * status lane; 2 = done, never queued again (obj_collect
+			 * queues it again if the finalizer stays) */
 			e->deleting = 2;
-			if (source_helmchart_delete(kc, j->hr, &err) < 0)
-				svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "deleting its HelmChart: %s", err.msg);
-			if (rc < 0 && rc != BH_ENOTFOUND) {
-				svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
+			if (let_go(kc, e, OBJ_UNINSTALLED, e->hr ? e->hr : j->hr, j->reconcile_id) < 0) {
 				e->deleting = 1;
 				e->queued = 1;
 				e->not_before = now_s() + opt.requeue_dependency;
@@ -1827,7 +1916,7 @@ int main(int argc, char **argv)
 				svlog(SVLOG_INFO, "audit log reopened");
 		}
 		drain_watch();
-		fin_collect(kc, fin_take());
+		obj_collect(kc, obj_take());
 		collect_answers(kc);
 		reap(kc);
 		ops_tick(now);

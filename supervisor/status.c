@@ -266,7 +266,7 @@ static int send_status(kube_client *kc, const json_t *hr, const char *text, cons
 typedef struct wr_item {
 	json_t *hr, *events;
 	char *text;
-	status_done_fn done; /* set: text is a JSON patch of the object itself (status_patch_object) */
+	status_run_fn run; /* set: run(kc, ud) instead of a status write (status_run) */
 	void *ud;
 	struct wr_item *next;
 } wr_item;
@@ -284,19 +284,6 @@ static struct {
 	unsigned pending; /* queued or being sent */
 } W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
 
-/* A JSON patch of the HelmRelease itself; done() hears how it went. */
-static void send_object_patch(kube_client *kc, wr_item *it)
-{
-	const json_t *md = json_object_get(it->hr, "metadata");
-	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
-	json_t *out = NULL;
-	bh_error e = {0};
-	int rc = kube_patch(kc, &sv_helmrelease_resource, json_string_value(json_object_get(md, "namespace")),
-			    json_string_value(json_object_get(md, "name")), KUBE_PATCH_JSON, it->text, &wo, &out, &e);
-	it->done(it->ud, rc < 0 ? &e : NULL);
-	json_decref(out);
-}
-
 static void *writer_main(void *arg)
 {
 	wr_lane *l = arg;
@@ -310,8 +297,8 @@ static void *writer_main(void *arg)
 		if (!(l->head = it->next))
 			l->tail = NULL;
 		pthread_mutex_unlock(&W.mu);
-		if (it->done)
-			send_object_patch(l->kc, it);
+		if (it->run)
+			it->run(l->kc, it->ud);
 		else if (send_status(l->kc, it->hr, it->text, it->events, &e) < 0)
 			svlog(SVLOG_ERROR, "%s", e.msg);
 		json_decref(it->hr);
@@ -350,7 +337,7 @@ void status_flush(void)
 	pthread_mutex_unlock(&W.mu);
 }
 
-static int submit(const json_t *hr, char *text, json_t *events, status_done_fn done, void *ud, bh_error *err)
+static int submit(const json_t *hr, char *text, json_t *events, status_run_fn run, void *ud, bh_error *err)
 {
 	const json_t *md = json_object_get(hr, "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
@@ -358,7 +345,7 @@ static int submit(const json_t *hr, char *text, json_t *events, status_done_fn d
 	unsigned h = 5381;
 	wr_item *it = calloc(1, sizeof *it);
 	wr_lane *l;
-	if (!it || !(it->hr = json_deep_copy(hr))) {
+	if (!it || (!run && !(it->hr = json_deep_copy(hr)))) { /* a run needs the object only for its lane */
 		free(it);
 		free(text);
 		json_decref(events);
@@ -366,7 +353,7 @@ static int submit(const json_t *hr, char *text, json_t *events, status_done_fn d
 	}
 	it->text = text;
 	it->events = events;
-	it->done = done;
+	it->run = run;
 	it->ud = ud;
 	for (const char *p = ns ? ns : ""; *p; p++)
 		h = h * 33 + (unsigned char)*p;
@@ -416,12 +403,10 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 	return rc;
 }
 
-int status_patch_object(kube_client *kc, const json_t *hr, char *text, status_done_fn done, void *ud, bh_error *err)
+int status_run(kube_client *kc, const json_t *hr, status_run_fn fn, void *ud, bh_error *err)
 {
-	wr_item it = {(json_t *)hr, NULL, text, done, ud, NULL};
 	if (W.n)
-		return submit(hr, text, NULL, done, ud, err);
-	send_object_patch(kc, &it); /* no writer threads: here */
-	free(text);
+		return submit(hr, NULL, NULL, fn, ud, err);
+	fn(kc, ud); /* no writer threads: here */
 	return 0;
 }

@@ -50,15 +50,16 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
  * one of n writer threads with their own clients (an object's writes always
  * by the same thread, in order): the main loop never waits on the API
  * server for a status; a failed write is logged. status_flush waits until
- * everything queued was sent (before a finalizer is removed). */
+ * everything queued was sent (at exit). */
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
 int status_async_start(const kube_config *cfg, int n, bh_error *err);
-/* Sends text (owned), a JSON patch of the HelmRelease hr itself (its
- * finalizers), on hr's writer lane after the writes queued before it;
- * done(ud, NULL) when the API server took it, done(ud, error) when not,
- * called from the writer thread (or here without writer threads). */
-typedef void (*status_done_fn)(void *ud, const bh_error *err);
-int status_patch_object(kube_client *kc, const json_t *hr, char *text, status_done_fn done, void *ud, bh_error *err);
+/* Runs fn(kc, ud) on hr's writer lane, after the writes queued before it,
+ * with that lane's client (without writer threads: here, with kc): the
+ * requests about the object itself that must not block the main loop (its
+ * finalizer, the ServiceAccount check of its deletion). fn owns ud and
+ * reports its outcome itself; it runs on a writer thread. */
+typedef void (*status_run_fn)(kube_client *kc, void *ud);
+int status_run(kube_client *kc, const json_t *hr, status_run_fn fn, void *ud, bh_error *err);
 void status_flush(void);
 
 #endif
