@@ -3,13 +3,13 @@ apiextensions): Deployments/ReplicaSets/StatefulSets/DaemonSets roll out,
 Jobs complete or fail, Pods run, PVCs bind, Services get IPs, Namespaces
 terminate, ownerReference garbage collection, CRD registration, SA tokens."""
 import base64
-import contextlib
 import threading
 import time
 
 from . import apply as ssa
 from .ctrlutil import KCM, NODE
 from .kubelet import Kubelet
+from .queues import WorkQueues
 from .rbac import bootstrap_objects
 from .util import ApiError, dcopy, get_path, now_rfc3339
 from .workloads import WorkloadControllers
@@ -24,8 +24,8 @@ class Controllers(WorkloadControllers, Kubelet):
         self.ca_pem = certs_ca
         self.opts = opts
         self.wake = threading.Event()
-        self.dirty = True
-        self.timer_only = False
+        self.wq = WorkQueues(store, self.wake)  # what each controller must look at (fed by every write)
+        store.listener = self.wq.on_write
         self.outcomes = {}  # (uid, resourceVersion) -> pod outcome
         self.memo = {}  # derived facts of stored objects, by resourceVersion (WorkloadControllers._memo)
         self.seen = {}  # uid -> monotonic time of last state change
@@ -67,6 +67,7 @@ class Controllers(WorkloadControllers, Kubelet):
     def reset(self):
         with self.store.lock:
             self.store.wipe()
+            self.wq.clear()
             for name in list(self.registry.custom):
                 self.registry.remove_crd(name)
             self.seen.clear()
@@ -102,28 +103,12 @@ class Controllers(WorkloadControllers, Kubelet):
             core["metadata"] = dcopy(old["metadata"])
         self.store.put("", "events", core, "MODIFIED" if old else "ADDED")
 
-    # Writes no simulated controller reacts to (custom resources, Events,
-    # Leases, and ConfigMaps or Secrets that no owner, namespace or
-    # ServiceAccount logic reads) do not start a full pass: at scale (1000
-    # HelmReleases) most writes are of these, and a full pass reads every object.
-    INERT = {("", "events"), ("events.k8s.io", "events"), ("coordination.k8s.io", "leases")}
-
-    def _inert(self, res, old, new):
-        if res.crd is not None or (res.group, res.resource) in self.INERT:
-            return True
-        if res.group == "" and res.resource in ("configmaps", "secrets"):
-            md, omd = new.get("metadata") or {}, (old or {}).get("metadata") or {}
-            return (not md.get("ownerReferences") and not omd.get("ownerReferences") and not md.get("finalizers")
-                    and new.get("type") != "kubernetes.io/service-account-token")
-        return False
-
+    # The controllers learn of writes from the store (WorkQueues.on_write);
+    # these hooks do what kube-apiserver itself does around a write.
     def after_write(self, res, old, new):
         g, r = res.group, res.resource
         if g == "events.k8s.io" and r == "events":
             self._mirror_event(new)
-        if self._inert(res, old, new):
-            return
-        self.dirty = True
         if g == "apiextensions.k8s.io" and r == "customresourcedefinitions":
             if not new["metadata"].get("deletionTimestamp"):
                 self.registry.set_crd(new)
@@ -135,10 +120,8 @@ class Controllers(WorkloadControllers, Kubelet):
                 "kube-apiserver when using internal endpoints such as the internal service IP or "
                 "kubernetes.default.svc. No other usage is guaranteed across distributions of "
                 "Kubernetes clusters."}}, "data": {"ca.crt": self.ca_pem}}, "kube-root-ca-cert-publisher")
-        self.wake.set()
 
     def after_delete(self, res, obj):
-        self.dirty = True
         g, r = res.group, res.resource
         if g == "apiextensions.k8s.io" and r == "customresourcedefinitions":
             spec = obj.get("spec") or {}
@@ -154,7 +137,6 @@ class Controllers(WorkloadControllers, Kubelet):
             md = obj["metadata"]
             self.store.remove("", "events", md.get("namespace", ""), md["name"])
         self.seen.pop(obj["metadata"].get("uid"), None)
-        self.wake.set()
 
     # ---- admin ----------------------------------------------------------------------------------------
     def set_pod_phase(self, ns, name, phase, exit_code=None):
@@ -164,6 +146,7 @@ class Controllers(WorkloadControllers, Kubelet):
             if self.store.get("", "pods", ns, name) is None:
                 raise ApiError(404, "NotFound", 'pods "%s" not found' % name)
             self.pod_override[(ns, name)] = (phase, exit_code)
+            self.wq.add("pods", (ns, name))
             self.tick()
 
     def set_job_outcome(self, ns, name, outcome):
@@ -173,6 +156,7 @@ class Controllers(WorkloadControllers, Kubelet):
             if self.store.get("batch", "jobs", ns, name) is None:
                 raise ApiError(404, "NotFound", 'jobs.batch "%s" not found' % name)
             self.job_outcome[(ns, name)] = outcome
+            self.wq.add("jobs", (ns, name))
             self.tick()
 
     # ---- loop -------------------------------------------------------------------------------------------
@@ -181,11 +165,16 @@ class Controllers(WorkloadControllers, Kubelet):
         self.thread.start()
 
     def _loop(self):
+        """Sleep until a write queues work or a timer is due, then run a pass over
+        what is queued. A pass holds the store: with much to do, at most a
+        third of the time goes to passes (requests are served in between)."""
         gap, last = 0.0, 0.0
         while not self.opts.stopping:
-            self.wake.wait(self.opts.controller_interval)
-            # a pass holds the store: with many objects, at most a third of
-            # the time goes to passes (requests are served in between)
+            with self.store.lock:
+                due = self.wq.next_timer()
+            cap = self.opts.controller_interval
+            timeout = cap if due is None else min(cap, max(0.0, due - time.monotonic()))
+            self.wake.wait(timeout)
             wait = last + gap - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
@@ -193,6 +182,9 @@ class Controllers(WorkloadControllers, Kubelet):
             try:
                 t0 = time.monotonic()
                 with self.store.lock:
+                    self.wq.fire_timers()
+                    if not self.wq.pending():
+                        continue
                     self.tick()
                 last = time.monotonic()
                 gap = 2 * (last - t0)
@@ -208,6 +200,24 @@ class Controllers(WorkloadControllers, Kubelet):
         if k not in self.seen:
             self.seen[k] = now
         return now - self.seen[k]
+
+    def _due(self, queue, obj, key, delay, strict=False):
+        """Whether obj's `key` state (see _age) is delay seconds old (more than
+        that if strict); if not, obj is queued again for when it will be."""
+        age = self._age(obj, key)
+        if age > delay or (age == delay and not strict):
+            return True
+        md = obj["metadata"]
+        self.wq.at(self.seen[md.get("uid", "") + key] + delay + (0.001 if strict else 0.0), queue,
+                   (md.get("namespace", ""), md["name"]))
+        return False
+
+    def _each(self, queue, group, resource):
+        """The stored objects queued for queue (removed ones left out)."""
+        for ns, name in self.wq.take(queue):
+            obj = self.store.get(group, resource, ns, name)
+            if obj is not None:
+                yield obj
 
     def _put(self, res, old, new, manager=KCM, sub="status"):
         if new == old:
@@ -233,36 +243,25 @@ class Controllers(WorkloadControllers, Kubelet):
             pass
 
     def tick(self):
-        """One pass of the controllers. A full pass runs after any write; when
-        nothing was written only the timer-driven parts run (pod start/run
-        delays, crash loops, LoadBalancer and PVC delays, progress deadlines,
-        Job TTLs), which keeps an idle kubesim cheap."""
-        if self.dirty:
-            self.dirty = False
-            fns = (self._namespaces, self._gc, self._deployments, self._replicasets, self._statefulsets,
-                   self._daemonsets, self._jobs, self._pods, self._services, self._endpoints, self._pvcs,
-                   self._sa_secrets, self._apiservices)
-        else:
-            self.timer_only = True
-            try:
-                for fn in (self._deployments, self._jobs, self._pods, self._services, self._pvcs):
-                    fn()
-            finally:
-                self.timer_only = False
-            return
-        for fn in fns:
-            fn()
+        """One pass of the controllers over the objects queued for them (by
+        writes and due timers). A write made during the pass queues work for
+        the controllers after this one in the same pass, for the others in the
+        next pass."""
+        for name in ("namespaces", "gc", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs",
+                     "pods", "services", "endpoints", "pvcs", "sa_secrets", "apiservices"):
+            if self.wq.q[name]:
+                getattr(self, "_" + name)()
 
     # ---- namespaces & GC -----------------------------------------------------------------------------
     def _namespaces(self):
         nsr = self.r("", "namespaces")
-        for ns in list(self.store.list("", "namespaces")):
+        for ns in self._each("namespaces", "", "namespaces"):
             if not ns["metadata"].get("deletionTimestamp"):
                 continue
             name = ns["metadata"]["name"]
             left, counts, fins = 0, {}, {}
-            for g, r, ons, oname, obj in list(self.store.all_items()):
-                if ons != name or r == "events":
+            for g, r, ons, oname, obj in list(self.store.items_in_ns(name)):
+                if r == "events":
                     continue
                 left += 1
                 key = r + "." + g
@@ -279,9 +278,8 @@ class Controllers(WorkloadControllers, Kubelet):
             if left:
                 self._ns_conditions(nsr, ns, counts, fins)
                 continue
-            for g, r, ons, oname, obj in list(self.store.all_items()):
-                if ons == name:
-                    self.store.remove(g, r, ons, oname)
+            for g, r, ons, oname, obj in list(self.store.items_in_ns(name)):
+                self.store.remove(g, r, ons, oname)
             new = dcopy(ns)
             if "kubernetes" in (new.get("spec") or {}).get("finalizers", []):
                 new["spec"]["finalizers"] = [f for f in new["spec"]["finalizers"] if f != "kubernetes"]
@@ -319,19 +317,17 @@ class Controllers(WorkloadControllers, Kubelet):
             self._put(nsr, ns, new, KCM, "status")
 
     def _gc(self):
-        by_uid = {}
-        items = list(self.store.all_items())
-        for g, r, ns, name, obj in items:
-            by_uid[obj["metadata"].get("uid")] = (g, r, obj)
-        deps = {}
-        for g, r, ns, name, obj in items:
-            for ref in obj["metadata"].get("ownerReferences") or []:
-                deps.setdefault(ref.get("uid"), []).append((g, r, obj))
-        for g, r, ns, name, obj in items:
+        """The garbage collector over the queued objects: dependents whose owners
+        are all gone are deleted; an owner being deleted in the foreground
+        waits for its dependents, an orphaning one lets them go."""
+        for g, r, ns, name in self.wq.take("gc"):
+            obj = self.store.get(g, r, ns, name)
+            if obj is None:
+                continue
             md = obj["metadata"]
             refs = md.get("ownerReferences") or []
             if refs:
-                alive = [x for x in refs if x.get("uid") in by_uid]
+                alive = [x for x in refs if self.wq.has_uid(x.get("uid"))]
                 if not alive and not md.get("deletionTimestamp"):
                     res = self.r(g, r)
                     if res:
@@ -347,10 +343,13 @@ class Controllers(WorkloadControllers, Kubelet):
             res = self.r(g, r)
             if res is None:
                 continue
+            deps = []
+            for dg, dr, dns, dname in self.wq.dependents(uid):
+                dobj = self.store.get(dg, dr, dns, dname)
+                if dobj is not None:
+                    deps.append((dg, dr, dobj))
             if "foregroundDeletion" in fins:
-                mine = [d for d in deps.get(uid, []) if self.store.get(d[0], d[1], d[2]["metadata"].get(
-                    "namespace", ""), d[2]["metadata"]["name"]) is d[2]]
-                for dg, dr, dobj in mine:
+                for dg, dr, dobj in deps:
                     if not dobj["metadata"].get("deletionTimestamp"):
                         dres = self.r(dg, dr)
                         if dres:
@@ -359,13 +358,10 @@ class Controllers(WorkloadControllers, Kubelet):
                                                 dobj["metadata"]["name"], {"propagationPolicy": "Foreground"})
                             except ApiError:
                                 pass
-                if not mine:
+                if not deps:
                     self._drop_finalizer(res, obj, "foregroundDeletion")
             elif "orphan" in fins:
-                for dg, dr, dobj in deps.get(uid, []):
-                    cur = self.store.get(dg, dr, dobj["metadata"].get("namespace", ""), dobj["metadata"]["name"])
-                    if cur is None:
-                        continue
+                for dg, dr, cur in deps:
                     new = dcopy(cur)
                     new["metadata"]["ownerReferences"] = [x for x in cur["metadata"].get("ownerReferences", [])
                                                           if x.get("uid") != uid]
@@ -388,10 +384,10 @@ class Controllers(WorkloadControllers, Kubelet):
     # ---- services, volumes, tokens --------------------------------------------------------------------------
     def _services(self):
         res = self.r("", "services")
-        for s in list(self.store.list("", "services")):
+        for s in self._each("services", "", "services"):
             if get_path(s, "spec", "type") != "LoadBalancer" or get_path(s, "status", "loadBalancer", "ingress"):
                 continue
-            if self._age(s, "/lb") < self.opts.lb_delay:
+            if not self._due("services", s, "/lb", self.opts.lb_delay):
                 continue
             self._set_status(res, s, {"loadBalancer": {"ingress": [{"ip": self.api.alloc.lb_ip(),
                                                                     "ipMode": "VIP"}]}})
@@ -399,19 +395,13 @@ class Controllers(WorkloadControllers, Kubelet):
     def _endpoints(self):
         """The endpoints controller: Endpoints of each selector Service list its pods' IPs."""
         epr = self.r("", "endpoints")
-        for svc in list(self.store.list("", "services")):
+        for svc in self._each("endpoints", "", "services"):
             md = svc["metadata"]
             spec = svc.get("spec") or {}
             sel = spec.get("selector")
             if not sel or spec.get("type") == "ExternalName" or md.get("deletionTimestamp"):
                 continue
-            ns = md["namespace"]
-            cur = self.store.get("", "endpoints", ns, md["name"])
-            fp = (md["resourceVersion"], self.store.ns_version("", "pods", ns),
-                  cur and cur["metadata"]["resourceVersion"])
-            with self._skip_if_same(("endpoints", md["uid"]), fp) as same:
-                if not same:
-                    self._endpoints_of(epr, svc, md, spec, sel, ns)
+            self._endpoints_of(epr, svc, md, spec, sel, md["namespace"])
 
     def _endpoints_of(self, epr, svc, md, spec, sel, ns):
         """The Endpoints of one selector Service."""
@@ -472,25 +462,11 @@ class Controllers(WorkloadControllers, Kubelet):
         except ApiError:
             pass
 
-    @contextlib.contextmanager
-    def _skip_if_same(self, key, fp):
-        """Work on one object whose inputs are fp (resourceVersions, ns_version):
-        yields True when a pass with the same inputs wrote nothing, so that
-        doing it again would write nothing either (the work is then skipped);
-        remembers fp when this pass writes nothing."""
-        if self.memo.get(key) == fp:
-            yield True
-            return
-        rv = self.store.rv
-        yield False
-        if self.store.rv == rv:
-            self.memo[key] = fp
-
     def _apiservices(self):
         """kube-aggregator's availability check, simplified: a local APIService
         is Available; a remote one once its Service exists."""
         res = self.r("apiregistration.k8s.io", "apiservices")
-        for a in list(self.store.list("apiregistration.k8s.io", "apiservices")):
+        for a in self._each("apiservices", "apiregistration.k8s.io", "apiservices"):
             svc = get_path(a, "spec", "service")
             if svc is None:
                 want = ("True", "Local", "Local APIServices are always available")
@@ -508,11 +484,11 @@ class Controllers(WorkloadControllers, Kubelet):
 
     def _pvcs(self):
         res = self.r("", "persistentvolumeclaims")
-        for c in list(self.store.list("", "persistentvolumeclaims")):
+        for c in self._each("pvcs", "", "persistentvolumeclaims"):
             md = c["metadata"]
             if get_path(c, "status", "phase") == "Bound" or md.get("deletionTimestamp"):
                 continue
-            if self._age(c, "/pvc") < self.opts.pvc_delay:
+            if not self._due("pvcs", c, "/pvc", self.opts.pvc_delay):
                 continue
             spec = c.get("spec") or {}
             size = get_path(spec, "resources", "requests", "storage", default="1Gi")
@@ -542,13 +518,14 @@ class Controllers(WorkloadControllers, Kubelet):
 
     def _sa_secrets(self):
         res = self.r("", "secrets")
-        for s in list(self.store.list("", "secrets")):
+        for s in self._each("sa_secrets", "", "secrets"):
             if s.get("type") != "kubernetes.io/service-account-token" or (s.get("data") or {}).get("token"):
                 continue
             md = s["metadata"]
             sa_name = (md.get("annotations") or {}).get("kubernetes.io/service-account.name")
             sa = self.store.get("", "serviceaccounts", md["namespace"], sa_name or "")
             if sa is None:
+                self.wq.sa_missing(md["namespace"], md["name"])
                 continue
             tok, _ = self.tokens.issue_sa(md["namespace"], sa_name, sa["metadata"]["uid"], None, 0,
                                           ("secret", md["name"], md["uid"]))

@@ -48,7 +48,7 @@ class Kubelet:
 
     def _pods(self):
         pres = self.r("", "pods")
-        for p in list(self.store.list("", "pods")):
+        for p in self._each("pods", "", "pods"):
             md = p["metadata"]
             if md.get("deletionTimestamp"):
                 continue
@@ -60,17 +60,18 @@ class Kubelet:
                 self._pod_set(pres, p, override[0], override[1], now_rfc3339())
                 continue
             if phase == "Pending":
-                if self._age(p, "/pending") < float(ann.get("kubesim.io/start-delay", self.opts.pod_start_delay)):
+                if not self._due("pods", p, "/pending", float(ann.get("kubesim.io/start-delay",
+                                                                       self.opts.pod_start_delay))):
                     continue
                 self._pod_set(pres, p, "Running", None, now_rfc3339())
             elif phase == "Running":
                 rp = get_path(p, "spec", "restartPolicy") or "Always"
                 if rp == "Always" and "kubesim.io/outcome" not in ann:
-                    if self._crashing(p) and self._age(p, "/running") >= self._run_seconds(p):
+                    if self._crashing(p) and self._due("pods", p, "/running", self._run_seconds(p)):
                         self._crashloop(pres, p, now_rfc3339())
                         self.seen[md["uid"] + "/running"] = time.monotonic()
                     continue
-                if self._age(p, "/running") < self._run_seconds(p):
+                if not self._due("pods", p, "/running", self._run_seconds(p)):
                     continue
                 phase, code = self._pod_outcome(p)
                 self._pod_set(pres, p, phase, code, now_rfc3339())

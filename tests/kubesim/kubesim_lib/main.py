@@ -31,7 +31,8 @@ def parse_args(argv):
                    help="seconds a run-to-completion pod runs before it finishes")
     p.add_argument("--lb-delay", type=float, default=0.2)
     p.add_argument("--pvc-delay", type=float, default=0.2)
-    p.add_argument("--controller-interval", type=float, default=0.1)
+    p.add_argument("--controller-interval", type=float, default=1.0,
+                   help="longest sleep of the (event-driven) controllers between looks at their timers")
     p.add_argument("--bookmark-interval", type=float, default=5.0)
     p.add_argument("--watch-cache-events", type=int, default=5000,
                    help="events kept for watches; older resourceVersions answer 410")

@@ -36,6 +36,7 @@ class Store:
         self.history_events = history_events
         self.history_seconds = history_seconds
         self.watch_epoch = 0  # bumped to close all open watches
+        self.listener = None  # f(group, resource, ns, name, old, new): told of every put and remove
 
     # ---- reads --------------------------------------------------------------
     def get(self, group, resource, ns, name):
@@ -88,6 +89,12 @@ class Store:
             for (ns, name), obj in list(objs.items()):
                 yield g, r, ns, name, obj
 
+    def items_in_ns(self, ns):
+        """all_items() of one namespace, in the same order."""
+        for (g, r), by_ns in self.by_ns.items():
+            for name, obj in list((by_ns.get(ns) or {}).items()):
+                yield g, r, ns, name, obj
+
     # ---- writes (caller holds self.lock) ---------------------------------------
     def next_rv(self):
         self.rv += 1
@@ -108,6 +115,8 @@ class Store:
         if old is None:
             self._keys_changed(group, resource, ns)
         self._record(Event(rv, group, resource, ns, event_type, obj, old))
+        if self.listener is not None:
+            self.listener(group, resource, ns, key[1], old, obj)
         return obj
 
     def remove(self, group, resource, ns, name):
@@ -125,6 +134,8 @@ class Store:
         final = dcopy(old)
         final["metadata"]["resourceVersion"] = str(rv)
         self._record(Event(rv, group, resource, ns or "", "DELETED", final, old))
+        if self.listener is not None:
+            self.listener(group, resource, ns or "", name, old, None)
         return final
 
     def _count(self, group, resource, ns):

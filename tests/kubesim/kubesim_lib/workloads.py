@@ -1,16 +1,29 @@
 """Simulated kube-controller-manager workload controllers: Deployments,
 ReplicaSets, StatefulSets, DaemonSets and Jobs, with the status fields and
 conditions the real controllers set (mixed into Controllers)."""
-from .ctrlutil import KCM, _cond, _controller_ref, _hash, _owned_by, _pod_ready, _same_template
+from .ctrlutil import KCM, _cond, _controller_ref, _hash, _pod_ready, _same_template
 from .defaults import random_suffix
 from .util import ApiError, dcopy, get_path, now_rfc3339
 
 
 class WorkloadControllers:
     # ---- workloads -------------------------------------------------------------------------------------
+    def _owned(self, owner, group, resource):
+        """The objects of group/resource in owner's namespace naming it as an
+        owner, by name (from the owner index, not a scan)."""
+        md = owner["metadata"]
+        ns = md.get("namespace", "")
+        out = []
+        for g, r, dns, name in self.wq.dependents(md["uid"]):
+            if g == group and r == resource and dns == ns:
+                o = self.store.get(g, r, ns, name)
+                if o is not None:
+                    out.append(o)
+        out.sort(key=lambda o: o["metadata"]["name"])
+        return out
+
     def _pods_of(self, owner, ns):
-        uid = owner["metadata"]["uid"]
-        return [p for p in self.store.list("", "pods", ns) if _owned_by(p, uid)]
+        return self._owned(owner, "", "pods")
 
     def _new_pod(self, owner, api_version, kind, name, extra_labels=None, annotations=None):
         tmpl = dcopy(get_path(owner, "spec", "template") or {})
@@ -48,19 +61,9 @@ class WorkloadControllers:
 
     def _deployments(self):
         dres, rsres = self.r("apps", "deployments"), self.r("apps", "replicasets")
-        for d in list(self.store.list("apps", "deployments")):
-            md = d["metadata"]
-            if md.get("deletionTimestamp"):
-                continue
-            if self.timer_only and self._settled(d):
-                continue
-            if not self._settled(d):
+        for d in self._each("deployments", "apps", "deployments"):
+            if not d["metadata"].get("deletionTimestamp"):
                 self._deployment(dres, rsres, d)
-                continue
-            fp = (md["resourceVersion"], self.store.ns_version("apps", "replicasets", md["namespace"]))
-            with self._skip_if_same(("deployment", md["uid"]), fp) as same:
-                if not same:
-                    self._deployment(dres, rsres, d)
 
     def _deployment(self, dres, rsres, d):
         """One pass of the Deployment controller over d."""
@@ -70,7 +73,7 @@ class WorkloadControllers:
         want = spec.get("replicas", 1)
         tmpl = spec.get("template") or {}
         h = self._memo(("hash", md["resourceVersion"]), _hash, tmpl)
-        owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
+        owned = self._owned(d, "apps", "replicasets")
         cur = next((rs for rs in owned if self._memo(("same", rs["metadata"]["resourceVersion"],
                                                       md["resourceVersion"]), _same_template, rs, tmpl)), None)
         revs = [int((rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "0"))
@@ -119,7 +122,7 @@ class WorkloadControllers:
                 self._put(rsres, rs, new, KCM, None)
                 self._event(d, "Deployment", "ScalingReplicaSet", "Scaled down replica set %s from %d to 0"
                             % (rs["metadata"]["name"], get_path(rs, "spec", "replicas")))
-        owned = [rs for rs in self.store.list("apps", "replicasets", ns) if _owned_by(rs, md["uid"])]
+        owned = self._owned(d, "apps", "replicasets")
         total = sum(get_path(rs, "status", "replicas") or 0 for rs in owned)
         ready = sum(get_path(rs, "status", "readyReplicas") or 0 for rs in owned)
         avail = sum(get_path(rs, "status", "availableReplicas") or 0 for rs in owned)
@@ -144,7 +147,7 @@ class WorkloadControllers:
             _cond(conds, "Progressing", "True", "NewReplicaSetAvailable",
                   'ReplicaSet "%s" has successfully progressed.' % rsname, now)
             self.seen.pop(md["uid"] + "/progress/" + rsname, None)
-        elif self._age(d, "/progress/" + rsname) > spec.get("progressDeadlineSeconds", 600):
+        elif self._due("deployments", d, "/progress/" + rsname, spec.get("progressDeadlineSeconds", 600), True):
             _cond(conds, "Progressing", "False", "ProgressDeadlineExceeded",
                   'ReplicaSet "%s" has timed out progressing.' % rsname, now)
         else:
@@ -161,26 +164,11 @@ class WorkloadControllers:
         if st2 != st:
             self._set_status(dres, d, st2)
 
-    @staticmethod
-    def _settled(d):
-        """A rollout with nothing left to time out (timer-only passes skip it)."""
-        st = d.get("status") or {}
-        if st.get("observedGeneration") != d["metadata"].get("generation"):
-            return False
-        return any(c.get("type") == "Progressing" and c.get("reason") in ("NewReplicaSetAvailable",
-                                                                        "ProgressDeadlineExceeded")
-                   for c in st.get("conditions") or [])
-
     def _replicasets(self):
         rsres = self.r("apps", "replicasets")
-        for rs in list(self.store.list("apps", "replicasets")):
-            md = rs["metadata"]
-            if md.get("deletionTimestamp"):
-                continue
-            fp = (md["resourceVersion"], self.store.ns_version("", "pods", md["namespace"]))
-            with self._skip_if_same(("replicaset", md["uid"]), fp) as same:
-                if not same:
-                    self._replicaset(rsres, rs)
+        for rs in self._each("replicasets", "apps", "replicasets"):
+            if not rs["metadata"].get("deletionTimestamp"):
+                self._replicaset(rsres, rs)
 
     def _replicaset(self, rsres, rs):
         """One pass of the ReplicaSet controller over rs."""
@@ -212,7 +200,7 @@ class WorkloadControllers:
 
     def _statefulsets(self):
         res = self.r("apps", "statefulsets")
-        for s in list(self.store.list("apps", "statefulsets")):
+        for s in self._each("statefulsets", "apps", "statefulsets"):
             md = s["metadata"]
             if md.get("deletionTimestamp"):
                 continue
@@ -273,7 +261,7 @@ class WorkloadControllers:
 
     def _daemonsets(self):
         res = self.r("apps", "daemonsets")
-        for ds in list(self.store.list("apps", "daemonsets")):
+        for ds in self._each("daemonsets", "apps", "daemonsets"):
             md = ds["metadata"]
             if md.get("deletionTimestamp"):
                 continue
@@ -306,7 +294,7 @@ class WorkloadControllers:
 
     def _jobs(self):
         res = self.r("batch", "jobs")
-        for j in list(self.store.list("batch", "jobs")):
+        for j in self._each("jobs", "batch", "jobs"):
             md = j["metadata"]
             if md.get("deletionTimestamp"):
                 continue
@@ -318,7 +306,7 @@ class WorkloadControllers:
                            for c in old.get("conditions") or [])
             if finished:
                 ttl = spec.get("ttlSecondsAfterFinished")
-                if ttl is not None and self._age(j, "/finished") >= ttl:
+                if ttl is not None and self._due("jobs", j, "/finished", ttl):
                     try:
                         self.api.delete(res, ns, md["name"], {"propagationPolicy": "Background"})
                     except ApiError:
@@ -338,6 +326,7 @@ class WorkloadControllers:
             if outcome:
                 for p in active:
                     self.pod_override[(ns, p["metadata"]["name"])] = (outcome, None if outcome == "Succeeded" else 1)
+                    self.wq.add("pods", (ns, p["metadata"]["name"]))
             st = {"startTime": old.get("startTime") or now, "uncountedTerminatedPods": {},
                   "terminating": 0}
             conds = dcopy(old.get("conditions") or [])
