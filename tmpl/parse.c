@@ -1215,6 +1215,34 @@ simplify:
 	return n;
 }
 
+/* Go's strconv.Unquote of a string token, copied into the arena (*n gets
+ * its length); "invalid syntax" when it does not unquote. A token without
+ * escapes, carriage returns or non-ASCII bytes is its own inside. */
+static char *unquote_token(parser *p, const item *tok, size_t *n)
+{
+	const char *in = tok->val + 1;
+	size_t k = 0, len = tok->len - 2; /* the lexer's tokens have both quotes */
+	if (tok->typ == I_STRING)
+		while (k < len && in[k] != '\\' && (unsigned char)in[k] < 0x80)
+			k++;
+	else
+		while (k < len && in[k] != '\r')
+			k++;
+	if (k == len) {
+		*n = len;
+		return pstrdup(p, in, len);
+	}
+	bh_buf b = BH_BUF_INIT;
+	if (go_unquote(tok->val, tok->len, &b)) {
+		bh_buf_free(&b);
+		perrorf(p, "invalid syntax");
+	}
+	char *r = pstrdup(p, bh_buf_str(&b), b.len);
+	*n = b.len;
+	bh_buf_free(&b);
+	return r;
+}
+
 static tnode *term(parser *p)
 {
 	item tok = *next_non_space(p);
@@ -1263,15 +1291,8 @@ static tnode *term(parser *p)
 	}
 	case I_STRING:
 	case I_RAW_STRING: {
-		bh_buf b = BH_BUF_INIT;
-		if (go_unquote(tok.val, tok.len, &b)) {
-			bh_buf_free(&b);
-			perrorf(p, "invalid syntax");
-		}
 		tnode *n = new_node(p, N_STRING, tok.pos);
-		n->text = pstrdup(p, bh_buf_str(&b), b.len);
-		n->len = b.len;
-		bh_buf_free(&b);
+		n->text = unquote_token(p, &tok, &n->len);
 		n->quoted = tok.val; /* points into the tree text (kept alive) */
 		n->qlen = tok.len;
 		return n;
@@ -1524,14 +1545,8 @@ static tnode *else_control(parser *p)
 static const char *parse_template_name(parser *p, item tok, const char *context)
 {
 	if (tok.typ == I_STRING || tok.typ == I_RAW_STRING) {
-		bh_buf b = BH_BUF_INIT;
-		if (go_unquote(tok.val, tok.len, &b)) {
-			bh_buf_free(&b);
-			perrorf(p, "invalid syntax");
-		}
-		char *s = pstrdup(p, bh_buf_str(&b), b.len);
-		bh_buf_free(&b);
-		return s;
+		size_t n;
+		return unquote_token(p, &tok, &n);
 	}
 	unexpected(p, tok, context);
 }
@@ -1692,13 +1707,8 @@ static void parse_definition(parser *p)
 	item name = *next_non_space(p);
 	if (name.typ != I_STRING && name.typ != I_RAW_STRING)
 		unexpected(p, name, context);
-	bh_buf b = BH_BUF_INIT;
-	if (go_unquote(name.val, name.len, &b)) {
-		bh_buf_free(&b);
-		perrorf(p, "invalid syntax");
-	}
-	p->tree->name = pstrdup(p, bh_buf_str(&b), b.len);
-	bh_buf_free(&b);
+	size_t n;
+	p->tree->name = unquote_token(p, &name, &n);
 	expect(p, I_RIGHT_DELIM, context);
 	tnode *end;
 	p->tree->root = item_list(p, &end);
