@@ -1,5 +1,6 @@
 /* tmpl/engine.c — the engine object (namespace of templates, limits,
  * arena), execution entry points, and Helm 4's error rewriting. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,10 +55,37 @@ void tmpl_engine_enable_dns(tmpl_engine *e)
 	e->dns = 1;
 }
 
+struct call_error {
+	struct call_error *next;
+	bh_error err;
+};
+
+bh_error *tmpl_call_error_get(tmpl_engine *e)
+{
+	struct call_error *c = e->call_errors;
+	if (c)
+		e->call_errors = c->next;
+	else if ((c = malloc(sizeof(*c))) == NULL)
+		return NULL;
+	return &c->err;
+}
+
+void tmpl_call_error_put(tmpl_engine *e, bh_error *err)
+{
+	struct call_error *c = (struct call_error *)(void *)((char *)err - offsetof(struct call_error, err));
+	c->next = e->call_errors;
+	e->call_errors = c;
+}
+
 void tmpl_engine_free(tmpl_engine *e)
 {
 	if (!e)
 		return;
+	while (e->call_errors) {
+		struct call_error *c = e->call_errors;
+		e->call_errors = c->next;
+		free(c);
+	}
 	tmpl_arena_release(&e->parse_arena);
 	tmpl_arena_release(&e->arena);
 	if (e->regex_cache_free)
@@ -410,20 +438,32 @@ int tmpl_engine_execute(tmpl_engine *e, const char *name, const tmpl_value *dot,
 }
 
 /* Deletes every "<no value>" from b[from..]. */
+static const char nv[] = "<no value>";
+#define NVL (sizeof(nv) - 1)
+
+/* memmem(s, n, nv, NVL): '<' is rare in manifests, and memchr is the
+ * faster scan */
+static char *find_no_value(char *s, size_t n)
+{
+	for (char *e = s + n; (size_t)(e - s) >= NVL && (s = memchr(s, '<', (size_t)(e - s) - NVL + 1)); s++)
+		if (memcmp(s, nv, NVL) == 0)
+			return s;
+	return NULL;
+}
+
 void tmpl_strip_no_value(bh_buf *b, size_t from)
 {
-	static const char nv[] = "<no value>";
-	const size_t nvl = sizeof(nv) - 1;
+	const size_t nvl = NVL;
 	if (!b->data || b->len < from + nvl)
 		return;
 	char *d = b->data, *end = d + b->len;
-	char *r = memmem(d + from, b->len - from, nv, nvl);
+	char *r = find_no_value(d + from, b->len - from);
 	if (!r)
 		return; /* the common case: nothing moves */
 	char *w = r;
 	while (r) {
 		r += nvl;
-		char *next = memmem(r, (size_t)(end - r), nv, nvl);
+		char *next = find_no_value(r, (size_t)(end - r));
 		size_t run = (size_t)((next ? next : end) - r);
 		memmove(w, r, run);
 		w += run;

@@ -1134,7 +1134,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 	tmpl_call c;
 	exec_ctx xc;
 	/* bh_error is 8 KiB: keep it off the stack of this recursive path */
-	bh_error *ferrp = malloc(sizeof(bh_error));
+	bh_error *ferrp = tmpl_call_error_get(s->e);
 	if (!ferrp)
 		return limitf(s, "out of memory");
 #define ferr (*ferrp)
@@ -1180,7 +1180,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 		if (r == BH_ELIMIT && !xc.inner) {
 			s->node = node;
 			r = limitf(s, "%s", ferr.msg[0] ? ferr.msg : "limit exceeded");
-			free(ferrp);
+			tmpl_call_error_put(s->e, ferrp);
 			return r;
 		}
 		s->node = node;
@@ -1190,7 +1190,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 		bh_buf_free(&prefix);
 		if (!x) {
 			xerr_free(xc.inner);
-			free(ferrp);
+			tmpl_call_error_put(s->e, ferrp);
 			return limitf(s, "out of memory");
 		}
 		if (xc.inner) {
@@ -1207,10 +1207,10 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 			s->err = x;
 		else
 			xerr_free(x);
-		free(ferrp);
+		tmpl_call_error_put(s->e, ferrp);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
-	free(ferrp);
+	tmpl_call_error_put(s->e, ferrp);
 	*out = c.result;
 	return 0;
 #undef ferr
