@@ -141,15 +141,16 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
+/* st: the caller's lstat() of path, whose size sizes the buffer (no
+ * fstat() again: it is one system call per chart file) */
+static int read_file(const char *path, const struct stat *st, size_t max, bh_buf *out, bh_error *err)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
 	if (fd < 0)
 		return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
 	/* read straight into a buffer of the file's size (one more byte to
 	 * see the end); a file that grows meanwhile still reads whole */
-	size_t want = fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 65536;
+	size_t want = st->st_size > 0 && (size_t)st->st_size < max ? (size_t)st->st_size + 1 : 65536;
 	for (;;) {
 		if (out->cap - out->len < 2 && bh_buf_grow(out, out->len ? out->len : want) < 0) {
 			close(fd);
@@ -245,7 +246,7 @@ static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
 					  w->ctx->lim.max_files, rp.data);
 		} else {
 			bh_buf data = BH_BUF_INIT;
-			rc = read_file(ap.data, w->ctx->lim.max_file, &data, w->err);
+			rc = read_file(ap.data, &st, w->ctx->lim.max_file, &data, w->err);
 			if (!rc && data.len > w->ctx->lim.max_total - w->ctx->total)
 				rc = bh_error_set(w->err, BH_ELIMIT, "chart is larger than the maximum size %zu",
 						  w->ctx->lim.max_total);
@@ -325,7 +326,7 @@ static int dir_read(const char *path, chart_load_ctx *ctx, chart_file **files, s
 		if (!S_ISREG(st.st_mode))
 			rc = bh_error_set(err, BH_EDENIED, "%s is not a regular file (refused)", ip.data);
 		else
-			rc = read_file(ip.data, ctx->lim.max_file, &text, err);
+			rc = read_file(ip.data, &st, ctx->lim.max_file, &text, err);
 		if (!rc)
 			rc = rules_parse(&w.rules, text.data ? text.data : "", text.len, err);
 		bh_buf_free(&text);
