@@ -15,6 +15,26 @@ from kubesim_lib.store import Store  # noqa: E402
 from kubesim_lib.util import ApiError  # noqa: E402
 
 
+class RequestHeaders(unittest.TestCase):
+    def test_same_as_email_parser(self):
+        """headers.parse_headers reads what http.client's email-based parser reads."""
+        import http.client
+        import io
+        from kubesim_lib import headers
+        blocks = [b"Host: a\r\nAccept: application/json, */*  \r\nUser-Agent:  kubectl/v1.35\r\n\r\n",
+                  b"Impersonate-Group: g1\r\nimpersonate-group: g2\r\nImpersonate-Extra-Scopes%2Fx: v\r\n\r\n",
+                  b"Folded: a\r\n  b\r\nX-Empty:\r\nX-Tab:\tt\r\n\r\n",
+                  b"From me\r\nBad Name: v\r\n\r\n", b"Latin: \xe9\r\nNo-Colon\r\n\r\n", b"\r\n",
+                  b"Cr: a\rb\r\n\r\n"]
+        for raw in blocks:
+            want = http.client.parse_headers(io.BytesIO(raw))
+            got = headers.parse_headers(io.BytesIO(raw), headers.Headers)
+            self.assertEqual(got.items(), list(want.items()), raw)
+            for name in ("accept", "Impersonate-Group", "x-empty", "folded", "missing"):
+                self.assertEqual(got.get(name), want.get(name), (raw, name))
+                self.assertEqual(got.get_all(name), want.get_all(name), (raw, name))
+
+
 class Selectors(unittest.TestCase):
     def test_label_selector_forms(self):
         r = parse_label_selector("owner=helm,name in (a,b),!gone,status!=x,has")

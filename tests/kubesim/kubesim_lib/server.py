@@ -8,7 +8,7 @@ import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from . import openapi
+from . import headers, openapi
 from .admin_http import AdminHandlers
 from .subresources import SubresourceHandlers
 from .watch import WatchHandlers
@@ -570,6 +570,7 @@ def make_server(sim, host, port, certs_dir, use_tls):
         ctx.verify_mode = ssl.CERT_OPTIONAL
         ctx.set_alpn_protocols(["http/1.1"])
     handler = type("KubesimHandler", (Handler,), {"sim": sim})
+    headers.install(handler)
     srv = Server((host, port), handler, ctx)
     return srv
 
