@@ -3,7 +3,10 @@
 
 #include "lib/gojson.h"
 #include "lib/gzip.h"
+#include "lib/yaml_resolve.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +225,98 @@ int release_marshal(const json_t *rel, bh_buf *out, bh_error *err)
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
 }
 
+/* Does release_marshal write s[0..n) so that it reads back the same: no
+ * NUL (refused when read) and valid UTF-8 as Go decodes it (anything else
+ * is written as U+FFFD)? */
+static int text_as_is(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n;) {
+		int32_t r;
+		if (s[i] && s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!s[i])
+			return 0;
+		i += (size_t)utf8_rune_go(s + i, n - i, &r);
+		if (r < 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* A real as it reads back: Go's shortest form, an integer when it has no
+ * fraction or exponent (3.0 is written 3); NULL when it would not read. */
+static json_t *real_as_is(double v)
+{
+	char digits[64];
+	bh_buf t = BH_BUF_INIT;
+	json_t *r = NULL;
+	if (!isfinite(v))
+		return NULL;
+	gojson_format_float(&t, v);
+	snprintf(digits, sizeof digits, "%s", bh_buf_str(&t));
+	if (bh_buf_ok(&t) && t.len < sizeof digits) {
+		if (strpbrk(digits, ".eE")) {
+			r = json_real(v);
+		} else {
+			char *end;
+			errno = 0;
+			long long i = strtoll(digits, &end, 10);
+			if (!errno && !*end)
+				r = json_integer(i);
+		}
+	}
+	bh_buf_free(&t);
+	return r;
+}
+
+static json_t *copy_as_is(const json_t *v, int depth)
+{
+	const char *k;
+	json_t *x, *c, *o;
+	size_t i;
+	if (depth > 1000) /* release_marshal's limit */
+		return NULL;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		o = json_object();
+		json_object_foreach((json_t *)v, k, x) {
+			if (!o || !text_as_is(k, strlen(k)) || !(c = copy_as_is(x, depth + 1)) ||
+			    json_object_set_new_nocheck(o, k, c) < 0) {
+				json_decref(o);
+				return NULL;
+			}
+		}
+		return o;
+	case JSON_ARRAY:
+		o = json_array();
+		json_array_foreach(v, i, x) {
+			if (!o || !(c = copy_as_is(x, depth + 1)) || json_array_append_new(o, c) < 0) {
+				json_decref(o);
+				return NULL;
+			}
+		}
+		return o;
+	case JSON_STRING:
+		return text_as_is(json_string_value(v), json_string_length(v))
+			       ? json_stringn_nocheck(json_string_value(v), json_string_length(v))
+			       : NULL;
+	case JSON_REAL:
+		return real_as_is(json_real_value(v));
+	case JSON_INTEGER:
+		return json_integer(json_integer_value(v));
+	default: /* true, false, null: singletons */
+		return json_incref((json_t *)v);
+	}
+}
+
+json_t *release_stored_copy(const json_t *rel)
+{
+	return json_is_object(rel) ? copy_as_is(rel, 0) : NULL;
+}
+
 /* ---- gzip ---------------------------------------------------------------------- */
 static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf *out, bh_error *err)
 {
@@ -255,17 +350,26 @@ static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf 
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory decompressing");
 }
 
-char *release_encode_new(const json_t *rel, bh_error *err)
+char *release_encode_text_new(const char *json, size_t len, bh_error *err)
 {
-	bh_buf js = BH_BUF_INIT, gz = BH_BUF_INIT;
+	bh_buf gz = BH_BUF_INIT;
 	char *s = NULL;
-	if (release_marshal(rel, &js, err) == 0 && bh_gzip_best(js.data, js.len, &gz, err) == 0) {
+	if (bh_gzip(json, len, RELEASE_GZIP_LEVEL, &gz, err) == 0) {
 		s = release_base64_new((unsigned char *)gz.data, gz.len);
 		if (!s)
 			bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
 	}
-	bh_buf_free(&js);
 	bh_buf_free(&gz);
+	return s;
+}
+
+char *release_encode_new(const json_t *rel, bh_error *err)
+{
+	bh_buf js = BH_BUF_INIT;
+	char *s = NULL;
+	if (release_marshal(rel, &js, err) == 0)
+		s = release_encode_text_new(bh_buf_str(&js), js.len, err);
+	bh_buf_free(&js);
 	return s;
 }
 
@@ -315,6 +419,16 @@ char *release_secret_name_new(const char *name, int version)
 
 json_t *release_secret_new(const json_t *rel, long long created_unix, bh_error *err)
 {
+	bh_buf js = BH_BUF_INIT;
+	json_t *sec = NULL;
+	if (release_marshal(rel, &js, err) == 0)
+		sec = release_secret_text_new(rel, bh_buf_str(&js), js.len, created_unix, err);
+	bh_buf_free(&js);
+	return sec;
+}
+
+json_t *release_secret_text_new(const json_t *rel, const char *json, size_t len, long long created_unix, bh_error *err)
+{
 	const char *name = json_string_value(json_object_get(rel, "name"));
 	const char *ns = json_string_value(json_object_get(rel, "namespace"));
 	const char *status = json_string_value(json_object_get(json_object_get(rel, "info"), "status"));
@@ -325,7 +439,7 @@ json_t *release_secret_new(const json_t *rel, long long created_unix, bh_error *
 		bh_error_set(err, BH_EINVAL, "release needs a name, a status and a positive version");
 		return NULL;
 	}
-	if (!(enc = release_encode_new(rel, err)))
+	if (!(enc = release_encode_text_new(json, len, err)))
 		return NULL;
 	enc2 = release_base64_new((unsigned char *)enc, strlen(enc));
 	sname = release_secret_name_new(name, version);

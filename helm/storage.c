@@ -121,16 +121,48 @@ static int decode_secret(const json_t *sec, json_t **out, bh_error *err)
 
 static int storage_list(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err);
 
-/* storage_memo: the release whose history is kept, and that history */
+/* storage_memo: the release whose history is kept, and that history. A
+ * record this process wrote is kept as a copy of what it stored
+ * (release_stored_copy), or as the JSON text it stored, decoded only when
+ * the history is read again: decoding each record written was a quarter of
+ * an install's CPU. */
+struct memo_text {
+	int version;
+	char *json;
+	size_t len;
+};
+
 static struct {
 	kube_client *kc;
 	char ns[254], name[301];
 	json_t *hist; /* NULL: not read yet (or dropped) */
+	struct memo_text *text;
+	size_t ntext;
 } memo;
+
+static void memo_text_drop(int version)
+{
+	for (size_t i = 0; i < memo.ntext; i++)
+		if (version < 0 || memo.text[i].version == version) {
+			free(memo.text[i].json);
+			memo.text[i--] = memo.text[--memo.ntext];
+		}
+	if (!memo.ntext) {
+		free(memo.text);
+		memo.text = NULL;
+	}
+}
+
+static void memo_drop(void)
+{
+	memo_text_drop(-1);
+	json_decref(memo.hist);
+	memo.hist = NULL;
+}
 
 void storage_memo(kube_client *kc)
 {
-	json_decref(memo.hist);
+	memo_drop();
 	memset(&memo, 0, sizeof memo);
 	memo.kc = kc;
 }
@@ -144,29 +176,17 @@ static void memo_keep(kube_client *kc, const char *ns, const char *name, const j
 {
 	if (!memo.kc || kc != memo.kc || !ns || strlen(ns) >= sizeof memo.ns || strlen(name) >= sizeof memo.name)
 		return;
-	json_decref(memo.hist);
+	memo_drop();
 	snprintf(memo.ns, sizeof memo.ns, "%s", ns);
 	snprintf(memo.name, sizeof memo.name, "%s", name);
 	memo.hist = json_deep_copy(hist);
 }
 
-/* After a write of version v of ns/name: rec is the record as stored (NULL
- * when v was deleted); on a failed write (failed) the memo is dropped, the
- * server's state being unknown. */
-static void memo_write(kube_client *kc, const char *ns, const char *name, int v, json_t *rec, int failed)
+/* Puts rec (a new reference, or NULL to remove) in the history as version v. */
+static void memo_put(int v, json_t *rec)
 {
 	size_t i;
 	json_t *r;
-	if (!memo_is(kc, ns, name) || !memo.hist) {
-		json_decref(rec);
-		return;
-	}
-	if (failed) {
-		json_decref(rec);
-		json_decref(memo.hist);
-		memo.hist = NULL;
-		return;
-	}
 	json_array_foreach(memo.hist, i, r) if (rel_version(r) >= v) break;
 	if (i < json_array_size(memo.hist) && rel_version(json_array_get(memo.hist, i)) == v)
 		json_array_remove(memo.hist, i);
@@ -174,9 +194,56 @@ static void memo_write(kube_client *kc, const char *ns, const char *name, int v,
 		json_array_insert_new(memo.hist, i, rec);
 }
 
+/* After a write of version v of ns/name: rec is the record as stored, or
+ * when NULL json (len bytes) is its text (both taken; neither: v was
+ * deleted); on a failed write (failed) the memo is dropped, the server's
+ * state being unknown. */
+static void memo_write(kube_client *kc, const char *ns, const char *name, int v, json_t *rec, char *json, size_t len,
+		       int failed)
+{
+	struct memo_text *t;
+	if (!memo_is(kc, ns, name) || !memo.hist || failed) {
+		if (failed && memo_is(kc, ns, name))
+			memo_drop();
+		json_decref(rec);
+		free(json);
+		return;
+	}
+	memo_text_drop(v);
+	memo_put(v, rec);
+	if (rec || !json) {
+		free(json);
+		return;
+	}
+	if (!(t = realloc(memo.text, (memo.ntext + 1) * sizeof *t))) {
+		free(json);
+		memo_drop();
+		return;
+	}
+	memo.text = t;
+	memo.text[memo.ntext++] = (struct memo_text){v, json, len};
+}
+
+/* Decodes the records kept as text into the history; 0, or -1 (the memo
+ * is dropped and the history read from the server again). */
+static int memo_decode(void)
+{
+	for (size_t i = 0; i < memo.ntext; i++) {
+		json_t *rec = json_loadb(memo.text[i].json, memo.text[i].len, 0, NULL);
+		if (!json_is_object(rec) || rel_version(rec) != memo.text[i].version) {
+			json_decref(rec);
+			memo_drop();
+			return -1;
+		}
+		memo_put(memo.text[i].version, rec);
+	}
+	memo_text_drop(-1);
+	return 0;
+}
+
 int storage_history(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err)
 {
-	if (memo_is(kc, ns, name) && memo.hist) {
+	if (memo_is(kc, ns, name) && memo.hist && memo_decode() == 0) {
 		*out = json_deep_copy(memo.hist);
 		return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
@@ -252,15 +319,23 @@ json_t *storage_version(const json_t *hist, int version)
 static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int create, bh_error *err)
 {
 	struct timespec ts;
-	json_t *sec, *out = NULL, *labels;
+	json_t *sec, *labels;
+	bh_buf js = BH_BUF_INIT;
 	char buf[32];
 	int rc;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	if (!(sec = release_secret_new(rel, (long long)ts.tv_sec, err)))
+	if ((rc = release_marshal(rel, &js, err)) < 0) {
+		bh_buf_free(&js);
+		return rc;
+	}
+	if (!(sec = release_secret_text_new(rel, bh_buf_str(&js), js.len, (long long)ts.tv_sec, err))) {
+		bh_buf_free(&js);
 		return err ? err->code : BH_ENOMEM;
+	}
 	if (!ns || !*ns)
 		ns = rel_namespace(rel);
 	json_object_set_new(json_object_get(sec, "metadata"), "namespace", json_string(ns));
+	/* the server's answer (the Secret) is not read: what it stored is sec */
 	if (!create) {
 		labels = json_object_get(json_object_get(sec, "metadata"), "labels");
 		/* Helm's Update of a record read back with Get: system labels are
@@ -268,22 +343,19 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 		json_object_del(labels, "createdAt");
 		snprintf(buf, sizeof buf, "%lld", (long long)ts.tv_sec);
 		json_object_set_new(labels, "modifiedAt", json_string(buf));
-		rc = kube_update(kc, &secrets, ns, sec, NULL, &out, err);
-		if (rc == BH_EUNAVAIL) { /* the outcome must not be lost to one transient error */
-			json_decref(out);
-			out = NULL;
-			rc = kube_update(kc, &secrets, ns, sec, NULL, &out, err);
-		}
+		rc = kube_update(kc, &secrets, ns, sec, NULL, NULL, err);
+		if (rc == BH_EUNAVAIL) /* the outcome must not be lost to one transient error */
+			rc = kube_update(kc, &secrets, ns, sec, NULL, NULL, err);
 	} else {
-		rc = kube_create(kc, &secrets, ns, sec, NULL, &out, err);
+		rc = kube_create(kc, &secrets, ns, sec, NULL, NULL, err);
 	}
-	json_decref(out);
 	if (memo_is(kc, ns, rel_name(rel))) { /* the record as a later read decodes it */
-		json_t *rec = NULL;
-		if (rc == 0 && decode_secret(sec, &rec, NULL) < 0)
-			rec = NULL;
-		memo_write(kc, ns, rel_name(rel), rel_version(rel), rec, rc < 0 || !rec);
+		size_t len = js.len;
+		json_t *rec = rc == 0 ? release_stored_copy(rel) : NULL;
+		char *text = rc == 0 && !rec ? bh_buf_detach(&js) : NULL;
+		memo_write(kc, ns, rel_name(rel), rel_version(rel), rec, text, len, rc < 0 || (!rec && !text));
 	}
+	bh_buf_free(&js);
 	json_decref(sec);
 	if (rc < 0)
 		bh_error_prefix(err, "%s release %s version %d", create ? "creating" : "updating", rel_name(rel),
@@ -311,7 +383,7 @@ int storage_delete(kube_client *kc, const char *ns, const char *name, int versio
 	free(sname);
 	if (rc == BH_ENOTFOUND)
 		rc = 0;
-	memo_write(kc, ns, name, version, NULL, rc < 0);
+	memo_write(kc, ns, name, version, NULL, NULL, 0, rc < 0);
 	if (rc < 0)
 		bh_error_prefix(err, "deleting release %s version %d", name, version);
 	return rc;

@@ -6,13 +6,18 @@
 
 int bh_gzip_best(const void *in, size_t n, bh_buf *out, bh_error *err)
 {
+	return bh_gzip(in, n, Z_BEST_COMPRESSION, out, err);
+}
+
+int bh_gzip(const void *in, size_t n, int level, bh_buf *out, bh_error *err)
+{
 	z_stream z;
 	gz_header h;
 	unsigned char chunk[16384];
 	int rc;
 	memset(&z, 0, sizeof z);
 	memset(&h, 0, sizeof h);
-	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return bh_error_set(err, BH_ENOMEM, "gzip: deflateInit2 failed");
 	h.os = 255; /* Go's compress/gzip: OS unknown, mtime 0 */
 	deflateSetHeader(&z, &h);

@@ -426,14 +426,14 @@ static void observe(ctx *c, const json_t *rel, const char *action, int tested)
 			json_array_insert_new(h, 0, snap);
 		}
 	}
-	if (storage_history(c->in->kc, c->sns, c->name, &hist, &e) < 0)
-		return;
 	json_array_foreach(h, i, s) {
 		json_t *r;
-		if (i == 0 && rel)
+		if ((i == 0 && rel) || strcmp(sget(s, "name"), c->name) || strcmp(sget(s, "namespace"), c->ns))
 			continue;
-		if (strcmp(sget(s, "name"), c->name) || strcmp(sget(s, "namespace"), c->ns))
-			continue;
+		/* the history is read for an older snapshot of this release only
+		 * (an install has none: its record, just written, is not decoded) */
+		if (!hist && storage_history(c->in->kc, c->sns, c->name, &hist, &e) < 0)
+			return;
 		if ((r = storage_version(hist, (int)json_integer_value(json_object_get(s, "version"))))) {
 			json_t *n = snapshot_new(r, NULL, 0, sget(s, "ociDigest"), &e);
 			if (n) {

@@ -118,6 +118,53 @@ START_TEST(test_base64_and_decode_errors)
 }
 END_TEST
 
+/* release_stored_copy: equal to what decoding the stored text gives, or
+ * NULL where only decoding can tell */
+static json_t *decoded(const json_t *r)
+{
+	char *enc = release_encode_new(r, NULL);
+	json_t *back = NULL;
+	ck_assert_ptr_nonnull(enc);
+	ck_assert_int_eq(release_decode(enc, strlen(enc), &back, NULL), 0);
+	free(enc);
+	return back;
+}
+
+START_TEST(test_stored_copy)
+{
+	json_t *r = sample(), *c, *back;
+	/* "ratio": 3.0 reads back as 3, "tiny" as 1e-7 */
+	ck_assert_ptr_nonnull(c = release_stored_copy(r));
+	back = decoded(r);
+	ck_assert(json_equal(c, back));
+	ck_assert(json_is_integer(json_object_get(json_object_get(json_object_get(c, "chart"), "values"), "ratio")));
+	json_decref(c);
+	json_decref(back);
+	json_object_set_new(r, "config", json_pack("{s:s,s:i,s:[b,n],s:{}}", "html", "<a href=x>&amp;\u2028 \xc3\xa9\n\t\x01",
+						   "n", 7, "list", 1, "empty"));
+	json_object_set_new(json_object_get(r, "chart"), "values", json_null());
+	ck_assert_ptr_nonnull(c = release_stored_copy(r));
+	back = decoded(r);
+	ck_assert(json_equal(c, back));
+	{ /* the same key order */
+		char *a = json_dumps(c, JSON_COMPACT), *b = json_dumps(back, JSON_COMPACT);
+		ck_assert_str_eq(a, b);
+		free(a);
+		free(b);
+	}
+	json_decref(c);
+	json_decref(back);
+	/* invalid UTF-8 is written as U+FFFD; a NUL is refused when read */
+	json_object_set_new(r, "manifest", json_stringn_nocheck("a\xff", 2));
+	ck_assert_ptr_null(release_stored_copy(r));
+	json_object_set_new(r, "manifest", json_stringn("a\0b", 3));
+	ck_assert_ptr_null(release_stored_copy(r));
+	json_object_set_new(r, "manifest", json_real(1e20)); /* written 100000000000000000000: not an int64 */
+	ck_assert_ptr_null(release_stored_copy(r));
+	json_decref(r);
+}
+END_TEST
+
 START_TEST(test_time_and_name)
 {
 	char t[40], *n;
@@ -141,6 +188,7 @@ int main(void)
 	tcase_add_test(tc, test_secret_roundtrip);
 	tcase_add_test(tc, test_base64_and_decode_errors);
 	tcase_add_test(tc, test_time_and_name);
+	tcase_add_test(tc, test_stored_copy);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
