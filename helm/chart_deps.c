@@ -345,10 +345,16 @@ static int process_import_values(chart *c, const logctx *lc, bh_error *err)
 		}
 		json_object_set_new(r, "import-values", outiv);
 	}
-	json_t *copy = json_deep_copy(cvals);
-	json_decref(cvals);
-	values_coalesce_tables(copy, b, 1, values_warn, (void *)lc);
+	json_t *copy = cvals;
+	if (json_object_size(b)) {
+		/* b may hold tables of cvals: coalesce into a copy of its own */
+		copy = json_deep_copy(cvals);
+		json_decref(cvals);
+		values_coalesce_tables(copy, b, 1, values_warn, (void *)lc);
+	} /* else: coalescing nothing changes nothing, and cvals is a new tree no one else holds */
 	json_decref(b);
+	if (!copy)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	json_decref(c->values);
 	c->values = copy;
 	return 0;
