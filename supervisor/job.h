@@ -48,8 +48,7 @@ typedef struct sv_job {
 	int progress_said;      /* the Progressing status was written */
 	char digest[80];        /* of the chart artifact it was given */
 	int check;              /* no worker: the supervisor's no-op check (noop.h) */
-	int storage_fp_ok;      /* storage_fp holds the storage list last answered */
-	uint64_t storage_fp;
+	struct noop_store *store; /* its release's storage as it listed and wrote it (noop.h), or NULL */
 	char *storage_path;     /* that list's path */
 } sv_job;
 

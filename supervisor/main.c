@@ -733,6 +733,7 @@ static void job_free(sv_job *j)
 	free(j->helmchart);
 	free(j->cluster);
 	free(j->storage_path);
+	free(j->store);
 	kube_config_free(j->remote);
 	free(j);
 }
@@ -1388,12 +1389,15 @@ static json_int_t generation(const json_t *hr)
 	return json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
 }
 
-/* Did j find its release in sync, write nothing, and have inputs the
- * memory can compare? */
+/* Did j leave its release Ready (found in sync, or installed or upgraded
+ * with every storage write followed), and have inputs the memory can
+ * compare? After an action the status it wrote is what an in-sync worker
+ * writes again (scale_requests compares them), so the next no-op may
+ * write the same without a worker. */
 static int insync_fits(const sv_job *j)
 {
 	return j->has_result && j->result.ready && j->result.status && j->result.requeue == PROTO_REQUEUE_INTERVAL &&
-	       !j->writes && !json_array_size(j->result.events) && !j->asked_discovery && j->storage_fp_ok &&
+	       !j->asked_discovery && j->store && j->store->ok &&
 	       j->storage_path && !j->remote && !j->deleting && j->digest[0] && !j->audit_error[0] && !j->violation[0] &&
 	       noop_eligible(j->hr);
 }
@@ -1410,7 +1414,7 @@ static void insync_keep(entry *e, sv_job *j)
 	}
 	s->gen = generation(j->hr);
 	snprintf(s->digest, sizeof s->digest, "%s", j->digest);
-	s->storage_fp = j->storage_fp;
+	s->storage_fp = noop_store_fp(j->store);
 	s->storage_path = j->storage_path;
 	j->storage_path = NULL;
 	s->res = j->result;
@@ -1419,18 +1423,26 @@ static void insync_keep(entry *e, sv_job *j)
 	e->sync = s;
 }
 
-/* The fingerprint of a worker's storage list answer (noop.h). */
+/* A worker's storage list answer loads its storage record, the answers to
+ * its writes update it (noop.h). */
 static void insync_observe(sv_job *j, const fwd_req *f)
 {
-	uint64_t fp;
-	if (j->check || j->remote || !f->r.method || strcmp(f->r.method, "GET") != 0 ||
-	    !noop_is_storage_list(f->r.path, j->storage_ns) || !noop_eligible(j->hr))
+	const char *body = f->body.data ? f->body.data : "";
+	if (j->check || j->remote || !f->r.method || !j->release_name || !noop_eligible(j->hr))
 		return;
-	j->storage_fp_ok = f->status == 200 && !f->audit_error[0] && j->release_name &&
-			   noop_storage_fp(f->body.data ? f->body.data : "", f->body.len, j->release_name, &fp) == 0;
-	free(j->storage_path);
-	j->storage_path = j->storage_fp_ok ? strdup(f->r.path) : NULL;
-	j->storage_fp = fp;
+	if (!strcmp(f->r.method, "GET") && noop_is_storage_list(f->r.path, j->storage_ns)) {
+		if (!j->store && !(j->store = malloc(sizeof *j->store)))
+			return;
+		if (f->status != 200 || f->audit_error[0] || noop_store_load(j->store, body, f->body.len, j->release_name) < 0)
+			j->store->ok = 0;
+		free(j->storage_path);
+		j->storage_path = NULL;
+		if (j->store->ok && !(j->storage_path = strdup(f->r.path)))
+			j->store->ok = 0;
+	} else if (j->store) {
+		noop_store_write(j->store, f->r.method, f->r.path, j->storage_ns, j->release_name,
+				 f->audit_error[0] ? 0 : f->status, body, f->body.len);
+	}
 }
 
 /* A reconcile of e its memory may answer: its storage list goes out, as

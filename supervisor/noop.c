@@ -49,33 +49,128 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-int noop_storage_fp(const char *body, size_t len, const char *release, uint64_t *fp)
+static uint64_t item_hash(const char *name, const char *rv)
+{
+	return fnv(fnv(14695981039346656037ULL, name, strlen(name) + 1), rv, strlen(rv));
+}
+
+uint64_t noop_store_fp(const noop_store *st)
+{
+	uint64_t sum = 0, count = st->n;
+	for (size_t i = 0; i < st->n; i++) /* order-independent: the sum of each Secret's hash */
+		sum += item_hash(st->s[i].name, st->s[i].rv);
+	return fnv(sum, (const char *)&count, sizeof count);
+}
+
+static int is_release_secret(const char *name, const char *release)
+{
+	static const char pre[] = "sh.helm.release.v1.";
+	size_t rn = strlen(release);
+	return !strncmp(name, pre, sizeof pre - 1) && !strncmp(name + sizeof pre - 1, release, rn) &&
+	       name[sizeof pre - 1 + rn] == '.' && name[sizeof pre + rn] == 'v';
+}
+
+/* Sets name's resourceVersion (rv NULL: removes it); -1 when it does not fit. */
+static int store_set(noop_store *st, const char *name, const char *rv)
+{
+	size_t i;
+	for (i = 0; i < st->n && strcmp(st->s[i].name, name) != 0; i++)
+		;
+	if (!rv) {
+		if (i < st->n)
+			st->s[i] = st->s[--st->n];
+		return 0;
+	}
+	if (strlen(name) >= sizeof st->s[0].name || strlen(rv) >= sizeof st->s[0].rv || (i == st->n && st->n == NOOP_STORE_MAX))
+		return -1;
+	if (i == st->n)
+		st->n++;
+	memcpy(st->s[i].name, name, strlen(name) + 1);
+	memcpy(st->s[i].rv, rv, strlen(rv) + 1);
+	return 0;
+}
+
+int noop_store_load(noop_store *st, const char *body, size_t len, const char *release)
 {
 	json_t *list = json_loadb(body, len, 0, NULL), *it;
-	char prefix[400];
-	uint64_t sum = 0, count = 0;
-	size_t i, pn;
-	const char *cont;
-	int rc = -1;
-	snprintf(prefix, sizeof prefix, "sh.helm.release.v1.%s.v", release);
-	pn = strlen(prefix);
-	cont = json_string_value(at(list, "metadata", "continue"));
+	const char *cont = json_string_value(at(list, "metadata", "continue"));
+	size_t i;
+	st->ok = 0;
+	st->n = 0;
 	if (!json_is_array(json_object_get(list, "items")) || (cont && *cont))
 		goto out; /* not a list, or one page of several */
 	json_array_foreach(json_object_get(list, "items"), i, it) {
 		const char *name = json_string_value(at(it, "metadata", "name"));
 		const char *rv = json_string_value(at(it, "metadata", "resourceVersion"));
-		if (!name || !rv)
+		if (!name || !rv || (is_release_secret(name, release) && store_set(st, name, rv) < 0))
 			goto out;
-		if (strncmp(name, prefix, pn) != 0)
-			continue;
-		/* order-independent: the sum of each Secret's hash */
-		sum += fnv(fnv(14695981039346656037ULL, name, strlen(name) + 1), rv, strlen(rv));
-		count++;
 	}
-	*fp = fnv(sum, (const char *)&count, sizeof count);
-	rc = 0;
+	st->ok = 1;
 out:
 	json_decref(list);
-	return rc;
+	return st->ok ? 0 : -1;
+}
+
+int noop_storage_fp(const char *body, size_t len, const char *release, uint64_t *fp)
+{
+	noop_store st;
+	if (noop_store_load(&st, body, len, release) < 0)
+		return -1;
+	*fp = noop_store_fp(&st);
+	return 0;
+}
+
+void noop_store_write(noop_store *st, const char *method, const char *path, const char *storage_ns,
+		      const char *release, long status, const char *body, size_t len)
+{
+	char coll[320];
+	const char *rest, *q;
+	char name[320];
+	json_t *obj;
+	size_t n;
+	if (!st->ok || !method || !path || !strcmp(method, "GET") || !strcmp(method, "HEAD") ||
+	    snprintf(coll, sizeof coll, "/api/v1/namespaces/%s/secrets", storage_ns) >= (int)sizeof coll ||
+	    strncmp(path, coll, (n = strlen(coll))) != 0)
+		return;
+	rest = path + n;
+	if (*rest == '/') { /* one Secret, named in the path */
+		q = strchr(++rest, '?');
+		n = q ? (size_t)(q - rest) : strlen(rest);
+		if (n == 0 || n >= sizeof name || memchr(rest, '/', n)) {
+			st->ok = 0; /* a subresource or a name we cannot read: not followed */
+			return;
+		}
+		memcpy(name, rest, n);
+		name[n] = '\0';
+		if (!is_release_secret(name, release))
+			return;
+	} else if (*rest == '\0' || *rest == '?') {
+		if (strcmp(method, "POST") != 0) { /* a delete of the collection */
+			st->ok = 0;
+			return;
+		}
+		name[0] = '\0'; /* a create: named by its answer */
+	} else {
+		return; /* another resource ("secretsfoo") */
+	}
+	if (status == 0) { /* no answer: the write may or may not have happened */
+		st->ok = 0;
+		return;
+	}
+	if (status < 200 || status > 299)
+		return; /* refused: nothing changed */
+	if (!strcmp(method, "DELETE")) {
+		store_set(st, name, NULL);
+		return;
+	}
+	obj = json_loadb(body ? body : "", len, 0, NULL);
+	{
+		const char *an = json_string_value(at(obj, "metadata", "name"));
+		const char *rv = json_string_value(at(obj, "metadata", "resourceVersion"));
+		if (!an || !rv || (name[0] && strcmp(an, name) != 0))
+			st->ok = 0;
+		else if (is_release_secret(an, release) && store_set(st, an, rv) < 0)
+			st->ok = 0;
+	}
+	json_decref(obj);
 }

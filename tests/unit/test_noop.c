@@ -77,6 +77,51 @@ START_TEST(test_storage_fp)
 }
 END_TEST
 
+/* The answers to a worker's writes of its storage Secrets update what its
+ * storage list loaded, to the fingerprint the next list of the same
+ * Secrets has; writes it cannot follow end the record. */
+START_TEST(test_store_write)
+{
+	static const char ns_coll[] = "/api/v1/namespaces/apps/secrets";
+	noop_store st;
+	const char *list = "{\"items\":[" ITEM("1", "10") "]}";
+	ck_assert_int_eq(noop_store_load(&st, list, strlen(list), "web"), 0);
+	ck_assert(noop_store_fp(&st) == fp_of(list, 0));
+	/* a create (named by its answer), an update, a delete */
+	noop_store_write(&st, "POST", ns_coll, "apps", "web", 201, ITEM("2", "20"), strlen(ITEM("2", "20")));
+	noop_store_write(&st, "PUT", "/api/v1/namespaces/apps/secrets/sh.helm.release.v1.web.v2", "apps", "web", 200,
+			 ITEM("2", "21"), strlen(ITEM("2", "21")));
+	ck_assert(st.ok);
+	ck_assert(noop_store_fp(&st) == fp_of("{\"items\":[" ITEM("2", "21") "," ITEM("1", "10") "]}", 0));
+	noop_store_write(&st, "DELETE", "/api/v1/namespaces/apps/secrets/sh.helm.release.v1.web.v1", "apps", "web", 200,
+			 "{}", 2);
+	ck_assert(noop_store_fp(&st) == fp_of("{\"items\":[" ITEM("2", "21") "]}", 0));
+	/* refused writes, other Secrets, other namespaces and reads change nothing */
+	noop_store_write(&st, "PUT", "/api/v1/namespaces/apps/secrets/sh.helm.release.v1.web.v2", "apps", "web", 409,
+			 "{}", 2);
+	noop_store_write(&st, "PUT", "/api/v1/namespaces/apps/secrets/other", "apps", "web", 200, "{}", 2);
+	noop_store_write(&st, "PUT", "/api/v1/namespaces/apps/secrets/sh.helm.release.v1.webx.v1", "apps", "web", 200,
+			 "{}", 2);
+	noop_store_write(&st, "POST", "/api/v1/namespaces/other/secrets", "apps", "web", 201, "{}", 2);
+	noop_store_write(&st, "GET", "/api/v1/namespaces/apps/secrets/sh.helm.release.v1.web.v2", "apps", "web", 200,
+			 "{}", 2);
+	noop_store_write(&st, "PATCH", "/apis/apps/v1/namespaces/apps/deployments/web", "apps", "web", 200, "{}", 2);
+	ck_assert(st.ok);
+	ck_assert(noop_store_fp(&st) == fp_of("{\"items\":[" ITEM("2", "21") "]}", 0));
+	/* a write without an answer: its outcome is unknown */
+	noop_store_write(&st, "PUT", "/api/v1/namespaces/apps/secrets/sh.helm.release.v1.web.v2", "apps", "web", 0, "", 0);
+	ck_assert(!st.ok);
+	/* an answer that does not say the new resourceVersion */
+	ck_assert_int_eq(noop_store_load(&st, list, strlen(list), "web"), 0);
+	noop_store_write(&st, "POST", ns_coll, "apps", "web", 201, "{\"kind\":\"Status\"}", 18);
+	ck_assert(!st.ok);
+	/* a collection delete */
+	ck_assert_int_eq(noop_store_load(&st, list, strlen(list), "web"), 0);
+	noop_store_write(&st, "DELETE", ns_coll, "apps", "web", 200, "{}", 2);
+	ck_assert(!st.ok);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("noop");
@@ -86,6 +131,7 @@ int main(void)
 	tcase_add_test(tc, test_eligible);
 	tcase_add_test(tc, test_storage_list);
 	tcase_add_test(tc, test_storage_fp);
+	tcase_add_test(tc, test_store_write);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
