@@ -94,6 +94,7 @@ void tmpl_engine_free(tmpl_engine *e)
 		free(e->memo[i].key);
 	free(e->memo);
 	tmpl_ns_release(&e->ns);
+	free(e->parse_stack.v);
 	free(e->incl);
 	free(e->long_error);
 	free(e);

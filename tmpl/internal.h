@@ -124,6 +124,12 @@ struct ttree {
 	tnode *root;
 };
 
+/* The parser's stack of the children of the nodes being parsed. */
+struct tnode_stack {
+	tnode **v;
+	size_t n, cap;
+};
+
 /* Writes Go's Node.String() of n. */
 void tnode_string(bh_buf *out, const tnode *n);
 
@@ -144,6 +150,7 @@ struct tmpl_engine {
 	tmpl_arena parse_arena;   /* trees and sources */
 	tmpl_arena arena;         /* values */
 	tmpl_ns ns;               /* named templates (files and defines) */
+	struct tnode_stack parse_stack; /* parse.c's, kept between parses */
 	tmpl_limits limits;
 	tmpl_lookup_fn lookup;
 	void *lookup_ud;

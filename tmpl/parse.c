@@ -835,6 +835,9 @@ typedef struct parser {
 	int max_depth;
 	jmp_buf *jb;
 	bh_error *err;
+	/* children of the lists, commands and pipelines being parsed (each
+	 * takes its own from its mark on, to an array of the exact size) */
+	struct tnode_stack *stk;
 	/* trees created by this Parse call (Go's treeSet) */
 	ttree ***set;
 	size_t *nset, *capset;
@@ -1020,10 +1023,11 @@ static tnode *new_node(parser *p, enum node_type t, int pos)
 	return n;
 }
 
-static void node_append(parser *p, tnode *list, tnode *n, int which)
+/* Appends a declared variable to a pipeline. */
+static void decl_append(parser *p, tnode *pipe, tnode *n)
 {
-	tnode ***arr = which == 0 ? &list->items : &list->decl;
-	int *cnt = which == 0 ? &list->nitems : &list->ndecl;
+	tnode ***arr = &pipe->decl;
+	int *cnt = &pipe->ndecl;
 	/* capacity is 4, then each power of two */
 	if (*cnt == 0 || (*cnt >= 4 && (*cnt & (*cnt - 1)) == 0)) {
 		int need = *cnt == 0 ? 4 : *cnt * 2;
@@ -1033,6 +1037,36 @@ static void node_append(parser *p, tnode *list, tnode *n, int which)
 		*arr = nw;
 	}
 	(*arr)[(*cnt)++] = n;
+}
+
+static void stk_push(parser *p, tnode *n)
+{
+	struct tnode_stack *st = p->stk;
+	if (st->n == st->cap) {
+		size_t nc = st->cap ? st->cap * 2 : 256;
+		tnode **nv = realloc(st->v, nc * sizeof(*nv));
+		if (!nv) {
+			bh_error_set(p->err, BH_ELIMIT, "template: %s: out of memory while parsing",
+				     p->tree->parse_name);
+			longjmp(*p->jb, 1);
+		}
+		st->v = nv;
+		st->cap = nc;
+	}
+	st->v[st->n++] = n;
+}
+
+/* Moves the children pushed since mark into owner's items. */
+static void stk_take(parser *p, tnode *owner, size_t mark)
+{
+	struct tnode_stack *st = p->stk;
+	size_t k = st->n - mark;
+	if (k) {
+		owner->items = palloc(p, k * sizeof(tnode *));
+		memcpy(owner->items, st->v + mark, k * sizeof(tnode *));
+	}
+	owner->nitems = (int)k;
+	st->n = mark;
 }
 
 static void push_var(parser *p, const char *name)
@@ -1365,11 +1399,12 @@ static tnode *operand(parser *p)
 static tnode *command(parser *p)
 {
 	tnode *cmd = new_node(p, N_COMMAND, peek_non_space(p)->pos);
+	size_t mark = p->stk->n;
 	for (;;) {
 		peek_non_space(p);
 		tnode *op = operand(p);
 		if (op)
-			node_append(p, cmd, op, 0);
+			stk_push(p, op);
 		item tok = *pnext(p);
 		switch (tok.typ) {
 		case I_SPACE:
@@ -1385,6 +1420,7 @@ static tnode *command(parser *p)
 		}
 		break;
 	}
+	stk_take(p, cmd, mark);
 	if (cmd->nitems == 0)
 		perrorf(p, "empty command");
 	return cmd;
@@ -1420,12 +1456,12 @@ decls:
 				pipe->is_assign = nxt.typ == I_ASSIGN;
 				next_non_space(p);
 				tnode *var = new_variable(p, v.pos, v.val, v.len);
-				node_append(p, pipe, var, 1);
+				decl_append(p, pipe, var);
 				push_var(p, var->ident[0]);
 			} else if (nxt.typ == I_CHAR && nxt.len == 1 && nxt.val[0] == ',') {
 				next_non_space(p);
 				tnode *var = new_variable(p, v.pos, v.val, v.len);
-				node_append(p, pipe, var, 1);
+				decl_append(p, pipe, var);
 				push_var(p, var->ident[0]);
 				if (strcmp(context, "range") == 0 && pipe->ndecl < 2) {
 					switch (peek_non_space(p)->typ) {
@@ -1445,9 +1481,11 @@ decls:
 			}
 		}
 	}
+	size_t mark = p->stk->n;
 	for (;;) {
 		item t = *next_non_space(p);
 		if (t.typ == end) {
+			stk_take(p, pipe, mark);
 			check_pipeline(p, pipe, context);
 			return pipe;
 		}
@@ -1456,7 +1494,7 @@ decls:
 		case I_IDENTIFIER: case I_NUMBER: case I_NIL: case I_RAW_STRING: case I_STRING:
 		case I_VARIABLE: case I_LEFT_PAREN:
 			pbackup(p);
-			node_append(p, pipe, command(p), 0);
+			stk_push(p, command(p));
 			break;
 		default:
 			unexpected(p, t, context);
@@ -1482,11 +1520,15 @@ static void parse_control(parser *p, const char *context, tnode *branch)
 		if (strcmp(context, "if") == 0 && ppeek(p)->typ == I_IF) {
 			pnext(p);
 			branch->else_list = new_node(p, N_LIST, next->pos);
-			node_append(p, branch->else_list, if_control(p), 0);
+			size_t mark = p->stk->n;
+			stk_push(p, if_control(p));
+			stk_take(p, branch->else_list, mark);
 		} else if (strcmp(context, "with") == 0 && ppeek(p)->typ == I_WITH) {
 			pnext(p);
 			branch->else_list = new_node(p, N_LIST, next->pos);
-			node_append(p, branch->else_list, with_control(p), 0);
+			size_t mark = p->stk->n;
+			stk_push(p, with_control(p));
+			stk_take(p, branch->else_list, mark);
 		} else {
 			branch->else_list = item_list(p, &next);
 			if (next->type != N_END) {
@@ -1610,6 +1652,7 @@ static void sub_parser(parser *sub, parser *p, const char *name)
 	sub->lex = p->lex;
 	sub->jb = p->jb;
 	sub->err = p->err;
+	sub->stk = p->stk;
 	sub->set = p->set;
 	sub->nset = p->nset;
 	sub->capset = p->capset;
@@ -1690,13 +1733,15 @@ static tnode *text_or_action(parser *p)
 static tnode *item_list(parser *p, tnode **next)
 {
 	tnode *list = new_node(p, N_LIST, peek_non_space(p)->pos);
+	size_t mark = p->stk->n;
 	while (peek_non_space(p)->typ != I_EOF) {
 		tnode *n = text_or_action(p);
 		if (n->type == N_END || n->type == N_ELSE) {
 			*next = n;
+			stk_take(p, list, mark);
 			return list;
 		}
-		node_append(p, list, n, 0);
+		stk_push(p, n);
 	}
 	perrorf(p, "unexpected EOF");
 }
@@ -1769,6 +1814,7 @@ static tnode *template_control(parser *p)
 static void parse_top(parser *p)
 {
 	p->tree->root = new_node(p, N_LIST, ppeek(p)->pos);
+	size_t mark = p->stk->n;
 	while (ppeek(p)->typ != I_EOF) {
 		if (ppeek(p)->typ == I_LEFT_DELIM) {
 			item delim = *pnext(p);
@@ -1789,8 +1835,9 @@ static void parse_top(parser *p)
 			bh_buf_free(&s);
 			perrorf(p, "unexpected %s", m);
 		}
-		node_append(p, p->tree->root, n, 0);
+		stk_push(p, n);
 	}
+	stk_take(p, p->tree->root, mark);
 }
 
 static size_t rune_count_str(const char *s, size_t n)
@@ -1847,6 +1894,8 @@ int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	p.tree->text_len = len;
 	if (setjmp(jb))
 		return err ? err->code : BH_EPARSE;
+	e->parse_stack.n = 0;
+	p.stk = &e->parse_stack;
 	push_var(&p, "$");
 	parse_top(&p);
 	tree_add(&p);
