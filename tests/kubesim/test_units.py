@@ -167,6 +167,33 @@ class FieldSets(unittest.TestCase):
         self.assertEqual(mf["m1"], {"f:data": {"f:b": {}}})
 
 
+class ManagedFieldsReuse(unittest.TestCase):
+    def test_kept_entries_same_as_reparsed(self):
+        """track_update writing back the entries it wrote before (without parsing
+        them) gives what parsing and re-encoding every entry gives."""
+        from kubesim_lib.util import dcopy
+        steps = [("helm", None, lambda o: o["spec"].update(replicas=2)),
+                 ("kcm", "status", lambda o: o.setdefault("status", {}).update(ready=1)),
+                 ("kubectl", None, lambda o: o["metadata"].setdefault("labels", {}).update(x="1")),
+                 ("kcm", "status", lambda o: o["status"].update(ready=2, extra=[1, 2])),
+                 ("helm", None, lambda o: o["spec"].pop("paused")),
+                 ("kubectl", None, lambda o: o["metadata"].pop("labels"))]
+        fast = {"metadata": {"name": "d"}, "spec": {"replicas": 1, "paused": True, "template": {"a": "b"}}}
+        ssa.track_update(None, fast, "helm", "apps/v1", None, None, True)
+        slow = dcopy(fast)
+        for mgr, sub, change in steps:
+            nf, ns = dcopy(fast), dcopy(slow)
+            change(nf)
+            change(ns)
+            ssa.track_update(fast, nf, mgr, "apps/v1", sub, None, True)
+            ssa._written.clear()  # the slow path: every entry parsed again
+            ssa.track_update(slow, ns, mgr, "apps/v1", sub, None, True)
+            self.assertEqual(nf["metadata"].get("managedFields"), ns["metadata"].get("managedFields"), mgr)
+            fast, slow = nf, ns
+            for e in fast["metadata"].get("managedFields") or []:  # written by the fast run
+                ssa._wrote(e)
+
+
 class Rbac(unittest.TestCase):
     def test_rules(self):
         rule = {"apiGroups": ["apps"], "resources": ["deployments", "*/scale"], "verbs": ["get", "list"]}

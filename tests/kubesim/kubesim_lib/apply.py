@@ -87,6 +87,24 @@ def field_set(obj, schema=None, status_only=False, with_status=True):
 
 
 _fieldsv1_memo = {}
+_written = {}  # id(entry JSON) -> that entry: managedFields entries this module wrote (canonical), pinned
+
+
+def _wrote(e):
+    if len(_written) > 30000:
+        _written.clear()
+    _written[id(e)] = e
+    return e
+
+
+def _has_path(fv, p):
+    """Whether path p is in the field set FieldsV1 fv encodes (as from_fieldsv1 reads it)."""
+    node = fv
+    for el in p:
+        node = node.get(el) if isinstance(node, dict) else None
+        if node is None:
+            return False
+    return isinstance(node, dict) and (("." in node) or (not node and bool(p)))
 
 
 def to_fieldsv1(paths):
@@ -237,37 +255,75 @@ def merge_applied(live, cfg, schema=None, field=None):
 
 
 class Entry:
-    def __init__(self, manager, operation, api_version, subresource, fields, time=None):
+    """One managedFields entry. An entry loaded from JSON this module wrote
+    keeps that JSON (raw) and parses its field set only when asked: most
+    updates leave most entries as they were, and write them back unchanged."""
+
+    def __init__(self, manager, operation, api_version, subresource, fields, time=None, raw=None):
         self.manager = manager
         self.operation = operation
         self.api_version = api_version
         self.subresource = subresource or ""
-        self.fields = fields
+        self._fields = fields
         self.time = time
+        self.raw = raw
+
+    @property
+    def fields(self):
+        if self._fields is None:
+            self._fields = from_fieldsv1(self.raw.get("fieldsV1") or {})
+        return self._fields
+
+    @fields.setter
+    def fields(self, v):
+        self._fields = v
+        self.raw = None
+
+    def drop(self, paths):
+        """fields -= paths, without parsing the fields when none of paths is there."""
+        if not paths:
+            return
+        if self._fields is None:
+            fv = self.raw.get("fieldsV1") or {}
+            if not any(_has_path(fv, p) for p in paths):
+                return
+        self.fields = self.fields - paths
+
+    def empty(self):
+        if self._fields is None:
+            return not self.raw.get("fieldsV1")
+        return not self._fields
 
     def same(self, manager, operation, subresource):
         return (self.manager == manager and self.operation == operation
                 and self.subresource == (subresource or ""))
 
     def to_json(self):
+        raw = self.raw
+        if raw is not None and raw.get("time") == self.time and raw.get("apiVersion") == self.api_version:
+            return _wrote(dcopy(raw))
         e = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version,
              "time": self.time or now_rfc3339(), "fieldsType": "FieldsV1",
              "fieldsV1": to_fieldsv1(self.fields)}
         if self.subresource:
             e["subresource"] = self.subresource
-        return e
+        return _wrote(e)
 
 
 def load_entries(obj):
     out = []
     for e in (obj.get("metadata") or {}).get("managedFields") or []:
+        if _written.get(id(e)) is e:
+            out.append(Entry(e.get("manager", ""), e.get("operation", "Update"), e.get("apiVersion", ""),
+                             e.get("subresource"), None, e.get("time"), e))
+            continue
         out.append(Entry(e.get("manager", ""), e.get("operation", "Update"), e.get("apiVersion", ""),
                          e.get("subresource"), from_fieldsv1(e.get("fieldsV1") or {}), e.get("time")))
     return out
 
 
 def store_entries(obj, entries):
-    lst = [e.to_json() for e in entries if e.fields]
+    lst = [e.to_json() for e in entries if not e.empty()]
     if lst:
         obj.setdefault("metadata", {})["managedFields"] = lst
     else:
@@ -303,11 +359,11 @@ def track_update(old, new, manager, api_version, subresource=None, schema=None, 
                 changed.add(p)
     mine = None
     for e in entries:
-        e.fields -= removed
+        e.drop(removed)
         if e.same(manager, "Update", subresource):
             mine = e
         else:
-            e.fields -= changed
+            e.drop(changed)
     if changed:
         if mine is None:
             mine = Entry(manager, "Update", api_version, subresource, set())
