@@ -316,12 +316,44 @@ json_t *storage_version(const json_t *hist, int version)
 	return NULL;
 }
 
+/* The Secret as request text: data.release, tens of KiB of base64 that
+ * needs no escaping, is appended to the dump of the rest (jansson's dump
+ * looks at each byte of a string: 5 M of a podinfo install's 68 M
+ * instructions). NULL when out of memory. */
+static char *secret_text_new(json_t *sec, size_t *len)
+{
+	json_t *data = json_incref(json_object_get(sec, "data"));
+	const char *b64 = json_string_value(json_object_get(data, "release"));
+	bh_buf b = BH_BUF_INIT;
+	char *head;
+	json_object_del(sec, "data");
+	head = json_dumps(sec, JSON_COMPACT);
+	json_object_set_new(sec, "data", data);
+	if (!head || !b64)
+		goto fail;
+	bh_buf_put(&b, head, strlen(head) - 1); /* without its '}' */
+	bh_buf_puts(&b, ",\"data\":{\"release\":\"");
+	bh_buf_puts(&b, b64);
+	bh_buf_puts(&b, "\"}}");
+	if (!bh_buf_ok(&b))
+		goto fail;
+	free(head);
+	*len = b.len;
+	return bh_buf_detach(&b);
+fail:
+	free(head);
+	bh_buf_free(&b);
+	return NULL;
+}
+
 static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int create, bh_error *err)
 {
 	struct timespec ts;
 	json_t *sec, *labels;
 	bh_buf js = BH_BUF_INIT;
-	char buf[32];
+	const char *sname;
+	char buf[32], *text;
+	size_t tlen = 0;
 	int rc;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if ((rc = release_marshal(rel, &js, err)) < 0) {
@@ -343,17 +375,20 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 		json_object_del(labels, "createdAt");
 		snprintf(buf, sizeof buf, "%lld", (long long)ts.tv_sec);
 		json_object_set_new(labels, "modifiedAt", json_string(buf));
-		rc = kube_update(kc, &secrets, ns, sec, NULL, NULL, err);
-		if (rc == BH_EUNAVAIL) /* the outcome must not be lost to one transient error */
-			rc = kube_update(kc, &secrets, ns, sec, NULL, NULL, err);
-	} else {
-		rc = kube_create(kc, &secrets, ns, sec, NULL, NULL, err);
 	}
+	sname = json_string_value(json_object_get(json_object_get(sec, "metadata"), "name"));
+	if (!(text = secret_text_new(sec, &tlen)))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory writing the release Secret");
+	else
+		rc = kube_write_text(kc, &secrets, ns, create ? NULL : sname, text, tlen, NULL, err);
+	if (rc == BH_EUNAVAIL && !create) /* an update's outcome must not be lost to one transient error */
+		rc = kube_write_text(kc, &secrets, ns, sname, text, tlen, NULL, err);
+	free(text);
 	if (memo_is(kc, ns, rel_name(rel))) { /* the record as a later read decodes it */
 		size_t len = js.len;
 		json_t *rec = rc == 0 ? release_stored_copy(rel) : NULL;
-		char *text = rc == 0 && !rec ? bh_buf_detach(&js) : NULL;
-		memo_write(kc, ns, rel_name(rel), rel_version(rel), rec, text, len, rc < 0 || (!rec && !text));
+		char *kept = rc == 0 && !rec ? bh_buf_detach(&js) : NULL;
+		memo_write(kc, ns, rel_name(rel), rel_version(rel), rec, kept, len, rc < 0 || (!rec && !kept));
 	}
 	bh_buf_free(&js);
 	json_decref(sec);

@@ -171,6 +171,11 @@ int kube_list(kube_client *c, const kube_resource *r, const char *ns,
 int kube_create(kube_client *c, const kube_resource *r, const char *ns,
                 const json_t *obj, const kube_write_opts *opts, json_t **out,
                 bh_error *err);
+/* POST (name NULL) or PUT of object name, already written as JSON text
+ * (json[0..len)), with no query; the answer is parsed only when out is
+ * not NULL. */
+int kube_write_text(kube_client *c, const kube_resource *r, const char *ns, const char *name, const char *json,
+		    size_t len, json_t **out, bh_error *err);
 /* PUT of the whole object (name from obj.metadata.name); with
  * opts->subresource = "status" this is the status update. */
 int kube_update(kube_client *c, const kube_resource *r, const char *ns,

@@ -43,8 +43,12 @@ static int disc_call(kube_client *c, const char *path, int fresh, json_t **out, 
 		*out = json_incref(v);
 		return 0;
 	}
-	if (v)
+	if (v) { /* the snapshot is the caller's: a shallow copy of our own first */
+		json_t *own = json_copy(c->disc);
+		json_decref(c->disc);
+		c->disc = own;
 		json_object_del(c->disc, path);
+	}
 	c->disc_missed = 1;
 	return kube_call(c, "GET", path, NULL, NULL, 0, out, err);
 }
@@ -57,7 +61,7 @@ int kube_discovery_missed(const kube_client *c)
 void kube_discovery_preload(kube_client *c, json_t *snapshot)
 {
 	json_decref(c->disc);
-	c->disc = json_is_object(snapshot) ? json_deep_copy(snapshot) : NULL;
+	c->disc = json_is_object(snapshot) ? json_incref(snapshot) : NULL; /* read only: see disc_call */
 	c->disc_missed = 0;
 }
 

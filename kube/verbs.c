@@ -199,6 +199,22 @@ int kube_create(kube_client *c, const kube_resource *r, const char *ns, const js
 	return rc;
 }
 
+int kube_write_text(kube_client *c, const kube_resource *r, const char *ns, const char *name, const char *json,
+		    size_t len, json_t **out, bh_error *err)
+{
+	int rc = check_res(r, ns, err);
+	if (rc)
+		return rc;
+	if (name && !*name)
+		return bh_error_set(err, BH_EINVAL, "update %s: object has no metadata.name", r->resource);
+	char *p = kube_path_new(r, ns, name, NULL);
+	if (!p)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	rc = kube_call(c, name ? "PUT" : "POST", p, "application/json", json, len, out, err);
+	free(p);
+	return rc;
+}
+
 int kube_update(kube_client *c, const kube_resource *r, const char *ns, const json_t *obj,
                 const kube_write_opts *o, json_t **out, bh_error *err)
 {
