@@ -492,8 +492,10 @@ static int lex_right_delim(lexer *l)
 
 static int lex_inside(lexer *l)
 {
-	int delim, trim;
-	at_right_delim(l, &delim, &trim);
+	int delim = 0, trim;
+	/* a right delimiter starts with '}' or, trimmed, a space */
+	if (l->pos < l->len && (l->input[l->pos] == '}' || is_space((unsigned char)l->input[l->pos])))
+		at_right_delim(l, &delim, &trim);
 	if (delim) {
 		if (l->paren_depth == 0)
 			return S_RIGHT_DELIM;
@@ -1063,7 +1065,8 @@ static void stk_take(parser *p, tnode *owner, size_t mark)
 	size_t k = st->n - mark;
 	if (k) {
 		owner->items = palloc(p, k * sizeof(tnode *));
-		memcpy(owner->items, st->v + mark, k * sizeof(tnode *));
+		for (size_t i = 0; i < k; i++) /* mostly one to three */
+			owner->items[i] = st->v[mark + i];
 	}
 	owner->nitems = (int)k;
 	st->n = mark;
