@@ -1,7 +1,9 @@
 /* supervisor/log.c — see log.h. */
 #include "supervisor/log.h"
 
-#include <jansson.h>
+#include "lib/buf.h"
+#include "lib/gojson.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,16 @@ static void timestamp(char *buf, size_t n)
 		 tm.tm_hour, tm.tm_min, tm.tm_sec, (ts.tv_nsec / 1000000) % 1000);
 }
 
+/* ,"key":"v" (or "name":"v" first in an object, for key NULL) */
+static void put_field(bh_buf *b, const char *key, const char *v, size_t n)
+{
+	if (key)
+		bh_buf_printf(b, ",\"%s\":", key);
+	else
+		bh_buf_puts(b, "\"name\":");
+	gojson_quote(b, v, n, GOJSON_NO_HTML_ESCAPE);
+}
+
 static void emit(svlog_level l, const char *key, const char *rid, int worker, const char *msg, size_t mlen)
 {
 	char line[LOG_MSG_MAX + 512];
@@ -86,36 +98,33 @@ static void emit(svlog_level l, const char *key, const char *rid, int worker, co
 		return;
 	}
 	{
+		/* Flux's zap fields, in its order, written straight into a buffer
+		 * (strings escaped as Go's encoder does, UTF-8 kept); any thread */
+		bh_buf out = BH_BUF_INIT;
 		char ts[96];
-		json_t *o;
-		char *text;
 		timestamp(ts, sizeof ts);
-		o = json_pack("{s:s,s:s,s:s%}", "level", level_names[l], "ts", ts, "msg", msg, mlen);
-		if (!o)
-			return;
+		bh_buf_printf(&out, "{\"level\":\"%s\",\"ts\":\"%s\"", level_names[l], ts);
+		put_field(&out, "msg", msg, mlen);
 		if (worker)
-			json_object_set_new(o, "logger", json_string("worker"));
+			bh_buf_puts(&out, ",\"logger\":\"worker\"");
 		if (key) {
 			const char *slash = strchr(key, '/');
-			json_t *ns = slash ? json_stringn(key, (size_t)(slash - key)) : json_string("");
-			json_t *name = json_string(slash ? slash + 1 : key);
-			json_object_set_new(o, "controller", json_string("helmrelease"));
-			json_object_set_new(o, "controllerGroup", json_string("helm.toolkit.fluxcd.io"));
-			json_object_set_new(o, "controllerKind", json_string("HelmRelease"));
-			json_object_set_new(o, "HelmRelease", json_pack("{s:O,s:O}", "name", name, "namespace", ns));
-			json_object_set_new(o, "namespace", ns);
-			json_object_set_new(o, "name", name);
+			const char *name = slash ? slash + 1 : key;
+			size_t nslen = slash ? (size_t)(slash - key) : 0;
+			bh_buf_puts(&out, ",\"controller\":\"helmrelease\",\"controllerGroup\":\"helm.toolkit.fluxcd.io\""
+			                  ",\"controllerKind\":\"HelmRelease\",\"HelmRelease\":{");
+			put_field(&out, NULL, name, strlen(name));
+			put_field(&out, "namespace", key, nslen);
+			bh_buf_puts(&out, "}");
+			put_field(&out, "namespace", key, nslen);
+			put_field(&out, "name", name, strlen(name));
 			if (rid)
-				json_object_set_new(o, "reconcileID", json_string(rid));
+				put_field(&out, "reconcileID", rid, strlen(rid));
 		}
-		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-		json_decref(o);
-		if (text) {
-			size_t n = strlen(text);
-			text[n] = '\n'; /* replaces the NUL: written by length */
-			write_line(text, n + 1);
-			free(text);
-		}
+		bh_buf_puts(&out, "}\n");
+		if (bh_buf_ok(&out))
+			write_line(out.data, out.len);
+		bh_buf_free(&out);
 	}
 }
 
