@@ -219,6 +219,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Queues e to run no sooner than delay_s seconds from now. */
+static void queue_after(entry *e, double delay_s)
+{
+	e->queued = 1;
+	e->not_before = now_s() + delay_s;
+}
+
 static const char *jstr(const json_t *o, const char *a, const char *b)
 {
 	const json_t *v = json_object_get(o, a);
@@ -444,16 +451,14 @@ static void upsert(json_t *hr)
 		/* uninstall, then let the object go (only while our finalizer holds it) */
 		if (!e->job && has_finalizer(hr) && !e->deleting) {
 			e->deleting = 1;
-			e->queued = 1;
-			e->not_before = now_s();
+			queue_after(e, 0);
 			svlog_hr(SVLOG_DEBUG, key, NULL, "queued the deletion");
 		}
 		return;
 	}
 	if (!e->job && !e->stalled_gen && wants_reconcile(hr) && !attempted(e, hr) &&
 	    (!e->queued || e->sched_gen != gen || e->not_before > now_s())) {
-		e->queued = 1;
-		e->not_before = now_s();
+		queue_after(e, 0);
 		e->sched_gen = gen;
 		svlog_hr(SVLOG_DEBUG, key, NULL, "queued (generation %lld)", (long long)gen);
 	}
@@ -662,16 +667,14 @@ static void drain_watch(void)
 		for (size_t k = 0; k < nentries; k++)
 			if (!entries[k].job && entries[k].hr && !being_deleted(entries[k].hr) &&
 			    source_uses(entries[k].hr, triggers[t], ns, slash + 1)) {
-				entries[k].queued = 1;
-				entries[k].not_before = now_s();
+				queue_after(&entries[k], 0);
 			}
 	}
 	ntriggers = 0;
 	for (size_t k = 0; fetched && k < nentries; k++) /* a download ended: its askers ask again */
 		if (entries[k].art_wait) {
 			entries[k].art_wait = 0;
-			entries[k].queued = 1;
-			entries[k].not_before = now_s();
+			queue_after(&entries[k], 0);
 		}
 	fetched = 0;
 	pthread_mutex_unlock(&wmu);
@@ -856,8 +859,7 @@ static void add_finalizer(kube_client *kc, entry *e)
 		snprintf(msg, sizeof msg, "adding the finalizer %s: %.600s", HR_FINALIZER, err.msg);
 		report(kc, e->hr, &o);
 	}
-	e->queued = 1;
-	e->not_before = now_s() + opt.requeue_dependency;
+	queue_after(e, opt.requeue_dependency);
 }
 
 /* Lets e's object go (hr: its newest copy, whose finalizer list the patch
@@ -887,8 +889,7 @@ static void obj_collect(kube_client *kc, obj_op *op)
 			if (!same)
 				break;
 			e->fin_wait = 0;
-			e->queued = 1;
-			e->not_before = now_s();
+			queue_after(e, 0);
 			if (op->rc < 0) {
 				sv_outcome o = {0, "FinalizerFailed", op->msg};
 				report(kc, e->hr, &o);
@@ -904,16 +905,14 @@ static void obj_collect(kube_client *kc, obj_op *op)
 			svlog_hr(SVLOG_ERROR, op->key, e ? e->rid : NULL, "%s", op->msg);
 			if (op->kind == OBJ_UNINSTALLED && same && e->deleting == 2 && !e->job) {
 				e->deleting = 1;
-				e->queued = 1;
-				e->not_before = now_s() + opt.requeue_dependency;
+				queue_after(e, opt.requeue_dependency);
 			}
 			break;
 		case OBJ_SA_CHECK:
 			if (!e)
 				break;
 			e->sa_wait = 0;
-			e->queued = 1;
-			e->not_before = now_s();
+			queue_after(e, 0);
 			if (same) {
 				obj_free(e->sa);
 				e->sa = op;
@@ -983,8 +982,7 @@ static void start(kube_client *kc, entry *e)
 			snprintf(msg, sizeof msg, "failed to confirm the ServiceAccount can be used to uninstall release: %.1000s",
 				 iderr.msg);
 			report(kc, hr, &o);
-			e->queued = 1;
-			e->not_before = now_s() + opt.requeue_dependency;
+			queue_after(e, opt.requeue_dependency);
 			return;
 		}
 		if (idrc < 0 || rc == 0) {
@@ -1002,8 +1000,7 @@ static void start(kube_client *kc, entry *e)
 		}
 		/* the uninstall needs no chart: the worker gets an empty artifact */
 		if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-			e->queued = 1;
-			e->not_before = now_s() + opt.requeue_dependency;
+			queue_after(e, opt.requeue_dependency);
 			return;
 		}
 		goto spawn;
@@ -1019,8 +1016,7 @@ static void start(kube_client *kc, entry *e)
 		sv_outcome o = {0, rc == BH_EDENIED ? "UnsupportedSpec" : "InvalidSpec", err.msg};
 		o.event = o.stalled = 1;
 		report(kc, hr, &o);
-		e->queued = 1;
-		e->not_before = now_s() + hr_interval(hr);
+		queue_after(e, hr_interval(hr));
 		return;
 	}
 	hr_model_free(model);
@@ -1039,8 +1035,7 @@ static void start(kube_client *kc, entry *e)
 		o.events = ev;
 		report(kc, hr, &o);
 		json_decref(ev);
-		e->queued = 1;
-		e->not_before = now_s() + opt.requeue_dependency;
+		queue_after(e, opt.requeue_dependency);
 		return;
 	}
 	rc = source_resolve(kc, hr, &si, &err);
@@ -1049,8 +1044,7 @@ static void start(kube_client *kc, entry *e)
 		o.helmchart = si.helmchart[0] ? si.helmchart : NULL;
 		o.event = rc != SOURCE_NOT_READY;
 		report(kc, hr, &o);
-		e->queued = 1;
-		e->not_before = now_s() + opt.requeue_dependency;
+		queue_after(e, opt.requeue_dependency);
 		return;
 	}
 	if (json_is_object(json_object_get(json_object_get(hr, "spec"), "chartRef")) && jstr(hr, "status", "helmChart") &&
@@ -1065,8 +1059,7 @@ static void start(kube_client *kc, entry *e)
 		o.helmchart = si.helmchart[0] ? si.helmchart : NULL;
 		report(kc, hr, &o);
 		sources_kick(si.kind, si.ns, si.name);
-		e->queued = 1;
-		e->not_before = now_s() + opt.requeue_dependency;
+		queue_after(e, opt.requeue_dependency);
 		return;
 	}
 	if (!builtin_sources && (rc = artfetch_get(e->key, si.url, si.digest, &fd, &err)) == ARTFETCH_PENDING) {
@@ -1080,8 +1073,7 @@ static void start(kube_client *kc, entry *e)
 		o.helmchart = si.helmchart[0] ? si.helmchart : NULL;
 		o.event = 1;
 		report(kc, hr, &o);
-		e->queued = 1;
-		e->not_before = now_s() + (rc == BH_EINVAL ? hr_interval(hr) : opt.requeue_dependency);
+		queue_after(e, (rc == BH_EINVAL ? hr_interval(hr) : opt.requeue_dependency));
 		return;
 	}
 spawn:
@@ -1093,8 +1085,7 @@ spawn:
 	if (!(j->identity = strdup(identity))) { /* never the controller's identity instead */
 		close(fd);
 		job_free(j);
-		e->queued = 1;
-		e->not_before = now_s() + opt.requeue_dependency;
+		queue_after(e, opt.requeue_dependency);
 		return;
 	}
 	if (remote && (rc = remote_load(kc, hr, &j->remote, cluster, sizeof cluster, &err)) < 0) {
@@ -1103,8 +1094,7 @@ spawn:
 		report(kc, hr, &o);
 		close(fd);
 		job_free(j);
-		e->queued = 1;
-		e->not_before = now_s() + (rc == BH_ENOTFOUND ? opt.requeue_dependency : hr_interval(hr));
+		queue_after(e, (rc == BH_ENOTFOUND ? opt.requeue_dependency : hr_interval(hr)));
 		return;
 	}
 	if (remote && !*identity) { /* the kubeconfig's own identity on the remote cluster */
@@ -1157,8 +1147,7 @@ spawn:
 		o.event = 1;
 		report(kc, hr, &o);
 		job_free(j);
-		e->queued = 1;
-		e->not_before = now_s() + hr_interval(hr);
+		queue_after(e, hr_interval(hr));
 		return;
 	}
 	metrics_add(M_WORKER_SPAWNS, NULL, 1);
@@ -1323,13 +1312,11 @@ static void finish(kube_client *kc, sv_job *j)
 			e->deleting = 2;
 			if (let_go(kc, e, OBJ_UNINSTALLED, e->hr ? e->hr : j->hr, j->reconcile_id) < 0) {
 				e->deleting = 1;
-				e->queued = 1;
-				e->not_before = now_s() + opt.requeue_dependency;
+				queue_after(e, opt.requeue_dependency);
 			}
 		} else { /* as Flux's failed reconcileDelete: the work queue's backoff (1s, 2s, ... 64s) */
 			e->deleting = 1;
-			e->queued = 1;
-			e->not_before = now_s() + requeue_backoff(e);
+			queue_after(e, requeue_backoff(e));
 		}
 		return;
 	}
@@ -1344,34 +1331,28 @@ static void finish(kube_client *kc, sv_job *j)
 		if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW) {
 			/* Flux's ErrMustRequeue: remediation goes on, with the
 			 * work queue's exponential backoff (1s, 2s, ... 64s) */
-			e->queued = 1;
-			e->not_before = now_s() + requeue_backoff(e);
+			queue_after(e, requeue_backoff(e));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_RETRY) {
 			double d = requeue_retry_secs(j->hr, j->result.status); /* RetryOnFailure */
-			e->queued = 1;
-			e->not_before = now_s() + (d > 0 ? d : hr_interval(j->hr));
+			queue_after(e, (d > 0 ? d : hr_interval(j->hr)));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (!o.ready && j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NEVER) {
 			e->queued = 0; /* stalled until the object changes */
 			if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
 					     json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
-				e->queued = 1;
-				e->not_before = now_s();
+				queue_after(e, 0);
 			}
 		} else if (!o.ready) {
-			e->queued = 1;
-			e->not_before = now_s() + hr_interval(j->hr);
+			queue_after(e, hr_interval(j->hr));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
 					    json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
-			e->queued = 1; /* changed while we worked */
-			e->not_before = now_s();
+			queue_after(e, 0); /* changed while we worked */
 		} else if (j->has_result && j->result.status) {
 			/* Flux's RequeueAfter .spec.interval: the state machine looks
 			 * again (a release changed behind its back, tests, ...) */
-			e->queued = 1;
-			e->not_before = now_s() + requeue_jitter(hr_interval(j->hr));
+			queue_after(e, requeue_jitter(hr_interval(j->hr)));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		}
 		insync_forget(e);
@@ -1503,8 +1484,7 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 	    fp != e->sync->storage_fp) {
 		svlog_hr(SVLOG_DEBUG, e->key, e->rid, "the release storage changed (or was not read): starting a worker");
 		insync_forget(e);
-		e->queued = 1;
-		e->not_before = now_s();
+		queue_after(e, 0);
 		return;
 	}
 	{
@@ -1528,8 +1508,7 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 		e->done_gen = generation(j->hr);
 		snprintf(e->done_req, sizeof e->done_req, "%s", req ? req : "");
 		e->retries = 0;
-		e->queued = 1;
-		e->not_before = now_s() + requeue_jitter(hr_interval(j->hr));
+		queue_after(e, requeue_jitter(hr_interval(j->hr)));
 		e->sched_gen = generation(j->hr);
 	}
 }
