@@ -9,6 +9,10 @@ cli_bulkhead_SOURCES += cli/curl_lazy.c
 cli_bulkhead_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 # so is libcrypto (cli/crypto_lazy.c): the libraries' $(OPENSSL_LIBS) are left out of the link below
 cli_bulkhead_SOURCES += cli/crypto_lazy.c
+# and libm's fmod/pow (cli/libm_lazy.c, which has floor/modf/frexp/ldexp
+# itself): --as-needed then leaves libm out of the CLI's start
+cli_bulkhead_SOURCES += cli/libm_lazy.c
+cli_bulkhead_LDFLAGS += -Wl,--as-needed
 BH_CLI_KUBE_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) -lpthread
 # check-kubeconfig (owned by kube/)
 cli_bulkhead_SOURCES += cli/cmd_kube.c
