@@ -26,7 +26,8 @@ void tmpl_arena_release(tmpl_arena *a);
 
 struct arena_chunk {
 	struct arena_chunk *next;
-	size_t size, off;
+	size_t size, off; /* bytes usable (populated), bytes handed out */
+	size_t cap;       /* bytes the mapping has room for */
 	max_align_t data[];
 };
 
