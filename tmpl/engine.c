@@ -136,8 +136,8 @@ void tmpl_memo_put(tmpl_engine *e, const char *key, size_t n, int val)
 void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l)
 {
 	e->limits = *l;
-	e->parse_arena.budget = l->max_memory;
-	e->arena.budget = l->max_memory;
+	tmpl_arena_set_budget(&e->parse_arena, l->max_memory);
+	tmpl_arena_set_budget(&e->arena, l->max_memory);
 }
 
 void tmpl_engine_set_lookup(tmpl_engine *e, tmpl_lookup_fn fn, void *ud)

@@ -15,18 +15,24 @@
 /* ---- arena ---- */
 
 struct tmpl_arena {
+	/* free space of the current chunk (chunks, at the front), capped so
+	 * that nothing handed out from it passes the budget: the inline bump
+	 * is one compare */
+	char *cur, *lim;
 	struct arena_chunk *chunks;
-	size_t used;      /* bytes handed out (budget accounting) */
+	size_t used;      /* bytes handed out up to the current chunk's off */
 	size_t budget;    /* 0 = unlimited */
 	int over;         /* an allocation failed */
 };
 
 void tmpl_arena_init(tmpl_arena *a, size_t budget);
+void tmpl_arena_set_budget(tmpl_arena *a, size_t budget);
 void tmpl_arena_release(tmpl_arena *a);
 
 struct arena_chunk {
 	struct arena_chunk *next;
-	size_t size, off; /* bytes usable (populated), bytes handed out */
+	size_t size, off; /* bytes usable (populated), bytes handed out (up to the arena's
+	                   * cur when it last synced) */
 	size_t cap;       /* bytes the mapping has room for */
 	max_align_t data[];
 };
@@ -34,16 +40,14 @@ struct arena_chunk {
 /* Nothing stored in an arena needs more than pointer/double alignment. */
 #define TMPL_ARENA_ALIGN 8
 
-/* tmpl_arena_alloc with its common case inline (room in the current
- * chunk, within the budget); the same result and accounting. */
+/* tmpl_arena_alloc with its common case inline (room below lim); the
+ * same result and accounting. */
 static inline void *tmpl_arena_bump(tmpl_arena *a, size_t n)
 {
-	struct arena_chunk *c = a->chunks;
 	size_t k = n ? (n + TMPL_ARENA_ALIGN - 1) & ~(size_t)(TMPL_ARENA_ALIGN - 1) : TMPL_ARENA_ALIGN;
-	if (c && c->size - c->off >= k && (!a->budget || (k <= a->budget && a->used <= a->budget - k))) {
-		void *p = (char *)c->data + c->off;
-		c->off += k;
-		a->used += k;
+	if ((size_t)(a->lim - a->cur) >= k) {
+		void *p = a->cur;
+		a->cur += k;
 		return p;
 	}
 	return tmpl_arena_alloc(a, n);

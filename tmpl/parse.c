@@ -1262,9 +1262,10 @@ static char *unquote_token(parser *p, const item *tok, size_t *n)
 	if (tok->typ == I_STRING)
 		while (k < len && in[k] != '\\' && (unsigned char)in[k] < 0x80)
 			k++;
-	else
-		while (k < len && in[k] != '\r')
-			k++;
+	else {
+		const char *cr = memchr(in, '\r', len);
+		k = cr ? (size_t)(cr - in) : len;
+	}
 	if (k == len) {
 		*n = len;
 		return pstrdup(p, in, len);

@@ -43,10 +43,46 @@ static void chunk_populate(struct arena_chunk *c, size_t n)
 
 void tmpl_arena_init(tmpl_arena *a, size_t budget)
 {
+	a->cur = a->lim = NULL;
 	a->chunks = NULL;
 	a->used = 0;
 	a->budget = budget;
 	a->over = 0;
+}
+
+/* Counts what the inline bump handed out since the last sync into the
+ * chunk's off and used. */
+static void arena_sync(tmpl_arena *a)
+{
+	struct arena_chunk *c = a->chunks;
+	if (c) {
+		size_t d = (size_t)(a->cur - ((char *)c->data + c->off));
+		c->off += d;
+		a->used += d;
+	}
+}
+
+/* Sets cur/lim from the front chunk and the budget left. */
+static void arena_window(tmpl_arena *a)
+{
+	struct arena_chunk *c = a->chunks;
+	if (!c) {
+		a->cur = a->lim = NULL;
+		return;
+	}
+	a->cur = (char *)c->data + c->off;
+	a->lim = (char *)c->data + c->size;
+	if (a->budget && a->used >= a->budget)
+		a->lim = a->cur;
+	else if (a->budget && (size_t)(a->lim - a->cur) > a->budget - a->used)
+		a->lim = a->cur + (a->budget - a->used);
+}
+
+void tmpl_arena_set_budget(tmpl_arena *a, size_t budget)
+{
+	arena_sync(a);
+	a->budget = budget;
+	arena_window(a);
 }
 
 void tmpl_arena_release(tmpl_arena *a)
@@ -58,6 +94,7 @@ void tmpl_arena_release(tmpl_arena *a)
 		c = n;
 	}
 	a->chunks = NULL;
+	a->cur = a->lim = NULL;
 	a->used = 0;
 	a->over = 0;
 }
@@ -69,10 +106,16 @@ void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
 	void *p;
 	if (!a)
 		return NULL;
-	c = a->chunks;
 	n = (n + al - 1) & ~(al - 1);
 	if (n == 0)
 		n = al;
+	if ((size_t)(a->lim - a->cur) >= n) {
+		p = a->cur;
+		a->cur += n;
+		return p;
+	}
+	arena_sync(a);
+	c = a->chunks;
 	if (a->budget && (n > a->budget || a->used > a->budget - n)) {
 		a->over = 1;
 		return NULL;
@@ -106,12 +149,13 @@ void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
 	p = (char *)c->data + c->off;
 	c->off += n;
 	a->used += n;
+	arena_window(a);
 	return p;
 }
 
 char *tmpl_arena_strdup(tmpl_arena *a, const char *s, size_t n)
 {
-	char *p = tmpl_arena_alloc(a, n + 1);
+	char *p = tmpl_arena_bump(a, n + 1);
 	if (!p)
 		return NULL;
 	if (n)
@@ -275,7 +319,7 @@ tmpl_value tmpl_object_value(tmpl_object *o)
 
 tmpl_object *tmpl_object_new(tmpl_arena *a, const tmpl_class *cls, void *data)
 {
-	tmpl_object *o = tmpl_arena_alloc(a, sizeof(*o));
+	tmpl_object *o = tmpl_arena_bump(a, sizeof(*o));
 	if (!o)
 		return NULL;
 	o->cls = cls;
@@ -294,12 +338,12 @@ void *tmpl_object_data(const tmpl_value *v, const tmpl_class *cls)
 
 tmpl_list *tmpl_list_new(tmpl_arena *a, const char *gotype, size_t cap)
 {
-	tmpl_list *l = tmpl_arena_alloc(a, sizeof(*l));
+	tmpl_list *l = tmpl_arena_bump(a, sizeof(*l));
 	if (!l)
 		return NULL;
 	l->gotype = gotype ? gotype : "[]interface {}";
 	if (cap) {
-		l->items = tmpl_arena_alloc(a, cap * sizeof(tmpl_value));
+		l->items = tmpl_arena_bump(a, cap * sizeof(tmpl_value));
 		if (!l->items)
 			return NULL;
 		l->cap = cap;
@@ -311,7 +355,7 @@ int tmpl_list_push(tmpl_arena *a, tmpl_list *l, tmpl_value v)
 {
 	if (l->len == l->cap) {
 		size_t ncap = l->cap ? l->cap * 2 : 4;
-		tmpl_value *n = tmpl_arena_alloc(a, ncap * sizeof(tmpl_value));
+		tmpl_value *n = tmpl_arena_bump(a, ncap * sizeof(tmpl_value));
 		if (!n)
 			return BH_ELIMIT;
 		if (l->len)
@@ -345,7 +389,7 @@ static uint32_t hash_key(const char *k, size_t n)
 
 tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype)
 {
-	tmpl_map *m = tmpl_arena_alloc(a, sizeof(*m));
+	tmpl_map *m = tmpl_arena_bump(a, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->gotype = gotype ? gotype : "map[string]interface {}";
@@ -404,7 +448,7 @@ int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmp
 	}
 	if (m->len == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 8;
-		tmpl_map_entry *n = tmpl_arena_alloc(a, ncap * sizeof(*n));
+		tmpl_map_entry *n = tmpl_arena_bump(a, ncap * sizeof(*n));
 		if (!n)
 			return BH_ELIMIT;
 		if (m->len)
@@ -432,7 +476,7 @@ int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmp
 			size_t icap = 32;
 			while (icap < m->len * 4)
 				icap *= 2;
-			uint32_t *idx = tmpl_arena_alloc(a, icap * sizeof(uint32_t));
+			uint32_t *idx = tmpl_arena_bump(a, icap * sizeof(uint32_t));
 			if (!idx)
 				return BH_ELIMIT;
 			m->index = idx;
