@@ -18,20 +18,23 @@ static size_t rune_count_str(const char *s, size_t n);
 enum item_type {
 	I_ERROR, I_BOOL, I_CHAR, I_CHAR_CONSTANT, I_COMMENT, I_COMPLEX, I_ASSIGN,
 	I_DECLARE, I_EOF, I_FIELD, I_IDENTIFIER, I_LEFT_DELIM, I_LEFT_PAREN,
-	I_NUMBER, I_PIPE, I_RAW_STRING, I_RIGHT_DELIM, I_RIGHT_PAREN, I_SPACE,
+	I_NUMBER, I_PIPE, I_RAW_STRING, I_RIGHT_DELIM, I_RIGHT_PAREN,
 	I_STRING, I_TEXT, I_VARIABLE,
 	I_KEYWORD, /* keywords after this */
 	I_BLOCK, I_BREAK, I_CONTINUE, I_DOT, I_DEFINE, I_ELSE, I_END, I_IF,
 	I_NIL, I_RANGE, I_TEMPLATE, I_WITH,
 };
 
-/* 24 bytes: the parser copies items around by value */
+/* Go's lexer emits a space token between the tokens of an action that
+ * white space separates; this one folds it into the token after it:
+ * sp_line is the line where that space started (0: no space before). */
 typedef struct item {
 	enum item_type typ;
 	int pos;
 	int line;
 	unsigned len;    /* a token is shorter than its source (tmpl_parse: < 2^31) */
 	const char *val; /* I_ERROR: the message, an arena string */
+	int sp_line;
 } item;
 
 typedef struct lexer {
@@ -42,6 +45,7 @@ typedef struct lexer {
 	int paren_depth;
 	int line, start_line;
 	item it;
+	int sp_line;      /* white space skipped before the next token */
 	int inside_action;
 	tmpl_arena *a;
 } lexer;
@@ -199,10 +203,15 @@ static inline int lpeek(lexer *l)
 	return r;
 }
 
-static int count_nl(const char *s, size_t n)
+static inline int count_nl(const char *s, size_t n)
 {
 	int c = 0;
 	const char *e = s + n;
+	if (n < 32) { /* most spans: a delimiter, its trim marker, a space */
+		for (; s < e; s++)
+			c += *s == '\n';
+		return c;
+	}
 	while (s < e && (s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
 		c++;
 		s++;
@@ -218,6 +227,8 @@ static item this_item(lexer *l, enum item_type t)
 	i.val = l->input + l->start;
 	i.len = (unsigned)(l->pos - l->start);
 	i.line = l->start_line;
+	i.sp_line = l->sp_line;
+	l->sp_line = 0;
 	l->start = l->pos;
 	l->start_line = l->line;
 	return i;
@@ -266,6 +277,7 @@ static int lerrorf(lexer *l, const char *fmt, ...)
 	l->it.typ = I_ERROR;
 	l->it.pos = (int)l->start;
 	l->it.line = l->start_line;
+	l->sp_line = 0;
 	l->it.val = tmpl_arena_strdup(l->a, buf, strlen(buf));
 	if (!l->it.val)
 		l->it.val = "";
@@ -308,7 +320,7 @@ static void fmt_U(char *buf, size_t n, int r)
 
 /* ---- lexer states ---- */
 
-enum { S_NONE = 0, S_TEXT, S_LEFT_DELIM, S_COMMENT, S_RIGHT_DELIM, S_INSIDE, S_SPACE,
+enum { S_NONE = 0, S_TEXT, S_LEFT_DELIM, S_COMMENT, S_RIGHT_DELIM, S_INSIDE,
        S_IDENT, S_FIELD, S_VARIABLE, S_CHAR, S_NUMBER, S_QUOTE, S_RAW_QUOTE };
 
 static int has_left_trim(const char *s, size_t n)
@@ -356,7 +368,16 @@ static void at_right_delim(lexer *l, int *delim, int *trim)
 		*delim = 1;
 }
 
-static int at_terminator(lexer *l)
+/* 1: the ASCII bytes that end an identifier, field or variable by
+ * themselves; 2: '}' (only as the start of "}}") */
+static const unsigned char ascii_term[128] = {
+	[' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, ['.'] = 1, [','] = 1, ['|'] = 1,
+	[':'] = 1, [')'] = 1, ['('] = 1, ['}'] = 2,
+};
+
+static int at_terminator_rune(lexer *l);
+
+static inline int at_terminator(lexer *l)
 {
 	if (l->pos >= l->len) {
 		l->at_eof = 1; /* as lpeek's read of the end */
@@ -364,16 +385,17 @@ static int at_terminator(lexer *l)
 	}
 	unsigned char c = (unsigned char)l->input[l->pos];
 	if (c < 0x80) {
-		switch (c) {
-		case ' ': case '\t': case '\r': case '\n': case '.': case ',': case '|': case ':':
-		case ')': case '(':
-			return 1;
-		case '}':
+		unsigned t = ascii_term[c];
+		if (t == 2)
 			return l->pos + 1 < l->len && l->input[l->pos + 1] == '}';
-		default:
-			return 0;
-		}
+		return (int)t;
 	}
+	return at_terminator_rune(l);
+}
+
+/* at_terminator for a first byte >= 0x80 */
+static int at_terminator_rune(lexer *l)
+{
 	int r = lpeek(l);
 	if (is_space(r))
 		return 1;
@@ -490,24 +512,30 @@ static int lex_right_delim(lexer *l)
 	return S_NONE;
 }
 
+static int lex_space(lexer *l);
+
 static int lex_inside(lexer *l)
 {
-	int delim = 0, trim;
 	/* a right delimiter starts with '}' or, trimmed, a space */
-	if (l->pos < l->len && (l->input[l->pos] == '}' || is_space((unsigned char)l->input[l->pos])))
-		at_right_delim(l, &delim, &trim);
-	if (delim) {
-		if (l->paren_depth == 0)
-			return S_RIGHT_DELIM;
-		return lerrorf(l, "unclosed left paren");
+	if (l->pos < l->len) {
+		const char *s = l->input + l->pos;
+		size_t n = l->len - l->pos;
+		int sp = is_space((unsigned char)s[0]);
+		if (s[0] == '}' || sp) {
+			int delim = sp ? n >= 4 && s[1] == '-' && s[2] == '}' && s[3] == '}'
+				       : n >= 2 && s[1] == '}';
+			if (delim) {
+				if (l->paren_depth == 0)
+					return S_RIGHT_DELIM;
+				return lerrorf(l, "unclosed left paren");
+			}
+			if (sp)
+				return lex_space(l);
+		}
 	}
 	int r = lnext(l);
 	if (r == LEOF)
 		return lerrorf(l, "unclosed action");
-	if (is_space(r)) {
-		lbackup(l);
-		return S_SPACE;
-	}
 	switch (r) {
 	case '=':
 		return emit(l, I_ASSIGN);
@@ -557,9 +585,11 @@ static int lex_inside(lexer *l)
 	return lerrorf(l, "unrecognized character in action: %s", u);
 }
 
+/* Go's lexSpace, but the space is not a token: it is skipped, its line
+ * kept for the token after it (sp_line), and lexing goes on inside. */
 static int lex_space(lexer *l)
 {
-	int num = 0;
+	int num = 0, line = l->line;
 	/* spaces are ASCII: a byte loop reads the runes lnext would */
 	for (;;) {
 		if (l->pos >= l->len) {
@@ -581,7 +611,10 @@ static int lex_space(lexer *l)
 		if (num == 1)
 			return S_RIGHT_DELIM;
 	}
-	return emit(l, I_SPACE);
+	l->sp_line = line;
+	l->start = l->pos;
+	l->start_line = l->line;
+	return S_INSIDE;
 }
 
 static const struct { const char *w; size_t n; enum item_type t; } keywords[] = {
@@ -795,6 +828,7 @@ static void lex_next_item(lexer *l, item *out)
 	l->it.val = "EOF";
 	l->it.len = 3;
 	l->it.line = l->start_line;
+	l->it.sp_line = 0;
 	st = l->inside_action ? S_INSIDE : S_TEXT;
 	while (st != S_NONE) {
 		switch (st) {
@@ -803,7 +837,6 @@ static void lex_next_item(lexer *l, item *out)
 		case S_COMMENT: st = lex_comment(l); break;
 		case S_RIGHT_DELIM: st = lex_right_delim(l); break;
 		case S_INSIDE: st = lex_inside(l); break;
-		case S_SPACE: st = lex_space(l); break;
 		case S_IDENT: st = lex_identifier(l); break;
 		case S_FIELD: st = lex_field_or_var(l, I_FIELD); break;
 		case S_VARIABLE:
@@ -858,14 +891,19 @@ static void perrorf(parser *p, const char *fmt, ...)
 	longjmp(*p->jb, 1);
 }
 
-static void *palloc(parser *p, size_t n)
+static void palloc_failed(parser *p) __attribute__((noreturn, noinline, cold));
+static void palloc_failed(parser *p)
+{
+	bh_error_set(p->err, BH_ELIMIT, "template: %s: out of memory while parsing",
+		     p->tree->parse_name);
+	longjmp(*p->jb, 1);
+}
+
+static inline void *palloc(parser *p, size_t n)
 {
 	void *x = tmpl_arena_bump(p->a, n);
-	if (!x) {
-		bh_error_set(p->err, BH_ELIMIT, "template: %s: out of memory while parsing",
-			     p->tree->parse_name);
-		longjmp(*p->jb, 1);
-	}
+	if (!x)
+		palloc_failed(p);
 	return x;
 }
 
@@ -899,12 +937,6 @@ static void pbackup2(parser *p, item t1)
 	p->peek_count = 2;
 }
 
-static void pbackup3(parser *p, item t2, item t1)
-{
-	p->token[1] = t1;
-	p->token[2] = t2;
-	p->peek_count = 3;
-}
 
 static const item *ppeek(parser *p)
 {
@@ -915,21 +947,6 @@ static const item *ppeek(parser *p)
 	return &p->token[0];
 }
 
-static const item *next_non_space(parser *p)
-{
-	const item *t;
-	do
-		t = pnext(p);
-	while (t->typ == I_SPACE);
-	return t;
-}
-
-static const item *peek_non_space(parser *p)
-{
-	const item *t = next_non_space(p);
-	pbackup(p);
-	return t;
-}
 
 /* Go's item.String() */
 static void item_string(char *buf, size_t n, const item *i)
@@ -975,7 +992,7 @@ static void unexpected(parser *p, item tok, const char *context)
 
 static const item *expect(parser *p, enum item_type t, const char *context)
 {
-	const item *tok = next_non_space(p);
+	const item *tok = pnext(p);
 	if (tok->typ != t)
 		unexpected(p, *tok, context);
 	return tok;
@@ -1041,20 +1058,23 @@ static void decl_append(parser *p, tnode *pipe, tnode *n)
 	(*arr)[(*cnt)++] = n;
 }
 
-static void stk_push(parser *p, tnode *n)
+static void stk_grow(parser *p) __attribute__((noinline));
+static void stk_grow(parser *p)
 {
 	struct tnode_stack *st = p->stk;
-	if (st->n == st->cap) {
-		size_t nc = st->cap ? st->cap * 2 : 256;
-		tnode **nv = realloc(st->v, nc * sizeof(*nv));
-		if (!nv) {
-			bh_error_set(p->err, BH_ELIMIT, "template: %s: out of memory while parsing",
-				     p->tree->parse_name);
-			longjmp(*p->jb, 1);
-		}
-		st->v = nv;
-		st->cap = nc;
-	}
+	size_t nc = st->cap ? st->cap * 2 : 256;
+	tnode **nv = realloc(st->v, nc * sizeof(*nv));
+	if (!nv)
+		palloc_failed(p);
+	st->v = nv;
+	st->cap = nc;
+}
+
+static inline void stk_push(parser *p, tnode *n)
+{
+	struct tnode_stack *st = p->stk;
+	if (st->n == st->cap)
+		stk_grow(p);
 	st->v[st->n++] = n;
 }
 
@@ -1088,20 +1108,19 @@ static void push_var(parser *p, const char *name)
 static tnode *new_variable(parser *p, int pos, const char *s, size_t n)
 {
 	tnode *v = new_node(p, N_VARIABLE, pos);
-	const char *e = s + n, *d;
 	int cnt = 1;
-	for (d = s; (d = memchr(d, '.', (size_t)(e - d))) != NULL; d++)
-		cnt++;
+	for (size_t k = 0; k < n; k++)
+		cnt += s[k] == '.';
 	v->ident = palloc(p, (size_t)cnt * sizeof(char *));
 	/* one copy of the text, cut into the names at its dots */
-	char *c = pstrdup(p, s, n), *ce = c + n, *q;
-	for (int k = 0; k < cnt; k++, c = q + 1) {
-		q = memchr(c, '.', (size_t)(ce - c));
-		if (!q)
-			q = ce;
-		*q = '\0';
-		v->ident[k] = c;
-	}
+	char *c = pstrdup(p, s, n);
+	int k = 0;
+	v->ident[k++] = c;
+	for (size_t i = 0; i < n; i++)
+		if (c[i] == '.') {
+			c[i] = '\0';
+			v->ident[k++] = c + i + 1;
+		}
 	v->nident = cnt;
 	return v;
 }
@@ -1283,7 +1302,7 @@ static char *unquote_token(parser *p, const item *tok, size_t *n)
 
 static tnode *term(parser *p)
 {
-	item tok = *next_non_space(p);
+	item tok = *pnext(p);
 	switch (tok.typ) {
 	case I_IDENTIFIER: {
 		char *name = pstrdup(p, tok.val, tok.len);
@@ -1357,11 +1376,12 @@ static tnode *operand(parser *p)
 	tnode *node = term(p);
 	if (!node)
 		return NULL;
-	if (ppeek(p)->typ == I_FIELD) {
+	/* a field right after the term (no space between) */
+	if (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp_line) {
 		tnode *chain = new_node(p, N_CHAIN, ppeek(p)->pos);
 		chain->node = node;
 		int cap = 0;
-		while (ppeek(p)->typ == I_FIELD) {
+		while (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp_line) {
 			item f = *pnext(p);
 			if (chain->nident == cap) {
 				int nc = cap ? cap * 2 : 4;
@@ -1376,13 +1396,17 @@ static tnode *operand(parser *p)
 		switch (node->type) {
 		case N_FIELD:
 		case N_VARIABLE: {
-			bh_buf b = BH_BUF_INIT;
-			tnode_string(&b, chain);
-			tnode *r = node->type == N_FIELD
-					   ? new_field(p, chain->pos, bh_buf_str(&b), b.len)
-					   : new_variable(p, chain->pos, bh_buf_str(&b), b.len);
-			bh_buf_free(&b);
-			return r;
+			/* Go re-parses chain.String(): the names of both, in order */
+			int cnt = node->nident + chain->nident;
+			const char **id = palloc(p, (size_t)cnt * sizeof(char *));
+			for (int k = 0; k < node->nident; k++)
+				id[k] = node->ident[k];
+			for (int k = 0; k < chain->nident; k++)
+				id[node->nident + k] = chain->ident[k];
+			node->ident = id;
+			node->nident = cnt;
+			node->pos = chain->pos;
+			return node;
 		}
 		case N_BOOL:
 		case N_STRING:
@@ -1391,6 +1415,9 @@ static tnode *operand(parser *p)
 		case N_DOT: {
 			char q[1024];
 			node_string_q(q, sizeof q, node);
+			/* Go's last token read is the space before this one */
+			if (p->token[0].sp_line)
+				p->token[0].line = p->token[0].sp_line;
 			perrorf(p, "unexpected . after term %s", q);
 		}
 		default:
@@ -1402,17 +1429,14 @@ static tnode *operand(parser *p)
 
 static tnode *command(parser *p)
 {
-	tnode *cmd = new_node(p, N_COMMAND, peek_non_space(p)->pos);
+	tnode *cmd = new_node(p, N_COMMAND, ppeek(p)->pos);
 	size_t mark = p->stk->n;
 	for (;;) {
-		peek_non_space(p);
 		tnode *op = operand(p);
 		if (op)
 			stk_push(p, op);
-		item tok = *pnext(p);
-		switch (tok.typ) {
-		case I_SPACE:
-			continue;
+		const item *tok = pnext(p);
+		switch (tok->typ) {
 		case I_RIGHT_DELIM:
 		case I_RIGHT_PAREN:
 			pbackup(p);
@@ -1420,7 +1444,11 @@ static tnode *command(parser *p)
 		case I_PIPE:
 			break;
 		default:
-			unexpected(p, tok, "operand");
+			if (op && tok->sp_line) { /* Go: a space, then the next operand */
+				pbackup(p);
+				continue;
+			}
+			unexpected(p, *tok, "operand");
 		}
 		break;
 	}
@@ -1446,29 +1474,28 @@ static void check_pipeline(parser *p, tnode *pipe, const char *context)
 
 static tnode *pipeline(parser *p, const char *context, enum item_type end)
 {
-	item tok = *peek_non_space(p);
+	item tok = *ppeek(p);
 	tnode *pipe = new_node(p, N_PIPE, tok.pos);
 	pipe->line = tok.line;
 decls:
 	{
-		item v = *peek_non_space(p);
+		item v = *ppeek(p);
 		if (v.typ == I_VARIABLE) {
 			pnext(p);
-			item after = *ppeek(p);
-			item nxt = *peek_non_space(p);
+			item nxt = *ppeek(p);
 			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
 				pipe->is_assign = nxt.typ == I_ASSIGN;
-				next_non_space(p);
+				pnext(p);
 				tnode *var = new_variable(p, v.pos, v.val, v.len);
 				decl_append(p, pipe, var);
 				push_var(p, var->ident[0]);
 			} else if (nxt.typ == I_CHAR && nxt.len == 1 && nxt.val[0] == ',') {
-				next_non_space(p);
+				pnext(p);
 				tnode *var = new_variable(p, v.pos, v.val, v.len);
 				decl_append(p, pipe, var);
 				push_var(p, var->ident[0]);
 				if (strcmp(context, "range") == 0 && pipe->ndecl < 2) {
-					switch (peek_non_space(p)->typ) {
+					switch (ppeek(p)->typ) {
 					case I_VARIABLE:
 					case I_RIGHT_DELIM:
 					case I_RIGHT_PAREN:
@@ -1478,8 +1505,6 @@ decls:
 					}
 				}
 				perrorf(p, "too many declarations in %s", context);
-			} else if (after.typ == I_SPACE) {
-				pbackup3(p, v, after);
 			} else {
 				pbackup2(p, v);
 			}
@@ -1487,7 +1512,7 @@ decls:
 	}
 	size_t mark = p->stk->n;
 	for (;;) {
-		item t = *next_non_space(p);
+		item t = *pnext(p);
 		if (t.typ == end) {
 			stk_take(p, pipe, mark);
 			check_pipeline(p, pipe, context);
@@ -1576,7 +1601,7 @@ static tnode *end_control(parser *p)
 
 static tnode *else_control(parser *p)
 {
-	item pk = *peek_non_space(p);
+	item pk = *ppeek(p);
 	if (pk.typ == I_IF || pk.typ == I_WITH) {
 		tnode *n = new_node(p, N_ELSE, pk.pos);
 		n->line = pk.line;
@@ -1674,13 +1699,13 @@ static tnode *block_control(parser *p);
 
 static tnode *action(parser *p)
 {
-	item tok = *next_non_space(p);
+	item tok = *pnext(p);
 	switch (tok.typ) {
 	case I_BLOCK:
 		return block_control(p);
 	case I_BREAK:
 	case I_CONTINUE: {
-		item t = *next_non_space(p);
+		item t = *pnext(p);
 		const char *ctx = tok.typ == I_BREAK ? "{{break}}" : "{{continue}}";
 		if (t.typ != I_RIGHT_DELIM)
 			unexpected(p, t, ctx);
@@ -1715,7 +1740,7 @@ static tnode *action(parser *p)
 
 static tnode *text_or_action(parser *p)
 {
-	item tok = *next_non_space(p);
+	item tok = *pnext(p);
 	switch (tok.typ) {
 	case I_TEXT: {
 		tnode *n = new_node(p, N_TEXT, tok.pos);
@@ -1736,9 +1761,9 @@ static tnode *text_or_action(parser *p)
 
 static tnode *item_list(parser *p, tnode **next)
 {
-	tnode *list = new_node(p, N_LIST, peek_non_space(p)->pos);
+	tnode *list = new_node(p, N_LIST, ppeek(p)->pos);
 	size_t mark = p->stk->n;
-	while (peek_non_space(p)->typ != I_EOF) {
+	while (ppeek(p)->typ != I_EOF) {
 		tnode *n = text_or_action(p);
 		if (n->type == N_END || n->type == N_ELSE) {
 			*next = n;
@@ -1753,7 +1778,7 @@ static tnode *item_list(parser *p, tnode **next)
 static void parse_definition(parser *p)
 {
 	const char *context = "define clause";
-	item name = *next_non_space(p);
+	item name = *pnext(p);
 	if (name.typ != I_STRING && name.typ != I_RAW_STRING)
 		unexpected(p, name, context);
 	size_t n;
@@ -1775,7 +1800,7 @@ static void parse_definition(parser *p)
 static tnode *block_control(parser *p)
 {
 	const char *context = "block clause";
-	item tok = *next_non_space(p);
+	item tok = *pnext(p);
 	const char *name = parse_template_name(p, tok, context);
 	tnode *pipe = pipeline(p, context, I_RIGHT_DELIM);
 	parser sub;
@@ -1801,10 +1826,10 @@ static tnode *block_control(parser *p)
 static tnode *template_control(parser *p)
 {
 	const char *context = "template clause";
-	item tok = *next_non_space(p);
+	item tok = *pnext(p);
 	const char *name = parse_template_name(p, tok, context);
 	tnode *pipe = NULL;
-	if (next_non_space(p)->typ != I_RIGHT_DELIM) {
+	if (pnext(p)->typ != I_RIGHT_DELIM) {
 		pbackup(p);
 		pipe = pipeline(p, context, I_RIGHT_DELIM);
 	}
@@ -1822,7 +1847,7 @@ static void parse_top(parser *p)
 	while (ppeek(p)->typ != I_EOF) {
 		if (ppeek(p)->typ == I_LEFT_DELIM) {
 			item delim = *pnext(p);
-			if (next_non_space(p)->typ == I_DEFINE) {
+			if (pnext(p)->typ == I_DEFINE) {
 				parser sub;
 				sub_parser(&sub, p, "definition");
 				parse_definition(&sub);
