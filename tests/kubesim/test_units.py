@@ -194,6 +194,86 @@ class ManagedFieldsReuse(unittest.TestCase):
                 ssa._wrote(e)
 
 
+class UpdateChanges(unittest.TestCase):
+    """ssa.changes (the walk that skips equal subtrees) gives what the
+    definition over the two whole field sets gives, on many edits."""
+
+    @staticmethod
+    def by_definition(old, new, **kw):
+        so, sn = ssa.field_set(old, **kw), ssa.field_set(new, **kw)
+        changed = {p for p in sn if p not in so or ssa.get_at(old, p) != ssa.get_at(new, p)}
+        return changed, so - sn
+
+    def test_same_as_whole_sets(self):
+        import random
+        from kubesim_lib.util import dcopy
+        base = {"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d", "namespace": "n", "labels": {"a": "1"}, "annotations": {"x": "y"},
+                             "finalizers": ["f1"], "resourceVersion": "5", "ownerReferences": [
+                                 {"uid": "u1", "name": "o", "kind": "K", "apiVersion": "v1"}]},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "1"}}, "template": {
+                    "metadata": {"labels": {"a": "1"}},
+                    "spec": {"containers": [{"name": "c", "image": "i:1", "ports": [
+                        {"containerPort": 80, "name": "http"}, {"containerPort": 53, "protocol": "UDP"}],
+                        "env": [{"name": "E", "value": "1"}], "args": ["a", "b"]}],
+                        "volumes": [{"name": "v", "emptyDir": {}}]}}},
+                "status": {"replicas": 1, "conditions": [{"type": "Available", "status": "True"}]}}
+        edits = [
+            lambda o: o["spec"].update(replicas=3),
+            lambda o: o["metadata"]["labels"].update(b="2"),
+            lambda o: o["metadata"].pop("labels"),
+            lambda o: o["metadata"].update(resourceVersion="9"),
+            lambda o: o["metadata"]["finalizers"].append("f2"),
+            lambda o: o["metadata"].update(ownerReferences=[]),
+            lambda o: o["spec"]["selector"]["matchLabels"].update(b="2"),
+            lambda o: o["spec"]["template"]["spec"]["containers"][0].update(image="i:2"),
+            lambda o: o["spec"]["template"]["spec"]["containers"][0]["ports"].reverse(),
+            lambda o: o["spec"]["template"]["spec"]["containers"][0]["ports"][1].pop("protocol"),
+            lambda o: o["spec"]["template"]["spec"]["containers"][0]["ports"][0].update(containerPort=8080),
+            lambda o: o["spec"]["template"]["spec"]["containers"].append({"name": "d", "image": "j"}),
+            lambda o: o["spec"]["template"]["spec"]["containers"][0]["args"].append("c"),
+            lambda o: o["spec"]["template"]["spec"]["containers"][0]["env"][0].update(value="2"),
+            lambda o: o["spec"]["template"]["spec"]["volumes"][0].update(emptyDir={"medium": "Memory"}),
+            lambda o: o["spec"]["template"]["spec"]["volumes"][0].update(emptyDir={}),
+            lambda o: o["spec"].update(paused=None),
+            lambda o: o["spec"].update(template={}),
+            lambda o: o["spec"].update(strategy={"type": "Recreate"}),
+            lambda o: o.pop("spec"),
+            lambda o: o["status"].update(replicas=2),
+            lambda o: o["status"]["conditions"].append({"type": "Progressing", "status": "True"}),
+            lambda o: o["status"]["conditions"][0].update(status="False"),
+            lambda o: o.update(status={}),
+            lambda o: o.update(data={"k": "v"}),
+        ]
+        rnd = random.Random(14)
+
+        def edited(obj, most):
+            obj = dcopy(obj)
+            for e in rnd.sample(edits, rnd.randint(0, most)):
+                try:
+                    e(obj)
+                except (KeyError, IndexError):
+                    pass
+            return obj
+        for i in range(400):
+            old = edited(base, 3)
+            new = edited(old, 4)
+            for kw in ({}, {"with_status": False}, {"status_only": True}):
+                self.assertEqual(ssa.changes(old, new, **kw), self.by_definition(old, new, **kw), (i, kw))
+        schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "items": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k"],
+                      "items": {"type": "object"}},
+            "atomic": {"type": "object", "x-kubernetes-map-type": "atomic"},
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}
+        old = {"metadata": {"name": "x"}, "spec": {"items": [{"k": "a", "v": 1}], "atomic": {"a": 1},
+                                                  "free": {"p": {"q": 1}}, "other": [1]}}
+        for change in ({"items": [{"k": "a", "v": 2}, {"k": "b"}]}, {"atomic": {"a": 2}},
+                       {"free": {"p": {"q": 2}}}, {"other": [2]}, {"items": []}):
+            new = dcopy(old)
+            new["spec"].update(change)
+            self.assertEqual(ssa.changes(old, new, schema), self.by_definition(old, new, schema=schema), change)
+
+
 class Rbac(unittest.TestCase):
     def test_rules(self):
         rule = {"apiGroups": ["apps"], "resources": ["deployments", "*/scale"], "verbs": ["get", "list"]}

@@ -248,8 +248,9 @@ class Api:
         md = obj.get("metadata")
         if isinstance(md, dict):
             clean = strip_nulls(md)
-            md.clear()
-            md.update(clean)
+            if clean is not md:
+                md.clear()
+                md.update(clean)
         if res.crd is None:
             for k in list(obj):
                 if k not in ("metadata",):
@@ -463,9 +464,7 @@ class Api:
             if _apply_entries is None:
                 sent = (obj.get("metadata") or {}).get("managedFields", _UNSET)
                 if sent is _UNSET or sent == old["metadata"].get("managedFields"):
-                    new["metadata"]["managedFields"] = dcopy(old["metadata"].get("managedFields"))
-                    if new["metadata"]["managedFields"] is None:
-                        del new["metadata"]["managedFields"]
+                    new["metadata"].pop("managedFields", None)  # track_update writes them from old's
                     ssa.track_update(old, new, manager, res.api_version, subresource,
                                      res.version_schema, "status" in res.subres)
                 elif not sent:

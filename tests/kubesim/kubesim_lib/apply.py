@@ -91,7 +91,7 @@ _written = {}  # id(entry JSON) -> that entry: managedFields entries this module
 
 
 def _wrote(e):
-    if len(_written) > 30000:
+    if len(_written) > 100000:
         _written.clear()
     _written[id(e)] = e
     return e
@@ -109,14 +109,15 @@ def _has_path(fv, p):
 
 def to_fieldsv1(paths):
     """The FieldsV1 JSON of a set of paths (remembered: most updates leave most
-    managedFields entries as they were)."""
+    managedFields entries as they were). Shared, like all of a stored
+    object: never changed in place (clients get copies)."""
     key = frozenset(paths)
     out = _fieldsv1_memo.get(key)
     if out is None:
         if len(_fieldsv1_memo) > 2000:
             _fieldsv1_memo.clear()
         out = _fieldsv1_memo[key] = _to_fieldsv1(key)
-    return dcopy(out)
+    return out
 
 
 def _to_fieldsv1(paths):
@@ -301,7 +302,7 @@ class Entry:
     def to_json(self):
         raw = self.raw
         if raw is not None and raw.get("time") == self.time and raw.get("apiVersion") == self.api_version:
-            return _wrote(dcopy(raw))
+            return _wrote(raw)  # unchanged: shared with the object it was read from
         e = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version,
              "time": self.time or now_rfc3339(), "fieldsType": "FieldsV1",
              "fieldsV1": to_fieldsv1(self.fields)}
@@ -336,27 +337,70 @@ def _set_for(obj, schema, subresource, has_status):
     return field_set(obj, schema, with_status=not has_status)
 
 
+def _diff_sub(o, n, path, schema, field, changed, removed):
+    """changed/removed of the subtrees o and n at path, from their whole field sets."""
+    so, sn = set(), set()
+    if o is not _MISSING:
+        _walk_set(o, path, so, schema, field)
+    if n is not _MISSING:
+        _walk_set(n, path, sn, schema, field)
+    removed |= so - sn
+    k = len(path)
+    for p in sn:
+        if p not in so or get_at(o, p[k:]) != get_at(n, p[k:]):
+            changed.add(p)
+
+
+def _diff(o, n, path, schema, field, changed, removed):
+    """What track_update needs of the subtrees o (old) and n (new) at path:
+    removed gets the paths of o's field set not in n's, changed the paths of
+    n's field set that o lacks or holds another value at. Equal subtrees add
+    nothing (one comparison in C), so an update costs what it changed, not
+    the size of the object; maps are followed key by key, anything else
+    (lists, atomic maps, scalars) is compared whole (_diff_sub)."""
+    if o == n:
+        return
+    if type(o) is dict and type(n) is dict and o and n and \
+            not atomic_struct(field, o, schema if schema else None) and \
+            not atomic_struct(field, n, schema if schema else None):
+        for k in o.keys() | n.keys():
+            _diff(o.get(k, _MISSING), n.get(k, _MISSING), path + ("f:" + k,), _sub_schema(schema, k), k,
+                  changed, removed)
+        return
+    _diff_sub(o, n, path, schema, field, changed, removed)
+
+
+def changes(old, new, schema=None, status_only=False, with_status=True):
+    """(changed, removed) of field_set(old) and field_set(new) with the same
+    options: the paths only old has, and new's paths that are new or whose
+    value differs."""
+    changed, removed = set(), set()
+    for k in old.keys() | new.keys():
+        if k in ("apiVersion", "kind") or (status_only and k != "status") or (not with_status and k == "status"):
+            continue
+        o, n = old.get(k, _MISSING), new.get(k, _MISSING)
+        if k == "metadata" and (type(o) is dict or o is _MISSING) and (type(n) is dict or n is _MISSING) \
+                and (o is not _MISSING or n is not _MISSING):
+            o = {} if o is _MISSING else o
+            n = {} if n is _MISSING else n
+            for mk in o.keys() | n.keys():
+                if mk not in META_IGNORED:
+                    _diff(o.get(mk, _MISSING), n.get(mk, _MISSING), ("f:metadata", "f:" + mk), None, mk,
+                          changed, removed)
+            continue
+        _diff(o, n, ("f:" + k,), _sub_schema(schema, k), k, changed, removed)
+    return changed, removed
+
+
 def track_update(old, new, manager, api_version, subresource=None, schema=None, has_status=False):
     """Record an Update by `manager` (create when old is None) in new's managedFields."""
     entries = load_entries(old) if old is not None else []
-    new_set = _set_for(new, schema, subresource, has_status)
     if old is None:
-        changed, removed = new_set, set()
+        changed, removed = _set_for(new, schema, subresource, has_status), set()
+    elif subresource == "status":
+        changed, removed = changes(old, new, schema, status_only=True)
     else:
-        old_set = _set_for(old, schema, subresource, has_status)
-        removed = old_set - new_set
-        changed = set()
-        same = {}  # a path's first two elements -> old and new are equal there (then below too)
-        for p in new_set:
-            if p not in old_set:
-                changed.add(p)
-                continue
-            top = p[:2]
-            eq = same.get(top)
-            if eq is None:
-                eq = same[top] = get_at(old, top) == get_at(new, top)
-            if not eq and (len(p) <= 2 or get_at(old, p) != get_at(new, p)):
-                changed.add(p)
+        changed, removed = changes(old, new, schema, with_status=not has_status)
     mine = None
     for e in entries:
         e.drop(removed)

@@ -88,6 +88,7 @@ class Tokens:
     def __init__(self):
         self.static = {}  # token -> User
         self.key = secrets.token_bytes(32)
+        self.verified = {}  # signed token -> its claims (signature checked once, not per request)
 
     def add_static(self, spec):
         """NAME=USER[:GROUP,GROUP] (NAME is the token)."""
@@ -129,16 +130,23 @@ class Tokens:
         u = self.static.get(token)
         if u is not None:
             return u
-        parts = token.split(".")
-        if len(parts) != 3:
-            return None
-        want = _b64(hmac.new(self.key, (parts[0] + "." + parts[1]).encode(), hashlib.sha256).digest())
-        if not hmac.compare_digest(want, parts[2]):
-            return None
-        try:
-            claims = json.loads(_unb64(parts[1]))
-        except ValueError:
-            return None
+        claims = self.verified.get(token)
+        if claims is None:
+            parts = token.split(".")
+            if len(parts) != 3:
+                return None
+            want = _b64(hmac.new(self.key, (parts[0] + "." + parts[1]).encode(), hashlib.sha256).digest())
+            if not hmac.compare_digest(want, parts[2]):
+                return None
+            try:
+                claims = json.loads(_unb64(parts[1]))
+            except ValueError:
+                return None
+            if not isinstance(claims, dict):
+                return None
+            if len(self.verified) > 10000:
+                self.verified.clear()
+            self.verified[token] = claims
         if claims.get("exp") and claims["exp"] < time.time():
             return None
         k = claims.get("kubernetes.io") or {}

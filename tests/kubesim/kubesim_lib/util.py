@@ -140,11 +140,23 @@ def meta(obj):
 
 
 def strip_nulls(v):
-    """Drop null map values recursively (typed Go objects cannot hold them)."""
+    """Drop null map values recursively (typed Go objects cannot hold them).
+    A tree without a null (nearly every one) is returned as it is: the JSON
+    encoder (C) finds that out several times faster than a walk."""
+    if type(v) is dict or type(v) is list:
+        try:
+            if "null" not in dumps(v):
+                return v
+        except (TypeError, ValueError):
+            pass
+    return _strip_nulls(v)
+
+
+def _strip_nulls(v):
     if isinstance(v, dict):
-        return {k: strip_nulls(x) for k, x in v.items() if x is not None}
+        return {k: _strip_nulls(x) for k, x in v.items() if x is not None}
     if isinstance(v, list):
-        return [strip_nulls(x) for x in v]
+        return [_strip_nulls(x) for x in v]
     return v
 
 

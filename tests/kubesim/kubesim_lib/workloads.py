@@ -45,8 +45,9 @@ class WorkloadControllers:
             return None
 
     def _memo(self, key, fn, *args):
-        """fn(*args), remembered under key: keys name stored objects by their
-        resourceVersions, which change whenever the objects do."""
+        """fn(*args), remembered under key: keys name stored objects by uid and
+        by a version (resourceVersion, or generation for what only the spec
+        decides) that changes whenever what fn reads does."""
         v = self.memo.get(key, self.memo)
         if v is self.memo:
             if len(self.memo) > 20000:
@@ -72,10 +73,13 @@ class WorkloadControllers:
         spec = d.get("spec") or {}
         want = spec.get("replicas", 1)
         tmpl = spec.get("template") or {}
-        h = self._memo(("hash", md["resourceVersion"]), _hash, tmpl)
+        # a template changes only with the spec, which bumps metadata.generation:
+        # status writes (most writes) leave these memos valid
+        gen = (md["uid"], md.get("generation"))
+        h = self._memo(("hash",) + gen, _hash, tmpl)
         owned = self._owned(d, "apps", "replicasets")
-        cur = next((rs for rs in owned if self._memo(("same", rs["metadata"]["resourceVersion"],
-                                                      md["resourceVersion"]), _same_template, rs, tmpl)), None)
+        cur = next((rs for rs in owned if self._memo(("same", rs["metadata"]["uid"], rs["metadata"].get("generation"))
+                                                     + gen, _same_template, rs, tmpl)), None)
         revs = [int((rs["metadata"].get("annotations") or {}).get("deployment.kubernetes.io/revision", "0"))
                 for rs in owned]
         if spec.get("paused"):
