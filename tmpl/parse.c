@@ -44,7 +44,7 @@ typedef struct lexer {
 	int at_eof;
 	int paren_depth;
 	int line, start_line;
-	item it;
+	item *it;         /* where the token being lexed goes */
 	int sp_line;      /* white space skipped before the next token */
 	int inside_action;
 	tmpl_arena *a;
@@ -236,7 +236,7 @@ static item this_item(lexer *l, enum item_type t)
 
 static int emit(lexer *l, enum item_type t)
 {
-	l->it = this_item(l, t);
+	*l->it = this_item(l, t);
 	return 0;
 }
 
@@ -273,15 +273,15 @@ static int lerrorf(lexer *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	memset(&l->it, 0, sizeof(l->it));
-	l->it.typ = I_ERROR;
-	l->it.pos = (int)l->start;
-	l->it.line = l->start_line;
+	memset(l->it, 0, sizeof(*l->it));
+	l->it->typ = I_ERROR;
+	l->it->pos = (int)l->start;
+	l->it->line = l->start_line;
 	l->sp_line = 0;
-	l->it.val = tmpl_arena_strdup(l->a, buf, strlen(buf));
-	if (!l->it.val)
-		l->it.val = "";
-	l->it.len = (unsigned)strlen(l->it.val);
+	l->it->val = tmpl_arena_strdup(l->a, buf, strlen(buf));
+	if (!l->it->val)
+		l->it->val = "";
+	l->it->len = (unsigned)strlen(l->it->val);
 	l->start = 0;
 	l->pos = 0;
 	l->len = 0;
@@ -431,7 +431,7 @@ static int lex_text(lexer *l)
 			l->pos += trim;
 			lignore(l);
 			if (i.len > 0) {
-				l->it = i;
+				*l->it = i;
 				return S_NONE;
 			}
 		}
@@ -460,7 +460,7 @@ static int lex_left_delim(lexer *l)
 	l->pos += after;
 	lignore(l);
 	l->paren_depth = 0;
-	l->it = i;
+	*l->it = i;
 	return S_NONE;
 }
 
@@ -508,7 +508,7 @@ static int lex_right_delim(lexer *l)
 		lignore(l);
 	}
 	l->inside_action = 0;
-	l->it = i;
+	*l->it = i;
 	return S_NONE;
 }
 
@@ -617,12 +617,45 @@ static int lex_space(lexer *l)
 	return S_INSIDE;
 }
 
-static const struct { const char *w; size_t n; enum item_type t; } keywords[] = {
-	{".", 1, I_DOT}, {"block", 5, I_BLOCK}, {"break", 5, I_BREAK},
-	{"continue", 8, I_CONTINUE}, {"define", 6, I_DEFINE}, {"else", 4, I_ELSE},
-	{"end", 3, I_END}, {"if", 2, I_IF}, {"range", 5, I_RANGE}, {"nil", 3, I_NIL},
-	{"template", 8, I_TEMPLATE}, {"with", 4, I_WITH},
-};
+/* Go's key map (keywords) plus true and false, found by length and first
+ * letter; I_IDENTIFIER for any other word */
+static enum item_type word_type(const char *w, size_t n)
+{
+#define WORD(s, t) if (memcmp(w, s, sizeof s - 1) == 0) return t
+	switch (n) {
+	case 1:
+		if (w[0] == '.')
+			return I_DOT;
+		break;
+	case 2:
+		WORD("if", I_IF);
+		break;
+	case 3:
+		WORD("end", I_END);
+		WORD("nil", I_NIL);
+		break;
+	case 4:
+		WORD("else", I_ELSE);
+		WORD("with", I_WITH);
+		WORD("true", I_BOOL);
+		break;
+	case 5:
+		WORD("block", I_BLOCK);
+		WORD("break", I_BREAK);
+		WORD("range", I_RANGE);
+		WORD("false", I_BOOL);
+		break;
+	case 6:
+		WORD("define", I_DEFINE);
+		break;
+	case 8:
+		WORD("continue", I_CONTINUE);
+		WORD("template", I_TEMPLATE);
+		break;
+	}
+#undef WORD
+	return I_IDENTIFIER;
+}
 
 /* 1 for the ASCII bytes is_alnum accepts: letters, digits, '_' */
 static const unsigned char ascii_word[256] = {
@@ -672,19 +705,10 @@ static int lex_identifier(lexer *l)
 		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
 		return lerrorf(l, "bad character %s", u);
 	}
-	switch (w[0]) { /* the first letters of keywords */
-	case '.': case 'b': case 'c': case 'd': case 'e': case 'i': case 'n': case 'r': case 't':
-	case 'w':
-		for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
-			if (keywords[k].n == wn && keywords[k].w[0] == w[0] &&
-			    memcmp(keywords[k].w, w, wn) == 0)
-				return emit(l, keywords[k].t);
-	}
-	if (w[0] == '.')
-		return emit(l, I_FIELD);
-	if ((wn == 4 && memcmp(w, "true", 4) == 0) || (wn == 5 && memcmp(w, "false", 5) == 0))
-		return emit(l, I_BOOL);
-	return emit(l, I_IDENTIFIER);
+	enum item_type t = word_type(w, wn);
+	if (t == I_IDENTIFIER && w[0] == '.')
+		t = I_FIELD;
+	return emit(l, t);
 }
 
 static int lex_field_or_var(lexer *l, enum item_type t)
@@ -823,12 +847,13 @@ static int lex_raw_quote(lexer *l)
 static void lex_next_item(lexer *l, item *out)
 {
 	int st;
-	l->it.typ = I_EOF;
-	l->it.pos = (int)l->pos;
-	l->it.val = "EOF";
-	l->it.len = 3;
-	l->it.line = l->start_line;
-	l->it.sp_line = 0;
+	l->it = out;
+	l->it->typ = I_EOF;
+	l->it->pos = (int)l->pos;
+	l->it->val = "EOF";
+	l->it->len = 3;
+	l->it->line = l->start_line;
+	l->it->sp_line = 0;
 	st = l->inside_action ? S_INSIDE : S_TEXT;
 	while (st != S_NONE) {
 		switch (st) {
@@ -849,7 +874,6 @@ static void lex_next_item(lexer *l, item *out)
 		default: st = S_NONE;
 		}
 	}
-	*out = l->it;
 }
 
 /* ---- parser ---- */
