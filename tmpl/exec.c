@@ -730,7 +730,7 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 		const tmpl_class *cls = receiver->u.obj->cls;
 		if (cls->methods)
 			for (const tmpl_method *mm = cls->methods; mm->name; mm++)
-				if (strcmp(mm->name, field) == 0)
+				if (mm->name[0] == field[0] && strcmp(mm->name, field) == 0)
 					return eval_call(s, dot, NULL, mm, receiver, node, field, args, nargs,
 							 final, out);
 		if (cls->field) {
@@ -753,7 +753,7 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 								: NULL;
 	if (named && named->methods)
 		for (const tmpl_method *mm = named->methods; mm->name; mm++)
-			if (strcmp(mm->name, field) == 0)
+			if (mm->name[0] == field[0] && strcmp(mm->name, field) == 0)
 				return eval_call(s, dot, NULL, mm, receiver, node, field, args, nargs, final,
 						 out);
 	if (receiver->kind == TMPL_MAP) {
@@ -765,7 +765,9 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 			return 0;
 		}
 		*out = *v;
-		if (strcmp(tmpl_map_gotype(receiver), "map[string]string") != 0) {
+		/* the plain and Values views are interface maps */
+		if (receiver->view == TMPL_VIEW_PLAIN || receiver->view == TMPL_VIEW_VALUES ||
+		    strcmp(tmpl_map_gotype(receiver), "map[string]string") != 0) {
 			out->iface = 1;
 			if (out->kind == TMPL_INVALID)
 				out->kind = TMPL_NIL;
