@@ -285,6 +285,69 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual((ev["type"], ev["object"]["code"], ev["object"]["reason"]), ("ERROR", 410, "Expired"))
         c.close()
 
+    def test_single_object_watch(self):
+        """The readiness wait's watch: one namespaced Deployment by fieldSelector
+        metadata.name from a resourceVersion, impersonated, with bookmarks and
+        timeoutSeconds; RBAC sees the name (resourceNames) as kube's does."""
+        s = self.sim
+        s.req("POST", "/api/v1/namespaces", {"metadata": {"name": "sw"}})
+        s.req("POST", "/api/v1/namespaces/sw/serviceaccounts", {"metadata": {"name": "w"}})
+        s.req("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/sw/roles", {
+            "metadata": {"name": "one"}, "rules": [{"apiGroups": ["apps"], "resources": ["deployments"],
+                                                    "resourceNames": ["one"], "verbs": ["get", "list", "watch"]}]})
+        s.req("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/sw/rolebindings", {
+            "metadata": {"name": "one"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                                     "name": "one"},
+            "subjects": [{"kind": "ServiceAccount", "name": "w", "namespace": "sw"}]})
+        base = "/apis/apps/v1/namespaces/sw/deployments"
+        dep = {"metadata": {"name": "one"}, "spec": {"paused": True, "selector": {"matchLabels": {"a": "1"}},
+                                                    "template": {"metadata": {"labels": {"a": "1"}},
+                                                                 "spec": {"containers": [{"name": "c",
+                                                                                          "image": "i"}]}}}}
+        code, one, _ = s.req("POST", base, dep)
+        self.assertEqual(code, 201)
+        dep["metadata"]["name"] = "two"
+        s.req("POST", base, dep)
+        imp = {"Impersonate-User": "system:serviceaccount:sw:w"}
+
+        def watch(name, timeout):
+            c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=20)
+            c.request("GET", base + "?watch=1&fieldSelector=metadata.name%%3D%s&resourceVersion=%s"
+                      "&timeoutSeconds=%d&allowWatchBookmarks=true" % (name, one["metadata"]["resourceVersion"],
+                                                                       timeout),
+                      headers=dict(imp, Authorization="Bearer " + ADMIN))
+            return c, c.getresponse()
+        c, r = watch("two", 2)
+        self.assertEqual(r.status, 403)
+        self.assertEqual(json.loads(r.read())["message"],
+                         'deployments.apps "two" is forbidden: User "system:serviceaccount:sw:w" cannot watch '
+                         'resource "deployments" in API group "apps" in the namespace "sw"')
+        c.close()
+        t0 = time.time()
+        c, r = watch("one", 2)
+        self.assertEqual(r.status, 200)
+        for name in ("two", "one"):
+            s.req("PATCH", base + "/" + name, {"metadata": {"labels": {"seen": "yes"}}},
+                  ctype="application/merge-patch+json")
+        evs = read_events(r, 100)  # to the end of the stream: timeoutSeconds ends it
+        took = time.time() - t0
+        c.close()
+        self.assertGreaterEqual(took, 1.5)
+        self.assertLess(took, 6)
+        self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in evs if e["type"] != "BOOKMARK"],
+                         [("MODIFIED", "one")])
+        self.assertEqual(evs[0]["object"]["metadata"]["labels"], {"seen": "yes"})
+        bms = [e for e in evs if e["type"] == "BOOKMARK"]
+        self.assertTrue(bms, "no bookmark in 2 s (interval 0.3 s)")
+        self.assertEqual(bms[-1]["object"]["kind"], "Deployment")
+        self.assertGreaterEqual(int(bms[-1]["object"]["metadata"]["resourceVersion"]),
+                                int(evs[0]["object"]["metadata"]["resourceVersion"]))
+        log = [json.loads(x) for x in s.req("GET", "/_kubesim/log")[1].decode().splitlines()]
+        w = [e for e in log if e.get("verb") == "watch" and e.get("resource") == "deployments"
+             and e.get("namespace") == "sw"]
+        self.assertEqual([(e["name"], e["impersonatedUser"], e["status"]) for e in w],
+                         [("two", "system:serviceaccount:sw:w", 403), ("one", "system:serviceaccount:sw:w", 200)])
+
     def test_crd_strict_validation_and_status(self):
         s = self.sim
         crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

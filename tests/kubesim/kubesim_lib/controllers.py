@@ -34,6 +34,7 @@ class Controllers(WorkloadControllers, Kubelet):
         self.pod_ip = 10
         api.hooks = self
         self.thread = None
+        self.cpustats = False
 
     def r(self, group, resource):
         return self.registry.by_gr(group, resource)
@@ -250,6 +251,12 @@ class Controllers(WorkloadControllers, Kubelet):
         for name in ("namespaces", "gc", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs",
                      "pods", "services", "endpoints", "pvcs", "sa_secrets", "apiservices"):
             if self.wq.q[name]:
+                if self.cpustats:
+                    from .profiling import cpu_add
+                    t0 = time.thread_time()
+                    getattr(self, "_" + name)()
+                    cpu_add("controller " + name, time.thread_time() - t0)
+                    continue
                 getattr(self, "_" + name)()
 
     # ---- namespaces & GC -----------------------------------------------------------------------------

@@ -125,6 +125,9 @@ def main(argv=None):
         threading.Thread(target=srv.shutdown, daemon=True).start()
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    cpu_path = os.environ.get("KUBESIM_CPUSTATS")
+    if cpu_path:
+        srv.RequestHandlerClass.cpustats = ctrl.cpustats = True
     ctrl.start()
     write_atomic(os.path.join(d, "port"), "%d\n" % o.port, 0o644)
     write_atomic(os.path.join(d, "url"), url + "\n", 0o644)
@@ -134,5 +137,8 @@ def main(argv=None):
     srv.server_close()
     if prof_path:
         profiling.dump(prof, prof_path)
+    if cpu_path:
+        from .profiling import cpu_dump
+        cpu_dump(cpu_path)
     print("kubesim: stopped", flush=True)
     return 0

@@ -67,3 +67,27 @@ def dump(main, path):
             stats.add(s)
     if stats is not None:
         stats.dump_stats(path)
+
+
+# ---- KUBESIM_CPUSTATS=FILE: where kubesim's CPU goes, at a low cost -------------------
+# (cProfile's per-call overhead inflates Python-heavy code several times over;
+# this takes two thread-CPU readings per request and per controller pass.)
+_cpu = {}  # category -> [cpu seconds, count]
+_cpu_lock = threading.Lock()
+
+
+def cpu_add(cat, secs):
+    with _cpu_lock:
+        c = _cpu.get(cat)
+        if c is None:
+            c = _cpu[cat] = [0.0, 0]
+        c[0] += secs
+        c[1] += 1
+
+
+def cpu_dump(path):
+    import json
+    with _cpu_lock:
+        rows = sorted(((k, round(v[0], 3), v[1]) for k, v in _cpu.items()), key=lambda r: -r[1])
+    with open(path, "w") as f:
+        json.dump({"total": round(sum(r[1] for r in rows), 3), "by": rows}, f, indent=0)

@@ -15,6 +15,7 @@ from .watch import WatchHandlers
 from .auth import user_from_cert
 from .rbac import Attrs, User, forbidden_message
 from .tables import to_table
+from .selectors import parse_field_selector
 from .util import ApiError, _details, bad_request, dumps, now_micro
 
 AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -54,6 +55,7 @@ class Req:
         self.subresource = ""
         self.namespace = ""
         self.name = ""
+        self.name_from_selector = False  # name taken from a list/watch's fieldSelector
         self.res = None
 
 
@@ -108,6 +110,17 @@ def parse_request_info(method, path, q, registry):
         ri.verb = "delete" if ri.name else "deletecollection"
     else:
         ri.verb = hv
+    if ri.verb in ("list", "watch") and not ri.name and q.get("fieldSelector"):
+        # kube's RequestInfoFactory: a list or watch of one object by
+        # fieldSelector metadata.name is authorized (and audited) with that name
+        try:
+            reqs = parse_field_selector(q["fieldSelector"])
+        except ApiError:
+            reqs = ()
+        for f, op, v in reqs:
+            if f == "metadata.name" and op == "=" and v not in (".", "..") and "/" not in v and "%" not in v:
+                ri.name, ri.name_from_selector = v, True
+                break
     ri.res = registry.lookup(ri.group, ri.version, ri.resource)
     return ri
 
@@ -119,6 +132,37 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
 
     def log_message(self, fmt, *args):  # quiet; the request log records requests
         pass
+
+    cpustats = False  # KUBESIM_CPUSTATS: CPU per request kind (profiling.cpu_add)
+
+    def handle(self):
+        if not self.cpustats:
+            return super().handle()
+        from .profiling import cpu_add
+        t0 = time.thread_time()
+        try:
+            super().handle()
+        finally:
+            cpu_add("connection (TLS handshake, keep-alive)", time.thread_time() - t0 - getattr(self, "_cpu_reqs", 0.0))
+
+    def handle_one_request(self):
+        if not self.cpustats:
+            return super().handle_one_request()
+        from .profiling import cpu_add
+        t0 = time.thread_time()
+        self._entry = None
+        try:
+            super().handle_one_request()
+        finally:
+            dt = time.thread_time() - t0
+            self._cpu_reqs = getattr(self, "_cpu_reqs", 0.0) + dt
+            e = self._entry
+            if e is not None:
+                cat = "%s %s%s" % (e.get("verb"), e.get("resource") or e.get("path"),
+                                   "/" + e["subresource"] if e.get("subresource") else "")
+                if e.get("path", "").startswith("/_kubesim/"):
+                    cat = "admin " + e["path"]
+                cpu_add(cat, dt)
 
     # ---- plumbing -------------------------------------------------------------------------
     MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
@@ -310,7 +354,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         a = Attrs(ri.verb, ri.group, ri.resource, ri.subresource, ri.namespace, ri.name, path,
                   ri.resource_request)
         if ri.resource_request and ri.resource == "namespaces" and not ri.subresource and ri.verb in (
-                "get", "update", "patch", "delete", "watch"):
+                "get", "update", "patch", "delete", "watch") and not ri.name_from_selector:
             a.namespace = ri.name
         if ri.resource_request and ri.resource == "namespaces" and ri.verb in ("list", "create",
                                                                                 "deletecollection"):

@@ -24,7 +24,7 @@ class Event:
 class Store:
     def __init__(self, history_events=5000, history_seconds=600.0):
         self.lock = threading.RLock()
-        self.cond = threading.Condition(self.lock)
+        self.conds = {}  # (group, resource) -> Condition (on self.lock) the watches of it wait on
         self.rv = 100
         self.data = {}  # (group, resource) -> {(ns, name): obj}
         self.by_ns = {}  # (group, resource) -> {ns: {name: obj}} (the same objects)
@@ -153,11 +153,25 @@ class Store:
             self._count(group, resource, ns)
         self.order.pop((group, resource), None)
 
+    def watch_cond(self, group, resource):
+        """What a watch of group/resource waits on: woken by writes of that
+        resource only (not by every write), and by close_watches()."""
+        c = self.conds.get((group, resource))
+        if c is None:
+            c = self.conds[(group, resource)] = threading.Condition(self.lock)
+        return c
+
+    def _wake_all(self):
+        for c in self.conds.values():
+            c.notify_all()
+
     def _record(self, ev):
         self.events.append(ev)
         self.event_rvs.append(ev.rv)
         self._trim()
-        self.cond.notify_all()
+        c = self.conds.get((ev.group, ev.resource))
+        if c is not None:
+            c.notify_all()
 
     def _trim(self):
         cut = 0
@@ -190,7 +204,7 @@ class Store:
     def close_watches(self):
         with self.lock:
             self.watch_epoch += 1
-            self.cond.notify_all()
+            self._wake_all()
 
     def wipe(self):
         with self.lock:
@@ -203,4 +217,4 @@ class Store:
             self.events = []
             self.event_rvs = []
             self.watch_epoch += 1
-            self.cond.notify_all()
+            self._wake_all()

@@ -55,6 +55,7 @@ class WatchHandlers:
             return (dumps({"type": typ, "object": o}) + "\n").encode()
 
         chunks = []
+        cond = store.watch_cond(res.group, res.resource)
         with store.lock:
             epoch = store.watch_epoch
             if initial or rv_s in ("", "0"):
@@ -125,7 +126,10 @@ class WatchHandlers:
                         else:
                             if store.watch_epoch != epoch or now >= deadline:
                                 break
-                            store.cond.wait(min(0.5, max(0.01, deadline - now)))
+                            # woken by a write of this resource; at least every 0.5 s to
+                            # follow the history (other resources' events) and see stopping
+                            t = min(0.5, deadline - now, next_bm - now if bookmarks else 0.5)
+                            cond.wait(max(0.01, t))
                             continue
             for c in out:
                 self._chunk(c)
