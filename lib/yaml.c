@@ -41,9 +41,17 @@ typedef struct anchor_ent {
 	ynode *node;
 } anchor_ent;
 
+/* nodes come from blocks of growing size (16, 32, ... 1024), not one
+ * calloc each */
+typedef struct node_block {
+	struct node_block *next;
+	size_t n, cap;
+	ynode nodes[];
+} node_block;
+
 typedef struct builder {
-	ynode **all; /* every node, for freeing */
-	size_t nall, capall;
+	node_block *blocks; /* every node, newest block first */
+	size_t nall;
 	anchor_ent *anchors; /* open-addressing table */
 	size_t acap, acount;
 	size_t max_depth, max_nodes;
@@ -111,13 +119,16 @@ static ynode *anchor_get(builder *b, const char *name)
 static void builder_free(builder *b)
 {
 	size_t i;
-	for (i = 0; i < b->nall; i++) {
-		free(b->all[i]->tag);
-		free(b->all[i]->value);
-		free(b->all[i]->kids);
-		free(b->all[i]);
+	node_block *blk, *next;
+	for (blk = b->blocks; blk; blk = next) {
+		next = blk->next;
+		for (i = 0; i < blk->n; i++) {
+			free(blk->nodes[i].tag);
+			free(blk->nodes[i].value);
+			free(blk->nodes[i].kids);
+		}
+		free(blk);
 	}
-	free(b->all);
 	for (i = 0; i < b->acap; i++)
 		free(b->anchors[i].name);
 	free(b->anchors);
@@ -130,19 +141,23 @@ static ynode *node_new(builder *b, int kind)
 		bh_error_set(b->err, BH_ELIMIT, "yaml: document has more than %zu nodes", b->max_nodes);
 		return NULL;
 	}
-	if (b->nall == b->capall) {
-		size_t nc = b->capall ? b->capall * 2 : 64;
-		ynode **na = realloc(b->all, nc * sizeof *na);
-		if (!na)
+	if (!b->blocks || b->blocks->n == b->blocks->cap) {
+		size_t cap = b->blocks ? b->blocks->cap * 2 : 16;
+		node_block *blk;
+		if (cap > 1024)
+			cap = 1024;
+		blk = malloc(sizeof *blk + cap * sizeof blk->nodes[0]);
+		if (!blk)
 			goto oom;
-		b->all = na;
-		b->capall = nc;
+		blk->next = b->blocks;
+		blk->n = 0;
+		blk->cap = cap;
+		b->blocks = blk;
 	}
-	n = calloc(1, sizeof *n);
-	if (!n)
-		goto oom;
+	n = &b->blocks->nodes[b->blocks->n++];
+	memset(n, 0, sizeof *n);
 	n->kind = kind;
-	b->all[b->nall++] = n;
+	b->nall++;
 	return n;
 oom:
 	bh_error_set(b->err, BH_ENOMEM, "out of memory");
@@ -221,7 +236,8 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
 			}
-			n->value = strdup((const char *)ev.data.alias.anchor);
+			n->value = (char *)ev.data.alias.anchor; /* taken from the event */
+			ev.data.alias.anchor = NULL;
 			n->alias = anchor_get(b, n->value);
 			if (!n->alias) {
 				rc = bh_error_set(b->err, BH_EPARSE, "yaml: unknown anchor '%s' referenced", n->value);
@@ -234,14 +250,13 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
 			}
-			n->value = malloc(ev.data.scalar.length + 1);
-			if (n->value) {
-				memcpy(n->value, ev.data.scalar.value, ev.data.scalar.length);
-				n->value[ev.data.scalar.length] = '\0';
-			}
+			/* libyaml's buffers (malloc'd, NUL-terminated) are
+			 * taken from the event, not copied */
+			n->value = (char *)ev.data.scalar.value;
+			ev.data.scalar.value = NULL;
 			n->len = ev.data.scalar.length;
-			if (ev.data.scalar.tag)
-				n->tag = strdup((const char *)ev.data.scalar.tag);
+			n->tag = (char *)ev.data.scalar.tag;
+			ev.data.scalar.tag = NULL;
 			n->implicit = ev.data.scalar.plain_implicit;
 			if (ev.data.scalar.anchor && anchor_put(b, (const char *)ev.data.scalar.anchor, n))
 				rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
@@ -256,8 +271,13 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
 			}
-			if (tag)
-				n->tag = strdup((const char *)tag);
+			if (tag) {
+				n->tag = (char *)tag; /* taken from the event */
+				if (seq)
+					ev.data.sequence_start.tag = NULL;
+				else
+					ev.data.mapping_start.tag = NULL;
+			}
 			if (anchor && anchor_put(b, (const char *)anchor, n))
 				rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
 			break;
@@ -1018,8 +1038,9 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 		d.max_nodes = b.max_nodes;
 		d.max_depth = b.max_depth;
 		d.dups = dups;
-		for (size_t i = 0; dups && i < b.nall; i++)
-			b.all[i]->line += line0;
+		for (node_block *blk = dups ? b.blocks : NULL; blk; blk = blk->next)
+			for (size_t i = 0; i < blk->n; i++)
+				blk->nodes[i].line += line0;
 		if (!root) {
 			*out = json_null();
 		} else {
