@@ -107,6 +107,17 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 	return bh_buf_ok(&x->resp->body) ? n : 0;
 }
 
+/* A stream's idle tick (libcurl calls it about once a second while nothing
+ * comes): on_data(ud, NULL, 0) may stop the stream without new bytes. */
+static int on_tick(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct xfer *x = ud;
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	if (x->on_data(x->ud, NULL, 0))
+		x->stopped = 1;
+	return x->stopped;
+}
+
 static int map_curl_error(CURLcode cc, const char *errbuf, const kube_request *req, bh_error *err)
 {
 	int code;
@@ -231,6 +242,11 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+	if (on_data) {
+		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_tick);
+		curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
+	}
 	if (t->connect_to) {
 		ct = curl_slist_append(NULL, t->connect_to);
 		curl_easy_setopt(h, CURLOPT_CONNECT_TO, ct);

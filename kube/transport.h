@@ -44,7 +44,9 @@ typedef struct kube_response {
 void kube_response_free(kube_response *resp);  /* frees the members, not resp */
 void kube_response_reset(kube_response *resp); /* same, and zeroes it for reuse */
 
-/* Called with the bytes of a 2xx streaming response as they arrive.
+/* Called with the bytes of a 2xx streaming response as they arrive, and
+ * with (NULL, 0) now and then while it is idle (about once a second with
+ * libcurl), so a stream can be stopped without new bytes.
  * Return 0 to go on, non-zero to stop the stream (the call then returns 0). */
 typedef int (*kube_stream_fn)(void *ud, const char *data, size_t len);
 

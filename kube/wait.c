@@ -1,4 +1,5 @@
-/* kube/wait.c — polling waiter with Helm's kstatus semantics (see wait.h). */
+/* kube/wait.c — waiter with Helm's kstatus semantics (see wait.h): polls,
+ * and watches the last object left. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,27 @@ struct item {
 	const char *ns, *name;
 	int skip;
 	int settled; /* Current with no .status (a Service, a ConfigMap): nothing left to look at */
+	int fresh;   /* its status came from a watch that just ended: no GET this round */
+	char rv[64]; /* resourceVersion of the last look ("" when none) */
 	kube_ready st;
 };
+
+static void compute(const json_t *obj, kube_wait_mode mode, kube_ready *st)
+{
+	if (mode == KUBE_WAIT_JOBS)
+		kube_ready_compute_jobs(obj, st);
+	else if (mode == KUBE_WAIT_HOOKS)
+		kube_ready_compute_hook(obj, st);
+	else
+		kube_ready_compute(obj, st);
+}
+
+static void look(struct item *it, const json_t *obj, kube_wait_mode mode)
+{
+	const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+	snprintf(it->rv, sizeof it->rv, "%s", rv && strlen(rv) < sizeof it->rv ? rv : "");
+	compute(obj, mode, &it->st);
+}
 
 /* Kinds whose readiness is their existence (no status a controller
  * fills): once Current, looking again tells nothing. A LoadBalancer
@@ -46,12 +66,8 @@ static void poll_one(kube_client *c, struct item *it, kube_wait_mode mode, int *
 	} else if (rc) {
 		it->st.status = KUBE_STATUS_UNKNOWN;
 		snprintf(it->st.message, sizeof it->st.message, "%.255s", e.msg);
-	} else if (mode == KUBE_WAIT_JOBS) {
-		kube_ready_compute_jobs(obj, &it->st);
-	} else if (mode == KUBE_WAIT_HOOKS) {
-		kube_ready_compute_hook(obj, &it->st);
 	} else {
-		kube_ready_compute(obj, &it->st);
+		look(it, obj, mode);
 	}
 	if (obj && (mode == KUBE_WAIT_READY || mode == KUBE_WAIT_JOBS) && it->st.status == KUBE_STATUS_CURRENT)
 		it->settled = statusless(&it->r, obj);
@@ -74,6 +90,68 @@ static int all_done(const struct item *items, size_t n, kube_status want)
 			return 0;
 	}
 	return 1;
+}
+
+/* Is this status what the wait waits for (Failed ends a wait for Current)? */
+static int done(kube_status s, kube_status want)
+{
+	return s == want || (want == KUBE_STATUS_CURRENT && s == KUBE_STATUS_FAILED);
+}
+
+/* The one object the wait still waits for, when it may be watched (its
+ * last look gave a resourceVersion), else NULL. */
+static struct item *watch_candidate(struct item *items, size_t n, kube_status want)
+{
+	struct item *one = NULL;
+	if (want != KUBE_STATUS_CURRENT)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].skip || done(items[i].st.status, want))
+			continue;
+		if (one)
+			return NULL;
+		one = &items[i];
+	}
+	return one && one->rv[0] ? one : NULL;
+}
+
+struct watching {
+	struct item *it;
+	kube_wait_mode mode;
+};
+
+static int on_watch_event(void *ud, kube_watch_type type, json_t *obj)
+{
+	struct watching *w = ud;
+	if (type == KUBE_WATCH_RELIST) /* after 410 Gone: the list of (at most) our object */
+		obj = json_array_get(json_object_get(obj, "items"), 0);
+	if (type == KUBE_WATCH_DELETED || !obj) {
+		w->it->st.status = KUBE_STATUS_NOT_FOUND;
+		snprintf(w->it->st.message, sizeof w->it->st.message, "Resource not found");
+		return 0;
+	}
+	if (type == KUBE_WATCH_BOOKMARK)
+		return 0;
+	look(w->it, obj, w->mode);
+	return done(w->it->st.status, KUBE_STATUS_CURRENT);
+}
+
+/* Instead of polling it, watches the object it (one request, resumed from
+ * its last look) until it is done or left_ms passed. Returns 0, or an error
+ * (no watch permission, no stream over this transport...): then poll. */
+static int watch_item(kube_client *c, struct item *it, kube_wait_mode mode, long left_ms, bh_error *err)
+{
+	char sel[300];
+	struct watching w = {it, mode};
+	long secs = (left_ms + 999) / 1000;
+	if ((size_t)snprintf(sel, sizeof sel, "metadata.name=%s", it->name) >= sizeof sel)
+		return bh_error_set(err, BH_EINVAL, "wait: name too long to watch");
+	kube_watch_opts wo = {.resource_version = it->rv,
+			      .field_selector = sel,
+			      .timeout_seconds = secs < KUBE_WAIT_WATCH_MAX_SECONDS ? secs : KUBE_WAIT_WATCH_MAX_SECONDS,
+			      .max_seconds = secs,
+			      .max_reconnects = 2};
+	return kube_watch(c, &it->r, it->ns, &wo, on_watch_event, &w, err);
 }
 
 int kube_wait(kube_client *c, json_t *const *objs, size_t n, const kube_wait_opts *opts, bh_error *err)
@@ -113,12 +191,15 @@ int kube_wait(kube_client *c, json_t *const *objs, size_t n, const kube_wait_opt
 			items[i].skip = 1;
 	}
 	long start = kube_now_ms(), slept = 0;
-	int timed_out = 0;
+	int timed_out = 0, may_watch = c->t->ops->stream != NULL;
 	while (!rc) {
 		int fatal = 0;
-		for (size_t i = 0; i < n && !fatal; i++)
-			if (!items[i].skip && !items[i].settled)
+		struct item *one;
+		for (size_t i = 0; i < n && !fatal; i++) {
+			if (!items[i].skip && !items[i].settled && !items[i].fresh)
 				poll_one(c, &items[i], o->mode, &fatal, err);
+			items[i].fresh = 0;
+		}
 		if (fatal) {
 			rc = bh_error_prefix(err, "wait");
 			break;
@@ -131,6 +212,14 @@ int kube_wait(kube_client *c, json_t *const *objs, size_t n, const kube_wait_opt
 		if (used >= timeout) {
 			timed_out = 1;
 			break;
+		}
+		if (may_watch && (one = watch_candidate(items, n, want))) {
+			bh_error we;
+			if (watch_item(c, one, o->mode, timeout - used, &we) == 0) {
+				one->fresh = 1;
+				continue;
+			}
+			may_watch = 0; /* poll from here on */
 		}
 		long d = timeout - used < interval ? timeout - used : interval;
 		c->sleep_ms(c->hook_ud, d);

@@ -1,6 +1,8 @@
 /* kube/wait.h — waiting for objects to become ready (or to be deleted) the
- * way Helm 4's kstatus waiter does (pkg/kube/statuswait.go), by polling GETs
- * so it works over any transport, the worker's broker included. */
+ * way Helm 4's kstatus waiter does (pkg/kube/statuswait.go), by polling
+ * GETs; the last object left to wait for is watched instead when the
+ * transport streams (the worker's broker does), so its readiness is seen
+ * when it happens, in one request. */
 #ifndef BH_KUBE_WAIT_H
 #define BH_KUBE_WAIT_H
 
@@ -19,6 +21,7 @@ typedef enum kube_wait_mode {
 
 #define KUBE_WAIT_DEFAULT_TIMEOUT_MS 30000 /* Helm's DefaultStatusWatcherTimeout */
 #define KUBE_WAIT_DEFAULT_INTERVAL_MS 1000
+#define KUBE_WAIT_WATCH_MAX_SECONDS 60 /* timeoutSeconds of one watch request */
 
 typedef struct kube_wait_opts {
 	kube_wait_mode mode;

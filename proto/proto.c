@@ -18,6 +18,8 @@ const char *proto_type_name(uint32_t type)
 	case PROTO_SECCOMP: return "SECCOMP";
 	case PROTO_FETCH: return "FETCH";
 	case PROTO_FETCH_RESULT: return "FETCH_RESULT";
+	case PROTO_KUBE_STREAM: return "KUBE_STREAM";
+	case PROTO_KUBE_CANCEL: return "KUBE_CANCEL";
 	}
 	return "UNKNOWN";
 }

@@ -20,12 +20,15 @@ enum proto_type {
 	PROTO_JOB = 1,           /* str job JSON; carries the chart artifact fd */
 	PROTO_KUBE_RESPONSE = 2, /* u32 status, str body; id = request id */
 	PROTO_FETCH = 3,         /* to bulkhead-fetcher: request JSON (proto/fetch.h) */
+	PROTO_KUBE_STREAM = 4,   /* bytes of a watch's stream as they come; id = request id;
+				    its KUBE_RESPONSE (status, "") ends the stream */
 	/* worker -> supervisor */
 	PROTO_KUBE_REQUEST = 16, /* str method, str path, u32 n, n x (str name, str value), str body */
 	PROTO_LOG = 17,          /* str message */
 	PROTO_RESULT = 18,       /* str result JSON (see proto_result) */
 	PROTO_SECCOMP = 19,      /* u32 syscall number, u32 audit arch (from the SIGSYS handler) */
 	PROTO_FETCH_RESULT = 20, /* from bulkhead-fetcher: result JSON (proto/fetch.h), artifact fd */
+	PROTO_KUBE_CANCEL = 21,  /* empty; id = the watch request to stop (its late frames are dropped) */
 };
 
 /* Limits of the supervisor's decoders. */

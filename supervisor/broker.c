@@ -10,6 +10,7 @@
 #include "lib/gostrconv.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/audit.h"
+#include "supervisor/broker_watch.h"
 #include "supervisor/forward.h"
 #include "supervisor/log.h"
 
@@ -21,15 +22,17 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err);
 static int on_log(sv_job *j, ipc_msg *m, bh_error *err);
 static int on_result(sv_job *j, ipc_msg *m, bh_error *err);
 static int on_seccomp(sv_job *j, ipc_msg *m, bh_error *err);
+static int on_kube_cancel(sv_job *j, ipc_msg *m, bh_error *err);
 
 /* ---------------------------------------------------------------------------
  * The whole attack surface: what a worker may send, and under which policy.
  *   ONCE    - at most one such message per job (a second is a violation)
  *   BROKER  - Kubernetes request: only Content-Type/Accept headers (never an
  *             identity), reads only in the job's namespaces (but for one
- *             named non-Secret object, read as the tenant), no watches,
- *             no proxy/exec/attach/portforward; at most 4 in flight;
- *             forwarded as the tenant's ServiceAccount, audited
+ *             named non-Secret object, read as the tenant), watches only
+ *             of one named non-Secret object for at most 60 s (one at a
+ *             time), no proxy/exec/attach/portforward; at most 4 in
+ *             flight; forwarded as the tenant's ServiceAccount, audited
  * Any other type, a payload over `max`, or a payload that does not decode
  * ends the worker as a protocol violation.
  * ------------------------------------------------------------------------- */
@@ -44,6 +47,7 @@ static const struct rule {
 	{PROTO_LOG, on_log, P_ANY, PROTO_MAX_LOG + 4},
 	{PROTO_RESULT, on_result, P_ONCE, PROTO_MAX_RESULT + 4},
 	{PROTO_SECCOMP, on_seccomp, P_ONCE, 8},
+	{PROTO_KUBE_CANCEL, on_kube_cancel, P_ANY, 0},
 };
 
 static int job_audit_write(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
@@ -208,6 +212,83 @@ static int own_ns(const sv_job *j, const char *ns)
 	       (j->storage_ns && strcmp(ns, j->storage_ns) == 0);
 }
 
+/* Decodes a query value in place (%XX and '+'); -1 on a bad escape or a
+ * control character. */
+static int query_decode(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		int c = (unsigned char)*r;
+		if (c == '+') {
+			c = ' ';
+		} else if (c == '%') {
+			int hi = go_unhex((unsigned char)r[1]), lo = hi < 0 ? -1 : go_unhex((unsigned char)r[2]);
+			if (lo < 0)
+				return -1;
+			c = hi << 4 | lo;
+			r += 2;
+		}
+		if (c < 0x20 || c == 0x7f)
+			return -1;
+		*w++ = (char)c;
+	}
+	*w = '\0';
+	return 0;
+}
+
+/* A worker's watch (kube/wait.h watches the last object it waits for):
+ * GET of a namespaced collection that is not Secrets, bounded to one object
+ * by fieldSelector=metadata.name=NAME, with timeoutSeconds of 1..60 and no
+ * other parameter than resourceVersion and allowWatchBookmarks. It goes as
+ * the tenant (in the job's namespaces without one), as a GET would. */
+static int check_watch(const sv_job *j, const proto_kube_request *r, const api_path *ap, bh_error *err)
+{
+	char q[PROTO_MAX_PATH + 1], *save = NULL;
+	int named = 0, timeout = 0;
+	if (strcmp(r->method, "GET") != 0 || ap->discovery || !ap->namespaced || !ap->collection || ap->subresource[0] ||
+	    !strcmp(ap->resource, "secrets"))
+		return bh_error_set(err, BH_EDENIED, "a worker may only watch one named object of a namespaced kind other than Secrets");
+	if (!j->identity && !own_ns(j, ap->ns))
+		return bh_error_set(err, BH_EDENIED, "namespace %s is not one of the job's namespaces", ap->ns);
+	snprintf(q, sizeof q, "%s", strchr(r->path, '?') + 1);
+	for (char *p = strtok_r(q, "&", &save); p; p = strtok_r(NULL, "&", &save)) {
+		char *v = strchr(p, '=');
+		long n;
+		if (v)
+			*v++ = '\0';
+		if (!v || query_decode(v) < 0)
+			return bh_error_set(err, BH_EDENIED, "watch parameter %.60s has no valid value", p);
+		if (!strcmp(p, "watch") || !strcmp(p, "allowWatchBookmarks")) {
+			if (strcmp(v, "1") != 0 && strcmp(v, "true") != 0)
+				return bh_error_set(err, BH_EDENIED, "watch parameter %s=%.60s", p, v);
+		} else if (!strcmp(p, "fieldSelector")) {
+			if (strncmp(v, "metadata.name=", 14) != 0 || !v[14] || strpbrk(v + 14, ",=!"))
+				return bh_error_set(err, BH_EDENIED, "a worker's watch is of one object: fieldSelector=metadata.name=NAME");
+			named = 1;
+		} else if (!strcmp(p, "timeoutSeconds")) {
+			char *end;
+			n = strtol(v, &end, 10);
+			if (*end || end == v || n < 1 || n > BROKER_MAX_WATCH_SECONDS)
+				return bh_error_set(err, BH_EDENIED, "a worker's watch needs timeoutSeconds of 1 to %d",
+						    BROKER_MAX_WATCH_SECONDS);
+			timeout = 1;
+		} else if (strcmp(p, "resourceVersion") != 0) {
+			return bh_error_set(err, BH_EDENIED, "watch parameter %.60s is not allowed to workers", p);
+		}
+	}
+	if (!named)
+		return bh_error_set(err, BH_EDENIED, "a worker's watch is of one object: fieldSelector=metadata.name=NAME");
+	if (!timeout)
+		return bh_error_set(err, BH_EDENIED, "a worker's watch needs timeoutSeconds of 1 to %d", BROKER_MAX_WATCH_SECONDS);
+	return 0;
+}
+
+int broker_is_watch(const char *path)
+{
+	const char *q = strchr(path, '?');
+	return q && has_param(q + 1, "watch");
+}
+
 int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error *err)
 {
 	api_path ap;
@@ -220,10 +301,10 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 		if (strcasecmp(h, "Content-Type") != 0 && strcasecmp(h, "Accept") != 0)
 			return bh_error_set(err, BH_EDENIED, "header %s is not allowed", h);
 	}
-	if ((q = strchr(r->path, '?')) && has_param(q + 1, "watch"))
-		return bh_error_set(err, BH_EDENIED, "watch requests are not available to workers");
 	if ((rc = parse_path(r->path, &ap, err)) < 0)
 		return rc;
+	if ((q = strchr(r->path, '?')) && has_param(q + 1, "watch"))
+		return check_watch(j, r, &ap, err);
 	if (!strcmp(ap.subresource, "proxy") || !strcmp(ap.subresource, "exec") || !strcmp(ap.subresource, "attach") ||
 	    !strcmp(ap.subresource, "portforward"))
 		return bh_error_set(err, BH_EDENIED, "the %s subresource reaches into the cluster's network and is not available to workers",
@@ -273,6 +354,8 @@ const char *broker_verb(const char *method, const char *path)
 		return "patch";
 	if (parse_path(path, &ap, NULL) < 0)
 		return strcmp(method, "GET") == 0 ? "get" : "delete";
+	if (strcmp(method, "GET") == 0 && broker_is_watch(path))
+		return "watch";
 	if (strcmp(method, "DELETE") == 0)
 		return ap.collection ? "deletecollection" : "delete";
 	return ap.collection || ap.discovery ? "list" : "get";
@@ -327,10 +410,13 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		proto_kube_request_free(&r);
 		return rc;
 	}
-	if (j->inflight >= BROKER_MAX_INFLIGHT) {
+	if (j->inflight >= BROKER_MAX_INFLIGHT || (broker_is_watch(r.path) && bwatch_count(j->serial))) {
 		char msg[200];
-		snprintf(msg, sizeof msg, "bulkhead broker: at most %d requests of a worker are forwarded at a time",
-			 BROKER_MAX_INFLIGHT);
+		if (j->inflight >= BROKER_MAX_INFLIGHT)
+			snprintf(msg, sizeof msg, "bulkhead broker: at most %d requests of a worker are forwarded at a time",
+				 BROKER_MAX_INFLIGHT);
+		else
+			snprintf(msg, sizeof msg, "bulkhead broker: one watch of a worker at a time");
 		if ((rc = job_audit(j, "refused", id, verb, r.path, 429, msg, err)) == 0)
 			rc = respond_status(j, m->hdr.id, 429, "TooManyRequests", msg, err);
 		proto_kube_request_free(&r);
@@ -366,7 +452,10 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		f->cluster = j->cluster ? strdup(j->cluster) : NULL;
 	}
 	j->inflight++;
-	fwd_submit(f);
+	if (broker_is_watch(r.path))
+		bwatch_submit(f);
+	else
+		fwd_submit(f);
 	return 0;
 }
 
@@ -398,6 +487,13 @@ int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
 		if (j && !j->audit_error[0])
 			snprintf(j->audit_error, sizeof j->audit_error, "%.590s", f->audit_error);
 		return bh_error_set(err, BH_EIO, "%.500s", f->audit_error);
+	}
+	if (f->piece) { /* of a watch's stream */
+		if (!j || j->sock < 0) {
+			bwatch_cancel(f->serial, f->id);
+			return 0;
+		}
+		return ipc_outq_push(&j->oq, PROTO_KUBE_STREAM, f->id, f->body.data, f->body.len, -1, err);
 	}
 	if (!j)
 		return 0; /* the worker is gone */
@@ -435,6 +531,13 @@ static int on_result(sv_job *j, ipc_msg *m, bh_error *err)
 	    (rc = proto_result_decode(s, n, &j->result, err)) < 0)
 		return rc;
 	j->has_result = 1;
+	return 0;
+}
+
+static int on_kube_cancel(sv_job *j, ipc_msg *m, bh_error *err)
+{
+	(void)err;
+	bwatch_cancel(j->serial, m->hdr.id);
 	return 0;
 }
 

@@ -39,8 +39,13 @@ int broker_answer(sv_job *j, struct fwd_req *f, bh_error *err);
  * forwarded, else BH_EDENIED with the reason in err. */
 int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error *err);
 
-/* "get", "list", "create", "update", "patch", "delete" from method + path. */
+/* The longest watch a worker may ask for (timeoutSeconds). */
+#define BROKER_MAX_WATCH_SECONDS 60
+
+/* "get", "list", "watch", "create", "update", "patch", "delete" from method + path. */
 const char *broker_verb(const char *method, const char *path);
+/* Does path ask for a watch (a watch parameter in its query)? */
+int broker_is_watch(const char *path);
 /* Is path an API discovery path (/api, /apis, /apis/GROUP/VERSION, ...)? */
 int broker_is_discovery(const char *path);
 

@@ -92,7 +92,6 @@ static void *fwd_main(void *arg)
 	for (;;) {
 		fwd_req *f;
 		bh_error e;
-		int first;
 		pthread_mutex_lock(&mu);
 		while (!in_head) {
 			struct timespec ts;
@@ -152,19 +151,29 @@ static void *fwd_main(void *arg)
 			}
 		}
 	done:
-		pthread_mutex_lock(&mu);
-		first = !done_head;
-		f->next = done_head;
-		done_head = f;
-		pthread_mutex_unlock(&mu);
-		/* one byte per batch: the main loop drains the pipe before it
-		 * takes the answers, so a byte is needed only when the list
-		 * was empty */
-		if (first && write(wake, "f", 1) < 0) {
-			/* the main loop also polls on a timer */
-		}
+		fwd_done(f);
 	}
 	return NULL;
+}
+
+void fwd_done(fwd_req *f)
+{
+	int first;
+	pthread_mutex_lock(&mu);
+	first = !done_head;
+	f->next = done_head;
+	done_head = f;
+	pthread_mutex_unlock(&mu);
+	/* one byte per batch: the main loop drains the pipe before it takes
+	 * the answers, so a byte is needed only when the list was empty */
+	if (first && write(wake, "f", 1) < 0) {
+		/* the main loop also polls on a timer */
+	}
+}
+
+const kube_config *fwd_config(void)
+{
+	return fwd_cfg;
 }
 
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)

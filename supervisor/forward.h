@@ -28,6 +28,7 @@ typedef struct fwd_req {
 	char error[512];
 	char audit_error[512];    /* the intent or outcome record failed: not sent, or the answer withheld */
 	double ms;
+	int piece;                /* bytes of a watch's stream (broker_watch.h): more follow */
 	struct fwd_req *next;
 } fwd_req;
 
@@ -40,5 +41,9 @@ void fwd_submit(fwd_req *r);
 /* Takes every answered request (a list linked by next; caller frees each). */
 fwd_req *fwd_take_done(void);
 void fwd_req_free(fwd_req *r);
+/* Hands an answered request (or a piece of a stream) to the main loop. */
+void fwd_done(fwd_req *r);
+/* The API server's configuration the threads were started with. */
+const kube_config *fwd_config(void);
 
 #endif

@@ -71,10 +71,33 @@ START_TEST(test_policy)
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "Authorization", NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "X-Remote-User", NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods", "Content-Type", NULL), 0);
-	/* watches and path tricks */
+	/* watches: one named non-Secret object, at most 60 s, as the tenant */
+	ck_assert_int_eq(check(&j, "GET", "/apis/apps/v1/namespaces/team-b/deployments?watch=1&allowWatchBookmarks=true"
+				       "&timeoutSeconds=60&resourceVersion=42&fieldSelector=metadata.name%3Dweb", NULL, why), 0);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=true&timeoutSeconds=1&fieldSelector=metadata.name=p",
+			       NULL, NULL), 0);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1", NULL, why), BH_EDENIED);
+	ck_assert(strstr(why, "fieldSelector=metadata.name=NAME") != NULL);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?a=1&watch", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1&fieldSelector=metadata.name%3Dp", NULL, why),
+			 BH_EDENIED);
+	ck_assert(strstr(why, "timeoutSeconds of 1 to 60") != NULL);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1&timeoutSeconds=61&fieldSelector=metadata.name%3Dp",
+			       NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1&timeoutSeconds=0&fieldSelector=metadata.name%3Dp",
+			       NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1&timeoutSeconds=9&fieldSelector=metadata.name%3Dp"
+				       "%2Cmetadata.name%21%3Dq", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watch=1&timeoutSeconds=9&fieldSelector=metadata.name%3Dp"
+				       "&labelSelector=a", NULL, why), BH_EDENIED);
+	ck_assert(strstr(why, "labelSelector is not allowed") != NULL);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/secrets?watch=1&timeoutSeconds=9&fieldSelector=metadata.name%3Dp",
+			       NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/pods?watch=1&timeoutSeconds=9&fieldSelector=metadata.name%3Dp", NULL, NULL),
+			 BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods/p?watch=1&timeoutSeconds=9", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/pods?watched=1", NULL, NULL), 0);
+	/* path tricks */
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a/../../team-b/secrets", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a//secrets", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team%2Db/secrets", NULL, NULL), BH_EDENIED);
@@ -118,6 +141,10 @@ START_TEST(test_policy)
 	/* and so do reads */
 	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-b/configmaps/x", NULL, NULL), BH_EDENIED);
 	ck_assert_int_eq(check(&j, "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/web", NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-b/pods?watch=1&timeoutSeconds=9&fieldSelector=metadata.name%3Dp",
+			       NULL, NULL), BH_EDENIED);
+	ck_assert_int_eq(check(&j, "GET", "/api/v1/namespaces/team-a-apps/pods?watch=1&timeoutSeconds=9&fieldSelector=metadata.name%3Dp",
+			       NULL, NULL), 0);
 }
 END_TEST
 
@@ -126,6 +153,7 @@ START_TEST(test_verbs)
 	ck_assert_str_eq(broker_verb("GET", "/api/v1/namespaces/a/secrets?x=1"), "list");
 	ck_assert_str_eq(broker_verb("GET", "/api/v1/namespaces/a/secrets/s"), "get");
 	ck_assert_str_eq(broker_verb("GET", "/apis/apps/v1/deployments"), "list");
+	ck_assert_str_eq(broker_verb("GET", "/apis/apps/v1/namespaces/a/deployments?watch=1"), "watch");
 	ck_assert_str_eq(broker_verb("POST", "/api/v1/namespaces/a/secrets"), "create");
 	ck_assert_str_eq(broker_verb("PUT", "/api/v1/namespaces/a/secrets/s"), "update");
 	ck_assert_str_eq(broker_verb("PATCH", "/api/v1/namespaces/a/secrets/s"), "patch");

@@ -1286,6 +1286,61 @@ START_TEST(test_wait)
 }
 END_TEST
 
+/* The last object left is watched from its last look, not polled. */
+#define DEP_RV(rv, status)                                                                                    \
+	"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\",\"resourceVersion\":\"" rv \
+	"\"},\"spec\":{\"replicas\":1},\"status\":" status "}"
+#define READY_STATUS                                                                                           \
+	"{\"replicas\":1,\"updatedReplicas\":1,\"readyReplicas\":1,\"availableReplicas\":1,\"conditions\":[{"      \
+	"\"type\":\"Available\",\"status\":\"True\"}]}"
+#define WEV(type, obj) "{\"type\":\"" type "\",\"object\":" obj "}\n"
+
+START_TEST(test_wait_watch)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	json_t *obj = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "apps/v1", "kind", "Deployment", "metadata", "name",
+				"web", "namespace", "ns");
+	bh_error e = {0};
+	kube_wait_opts wo = {.mode = KUBE_WAIT_READY, .timeout_ms = 90000};
+	add("GET /apis/apps/v1", 200, apps_disc);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
+	add("GET /apis/apps/v1/namespaces/ns/deployments?watch=1&allowWatchBookmarks=true&timeoutSeconds=60&resourceVersion=5"
+	    "&fieldSelector=metadata.name%3Dweb",
+	    200,
+	    WEV("BOOKMARK", "{\"kind\":\"Deployment\",\"metadata\":{\"resourceVersion\":\"6\"}}")
+	    WEV("MODIFIED", DEP_RV("7", "{\"replicas\":1}")) WEV("MODIFIED", DEP_RV("8", READY_STATUS))
+	    WEV("MODIFIED", DEP_RV("9", "{}")));
+	ck_assert_msg(kube_wait(c, &obj, 1, &wo, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(F.pos, F.n); /* one watch, stopped at the first ready look */
+	ck_assert_int_eq(F.nslept, 0);
+
+	/* 410 Gone: the object is listed again, and that look is the answer */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
+	add("GET /apis/apps/v1/namespaces/ns/deployments?watch=1", 200,
+	    WEV("ERROR", "{\"kind\":\"Status\",\"code\":410,\"message\":\"too old resource version\"}"));
+	add("GET /apis/apps/v1/namespaces/ns/deployments?fieldSelector=metadata.name%3Dweb", 200,
+	    "{\"kind\":\"DeploymentList\",\"metadata\":{\"resourceVersion\":\"20\"},\"items\":[" DEP_RV("19", READY_STATUS) "]}");
+	ck_assert_msg(kube_wait(c, &obj, 1, &wo, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(F.pos, F.n);
+
+	/* a refused watch (no permission to watch, an older broker): polling */
+	fake_reset();
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
+	add("GET /apis/apps/v1/namespaces/ns/deployments?watch=1", 403, "{\"message\":\"no\",\"reason\":\"Forbidden\"}");
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
+	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("8", READY_STATUS));
+	ck_assert_msg(kube_wait(c, &obj, 1, &wo, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(F.pos, F.n);
+	ck_assert_int_eq(F.nslept, 2);
+	json_decref(obj);
+	kube_client_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube");
@@ -1315,6 +1370,7 @@ int main(void)
 	tc = tcase_create("ready");
 	tcase_add_test(tc, test_ready_rules);
 	tcase_add_test(tc, test_wait);
+	tcase_add_test(tc, test_wait_watch);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
