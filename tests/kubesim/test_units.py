@@ -440,6 +440,29 @@ class History(unittest.TestCase):
             self.assertEqual([e.type for e in evs], ["DELETED"])
             self.assertEqual(evs[0].obj["metadata"]["resourceVersion"], str(s.rv))
 
+    def test_label_index(self):
+        """list_selected (the label index) finds what a filter over list() finds,
+        in the same order, through label changes and removals."""
+        import random
+        rnd = random.Random(3)
+        s = Store()
+        sels = ["a=1", "a=1,b=2", "b=2,a!=1", "a in (1,2)", "c=3,a=1", "", "a=9", "b==2"]
+        with s.lock:
+            for i in range(300):
+                ns, name = rnd.choice(["x", "y", ""]), "o%d" % rnd.randint(0, 30)
+                if rnd.random() < 0.2:
+                    s.remove("", "secrets", ns, name)
+                else:
+                    labels = {k: rnd.choice(["1", "2", "3"]) for k in ("a", "b", "c") if rnd.random() < 0.6}
+                    s.put("", "secrets", {"metadata": {"name": name, "namespace": ns, "labels": labels}}, "ADDED")
+                for sel in sels:
+                    lsel = parse_label_selector(sel)
+                    for scope in ("x", "y", None):
+                        want = [o for o in s.list("", "secrets", scope)
+                                if labels_match(lsel, o["metadata"].get("labels"))]
+                        got = [o for o in s.list_selected("", "secrets", scope, lsel)
+                               if labels_match(lsel, o["metadata"].get("labels"))]
+                        self.assertEqual(got, want, (i, sel, scope))
 
 if __name__ == "__main__":
     unittest.main()

@@ -329,7 +329,7 @@ class Api:
             scope = ns if res.namespaced and ns else None
             if at is None:
                 at = self.store.rv
-                objs = self.store.list(res.group, res.resource, scope)
+                objs = self.store.list_selected(res.group, res.resource, scope, lsel)
             else:
                 objs = self.store.list_at(res.group, res.resource, scope, at)
             items = []

@@ -414,7 +414,7 @@ class Controllers(WorkloadControllers, Kubelet):
         """The Endpoints of one selector Service."""
         ready, not_ready = [], []
         pods = {}
-        for p in self.store.list("", "pods", ns):
+        for p in self.store.list_selected("", "pods", ns, [(k, "=", [v]) for k, v in sel.items()]):
             labels = p["metadata"].get("labels") or {}
             ip = get_path(p, "status", "podIP")
             if not ip or p["metadata"].get("deletionTimestamp") or any(labels.get(k) != v for k, v in sel.items()):

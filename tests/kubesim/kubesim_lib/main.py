@@ -128,6 +128,8 @@ def main(argv=None):
     cpu_path = os.environ.get("KUBESIM_CPUSTATS")
     if cpu_path:
         srv.RequestHandlerClass.cpustats = ctrl.cpustats = True
+        from .profiling import cpu_gc
+        cpu_gc()
     ctrl.start()
     write_atomic(os.path.join(d, "port"), "%d\n" % o.port, 0o644)
     write_atomic(os.path.join(d, "url"), url + "\n", 0o644)

@@ -85,6 +85,21 @@ def cpu_add(cat, secs):
         c[1] += 1
 
 
+def cpu_gc():
+    """Also count the cyclic garbage collector's CPU (by generation)."""
+    import gc
+    start = {}
+
+    def cb(phase, info):
+        if phase == "start":
+            start[threading.get_ident()] = time.thread_time()
+        else:
+            t0 = start.pop(threading.get_ident(), None)
+            if t0 is not None:
+                cpu_add("gc generation %d" % info["generation"], time.thread_time() - t0)
+    gc.callbacks.append(cb)
+
+
 def cpu_dump(path):
     import json
     with _cpu_lock:

@@ -219,9 +219,12 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
             e["ms"] = int((time.monotonic() - self._t0) * 1000)
             self.sim.admin.record(e)
             self._logged = True
-        self.end_headers()
+        # the head and the body in one write (one TLS record, one segment), not two
+        self._headers_buffer.append(b"\r\n")
         if self.command != "HEAD":
-            self.wfile.write(data)
+            self._headers_buffer.append(data)
+        out, self._headers_buffer = b"".join(self._headers_buffer), []
+        self.wfile.write(out)
         self._status = code
 
     def _error(self, e):

@@ -30,6 +30,7 @@ class Store:
         self.by_ns = {}  # (group, resource) -> {ns: {name: obj}} (the same objects)
         self.order = {}  # (group, resource[, ns]) -> sorted keys, until a key comes or goes
         self.ns_writes = {}  # (group, resource, ns) -> writes so far (see ns_version)
+        self.by_label = {}  # (group, resource, label, value) -> {(ns, name): None} (list_selected)
         self.events = []  # ordered by rv
         self.event_rvs = []
         self.compacted = 0  # highest resourceVersion no longer in history
@@ -60,6 +61,41 @@ class Store:
         if names is None:
             names = self.order[ck] = sorted(objs)
         return [objs[n] for n in names]
+
+    def list_selected(self, group, resource, ns, lsel):
+        """list(), or fewer objects (in the same order) among which are all
+        that label selector lsel (parse_label_selector's requirements)
+        matches: those carrying the label of its rarest `key=value`
+        requirement (the label index), without a look at every object."""
+        best = None
+        for key, op, vals in lsel:
+            if op == "=" and type(vals[0]) is str:
+                c = self.by_label.get((group, resource, key, vals[0]))
+                if c is None:
+                    return []
+                if best is None or len(c) < len(best):
+                    best = c
+        if best is None:
+            return self.list(group, resource, ns)
+        objs = self.data.get((group, resource), {})
+        return [objs[k] for k in sorted(best) if ns is None or k[0] == ns]
+
+    def _index_labels(self, group, resource, key, old, new):
+        ol = (old["metadata"].get("labels") or {}) if old is not None else {}
+        nl = (new["metadata"].get("labels") or {}) if new is not None else {}
+        if ol == nl:
+            return
+        for k, v in ol.items():
+            if nl.get(k) != v:
+                ik = (group, resource, k, v)
+                names = self.by_label.get(ik)
+                if names is not None:
+                    names.pop(key, None)
+                    if not names:
+                        del self.by_label[ik]
+        for k, v in nl.items():
+            if ol.get(k) != v:
+                self.by_label.setdefault((group, resource, k, v), {})[key] = None
 
     def list_at(self, group, resource, ns, rv):
         """Objects of group/resource as they were at resourceVersion rv (from the
@@ -114,6 +150,7 @@ class Store:
         self._count(group, resource, ns)
         if old is None:
             self._keys_changed(group, resource, ns)
+        self._index_labels(group, resource, key, old, obj)
         self._record(Event(rv, group, resource, ns, event_type, obj, old))
         if self.listener is not None:
             self.listener(group, resource, ns, key[1], old, obj)
@@ -130,6 +167,7 @@ class Store:
             del self.by_ns[(group, resource)][ns or ""]
         self._keys_changed(group, resource, ns or "")
         self._count(group, resource, ns or "")
+        self._index_labels(group, resource, (ns or "", name), old, None)
         rv = self.next_rv()
         final = dcopy(old)
         final["metadata"]["resourceVersion"] = str(rv)
@@ -148,6 +186,8 @@ class Store:
 
     def drop_resource(self, group, resource):
         self.data.pop((group, resource), None)
+        for k in [k for k in self.by_label if k[:2] == (group, resource)]:
+            del self.by_label[k]
         for ns in self.by_ns.pop((group, resource), {}):
             self.order.pop((group, resource, ns), None)
             self._count(group, resource, ns)
@@ -212,6 +252,7 @@ class Store:
             for k in self.ns_writes:  # every namespace's objects are gone
                 self.ns_writes[k] += 1
             self.by_ns = {}
+            self.by_label = {}
             self.order = {}
             self.compacted = self.rv
             self.events = []
