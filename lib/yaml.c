@@ -1201,8 +1201,10 @@ static int parse_values(const char *text, size_t len, const yaml_limits *lim, js
 	for (;;) {
 		size_t eol = pos, doc_end;
 		int at_eof, is_sep = 0;
-		while (eol < len && text[eol] != '\n')
-			eol++;
+		if (pos < len) {
+			const char *nl = memchr(text + pos, '\n', len - pos);
+			eol = nl ? (size_t)(nl - text) : len;
+		}
 		at_eof = pos >= len;
 		if (!at_eof && len - pos >= 3 && memcmp(text + pos, "---", 3) == 0) {
 			size_t t = pos + 3, e = eol < len ? eol + 1 : eol;
