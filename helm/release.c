@@ -363,6 +363,156 @@ char *release_encode_text_new(const char *json, size_t len, bh_error *err)
 	return s;
 }
 
+/* ---- records compressed in pieces (release_gzkeep) -------------------------- */
+#define GZKEEP_N 2 /* an upgrade writes the new record, the old one superseded, the new one again */
+
+struct release_gzkeep {
+	struct gzpiece {
+		char *text; /* the piece's JSON text (NULL: empty slot) */
+		size_t len;
+		bh_buf z;   /* raw deflate, sync-flushed: byte aligned, not final */
+		uLong crc;
+	} e[GZKEEP_N];
+	int next;
+};
+
+release_gzkeep *release_gzkeep_new(void)
+{
+	return calloc(1, sizeof(release_gzkeep));
+}
+
+void release_gzkeep_free(release_gzkeep *k)
+{
+	if (!k)
+		return;
+	for (int i = 0; i < GZKEEP_N; i++) {
+		free(k->e[i].text);
+		bh_buf_free(&k->e[i].z);
+	}
+	free(k);
+}
+
+/* Appends the raw deflate of p[0..n) to out: ended by a sync flush (byte
+ * aligned, more blocks may follow) or, when last, by the final block. */
+static int deflate_piece(const char *p, size_t n, int last, bh_buf *out)
+{
+	z_stream z;
+	unsigned char chunk[16384];
+	int rc;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, RELEASE_GZIP_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	z.next_in = (unsigned char *)p;
+	z.avail_in = (uInt)n;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof chunk;
+		rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+		bh_buf_put(out, chunk, sizeof chunk - z.avail_out);
+	} while (last ? rc == Z_OK : rc == Z_OK && z.avail_out == 0);
+	deflateEnd(&z);
+	return (last ? rc == Z_STREAM_END : rc == Z_OK) && bh_buf_ok(out) ? 0 : -1;
+}
+
+/* Where the record's chart begins and its hooks (or version) begin: the
+ * top-level members of release_marshal's compact text. 0 when not found. */
+static void record_split(const char *s, size_t n, size_t *a, size_t *b)
+{
+	int depth = 0, str = 0;
+	*a = *b = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				str = 0;
+		} else if (c == '"') {
+			str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		} else if (c == ',' && depth == 1) {
+			const char *k = s + i + 1;
+			size_t left = n - i - 1;
+			if (!*a && left > 8 && !memcmp(k, "\"chart\":", 8)) {
+				*a = i;
+			} else if (*a && ((left > 8 && !memcmp(k, "\"hooks\":", 8)) || (left > 10 && !memcmp(k, "\"version\":", 10)))) {
+				*b = i;
+				return;
+			}
+		}
+	}
+}
+
+/* The gzip member of json in three raw deflate pieces: name and info |
+ * chart, config, manifest | hooks to the end. The middle one, nearly all
+ * of a record and the same in each write of one release, comes from k
+ * when k compressed it before. gunzip reads the pieces as one stream. */
+static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *out)
+{
+	static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}; /* as bh_gzip: Go's */
+	size_t a, b;
+	struct gzpiece *m = NULL;
+	unsigned char tail[8];
+	uLong crc;
+	record_split(json, len, &a, &b);
+	if (!a || !b)
+		return bh_gzip(json, len, RELEASE_GZIP_LEVEL, out, NULL);
+	for (int i = 0; i < GZKEEP_N && !m; i++)
+		if (k->e[i].text && k->e[i].len == b - a && !memcmp(k->e[i].text, json + a, b - a))
+			m = &k->e[i];
+	if (!m) {
+		m = &k->e[k->next];
+		k->next = (k->next + 1) % GZKEEP_N;
+		free(m->text);
+		bh_buf_reset(&m->z);
+		if (!(m->text = malloc(b - a))) {
+			m->len = 0;
+			return -1;
+		}
+		memcpy(m->text, json + a, b - a);
+		m->len = b - a;
+		m->crc = crc32(0, (const Bytef *)json + a, (uInt)(b - a));
+		if (deflate_piece(json + a, b - a, 0, &m->z) < 0) {
+			free(m->text);
+			m->text = NULL;
+			return -1;
+		}
+	}
+	bh_buf_put(out, head, sizeof head);
+	if (deflate_piece(json, a, 0, out) < 0)
+		return -1;
+	bh_buf_put(out, m->z.data, m->z.len);
+	if (deflate_piece(json + b, len - b, 1, out) < 0)
+		return -1;
+	crc = crc32(0, (const Bytef *)json, (uInt)a);
+	crc = crc32_combine(crc, m->crc, (z_off_t)(b - a));
+	crc = crc32_combine(crc, crc32(0, (const Bytef *)json + b, (uInt)(len - b)), (z_off_t)(len - b));
+	for (int i = 0; i < 4; i++) {
+		tail[i] = (unsigned char)(crc >> (8 * i));
+		tail[4 + i] = (unsigned char)((uint32_t)len >> (8 * i));
+	}
+	bh_buf_put(out, tail, sizeof tail);
+	return bh_buf_ok(out) ? 0 : -1;
+}
+
+char *release_encode_text_keep_new(release_gzkeep *k, const char *json, size_t len, bh_error *err)
+{
+	bh_buf gz = BH_BUF_INIT;
+	char *s = NULL;
+	if (!k)
+		return release_encode_text_new(json, len, err);
+	if (gzip_kept(k, json, len, &gz) < 0) {
+		bh_error_set(err, BH_EIO, "gzip: compressing the release failed");
+	} else if (!(s = release_base64_new((unsigned char *)gz.data, gz.len))) {
+		bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
+	}
+	bh_buf_free(&gz);
+	return s;
+}
+
 char *release_encode_new(const json_t *rel, bh_error *err)
 {
 	bh_buf js = BH_BUF_INIT;
@@ -429,6 +579,12 @@ json_t *release_secret_new(const json_t *rel, long long created_unix, bh_error *
 
 json_t *release_secret_text_new(const json_t *rel, const char *json, size_t len, long long created_unix, bh_error *err)
 {
+	return release_secret_keep_new(rel, json, len, created_unix, NULL, err);
+}
+
+json_t *release_secret_keep_new(const json_t *rel, const char *json, size_t len, long long created_unix,
+				release_gzkeep *keep, bh_error *err)
+{
 	const char *name = json_string_value(json_object_get(rel, "name"));
 	const char *ns = json_string_value(json_object_get(rel, "namespace"));
 	const char *status = json_string_value(json_object_get(json_object_get(rel, "info"), "status"));
@@ -439,7 +595,7 @@ json_t *release_secret_text_new(const json_t *rel, const char *json, size_t len,
 		bh_error_set(err, BH_EINVAL, "release needs a name, a status and a positive version");
 		return NULL;
 	}
-	if (!(enc = release_encode_text_new(json, len, err)))
+	if (!(enc = release_encode_text_keep_new(keep, json, len, err)))
 		return NULL;
 	enc2 = release_base64_new((unsigned char *)enc, strlen(enc));
 	sname = release_secret_name_new(name, version);

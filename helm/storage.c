@@ -138,6 +138,7 @@ static struct {
 	json_t *hist; /* NULL: not read yet (or dropped) */
 	struct memo_text *text;
 	size_t ntext;
+	release_gzkeep *gz; /* the records' compressed charts and manifests */
 } memo;
 
 static void memo_text_drop(int version)
@@ -163,8 +164,10 @@ static void memo_drop(void)
 void storage_memo(kube_client *kc)
 {
 	memo_drop();
+	release_gzkeep_free(memo.gz);
 	memset(&memo, 0, sizeof memo);
 	memo.kc = kc;
+	memo.gz = kc ? release_gzkeep_new() : NULL;
 }
 
 static int memo_is(kube_client *kc, const char *ns, const char *name)
@@ -360,7 +363,8 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 		bh_buf_free(&js);
 		return rc;
 	}
-	if (!(sec = release_secret_text_new(rel, bh_buf_str(&js), js.len, (long long)ts.tv_sec, err))) {
+	if (!(sec = release_secret_keep_new(rel, bh_buf_str(&js), js.len, (long long)ts.tv_sec,
+					    memo.kc == kc ? memo.gz : NULL, err))) {
 		bh_buf_free(&js);
 		return err ? err->code : BH_ENOMEM;
 	}
