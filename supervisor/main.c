@@ -104,7 +104,10 @@ static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 	if (!e)
 		return 0;
 	e->type = type;
-	e->obj = json_deep_copy(obj);
+	/* a reference, not a copy: the decoder lets go of obj after this
+	 * call and never touches it again (jansson counts references
+	 * atomically), so the main thread becomes its only owner */
+	e->obj = json_incref(obj);
 	pthread_mutex_lock(&wmu);
 	if (wtail)
 		wtail->next = e;
@@ -187,6 +190,7 @@ typedef struct insync {
 typedef struct entry {
 	char key[320];
 	json_t *hr;
+	const char *ns; /* hr's namespace ("" when it has none), for the scheduler */
 	int queued;
 	double not_before;
 	json_int_t sched_gen;
@@ -443,6 +447,7 @@ static void upsert(json_t *hr)
 	}
 	json_decref(e->hr);
 	e->hr = json_incref(hr);
+	e->ns = jstr(hr, "metadata", "namespace") ? jstr(hr, "metadata", "namespace") : "";
 	if (has_finalizer(hr))
 		e->fin_added = 0;
 	if (e->stalled_gen && (e->stalled_gen != gen || wants_reconcile_request(hr)))
@@ -592,24 +597,39 @@ static int ops_leader_start(const kube_config *cfg, bh_error *err)
 }
 
 /* The next entry to start (sched.c: round-robin over tenant namespaces,
- * --concurrent-per-namespace), or NULL. */
+ * --concurrent-per-namespace), or NULL. Only the entries due now and the
+ * running ones are described: sched_pick looks at no other (at 1000
+ * HelmReleases this was 1000 lookups and a calloc per start). */
 static entry *ops_pick(double now)
 {
 	static sched_state sched;
-	sched_item *it = calloc(nentries ? nentries : 1, sizeof *it);
+	static sched_item *it;
+	static size_t *idx, cap;
+	size_t n = 0;
 	long k;
-	if (!it)
-		return NULL;
-	for (size_t i = 0; i < nentries; i++) {
-		const char *ns = jstr(entries[i].hr, "metadata", "namespace");
-		it[i].ns = ns ? ns : "";
-		it[i].ready = entries[i].queued && !entries[i].job && entries[i].not_before <= now && !ops_once_skips(&entries[i]);
-		it[i].running = entries[i].job != NULL;
-		it[i].since = entries[i].not_before;
+	if (cap < nentries) {
+		sched_item *ni = realloc(it, nentries * sizeof *ni);
+		size_t *nx = ni ? realloc(idx, nentries * sizeof *nx) : NULL;
+		if (ni)
+			it = ni;
+		if (!nx)
+			return NULL;
+		idx = nx;
+		cap = nentries;
 	}
-	k = sched_pick(&sched, it, nentries, opt.per_ns_cap);
-	free(it);
-	return k < 0 ? NULL : &entries[k];
+	for (size_t i = 0; i < nentries; i++) {
+		const entry *e = &entries[i];
+		int ready = e->queued && !e->job && e->not_before <= now && !ops_once_skips(e);
+		if (!ready && !e->job)
+			continue;
+		it[n].ns = e->ns;
+		it[n].ready = ready;
+		it[n].running = e->job != NULL;
+		it[n].since = e->not_before;
+		idx[n++] = i;
+	}
+	k = sched_pick(&sched, it, n, opt.per_ns_cap);
+	return k < 0 ? NULL : &entries[idx[k]];
 }
 
 /* Each turn of the main loop: liveness, and the queue gauges (at most once a second). */
@@ -626,7 +646,7 @@ static void ops_tick(double now)
 	metrics_zero(M_INFLIGHT);
 	for (size_t i = 0; i < nentries; i++) {
 		char l[300];
-		const char *ns = jstr(entries[i].hr, "metadata", "namespace");
+		const char *ns = entries[i].ns;
 		int waiting = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
 		if (!waiting && !entries[i].job)
 			continue;
@@ -1895,8 +1915,9 @@ int main(int argc, char **argv)
 	      opt.watch_all_ns ? "all namespaces" : "namespace ", opt.watch_all_ns ? "" : leader_runtime_namespace(),
 	      opt.watch_selector ? " matching " : "", opt.watch_selector ? opt.watch_selector : "", cfg->server, opt.worker_path, opt.concurrent);
 
+	struct pollfd *pf = NULL;
+	size_t npf = 0;
 	while (!stopping || njobs > 0) {
-		struct pollfd *pf;
 		double now = now_s(), next = now + 5;
 		int timeout;
 		if (reopen_audit) {
@@ -1935,8 +1956,13 @@ int main(int argc, char **argv)
 			if (entries[i].queued && !entries[i].job && entries[i].not_before > now &&
 			    entries[i].not_before < next)
 				next = entries[i].not_before;
-		if (!(pf = calloc(njobs + 1, sizeof *pf)))
-			break;
+		if (npf < njobs + 1) { /* kept from turn to turn: grows with the jobs */
+			struct pollfd *n = realloc(pf, (njobs + 1) * sizeof *n);
+			if (!n)
+				break;
+			pf = n;
+			npf = njobs + 1;
+		}
 		pf[0].fd = wake_pipe[0];
 		pf[0].events = POLLIN;
 		for (size_t i = 0; i < njobs; i++) {
@@ -1954,8 +1980,8 @@ int main(int argc, char **argv)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
 					service(kc, jobs[i]);
 		}
-		free(pf);
 	}
+	free(pf);
 	ops_draining(now_s()); /* STOPPING=1 and /readyz false, when no worker ran */
 	svlog(SVLOG_INFO, "stopping");
 	for (size_t i = 0; i < njobs; i++)
