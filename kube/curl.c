@@ -22,6 +22,7 @@ struct curl_tr {
 	char *base;       /* URL prefix requests are sent to */
 	char *connect_to; /* "name:port:host:port" for tls-server-name, or NULL */
 	char *host_hdr;   /* "Host: host:port" to go with it */
+	struct curl_slist *ct; /* connect_to as libcurl takes it, or NULL */
 };
 
 struct xfer {
@@ -188,11 +189,10 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
                    void *ud, bh_error *err)
 {
 	CURL *h = t->h;
-	curl_easy_reset(h);
 	char errbuf[CURL_ERROR_SIZE];
 	errbuf[0] = 0;
 	struct xfer x = {.resp = resp, .h = h, .on_data = on_data, .ud = ud};
-	struct curl_slist *hl = NULL, *ct = NULL;
+	struct curl_slist *hl = NULL;
 	bh_buf url = BH_BUF_INIT, line = BH_BUF_INIT;
 	int rc = 0;
 
@@ -227,37 +227,20 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 	}
 	if ((rc = check_clean(t, req, hl, err)) < 0)
 		goto out;
+	/* the options every request shares were set once (set_fixed); these
+	 * are this request's, each set every time so none carries over */
 	curl_easy_setopt(h, CURLOPT_URL, url.data);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "bulkhead/" PACKAGE_VERSION);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)KUBE_CURL_CONNECT_TIMEOUT_MS);
 	long tmo = req->timeout_ms > 0 ? req->timeout_ms : on_data ? 0 : KUBE_CURL_DEFAULT_TIMEOUT_MS;
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, tmo);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
-	if (on_data) {
-		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_tick);
-		curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
-	}
-	if (t->connect_to) {
-		ct = curl_slist_append(NULL, t->connect_to);
-		curl_easy_setopt(h, CURLOPT_CONNECT_TO, ct);
-	}
-	if (t->cfg->insecure) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-	} else {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	}
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &x);
+	/* a stream's idle tick (on_tick); none for a plain request */
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, on_data ? 0L : 1L);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, on_data ? (void *)&x : NULL);
+	/* credentials: an exec plugin's refresh may replace them */
 	if (t->cfg->ca_pem) {
 		struct curl_blob b = {t->cfg->ca_pem, t->cfg->ca_len, CURL_BLOB_NOCOPY};
 		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
@@ -269,22 +252,19 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
 		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &k);
 		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+	} else { /* none now: none kept from an earlier credential */
+		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, (struct curl_blob *)NULL);
+		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, (struct curl_blob *)NULL);
 	}
-	if (t->cfg->username) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(h, CURLOPT_USERNAME, t->cfg->username);
-		curl_easy_setopt(h, CURLOPT_PASSWORD, t->cfg->password ? t->cfg->password : "");
-	}
-	if (t->cfg->proxy_url)
-		curl_easy_setopt(h, CURLOPT_PROXY, t->cfg->proxy_url);
-	if (t->cfg->strict) {
-		curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-		curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &x);
-	}
-
+	/* the method: from GET with no body (what a reset left), then this one's */
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, (char *)NULL);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, (char *)NULL);
+	curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
+	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
 	const char *m = req->method;
 	if (!strcmp(m, "GET")) {
-		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+		/* as set above */
 	} else if (!strcmp(m, "HEAD")) {
 		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
 	} else {
@@ -314,8 +294,15 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 		rc = map_curl_error(cc, errbuf, req, err);
 	}
 out:
+	/* nothing of this call's stack or headers stays with the handle */
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, (char *)NULL);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, (void *)NULL);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, (void *)NULL);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, (void *)NULL);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)NULL);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 1L);
 	curl_slist_free_all(hl);
-	curl_slist_free_all(ct);
 	bh_buf_free(&url);
 	bh_buf_free(&line);
 	return rc;
@@ -340,6 +327,7 @@ static void tr_free(void *impl)
 	if (t->h)
 		curl_easy_cleanup(t->h);
 	kube_config_free(t->cfg);
+	curl_slist_free_all(t->ct);
 	free(t->base);
 	free(t->connect_to);
 	free(t->host_hdr);
@@ -347,6 +335,39 @@ static void tr_free(void *impl)
 }
 
 static const kube_transport_ops curl_ops = {tr_request, tr_stream, tr_free};
+
+/* The options every request of t shares, set once on its handle (a
+ * curl_easy_reset per request redid them all); perform sets the rest. */
+static int set_fixed(struct curl_tr *t, bh_error *err)
+{
+	CURL *h = t->h;
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "bulkhead/" PACKAGE_VERSION);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)KUBE_CURL_CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_tick);
+	if (t->connect_to) {
+		if (!(t->ct = curl_slist_append(NULL, t->connect_to)))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		curl_easy_setopt(h, CURLOPT_CONNECT_TO, t->ct);
+	}
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, t->cfg->insecure ? 0L : 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, t->cfg->insecure ? 0L : 2L);
+	if (t->cfg->username) {
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(h, CURLOPT_USERNAME, t->cfg->username);
+		curl_easy_setopt(h, CURLOPT_PASSWORD, t->cfg->password ? t->cfg->password : "");
+	}
+	if (t->cfg->proxy_url)
+		curl_easy_setopt(h, CURLOPT_PROXY, t->cfg->proxy_url);
+	if (t->cfg->strict)
+		curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	return 0;
+}
 
 /* With tls-server-name: send to https://NAME:PORT/prefix and connect to the
  * real host, keeping the real Host header (as Go's ServerName does). */
@@ -432,6 +453,10 @@ kube_transport *kube_curl_transport_new(const kube_config *cfg, bh_error *err)
 			bh_error_set(err, BH_ENOMEM, "out of memory");
 			return NULL;
 		}
+	}
+	if (set_fixed(t, err)) {
+		tr_free(t);
+		return NULL;
 	}
 	kube_transport *tr = kube_transport_new(&curl_ops, t);
 	if (!tr) {

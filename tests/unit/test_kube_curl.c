@@ -3,7 +3,8 @@
  * request whose header values (token, extra headers, basic-auth credentials,
  * path) hold CR or LF leaves the client, while a clean one does; a strict
  * configuration refuses a forbidden address when the socket would be opened;
- * and kube/addr.c reads each encoding of a host as libcurl's own URL parser
+ * one transport sends every method in turn with only its own body; and
+ * kube/addr.c reads each encoding of a host as libcurl's own URL parser
  * does. */
 #include <arpa/inet.h>
 #include <check.h>
@@ -176,6 +177,49 @@ START_TEST(test_header_injection_never_sent)
 }
 END_TEST
 
+/* One transport sends requests of every method in turn: each goes out
+ * with its own method, and a body only when it has one (the handle keeps
+ * its options from request to request, no reset). */
+START_TEST(test_methods_in_turn)
+{
+	static const struct {
+		const char *method, *body, *line;
+		int has_len;
+	} steps[] = {
+		{"PUT", "{\"a\":1}", "PUT /x HTTP/1.1\r\n", 1},   {"GET", NULL, "GET /x HTTP/1.1\r\n", 0},
+		{"DELETE", NULL, "DELETE /x HTTP/1.1\r\n", 0}, {"HEAD", NULL, "HEAD /x HTTP/1.1\r\n", 0},
+		{"POST", "{}", "POST /x HTTP/1.1\r\n", 1},      {"DELETE", "{}", "DELETE /x HTTP/1.1\r\n", 1},
+		{"PATCH", "[]", "PATCH /x HTTP/1.1\r\n", 1},    {"GET", NULL, "GET /x HTTP/1.1\r\n", 0},
+	};
+	char url[64];
+	bh_error e = {0};
+	listener_start();
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
+	kube_config *cfg = cfg_for(url, "tok");
+	kube_transport *t = kube_curl_transport_new(cfg, &e);
+	ck_assert_ptr_nonnull(t);
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		kube_request req = {.method = steps[i].method, .path = "/x", .timeout_ms = 5000,
+				    .body = steps[i].body, .body_len = steps[i].body ? strlen(steps[i].body) : 0};
+		kube_response resp = {0};
+		ck_assert_int_eq(t->ops->request(t->impl, &req, &resp, &e), 0);
+		ck_assert_int_eq(resp.status, 200);
+		kube_response_free(&resp);
+		char got[sizeof last + 1];
+		pthread_mutex_lock(&mu);
+		memcpy(got, last, last_len);
+		got[last_len] = '\0';
+		pthread_mutex_unlock(&mu);
+		ck_assert_msg(!strncmp(got, steps[i].line, strlen(steps[i].line)), "step %zu sent: %.40s", i, got);
+		ck_assert_msg(!!strstr(got, "Content-Length:") == steps[i].has_len, "step %zu: %s", i, got);
+		ck_assert_ptr_nonnull(strstr(got, "Authorization: Bearer tok\r\n"));
+	}
+	kube_transport_free(t);
+	kube_config_free(cfg);
+	listener_stop();
+}
+END_TEST
+
 START_TEST(test_strict_connect_refuses)
 {
 	bh_error e = {0};
@@ -237,6 +281,7 @@ int main(void)
 	TCase *tc = tcase_create("hygiene");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_header_injection_never_sent);
+	tcase_add_test(tc, test_methods_in_turn);
 	tcase_add_test(tc, test_strict_connect_refuses);
 	tcase_add_test(tc, test_addr_as_libcurl_reads_it);
 	suite_add_tcase(s, tc);
