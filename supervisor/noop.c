@@ -4,6 +4,139 @@
 #include <stdio.h>
 #include <string.h>
 
+/* ---- a skim of the API server's answers --------------------------------------
+ * A Secret list or a Secret write's answer carries the release records (tens
+ * of KiB of base64 each): decoding it whole into a jansson tree was more than
+ * half of the supervisor's instructions (callgrind, bench_scale N=100). The
+ * text is checked for JSON structure only (the contents of the strings
+ * stepped over are not), and the one or few "metadata" objects read are
+ * decoded by jansson. Anything unusual (a member twice, too deep, broken
+ * structure) reads as "no such answer", which only costs a worker. */
+#define SKIM_DEPTH 64
+
+static const char *ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* p at '"': just past the closing quote, or NULL. memchr, not a loop per
+ * byte: the strings here are mostly long base64 without escapes. */
+static const char *str_end(const char *p, const char *e)
+{
+	for (p++; p < e;) {
+		const char *q = memchr(p, '"', (size_t)(e - p)), *b;
+		if (!q)
+			return NULL;
+		if (!(b = memchr(p, '\\', (size_t)(q - p))))
+			return q + 1;
+		p = b + 2; /* the escaped character, whatever it is */
+	}
+	return NULL;
+}
+
+/* Just past the JSON value at p (after blanks), or NULL. */
+static const char *val_end(const char *p, const char *e, int depth)
+{
+	const char *s;
+	p = ws(p, e);
+	if (p >= e)
+		return NULL;
+	if (*p == '"')
+		return str_end(p, e);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		int obj = *p == '{';
+		if (depth >= SKIM_DEPTH)
+			return NULL;
+		p = ws(p + 1, e);
+		if (p < e && *p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				if (p >= e || *p != '"' || !(p = str_end(p, e)))
+					return NULL;
+				p = ws(p, e);
+				if (p >= e || *p != ':')
+					return NULL;
+				p++;
+			}
+			if (!(p = val_end(p, e, depth + 1)))
+				return NULL;
+			p = ws(p, e);
+			if (p >= e)
+				return NULL;
+			if (*p == close)
+				return p + 1;
+			if (*p != ',')
+				return NULL;
+			p = ws(p + 1, e);
+		}
+	}
+	for (s = p; p < e && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      *p == '-' || *p == '+' || *p == '.');
+	     p++)
+		;
+	return p > s ? p : NULL;
+}
+
+/* One pass over the object at p (checked as JSON to its end, *end): the
+ * spans of the members named in keys (NULL-terminated) in vs[i]..ve[i],
+ * vs[i] NULL when absent. -1 when p is no object, or names a wanted
+ * member twice. */
+static int skim_object(const char *p, const char *e, int depth, const char *const *keys, const char **vs,
+		       const char **ve, const char **end)
+{
+	size_t k;
+	for (k = 0; keys[k]; k++)
+		vs[k] = NULL;
+	p = ws(p, e);
+	if (p >= e || *p != '{' || depth >= SKIM_DEPTH)
+		return -1;
+	p = ws(p + 1, e);
+	if (p < e && *p == '}') {
+		*end = p + 1;
+		return 0;
+	}
+	for (;;) {
+		const char *ks = p, *kend = p < e && *p == '"' ? str_end(p, e) : NULL, *v, *vend;
+		if (!kend)
+			return -1;
+		p = ws(kend, e);
+		if (p >= e || *p != ':' || !(vend = val_end(v = ws(p + 1, e), e, depth + 1)))
+			return -1;
+		for (k = 0; keys[k]; k++)
+			if ((size_t)(kend - ks) == strlen(keys[k]) + 2 && !memcmp(ks + 1, keys[k], (size_t)(kend - ks) - 2)) {
+				if (vs[k])
+					return -1;
+				vs[k] = v;
+				ve[k] = vend;
+			}
+		p = ws(vend, e);
+		if (p < e && *p == '}') {
+			*end = p + 1;
+			return 0;
+		}
+		if (p >= e || *p != ',')
+			return -1;
+		p = ws(p + 1, e);
+	}
+}
+
+/* The "metadata" object of the object at p, decoded (NULL: none), and the
+ * object's end in *end (NULL: p is no such object). */
+static json_t *skim_metadata(const char *p, const char *e, int depth, const char **end)
+{
+	static const char *const keys[] = {"metadata", NULL};
+	const char *vs[1], *ve[1];
+	if (skim_object(p, e, depth, keys, vs, ve, end) < 0) {
+		*end = NULL;
+		return NULL;
+	}
+	return vs[0] ? json_loadb(vs[0], (size_t)(ve[0] - vs[0]), 0, NULL) : NULL;
+}
+
 static const json_t *at(const json_t *o, const char *a, const char *b)
 {
 	o = json_object_get(o, a);
@@ -92,23 +225,37 @@ static int store_set(noop_store *st, const char *name, const char *rv)
 
 int noop_store_load(noop_store *st, const char *body, size_t len, const char *release)
 {
-	json_t *list = json_loadb(body, len, 0, NULL), *it;
-	const char *cont = json_string_value(at(list, "metadata", "continue"));
-	size_t i;
+	static const char *const keys[] = {"metadata", "items", NULL};
+	const char *e = body + len, *vs[2], *ve[2], *end, *p;
+	json_t *md;
+	const char *cont;
+	int more;
 	st->ok = 0;
 	st->n = 0;
-	if (!json_is_array(json_object_get(list, "items")) || (cont && *cont))
-		goto out; /* not a list, or one page of several */
-	json_array_foreach(json_object_get(list, "items"), i, it) {
-		const char *name = json_string_value(at(it, "metadata", "name"));
-		const char *rv = json_string_value(at(it, "metadata", "resourceVersion"));
-		if (!name || !rv || (is_release_secret(name, release) && store_set(st, name, rv) < 0))
-			goto out;
+	if (!body || skim_object(body, e, 0, keys, vs, ve, &end) < 0 || ws(end, e) != e)
+		return -1;
+	md = vs[0] ? json_loadb(vs[0], (size_t)(ve[0] - vs[0]), 0, NULL) : NULL;
+	cont = json_string_value(json_object_get(md, "continue"));
+	more = cont && *cont;
+	json_decref(md);
+	if (more || !vs[1] || *vs[1] != '[')
+		return -1; /* not a list, or one page of several */
+	for (p = ws(vs[1] + 1, e); *p != ']';) { /* the items, checked by skim_object */
+		const char *name, *rv;
+		int bad;
+		md = skim_metadata(p, e, 2, &end);
+		name = json_string_value(json_object_get(md, "name"));
+		rv = json_string_value(json_object_get(md, "resourceVersion"));
+		bad = !end || !name || !rv || (is_release_secret(name, release) && store_set(st, name, rv) < 0);
+		json_decref(md);
+		if (bad)
+			return -1;
+		p = ws(end, e);
+		if (*p == ',')
+			p = ws(p + 1, e);
 	}
 	st->ok = 1;
-out:
-	json_decref(list);
-	return st->ok ? 0 : -1;
+	return 0;
 }
 
 int noop_storage_fp(const char *body, size_t len, const char *release, uint64_t *fp)
@@ -126,7 +273,8 @@ void noop_store_write(noop_store *st, const char *method, const char *path, cons
 	char coll[320];
 	const char *rest, *q;
 	char name[320];
-	json_t *obj;
+	json_t *md;
+	const char *end;
 	size_t n;
 	if (!st->ok || !method || !path || !strcmp(method, "GET") || !strcmp(method, "HEAD") ||
 	    snprintf(coll, sizeof coll, "/api/v1/namespaces/%s/secrets", storage_ns) >= (int)sizeof coll ||
@@ -163,14 +311,18 @@ void noop_store_write(noop_store *st, const char *method, const char *path, cons
 		store_set(st, name, NULL);
 		return;
 	}
-	obj = json_loadb(body ? body : "", len, 0, NULL);
+	md = body ? skim_metadata(body, body + len, 0, &end) : NULL;
+	if (md && ws(end, body + len) != body + len) { /* more after the object: no answer */
+		json_decref(md);
+		md = NULL;
+	}
 	{
-		const char *an = json_string_value(at(obj, "metadata", "name"));
-		const char *rv = json_string_value(at(obj, "metadata", "resourceVersion"));
+		const char *an = json_string_value(json_object_get(md, "name"));
+		const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
 		if (!an || !rv || (name[0] && strcmp(an, name) != 0))
 			st->ok = 0;
 		else if (is_release_secret(an, release) && store_set(st, an, rv) < 0)
 			st->ok = 0;
 	}
-	json_decref(obj);
+	json_decref(md);
 }

@@ -1,7 +1,8 @@
 /* tests/unit/test_noop.c — supervisor/noop.c: which HelmReleases a no-op
  * may be decided for without a worker, which request is Helm's storage
  * list, and the storage fingerprint (order-independent; any other name,
- * resourceVersion, count or a partial page changes or refuses it). */
+ * resourceVersion, count or a partial page changes or refuses it), and
+ * the skim of the answers that decodes only their metadata. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,54 @@ START_TEST(test_storage_fp)
 }
 END_TEST
 
+/* The answers are skimmed, only their metadata decoded: the rest of the
+ * text (the release data, nested objects, escapes, blanks) is stepped over
+ * as JSON structure, and what breaks it, is too deep, or names a member
+ * twice is no answer at all. */
+START_TEST(test_skim)
+{
+	uint64_t a = fp_of("{\"items\":[" ITEM("1", "10") "," ITEM("2", "12") "]}", 0);
+	ck_assert(a == fp_of(" {\"kind\" : \"SecretList\", \"items\" : [ {\"data\":{\"release\":\"H4s\\\"I\\\\A}]\"},"
+			     "\"n\":[1,-2.5e3,true,null,{}],\"metadata\":{\"name\":\"sh.helm.release.v1.web.v1\","
+			     "\"resourceVersion\":\"10\"}} , " ITEM("2", "12") " ] } \n",
+			     0));
+	fp_of("{\"items\":[" ITEM("1", "10") "]} x", -1);             /* more after the value */
+	fp_of("{\"items\":[" ITEM("1", "10") "]", -1);                /* cut short */
+	fp_of("{\"items\":[" ITEM("1", "10") "],\"items\":[]}", -1); /* a member twice */
+	fp_of("{\"items\":[{\"metadata\":{\"name\":\"a\",\"name\":\"b\"}}]}", -1);
+	fp_of("{\"items\":[" ITEM("1", "10") "],\"x\":\"a\\\"}", -1); /* a string not closed (its quote escaped) */
+	fp_of("{\"items\":[" ITEM("1", "10") ",]}", -1);
+	fp_of("{\"items\":[" ITEM("1", "10") "] \"x\":1}", -1);
+	fp_of("{\"items\":{}}", -1);
+	fp_of("[]", -1);
+	{
+		char deep[400];
+		size_t n = 0;
+		n += (size_t)snprintf(deep, sizeof deep, "{\"items\":[],\"x\":");
+		for (int i = 0; i < 70; i++)
+			deep[n++] = '[';
+		for (int i = 0; i < 70; i++)
+			deep[n++] = ']';
+		snprintf(deep + n, sizeof deep - n, "}");
+		fp_of(deep, -1);
+	}
+	/* a write's answer: its metadata names the Secret */
+	{
+		noop_store st;
+		const char *big = "{\"apiVersion\":\"v1\",\"data\":{\"release\":\"QUJD\\u0041\"},\"metadata\":"
+				  "{\"name\":\"sh.helm.release.v1.web.v2\",\"resourceVersion\":\"20\"},\"type\":\"x\"}";
+		const char *list = "{\"items\":[" ITEM("1", "10") "]}";
+		ck_assert_int_eq(noop_store_load(&st, list, strlen(list), "web"), 0);
+		noop_store_write(&st, "POST", "/api/v1/namespaces/apps/secrets", "apps", "web", 201, big, strlen(big));
+		ck_assert(st.ok);
+		ck_assert(noop_store_fp(&st) == fp_of("{\"items\":[" ITEM("1", "10") "," ITEM("2", "20") "]}", 0));
+		ck_assert_uint_eq(st.n, 2);
+		noop_store_write(&st, "POST", "/api/v1/namespaces/apps/secrets", "apps", "web", 201, big, strlen(big) - 1);
+		ck_assert(!st.ok); /* cut short: not followed */
+	}
+}
+END_TEST
+
 /* The answers to a worker's writes of its storage Secrets update what its
  * storage list loaded, to the fingerprint the next list of the same
  * Secrets has; writes it cannot follow end the record. */
@@ -132,6 +181,7 @@ int main(void)
 	tcase_add_test(tc, test_storage_list);
 	tcase_add_test(tc, test_storage_fp);
 	tcase_add_test(tc, test_store_write);
+	tcase_add_test(tc, test_skim);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
