@@ -386,15 +386,13 @@ static void obj_run(kube_client *kc, void *ud)
 {
 	obj_op *op = ud;
 	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
-	json_t *out = NULL;
 	bh_error err = {0};
 	if (op->kind == OBJ_SA_CHECK) {
 		op->rc = acl_sa_exists(kc, op->identity, &err);
 	} else if ((op->rc = kube_patch(kc, &sv_helmrelease_resource, op->ns, op->name, KUBE_PATCH_JSON, op->patch, &wo,
-					&out, &err)) < 0) {
+					NULL, &err)) < 0) { /* the answer is not read: not decoded */
 		bh_error_prefix(&err, "%s the finalizer %s", op->kind == OBJ_FIN_ADD ? "adding" : "removing", HR_FINALIZER);
 	}
-	json_decref(out);
 	if (op->rc != (op->kind == OBJ_SA_CHECK))
 		snprintf(op->msg, sizeof op->msg, "%.690s", err.msg);
 	if (op->kind == OBJ_UNINSTALLED && source_helmchart_delete(kc, op->hr, &err) < 0)

@@ -237,10 +237,10 @@ static int send_status(kube_client *kc, const json_t *hr, const char *text, cons
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
 	kube_write_opts wo = {"helm-controller", 0, 0, "status"};
-	json_t *out = NULL, *x;
+	json_t *x;
 	size_t i;
-	int rc = kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err);
-	json_decref(out);
+	/* the answer (the whole object) is not decoded: nothing here reads it */
+	int rc = kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, NULL, err);
 	if (rc < 0)
 		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
 	json_array_foreach(events, i, x) {
