@@ -711,12 +711,38 @@ static int lex_identifier(lexer *l)
 	return emit(l, t);
 }
 
+/* Go lexes $x.a.b or .a.b as one variable or field and then one field
+ * per ".name", which its parser joins again (operand's chain). Here the
+ * token takes in every ".name" after it that would lex as a field, ASCII
+ * only, and the parser splits it at its dots (seg_pos, unexpected and
+ * operand keep Go's positions and messages). */
+static void lex_more_fields(lexer *l)
+{
+	const unsigned char *s = (const unsigned char *)l->input;
+	size_t p = l->pos;
+	/* ".5" would be a number */
+	while (p + 1 < l->len && s[p] == '.' && ascii_word[s[p + 1]] && !(s[p + 1] >= '0' && s[p + 1] <= '9')) {
+		size_t q = p + 1;
+		while (q < l->len && ascii_word[s[q]])
+			q++;
+		if (q >= l->len || s[q] >= 0x80)
+			break;
+		unsigned t = ascii_term[s[q]];
+		if (t == 0 || (t == 2 && !(q + 1 < l->len && s[q + 1] == '}')))
+			break;
+		p = q;
+	}
+	l->pos = p;
+}
+
 static int lex_field_or_var(lexer *l, enum item_type t)
 {
 	int r;
 	if (at_terminator(l)) {
-		if (t == I_VARIABLE)
+		if (t == I_VARIABLE) {
+			lex_more_fields(l);
 			return emit(l, I_VARIABLE);
+		}
 		return emit(l, I_DOT);
 	}
 	r = scan_alnum(l);
@@ -725,6 +751,7 @@ static int lex_field_or_var(lexer *l, enum item_type t)
 		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
 		return lerrorf(l, "bad character %s", u);
 	}
+	lex_more_fields(l);
 	return emit(l, t);
 }
 
@@ -864,9 +891,7 @@ static void lex_next_item(lexer *l, item *out)
 		case S_INSIDE: st = lex_inside(l); break;
 		case S_IDENT: st = lex_identifier(l); break;
 		case S_FIELD: st = lex_field_or_var(l, I_FIELD); break;
-		case S_VARIABLE:
-			st = at_terminator(l) ? emit(l, I_VARIABLE) : lex_field_or_var(l, I_VARIABLE);
-			break;
+		case S_VARIABLE: st = lex_field_or_var(l, I_VARIABLE); break;
 		case S_CHAR: st = lex_char(l); break;
 		case S_NUMBER: st = lex_number(l); break;
 		case S_QUOTE: st = lex_quote(l); break;
@@ -997,10 +1022,28 @@ static void item_string(char *buf, size_t n, const item *i)
 	}
 }
 
+/* Length of a field or variable token's first name (lex_more_fields):
+ * the token Go's lexer would have stopped at. */
+static unsigned first_segment(const item *t)
+{
+	const char *d = t->len > 1 ? memchr(t->val + 1, '.', t->len - 1) : NULL;
+	return d ? (unsigned)(d - t->val) : t->len;
+}
+
+/* Go's position of a joined field or variable: its chain's, the second
+ * name's dot */
+static int seg_pos(const item *t)
+{
+	unsigned k = first_segment(t);
+	return k < t->len ? t->pos + (int)k : t->pos;
+}
+
 static void unexpected(parser *p, item tok, const char *context) __attribute__((noreturn));
 static void unexpected(parser *p, item tok, const char *context)
 {
 	char s[1024];
+	if (tok.typ == I_FIELD || tok.typ == I_VARIABLE)
+		tok.len = first_segment(&tok); /* Go's token */
 	if (tok.typ == I_ERROR) {
 		char extra[512] = "";
 		if (p->action_line != 0 && p->action_line != tok.line) {
@@ -1344,9 +1387,9 @@ static tnode *term(parser *p)
 	case I_NIL:
 		return new_node(p, N_NIL, tok.pos);
 	case I_VARIABLE:
-		return use_var(p, tok.pos, tok.val, tok.len);
+		return use_var(p, seg_pos(&tok), tok.val, tok.len);
 	case I_FIELD:
-		return new_field(p, tok.pos, tok.val, tok.len);
+		return new_field(p, seg_pos(&tok), tok.val, tok.len);
 	case I_BOOL: {
 		tnode *n = new_node(p, N_BOOL, tok.pos);
 		n->b = tok.len == 4;
@@ -1407,15 +1450,24 @@ static tnode *operand(parser *p)
 		int cap = 0;
 		while (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp_line) {
 			item f = *pnext(p);
-			if (chain->nident == cap) {
-				int nc = cap ? cap * 2 : 4;
-				const char **ni = palloc(p, (size_t)nc * sizeof(char *));
-				if (chain->nident)
-					memcpy(ni, chain->ident, (size_t)chain->nident * sizeof(char *));
-				chain->ident = ni;
-				cap = nc;
+			/* one name per dot (lex_more_fields) */
+			char *c = pstrdup(p, f.val + 1, f.len - 1);
+			for (;;) {
+				if (chain->nident == cap) {
+					int nc = cap ? cap * 2 : 4;
+					const char **ni = palloc(p, (size_t)nc * sizeof(char *));
+					if (chain->nident)
+						memcpy(ni, chain->ident, (size_t)chain->nident * sizeof(char *));
+					chain->ident = ni;
+					cap = nc;
+				}
+				chain->ident[chain->nident++] = c;
+				char *d = strchr(c, '.');
+				if (!d)
+					break;
+				*d = '\0';
+				c = d + 1;
 			}
-			chain->ident[chain->nident++] = pstrdup(p, f.val + 1, f.len - 1);
 		}
 		switch (node->type) {
 		case N_FIELD:
@@ -1504,7 +1556,8 @@ static tnode *pipeline(parser *p, const char *context, enum item_type end)
 decls:
 	{
 		item v = *ppeek(p);
-		if (v.typ == I_VARIABLE) {
+		/* $x.a: Go reads the field .a after $x, never a declaration */
+		if (v.typ == I_VARIABLE && !memchr(v.val, '.', v.len)) {
 			pnext(p);
 			item nxt = *ppeek(p);
 			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
