@@ -796,7 +796,7 @@ static int eval_function(state *s, const tmpl_value *dot, const tnode *node, con
 			 const tnode *const *args, int nargs, const tmpl_value *final, tmpl_value *out)
 {
 	s->node = node;
-	const tmpl_func_def *fn = node->fn ? node->fn : tmpl_engine_func_find(s->e, node->text);
+	const tmpl_func_def *fn = node->fn ? node->fn : tmpl_engine_func_find(s->e, node->text, node->len);
 	if (!fn)
 		return errorf(s, "\"%s\" is not a defined function", node->text);
 	return eval_call(s, dot, fn, NULL, NULL, cmd, node->text, args, nargs, final, out);

@@ -79,7 +79,7 @@ int tmpl_engine_func_index(tmpl_engine *e)
 	return 0;
 }
 
-const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name)
+const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name, size_t len)
 {
 	if (e->sprig_only || (e->dns && !strcmp(name, "getHostByName"))) {
 		int found;
@@ -89,9 +89,10 @@ const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *nam
 	}
 	if (!e->fn_index)
 		return tmpl_func_find(name);
-	size_t p = tmpl_hash(name, strlen(name)) & (e->fn_index_cap - 1);
+	size_t p = tmpl_hash(name, len) & (e->fn_index_cap - 1);
 	while (e->fn_index[p]) {
-		if (strcmp(e->fn_index[p]->name, name) == 0)
+		const char *n = e->fn_index[p]->name;
+		if (n[0] == name[0] && strncmp(n, name, len) == 0 && n[len] == '\0')
 			return e->fn_index[p];
 		p = (p + 1) & (e->fn_index_cap - 1);
 	}

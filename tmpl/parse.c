@@ -1373,7 +1373,7 @@ static tnode *term(parser *p)
 	switch (tok.typ) {
 	case I_IDENTIFIER: {
 		char *name = pstrdup(p, tok.val, tok.len);
-		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, name);
+		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, name, tok.len);
 		if (!fn)
 			perrorf(p, "function \"%s\" not defined", name);
 		tnode *n = new_node(p, N_IDENT, tok.pos);
