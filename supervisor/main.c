@@ -1937,7 +1937,9 @@ int main(int argc, char **argv)
 				kill(jobs[i]->pid, SIGKILL);
 			}
 		}
-		/* start queued reconciles, round-robin over namespaces */
+		/* start queued reconciles, round-robin over namespaces; now is
+		 * read again: what the queues above made due is due this turn */
+		now = now_s();
 		for (size_t n = 0; ops_may_start(now) && njobs < (size_t)opt.concurrent && n < nentries; n++) {
 			entry *e = ops_pick(now);
 			if (!e)
@@ -1945,11 +1947,12 @@ int main(int argc, char **argv)
 			if (!noop_try(e))
 				start(kc, e);
 		}
-		/* the next timer: a queued reconcile not due yet. One due now
-		 * waits for a slot (all busy, or its namespace's cap): a worker's
-		 * exit wakes the loop, so it never sets a timeout in the past
-		 * (the loop would spin). */
-		now = now_s();
+		/* the next timer: a queued reconcile not due when the loop
+		 * above looked (one queued since, by start(), is due at once:
+		 * the timeout is then 0). One that was due then waits for a
+		 * slot (all busy, or its namespace's cap): a worker's exit wakes
+		 * the loop, so it never sets a timeout in the past for it (the
+		 * loop would spin). */
 		for (size_t i = 0; i < nentries; i++)
 			if (entries[i].queued && !entries[i].job && entries[i].not_before > now &&
 			    entries[i].not_before < next)
@@ -1969,6 +1972,7 @@ int main(int argc, char **argv)
 			if (!jobs[i]->exited && !jobs[i]->timed_out && jobs[i]->deadline < next)
 				next = jobs[i]->deadline;
 		}
+		now = now_s();
 		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
 		if (timeout > 1000) /* liveness (ops_tick), the Lease, draining */
 			timeout = 1000;
