@@ -439,6 +439,13 @@ class History(unittest.TestCase):
             evs = s.events_after(last)
             self.assertEqual([e.type for e in evs], ["DELETED"])
             self.assertEqual(evs[0].obj["metadata"]["resourceVersion"], str(s.rv))
+            s.put("", "secrets", {"metadata": {"name": "s", "namespace": "d"}}, "ADDED")
+            self.assertEqual([e.type for e in s.events_for("", "configmaps", last)], ["DELETED"])
+            self.assertEqual([e.resource for e in s.events_for("", "secrets", last)], ["secrets"])
+            self.assertEqual(s.events_for("", "configmaps", s.rv), [])
+            self.assertLessEqual(len(s.res_events[("", "configmaps")]), 3, "a resource's events outlive the history")
+            with self.assertRaises(ApiError):
+                s.events_for("", "configmaps", s.compacted - 1)
 
     def test_label_index(self):
         """list_selected (the label index) finds what a filter over list() finds,

@@ -21,6 +21,10 @@ class Event:
         self.at = time.monotonic()
 
 
+def _rv(ev):
+    return ev.rv
+
+
 class Store:
     def __init__(self, history_events=5000, history_seconds=600.0):
         self.lock = threading.RLock()
@@ -33,6 +37,7 @@ class Store:
         self.by_label = {}  # (group, resource, label, value) -> {(ns, name): None} (list_selected)
         self.events = []  # ordered by rv
         self.event_rvs = []
+        self.res_events = {}  # (group, resource) -> its events, ordered by rv (events_for; trimmed there)
         self.compacted = 0  # highest resourceVersion no longer in history
         self.history_events = history_events
         self.history_seconds = history_seconds
@@ -208,7 +213,11 @@ class Store:
     def _record(self, ev):
         self.events.append(ev)
         self.event_rvs.append(ev.rv)
+        lst = self.res_events.setdefault((ev.group, ev.resource), [])
+        lst.append(ev)
         self._trim()
+        if lst[0].rv <= self.compacted:  # each resource's list holds no more than the history
+            del lst[:bisect.bisect_right(lst, self.compacted, key=_rv)]
         c = self.conds.get((ev.group, ev.resource))
         if c is not None:
             c.notify_all()
@@ -232,6 +241,7 @@ class Store:
             self.compacted = self.rv
             self.events = []
             self.event_rvs = []
+            self.res_events = {}
 
     def events_after(self, rv):
         """Events with resourceVersion > rv; raises 410 if rv is too old."""
@@ -240,6 +250,15 @@ class Store:
             raise gone("too old resource version: %d (%d)" % (rv, self.compacted + 1))
         i = bisect.bisect_right(self.event_rvs, rv)
         return self.events[i:]
+
+    def events_for(self, group, resource, rv):
+        """events_after(rv) of group/resource only (a watch reads these: not
+        every write of every resource); raises 410 as events_after does."""
+        self.events_after(rv)  # trims, and 410 when rv is too old
+        lst = self.res_events.get((group, resource))
+        if not lst:
+            return []
+        return lst[bisect.bisect_right(lst, max(rv, self.compacted), key=_rv):]
 
     def close_watches(self):
         with self.lock:
@@ -257,5 +276,6 @@ class Store:
             self.compacted = self.rv
             self.events = []
             self.event_rvs = []
+            self.res_events = {}
             self.watch_epoch += 1
             self._wake_all()

@@ -95,7 +95,7 @@ class WatchHandlers:
             out = []
             with store.lock:
                 try:
-                    evs = store.events_after(last)
+                    evs = store.events_for(res.group, res.resource, last)
                 except ApiError as e:
                     out.append(enc("ERROR", e.status()))
                     evs = None
@@ -115,6 +115,7 @@ class WatchHandlers:
                             out.append(enc("ADDED", ev.obj))
                         elif old_m:
                             out.append(enc("DELETED", ev.obj))
+                    last = max(last, store.rv)  # every event of this resource up to now is handled
                     if not out:
                         now = time.monotonic()
                         if bookmarks and now >= next_bm:
