@@ -174,16 +174,27 @@ void bwatch_submit(fwd_req *f)
 	pthread_mutex_unlock(&mu);
 }
 
-void bwatch_cancel(unsigned long serial, uint32_t id)
+/* Stops job serial's watch id, or all its watches (all). */
+static void cancel(unsigned long serial, uint32_t id, int all)
 {
 	pthread_mutex_lock(&mu);
 	for (bw *w = running; w; w = w->next)
-		if (w->f->serial == serial && w->f->id == id)
+		if (w->f->serial == serial && (all || w->f->id == id))
 			w->cancel = 1;
 	for (bw *w = queue; w; w = w->next)
-		if (w->f->serial == serial && w->f->id == id)
+		if (w->f->serial == serial && (all || w->f->id == id))
 			w->cancel = 1;
 	pthread_mutex_unlock(&mu);
+}
+
+void bwatch_cancel(unsigned long serial, uint32_t id)
+{
+	cancel(serial, id, 0);
+}
+
+void bwatch_cancel_job(unsigned long serial)
+{
+	cancel(serial, 0, 1);
 }
 
 unsigned bwatch_count(unsigned long serial)

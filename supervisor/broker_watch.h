@@ -20,6 +20,9 @@ void bwatch_submit(fwd_req *f);
  * gone); within about a second when the stream is idle. Unknown ids are
  * ignored. */
 void bwatch_cancel(unsigned long serial, uint32_t id);
+/* Stops every watch of job serial (its worker ended: a watch it left open
+ * would otherwise hold its thread until its timeout). */
+void bwatch_cancel_job(unsigned long serial);
 /* Watches of job serial still running and not stopped. */
 unsigned bwatch_count(unsigned long serial);
 

@@ -34,6 +34,7 @@
 #include "supervisor/audit.h"
 #include "supervisor/depends.h"
 #include "supervisor/broker.h"
+#include "supervisor/broker_watch.h"
 #include "supervisor/discovery.h"
 #include "supervisor/forward.h"
 #include "supervisor/hccache.h"
@@ -743,6 +744,7 @@ static void drain_watch(void)
 /* ---- jobs -------------------------------------------------------------------- */
 static void job_free(sv_job *j)
 {
+	bwatch_cancel_job(j->serial);
 	if (j->sock >= 0)
 		close(j->sock);
 	ipc_reader_free(&j->rd);
