@@ -9,8 +9,9 @@
 #   sup_cpu_s       bulkheadd's CPU (all threads) during the installs
 #   workers_cpu_s   the workers' CPU (bulkheadd's reaped children)
 #   ratio           sup_cpu_s / workers_cpu_s
-#   req/install     API requests bulkheadd made (as itself and as tenants,
-#                   watches left out) per HelmRelease installed
+#   req/install     API requests bulkheadd made (as itself and as tenants;
+#                   its own cache watches left out, a worker's watch
+#                   counted) per HelmRelease installed
 #   req/noop        the same per no-op reconcile (a reconcile request on
 #                   every HelmRelease, nothing to change)
 #   noop_cpu_ms     CPU (bulkheadd, workers and kubesim) per no-op
@@ -73,7 +74,8 @@ YAML
 
 cpu() { awk '{print $14 + $15, $16 + $17}' "/proc/$1/stat"; }       # own, reaped children (ticks)
 log_len() { kubesim_admin GET /_kubesim/log | wc -l; }
-# requests bulkheadd made after log line $1 (watches left out)
+# requests bulkheadd made after log line $1 (its own watches left out, the
+# workers' watches, as tenants, counted: as scale_requests counts)
 reqs_since() {
 	kubesim_admin GET /_kubesim/log | python3 -c '
 import json, sys
@@ -82,7 +84,7 @@ for i, line in enumerate(sys.stdin):
     if i < since:
         continue
     e = json.loads(line)
-    if e.get("userAgent", "").startswith("bulkhead/") and e.get("verb") != "watch":
+    if e.get("userAgent", "").startswith("bulkhead/") and (e.get("verb") != "watch" or e.get("impersonatedUser")):
         n += 1
 print(n)' "$1"
 }
