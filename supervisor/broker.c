@@ -122,6 +122,33 @@ typedef struct api_path {
 	int nseg;
 } api_path;
 
+/* Decodes %XX escapes in place, and in a query value (query) '+' as a
+ * space; -1 on a bad escape or a control character once decoded, and in a
+ * path segment (!query) on '/', '%' or '\\' once decoded. */
+static int pct_decode(char *s, int query)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		int c = (unsigned char)*r;
+		if (query && c == '+') {
+			c = ' ';
+		} else if (c == '%') {
+			int hi = go_unhex((unsigned char)r[1]), lo = hi < 0 ? -1 : go_unhex((unsigned char)r[2]);
+			if (lo < 0)
+				return -1;
+			c = hi << 4 | lo;
+			r += 2;
+			if (!query && (c == '/' || c == '%'))
+				return -1;
+		}
+		if (c < 0x20 || c == 0x7f || (!query && c == '\\'))
+			return -1;
+		*w++ = (char)c;
+	}
+	*w = '\0';
+	return 0;
+}
+
 /* Decodes one path segment in place, as the API server will, so the policy
  * sees the names the server acts on: "system%3Aaggregate" is
  * "system:aggregate". Refused (-1): a bad escape, a byte that is a control
@@ -129,24 +156,7 @@ typedef struct api_path {
  * any spelling. */
 static int segment_decode(char *s)
 {
-	char *w = s;
-	for (const char *r = s; *r; r++) {
-		int c = (unsigned char)*r;
-		if (c == '%') {
-			int hi = go_unhex((unsigned char)r[1]), lo = hi < 0 ? -1 : go_unhex((unsigned char)r[2]);
-			if (lo < 0)
-				return -1;
-			c = hi << 4 | lo;
-			r += 2;
-			if (c == '/' || c == '%')
-				return -1;
-		}
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			return -1;
-		*w++ = (char)c;
-	}
-	*w = '\0';
-	return strcmp(s, ".") == 0 || strcmp(s, "..") == 0 ? -1 : 0;
+	return pct_decode(s, 0) < 0 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 ? -1 : 0;
 }
 
 static int parse_path(const char *full, api_path *ap, bh_error *err)
@@ -212,30 +222,6 @@ static int own_ns(const sv_job *j, const char *ns)
 	       (j->storage_ns && strcmp(ns, j->storage_ns) == 0);
 }
 
-/* Decodes a query value in place (%XX and '+'); -1 on a bad escape or a
- * control character. */
-static int query_decode(char *s)
-{
-	char *w = s;
-	for (const char *r = s; *r; r++) {
-		int c = (unsigned char)*r;
-		if (c == '+') {
-			c = ' ';
-		} else if (c == '%') {
-			int hi = go_unhex((unsigned char)r[1]), lo = hi < 0 ? -1 : go_unhex((unsigned char)r[2]);
-			if (lo < 0)
-				return -1;
-			c = hi << 4 | lo;
-			r += 2;
-		}
-		if (c < 0x20 || c == 0x7f)
-			return -1;
-		*w++ = (char)c;
-	}
-	*w = '\0';
-	return 0;
-}
-
 /* A worker's watch (kube/wait.h watches the last object it waits for):
  * GET of a namespaced collection that is not Secrets, bounded to one object
  * by fieldSelector=metadata.name=NAME, with timeoutSeconds of 1..60 and no
@@ -256,7 +242,7 @@ static int check_watch(const sv_job *j, const proto_kube_request *r, const api_p
 		long n;
 		if (v)
 			*v++ = '\0';
-		if (!v || query_decode(v) < 0)
+		if (!v || pct_decode(v, 1) < 0)
 			return bh_error_set(err, BH_EDENIED, "watch parameter %.60s has no valid value", p);
 		if (!strcmp(p, "watch") || !strcmp(p, "allowWatchBookmarks")) {
 			if (strcmp(v, "1") != 0 && strcmp(v, "true") != 0)
