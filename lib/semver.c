@@ -488,18 +488,13 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 	bh_buf s = BH_BUF_INIT;
 	const char *p, *end;
 	int result = 0, rc = 0;
-	cons *cs = NULL;
+	cons *cs = NULL; /* one OR group's terms, grown as they come (a cons is ~800 bytes) */
+	int ncap = 0;
 	if (n > SEMVER_MAX_CONSTRAINT) {
 		snprintf(errmsg, errsz, "improper constraint: constraint longer than %d bytes", SEMVER_MAX_CONSTRAINT);
 		return -1;
 	}
 	if (regs_init(&r)) {
-		snprintf(errmsg, errsz, "out of memory");
-		return -1;
-	}
-	cs = malloc(MAX_AND * sizeof *cs);
-	if (!cs) {
-		regs_free(&r);
 		snprintf(errmsg, errsz, "out of memory");
 		return -1;
 	}
@@ -530,6 +525,15 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 					snprintf(errmsg, errsz, "improper constraint: more than %d terms", MAX_AND);
 					rc = -1;
 					break;
+				}
+				if (nc == ncap) { /* most groups hold one or two terms */
+					cons *g = realloc(cs, (ncap = ncap ? 2 * ncap : 4) * sizeof *cs);
+					if (!g) {
+						snprintf(errmsg, errsz, "out of memory");
+						rc = -1;
+						break;
+					}
+					cs = g;
 				}
 				prc = parse_cons(&r, q + ms, me - ms, &cs[nc]);
 				if (prc) {
