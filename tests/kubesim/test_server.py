@@ -18,10 +18,11 @@ ALICE = "alicetok"
 
 
 class Sim:
-    def __init__(self):
+    def __init__(self, tls=False):
         self.dir = tempfile.mkdtemp(prefix="kubesim-test-")
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "kubesim"), "--listen", "127.0.0.1:0", "--dir", self.dir, "--http",
+            [sys.executable, os.path.join(HERE, "kubesim"), "--listen", "127.0.0.1:0", "--dir", self.dir]
+            + ([] if tls else ["--http"]) + [
              "--token", ADMIN + "=root:system:masters", "--token", ALICE + "=alice:devs",
              "--bookmark-interval", "0.3", "--pod-start-delay", "0.1", "--pod-run-seconds", "0.2",
              "--watch-cache-events", "200"],
@@ -712,3 +713,43 @@ class KubesimServer(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KubesimTLS(unittest.TestCase):
+    """HTTPS: a client resumes its TLS session (TLS 1.3 and 1.2 session
+    tickets: no certificate exchange, kubesim's handshake costs less), and a
+    resumed connection keeps the client certificate's identity."""
+
+    def test_session_resumption(self):
+        import socket
+        import ssl
+        s = Sim(tls=True)
+        try:
+            for ver in (ssl.TLSVersion.TLSv1_3, ssl.TLSVersion.TLSv1_2):
+                ctx = ssl.create_default_context(cafile=os.path.join(s.dir, "ca.crt"))
+                ctx.load_cert_chain(os.path.join(s.dir, "admin.crt"), os.path.join(s.dir, "admin.key"))
+                ctx.minimum_version = ctx.maximum_version = ver
+                sess, reused = None, []
+                for _ in range(3):
+                    t = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=20),
+                                        server_hostname="127.0.0.1", session=sess)
+                    self.assertEqual(t.version(), "TLSv1.3" if ver == ssl.TLSVersion.TLSv1_3 else "TLSv1.2")
+                    body = b"{}"
+                    t.sendall(b"POST /apis/authentication.k8s.io/v1/selfsubjectreviews HTTP/1.1\r\nHost: x\r\n"
+                              b"Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n"
+                              + body)
+                    data = b""
+                    while True:
+                        b = t.recv(65536)
+                        if not b:
+                            break
+                        data += b
+                    reused.append(t.session_reused)
+                    sess = t.session
+                    t.close()
+                    head, _, js = data.partition(b"\r\n\r\n")
+                    self.assertTrue(head.startswith(b"HTTP/1.1 201"), head)
+                    self.assertEqual(json.loads(js)["status"]["userInfo"]["username"], "admin")
+                self.assertEqual(reused, [False, True, True], ver)
+        finally:
+            s.stop()

@@ -8,7 +8,7 @@ from .util import dcopy, gone
 
 
 class Event:
-    __slots__ = ("rv", "group", "resource", "ns", "type", "obj", "old", "at")
+    __slots__ = ("rv", "group", "resource", "ns", "type", "obj", "old", "at", "enc")
 
     def __init__(self, rv, group, resource, ns, type_, obj, old):
         self.rv = rv
@@ -19,6 +19,18 @@ class Event:
         self.obj = obj
         self.old = old
         self.at = time.monotonic()
+        self.enc = None  # serialized watch events of this event, shared by the watches (watch.py)
+
+
+class Waiter:
+    """One open watch: woken by the writes of its resource in its namespace
+    (ns None: all) to its object (name None: any), and by close_watches()."""
+    __slots__ = ("cond", "ns", "name")
+
+    def __init__(self, cond, ns, name):
+        self.cond = cond
+        self.ns = ns
+        self.name = name
 
 
 def _rv(ev):
@@ -28,7 +40,7 @@ def _rv(ev):
 class Store:
     def __init__(self, history_events=5000, history_seconds=600.0):
         self.lock = threading.RLock()
-        self.conds = {}  # (group, resource) -> Condition (on self.lock) the watches of it wait on
+        self.waiters = {}  # (group, resource) -> {Waiter: None}: the open watches of it
         self.rv = 100
         self.data = {}  # (group, resource) -> {(ns, name): obj}
         self.by_ns = {}  # (group, resource) -> {ns: {name: obj}} (the same objects)
@@ -198,17 +210,26 @@ class Store:
             self._count(group, resource, ns)
         self.order.pop((group, resource), None)
 
-    def watch_cond(self, group, resource):
-        """What a watch of group/resource waits on: woken by writes of that
-        resource only (not by every write), and by close_watches()."""
-        c = self.conds.get((group, resource))
-        if c is None:
-            c = self.conds[(group, resource)] = threading.Condition(self.lock)
-        return c
+    def watch_waiter(self, group, resource, ns=None, name=None):
+        """What a watch of group/resource waits on (Waiter.cond, on self.lock):
+        woken by the writes that may concern it only — of that resource, in
+        ns (None: any namespace), of the object called name (None: any) —
+        and by close_watches(). Caller holds self.lock; drop_waiter() when done."""
+        w = Waiter(threading.Condition(self.lock), ns, name)
+        self.waiters.setdefault((group, resource), {})[w] = None
+        return w
+
+    def drop_waiter(self, group, resource, w):
+        ws = self.waiters.get((group, resource))
+        if ws is not None:
+            ws.pop(w, None)
+            if not ws:
+                del self.waiters[(group, resource)]
 
     def _wake_all(self):
-        for c in self.conds.values():
-            c.notify_all()
+        for ws in self.waiters.values():
+            for w in ws:
+                w.cond.notify()
 
     def _record(self, ev):
         self.events.append(ev)
@@ -218,9 +239,12 @@ class Store:
         self._trim()
         if lst[0].rv <= self.compacted:  # each resource's list holds no more than the history
             del lst[:bisect.bisect_right(lst, self.compacted, key=_rv)]
-        c = self.conds.get((ev.group, ev.resource))
-        if c is not None:
-            c.notify_all()
+        ws = self.waiters.get((ev.group, ev.resource))
+        if ws:
+            ns, name = ev.ns, ev.obj["metadata"]["name"]
+            for w in ws:
+                if (w.ns is None or w.ns == ns) and (w.name is None or w.name == name):
+                    w.cond.notify()
 
     def _trim(self):
         cut = 0

@@ -55,7 +55,18 @@ class WatchHandlers:
             return (dumps({"type": typ, "object": o}) + "\n").encode()
 
         chunks = []
-        cond = store.watch_cond(res.group, res.resource)
+        one = ri.name or next((v for f, op, v in fsel if f == "metadata.name" and op in ("=", "==")), None)
+        with store.lock:
+            waiter = store.watch_waiter(res.group, res.resource, ns or None, one)
+        try:
+            self._watch_stream(ri, res, store, waiter, chunks, initial, bookmarks, rv_s, ns, timeout, match, enc, table)
+        finally:
+            with store.lock:
+                store.drop_waiter(res.group, res.resource, waiter)
+
+    def _watch_stream(self, ri, res, store, waiter, chunks, initial, bookmarks, rv_s, ns, timeout, match, enc, table):
+        sim = self.sim
+        cond = waiter.cond
         with store.lock:
             epoch = store.watch_epoch
             if initial or rv_s in ("", "0"):
@@ -107,14 +118,25 @@ class WatchHandlers:
                         new_m = match(ev.obj) if ev.type != "DELETED" else False
                         old_m = match(ev.old)
                         if ev.type == "DELETED":
-                            if old_m:
-                                out.append(enc("DELETED", ev.obj))
-                        elif new_m and old_m:
-                            out.append(enc("MODIFIED", ev.obj))
+                            typ = "DELETED" if old_m else None
                         elif new_m:
-                            out.append(enc("ADDED", ev.obj))
-                        elif old_m:
-                            out.append(enc("DELETED", ev.obj))
+                            typ = "MODIFIED" if old_m else "ADDED"
+                        else:
+                            typ = "DELETED" if old_m else None
+                        if typ is None:
+                            continue
+                        if table:
+                            out.append(enc(typ, ev.obj))
+                            continue
+                        # serialized once for every watch of the resource served as res is
+                        k = (typ, res.api_version, res.kind)
+                        cache = ev.enc
+                        if cache is None:
+                            cache = ev.enc = {}
+                        b = cache.get(k)
+                        if b is None:
+                            b = cache[k] = enc(typ, ev.obj)
+                        out.append(b)
                     last = max(last, store.rv)  # every event of this resource up to now is handled
                     if not out:
                         now = time.monotonic()
@@ -127,13 +149,15 @@ class WatchHandlers:
                         else:
                             if store.watch_epoch != epoch or now >= deadline:
                                 break
-                            # woken by a write of this resource; at least every 0.5 s to
-                            # follow the history (other resources' events) and see stopping
+                            # woken by a write that may concern this watch (its resource, its
+                            # namespace, its object); at least every 0.5 s to follow the
+                            # history (the other writes) and see stopping
                             t = min(0.5, deadline - now, next_bm - now if bookmarks else 0.5)
                             cond.wait(max(0.01, t))
                             continue
-            for c in out:
-                self._chunk(c)
+            if out:  # the events of one look in one write
+                self.wfile.write(b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in out))
+                self.wfile.flush()
             if evs is None:
                 break
             if time.monotonic() >= deadline:
