@@ -28,10 +28,14 @@ static struct {
 	 * every record written before it started */
 	unsigned long long written, synced;
 	unsigned long long lost_lo, lost_hi; /* the records the last failed sync was to cover */
-	int syncing;                         /* a thread is in fdatasync (on its own dup of fd) */
+	int syncing;                         /* a thread is in fdatasync on sync_fd (outside mu) */
+	int sync_fd;                         /* the fd it syncs; if that file is closed meanwhile (a
+					      * rotation, SIGHUP), the syncing thread closes it after */
+	int regular;                         /* fd is a regular file (rotated by size) */
+	unsigned long long size;             /* its size: fstat at open, then what we appended */
 	char sync_error[300];
 	bh_buf line; /* the record being written (under mu), kept between records */
-} A = {.fd = -1};
+} A = {.fd = -1, .sync_fd = -1};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -51,18 +55,39 @@ static void synced_upto(unsigned long long upto, int e)
 }
 
 /* Under mu: makes what was written to the open file durable before it is
- * closed or renamed (a sync running elsewhere works on its own dup). */
+ * closed or renamed (a sync running elsewhere on the same fd goes on: the
+ * fd stays open for it, see close_log). */
 static void settle(void)
 {
 	if (A.fd >= 0 && A.synced < A.written)
 		synced_upto(A.written, fdatasync(A.fd) < 0 && errno != EINVAL && errno != EROFS ? errno : 0);
 }
 
+/* Under mu: closes the log's fd, or leaves that to the thread syncing it
+ * (sync_to), which then owns it. */
+static void close_log(void)
+{
+	if (A.fd >= 0 && !(A.syncing && A.sync_fd == A.fd))
+		close(A.fd);
+	A.fd = -1;
+}
+
 static int open_log(bh_error *err)
 {
+	struct stat st;
 	A.fd = open(A.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (A.fd < 0)
 		return bh_error_set(err, BH_EIO, "audit log %s: cannot open: %s", A.path, strerror(errno));
+	if (fstat(A.fd, &st) < 0) {
+		int e = errno;
+		close(A.fd);
+		A.fd = -1;
+		return bh_error_set(err, BH_EIO, "audit log %s: %s", A.path, strerror(e));
+	}
+	/* the size is kept here from now on: no fstat per record (the log is
+	 * ours; with O_APPEND every record lands at its end) */
+	A.regular = S_ISREG(st.st_mode);
+	A.size = (unsigned long long)st.st_size;
 	return 0;
 }
 
@@ -94,9 +119,7 @@ int audit_reopen(bh_error *err)
 		return 0;
 	pthread_mutex_lock(&mu);
 	settle();
-	if (A.fd >= 0)
-		close(A.fd);
-	A.fd = -1;
+	close_log();
 	rc = open_log(err);
 	pthread_mutex_unlock(&mu);
 	return rc;
@@ -106,9 +129,7 @@ void audit_close(void)
 {
 	pthread_mutex_lock(&mu);
 	settle();
-	if (A.fd >= 0)
-		close(A.fd);
-	A.fd = -1;
+	close_log();
 	free(A.path);
 	free(A.cluster);
 	A.path = A.cluster = NULL;
@@ -153,8 +174,7 @@ static int rotate(bh_error *err)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	settle();
-	close(A.fd);
-	A.fd = -1;
+	close_log();
 	if (A.max_backups == 0) {
 		if (unlink(A.path) < 0 && errno != ENOENT)
 			rc = bh_error_set(err, BH_EIO, "audit log %s: cannot rotate: %s", A.path, strerror(errno));
@@ -246,16 +266,17 @@ static int sync_to(unsigned long long seq, bh_error *err)
 		}
 		A.syncing = 1;
 		upto = A.written;
-		fd = A.fd >= 0 ? dup(A.fd) : -1; /* a rotation may close A.fd meanwhile */
+		A.sync_fd = fd = A.fd; /* a rotation meanwhile leaves it open for us (close_log) */
 		if (fd < 0)
-			e = A.fd >= 0 ? errno : EBADF;
+			e = EBADF;
 		pthread_mutex_unlock(&mu);
 		if (fd >= 0 && fdatasync(fd) < 0 && errno != EINVAL && errno != EROFS)
 			e = errno;
-		if (fd >= 0)
-			close(fd);
 		pthread_mutex_lock(&mu);
+		if (fd >= 0 && fd != A.fd)
+			close(fd); /* closed (rotated, reopened) while we synced it */
 		A.syncing = 0;
+		A.sync_fd = -1;
 		synced_upto(upto, e); /* a failure fails every record it was to cover */
 	}
 	if (A.synced < seq || (seq >= A.lost_lo && seq <= A.lost_hi))
@@ -301,7 +322,6 @@ int audit_settle(bh_error *err)
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 {
 	bh_buf *line = &A.line;
-	struct stat st;
 	size_t n;
 	ssize_t w;
 	int rc = 0;
@@ -324,24 +344,20 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 		goto out;
 	}
 	n = line->len;
-	if (fstat(A.fd, &st) < 0) {
-		rc = bh_error_set(err, BH_EIO, "audit log %s: %s", A.path, strerror(errno));
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && A.max_size && st.st_size > 0 && (unsigned long long)st.st_size + n > A.max_size) {
+	if (A.regular && A.max_size && A.size > 0 && A.size + n > A.max_size) {
 		if ((rc = rotate(err)) < 0)
 			goto out;
-		st.st_size = 0;
 	}
 	w = write(A.fd, line->data, n);
 	if (w != (ssize_t)n) {
 		int e = w < 0 ? errno : ENOSPC;
-		if (w > 0 && S_ISREG(st.st_mode) && ftruncate(A.fd, st.st_size) < 0) {
+		if (w > 0 && A.regular && ftruncate(A.fd, (off_t)A.size) < 0) {
 			/* a torn line stays; the record is refused all the same */
 		}
 		rc = bh_error_set(err, BH_EIO, "audit log %s: cannot write: %s", A.path, strerror(e));
 		goto out;
 	}
+	A.size += n;
 	*seq = ++A.written;
 out:
 	pthread_mutex_unlock(&mu);

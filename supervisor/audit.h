@@ -24,8 +24,9 @@
  * two: they were half of the forwarding threads' CPU. A failed sync
  * fails every record it was to cover. Files that cannot be synced (pipes,
  * character devices) are written without it.
- * Rotation: before a record would make the file larger than max_size, it is
- * renamed PATH.1 (PATH.1 to PATH.2, ... up to max_backups; the oldest goes)
+ * Rotation: before a record would make the file larger than max_size (its
+ * size is read at open and then counted, not asked per record: bulkheadd is
+ * the log's only writer), it is renamed PATH.1 (PATH.1 to PATH.2, ... up to max_backups; the oldest goes)
  * and a new PATH is started; audit_reopen (SIGHUP) closes and reopens PATH.
  * Thread-safe (the main loop and the forwarding threads). */
 #ifndef BH_SUPERVISOR_AUDIT_H
