@@ -26,7 +26,8 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/requeue.c supervisor/requeue.h \
 	supervisor/remote.c supervisor/remote.h \
 	supervisor/discovery.c supervisor/discovery.h \
-	supervisor/hccache.c supervisor/hccache.h
+	supervisor/hccache.c supervisor/hccache.h \
+	supervisor/hrent.c supervisor/hrent.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
@@ -90,3 +91,10 @@ tests_unit_test_noop_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_noop_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_noop
 UNIT_TESTS += tests/unit/test_noop
+
+check_PROGRAMS += tests/unit/test_hrent
+tests_unit_test_hrent_SOURCES = tests/unit/test_hrent.c
+tests_unit_test_hrent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_hrent_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_hrent
+UNIT_TESTS += tests/unit/test_hrent

@@ -38,6 +38,7 @@
 #include "supervisor/discovery.h"
 #include "supervisor/forward.h"
 #include "supervisor/hccache.h"
+#include "supervisor/hrent.h"
 #include "supervisor/httpd.h"
 #include "supervisor/job.h"
 #include "supervisor/leader.h"
@@ -73,9 +74,20 @@ static acl_policy lockdown; /* --default-service-account, --no-cross-namespace-r
 /* ---- watch thread -> main thread ------------------------------------------- */
 typedef struct wevent {
 	kube_watch_type type;
-	json_t *obj;
+	hr_ent *ent;    /* ADDED, MODIFIED, DELETED */
+	hr_ent **items; /* RELIST: the list's objects */
+	size_t nitems;
 	struct wevent *next;
 } wevent;
+
+static void wevent_free(wevent *e)
+{
+	free(e->ent);
+	for (size_t i = 0; i < e->nitems; i++)
+		free(e->items[i]);
+	free(e->items);
+	free(e);
+}
 
 static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
 static wevent *whead, *wtail;
@@ -98,17 +110,35 @@ static void wake(void)
 	errno = saved;
 }
 
+/* On the watch thread: each object is decoded once, here, into the
+ * cache's compact form (hrent.h); the tree is dropped by the decoder. */
 static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 {
-	wevent *e = calloc(1, sizeof *e);
+	wevent *e;
 	(void)ud;
-	if (!e)
+	if (type > KUBE_WATCH_DELETED && type != KUBE_WATCH_RELIST)
+		return stopping ? 1 : 0; /* nothing the main loop reads */
+	if (!(e = calloc(1, sizeof *e)))
 		return 0;
 	e->type = type;
-	/* a reference, not a copy: the decoder lets go of obj after this
-	 * call and never touches it again (jansson counts references
-	 * atomically), so the main thread becomes its only owner */
-	e->obj = json_incref(obj);
+	if (type == KUBE_WATCH_RELIST) {
+		json_t *items = json_object_get(obj, "items"), *it;
+		size_t i;
+		if (json_array_size(items) && !(e->items = calloc(json_array_size(items), sizeof *e->items))) {
+			free(e);
+			return 0;
+		}
+		json_array_foreach(items, i, it) {
+			if (!(e->items[e->nitems] = hrent_new(it))) { /* a partial list would drop the rest */
+				wevent_free(e);
+				return 0;
+			}
+			e->nitems++;
+		}
+	} else if (!(e->ent = hrent_new(obj))) {
+		free(e);
+		return 0;
+	}
 	pthread_mutex_lock(&wmu);
 	if (wtail)
 		wtail->next = e;
@@ -185,12 +215,14 @@ typedef struct insync {
 	char digest[80];
 	uint64_t storage_fp;
 	char *storage_path, *helmchart, *storage_ns;
-	proto_result res;
+	proto_result res; /* without status and events (a tree each, for every release in sync) */
+	char *status;     /* res.status as compact JSON, or NULL */
 } insync;
 
 typedef struct entry {
 	char key[320];
-	json_t *hr;
+	hr_ent *hr;     /* the newest object (hrent.h) */
+	json_t *tree;   /* hr decoded (hr_of), until the end of the loop's turn, or NULL */
 	const char *ns; /* hr's namespace ("" when it has none), for the scheduler */
 	int queued;
 	double not_before;
@@ -253,11 +285,39 @@ static entry *find_entry(const char *key)
 	return NULL;
 }
 
+/* e's object as a tree (borrowed): decoded from its compact form on first
+ * use in a turn of the main loop, let go at the next turn (trees_release);
+ * what must outlive the turn takes a reference. NULL when out of memory. */
+static size_t ntrees;
+
+static const json_t *hr_of(entry *e)
+{
+	if (!e->tree && (e->tree = hrent_tree_new(e->hr)))
+		ntrees++;
+	return e->tree;
+}
+
+static void tree_drop(entry *e)
+{
+	if (e->tree) {
+		json_decref(e->tree);
+		e->tree = NULL;
+		ntrees--;
+	}
+}
+
+static void trees_release(void)
+{
+	for (size_t i = 0; ntrees && i < nentries; i++)
+		tree_drop(&entries[i]);
+}
+
 static void insync_forget(entry *e)
 {
 	if (!e->sync)
 		return;
 	proto_result_free(&e->sync->res);
+	free(e->sync->status);
 	free(e->sync->storage_path);
 	free(e->sync->helmchart);
 	free(e->sync->storage_ns);
@@ -269,10 +329,10 @@ static void insync_forget(entry *e)
 static const json_t *cache_lookup(void *ud, const char *ns, const char *name)
 {
 	char key[320];
-	const entry *en;
+	entry *en;
 	(void)ud;
 	snprintf(key, sizeof key, "%s/%s", ns, name);
-	return (en = find_entry(key)) ? en->hr : NULL;
+	return (en = find_entry(key)) ? hr_of(en) : NULL;
 }
 
 static double hr_interval(const json_t *hr)
@@ -281,46 +341,8 @@ static double hr_interval(const json_t *hr)
 	return d > 0 ? d : opt.default_interval;
 }
 
-/* Does the object carry a reconcile request not handled yet? */
-static int wants_reconcile_request(const json_t *hr)
-{
-	const char *req = json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
-							   "reconcile.fluxcd.io/requestedAt"));
-	const char *handled = jstr(json_object_get(hr, "status"), "lastHandledReconcileAt", NULL);
-	return req && (!handled || strcmp(req, handled) != 0);
-}
-
-/* Does the object ask for a reconcile that has not been attempted yet? */
-static int wants_reconcile(const json_t *hr)
-{
-	const json_t *st = json_object_get(hr, "status");
-	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
-	if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend")))
-		return 0;
-	if (!json_object_get(st, "lastAttemptedGeneration"))
-		return !json_object_get(st, "observedGeneration") ||
-		       json_integer_value(json_object_get(st, "observedGeneration")) != gen;
-	if (json_integer_value(json_object_get(st, "lastAttemptedGeneration")) != gen)
-		return 1;
-	return wants_reconcile_request(hr);
-}
-
-#define HR_FINALIZER "finalizers.fluxcd.io"
-
-static int has_finalizer(const json_t *hr)
-{
-	size_t i;
-	json_t *f;
-	json_array_foreach(json_object_get(json_object_get(hr, "metadata"), "finalizers"), i, f)
-		if (json_is_string(f) && !strcmp(json_string_value(f), HR_FINALIZER))
-			return 1;
-	return 0;
-}
-
-static int being_deleted(const json_t *hr)
-{
-	return jstr(hr, "metadata", "deletionTimestamp") != NULL;
-}
+#define has_finalizer hr_has_finalizer
+#define being_deleted hr_being_deleted
 
 /* The JSON patch that adds (add=1) or removes our finalizer: it tests the
  * list it replaces, so concurrent changes of other finalizers are not lost.
@@ -415,28 +437,35 @@ static obj_op *obj_take(void)
 	return r;
 }
 
-/* Did the last worker attempt what hr asks for (its status is being written)? */
-static int attempted(const entry *e, const json_t *hr)
+/* Did the last worker attempt what h asks for (its status is being written)? */
+static int attempted(const entry *e, const hr_ent *h)
 {
-	const char *req = json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
-							   "reconcile.fluxcd.io/requestedAt"));
-	return e->done_gen && e->done_gen == json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation")) &&
-	       (!req || !strcmp(req, e->done_req));
+	return e->done_gen && e->done_gen == h->gen && (!h->req || !strcmp(h->req, e->done_req));
 }
 
-static void upsert(json_t *hr)
+static void entry_remove(entry *e)
+{
+	free(e->hr);
+	tree_drop(e);
+	insync_forget(e);
+	obj_free(e->sa);
+	*e = entries[--nentries];
+}
+
+/* Takes h (the main thread's copy). */
+static void upsert(hr_ent *h)
 {
 	char key[320];
 	entry *e;
-	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
-	key_of(hr, key, sizeof key);
-	/* nothing here reads managedFields: not kept (memory at 1000s of objects) */
-	json_object_del(json_object_get(hr, "metadata"), "managedFields");
+	json_int_t gen = h->gen;
+	snprintf(key, sizeof key, "%s/%s", h->ns, h->name);
 	if (!(e = find_entry(key))) {
 		if (nentries == centries) {
 			entry *ne = realloc(entries, (centries ? centries * 2 : 32) * sizeof *ne);
-			if (!ne)
+			if (!ne) {
+				free(h);
 				return;
+			}
 			entries = ne;
 			centries = centries ? centries * 2 : 32;
 		}
@@ -444,23 +473,24 @@ static void upsert(json_t *hr)
 		memset(e, 0, sizeof *e);
 		snprintf(e->key, sizeof e->key, "%s", key);
 	}
-	json_decref(e->hr);
-	e->hr = json_incref(hr);
-	e->ns = jstr(hr, "metadata", "namespace") ? jstr(hr, "metadata", "namespace") : "";
-	if (has_finalizer(hr))
+	free(e->hr);
+	tree_drop(e);
+	e->hr = h;
+	e->ns = h->ns;
+	if (h->finalizer)
 		e->fin_added = 0;
-	if (e->stalled_gen && (e->stalled_gen != gen || wants_reconcile_request(hr)))
+	if (e->stalled_gen && (e->stalled_gen != gen || h->wants_req))
 		e->stalled_gen = 0; /* changed, or asked to try again */
-	if (being_deleted(hr)) {
+	if (h->deleted) {
 		/* uninstall, then let the object go (only while our finalizer holds it) */
-		if (!e->job && has_finalizer(hr) && !e->deleting) {
+		if (!e->job && h->finalizer && !e->deleting) {
 			e->deleting = 1;
 			queue_after(e, 0);
 			svlog_hr(SVLOG_DEBUG, key, NULL, "queued the deletion");
 		}
 		return;
 	}
-	if (!e->job && !e->stalled_gen && wants_reconcile(hr) && !attempted(e, hr) &&
+	if (!e->job && !e->stalled_gen && h->wants && !attempted(e, h) &&
 	    (!e->queued || e->sched_gen != gen || e->not_before > now_s())) {
 		queue_after(e, 0);
 		e->sched_gen = gen;
@@ -468,17 +498,13 @@ static void upsert(json_t *hr)
 	}
 }
 
-static void drop(const json_t *hr)
+static void drop(const hr_ent *h)
 {
 	char key[320];
 	entry *e;
-	key_of(hr, key, sizeof key);
-	if ((e = find_entry(key)) && !e->job) {
-		json_decref(e->hr);
-		insync_forget(e);
-		obj_free(e->sa);
-		*e = entries[--nentries];
-	}
+	snprintf(key, sizeof key, "%s/%s", h->ns, h->name);
+	if ((e = find_entry(key)) && !e->job)
+		entry_remove(e);
 }
 
 /* ---- operations: probes, metrics ------------------------------------------- */
@@ -662,11 +688,26 @@ static void ops_tick(double now)
 static json_t *disc_snapshot; /* handed to every worker (discovery.h) */
 static char *disc_text;       /* the same, serialized once: each job carries it verbatim */
 
+/* The object of a watch event, moved into the main thread's heap (the
+ * watch thread's malloc arena then keeps only what it frees itself). */
+static hr_ent *main_copy(hr_ent **from)
+{
+	hr_ent *h = hrent_dup(*from);
+	if (h) {
+		free(*from);
+	} else {
+		h = *from;
+	}
+	*from = NULL;
+	return h;
+}
+
 static void drain_watch(void)
 {
 	wevent *list;
 	char buf[256];
 	json_t *snap;
+	trees_release(); /* a new turn: the trees decoded in the last one go */
 	while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
 		;
 	atomic_store(&wake_pending, 0); /* after the drain, before the queues are taken */
@@ -683,11 +724,12 @@ static void drain_watch(void)
 	for (size_t t = 0; t < ntriggers; t++) { /* a new chart revision: its HelmReleases now */
 		char *ns = strchr(triggers[t], '/') + 1, *slash = strchr(ns, '/');
 		ns[-1] = *slash = '\0';
-		for (size_t k = 0; k < nentries; k++)
-			if (!entries[k].job && entries[k].hr && !being_deleted(entries[k].hr) &&
-			    source_uses(entries[k].hr, triggers[t], ns, slash + 1)) {
+		for (size_t k = 0; k < nentries; k++) {
+			const hr_ent *h = entries[k].hr;
+			if (!entries[k].job && !h->deleted && h->has_src && !strcmp(h->src_kind, triggers[t]) &&
+			    !strcmp(h->src_ns, ns) && !strcmp(h->src_name, slash + 1))
 				queue_after(&entries[k], 0);
-			}
+		}
 	}
 	ntriggers = 0;
 	for (size_t k = 0; fetched && k < nentries; k++) /* a download ended: its askers ask again */
@@ -699,44 +741,38 @@ static void drain_watch(void)
 	pthread_mutex_unlock(&wmu);
 	while (list) {
 		wevent *n = list->next;
-		size_t i;
-		json_t *it;
 		switch (list->type) {
 		case KUBE_WATCH_ADDED:
 		case KUBE_WATCH_MODIFIED:
-			upsert(list->obj);
+			upsert(main_copy(&list->ent));
 			break;
 		case KUBE_WATCH_DELETED:
-			drop(list->obj);
+			drop(list->ent);
 			break;
 		case KUBE_WATCH_RELIST: {
 			/* the list replaces the cache: forget what it no longer has */
 			for (size_t k = 0; k < nentries;) {
 				int found = 0;
-				json_array_foreach(json_object_get(list->obj, "items"), i, it) {
+				for (size_t i = 0; i < list->nitems && !found; i++) {
 					char key[320];
-					key_of(it, key, sizeof key);
-					if (strcmp(key, entries[k].key) == 0)
-						found = 1;
+					snprintf(key, sizeof key, "%s/%s", list->items[i]->ns, list->items[i]->name);
+					found = strcmp(key, entries[k].key) == 0;
 				}
 				if (!found && !entries[k].job) {
-					json_decref(entries[k].hr);
-					insync_forget(&entries[k]);
-					obj_free(entries[k].sa);
-					entries[k] = entries[--nentries];
+					entry_remove(&entries[k]);
 					continue;
 				}
 				k++;
 			}
-			json_array_foreach(json_object_get(list->obj, "items"), i, it) upsert(it);
+			for (size_t i = 0; i < list->nitems; i++)
+				upsert(main_copy(&list->items[i]));
 			ops_caches_synced();
 			break;
 		}
 		default:
 			break;
 		}
-		json_decref(list->obj);
-		free(list);
+		wevent_free(list);
 		list = n;
 	}
 }
@@ -762,16 +798,17 @@ static void job_free(sv_job *j)
 }
 
 /* A job for e's current object and reconcile, without a worker yet. */
-static sv_job *job_new(const entry *e)
+static sv_job *job_new(entry *e)
 {
-	sv_job *j = calloc(1, sizeof *j);
+	const json_t *hr = hr_of(e);
+	sv_job *j = hr ? calloc(1, sizeof *j) : NULL;
 	if (!j)
 		return NULL;
 	j->sock = -1;
 	j->serial = ++job_serial;
 	ipc_reader_init(&j->rd, IPC_MAX_PAYLOAD, 0);
 	ipc_outq_init(&j->oq);
-	j->hr = json_incref(e->hr);
+	j->hr = json_incref((json_t *)hr);
 	snprintf(j->key, sizeof j->key, "%s", e->key);
 	memcpy(j->reconcile_id, e->rid, sizeof j->reconcile_id);
 	j->ns = jstr(j->hr, "metadata", "namespace");
@@ -784,6 +821,8 @@ static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
 	bh_error e;
 	char key[320];
 	const entry *en;
+	if (!hr)
+		return; /* out of memory */
 	key_of(hr, key, sizeof key);
 	en = find_entry(key);
 	svlog_hr(SVLOG_INFO, key, en ? en->rid : NULL, "Ready=%s %s: %s", o->ready ? "True" : "False", o->reason,
@@ -812,9 +851,9 @@ static void refuse(kube_client *kc, entry *e, const char *reason, const char *ms
 	sv_outcome o = {0, reason, msg};
 	o.event = 1;
 	o.stalled = 1;
-	report(kc, e->hr, &o);
+	report(kc, hr_of(e), &o);
 	e->queued = 0;
-	e->stalled_gen = json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation"));
+	e->stalled_gen = e->hr->gen;
 }
 
 /* The job's JSON text; with_discovery: the discovery snapshot's text
@@ -869,7 +908,7 @@ static int obj_send(kube_client *kc, const entry *e, enum obj_kind kind, const j
 static void add_finalizer(kube_client *kc, entry *e)
 {
 	bh_error err;
-	if (obj_send(kc, e, OBJ_FIN_ADD, e->hr, NULL, &err) == 0) {
+	if (obj_send(kc, e, OBJ_FIN_ADD, hr_of(e), NULL, &err) == 0) {
 		e->fin_wait = 1;
 		return;
 	}
@@ -877,7 +916,7 @@ static void add_finalizer(kube_client *kc, entry *e)
 		char msg[700];
 		sv_outcome o = {0, "FinalizerFailed", msg};
 		snprintf(msg, sizeof msg, "adding the finalizer %s: %.600s", HR_FINALIZER, err.msg);
-		report(kc, e->hr, &o);
+		report(kc, hr_of(e), &o);
 	}
 	queue_after(e, opt.requeue_dependency);
 }
@@ -902,7 +941,7 @@ static void obj_collect(kube_client *kc, obj_op *op)
 	while (op) {
 		obj_op *n = op->next;
 		entry *e = find_entry(op->key);
-		int same = e && !strcmp(op->uid, uid_of(e->hr));
+		int same = e && !strcmp(op->uid, e->hr->uid);
 		op->next = NULL;
 		switch (op->kind) {
 		case OBJ_FIN_ADD:
@@ -912,9 +951,9 @@ static void obj_collect(kube_client *kc, obj_op *op)
 			queue_after(e, 0);
 			if (op->rc < 0) {
 				sv_outcome o = {0, "FinalizerFailed", op->msg};
-				report(kc, e->hr, &o);
+				report(kc, hr_of(e), &o);
 				e->not_before += opt.requeue_dependency;
-			} else if (!has_finalizer(e->hr)) {
+			} else if (!e->hr->finalizer) {
 				e->fin_added = 1;
 			}
 			break;
@@ -953,7 +992,7 @@ static void start(kube_client *kc, entry *e)
 	sv_job *j;
 	hr_model *model;
 	int rc = 0, fd = -1;
-	const json_t *hr = e->hr;
+	const json_t *hr = hr_of(e);
 	char identity[ACL_IDENTITY_MAX], cluster[REMOTE_CLUSTER_MAX];
 	int remote = json_is_object(json_object_get(json_object_get(hr, "spec"), "kubeConfig"));
 	int idrc = remote ? remote_identity(hr, identity, sizeof identity, &iderr)
@@ -965,6 +1004,10 @@ static void start(kube_client *kc, entry *e)
 	bh_buf payload = BH_BUF_INIT;
 	spawn_opts so;
 
+	if (!hr) { /* out of memory */
+		queue_after(e, opt.requeue_dependency);
+		return;
+	}
 	e->queued = 0;
 	svlog_reconcile_id(e->rid);
 	memset(&si, 0, sizeof si);
@@ -1330,7 +1373,7 @@ static void finish(kube_client *kc, sv_job *j)
 			 * status lane; 2 = done, never queued again (obj_collect
 			 * queues it again if the finalizer stays) */
 			e->deleting = 2;
-			if (let_go(kc, e, OBJ_UNINSTALLED, e->hr ? e->hr : j->hr, j->reconcile_id) < 0) {
+			if (let_go(kc, e, OBJ_UNINSTALLED, hr_of(e) ? hr_of(e) : j->hr, j->reconcile_id) < 0) {
 				e->deleting = 1;
 				queue_after(e, opt.requeue_dependency);
 			}
@@ -1359,15 +1402,13 @@ static void finish(kube_client *kc, sv_job *j)
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
 		} else if (!o.ready && j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NEVER) {
 			e->queued = 0; /* stalled until the object changes */
-			if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
-					     json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
+			if (e->hr->gen != json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
 				queue_after(e, 0);
 			}
 		} else if (!o.ready) {
 			queue_after(e, hr_interval(j->hr));
 			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
-		} else if (e->hr && json_integer_value(json_object_get(json_object_get(e->hr, "metadata"), "generation")) !=
-					    json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
+		} else if (e->hr->gen != json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
 			queue_after(e, 0); /* changed while we worked */
 		} else if (j->has_result && j->result.status) {
 			/* Flux's RequeueAfter .spec.interval: the state machine looks
@@ -1416,11 +1457,20 @@ static void insync_keep(entry *e, sv_job *j)
 	s->gen = generation(j->hr);
 	snprintf(s->digest, sizeof s->digest, "%s", j->digest);
 	s->storage_fp = noop_store_fp(j->store);
+	if (j->result.status && !(s->status = json_dumps(j->result.status, JSON_COMPACT))) {
+		free(s->storage_ns);
+		free(s->helmchart);
+		free(s);
+		return;
+	}
 	s->storage_path = j->storage_path;
 	j->storage_path = NULL;
 	s->res = j->result;
 	memset(&j->result, 0, sizeof j->result);
 	j->has_result = 0;
+	json_decref(s->res.status); /* kept as text: the tree is made again when it is written */
+	json_decref(s->res.events); /* the next no-op records none */
+	s->res.status = s->res.events = NULL;
 	e->sync = s;
 }
 
@@ -1451,11 +1501,15 @@ static void insync_observe(sv_job *j, const fwd_req *f)
 static int noop_try(entry *e)
 {
 	char digest[80], identity[ACL_IDENTITY_MAX];
-	const json_t *hr = e->hr;
+	const json_t *hr;
 	bh_error err;
 	sv_job *j, **nc;
 	if (!e->sync)
 		return 0;
+	if (!(hr = hr_of(e))) {
+		insync_forget(e);
+		return 0;
+	}
 	if (e->deleting || !noop_eligible(hr) || !has_finalizer(hr) || generation(hr) != e->sync->gen ||
 	    source_cached_digest(hr, digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
 	    acl_identity(&lockdown, hr, identity, sizeof identity, &err) < 0 || acl_check_refs(&lockdown, hr, &err) < 0 ||
@@ -1498,8 +1552,8 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 		return;
 	e->job = NULL;
 	/* the object or its artifact may have changed while the list was out */
-	if (f->audit_error[0] || f->status != 200 || !e->sync || generation(e->hr) != e->sync->gen || being_deleted(e->hr) ||
-	    source_cached_digest(e->hr, digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
+	if (f->audit_error[0] || f->status != 200 || !e->sync || e->hr->gen != e->sync->gen || e->hr->deleted ||
+	    !hr_of(e) || source_cached_digest(hr_of(e), digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
 	    noop_storage_fp(f->body.data ? f->body.data : "", f->body.len, j->release_name, &fp) < 0 ||
 	    fp != e->sync->storage_fp) {
 		svlog_hr(SVLOG_DEBUG, e->key, e->rid, "the release storage changed (or was not read): starting a worker");
@@ -1509,6 +1563,7 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 	}
 	{
 		const insync *s = e->sync;
+		json_t *wstatus = s->status ? json_loads(s->status, 0, NULL) : NULL;
 		const char *req = json_string_value(json_object_get(
 			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
 		sv_outcome o = {0};
@@ -1518,12 +1573,18 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 		o.action = s->res.action;
 		o.release = s->res.has_release ? &s->res.release : NULL;
 		o.revision = s->res.has_release ? s->res.release.chart_version : NULL;
-		o.wstatus = s->res.status;
+		o.wstatus = wstatus;
 		o.attempted = 1;
 		o.helmchart = s->helmchart;
 		o.storage_ns = s->storage_ns;
 		svlog_hr(SVLOG_INFO, e->key, e->rid, "in sync: inputs and release storage unchanged, no worker");
+		if (s->status && !wstatus) { /* out of memory: a worker instead */
+			insync_forget(e);
+			queue_after(e, 0);
+			return;
+		}
 		report(kc, j->hr, &o);
+		json_decref(wstatus);
 		metrics_reconcile_done(j, 1, 0, now_s() - j->started, opt.worker_cpu);
 		e->done_gen = generation(j->hr);
 		snprintf(e->done_req, sizeof e->done_req, "%s", req ? req : "");

@@ -161,18 +161,22 @@ static void made_chart_name(const json_t *hr, char *ns, size_t nsn, char *name, 
 	snprintf(name, nn, "%s-%s", hrns ? hrns : "", hrname ? hrname : "");
 }
 
-int source_uses(const json_t *hr, const char *kind, const char *ns, const char *name)
+int source_of(const json_t *hr, char *kind, size_t kn, char *ns, size_t nsn, char *name, size_t nn)
 {
 	const json_t *ref = json_object_get(json_object_get(hr, "spec"), "chartRef");
-	char cns[254], cname[520];
 	if (json_is_object(ref)) {
 		const char *k = str_at(ref, "kind", NULL, NULL), *n = str_at(ref, "name", NULL, NULL);
 		const char *rns = str_at(ref, "namespace", NULL, NULL), *hrns = str_at(hr, "metadata", "namespace", NULL);
-		return k && n && !strcmp(k, kind) && !strcmp(n, name) &&
-		       !strcmp(rns && *rns ? rns : hrns ? hrns : "", ns);
+		if (!k || !n)
+			return -1;
+		snprintf(kind, kn, "%s", k);
+		snprintf(ns, nsn, "%s", rns && *rns ? rns : hrns ? hrns : "");
+		snprintf(name, nn, "%s", n);
+		return 0;
 	}
-	made_chart_name(hr, cns, sizeof cns, cname, sizeof cname);
-	return !strcmp(kind, "HelmChart") && !strcmp(cns, ns) && !strcmp(cname, name);
+	snprintf(kind, kn, "HelmChart");
+	made_chart_name(hr, ns, nsn, name, nn);
+	return 0;
 }
 
 int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err)

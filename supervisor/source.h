@@ -31,9 +31,10 @@ int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error 
  * it (hccache.h), read from memory only; -1 when not known that way. */
 int source_cached_digest(const json_t *hr, char *digest, size_t n);
 
-/* Does hr take its chart from source kind ns/name (chartRef, or the
- * HelmChart made from .spec.chart)? */
-int source_uses(const json_t *hr, const char *kind, const char *ns, const char *name);
+/* The source hr takes its chart from: its chartRef, or the HelmChart made
+ * from .spec.chart (truncated to the buffers). 0, or -1 for a chartRef
+ * without kind or name (no source). */
+int source_of(const json_t *hr, char *kind, size_t kn, char *ns, size_t nsn, char *name, size_t nn);
 
 /* Deletes the HelmChart bulkhead made from hr's .spec.chart (when hr was
  * deleted or moved to .spec.chartRef); only one labelled as made for hr.

@@ -1,0 +1,95 @@
+/* tests/unit/test_hrent.c — supervisor/hrent.c: the cache's compact
+ * HelmRelease keeps the object (without managedFields) and the flags the
+ * queue reads, and its copy in another allocation stands on its own. */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor/hrent.h"
+
+static const char full[] =
+	"{\"apiVersion\":\"helm.toolkit.fluxcd.io/v2\",\"kind\":\"HelmRelease\","
+	"\"metadata\":{\"name\":\"app\",\"namespace\":\"team\",\"uid\":\"u-1\",\"generation\":3,"
+	"\"finalizers\":[\"other\",\"finalizers.fluxcd.io\"],"
+	"\"annotations\":{\"reconcile.fluxcd.io/requestedAt\":\"t2\"},"
+	"\"managedFields\":[{\"manager\":\"kubectl\",\"fieldsV1\":{\"f:spec\":{}}}]},"
+	"\"spec\":{\"interval\":\"1m\",\"chartRef\":{\"kind\":\"OCIRepository\",\"name\":\"podinfo\"},\"x\":1.5e300},"
+	"\"status\":{\"observedGeneration\":3,\"lastAttemptedGeneration\":3,\"lastHandledReconcileAt\":\"t1\","
+	"\"history\":[{\"name\":\"\\u00e9\"}]}}";
+
+START_TEST(test_round_trip)
+{
+	json_t *hr = json_loads(full, 0, NULL), *want = json_loads(full, 0, NULL), *back;
+	hr_ent *h, *c;
+	ck_assert_ptr_nonnull(hr);
+	json_object_del(json_object_get(want, "metadata"), "managedFields");
+	h = hrent_new(hr);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_null(strstr(h->text, "managedFields"));
+	c = hrent_dup(h);
+	memset(h, 0xa5, h->size); /* the copy reads nothing of the original */
+	free(h);
+	back = hrent_tree_new(c);
+	ck_assert(json_equal(back, want));
+	ck_assert_str_eq(c->ns, "team");
+	ck_assert_str_eq(c->name, "app");
+	ck_assert_str_eq(c->uid, "u-1");
+	ck_assert_str_eq(c->req, "t2");
+	ck_assert_int_eq(c->gen, 3);
+	ck_assert(c->finalizer && !c->deleted && !c->suspend);
+	ck_assert(c->wants_req && c->wants); /* t2 not handled (t1 was) */
+	ck_assert(c->has_src);
+	ck_assert_str_eq(c->src_kind, "OCIRepository");
+	ck_assert_str_eq(c->src_ns, "team");
+	ck_assert_str_eq(c->src_name, "podinfo");
+	json_decref(back);
+	json_decref(want);
+	json_decref(hr);
+	free(c);
+}
+END_TEST
+
+START_TEST(test_flags)
+{
+	json_t *hr = json_loads("{\"metadata\":{\"name\":\"a\",\"generation\":2,\"deletionTimestamp\":\"x\"},"
+				"\"spec\":{\"suspend\":true,\"chart\":{\"spec\":{\"sourceRef\":{\"namespace\":\"src\"}}}},"
+				"\"status\":{\"lastAttemptedGeneration\":1}}",
+				0, NULL);
+	hr_ent *h = hrent_new(hr);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(h->ns, "");
+	ck_assert_str_eq(h->uid, "");
+	ck_assert_ptr_null(h->req);
+	ck_assert(!h->finalizer && h->deleted && h->suspend);
+	ck_assert(!h->wants); /* suspended */
+	ck_assert(!h->wants_req);
+	ck_assert_str_eq(h->src_kind, "HelmChart");
+	ck_assert_str_eq(h->src_ns, "src");
+	ck_assert_str_eq(h->src_name, "-a");
+	free(h);
+	/* a new generation not attempted; a chartRef without a name: no source */
+	json_object_set_new(json_object_get(hr, "spec"), "suspend", json_false());
+	json_object_set_new(json_object_get(hr, "spec"), "chartRef", json_pack("{s:s}", "kind", "HelmChart"));
+	h = hrent_new(hr);
+	ck_assert(h->wants && !h->has_src);
+	free(h);
+	json_decref(hr);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hrent");
+	TCase *tc = tcase_create("hrent");
+	SRunner *sr;
+	int failed;
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_flags);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
