@@ -702,14 +702,20 @@ static hr_ent *main_copy(hr_ent **from)
 	return h;
 }
 
+/* Did the last poll find the wake-up pipe readable (1 before the first)? */
+static int pipe_readable = 1;
+
 static void drain_watch(void)
 {
 	wevent *list;
 	char buf[256];
 	json_t *snap;
 	trees_release(); /* a new turn: the trees decoded in the last one go */
-	while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
-		;
+	/* no read(2) per turn when nothing was written: a byte written since
+	 * the last poll shows as wake_pending (wake), or the next poll finds it */
+	if (pipe_readable || atomic_load(&wake_pending))
+		while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
+			;
 	atomic_store(&wake_pending, 0); /* after the drain, before the queues are taken */
 	snap = discovery_take();
 	if (snap) {
@@ -2039,12 +2045,14 @@ int main(int argc, char **argv)
 		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
 		if (timeout > 1000) /* liveness (ops_tick), the Lease, draining */
 			timeout = 1000;
+		pf[0].revents = 0;
 		if (poll(pf, njobs + 1, timeout) > 0) {
 			size_t n = njobs;
 			for (size_t i = 0; i < n && i < njobs; i++)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
 					service(kc, jobs[i]);
 		}
+		pipe_readable = pf[0].revents != 0;
 	}
 	free(pf);
 	ops_draining(now_s()); /* STOPPING=1 and /readyz false, when no worker ran */

@@ -263,6 +263,29 @@ static int send_status(kube_client *kc, const json_t *hr, const char *text, cons
 }
 
 /* ---- the asynchronous writer (status_async_start) ----------------------------------- */
+/* What a writer thread reads of the object (send_status, and
+ * kube_event_create's involvedObject): not the whole object (its status
+ * and spec are most of it), copied (the thread owns it). NULL: no memory. */
+static json_t *involved_new(const json_t *hr)
+{
+	static const char *const top[] = {"apiVersion", "kind"}, *const meta[] = {"name", "namespace", "uid", "resourceVersion"};
+	const json_t *md = json_object_get(hr, "metadata");
+	json_t *o = json_object(), *m = json_object();
+	int bad = !o || !m || json_object_set(o, "metadata", m) < 0;
+	for (size_t i = 0; !bad && i < 2; i++)
+		if (json_object_get(hr, top[i]))
+			bad = json_object_set_new(o, top[i], json_deep_copy(json_object_get(hr, top[i]))) < 0;
+	for (size_t i = 0; !bad && i < 4; i++)
+		if (json_object_get(md, meta[i]))
+			bad = json_object_set_new(m, meta[i], json_deep_copy(json_object_get(md, meta[i]))) < 0;
+	json_decref(m);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 typedef struct wr_item {
 	json_t *hr, *events;
 	char *text;
@@ -274,15 +297,16 @@ typedef struct wr_item {
 typedef struct wr_lane { /* one thread; an object always goes to the same lane: its writes keep their order */
 	wr_item *head, *tail;
 	kube_client *kc;
+	pthread_cond_t cv; /* its own: a write wakes only the thread that sends it */
 } wr_lane;
 
 static struct {
 	pthread_mutex_t mu;
-	pthread_cond_t cv, idle;
+	pthread_cond_t idle;
 	wr_lane *lanes;
 	int n;
 	unsigned pending; /* queued or being sent */
-} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
+} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
 
 static void *writer_main(void *arg)
 {
@@ -292,7 +316,7 @@ static void *writer_main(void *arg)
 		bh_error e;
 		pthread_mutex_lock(&W.mu);
 		while (!l->head)
-			pthread_cond_wait(&W.cv, &W.mu);
+			pthread_cond_wait(&l->cv, &W.mu);
 		it = l->head;
 		if (!(l->head = it->next))
 			l->tail = NULL;
@@ -321,6 +345,7 @@ int status_async_start(const kube_config *cfg, int n, bh_error *err)
 		pthread_t th;
 		if (!(W.lanes[i].kc = kube_curl_client_new(cfg, err)))
 			return err ? err->code : BH_EIO;
+		pthread_cond_init(&W.lanes[i].cv, NULL);
 		if (pthread_create(&th, NULL, writer_main, &W.lanes[i]) != 0)
 			return bh_error_set(err, BH_EIO, "cannot start a status writer thread");
 		pthread_detach(th);
@@ -345,7 +370,7 @@ static int submit(const json_t *hr, char *text, json_t *events, status_run_fn ru
 	unsigned h = 5381;
 	wr_item *it = calloc(1, sizeof *it);
 	wr_lane *l;
-	if (!it || (!run && !(it->hr = json_deep_copy(hr)))) { /* a run needs the object only for its lane */
+	if (!it || (!run && !(it->hr = involved_new(hr)))) { /* a run needs the object only for its lane */
 		free(it);
 		free(text);
 		json_decref(events);
@@ -367,7 +392,7 @@ static int submit(const json_t *hr, char *text, json_t *events, status_run_fn ru
 		l->head = it;
 	l->tail = it;
 	W.pending++;
-	pthread_cond_broadcast(&W.cv);
+	pthread_cond_signal(&l->cv);
 	pthread_mutex_unlock(&W.mu);
 	return 0;
 }
