@@ -80,6 +80,7 @@ class Authorizer:
     def __init__(self, store):
         self.store = store
         self.cache = {}  # (user, groups, namespace) -> (RBAC objects' versions, rules)
+        self.decisions = {}  # (user, groups, attributes) -> (RBAC objects' versions, allowed)
 
     def _cluster_role_rules(self, name, depth=0):
         cr = self.store.get(RBAC, "clusterroles", "", name)
@@ -96,21 +97,28 @@ class Authorizer:
                     rules.extend(self._cluster_role_rules(other["metadata"]["name"], depth + 1))
         return rules
 
-    def rules_for(self, user, namespace):
-        """All rules that apply to user in namespace ('' = cluster-wide only);
-        remembered until a Role, ClusterRole or binding that could apply changes."""
+    def _version(self, namespace):
+        """Changes whenever a Role, ClusterRole or binding that could apply in namespace does."""
         v = self.store.ns_version
-        version = (v(RBAC, "clusterroles", ""), v(RBAC, "clusterrolebindings", ""),
-                   v(RBAC, "roles", namespace), v(RBAC, "rolebindings", namespace))
+        return (v(RBAC, "clusterroles", ""), v(RBAC, "clusterrolebindings", ""),
+                v(RBAC, "roles", namespace), v(RBAC, "rolebindings", namespace))
+
+    def rules_for(self, user, namespace):
+        """All rules that apply to user in namespace ('' = cluster-wide only)."""
+        return list(self._rules(user, namespace, self._version(namespace)))
+
+    def _rules(self, user, namespace, version):
+        """rules_for, remembered until a Role, ClusterRole or binding that could
+        apply changes (the list is shared: not to be changed)."""
         key = (user.name, tuple(user.groups), namespace)
         hit = self.cache.get(key)
         if hit is not None and hit[0] == version:
-            return list(hit[1])
+            return hit[1]
         if len(self.cache) > 10000:
             self.cache.clear()
         out = self._rules_for(user, namespace)
         self.cache[key] = (version, out)
-        return list(out)
+        return out
 
     def _rules_for(self, user, namespace):
         out = []
@@ -133,8 +141,22 @@ class Authorizer:
     def allowed(self, user, a):
         if "system:masters" in user.groups:
             return True
+        key = (user.name, tuple(user.groups), a.verb, a.group, a.resource, a.subresource, a.namespace, a.name,
+               a.path, a.resource_request)
         with self.store.lock:
-            return any(rule_allows(r, a) for r in self.rules_for(user, a.namespace))
+            # the decision is remembered as the rules are (a client repeats its requests)
+            version = self._version(a.namespace)
+            try:
+                hit = self.decisions.get(key)
+            except TypeError:  # a review's attributes that are not strings: not remembered
+                return any(rule_allows(r, a) for r in self._rules(user, a.namespace, version))
+            if hit is not None and hit[0] == version:
+                return hit[1]
+            ok = any(rule_allows(r, a) for r in self._rules(user, a.namespace, version))
+            if len(self.decisions) > 20000:
+                self.decisions.clear()
+            self.decisions[key] = (version, ok)
+            return ok
 
 
 def forbidden_message(user, a):

@@ -194,22 +194,24 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
 
     def _send(self, code, obj, ctype="application/json", headers=None):
         data = obj if isinstance(obj, bytes) else (dumps(obj) + "\n").encode()
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-cache, private")
-        self.send_header("Audit-Id", self._audit_id)
+        # the head send_response() and send_header() would make, in one string
+        head = ["%s %d %s\r\nServer: %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
+                "Cache-Control: no-cache, private\r\nAudit-Id: %s\r\n" % (
+                    self.protocol_version, code, self.responses[code][0] if code in self.responses else "",
+                    self.version_string(), self._date(), ctype, len(data), self._audit_id)]
         if not getattr(self, "_body_read", True) and (
                 int(self.headers.get("Content-Length") or 0) > 0
                 or (self.headers.get("Transfer-Encoding") or "").lower() == "chunked"):
             # answered before the body was read (refused, fault injected): the
             # unread bytes must not be taken for the next request on this connection
-            self.send_header("Connection", "close")
+            head.append("Connection: close\r\n")
             self.close_connection = True
         for k, v in (headers or {}).items():
-            self.send_header(k, v)
+            head.append("%s: %s\r\n" % (k, v))
+            if k.lower() == "connection":
+                self.close_connection = v.lower() == "close" or (self.close_connection and v.lower() != "keep-alive")
         for w in getattr(self.sim.api.ctx, "warnings", None) or []:
-            self.send_header("Warning", '299 - "%s"' % w.replace('"', '\\"'))
+            head.append('Warning: 299 - "%s"\r\n' % w.replace('"', '\\"'))
         self.sim.api.ctx.warnings = []
         e = getattr(self, "_entry", None)
         if e is not None and not self._logged and not e["path"].startswith("/_kubesim/"):
@@ -220,12 +222,21 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
             self.sim.admin.record(e)
             self._logged = True
         # the head and the body in one write (one TLS record, one segment), not two
-        self._headers_buffer.append(b"\r\n")
-        if self.command != "HEAD":
-            self._headers_buffer.append(data)
-        out, self._headers_buffer = b"".join(self._headers_buffer), []
-        self.wfile.write(out)
+        head.append("\r\n")
+        out = "".join(head).encode("latin-1", "strict") if self.request_version != "HTTP/0.9" else b""
+        self.wfile.write(out + data if self.command != "HEAD" else out)
         self._status = code
+
+    _date_cache = (0, "")
+
+    def _date(self):
+        """date_time_string() of now, made once a second."""
+        now = int(time.time())
+        sec, text = self._date_cache
+        if sec != now:
+            text = self.date_time_string(now)
+            Handler._date_cache = (now, text)
+        return text
 
     def _error(self, e):
         headers = dict(e.headers)
