@@ -588,6 +588,7 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 	gojson_node *slot;
 	int rc;
 	node->type = GOJSON_OBJECT;
+	node->keys = 0;
 	p->i++;
 	skip_ws(p);
 	if (p->i < p->n && p->s[p->i] == '}') {
@@ -622,6 +623,8 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 		if (p->i < p->n && p->s[p->i] == '}') {
 			p->i++;
 			node->n /= 2;
+			for (size_t i = 0; i < node->n; i++)
+				node->keys |= gojson_key_bit(node->items[2 * i].text, node->items[2 * i].len);
 			return 0;
 		}
 		return bad(p, "after object key:value pair");

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/buf.h"
 #include "lib/error.h"
@@ -84,7 +85,18 @@ struct gojson_node {
 	size_t len;          /* length of text */
 	gojson_node *items;  /* ARRAY: n values; OBJECT: 2n nodes (key, value, ...) */
 	size_t n;
+	uint64_t keys;       /* OBJECT: gojson_key_bit of each key, or'ed (a
+			      * lookup that misses is mostly one test) */
 };
+
+/* One bit of a key's length and first and last bytes. */
+static inline uint64_t gojson_key_bit(const char *k, size_t len)
+{
+	unsigned h = (unsigned)len * 7u;
+	if (len)
+		h += (unsigned char)k[0] + 3u * (unsigned char)k[len - 1];
+	return (uint64_t)1 << (h & 63);
+}
 
 /* Parses text into a tree (same syntax rules and messages as gojson_decode).
  * *out is freed with gojson_tree_free(). */

@@ -101,10 +101,12 @@ static void *map_get(const ptr_map *m, const void *key)
 
 /* ---- tree helpers ---------------------------------------------------------- */
 
-static const node *kw(const node *s, const char *name)
+/* Inline, so that a literal name's length is folded; most lookups miss
+ * and end at the key mask. */
+static inline const node *kw(const node *s, const char *name)
 {
 	size_t l = strlen(name);
-	if (!s || s->type != GOJSON_OBJECT)
+	if (!s || s->type != GOJSON_OBJECT || !(s->keys & gojson_key_bit(name, l)))
 		return NULL;
 	for (size_t i = s->n; i-- > 0;) /* duplicate keys: the last wins */
 		if (s->items[2 * i].len == l && memcmp(s->items[2 * i].text, name, l) == 0)
@@ -1634,7 +1636,7 @@ static void str_validate(vctx *c, const node *s, const json_t *v, errlist *errs)
 
 static void num_validate(vctx *c, const node *s, const json_t *v, errlist *errs)
 {
-	double x = json_number_value(v), want;
+	double x = json_number_value(v), want = 0;
 	const jsonschema *js = c->s;
 	int has_min = kw_num(s, "minimum", &want);
 	double minv = want, maxv = 0, exmin = 0, exmax = 0;
