@@ -73,8 +73,12 @@ int manifest_split(const char *text, char ***out, size_t *n)
 			mend = 3;
 			found = 1;
 		} else {
-			for (size_t j = pos + 1; j + 3 <= len; j++) {
-				if (s[j - 1] != '\n' || memcmp(s + j, "---", 3))
+			const char *nl = s + pos;
+			while ((nl = memchr(nl, '\n', len - (size_t)(nl - s)))) {
+				size_t j = (size_t)(nl++ - s) + 1; /* a line starts at j */
+				if (j + 3 > len)
+					break;
+				if (memcmp(s + j, "---", 3))
 					continue;
 				size_t k = j - 1;
 				while (k > pos && re_space(s[k - 1]))

@@ -73,6 +73,15 @@ static const char *next_line(const scan *sc, const char *p)
 static int indent_of(const scan *sc, const char *line)
 {
 	const char *p = line;
+	/* 8 columns at a time: rendered manifests are deeply indented */
+	while (sc->end - p >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		w ^= 0x2020202020202020ULL; /* a space becomes 0 */
+		if (w)
+			return (int)(p - line) + __builtin_ctzll(w) / 8; /* little endian */
+		p += 8;
+	}
 	while (p < sc->end && *p == ' ')
 		p++;
 	return (int)(p - line);
@@ -97,6 +106,15 @@ static int chars_ok(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
+		if (n - i >= 8) { /* 8 bytes all in 0x20..0x7E pass at once */
+			uint64_t w;
+			memcpy(&w, u + i, 8);
+			if (!((((w - 0x2020202020202020ULL) & ~w) | ((w + 0x0101010101010101ULL) | w)) &
+			      0x8080808080808080ULL)) {
+				i += 8;
+				continue;
+			}
+		}
 		unsigned c = u[i];
 		if (c >= 0x20 && c < 0x7F) {
 			i++;
@@ -136,9 +154,16 @@ static int typed_word(const char *p, size_t n)
 		"false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null",
 		"NULL", NULL,
 	};
-	if (!n || strchr("0123456789+-.~<=", p[0]))
+	/* 1: typed whatever follows; 2: the first letter of a word below */
+	static const unsigned char first[256] = {
+		[0] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+		['7'] = 1, ['8'] = 1, ['9'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['~'] = 1,
+		['<'] = 1, ['='] = 1, ['y'] = 2, ['Y'] = 2, ['n'] = 2, ['N'] = 2, ['t'] = 2,
+		['T'] = 2, ['f'] = 2, ['F'] = 2, ['o'] = 2, ['O'] = 2,
+	};
+	if (!n || first[(unsigned char)p[0]] == 1)
 		return 1;
-	if (n > 5)
+	if (n > 5 || !first[(unsigned char)p[0]])
 		return 0;
 	for (int i = 0; words[i]; i++)
 		if (words[i][0] == p[0] && !strncmp(words[i], p, n) && !words[i][n])
@@ -249,7 +274,8 @@ static int try_key(const scan *sc, const char *p, value *k, const char **after)
 	if (indicator(*p) && !(*p == '-' && !blank_at(sc, p + 1)))
 		return NOTKEY; /* a value of its own, or nothing this scan reads */
 	int odd = 0; /* a character that a plain value may hold, but not a key here */
-	for (; !eol(sc, q); q++) {
+	const char *le = line_end(sc, p);
+	for (; q < le; q++) {
 		if (!key_special[(unsigned char)*q])
 			continue;
 		if (*q == ':' && blank_at(sc, q + 1))
@@ -444,22 +470,25 @@ static int value_at(scan *sc, const char *p, int n, int ctx, int role, value *v)
 	}
 	if (indicator(*p) && !(strchr("-:", *p) && !blank_at(sc, p + 1)))
 		return UNSURE;
-	const char *q = p, *last = p;
-	for (; !eol(sc, q); q++) {
+	static const unsigned char stop[256] = {[':'] = 1, ['#'] = 1};
+	const char *le = line_end(sc, p), *q = p, *last;
+	for (; q < le; q++) {
+		if (!stop[(unsigned char)*q])
+			continue;
 		if (*q == ':' && blank_at(sc, q + 1))
 			return UNSURE;
 		if (*q == '#' && q[-1] == ' ')
 			break;
-		if (*q != ' ')
-			last = q + 1;
 	}
+	for (last = q; last > p && last[-1] == ' ';)
+		last--;
 	v->type = V_PLAIN;
 	v->p = p;
 	v->n = (size_t)(last - p);
 	if (float_risk(v->p, v->n))
 		return UNSURE;
-	sc->cur = next_line(sc, p);
-	return eol(sc, q) ? plain_more(sc, n, v) : OK;
+	sc->cur = le < sc->end ? le + 1 : sc->end;
+	return q == le ? plain_more(sc, n, v) : OK;
 }
 
 /* A string the Go field would get unchanged (a string-typed scalar). */
