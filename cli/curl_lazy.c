@@ -26,6 +26,8 @@ static struct {
 	const char *(*easy_strerror)(CURLcode);
 	void (*free)(void *);
 	CURLcode (*global_init)(long);
+	CURLSH *(*share_init)(void);
+	CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
 	CURLU *(*url)(void);
@@ -64,6 +66,8 @@ static void load(void)
 	SYM(easy_strerror, "curl_easy_strerror");
 	SYM(free, "curl_free");
 	SYM(global_init, "curl_global_init");
+	SYM(share_init, "curl_share_init");
+	SYM(share_setopt, "curl_share_setopt");
 	SYM(slist_append, "curl_slist_append");
 	SYM(slist_free_all, "curl_slist_free_all");
 	SYM(url, "curl_url");
@@ -143,6 +147,29 @@ CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 		return CURLE_FAILED_INIT;
 	va_start(ap, info);
 	rc = fn.easy_getinfo(h, info, va_arg(ap, void *));
+	va_end(ap);
+	return rc;
+}
+
+CURLSH *curl_share_init(void)
+{
+	return ready() ? fn.share_init() : NULL;
+}
+
+/* Lock functions and user data are pointers, SHARE and UNSHARE an int. */
+CURLSHcode curl_share_setopt(CURLSH *sh, CURLSHoption opt, ...)
+{
+	va_list ap;
+	CURLSHcode rc;
+	if (!ready())
+		return CURLSHE_NOT_BUILT_IN;
+	va_start(ap, opt);
+	if (opt == CURLSHOPT_SHARE || opt == CURLSHOPT_UNSHARE)
+		rc = fn.share_setopt(sh, opt, va_arg(ap, int));
+	else if (opt == CURLSHOPT_USERDATA)
+		rc = fn.share_setopt(sh, opt, va_arg(ap, void *));
+	else
+		rc = fn.share_setopt(sh, opt, va_arg(ap, void (*)(void)));
 	va_end(ap);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "kube/addr.h"
 #include "kube/curl.h"
+#include "kube/curl_priv.h"
 #include "kube/internal.h"
 #include "kube/kube.h"
 #include "lib/buf.h"
@@ -23,6 +24,10 @@ struct curl_tr {
 	char *connect_to; /* "name:port:host:port" for tls-server-name, or NULL */
 	char *host_hdr;   /* "Host: host:port" to go with it */
 	struct curl_slist *ct; /* connect_to as libcurl takes it, or NULL */
+	/* the credentials the handle was given last (set_credentials) */
+	const char *set_ca, *set_cert, *set_key;
+	size_t set_ca_len, set_cert_len, set_key_len;
+	struct call *live; /* a stream started by kube_curl_start, or NULL */
 };
 
 struct xfer {
@@ -38,9 +43,40 @@ struct xfer {
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc;
 
+/* TLS sessions shared by every handle of the process, so a new connection
+ * (a watch's, which cancelling cuts; a forwarding thread's fresh one)
+ * resumes one instead of a full handshake. libcurl resumes a session only
+ * for the same host, port and TLS configuration (CA, client certificate,
+ * verification: its ssl_config_matches compares the blobs' bytes), so
+ * credentials never mix; the bearer token is not part of TLS. */
+static CURLSH *tls_share;
+static pthread_mutex_t share_mu[CURL_LOCK_DATA_LAST];
+
+static void share_lock(CURL *h, curl_lock_data d, curl_lock_access a, void *ud)
+{
+	(void)h, (void)a, (void)ud;
+	pthread_mutex_lock(&share_mu[d]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data d, void *ud)
+{
+	(void)h, (void)ud;
+	pthread_mutex_unlock(&share_mu[d]);
+}
+
 static void curl_init(void)
 {
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (curl_init_rc != CURLE_OK)
+		return;
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&share_mu[i], NULL);
+	/* without it (out of memory) each handle keeps its own sessions */
+	if ((tls_share = curl_share_init())) {
+		curl_share_setopt(tls_share, CURLSHOPT_LOCKFUNC, share_lock);
+		curl_share_setopt(tls_share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+		curl_share_setopt(tls_share, CURLSHOPT_SHARE, (int)CURL_LOCK_DATA_SSL_SESSION);
+	}
 }
 
 static char *hdr_value(const char *line, size_t n, const char *name)
@@ -185,30 +221,70 @@ static curl_socket_t open_socket(void *ud, curlsocktype purpose, struct curl_soc
 	return socket(a->family, a->socktype, a->protocol);
 }
 
-static int perform(struct curl_tr *t, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
-                   void *ud, bh_error *err)
+/* One request in flight on t's handle: what perform sets up and clears. */
+struct call {
+	struct xfer x;
+	const kube_request *req;
+	struct curl_slist *hl;
+	bh_buf url;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* The client certificate and CA as t's handle has them: set again only when
+ * an exec plugin's refresh replaced them (libcurl reads a NOCOPY blob through
+ * its pointer, so an unchanged pointer and length need no new setopt). */
+static void set_credentials(struct curl_tr *t)
 {
 	CURL *h = t->h;
-	char errbuf[CURL_ERROR_SIZE];
-	errbuf[0] = 0;
-	struct xfer x = {.resp = resp, .h = h, .on_data = on_data, .ud = ud};
-	struct curl_slist *hl = NULL;
-	bh_buf url = BH_BUF_INIT, line = BH_BUF_INIT;
-	int rc = 0;
+	const kube_config *c = t->cfg;
+	if (c->ca_pem != t->set_ca || c->ca_len != t->set_ca_len) {
+		struct curl_blob b = {c->ca_pem, c->ca_len, CURL_BLOB_NOCOPY};
+		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, c->ca_pem ? &b : NULL);
+		t->set_ca = c->ca_pem;
+		t->set_ca_len = c->ca_len;
+	}
+	if (c->cert_pem != t->set_cert || c->cert_len != t->set_cert_len || c->key_pem != t->set_key ||
+	    c->key_len != t->set_key_len) {
+		struct curl_blob cb = {c->cert_pem, c->cert_len, CURL_BLOB_NOCOPY};
+		struct curl_blob kb = {c->key_pem, c->key_len, CURL_BLOB_NOCOPY};
+		/* none now: none kept from an earlier credential */
+		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, c->cert_pem ? &cb : NULL);
+		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, c->cert_pem ? &kb : NULL);
+		if (c->cert_pem) {
+			curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+			curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+		}
+		t->set_cert = c->cert_pem;
+		t->set_cert_len = c->cert_len;
+		t->set_key = c->key_pem;
+		t->set_key_len = c->key_len;
+	}
+}
 
-	bh_buf_printf(&url, "%s%s", t->base, req->path);
+/* Sets req up on t's handle (c holds what the call needs until call_clear). */
+static int call_setup(struct curl_tr *t, struct call *c, const kube_request *req, kube_response *resp,
+                      kube_stream_fn on_data, void *ud, bh_error *err)
+{
+	CURL *h = t->h;
+	bh_buf line = BH_BUF_INIT;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	c->x = (struct xfer){.resp = resp, .h = h, .on_data = on_data, .ud = ud};
+	c->req = req;
+	bh_buf_printf(&c->url, "%s%s", t->base, req->path);
 	if (kube_config_refresh(t->cfg, err)) {
 		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
 		if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
 			rc = err ? (err->code = BH_EINVAL) : BH_EINVAL; /* not a transient API error: no retry */
-		goto out;
+		return rc;
 	}
 	const char *token = t->cfg->token;
-#define ADDH(...)                                      \
-	do {                                               \
-		bh_buf_reset(&line);                           \
-		bh_buf_printf(&line, __VA_ARGS__);             \
-		hl = curl_slist_append(hl, bh_buf_str(&line)); \
+#define ADDH(...)                                            \
+	do {                                                     \
+		bh_buf_reset(&line);                                 \
+		bh_buf_printf(&line, __VA_ARGS__);                   \
+		c->hl = curl_slist_append(c->hl, bh_buf_str(&line)); \
 	} while (0)
 	ADDH("Accept: %s", req->accept ? req->accept : "application/json");
 	if (req->content_type)
@@ -221,41 +297,26 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 	for (size_t i = 0; req->headers && req->headers[i]; i++)
 		ADDH("%s", req->headers[i]);
 #undef ADDH
-	if (!hl || !bh_buf_ok(&url) || !bh_buf_ok(&line)) {
-		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = check_clean(t, req, hl, err)) < 0)
-		goto out;
+	rc = !c->hl || !bh_buf_ok(&c->url) || !bh_buf_ok(&line);
+	bh_buf_free(&line);
+	if (rc)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if ((rc = check_clean(t, req, c->hl, err)) < 0)
+		return rc;
 	/* the options every request shares were set once (set_fixed); these
 	 * are this request's, each set every time so none carries over */
-	curl_easy_setopt(h, CURLOPT_URL, url.data);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_URL, c->url.data);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hl);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->errbuf);
 	long tmo = req->timeout_ms > 0 ? req->timeout_ms : on_data ? 0 : KUBE_CURL_DEFAULT_TIMEOUT_MS;
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, tmo);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
-	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &x);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, &c->x);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &c->x);
+	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &c->x);
 	/* a stream's idle tick (on_tick); none for a plain request */
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, on_data ? 0L : 1L);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, on_data ? (void *)&x : NULL);
-	/* credentials: an exec plugin's refresh may replace them */
-	if (t->cfg->ca_pem) {
-		struct curl_blob b = {t->cfg->ca_pem, t->cfg->ca_len, CURL_BLOB_NOCOPY};
-		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b);
-	}
-	if (t->cfg->cert_pem) {
-		struct curl_blob c = {t->cfg->cert_pem, t->cfg->cert_len, CURL_BLOB_NOCOPY};
-		struct curl_blob k = {t->cfg->key_pem, t->cfg->key_len, CURL_BLOB_NOCOPY};
-		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &c);
-		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &k);
-		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-	} else { /* none now: none kept from an earlier credential */
-		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, (struct curl_blob *)NULL);
-		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, (struct curl_blob *)NULL);
-	}
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, on_data ? (void *)&c->x : NULL);
+	set_credentials(t);
 	/* the method: from GET with no body (what a reset left), then this one's */
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, (char *)NULL);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
@@ -274,27 +335,36 @@ static int perform(struct curl_tr *t, const kube_request *req, kube_response *re
 			curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? req->body : "");
 		}
 	}
+	return 0;
+}
 
-	CURLcode cc = curl_easy_perform(h);
+/* The outcome of c's transfer, which ended with cc (or was stopped). */
+static int call_finish(struct curl_tr *t, struct call *c, CURLcode cc, bh_error *err)
+{
+	const kube_request *req = c->req;
 	long code = 0;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	resp->status = code;
+	curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &code);
+	c->x.resp->status = code;
 	if (code == 401 && t->cfg->exec_argv)
 		kube_config_invalidate(t->cfg); /* the plugin runs again next time */
-	if (x.stopped) {
-		rc = 0;
-	} else if (cc != CURLE_OK && x.forbidden) {
-		rc = bh_error_set(err, BH_EDENIED, "%s %s: the server's address is %s; not allowed in tenant kubeconfigs", m,
-		                  req->path, x.forbidden);
-	} else if (x.too_big) {
-		rc = bh_error_set(err, BH_ELIMIT, "%s %s: response larger than %u bytes", m, req->path, MAX_BODY);
-	} else if (!bh_buf_ok(&resp->body)) {
-		rc = bh_error_set(err, BH_ENOMEM, "out of memory reading response");
-	} else if (cc != CURLE_OK) {
-		rc = map_curl_error(cc, errbuf, req, err);
-	}
-out:
-	/* nothing of this call's stack or headers stays with the handle */
+	if (c->x.stopped)
+		return 0;
+	if (cc != CURLE_OK && c->x.forbidden)
+		return bh_error_set(err, BH_EDENIED, "%s %s: the server's address is %s; not allowed in tenant kubeconfigs",
+		                    req->method, req->path, c->x.forbidden);
+	if (c->x.too_big)
+		return bh_error_set(err, BH_ELIMIT, "%s %s: response larger than %u bytes", req->method, req->path, MAX_BODY);
+	if (!bh_buf_ok(&c->x.resp->body))
+		return bh_error_set(err, BH_ENOMEM, "out of memory reading response");
+	if (cc != CURLE_OK)
+		return map_curl_error(cc, c->errbuf, req, err);
+	return 0;
+}
+
+/* Nothing of c (a call's stack or headers) stays with t's handle. */
+static void call_clear(struct curl_tr *t, struct call *c)
+{
+	CURL *h = t->h;
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, (char *)NULL);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, (void *)NULL);
@@ -302,9 +372,60 @@ out:
 	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, (void *)NULL);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)NULL);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 1L);
-	curl_slist_free_all(hl);
-	bh_buf_free(&url);
-	bh_buf_free(&line);
+	curl_slist_free_all(c->hl);
+	c->hl = NULL;
+	bh_buf_free(&c->url);
+}
+
+static int perform(struct curl_tr *t, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
+                   void *ud, bh_error *err)
+{
+	struct call c;
+	int rc = call_setup(t, &c, req, resp, on_data, ud, err);
+	if (rc == 0)
+		rc = call_finish(t, &c, curl_easy_perform(t->h), err);
+	call_clear(t, &c);
+	return rc;
+}
+
+static const kube_transport_ops curl_ops;
+
+CURL *kube_curl_start(kube_transport *tr, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
+                      void *ud, bh_error *err)
+{
+	struct curl_tr *t = tr->impl;
+	if (tr->ops != &curl_ops || t->live) {
+		bh_error_set(err, BH_EINVAL, "%s %s: not an idle libcurl transport", req->method, req->path);
+		return NULL;
+	}
+	if (!(t->live = malloc(sizeof *t->live))) {
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (call_setup(t, t->live, req, resp, on_data, ud, err) < 0) {
+		call_clear(t, t->live);
+		free(t->live);
+		t->live = NULL;
+		return NULL;
+	}
+	return t->h;
+}
+
+CURL *kube_curl_handle(kube_transport *tr)
+{
+	return ((struct curl_tr *)tr->impl)->h;
+}
+
+int kube_curl_end(kube_transport *tr, CURLcode cc, int stop, bh_error *err)
+{
+	struct curl_tr *t = tr->impl;
+	int rc;
+	if (stop)
+		t->live->x.stopped = 1;
+	rc = call_finish(t, t->live, cc, err);
+	call_clear(t, t->live);
+	free(t->live);
+	t->live = NULL;
 	return rc;
 }
 
@@ -324,6 +445,10 @@ static void tr_free(void *impl)
 	struct curl_tr *t = impl;
 	if (!t)
 		return;
+	if (t->live) { /* a stream still on a multi handle: its owner removed the handle first */
+		call_clear(t, t->live);
+		free(t->live);
+	}
 	if (t->h)
 		curl_easy_cleanup(t->h);
 	kube_config_free(t->cfg);
@@ -350,6 +475,8 @@ static int set_fixed(struct curl_tr *t, bh_error *err)
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_tick);
+	if (tls_share)
+		curl_easy_setopt(h, CURLOPT_SHARE, tls_share);
 	if (t->connect_to) {
 		if (!(t->ct = curl_slist_append(NULL, t->connect_to)))
 			return bh_error_set(err, BH_ENOMEM, "out of memory");

@@ -22,4 +22,30 @@ kube_transport *kube_curl_transport_new(const kube_config *cfg, bh_error *err);
 /* Convenience: transport + client for cfg. */
 struct kube_client *kube_curl_client_new(const kube_config *cfg, bh_error *err);
 
+/* Streams run side by side by one thread (libcurl's multi interface, in
+ * kube/curl_multi.c): each on a curl transport of its own, which stays the
+ * caller's and runs nothing else until its stream ends or is stopped. */
+typedef struct kube_curl_multi kube_curl_multi;
+/* Called by kube_curl_multi_run for a stream that ended: rc and err as the
+ * transport's stream op returns them; t is idle again. */
+typedef void (*kube_curl_end_fn)(void *ud, kube_transport *t, int rc, const bh_error *err);
+
+kube_curl_multi *kube_curl_multi_new(bh_error *err);
+/* Frees m; its streams must have ended or been stopped. NULL is fine. */
+void kube_curl_multi_free(kube_curl_multi *m);
+/* Starts streaming req on t (a kube_curl_transport_new transport) as
+ * t->ops->stream would; req with its strings, resp and ud stay valid until
+ * the stream ends (kube_curl_multi_run's on_end) or is stopped. */
+int kube_curl_multi_add(kube_curl_multi *m, kube_transport *t, const kube_request *req, kube_response *resp,
+                        kube_stream_fn on_data, void *ud, bh_error *err);
+/* Stops t's stream at once (the connection is closed); as on_data asking to
+ * stop, its outcome is 0 with resp->status as far as it came. No on_end. */
+void kube_curl_multi_stop(kube_curl_multi *m, kube_transport *t);
+/* Waits up to timeout_ms for the streams' sockets, their timers or a
+ * kube_curl_multi_wakeup, moves their bytes (on_data is called from here),
+ * and calls on_end for each stream that ended. */
+void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on_end, void *ud);
+/* Makes a kube_curl_multi_run waiting on another thread return now. */
+void kube_curl_multi_wakeup(kube_curl_multi *m);
+
 #endif

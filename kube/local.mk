@@ -9,7 +9,7 @@ kube_libbhkube_a_SOURCES = \
 	kube/util.c kube/addr.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
 	kube/watch.c kube/ready.c kube/wait.c kube/exec.c
 EXTRA_DIST += kube/README.md
-kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl.c
+kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl_priv.h kube/curl.c kube/curl_multi.c
 kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 # Link lines: BH_KUBE_LIBS for the worker, BH_KUBECURL_LIBS for the rest.
 BH_KUBE_LIBS = kube/libbhkube.a $(BH_LIB_LIBS)

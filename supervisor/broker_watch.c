@@ -1,4 +1,6 @@
-/* supervisor/broker_watch.c — see broker_watch.h. */
+/* supervisor/broker_watch.c — see broker_watch.h. One thread drives every
+ * watch through libcurl's multi interface (kube_curl_multi): a watch is a
+ * transport of its own added to it, a cancel removes it. */
 #include "supervisor/broker_watch.h"
 
 #include <pthread.h>
@@ -13,18 +15,31 @@
 #include "supervisor/broker.h"
 #include "supervisor/log.h"
 
-#define BW_MAX_THREADS 32 /* watches at a time; more wait their turn */
+#define BW_MAX_STREAMS 32 /* watches at a time; more wait their turn */
+#define BW_IDLE_KEEP 4    /* transports kept for the next watches */
 
 typedef struct bw {
 	fwd_req *f;
 	int cancel;  /* under mu */
+	int started; /* on the multi handle (the thread's own) */
+	double t0;
+	kube_transport *t; /* its transport while it runs */
+	kube_request req;
+	kube_response resp;
+	char user_h[ACL_IDENTITY_MAX + 32];
+	const char *headers[2];
 	struct bw *next;
 } bw;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static bw *queue, *running; /* singly linked; queue is taken from its head */
-static int nthreads, nidle;
+static unsigned nrunning;
+static int thread_on, sleeping; /* the thread started; waiting on cv */
+static kube_curl_multi *multi;
+/* the thread's own, not under mu */
+static kube_transport *idle[BW_IDLE_KEEP];
+static int nidle_t;
 
 static double now_ms(void)
 {
@@ -56,43 +71,93 @@ static int on_piece(void *ud, const char *data, size_t len)
 	return stop;
 }
 
-/* Runs w's watch on t (the thread's transport, or one for its remote cluster). */
-static void perform(kube_transport *t, bw *w)
-{
-	fwd_req *f = w->f;
-	char user_h[ACL_IDENTITY_MAX + 32];
-	const char *headers[2] = {NULL};
-	kube_request req = {.method = "GET", .path = f->r.path, .accept = proto_kube_request_header(&f->r, "Accept"),
-			    .timeout_ms = (BROKER_MAX_WATCH_SECONDS + 15) * 1000L};
-	kube_response resp = KUBE_RESPONSE_INIT;
-	bh_error err;
-	if (f->identity) { /* as forward.c: the user alone, the API server adds the groups */
-		if ((size_t)snprintf(user_h, sizeof user_h, "Impersonate-User: %s", f->identity) >= sizeof user_h) {
-			snprintf(f->error, sizeof f->error, "the identity to impersonate is too long");
-			return;
-		}
-		headers[0] = user_h;
-		req.headers = headers;
-	}
-	if (t->ops->stream(t->impl, &req, &resp, on_piece, w, &err) < 0) {
-		f->status = 0;
-		snprintf(f->error, sizeof f->error, "%.500s", err.msg);
-	} else {
-		f->status = resp.status;
-		f->body = resp.body; /* only when not 2xx */
-		bh_buf_init(&resp.body);
-	}
-	kube_response_free(&resp);
-}
-
-static void run(kube_transport **mine, bw *w)
+/* w's answer and outcome record; w leaves the running list and is freed. */
+static void finish(bw *w)
 {
 	fwd_req *f = w->f;
 	bh_error e;
-	double t0 = now_ms();
+	bw **pp;
+	if (w->t) { /* a local transport is kept for the next watch */
+		if (!f->remote && nidle_t < BW_IDLE_KEEP)
+			idle[nidle_t++] = w->t;
+		else
+			kube_transport_free(w->t);
+	}
+	kube_response_free(&w->resp);
+	if (!f->audit_error[0]) {
+		f->ms = now_ms() - w->t0;
+		audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, "watch", f->r.path, f->status, f->ms,
+				 f->status ? NULL : f->error, f->cluster};
+		if (audit_write_outcome(&rec, &e) < 0)
+			snprintf(f->audit_error, sizeof f->audit_error, "%.500s",
+				 e.msg[0] ? e.msg : "audit log: not written");
+	}
+	pthread_mutex_lock(&mu);
+	for (pp = &running; *pp != w; pp = &(*pp)->next)
+		;
+	*pp = w->next;
+	nrunning--;
+	pthread_mutex_unlock(&mu);
+	fwd_done(f);
+	free(w);
+}
+
+/* w's stream ended (rc, err as the transport's stream op returns them). */
+static void answer(bw *w, int rc, const bh_error *err)
+{
+	fwd_req *f = w->f;
+	if (rc < 0) {
+		f->status = 0;
+		snprintf(f->error, sizeof f->error, "%.500s", err->msg);
+	} else {
+		f->status = w->resp.status;
+		f->body = w->resp.body; /* only when not 2xx */
+		bh_buf_init(&w->resp.body);
+	}
+	w->started = 0;
+	finish(w);
+}
+
+static void on_end(void *ud, kube_transport *t, int rc, const bh_error *err)
+{
+	bw *w;
+	(void)ud;
+	pthread_mutex_lock(&mu);
+	for (w = running; w && !(w->started && w->t == t); w = w->next)
+		;
+	pthread_mutex_unlock(&mu);
+	if (w)
+		answer(w, rc, err);
+}
+
+/* A transport for w: one kept from an earlier watch, a new one, or one for
+ * its remote cluster (NULL with f->error set). */
+static kube_transport *transport_for(fwd_req *f)
+{
+	bh_error e;
+	kube_transport *t;
+	if (f->remote) {
+		if (!(t = kube_curl_transport_new(f->remote, &e)))
+			snprintf(f->error, sizeof f->error, "remote cluster: %.480s", e.msg);
+		return t;
+	}
+	if (nidle_t)
+		return idle[--nidle_t];
+	if (!(t = kube_curl_transport_new(fwd_config(), &e)))
+		snprintf(f->error, sizeof f->error, "%.500s", e.msg);
+	return t;
+}
+
+/* Sends w's watch (its intent record durable first), or answers it at once. */
+static void start(bw *w)
+{
+	fwd_req *f = w->f;
+	bh_error e;
 	int stopped;
+	w->t0 = now_ms();
 	if (audit_sync(f->audit_seq, &e) < 0) { /* fail closed: never sent */
 		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not synced");
+		finish(w);
 		return;
 	}
 	pthread_mutex_lock(&mu);
@@ -100,58 +165,101 @@ static void run(kube_transport **mine, bw *w)
 	pthread_mutex_unlock(&mu);
 	if (stopped) {
 		snprintf(f->error, sizeof f->error, "stopped by the worker before it was sent");
-	} else if (f->remote) {
-		kube_transport *t = kube_curl_transport_new(f->remote, &e);
-		if (t)
-			perform(t, w);
-		else
-			snprintf(f->error, sizeof f->error, "remote cluster: %.480s", e.msg);
-		kube_transport_free(t);
-	} else {
-		if (!*mine && !(*mine = kube_curl_transport_new(fwd_config(), &e)))
-			snprintf(f->error, sizeof f->error, "%.500s", e.msg);
-		if (*mine)
-			perform(*mine, w);
+		finish(w);
+		return;
 	}
-	f->ms = now_ms() - t0;
-	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, "watch", f->r.path, f->status, f->ms,
-			 f->status ? NULL : f->error, f->cluster};
-	if (audit_write_outcome(&rec, &e) < 0)
-		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not written");
+	w->req = (kube_request){.method = "GET", .path = f->r.path, .accept = proto_kube_request_header(&f->r, "Accept"),
+				.timeout_ms = (BROKER_MAX_WATCH_SECONDS + 15) * 1000L};
+	w->resp = (kube_response)KUBE_RESPONSE_INIT;
+	if (f->identity) { /* as forward.c: the user alone, the API server adds the groups */
+		if ((size_t)snprintf(w->user_h, sizeof w->user_h, "Impersonate-User: %s", f->identity) >=
+		    sizeof w->user_h) {
+			snprintf(f->error, sizeof f->error, "the identity to impersonate is too long");
+			finish(w);
+			return;
+		}
+		w->headers[0] = w->user_h;
+		w->req.headers = w->headers;
+	}
+	if (!(w->t = transport_for(f))) {
+		finish(w);
+		return;
+	}
+	if (kube_curl_multi_add(multi, w->t, &w->req, &w->resp, on_piece, w, &e) < 0) {
+		f->status = 0;
+		snprintf(f->error, sizeof f->error, "%.500s", e.msg);
+		finish(w);
+		return;
+	}
+	w->started = 1;
 }
 
-static void *bw_main(void *arg)
+/* The next queued watch, now running, when there is room for it. */
+static bw *next_to_start(void)
 {
-	kube_transport *mine = NULL; /* the thread's own connection, kept between watches */
-	(void)arg;
-	for (;;) {
-		bw *w, **pp;
-		pthread_mutex_lock(&mu);
-		nidle++;
-		while (!queue)
-			pthread_cond_wait(&cv, &mu);
-		nidle--;
+	bw *w = NULL;
+	pthread_mutex_lock(&mu);
+	if (queue && nrunning < BW_MAX_STREAMS) { /* in order; more wait their turn */
 		w = queue;
 		queue = w->next;
 		w->next = running;
 		running = w;
-		pthread_mutex_unlock(&mu);
-		run(&mine, w);
+		nrunning++;
+	}
+	pthread_mutex_unlock(&mu);
+	return w;
+}
+
+/* A watch cancelled while on the multi handle, or NULL. */
+static bw *next_to_stop(void)
+{
+	bw *w;
+	pthread_mutex_lock(&mu);
+	for (w = running; w && !(w->started && w->cancel); w = w->next)
+		;
+	pthread_mutex_unlock(&mu);
+	return w;
+}
+
+/* The thread is the only one to start, stop or finish a watch; others
+ * queue and mark them (under mu) and wake it. */
+static void *bw_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		bw *w;
 		pthread_mutex_lock(&mu);
-		for (pp = &running; *pp != w; pp = &(*pp)->next)
-			;
-		*pp = w->next;
+		while (!queue && !running) {
+			sleeping = 1;
+			pthread_cond_wait(&cv, &mu);
+			sleeping = 0;
+		}
 		pthread_mutex_unlock(&mu);
-		fwd_done(w->f);
-		free(w);
+		while ((w = next_to_start()))
+			start(w);
+		while ((w = next_to_stop())) { /* cancel = remove */
+			kube_curl_multi_stop(multi, w->t);
+			answer(w, 0, NULL);
+		}
+		kube_curl_multi_run(multi, 1000, on_end, NULL);
 	}
 	return NULL;
+}
+
+/* Wakes the thread, asleep on cv or waiting in kube_curl_multi_run. */
+static void wake_locked(void)
+{
+	if (sleeping)
+		pthread_cond_signal(&cv);
+	else
+		kube_curl_multi_wakeup(multi);
 }
 
 void bwatch_submit(fwd_req *f)
 {
 	bw *w = calloc(1, sizeof *w), **pp;
 	pthread_t th;
+	bh_error e;
 	if (!w) {
 		snprintf(f->error, sizeof f->error, "out of memory");
 		fwd_done(f);
@@ -159,31 +267,45 @@ void bwatch_submit(fwd_req *f)
 	}
 	w->f = f;
 	pthread_mutex_lock(&mu);
+	if (!thread_on) {
+		if (!multi && !(multi = kube_curl_multi_new(&e))) {
+			pthread_mutex_unlock(&mu);
+			snprintf(f->error, sizeof f->error, "%.500s", e.msg);
+			fwd_done(f);
+			free(w);
+			return;
+		}
+		if (pthread_create(&th, NULL, bw_main, NULL) != 0) {
+			pthread_mutex_unlock(&mu);
+			svlog(SVLOG_ERROR, "cannot start the thread of workers' watches");
+			snprintf(f->error, sizeof f->error, "cannot start the thread of workers' watches");
+			fwd_done(f);
+			free(w);
+			return;
+		}
+		pthread_detach(th);
+		thread_on = 1;
+	}
 	for (pp = &queue; *pp; pp = &(*pp)->next)
 		;
 	*pp = w;
-	if (nidle == 0 && nthreads < BW_MAX_THREADS) {
-		if (pthread_create(&th, NULL, bw_main, NULL) == 0) {
-			pthread_detach(th);
-			nthreads++;
-		} else if (nthreads == 0) {
-			svlog(SVLOG_ERROR, "cannot start a thread for workers' watches");
-		}
-	}
-	pthread_cond_signal(&cv);
+	wake_locked();
 	pthread_mutex_unlock(&mu);
 }
 
 /* Stops job serial's watch id, or all its watches (all). */
 static void cancel(unsigned long serial, uint32_t id, int all)
 {
+	int hit = 0;
 	pthread_mutex_lock(&mu);
 	for (bw *w = running; w; w = w->next)
 		if (w->f->serial == serial && (all || w->f->id == id))
-			w->cancel = 1;
+			w->cancel = hit = 1;
 	for (bw *w = queue; w; w = w->next)
 		if (w->f->serial == serial && (all || w->f->id == id))
 			w->cancel = 1;
+	if (hit)
+		wake_locked();
 	pthread_mutex_unlock(&mu);
 }
 

@@ -1,9 +1,10 @@
 /* supervisor/broker_watch.h — the workers' watches. A worker's wait watches
  * the last object it waits for (kube/wait.h); the broker checks the request
- * (broker.h: one named object, at most 60 s) and hands it here. Each watch
- * runs on a thread of its own (a small pool that grows on demand, so a
- * watch never holds up the forwarding threads' short requests), as the
- * tenant, audited like any request. The stream's bytes go back to the main
+ * (broker.h: one named object, at most 60 s) and hands it here. One thread
+ * drives every watch (libcurl's multi interface, at most 32 at a time; the
+ * forwarding threads' short requests never wait for a watch), as the
+ * tenant, audited like any request. A new watch's connection resumes a TLS
+ * session (kube/curl.c) instead of a full handshake. The stream's bytes go back to the main
  * loop as fwd_req pieces (forward.h, piece = 1) for the worker's
  * PROTO_KUBE_STREAM frames; the answer that ends it comes last. */
 #ifndef BH_SUPERVISOR_BROKER_WATCH_H
@@ -17,11 +18,10 @@
  * fwd_take_done like a forwarded request's). */
 void bwatch_submit(fwd_req *f);
 /* Stops request id of job serial (the worker has what it waited for, or is
- * gone); within about a second when the stream is idle. Unknown ids are
- * ignored. */
+ * gone): its connection is closed at once. Unknown ids are ignored. */
 void bwatch_cancel(unsigned long serial, uint32_t id);
 /* Stops every watch of job serial (its worker ended: a watch it left open
- * would otherwise hold its thread until its timeout). */
+ * would otherwise hold its connection until its timeout). */
 void bwatch_cancel_job(unsigned long serial);
 /* Watches of job serial still running and not stopped. */
 unsigned bwatch_count(unsigned long serial);

@@ -3,7 +3,9 @@
  * request whose header values (token, extra headers, basic-auth credentials,
  * path) hold CR or LF leaves the client, while a clean one does; a strict
  * configuration refuses a forbidden address when the socket would be opened;
- * one transport sends every method in turn with only its own body; and
+ * one transport sends every method in turn with only its own body;
+ * streams run side by side on one kube_curl_multi (one ends, one is stopped,
+ * one reaches its deadline, a transport runs a second stream); and
  * kube/addr.c reads each encoding of a host as libcurl's own URL parser
  * does. */
 #include <arpa/inet.h>
@@ -12,6 +14,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -275,6 +278,169 @@ START_TEST(test_addr_as_libcurl_reads_it)
 }
 END_TEST
 
+/* ---- streams on one multi handle ------------------------------------------ */
+/* A streaming server: each connection gets a 200 with one chunk "hello";
+ * a path holding "end" then ends the stream, any other holds it open until
+ * the client goes away (closed counts those). */
+static int sfd = -1;
+static unsigned sport;
+static volatile int sstop, closed;
+
+static void *stream_conn(void *arg)
+{
+	int c = (int)(intptr_t)arg;
+	char buf[4096];
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof buf - 1 && (r = read(c, buf + n, sizeof buf - 1 - n)) > 0) {
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+				   "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n";
+	if (write(c, head, sizeof head - 1) < 0) {
+		/* the client went away */
+	}
+	if (n && strstr(buf, "/end ")) {
+		if (write(c, "0\r\n\r\n", 5) < 0) {
+			/* the client went away */
+		}
+	} else {
+		while (read(c, buf, sizeof buf) > 0)
+			;
+		pthread_mutex_lock(&mu);
+		closed++;
+		pthread_mutex_unlock(&mu);
+	}
+	close(c);
+	return NULL;
+}
+
+static void *stream_listener(void *arg)
+{
+	(void)arg;
+	while (!sstop) {
+		struct pollfd p = {sfd, POLLIN, 0};
+		pthread_t ct;
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		int c = accept(sfd, NULL, NULL);
+		if (c >= 0 && pthread_create(&ct, NULL, stream_conn, (void *)(intptr_t)c) == 0)
+			pthread_detach(ct);
+		else if (c >= 0)
+			close(c);
+	}
+	return NULL;
+}
+
+typedef struct {
+	int bytes, ended, rc;
+	long status;
+} sstate;
+
+static int on_stream(void *ud, const char *data, size_t len)
+{
+	sstate *st = ud;
+	(void)data;
+	st->bytes += (int)len;
+	return 0;
+}
+
+static sstate *ends[3];
+static kube_transport *ts[3];
+
+static void on_stream_end(void *ud, kube_transport *t, int rc, const bh_error *err)
+{
+	(void)ud, (void)err;
+	for (int i = 0; i < 3; i++)
+		if (ts[i] == t) {
+			ends[i]->ended++;
+			ends[i]->rc = rc;
+		}
+}
+
+START_TEST(test_multi_streams)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	pthread_t sth;
+	char url[64];
+	bh_error e = {0};
+	sfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(sfd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(sfd, 8), 0);
+	ck_assert_int_eq(getsockname(sfd, (struct sockaddr *)&a, &al), 0);
+	sport = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&sth, NULL, stream_listener, NULL), 0);
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", sport);
+	kube_config *cfg = cfg_for(url, "tok");
+	kube_curl_multi *m = kube_curl_multi_new(&e);
+	ck_assert_ptr_nonnull(m);
+	kube_request reqs[3] = {{.method = "GET", .path = "/end"},
+				{.method = "GET", .path = "/hold"},
+				{.method = "GET", .path = "/hold", .timeout_ms = 700}};
+	kube_response resps[3] = {KUBE_RESPONSE_INIT, KUBE_RESPONSE_INIT, KUBE_RESPONSE_INIT};
+	sstate st[3] = {{0}};
+	for (int i = 0; i < 3; i++) {
+		ends[i] = &st[i];
+		ts[i] = kube_curl_transport_new(cfg, &e);
+		ck_assert_ptr_nonnull(ts[i]);
+		ck_assert_int_eq(kube_curl_multi_add(m, ts[i], &reqs[i], &resps[i], on_stream, &st[i], &e), 0);
+	}
+	/* a transport runs one stream at a time */
+	ck_assert_int_lt(kube_curl_multi_add(m, ts[0], &reqs[0], &resps[0], on_stream, &st[0], &e), 0);
+	for (int k = 0; k < 100 && !(st[0].ended && st[1].bytes == 5 && st[2].ended); k++)
+		kube_curl_multi_run(m, 100, on_stream_end, NULL);
+	/* the ended stream: all its bytes, 0 and 200 */
+	ck_assert_int_eq(st[0].ended, 1);
+	ck_assert_int_eq(st[0].rc, 0);
+	ck_assert_int_eq(st[0].bytes, 5);
+	ck_assert_int_eq(resps[0].status, 200);
+	/* the one past its deadline: a timeout */
+	ck_assert_int_eq(st[2].ended, 1);
+	ck_assert_int_eq(st[2].rc, BH_ETIMEOUT);
+	/* the held one runs until stopped: its connection is closed, no on_end */
+	ck_assert_int_eq(st[1].bytes, 5);
+	ck_assert_int_eq(st[1].ended, 0);
+	kube_curl_multi_stop(m, ts[1]);
+	ck_assert_int_eq(resps[1].status, 200);
+	for (int k = 0; k < 50; k++) {
+		pthread_mutex_lock(&mu);
+		int n = closed;
+		pthread_mutex_unlock(&mu);
+		if (n == 2)
+			break;
+		usleep(20000);
+	}
+	pthread_mutex_lock(&mu);
+	ck_assert_int_eq(closed, 2);
+	pthread_mutex_unlock(&mu);
+	kube_curl_multi_run(m, 0, on_stream_end, NULL);
+	ck_assert_int_eq(st[1].ended, 0);
+	/* a stopped transport takes the next stream */
+	memset(&st[1], 0, sizeof st[1]);
+	kube_response_free(&resps[1]);
+	resps[1] = (kube_response)KUBE_RESPONSE_INIT;
+	ck_assert_int_eq(kube_curl_multi_add(m, ts[1], &reqs[0], &resps[1], on_stream, &st[1], &e), 0);
+	for (int k = 0; k < 100 && !st[1].ended; k++)
+		kube_curl_multi_run(m, 100, on_stream_end, NULL);
+	ck_assert_int_eq(st[1].ended, 1);
+	ck_assert_int_eq(st[1].rc, 0);
+	ck_assert_int_eq(st[1].bytes, 5);
+	for (int i = 0; i < 3; i++) {
+		kube_response_free(&resps[i]);
+		kube_transport_free(ts[i]);
+	}
+	kube_curl_multi_free(m);
+	kube_config_free(cfg);
+	sstop = 1;
+	pthread_join(sth, NULL);
+	close(sfd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube_curl");
@@ -284,6 +450,7 @@ int main(void)
 	tcase_add_test(tc, test_methods_in_turn);
 	tcase_add_test(tc, test_strict_connect_refuses);
 	tcase_add_test(tc, test_addr_as_libcurl_reads_it);
+	tcase_add_test(tc, test_multi_streams);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,24 @@
+/* kube/curl_priv.h — what kube/curl_multi.c needs of a libcurl transport
+ * (kube/curl.c): a stream set up on its handle without performing it, and
+ * its outcome once the handle is done. Not a public API. */
+#ifndef BH_KUBE_CURL_PRIV_H
+#define BH_KUBE_CURL_PRIV_H
+
+#include <curl/curl.h>
+
+#include "kube/transport.h"
+
+/* Sets req up on t's handle as t->ops->stream would and returns the handle
+ * (t's, borrowed), or NULL with err set (t is not a curl transport, already
+ * has a stream, or req is refused). req and its strings, resp and ud stay
+ * the caller's until kube_curl_end. */
+CURL *kube_curl_start(kube_transport *t, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
+                      void *ud, bh_error *err);
+/* t's handle (borrowed). */
+CURL *kube_curl_handle(kube_transport *t);
+/* The stream's outcome, as t->ops->stream returns it: cc is libcurl's result
+ * for the handle; stop = 1 when the caller stopped it (as on_data asking to
+ * stop: 0, resp->status as far as it came). The handle is idle again. */
+int kube_curl_end(kube_transport *t, CURLcode cc, int stop, bh_error *err);
+
+#endif
