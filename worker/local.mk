@@ -1,7 +1,7 @@
 # worker/ — bulkhead-worker, the sandboxed reconcile process.
 libexec_PROGRAMS += worker/bulkhead-worker
 worker_bulkhead_worker_SOURCES = \
-	worker/main.c \
+	worker/main.c worker/entry.c \
 	worker/prepare.c worker/prepare.h \
 	worker/job.c worker/job.h \
 	worker/broker.c worker/broker.h \
@@ -13,8 +13,9 @@ worker_bulkhead_worker_SOURCES = \
 	worker/values.c worker/values.h
 worker_bulkhead_worker_LDADD = api/libbhapi.a helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_WORKER_LIBS) $(BH_RENDER_LIBS) kube/libbhkube.a \
 	$(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
-# a static PIE when the libraries allow (configure --enable-static-worker)
-worker_bulkhead_worker_LDFLAGS = $(WORKER_LDFLAGS)
+# a static PIE when the libraries allow (configure --enable-static-worker);
+# entered at worker/entry.c's bh_worker_start, which maps its image first
+worker_bulkhead_worker_LDFLAGS = $(WORKER_LDFLAGS) -Wl,-e,bh_worker_start
 
 # the same worker with a logging (not trapping) filter, for the syscall survey
 # (sandbox/survey.sh); never installed
