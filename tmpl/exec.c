@@ -347,7 +347,7 @@ static int walk_range(state *s, const tmpl_value *dot, const tnode *rn)
 	}
 	case TMPL_LIST: {
 		const tmpl_list *l = val.u.list;
-		int iface = strcmp(l->gotype, "[]interface {}") == 0;
+		int iface = l->gotype == tmpl_gotype_list_iface || strcmp(l->gotype, "[]interface {}") == 0;
 		for (size_t i = 0; i < l->len; i++) {
 			tmpl_value idx = tmpl_int((int64_t)i);
 			tmpl_value elem = l->items[i];
@@ -751,7 +751,9 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 	const tmpl_class *named = receiver->kind == TMPL_MAP  ? tmpl_map_class(receiver)
 				  : receiver->kind == TMPL_LIST ? receiver->u.list->cls
 								: NULL;
-	if (named && named->methods)
+	/* methods are exported: a name that starts with a lower-case ASCII
+	 * letter (a Values key, mostly) is never one */
+	if (named && named->methods && !(field[0] >= 'a' && field[0] <= 'z'))
 		for (const tmpl_method *mm = named->methods; mm->name; mm++)
 			if (mm->name[0] == field[0] && strcmp(mm->name, field) == 0)
 				return eval_call(s, dot, NULL, mm, receiver, node, field, args, nargs, final,
@@ -759,7 +761,10 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 	if (receiver->kind == TMPL_MAP) {
 		if (has_args)
 			return errorf(s, "%s is not a method but has arguments", field);
-		tmpl_value *v = tmpl_map_get(receiver->u.map, field, strlen(field));
+		/* field: a parse tree name (tmpl_name_hash) */
+		const tmpl_map *m = receiver->u.map;
+		tmpl_value *v = tmpl_map_get_hashed(m, field, tmpl_name_len(field),
+						    m->index ? tmpl_name_hash(field) : 0);
 		if (!v) {
 			*out = map_zero(receiver->u.map);
 			return 0;
@@ -767,7 +772,8 @@ static int eval_field(state *s, const tmpl_value *dot, const char *field, const 
 		*out = *v;
 		/* the plain and Values views are interface maps */
 		if (receiver->view == TMPL_VIEW_PLAIN || receiver->view == TMPL_VIEW_VALUES ||
-		    strcmp(tmpl_map_gotype(receiver), "map[string]string") != 0) {
+		    receiver->u.map->gotype == tmpl_gotype_map_iface || receiver->u.map->gotype[0] != 'm' ||
+		    strcmp(receiver->u.map->gotype, "map[string]string") != 0) {
 			out->iface = 1;
 			if (out->kind == TMPL_INVALID)
 				out->kind = TMPL_NIL;
@@ -990,46 +996,64 @@ static int eval_arg(state *s, const tmpl_value *dot, char typ, const tnode *n, t
 	default:
 		break;
 	}
-	bh_buf b = BH_BUF_INIT;
-	tnode_string(&b, n);
-	r = 0;
+	/* the constants' fast paths first; the node's text only for an error */
 	switch (typ) {
 	case 'b':
 		if (n->type == N_BOOL) {
 			*out = tmpl_bool(n->b);
-		} else {
-			r = errorf(s, "expected bool; found %s", bh_buf_str(&b));
+			return 0;
 		}
 		break;
 	case 'f':
-		if (n->type == N_NUMBER && n->is_float)
+		if (n->type == N_NUMBER && n->is_float) {
 			*out = tmpl_float(n->f64);
-		else
-			r = errorf(s, "expected float; found %s", bh_buf_str(&b));
+			return 0;
+		}
 		break;
 	case 'i':
 	case 'I':
-		if (n->type == N_NUMBER && n->is_int)
+		if (n->type == N_NUMBER && n->is_int) {
 			*out = typ == 'i' ? tmpl_int(n->i64) : tmpl_int64(n->i64);
-		else
-			r = errorf(s, "expected integer; found %s", bh_buf_str(&b));
+			return 0;
+		}
 		break;
 	case 'U':
-		if (n->type == N_NUMBER && n->is_uint)
+		if (n->type == N_NUMBER && n->is_uint) {
 			*out = tmpl_uint64(n->u64);
-		else
-			r = errorf(s, "expected unsigned integer; found %s", bh_buf_str(&b));
+			return 0;
+		}
 		break;
 	case 's':
-		if (n->type == N_STRING)
+		if (n->type == N_STRING) {
 			*out = tmpl_str_static(n->text, n->len);
-		else
-			r = errorf(s, "expected string; found %s", bh_buf_str(&b));
+			return 0;
+		}
 		break;
 	case 0:
 	case 'a':
 	case 'r':
-		r = eval_empty_interface(s, dot, n, out);
+		return eval_empty_interface(s, dot, n, out);
+	default:
+		break;
+	}
+	bh_buf b = BH_BUF_INIT;
+	tnode_string(&b, n);
+	switch (typ) {
+	case 'b':
+		r = errorf(s, "expected bool; found %s", bh_buf_str(&b));
+		break;
+	case 'f':
+		r = errorf(s, "expected float; found %s", bh_buf_str(&b));
+		break;
+	case 'i':
+	case 'I':
+		r = errorf(s, "expected integer; found %s", bh_buf_str(&b));
+		break;
+	case 'U':
+		r = errorf(s, "expected unsigned integer; found %s", bh_buf_str(&b));
+		break;
+	case 's':
+		r = errorf(s, "expected string; found %s", bh_buf_str(&b));
 		break;
 	default:
 		r = errorf(s, "can't handle %s for arg of type %s", bh_buf_str(&b), type_code_name(typ));
@@ -1158,7 +1182,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 	c.exec = &xc;
 	/* like Go, s->node stays on the last evaluated argument unless the call
 	 * fails (a later "undefined variable" error points there) */
-	if (fn && strcmp(name, "call") == 0 && fn->data == NULL && fn->fn == NULL) {
+	if (fn && fn->fn == NULL && fn->data == NULL && strcmp(name, "call") == 0) {
 		/* the "call" builtin: no function values exist in Helm charts */
 		tmpl_value f = argv[0];
 		if (tmpl_value_is_nil(&f)) {

@@ -38,12 +38,7 @@ int tmpl_func_exists(const char *name)
 
 uint32_t tmpl_hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
+	return tmpl_strhash(s, n);
 }
 
 /* The registry never changes at run time, so its hash index is built once

@@ -1114,6 +1114,12 @@ int gofmt_value(bh_buf *out, const tmpl_value *v)
 {
 	fstate f;
 	frun run;
+	if (v->kind == TMPL_STRING) { /* print_value's %v of a string: itself */
+		if (out->oom)
+			return GOFMT_ELARGE;
+		bh_buf_put(out, v->u.s.ptr, v->u.s.len);
+		return 0;
+	}
 	frun_init(&run, out);
 	fstate_init(&f, out, &run);
 	print_arg(&f, v, 'v');

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/buf.h"
 #include "lib/error.h"
@@ -53,7 +54,67 @@ static inline void *tmpl_arena_bump(tmpl_arena *a, size_t n)
 	return tmpl_arena_alloc(a, n);
 }
 
+/* The hash of tmpl_hash, of the maps' index and of the parse tree names:
+ * 8 bytes a step (the names are Values paths and map keys), then a mix
+ * (splitmix64's) so that the low bits, the index's, depend on all. */
+static inline uint32_t tmpl_strhash(const char *s, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+	while (n > 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 31;
+		s += 8;
+		n -= 8;
+	}
+	if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		w = ((uint64_t)a << 32) | b;
+	} else if (n > 0) {
+		w = ((uint64_t)(unsigned char)s[0] << 16) | ((uint64_t)(unsigned char)s[n >> 1] << 8) |
+		    (unsigned char)s[n - 1];
+	} else {
+		w = 0;
+	}
+	h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 29;
+	h *= 0x94D049BB133111EBull;
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
 /* ---- parse trees ---- */
+
+/* The names of N_FIELD, N_VARIABLE and N_CHAIN nodes (ident[]) are
+ * NUL-terminated strings after an 8-byte header: their tmpl_strhash hash,
+ * computed on first use, and their length, with TMPL_NAME_HASHED once the
+ * hash is there (the executor looks fields up with them). */
+#define TMPL_NAME_HASHED 0x80000000u
+
+static inline size_t tmpl_name_len(const char *name)
+{
+	uint32_t n;
+	memcpy(&n, name - 4, sizeof n);
+	return n & ~TMPL_NAME_HASHED;
+}
+
+static inline uint32_t tmpl_name_hash(const char *name)
+{
+	uint32_t h, n;
+	memcpy(&n, name - 4, sizeof n);
+	if (n & TMPL_NAME_HASHED) {
+		memcpy(&h, name - 8, sizeof h);
+		return h;
+	}
+	/* the header is in the parse arena, which stays writable */
+	h = tmpl_strhash(name, n);
+	n |= TMPL_NAME_HASHED;
+	memcpy((char *)(uintptr_t)(name - 8), &h, sizeof h);
+	memcpy((char *)(uintptr_t)(name - 4), &n, sizeof n);
+	return h;
+}
 
 enum node_type {
 	N_TEXT, N_ACTION, N_BOOL, N_CHAIN, N_COMMAND, N_DOT, N_ELSE, N_END,

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
@@ -26,15 +29,22 @@ enum item_type {
 };
 
 /* Go's lexer emits a space token between the tokens of an action that
- * white space separates; this one folds it into the token after it:
- * sp_line is the line where that space started (0: no space before). */
+ * white space separates; this one folds it into the token after it: sp is
+ * 1 + the offset where that space started (0: no space before).
+ * Lines are not counted while lexing: a token's line is 1 + the newlines
+ * before its pos (Go's lexer counts the same newlines as it goes), found
+ * by item_line() when an error needs it. Only an error item, and the EOF
+ * items after it (Go's lexer restarts at offset 0 then), carry theirs. */
 typedef struct item {
 	enum item_type typ;
 	int pos;
-	int line;
 	unsigned len;    /* a token is shorter than its source (tmpl_parse: < 2^31) */
+	int sp;
 	const char *val; /* I_ERROR: the message, an arena string */
-	int sp_line;
+	int line;        /* 0: the line of pos */
+	/* I_FIELD, I_VARIABLE: the dots in val; I_STRING: 1 when val has a
+	 * backslash or a non-ASCII byte (Go's unquote is needed), else 0 */
+	int aux;
 } item;
 
 typedef struct lexer {
@@ -43,10 +53,10 @@ typedef struct lexer {
 	size_t pos, start;
 	int at_eof;
 	int paren_depth;
-	int line, start_line;
 	item *it;         /* where the token being lexed goes */
-	int sp_line;      /* white space skipped before the next token */
+	int sp;           /* white space skipped before the next token (item.sp) */
 	int inside_action;
+	int err_line;     /* after an error: the line of the EOF items */
 	tmpl_arena *a;
 } lexer;
 
@@ -165,8 +175,6 @@ static inline int lnext(lexer *l)
 	r = (unsigned char)l->input[l->pos];
 	if (r < 0x80) {
 		l->pos++;
-		if (r == '\n')
-			l->line++;
 		return r;
 	}
 	r = dec_rune_multi((const unsigned char *)l->input + l->pos, l->len - l->pos, &sz);
@@ -176,12 +184,12 @@ static inline int lnext(lexer *l)
 
 static inline void lbackup(lexer *l)
 {
-	if (!l->at_eof && l->pos > 0 && (unsigned char)l->input[l->pos - 1] < 0x80) {
+	if (l->at_eof || l->pos == 0)
+		return;
+	if ((unsigned char)l->input[l->pos - 1] < 0x80) {
 		/* an ASCII byte is a whole rune */
 		l->pos--;
-		if (l->input[l->pos] == '\n')
-			l->line--;
-	} else if (!l->at_eof && l->pos > 0) {
+	} else {
 		/* step back one rune */
 		size_t p = l->pos - 1;
 		while (p > 0 && ((unsigned char)l->input[p] & 0xC0) == 0x80 && l->pos - p < 4)
@@ -190,8 +198,6 @@ static inline void lbackup(lexer *l)
 		dec_rune(l->input + p, l->len - p, &sz);
 		if (p + (size_t)sz != l->pos)
 			p = l->pos - 1;
-		if (l->input[p] == '\n')
-			l->line--;
 		l->pos = p;
 	}
 }
@@ -203,15 +209,10 @@ static inline int lpeek(lexer *l)
 	return r;
 }
 
-static inline int count_nl(const char *s, size_t n)
+static int count_nl(const char *s, size_t n)
 {
 	int c = 0;
 	const char *e = s + n;
-	if (n < 32) { /* most spans: a delimiter, its trim marker, a space */
-		for (; s < e; s++)
-			c += *s == '\n';
-		return c;
-	}
 	while (s < e && (s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
 		c++;
 		s++;
@@ -219,32 +220,25 @@ static inline int count_nl(const char *s, size_t n)
 	return c;
 }
 
-static item this_item(lexer *l, enum item_type t)
+/* the line of offset pos of s */
+static int line_at(const char *s, size_t pos)
 {
-	item i;
-	i.typ = t;
-	i.pos = (int)l->start;
-	i.val = l->input + l->start;
-	i.len = (unsigned)(l->pos - l->start);
-	i.line = l->start_line;
-	i.sp_line = l->sp_line;
-	l->sp_line = 0;
-	l->start = l->pos;
-	l->start_line = l->line;
-	return i;
+	return 1 + count_nl(s, pos);
 }
 
-static int emit(lexer *l, enum item_type t)
+/* Emits the token from start to pos. */
+static inline int emit(lexer *l, enum item_type t)
 {
-	*l->it = this_item(l, t);
+	item *i = l->it;
+	i->typ = t;
+	i->pos = (int)l->start;
+	i->val = l->input + l->start;
+	i->len = (unsigned)(l->pos - l->start);
+	i->sp = l->sp;
+	i->line = 0;
+	l->sp = 0;
+	l->start = l->pos;
 	return 0;
-}
-
-static void lignore(lexer *l)
-{
-	l->line += count_nl(l->input + l->start, l->pos - l->start);
-	l->start = l->pos;
-	l->start_line = l->line;
 }
 
 static int accept(lexer *l, const char *valid)
@@ -265,7 +259,7 @@ static void accept_run(lexer *l, const char *valid)
 	lbackup(l);
 }
 
-static int lerrorf(lexer *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int lerrorf(lexer *l, const char *fmt, ...) __attribute__((format(printf, 2, 3), noinline, cold));
 static int lerrorf(lexer *l, const char *fmt, ...)
 {
 	char buf[512];
@@ -276,8 +270,9 @@ static int lerrorf(lexer *l, const char *fmt, ...)
 	memset(l->it, 0, sizeof(*l->it));
 	l->it->typ = I_ERROR;
 	l->it->pos = (int)l->start;
-	l->it->line = l->start_line;
-	l->sp_line = 0;
+	l->it->line = line_at(l->input, l->start);
+	l->err_line = l->it->line;
+	l->sp = 0;
 	l->it->val = tmpl_arena_strdup(l->a, buf, strlen(buf));
 	if (!l->it->val)
 		l->it->val = "";
@@ -320,8 +315,7 @@ static void fmt_U(char *buf, size_t n, int r)
 
 /* ---- lexer states ---- */
 
-enum { S_NONE = 0, S_TEXT, S_LEFT_DELIM, S_COMMENT, S_RIGHT_DELIM, S_INSIDE,
-       S_IDENT, S_FIELD, S_VARIABLE, S_CHAR, S_NUMBER, S_QUOTE, S_RAW_QUOTE };
+enum { S_NONE = 0, S_TEXT, S_LEFT_DELIM, S_COMMENT, S_RIGHT_DELIM, S_INSIDE };
 
 static int has_left_trim(const char *s, size_t n)
 {
@@ -339,10 +333,12 @@ static int starts_with(const char *s, size_t n, const char *p)
 	return n >= k && memcmp(s, p, k) == 0;
 }
 
+static const unsigned char space_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1};
+
 static size_t right_trim_len(const char *s, size_t n)
 {
 	size_t k = n;
-	while (k > 0 && is_space((unsigned char)s[k - 1]))
+	while (k > 0 && space_byte[(unsigned char)s[k - 1]])
 		k--;
 	return n - k;
 }
@@ -425,24 +421,29 @@ static int lex_text(lexer *l)
 			size_t delim_end = l->pos + 2;
 			if (has_left_trim(l->input + delim_end, l->len - delim_end))
 				trim = right_trim_len(l->input + l->start, l->pos - l->start);
-			l->pos -= trim;
-			l->line += count_nl(l->input + l->start, l->pos - l->start);
-			item i = this_item(l, I_TEXT);
-			l->pos += trim;
-			lignore(l);
-			if (i.len > 0) {
-				*l->it = i;
+			size_t tlen = l->pos - trim - l->start;
+			if (tlen > 0) {
+				item *i = l->it;
+				i->typ = I_TEXT;
+				i->pos = (int)l->start;
+				i->val = l->input + l->start;
+				i->len = (unsigned)tlen;
+				i->sp = 0;
+				i->line = 0;
+				l->sp = 0;
+				l->start = l->pos;
 				return S_NONE;
 			}
+			l->start = l->pos;
 		}
 		return S_LEFT_DELIM;
 	}
 	l->pos = l->len;
-	if (l->pos > l->start) {
-		l->line += count_nl(l->input + l->start, l->pos - l->start);
+	if (l->pos > l->start)
 		return emit(l, I_TEXT);
-	}
-	return emit(l, I_EOF);
+	emit(l, I_EOF);
+	l->it->line = l->err_line;
+	return S_NONE;
 }
 
 static int lex_left_delim(lexer *l)
@@ -452,144 +453,65 @@ static int lex_left_delim(lexer *l)
 	size_t after = trim ? 2 : 0;
 	if (starts_with(l->input + l->pos + after, l->len - l->pos - after, "/*")) {
 		l->pos += after;
-		lignore(l);
+		l->start = l->pos;
 		return S_COMMENT;
 	}
-	item i = this_item(l, I_LEFT_DELIM);
+	emit(l, I_LEFT_DELIM);
 	l->inside_action = 1;
 	l->pos += after;
-	lignore(l);
+	l->start = l->pos;
 	l->paren_depth = 0;
-	*l->it = i;
 	return S_NONE;
 }
 
 static int lex_comment(lexer *l)
 {
 	l->pos += 2;
-	const char *s = l->input + l->pos;
-	size_t n = l->len - l->pos, x;
-	int found = 0;
-	for (x = 0; x + 1 < n; x++)
-		if (s[x] == '*' && s[x + 1] == '/') {
-			found = 1;
-			break;
-		}
-	if (!found)
+	const char *s = l->input + l->pos, *e = l->input + l->len, *c = s;
+	while ((c = memchr(c, '*', (size_t)(e - c))) != NULL && (c + 1 == e || c[1] != '/'))
+		c++;
+	if (!c || c + 1 == e)
 		return lerrorf(l, "unclosed comment");
-	l->pos += x + 2;
+	l->pos += (size_t)(c - s) + 2;
 	int delim, trim;
 	at_right_delim(l, &delim, &trim);
 	if (!delim)
 		return lerrorf(l, "comment ends before closing delimiter");
-	l->line += count_nl(l->input + l->start, l->pos - l->start);
-	this_item(l, I_COMMENT);
+	/* the comment item: not kept */
+	l->sp = 0;
 	if (trim)
 		l->pos += 2;
 	l->pos += 2;
 	if (trim)
 		l->pos += left_trim_len(l->input + l->pos, l->len - l->pos);
-	lignore(l);
+	l->start = l->pos;
 	return S_TEXT;
 }
 
-static int lex_right_delim(lexer *l)
+static void lex_right_delim(lexer *l)
 {
 	int delim, trim;
 	at_right_delim(l, &delim, &trim);
 	if (trim) {
 		l->pos += 2;
-		lignore(l);
+		l->start = l->pos;
 	}
 	l->pos += 2;
-	item i = this_item(l, I_RIGHT_DELIM);
+	emit(l, I_RIGHT_DELIM);
 	if (trim) {
 		l->pos += left_trim_len(l->input + l->pos, l->len - l->pos);
-		lignore(l);
+		l->start = l->pos;
 	}
 	l->inside_action = 0;
-	*l->it = i;
-	return S_NONE;
 }
 
-static int lex_space(lexer *l);
-
-static int lex_inside(lexer *l)
-{
-	/* a right delimiter starts with '}' or, trimmed, a space */
-	if (l->pos < l->len) {
-		const char *s = l->input + l->pos;
-		size_t n = l->len - l->pos;
-		int sp = is_space((unsigned char)s[0]);
-		if (s[0] == '}' || sp) {
-			int delim = sp ? n >= 4 && s[1] == '-' && s[2] == '}' && s[3] == '}'
-				       : n >= 2 && s[1] == '}';
-			if (delim) {
-				if (l->paren_depth == 0)
-					return S_RIGHT_DELIM;
-				return lerrorf(l, "unclosed left paren");
-			}
-			if (sp)
-				return lex_space(l);
-		}
-	}
-	int r = lnext(l);
-	if (r == LEOF)
-		return lerrorf(l, "unclosed action");
-	switch (r) {
-	case '=':
-		return emit(l, I_ASSIGN);
-	case ':':
-		if (lnext(l) != '=')
-			return lerrorf(l, "expected :=");
-		return emit(l, I_DECLARE);
-	case '|':
-		return emit(l, I_PIPE);
-	case '"':
-		return S_QUOTE;
-	case '`':
-		return S_RAW_QUOTE;
-	case '$':
-		return S_VARIABLE;
-	case '\'':
-		return S_CHAR;
-	case '.':
-		if (l->pos < l->len) {
-			char c = l->input[l->pos];
-			if (c < '0' || c > '9')
-				return S_FIELD;
-		}
-		lbackup(l);
-		return S_NUMBER;
-	case '(':
-		l->paren_depth++;
-		return emit(l, I_LEFT_PAREN);
-	case ')':
-		l->paren_depth--;
-		if (l->paren_depth < 0)
-			return lerrorf(l, "unexpected right paren");
-		return emit(l, I_RIGHT_PAREN);
-	}
-	if (r == '+' || r == '-' || (r >= '0' && r <= '9')) {
-		lbackup(l);
-		return S_NUMBER;
-	}
-	if (is_alnum(r)) {
-		lbackup(l);
-		return S_IDENT;
-	}
-	if (r < 0x80 && r >= 0x20 && r != 0x7F)
-		return emit(l, I_CHAR);
-	char u[64];
-	fmt_U(u, sizeof u, r);
-	return lerrorf(l, "unrecognized character in action: %s", u);
-}
-
-/* Go's lexSpace, but the space is not a token: it is skipped, its line
- * kept for the token after it (sp_line), and lexing goes on inside. */
+/* Go's lexSpace, but the space is not a token: it is skipped, its offset
+ * kept for the token after it (sp), and lexing goes on inside. Returns
+ * S_RIGHT_DELIM when on a trimmed right delimiter, else S_INSIDE. */
 static int lex_space(lexer *l)
 {
-	int num = 0, line = l->line;
+	int num = 0;
+	size_t at = l->pos;
 	/* spaces are ASCII: a byte loop reads the runes lnext would */
 	for (;;) {
 		if (l->pos >= l->len) {
@@ -599,21 +521,19 @@ static int lex_space(lexer *l)
 		char c = l->input[l->pos];
 		if (!is_space((unsigned char)c))
 			break;
-		if (c == '\n')
-			l->line++;
 		l->pos++;
 		num++;
 	}
 	const char *s = l->input + l->pos - 1;
 	size_t n = l->len - l->pos + 1;
-	if (has_right_trim(s, n) && starts_with(s + 2, n - 2, RIGHT_DELIM)) {
+	/* s[0] is a space: has_right_trim is s[1] == '-' */
+	if (n >= 2 && s[1] == '-' && starts_with(s + 2, n - 2, RIGHT_DELIM)) {
 		lbackup(l);
 		if (num == 1)
 			return S_RIGHT_DELIM;
 	}
-	l->sp_line = line;
+	l->sp = (int)at + 1;
 	l->start = l->pos;
-	l->start_line = l->line;
 	return S_INSIDE;
 }
 
@@ -671,15 +591,39 @@ static const unsigned char ascii_word[256] = {
 	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
 };
 
+/* The first offset from p on (up to len) of a byte that ascii_word does
+ * not accept: 16 bytes a step where they are there to read. */
+static inline size_t word_end(const unsigned char *s, size_t p, size_t len)
+{
+#ifdef __SSE2__
+	while (p + 16 <= len) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + p));
+		/* signed compares: bytes >= 0x80 are below '0', not in a range */
+		__m128i lo = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('a' - 1)),
+					   _mm_cmplt_epi8(c, _mm_set1_epi8('z' + 1)));
+		__m128i up = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('A' - 1)),
+					   _mm_cmplt_epi8(c, _mm_set1_epi8('Z' + 1)));
+		__m128i dg = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('0' - 1)),
+					   _mm_cmplt_epi8(c, _mm_set1_epi8('9' + 1)));
+		__m128i us = _mm_cmpeq_epi8(c, _mm_set1_epi8('_'));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(lo, up), _mm_or_si128(dg, us)));
+		if (m != 0xFFFF)
+			return p + (size_t)__builtin_ctz(~m);
+		p += 16;
+	}
+#endif
+	while (p < len && ascii_word[s[p]])
+		p++;
+	return p;
+}
+
 /* Skips alphanumeric runes; returns the rune after them (LEOF at the end),
  * left unread, as a loop of lnext and a final lbackup would. */
 static int scan_alnum(lexer *l)
 {
 	const unsigned char *s = (const unsigned char *)l->input;
 	for (;;) {
-		size_t p = l->pos;
-		while (p < l->len && ascii_word[s[p]])
-			p++;
+		size_t p = word_end(s, l->pos, l->len);
 		l->pos = p;
 		if (p >= l->len) {
 			l->at_eof = 1; /* lnext's read of the end; lbackup keeps pos */
@@ -711,28 +655,137 @@ static int lex_identifier(lexer *l)
 	return emit(l, t);
 }
 
+static int lex_field_or_var(lexer *l, enum item_type t);
+static int lex_char(lexer *l);
+static int lex_number(lexer *l);
+static int lex_quote(lexer *l);
+static int lex_raw_quote(lexer *l);
+
+/* Lexes one token inside an action (white space before it folded in). */
+static void lex_inside(lexer *l)
+{
+	for (;;) {
+		/* a right delimiter starts with '}' or, trimmed, a space */
+		if (l->pos < l->len) {
+			const char *s = l->input + l->pos;
+			size_t n = l->len - l->pos;
+			int sp = is_space((unsigned char)s[0]);
+			if (s[0] == '}' || sp) {
+				int delim = sp ? n >= 4 && s[1] == '-' && s[2] == '}' && s[3] == '}'
+					       : n >= 2 && s[1] == '}';
+				if (delim) {
+					if (l->paren_depth == 0)
+						lex_right_delim(l);
+					else
+						lerrorf(l, "unclosed left paren");
+					return;
+				}
+				if (sp) {
+					if (lex_space(l) == S_RIGHT_DELIM) {
+						lex_right_delim(l);
+						return;
+					}
+					continue;
+				}
+			}
+		}
+		break;
+	}
+	int r = lnext(l);
+	if (r == LEOF) {
+		lerrorf(l, "unclosed action");
+		return;
+	}
+	switch (r) {
+	case '=':
+		emit(l, I_ASSIGN);
+		return;
+	case ':':
+		if (lnext(l) != '=')
+			lerrorf(l, "expected :=");
+		else
+			emit(l, I_DECLARE);
+		return;
+	case '|':
+		emit(l, I_PIPE);
+		return;
+	case '"':
+		lex_quote(l);
+		return;
+	case '`':
+		lex_raw_quote(l);
+		return;
+	case '$':
+		lex_field_or_var(l, I_VARIABLE);
+		return;
+	case '\'':
+		lex_char(l);
+		return;
+	case '.':
+		if (l->pos < l->len) {
+			char c = l->input[l->pos];
+			if (c < '0' || c > '9') {
+				lex_field_or_var(l, I_FIELD);
+				return;
+			}
+		}
+		lbackup(l);
+		lex_number(l);
+		return;
+	case '(':
+		l->paren_depth++;
+		emit(l, I_LEFT_PAREN);
+		return;
+	case ')':
+		l->paren_depth--;
+		if (l->paren_depth < 0)
+			lerrorf(l, "unexpected right paren");
+		else
+			emit(l, I_RIGHT_PAREN);
+		return;
+	}
+	if (r == '+' || r == '-' || (r >= '0' && r <= '9')) {
+		lbackup(l);
+		lex_number(l);
+		return;
+	}
+	if (is_alnum(r)) {
+		lbackup(l);
+		lex_identifier(l);
+		return;
+	}
+	if (r < 0x80 && r >= 0x20 && r != 0x7F) {
+		emit(l, I_CHAR);
+		return;
+	}
+	char u[64];
+	fmt_U(u, sizeof u, r);
+	lerrorf(l, "unrecognized character in action: %s", u);
+}
+
 /* Go lexes $x.a.b or .a.b as one variable or field and then one field
  * per ".name", which its parser joins again (operand's chain). Here the
  * token takes in every ".name" after it that would lex as a field, ASCII
  * only, and the parser splits it at its dots (seg_pos, unexpected and
  * operand keep Go's positions and messages). */
-static void lex_more_fields(lexer *l)
+static int lex_more_fields(lexer *l)
 {
 	const unsigned char *s = (const unsigned char *)l->input;
 	size_t p = l->pos;
+	int k = 0;
 	/* ".5" would be a number */
 	while (p + 1 < l->len && s[p] == '.' && ascii_word[s[p + 1]] && !(s[p + 1] >= '0' && s[p + 1] <= '9')) {
-		size_t q = p + 1;
-		while (q < l->len && ascii_word[s[q]])
-			q++;
+		size_t q = word_end(s, p + 1, l->len);
 		if (q >= l->len || s[q] >= 0x80)
 			break;
 		unsigned t = ascii_term[s[q]];
 		if (t == 0 || (t == 2 && !(q + 1 < l->len && s[q + 1] == '}')))
 			break;
 		p = q;
+		k++;
 	}
 	l->pos = p;
+	return k;
 }
 
 static int lex_field_or_var(lexer *l, enum item_type t)
@@ -740,8 +793,10 @@ static int lex_field_or_var(lexer *l, enum item_type t)
 	int r;
 	if (at_terminator(l)) {
 		if (t == I_VARIABLE) {
-			lex_more_fields(l);
-			return emit(l, I_VARIABLE);
+			int k = lex_more_fields(l);
+			emit(l, I_VARIABLE);
+			l->it->aux = k;
+			return 0;
 		}
 		return emit(l, I_DOT);
 	}
@@ -751,8 +806,10 @@ static int lex_field_or_var(lexer *l, enum item_type t)
 		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
 		return lerrorf(l, "bad character %s", u);
 	}
-	lex_more_fields(l);
-	return emit(l, t);
+	int k = lex_more_fields(l) + (t == I_FIELD);
+	emit(l, t);
+	l->it->aux = k;
+	return 0;
 }
 
 static int lex_char(lexer *l)
@@ -834,26 +891,32 @@ static int lex_number(lexer *l)
  * no byte of a multi-byte or invalid UTF-8 sequence is ASCII. */
 static int lex_quote(lexer *l)
 {
+	int esc = 0;
 	for (;;) {
 		if (l->pos >= l->len) {
 			l->at_eof = 1;
 			return lerrorf(l, "unterminated quoted string");
 		}
-		char c = l->input[l->pos++];
+		unsigned char c = (unsigned char)l->input[l->pos++];
+		if (c > '\\') {
+			esc |= c >= 0x80;
+			continue;
+		}
 		if (c == '\\') {
+			esc = 1;
 			int r = lnext(l);
 			if (r != LEOF && r != '\n')
 				continue;
 			return lerrorf(l, "unterminated quoted string");
 		}
-		if (c == '\n') {
-			l->line++;
+		if (c == '\n')
 			return lerrorf(l, "unterminated quoted string");
-		}
 		if (c == '"')
 			break;
 	}
-	return emit(l, I_STRING);
+	emit(l, I_STRING);
+	l->it->aux = esc;
+	return 0;
 }
 
 static int lex_raw_quote(lexer *l)
@@ -861,7 +924,6 @@ static int lex_raw_quote(lexer *l)
 	const char *s = l->input + l->pos;
 	const char *q = memchr(s, '`', l->len - l->pos);
 	size_t n = q ? (size_t)(q - s) : l->len - l->pos;
-	l->line += count_nl(s, n);
 	l->pos += n;
 	if (!q) {
 		l->at_eof = 1;
@@ -873,30 +935,18 @@ static int lex_raw_quote(lexer *l)
 
 static void lex_next_item(lexer *l, item *out)
 {
-	int st;
 	l->it = out;
-	l->it->typ = I_EOF;
-	l->it->pos = (int)l->pos;
-	l->it->val = "EOF";
-	l->it->len = 3;
-	l->it->line = l->start_line;
-	l->it->sp_line = 0;
-	st = l->inside_action ? S_INSIDE : S_TEXT;
-	while (st != S_NONE) {
+	if (l->inside_action) {
+		lex_inside(l);
+		return;
+	}
+	int st = S_TEXT;
+	for (;;) {
 		switch (st) {
 		case S_TEXT: st = lex_text(l); break;
 		case S_LEFT_DELIM: st = lex_left_delim(l); break;
 		case S_COMMENT: st = lex_comment(l); break;
-		case S_RIGHT_DELIM: st = lex_right_delim(l); break;
-		case S_INSIDE: st = lex_inside(l); break;
-		case S_IDENT: st = lex_identifier(l); break;
-		case S_FIELD: st = lex_field_or_var(l, I_FIELD); break;
-		case S_VARIABLE: st = lex_field_or_var(l, I_VARIABLE); break;
-		case S_CHAR: st = lex_char(l); break;
-		case S_NUMBER: st = lex_number(l); break;
-		case S_QUOTE: st = lex_quote(l); break;
-		case S_RAW_QUOTE: st = lex_raw_quote(l); break;
-		default: st = S_NONE;
+		default: return;
 		}
 	}
 }
@@ -913,7 +963,7 @@ typedef struct parser {
 	int peek_count;
 	const char **vars;
 	int nvars, capvars;
-	int action_line;
+	int action_pos;   /* 1 + the offset of the action being parsed (0: none) */
 	int range_depth;
 	int stack_depth;
 	int max_depth;
@@ -927,6 +977,12 @@ typedef struct parser {
 	size_t *nset, *capset;
 } parser;
 
+/* a token's line (see item) */
+static int item_line(const parser *p, const item *t)
+{
+	return t->line ? t->line : line_at(p->lex->input, (size_t)t->pos);
+}
+
 static void perrorf(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void perrorf(parser *p, const char *fmt, ...)
 {
@@ -936,7 +992,7 @@ static void perrorf(parser *p, const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	bh_error_set(p->err, BH_EPARSE, "template: %s:%d: %s", p->tree->parse_name,
-		     p->token[0].line, buf);
+		     item_line(p, &p->token[0]), buf);
 	longjmp(*p->jb, 1);
 }
 
@@ -1046,10 +1102,11 @@ static void unexpected(parser *p, item tok, const char *context)
 		tok.len = first_segment(&tok); /* Go's token */
 	if (tok.typ == I_ERROR) {
 		char extra[512] = "";
-		if (p->action_line != 0 && p->action_line != tok.line) {
+		int action_line = p->action_pos ? line_at(p->lex->input, (size_t)p->action_pos - 1) : 0;
+		if (action_line != 0 && action_line != item_line(p, &tok)) {
 			int is_action = tok.len >= 7 && memcmp(tok.val + tok.len - 7, " action", 7) == 0;
 			snprintf(extra, sizeof extra, "%s started at %s:%d", is_action ? "" : " in action",
-				 p->tree->parse_name, p->action_line);
+				 p->tree->parse_name, action_line);
 		}
 		perrorf(p, "%.*s%s", (int)tok.len, tok.val, extra);
 	}
@@ -1172,29 +1229,45 @@ static void push_var(parser *p, const char *name)
 	p->vars[p->nvars++] = name;
 }
 
-static tnode *new_variable(parser *p, int pos, const char *s, size_t n)
+/* The names of s, cut at its ndots dots, into *ident, *nident: in one
+ * block, each after its header (see tmpl_name_hash in internal.h) and
+ * NUL-terminated. */
+static void split_names(parser *p, const char *s, size_t n, int ndots, const char ***ident,
+			int *nident)
+{
+	int cnt = ndots + 1;
+	const char **id = palloc(p, (size_t)cnt * sizeof(char *));
+	char *w = palloc(p, n + 9 * (size_t)cnt);
+	for (int k = 0; k < cnt; k++) {
+		const char *d = k + 1 < cnt ? memchr(s, '.', n) : NULL;
+		size_t len = d ? (size_t)(d - s) : n;
+		uint32_t len32 = (uint32_t)len; /* < 2^31: tmpl_parse */
+		memcpy(w + 4, &len32, sizeof len32);
+		memcpy(w + 8, s, len);
+		w[8 + len] = '\0';
+		id[k] = w + 8;
+		w += 9 + len;
+		if (!d) {
+			cnt = k + 1;
+			break;
+		}
+		s = d + 1;
+		n -= len + 1;
+	}
+	*ident = id;
+	*nident = cnt;
+}
+
+static tnode *new_variable(parser *p, int pos, const char *s, size_t n, int ndots)
 {
 	tnode *v = new_node(p, N_VARIABLE, pos);
-	int cnt = 1;
-	for (size_t k = 0; k < n; k++)
-		cnt += s[k] == '.';
-	v->ident = palloc(p, (size_t)cnt * sizeof(char *));
-	/* one copy of the text, cut into the names at its dots */
-	char *c = pstrdup(p, s, n);
-	int k = 0;
-	v->ident[k++] = c;
-	for (size_t i = 0; i < n; i++)
-		if (c[i] == '.') {
-			c[i] = '\0';
-			v->ident[k++] = c + i + 1;
-		}
-	v->nident = cnt;
+	split_names(p, s, n, ndots, &v->ident, &v->nident);
 	return v;
 }
 
-static tnode *new_field(parser *p, int pos, const char *s, size_t n)
+static tnode *new_field(parser *p, int pos, const char *s, size_t n, int ndots)
 {
-	tnode *v = new_variable(p, pos, s + 1, n - 1); /* drop leading '.' */
+	tnode *v = new_variable(p, pos, s + 1, n - 1, ndots - 1); /* drop leading '.' */
 	v->type = N_FIELD;
 	return v;
 }
@@ -1204,9 +1277,9 @@ static tnode *item_list(parser *p, tnode **next);
 static tnode *if_control(parser *p);
 static tnode *with_control(parser *p);
 
-static tnode *use_var(parser *p, int pos, const char *s, size_t n)
+static tnode *use_var(parser *p, int pos, const char *s, size_t n, int ndots)
 {
-	tnode *v = new_variable(p, pos, s, n);
+	tnode *v = new_variable(p, pos, s, n, ndots);
 	for (int i = 0; i < p->nvars; i++)
 		if (strcmp(p->vars[i], v->ident[0]) == 0)
 			return v;
@@ -1346,8 +1419,7 @@ static char *unquote_token(parser *p, const item *tok, size_t *n)
 	const char *in = tok->val + 1;
 	size_t k = 0, len = tok->len - 2; /* the lexer's tokens have both quotes */
 	if (tok->typ == I_STRING)
-		while (k < len && in[k] != '\\' && (unsigned char)in[k] < 0x80)
-			k++;
+		k = tok->aux ? 0 : len; /* lex_quote saw the escapes */
 	else {
 		const char *cr = memchr(in, '\r', len);
 		k = cr ? (size_t)(cr - in) : len;
@@ -1387,9 +1459,9 @@ static tnode *term(parser *p)
 	case I_NIL:
 		return new_node(p, N_NIL, tok.pos);
 	case I_VARIABLE:
-		return use_var(p, seg_pos(&tok), tok.val, tok.len);
+		return use_var(p, seg_pos(&tok), tok.val, tok.len, tok.aux);
 	case I_FIELD:
-		return new_field(p, seg_pos(&tok), tok.val, tok.len);
+		return new_field(p, seg_pos(&tok), tok.val, tok.len, tok.aux);
 	case I_BOOL: {
 		tnode *n = new_node(p, N_BOOL, tok.pos);
 		n->b = tok.len == 4;
@@ -1444,30 +1516,28 @@ static tnode *operand(parser *p)
 	if (!node)
 		return NULL;
 	/* a field right after the term (no space between) */
-	if (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp_line) {
+	if (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp) {
 		tnode *chain = new_node(p, N_CHAIN, ppeek(p)->pos);
 		chain->node = node;
 		int cap = 0;
-		while (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp_line) {
+		while (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp) {
 			item f = *pnext(p);
 			/* one name per dot (lex_more_fields) */
-			char *c = pstrdup(p, f.val + 1, f.len - 1);
-			for (;;) {
-				if (chain->nident == cap) {
-					int nc = cap ? cap * 2 : 4;
-					const char **ni = palloc(p, (size_t)nc * sizeof(char *));
-					if (chain->nident)
-						memcpy(ni, chain->ident, (size_t)chain->nident * sizeof(char *));
-					chain->ident = ni;
-					cap = nc;
-				}
-				chain->ident[chain->nident++] = c;
-				char *d = strchr(c, '.');
-				if (!d)
-					break;
-				*d = '\0';
-				c = d + 1;
+			const char **id;
+			int nid;
+			split_names(p, f.val + 1, f.len - 1, f.aux - 1, &id, &nid);
+			if (chain->nident + nid > cap) {
+				int nc = cap ? cap * 2 : 4;
+				while (nc < chain->nident + nid)
+					nc *= 2;
+				const char **ni = palloc(p, (size_t)nc * sizeof(char *));
+				if (chain->nident)
+					memcpy(ni, chain->ident, (size_t)chain->nident * sizeof(char *));
+				chain->ident = ni;
+				cap = nc;
 			}
+			memcpy(chain->ident + chain->nident, id, (size_t)nid * sizeof(char *));
+			chain->nident += nid;
 		}
 		switch (node->type) {
 		case N_FIELD:
@@ -1492,8 +1562,8 @@ static tnode *operand(parser *p)
 			char q[1024];
 			node_string_q(q, sizeof q, node);
 			/* Go's last token read is the space before this one */
-			if (p->token[0].sp_line)
-				p->token[0].line = p->token[0].sp_line;
+			if (p->token[0].sp)
+				p->token[0].line = line_at(p->lex->input, (size_t)p->token[0].sp - 1);
 			perrorf(p, "unexpected . after term %s", q);
 		}
 		default:
@@ -1520,7 +1590,7 @@ static tnode *command(parser *p)
 		case I_PIPE:
 			break;
 		default:
-			if (op && tok->sp_line) { /* Go: a space, then the next operand */
+			if (op && tok->sp) { /* Go: a space, then the next operand */
 				pbackup(p);
 				continue;
 			}
@@ -1552,7 +1622,6 @@ static tnode *pipeline(parser *p, const char *context, enum item_type end)
 {
 	item tok = *ppeek(p);
 	tnode *pipe = new_node(p, N_PIPE, tok.pos);
-	pipe->line = tok.line;
 decls:
 	{
 		item v = *ppeek(p);
@@ -1563,12 +1632,12 @@ decls:
 			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
 				pipe->is_assign = nxt.typ == I_ASSIGN;
 				pnext(p);
-				tnode *var = new_variable(p, v.pos, v.val, v.len);
+				tnode *var = new_variable(p, v.pos, v.val, v.len, 0);
 				decl_append(p, pipe, var);
 				push_var(p, var->ident[0]);
 			} else if (nxt.typ == I_CHAR && nxt.len == 1 && nxt.val[0] == ',') {
 				pnext(p);
-				tnode *var = new_variable(p, v.pos, v.val, v.len);
+				tnode *var = new_variable(p, v.pos, v.val, v.len, 0);
 				decl_append(p, pipe, var);
 				push_var(p, var->ident[0]);
 				if (strcmp(context, "range") == 0 && pipe->ndecl < 2) {
@@ -1616,7 +1685,6 @@ static void parse_control(parser *p, const char *context, tnode *branch)
 		perrorf(p, "max expression depth exceeded");
 	branch->pipe = pipeline(p, context, I_RIGHT_DELIM);
 	branch->pos = branch->pipe->pos;
-	branch->line = branch->pipe->line;
 	if (strcmp(context, "range") == 0)
 		p->range_depth++;
 	branch->list = item_list(p, &next);
@@ -1681,12 +1749,10 @@ static tnode *else_control(parser *p)
 	item pk = *ppeek(p);
 	if (pk.typ == I_IF || pk.typ == I_WITH) {
 		tnode *n = new_node(p, N_ELSE, pk.pos);
-		n->line = pk.line;
 		return n;
 	}
 	item tok = *expect(p, I_RIGHT_DELIM, "else");
 	tnode *n = new_node(p, N_ELSE, tok.pos);
-	n->line = tok.line;
 	return n;
 }
 
@@ -1789,8 +1855,7 @@ static tnode *action(parser *p)
 		if (p->range_depth == 0)
 			perrorf(p, "%s outside {{range}}", ctx);
 		tnode *n = new_node(p, tok.typ == I_BREAK ? N_BREAK : N_CONTINUE, tok.pos);
-		n->line = tok.line;
-		return n;
+			return n;
 	}
 	case I_ELSE:
 		return else_control(p);
@@ -1810,7 +1875,6 @@ static tnode *action(parser *p)
 	pbackup(p);
 	item t = *ppeek(p);
 	tnode *a = new_node(p, N_ACTION, t.pos);
-	a->line = t.line;
 	a->pipe = pipeline(p, "command", I_RIGHT_DELIM);
 	return a;
 }
@@ -1826,9 +1890,9 @@ static tnode *text_or_action(parser *p)
 		return n;
 	}
 	case I_LEFT_DELIM: {
-		p->action_line = tok.line;
+		p->action_pos = tok.pos + 1;
 		tnode *n = action(p);
-		p->action_line = 0;
+		p->action_pos = 0;
 		return n;
 	}
 	default:
@@ -1894,7 +1958,6 @@ static tnode *block_control(parser *p)
 	}
 	tree_add(&sub);
 	tnode *t = new_node(p, N_TEMPLATE, tok.pos);
-	t->line = tok.line;
 	t->name = name;
 	t->pipe = pipe;
 	return t;
@@ -1911,7 +1974,6 @@ static tnode *template_control(parser *p)
 		pipe = pipeline(p, context, I_RIGHT_DELIM);
 	}
 	tnode *t = new_node(p, N_TEMPLATE, tok.pos);
-	t->line = tok.line;
 	t->name = name;
 	t->pipe = pipe;
 	return t;
@@ -1978,7 +2040,6 @@ int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	memset(&lx, 0, sizeof(lx));
 	lx.input = text;
 	lx.len = len;
-	lx.line = lx.start_line = 1;
 	lx.a = &e->parse_arena;
 	memset(&p, 0, sizeof(p));
 	p.e = e;

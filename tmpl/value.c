@@ -288,14 +288,6 @@ const char *tmpl_map_gotype(const tmpl_value *v)
 	}
 }
 
-const tmpl_class *tmpl_map_class(const tmpl_value *v)
-{
-	switch (v->view) {
-	case TMPL_VIEW_PLAIN: return NULL;
-	case TMPL_VIEW_VALUES: return &tmpl_values_class;
-	default: return v->u.map->cls;
-	}
-}
 
 tmpl_value tmpl_map_value(tmpl_map *m)
 {
@@ -341,7 +333,7 @@ tmpl_list *tmpl_list_new(tmpl_arena *a, const char *gotype, size_t cap)
 	tmpl_list *l = tmpl_arena_bump(a, sizeof(*l));
 	if (!l)
 		return NULL;
-	l->gotype = gotype ? gotype : "[]interface {}";
+	l->gotype = gotype ? gotype : tmpl_gotype_list_iface;
 	if (cap) {
 		l->items = tmpl_arena_bump(a, cap * sizeof(tmpl_value));
 		if (!l->items)
@@ -377,14 +369,12 @@ tmpl_value tmpl_list_at(const tmpl_list *l, size_t i)
 
 /* ---- maps ---- */
 
+const char tmpl_gotype_map_iface[] = "map[string]interface {}";
+const char tmpl_gotype_list_iface[] = "[]interface {}";
+
 static uint32_t hash_key(const char *k, size_t n)
 {
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)k[i];
-		h *= 16777619u;
-	}
-	return h;
+	return tmpl_strhash(k, n);
 }
 
 tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype)
@@ -392,7 +382,7 @@ tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype)
 	tmpl_map *m = tmpl_arena_bump(a, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->gotype = gotype ? gotype : "map[string]interface {}";
+	m->gotype = gotype ? gotype : tmpl_gotype_map_iface;
 	m->sorted = 1;
 	return m;
 }
@@ -411,7 +401,17 @@ static void map_reindex(tmpl_map *m)
 	}
 }
 
+static long map_find_h(const tmpl_map *m, const char *key, size_t keylen, uint32_t h);
+
 static long map_find(const tmpl_map *m, const char *key, size_t keylen)
+{
+	if (!m)
+		return -1;
+	return map_find_h(m, key, keylen, m->index ? hash_key(key, keylen) : 0);
+}
+
+/* map_find with the key's hash (read only when the map has an index) */
+static long map_find_h(const tmpl_map *m, const char *key, size_t keylen, uint32_t h)
 {
 	if (!m)
 		return -1;
@@ -423,7 +423,7 @@ static long map_find(const tmpl_map *m, const char *key, size_t keylen)
 		return -1;
 	}
 	size_t mask = m->index_cap - 1;
-	size_t p = hash_key(key, keylen) & mask;
+	size_t p = h & mask;
 	while (m->index[p]) {
 		const tmpl_map_entry *e = &m->entries[m->index[p] - 1];
 		if (e->keylen == keylen && memcmp(e->key, key, keylen) == 0)
@@ -436,6 +436,12 @@ static long map_find(const tmpl_map *m, const char *key, size_t keylen)
 tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen)
 {
 	long i = map_find(m, key, keylen);
+	return i < 0 ? NULL : &m->entries[i].val;
+}
+
+tmpl_value *tmpl_map_get_hashed(const tmpl_map *m, const char *key, size_t keylen, uint32_t hash)
+{
+	long i = map_find_h(m, key, keylen, hash);
 	return i < 0 ? NULL : &m->entries[i].val;
 }
 

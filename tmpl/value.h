@@ -135,8 +135,15 @@ tmpl_value tmpl_map_value(tmpl_map *m);
  * common.Values (with chartutil.Values' methods, helmctx.c). */
 enum { TMPL_VIEW_OWN, TMPL_VIEW_PLAIN, TMPL_VIEW_VALUES };
 const char *tmpl_map_gotype(const tmpl_value *v);
-const tmpl_class *tmpl_map_class(const tmpl_value *v);
 extern const tmpl_class tmpl_values_class; /* helmctx.c */
+static inline const tmpl_class *tmpl_map_class(const tmpl_value *v)
+{
+	switch (v->view) {
+	case TMPL_VIEW_PLAIN: return NULL;
+	case TMPL_VIEW_VALUES: return &tmpl_values_class;
+	default: return v->u.map->cls;
+	}
+}
 tmpl_value tmpl_object_value(tmpl_object *o);
 
 /* ---- lists ---- */
@@ -153,6 +160,12 @@ tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype);
 int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v);
 /* NULL when absent. The pointer is valid until the map is next modified. */
 tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen);
+/* tmpl_map_get with the key's hash known: hash = tmpl_hash(key, keylen) */
+tmpl_value *tmpl_map_get_hashed(const tmpl_map *m, const char *key, size_t keylen, uint32_t hash);
+/* The default Go types of maps and lists (tmpl_map_new / tmpl_list_new
+ * with NULL): a gotype equal to one of these pointers is that type. */
+extern const char tmpl_gotype_map_iface[];
+extern const char tmpl_gotype_list_iface[];
 int tmpl_map_delete(tmpl_map *m, const char *key, size_t keylen); /* 1 if removed */
 /* Puts the entries in bytewise key order (Go's printing and range order);
  * afterwards m->entries[0..len) can be walked in that order. */
