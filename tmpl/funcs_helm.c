@@ -9,8 +9,11 @@
 
 static int *incl_slot(tmpl_engine *e, const char *name)
 {
+	size_t len = strlen(name);
+	/* a chart includes tens of names: lengths and first bytes differ */
 	for (size_t i = 0; i < e->nincl; i++)
-		if (strcmp(e->incl[i].name, name) == 0)
+		if (e->incl[i].len == len && e->incl[i].name[0] == name[0] &&
+		    memcmp(e->incl[i].name, name, len) == 0)
 			return &e->incl[i].n;
 	if (e->nincl == e->capincl) {
 		size_t nc = e->capincl ? e->capincl * 2 : 16;
@@ -20,10 +23,11 @@ static int *incl_slot(tmpl_engine *e, const char *name)
 		e->incl = n;
 		e->capincl = nc;
 	}
-	char *nm = tmpl_arena_strdup(&e->parse_arena, name, strlen(name));
+	char *nm = tmpl_arena_strdup(&e->parse_arena, name, len);
 	if (!nm)
 		return NULL;
 	e->incl[e->nincl].name = nm;
+	e->incl[e->nincl].len = len;
 	e->incl[e->nincl].n = 0;
 	return &e->incl[e->nincl++].n;
 }

@@ -226,7 +226,7 @@ struct tmpl_engine {
 	int sprig_only;           /* tmpl_engine_new_sprig(): funcs_sprig_only.c */
 	int dns;                  /* tmpl_engine_enable_dns() */
 	/* per-include-name nesting counts (Helm's includedNames) */
-	struct incl_count { const char *name; int n; } *incl;
+	struct incl_count { const char *name; size_t len; int n; } *incl;
 	size_t nincl, capincl;
 	/* execution budget of the current top-level execution */
 	uint64_t steps;
