@@ -143,20 +143,30 @@ static int limitf(state *s, const char *fmt, ...)
 	return BH_ELIMIT;
 }
 
-static int step(state *s)
+/* step's errors, in its order (the step is counted already) */
+static int step_limit(state *s) __attribute__((noinline, cold));
+static int step_limit(state *s)
 {
 	if (tmpl_stack_over(s->e))
 		return limitf(s, "template nesting too deep: more than %zu bytes of stack",
 			      s->e->limits.max_stack);
-	if (++s->e->steps > s->e->limits.max_steps)
+	if (s->e->steps > s->e->limits.max_steps)
 		return limitf(s, "evaluation step limit of %llu exceeded",
 			      (unsigned long long)s->e->limits.max_steps);
 	if (s->wr->len > s->e->limits.max_output)
 		return limitf(s, "output size limit of %zu bytes exceeded", s->e->limits.max_output);
 	if (s->wr->oom)
 		return limitf(s, "out of memory writing output");
-	if (tmpl_arena_over_budget(&s->e->arena))
-		return limitf(s, "memory limit of %zu bytes exceeded", s->e->limits.max_memory);
+	return limitf(s, "memory limit of %zu bytes exceeded", s->e->limits.max_memory);
+}
+
+static inline int step(state *s)
+{
+	tmpl_engine *e = s->e;
+	/* the arena's over flag: tmpl_arena_over_budget */
+	if (tmpl_stack_over(e) || ++e->steps > e->limits.max_steps || s->wr->len > e->limits.max_output ||
+	    s->wr->oom || e->arena.over)
+		return step_limit(s);
 	return 0;
 }
 
