@@ -34,6 +34,22 @@ static size_t last_len;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static volatile int stop;
 
+/* Reads a request's head (up to its blank line, at most cap - 1 bytes) into
+ * buf, NUL-terminated; returns the bytes read. */
+static size_t read_head(int c, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+	buf[0] = '\0';
+	while (n < cap - 1 && (r = read(c, buf + n, cap - 1 - n)) > 0) {
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	return n;
+}
+
 static void *listener(void *arg)
 {
 	(void)arg;
@@ -45,14 +61,7 @@ static void *listener(void *arg)
 		if (c < 0)
 			continue;
 		char buf[8192];
-		size_t n = 0;
-		ssize_t r;
-		while (n < sizeof buf - 1 && (r = read(c, buf + n, sizeof buf - 1 - n)) > 0) {
-			n += (size_t)r;
-			buf[n] = '\0';
-			if (strstr(buf, "\r\n\r\n"))
-				break;
-		}
+		size_t n = read_head(c, buf, sizeof buf);
 		pthread_mutex_lock(&mu);
 		connections++;
 		memcpy(last, buf, n);
@@ -290,14 +299,7 @@ static void *stream_conn(void *arg)
 {
 	int c = (int)(intptr_t)arg;
 	char buf[4096];
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof buf - 1 && (r = read(c, buf + n, sizeof buf - 1 - n)) > 0) {
-		n += (size_t)r;
-		buf[n] = '\0';
-		if (strstr(buf, "\r\n\r\n"))
-			break;
-	}
+	size_t n = read_head(c, buf, sizeof buf);
 	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 				   "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n";
 	if (write(c, head, sizeof head - 1) < 0) {
