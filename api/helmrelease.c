@@ -46,7 +46,8 @@ int hr_parse_duration(const char *orig, int64_t *out, bh_error *err)
 	if (!*s)
 		return bh_error_set(err, BH_EINVAL, "time: invalid duration \"%s\"", orig);
 	while (*s) {
-		uint64_t v = 0, f = 0, scale = 1, unit;
+		uint64_t v = 0, f = 0, unit;
+		double scale = 1; /* as Go's: a long fraction's scale may reach +Inf, never wraps */
 		int64_t u;
 		int digits = 0;
 		size_t n = 0;
@@ -86,7 +87,7 @@ int hr_parse_duration(const char *orig, int64_t *out, bh_error *err)
 			return bh_error_set(err, BH_EINVAL, "time: invalid duration \"%s\"", orig);
 		v *= unit;
 		if (f > 0) {
-			v += (uint64_t)((double)f * ((double)unit / (double)scale));
+			v += (uint64_t)((double)f * ((double)unit / scale));
 			if (v > UINT64_C(1) << 63)
 				return bh_error_set(err, BH_EINVAL, "time: invalid duration \"%s\"", orig);
 		}
