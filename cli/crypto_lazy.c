@@ -10,7 +10,8 @@
  * without -lcrypto; a libcrypto function the CLI's libraries use and missing
  * here fails the link, and belongs in CRYPTO_FUNCS). Every prototype is
  * checked against OpenSSL's headers by the compiler. */
-#include <dlfcn.h>
+#include "cli/lazy_open.h"
+
 #include <openssl/asn1.h>
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -24,7 +25,6 @@
 #include <openssl/x509v3.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #define LIBCRYPTO_SONAME "libcrypto.so.3"
@@ -193,27 +193,12 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define SLOT(ret, fail, name, params, args) {#name, (void **)&fn.name},
 #define VSLOT(name, params, args) {#name, (void **)&fn.name},
-static const struct {
-	const char *name;
-	void **slot;
-} slots[] = {CRYPTO_FUNCS(SLOT, VSLOT){"EVP_PKEY_Q_keygen", (void **)&fn.EVP_PKEY_Q_keygen}};
+static const struct lazy_sym slots[] = {
+	CRYPTO_FUNCS(SLOT, VSLOT){"EVP_PKEY_Q_keygen", (void **)&fn.EVP_PKEY_Q_keygen}};
 
 static void load(void)
 {
-	void *h = dlopen(LIBCRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "bulkhead: cannot load %s (install the Debian package libssl3): %s\n",
-			LIBCRYPTO_SONAME, dlerror());
-		return;
-	}
-	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
-		*slots[i].slot = dlsym(h, slots[i].name);
-		if (!*slots[i].slot) {
-			fprintf(stderr, "bulkhead: %s: %s\n", LIBCRYPTO_SONAME, dlerror());
-			return;
-		}
-	}
-	loaded = 1;
+	loaded = lazy_open(LIBCRYPTO_SONAME, "libssl3", slots, sizeof slots / sizeof slots[0]);
 }
 
 static int ready(void)

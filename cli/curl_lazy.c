@@ -7,11 +7,11 @@
  * CLI is linked without -lcurl; a libcurl function used by cli/, kube/ or
  * fetcher/ and missing here fails the link, and belongs here). */
 #define CURL_DISABLE_TYPECHECK 1 /* curl_easy_setopt/getinfo are functions here */
+#include "cli/lazy_open.h"
+
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
 
 #define LIBCURL_SONAME "libcurl.so.4"
 
@@ -38,43 +38,29 @@ static struct {
 static int loaded; /* 1 when every symbol was found */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-#define SYM(field, name)                                        \
-	do {                                                    \
-		*(void **)&fn.field = dlsym(h, name);           \
-		if (!fn.field) {                                \
-			fprintf(stderr, "bulkhead: %s: %s\n",   \
-				LIBCURL_SONAME, dlerror());     \
-			return;                                 \
-		}                                               \
-	} while (0)
-
 static void load(void)
 {
-	void *h = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "bulkhead: cannot load %s (install the Debian package libcurl4): %s\n",
-			LIBCURL_SONAME, dlerror());
-		return;
-	}
-	SYM(easy_cleanup, "curl_easy_cleanup");
-	SYM(easy_escape, "curl_easy_escape");
-	SYM(easy_getinfo, "curl_easy_getinfo");
-	SYM(easy_init, "curl_easy_init");
-	SYM(easy_perform, "curl_easy_perform");
-	SYM(easy_reset, "curl_easy_reset");
-	SYM(easy_setopt, "curl_easy_setopt");
-	SYM(easy_strerror, "curl_easy_strerror");
-	SYM(free, "curl_free");
-	SYM(global_init, "curl_global_init");
-	SYM(share_init, "curl_share_init");
-	SYM(share_setopt, "curl_share_setopt");
-	SYM(slist_append, "curl_slist_append");
-	SYM(slist_free_all, "curl_slist_free_all");
-	SYM(url, "curl_url");
-	SYM(url_cleanup, "curl_url_cleanup");
-	SYM(url_get, "curl_url_get");
-	SYM(url_set, "curl_url_set");
-	loaded = 1;
+	static const struct lazy_sym syms[] = {
+		{"curl_easy_cleanup", (void **)&fn.easy_cleanup},
+		{"curl_easy_escape", (void **)&fn.easy_escape},
+		{"curl_easy_getinfo", (void **)&fn.easy_getinfo},
+		{"curl_easy_init", (void **)&fn.easy_init},
+		{"curl_easy_perform", (void **)&fn.easy_perform},
+		{"curl_easy_reset", (void **)&fn.easy_reset},
+		{"curl_easy_setopt", (void **)&fn.easy_setopt},
+		{"curl_easy_strerror", (void **)&fn.easy_strerror},
+		{"curl_free", (void **)&fn.free},
+		{"curl_global_init", (void **)&fn.global_init},
+		{"curl_share_init", (void **)&fn.share_init},
+		{"curl_share_setopt", (void **)&fn.share_setopt},
+		{"curl_slist_append", (void **)&fn.slist_append},
+		{"curl_slist_free_all", (void **)&fn.slist_free_all},
+		{"curl_url", (void **)&fn.url},
+		{"curl_url_cleanup", (void **)&fn.url_cleanup},
+		{"curl_url_get", (void **)&fn.url_get},
+		{"curl_url_set", (void **)&fn.url_set},
+	};
+	loaded = lazy_open(LIBCURL_SONAME, "libcurl4", syms, sizeof syms / sizeof syms[0]);
 }
 
 static int ready(void)

@@ -9,11 +9,11 @@
  * own API; the CLI is linked with --as-needed, so a libm function the CLI's
  * libraries start to use and missing here links libm again (no failure,
  * only the start-up cost comes back: `ldd cli/bulkhead` shows it). */
-#include <dlfcn.h>
+#include "cli/lazy_open.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #define LIBM_SONAME "libm.so.6"
@@ -106,32 +106,23 @@ static struct {
 	double (*fmod)(double, double);
 	double (*pow)(double, double);
 } fn;
+static int loaded; /* 1 when both were found */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-	void *h = dlopen(LIBM_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "bulkhead: cannot load %s: %s\n", LIBM_SONAME, dlerror());
-		return;
-	}
-	fn.fmod = (double (*)(double, double))dlsym(h, "fmod");
-	fn.pow = (double (*)(double, double))dlsym(h, "pow");
-	if (!fn.fmod || !fn.pow) {
-		fprintf(stderr, "bulkhead: %s: %s\n", LIBM_SONAME, dlerror());
-		fn.fmod = NULL;
-		fn.pow = NULL;
-	}
+	static const struct lazy_sym syms[] = {{"fmod", (void **)&fn.fmod}, {"pow", (void **)&fn.pow}};
+	loaded = lazy_open(LIBM_SONAME, NULL, syms, sizeof syms / sizeof syms[0]);
 }
 
 double fmod(double x, double y)
 {
 	pthread_once(&once, load);
-	return fn.fmod ? fn.fmod(x, y) : NAN;
+	return loaded ? fn.fmod(x, y) : NAN;
 }
 
 double pow(double x, double y)
 {
 	pthread_once(&once, load);
-	return fn.pow ? fn.pow(x, y) : NAN;
+	return loaded ? fn.pow(x, y) : NAN;
 }

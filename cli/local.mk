@@ -12,6 +12,7 @@ cli_bulkhead_SOURCES += cli/crypto_lazy.c
 # and libm's fmod/pow (cli/libm_lazy.c, which has floor/modf/frexp/ldexp
 # itself): --as-needed then leaves libm out of the CLI's start
 cli_bulkhead_SOURCES += cli/libm_lazy.c
+cli_bulkhead_SOURCES += cli/lazy_open.c cli/lazy_open.h
 cli_bulkhead_LDFLAGS += -Wl,--as-needed
 BH_CLI_KUBE_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) -lpthread
 # check-kubeconfig (owned by kube/)
