@@ -598,15 +598,16 @@ static inline size_t word_end(const unsigned char *s, size_t p, size_t len)
 #ifdef __SSE2__
 	while (p + 16 <= len) {
 		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + p));
-		/* signed compares: bytes >= 0x80 are below '0', not in a range */
-		__m128i lo = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('a' - 1)),
-					   _mm_cmplt_epi8(c, _mm_set1_epi8('z' + 1)));
-		__m128i up = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('A' - 1)),
-					   _mm_cmplt_epi8(c, _mm_set1_epi8('Z' + 1)));
-		__m128i dg = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('0' - 1)),
-					   _mm_cmplt_epi8(c, _mm_set1_epi8('9' + 1)));
+		/* a range [lo, lo+n) test as one signed compare: x - lo + 0x80
+		 * is below -128 + n exactly for x in it (bytes >= 0x80 too);
+		 * letters are tested folded to lower case (x | 0x20) */
+		__m128i lc = _mm_or_si128(c, _mm_set1_epi8(0x20));
+		__m128i al = _mm_cmplt_epi8(_mm_add_epi8(lc, _mm_set1_epi8((char)(0x80 - 'a'))),
+					    _mm_set1_epi8((char)(-128 + 26)));
+		__m128i dg = _mm_cmplt_epi8(_mm_add_epi8(c, _mm_set1_epi8((char)(0x80 - '0'))),
+					    _mm_set1_epi8((char)(-128 + 10)));
 		__m128i us = _mm_cmpeq_epi8(c, _mm_set1_epi8('_'));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(lo, up), _mm_or_si128(dg, us)));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(al, _mm_or_si128(dg, us)));
 		if (m != 0xFFFF)
 			return p + (size_t)__builtin_ctz(~m);
 		p += 16;
@@ -872,6 +873,22 @@ static void quote_for_err(char *buf, size_t n, const char *s, size_t len)
 static int lex_number(lexer *l)
 {
 	char q[600];
+	/* "0" or [1-9][0-9]* before an ASCII byte that ends it: the number
+	 * scan_number and the sign check below would emit */
+	const unsigned char *s = (const unsigned char *)l->input;
+	size_t p = l->pos;
+	if (p < l->len && s[p] >= '0' && s[p] <= '9') {
+		if (s[p++] != '0')
+			while (p < l->len && s[p] >= '0' && s[p] <= '9')
+				p++;
+		/* not a byte scan_number could still take: a digit, letter,
+		 * '_', '.' or sign */
+		if (p < l->len && s[p] < 0x80 && !ascii_word[s[p]] && s[p] != '.' && s[p] != '+' &&
+		    s[p] != '-') {
+			l->pos = p;
+			return emit(l, I_NUMBER);
+		}
+	}
 	if (!scan_number(l)) {
 		quote_for_err(q, sizeof q, l->input + l->start, l->pos - l->start);
 		return lerrorf(l, "bad number syntax: %s", q);
