@@ -428,7 +428,9 @@ static json_t *files_json(const chart_file *f, size_t n)
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++) {
 		char *b = release_base64_new(f[i].data, f[i].len);
-		json_array_append_new(a, json_pack("{s:s,s:s}", "name", f[i].name, "data", b ? b : ""));
+		/* base64 is ASCII: no UTF-8 check of the (large) text */
+		json_array_append_new(a, json_pack("{s:s,s:o}", "name", f[i].name, "data",
+						   json_stringn_nocheck(b ? b : "", b ? (f[i].len + 2) / 3 * 4 : 0)));
 		free(b);
 	}
 	return a;

@@ -165,7 +165,9 @@ json_t *release_json_new(const release_fields *f, bh_error *err)
 /* Go's encoding/json over an ordered tree: objects in insertion order (the
  * builders above put struct fields in Go's order and sort map keys),
  * strings HTML-safe escaped and numbers formatted as Go does. */
-static int emit(bh_buf *b, const json_t *v, int depth)
+static int emit_kept(bh_buf *b, const json_t *v, release_gzkeep *keep);
+
+static int emit(bh_buf *b, const json_t *v, int depth, release_gzkeep *keep)
 {
 	const char *k;
 	json_t *x;
@@ -182,8 +184,12 @@ static int emit(bh_buf *b, const json_t *v, int depth)
 			first = 0;
 			gojson_quote(b, k, strlen(k), 0);
 			bh_buf_putc(b, ':');
-			if (emit(b, x, depth + 1) < 0)
+			if (keep && json_is_object(x) && !strcmp(k, "chart")) {
+				if (emit_kept(b, x, keep) < 0)
+					return BH_ELIMIT;
+			} else if (emit(b, x, depth + 1, NULL) < 0) {
 				return BH_ELIMIT;
+			}
 		}
 		bh_buf_putc(b, '}');
 		return 0;
@@ -192,7 +198,7 @@ static int emit(bh_buf *b, const json_t *v, int depth)
 		json_array_foreach(v, i, x) {
 			if (i)
 				bh_buf_putc(b, ',');
-			if (emit(b, x, depth + 1) < 0)
+			if (emit(b, x, depth + 1, NULL) < 0)
 				return BH_ELIMIT;
 		}
 		bh_buf_putc(b, ']');
@@ -218,11 +224,16 @@ static int emit(bh_buf *b, const json_t *v, int depth)
 	}
 }
 
-int release_marshal(const json_t *rel, bh_buf *out, bh_error *err)
+int release_marshal_keep(release_gzkeep *keep, const json_t *rel, bh_buf *out, bh_error *err)
 {
-	if (emit(out, rel, 0) < 0)
+	if (emit(out, rel, 0, keep) < 0)
 		return bh_error_set(err, BH_ELIMIT, "release is nested too deeply to marshal");
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
+}
+
+int release_marshal(const json_t *rel, bh_buf *out, bh_error *err)
+{
+	return release_marshal_keep(NULL, rel, out, err);
 }
 
 /* Does release_marshal write s[0..n) so that it reads back the same: no
@@ -374,7 +385,39 @@ struct release_gzkeep {
 		uLong crc;
 	} e[GZKEEP_N];
 	int next;
+	struct keptchart {
+		json_t *chart; /* a chart object marshalled (held: its address is not reused), or NULL */
+		bh_buf js;     /* and its text */
+	} c[GZKEEP_N];
+	int next_chart;
 };
+
+/* The chart member of a record: its text again when it is one of the last
+ * two objects marshalled (a record's chart is built whole and not changed
+ * after, release.h), else marshalled and kept. */
+static int emit_kept(bh_buf *b, const json_t *v, release_gzkeep *keep)
+{
+	size_t at = b->len;
+	struct keptchart *kc;
+	for (int i = 0; i < GZKEEP_N; i++)
+		if (keep->c[i].chart == v) {
+			bh_buf_put(b, keep->c[i].js.data, keep->c[i].js.len);
+			return 0;
+		}
+	if (emit(b, v, 1, NULL) < 0)
+		return BH_ELIMIT;
+	kc = &keep->c[keep->next_chart];
+	keep->next_chart = (keep->next_chart + 1) % GZKEEP_N;
+	json_decref(kc->chart);
+	kc->chart = NULL;
+	bh_buf_free(&kc->js);
+	if (bh_buf_ok(b)) {
+		bh_buf_put(&kc->js, b->data + at, b->len - at);
+		if (bh_buf_ok(&kc->js))
+			kc->chart = json_incref((json_t *)v);
+	}
+	return 0;
+}
 
 release_gzkeep *release_gzkeep_new(void)
 {
@@ -388,6 +431,10 @@ void release_gzkeep_free(release_gzkeep *k)
 	for (int i = 0; i < GZKEEP_N; i++) {
 		free(k->e[i].text);
 		bh_buf_free(&k->e[i].z);
+	}
+	for (int i = 0; i < GZKEEP_N; i++) {
+		json_decref(k->c[i].chart);
+		bh_buf_free(&k->c[i].js);
 	}
 	free(k);
 }
@@ -590,14 +637,16 @@ json_t *release_secret_keep_new(const json_t *rel, const char *json, size_t len,
 	const char *status = json_string_value(json_object_get(json_object_get(rel, "info"), "status"));
 	int version = (int)json_integer_value(json_object_get(rel, "version"));
 	char *enc, *enc2, *sname, buf[32];
-	json_t *sec, *labels;
+	size_t elen;
+	json_t *sec, *labels, *data;
 	if (!name || !status || version <= 0) {
 		bh_error_set(err, BH_EINVAL, "release needs a name, a status and a positive version");
 		return NULL;
 	}
 	if (!(enc = release_encode_text_keep_new(keep, json, len, err)))
 		return NULL;
-	enc2 = release_base64_new((unsigned char *)enc, strlen(enc));
+	elen = strlen(enc);
+	enc2 = release_base64_new((unsigned char *)enc, elen);
 	sname = release_secret_name_new(name, version);
 	free(enc);
 	if (!enc2 || !sname) {
@@ -607,6 +656,7 @@ json_t *release_secret_keep_new(const json_t *rel, const char *json, size_t len,
 		return NULL;
 	}
 	labels = json_object();
+	data = json_stringn_nocheck(enc2, (elen + 2) / 3 * 4); /* base64: ASCII, no UTF-8 check */
 	snprintf(buf, sizeof buf, "%lld", created_unix);
 	json_object_set_new(labels, "createdAt", json_string(buf));
 	json_object_set_new(labels, "name", json_string(name));
@@ -614,9 +664,9 @@ json_t *release_secret_keep_new(const json_t *rel, const char *json, size_t len,
 	json_object_set_new(labels, "status", json_string(status));
 	snprintf(buf, sizeof buf, "%d", version);
 	json_object_set_new(labels, "version", json_string(buf));
-	sec = json_pack("{s:s, s:s, s:{s:s, s:o}, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Secret",
+	sec = json_pack("{s:s, s:s, s:{s:s, s:o}, s:s, s:{s:o}}", "apiVersion", "v1", "kind", "Secret",
 			"metadata", "name", sname, "labels", labels, "type", "helm.sh/release.v1", "data",
-			"release", enc2);
+			"release", data);
 	if (sec && ns)
 		json_object_set_new(json_object_get(sec, "metadata"), "namespace", json_string(ns));
 	free(enc2);

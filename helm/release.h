@@ -54,6 +54,15 @@ json_t *release_json_new(const release_fields *f, bh_error *err);
  * strings as Go writes them: 3.0 is "3", <>& are \u003c \u003e \u0026).
  * Appends to out. */
 int release_marshal(const json_t *rel, bh_buf *out, bh_error *err);
+/* What release_encode_text_keep_new and release_marshal_keep keep between
+ * the records of one release (below). */
+typedef struct release_gzkeep release_gzkeep;
+/* release_marshal, with the text of the record's chart member kept in k:
+ * a later record with the same chart object (the pending and the final
+ * write of one install) copies it instead of marshalling it again. A
+ * record's chart is built whole and must not be changed once marshalled;
+ * k holds a reference to it. k NULL: as release_marshal. */
+int release_marshal_keep(release_gzkeep *k, const json_t *rel, bh_buf *out, bh_error *err);
 
 /* A copy of rel equal to what decoding its stored text (release_marshal)
  * gives back, without encoding and decoding it: a real without fraction
@@ -66,10 +75,8 @@ json_t *release_stored_copy(const json_t *rel);
 char *release_encode_new(const json_t *rel, bh_error *err);
 /* The same from the release's JSON text (release_marshal's output). */
 char *release_encode_text_new(const char *json, size_t len, bh_error *err);
-/* What release_encode_text_keep_new keeps between the records of one
- * release: the compressed chart, config and manifest of the last two
- * records (a text copy to compare, and its raw deflate). */
-typedef struct release_gzkeep release_gzkeep;
+/* release_gzkeep also keeps the compressed chart, config and manifest of
+ * the last two records (a text copy to compare, and its raw deflate). */
 release_gzkeep *release_gzkeep_new(void); /* NULL on OOM */
 void release_gzkeep_free(release_gzkeep *k);
 /* Like release_encode_text_new, but the gzip member is three raw deflate

@@ -359,7 +359,7 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 	size_t tlen = 0;
 	int rc;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	if ((rc = release_marshal(rel, &js, err)) < 0) {
+	if ((rc = release_marshal_keep(memo.kc == kc ? memo.gz : NULL, rel, &js, err)) < 0) {
 		bh_buf_free(&js);
 		return rc;
 	}

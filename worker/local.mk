@@ -25,7 +25,7 @@ tests_e2e_survey_worker_CFLAGS = $(AM_CFLAGS) -DBH_SANDBOX_SURVEY
 tests_e2e_survey_worker_LDADD = $(worker_bulkhead_worker_LDADD)
 
 check_PROGRAMS += tests/unit/test_worker_snapshot
-tests_unit_test_worker_snapshot_SOURCES = tests/unit/test_worker_snapshot.c worker/snapshot.c worker/snapshot.h
+tests_unit_test_worker_snapshot_SOURCES = tests/unit/test_worker_snapshot.c worker/snapshot.c worker/snapshot.h tmpl/sha256.c
 tests_unit_test_worker_snapshot_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_worker_snapshot_LDADD = $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_worker_snapshot
@@ -34,7 +34,7 @@ UNIT_TESTS += tests/unit/test_worker_snapshot
 # the manifest pipeline's pieces (post-render chain, digests, JSON pointers, drift diff) — h-postrender
 check_PROGRAMS += tests/unit/test_postrender
 tests_unit_test_postrender_SOURCES = tests/unit/test_postrender.c worker/manifest.c worker/manifest.h \
-	worker/drift.c worker/drift.h worker/snapshot.c worker/snapshot.h
+	worker/drift.c worker/drift.h worker/snapshot.c worker/snapshot.h tmpl/sha256.c
 tests_unit_test_postrender_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_postrender_LDADD = $(BH_KUSTOMIZE_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_postrender

@@ -52,6 +52,7 @@ typedef struct ctx {
 	json_t *events; /* Kubernetes Events of the actions run */
 	postrender *pr; /* .spec.postRenderers, commonMetadata, origin labels */
 	char prdigest[SNAPSHOT_DIGEST_MAX], cmdigest[SNAPSHOT_DIGEST_MAX];
+	chart *loaded; /* the chart reconcile_run loaded, for the first action to take */
 } ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -596,6 +597,11 @@ static int load_chart(ctx *c, chart **out, bh_error *err)
 {
 	size_t i;
 	json_t *w;
+	if (c->loaded) { /* loaded once per job: the first action takes it as it was read */
+		*out = c->loaded;
+		c->loaded = NULL;
+		return 0;
+	}
 	/* the chart apiVersion check of the CLI (helm's loader), same text */
 	if (chart_load_archive(c->in->chart_bytes, c->in->chart_len, NULL, out, err) < 0 ||
 	    chart_check_api_version(*out, err) < 0)
@@ -1470,7 +1476,7 @@ int reconcile_run(const rc_input *in, json_t **result, bh_error *err)
 	}
 	snprintf(c.chart_name, sizeof c.chart_name, "%s", chart_name(ch) ? chart_name(ch) : "");
 	snprintf(c.chart_version, sizeof c.chart_version, "%s", chart_version(ch) ? chart_version(ch) : "");
-	chart_free(ch);
+	c.loaded = ch; /* an action changes it: a later one in this job loads its own */
 	if (snapshot_config_digest(c.values, c.cdigest, &e) < 0) {
 		cond_set(&c, "Ready", "False", "ValuesError", "%s", e.msg);
 		goto out;
@@ -1522,6 +1528,7 @@ out:
 	json_decref(c.events);
 	json_decref(c.values);
 	postrender_free(c.pr);
+	chart_free(c.loaded);
 	hr_model_free(model);
 	if (!*result)
 		return bh_error_set(err, BH_ENOMEM, "out of memory building the result");

@@ -143,6 +143,41 @@ START_TEST(test_gzkeep)
 }
 END_TEST
 
+/* The chart's text kept: the same record marshals to the same text, a
+ * second record with the same chart object reuses it, another chart
+ * object is marshalled (three charts: the oldest falls out of the keep). */
+START_TEST(test_marshal_keep)
+{
+	json_t *r = sample(), *r2 = sample(), *r3 = sample();
+	release_gzkeep *k = release_gzkeep_new();
+	bh_buf want = BH_BUF_INIT;
+	json_object_set_new(json_object_get(json_object_get(r2, "chart"), "metadata"), "name", json_string("other"));
+	json_object_set_new(json_object_get(json_object_get(r3, "chart"), "metadata"), "name", json_string("third"));
+	for (int round = 0; round < 3; round++) {
+		json_t *const rs[3] = {r, r2, r3};
+		for (int i = 0; i < 3; i++) {
+			bh_buf got = BH_BUF_INIT;
+			if (i == 0) /* a record written again with another status */
+				json_object_set_new(json_object_get(r, "info"), "status",
+						    json_string(round ? "deployed" : "pending-install"));
+			bh_buf_reset(&want);
+			ck_assert_int_eq(release_marshal(rs[i], &want, NULL), 0);
+			ck_assert_int_eq(release_marshal_keep(k, rs[i], &got, NULL), 0);
+			ck_assert_str_eq(got.data, want.data);
+			bh_buf_reset(&got);
+			ck_assert_int_eq(release_marshal_keep(k, rs[i], &got, NULL), 0);
+			ck_assert_str_eq(got.data, want.data);
+			bh_buf_free(&got);
+		}
+	}
+	release_gzkeep_free(k);
+	bh_buf_free(&want);
+	json_decref(r);
+	json_decref(r2);
+	json_decref(r3);
+}
+END_TEST
+
 START_TEST(test_base64_and_decode_errors)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -241,6 +276,7 @@ int main(void)
 	tcase_add_test(tc, test_marshal_order);
 	tcase_add_test(tc, test_secret_roundtrip);
 	tcase_add_test(tc, test_gzkeep);
+	tcase_add_test(tc, test_marshal_keep);
 	tcase_add_test(tc, test_base64_and_decode_errors);
 	tcase_add_test(tc, test_time_and_name);
 	tcase_add_test(tc, test_stored_copy);
