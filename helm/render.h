@@ -21,8 +21,9 @@
 #include "lib/error.h"
 #include "tmpl/tmpl.h"
 
-/* A log line Helm would print through slog (level "ERROR", "WARN", "INFO"),
- * with NULL-terminated key/value attribute pairs, e.g. {"error", "...", NULL}. */
+/* A log line Helm would print through slog (level "ERROR", "WARN", "INFO",
+ * and "DEBUG" when render_options.debug is set), with NULL-terminated
+ * key/value attribute pairs, e.g. {"error", "...", NULL}. */
 typedef void (*render_log_fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
 
 /* Rendered output of one chart, all templates and sub-charts together: the

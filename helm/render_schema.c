@@ -35,7 +35,7 @@ static int validate_rec(const chart *c, const json_t *values, const schema_log *
 {
 	if (c->schema) {
 		debug_log(lg, "chart name", "chart-name", chart_name(c));
-		json_t *parsed = json_loadb(c->schema, c->schema_len, JSON_DECODE_ANY, NULL);
+		json_t *parsed = lg && lg->fn ? json_loadb(c->schema, c->schema_len, JSON_DECODE_ANY, NULL) : NULL;
 		if (parsed) {
 			char *text = strndup(c->schema, c->schema_len);
 			debug_log(lg, "unmarshalled JSON schema", "schema", text ? text : "");
