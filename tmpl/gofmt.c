@@ -201,6 +201,17 @@ static void quote_with(bh_buf *b, const char *s, size_t n, char q, int ascii_onl
 	int sz;
 	bh_buf_putc(b, q);
 	while (i < n) {
+		/* a run of printable ASCII other than the quote and '\\' is
+		 * written as it is (what quote_rune_into does per rune) */
+		size_t j = i;
+		while (j < n && (unsigned char)s[j] >= ' ' && (unsigned char)s[j] < 0x7F && s[j] != q &&
+		       s[j] != '\\')
+			j++;
+		if (j > i) {
+			bh_buf_put(b, s + i, j - i);
+			i = j;
+			continue;
+		}
 		int r = utf8_decode((const unsigned char *)s + i, n - i, &sz);
 		if (r < 0 && sz == 1) {
 			static const char hx[] = "0123456789abcdef";

@@ -541,7 +541,7 @@ static int lex_space(lexer *l)
  * letter; I_IDENTIFIER for any other word */
 static enum item_type word_type(const char *w, size_t n)
 {
-#define WORD(s, t) if (memcmp(w, s, sizeof s - 1) == 0) return t
+#define WORD(s, t) if (w[0] == s[0] && memcmp(w + 1, s + 1, sizeof s - 2) == 0) return t
 	switch (n) {
 	case 1:
 		if (w[0] == '.')
