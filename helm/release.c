@@ -361,11 +361,17 @@ static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf 
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory decompressing");
 }
 
+/* The zlib level of a record of len bytes (release.h). */
+static int gzip_level(size_t len)
+{
+	return len <= RELEASE_GZIP_FAST_MAX ? RELEASE_GZIP_FAST_LEVEL : RELEASE_GZIP_LEVEL;
+}
+
 char *release_encode_text_new(const char *json, size_t len, bh_error *err)
 {
 	bh_buf gz = BH_BUF_INIT;
 	char *s = NULL;
-	if (bh_gzip(json, len, RELEASE_GZIP_LEVEL, &gz, err) == 0) {
+	if (bh_gzip(json, len, gzip_level(len), &gz, err) == 0) {
 		s = release_base64_new((unsigned char *)gz.data, gz.len);
 		if (!s)
 			bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
@@ -441,13 +447,13 @@ void release_gzkeep_free(release_gzkeep *k)
 
 /* Appends the raw deflate of p[0..n) to out: ended by a sync flush (byte
  * aligned, more blocks may follow) or, when last, by the final block. */
-static int deflate_piece(const char *p, size_t n, int last, bh_buf *out)
+static int deflate_piece(const char *p, size_t n, int level, int last, bh_buf *out)
 {
 	z_stream z;
 	unsigned char chunk[16384];
 	int rc;
 	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, RELEASE_GZIP_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -1;
 	z.next_in = (unsigned char *)p;
 	z.avail_in = (uInt)n;
@@ -506,7 +512,7 @@ static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *ou
 	uLong crc;
 	record_split(json, len, &a, &b);
 	if (!a || !b)
-		return bh_gzip(json, len, RELEASE_GZIP_LEVEL, out, NULL);
+		return bh_gzip(json, len, gzip_level(len), out, NULL);
 	for (int i = 0; i < GZKEEP_N && !m; i++)
 		if (k->e[i].text && k->e[i].len == b - a && !memcmp(k->e[i].text, json + a, b - a))
 			m = &k->e[i];
@@ -522,17 +528,17 @@ static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *ou
 		memcpy(m->text, json + a, b - a);
 		m->len = b - a;
 		m->crc = crc32(0, (const Bytef *)json + a, (uInt)(b - a));
-		if (deflate_piece(json + a, b - a, 0, &m->z) < 0) {
+		if (deflate_piece(json + a, b - a, gzip_level(len), 0, &m->z) < 0) {
 			free(m->text);
 			m->text = NULL;
 			return -1;
 		}
 	}
 	bh_buf_put(out, head, sizeof head);
-	if (deflate_piece(json, a, 0, out) < 0)
+	if (deflate_piece(json, a, gzip_level(len), 0, out) < 0)
 		return -1;
 	bh_buf_put(out, m->z.data, m->z.len);
-	if (deflate_piece(json + b, len - b, 1, out) < 0)
+	if (deflate_piece(json + b, len - b, gzip_level(len), 1, out) < 0)
 		return -1;
 	crc = crc32(0, (const Bytef *)json, (uInt)a);
 	crc = crc32_combine(crc, m->crc, (z_off_t)(b - a));
