@@ -49,7 +49,8 @@ void ipc_msg_free(ipc_msg *m)
 {
 	if (!m)
 		return;
-	free(m->payload);
+	free(m->mem);
+	m->mem = NULL;
 	m->payload = NULL;
 	if (m->fd >= 0)
 		close(m->fd);
@@ -171,7 +172,7 @@ int ipc_recv(int sock, uint32_t max, int allow_fd, ipc_msg *m, bh_error *err)
 	unsigned char hb[IPC_HDR_SIZE];
 	size_t got = 0;
 	int fd = -1, rc;
-	m->payload = NULL;
+	m->payload = m->mem = NULL;
 	m->fd = -1;
 	while (got < IPC_HDR_SIZE) {
 		ssize_t n = recv_some(sock, hb + got, IPC_HDR_SIZE - got, allow_fd, &fd);
@@ -212,6 +213,7 @@ int ipc_recv(int sock, uint32_t max, int allow_fd, ipc_msg *m, bh_error *err)
 		got += (size_t)n;
 	}
 	m->payload[m->hdr.len] = '\0';
+	m->mem = m->payload;
 	m->fd = fd;
 	return 0;
 fdviol:
@@ -225,6 +227,10 @@ fail:
 	return rc;
 }
 
+/* The reader's first buffer: room for the frames a worker sends in a burst
+ * (log lines, requests, a result), read with one recvmsg. */
+#define IPC_STAGE 16384
+
 void ipc_reader_init(ipc_reader *r, uint32_t max, int allow_fd)
 {
 	memset(r, 0, sizeof *r);
@@ -235,62 +241,109 @@ void ipc_reader_init(ipc_reader *r, uint32_t max, int allow_fd)
 
 void ipc_reader_free(ipc_reader *r)
 {
-	free(r->payload);
-	r->payload = NULL;
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = r->off = r->len = r->nul_at = 0;
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
 }
 
+/* The bytes the frame at off spans when its header is buffered, else 0. */
+static size_t frame_size(const ipc_reader *r)
+{
+	return r->len - r->off >= IPC_HDR_SIZE ? IPC_HDR_SIZE + (size_t)get32(r->buf + r->off + 4) : 0;
+}
+
+int ipc_reader_more(const ipc_reader *r)
+{
+	size_t need = frame_size(r);
+	return r->full || (need && r->len - r->off >= need);
+}
+
+/* Room in buf for need bytes from off and a NUL after them. */
+static int reserve(ipc_reader *r, size_t need, bh_error *err)
+{
+	size_t avail = r->len - r->off, cap;
+	unsigned char *b;
+	if (r->off + need + 1 <= r->cap)
+		return 0;
+	if (r->off) {
+		memmove(r->buf, r->buf + r->off, avail);
+		r->off = 0;
+		r->len = avail;
+		if (need + 1 <= r->cap)
+			return 0;
+	}
+	cap = need + 1 > IPC_STAGE ? need + 1 : IPC_STAGE;
+	if (!(b = realloc(r->buf, cap)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory for a %zu-byte frame", need - IPC_HDR_SIZE);
+	r->buf = b;
+	r->cap = cap;
+	return 0;
+}
+
 int ipc_reader_read(ipc_reader *r, int sock, ipc_msg *m, bh_error *err)
 {
+	int short_read = 0;
+	if (r->nul_at) { /* the last frame handed out is given up now */
+		r->buf[r->nul_at] = r->nul_was;
+		r->nul_at = 0;
+	}
 	for (;;) {
+		size_t avail = r->len - r->off, need = IPC_HDR_SIZE, want;
 		ssize_t n;
-		if (r->hgot < IPC_HDR_SIZE) {
-			n = recv_some(sock, r->hbuf + r->hgot, IPC_HDR_SIZE - r->hgot, r->allow_fd, &r->fd);
-		} else {
-			if (r->pgot == r->hdr.len)
-				break;
-			n = recv_some(sock, r->payload + r->pgot, r->hdr.len - r->pgot, 0, &r->fd);
+		int rc;
+		if (avail == 0)
+			r->off = r->len = 0;
+		if (avail >= IPC_HDR_SIZE) {
+			ipc_hdr h;
+			if ((rc = ipc_hdr_decode(r->buf + r->off, r->max, &h, err)) < 0)
+				return rc;
+			need += h.len;
+			if (avail >= need) {
+				if (!(h.flags & IPC_F_FD) != (r->fd < 0))
+					return bh_error_set(err, BH_EPROTO,
+							    "frame of type %u: fd flag does not match the fds received", h.type);
+				m->hdr = h;
+				m->payload = r->buf + r->off + IPC_HDR_SIZE;
+				m->mem = NULL;
+				m->fd = r->fd;
+				r->fd = -1;
+				r->off += need;
+				if (r->off < r->len) { /* the next frame's first byte, back at the next call */
+					r->nul_at = r->off;
+					r->nul_was = r->buf[r->off];
+				}
+				r->buf[r->off] = '\0';
+				return IPC_MSG;
+			}
 		}
+		if (short_read) /* the socket had no more */
+			return IPC_AGAIN;
+		if ((rc = reserve(r, need, err)) < 0)
+			return rc;
+		/* a reader that allows fds reads no further than this frame */
+		want = r->allow_fd ? need - avail : r->cap - 1 - r->len;
+		n = recv_some(sock, r->buf + r->len, want, r->allow_fd, &r->fd);
 		if (n == -2)
 			return bh_error_set(err, BH_EPROTO, "peer passed a file descriptor where none is allowed");
 		if (n < 0) {
+			r->full = 0;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return IPC_AGAIN;
 			return bh_error_set(err, BH_EIO, "reading from peer: %s", strerror(errno));
 		}
 		if (n == 0) {
-			if (r->hgot == 0)
+			r->full = 0;
+			if (avail == 0)
 				return IPC_EOF;
 			return bh_error_set(err, BH_EPROTO, "peer closed the channel inside a frame");
 		}
-		if (r->hgot < IPC_HDR_SIZE) {
-			int rc;
-			r->hgot += (size_t)n;
-			if (r->hgot < IPC_HDR_SIZE)
-				continue;
-			if ((rc = ipc_hdr_decode(r->hbuf, r->max, &r->hdr, err)) < 0)
-				return rc;
-			if (!(r->hdr.flags & IPC_F_FD) != (r->fd < 0))
-				return bh_error_set(err, BH_EPROTO, "frame of type %u: fd flag does not match the fds received",
-						    r->hdr.type);
-			r->payload = malloc((size_t)r->hdr.len + 1);
-			if (!r->payload)
-				return bh_error_set(err, BH_ENOMEM, "out of memory for a %u-byte frame", r->hdr.len);
-			r->pgot = 0;
-		} else {
-			r->pgot += (size_t)n;
-		}
+		r->len += (size_t)n;
+		r->full = (size_t)n == want;
+		short_read = !r->full;
 	}
-	r->payload[r->hdr.len] = '\0';
-	m->hdr = r->hdr;
-	m->payload = r->payload;
-	m->fd = r->fd;
-	r->payload = NULL;
-	r->fd = -1;
-	r->hgot = r->pgot = 0;
-	return IPC_MSG;
 }
 
 void ipc_outq_init(ipc_outq *q)

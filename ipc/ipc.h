@@ -31,12 +31,16 @@ typedef struct ipc_hdr {
 	uint32_t flags; /* IPC_F_* */
 } ipc_hdr;
 
-/* A received message. payload is malloc'ed (NUL-terminated for convenience,
- * len excludes it); fd is -1 unless one was passed. Free with ipc_msg_free. */
+/* A received message. payload is NUL-terminated for convenience (len
+ * excludes it); fd is -1 unless one was passed. From ipc_recv the payload is
+ * malloc'ed (mem); from ipc_reader_read it lies in the reader's buffer (mem
+ * NULL) and is valid until the reader's next call. ipc_msg_free frees mem
+ * and closes fd either way. */
 typedef struct ipc_msg {
 	ipc_hdr hdr;
 	unsigned char *payload;
 	int fd;
+	unsigned char *mem;
 } ipc_msg;
 
 void ipc_msg_free(ipc_msg *m);
@@ -55,13 +59,16 @@ int ipc_send(int sock, uint32_t type, uint32_t id, const void *payload, size_t l
  * when allow_fd is set. Returns 0, or BH_EIO with "peer closed" on EOF. */
 int ipc_recv(int sock, uint32_t max, int allow_fd, ipc_msg *m, bh_error *err);
 
-/* Incremental non-blocking reader. */
+/* Incremental non-blocking reader. It reads as much as the socket holds
+ * into one buffer (one recvmsg for many frames) and hands frames out of it;
+ * a reader that allows fds reads frame by frame, so an fd belongs to the
+ * frame on whose first byte it came. */
 typedef struct ipc_reader {
-	unsigned char hbuf[IPC_HDR_SIZE];
-	size_t hgot;
-	ipc_hdr hdr;
-	unsigned char *payload;
-	size_t pgot;
+	unsigned char *buf;
+	size_t cap, off, len; /* bytes [off, len) of buf are not handed out yet */
+	size_t nul_at;        /* where the last frame's NUL replaced a byte ... */
+	unsigned char nul_was; /* ... and that byte (nul_at 0: none) */
+	int full;             /* the last read filled what it asked for */
 	uint32_t max;
 	int allow_fd;
 	int fd; /* fd received with the current frame, or -1 */
@@ -71,12 +78,17 @@ enum { IPC_AGAIN = 0, IPC_MSG = 1, IPC_EOF = 2 };
 
 void ipc_reader_init(ipc_reader *r, uint32_t max, int allow_fd);
 void ipc_reader_free(ipc_reader *r);
-/* Reads what is available (at most one frame). Returns IPC_MSG with *m
- * filled (caller frees), IPC_AGAIN when the socket has no more bytes for now,
- * IPC_EOF when the peer closed between frames, or a negative code (oversized
- * frame, bad flags, unexpected fd, EOF inside a frame, read error). After an
- * error the reader must not be used again. */
+/* Returns IPC_MSG with *m filled (its payload borrowed from the reader, see
+ * ipc_msg) when a whole frame is buffered or arrives, IPC_AGAIN when the
+ * socket has no whole frame for now, IPC_EOF when the peer closed between
+ * frames, or a negative code (oversized frame, bad flags, unexpected fd, EOF
+ * inside a frame, read error). After an error the reader must not be used
+ * again. */
 int ipc_reader_read(ipc_reader *r, int sock, ipc_msg *m, bh_error *err);
+/* After IPC_MSG: nonzero when another call may find a frame without the
+ * socket becoming readable again (one is buffered, or the last read was
+ * not short); zero means wait for poll (saves a read that would fail). */
+int ipc_reader_more(const ipc_reader *r);
 
 /* Queued non-blocking writer. */
 typedef struct ipc_outq {

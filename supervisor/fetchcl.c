@@ -91,12 +91,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Waits for one whole frame until deadline. */
-static int recv_frame(int sock, double deadline, ipc_msg *m, bh_error *err)
+/* Waits for one whole frame until deadline (its payload is rd's). */
+static int recv_frame(ipc_reader *rd, int sock, double deadline, ipc_msg *m, bh_error *err)
 {
-	ipc_reader rd;
 	int rc;
-	ipc_reader_init(&rd, PROTO_MAX_FETCH_RESULT, 1);
 	for (;;) {
 		struct pollfd p = {sock, POLLIN, 0};
 		double left = deadline - now_s();
@@ -108,7 +106,7 @@ static int recv_frame(int sock, double deadline, ipc_msg *m, bh_error *err)
 			rc = bh_error_set(err, BH_EIO, "poll: %s", strerror(errno));
 			break;
 		}
-		rc = ipc_reader_read(&rd, sock, m, err);
+		rc = ipc_reader_read(rd, sock, m, err);
 		if (rc == IPC_MSG) {
 			rc = 0;
 			break;
@@ -120,7 +118,6 @@ static int recv_frame(int sock, double deadline, ipc_msg *m, bh_error *err)
 		if (rc < 0)
 			break;
 	}
-	ipc_reader_free(&rd);
 	return rc;
 }
 
@@ -132,7 +129,8 @@ int fetchcl_run(const fetchcl_opts *o, const proto_fetch_request *rq, proto_fetc
 	int argc = 0, sock = -1, pidfd, rc;
 	pid_t pid;
 	bh_buf req = BH_BUF_INIT;
-	ipc_msg m = {{0}, NULL, -1};
+	ipc_msg m = {{0}, NULL, -1, NULL};
+	ipc_reader rd;
 	double deadline = now_s() + (rq->timeout_ms > 0 ? (double)rq->timeout_ms / 1000 : 60) + 10;
 	size_t max = rq->op == FETCH_OP_INDEX ? (size_t)(rq->max_index ? rq->max_index : 50 << 20)
 					      : (size_t)(rq->max_chart ? rq->max_chart : 10 << 20);
@@ -160,8 +158,9 @@ int fetchcl_run(const fetchcl_opts *o, const proto_fetch_request *rq, proto_fetc
 	explicit_bzero(req.data, req.len);
 	bh_buf_free(&req);
 	fcntl(sock, F_SETFL, O_NONBLOCK);
+	ipc_reader_init(&rd, PROTO_MAX_FETCH_RESULT, 1);
 	if (rc == 0)
-		rc = recv_frame(sock, deadline, &m, err);
+		rc = recv_frame(&rd, sock, deadline, &m, err);
 	if (rc == 0 && m.hdr.type == PROTO_SECCOMP) {
 		uint32_t nr, arch;
 		char name[64];
@@ -185,6 +184,7 @@ int fetchcl_run(const fetchcl_opts *o, const proto_fetch_request *rq, proto_fetc
 	if (rc < 0)
 		proto_fetch_result_free(res);
 	ipc_msg_free(&m);
+	ipc_reader_free(&rd);
 	close(sock);
 	if (pidfd >= 0) { /* by pidfd: the pid may have been reaped by the main loop and reused */
 		siginfo_t si;

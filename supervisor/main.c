@@ -1285,6 +1285,8 @@ static void service(kube_client *kc, sv_job *j)
 		}
 		if (j->writes && !j->progress_said)
 			say_progressing(kc, j);
+		if (!ipc_reader_more(&j->rd)) /* the socket is drained: poll says when there is more */
+			break;
 	}
 	if (j->sock >= 0) {
 		bh_error err;

@@ -119,11 +119,70 @@ START_TEST(test_reader_partial)
 	/* EOF in the middle of a frame is a protocol error; between frames it is EOF */
 	ck_assert_int_eq(write(sv[0], hb, 3), 3);
 	close(sv[0]);
+	/* (a short read ends a call: the EOF is seen by the next one, after poll) */
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
 	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), BH_EPROTO);
 	ipc_reader_free(&r);
 	ipc_reader_init(&r, 1024, 0);
 	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_EOF);
 	ipc_reader_free(&r);
+	close(sv[1]);
+}
+END_TEST
+
+/* frames sent in a burst come in one read and are handed out one by one,
+ * each NUL-terminated in place without harming the next; ipc_reader_more
+ * says when the socket is drained (no read that would fail) */
+START_TEST(test_reader_burst)
+{
+	int sv[2];
+	bh_error e;
+	ipc_msg m;
+	ipc_reader r;
+	size_t big = 40000;
+	char *data = malloc(big + 1);
+	pair(sv);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	memset(data, 'b', big);
+	data[big] = '\0';
+	ck_assert_int_eq(ipc_send(sv[0], 1, 1, "one", 3, -1, &e), 0);
+	ck_assert_int_eq(ipc_send(sv[0], 2, 2, "", 0, -1, &e), 0);
+	ck_assert_int_eq(ipc_send(sv[0], 3, 3, data, big, -1, &e), 0);
+	ck_assert_int_eq(ipc_send(sv[0], 4, 4, "four", 4, -1, &e), 0);
+	ipc_reader_init(&r, IPC_MAX_PAYLOAD, 0);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_uint_eq(m.hdr.type, 1);
+	ck_assert_str_eq((char *)m.payload, "one");
+	ck_assert(ipc_reader_more(&r));
+	ipc_msg_free(&m);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_uint_eq(m.hdr.type, 2);
+	ck_assert_uint_eq(m.hdr.len, 0);
+	ck_assert_str_eq((char *)m.payload, "");
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_uint_eq(m.hdr.type, 3);
+	ck_assert_str_eq((char *)m.payload, data);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_uint_eq(m.hdr.type, 4);
+	ck_assert_uint_eq(m.hdr.id, 4);
+	ck_assert_str_eq((char *)m.payload, "four");
+	ck_assert(!ipc_reader_more(&r));
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+	/* a frame split over two bursts */
+	ck_assert_int_eq(ipc_send(sv[0], 5, 5, "five", 4, -1, &e), 0);
+	ck_assert_int_eq(write(sv[0], "\6\0\0\0\3\0\0\0", 8), 8);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_str_eq((char *)m.payload, "five");
+	ck_assert(!ipc_reader_more(&r));
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+	ck_assert_int_eq(write(sv[0], "\6\0\0\0\0\0\0\0six", 11), 11);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_uint_eq(m.hdr.type, 6);
+	ck_assert_str_eq((char *)m.payload, "six");
+	close(sv[0]);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_EOF);
+	ipc_reader_free(&r);
+	free(data);
 	close(sv[1]);
 }
 END_TEST
@@ -186,6 +245,7 @@ int main(void)
 	tcase_add_test(tc, test_fd_passing);
 	tcase_add_test(tc, test_oversized_refused_before_alloc);
 	tcase_add_test(tc, test_reader_partial);
+	tcase_add_test(tc, test_reader_burst);
 	tcase_add_test(tc, test_outq_large_and_fd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
