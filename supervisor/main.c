@@ -1655,10 +1655,13 @@ static void reap(kube_client *kc)
 	}
 }
 
-/* Answers from the forwarding threads go to their workers. */
+/* Answers from the forwarding threads go to their workers: queued, then
+ * one write per worker (a watch's pieces and answers that came together go
+ * in one sendmsg). */
 static void collect_answers(kube_client *kc)
 {
 	fwd_req *f = fwd_take_done();
+	int any = f != NULL;
 	while (f) {
 		fwd_req *n = f->next;
 		sv_job *j = NULL;
@@ -1677,11 +1680,15 @@ static void collect_answers(kube_client *kc)
 			if (j->audit_error[0])
 				kill_job(j);
 		}
-		if (j && j->sock >= 0 && ipc_outq_flush(&j->oq, j->sock, &err) < 0) {
-			/* the worker closed its end; its exit will be reaped */
-		}
 		fwd_req_free(f);
 		f = n;
+	}
+	for (size_t i = 0; any && i < njobs; i++) {
+		bh_error err;
+		sv_job *j = jobs[i];
+		if (j->sock >= 0 && ipc_outq_pending(&j->oq) && ipc_outq_flush(&j->oq, j->sock, &err) < 0) {
+			/* the worker closed its end; its exit will be reaped */
+		}
 	}
 }
 
