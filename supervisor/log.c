@@ -4,7 +4,9 @@
 #include "lib/buf.h"
 #include "lib/gojson.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,12 @@ int svlog_enabled(svlog_level l)
 	return l <= max_level;
 }
 
-static void write_line(const char *s, size_t n)
+#define LOG_HELD_MAX 32768
+
+static __thread int holding; /* this thread's lines go to held */
+static __thread bh_buf held;
+
+static void write_all(const char *s, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(2, s, n);
@@ -55,6 +62,47 @@ static void write_line(const char *s, size_t n)
 			return;
 		s += w;
 		n -= (size_t)w;
+	}
+}
+
+void svlog_flush(void)
+{
+	if (held.len)
+		write_all(held.data, held.len);
+	bh_buf_reset(&held);
+}
+
+static void flush_at_exit(void)
+{
+	svlog_flush();
+	bh_buf_free(&held);
+}
+
+void svlog_hold(int on)
+{
+	static int registered;
+	if (on && !registered) {
+		registered = 1;
+		atexit(flush_at_exit);
+	}
+	if (!on)
+		svlog_flush();
+	holding = on;
+}
+
+static void write_line(const char *s, size_t n)
+{
+	if (!holding) {
+		write_all(s, n);
+		return;
+	}
+	bh_buf_put(&held, s, n);
+	if (!bh_buf_ok(&held)) { /* no memory: what is held, then this line, go out now */
+		svlog_flush();
+		bh_buf_free(&held);
+		write_all(s, n);
+	} else if (held.len >= LOG_HELD_MAX) {
+		svlog_flush();
 	}
 }
 
@@ -162,20 +210,51 @@ void svlog_worker(const char *key, const char *rid, const char *msg, size_t n)
 		emit(SVLOG_INFO, key, rid, 1, msg, n < LOG_MSG_MAX ? n : LOG_MSG_MAX);
 }
 
-void svlog_reconcile_id(char out[37])
+/* splitmix64's finalizer: a bijection, so distinct inputs give distinct ids */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t id_seed[2];
+static uint64_t id_count;
+static pthread_once_t id_once = PTHREAD_ONCE_INIT;
+
+static void id_seed_init(void)
 {
 	unsigned char b[16];
 	size_t got = 0;
 	while (got < sizeof b) {
 		ssize_t r = getrandom(b + got, sizeof b - got, 0);
-		if (r <= 0) { /* no entropy source: still unique enough per process */
+		if (r <= 0) { /* no entropy source: still unique per process */
 			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
+			clock_gettime(CLOCK_REALTIME, &ts);
 			for (size_t i = got; i < sizeof b; i++)
-				b[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (ts.tv_sec >> (i % 8)) ^ i);
+				b[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (ts.tv_sec >> (i % 8)) ^ (getpid() >> (i % 3 * 8)));
 			break;
 		}
 		got += (size_t)r;
+	}
+	memcpy(id_seed, b, sizeof id_seed);
+}
+
+/* One getrandom per process, not one per id: an id is 122 bits of the
+ * process's random seed mixed with a counter (two bijections, so ids of one
+ * process differ; unpredictable across restarts). A reconcile id
+ * correlates log lines, it guards nothing. */
+void svlog_reconcile_id(char out[37])
+{
+	unsigned char b[16];
+	uint64_t n, hi, lo;
+	pthread_once(&id_once, id_seed_init);
+	n = __atomic_add_fetch(&id_count, 1, __ATOMIC_RELAXED);
+	hi = mix64(id_seed[0] ^ n);
+	lo = mix64(id_seed[1] + n);
+	for (int i = 0; i < 8; i++) {
+		b[i] = (unsigned char)(hi >> (56 - 8 * i));
+		b[8 + i] = (unsigned char)(lo >> (56 - 8 * i));
 	}
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);

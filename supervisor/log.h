@@ -4,7 +4,8 @@
  *            (controller-runtime's zap logger): level, ts, msg, controller,
  *            controllerGroup, controllerKind, HelmRelease {name,namespace},
  *            namespace, name, reconcileID; worker lines add "logger":"worker".
- * Every line is one write(2) to stderr, so threads never interleave. */
+ * Lines are written whole (one write(2) holds one or more lines), so threads
+ * never interleave. */
 #ifndef BH_SUPERVISOR_LOG_H
 #define BH_SUPERVISOR_LOG_H
 
@@ -29,6 +30,13 @@ void svlog_hr(svlog_level l, const char *key, const char *rid, const char *fmt, 
 /* A line a worker sent (n bytes, not NUL-terminated), attributed to its
  * HelmRelease and reconcile. */
 void svlog_worker(const char *key, const char *rid, const char *msg, size_t n);
+/* svlog_hold(1): from now on this thread's lines wait in a buffer until
+ * svlog_flush (or until it holds 32 KiB, or exit); the main loop flushes
+ * once per turn, before it blocks, so a burst of lines costs one write.
+ * svlog_hold(0) flushes and writes each line at once again. */
+void svlog_hold(int on);
+void svlog_flush(void);
+
 /* A new random reconcile id (UUID v4 text) into out[37]. */
 void svlog_reconcile_id(char out[37]);
 

@@ -1997,6 +1997,7 @@ int main(int argc, char **argv)
 
 	struct pollfd *pf = NULL;
 	size_t npf = 0;
+	svlog_hold(1); /* the loop's lines: one write per turn, before poll */
 	while (!stopping || njobs > 0) {
 		double now = now_s(), next = now + 5;
 		int timeout;
@@ -2059,6 +2060,7 @@ int main(int argc, char **argv)
 		if (timeout > 1000) /* liveness (ops_tick), the Lease, draining */
 			timeout = 1000;
 		pf[0].revents = 0;
+		svlog_flush();
 		if (poll(pf, njobs + 1, timeout) > 0) {
 			size_t n = njobs;
 			for (size_t i = 0; i < n && i < njobs; i++)
@@ -2068,6 +2070,7 @@ int main(int argc, char **argv)
 		pipe_readable = pf[0].revents != 0;
 	}
 	free(pf);
+	svlog_hold(0);
 	ops_draining(now_s()); /* STOPPING=1 and /readyz false, when no worker ran */
 	svlog(SVLOG_INFO, "stopping");
 	for (size_t i = 0; i < njobs; i++)

@@ -3,6 +3,7 @@
  * counters), worker death causes, structured log options, and the leader
  * election's take/renew decisions, the fair scheduler. */
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,43 @@ START_TEST(test_log_options)
 	svlog_reconcile_id(id2);
 	ck_assert_uint_eq(strlen(id), 36);
 	ck_assert_int_eq(id[14], '4');
+	ck_assert(strchr("89ab", id[19]) != NULL);
 	ck_assert_str_ne(id, id2);
+	ck_assert_int_ne(memcmp(id, id2, 8), 0); /* not a counter in the last digits */
+}
+END_TEST
+
+/* held lines (the main loop's) wait for svlog_flush, then go out whole and
+ * in order; svlog_hold(0) writes each at once again */
+START_TEST(test_log_hold)
+{
+	int p[2], saved = dup(2);
+	char buf[512];
+	ssize_t n;
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_ge(dup2(p[1], 2), 0);
+	svlog_setup(SVLOG_CONSOLE, SVLOG_INFO);
+	svlog_hold(1);
+	svlog(SVLOG_INFO, "one");
+	svlog_hr(SVLOG_INFO, "ns/a", NULL, "two");
+	svlog(SVLOG_DEBUG, "not at this level");
+	ck_assert_int_lt(read(p[0], buf, sizeof buf), 0);
+	svlog_flush();
+	n = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "bulkheadd: one\nbulkheadd: ns/a: two\n");
+	svlog_hold(0);
+	svlog(SVLOG_INFO, "three");
+	n = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "bulkheadd: three\n");
+	dup2(saved, 2);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
 }
 END_TEST
 
@@ -178,6 +215,7 @@ int main(void)
 	tcase_add_test(tc, test_render);
 	tcase_add_test(tc, test_death_cause);
 	tcase_add_test(tc, test_log_options);
+	tcase_add_test(tc, test_log_hold);
 	tcase_add_test(tc, test_leader_decisions);
 	tcase_add_test(tc, test_sched_round_robin);
 	tcase_add_test(tc, test_sched_cap);
