@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static json_t *charts; /* "ns/name" -> object */
@@ -62,4 +63,23 @@ json_t *hccache_get_new(const char *ns, const char *name)
 		o = json_deep_copy(json_object_get(charts, key));
 	pthread_mutex_unlock(&mu);
 	return o;
+}
+
+int hccache_digest(const char *ns, const char *name, char *out, size_t n)
+{
+	char key[600];
+	const char *d = NULL;
+	int rc = -1;
+	if (snprintf(key, sizeof key, "%s/%s", ns, name) >= (int)sizeof key)
+		return -1;
+	pthread_mutex_lock(&mu);
+	if (charts)
+		d = json_string_value(json_object_get(
+			json_object_get(json_object_get(json_object_get(charts, key), "status"), "artifact"), "digest"));
+	if (d && *d && strlen(d) < n) {
+		memcpy(out, d, strlen(d) + 1);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return rc;
 }

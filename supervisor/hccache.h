@@ -14,5 +14,9 @@ void hccache_event(kube_watch_type t, const json_t *obj);
 /* A copy of HelmChart ns/name as last seen (caller frees), or NULL when the
  * cache has not seen it. */
 json_t *hccache_get_new(const char *ns, const char *name);
+/* HelmChart ns/name's .status.artifact.digest into out (n bytes), without
+ * copying the object: 0, or -1 when the cache has no such chart, it has no
+ * digest (or an empty one), or the digest does not fit. */
+int hccache_digest(const char *ns, const char *name, char *out, size_t n);
 
 #endif

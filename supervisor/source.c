@@ -278,9 +278,8 @@ static int resolve_oci(kube_client *kc, const char *ns, const char *name, source
 int source_cached_digest(const json_t *hr, char *digest, size_t n)
 {
 	const json_t *spec = json_object_get(hr, "spec"), *ref = json_object_get(spec, "chartRef");
-	const char *hrns = str_at(hr, "metadata", "namespace", NULL), *d;
+	const char *hrns = str_at(hr, "metadata", "namespace", NULL);
 	char ns[254], name[520];
-	json_t *hc;
 	if (json_is_object(ref)) {
 		const char *kind = str_at(ref, "kind", NULL, NULL), *nm = str_at(ref, "name", NULL, NULL);
 		const char *rns = str_at(ref, "namespace", NULL, NULL);
@@ -293,13 +292,7 @@ int source_cached_digest(const json_t *hr, char *digest, size_t n)
 	} else {
 		return -1;
 	}
-	if (!(hc = hccache_get_new(ns, name)))
-		return -1;
-	d = str_at(hc, "status", "artifact", "digest");
-	if (d && strlen(d) < n)
-		snprintf(digest, n, "%s", d);
-	json_decref(hc);
-	return d && strlen(digest) ? 0 : -1;
+	return hccache_digest(ns, name, digest, n);
 }
 
 int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error *err)
