@@ -827,8 +827,14 @@ int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int fl
 	rc = gojson_tree_load(text, len, lim, &root, err);
 	if (rc)
 		return rc;
-	*out = to_json(root, flags, err);
+	rc = gojson_tree_decode(root, flags, out, err);
 	gojson_tree_free(root);
+	return rc;
+}
+
+int gojson_tree_decode(const gojson_node *root, int flags, json_t **out, bh_error *err)
+{
+	*out = to_json(root, flags, err);
 	return *out ? 0 : (err ? err->code : BH_EINVAL);
 }
 

@@ -104,6 +104,10 @@ int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
 		     gojson_node **out, bh_error *err);
 void gojson_tree_free(gojson_node *root);
 
+/* The json_t gojson_decode() makes of the text a tree was loaded from
+ * (caller json_decref()s), with the same flags and errors. */
+int gojson_tree_decode(const gojson_node *root, int flags, json_t **out, bh_error *err);
+
 /* The same, but strings are read the way goyaml reads a double-quoted YAML
  * scalar: raw line breaks (U+0085, U+2028, U+2029) fold as YAML line breaks
  * (NEL and the blanks around it become one space). Used to reproduce

@@ -2035,11 +2035,12 @@ int jsonschema_validate(const jsonschema *s, const json_t *values, bh_buf *error
 static int compile_internal(const char *text, size_t len, int meta, jsonschema **out, bh_error *err);
 
 /* v6 checks values.schema.json against its draft's meta-schema first */
-static int meta_check(const char *text, size_t len, int draft, bh_error *err)
+/* the schema's tree (root), decoded as its text would be, against its
+ * draft's meta-schema */
+static int meta_check(const gojson_node *root, int draft, bh_error *err)
 {
 	const char *url;
 	const char *mt = jsonschema_meta_text(draft, &url);
-	gojson_limits lim = {JSONSCHEMA_MAX_BYTES, JSONSCHEMA_MAX_DEPTH};
 	jsonschema *ms = NULL;
 	json_t *inst = NULL;
 	verr *e;
@@ -2049,7 +2050,7 @@ static int meta_check(const char *text, size_t len, int draft, bh_error *err)
 	if (rc)
 		return rc;
 	ms->assert_format = 1;
-	rc = gojson_decode(text, len, &lim, 0, &inst, err);
+	rc = gojson_tree_decode(root, 0, &inst, err);
 	if (rc) {
 		jsonschema_free(ms);
 		return rc;
@@ -2099,7 +2100,7 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 			return BH_EINVAL;
 		}
 	}
-	if (meta && (rc = meta_check(text, len, s->draft, err))) {
+	if (meta && (rc = meta_check(s->root, s->draft, err))) {
 		jsonschema_free(s);
 		return rc;
 	}
