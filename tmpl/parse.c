@@ -1477,49 +1477,9 @@ static char *unquote_token(parser *p, const item *tok, size_t *n)
 
 static tnode *term(parser *p)
 {
-	item tok = *pnext(p);
-	switch (tok.typ) {
-	case I_IDENTIFIER: {
-		/* the name is looked up NUL-terminated; the node keeps the
-		 * function's own name (the same text, outliving the tree) */
-		char buf[64];
-		char *name = tok.len < sizeof buf ? buf : pstrdup(p, tok.val, tok.len);
-		if (name == buf) {
-			memcpy(buf, tok.val, tok.len);
-			buf[tok.len] = '\0';
-		}
-		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, name, tok.len);
-		if (!fn)
-			perrorf(p, "function \"%s\" not defined", name);
-		tnode *n = new_node(p, N_IDENT, tok.pos);
-		n->text = fn->name;
-		n->len = tok.len;
-		n->fn = fn;
-		return n;
-	}
-	case I_DOT:
-		return new_node(p, N_DOT, tok.pos);
-	case I_NIL:
-		return new_node(p, N_NIL, tok.pos);
-	case I_VARIABLE:
-		return use_var(p, seg_pos(&tok), tok.val, tok.len, tok.aux);
-	case I_FIELD:
-		return new_field(p, seg_pos(&tok), tok.val, tok.len, tok.aux);
-	case I_BOOL: {
-		tnode *n = new_node(p, N_BOOL, tok.pos);
-		n->b = tok.len == 4;
-		return n;
-	}
-	case I_CHAR_CONSTANT:
-	case I_COMPLEX:
-	case I_NUMBER: {
-		const char *e;
-		char ebuf[700];
-		tnode *n = new_number(p, tok, &e, ebuf, sizeof ebuf);
-		if (!n)
-			perrorf(p, "%s", e);
-		return n;
-	}
+	/* a pointer into p->token: read before the next token is */
+	const item *tp = pnext(p);
+	switch (tp->typ) {
 	case I_LEFT_PAREN: {
 		if (p->stack_depth >= p->max_depth || tmpl_stack_over(p->e))
 			perrorf(p, "max expression depth exceeded");
@@ -1528,12 +1488,53 @@ static tnode *term(parser *p)
 		p->stack_depth--;
 		return n;
 	}
+	case I_IDENTIFIER: {
+		/* the name is looked up NUL-terminated; the node keeps the
+		 * function's own name (the same text, outliving the tree) */
+		char buf[64];
+		char *name = tp->len < sizeof buf ? buf : pstrdup(p, tp->val, tp->len);
+		if (name == buf) {
+			memcpy(buf, tp->val, tp->len);
+			buf[tp->len] = '\0';
+		}
+		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, name, tp->len);
+		if (!fn)
+			perrorf(p, "function \"%s\" not defined", name);
+		tnode *n = new_node(p, N_IDENT, tp->pos);
+		n->text = fn->name;
+		n->len = tp->len;
+		n->fn = fn;
+		return n;
+	}
+	case I_DOT:
+		return new_node(p, N_DOT, tp->pos);
+	case I_NIL:
+		return new_node(p, N_NIL, tp->pos);
+	case I_VARIABLE:
+		return use_var(p, seg_pos(tp), tp->val, tp->len, tp->aux);
+	case I_FIELD:
+		return new_field(p, seg_pos(tp), tp->val, tp->len, tp->aux);
+	case I_BOOL: {
+		tnode *n = new_node(p, N_BOOL, tp->pos);
+		n->b = tp->len == 4;
+		return n;
+	}
+	case I_CHAR_CONSTANT:
+	case I_COMPLEX:
+	case I_NUMBER: {
+		const char *e;
+		char ebuf[700];
+		tnode *n = new_number(p, *tp, &e, ebuf, sizeof ebuf);
+		if (!n)
+			perrorf(p, "%s", e);
+		return n;
+	}
 	case I_STRING:
 	case I_RAW_STRING: {
-		tnode *n = new_node(p, N_STRING, tok.pos);
-		n->text = unquote_token(p, &tok, &n->len);
-		n->quoted = tok.val; /* points into the tree text (kept alive) */
-		n->qlen = tok.len;
+		tnode *n = new_node(p, N_STRING, tp->pos);
+		n->text = unquote_token(p, tp, &n->len);
+		n->quoted = tp->val; /* points into the tree text (kept alive) */
+		n->qlen = tp->len;
 		return n;
 	}
 	default:
@@ -1663,13 +1664,12 @@ static void check_pipeline(parser *p, tnode *pipe, const char *context)
 
 static tnode *pipeline(parser *p, const char *context, enum item_type end)
 {
-	item tok = *ppeek(p);
-	tnode *pipe = new_node(p, N_PIPE, tok.pos);
+	tnode *pipe = new_node(p, N_PIPE, ppeek(p)->pos);
 decls:
-	{
+	/* $x.a: Go reads the field .a after $x, never a declaration */
+	if (ppeek(p)->typ == I_VARIABLE && !ppeek(p)->aux) {
 		item v = *ppeek(p);
-		/* $x.a: Go reads the field .a after $x, never a declaration */
-		if (v.typ == I_VARIABLE && !memchr(v.val, '.', v.len)) {
+		{
 			pnext(p);
 			item nxt = *ppeek(p);
 			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
@@ -1701,13 +1701,13 @@ decls:
 	}
 	size_t mark = p->stk->n;
 	for (;;) {
-		item t = *pnext(p);
-		if (t.typ == end) {
+		const item *t = pnext(p);
+		if (t->typ == end) {
 			stk_take(p, pipe, mark);
 			check_pipeline(p, pipe, context);
 			return pipe;
 		}
-		switch (t.typ) {
+		switch (t->typ) {
 		case I_BOOL: case I_CHAR_CONSTANT: case I_COMPLEX: case I_DOT: case I_FIELD:
 		case I_IDENTIFIER: case I_NUMBER: case I_NIL: case I_RAW_STRING: case I_STRING:
 		case I_VARIABLE: case I_LEFT_PAREN:
@@ -1715,7 +1715,7 @@ decls:
 			stk_push(p, command(p));
 			break;
 		default:
-			unexpected(p, t, context);
+			unexpected(p, *t, context);
 		}
 	}
 }
@@ -1885,19 +1885,21 @@ static tnode *block_control(parser *p);
 
 static tnode *action(parser *p)
 {
-	item tok = *pnext(p);
-	switch (tok.typ) {
+	const item *tp = pnext(p);
+	enum item_type typ = tp->typ;
+	int pos = tp->pos;
+	switch (typ) {
 	case I_BLOCK:
 		return block_control(p);
 	case I_BREAK:
 	case I_CONTINUE: {
 		item t = *pnext(p);
-		const char *ctx = tok.typ == I_BREAK ? "{{break}}" : "{{continue}}";
+		const char *ctx = typ == I_BREAK ? "{{break}}" : "{{continue}}";
 		if (t.typ != I_RIGHT_DELIM)
 			unexpected(p, t, ctx);
 		if (p->range_depth == 0)
 			perrorf(p, "%s outside {{range}}", ctx);
-		tnode *n = new_node(p, tok.typ == I_BREAK ? N_BREAK : N_CONTINUE, tok.pos);
+		tnode *n = new_node(p, typ == I_BREAK ? N_BREAK : N_CONTINUE, pos);
 			return n;
 	}
 	case I_ELSE:
@@ -1916,30 +1918,29 @@ static tnode *action(parser *p)
 		break;
 	}
 	pbackup(p);
-	item t = *ppeek(p);
-	tnode *a = new_node(p, N_ACTION, t.pos);
+	tnode *a = new_node(p, N_ACTION, ppeek(p)->pos);
 	a->pipe = pipeline(p, "command", I_RIGHT_DELIM);
 	return a;
 }
 
 static tnode *text_or_action(parser *p)
 {
-	item tok = *pnext(p);
-	switch (tok.typ) {
+	const item *tok = pnext(p);
+	switch (tok->typ) {
 	case I_TEXT: {
-		tnode *n = new_node(p, N_TEXT, tok.pos);
-		n->text = tok.val; /* points into the tree text (kept alive) */
-		n->len = tok.len;
+		tnode *n = new_node(p, N_TEXT, tok->pos);
+		n->text = tok->val; /* points into the tree text (kept alive) */
+		n->len = tok->len;
 		return n;
 	}
 	case I_LEFT_DELIM: {
-		p->action_pos = tok.pos + 1;
+		p->action_pos = tok->pos + 1;
 		tnode *n = action(p);
 		p->action_pos = 0;
 		return n;
 	}
 	default:
-		unexpected(p, tok, "input");
+		unexpected(p, *tok, "input");
 	}
 }
 
