@@ -7,7 +7,9 @@
 # from other processes hits both sides alike. Per chart: the median of its
 # cases' median ratios, with bulkhead's and helm's medians; last, the median
 # ratio over all cases. Measured by tests/bench/runstat (wait4 rusage).
-# BENCH_ROUNDS (default 3) rounds per case. Without helm, bulkhead alone.
+# BENCH_ROUNDS (default 3) rounds per case; BENCH_CASES (a Python regular
+# expression, matched at the start of each case's name, e.g. 'vault|podinfo-d')
+# measures only those cases. Without helm, bulkhead alone.
 set -uo pipefail
 src=${BH_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BH_BUILDDIR:-$PWD}
@@ -22,9 +24,9 @@ helm=""
 if [ -x "$src/.tools/bin/helm" ]; then helm="$src/.tools/bin/helm"; elif command -v helm >/dev/null; then helm=$(command -v helm); fi
 export HELM_CONFIG_HOME=$(mktemp -d) HELM_CACHE_HOME=$(mktemp -d) HELM_DATA_HOME=$(mktemp -d)
 trap 'rm -rf "$HELM_CONFIG_HOME" "$HELM_CACHE_HOME" "$HELM_DATA_HOME"' EXIT
-exec python3 - "$corpus" "$bulkhead" "$helm" "$runstat" "${BENCH_ROUNDS:-3}" <<'PY'
-import json, os, statistics, subprocess, sys
-corpus, bulkhead, helm, runstat, rounds = sys.argv[1:6]
+exec python3 - "$corpus" "$bulkhead" "$helm" "$runstat" "${BENCH_ROUNDS:-3}" "${BENCH_CASES:-}" <<'PY'
+import json, os, re, statistics, subprocess, sys
+corpus, bulkhead, helm, runstat, rounds, only = sys.argv[1:7]
 rounds = max(1, int(rounds))
 med = statistics.median
 
@@ -35,8 +37,12 @@ def run(cmd):
 
 charts = {}
 for cid in sorted(os.listdir(os.path.join(corpus, "cases"))):
+    if only and not re.match(only, cid):
+        continue
     c = json.load(open(os.path.join(corpus, "cases", cid, "case.json")))
     charts.setdefault(os.path.basename(c["chart"]), []).append((cid, c["helmArgs"]))
+if not charts:
+    sys.exit("bench_template: no case matches BENCH_CASES=%s" % only)
 
 print("per chart: median over its cases of each case's median over %d interleaved rounds" % rounds)
 print("wall/cpu in ms, rss in MiB; x = helm / bulkhead (higher is better for bulkhead)")
