@@ -16,19 +16,22 @@
 /* ---- base64 ------------------------------------------------------------------ */
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-char *release_base64_new(const unsigned char *p, size_t n)
+/* 3 bytes -> 4 characters */
+static inline void base64_3(char *s, const unsigned char *p)
 {
-	size_t olen = (n + 2) / 3 * 4, o = 0, i;
-	char *s = malloc(olen + 1);
-	if (!s)
-		return NULL;
-	for (i = 0; i + 2 < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-		s[o++] = b64[v >> 18];
-		s[o++] = b64[(v >> 12) & 63];
-		s[o++] = b64[(v >> 6) & 63];
-		s[o++] = b64[v & 63];
-	}
+	unsigned v = (unsigned)p[0] << 16 | (unsigned)p[1] << 8 | p[2];
+	s[0] = b64[v >> 18];
+	s[1] = b64[(v >> 12) & 63];
+	s[2] = b64[(v >> 6) & 63];
+	s[3] = b64[v & 63];
+}
+
+/* Standard base64 of p[0..n) with padding into out; returns its length. */
+static size_t base64_put(char *s, const unsigned char *p, size_t n)
+{
+	size_t o = 0, i;
+	for (i = 0; i + 2 < n; i += 3, o += 4)
+		base64_3(s + o, p + i);
 	if (i < n) {
 		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0);
 		s[o++] = b64[v >> 18];
@@ -36,7 +39,36 @@ char *release_base64_new(const unsigned char *p, size_t n)
 		s[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
 		s[o++] = '=';
 	}
+	return o;
+}
+
+char *release_base64_new(const unsigned char *p, size_t n)
+{
+	char *s = malloc((n + 2) / 3 * 4 + 1);
+	if (s)
+		s[base64_put(s, p, n)] = '\0';
+	return s;
+}
+
+/* base64(base64(p[0..n))), the Secret's data.release as the API carries
+ * it, without the text between: 9 bytes make 12 characters, which make 16
+ * (groups of 3 bytes, then of 3 characters, so the pieces join). */
+static char *base64_twice_new(const unsigned char *p, size_t n, size_t *len)
+{
+	size_t l1 = (n + 2) / 3 * 4, o = 0, i;
+	char *s = malloc((l1 + 2) / 3 * 4 + 1), mid[12];
+	if (!s)
+		return NULL;
+	for (i = 0; i + 9 <= n; i += 9, o += 16) {
+		for (int j = 0; j < 3; j++)
+			base64_3(mid + 4 * j, p + i + 3 * j);
+		for (int j = 0; j < 4; j++)
+			base64_3(s + o + 4 * j, (const unsigned char *)mid + 3 * j);
+	}
+	if (i < n)
+		o += base64_put(s + o, (const unsigned char *)mid, base64_put(mid, p + i, n - i));
 	s[o] = '\0';
+	*len = o;
 	return s;
 }
 
@@ -283,7 +315,9 @@ static json_t *real_as_is(double v)
 	return r;
 }
 
-static json_t *copy_as_is(const json_t *v, int depth)
+static json_t *copy_kept(const json_t *v, release_gzkeep *keep);
+
+static json_t *copy_as_is(const json_t *v, int depth, release_gzkeep *keep)
 {
 	const char *k;
 	json_t *x, *c, *o;
@@ -294,7 +328,9 @@ static json_t *copy_as_is(const json_t *v, int depth)
 	case JSON_OBJECT:
 		o = json_object();
 		json_object_foreach((json_t *)v, k, x) {
-			if (!o || !text_as_is(k, strlen(k)) || !(c = copy_as_is(x, depth + 1)) ||
+			if (!o || !text_as_is(k, strlen(k)) ||
+			    !(c = keep && json_is_object(x) && !strcmp(k, "chart") ? copy_kept(x, keep)
+										  : copy_as_is(x, depth + 1, NULL)) ||
 			    json_object_set_new_nocheck(o, k, c) < 0) {
 				json_decref(o);
 				return NULL;
@@ -304,7 +340,7 @@ static json_t *copy_as_is(const json_t *v, int depth)
 	case JSON_ARRAY:
 		o = json_array();
 		json_array_foreach(v, i, x) {
-			if (!o || !(c = copy_as_is(x, depth + 1)) || json_array_append_new(o, c) < 0) {
+			if (!o || !(c = copy_as_is(x, depth + 1, NULL)) || json_array_append_new(o, c) < 0) {
 				json_decref(o);
 				return NULL;
 			}
@@ -325,7 +361,12 @@ static json_t *copy_as_is(const json_t *v, int depth)
 
 json_t *release_stored_copy(const json_t *rel)
 {
-	return json_is_object(rel) ? copy_as_is(rel, 0) : NULL;
+	return json_is_object(rel) ? copy_as_is(rel, 0, NULL) : NULL;
+}
+
+json_t *release_stored_copy_keep(release_gzkeep *k, const json_t *rel)
+{
+	return json_is_object(rel) ? copy_as_is(rel, 0, k) : NULL;
 }
 
 /* ---- gzip ---------------------------------------------------------------------- */
@@ -369,15 +410,7 @@ static int gzip_level(size_t len)
 
 char *release_encode_text_new(const char *json, size_t len, bh_error *err)
 {
-	bh_buf gz = BH_BUF_INIT;
-	char *s = NULL;
-	if (bh_gzip(json, len, gzip_level(len), &gz, err) == 0) {
-		s = release_base64_new((unsigned char *)gz.data, gz.len);
-		if (!s)
-			bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
-	}
-	bh_buf_free(&gz);
-	return s;
+	return release_encode_text_keep_new(NULL, json, len, err);
 }
 
 /* ---- records compressed in pieces (release_gzkeep) -------------------------- */
@@ -392,8 +425,9 @@ struct release_gzkeep {
 	} e[GZKEEP_N];
 	int next;
 	struct keptchart {
-		json_t *chart; /* a chart object marshalled (held: its address is not reused), or NULL */
-		bh_buf js;     /* and its text */
+		json_t *chart;  /* a chart object marshalled (held: its address is not reused), or NULL */
+		bh_buf js;      /* and its text */
+		json_t *stored; /* its release_stored_copy, once made (shared by the copies: never changed) */
 	} c[GZKEEP_N];
 	int next_chart;
 };
@@ -415,7 +449,8 @@ static int emit_kept(bh_buf *b, const json_t *v, release_gzkeep *keep)
 	kc = &keep->c[keep->next_chart];
 	keep->next_chart = (keep->next_chart + 1) % GZKEEP_N;
 	json_decref(kc->chart);
-	kc->chart = NULL;
+	json_decref(kc->stored);
+	kc->chart = kc->stored = NULL;
 	bh_buf_free(&kc->js);
 	if (bh_buf_ok(b)) {
 		bh_buf_put(&kc->js, b->data + at, b->len - at);
@@ -423,6 +458,21 @@ static int emit_kept(bh_buf *b, const json_t *v, release_gzkeep *keep)
 			kc->chart = json_incref((json_t *)v);
 	}
 	return 0;
+}
+
+/* The chart member of a stored copy: the copy made for an earlier record
+ * with the same (kept) chart object, else a new one, kept when the object
+ * is. The copies share it: stored copies are not changed (storage.c hands
+ * out deep copies of them). */
+static json_t *copy_kept(const json_t *v, release_gzkeep *keep)
+{
+	for (int i = 0; i < GZKEEP_N; i++)
+		if (keep->c[i].chart == v) {
+			if (!keep->c[i].stored)
+				keep->c[i].stored = copy_as_is(v, 1, NULL);
+			return json_incref(keep->c[i].stored);
+		}
+	return copy_as_is(v, 1, NULL);
 }
 
 release_gzkeep *release_gzkeep_new(void)
@@ -440,6 +490,7 @@ void release_gzkeep_free(release_gzkeep *k)
 	}
 	for (int i = 0; i < GZKEEP_N; i++) {
 		json_decref(k->c[i].chart);
+		json_decref(k->c[i].stored);
 		bh_buf_free(&k->c[i].js);
 	}
 	free(k);
@@ -551,17 +602,20 @@ static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *ou
 	return bh_buf_ok(out) ? 0 : -1;
 }
 
+/* The gzip member of a record into gz (in pieces when k is not NULL). */
+static int gzip_record(release_gzkeep *k, const char *json, size_t len, bh_buf *gz, bh_error *err)
+{
+	if (!k)
+		return bh_gzip(json, len, gzip_level(len), gz, err);
+	return gzip_kept(k, json, len, gz) < 0 ? bh_error_set(err, BH_EIO, "gzip: compressing the release failed") : 0;
+}
+
 char *release_encode_text_keep_new(release_gzkeep *k, const char *json, size_t len, bh_error *err)
 {
 	bh_buf gz = BH_BUF_INIT;
 	char *s = NULL;
-	if (!k)
-		return release_encode_text_new(json, len, err);
-	if (gzip_kept(k, json, len, &gz) < 0) {
-		bh_error_set(err, BH_EIO, "gzip: compressing the release failed");
-	} else if (!(s = release_base64_new((unsigned char *)gz.data, gz.len))) {
+	if (gzip_record(k, json, len, &gz, err) == 0 && !(s = release_base64_new((unsigned char *)gz.data, gz.len)))
 		bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
-	}
 	bh_buf_free(&gz);
 	return s;
 }
@@ -642,19 +696,21 @@ json_t *release_secret_keep_new(const json_t *rel, const char *json, size_t len,
 	const char *ns = json_string_value(json_object_get(rel, "namespace"));
 	const char *status = json_string_value(json_object_get(json_object_get(rel, "info"), "status"));
 	int version = (int)json_integer_value(json_object_get(rel, "version"));
-	char *enc, *enc2, *sname, buf[32];
+	char *enc2, *sname, buf[32];
 	size_t elen;
+	bh_buf gz = BH_BUF_INIT;
 	json_t *sec, *labels, *data;
 	if (!name || !status || version <= 0) {
 		bh_error_set(err, BH_EINVAL, "release needs a name, a status and a positive version");
 		return NULL;
 	}
-	if (!(enc = release_encode_text_keep_new(keep, json, len, err)))
+	if (gzip_record(keep, json, len, &gz, err) < 0) {
+		bh_buf_free(&gz);
 		return NULL;
-	elen = strlen(enc);
-	enc2 = release_base64_new((unsigned char *)enc, elen);
+	}
+	enc2 = base64_twice_new((const unsigned char *)gz.data, gz.len, &elen);
 	sname = release_secret_name_new(name, version);
-	free(enc);
+	bh_buf_free(&gz);
 	if (!enc2 || !sname) {
 		free(enc2);
 		free(sname);
@@ -662,7 +718,7 @@ json_t *release_secret_keep_new(const json_t *rel, const char *json, size_t len,
 		return NULL;
 	}
 	labels = json_object();
-	data = json_stringn_nocheck(enc2, (elen + 2) / 3 * 4); /* base64: ASCII, no UTF-8 check */
+	data = json_stringn_nocheck(enc2, elen); /* base64: ASCII, no UTF-8 check */
 	snprintf(buf, sizeof buf, "%lld", created_unix);
 	json_object_set_new(labels, "createdAt", json_string(buf));
 	json_object_set_new(labels, "name", json_string(name));

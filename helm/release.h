@@ -74,6 +74,10 @@ int release_marshal_keep(release_gzkeep *k, const json_t *rel, bh_buf *out, bh_e
  * tell (a string with NUL or bytes that are not UTF-8, an integral real
  * beyond int64), or out of memory. */
 json_t *release_stored_copy(const json_t *rel);
+/* The same, the chart member shared with the copy made for an earlier
+ * record of k with the same chart object (release_marshal_keep): the
+ * copies must not be changed. */
+json_t *release_stored_copy_keep(release_gzkeep *k, const json_t *rel);
 
 /* base64(gzip(json)) of rel, the value Helm stores. Caller frees. */
 char *release_encode_new(const json_t *rel, bh_error *err);

@@ -390,7 +390,7 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 	free(text);
 	if (memo_is(kc, ns, rel_name(rel))) { /* the record as a later read decodes it */
 		size_t len = js.len;
-		json_t *rec = rc == 0 ? release_stored_copy(rel) : NULL;
+		json_t *rec = rc == 0 ? release_stored_copy_keep(memo.gz, rel) : NULL;
 		char *kept = rc == 0 && !rec ? bh_buf_detach(&js) : NULL;
 		memo_write(kc, ns, rel_name(rel), rel_version(rel), rec, kept, len, rc < 0 || (!rec && !kept));
 	}

@@ -168,6 +168,16 @@ START_TEST(test_marshal_keep)
 			ck_assert_int_eq(release_marshal_keep(k, rs[i], &got, NULL), 0);
 			ck_assert_str_eq(got.data, want.data);
 			bh_buf_free(&got);
+			{ /* the stored copy as release_stored_copy's, its chart shared while kept */
+				json_t *c1 = release_stored_copy_keep(k, rs[i]), *c2 = release_stored_copy_keep(k, rs[i]);
+				json_t *plain = release_stored_copy(rs[i]);
+				ck_assert(json_equal(c1, plain) && json_equal(c2, plain));
+				ck_assert_ptr_eq(json_object_get(c1, "chart"), json_object_get(c2, "chart"));
+				ck_assert_ptr_ne(json_object_get(c1, "info"), json_object_get(c2, "info"));
+				json_decref(c1);
+				json_decref(c2);
+				json_decref(plain);
+			}
 		}
 	}
 	release_gzkeep_free(k);
@@ -175,6 +185,43 @@ START_TEST(test_marshal_keep)
 	json_decref(r);
 	json_decref(r2);
 	json_decref(r3);
+}
+END_TEST
+
+/* data.release, base64 of base64, for gzip members of every length mod 9
+ * (the encoder makes both layers at once, 9 bytes at a time) */
+START_TEST(test_secret_base64_twice)
+{
+	json_t *r = sample();
+	size_t seen = 0;
+	for (int i = 0; i < 64 && seen != 0x1ff; i++) {
+		char desc[80];
+		bh_buf raw = BH_BUF_INIT, gz = BH_BUF_INIT, x = BH_BUF_INIT, y = BH_BUF_INIT;
+		json_t *sec, *back;
+		const char *data;
+		bh_error e;
+		for (int j = 0; j < i; j++) /* varied bytes: the gzip member's length varies too */
+			desc[j] = (char)('a' + (j * 7 + i) % 26);
+		desc[i] = '\0';
+		json_object_set_new(json_object_get(r, "info"), "description", json_string(desc));
+		ck_assert_ptr_nonnull(sec = release_secret_new(r, 1763700000, &e));
+		data = json_string_value(json_object_get(json_object_get(sec, "data"), "release"));
+		ck_assert_int_eq(release_base64_decode(data, strlen(data), &raw, &e), 0);
+		ck_assert_int_eq(release_base64_decode(raw.data, raw.len, &gz, &e), 0);
+		seen |= (size_t)1 << (gz.len % 9);
+		ck_assert_int_eq(release_decode(raw.data, raw.len, &back, &e), 0);
+		ck_assert_int_eq(release_marshal(back, &x, NULL), 0);
+		ck_assert_int_eq(release_marshal(r, &y, NULL), 0);
+		ck_assert_str_eq(x.data, y.data);
+		json_decref(back);
+		json_decref(sec);
+		bh_buf_free(&raw);
+		bh_buf_free(&gz);
+		bh_buf_free(&x);
+		bh_buf_free(&y);
+	}
+	ck_assert_uint_eq(seen, 0x1ff);
+	json_decref(r);
 }
 END_TEST
 
@@ -277,6 +324,7 @@ int main(void)
 	tcase_add_test(tc, test_secret_roundtrip);
 	tcase_add_test(tc, test_gzkeep);
 	tcase_add_test(tc, test_marshal_keep);
+	tcase_add_test(tc, test_secret_base64_twice);
 	tcase_add_test(tc, test_base64_and_decode_errors);
 	tcase_add_test(tc, test_time_and_name);
 	tcase_add_test(tc, test_stored_copy);
