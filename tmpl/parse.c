@@ -1316,8 +1316,10 @@ static tnode *with_control(parser *p);
 static tnode *use_var(parser *p, int pos, const char *s, size_t n, int ndots)
 {
 	tnode *v = new_variable(p, pos, s, n, ndots);
+	/* names start with '$': the second bytes are compared first */
+	const char *name = v->ident[0];
 	for (int i = 0; i < p->nvars; i++)
-		if (strcmp(p->vars[i], v->ident[0]) == 0)
+		if (p->vars[i][1] == name[1] && strcmp(p->vars[i], name) == 0)
 			return v;
 	perrorf(p, "undefined variable \"%s\"", v->ident[0]);
 }
@@ -1724,23 +1726,25 @@ static void parse_control(parser *p, const char *context, tnode *branch)
 {
 	int saved = p->nvars;
 	tnode *next;
+	/* context is "if", "range" or "with" */
+	int is_range = context[0] == 'r';
 	if (tmpl_stack_over(p->e))
 		perrorf(p, "max expression depth exceeded");
 	branch->pipe = pipeline(p, context, I_RIGHT_DELIM);
 	branch->pos = branch->pipe->pos;
-	if (strcmp(context, "range") == 0)
+	if (is_range)
 		p->range_depth++;
 	branch->list = item_list(p, &next);
-	if (strcmp(context, "range") == 0)
+	if (is_range)
 		p->range_depth--;
 	if (next->type == N_ELSE) {
-		if (strcmp(context, "if") == 0 && ppeek(p)->typ == I_IF) {
+		if (context[0] == 'i' && ppeek(p)->typ == I_IF) {
 			pnext(p);
 			branch->else_list = new_node(p, N_LIST, next->pos);
 			size_t mark = p->stk->n;
 			stk_push(p, if_control(p));
 			stk_take(p, branch->else_list, mark);
-		} else if (strcmp(context, "with") == 0 && ppeek(p)->typ == I_WITH) {
+		} else if (context[0] == 'w' && ppeek(p)->typ == I_WITH) {
 			pnext(p);
 			branch->else_list = new_node(p, N_LIST, next->pos);
 			size_t mark = p->stk->n;
