@@ -136,15 +136,6 @@ static void add_duplicates(chart *c, const chart_file *f, const json_t *d)
 		json_array_append_new(c->warnings, json_pack("{s:s,s:O}", "file", f->name, "text", x));
 }
 
-static void note_duplicates(chart *c, const chart_file *f)
-{
-	json_t *d = NULL;
-	bh_error e;
-	if (yaml_find_duplicates((const char *)f->data, f->len, NULL, 0, &d, &e) == 0)
-		add_duplicates(c, f, d);
-	json_decref(d);
-}
-
 void chart_free(chart *c)
 {
 	if (!c)
@@ -754,13 +745,16 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(files[i].name, "Chart.yaml"))
 			continue;
-		json_t *md = NULL;
-		/* yaml.Unmarshal into chart.Metadata: the first document only */
-		if ((rc = yaml_parse_any((const char *)files[i].data, files[i].len, NULL, YAML_KEEP_INTS, &md, err))) {
+		json_t *md = NULL, *dups = NULL;
+		/* yaml.Unmarshal into chart.Metadata: the first document only;
+		 * its duplicate keys in the same pass */
+		if ((rc = yaml_parse_any_dups((const char *)files[i].data, files[i].len, NULL, YAML_KEEP_INTS, &md,
+					      &dups, err))) {
 			bh_error_prefix(err, "cannot load Chart.yaml");
 			goto fail;
 		}
-		note_duplicates(c, &files[i]);
+		add_duplicates(c, &files[i], dups);
+		json_decref(dups);
 		if (json_is_null(md)) {
 			json_decref(md);
 			md = json_object();

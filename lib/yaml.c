@@ -1074,14 +1074,33 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 	return 0;
 }
 
-int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int flags,
-		   json_t **out, bh_error *err)
+static int parse_any(const char *text, size_t len, const yaml_limits *lim, int flags, json_t *dups,
+		     json_t **out, bh_error *err)
 {
 	size_t max = lim && lim->max_bytes ? lim->max_bytes : YAML_MAX_BYTES;
 	*out = NULL;
 	if (len > max)
 		return bh_error_set(err, BH_ELIMIT, "YAML document of %zu bytes exceeds the limit of %zu bytes", len, max);
-	return unmarshal_doc(text, len, lim, flags, NULL, 0, out, err);
+	return unmarshal_doc(text, len, lim, flags, dups, 0, out, err);
+}
+
+int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int flags,
+		   json_t **out, bh_error *err)
+{
+	return parse_any(text, len, lim, flags, NULL, out, err);
+}
+
+int yaml_parse_any_dups(const char *text, size_t len, const yaml_limits *lim, int flags,
+			json_t **out, json_t **dups, bh_error *err)
+{
+	int rc;
+	*dups = json_array();
+	rc = parse_any(text, len, lim, flags, *dups, out, err);
+	if (rc) {
+		json_decref(*dups);
+		*dups = NULL;
+	}
+	return rc;
 }
 
 /* Helm's values MergeMaps: b's keys win; nested maps merge. Steals b. */

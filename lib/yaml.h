@@ -80,6 +80,12 @@ int yaml_find_duplicates(const char *text, size_t len, const yaml_limits *lim, i
 int yaml_parse_any(const char *text, size_t len, const yaml_limits *lim, int flags,
 		   json_t **out, bh_error *err);
 
+/* yaml_parse_any and yaml_find_duplicates (values=0) in one pass: *out as
+ * the first returns it, and *dups a new array of the second's texts (NULL
+ * when it could not be made, or on an error). Errors as yaml_parse_any's. */
+int yaml_parse_any_dups(const char *text, size_t len, const yaml_limits *lim, int flags,
+			json_t **out, json_t **dups, bh_error *err);
+
 /* fromYaml / fromYamlArray: sigs.k8s.io/yaml.Unmarshal of the first document
  * into map[string]interface{} (YAML_WANT_MAP) or []interface{}
  * (YAML_WANT_LIST); an empty or null document gives an empty map or list.
