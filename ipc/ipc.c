@@ -363,15 +363,16 @@ void ipc_outq_free(ipc_outq *q)
 	q->off = 0;
 }
 
-int ipc_outq_push(ipc_outq *q, uint32_t type, uint32_t id, const void *payload, size_t len,
-		  int pass_fd, bh_error *err)
+int ipc_outq_push2(ipc_outq *q, uint32_t type, uint32_t id, const void *head, size_t hlen, const void *body,
+		   size_t blen, int pass_fd, bh_error *err)
 {
 	unsigned char hb[IPC_HDR_SIZE];
+	size_t len = hlen + blen;
 	ipc_hdr h = {type, (uint32_t)len, id, pass_fd >= 0 ? IPC_F_FD : 0};
-	if (len > IPC_MAX_PAYLOAD) {
+	if (hlen > IPC_MAX_PAYLOAD || blen > IPC_MAX_PAYLOAD - hlen) {
 		if (pass_fd >= 0)
 			close(pass_fd);
-		return bh_error_set(err, BH_ELIMIT, "message of %zu bytes exceeds the frame limit", len);
+		return bh_error_set(err, BH_ELIMIT, "message of %zu bytes exceeds the frame limit", hlen + blen);
 	}
 	if (pass_fd >= 0 && q->fd >= 0) {
 		close(pass_fd);
@@ -386,11 +387,20 @@ int ipc_outq_push(ipc_outq *q, uint32_t type, uint32_t id, const void *payload, 
 		q->fd = pass_fd;
 		q->fd_at = q->buf.len;
 	}
-	bh_buf_put(&q->buf, hb, sizeof hb);
-	bh_buf_put(&q->buf, payload, len);
+	if (bh_buf_grow(&q->buf, sizeof hb + len) == 0) {
+		bh_buf_put(&q->buf, hb, sizeof hb);
+		bh_buf_put(&q->buf, head, hlen);
+		bh_buf_put(&q->buf, body, blen);
+	}
 	if (!bh_buf_ok(&q->buf))
 		return bh_error_set(err, BH_ENOMEM, "out of memory queueing a frame");
 	return 0;
+}
+
+int ipc_outq_push(ipc_outq *q, uint32_t type, uint32_t id, const void *payload, size_t len,
+		  int pass_fd, bh_error *err)
+{
+	return ipc_outq_push2(q, type, id, NULL, 0, payload, len, pass_fd, err);
 }
 
 int ipc_outq_pending(const ipc_outq *q)

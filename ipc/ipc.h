@@ -104,6 +104,10 @@ void ipc_outq_free(ipc_outq *q); /* closes a pending fd */
  * one fd may be pending at a time. */
 int ipc_outq_push(ipc_outq *q, uint32_t type, uint32_t id, const void *payload, size_t len,
 		  int pass_fd, bh_error *err);
+/* The same for a payload in two parts, head then body, copied once into
+ * the queue (no payload buffer built first). */
+int ipc_outq_push2(ipc_outq *q, uint32_t type, uint32_t id, const void *head, size_t hlen, const void *body,
+		   size_t blen, int pass_fd, bh_error *err);
 /* Writes what the socket accepts. Returns 1 when everything was sent, 0 when
  * bytes remain (wait for POLLOUT), negative on error. */
 int ipc_outq_flush(ipc_outq *q, int sock, bh_error *err);

@@ -219,10 +219,20 @@ const char *proto_kube_request_header(const proto_kube_request *r, const char *n
 }
 
 /* ---- KUBE_RESPONSE -------------------------------------------------------- */
+void proto_kube_response_head(unsigned char out[PROTO_KUBE_RESPONSE_HEAD], uint32_t status, size_t body_len)
+{
+	for (int i = 0; i < 4; i++) {
+		out[i] = (unsigned char)(status >> (8 * i));
+		out[4 + i] = (unsigned char)((uint32_t)body_len >> (8 * i));
+	}
+}
+
 int proto_kube_response_encode(bh_buf *out, uint32_t status, const void *body, size_t body_len)
 {
-	put_u32(out, status);
-	put_str(out, body, body_len);
+	unsigned char head[PROTO_KUBE_RESPONSE_HEAD];
+	proto_kube_response_head(head, status, body_len);
+	bh_buf_put(out, head, sizeof head);
+	bh_buf_put(out, body, body_len);
 	return bh_buf_ok(out) ? 0 : BH_ENOMEM;
 }
 

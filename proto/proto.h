@@ -67,6 +67,10 @@ const char *proto_kube_request_header(const proto_kube_request *r, const char *n
 
 /* ---- KUBE_RESPONSE ----------------------------------------------------- */
 int proto_kube_response_encode(bh_buf *out, uint32_t status, const void *body, size_t body_len);
+/* What a KUBE_RESPONSE payload holds before its body_len bytes of body (for
+ * a writer that sends the body from where it is). */
+#define PROTO_KUBE_RESPONSE_HEAD 8
+void proto_kube_response_head(unsigned char out[PROTO_KUBE_RESPONSE_HEAD], uint32_t status, size_t body_len);
 /* On success *body points into p (not copied). */
 int proto_kube_response_decode(const unsigned char *p, size_t n, uint32_t *status,
 			       const unsigned char **body, size_t *body_len, bh_error *err);

@@ -347,15 +347,12 @@ const char *broker_verb(const char *method, const char *path)
 	return ap.collection || ap.discovery ? "list" : "get";
 }
 
+/* The answer goes from body straight into the worker's queue. */
 static int respond(sv_job *j, uint32_t id, long status, const char *body, size_t len, bh_error *err)
 {
-	bh_buf b = BH_BUF_INIT;
-	int rc;
-	proto_kube_response_encode(&b, (uint32_t)status, body, len);
-	rc = bh_buf_ok(&b) ? ipc_outq_push(&j->oq, PROTO_KUBE_RESPONSE, id, b.data, b.len, -1, err)
-			   : bh_error_set(err, BH_ENOMEM, "out of memory");
-	bh_buf_free(&b);
-	return rc;
+	unsigned char head[PROTO_KUBE_RESPONSE_HEAD];
+	proto_kube_response_head(head, (uint32_t)status, len);
+	return ipc_outq_push2(&j->oq, PROTO_KUBE_RESPONSE, id, head, sizeof head, body, len, -1, err);
 }
 
 static int respond_status(sv_job *j, uint32_t id, long code, const char *reason, const char *message, bh_error *err)

@@ -201,6 +201,14 @@ START_TEST(test_outq_large_and_fd)
 	for (size_t i = 0; i < big; i++)
 		data[i] = (unsigned char)(i * 7);
 	ipc_outq_init(&q);
+	/* a payload in two parts arrives as one */
+	ck_assert_int_eq(ipc_outq_push2(&q, 3, 8, "he", 2, "ad+body", 7, -1, &e), 0);
+	ck_assert_int_eq(ipc_outq_flush(&q, sv[0], &e), 1);
+	ck_assert_int_eq(ipc_recv(sv[1], 100, 0, &m, &e), 0);
+	ck_assert_uint_eq(m.hdr.type, 3);
+	ck_assert_uint_eq(m.hdr.id, 8);
+	ck_assert_str_eq((char *)m.payload, "head+body");
+	ipc_msg_free(&m);
 	ck_assert_int_eq(ipc_outq_push(&q, 1, 9, "first", 5, p[0], &e), 0);
 	ck_assert_int_eq(ipc_outq_push(&q, 2, 10, data, big, -1, &e), 0);
 	/* the socket cannot hold 1 MiB: flush returns 0 and must not block */

@@ -84,6 +84,12 @@ START_TEST(test_response_seccomp_str)
 	ck_assert_uint_eq(st, 201);
 	ck_assert_uint_eq(bl, 7);
 	ck_assert(memcmp(body, "{\"a\":1}", 7) == 0);
+	{ /* the head a gathering writer sends before the body is the encoding's start */
+		unsigned char head[PROTO_KUBE_RESPONSE_HEAD];
+		proto_kube_response_head(head, 201, 7);
+		ck_assert_uint_eq(b.len, sizeof head + 7);
+		ck_assert(memcmp(head, b.data, sizeof head) == 0);
+	}
 	proto_seccomp_encode(sc, 41, 0xc000003e);
 	ck_assert_int_eq(proto_seccomp_decode(sc, 8, &nr, &arch, &e), 0);
 	ck_assert_uint_eq(nr, 41);
