@@ -124,17 +124,54 @@ static int skim_object(const char *p, const char *e, int depth, const char *cons
 	}
 }
 
-/* The "metadata" object of the object at p, decoded (NULL: none), and the
- * object's end in *end (NULL: p is no such object). */
-static json_t *skim_metadata(const char *p, const char *e, int depth, const char **end)
+/* The JSON string at [s, e) (quotes included) into out (n bytes): plain
+ * printable ASCII, as names and resourceVersions are, is copied; anything
+ * else is decoded by jansson. 0, or -1 when it is no string or does not fit. */
+static int skim_string(const char *s, const char *e, char *out, size_t n)
 {
-	static const char *const keys[] = {"metadata", NULL};
-	const char *vs[1], *ve[1];
-	if (skim_object(p, e, depth, keys, vs, ve, end) < 0) {
+	size_t l = (size_t)(e - s);
+	if (l < 2 || *s != '"' || e[-1] != '"')
+		return -1;
+	for (const char *p = s + 1; p < e - 1; p++)
+		if (*p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) {
+			json_t *v = json_loadb(s, l, JSON_DECODE_ANY, NULL);
+			const char *t = json_string_value(v);
+			int rc = t && strlen(t) < n ? 0 : -1;
+			if (rc == 0)
+				memcpy(out, t, strlen(t) + 1);
+			json_decref(v);
+			return rc;
+		}
+	if (l - 2 >= n)
+		return -1;
+	memcpy(out, s + 1, l - 2);
+	out[l - 2] = '\0';
+	return 0;
+}
+
+/* metadata.name and metadata.resourceVersion of the object at p ("" when
+ * absent), and the object's end in *end. -1 when p is no such object, or
+ * they are no strings that fit (a Secret's name has at most 253 bytes). */
+typedef struct skim_md {
+	char name[512], rv[512];
+} skim_md;
+
+static int skim_metadata(const char *p, const char *e, int depth, const char **end, skim_md *md)
+{
+	static const char *const obj_keys[] = {"metadata", NULL}, *const md_keys[] = {"name", "resourceVersion", NULL};
+	const char *vs[2], *ve[2], *mend;
+	md->name[0] = md->rv[0] = '\0';
+	if (skim_object(p, e, depth, obj_keys, vs, ve, end) < 0) {
 		*end = NULL;
-		return NULL;
+		return -1;
 	}
-	return vs[0] ? json_loadb(vs[0], (size_t)(ve[0] - vs[0]), 0, NULL) : NULL;
+	if (!vs[0] || *vs[0] != '{')
+		return 0;
+	if (skim_object(vs[0], ve[0], depth + 1, md_keys, vs, ve, &mend) < 0 ||
+	    (vs[0] && skim_string(vs[0], ve[0], md->name, sizeof md->name) < 0) ||
+	    (vs[1] && skim_string(vs[1], ve[1], md->rv, sizeof md->rv) < 0))
+		return -1;
+	return 0;
 }
 
 static const json_t *at(const json_t *o, const char *a, const char *b)
@@ -241,13 +278,9 @@ int noop_store_load(noop_store *st, const char *body, size_t len, const char *re
 	if (more || !vs[1] || *vs[1] != '[')
 		return -1; /* not a list, or one page of several */
 	for (p = ws(vs[1] + 1, e); *p != ']';) { /* the items, checked by skim_object */
-		const char *name, *rv;
-		int bad;
-		md = skim_metadata(p, e, 2, &end);
-		name = json_string_value(json_object_get(md, "name"));
-		rv = json_string_value(json_object_get(md, "resourceVersion"));
-		bad = !end || !name || !rv || (is_release_secret(name, release) && store_set(st, name, rv) < 0);
-		json_decref(md);
+		skim_md m;
+		int bad = skim_metadata(p, e, 2, &end, &m) < 0 || !m.name[0] || !m.rv[0] ||
+			  (is_release_secret(m.name, release) && store_set(st, m.name, m.rv) < 0);
 		if (bad)
 			return -1;
 		p = ws(end, e);
@@ -273,7 +306,7 @@ void noop_store_write(noop_store *st, const char *method, const char *path, cons
 	char coll[320];
 	const char *rest, *q;
 	char name[320];
-	json_t *md;
+	skim_md m;
 	const char *end;
 	size_t n;
 	if (!st->ok || !method || !path || !strcmp(method, "GET") || !strcmp(method, "HEAD") ||
@@ -311,18 +344,10 @@ void noop_store_write(noop_store *st, const char *method, const char *path, cons
 		store_set(st, name, NULL);
 		return;
 	}
-	md = body ? skim_metadata(body, body + len, 0, &end) : NULL;
-	if (md && ws(end, body + len) != body + len) { /* more after the object: no answer */
-		json_decref(md);
-		md = NULL;
-	}
-	{
-		const char *an = json_string_value(json_object_get(md, "name"));
-		const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
-		if (!an || !rv || (name[0] && strcmp(an, name) != 0))
-			st->ok = 0;
-		else if (is_release_secret(an, release) && store_set(st, an, rv) < 0)
-			st->ok = 0;
-	}
-	json_decref(md);
+	/* no answer, or more after the object: not followed */
+	if (!body || skim_metadata(body, body + len, 0, &end, &m) < 0 || ws(end, body + len) != body + len ||
+	    !m.name[0] || !m.rv[0] || (name[0] && strcmp(m.name, name) != 0))
+		st->ok = 0;
+	else if (is_release_secret(m.name, release) && store_set(st, m.name, m.rv) < 0)
+		st->ok = 0;
 }

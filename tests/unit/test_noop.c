@@ -89,6 +89,13 @@ START_TEST(test_skim)
 			     "\"n\":[1,-2.5e3,true,null,{}],\"metadata\":{\"name\":\"sh.helm.release.v1.web.v1\","
 			     "\"resourceVersion\":\"10\"}} , " ITEM("2", "12") " ] } \n",
 			     0));
+	/* a name or resourceVersion with escapes reads as its value; a metadata
+	 * that is no object names nothing; a name that is no string is no answer */
+	ck_assert(a == fp_of("{\"items\":[{\"metadata\":{\"name\":\"sh.helm.release.v1.web\\u002ev1\","
+			     "\"resourceVersion\":\"\\u00310\"}}," ITEM("2", "12") "]}",
+			     0));
+	fp_of("{\"items\":[{\"metadata\":\"x\"}]}", -1);
+	fp_of("{\"items\":[{\"metadata\":{\"name\":7,\"resourceVersion\":\"1\"}}]}", -1);
 	fp_of("{\"items\":[" ITEM("1", "10") "]} x", -1);             /* more after the value */
 	fp_of("{\"items\":[" ITEM("1", "10") "]", -1);                /* cut short */
 	fp_of("{\"items\":[" ITEM("1", "10") "],\"items\":[]}", -1); /* a member twice */
