@@ -1024,6 +1024,51 @@ START_TEST(test_watch_decoder)
 }
 END_TEST
 
+/* object.metadata.managedFields is dropped before decoding (kube/watch.c):
+ * in any place of the metadata, with its comma; anywhere else it stays; a
+ * line jansson would refuse is still refused */
+START_TEST(test_watch_drops_managed_fields)
+{
+	static const struct {
+		const char *line, *want; /* the object as compact JSON, NULL = refused */
+	} cases[] = {
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"managedFields\":[{\"f:x\":{}}],\"uid\":\"u\"}}}",
+		 "{\"metadata\":{\"name\":\"a\",\"uid\":\"u\"}}"},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{ \"managedFields\" : [] , \"name\":\"a\"}}}",
+		 "{\"metadata\":{\"name\":\"a\"}}"},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\" , \"managedFields\":[\"}\\\"\"]}}}",
+		 "{\"metadata\":{\"name\":\"a\"}}"},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"managedFields\":{}}}}", "{\"metadata\":{}}"},
+		/* not object.metadata's: kept */
+		{"{\"type\":\"ADDED\",\"object\":{\"spec\":{\"managedFields\":1},\"metadata\":{\"x\":\"managedFields\"}}}",
+		 "{\"spec\":{\"managedFields\":1},\"metadata\":{\"x\":\"managedFields\"}}"},
+		{"{\"type\":\"ADDED\",\"object\":{\"items\":[{\"metadata\":{\"managedFields\":[]}}]}}",
+		 "{\"items\":[{\"metadata\":{\"managedFields\":[]}}]}"},
+		/* refused as before */
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{,\"managedFields\":[]}}}", NULL},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"managedFields\":[],}}}", NULL},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"managedFields\":[1,]}}}", NULL},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"managedFields\":[],\"managedFields\":[]}}}", NULL},
+		{"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"managedFields\":[]}}", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		kube_watch_type t;
+		json_t *obj = NULL;
+		bh_error e = {0};
+		int rc = kube_watch_event_parse(cases[i].line, strlen(cases[i].line), &t, &obj, &e);
+		if (!cases[i].want) {
+			ck_assert_msg(rc == BH_EPARSE, "case %zu accepted", i);
+			continue;
+		}
+		ck_assert_msg(rc == 0, "case %zu: %s", i, e.msg);
+		char *got = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		ck_assert_str_eq(got, cases[i].want);
+		free(got);
+		json_decref(obj);
+	}
+}
+END_TEST
+
 #define EV(t, n, rv) "{\"type\":\"" t "\",\"object\":{\"metadata\":{\"name\":\"" n "\",\"resourceVersion\":\"" rv "\"}}}\n"
 
 START_TEST(test_watch_resume_and_relist)
@@ -1364,6 +1409,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("watch");
 	tcase_add_test(tc, test_watch_decoder);
+	tcase_add_test(tc, test_watch_drops_managed_fields);
 	tcase_add_test(tc, test_watch_resume_and_relist);
 	tcase_add_test(tc, test_watch_gives_up);
 	suite_add_tcase(s, tc);
