@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/heap.h"
+
 static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
@@ -72,51 +74,20 @@ static int heap_prefault(void)
 #endif
 }
 
-/* Past the first HEAP_SMALL bytes, the heap is on transparent huge pages.
- * A big chart's run touches thousands of heap pages (argo-cd's documents
- * are copied from the engine's output to each template's text, to the
- * documents, to the sorted manifest: 3100 page faults, half its CPU), and
- * a 2 MiB huge page is one fault. The first HEAP_SMALL bytes stay on 4 KiB
- * pages, a free block that malloc fills before the rest: a small or
- * mid-size chart's whole heap (vault's, external-secrets', about 1.5 MiB),
- * whose peak RSS is then what it was; a huge page would add up to 2 MiB.
- * A spacer block, allocated and never touched (address space only), takes
- * the heap to the next 2 MiB boundary; the HEAP_HUGE bytes above it are
- * marked MADV_HUGEPAGE and handed back to malloc's top chunk, which is kept
- * (no trimming), and blocks up to HEAP_MMAP come from the heap rather than
- * from mmap, whose 4 KiB pages would fault one by one again. The layout
- * stays random: the heap's start is the kernel's. A host without
- * transparent huge pages refuses or ignores the madvise, and the pages
- * fault in as before. */
+/* Past the first HEAP_SMALL bytes, the heap is on transparent huge pages
+ * (lib/heap.h). A big chart's run touches thousands of heap pages (argo-cd's
+ * documents are copied from the engine's output to each template's text, to
+ * the documents, to the sorted manifest: 3100 page faults, half its CPU),
+ * and a 2 MiB huge page is one fault. The first HEAP_SMALL bytes stay on
+ * 4 KiB pages: a small or mid-size chart's whole heap (vault's,
+ * external-secrets', about 1.5 MiB), whose peak RSS is then what it was. */
 #define HEAP_SMALL ((size_t)2 << 20)
-#define HEAP_HUGE ((size_t)30 << 20)
+#define HEAP_HUGE ((size_t)28 << 20)
 #define HEAP_MMAP (32 << 20) /* glibc's largest M_MMAP_THRESHOLD on 64-bit */
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
-static void *heap_spacer; /* held for the command's life */
 
 static void heap_huge(void)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	char *small, *grow;
-	uintptr_t bound, lo, hi;
-	if (!mallopt(M_TRIM_THRESHOLD, INT_MAX) || !mallopt(M_MMAP_THRESHOLD, HEAP_MMAP))
-		return;
-	if (!(small = malloc(HEAP_SMALL)))
-		return;
-	/* the spacer ends a page below the boundary: its header and the next
-	 * block's are the only bytes written between small and the boundary */
-	bound = ((uintptr_t)small + HEAP_SMALL + 2 * (uintptr_t)pg + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	heap_spacer = malloc(bound - (uintptr_t)pg - ((uintptr_t)small + HEAP_SMALL));
-	grow = heap_spacer ? malloc(HEAP_HUGE) : NULL;
-	if (grow) {
-		lo = ((uintptr_t)grow + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-		hi = ((uintptr_t)grow + HEAP_HUGE) & ~(HUGE_PAGE - 1);
-		if (hi > lo)
-			(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-		free(grow); /* back to the top chunk */
-	}
-	free(small); /* a free block below the spacer, used first */
+	(void)heap_huge_pages(HEAP_SMALL, HEAP_HUGE, HEAP_MMAP);
 }
 
 /* The stack's next STACK_START bytes below this frame, populated the same

@@ -11,7 +11,8 @@ lib_libbhlib_a_SOURCES = \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
 	lib/semver.c lib/semver.h \
-	lib/gzip.c lib/gzip.h
+	lib/gzip.c lib/gzip.h \
+	lib/heap.c lib/heap.h
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) -lm
 

@@ -2,16 +2,15 @@
 #include "worker/prepare.h"
 
 #include <jansson.h>
-#include <malloc.h>
 #include <openssl/crypto.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 
+#include "lib/heap.h"
 #include "tmpl/tmpl.h"
 
 static int by_value(const void *a, const void *b)
@@ -52,46 +51,12 @@ static int prepare_openssl(void)
 		       : -1;
 }
 
-/* The heap on transparent huge pages. On a paravirtualised guest (PVM) each
- * page the worker first touches costs a fault of 20-50 us (the exception,
- * not the page): a podinfo install touched about 380 heap pages, 7-10 ms of
- * its CPU. A 2 MiB huge page is one fault.
- * malloc's top chunk is moved to the next 2 MiB boundary (a spacer block
- * that is never touched takes up the space before it, so it costs address
- * space only), grown by PREPARE_HEAP_HUGE and marked MADV_HUGEPAGE, and
- * kept: no trimming, and blocks up to 8 MiB come from it rather than from
- * mmap (whose 4 KiB pages would fault one by one again). A host without
- * transparent huge pages ("never", or a kernel without them) leaves the
- * heap as it was: madvise fails or is ignored and the worker goes on. The
- * layout stays random: the heap's start is the kernel's, only the first
- * boundary above it is taken. */
-#define PREPARE_HUGE ((uintptr_t)2 << 20)
+/* The heap on transparent huge pages (lib/heap.h): a podinfo install
+ * touched about 380 heap pages, 7-10 ms of its CPU on a PVM guest, and a
+ * 2 MiB huge page is one fault. No small region below (a worker's heap is
+ * all job), 4 MiB marked MADV_HUGEPAGE, blocks up to 8 MiB from the heap. */
 #define PREPARE_HEAP_HUGE ((size_t)4 << 20)
-
-static void *heap_spacer[2]; /* held for the worker's life */
-
-static void prepare_heap(void)
-{
-	char *first, *grow;
-	uintptr_t bound, end;
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	mallopt(M_MMAP_THRESHOLD, 8 << 20);
-	if (!(first = heap_spacer[0] = malloc(64)))
-		return;
-	bound = ((uintptr_t)first + PREPARE_HUGE - 1) & ~(PREPARE_HUGE - 1);
-	if (bound - (uintptr_t)first < 8192)
-		bound += PREPARE_HUGE;
-	/* the spacer ends a page below the boundary: its header and the next
-	 * block's are the only bytes written there */
-	if (!(heap_spacer[1] = malloc(bound - (uintptr_t)first - 4096)))
-		return;
-	if (!(grow = malloc(PREPARE_HEAP_HUGE + PREPARE_HUGE)))
-		return;
-	end = ((uintptr_t)grow + PREPARE_HEAP_HUGE + PREPARE_HUGE) & ~(PREPARE_HUGE - 1);
-	if (end > bound)
-		madvise((void *)bound, end - bound, MADV_HUGEPAGE);
-	free(grow); /* back to the top chunk, which is not trimmed */
-}
+#define PREPARE_HEAP_MMAP (8 << 20)
 
 /* jansson's hash seed in one getrandom(): json_object_seed(0) would open
  * and read /dev/urandom (three calls and a path walk). 0 asks jansson for
@@ -110,7 +75,7 @@ int worker_prepare(void)
 {
 	struct tm tm;
 	time_t t0 = 0;
-	prepare_heap();         /* first: before anything is allocated */
+	(void)heap_huge_pages(0, PREPARE_HEAP_HUGE, PREPARE_HEAP_MMAP); /* first: before anything is allocated */
 	prepare_json_seed();
 	tzset();                /* gmtime_r and localtime_r read /etc/localtime */
 	gmtime_r(&t0, &tm);

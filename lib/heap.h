@@ -1,0 +1,28 @@
+/* lib/heap.h — malloc's heap on transparent huge pages, for a short-lived
+ * process that touches many heap pages (bulkhead-worker, the bulkhead CLI).
+ *
+ * On a paravirtualised guest each page a process first touches costs a
+ * fault of 20-50 us (the exception, not the page); a 2 MiB huge page is one
+ * fault. heap_huge_pages() keeps the first `small` bytes of the heap on 4 KiB
+ * pages (a free block malloc fills first: a small run's peak RSS stays what
+ * it was), takes the heap to the next 2 MiB boundary with a spacer block
+ * that is allocated and never touched (address space only, held for the
+ * process's life), grows it by `grow` bytes marked MADV_HUGEPAGE and hands
+ * them back to malloc's top chunk, which is never trimmed; blocks up to
+ * `mmap_threshold` bytes come from the heap rather than from mmap (whose
+ * 4 KiB pages would fault one by one again). The layout stays random: the
+ * heap's start is the kernel's, only the first boundary above it is taken.
+ * Call it first, before anything is allocated. A host without transparent
+ * huge pages refuses or ignores the madvise and the pages fault in as
+ * before; a sanitizer's allocator refuses the mallopt and nothing changes. */
+#ifndef BH_LIB_HEAP_H
+#define BH_LIB_HEAP_H
+
+#include <stddef.h>
+
+/* 0 when the heap was arranged (madvise may still have been ignored);
+ * BH_EINVAL when malloc refuses the settings, BH_ENOMEM when a block could
+ * not be had. Either way the process goes on with the heap it has. */
+int heap_huge_pages(size_t small, size_t grow, int mmap_threshold);
+
+#endif
