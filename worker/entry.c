@@ -1,15 +1,17 @@
 /* worker/entry.c — bulkhead-worker's ELF entry point (linked with
- * -e bh_worker_start), run before libc's _start: it maps the worker's own
- * image and the top of its stack in three madvise calls, then jumps to
- * _start with the registers the kernel gave it.
+ * -e bh_worker_start), run before libc's _start: it maps the worker's
+ * writable segment and the top of its stack in two madvise calls, then
+ * jumps to _start with the registers the kernel gave it.
  *
- * Why: on a paravirtualised guest (PVM) each page fault costs 20-50 us (the
- * exception, not the page). A static PIE relocates itself at start: about
- * 100 copy-on-write faults on .data.rel.ro (OpenSSL's tables, mostly), then
- * 70-80 read faults on the code it runs and some 25 on its stack.
- * MADV_POPULATE_READ maps the read-only segments (about 6 MiB of shared page
- * cache, no copy) and MADV_POPULATE_WRITE copies the writable one and the
- * stack's top, one call each: about 0.5 ms in all.
+ * Why: on a paravirtualised guest (PVM) a page fault costs far more than
+ * the page. A static PIE relocates itself at start and so writes every page
+ * of its writable segment (.data.rel.ro is about 100 pages of OpenSSL's
+ * tables, all relocated): one MADV_POPULATE_WRITE copies them all instead
+ * of ~117 copy-on-write faults, and another maps the stack's first pages.
+ * The read-only segments (code and constants, about 1500 pages) are not
+ * populated: the start touches some 30 clusters of them (the kernel maps
+ * 16 pages around each read fault), and mapping all 1500 cost more than
+ * those faults (exec to main 1367 -> 1040 us CPU median without it).
  * A kernel older than 5.14 refuses the calls (EINVAL) and the pages fault
  * in as before. Addresses stay the kernel's random ones: nothing is moved.
  *
@@ -18,10 +20,9 @@
  * on aarch64 it only branches to _start). */
 
 #if defined(__x86_64__)
-/* madvise(2) = 28; MADV_POPULATE_READ = 22, MADV_POPULATE_WRITE = 23.
- * __ehdr_start .. the page of __init_array_start: the read-only segments
- * (headers and relocations, code, constants); that page .. _end: the
- * writable segment (.tdata, .data.rel.ro, .data, .bss); 96 KiB below the
+/* madvise(2) = 28; MADV_POPULATE_WRITE = 23.
+ * The page of __init_array_start .. _end: the writable segment (.tdata,
+ * .data.rel.ro, .data, .bss); 96 KiB below the
  * stack pointer's page: the stack's first pages (the kernel maps 128 KiB
  * below the arguments). rdx (rtld_fini) is kept in r12; a syscall clobbers
  * rcx and r11. A call that fails changes nothing. */
@@ -30,15 +31,8 @@ __asm__(".text\n"
 	".type bh_worker_start, @function\n"
 	"bh_worker_start:\n"
 	"	mov %rdx, %r12\n"
-	"	lea __ehdr_start(%rip), %rdi\n"
-	"	lea __init_array_start(%rip), %r13\n"
-	"	and $-4096, %r13\n"
-	"	mov %r13, %rsi\n"
-	"	sub %rdi, %rsi\n"
-	"	mov $22, %edx\n"
-	"	mov $28, %eax\n"
-	"	syscall\n"
-	"	mov %r13, %rdi\n"
+	"	lea __init_array_start(%rip), %rdi\n"
+	"	and $-4096, %rdi\n"
 	"	lea _end(%rip), %rsi\n"
 	"	add $4095, %rsi\n"
 	"	and $-4096, %rsi\n"
