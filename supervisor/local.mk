@@ -98,3 +98,11 @@ tests_unit_test_hrent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_hrent_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_hrent
 UNIT_TESTS += tests/unit/test_hrent
+
+# spawn_exec: the child's signal dispositions and mask (h-spawn)
+check_PROGRAMS += tests/unit/test_spawn
+tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c
+tests_unit_test_spawn_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_spawn_LDADD = supervisor/libbhsupervisor.a $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_spawn
+UNIT_TESTS += tests/unit/test_spawn

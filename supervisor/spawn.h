@@ -1,7 +1,8 @@
 /* supervisor/spawn.h — starting one bulkhead-worker per reconcile: a
  * SOCK_STREAM socketpair, vfork (no copy of the supervisor's memory map), and in the child (async-signal-safe calls
  * only, the supervisor has threads) the socket moved to fd 3, every other fd
- * marked close-on-exec, signals reset, a new session, death with the parent,
+ * marked close-on-exec, the signals the supervisor set (read once, at the
+ * first spawn: set handlers before that) back to SIG_DFL, a new session, death with the parent,
  * umask 077, cwd /, no_new_privs, a fixed environment, then execveat of
  * the worker binary opened when the supervisor started (execve of the path
  * when that is not possible, e.g. a #! wrapper). The worker then locks itself down (sandbox/). */
