@@ -65,6 +65,29 @@ int sandbox_seccomp_load(int report_fd, bh_error *err);
  * (sandbox/SYSCALLS.md) only: never in a worker that runs jobs. */
 int sandbox_seccomp_load_mode(int report_fd, int survey, bh_error *err);
 
+/* The worker's policy as rules (for the filter and its tests): the first
+ * rule whose number is the call's and whose tests all hold, each
+ * (args[arg] & mask) == val over 64 bits, gives its action (a
+ * SECCOMP_RET_* value); no rule matching gives the default. Writes up to
+ * cap rules and returns how many there are. */
+typedef struct sandbox_arg_test {
+	unsigned arg;
+	uint64_t mask, val;
+} sandbox_arg_test;
+typedef struct sandbox_rule {
+	int nr;
+	uint32_t action;
+	unsigned n;              /* tests in t */
+	sandbox_arg_test t[2];
+} sandbox_rule;
+unsigned sandbox_worker_rules(sandbox_rule *r, unsigned cap);
+/* Those rules compiled to the classic BPF program the lock-down loads
+ * (default SECCOMP_RET_TRAP, or SECCOMP_RET_LOG when survey): written to
+ * out, its length returned; BH_ELIMIT when it does not fit in cap or needs
+ * a jump classic BPF cannot make. */
+struct sock_filter;
+int sandbox_worker_filter(struct sock_filter *out, unsigned cap, int survey, bh_error *err);
+
 /* fstat(fd) in the form the filter lets through (glibc's own fstat passes
  * a path pointer the filter cannot tell from any other path). */
 struct stat;

@@ -3,7 +3,9 @@
  * refused and reported by syscall number over the socket, and so are
  * newfstatat with a path (or another pointer than sandbox_fstat's "") and
  * prlimit64 on another process or setting a limit; no_new_privs,
- * capabilities, seccomp mode and limits are visible in /proc. */
+ * capabilities, seccomp mode and limits are visible in /proc. The BPF
+ * program the rules compile to gives every syscall number, with arguments
+ * that meet or just miss each rule's tests, the rules' own answer. */
 #include <check.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,6 +29,12 @@
 #include "ipc/ipc.h"
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
+
+#if defined(__x86_64__)
+#define SANDBOX_TEST_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SANDBOX_TEST_ARCH AUDIT_ARCH_AARCH64
+#endif
 
 enum { DO_NOTHING, DO_SOCKET, DO_EXECVE, DO_OPEN, DO_KILL, DO_FORK, DO_PTRACE, DO_STAT_PATH, DO_STAT_EMPTY,
        DO_PRLIMIT_OTHER, DO_PRLIMIT_SET };
@@ -166,6 +179,109 @@ static long run(int what, int *status)
 	return nr;
 }
 
+
+/* A classic BPF interpreter for the instructions the filter uses. */
+static uint32_t bpf_run(const struct sock_filter *f, unsigned n, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+	unsigned pc = 0;
+	while (pc < n) {
+		const struct sock_filter *i = &f[pc++];
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			ck_assert_uint_le(i->k + 4, sizeof *d);
+			memcpy(&a, (const char *)d + i->k, 4);
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= i->k ? i->jt : i->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			ck_abort_msg("instruction %u: code 0x%x", pc - 1, i->code);
+		}
+	}
+	ck_abort_msg("the program ran off its end");
+	return 0;
+}
+
+/* The rules read as sandbox.h says: the first that matches answers. */
+static uint32_t rules_run(const sandbox_rule *r, unsigned n, const struct seccomp_data *d, uint32_t dflt)
+{
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = 0;
+		if (r[k].nr != d->nr)
+			continue;
+		while (i < r[k].n && (d->args[r[k].t[i].arg] & r[k].t[i].mask) == r[k].t[i].val)
+			i++;
+		if (i == r[k].n)
+			return r[k].action;
+	}
+	return dflt;
+}
+
+static void check_all_numbers(const struct sock_filter *f, unsigned n, const sandbox_rule *r, unsigned nr_rules,
+			      struct seccomp_data *d, uint32_t dflt)
+{
+	for (int nr = 0; nr < 1024; nr++) {
+		d->nr = nr;
+		ck_assert_msg(bpf_run(f, n, d) == rules_run(r, nr_rules, d, dflt), "syscall %d", nr);
+	}
+}
+
+START_TEST(test_filter_is_the_rules)
+{
+	static struct sock_filter f[1024];
+	sandbox_rule r[256];
+	unsigned nr_rules = sandbox_worker_rules(r, 256);
+	struct seccomp_data d;
+	bh_error e;
+	int n = sandbox_worker_filter(f, 1024, 0, &e);
+	ck_assert_msg(n > 0, "%s", e.msg);
+	ck_assert_uint_le(nr_rules, 256);
+	memset(&d, 0, sizeof d);
+	d.arch = SANDBOX_TEST_ARCH;
+	check_all_numbers(f, (unsigned)n, r, nr_rules, &d, SECCOMP_RET_TRAP);
+	/* each rule's tests met, then each test missed by one bit (low and high half) */
+	for (unsigned k = 0; k < nr_rules; k++) {
+		for (int miss = -1; miss < 2 * (int)r[k].n; miss++) {
+			memset(d.args, 0, sizeof d.args);
+			for (unsigned i = 0; i < r[k].n; i++)
+				d.args[r[k].t[i].arg] = (d.args[r[k].t[i].arg] & ~r[k].t[i].mask) | r[k].t[i].val;
+			if (miss >= 0) {
+				const sandbox_arg_test *t = &r[k].t[miss / 2];
+				uint64_t half = miss % 2 ? t->mask & ~(uint64_t)0xffffffff : t->mask & 0xffffffff;
+				if (!half)
+					continue;
+				d.args[t->arg] ^= half & -half;
+			}
+			check_all_numbers(f, (unsigned)n, r, nr_rules, &d, SECCOMP_RET_TRAP);
+		}
+	}
+	/* the survey's default; another architecture and x32 are killed */
+	memset(d.args, 0, sizeof d.args);
+	n = sandbox_worker_filter(f, 1024, 1, &e);
+	ck_assert_int_gt(n, 0);
+	check_all_numbers(f, (unsigned)n, r, nr_rules, &d, SECCOMP_RET_LOG);
+	d.nr = 0;
+	d.arch = AUDIT_ARCH_I386;
+	ck_assert_uint_eq(bpf_run(f, (unsigned)n, &d), SECCOMP_RET_KILL_PROCESS);
+#if defined(__x86_64__)
+	d.arch = SANDBOX_TEST_ARCH;
+	d.nr = 0x40000000 + 1;
+	ck_assert_uint_eq(bpf_run(f, (unsigned)n, &d), SECCOMP_RET_KILL_PROCESS);
+#endif
+	/* too small a buffer is an error, not a cut program */
+	ck_assert_int_eq(sandbox_worker_filter(f, 16, 0, &e), BH_ELIMIT);
+}
+END_TEST
+
 START_TEST(test_allowed_work)
 {
 	int st;
@@ -240,6 +356,7 @@ int main(void)
 	tcase_add_test(tc, test_allowed_work);
 	tcase_add_test(tc, test_forbidden);
 	tcase_add_test(tc, test_close_fds);
+	tcase_add_test(tc, test_filter_is_the_rules);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
