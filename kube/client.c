@@ -77,7 +77,7 @@ kube_client *kube_client_new(kube_transport *t, bh_error *err)
 		return NULL;
 	}
 	c->t = t;
-	c->retry = (kube_retry_policy){5, 200, 10000, 20, 60000};
+	c->retry = (kube_retry_policy)KUBE_RETRY_DEFAULT;
 	c->sleep_ms = real_sleep;
 	c->rand01 = real_rand;
 	return c;
@@ -253,18 +253,35 @@ long kube_parse_retry_after(const char *v)
 	return *v ? -1 : s * 1000;
 }
 
-static long backoff_ms(kube_client *c, int attempt)
+static long backoff_ms(const kube_retry_policy *p, int attempt, double (*rand01)(void *), void *ud)
 {
-	long d = c->retry.base_ms;
-	for (int i = 1; i < attempt && d < c->retry.max_ms; i++)
+	long d = p->base_ms;
+	for (int i = 1; i < attempt && d < p->max_ms; i++)
 		d *= 2;
-	if (d > c->retry.max_ms)
-		d = c->retry.max_ms;
-	if (c->retry.jitter_pct > 0) {
-		double j = (c->rand01(c->hook_ud) * 2.0 - 1.0) * c->retry.jitter_pct / 100.0;
+	if (d > p->max_ms)
+		d = p->max_ms;
+	if (p->jitter_pct > 0) {
+		double j = (rand01(ud) * 2.0 - 1.0) * p->jitter_pct / 100.0;
 		d = (long)((double)d * (1.0 + j));
 	}
 	return d < 0 ? 0 : d;
+}
+
+long kube_retry_wait(const kube_retry_policy *p, double (*rand01)(void *), void *ud, const kube_request *req,
+                     int attempt, int rc, const kube_response *resp, long used_ms, const char **why)
+{
+	int idem = method_idempotent(req);
+	*why = NULL;
+	if (rc ? !(idem && rc == BH_EUNAVAIL)
+	       : !(resp->status == 429 || (idem && resp->status >= 500 && resp->status != 501)))
+		return -1;
+	long ra = rc ? -1 : kube_parse_retry_after(resp->retry_after);
+	long wait = ra >= 0 ? ra : backoff_ms(p, attempt, rand01, ud);
+	if (attempt >= p->max_attempts)
+		*why = "attempts exhausted";
+	else if (used_ms + wait > p->budget_ms)
+		*why = ra >= 0 ? "Retry-After exceeds the remaining retry budget" : "retry budget exhausted";
+	return *why ? -1 : wait;
 }
 
 /* Refuses what could smuggle a second request or header line: a path that
@@ -298,7 +315,6 @@ int kube_request_send(kube_client *c, const kube_request *req, kube_response *re
 	r.headers = headers;
 	if (!r.timeout_ms)
 		r.timeout_ms = c->timeout_ms;
-	int idem = method_idempotent(req);
 	c->giveup_why = NULL;
 	long start = kube_now_ms();
 	long slept = 0;
@@ -309,34 +325,18 @@ int kube_request_send(kube_client *c, const kube_request *req, kube_response *re
 		kube_response_reset(resp);
 		c->last_attempts = attempt;
 		rc = c->t->ops->request(c->t->impl, &r, resp, err);
-		int retryable;
-		if (rc) {
-			retryable = idem && rc == BH_EUNAVAIL;
-		} else {
-			retryable = resp->status == 429 || (idem && resp->status >= 500 && resp->status != 501);
-			if (!retryable)
-				break;
-		}
-		if (!retryable)
-			break;
-		long ra = rc ? -1 : kube_parse_retry_after(resp->retry_after);
-		long wait = ra >= 0 ? ra : backoff_ms(c, attempt);
 		/* the budget counts real elapsed time plus the waits we asked for
 		 * (which a test's fake sleep may not really spend) */
 		long used = kube_now_ms() - start;
 		if (slept > used)
 			used = slept;
-		const char *why = NULL;
-		if (attempt >= c->retry.max_attempts)
-			why = "attempts exhausted";
-		else if (used + wait > c->retry.budget_ms)
-			why = ra >= 0 ? "Retry-After exceeds the remaining retry budget"
-			              : "retry budget exhausted";
-		if (why) {
-			if (rc) {
+		const char *why;
+		long wait = kube_retry_wait(&c->retry, c->rand01, c->hook_ud, req, attempt, rc, resp, used, &why);
+		if (wait < 0) {
+			if (why && rc)
 				bh_error_prefix(err, "%s %s: giving up after %d attempt%s (%s)", req->method, req->path,
 				                attempt, attempt == 1 ? "" : "s", why);
-			} else {
+			else if (why) {
 				c->giveup_attempts = attempt;
 				c->giveup_why = why;
 			}

@@ -36,6 +36,16 @@ typedef struct kube_retry_policy {
 	int jitter_pct;    /* default 20 */
 	long budget_ms;    /* default 60000 */
 } kube_retry_policy;
+#define KUBE_RETRY_DEFAULT {5, 200, 10000, 20, 60000}
+
+/* The retry decision of kube_request_send under policy p, for a caller that
+ * sends the attempts itself: attempt number `attempt` of req ended with rc
+ * (resp when rc is 0), used_ms after the first began. Returns the wait in ms
+ * before the next attempt, or -1 when this attempt is the outcome; *why then
+ * names the limit that stopped a retryable one (NULL: not retryable).
+ * rand01(ud) gives the jitter, a number in [0, 1). */
+long kube_retry_wait(const kube_retry_policy *p, double (*rand01)(void *), void *ud, const kube_request *req,
+                     int attempt, int rc, const kube_response *resp, long used_ms, const char **why);
 
 /* Creates a client owning t (freed with the client, also on failure). */
 kube_client *kube_client_new(kube_transport *t, bh_error *err);
