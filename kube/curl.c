@@ -37,6 +37,7 @@ struct xfer {
 	void *ud;
 	int stopped;
 	int too_big;
+	int sent_body; /* the request has a body */
 	const char *forbidden; /* why open_socket refused the address */
 };
 
@@ -103,6 +104,14 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 	struct xfer *x = ud;
 	size_t n = size * nmemb;
 	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
+		/* An HTTP/1 server that answers a request with a body with an
+		 * error may not have read that body (kubesim does not): the next
+		 * request on the connection would be read from the leftover
+		 * bytes, so the connection closes after this answer. */
+		const char *sp = memchr(data, ' ', n);
+		if (x->sent_body && n >= 7 && !strncmp(data + 5, "1.", 2) && sp && (size_t)(sp - data) + 4 <= n &&
+		    sp[1] >= '3')
+			curl_easy_setopt(x->h, CURLOPT_FORBID_REUSE, 1L);
 		/* a new response (after 100 Continue or a redirect): forget headers */
 		free(x->resp->content_type);
 		free(x->resp->retry_after);
@@ -270,7 +279,7 @@ static int call_setup(struct curl_tr *t, struct call *c, const kube_request *req
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	c->x = (struct xfer){.resp = resp, .h = h, .on_data = on_data, .ud = ud};
+	c->x = (struct xfer){.resp = resp, .h = h, .on_data = on_data, .ud = ud, .sent_body = req->body_len > 0};
 	c->req = req;
 	bh_buf_printf(&c->url, "%s%s", t->base, req->path);
 	if (kube_config_refresh(t->cfg, err)) {
@@ -372,6 +381,7 @@ static void call_clear(struct curl_tr *t, struct call *c)
 	curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, (void *)NULL);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)NULL);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 1L);
+	curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 0L);
 	curl_slist_free_all(c->hl);
 	c->hl = NULL;
 	bh_buf_free(&c->url);

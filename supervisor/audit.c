@@ -15,7 +15,10 @@
 
 #include "lib/buf.h"
 #include "lib/gojson.h"
+#include "supervisor/log.h"
 #include "supervisor/metrics.h"
+
+#define AUDIT_MAX_NOTIFY 4 /* callers of audit_sync_async waiting at a time */
 
 static struct {
 	char *path, *cluster;
@@ -35,10 +38,18 @@ static struct {
 	unsigned long long size;             /* its size: fstat at open, then what we appended */
 	char sync_error[300];
 	bh_buf line; /* the record being written (under mu), kept between records */
+	/* the sync thread (audit_sync_async): asked to sync, and whom to tell */
+	int syncer_on, sync_asked;
+	struct {
+		void (*fn)(void *);
+		void *ud;
+	} notify[AUDIT_MAX_NOTIFY];
+	int nnotify;
 } A = {.fd = -1, .sync_fd = -1};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;  /* a sync ended */
+static pthread_cond_t scv = PTHREAD_COND_INITIALIZER; /* the sync thread is asked for one */
 
 /* Under mu: the outcome of a sync (errno e) meant to cover records up to upto. */
 static void synced_upto(unsigned long long upto, int e)
@@ -317,6 +328,100 @@ int audit_settle(bh_error *err)
 	upto = A.synced < A.written ? A.written : 0;
 	pthread_mutex_unlock(&mu);
 	return upto ? sync_to(upto, err) : 0;
+}
+
+/* Under mu: is record seq durable (1), not yet (0), or lost to a failed sync (-1)? */
+static int durable(unsigned long long seq)
+{
+	if (seq >= A.lost_lo && seq <= A.lost_hi)
+		return -1;
+	return seq <= A.synced;
+}
+
+int audit_durable(unsigned long long seq, bh_error *err)
+{
+	int d;
+	if (seq == 0) /* no log */
+		return 1;
+	pthread_mutex_lock(&mu);
+	if ((d = durable(seq)) < 0)
+		bh_error_set(err, BH_EIO, "%s", A.sync_error);
+	pthread_mutex_unlock(&mu);
+	if (d)
+		metrics_audit_record(d > 0);
+	return d < 0 ? BH_EIO : d;
+}
+
+/* The sync thread: a group commit of everything written whenever it is
+ * asked (audit_sync_async), and of what is left unsynced after a second
+ * without one; then it tells those who asked. */
+static void *syncer_main(void *arg)
+{
+	int said = 0; /* a failed settle is logged once */
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	for (;;) {
+		struct timespec ts;
+		unsigned long long upto;
+		int n, asked;
+		__typeof__(A.notify) tell;
+		bh_error e;
+		while (!A.sync_asked) {
+			if (A.synced >= A.written || durable(A.written) < 0) {
+				pthread_cond_wait(&scv, &mu);
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			if (pthread_cond_timedwait(&scv, &mu, &ts) != 0 && !A.sync_asked)
+				break; /* idle for a second: the outcomes written last become durable */
+		}
+		asked = A.sync_asked;
+		A.sync_asked = 0;
+		upto = A.written;
+		n = A.nnotify;
+		memcpy(tell, A.notify, sizeof tell);
+		A.nnotify = 0;
+		pthread_mutex_unlock(&mu);
+		if (sync_to(upto, &e) < 0 && !asked && !said++) /* the next intent fails the job anyway */
+			svlog(SVLOG_ERROR, "%s", e.msg);
+		for (int i = 0; i < n; i++)
+			tell[i].fn(tell[i].ud);
+		pthread_mutex_lock(&mu);
+	}
+	return NULL;
+}
+
+int audit_sync_async(void (*done)(void *), void *ud, bh_error *err)
+{
+	int i;
+	pthread_mutex_lock(&mu);
+	if (!A.syncer_on) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, syncer_main, NULL) != 0) {
+			pthread_mutex_unlock(&mu);
+			return bh_error_set(err, BH_EIO, "audit log: cannot start its sync thread");
+		}
+		pthread_detach(th);
+		A.syncer_on = 1;
+	}
+	for (i = 0; i < A.nnotify && !(A.notify[i].fn == done && A.notify[i].ud == ud); i++)
+		;
+	if (i == A.nnotify) {
+		if (i == AUDIT_MAX_NOTIFY) {
+			pthread_mutex_unlock(&mu);
+			return bh_error_set(err, BH_ELIMIT, "audit log: more than %d waiting for its sync thread",
+					    AUDIT_MAX_NOTIFY);
+		}
+		A.notify[A.nnotify].fn = done;
+		A.notify[A.nnotify++].ud = ud;
+	}
+	if (!A.sync_asked) {
+		A.sync_asked = 1;
+		pthread_cond_signal(&scv);
+	}
+	pthread_mutex_unlock(&mu);
+	return 0;
 }
 
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)

@@ -13,22 +13,24 @@
  * Durability: each record is one write(2) on an O_APPEND fd, durable
  * (fdatasync(2)) before audit_record returns (so a request in flight at a
  * crash is on record as an intent without an outcome). audit_write and
- * audit_sync split that in two so the main loop never waits on the disk: the
- * broker writes an intent, and the forwarding thread syncs it before it
- * sends the request. Syncs are group commits: one fdatasync covers every
+ * audit_sync split that in two; audit_durable and audit_sync_async split the
+ * wait too, so that no thread waits on the disk: the broker writes an intent,
+ * the forwarding thread asks the log's sync thread for a sync and sends the
+ * request only once audit_durable says its intent is durable (it is told
+ * when a sync ended). Syncs are group commits: one fdatasync covers every
  * record written before it began, whichever thread asked. An outcome is not
  * synced on its own (audit_write_outcome): the sync of its worker's next
  * intent covers it, so whatever a worker does after an answer comes after
- * that answer's durable outcome, and an idle forwarding thread settles the
- * rest within a second (audit_settle). One fdatasync per request instead of
- * two: they were half of the forwarding threads' CPU. A failed sync
- * fails every record it was to cover. Files that cannot be synced (pipes,
- * character devices) are written without it.
+ * that answer's durable outcome, and the sync thread settles the rest after
+ * a second without a sync. A failed sync fails every record it was to
+ * cover. Files that cannot be synced (pipes, character devices) are written
+ * without it.
  * Rotation: before a record would make the file larger than max_size (its
  * size is read at open and then counted, not asked per record: bulkheadd is
  * the log's only writer), it is renamed PATH.1 (PATH.1 to PATH.2, ... up to max_backups; the oldest goes)
  * and a new PATH is started; audit_reopen (SIGHUP) closes and reopens PATH.
- * Thread-safe (the main loop and the forwarding threads). */
+ * Thread-safe (the main loop, the forwarding and watch threads, the sync
+ * thread). */
 #ifndef BH_SUPERVISOR_AUDIT_H
 #define BH_SUPERVISOR_AUDIT_H
 
@@ -69,6 +71,16 @@ int audit_record(const audit_rec *r, bh_error *err);
  * failing means what audit_record's failure means. */
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err);
 int audit_sync(unsigned long long seq, bh_error *err);
+/* Without waiting: 1 when record seq is durable (seq 0: there is no log),
+ * 0 when not yet, BH_EIO when the sync that was to cover it failed (err
+ * says why; the request must not be sent). */
+int audit_durable(unsigned long long seq, bh_error *err);
+/* Asks the log's sync thread (started on first use) to make every record
+ * written so far durable (one fdatasync, shared with whoever else asked),
+ * and then to call done(ud) from that thread; a done(ud) asked for twice
+ * before the sync is called once. 0, or an error when the thread cannot be
+ * started or more than 4 different callbacks wait. */
+int audit_sync_async(void (*done)(void *), void *ud, bh_error *err);
 /* Writes an outcome record, durable with the next sync (see above). */
 int audit_write_outcome(const audit_rec *r, bh_error *err);
 /* Makes every record written so far durable (nothing to do: 0). */

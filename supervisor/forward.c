@@ -1,4 +1,13 @@
-/* supervisor/forward.c — see forward.h. */
+/* supervisor/forward.c — see forward.h. One thread sends every request to
+ * the API server on one libcurl multi handle (kube_curl_multi): each
+ * request is a transfer of its own (a transport from a small idle pool, its
+ * connection from the multi handle's cache), so a slow one holds only its
+ * own connection. A request waits for its intent record to be durable
+ * without anyone waiting on the disk: held here, it is handed to the
+ * thread when the audit log's sync thread says so (audit_sync_async).
+ * Retries are kube_request_send's (kube_retry_wait), as timers of the
+ * thread instead of sleeps. A remote cluster's request (its own client,
+ * whose credential plugin may run) goes on a thread of its own. */
 #include "supervisor/forward.h"
 
 #include <pthread.h>
@@ -16,12 +25,37 @@
 #include "supervisor/log.h"
 
 #define FWD_TIMEOUT_MS 30000
+#define FWD_IDLE_KEEP 16 /* transports kept for the next requests */
+
+/* A request being sent (the thread's own). */
+typedef struct fx {
+	fwd_req *f;
+	kube_transport *t; /* while an attempt runs */
+	kube_request req;
+	kube_response resp;
+	char user_h[ACL_IDENTITY_MAX + 32];
+	const char *headers[2];
+	int attempt;        /* attempts made */
+	long start, slept;  /* now_ms of the first; waits asked for since */
+	long due;           /* a retry's time (now_ms) */
+	double t0;
+	struct fx *next;
+} fx;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static fwd_req *in_head, *in_tail, *done_head;
+/* under mu */
+static fwd_req *ready, *ready_tail; /* intents durable (or failed): to send */
+static fwd_req *held, *held_tail;   /* waiting for their intent's sync */
+static fwd_req *done_head;
+static int polling; /* the thread is in kube_curl_multi_run: wake it */
 static int wake = -1;
-static int settle_failed; /* said once */
+static kube_config *fwd_cfg;
+static kube_curl_multi *multi;
+/* the thread's own */
+static fx *running, *retrying;
+static kube_transport *idle[FWD_IDLE_KEEP];
+static int nidle;
+static const kube_retry_policy policy = KUBE_RETRY_DEFAULT;
 
 void fwd_req_free(fwd_req *r)
 {
@@ -43,117 +77,315 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-static void perform(kube_client *kc, fwd_req *f)
+static double rand01(void *ud)
 {
-	kube_request req;
-	kube_response resp = KUBE_RESPONSE_INIT;
-	char user_h[ACL_IDENTITY_MAX + 32];
-	const char *headers[2] = {NULL};
-	bh_error err;
-	double t0 = now_ms();
-	memset(&req, 0, sizeof req);
-	req.method = f->r.method;
-	req.path = f->r.path;
-	req.content_type = proto_kube_request_header(&f->r, "Content-Type");
-	req.accept = proto_kube_request_header(&f->r, "Accept");
-	req.body = f->r.body_len ? (const char *)f->r.body : NULL;
-	req.body_len = f->r.body_len;
-	req.timeout_ms = FWD_TIMEOUT_MS;
-	if (f->identity) {
-		/* the user alone: the API server gives an impersonated
-		 * ServiceAccount its groups (system:serviceaccounts,
-		 * system:serviceaccounts:<ns>, system:authenticated), and the
-		 * controller may impersonate nothing else (deploy/bulkhead.yaml) */
-		if ((size_t)snprintf(user_h, sizeof user_h, "Impersonate-User: %s", f->identity) >= sizeof user_h) {
-			f->status = 0;
-			snprintf(f->error, sizeof f->error, "the identity to impersonate is too long");
-			return;
-		}
-		headers[0] = user_h;
-		req.headers = headers;
-	}
-	if (kube_request_send(kc, &req, &resp, &err) < 0) {
-		f->status = 0;
-		snprintf(f->error, sizeof f->error, "%.500s", err.msg);
-	} else {
-		f->status = resp.status;
-		f->body = resp.body;
-		bh_buf_init(&resp.body);
-	}
-	kube_response_free(&resp);
-	f->ms = now_ms() - t0;
+	(void)ud;
+	return (double)random() / ((double)RAND_MAX + 1.0);
 }
 
-static kube_config *fwd_cfg;
+/* f's request as the API server gets it: its headers, and the tenant's
+ * identity (the user alone: the API server gives an impersonated
+ * ServiceAccount its groups, system:serviceaccounts,
+ * system:serviceaccounts:<ns>, system:authenticated, and the controller
+ * may impersonate nothing else, deploy/bulkhead.yaml). -1 with f->error
+ * set when the identity does not fit. */
+static int build_request(fwd_req *f, kube_request *req, char *user_h, size_t user_n, const char *headers[2])
+{
+	memset(req, 0, sizeof *req);
+	req->method = f->r.method;
+	req->path = f->r.path;
+	req->content_type = proto_kube_request_header(&f->r, "Content-Type");
+	req->accept = proto_kube_request_header(&f->r, "Accept");
+	req->body = f->r.body_len ? (const char *)f->r.body : NULL;
+	req->body_len = f->r.body_len;
+	req->timeout_ms = FWD_TIMEOUT_MS;
+	headers[0] = headers[1] = NULL;
+	if (f->identity) {
+		if ((size_t)snprintf(user_h, user_n, "Impersonate-User: %s", f->identity) >= user_n) {
+			f->status = 0;
+			snprintf(f->error, sizeof f->error, "the identity to impersonate is too long");
+			return -1;
+		}
+		headers[0] = user_h;
+		req->headers = headers;
+	}
+	return 0;
+}
+
+/* The outcome record of f; a failure withholds the answer. */
+static void record_outcome(fwd_req *f)
+{
+	bh_error e;
+	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path),
+			 f->r.path, f->status, f->ms, f->status ? NULL : f->error, f->cluster};
+	if (audit_write_outcome(&rec, &e) < 0)
+		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not written");
+}
+
+/* ---- a remote cluster's request: a thread and a client of its own ------- */
+
+static void *remote_main(void *arg)
+{
+	fwd_req *f = arg;
+	bh_error e;
+	kube_client *rc;
+	if (audit_sync(f->audit_seq, &e) < 0) { /* fail closed: never sent */
+		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not synced");
+		fwd_done(f);
+		return NULL;
+	}
+	if ((rc = kube_curl_client_new(f->remote, &e))) {
+		kube_request req;
+		kube_response resp = KUBE_RESPONSE_INIT;
+		char user_h[ACL_IDENTITY_MAX + 32];
+		const char *headers[2];
+		double t0 = now_ms();
+		kube_client_set_timeout(rc, FWD_TIMEOUT_MS);
+		if (build_request(f, &req, user_h, sizeof user_h, headers) == 0) {
+			if (kube_request_send(rc, &req, &resp, &e) < 0) {
+				f->status = 0;
+				snprintf(f->error, sizeof f->error, "%.500s", e.msg);
+			} else {
+				f->status = resp.status;
+				f->body = resp.body;
+				bh_buf_init(&resp.body);
+			}
+		}
+		kube_response_free(&resp);
+		f->ms = now_ms() - t0;
+		kube_client_free(rc);
+	} else {
+		f->status = 0;
+		snprintf(f->error, sizeof f->error, "remote cluster: %.480s", e.msg);
+	}
+	record_outcome(f);
+	fwd_done(f);
+	return NULL;
+}
+
+/* ---- the forwarding thread ---------------------------------------------- */
+
+/* x's attempt ended (rc, err as a transport's request returns them): sent
+ * again later (a retry), or answered. */
+static void attempt_ended(fx *x, int rc, const bh_error *err)
+{
+	fwd_req *f = x->f;
+	const char *why;
+	long now = (long)now_ms(), used = now - x->start, wait;
+	if (x->t) { /* back to the pool (a connection that may not be reused was closed by kube/curl.c) */
+		if (nidle < FWD_IDLE_KEEP)
+			idle[nidle++] = x->t;
+		else
+			kube_transport_free(x->t);
+		x->t = NULL;
+	}
+	if (x->slept > used)
+		used = x->slept;
+	if ((wait = kube_retry_wait(&policy, rand01, NULL, &x->req, x->attempt, rc, &x->resp, used, &why)) >= 0) {
+		x->due = now + wait;
+		x->slept += wait;
+		x->next = retrying;
+		retrying = x;
+		return;
+	}
+	if (rc < 0) {
+		f->status = 0;
+		if (why)
+			snprintf(f->error, sizeof f->error, "%s %.200s: giving up after %d attempt%s (%s): %.200s", f->r.method,
+				 f->r.path, x->attempt, x->attempt == 1 ? "" : "s", why, err->msg);
+		else
+			snprintf(f->error, sizeof f->error, "%.500s", err->msg);
+	} else {
+		f->status = x->resp.status;
+		f->body = x->resp.body;
+		bh_buf_init(&x->resp.body);
+	}
+	kube_response_free(&x->resp);
+	f->ms = now_ms() - x->t0;
+	record_outcome(f);
+	fwd_done(f);
+	free(x);
+}
+
+/* Starts x's next attempt on a transport of the pool (or a new one). */
+static void attempt(fx *x)
+{
+	bh_error e;
+	int rc;
+	x->attempt++;
+	kube_response_free(&x->resp);
+	x->resp = (kube_response)KUBE_RESPONSE_INIT;
+	if (!(x->t = nidle ? idle[--nidle] : kube_curl_transport_new(fwd_cfg, &e))) {
+		attempt_ended(x, e.code ? e.code : BH_EIO, &e);
+		return;
+	}
+	if ((rc = kube_curl_multi_add(multi, x->t, &x->req, &x->resp, NULL, x, &e)) < 0) {
+		attempt_ended(x, rc, &e);
+		return;
+	}
+	x->next = running;
+	running = x;
+}
+
+/* f, its intent durable or failed: sent, or answered at once. */
+static void start(fwd_req *f)
+{
+	fx *x;
+	f->next = NULL;
+	if (f->audit_error[0]) { /* fail closed: never sent */
+		fwd_done(f);
+		return;
+	}
+	if (!(x = calloc(1, sizeof *x))) {
+		f->status = 0;
+		snprintf(f->error, sizeof f->error, "out of memory");
+		record_outcome(f);
+		fwd_done(f);
+		return;
+	}
+	x->f = f;
+	x->t0 = now_ms();
+	x->start = (long)now_ms();
+	if (build_request(f, &x->req, x->user_h, sizeof x->user_h, x->headers) < 0) {
+		record_outcome(f);
+		fwd_done(f);
+		free(x);
+		return;
+	}
+	attempt(x);
+}
+
+static void on_end(void *ud, kube_transport *t, int rc, const bh_error *err)
+{
+	fx **pp, *x;
+	(void)ud;
+	for (pp = &running; *pp && (*pp)->t != t; pp = &(*pp)->next)
+		;
+	if (!(x = *pp))
+		return;
+	*pp = x->next;
+	attempt_ended(x, rc, err);
+}
+
+/* Retries that are due start; the wait until the next one (at most max). */
+static long run_retries(long max)
+{
+	long now = (long)now_ms(), next = max;
+	fx **pp = &retrying, *due = NULL;
+	while (*pp) {
+		fx *x = *pp;
+		if (x->due <= now) {
+			*pp = x->next;
+			x->next = due;
+			due = x;
+		} else {
+			if (x->due - now < next)
+				next = x->due - now;
+			pp = &x->next;
+		}
+	}
+	while (due) {
+		fx *x = due;
+		due = x->next;
+		attempt(x);
+	}
+	return next;
+}
 
 static void *fwd_main(void *arg)
 {
-	kube_client *kc = arg;
+	(void)arg;
 	for (;;) {
-		fwd_req *f;
-		bh_error e;
+		fwd_req *l;
+		long tmo;
 		pthread_mutex_lock(&mu);
-		while (!in_head) {
-			struct timespec ts;
-			if (!audit_unsynced()) { /* nothing to settle: sleep until work comes */
-				pthread_cond_wait(&cv, &mu);
-				continue;
-			}
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;
-			if (pthread_cond_timedwait(&cv, &mu, &ts) != 0 && !in_head) {
-				/* idle for a second: the outcomes written last become durable */
-				pthread_mutex_unlock(&mu);
-				if (audit_settle(&e) < 0 && !settle_failed++) /* the next intent fails the job anyway */
-					svlog(SVLOG_ERROR, "%s", e.msg);
-				pthread_mutex_lock(&mu);
-			}
-		}
-		f = in_head;
-		in_head = f->next;
-		if (!in_head)
-			in_tail = NULL;
+		l = ready;
+		ready = ready_tail = NULL;
 		pthread_mutex_unlock(&mu);
-		f->next = NULL;
-		if (audit_sync(f->audit_seq, &e) < 0) { /* fail closed: never sent */
-			snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not synced");
-			goto done;
+		while (l) {
+			fwd_req *n = l->next;
+			start(l);
+			l = n;
 		}
-		if (f->remote) { /* a remote cluster: a client of its own for this request */
-			kube_client *rc = kube_curl_client_new(f->remote, &e);
-			if (rc) {
-				kube_client_set_timeout(rc, FWD_TIMEOUT_MS);
-				perform(rc, f);
-				kube_client_free(rc);
-			} else {
-				f->status = 0;
-				snprintf(f->error, sizeof f->error, "remote cluster: %.480s", e.msg);
-			}
-		} else {
-			perform(kc, f);
-		}
-		{
-			audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path),
-					 f->r.path, f->status, f->ms, f->status ? NULL : f->error, f->cluster};
-			if (audit_write_outcome(&rec, &e) < 0)
-				snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not written");
-		}
-		if (!f->remote && (f->status < 200 || f->status > 299) && f->r.body_len) {
-			/* Start the next request on a fresh connection: a server that
-			 * refused this one before reading its body (kubesim does) would
-			 * otherwise read the next request from the leftover bytes. */
-			bh_error e;
-			kube_client *fresh = kube_curl_client_new(fwd_cfg, &e);
-			if (fresh) {
-				kube_client_set_timeout(fresh, FWD_TIMEOUT_MS);
-				kube_client_free(kc);
-				kc = fresh;
-			}
-		}
-	done:
-		fwd_done(f);
+		tmo = run_retries(running ? 1000 : 60000);
+		pthread_mutex_lock(&mu);
+		polling = !ready; /* from now on a new request wakes the poll */
+		if (!polling)
+			tmo = 0;
+		pthread_mutex_unlock(&mu);
+		kube_curl_multi_run(multi, (int)tmo, on_end, NULL);
+		pthread_mutex_lock(&mu);
+		polling = 0;
+		pthread_mutex_unlock(&mu);
 	}
 	return NULL;
+}
+
+/* Under mu: has f's intent a sync's verdict (durable, or lost: then
+ * f->audit_error says why and f is answered unsent)? */
+static int synced(fwd_req *f)
+{
+	bh_error e;
+	int d = audit_durable(f->audit_seq, &e);
+	if (d < 0)
+		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not synced");
+	return d != 0;
+}
+
+/* Under mu: f to the thread. */
+static void to_ready(fwd_req *f)
+{
+	f->next = NULL;
+	if (ready_tail)
+		ready_tail->next = f;
+	else
+		ready = f;
+	ready_tail = f;
+	if (polling) {
+		polling = 0; /* one wake-up is enough */
+		kube_curl_multi_wakeup(multi);
+	}
+}
+
+/* No sync can be asked for: the held requests are answered unsent. */
+static void fail_held(const bh_error *e)
+{
+	svlog(SVLOG_ERROR, "%s", e->msg);
+	pthread_mutex_lock(&mu);
+	while (held) {
+		fwd_req *f = held;
+		held = f->next;
+		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e->msg);
+		to_ready(f);
+	}
+	held_tail = NULL;
+	pthread_mutex_unlock(&mu);
+}
+
+/* The audit log's sync thread ended a sync: held requests whose intent it
+ * made durable (or failed) go to the thread; the others (written after it
+ * began) wait for the next one. */
+static void on_synced(void *ud)
+{
+	fwd_req **pp, *still = NULL;
+	bh_error e;
+	(void)ud;
+	pthread_mutex_lock(&mu);
+	held_tail = NULL;
+	for (pp = &held; *pp;) {
+		fwd_req *f = *pp;
+		if (synced(f)) {
+			*pp = f->next;
+			to_ready(f);
+		} else {
+			still = f;
+			held_tail = f;
+			pp = &f->next;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	if (still && audit_sync_async(on_synced, NULL, &e) < 0)
+		fail_held(&e);
 }
 
 void fwd_done(fwd_req *f)
@@ -178,33 +410,52 @@ const kube_config *fwd_config(void)
 
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 {
+	pthread_t th;
 	wake = wake_fd;
-	if (!(fwd_cfg = kube_config_dup(cfg, err)))
+	if (!(fwd_cfg = kube_config_dup(cfg, err)) || !(multi = kube_curl_multi_new(err)))
 		return err ? err->code : BH_ENOMEM;
-	for (int i = 0; i < n; i++) {
-		kube_client *kc = kube_curl_client_new(cfg, err);
-		pthread_t th;
-		if (!kc)
+	for (int i = 0; i < n && i < FWD_IDLE_KEEP; i++) { /* connections for the first n at a time */
+		if (!(idle[nidle] = kube_curl_transport_new(cfg, err)))
 			return err ? err->code : BH_EIO;
-		kube_client_set_timeout(kc, FWD_TIMEOUT_MS);
-		if (pthread_create(&th, NULL, fwd_main, kc) != 0)
-			return bh_error_set(err, BH_EIO, "cannot start a forwarding thread");
-		pthread_detach(th);
+		nidle++;
 	}
+	if (pthread_create(&th, NULL, fwd_main, NULL) != 0)
+		return bh_error_set(err, BH_EIO, "cannot start the forwarding thread");
+	pthread_detach(th);
 	return 0;
 }
 
 void fwd_submit(fwd_req *r)
 {
+	bh_error e;
+	int ask = 0;
 	r->next = NULL;
+	if (r->remote) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, remote_main, r) != 0) {
+			r->status = 0;
+			snprintf(r->error, sizeof r->error, "cannot start a thread for the remote cluster's request");
+			record_outcome(r);
+			fwd_done(r);
+			return;
+		}
+		pthread_detach(th);
+		return;
+	}
 	pthread_mutex_lock(&mu);
-	if (in_tail)
-		in_tail->next = r;
-	else
-		in_head = r;
-	in_tail = r;
-	pthread_cond_signal(&cv);
+	if (synced(r)) {
+		to_ready(r);
+	} else { /* held until a sync covers its intent */
+		if (held_tail)
+			held_tail->next = r;
+		else
+			held = r;
+		held_tail = r;
+		ask = 1;
+	}
 	pthread_mutex_unlock(&mu);
+	if (ask && audit_sync_async(on_synced, NULL, &e) < 0)
+		fail_held(&e); /* no sync: never sent */
 }
 
 fwd_req *fwd_take_done(void)

@@ -1,9 +1,14 @@
-/* supervisor/forward.h — the broker's forwarding threads. Requests a worker
- * may make (already checked by the broker's policy) are queued here and sent
- * to the API server by a small pool of threads, each with its own client, as
- * the tenant identity; the main loop collects the answers. So a slow API
- * server or a slow request never blocks the supervisor's loop (deadlines,
- * other workers, the watch). */
+/* supervisor/forward.h — the broker's forwarding. Requests a worker may make
+ * (already checked by the broker's policy) are queued here and sent to the
+ * API server as the tenant identity by one thread, each request a transfer
+ * of its own on one libcurl multi handle (a remote cluster's on a thread of
+ * its own); the main loop collects the answers. So a slow API server or a
+ * slow request never blocks the supervisor's loop (deadlines, other
+ * workers, the watch) nor the other requests. A request is sent only once
+ * its intent record is durable (audit.h): it is held, and nobody waits on
+ * the disk, until the audit log's sync thread says so; a failed sync means
+ * it is never sent (audit_error). Idempotent requests are retried as
+ * kube_request_send does (kube_retry_wait), on timers. */
 #ifndef BH_SUPERVISOR_FORWARD_H
 #define BH_SUPERVISOR_FORWARD_H
 
@@ -32,7 +37,8 @@ typedef struct fwd_req {
 	struct fwd_req *next;
 } fwd_req;
 
-/* Starts n threads with clients for cfg; wake_fd gets a byte when an answer
+/* Starts the thread with transports for n requests at a time (more are made
+ * when more run) for cfg; wake_fd gets a byte when an answer
  * arrives to an empty list (the caller drains wake_fd before each
  * fwd_take_done, so it is woken once per batch). */
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);

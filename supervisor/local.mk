@@ -71,6 +71,13 @@ tests_unit_test_audit_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_audit
 UNIT_TESTS += tests/unit/test_audit
 
+check_PROGRAMS += tests/unit/test_forward
+tests_unit_test_forward_SOURCES = tests/unit/test_forward.c
+tests_unit_test_forward_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_forward_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_forward
+UNIT_TESTS += tests/unit/test_forward
+
 check_PROGRAMS += tests/unit/test_ops
 tests_unit_test_ops_SOURCES = tests/unit/test_ops.c
 tests_unit_test_ops_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

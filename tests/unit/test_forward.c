@@ -1,0 +1,327 @@
+/* tests/unit/test_forward.c — supervisor/forward.c against a loopback API
+ * server: a request leaves only once its intent record is durable (the
+ * audit log's syncs are held here, by this program's own fdatasync, and
+ * the server checks each request's record when it arrives), a failed sync
+ * means the request is never sent and its answer says why, and a slow
+ * request does not hold back one sent after it. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kube/config.h"
+#include "supervisor/audit.h"
+#include "supervisor/forward.h"
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+/* ---- the audit log's syncs, held or failed at will ------------------------ */
+static int hold_syncs, fail_syncs, syncs_begun;
+
+/* Replaces libc's for the audit log: waits while syncs are held. */
+int fdatasync(int fd)
+{
+	int fail;
+	pthread_mutex_lock(&mu);
+	syncs_begun++;
+	pthread_cond_broadcast(&cv);
+	while (hold_syncs)
+		pthread_cond_wait(&cv, &mu);
+	fail = fail_syncs;
+	pthread_mutex_unlock(&mu);
+	if (fail) {
+		errno = EIO;
+		return -1;
+	}
+	return (int)syscall(SYS_fdatasync, fd);
+}
+
+/* ---- a loopback API server ---------------------------------------------- */
+#define MAXSEEN 16
+static struct {
+	char path[128];
+	unsigned long long seq; /* its intent record */
+} expect[MAXSEEN];
+static int nexpect;
+static char seen[MAXSEEN][128];
+static int nseen, early; /* requests received; of them, before their record was durable */
+static int slow_held = 1, slow_waiting;
+static int lfd = -1, lport;
+
+static void *conn_main(void *arg)
+{
+	int c = (int)(long)arg;
+	char buf[8192];
+	size_t n = 0;
+	for (;;) {
+		char *end, path[128] = "", *cl;
+		size_t head, body = 0;
+		ssize_t r;
+		while (!(end = (n ? strstr(buf, "\r\n\r\n") : NULL))) {
+			if (n == sizeof buf - 1 || (r = read(c, buf + n, sizeof buf - 1 - n)) <= 0) {
+				close(c);
+				return NULL;
+			}
+			n += (size_t)r;
+			buf[n] = '\0';
+		}
+		head = (size_t)(end - buf) + 4;
+		if ((cl = strcasestr(buf, "Content-Length:")) && cl < end)
+			body = strtoul(cl + 15, NULL, 10);
+		while (n < head + body && (r = read(c, buf + n, sizeof buf - 1 - n)) > 0)
+			n += (size_t)r;
+		sscanf(buf, "%*s %127s", path);
+		memmove(buf, buf + head + body, n - head - body);
+		n -= head + body;
+		buf[n] = '\0';
+		pthread_mutex_lock(&mu);
+		for (int i = 0; i < nexpect; i++)
+			if (!strcmp(expect[i].path, path) && audit_durable(expect[i].seq, NULL) != 1)
+				early++;
+		if (nseen < MAXSEEN)
+			snprintf(seen[nseen++], sizeof seen[0], "%s", path);
+		pthread_cond_broadcast(&cv);
+		if (strstr(path, "slow")) {
+			slow_waiting = 1;
+			pthread_cond_broadcast(&cv);
+			while (slow_held)
+				pthread_cond_wait(&cv, &mu);
+		}
+		pthread_mutex_unlock(&mu);
+		static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+		if (write(c, ok, sizeof ok - 1) < 0) {
+			close(c);
+			return NULL;
+		}
+	}
+}
+
+static void *listener(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_t th;
+		int c = accept(lfd, NULL, NULL);
+		if (c < 0)
+			continue;
+		if (pthread_create(&th, NULL, conn_main, (void *)(long)c) == 0)
+			pthread_detach(th);
+		else
+			close(c);
+	}
+	return NULL;
+}
+
+static char dir[64];
+static int wake[2];
+
+/* The server, the audit log and the forwarding thread (once per process). */
+static void start(void)
+{
+	static int started;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	char logp[128], server[64];
+	kube_config cfg = {0};
+	bh_error e;
+	pthread_t th;
+	if (started++)
+		return;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(lfd, 16), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
+	lport = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&th, NULL, listener, NULL), 0);
+	pthread_detach(th);
+	snprintf(logp, sizeof logp, "%s/audit.log", dir);
+	audit_opts o = {logp, "in", 0, 0};
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	ck_assert_int_eq(pipe(wake), 0);
+	snprintf(server, sizeof server, "http://127.0.0.1:%d", lport);
+	cfg.server = server;
+	ck_assert_int_eq(fwd_start(&cfg, 2, wake[1], &e), 0);
+}
+
+/* A GET of path as the forwarder gets it from the broker: its intent
+ * written (not yet durable), the server told which record it is. */
+static fwd_req *submit(const char *path)
+{
+	fwd_req *f = calloc(1, sizeof *f);
+	bh_error e;
+	ck_assert_ptr_nonnull(f);
+	f->r.method = strdup("GET");
+	f->r.path = strdup(path);
+	f->key = strdup("team-a/web");
+	f->audit_id = audit_next_id();
+	audit_rec r = {"intent", f->audit_id, f->key, NULL, "get", path, 0, 0, NULL, NULL};
+	ck_assert_int_eq(audit_write(&r, &f->audit_seq, &e), 0);
+	ck_assert_uint_gt(f->audit_seq, 0);
+	pthread_mutex_lock(&mu);
+	ck_assert_int_lt(nexpect, MAXSEEN);
+	snprintf(expect[nexpect].path, sizeof expect[0].path, "%s", path);
+	expect[nexpect++].seq = f->audit_seq;
+	pthread_mutex_unlock(&mu);
+	fwd_submit(f);
+	return f;
+}
+
+/* The next answer from the forwarding thread (it must come). */
+static fwd_req *answer(void)
+{
+	static fwd_req *pending;
+	fwd_req *f;
+	while (!pending) {
+		struct pollfd p = {wake[0], POLLIN, 0};
+		char b[16];
+		ck_assert_msg(poll(&p, 1, 60000) == 1, "no answer from the forwarding thread");
+		ck_assert_int_gt(read(wake[0], b, sizeof b), 0);
+		pending = fwd_take_done();
+	}
+	f = pending;
+	pending = f->next;
+	f->next = NULL;
+	return f;
+}
+
+static int was_seen(const char *path)
+{
+	int hit = 0;
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < nseen; i++)
+		hit |= !strcmp(seen[i], path);
+	pthread_mutex_unlock(&mu);
+	return hit;
+}
+
+START_TEST(test_sent_once_durable)
+{
+	fwd_req *f;
+	start();
+	pthread_mutex_lock(&mu);
+	hold_syncs = 1;
+	syncs_begun = 0;
+	pthread_mutex_unlock(&mu);
+	submit("/api/v1/namespaces/team-a/configmaps/held");
+	pthread_mutex_lock(&mu);
+	while (!syncs_begun && !nseen) /* the sync of its intent has begun, and is held */
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	usleep(200 * 1000); /* time it would have had to leave */
+	ck_assert(!was_seen("/api/v1/namespaces/team-a/configmaps/held"));
+	pthread_mutex_lock(&mu);
+	hold_syncs = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	f = answer();
+	ck_assert_str_eq(f->r.path, "/api/v1/namespaces/team-a/configmaps/held");
+	ck_assert_str_eq(f->audit_error, "");
+	ck_assert_int_eq(f->status, 200);
+	ck_assert_int_eq((int)f->body.len, 2);
+	ck_assert(was_seen("/api/v1/namespaces/team-a/configmaps/held"));
+	fwd_req_free(f);
+	/* many at once: each sent only once durable, whatever sync covered it */
+	for (int i = 0; i < 6; i++) {
+		char p[80];
+		snprintf(p, sizeof p, "/api/v1/namespaces/team-a/configmaps/many-%d", i);
+		submit(p);
+	}
+	for (int i = 0; i < 6; i++) {
+		f = answer();
+		ck_assert_int_eq(f->status, 200);
+		ck_assert_str_eq(f->audit_error, "");
+		fwd_req_free(f);
+	}
+	pthread_mutex_lock(&mu);
+	ck_assert_int_eq(early, 0);
+	pthread_mutex_unlock(&mu);
+}
+END_TEST
+
+START_TEST(test_failed_sync_never_sent)
+{
+	fwd_req *f;
+	start();
+	pthread_mutex_lock(&mu);
+	fail_syncs = 1;
+	pthread_mutex_unlock(&mu);
+	submit("/api/v1/namespaces/team-a/configmaps/lost");
+	f = answer();
+	ck_assert_str_eq(f->r.path, "/api/v1/namespaces/team-a/configmaps/lost");
+	ck_assert_ptr_nonnull(strstr(f->audit_error, "cannot sync"));
+	ck_assert_int_eq(f->status, 0);
+	fwd_req_free(f);
+	pthread_mutex_lock(&mu);
+	fail_syncs = 0;
+	pthread_mutex_unlock(&mu);
+	/* the next one is sent: its own record synced */
+	submit("/api/v1/namespaces/team-a/configmaps/after");
+	f = answer();
+	ck_assert_int_eq(f->status, 200);
+	ck_assert_str_eq(f->audit_error, "");
+	fwd_req_free(f);
+	ck_assert(!was_seen("/api/v1/namespaces/team-a/configmaps/lost"));
+	ck_assert(was_seen("/api/v1/namespaces/team-a/configmaps/after"));
+}
+END_TEST
+
+START_TEST(test_slow_holds_back_nothing)
+{
+	fwd_req *f;
+	start();
+	submit("/api/v1/namespaces/team-a/configmaps/slow");
+	pthread_mutex_lock(&mu);
+	while (!slow_waiting) /* the server has it and does not answer */
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	submit("/api/v1/namespaces/team-a/configmaps/fast");
+	f = answer(); /* answered while the slow one still waits */
+	ck_assert_str_eq(f->r.path, "/api/v1/namespaces/team-a/configmaps/fast");
+	ck_assert_int_eq(f->status, 200);
+	fwd_req_free(f);
+	pthread_mutex_lock(&mu);
+	ck_assert_int_eq(slow_held, 1);
+	slow_held = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	f = answer();
+	ck_assert_str_eq(f->r.path, "/api/v1/namespaces/team-a/configmaps/slow");
+	ck_assert_int_eq(f->status, 200);
+	fwd_req_free(f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("forward");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+	char cmd[128];
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_sent_once_durable);
+	tcase_add_test(tc, test_failed_sync_never_sent);
+	tcase_add_test(tc, test_slow_holds_back_nothing);
+	suite_add_tcase(s, tc);
+	snprintf(dir, sizeof dir, "/tmp/bh-fwd.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		nf++;
+	return nf ? 1 : 0;
+}
