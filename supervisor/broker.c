@@ -435,10 +435,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		f->cluster = j->cluster ? strdup(j->cluster) : NULL;
 	}
 	j->inflight++;
-	if (broker_is_watch(r.path))
-		bwatch_submit(f);
-	else
-		fwd_submit(f);
+	fwd_submit(f); /* a watch goes on to bwatch_submit once its intent is durable */
 	return 0;
 }
 

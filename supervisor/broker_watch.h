@@ -15,7 +15,9 @@
 #include "supervisor/forward.h"
 
 /* Queues the watch f (ownership passes; its answer comes back through
- * fwd_take_done like a forwarded request's). */
+ * fwd_take_done like a forwarded request's). fwd_submit calls it once f's
+ * intent record is durable, or its sync failed (f->audit_error: answered
+ * unsent). */
 void bwatch_submit(fwd_req *f);
 /* Stops request id of job serial (the worker has what it waited for, or is
  * gone): its connection is closed at once. Unknown ids are ignored. */

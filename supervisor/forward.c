@@ -22,6 +22,7 @@
 #include "supervisor/acl.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
+#include "supervisor/broker_watch.h"
 #include "supervisor/log.h"
 
 #define FWD_TIMEOUT_MS 30000
@@ -129,8 +130,7 @@ static void *remote_main(void *arg)
 	fwd_req *f = arg;
 	bh_error e;
 	kube_client *rc;
-	if (audit_sync(f->audit_seq, &e) < 0) { /* fail closed: never sent */
-		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not synced");
+	if (f->audit_error[0]) { /* its intent's sync failed: never sent */
 		fwd_done(f);
 		return NULL;
 	}
@@ -333,7 +333,7 @@ static int synced(fwd_req *f)
 }
 
 /* Under mu: f to the thread. */
-static void to_ready(fwd_req *f)
+static void to_thread(fwd_req *f)
 {
 	f->next = NULL;
 	if (ready_tail)
@@ -347,19 +347,62 @@ static void to_ready(fwd_req *f)
 	}
 }
 
+/* f's intent is durable, or its sync failed: a watch to the watch thread
+ * (broker_watch.h), a remote cluster's request to a thread of its own, any
+ * other to the forwarding thread. Under mu; *later collects those that
+ * must be handed on after mu is released (their own locks, a thread). */
+static void to_ready(fwd_req *f, fwd_req **later)
+{
+	if (f->remote || broker_is_watch(f->r.path)) {
+		f->next = *later;
+		*later = f;
+	} else {
+		to_thread(f);
+	}
+}
+
+static void start_remote(fwd_req *f)
+{
+	pthread_t th;
+	if (pthread_create(&th, NULL, remote_main, f) != 0) {
+		f->status = 0;
+		snprintf(f->error, sizeof f->error, "cannot start a thread for the remote cluster's request");
+		record_outcome(f);
+		fwd_done(f);
+		return;
+	}
+	pthread_detach(th);
+}
+
+/* Hands on what to_ready left for after mu. */
+static void hand_on(fwd_req *l)
+{
+	while (l) {
+		fwd_req *n = l->next;
+		l->next = NULL;
+		if (broker_is_watch(l->r.path))
+			bwatch_submit(l);
+		else
+			start_remote(l);
+		l = n;
+	}
+}
+
 /* No sync can be asked for: the held requests are answered unsent. */
 static void fail_held(const bh_error *e)
 {
+	fwd_req *later = NULL;
 	svlog(SVLOG_ERROR, "%s", e->msg);
 	pthread_mutex_lock(&mu);
 	while (held) {
 		fwd_req *f = held;
 		held = f->next;
 		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e->msg);
-		to_ready(f);
+		to_ready(f, &later);
 	}
 	held_tail = NULL;
 	pthread_mutex_unlock(&mu);
+	hand_on(later);
 }
 
 /* The audit log's sync thread ended a sync: held requests whose intent it
@@ -367,7 +410,7 @@ static void fail_held(const bh_error *e)
  * began) wait for the next one. */
 static void on_synced(void *ud)
 {
-	fwd_req **pp, *still = NULL;
+	fwd_req **pp, *still = NULL, *later = NULL;
 	bh_error e;
 	(void)ud;
 	pthread_mutex_lock(&mu);
@@ -376,7 +419,7 @@ static void on_synced(void *ud)
 		fwd_req *f = *pp;
 		if (synced(f)) {
 			*pp = f->next;
-			to_ready(f);
+			to_ready(f, &later);
 		} else {
 			still = f;
 			held_tail = f;
@@ -384,6 +427,7 @@ static void on_synced(void *ud)
 		}
 	}
 	pthread_mutex_unlock(&mu);
+	hand_on(later);
 	if (still && audit_sync_async(on_synced, NULL, &e) < 0)
 		fail_held(&e);
 }
@@ -428,23 +472,12 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 void fwd_submit(fwd_req *r)
 {
 	bh_error e;
+	fwd_req *later = NULL;
 	int ask = 0;
 	r->next = NULL;
-	if (r->remote) {
-		pthread_t th;
-		if (pthread_create(&th, NULL, remote_main, r) != 0) {
-			r->status = 0;
-			snprintf(r->error, sizeof r->error, "cannot start a thread for the remote cluster's request");
-			record_outcome(r);
-			fwd_done(r);
-			return;
-		}
-		pthread_detach(th);
-		return;
-	}
 	pthread_mutex_lock(&mu);
 	if (synced(r)) {
-		to_ready(r);
+		to_ready(r, &later);
 	} else { /* held until a sync covers its intent */
 		if (held_tail)
 			held_tail->next = r;
@@ -454,6 +487,7 @@ void fwd_submit(fwd_req *r)
 		ask = 1;
 	}
 	pthread_mutex_unlock(&mu);
+	hand_on(later);
 	if (ask && audit_sync_async(on_synced, NULL, &e) < 0)
 		fail_held(&e); /* no sync: never sent */
 }

@@ -42,7 +42,9 @@ typedef struct fwd_req {
  * arrives to an empty list (the caller drains wake_fd before each
  * fwd_take_done, so it is woken once per batch). */
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
-/* Queues r (ownership passes to the pool). */
+/* Queues r (ownership passes): held until its intent record (audit_seq) is
+ * durable, then sent (a watch, broker_is_watch, by broker_watch.h's thread);
+ * never sent when that record's sync failed (r->audit_error). */
 void fwd_submit(fwd_req *r);
 /* Takes every answered request (a list linked by next; caller frees each). */
 fwd_req *fwd_take_done(void);

@@ -1,7 +1,8 @@
 /* tests/unit/test_forward.c — supervisor/forward.c against a loopback API
  * server: a request leaves only once its intent record is durable (the
  * audit log's syncs are held here, by this program's own fdatasync, and
- * the server checks each request's record when it arrives), a failed sync
+ * the server checks each request's record when it arrives; a worker's
+ * watch as well), a failed sync
  * means the request is never sent and its answer says why, and a slow
  * request does not hold back one sent after it. */
 #include <arpa/inet.h>
@@ -204,27 +205,37 @@ static int was_seen(const char *path)
 	return hit;
 }
 
-START_TEST(test_sent_once_durable)
+/* Submits path with its intent's sync held, checks it is not sent while the
+ * sync is held, then lets the sync end and returns the final answer. */
+static fwd_req *held_then_sent(const char *path)
 {
 	fwd_req *f;
-	start();
 	pthread_mutex_lock(&mu);
 	hold_syncs = 1;
 	syncs_begun = 0;
 	pthread_mutex_unlock(&mu);
-	submit("/api/v1/namespaces/team-a/configmaps/held");
+	submit(path);
 	pthread_mutex_lock(&mu);
 	while (!syncs_begun && !nseen) /* the sync of its intent has begun, and is held */
 		pthread_cond_wait(&cv, &mu);
 	pthread_mutex_unlock(&mu);
 	usleep(200 * 1000); /* time it would have had to leave */
-	ck_assert(!was_seen("/api/v1/namespaces/team-a/configmaps/held"));
+	ck_assert(!was_seen(path));
 	pthread_mutex_lock(&mu);
 	hold_syncs = 0;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
-	f = answer();
-	ck_assert_str_eq(f->r.path, "/api/v1/namespaces/team-a/configmaps/held");
+	while ((f = answer())->piece) /* a watch's bytes come first */
+		fwd_req_free(f);
+	ck_assert_str_eq(f->r.path, path);
+	return f;
+}
+
+START_TEST(test_sent_once_durable)
+{
+	fwd_req *f;
+	start();
+	f = held_then_sent("/api/v1/namespaces/team-a/configmaps/held");
 	ck_assert_str_eq(f->audit_error, "");
 	ck_assert_int_eq(f->status, 200);
 	ck_assert_int_eq((int)f->body.len, 2);
@@ -242,6 +253,11 @@ START_TEST(test_sent_once_durable)
 		ck_assert_str_eq(f->audit_error, "");
 		fwd_req_free(f);
 	}
+	/* a worker's watch too (broker_watch.h) */
+	f = held_then_sent("/api/v1/namespaces/team-a/configmaps?watch=1&fieldSelector=metadata.name%3Dw&timeoutSeconds=5");
+	ck_assert_str_eq(f->audit_error, "");
+	ck_assert_int_eq(f->status, 200);
+	fwd_req_free(f);
 	pthread_mutex_lock(&mu);
 	ck_assert_int_eq(early, 0);
 	pthread_mutex_unlock(&mu);
