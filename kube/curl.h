@@ -26,6 +26,8 @@ struct kube_client *kube_curl_client_new(const kube_config *cfg, bh_error *err);
  * kube/curl_multi.c): each on a curl transport of its own, which stays the
  * caller's and runs nothing else until its stream ends or is stopped. */
 typedef struct kube_curl_multi kube_curl_multi;
+/* Idle connections a kube_curl_multi keeps for its next transfers. */
+#define KUBE_CURL_MULTI_KEEP 32
 /* Called by kube_curl_multi_run for a stream that ended: rc and err as the
  * transport's stream op returns them; t is idle again. */
 typedef void (*kube_curl_end_fn)(void *ud, kube_transport *t, int rc, const bh_error *err);
@@ -43,7 +45,10 @@ int kube_curl_multi_add(kube_curl_multi *m, kube_transport *t, const kube_reques
 void kube_curl_multi_stop(kube_curl_multi *m, kube_transport *t);
 /* Waits up to timeout_ms for the streams' sockets, their timers or a
  * kube_curl_multi_wakeup, moves their bytes (on_data is called from here),
- * and calls on_end for each stream that ended. */
+ * and calls on_end for each stream that ended. Only streams whose socket is
+ * ready or whose timer is due run (libcurl's socket interface); a stream
+ * with nothing to read is not called (no idle tick on_data(NULL, 0): stop
+ * one with kube_curl_multi_stop). */
 void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on_end, void *ud);
 /* Makes a kube_curl_multi_run waiting on another thread return now. */
 void kube_curl_multi_wakeup(kube_curl_multi *m);

@@ -1,23 +1,128 @@
 /* kube/curl_multi.c — streams driven together (see kube/curl.h). Its own
  * file so that a program using only kube/curl.c (the CLI, which loads
- * libcurl lazily) never links libcurl's multi functions. */
+ * libcurl lazily) never links libcurl's multi functions.
+ *
+ * Driven by libcurl's socket interface (curl_multi_socket_action): libcurl
+ * says which sockets it waits on and when its next timer is due, one
+ * poll(2) here waits for them, and only a transfer whose socket is ready
+ * (or whose timer is due) runs, told what is ready. curl_multi_perform
+ * would run every transfer on each wake-up and, not knowing what is
+ * ready, poll each transfer's socket once more: a system call per
+ * transfer per wake-up. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kube/curl.h"
 #include "kube/curl_priv.h"
 
 struct kube_curl_multi {
 	CURLM *m;
+	struct pollfd *pfd; /* [0]: the wake-up pipe; then the sockets libcurl waits on */
+	size_t npfd, cap;
+	int wake[2];        /* kube_curl_multi_wakeup writes a byte */
+	int due;            /* libcurl's timer is set: at deadline */
+	struct timespec deadline;
+	int nomem;          /* a socket could not be added: poll every socket's state by time */
 };
+
+static void now_plus(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Milliseconds until ts (rounded up; 0 when past). */
+static long ms_until(const struct timespec *ts)
+{
+	struct timespec now;
+	long ms;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long)(ts->tv_sec - now.tv_sec) * 1000 + (ts->tv_nsec - now.tv_nsec + 999999L) / 1000000L;
+	return ms < 0 ? 0 : ms;
+}
+
+/* CURLMOPT_SOCKETFUNCTION: what libcurl waits for on s. */
+static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *sockp)
+{
+	kube_curl_multi *m = ud;
+	size_t i;
+	(void)e, (void)sockp;
+	for (i = 1; i < m->npfd && m->pfd[i].fd != s; i++)
+		;
+	if (what == CURL_POLL_REMOVE) {
+		if (i < m->npfd)
+			m->pfd[i] = m->pfd[--m->npfd];
+		return 0;
+	}
+	if (i == m->npfd) {
+		if (m->npfd == m->cap) {
+			size_t cap = m->cap * 2;
+			struct pollfd *p = realloc(m->pfd, cap * sizeof *p);
+			if (!p) {
+				m->nomem = 1;
+				return 0;
+			}
+			m->pfd = p;
+			m->cap = cap;
+		}
+		m->pfd[m->npfd++].fd = s;
+	}
+	m->pfd[i].events = (short)((what & CURL_POLL_IN ? POLLIN : 0) | (what & CURL_POLL_OUT ? POLLOUT : 0));
+	m->pfd[i].revents = 0;
+	return 0;
+}
+
+/* CURLMOPT_TIMERFUNCTION: libcurl's next timer (-1: none). */
+static int on_timer(CURLM *cm, long timeout_ms, void *ud)
+{
+	kube_curl_multi *m = ud;
+	(void)cm;
+	m->due = timeout_ms >= 0;
+	if (m->due)
+		now_plus(&m->deadline, timeout_ms);
+	return 0;
+}
 
 kube_curl_multi *kube_curl_multi_new(bh_error *err)
 {
 	kube_curl_multi *m = calloc(1, sizeof *m);
-	if (!m || !(m->m = curl_multi_init())) {
+	if (!m || !(m->pfd = malloc(16 * sizeof *m->pfd)) || !(m->m = curl_multi_init())) {
+		if (m)
+			free(m->pfd);
 		free(m);
 		bh_error_set(err, BH_ENOMEM, "curl_multi_init failed");
 		return NULL;
 	}
+	m->cap = 16;
+	if (pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		int e = errno;
+		curl_multi_cleanup(m->m);
+		free(m->pfd);
+		free(m);
+		bh_error_set(err, BH_EIO, "curl multi: pipe: %s", strerror(e));
+		return NULL;
+	}
+	m->pfd[0] = (struct pollfd){.fd = m->wake[0], .events = POLLIN};
+	m->npfd = 1;
+	curl_multi_setopt(m->m, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(m->m, CURLMOPT_SOCKETDATA, m);
+	curl_multi_setopt(m->m, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(m->m, CURLMOPT_TIMERDATA, m);
+	/* idle connections kept for the next transfers: libcurl's default, 4
+	 * per transfer on the handle, shrinks as soon as a burst of transfers
+	 * ends and closes what the next burst will open again (a TLS handshake
+	 * each) */
+	curl_multi_setopt(m->m, CURLMOPT_MAXCONNECTS, (long)KUBE_CURL_MULTI_KEEP);
 	return m;
 }
 
@@ -26,6 +131,9 @@ void kube_curl_multi_free(kube_curl_multi *m)
 	if (!m)
 		return;
 	curl_multi_cleanup(m->m);
+	close(m->wake[0]);
+	close(m->wake[1]);
+	free(m->pfd);
 	free(m);
 }
 
@@ -62,10 +170,49 @@ void kube_curl_multi_stop(kube_curl_multi *m, kube_transport *t)
 
 void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on_end, void *ud)
 {
-	int running, left;
+	int running, left, n = 0;
+	long tmo = timeout_ms;
 	CURLMsg *msg;
-	curl_multi_poll(m->m, NULL, 0, timeout_ms, NULL);
-	curl_multi_perform(m->m, &running);
+	if (m->due && ms_until(&m->deadline) < tmo)
+		tmo = ms_until(&m->deadline);
+	if (m->nomem && tmo > 100)
+		tmo = 100;
+	if (tmo > 0 || !m->due) /* libcurl's timer due now: its transfers run first, no wait */
+		n = poll(m->pfd, m->npfd, (int)tmo);
+	if (n > 0) {
+		/* what is ready, copied first: libcurl's callbacks change the set */
+		struct {
+			curl_socket_t fd;
+			int ev;
+		} ready[64];
+		size_t k = 0;
+		if (m->pfd[0].revents) { /* drained: a short read leaves nothing behind */
+			char b[64];
+			while (read(m->wake[0], b, sizeof b) == (ssize_t)sizeof b)
+				;
+		}
+		for (size_t i = 1; i < m->npfd; i++) {
+			short r = m->pfd[i].revents;
+			if (!r)
+				continue;
+			if (k == sizeof ready / sizeof ready[0]) { /* the rest on the next round */
+				break;
+			}
+			ready[k].fd = m->pfd[i].fd;
+			ready[k++].ev = (r & (POLLIN | POLLHUP) ? CURL_CSELECT_IN : 0) | (r & POLLOUT ? CURL_CSELECT_OUT : 0) |
+			                (r & (POLLERR | POLLNVAL) ? CURL_CSELECT_ERR : 0);
+		}
+		for (size_t i = 0; i < k; i++)
+			curl_multi_socket_action(m->m, ready[i].fd, ready[i].ev, &running);
+	}
+	if (m->nomem) { /* a socket we do not watch: let libcurl look at every transfer */
+		m->nomem = 0;
+		curl_multi_perform(m->m, &running);
+	}
+	if (m->due && ms_until(&m->deadline) == 0) {
+		m->due = 0; /* libcurl sets it again if it needs it */
+		curl_multi_socket_action(m->m, CURL_SOCKET_TIMEOUT, 0, &running);
+	}
 	while ((msg = curl_multi_info_read(m->m, &left))) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
@@ -81,5 +228,7 @@ void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on
 
 void kube_curl_multi_wakeup(kube_curl_multi *m)
 {
-	curl_multi_wakeup(m->m);
+	if (write(m->wake[1], "w", 1) < 0) {
+		/* full: a wake-up is pending already */
+	}
 }
