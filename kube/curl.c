@@ -16,6 +16,7 @@
 #include "lib/buf.h"
 
 #define MAX_BODY (512u << 20)
+#define PRESIZE_MAX (4u << 20)
 
 struct curl_tr {
 	kube_config *cfg;
@@ -119,6 +120,15 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 		return n;
 	}
 	char *v;
+	if (n > 15 && !strncasecmp(data, "Content-Length:", 15)) {
+		/* the body's room at once, instead of doubling (and copying) as it
+		 * comes; not for a stream's bytes, which on_data takes, nor more
+		 * than PRESIZE_MAX on a server's word before the bytes come */
+		unsigned long long cl = strtoull(data + 15, NULL, 10);
+		if (!x->on_data && cl > x->resp->body.len && cl <= PRESIZE_MAX)
+			bh_buf_grow(&x->resp->body, (size_t)cl - x->resp->body.len);
+		return n;
+	}
 	if ((v = hdr_value(data, n, "Content-Type"))) {
 		free(x->resp->content_type);
 		x->resp->content_type = v;
