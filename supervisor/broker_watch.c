@@ -55,14 +55,19 @@ static int on_piece(void *ud, const char *data, size_t len)
 	int stop;
 	if (len) {
 		fwd_req *p = calloc(1, sizeof *p);
+		int ok = 0;
 		if (p) {
 			p->serial = w->f->serial;
 			p->id = w->f->id;
 			p->piece = 1;
 			bh_buf_put(&p->body, data, len);
-			fwd_done(p);
+			ok = bh_buf_ok(&p->body); /* read before p is the main loop's */
+			if (ok)
+				fwd_done(p);
+			else
+				fwd_req_free(p);
 		}
-		if (!p || !bh_buf_ok(&p->body)) /* a hole in the stream: better none */
+		if (!ok) /* a hole in the stream: better none */
 			return 1;
 	}
 	pthread_mutex_lock(&mu);
