@@ -5,7 +5,9 @@
  * configuration refuses a forbidden address when the socket would be opened;
  * one transport sends every method in turn with only its own body;
  * streams run side by side on one kube_curl_multi (one ends, one is stopped,
- * one reaches its deadline, a transport runs a second stream); and
+ * one reaches its deadline, a transport runs a second stream); an error
+ * answer to a request with a body closes the connection (HTTP/1 servers may
+ * leave that body unread), other answers keep it; and
  * kube/addr.c reads each encoding of a host as libcurl's own URL parser
  * does. */
 #include <arpa/inet.h>
@@ -443,6 +445,128 @@ START_TEST(test_multi_streams)
 }
 END_TEST
 
+
+/* ---- an HTTP/1 server that refuses a request without reading its body ----- */
+static int kfd = -1;
+static unsigned kport;
+static int kconns;
+static char klines[8][64];
+static int nklines;
+
+static void *keep_conn(void *arg)
+{
+	int c = (int)(long)arg;
+	char buf[4096];
+	size_t n = 0;
+	for (;;) {
+		char *end, line[64] = "";
+		ssize_t r;
+		while (!(end = n ? strstr(buf, "\r\n\r\n") : NULL)) {
+			if (n == sizeof buf - 1 || (r = read(c, buf + n, sizeof buf - 1 - n)) <= 0) {
+				close(c);
+				return NULL;
+			}
+			n += (size_t)r;
+			buf[n] = '\0';
+		}
+		sscanf(buf, "%63[^\r]", line);
+		pthread_mutex_lock(&mu);
+		if (nklines < 8)
+			snprintf(klines[nklines++], sizeof klines[0], "%s", line);
+		pthread_mutex_unlock(&mu);
+		/* the head is consumed; a body too unless the request is refused:
+		 * then it is left for the next read, as a server that refuses
+		 * before reading it leaves it */
+		static const char refused[] = "HTTP/1.1 409 Conflict\r\nContent-Length: 2\r\n\r\n{}";
+		static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+		const char *a = strstr(line, "/refuse") ? refused : ok, *cl = strcasestr(buf, "Content-Length:");
+		size_t skip = (size_t)(end + 4 - buf);
+		if (a == ok && cl && cl < end) {
+			size_t body = strtoul(cl + 15, NULL, 10);
+			while (n < skip + body && (r = read(c, buf + n, sizeof buf - 1 - n)) > 0)
+				n += (size_t)r;
+			skip += body;
+		}
+		n -= skip;
+		memmove(buf, buf + skip, n);
+		buf[n] = '\0';
+		if (write(c, a, strlen(a)) < 0)
+			break;
+	}
+	close(c);
+	return NULL;
+}
+
+static void *keep_listener(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_t t;
+		int c = accept(kfd, NULL, NULL);
+		if (c < 0)
+			return NULL;
+		pthread_mutex_lock(&mu);
+		kconns++;
+		pthread_mutex_unlock(&mu);
+		if (pthread_create(&t, NULL, keep_conn, (void *)(long)c) == 0)
+			pthread_detach(t);
+		else
+			close(c);
+	}
+}
+
+/* After an error answer to a request with a body the connection is not
+ * used again (the server may not have read that body, and would read the
+ * next request from it); after other answers it is. */
+START_TEST(test_refused_body_closes_connection)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	static const struct {
+		const char *method, *path, *body;
+		long status;
+		int conns; /* connections the server has seen after it */
+	} steps[] = {
+		{"POST", "/ok", "{\"a\":1}", 200, 1},     {"GET", "/refuse", NULL, 409, 1},
+		{"POST", "/refuse", "{\"a\":1}", 409, 1}, {"GET", "/next", NULL, 200, 2},
+		{"PUT", "/ok", "{}", 200, 2},
+	};
+	pthread_t th2;
+	char url[64];
+	bh_error e = {0};
+	kfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(kfd, 0);
+	ck_assert_int_eq(bind(kfd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(kfd, 8), 0);
+	ck_assert_int_eq(getsockname(kfd, (struct sockaddr *)&a, &al), 0);
+	kport = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&th2, NULL, keep_listener, NULL), 0);
+	pthread_detach(th2);
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", kport);
+	kube_config *cfg = cfg_for(url, NULL);
+	kube_transport *t = kube_curl_transport_new(cfg, &e);
+	ck_assert_ptr_nonnull(t);
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		kube_request req = {.method = steps[i].method, .path = steps[i].path, .timeout_ms = 5000,
+				    .body = steps[i].body, .body_len = steps[i].body ? strlen(steps[i].body) : 0};
+		kube_response resp = {0};
+		char want[64];
+		ck_assert_int_eq(t->ops->request(t->impl, &req, &resp, &e), 0);
+		ck_assert_int_eq(resp.status, steps[i].status);
+		kube_response_free(&resp);
+		snprintf(want, sizeof want, "%s %s HTTP/1.1", steps[i].method, steps[i].path);
+		pthread_mutex_lock(&mu);
+		ck_assert_int_eq(nklines, (int)i + 1);
+		ck_assert_str_eq(klines[i], want);
+		ck_assert_int_eq(kconns, steps[i].conns);
+		pthread_mutex_unlock(&mu);
+	}
+	kube_transport_free(t);
+	kube_config_free(cfg);
+	close(kfd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube_curl");
@@ -453,6 +577,7 @@ int main(void)
 	tcase_add_test(tc, test_strict_connect_refuses);
 	tcase_add_test(tc, test_addr_as_libcurl_reads_it);
 	tcase_add_test(tc, test_multi_streams);
+	tcase_add_test(tc, test_refused_body_closes_connection);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
