@@ -332,7 +332,11 @@ int ipc_reader_read(ipc_reader *r, int sock, ipc_msg *m, bh_error *err)
 			r->full = 0;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return IPC_AGAIN;
-			return bh_error_set(err, BH_EIO, "reading from peer: %s", strerror(errno));
+			if (errno != ECONNRESET)
+				return bh_error_set(err, BH_EIO, "reading from peer: %s", strerror(errno));
+			/* the peer went away with our bytes unread (a killed worker, a
+			 * supervisor gone): the end of the channel, as a close is */
+			n = 0;
 		}
 		if (n == 0) {
 			r->full = 0;

@@ -81,7 +81,7 @@ void ipc_reader_free(ipc_reader *r);
 /* Returns IPC_MSG with *m filled (its payload borrowed from the reader, see
  * ipc_msg) when a whole frame is buffered or arrives, IPC_AGAIN when the
  * socket has no whole frame for now, IPC_EOF when the peer closed between
- * frames, or a negative code (oversized frame, bad flags, unexpected fd, EOF
+ * frames (also when it went away leaving our bytes unread: ECONNRESET), or a negative code (oversized frame, bad flags, unexpected fd, EOF
  * inside a frame, read error). After an error the reader must not be used
  * again. */
 int ipc_reader_read(ipc_reader *r, int sock, ipc_msg *m, bh_error *err);

@@ -243,6 +243,29 @@ START_TEST(test_outq_large_and_fd)
 }
 END_TEST
 
+/* A peer that goes away leaving our bytes unread (a SIGKILLed worker with
+ * answers queued to it) resets the channel: between frames that is the end
+ * of the channel, not a read error. */
+START_TEST(test_reader_reset_is_eof)
+{
+	int sv[2];
+	bh_error e;
+	ipc_msg m;
+	ipc_reader r;
+	pair(sv);
+	ck_assert_int_eq(ipc_send(sv[0], 4, 1, "request", 7, -1, &e), 0);
+	ck_assert_int_eq(ipc_send(sv[1], 5, 1, "unread answer", 13, -1, &e), 0);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	ipc_reader_init(&r, 1024, 0);
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+	ck_assert_str_eq((char *)m.payload, "request");
+	close(sv[0]); /* "unread answer" is still in sv[0]'s queue */
+	ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_EOF);
+	ipc_reader_free(&r);
+	close(sv[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ipc");
@@ -255,6 +278,7 @@ int main(void)
 	tcase_add_test(tc, test_reader_partial);
 	tcase_add_test(tc, test_reader_burst);
 	tcase_add_test(tc, test_outq_large_and_fd);
+	tcase_add_test(tc, test_reader_reset_is_eof);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
