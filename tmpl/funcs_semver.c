@@ -232,13 +232,18 @@ static int fn_semver_compare(tmpl_call *c)
 		c->result = tmpl_bool(r);
 		return 0;
 	}
-	/* NewConstraint first, then NewVersion: check the constraint alone */
-	semver zero;
-	memset(&zero, 0, sizeof zero);
-	if (semver_constraint_check(cs->u.s.ptr, cs->u.s.len, &zero, em, sizeof em) < 0)
+	/* NewConstraint first, then NewVersion: a constraint's error does not
+	 * depend on the version checked (semver_constraint_check parses every
+	 * term before it checks any), so the constraint is checked alone only
+	 * when the version does not parse */
+	if (semver_parse(vs->u.s.ptr, vs->u.s.len, &v, em, sizeof em)) {
+		char cem[512];
+		semver zero;
+		memset(&zero, 0, sizeof zero);
+		if (semver_constraint_check(cs->u.s.ptr, cs->u.s.len, &zero, cem, sizeof cem) < 0)
+			return tmpl_call_errorf(c, "%s", cem);
 		return tmpl_call_errorf(c, "%s", em);
-	if (semver_parse(vs->u.s.ptr, vs->u.s.len, &v, em, sizeof em))
-		return tmpl_call_errorf(c, "%s", em);
+	}
 	r = semver_constraint_check(cs->u.s.ptr, cs->u.s.len, &v, em, sizeof em);
 	if (r < 0)
 		return tmpl_call_errorf(c, "%s", em);

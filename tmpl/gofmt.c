@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/gostrconv.h"
+#include "tmpl/strconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/internal.h"
 
@@ -510,6 +511,14 @@ void gofmt_float(bh_buf *out, double v, char verb, int prec)
 		verb = 'f';
 	if (prec > 400)
 		prec = 400;
+	if (prec < 0 && (verb == 'g' || verb == 'f')) {
+		/* a whole number (%v of most numbers in values) */
+		size_t k = go_format_whole_float(buf, v, verb == 'g' ? 1e6 : 1e300);
+		if (k) {
+			bh_buf_put(out, buf, k);
+			return;
+		}
+	}
 	go_format_float(buf, sizeof buf, v, verb, prec);
 	if (prec >= 0 && (verb == 'g' || verb == 'G') && !isnan(v) && !isinf(v)) {
 		/* C's %g and Go's agree except C prints "inf"; handled above */

@@ -422,3 +422,27 @@ int go_unquote(const char *s, size_t n, bh_buf *out)
 	out->len--;
 	return 0;
 }
+
+size_t go_format_whole_float(char *buf, double v, double lim)
+{
+	char tmp[24];
+	size_t n = 0, k = 0;
+	/* NaN fails the compare. Below 2^53 the neighbours of a whole number
+	 * are at most 1 away, so its shortest digits are all of its digits;
+	 * above, Go's shortest digits end in zeros the exact value lacks */
+	if (!(fabs(v) < lim) || fabs(v) >= 9007199254740992.0 || (v == 0 && signbit(v)))
+		return 0;
+	int64_t i = (int64_t)v;
+	if ((double)i != v)
+		return 0;
+	uint64_t u = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+	do {
+		tmp[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (i < 0)
+		buf[n++] = '-';
+	while (k)
+		buf[n++] = tmp[--k];
+	return n;
+}

@@ -18,5 +18,11 @@ int go_unquote(const char *s, size_t n, bh_buf *out);
 /* UnquoteChar for a character literal body (after the opening quote):
  * decodes one rune; *tail gets the rest. 0 or -1. */
 int go_unquote_char(const char *s, size_t n, char quote, int *rune, size_t *used);
+/* A float64 that is a whole number of magnitude below lim and 2^53,
+ * -0 excepted, written in decimal into buf (room for 21 bytes, no NUL):
+ * its length, 0 for any other value. Go's FormatFloat prints such a value
+ * so with 'f' (any lim) and with 'g' and the shortest precision (lim 1e6:
+ * from 1e+06 on it uses an exponent). */
+size_t go_format_whole_float(char *buf, double v, double lim);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/gojson.h"
+#include "tmpl/strconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/value.h"
 
@@ -32,6 +33,13 @@ static int put_float(enc *e, double f)
 		return bh_error_set(e->err, BH_EINVAL, "json: unsupported value: NaN");
 	if (isinf(f))
 		return bh_error_set(e->err, BH_EINVAL, "json: unsupported value: %sInf", f > 0 ? "+" : "-");
+	/* encoding/json writes a whole number below 1e21 as 'f' does */
+	char w[24];
+	size_t k = go_format_whole_float(w, f, 1e21);
+	if (k) {
+		bh_buf_put(e->out, w, k);
+		return 0;
+	}
 	gojson_format_float(e->out, f);
 	return 0;
 }
