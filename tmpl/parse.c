@@ -488,7 +488,7 @@ static int lex_comment(lexer *l)
 	return S_TEXT;
 }
 
-static void lex_right_delim(lexer *l)
+static inline __attribute__((always_inline)) void lex_right_delim(lexer *l)
 {
 	int delim, trim;
 	at_right_delim(l, &delim, &trim);
@@ -620,7 +620,7 @@ static inline size_t word_end(const unsigned char *s, size_t p, size_t len)
 
 /* Skips alphanumeric runes; returns the rune after them (LEOF at the end),
  * left unread, as a loop of lnext and a final lbackup would. */
-static int scan_alnum(lexer *l)
+static inline __attribute__((always_inline)) int scan_alnum(lexer *l)
 {
 	const unsigned char *s = (const unsigned char *)l->input;
 	for (;;) {
@@ -663,7 +663,7 @@ static int lex_quote(lexer *l);
 static int lex_raw_quote(lexer *l);
 
 /* Lexes one token inside an action (white space before it folded in). */
-static void lex_inside(lexer *l)
+static inline __attribute__((always_inline)) void lex_inside(lexer *l)
 {
 	for (;;) {
 		/* a right delimiter starts with '}' or, trimmed, a space */
@@ -769,7 +769,7 @@ static void lex_inside(lexer *l)
  * token takes in every ".name" after it that would lex as a field, ASCII
  * only, and the parser splits it at its dots (seg_pos, unexpected and
  * operand keep Go's positions and messages). */
-static int lex_more_fields(lexer *l)
+static inline __attribute__((always_inline)) int lex_more_fields(lexer *l)
 {
 	const unsigned char *s = (const unsigned char *)l->input;
 	size_t p = l->pos;
@@ -789,7 +789,7 @@ static int lex_more_fields(lexer *l)
 	return k;
 }
 
-static int lex_field_or_var(lexer *l, enum item_type t)
+static inline __attribute__((always_inline)) int lex_field_or_var(lexer *l, enum item_type t)
 {
 	int r;
 	if (at_terminator(l)) {
