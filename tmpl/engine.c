@@ -77,10 +77,32 @@ void tmpl_call_error_put(tmpl_engine *e, bh_error *err)
 	e->call_errors = c;
 }
 
+void tmpl_buf_get(tmpl_engine *e, bh_buf *b)
+{
+	if (e->nspare_bufs == 0) {
+		bh_buf_init(b);
+		return;
+	}
+	*b = e->spare_bufs[--e->nspare_bufs];
+	bh_buf_reset(b);
+}
+
+void tmpl_buf_put(tmpl_engine *e, bh_buf *b)
+{
+	enum { MAX_SPARE = sizeof e->spare_bufs / sizeof e->spare_bufs[0] };
+	if (b->data && !b->oom && b->cap <= 256 * 1024 && e->nspare_bufs < MAX_SPARE)
+		e->spare_bufs[e->nspare_bufs++] = *b;
+	else
+		bh_buf_free(b);
+	bh_buf_init(b);
+}
+
 void tmpl_engine_free(tmpl_engine *e)
 {
 	if (!e)
 		return;
+	while (e->nspare_bufs > 0)
+		bh_buf_free(&e->spare_bufs[--e->nspare_bufs]);
 	while (e->call_errors) {
 		struct call_error *c = e->call_errors;
 		e->call_errors = c->next;

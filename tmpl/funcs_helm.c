@@ -48,7 +48,7 @@ static int fn_include(tmpl_call *c)
 	tmpl_engine *e = xc->e;
 	const char *name = tmpl_arena_strdup(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len);
 	int *cnt = name ? incl_slot(e, name) : NULL;
-	bh_buf out = BH_BUF_INIT;
+	bh_buf out;
 	xerr *xe = NULL;
 	int r;
 	if (!cnt)
@@ -76,18 +76,19 @@ static int fn_include(tmpl_call *c)
 		(*cnt)--;
 		return tmpl_call_errorf(c, "exceeded maximum template depth (%d)", e->limits.max_exec_depth);
 	}
+	tmpl_buf_get(e, &out);
 	r = tmpl_exec_tree(e, xc->overlay, t, &c->argv[1], &out, &xe, xc->depth + 1);
 	/* the counter lives in a realloc'd array: look it up again */
 	cnt = incl_slot(e, name);
 	if (cnt)
 		(*cnt)--;
 	if (r) {
-		bh_buf_free(&out);
+		tmpl_buf_put(e, &out);
 		xc->inner = xe;
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
 	c->result = tmpl_str_buf(c->arena, &out);
-	bh_buf_free(&out);
+	tmpl_buf_put(e, &out);
 	return 0;
 }
 
@@ -98,7 +99,7 @@ static int fn_tpl(tmpl_call *c)
 	const tmpl_value *src = &c->argv[0];
 	tmpl_ns *ov = tmpl_arena_alloc(&e->parse_arena, sizeof(*ov));
 	bh_error *perr = malloc(sizeof(bh_error));
-	bh_buf out = BH_BUF_INIT;
+	bh_buf out;
 	xerr *xe = NULL;
 	int r;
 	if (!ov || !perr) {
@@ -127,9 +128,10 @@ static int fn_tpl(tmpl_call *c)
 		tmpl_ns_release(ov);
 		return tmpl_call_errorf(c, "exceeded maximum template depth (%d)", e->limits.max_exec_depth);
 	}
+	tmpl_buf_get(e, &out);
 	r = tmpl_exec_tree(e, ov, t, &c->argv[1], &out, &xe, xc->depth + 1);
 	if (r) {
-		bh_buf_free(&out);
+		tmpl_buf_put(e, &out);
 		xerr *w = calloc(1, sizeof(*w));
 		if (!w) {
 			xerr_free(xe);
@@ -151,7 +153,7 @@ static int fn_tpl(tmpl_call *c)
 	tmpl_ns_release(ov);
 	tmpl_strip_no_value(&out, 0);
 	c->result = tmpl_str_buf(c->arena, &out);
-	bh_buf_free(&out);
+	tmpl_buf_put(e, &out);
 	return 0;
 }
 

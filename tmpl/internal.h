@@ -244,6 +244,9 @@ struct tmpl_engine {
 	void (*regex_cache_free)(struct tmpl_regex_cache *rc);
 	/* bh_errors of function calls not in use (tmpl_call_error_get) */
 	struct call_error *call_errors;
+	/* output buffers given back by nested executions (tmpl_buf_get) */
+	bh_buf spare_bufs[8];
+	int nspare_bufs;
 	/* results of pure functions (tmpl_memo_get) */
 	struct memo_entry { char *key; size_t n; int val; } *memo;
 	size_t nmemo, capmemo;
@@ -255,6 +258,13 @@ struct tmpl_engine {
  * was a tenth of the execution's cost). */
 bh_error *tmpl_call_error_get(tmpl_engine *e);
 void tmpl_call_error_put(tmpl_engine *e, bh_error *err);
+
+/* An empty buffer for a nested execution's output (include, tpl), with
+ * the room of one given back earlier (a fresh one grew by realloc from 64
+ * bytes on every include). Give it back with tmpl_buf_put, which keeps a
+ * few of at most 256 KiB and frees the others; *b is empty after either. */
+void tmpl_buf_get(tmpl_engine *e, bh_buf *b);
+void tmpl_buf_put(tmpl_engine *e, bh_buf *b);
 
 /* A per-engine memo of pure functions' results (semverCompare's), keyed by
  * bytes the caller builds from the function and its arguments. 1 with *val

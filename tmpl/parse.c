@@ -692,6 +692,23 @@ static inline __attribute__((always_inline)) void lex_inside(lexer *l)
 		}
 		break;
 	}
+	/* an identifier or keyword (a letter or '_') or a number (a digit or
+	 * sign) starts here: lexed without lnext's read and lbackup's step
+	 * back */
+	if (l->pos < l->len) {
+		unsigned char c = (unsigned char)l->input[l->pos];
+		if (ascii_word[c]) {
+			if (c >= '0' && c <= '9')
+				lex_number(l);
+			else
+				lex_identifier(l);
+			return;
+		}
+		if (c == '+' || c == '-') {
+			lex_number(l);
+			return;
+		}
+	}
 	int r = lnext(l);
 	if (r == LEOF) {
 		lerrorf(l, "unclosed action");

@@ -227,6 +227,53 @@ START_TEST(test_print_self_reference)
 }
 END_TEST
 
+/* include and tpl render into buffers the engine keeps between calls:
+ * none leaks text into a later one, after a failed render either */
+START_TEST(test_include_buffers_reused)
+{
+	static const char defs[] =
+		"{{ define \"a\" }}A{{ include \"b\" . }}{{ tpl \"<{{ . }}>\" . }}{{ include \"b\" . }}{{ end }}"
+		"{{ define \"b\" }}[{{ . }}]{{ end }}"
+		"{{ define \"bad\" }}left over text{{ include \"b\" . }}{{ index 1 2 }}{{ end }}";
+	bh_error err;
+	tmpl_engine *e = tmpl_engine_new(&err);
+	helmctx_opts o;
+	tmpl_value root;
+	json_t *vals = json_object();
+	memset(&o, 0, sizeof(o));
+	o.values = vals;
+	o.release_name = "x";
+	o.release_namespace = "ns";
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(tmpl_engine_add(e, "vec/templates/_d.tpl", defs, sizeof defs - 1, &err), 0);
+	static const char *const srcs[] = {
+		"{{ include \"a\" 1 }}{{ include \"b\" 2 }}{{ include \"a\" 3 }}",
+		"{{ include \"bad\" 1 }}",
+		"{{ include \"b\" 4 }}{{ include \"a\" 5 }}{{ len (include \"b\" 6) }}",
+	};
+	static const char *const want[] = {"A[1]<1>[1][2]A[3]<3>[3]", NULL, "[4]A[5]<5>[5]3"};
+	ck_assert_int_eq(helmctx_build(tmpl_engine_arena(e), &o, &root, &err), 0);
+	for (int i = 0; i < 3; i++) {
+		char name[64];
+		bh_buf out = BH_BUF_INIT;
+		snprintf(name, sizeof name, "vec/templates/t%d.yaml", i);
+		ck_assert_int_eq(tmpl_engine_add(e, name, srcs[i], strlen(srcs[i]), &err), 0);
+		ck_assert_int_eq(helmctx_set_template(tmpl_engine_arena(e), &root, name, "vec/templates", &err), 0);
+		int r = tmpl_engine_render(e, name, &root, &out, &err);
+		if (want[i]) {
+			ck_assert_msg(r == 0, "%s: %s", srcs[i], err.msg);
+			ck_assert_str_eq(bh_buf_str(&out), want[i]);
+		} else {
+			ck_assert_int_ne(r, 0);
+			ck_assert_msg(strstr(err.msg, "can't index item of type int") != NULL, "%s", err.msg);
+		}
+		bh_buf_free(&out);
+	}
+	tmpl_engine_free(e);
+	json_decref(vals);
+}
+END_TEST
+
 START_TEST(test_template_depth_limit)
 {
 	tmpl_limits l;
@@ -598,6 +645,7 @@ int main(void)
 	tcase_add_test(tc, test_print_self_reference);
 	tcase_add_test(tc, test_template_depth_limit);
 	tcase_add_test(tc, test_include_depth_limit);
+	tcase_add_test(tc, test_include_buffers_reused);
 	tcase_add_test(tc, test_memory_limit);
 	tcase_add_test(tc, test_parse_depth_limit);
 	tcase_add_test(tc, test_stack_guard);
