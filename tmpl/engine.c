@@ -103,6 +103,8 @@ void tmpl_engine_free(tmpl_engine *e)
 		return;
 	while (e->nspare_bufs > 0)
 		bh_buf_free(&e->spare_bufs[--e->nspare_bufs]);
+	while (e->nspare_vars > 0)
+		free(e->spare_vars[--e->nspare_vars].v);
 	while (e->call_errors) {
 		struct call_error *c = e->call_errors;
 		e->call_errors = c->next;

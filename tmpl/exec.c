@@ -188,6 +188,34 @@ static int push(state *s, const char *name, tmpl_value v)
 	return 0;
 }
 
+/* An execution's variable stack starts as one a finished execution gave
+ * back (a realloc of 8 per include and template call was most of their
+ * mallocs); vars_done gives it back, or frees it. */
+static void vars_start(state *s)
+{
+	tmpl_engine *e = s->e;
+	if (e->nspare_vars > 0) {
+		e->nspare_vars--;
+		s->vars = e->spare_vars[e->nspare_vars].v;
+		s->capvars = e->spare_vars[e->nspare_vars].cap;
+	}
+}
+
+static void vars_done(state *s)
+{
+	tmpl_engine *e = s->e;
+	if (s->vars && s->capvars <= 1024 &&
+	    e->nspare_vars < (int)(sizeof e->spare_vars / sizeof e->spare_vars[0])) {
+		e->spare_vars[e->nspare_vars].v = s->vars;
+		e->spare_vars[e->nspare_vars].cap = s->capvars;
+		e->nspare_vars++;
+	} else {
+		free(s->vars);
+	}
+	s->vars = NULL;
+	s->nvars = s->capvars = 0;
+}
+
 static int set_var(state *s, const char *name, tmpl_value v)
 {
 	for (int i = s->nvars - 1; i >= 0; i--)
@@ -482,10 +510,11 @@ static int walk_template(state *s, const tmpl_value *dot, const tnode *t)
 	ns.tmpl = tmpl;
 	ns.wr = s->wr;
 	ns.depth = s->depth + 1;
+	vars_start(&ns);
 	r = push(&ns, "$", newdot);
 	if (r == 0)
 		r = walk(&ns, &newdot, tmpl->root);
-	free(ns.vars);
+	vars_done(&ns);
 	if (ns.err) {
 		s->err = ns.err;
 	}
@@ -1268,6 +1297,7 @@ int tmpl_exec_tree(tmpl_engine *e, tmpl_ns *overlay, ttree *t, const tmpl_value 
 	d.iface = 0;
 	if (d.kind == TMPL_NIL)
 		d.kind = TMPL_INVALID;
+	vars_start(&s);
 	r = push(&s, "$", d);
 	if (r == 0) {
 		if (!t->root) {
@@ -1280,7 +1310,7 @@ int tmpl_exec_tree(tmpl_engine *e, tmpl_ns *overlay, ttree *t, const tmpl_value 
 	}
 	if (r == 0 && (out->oom || out->len > e->limits.max_output))
 		r = limitf(&s, "output size limit of %zu bytes exceeded", e->limits.max_output);
-	free(s.vars);
+	vars_done(&s);
 	*xe = s.err;
 	if (r && !s.err) {
 		*xe = xerr_new_exec(&s, "execution failed");

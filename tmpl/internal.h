@@ -247,6 +247,9 @@ struct tmpl_engine {
 	/* output buffers given back by nested executions (tmpl_buf_get) */
 	bh_buf spare_bufs[8];
 	int nspare_bufs;
+	/* variable stacks given back by finished executions (exec.c) */
+	struct spare_vars { void *v; int cap; } spare_vars[16];
+	int nspare_vars;
 	/* results of pure functions (tmpl_memo_get) */
 	struct memo_entry { char *key; size_t n; int val; } *memo;
 	size_t nmemo, capmemo;
