@@ -41,7 +41,78 @@ static void block(uint32_t h[8], const unsigned char *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-void tmpl_sha256(const void *data, size_t n, unsigned char md[32])
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#include <stdatomic.h>
+
+/* n blocks with the SHA extensions (Intel's SHA-NI): h[] is kept as the
+ * ABEF and CDGH halves sha256rnds2 works on, four rounds a step, and the
+ * schedule W[4g..4g+3] from the four groups before it (msg1, the alignr'd
+ * W[t-7] terms, msg2). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void blocks_shani(uint32_t h[8], const unsigned char *p,
+								      size_t n)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)h), 0xB1); /* CDAB */
+	__m128i s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(h + 4)), 0x1B); /* EFGH */
+	__m128i s0 = _mm_alignr_epi8(t, s1, 8);     /* ABEF */
+	s1 = _mm_blend_epi16(s1, t, 0xF0);          /* CDGH */
+	for (; n > 0; n--, p += 64) {
+		__m128i abef = s0, cdgh = s1, w[4];
+		for (int g = 0; g < 4; g++)
+			w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * g)), bswap);
+		for (int g = 0; g < 16; g++) {
+			if (g >= 4) {
+				__m128i x = _mm_add_epi32(_mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]),
+							  _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+				w[g & 3] = _mm_sha256msg2_epu32(x, w[(g + 3) & 3]);
+			}
+			__m128i m = _mm_add_epi32(w[g & 3], _mm_loadu_si128((const __m128i *)(const void *)(K + 4 * g)));
+			s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+			s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m, 0x0E));
+		}
+		s0 = _mm_add_epi32(s0, abef);
+		s1 = _mm_add_epi32(s1, cdgh);
+	}
+	t = _mm_shuffle_epi32(s0, 0x1B);    /* FEBA */
+	s1 = _mm_shuffle_epi32(s1, 0xB1);   /* DCHG */
+	s0 = _mm_blend_epi16(t, s1, 0xF0);  /* DCBA */
+	s1 = _mm_alignr_epi8(s1, t, 8);     /* HGFE */
+	_mm_storeu_si128((__m128i *)(void *)h, s0);
+	_mm_storeu_si128((__m128i *)(void *)(h + 4), s1);
+}
+
+/* 1 when the CPU has the SHA extensions and SSE4.1 (cpuid, asked once) */
+static int have_shani(void)
+{
+	static atomic_int known = -1;
+	int k = atomic_load_explicit(&known, memory_order_relaxed);
+	if (k < 0) {
+		unsigned a, b, c, d;
+		k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3) &&
+		    __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+		atomic_store_explicit(&known, k, memory_order_relaxed);
+	}
+	return k;
+}
+#define HAVE_SHANI_PATH 1
+#endif
+
+static void blocks(uint32_t h[8], const unsigned char *p, size_t n, int generic)
+{
+#ifdef HAVE_SHANI_PATH
+	if (!generic && have_shani()) {
+		blocks_shani(h, p, n);
+		return;
+	}
+#endif
+	(void)generic;
+	for (; n > 0; n--, p += 64)
+		block(h, p);
+}
+
+static void sha256(const void *data, size_t n, unsigned char md[32], int generic)
 {
 	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -49,8 +120,9 @@ void tmpl_sha256(const void *data, size_t n, unsigned char md[32])
 	unsigned char tail[128];
 	size_t left = n, t;
 	uint64_t bits = (uint64_t)n * 8;
-	for (; left >= 64; left -= 64, p += 64)
-		block(h, p);
+	blocks(h, p, left / 64, generic);
+	p += left / 64 * 64;
+	left %= 64;
 	/* the rest, 0x80, zeros, and the length in bits: one or two blocks */
 	memset(tail, 0, sizeof tail);
 	if (left)
@@ -59,13 +131,21 @@ void tmpl_sha256(const void *data, size_t n, unsigned char md[32])
 	t = left < 56 ? 64 : 128;
 	for (int i = 0; i < 8; i++)
 		tail[t - 1 - i] = (unsigned char)(bits >> (8 * i));
-	block(h, tail);
-	if (t == 128)
-		block(h, tail + 64);
+	blocks(h, tail, t / 64, generic);
 	for (int i = 0; i < 8; i++) {
 		md[4 * i] = (unsigned char)(h[i] >> 24);
 		md[4 * i + 1] = (unsigned char)(h[i] >> 16);
 		md[4 * i + 2] = (unsigned char)(h[i] >> 8);
 		md[4 * i + 3] = (unsigned char)h[i];
 	}
+}
+
+void tmpl_sha256(const void *data, size_t n, unsigned char md[32])
+{
+	sha256(data, n, md, 0);
+}
+
+void tmpl_sha256_generic(const void *data, size_t n, unsigned char md[32])
+{
+	sha256(data, n, md, 1);
 }
