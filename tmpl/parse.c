@@ -45,6 +45,9 @@ typedef struct item {
 	/* I_FIELD, I_VARIABLE: the dots in val; I_STRING: 1 when val has a
 	 * backslash or a non-ASCII byte (Go's unquote is needed), else 0 */
 	int aux;
+	/* I_FIELD, I_VARIABLE: the length of the first name (with its '.' or
+	 * '$'): the token Go's lexer would have stopped at */
+	unsigned seg;
 } item;
 
 typedef struct lexer {
@@ -811,9 +814,11 @@ static inline __attribute__((always_inline)) int lex_field_or_var(lexer *l, enum
 	int r;
 	if (at_terminator(l)) {
 		if (t == I_VARIABLE) {
+			unsigned seg = (unsigned)(l->pos - l->start);
 			int k = lex_more_fields(l);
 			emit(l, I_VARIABLE);
 			l->it->aux = k;
+			l->it->seg = seg;
 			return 0;
 		}
 		return emit(l, I_DOT);
@@ -824,9 +829,11 @@ static inline __attribute__((always_inline)) int lex_field_or_var(lexer *l, enum
 		fmt_U(u, sizeof u, r == LEOF ? 0xFFFD : r);
 		return lerrorf(l, "bad character %s", u);
 	}
+	unsigned seg = (unsigned)(l->pos - l->start);
 	int k = lex_more_fields(l) + (t == I_FIELD);
 	emit(l, t);
 	l->it->aux = k;
+	l->it->seg = seg;
 	return 0;
 }
 
@@ -1134,8 +1141,7 @@ static void item_string(char *buf, size_t n, const item *i)
  * the token Go's lexer would have stopped at. */
 static unsigned first_segment(const item *t)
 {
-	const char *d = t->len > 1 ? memchr(t->val + 1, '.', t->len - 1) : NULL;
-	return d ? (unsigned)(d - t->val) : t->len;
+	return t->seg;
 }
 
 /* Go's position of a joined field or variable: its chain's, the second
