@@ -7,29 +7,31 @@
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
 
-static int *incl_slot(tmpl_engine *e, const char *name)
+/* The index of name's nesting count in e->incl (added at 0 when new), or -1
+ * when out of memory. An index stays valid while the array grows. */
+static long incl_slot(tmpl_engine *e, const char *name)
 {
 	size_t len = strlen(name);
 	/* a chart includes tens of names: lengths and first bytes differ */
 	for (size_t i = 0; i < e->nincl; i++)
 		if (e->incl[i].len == len && e->incl[i].name[0] == name[0] &&
 		    memcmp(e->incl[i].name, name, len) == 0)
-			return &e->incl[i].n;
+			return (long)i;
 	if (e->nincl == e->capincl) {
 		size_t nc = e->capincl ? e->capincl * 2 : 16;
 		struct incl_count *n = realloc(e->incl, nc * sizeof(*n));
 		if (!n)
-			return NULL;
+			return -1;
 		e->incl = n;
 		e->capincl = nc;
 	}
 	char *nm = tmpl_arena_strdup(&e->parse_arena, name, len);
 	if (!nm)
-		return NULL;
+		return -1;
 	e->incl[e->nincl].name = nm;
 	e->incl[e->nincl].len = len;
 	e->incl[e->nincl].n = 0;
-	return &e->incl[e->nincl++].n;
+	return (long)e->nincl++;
 }
 
 static ttree *find_tree(exec_ctx *xc, const char *name)
@@ -47,19 +49,19 @@ static int fn_include(tmpl_call *c)
 	exec_ctx *xc = c->exec;
 	tmpl_engine *e = xc->e;
 	const char *name = tmpl_arena_strdup(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len);
-	int *cnt = name ? incl_slot(e, name) : NULL;
+	long slot = name ? incl_slot(e, name) : -1;
 	bh_buf out;
 	xerr *xe = NULL;
 	int r;
-	if (!cnt)
+	if (slot < 0)
 		return BH_ELIMIT;
-	if (*cnt > e->limits.max_include_depth)
+	if (e->incl[slot].n > e->limits.max_include_depth)
 		return tmpl_call_errorf(c, "rendering template has a nested reference name: %s: unable to execute template",
 					name);
-	(*cnt)++;
+	e->incl[slot].n++;
 	ttree *t = find_tree(xc, name);
 	if (!t) {
-		(*cnt)--;
+		e->incl[slot].n--;
 		xerr *x = calloc(1, sizeof(*x));
 		if (!x)
 			return BH_ELIMIT;
@@ -73,15 +75,13 @@ static int fn_include(tmpl_call *c)
 		return BH_EEXEC;
 	}
 	if (xc->depth + 1 >= e->limits.max_exec_depth) {
-		(*cnt)--;
+		e->incl[slot].n--;
 		return tmpl_call_errorf(c, "exceeded maximum template depth (%d)", e->limits.max_exec_depth);
 	}
 	tmpl_buf_get(e, &out);
 	r = tmpl_exec_tree(e, xc->overlay, t, &c->argv[1], &out, &xe, xc->depth + 1);
-	/* the counter lives in a realloc'd array: look it up again */
-	cnt = incl_slot(e, name);
-	if (cnt)
-		(*cnt)--;
+	/* the array may have grown meanwhile: the index holds */
+	e->incl[slot].n--;
 	if (r) {
 		tmpl_buf_put(e, &out);
 		xc->inner = xe;
