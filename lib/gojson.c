@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/gostrconv.h"
 #include "lib/yaml_resolve.h"
@@ -46,6 +49,27 @@ void gojson_quote(bh_buf *out, const char *str, size_t n, int flags)
 	size_t i = 0, start = 0;
 	bh_buf_putc(out, '"');
 	while (i < n) {
+#ifdef __SSE2__
+		/* 16 bytes a step over printable ASCII that needs no escape */
+		while (i + 16 <= n) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			__m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), /* controls, >= 0x80 */
+						   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+								_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+			if (html)
+				bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')),
+								     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')),
+										  _mm_cmpeq_epi8(v, _mm_set1_epi8('&')))));
+			unsigned m = (unsigned)_mm_movemask_epi8(bad);
+			if (m) {
+				i += (size_t)__builtin_ctz(m);
+				break;
+			}
+			i += 16;
+		}
+		if (i >= n)
+			break;
+#endif
 		unsigned c = s[i];
 		if (c < 0x80) {
 			int safe = c >= 0x20 && c != '"' && c != '\\' &&

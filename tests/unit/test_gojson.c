@@ -54,6 +54,39 @@ END_TEST
 /* jansson cannot hold NaN/Inf (json_real refuses them), so the encoder's
  * "json: unsupported value" path is reached only through callers' own
  * float handling; gojson_format_float is what they share. */
+/* gojson_quote scans 16 bytes a step: each byte it must escape (or
+ * decode as UTF-8) at every position of a 40-byte string of 'a's, with and
+ * without HTML escaping */
+START_TEST(test_quote_positions)
+{
+	static const struct {
+		const char *in, *html, *plain;
+	} cases[] = {
+		{"<", "\\u003c", "<"}, {">", "\\u003e", ">"}, {"&", "\\u0026", "&"},
+		{"\"", "\\\"", "\\\""}, {"\\", "\\\\", "\\\\"}, {"\n", "\\n", "\\n"},
+		{"\x01", "\\u0001", "\\u0001"}, {"\x1f", "\\u001f", "\\u001f"}, {"\x7f", "\x7f", "\x7f"},
+		{"\xc3\xa9", "\xc3\xa9", "\xc3\xa9"}, {"\xe2\x80\xa8", "\\u2028", "\\u2028"},
+		{"\xff", "\\ufffd", "\\ufffd"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		for (size_t pos = 0; pos < 40; pos++)
+			for (int html = 0; html < 2; html++) {
+				char in[64], want[128];
+				size_t il = strlen(cases[k].in);
+				memset(in, 'a', 40);
+				memcpy(in + pos, cases[k].in, il);
+				size_t n = pos + il < 40 ? 40 : pos + il;
+				snprintf(want, sizeof want, "\"%.*s%s%.*s\"", (int)pos, in,
+					 html ? cases[k].html : cases[k].plain, (int)(n - pos - il), in + pos + il);
+				bh_buf b = BH_BUF_INIT;
+				gojson_quote(&b, in, n, html ? 0 : GOJSON_NO_HTML_ESCAPE);
+				ck_assert_msg(strcmp(bh_buf_str(&b), want) == 0, "case %zu at %zu (html %d): %s", k, pos,
+					      html, bh_buf_str(&b));
+				bh_buf_free(&b);
+			}
+}
+END_TEST
+
 START_TEST(test_format_float)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -259,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, test_encode_scalars);
 	tcase_add_test(tc, test_encode_collections);
 	tcase_add_test(tc, test_format_float);
+	tcase_add_test(tc, test_quote_positions);
 	tcase_add_test(tc, test_decode_errors);
 	tcase_add_test(tc, test_decode_values);
 	tcase_add_test(tc, test_decode_limits);
