@@ -98,12 +98,13 @@ static int fn_tpl(tmpl_call *c)
 	tmpl_engine *e = xc->e;
 	const tmpl_value *src = &c->argv[0];
 	tmpl_ns *ov = tmpl_arena_alloc(&e->parse_arena, sizeof(*ov));
-	bh_error *perr = malloc(sizeof(bh_error));
+	bh_error *perr = tmpl_call_error_get(e); /* 8 KiB: one kept for calls */
 	bh_buf out;
 	xerr *xe = NULL;
 	int r;
 	if (!ov || !perr) {
-		free(perr);
+		if (perr)
+			tmpl_call_error_put(e, perr);
 		return BH_ELIMIT;
 	}
 	ov->parent = xc->overlay;
@@ -115,10 +116,10 @@ static int fn_tpl(tmpl_call *c)
 		tmpl_call_errorf(c, "cannot parse template %s: %s", bh_buf_str(&q), perr->msg);
 		bh_buf_free(&q);
 		tmpl_ns_release(ov);
-		free(perr);
+		tmpl_call_error_put(e, perr);
 		return r == BH_ELIMIT ? BH_ELIMIT : BH_EEXEC;
 	}
-	free(perr);
+	tmpl_call_error_put(e, perr);
 	ttree *t = tmpl_ns_find(ov, "gotpl");
 	if (!t) {
 		tmpl_ns_release(ov);
