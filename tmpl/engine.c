@@ -79,7 +79,7 @@ void tmpl_call_error_put(tmpl_engine *e, bh_error *err)
 
 void tmpl_buf_get(tmpl_engine *e, bh_buf *b)
 {
-	if (e->nspare_bufs == 0) {
+	if (!e || e->nspare_bufs == 0) {
 		bh_buf_init(b);
 		return;
 	}
@@ -90,7 +90,7 @@ void tmpl_buf_get(tmpl_engine *e, bh_buf *b)
 void tmpl_buf_put(tmpl_engine *e, bh_buf *b)
 {
 	enum { MAX_SPARE = sizeof e->spare_bufs / sizeof e->spare_bufs[0] };
-	if (b->data && !b->oom && b->cap <= 256 * 1024 && e->nspare_bufs < MAX_SPARE)
+	if (e && b->data && !b->oom && b->cap <= 256 * 1024 && e->nspare_bufs < MAX_SPARE)
 		e->spare_bufs[e->nspare_bufs++] = *b;
 	else
 		bh_buf_free(b);

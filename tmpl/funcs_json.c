@@ -7,6 +7,7 @@
 
 #include "lib/gojson.h"
 #include "tmpl/funcs.h"
+#include "tmpl/internal.h"
 #include "tmpl/sprig_util.h"
 
 /* data: encoder flags | MUST (errors are template errors) */
@@ -15,18 +16,19 @@
 static int fn_to_json(tmpl_call *c)
 {
 	int flags = (int)(intptr_t)c->data;
-	bh_buf b = BH_BUF_INIT;
+	bh_buf b;
 	bh_error e;
 	bh_error_clear(&e);
+	tmpl_buf_get(c->engine, &b);
 	if (tmpl_value_gojson(&b, &c->argv[0], flags & ~MUST, &e)) {
-		bh_buf_free(&b);
+		tmpl_buf_put(c->engine, &b);
 		if (flags & MUST)
 			return tmpl_call_errorf(c, "%s", e.msg);
 		c->result = tmpl_str_static("", 0);
 		return 0;
 	}
 	c->result = tmpl_str_buf(c->arena, &b);
-	bh_buf_free(&b);
+	tmpl_buf_put(c->engine, &b);
 	return 0;
 }
 

@@ -9,22 +9,24 @@
 
 #include "lib/yaml.h"
 #include "tmpl/funcs.h"
+#include "tmpl/internal.h"
 #include "tmpl/sprig_util.h"
 #include "tmpl/toml.h"
 #include "tmpl/yaml_pretty.h"
 
 /* sigs.k8s.io/yaml.Marshal(v) minus the final newline. */
-static int to_yaml(const tmpl_value *v, bh_buf *out, bh_error *err)
+static int to_yaml(tmpl_engine *e, const tmpl_value *v, bh_buf *out, bh_error *err)
 {
-	bh_buf j = BH_BUF_INIT;
+	bh_buf j;
+	tmpl_buf_get(e, &j);
 	int rc = tmpl_value_gojson(&j, v, 0, err);
 	if (rc) {
 		bh_error_prefix(err, "error marshaling into JSON");
-		bh_buf_free(&j);
+		tmpl_buf_put(e, &j);
 		return rc;
 	}
 	rc = yaml_emit_json_text(bh_buf_str(&j), j.len, out, err);
-	bh_buf_free(&j);
+	tmpl_buf_put(e, &j);
 	if (rc) {
 		/* sigs.k8s.io/yaml returns goyaml's error unwrapped here */
 		static const char pfx[] = "error converting JSON to YAML: ";
@@ -39,18 +41,19 @@ static int to_yaml(const tmpl_value *v, bh_buf *out, bh_error *err)
 
 static int fn_to_yaml(tmpl_call *c)
 {
-	bh_buf b = BH_BUF_INIT;
+	bh_buf b;
 	bh_error e;
 	bh_error_clear(&e);
-	if (to_yaml(&c->argv[0], &b, &e)) {
-		bh_buf_free(&b);
+	tmpl_buf_get(c->engine, &b);
+	if (to_yaml(c->engine, &c->argv[0], &b, &e)) {
+		tmpl_buf_put(c->engine, &b);
 		if (c->data)
 			return tmpl_call_errorf(c, "%s", e.msg);
 		c->result = tmpl_str_static("", 0);
 		return 0;
 	}
 	c->result = tmpl_str_buf(c->arena, &b);
-	bh_buf_free(&b);
+	tmpl_buf_put(c->engine, &b);
 	return 0;
 }
 

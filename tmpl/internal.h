@@ -265,7 +265,8 @@ void tmpl_call_error_put(tmpl_engine *e, bh_error *err);
 /* An empty buffer for a nested execution's output (include, tpl), with
  * the room of one given back earlier (a fresh one grew by realloc from 64
  * bytes on every include). Give it back with tmpl_buf_put, which keeps a
- * few of at most 256 KiB and frees the others; *b is empty after either. */
+ * few of at most 256 KiB and frees the others; *b is empty after either.
+ * Without an engine (NULL), a fresh buffer and a free. */
 void tmpl_buf_get(tmpl_engine *e, bh_buf *b);
 void tmpl_buf_put(tmpl_engine *e, bh_buf *b);
 
