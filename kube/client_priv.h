@@ -34,6 +34,8 @@ struct kube_client {
 	json_t *applied; /* "resource/ns/name" -> the answer of its last apply (kube_wait's first look) */
 	json_t *disc; /* preloaded discovery answers by path (kube_discovery_preload) */
 	char watch_rv[128];
+	const char *watch_text; /* kube_watch_object_text */
+	size_t watch_text_len;
 };
 
 long kube_now_ms(void);

@@ -257,5 +257,9 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns,
                bh_error *err);
 /* The last resourceVersion kube_watch saw (borrowed; "" before any). */
 const char *kube_watch_last_rv(const kube_client *c);
+/* During a kube_watch_fn's call: the text of the object delivered, as the
+ * event carried it (JSON, less metadata.managedFields; borrowed, len bytes,
+ * not NUL-terminated), or NULL (a RELIST, or text the skim cannot place). */
+const char *kube_watch_object_text(const kube_client *c, size_t *len);
 
 #endif

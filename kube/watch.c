@@ -8,6 +8,7 @@
 #include "kube/kube.h"
 #include "kube/watchdec.h"
 #include "lib/buf.h"
+#include "lib/json_skim.h"
 
 static const char *const type_names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "RELIST"};
 
@@ -24,6 +25,7 @@ void kube_watchdec_init(kube_watchdec *d, kube_watchdec_fn fn, void *ud)
 {
 	memset(d, 0, sizeof *d);
 	bh_buf_init(&d->line);
+	bh_buf_init(&d->cut);
 	d->fn = fn;
 	d->ud = ud;
 }
@@ -31,228 +33,35 @@ void kube_watchdec_init(kube_watchdec *d, kube_watchdec_fn fn, void *ud)
 void kube_watchdec_free(kube_watchdec *d)
 {
 	bh_buf_free(&d->line);
+	bh_buf_free(&d->cut);
 }
 
 /* ---- object.metadata.managedFields, dropped before decoding ----
  * Nothing reads an object's managedFields from a watch, and they are often
- * the larger part of it: the event's bytes go to jansson without them. The
- * dropped value is still checked for JSON syntax (ASCII only, a nesting
- * limit); anything unusual leaves the line whole for jansson to judge. */
+ * the larger part of it: the event's bytes go to jansson without them
+ * (json_skim_cut: the dropped value still checked for JSON syntax; anything
+ * unusual leaves the line whole for jansson to judge). */
 
-#define MF_MAX_DEPTH 64
+static const char *const mf_path[] = {"object", "metadata", "managedFields"};
 
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static const char *mf_ws(const char *p, const char *e)
-{
-	while (p < e && is_ws(*p))
-		p++;
-	return p;
-}
-
-static int mf_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* p at '"': past the closing quote, or NULL (bad escape, control or non-ASCII
- * byte, no end). */
-static const char *mf_string(const char *p, const char *e)
-{
-	for (p++; p < e; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"')
-			return p + 1;
-		if (c < 0x20 || c >= 0x80)
-			return NULL;
-		if (c == '\\') {
-			if (++p >= e)
-				return NULL;
-			if (*p == 'u') {
-				if (e - p < 5 || !mf_hex(p[1]) || !mf_hex(p[2]) || !mf_hex(p[3]) || !mf_hex(p[4]))
-					return NULL;
-				p += 4;
-			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
-				return NULL;
-			}
-		}
-	}
-	return NULL;
-}
-
-static const char *mf_digits(const char *p, const char *e)
-{
-	const char *s = p;
-	while (p < e && *p >= '0' && *p <= '9')
-		p++;
-	return p > s ? p : NULL;
-}
-
-/* One JSON value at p (no leading blanks): past it, or NULL when it is not
- * one. */
-static const char *mf_value(const char *p, const char *e, int depth)
-{
-	if (p >= e || depth > MF_MAX_DEPTH)
-		return NULL;
-	if (*p == '"')
-		return mf_string(p, e);
-	if (*p == '{' || *p == '[') {
-		char close = *p == '{' ? '}' : ']';
-		p = mf_ws(p + 1, e);
-		if (p < e && *p == close)
-			return p + 1;
-		for (;;) {
-			if (close == '}') {
-				if (p >= e || *p != '"' || !(p = mf_string(p, e)))
-					return NULL;
-				p = mf_ws(p, e);
-				if (p >= e || *p != ':')
-					return NULL;
-				p = mf_ws(p + 1, e);
-			}
-			if (!(p = mf_value(p, e, depth + 1)))
-				return NULL;
-			p = mf_ws(p, e);
-			if (p < e && *p == close)
-				return p + 1;
-			if (p >= e || *p != ',')
-				return NULL;
-			p = mf_ws(p + 1, e);
-		}
-	}
-	static const char *const lit[] = {"true", "false", "null"};
-	for (size_t i = 0; i < 3; i++) {
-		size_t n = strlen(lit[i]);
-		if ((size_t)(e - p) >= n && !memcmp(p, lit[i], n))
-			return p + n;
-	}
-	const char *num = p; /* jansson refuses what overflows: long ones left to it */
-	if (*p == '-')
-		p++;
-	if (p < e && *p == '0')
-		p++;
-	else if (!(p = mf_digits(p, e)))
-		return NULL;
-	if (p < e && *p == '.' && !(p = mf_digits(p + 1, e)))
-		return NULL;
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < e && (*p == '+' || *p == '-'))
-			p++;
-		if (!(p = mf_digits(p, e)))
-			return NULL;
-	}
-	return p - num > 15 ? NULL : p;
-}
-
-/* Finds the bytes [*from, *to) to cut from an event line so that its
- * object.metadata.managedFields member goes, with one comma: 1 when there is
- * exactly one such member and its value is valid JSON, else 0. The rest of
- * the line is only scanned (strings, nesting): jansson checks it. */
-static int mf_find(const char *s, size_t n, size_t *from, size_t *to)
-{
-	static const char *const path[] = {"object", "metadata", "managedFields"};
-	const char *p = s, *e = s + n;
-	int depth = 0, m = 0, cand = 0, found = 0;
-	while (p < e) {
-		char c = *p;
-		if (c == '"') {
-			const char *k = p, *q = p + 1;
-			while (q < e && *q != '"')
-				q += *q == '\\' ? 2 : 1;
-			if (q >= e)
-				return 0;
-			p = mf_ws(q + 1, e);
-			if (p >= e || *p != ':' || depth != m + 1) {
-				cand = 0;
-				continue;
-			}
-			size_t kl = (size_t)(q - k - 1);
-			cand = kl == strlen(path[m]) && !memcmp(k + 1, path[m], kl);
-			if (cand && m == 2) { /* the member itself */
-				const char *v = mf_value(mf_ws(p + 1, e), e, 0), *a = k, *b;
-				if (!v || found++)
-					return 0;
-				while (a > s && is_ws(a[-1]))
-					a--;
-				b = mf_ws(v, e);
-				const char *pre = a - 1; /* the value's end before a comma */
-				while (pre > s && is_ws(pre[-1]))
-					pre--;
-				/* a member in its place: a value's end and its comma
-				 * before, or the object's brace, and a member or the
-				 * brace after */
-				if (b == e || a == s)
-					return 0;
-				if (a[-1] == ',' && (*b == ',' || *b == '}') && pre > s && !strchr("{[,:", pre[-1]))
-					a--, b = v;
-				else if (a[-1] == '{' && *b == '}')
-					a = k, b = v;
-				else if (a[-1] == '{' && *b == ',' && mf_ws(b + 1, e) < e && *mf_ws(b + 1, e) == '"')
-					a = k, b++;
-				else
-					return 0;
-				*from = (size_t)(a - s), *to = (size_t)(b - s);
-				p = v;
-				cand = 0;
-				continue;
-			}
-			p++;
-			continue;
-		}
-		if (c == '{' || c == '[') {
-			if (c == '{' && cand && depth == m + 1)
-				m++;
-			depth++;
-			cand = 0;
-		} else if (c == '}' || c == ']') {
-			if (--depth < 0)
-				return 0;
-			if (m > depth - 1)
-				m = depth > 0 ? depth - 1 : 0;
-		}
-		p++;
-	}
-	return found;
-}
-
-struct mf_feed {
-	const char *part[2];
-	size_t len[2];
-	int i;
-};
-
-static size_t mf_next(void *buffer, size_t buflen, void *data)
-{
-	struct mf_feed *f = data;
-	while (f->i < 2 && !f->len[f->i])
-		f->i++;
-	if (f->i == 2)
-		return 0;
-	size_t n = f->len[f->i] < buflen ? f->len[f->i] : buflen;
-	memcpy(buffer, f->part[f->i], n);
-	f->part[f->i] += n;
-	f->len[f->i] -= n;
-	return n;
-}
-
-/* The event line decoded, its object's managedFields left out. */
-static json_t *event_load(const char *line, size_t len, json_error_t *je)
-{
-	size_t from, to;
-	if (!mf_find(line, len, &from, &to))
-		return json_loadb(line, len, JSON_REJECT_DUPLICATES, je);
-	struct mf_feed f = {{line, line + to}, {from, len - to}, 0};
-	return json_load_callback(mf_next, &f, JSON_REJECT_DUPLICATES, je);
-}
-
-int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
+/* The event line (len bytes) decoded, its object's managedFields left out
+ * (the line without them kept in cut); with text, the object's own text in
+ * the line decoded (NULL when the skim cannot place it). */
+static int event_parse(const char *line, size_t len, bh_buf *cut, kube_watch_type *type, json_t **obj,
+		       const char **text, size_t *tlen, bh_error *err)
 {
 	json_error_t je;
-	json_t *ev = event_load(line, len, &je);
+	size_t from, to;
+	if (json_skim_cut(line, len, mf_path, 3, &from, &to)) {
+		bh_buf_reset(cut);
+		bh_buf_put(cut, line, from);
+		bh_buf_put(cut, line + to, len - to);
+		if (!bh_buf_ok(cut))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		line = cut->data;
+		len = cut->len;
+	}
+	json_t *ev = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	if (!ev)
 		return bh_error_set(err, BH_EPARSE, "watch event: invalid JSON at column %d: %s", je.column, je.text);
 	int rc = 0;
@@ -272,9 +81,30 @@ int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, 
 		else
 			*type = (kube_watch_type)i;
 	}
-	if (!rc)
+	int whole = 0; /* the cut was not made: the tree's managedFields go */
+	if (!rc) {
+		whole = json_object_del(json_object_get(o, "metadata"), "managedFields") == 0;
 		*obj = json_incref(o);
+	}
 	json_decref(ev);
+	if (!rc && text) {
+		static const char *const keys[] = {"object", NULL};
+		json_skim_span v;
+		const char *end;
+		*text = NULL;
+		if (!whole && json_skim_object(line, line + len, 0, keys, &v, &end) == 0 && v.s && *v.s == '{') {
+			*text = v.s;
+			*tlen = (size_t)(v.e - v.s);
+		}
+	}
+	return rc;
+}
+
+int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
+{
+	bh_buf cut = BH_BUF_INIT;
+	int rc = event_parse(line, len, &cut, type, obj, NULL, NULL, err);
+	bh_buf_free(&cut);
 	return rc;
 }
 
@@ -289,12 +119,13 @@ static int dec_line(kube_watchdec *d, const char *p, size_t n, bh_error *err)
 		return 0;
 	kube_watch_type type;
 	json_t *obj = NULL;
-	int rc = kube_watch_event_parse(p + i, n - i, &type, &obj, err);
+	int rc = event_parse(p + i, n - i, &d->cut, &type, &obj, &d->obj_text, &d->obj_len, err);
 	if (rc)
 		return rc;
 	d->events++;
 	if (d->fn && d->fn(d->ud, type, obj))
 		d->stopped = 1;
+	d->obj_text = NULL;
 	json_decref(obj);
 	return 0;
 }
@@ -378,7 +209,11 @@ static int on_event(void *ud, kube_watch_type type, json_t *obj)
 	w->events++;
 	if (type == KUBE_WATCH_BOOKMARK && !w->o->deliver_bookmarks)
 		return 0;
-	if (w->fn(w->ud, type, obj)) {
+	w->c->watch_text = w->dec.obj_text;
+	w->c->watch_text_len = w->dec.obj_len;
+	int stop = w->fn(w->ud, type, obj);
+	w->c->watch_text = NULL;
+	if (stop) {
 		w->user_stop = 1;
 		return 1;
 	}
@@ -403,6 +238,11 @@ static int relist(kube_client *c, const kube_resource *r, const char *ns, struct
 	if (rc)
 		return bh_error_prefix(err, "watch %s: relist", r->resource);
 	set_rv(c, list);
+	/* as a watch event's, the items' managedFields are not delivered */
+	size_t i;
+	json_t *it;
+	json_array_foreach(json_object_get(list, "items"), i, it)
+		json_object_del(json_object_get(it, "metadata"), "managedFields");
 	if (w->fn(w->ud, KUBE_WATCH_RELIST, list))
 		w->user_stop = 1;
 	json_decref(list);
@@ -412,6 +252,12 @@ static int relist(kube_client *c, const kube_resource *r, const char *ns, struct
 const char *kube_watch_last_rv(const kube_client *c)
 {
 	return c->watch_rv;
+}
+
+const char *kube_watch_object_text(const kube_client *c, size_t *len)
+{
+	*len = c->watch_text ? c->watch_text_len : 0;
+	return c->watch_text;
 }
 
 int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kube_watch_opts *opts,

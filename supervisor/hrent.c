@@ -62,14 +62,14 @@ static const char *put(char **p, const char *s, size_t n)
 	return at;
 }
 
-hr_ent *hrent_new(json_t *hr)
+hr_ent *hrent_new(const json_t *hr, const char *text, size_t len)
 {
 	char kind[254], sns[254], sname[520];
 	const char *ns = jstr2(hr, "metadata", "namespace"), *name = jstr2(hr, "metadata", "name");
 	const char *uid = jstr2(hr, "metadata", "uid"), *req = request_of(hr);
 	int has_src = source_of(hr, kind, sizeof kind, sns, sizeof sns, sname, sizeof sname) == 0;
 	size_t nl, nn, ul, rl, kl, snl, sml, tl;
-	char *text, *p;
+	char *p;
 	hr_ent *h;
 	ns = ns ? ns : "";
 	name = name ? name : "";
@@ -79,15 +79,10 @@ hr_ent *hrent_new(json_t *hr)
 	nl = strlen(ns), nn = strlen(name), ul = strlen(uid), rl = req ? strlen(req) : 0;
 	kl = strlen(kind), snl = strlen(sns), sml = strlen(sname);
 	h = NULL;
-	{
-		/* nothing reads managedFields: not kept (memory at 1000s of objects) */
-		json_t *md = json_object_get(hr, "metadata");
-		if (json_object_get(md, "managedFields"))
-			json_object_del(md, "managedFields");
-	}
-	if (!(text = json_dumps(hr, JSON_COMPACT)))
+	char *dumped = NULL;
+	if (!text && !(text = dumped = json_dumps(hr, JSON_COMPACT)))
 		return NULL;
-	tl = strlen(text);
+	tl = text == dumped ? strlen(text) : len;
 	size_t size = sizeof *h + nl + nn + ul + rl + kl + snl + sml + tl + 8;
 	if ((h = malloc(size))) {
 		memset(h, 0, sizeof *h);
@@ -110,7 +105,7 @@ hr_ent *hrent_new(json_t *hr)
 		h->len = tl;
 		h->text = (char *)put(&p, text, tl);
 	}
-	free(text);
+	free(dumped);
 	return h;
 }
 

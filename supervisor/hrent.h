@@ -1,8 +1,9 @@
 /* supervisor/hrent.h — a HelmRelease as bulkheadd's cache keeps it: the
  * fields the queue looks at on every event (key, generation, finalizer,
  * deletion, suspend, reconcile requests, chart source), decoded once, and
- * the object itself as compact JSON text (without metadata.managedFields,
- * which nothing reads), decoded into a tree again only for a reconcile,
+ * the object itself as JSON text (the watch event's, without
+ * metadata.managedFields, which nothing reads), decoded into a tree again
+ * only for a reconcile,
  * a status write or a dependency check. A jansson tree of an object with
  * its status costs about five times its text (at 1000 HelmReleases, 13-14
  * MiB of bulkheadd's heap). One allocation per object. */
@@ -25,14 +26,16 @@ typedef struct hr_ent {
 	const char *src_kind, *src_ns, *src_name;
 	size_t size;            /* of the whole allocation */
 	size_t len;             /* of text */
-	char *text;             /* the object, compact JSON, NUL-terminated */
+	char *text;             /* the object, JSON, NUL-terminated */
 } hr_ent;
 
 #define HR_FINALIZER "finalizers.fluxcd.io"
 
-/* The compact form of hr (its managedFields are removed from hr). NULL when
- * out of memory. Freed with free(). */
-hr_ent *hrent_new(json_t *hr);
+/* The compact form of hr, which has no metadata.managedFields (kube_watch
+ * drops them); its text is text (len bytes, hr's JSON, as the watch event
+ * carried it) or, when text is NULL, hr encoded. NULL when out of memory.
+ * Freed with free(). */
+hr_ent *hrent_new(const json_t *hr, const char *text, size_t len);
 /* A copy in one allocation of the calling thread (the watch thread's
  * arena keeps only short-lived memory). NULL when out of memory. */
 hr_ent *hrent_dup(const hr_ent *h);

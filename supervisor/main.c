@@ -111,11 +111,13 @@ static void wake(void)
 }
 
 /* On the watch thread: each object is decoded once, here, into the
- * cache's compact form (hrent.h); the tree is dropped by the decoder. */
+ * cache's compact form (hrent.h), with the text the event carried (ud is
+ * the watch's client); the tree is dropped by the decoder. */
 static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 {
 	wevent *e;
-	(void)ud;
+	const char *text;
+	size_t len;
 	if (type > KUBE_WATCH_DELETED && type != KUBE_WATCH_RELIST)
 		return stopping ? 1 : 0; /* nothing the main loop reads */
 	if (!(e = calloc(1, sizeof *e)))
@@ -129,13 +131,13 @@ static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 			return 0;
 		}
 		json_array_foreach(items, i, it) {
-			if (!(e->items[e->nitems] = hrent_new(it))) { /* a partial list would drop the rest */
+			if (!(e->items[e->nitems] = hrent_new(it, NULL, 0))) { /* a partial list would drop the rest */
 				wevent_free(e);
 				return 0;
 			}
 			e->nitems++;
 		}
-	} else if (!(e->ent = hrent_new(obj))) {
+	} else if (text = kube_watch_object_text(ud, &len), !(e->ent = hrent_new(obj, text, len))) {
 		free(e);
 		return 0;
 	}
@@ -189,7 +191,7 @@ static void *watch_main(void *arg)
 		wo.timeout_seconds = 60;
 		wo.label_selector = opt.watch_selector; /* sharding: Flux's sharding.fluxcd.io/key */
 		if (kube_watch(wc, &sv_helmrelease_resource, opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo,
-			       on_watch, NULL, &e) < 0)
+			       on_watch, wc, &e) < 0)
 			svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
 		sleep(1);
 	}

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/json_skim.h"
+
 /* ---- a skim of the API server's answers --------------------------------------
  * A Secret list or a Secret write's answer carries the release records (tens
  * of KiB of base64 each): decoding it whole into a jansson tree was more than
@@ -11,144 +13,8 @@
  * text is checked for JSON structure only (the contents of the strings
  * stepped over are not), and the one or few "metadata" objects read are
  * decoded by jansson. Anything unusual (a member twice, too deep, broken
- * structure) reads as "no such answer", which only costs a worker. */
-#define SKIM_DEPTH 64
-
-static const char *ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
-}
-
-/* p at '"': just past the closing quote, or NULL. memchr, not a loop per
- * byte: the strings here are mostly long base64 without escapes. */
-static const char *str_end(const char *p, const char *e)
-{
-	for (p++; p < e;) {
-		const char *q = memchr(p, '"', (size_t)(e - p)), *b;
-		if (!q)
-			return NULL;
-		if (!(b = memchr(p, '\\', (size_t)(q - p))))
-			return q + 1;
-		p = b + 2; /* the escaped character, whatever it is */
-	}
-	return NULL;
-}
-
-/* Just past the JSON value at p (after blanks), or NULL. */
-static const char *val_end(const char *p, const char *e, int depth)
-{
-	const char *s;
-	p = ws(p, e);
-	if (p >= e)
-		return NULL;
-	if (*p == '"')
-		return str_end(p, e);
-	if (*p == '{' || *p == '[') {
-		char close = *p == '{' ? '}' : ']';
-		int obj = *p == '{';
-		if (depth >= SKIM_DEPTH)
-			return NULL;
-		p = ws(p + 1, e);
-		if (p < e && *p == close)
-			return p + 1;
-		for (;;) {
-			if (obj) {
-				if (p >= e || *p != '"' || !(p = str_end(p, e)))
-					return NULL;
-				p = ws(p, e);
-				if (p >= e || *p != ':')
-					return NULL;
-				p++;
-			}
-			if (!(p = val_end(p, e, depth + 1)))
-				return NULL;
-			p = ws(p, e);
-			if (p >= e)
-				return NULL;
-			if (*p == close)
-				return p + 1;
-			if (*p != ',')
-				return NULL;
-			p = ws(p + 1, e);
-		}
-	}
-	for (s = p; p < e && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      *p == '-' || *p == '+' || *p == '.');
-	     p++)
-		;
-	return p > s ? p : NULL;
-}
-
-/* One pass over the object at p (checked as JSON to its end, *end): the
- * spans of the members named in keys (NULL-terminated) in vs[i]..ve[i],
- * vs[i] NULL when absent. -1 when p is no object, or names a wanted
- * member twice. */
-static int skim_object(const char *p, const char *e, int depth, const char *const *keys, const char **vs,
-		       const char **ve, const char **end)
-{
-	size_t k;
-	for (k = 0; keys[k]; k++)
-		vs[k] = NULL;
-	p = ws(p, e);
-	if (p >= e || *p != '{' || depth >= SKIM_DEPTH)
-		return -1;
-	p = ws(p + 1, e);
-	if (p < e && *p == '}') {
-		*end = p + 1;
-		return 0;
-	}
-	for (;;) {
-		const char *ks = p, *kend = p < e && *p == '"' ? str_end(p, e) : NULL, *v, *vend;
-		if (!kend)
-			return -1;
-		p = ws(kend, e);
-		if (p >= e || *p != ':' || !(vend = val_end(v = ws(p + 1, e), e, depth + 1)))
-			return -1;
-		for (k = 0; keys[k]; k++)
-			if ((size_t)(kend - ks) == strlen(keys[k]) + 2 && !memcmp(ks + 1, keys[k], (size_t)(kend - ks) - 2)) {
-				if (vs[k])
-					return -1;
-				vs[k] = v;
-				ve[k] = vend;
-			}
-		p = ws(vend, e);
-		if (p < e && *p == '}') {
-			*end = p + 1;
-			return 0;
-		}
-		if (p >= e || *p != ',')
-			return -1;
-		p = ws(p + 1, e);
-	}
-}
-
-/* The JSON string at [s, e) (quotes included) into out (n bytes): plain
- * printable ASCII, as names and resourceVersions are, is copied; anything
- * else is decoded by jansson. 0, or -1 when it is no string or does not fit. */
-static int skim_string(const char *s, const char *e, char *out, size_t n)
-{
-	size_t l = (size_t)(e - s);
-	if (l < 2 || *s != '"' || e[-1] != '"')
-		return -1;
-	for (const char *p = s + 1; p < e - 1; p++)
-		if (*p == '\\' || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) {
-			json_t *v = json_loadb(s, l, JSON_DECODE_ANY, NULL);
-			const char *t = json_string_value(v);
-			int rc = t && strlen(t) < n ? 0 : -1;
-			if (rc == 0)
-				memcpy(out, t, strlen(t) + 1);
-			json_decref(v);
-			return rc;
-		}
-	if (l - 2 >= n)
-		return -1;
-	memcpy(out, s + 1, l - 2);
-	out[l - 2] = '\0';
-	return 0;
-}
-
+ * structure) reads as "no such answer", which only costs a worker
+ * (lib/json_skim.h). */
 /* metadata.name and metadata.resourceVersion of the object at p ("" when
  * absent), and the object's end in *end. -1 when p is no such object, or
  * they are no strings that fit (a Secret's name has at most 253 bytes). */
@@ -159,17 +25,18 @@ typedef struct skim_md {
 static int skim_metadata(const char *p, const char *e, int depth, const char **end, skim_md *md)
 {
 	static const char *const obj_keys[] = {"metadata", NULL}, *const md_keys[] = {"name", "resourceVersion", NULL};
-	const char *vs[2], *ve[2], *mend;
+	json_skim_span v[2];
+	const char *mend;
 	md->name[0] = md->rv[0] = '\0';
-	if (skim_object(p, e, depth, obj_keys, vs, ve, end) < 0) {
+	if (json_skim_object(p, e, depth, obj_keys, v, end) < 0) {
 		*end = NULL;
 		return -1;
 	}
-	if (!vs[0] || *vs[0] != '{')
+	if (!v[0].s || *v[0].s != '{')
 		return 0;
-	if (skim_object(vs[0], ve[0], depth + 1, md_keys, vs, ve, &mend) < 0 ||
-	    (vs[0] && skim_string(vs[0], ve[0], md->name, sizeof md->name) < 0) ||
-	    (vs[1] && skim_string(vs[1], ve[1], md->rv, sizeof md->rv) < 0))
+	if (json_skim_object(v[0].s, v[0].e, depth + 1, md_keys, v, &mend) < 0 ||
+	    (v[0].s && json_skim_string(v[0].s, v[0].e, md->name, sizeof md->name) < 0) ||
+	    (v[1].s && json_skim_string(v[1].s, v[1].e, md->rv, sizeof md->rv) < 0))
 		return -1;
 	return 0;
 }
@@ -263,29 +130,30 @@ static int store_set(noop_store *st, const char *name, const char *rv)
 int noop_store_load(noop_store *st, const char *body, size_t len, const char *release)
 {
 	static const char *const keys[] = {"metadata", "items", NULL};
-	const char *e = body + len, *vs[2], *ve[2], *end, *p;
+	const char *e = body + len, *end, *p;
+	json_skim_span v[2];
 	json_t *md;
 	const char *cont;
 	int more;
 	st->ok = 0;
 	st->n = 0;
-	if (!body || skim_object(body, e, 0, keys, vs, ve, &end) < 0 || ws(end, e) != e)
+	if (!body || json_skim_object(body, e, 0, keys, v, &end) < 0 || json_skim_ws(end, e) != e)
 		return -1;
-	md = vs[0] ? json_loadb(vs[0], (size_t)(ve[0] - vs[0]), 0, NULL) : NULL;
+	md = v[0].s ? json_loadb(v[0].s, (size_t)(v[0].e - v[0].s), 0, NULL) : NULL;
 	cont = json_string_value(json_object_get(md, "continue"));
 	more = cont && *cont;
 	json_decref(md);
-	if (more || !vs[1] || *vs[1] != '[')
+	if (more || !v[1].s || *v[1].s != '[')
 		return -1; /* not a list, or one page of several */
-	for (p = ws(vs[1] + 1, e); *p != ']';) { /* the items, checked by skim_object */
+	for (p = json_skim_ws(v[1].s + 1, e); *p != ']';) { /* the items, checked by json_skim_object */
 		skim_md m;
 		int bad = skim_metadata(p, e, 2, &end, &m) < 0 || !m.name[0] || !m.rv[0] ||
 			  (is_release_secret(m.name, release) && store_set(st, m.name, m.rv) < 0);
 		if (bad)
 			return -1;
-		p = ws(end, e);
+		p = json_skim_ws(end, e);
 		if (*p == ',')
-			p = ws(p + 1, e);
+			p = json_skim_ws(p + 1, e);
 	}
 	st->ok = 1;
 	return 0;
@@ -345,7 +213,7 @@ void noop_store_write(noop_store *st, const char *method, const char *path, cons
 		return;
 	}
 	/* no answer, or more after the object: not followed */
-	if (!body || skim_metadata(body, body + len, 0, &end, &m) < 0 || ws(end, body + len) != body + len ||
+	if (!body || skim_metadata(body, body + len, 0, &end, &m) < 0 || json_skim_ws(end, body + len) != body + len ||
 	    !m.name[0] || !m.rv[0] || (name[0] && strcmp(m.name, name) != 0))
 		st->ok = 0;
 	else if (is_release_secret(m.name, release) && store_set(st, m.name, m.rv) < 0)

@@ -24,7 +24,8 @@ START_TEST(test_round_trip)
 	hr_ent *h, *c;
 	ck_assert_ptr_nonnull(hr);
 	json_object_del(json_object_get(want, "metadata"), "managedFields");
-	h = hrent_new(hr);
+	json_object_del(json_object_get(hr, "metadata"), "managedFields"); /* as kube_watch delivers it */
+	h = hrent_new(hr, NULL, 0); /* no text: hr encoded */
 	ck_assert_ptr_nonnull(h);
 	ck_assert_ptr_null(strstr(h->text, "managedFields"));
 	c = hrent_dup(h);
@@ -56,7 +57,7 @@ START_TEST(test_flags)
 				"\"spec\":{\"suspend\":true,\"chart\":{\"spec\":{\"sourceRef\":{\"namespace\":\"src\"}}}},"
 				"\"status\":{\"lastAttemptedGeneration\":1}}",
 				0, NULL);
-	hr_ent *h = hrent_new(hr);
+	hr_ent *h = hrent_new(hr, NULL, 0);
 	ck_assert_ptr_nonnull(h);
 	ck_assert_str_eq(h->ns, "");
 	ck_assert_str_eq(h->uid, "");
@@ -71,10 +72,32 @@ START_TEST(test_flags)
 	/* a new generation not attempted; a chartRef without a name: no source */
 	json_object_set_new(json_object_get(hr, "spec"), "suspend", json_false());
 	json_object_set_new(json_object_get(hr, "spec"), "chartRef", json_pack("{s:s}", "kind", "HelmChart"));
-	h = hrent_new(hr);
+	h = hrent_new(hr, NULL, 0);
 	ck_assert(h->wants && !h->has_src);
 	free(h);
 	json_decref(hr);
+}
+END_TEST
+
+/* The text the watch event carried is kept as it is, not encoded again:
+ * only its len bytes, NUL-terminated in the copy. */
+START_TEST(test_event_text)
+{
+	static const char line[] = "{ \"metadata\" : {\"name\":\"a\",\"namespace\":\"n\",\"generation\":4} }, more";
+	size_t len = strlen(line) - strlen(", more");
+	json_t *hr = json_loadb(line, len, 0, NULL), *back;
+	hr_ent *h = hrent_new(hr, line, len);
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(h->len, len);
+	ck_assert_int_eq(memcmp(h->text, line, len), 0);
+	ck_assert_int_eq(h->text[len], '\0');
+	ck_assert_str_eq(h->name, "a");
+	ck_assert_int_eq(h->gen, 4);
+	back = hrent_tree_new(h);
+	ck_assert(json_equal(back, hr));
+	json_decref(back);
+	json_decref(hr);
+	free(h);
 }
 END_TEST
 
@@ -86,6 +109,7 @@ int main(void)
 	int failed;
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_flags);
+	tcase_add_test(tc, test_event_text);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
