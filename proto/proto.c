@@ -249,6 +249,12 @@ int proto_kube_response_decode(const unsigned char *p, size_t n, uint32_t *statu
 }
 
 /* ---- single string ---------------------------------------------------------- */
+void proto_str_head(unsigned char out[PROTO_STR_HEAD], size_t n)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (unsigned char)((uint32_t)n >> (8 * i));
+}
+
 int proto_str_encode(bh_buf *out, const void *s, size_t n)
 {
 	put_str(out, s, n);

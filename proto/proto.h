@@ -77,6 +77,10 @@ int proto_kube_response_decode(const unsigned char *p, size_t n, uint32_t *statu
 
 /* ---- LOG, JOB (single string) ------------------------------------------ */
 int proto_str_encode(bh_buf *out, const void *s, size_t n);
+/* The start of proto_str_encode's encoding of n bytes (what precedes them),
+ * for ipc_outq_push2. */
+#define PROTO_STR_HEAD 4
+void proto_str_head(unsigned char out[PROTO_STR_HEAD], size_t n);
 /* Decodes a payload made of exactly one string of at most max bytes; with
  * text set, the bytes must be printable ASCII/UTF-8 without NUL or controls
  * other than \n and \t. *s points into p. */

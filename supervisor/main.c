@@ -864,24 +864,32 @@ static void refuse(kube_client *kc, entry *e, const char *reason, const char *ms
 	e->stalled_gen = e->hr->gen;
 }
 
-/* The job's JSON text; with_discovery: the discovery snapshot's text
- * spliced in as member "discovery" (not serialized again per job). */
-static char *job_text_new(const json_t *jobdoc, int with_discovery)
+/* The job's JSON text into out: the object's text as the cache keeps it
+ * (hrent.h) as member "helmRelease", jobdoc's members (encoded here: they
+ * are short), and with_discovery the discovery snapshot's text as member
+ * "discovery"; the object and the snapshot are not encoded again per job.
+ * 0, or -1 when out of memory. */
+static int job_text(bh_buf *out, const hr_ent *h, const json_t *jobdoc, int with_discovery)
 {
-	static const char member[] = ",\"discovery\":";
-	char *t = json_dumps(jobdoc, JSON_COMPACT), *out;
-	size_t n, dn;
-	if (!t || !with_discovery || (n = strlen(t)) < 3 || t[n - 1] != '}')
-		return t;
-	dn = strlen(disc_text);
-	if ((out = malloc(n + sizeof member + dn + 1))) {
-		memcpy(out, t, n - 1);
-		memcpy(out + n - 1, member, sizeof member - 1);
-		memcpy(out + n - 1 + sizeof member - 1, disc_text, dn);
-		memcpy(out + n - 1 + sizeof member - 1 + dn, "}", 2);
+	char *t = json_dumps(jobdoc, JSON_COMPACT);
+	size_t n = t ? strlen(t) : 0;
+	if (n < 2 || t[0] != '{' || t[n - 1] != '}') {
+		free(t);
+		return -1;
 	}
+	bh_buf_puts(out, "{\"helmRelease\":");
+	bh_buf_put(out, h->text, h->len);
+	if (n > 2) {
+		bh_buf_puts(out, ",");
+		bh_buf_put(out, t + 1, n - 2);
+	}
+	if (with_discovery) {
+		bh_buf_puts(out, ",\"discovery\":");
+		bh_buf_puts(out, disc_text);
+	}
+	bh_buf_puts(out, "}");
 	free(t);
-	return out;
+	return bh_buf_ok(out) ? 0 : -1;
 }
 
 /* The object's metadata.uid, or "". */
@@ -1008,8 +1016,8 @@ static void start(kube_client *kc, entry *e)
 	const char *idreason = idrc == BH_EINVAL ? "InvalidServiceAccountName" : ACL_ACCESS_DENIED;
 	double timeout = source_parse_duration(jstr(hr, "spec", "timeout"));
 	json_t *jobdoc;
-	char *text;
-	bh_buf payload = BH_BUF_INIT;
+	bh_buf text = BH_BUF_INIT;
+	unsigned char head[PROTO_STR_HEAD];
 	spawn_opts so;
 
 	if (!hr) { /* out of memory */
@@ -1181,7 +1189,8 @@ spawn:
 	j->helmchart = si.helmchart[0] ? strdup(si.helmchart) : NULL;
 	if (strlen(si.digest) < sizeof j->digest) /* else not remembered */
 		memcpy(j->digest, si.digest, strlen(si.digest) + 1);
-	jobdoc = json_pack("{s:O,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},s:I}", "helmRelease", j->hr, "releaseName", j->release_name,
+	/* "helmRelease": e's text, spliced by job_text */
+	jobdoc = json_pack("{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s},s:I}", "releaseName", j->release_name,
 			   "releaseNamespace", j->release_ns, "storageNamespace", j->storage_ns, "chart", "url", si.url,
 			   "digest", si.digest, "revision", si.revision, "sourceKind", si.kind, "timeoutMs",
 			   (json_int_t)((timeout > 0 ? timeout : 300) * 1000));
@@ -1195,19 +1204,18 @@ spawn:
 		if (h)
 			json_object_set_new(jobdoc, "testHook", json_string(h));
 	}
-	text = jobdoc ? job_text_new(jobdoc, disc_text && !j->remote) : NULL;
+	rc = jobdoc ? job_text(&text, e->hr, jobdoc, disc_text && !j->remote) : -1;
 	json_decref(jobdoc);
-	if (!text || proto_str_encode(&payload, text, strlen(text)) < 0 ||
-	    ipc_outq_push(&j->oq, PROTO_JOB, 0, payload.data, payload.len, fd, &err) < 0) {
+	if (!rc)
+		proto_str_head(head, text.len);
+	if (rc < 0 || ipc_outq_push2(&j->oq, PROTO_JOB, 0, head, sizeof head, text.data, text.len, fd, &err) < 0) {
 		svlog_hr(SVLOG_ERROR, j->key, e->rid, "building the job failed");
-		free(text);
-		bh_buf_free(&payload);
+		bh_buf_free(&text);
 		job_free(j);
 		return;
 	}
 	fd = -1; /* owned by the queue */
-	free(text);
-	bh_buf_free(&payload);
+	bh_buf_free(&text);
 	so.worker_path = opt.worker_path;
 	so.worker_fd = worker_fd;
 	so.job_label = j->key;

@@ -98,6 +98,12 @@ START_TEST(test_response_seccomp_str)
 	bh_buf_reset(&b);
 	proto_str_encode(&b, "line\twith tab\n", 14);
 	ck_assert_int_eq(proto_str_decode((unsigned char *)b.data, b.len, 100, 1, &body, &bl, &e), 0);
+	{ /* proto_str_head is the encoding's start */
+		unsigned char head[PROTO_STR_HEAD];
+		proto_str_head(head, 14);
+		ck_assert_uint_eq(b.len, sizeof head + 14);
+		ck_assert(memcmp(head, b.data, sizeof head) == 0);
+	}
 	bh_buf_reset(&b);
 	proto_str_encode(&b, "esc\033[2J", 7);
 	ck_assert_int_eq(proto_str_decode((unsigned char *)b.data, b.len, 100, 1, &body, &bl, &e), BH_EPROTO);
