@@ -69,10 +69,18 @@ static void set_cond(json_t *conds, const json_t *old, const char *type, const c
 	msg[n] = '\0';
 	c = json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", type, "status", st, "observedGeneration", gen,
 		      "lastTransitionTime", ltt ? ltt : now, "reason", reason, "message", msg);
-	json_t *mine = find_cond(conds, type);
-	if (mine) {
-		json_object_update(mine, c);
+	size_t i;
+	json_t *mine = NULL;
+	json_array_foreach(conds, i, mine) {
+		const char *t = json_string_value(json_object_get(mine, "type"));
+		if (t && !strcmp(t, type))
+			break;
+	}
+	if (i < json_array_size(conds)) { /* conds shares the cached object's conditions: a copy changes */
+		json_t *upd = json_copy(mine);
+		json_object_update(upd, c);
 		json_decref(c);
+		json_array_set_new(conds, i, upd);
 	} else {
 		json_array_append_new(conds, c);
 	}
@@ -104,7 +112,10 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 {
 	const json_t *old = json_object_get(hr, "status");
 	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
-	json_t *st = json_is_object(old) ? json_deep_copy(old) : json_object();
+	/* st and conds share the values of the cached object (no deep copy of
+	 * its status per write): only their own top level changes, and a
+	 * value that changes below it is copied first */
+	json_t *st = json_is_object(old) ? json_copy((json_t *)old) : json_object();
 	json_t *oldconds = json_object_get(old, "conditions");
 	json_t *conds = json_array(), *c;
 	size_t i;
@@ -118,7 +129,7 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		if (!o->wstatus && t && !strcmp(t, "Stalled") && spec_stalled(c))
 			continue; /* set again below while the spec is still refused */
 		if (t && (o->progressing || strcmp(t, "Reconciling") != 0))
-			json_array_append_new(conds, json_deep_copy(c)); /* never touch the cached object */
+			json_array_append(conds, c); /* shared: set_cond replaces, never changes it */
 	}
 	if (o->wstatus) {
 		json_array_foreach(json_object_get(o->wstatus, "conditions"), i, c) {
@@ -165,7 +176,7 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 		for (const char *const *f = worker_fields; *f; f++) {
 			json_t *v = json_object_get(o->wstatus, *f);
 			if (v && !(json_is_integer(v) && json_integer_value(v) == 0))
-				json_object_set_new(st, *f, json_deep_copy(v));
+				json_object_set(st, *f, v);
 			else
 				json_object_del(st, *f);
 		}
@@ -192,12 +203,15 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 			if (json_array_size(hist) >= MAX_HISTORY)
 				break;
 			if (json_integer_value(json_object_get(h, "version")) != o->release->version) {
-				json_t *c = json_deep_copy(h);
-				const char *hs = json_string_value(json_object_get(c, "status"));
+				const char *hs = json_string_value(json_object_get(h, "status"));
 				/* the worker superseded the previous deployed release */
-				if (hs && strcmp(hs, "deployed") == 0 && strcmp(o->release->status, "deployed") == 0)
+				if (hs && strcmp(hs, "deployed") == 0 && strcmp(o->release->status, "deployed") == 0) {
+					json_t *c = json_copy(h);
 					json_object_set_new(c, "status", json_string("superseded"));
-				json_array_append_new(hist, c);
+					json_array_append_new(hist, c);
+				} else {
+					json_array_append(hist, h);
+				}
 			}
 		}
 		json_object_set_new(st, "history", hist);

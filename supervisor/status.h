@@ -43,7 +43,8 @@ typedef struct sv_outcome {
 extern const kube_resource sv_helmrelease_resource;
 extern const kube_resource sv_helmchart_resource;
 
-/* Builds the new .status object from the old one and o (pure). */
+/* Builds the new .status object from the old one and o (pure). It shares
+ * values with hr's status and o->wstatus: change only its top level. */
 json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
 /* Writes it (merge patch on /status) and, when o->event, its Events.
  * After status_async_start, the patch and Events are built here and sent by

@@ -164,11 +164,12 @@ END_TEST
 
 START_TEST(test_status_build)
 {
-	json_t *hr = json_pack("{s:{s:s,s:s,s:i},s:{s:[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s}],s:[{s:s,s:i}]}}",
+	json_t *hr = json_pack("{s:{s:s,s:s,s:i},s:{s:[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s}],s:[{s:s,s:i,s:s}]}}",
 			       "metadata", "name", "web", "namespace", "team-a", "generation", 3, "status", "conditions",
 			       "type", "Ready", "status", "False", "lastTransitionTime", "2026-01-01T00:00:00Z", "reason", "X",
 			       "message", "m", "type", "Reconciling", "status", "True", "lastTransitionTime", "t", "reason",
-			       "Progressing", "message", "m", "history", "chartName", "web", "version", 1);
+			       "Progressing", "message", "m", "history", "chartName", "web", "version", 1, "status", "deployed");
+	json_t *before = json_deep_copy(hr); /* status_build shares hr's values: it must not change them */
 	proto_snapshot snap = {0};
 	sv_outcome o = {0};
 	json_t *st, *c0, *c1;
@@ -199,7 +200,10 @@ START_TEST(test_status_build)
 	ck_assert_str_eq(json_string_value(json_object_get(c1, "type")), "Released");
 	ck_assert_uint_eq(json_array_size(json_object_get(st, "history")), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(st, "history"), 0), "version")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(st, "history"), 1), "status")),
+			 "superseded");
 	json_decref(st);
+	ck_assert(json_equal(hr, before));
 	/* a failure keeps Ready=False's transition time and observedGeneration */
 	memset(&o, 0, sizeof o);
 	o.reason = "WorkerCrashed";
@@ -226,6 +230,8 @@ START_TEST(test_status_build)
 	ck_assert_uint_eq(json_array_size(json_object_get(st, "conditions")), 2);
 	ck_assert_ptr_null(json_object_get(st, "lastAttemptedGeneration"));
 	json_decref(st);
+	ck_assert(json_equal(hr, before));
+	json_decref(before);
 	json_decref(hr);
 }
 END_TEST
