@@ -245,6 +245,11 @@ typedef struct kube_watch_opts {
 	long max_seconds;             /* whole kube_watch call; 0 = until stopped */
 	int max_reconnects;           /* consecutive failures before giving up; 0 = 10 */
 	int deliver_bookmarks;        /* pass BOOKMARK events to the callback */
+	/* Dotted paths in the object ("status.history"), NULL-terminated, of
+	 * members the callback does not read: left out of an event's tree
+	 * (not decoded) when kube_watch_object_text gives the text, which
+	 * keeps them; the skim vouches for their JSON (json_skim_cut). */
+	const char *const *tree_drop;
 } kube_watch_opts;
 
 /* Watches r (in ns, or all namespaces when ns is NULL) and calls fn for each

@@ -26,6 +26,7 @@ void kube_watchdec_init(kube_watchdec *d, kube_watchdec_fn fn, void *ud)
 	memset(d, 0, sizeof *d);
 	bh_buf_init(&d->line);
 	bh_buf_init(&d->cut);
+	bh_buf_init(&d->slim);
 	d->fn = fn;
 	d->ud = ud;
 }
@@ -34,6 +35,7 @@ void kube_watchdec_free(kube_watchdec *d)
 {
 	bh_buf_free(&d->line);
 	bh_buf_free(&d->cut);
+	bh_buf_free(&d->slim);
 }
 
 /* ---- object.metadata.managedFields, dropped before decoding ----
@@ -44,23 +46,40 @@ void kube_watchdec_free(kube_watchdec *d)
 
 static const char *const mf_path[] = {"object", "metadata", "managedFields"};
 
-/* The event line (len bytes) decoded, its object's managedFields left out
- * (the line without them kept in cut); with text, the object's own text in
- * the line decoded (NULL when the skim cannot place it). */
-static int event_parse(const char *line, size_t len, bh_buf *cut, kube_watch_type *type, json_t **obj,
-		       const char **text, size_t *tlen, bh_error *err)
+/* The object's members at the dotted paths of drop (NULL-terminated, or
+ * NULL) cut from the text in b, in place, each one the skim vouches for
+ * (json_skim_cut). 1 when one was cut. */
+static int drop_members(bh_buf *b, const char *const *drop)
+{
+	int cut = 0;
+	for (; drop && *drop; drop++) {
+		char names[8][64];
+		const char *path[9] = {"object"}, *p = *drop;
+		int n = 1;
+		size_t from, to;
+		while (*p && n < 9) {
+			size_t l = strcspn(p, ".");
+			if (l >= sizeof names[0])
+				break;
+			memcpy(names[n - 1], p, l);
+			names[n - 1][l] = '\0';
+			path[n] = names[n - 1];
+			n++;
+			p += l + (p[l] == '.');
+		}
+		if (*p || n < 2 || !json_skim_cut(b->data, b->len, path, n, &from, &to))
+			continue;
+		memmove(b->data + from, b->data + to, b->len - to);
+		b->len -= to - from;
+		cut = 1;
+	}
+	return cut;
+}
+
+/* The event line decoded into *obj and its type: bytes[0..len) of line. */
+static int event_decode(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
 {
 	json_error_t je;
-	size_t from, to;
-	if (json_skim_cut(line, len, mf_path, 3, &from, &to)) {
-		bh_buf_reset(cut);
-		bh_buf_put(cut, line, from);
-		bh_buf_put(cut, line + to, len - to);
-		if (!bh_buf_ok(cut))
-			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		line = cut->data;
-		len = cut->len;
-	}
 	json_t *ev = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	if (!ev)
 		return bh_error_set(err, BH_EPARSE, "watch event: invalid JSON at column %d: %s", je.column, je.text);
@@ -81,29 +100,69 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, kube_watch_typ
 		else
 			*type = (kube_watch_type)i;
 	}
-	int whole = 0; /* the cut was not made: the tree's managedFields go */
-	if (!rc) {
-		whole = json_object_del(json_object_get(o, "metadata"), "managedFields") == 0;
+	if (!rc)
 		*obj = json_incref(o);
-	}
 	json_decref(ev);
-	if (!rc && text) {
-		static const char *const keys[] = {"object", NULL};
-		json_skim_span v;
-		const char *end;
-		*text = NULL;
-		if (!whole && json_skim_object(line, line + len, 0, keys, &v, &end) == 0 && v.s && *v.s == '{') {
-			*text = v.s;
-			*tlen = (size_t)(v.e - v.s);
+	return rc;
+}
+
+/* The event line (len bytes) decoded, its object's managedFields left out
+ * (the line without them kept in cut); with text, the object's own text in
+ * the line decoded (NULL when the skim cannot place it), and then the
+ * members at drop are left out of the tree (decoded from slim), not out of
+ * the text. */
+static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, const char *const *drop,
+		       kube_watch_type *type, json_t **obj, const char **text, size_t *tlen, bh_error *err)
+{
+	static const char *const keys[] = {"object", NULL};
+	size_t from, to;
+	json_skim_span v = {NULL, NULL};
+	const char *end;
+	if (json_skim_cut(line, len, mf_path, 3, &from, &to)) {
+		bh_buf_reset(cut);
+		bh_buf_put(cut, line, from);
+		bh_buf_put(cut, line + to, len - to);
+		if (!bh_buf_ok(cut))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		line = cut->data;
+		len = cut->len;
+	}
+	if (text && (json_skim_object(line, line + len, 0, keys, &v, &end) < 0 || !v.s || *v.s != '{'))
+		v.s = NULL; /* no text: nothing dropped from the tree either */
+	int slimmed = 0;
+	if (v.s && drop) {
+		bh_buf_reset(slim);
+		bh_buf_put(slim, line, len);
+		if (!bh_buf_ok(slim))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		slimmed = drop_members(slim, drop);
+	}
+	int rc = slimmed ? event_decode(slim->data, slim->len, type, obj, err) : event_decode(line, len, type, obj, err);
+	if (rc)
+		return rc;
+	/* the cut was not made: the tree's managedFields go, and the text
+	 * (which has them) is not given */
+	if (json_object_del(json_object_get(*obj, "metadata"), "managedFields") == 0) {
+		v.s = NULL;
+		if (slimmed) { /* the tree must then be whole: decoded again */
+			json_decref(*obj);
+			*obj = NULL;
+			if ((rc = event_decode(line, len, type, obj, err)))
+				return rc;
+			json_object_del(json_object_get(*obj, "metadata"), "managedFields");
 		}
 	}
-	return rc;
+	if (text) {
+		*text = v.s;
+		*tlen = v.s ? (size_t)(v.e - v.s) : 0;
+	}
+	return 0;
 }
 
 int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
 {
 	bh_buf cut = BH_BUF_INIT;
-	int rc = event_parse(line, len, &cut, type, obj, NULL, NULL, err);
+	int rc = event_parse(line, len, &cut, NULL, NULL, type, obj, NULL, NULL, err);
 	bh_buf_free(&cut);
 	return rc;
 }
@@ -119,7 +178,7 @@ static int dec_line(kube_watchdec *d, const char *p, size_t n, bh_error *err)
 		return 0;
 	kube_watch_type type;
 	json_t *obj = NULL;
-	int rc = event_parse(p + i, n - i, &d->cut, &type, &obj, &d->obj_text, &d->obj_len, err);
+	int rc = event_parse(p + i, n - i, &d->cut, &d->slim, d->drop, &type, &obj, &d->obj_text, &d->obj_len, err);
 	if (rc)
 		return rc;
 	d->events++;
@@ -322,6 +381,7 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kub
 		kube_request req = {.method = "GET", .path = q.data, .headers = headers, .timeout_ms = stream_ms};
 		kube_response resp = KUBE_RESPONSE_INIT;
 		kube_watchdec_init(&w.dec, on_event, &w);
+		w.dec.drop = o->tree_drop;
 		w.gone = w.dec_failed = 0;
 		w.status_msg[0] = 0;
 		long events_before = w.events;

@@ -22,6 +22,8 @@ typedef int (*kube_watchdec_fn)(void *ud, kube_watch_type type, json_t *obj);
 typedef struct kube_watchdec {
 	bh_buf line;       /* bytes of the incomplete last line */
 	bh_buf cut;        /* a line less its object's managedFields */
+	bh_buf slim;       /* the same less the members at drop */
+	const char *const *drop; /* kube_watch_opts.tree_drop */
 	const char *obj_text; /* during fn: the object's text (in the line), or NULL */
 	size_t obj_len;
 	size_t max_line;   /* 0 = KUBE_WATCH_MAX_LINE */

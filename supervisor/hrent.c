@@ -52,6 +52,9 @@ int hr_wants_reconcile(const json_t *hr)
 	return hr_wants_reconcile_request(hr);
 }
 
+/* the bulk of a status: hr_wants_reconcile* and source_of read neither */
+const char *const hrent_unread[] = {"status.history", "status.conditions", NULL};
+
 /* Appends s (NUL included) at *p; returns where it went. */
 static const char *put(char **p, const char *s, size_t n)
 {

@@ -36,6 +36,9 @@ typedef struct hr_ent {
  * carried it) or, when text is NULL, hr encoded. NULL when out of memory.
  * Freed with free(). */
 hr_ent *hrent_new(const json_t *hr, const char *text, size_t len);
+/* Members of the object (dotted paths, NULL-terminated) hrent_new does not
+ * read when it is given the text: kube_watch_opts.tree_drop. */
+extern const char *const hrent_unread[];
 /* A copy in one allocation of the calling thread (the watch thread's
  * arena keeps only short-lived memory). NULL when out of memory. */
 hr_ent *hrent_dup(const hr_ent *h);

@@ -190,6 +190,7 @@ static void *watch_main(void *arg)
 		bh_error e;
 		wo.timeout_seconds = 60;
 		wo.label_selector = opt.watch_selector; /* sharding: Flux's sharding.fluxcd.io/key */
+		wo.tree_drop = hrent_unread; /* in the cache's text, never decoded by the watch */
 		if (kube_watch(wc, &sv_helmrelease_resource, opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo,
 			       on_watch, wc, &e) < 0)
 			svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);

@@ -1034,7 +1034,7 @@ END_TEST
  * line jansson would refuse is still refused */
 struct obj_text {
 	kube_watchdec *d;
-	char *text;
+	char *text, *tree;
 	int calls;
 };
 
@@ -1046,6 +1046,7 @@ static int text_fn(void *ud, kube_watch_type t, json_t *obj)
 	ot->calls++;
 	if (ot->d->obj_text)
 		ot->text = strndup(ot->d->obj_text, ot->d->obj_len);
+	ot->tree = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	return 0;
 }
 
@@ -1106,7 +1107,50 @@ START_TEST(test_watch_drops_managed_fields)
 			json_decref(back);
 		}
 		free(ot.text);
+		free(ot.tree);
 		json_decref(obj);
+	}
+}
+END_TEST
+
+/* kube_watch_opts.tree_drop: the members are left out of the tree, kept in
+ * the text; never out of a tree whose text is not given. */
+START_TEST(test_watch_tree_drop)
+{
+	static const char *const drop[] = {"status.history", "spec", "no.such", NULL};
+	static const struct {
+		const char *line, *tree, *text; /* text NULL: none given */
+	} cases[] = {
+		{"{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":1},"
+		 "\"status\":{\"history\":[{\"v\":1}],\"observedGeneration\":2}}}",
+		 "{\"metadata\":{\"name\":\"a\"},\"status\":{\"observedGeneration\":2}}",
+		 "{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":1},\"status\":{\"history\":[{\"v\":1}],\"observedGeneration\":2}}"},
+		/* a value the skim does not vouch for stays in the tree */
+		{"{\"type\":\"MODIFIED\",\"object\":{\"spec\":{\"x\":\"\u00e9\"},\"status\":{\"history\":[]}}}",
+		 "{\"spec\":{\"x\":\"\u00e9\"},\"status\":{}}", "{\"spec\":{\"x\":\"\u00e9\"},\"status\":{\"history\":[]}}"},
+		/* managedFields left in the line: no text, the whole tree */
+		{"{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"managedFields\":[\"\u00e9\"]},\"spec\":{},"
+		 "\"status\":{\"history\":[]}}}",
+		 "{\"metadata\":{},\"spec\":{},\"status\":{\"history\":[]}}", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct obj_text ot = {0};
+		kube_watchdec d;
+		bh_error e = {0};
+		kube_watchdec_init(&d, text_fn, &ot);
+		ot.d = &d;
+		d.drop = drop;
+		ck_assert_int_eq(kube_watchdec_feed(&d, cases[i].line, strlen(cases[i].line), &e), 0);
+		ck_assert_int_eq(kube_watchdec_finish(&d, &e), 0);
+		kube_watchdec_free(&d);
+		ck_assert_int_eq(ot.calls, 1);
+		ck_assert_msg(!strcmp(ot.tree, cases[i].tree), "case %zu: tree %s", i, ot.tree);
+		if (cases[i].text)
+			ck_assert_msg(ot.text && !strcmp(ot.text, cases[i].text), "case %zu: text %s", i, ot.text);
+		else
+			ck_assert_ptr_null(ot.text);
+		free(ot.text);
+		free(ot.tree);
 	}
 }
 END_TEST
@@ -1454,6 +1498,7 @@ int main(void)
 	tc = tcase_create("watch");
 	tcase_add_test(tc, test_watch_decoder);
 	tcase_add_test(tc, test_watch_drops_managed_fields);
+	tcase_add_test(tc, test_watch_tree_drop);
 	tcase_add_test(tc, test_watch_resume_and_relist);
 	tcase_add_test(tc, test_watch_gives_up);
 	suite_add_tcase(s, tc);
