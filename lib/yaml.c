@@ -13,50 +13,10 @@
 
 #include "lib/gojson.h"
 #include "lib/gostrconv.h"
+#include "lib/yaml_internal.h"
 #include "lib/yaml_resolve.h"
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
-
-/* ---- node tree ------------------------------------------------------------ */
-
-enum { N_SCALAR, N_SEQ, N_MAP, N_ALIAS };
-
-typedef struct ynode ynode;
-struct ynode {
-	int kind;
-	char *tag;      /* NULL when none */
-	char *value;    /* scalar text; alias: anchor name */
-	size_t len;
-	int implicit;   /* plain scalar without tag */
-	ynode **kids;
-	size_t n, cap;
-	ynode *alias;   /* alias target */
-	int busy;       /* alias being expanded */
-	int printing;   /* alias being printed (go_sharp_v) */
-	size_t line;    /* 0-based line where the node starts */
-};
-
-typedef struct anchor_ent {
-	char *name;
-	ynode *node;
-} anchor_ent;
-
-/* nodes come from blocks of growing size (16, 32, ... 1024), not one
- * calloc each */
-typedef struct node_block {
-	struct node_block *next;
-	size_t n, cap;
-	ynode nodes[];
-} node_block;
-
-typedef struct builder {
-	node_block *blocks; /* every node, newest block first */
-	size_t nall;
-	anchor_ent *anchors; /* open-addressing table */
-	size_t acap, acount;
-	size_t max_depth, max_nodes;
-	bh_error *err;
-} builder;
 
 static size_t hash_str(const char *s)
 {
@@ -124,7 +84,8 @@ static void builder_free(builder *b)
 		next = blk->next;
 		for (i = 0; i < blk->n; i++) {
 			free(blk->nodes[i].tag);
-			free(blk->nodes[i].value);
+			if (!b->arena)
+				free(blk->nodes[i].value);
 			free(blk->nodes[i].kids);
 		}
 		free(blk);
@@ -132,9 +93,20 @@ static void builder_free(builder *b)
 	for (i = 0; i < b->acap; i++)
 		free(b->anchors[i].name);
 	free(b->anchors);
+	free(b->arena);
 }
 
-static ynode *node_new(builder *b, int kind)
+void ybuilder_reset(builder *b)
+{
+	builder_free(b);
+	b->blocks = NULL;
+	b->nall = 0;
+	b->anchors = NULL;
+	b->acap = b->acount = 0;
+	b->arena = NULL;
+}
+
+ynode *ynode_new(builder *b, int kind)
 {
 	ynode *n;
 	if (b->nall >= b->max_nodes) {
@@ -164,7 +136,7 @@ oom:
 	return NULL;
 }
 
-static int node_add(builder *b, ynode *parent, ynode *kid)
+int ynode_add(builder *b, ynode *parent, ynode *kid)
 {
 	if (parent->n == parent->cap) {
 		size_t nc = parent->cap ? parent->cap * 2 : 4;
@@ -207,6 +179,8 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 	size_t depth = 0, scap = 0;
 	int rc = 0, done = 0, docs = 0;
 	*root = NULL;
+	if (yaml_fast_build(b, text, len, root) == 0)
+		return 0;
 	if (!yaml_parser_initialize(&p))
 		return bh_error_set(b->err, BH_ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -231,7 +205,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 				depth--;
 			break;
 		case YAML_ALIAS_EVENT:
-			n = node_new(b, N_ALIAS);
+			n = ynode_new(b, N_ALIAS);
 			if (!n) {
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
@@ -245,7 +219,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 			}
 			break;
 		case YAML_SCALAR_EVENT:
-			n = node_new(b, N_SCALAR);
+			n = ynode_new(b, N_SCALAR);
 			if (!n) {
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
@@ -266,7 +240,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 			int seq = ev.type == YAML_SEQUENCE_START_EVENT;
 			yaml_char_t *anchor = seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
 			yaml_char_t *tag = seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag;
-			n = node_new(b, seq ? N_SEQ : N_MAP);
+			n = ynode_new(b, seq ? N_SEQ : N_MAP);
 			if (!n) {
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
@@ -288,7 +262,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 		if (!rc && n) {
 			n->line = ev.start_mark.line;
 			if (depth)
-				rc = node_add(b, stack[depth - 1], n);
+				rc = ynode_add(b, stack[depth - 1], n);
 			else if (!*root)
 				*root = n;
 			if (!rc && (n->kind == N_SEQ || n->kind == N_MAP)) {

@@ -4,7 +4,9 @@
  * tree, unless the tree has a "<<" key: goyaml.v2 prints that key plain
  * (helm's toYaml of {"<<": {"a": 1}} is "<<:\n  a: 1"), and read back it is
  * a merge key, so only the printing itself is checked there. Small limits
- * keep alias bombs and deep nesting short.
+ * keep alias bombs and deep nesting short. The direct reader
+ * (lib/yaml_fast.c) must give what libyaml alone gives: the same values,
+ * duplicate-key texts and errors.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include "lib/gojson.h"
 #include "lib/yaml.h"
+#include "lib/yaml_internal.h"
 
 /* A "<<" key anywhere in the tree (as a quoted key, or a merge key nested
  * where the reader keeps it as text). */
@@ -34,12 +37,51 @@ static int has_merge_text_key(const json_t *v, int depth)
 	return 0;
 }
 
+/* A reading of data as one text: values or first document, its JSON and
+ * duplicate keys, or its error. */
+static void read_text(const uint8_t *data, size_t size, int values, bh_buf *out)
+{
+	yaml_limits lim = {(size_t)1 << 20, 64, 20000};
+	bh_error err;
+	json_t *v = NULL, *d = NULL;
+	int rc = values ? yaml_parse_values_dups((const char *)data, size, &lim, &v, &d, &err)
+			: yaml_parse_any_dups((const char *)data, size, &lim, 0, &v, &d, &err);
+	bh_buf_printf(out, "%d ", rc);
+	if (rc) {
+		bh_buf_puts(out, err.msg);
+	} else {
+		char *ds = json_dumps(d, JSON_COMPACT);
+		if (gojson_encode(v, 0, out, &err))
+			bh_buf_puts(out, err.msg);
+		bh_buf_puts(out, ds ? ds : "?");
+		free(ds);
+	}
+	json_decref(v);
+	json_decref(d);
+}
+
+static void same_as_libyaml(const uint8_t *data, size_t size)
+{
+	for (int values = 0; values < 2; values++) {
+		bh_buf a = BH_BUF_INIT, b = BH_BUF_INIT;
+		read_text(data, size, values, &a);
+		yaml_fast_off = 1;
+		read_text(data, size, values, &b);
+		yaml_fast_off = 0;
+		if (a.len != b.len || memcmp(a.data, b.data, a.len))
+			abort();
+		bh_buf_free(&a);
+		bh_buf_free(&b);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	yaml_limits lim = {(size_t)1 << 20, 64, 20000};
 	bh_error err;
 	json_t *v = NULL, *back = NULL;
 	bh_buf out = BH_BUF_INIT;
+	same_as_libyaml(data, size);
 	if (yaml_parse_values((const char *)data, size, &lim, &v, &err) == 0) {
 		if (yaml_emit(v, &out, &err) == 0 && !has_merge_text_key(v, 0)) {
 			/* what toYaml prints of a values tree loads back as the same

@@ -9,6 +9,7 @@
 
 #include "lib/gojson.h"
 #include "lib/yaml.h"
+#include "lib/yaml_internal.h"
 #include "tests/unit/vectors.h"
 
 static json_t *parse_ok(const char *text)
@@ -196,6 +197,81 @@ START_TEST(test_duplicate_keys)
 	json_decref(d);
 	ck_assert_int_eq(yaml_find_duplicates("a: [\n", 5, NULL, 1, &d, &e), BH_EPARSE);
 	ck_assert_ptr_null(d);
+}
+END_TEST
+
+/* What a reader makes of text, as one string: the values (or the first
+ * document) as JSON with the duplicate keys' texts, or the error. */
+static char *read_as_text(const char *text, int values)
+{
+	json_t *v = NULL, *d = NULL;
+	bh_error e = {0};
+	bh_buf b = BH_BUF_INIT;
+	int rc = values ? yaml_parse_values_dups(text, strlen(text), NULL, &v, &d, &e)
+			: yaml_parse_any_dups(text, strlen(text), NULL, 0, &v, &d, &e);
+	bh_buf_printf(&b, "%d ", rc);
+	if (rc) {
+		bh_buf_puts(&b, e.msg);
+	} else {
+		char *ds = json_dumps(d, JSON_COMPACT);
+		ck_assert_int_eq(gojson_encode(v, 0, &b, &e), 0);
+		bh_buf_printf(&b, " %s", ds);
+		free(ds);
+	}
+	json_decref(v);
+	json_decref(d);
+	return bh_buf_detach(&b);
+}
+
+/* 1 when the direct reader takes text whole (no libyaml) */
+static int fast_takes(const char *text)
+{
+	builder b = {0};
+	bh_error e = {0};
+	ynode *root;
+	int rc;
+	b.err = &e;
+	b.max_depth = YAML_MAX_DEPTH;
+	b.max_nodes = YAML_MAX_NODES;
+	rc = yaml_fast_build(&b, text, strlen(text), &root);
+	ybuilder_reset(&b);
+	return rc == 0;
+}
+
+START_TEST(test_fast_reader_matches_libyaml)
+{
+	/* taken by the direct reader: the shapes of values files */
+	static const char *const taken[] = {
+		"a: 1\nb:\n  c: x y # c\n  d: \"q\\n\\\"\\t\"\n  e: 'it''s'\n# only a comment\nf: ~\n",
+		"list:\n- a\n- b: 1\n  c: [x, \"y\", 'z']\n-\n  - deep\n- {}\nnext: []\n",
+		"  indented: root\n  k: v\n",
+		"s: |\n  line 1\n\n   more\n  end\nf: >-\n  one\n  two\n\n  three\n   kept\nk: |+\n  x\n\n\nz: 1\n",
+		"e:\n-\n- \nq: \"a\" # c\n",
+		"\"k\": v\n'k 2' : w\ndup: 1\ndup: 2\nn:\n  dup: 3\n  dup: 4\n",
+		"u: \xc3\xa9t\xc3\xa9 # caf\xc3\xa9\nbool: yes\nnum: 0x1F\nurl: http://a:80/b#c\n",
+		"- a\n- - b\n", /* given to libyaml: the entry's own '-' */
+		"a: b: c\n", "a: \"x\n  y\"\n", "a: x\n  y\n", "a:\n  - x\n  b: y\n", "a: |2\n   x\n",
+		"a: &x 1\nb: *x\n", "a: !!str 1\n", "a:\tb\n", "a: 1\n\tb: 2\n", "a: [x,]\n", "a: [x, [y]]\n",
+		"a: {b: c}\n", "a: 1\r\nb: 2\n", "\xef\xbb\xbf" "a: 1\n", "a: \x01\n", "? a\n: b\n", "a: 1\n b: 2\n",
+		"a: 1\n- b\n", "- a\nb: 1\n", "a: \xc2\x85x\n", "# \xff\na: 1\n", "a: |\n  x\n\ty\n", "x\n", "",
+		"a: '\xe2\x80\xa8'\n", "a: \"\\x41\"\n", "a: \"\\u00e9\"\n", "k: v\n...\n", "%YAML 1.1\n---\na: 1\n",
+	};
+	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+		for (int values = 0; values < 2; values++) {
+			char *fast, *slow;
+			yaml_fast_off = 0;
+			fast = read_as_text(taken[i], values);
+			yaml_fast_off = 1;
+			slow = read_as_text(taken[i], values);
+			yaml_fast_off = 0;
+			ck_assert_msg(!strcmp(fast, slow), "document %zu: direct reader %s, libyaml %s", i, fast, slow);
+			free(fast);
+			free(slow);
+		}
+		/* the first seven are what the direct reader exists for (and an
+		 * empty text) */
+		ck_assert_msg(fast_takes(taken[i]) == (i < 7 || !*taken[i]), "document %zu", i);
+	}
 }
 END_TEST
 
@@ -565,6 +641,7 @@ int main(void)
 	tcase_add_test(tc, test_anchor_cycles_in_keys);
 	tcase_add_test(tc, test_error_value_budget);
 	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_fast_reader_matches_libyaml);
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
