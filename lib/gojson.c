@@ -396,7 +396,25 @@ static int parse_string(parser *p, gojson_node *node)
 {
 	bh_buf b = BH_BUF_INIT;
 	int rc;
+	size_t j;
 	p->i++; /* opening quote */
+	/* printable ASCII up to the closing quote: the text as it is */
+	for (j = p->i; j < p->n; j++) {
+		unsigned char c = (unsigned char)p->s[j];
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+			break;
+	}
+	if (j < p->n && p->s[j] == '"') {
+		node->text = malloc(j - p->i + 1);
+		if (!node->text)
+			return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+		memcpy(node->text, p->s + p->i, j - p->i);
+		node->text[j - p->i] = 0;
+		node->type = GOJSON_STRING;
+		node->len = j - p->i;
+		p->i = j + 1;
+		return 0;
+	}
 	for (;;) {
 		unsigned c;
 		if (p->i >= p->n) {

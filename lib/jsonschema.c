@@ -1317,10 +1317,17 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 			}
 		}
 	}
-	keys = sorted_members(obj);
-	if (!keys) {
-		c->hard = BH_ENOMEM;
-		return;
+	/* the members in order, only for a keyword that visits them */
+	if ((props && props->type == GOJSON_OBJECT) || (pprops && pprops->type == GOJSON_OBJECT) || addl ||
+	    (js->draft != 4 && kw_schema(s, "propertyNames"))) {
+		keys = sorted_members(obj);
+		if (!keys) {
+			c->hard = BH_ENOMEM;
+			return;
+		}
+	} else {
+		keys = NULL;
+		nkeys = 0;
 	}
 	for (size_t i = 0; i < nkeys && !c->hard; i++) {
 		const char *k = keys[i].key;
