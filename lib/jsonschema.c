@@ -835,12 +835,20 @@ static const char *type_name(int t)
 static int type_from_string(const node *n)
 {
 	static const char *const names[] = {"null", "boolean", "number", "integer", "string", "array", "object"};
+	int i;
 	if (n->type != GOJSON_STRING)
 		return 0;
-	for (int i = 0; i < 7; i++)
-		if (strcmp(n->text, names[i]) == 0)
-			return 1 << i;
-	return 0;
+	/* by the first byte: one name to compare (two for 'n') */
+	switch (n->text[0]) {
+	case 'n': i = n->text[1] == 'u' && n->text[2] == 'l' ? 0 : 2; break;
+	case 'b': i = 1; break;
+	case 'i': i = 3; break;
+	case 's': i = 4; break;
+	case 'a': i = 5; break;
+	case 'o': i = 6; break;
+	default: return 0;
+	}
+	return strcmp(n->text, names[i]) == 0 ? 1 << i : 0;
 }
 
 static int is_integer_value(const json_t *v)
