@@ -37,6 +37,7 @@ typedef struct scan {
 	const char *s, *end;
 	const char *cur;  /* start of the next line to read */
 	int depth;
+	int cur_ind;      /* indentation of the line content_line returned */
 	size_t nodes;
 	manifest_head *h;
 	int oom;
@@ -92,9 +93,12 @@ static int indent_of(const scan *sc, const char *line)
 static const char *content_line(scan *sc)
 {
 	while (sc->cur < sc->end) {
-		const char *p = sc->cur + indent_of(sc, sc->cur);
-		if (!eol(sc, p) && *p != '#')
+		int i = indent_of(sc, sc->cur);
+		const char *p = sc->cur + i;
+		if (!eol(sc, p) && *p != '#') {
+			sc->cur_ind = i;
 			return sc->cur;
+		}
 		sc->cur = next_line(sc, sc->cur);
 	}
 	return NULL;
@@ -149,10 +153,10 @@ static int blank_at(const scan *sc, const char *p)
 /* A plain scalar YAML 1.1 would not type as a string. */
 static int typed_word(const char *p, size_t n)
 {
-	static const char *const words[] = {
-		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
-		"false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null",
-		"NULL", NULL,
+	/* the words of each length (1 to 5), each in its three case forms */
+	static const char *const words[6] = {
+		NULL, "yYnN", "noNoNOonOnON", "yesYesYESoffOffOFF", "trueTrueTRUEnullNullNULL",
+		"falseFalseFALSE",
 	};
 	/* 1: typed whatever follows; 2: the first letter of a word below */
 	static const unsigned char first[256] = {
@@ -165,8 +169,8 @@ static int typed_word(const char *p, size_t n)
 		return 1;
 	if (n > 5 || !first[(unsigned char)p[0]])
 		return 0;
-	for (int i = 0; words[i]; i++)
-		if (words[i][0] == p[0] && !strncmp(words[i], p, n) && !words[i][n])
+	for (const char *w = words[n]; *w; w += n)
+		if (w[0] == p[0] && !memcmp(w, p, n))
 			return 1;
 	return 0;
 }
@@ -444,7 +448,7 @@ static int value_at(scan *sc, const char *p, int n, int ctx, int role, value *v)
 		v->type = V_NULL;
 		if (!l)
 			return OK;
-		int k = indent_of(sc, l);
+		int k = sc->cur_ind;
 		if (k > n)
 			return node(sc, l, k, role, v);
 		if (k == n && ctx == V_MAP && l[k] == '-' && blank_at(sc, l + k + 1))
@@ -578,7 +582,7 @@ static int next_entry(scan *sc, int n, const char **l)
 	*l = content_line(sc);
 	if (!*l)
 		return NOTKEY;
-	int i = indent_of(sc, *l);
+	int i = sc->cur_ind;
 	if (i < n)
 		return NOTKEY;
 	return i == n ? OK : UNSURE;
