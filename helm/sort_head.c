@@ -142,7 +142,13 @@ static int chars_ok(const char *s, size_t n)
 
 static int indicator(char c)
 {
-	return strchr("-?:,[]{}#&*!|>'\"%@`", c) != NULL;
+	/* NUL too, as strchr finds a string's terminator */
+	static const unsigned char ind[256] = {
+		[0] = 1, ['-'] = 1, ['?'] = 1, [':'] = 1, [','] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
+		['#'] = 1, ['&'] = 1, ['*'] = 1, ['!'] = 1, ['|'] = 1, ['>'] = 1, ['\''] = 1, ['"'] = 1,
+		['%'] = 1, ['@'] = 1, ['`'] = 1,
+	};
+	return ind[(unsigned char)c];
 }
 
 static int blank_at(const scan *sc, const char *p)
@@ -169,9 +175,13 @@ static int typed_word(const char *p, size_t n)
 		return 1;
 	if (n > 5 || !first[(unsigned char)p[0]])
 		return 0;
-	for (const char *w = words[n]; *w; w += n)
-		if (w[0] == p[0] && !memcmp(w, p, n))
+	for (const char *w = words[n]; *w; w += n) {
+		size_t i = 0;
+		while (i < n && w[i] == p[i])
+			i++;
+		if (i == n)
 			return 1;
+	}
 	return 0;
 }
 
