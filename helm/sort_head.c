@@ -110,6 +110,7 @@ static int chars_ok(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
+		size_t stop = n;
 		if (n - i >= 8) { /* 8 bytes all in 0x20..0x7E pass at once */
 			uint64_t w;
 			memcpy(&w, u + i, 8);
@@ -118,24 +119,27 @@ static int chars_ok(const char *s, size_t n)
 				i += 8;
 				continue;
 			}
+			stop = i + 8; /* these 8 one by one (a newline among them, mostly) */
 		}
-		unsigned c = u[i];
-		if (c >= 0x20 && c < 0x7F) {
-			i++;
-			continue;
-		}
-		if (c == '\n') {
-			i++;
-			if (i + 3 <= n && (!memcmp(s + i, "---", 3) || !memcmp(s + i, "...", 3)))
+		while (i < stop) {
+			unsigned c = u[i];
+			if (c >= 0x20 && c < 0x7F) {
+				i++;
+				continue;
+			}
+			if (c == '\n') {
+				i++;
+				if (i + 3 <= n && (!memcmp(s + i, "---", 3) || !memcmp(s + i, "...", 3)))
+					return 0;
+				continue;
+			}
+			if (c < 0x80)
 				return 0;
-			continue;
+			int32_t r;
+			i += (size_t)utf8_rune_go(u + i, n - i, &r);
+			if (r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF)
+				return 0;
 		}
-		if (c < 0x80)
-			return 0;
-		int32_t r;
-		i += (size_t)utf8_rune_go(u + i, n - i, &r);
-		if (r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF)
-			return 0;
 	}
 	return n < 3 || (memcmp(s, "---", 3) && memcmp(s, "...", 3));
 }
