@@ -4,3 +4,17 @@ EXTRA_PROGRAMS += tests/bench/runstat
 tests_bench_runstat_SOURCES = tests/bench/runstat.c
 BENCH_TARGETS += tests/bench/runstat
 CLEANFILES += tests/bench/runstat
+
+# worker_tap records a worker's IPC conversation (in the worker's place under
+# bulkheadd); worker_replay plays it back to the job code in-process
+# (bench_worker.sh; instruction counts with callgrind, see worker_replay.c)
+EXTRA_PROGRAMS += tests/bench/worker_tap tests/bench/worker_replay
+tests_bench_worker_tap_SOURCES = tests/bench/worker_tap.c tests/bench/ipcrec.c tests/bench/ipcrec.h
+tests_bench_worker_tap_LDADD = ipc/libbhipc.a $(BH_LIB_LIBS)
+tests_bench_worker_replay_SOURCES = tests/bench/worker_replay.c tests/bench/ipcrec.c tests/bench/ipcrec.h \
+	worker/prepare.c worker/job.c worker/broker.c worker/reconcile.c worker/plan.c worker/snapshot.c \
+	worker/manifest.c worker/drift.c worker/values.c
+tests_bench_worker_replay_LDADD = api/libbhapi.a helm/libbhaction.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_WORKER_LIBS) \
+	$(BH_RENDER_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
+BENCH_TARGETS += tests/bench/worker_tap tests/bench/worker_replay
+CLEANFILES += tests/bench/worker_tap tests/bench/worker_replay
