@@ -198,6 +198,9 @@ json_t *release_json_new(const release_fields *f, bh_error *err)
  * builders above put struct fields in Go's order and sort map keys),
  * strings HTML-safe escaped and numbers formatted as Go does. */
 static int emit_kept(bh_buf *b, const json_t *v, release_gzkeep *keep);
+static void keep_split(release_gzkeep *keep, const char *key, size_t at, int first);
+static void keep_split_start(release_gzkeep *keep, size_t base);
+static void keep_split_end(release_gzkeep *keep, size_t end);
 
 static int emit(bh_buf *b, const json_t *v, int depth, release_gzkeep *keep)
 {
@@ -211,6 +214,8 @@ static int emit(bh_buf *b, const json_t *v, int depth, release_gzkeep *keep)
 	case JSON_OBJECT:
 		bh_buf_putc(b, '{');
 		json_object_foreach((json_t *)v, k, x) {
+			if (keep) /* the record's top level: where its pieces begin (gzip_kept) */
+				keep_split(keep, k, b->len, first);
 			if (!first)
 				bh_buf_putc(b, ',');
 			first = 0;
@@ -258,8 +263,12 @@ static int emit(bh_buf *b, const json_t *v, int depth, release_gzkeep *keep)
 
 int release_marshal_keep(release_gzkeep *keep, const json_t *rel, bh_buf *out, bh_error *err)
 {
+	if (keep)
+		keep_split_start(keep, out->len);
 	if (emit(out, rel, 0, keep) < 0)
 		return bh_error_set(err, BH_ELIMIT, "release is nested too deeply to marshal");
+	if (keep)
+		keep_split_end(keep, out->len);
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory marshalling the release");
 }
 
@@ -430,7 +439,34 @@ struct release_gzkeep {
 		json_t *stored; /* its release_stored_copy, once made (shared by the copies: never changed) */
 	} c[GZKEEP_N];
 	int next_chart;
+	/* the last text release_marshal_keep wrote, from split_base of its
+	 * buffer: its length, and where its "chart" and its "hooks" (or
+	 * "version") members begin, the ',' before each (0: none) */
+	size_t split_base, split_len, split_a, split_b;
 };
+
+static void keep_split_start(release_gzkeep *keep, size_t base)
+{
+	keep->split_base = base;
+	keep->split_len = keep->split_a = keep->split_b = 0;
+}
+
+static void keep_split_end(release_gzkeep *keep, size_t end)
+{
+	keep->split_len = end - keep->split_base;
+}
+
+/* The top-level member key begins at (its ',' unless first): record_split's
+ * points, found as they are written. */
+static void keep_split(release_gzkeep *keep, const char *key, size_t at, int first)
+{
+	if (first)
+		return;
+	if (!keep->split_a && !strcmp(key, "chart"))
+		keep->split_a = at - keep->split_base;
+	else if (keep->split_a && !keep->split_b && (!strcmp(key, "hooks") || !strcmp(key, "version")))
+		keep->split_b = at - keep->split_base;
+}
 
 /* The chart member of a record: its text again when it is one of the last
  * two objects marshalled (a record's chart is built whole and not changed
@@ -561,7 +597,15 @@ static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *ou
 	struct gzpiece *m = NULL;
 	unsigned char tail[8];
 	uLong crc;
-	record_split(json, len, &a, &b);
+	/* the points release_marshal_keep saw when this is its last text (as
+	 * record_split would find them), else a scan */
+	if (k->split_b && k->split_len == len && k->split_b < len && json[k->split_a] == ',' &&
+	    !memcmp(json + k->split_a + 1, "\"chart\":", 8) && json[k->split_b] == ',') {
+		a = k->split_a;
+		b = k->split_b;
+	} else {
+		record_split(json, len, &a, &b);
+	}
 	if (!a || !b)
 		return bh_gzip(json, len, gzip_level(len), out, NULL);
 	for (int i = 0; i < GZKEEP_N && !m; i++)
