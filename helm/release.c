@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,17 @@ static int text_as_is(const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	for (size_t i = 0; i < n;) {
 		int32_t r;
+		/* eight bytes at a time while none is NUL or above 0x7f (the base64
+		 * of a chart's files, most of a record's text) */
+		while (n - i >= 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (((w - 0x0101010101010101ull) | w) & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i == n)
+			break;
 		if (s[i] && s[i] < 0x80) {
 			i++;
 			continue;

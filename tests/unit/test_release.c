@@ -346,6 +346,25 @@ START_TEST(test_stored_copy)
 	ck_assert_ptr_null(release_stored_copy(r));
 	json_object_set_new(r, "manifest", json_stringn("a\0b", 3));
 	ck_assert_ptr_null(release_stored_copy(r));
+	/* the same anywhere in a long ASCII text (read eight bytes at a time),
+	 * and a valid two-byte rune anywhere kept */
+	for (size_t at = 0; at < 24; at++) {
+		char t[32];
+		json_t *ok;
+		memset(t, 'x', sizeof t);
+		t[at] = '\xff';
+		json_object_set_new(r, "manifest", json_stringn_nocheck(t, sizeof t));
+		ck_assert_ptr_null(release_stored_copy(r));
+		t[at] = '\0';
+		json_object_set_new(r, "manifest", json_stringn_nocheck(t, sizeof t));
+		ck_assert_ptr_null(release_stored_copy(r));
+		t[at] = '\xc3';
+		t[at + 1] = '\xa9';
+		json_object_set_new(r, "manifest", json_stringn_nocheck(t, sizeof t));
+		ck_assert_ptr_nonnull(ok = release_stored_copy(r));
+		ck_assert_mem_eq(json_string_value(json_object_get(ok, "manifest")), t, sizeof t);
+		json_decref(ok);
+	}
 	json_object_set_new(r, "manifest", json_real(1e20)); /* written 100000000000000000000: not an int64 */
 	ck_assert_ptr_null(release_stored_copy(r));
 	json_decref(r);
