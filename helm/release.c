@@ -195,6 +195,48 @@ json_t *release_json_new(const release_fields *f, bh_error *err)
 	return r;
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Is some byte of w zero? */
+static inline uint64_t any_zero(uint64_t w)
+{
+	return (w - ONES) & ~w & HIGHS;
+}
+
+/* Does a byte of w need gojson_quote's care: a control, '"', '\\', the
+ * HTML-unsafe '<', '>', '&', or a byte above 0x7f? */
+static inline uint64_t any_unsafe(uint64_t w)
+{
+	return (w & HIGHS) | any_zero(w & (ONES * 0xe0)) | any_zero(w ^ (ONES * '"')) | any_zero(w ^ (ONES * '\\')) |
+	       any_zero(w ^ (ONES * '<')) | any_zero(w ^ (ONES * '>')) | any_zero(w ^ (ONES * '&'));
+}
+
+/* gojson_quote(b, s, n, 0): a string of safe ASCII only (the chart files'
+ * base64, most of a record) is copied between its quotes as it is, checked
+ * eight bytes at a time; any other goes to gojson_quote. */
+static void quote(bh_buf *b, const char *s, size_t n)
+{
+	size_t i = 0;
+	uint64_t w, bad = 0;
+	for (; n - i >= 8 && !bad; i += 8) {
+		memcpy(&w, s + i, 8);
+		bad = any_unsafe(w);
+	}
+	if (!bad && i < n) { /* the last 1-7 bytes, padded with a safe byte */
+		w = ONES * 'A';
+		memcpy(&w, s + i, n - i);
+		bad = any_unsafe(w);
+	}
+	if (bad) {
+		gojson_quote(b, s, n, 0);
+		return;
+	}
+	bh_buf_putc(b, '"');
+	bh_buf_put(b, s, n);
+	bh_buf_putc(b, '"');
+}
+
 /* Go's encoding/json over an ordered tree: objects in insertion order (the
  * builders above put struct fields in Go's order and sort map keys),
  * strings HTML-safe escaped and numbers formatted as Go does. */
@@ -242,7 +284,7 @@ static int emit(bh_buf *b, const json_t *v, int depth, release_gzkeep *keep)
 		bh_buf_putc(b, ']');
 		return 0;
 	case JSON_STRING:
-		gojson_quote(b, json_string_value(v), json_string_length(v), 0);
+		quote(b, json_string_value(v), json_string_length(v));
 		return 0;
 	case JSON_INTEGER:
 		bh_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
@@ -291,7 +333,7 @@ static int text_as_is(const char *str, size_t n)
 		while (n - i >= 8) {
 			uint64_t w;
 			memcpy(&w, s + i, 8);
-			if (((w - 0x0101010101010101ull) | w) & 0x8080808080808080ull)
+			if ((w & HIGHS) | any_zero(w))
 				break;
 			i += 8;
 		}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "helm/release.h"
+#include "lib/gojson.h"
 
 static json_t *sample(void)
 {
@@ -239,6 +240,40 @@ START_TEST(test_marshal_keep_split)
 }
 END_TEST
 
+/* A string's text is gojson_quote's (HTML-safe) whatever byte needs care
+ * and wherever it is (release_marshal checks eight bytes at a time), for
+ * lengths 0 to 25 */
+START_TEST(test_marshal_quote)
+{
+	static const char *const odd[] = {"\"", "\\", "<", ">", "&", "\n", "\x01", "\x1f", "\x7f", "\xc3\xa9",
+					  "\xe2\x80\xa8", "\xff", "~", " "};
+	for (size_t k = 0; k < sizeof odd / sizeof *odd; k++)
+		for (size_t n = 0; n < 26; n++)
+			for (size_t at = 0; at <= n; at++) {
+				char t[40];
+				size_t len;
+				bh_buf got = BH_BUF_INIT, want = BH_BUF_INIT;
+				json_t *o;
+				memset(t, 'Q', n);
+				len = n;
+				if (at < n) { /* the odd bytes at at (else none) */
+					size_t m = strlen(odd[k]);
+					memcpy(t + at, odd[k], m);
+					len = at + m > n ? at + m : n;
+				}
+				o = json_pack("{s:o}", "k", json_stringn_nocheck(t, len));
+				ck_assert_int_eq(release_marshal(o, &got, NULL), 0);
+				bh_buf_puts(&want, "{\"k\":");
+				gojson_quote(&want, t, len, 0);
+				bh_buf_putc(&want, '}');
+				ck_assert_str_eq(got.data, want.data);
+				bh_buf_free(&got);
+				bh_buf_free(&want);
+				json_decref(o);
+			}
+}
+END_TEST
+
 /* data.release, base64 of base64, for gzip members of every length mod 9
  * (the encoder makes both layers at once, 9 bytes at a time) */
 START_TEST(test_secret_base64_twice)
@@ -395,6 +430,7 @@ int main(void)
 	tcase_add_test(tc, test_gzkeep);
 	tcase_add_test(tc, test_marshal_keep);
 	tcase_add_test(tc, test_marshal_keep_split);
+	tcase_add_test(tc, test_marshal_quote);
 	tcase_add_test(tc, test_secret_base64_twice);
 	tcase_add_test(tc, test_base64_and_decode_errors);
 	tcase_add_test(tc, test_time_and_name);
