@@ -64,24 +64,6 @@ int act_report_init(action_result *res, const char *action, const char *name, co
 	return res->report ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 }
 
-/* A copy of the record rel as it is now; its chart, not changed once the
- * record is built (release.h), is shared, not copied. */
-static json_t *record_copy(const json_t *rel)
-{
-	json_t *c = json_object(), *x;
-	const char *k;
-	if (!c)
-		return NULL;
-	json_object_foreach((json_t *)rel, k, x) {
-		json_t *v = json_is_object(x) && !strcmp(k, "chart") ? json_incref(x) : json_deep_copy(x);
-		if (!v || json_object_set_new_nocheck(c, k, v) < 0) {
-			json_decref(c);
-			return NULL;
-		}
-	}
-	return c;
-}
-
 void act_report_release(action_result *res, const json_t *rel)
 {
 	const char *d = json_string_value(json_object_get(json_object_get(rel, "info"), "description"));
@@ -89,7 +71,7 @@ void act_report_release(action_result *res, const json_t *rel)
 	json_object_set_new(res->report, "status", json_string(rel_status(rel)));
 	json_object_set_new(res->report, "description", json_string(d ? d : ""));
 	json_decref(res->release);
-	res->release = json_is_object(rel) ? record_copy(rel) : json_deep_copy(rel);
+	res->release = json_is_object(rel) ? release_record_copy(rel) : json_deep_copy(rel);
 }
 
 json_t *act_objects(action_result *res)

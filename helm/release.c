@@ -422,6 +422,22 @@ static json_t *copy_as_is(const json_t *v, int depth, release_gzkeep *keep)
 	}
 }
 
+json_t *release_record_copy(const json_t *rel)
+{
+	json_t *c = json_object(), *x;
+	const char *k;
+	if (!c)
+		return NULL;
+	json_object_foreach((json_t *)rel, k, x) {
+		json_t *v = json_is_object(x) && !strcmp(k, "chart") ? json_incref(x) : json_deep_copy(x);
+		if (!v || json_object_set_new_nocheck(c, k, v) < 0) {
+			json_decref(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
 json_t *release_stored_copy(const json_t *rel)
 {
 	return json_is_object(rel) ? copy_as_is(rel, 0, NULL) : NULL;

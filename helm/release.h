@@ -79,6 +79,11 @@ json_t *release_stored_copy(const json_t *rel);
  * copies must not be changed. */
 json_t *release_stored_copy_keep(release_gzkeep *k, const json_t *rel);
 
+/* A copy of the record rel (an object) as it is now, for a holder that may
+ * change it: its chart, not changed once the record is built, is shared,
+ * the rest copied. NULL on OOM. */
+json_t *release_record_copy(const json_t *rel);
+
 /* base64(gzip(json)) of rel, the value Helm stores. Caller frees. */
 char *release_encode_new(const json_t *rel, bh_error *err);
 /* The same from the release's JSON text (release_marshal's output). */

@@ -247,7 +247,18 @@ static int memo_decode(void)
 int storage_history(kube_client *kc, const char *ns, const char *name, json_t **out, bh_error *err)
 {
 	if (memo_is(kc, ns, name) && memo.hist && memo_decode() == 0) {
-		*out = json_deep_copy(memo.hist);
+		json_t *rec;
+		size_t i;
+		/* each record copied, its chart shared (never changed, release.h) */
+		if ((*out = json_array()))
+			json_array_foreach(memo.hist, i, rec) {
+				if (json_array_append_new(*out, json_is_object(rec) ? release_record_copy(rec)
+										     : json_deep_copy(rec)) < 0) {
+					json_decref(*out);
+					*out = NULL;
+					break;
+				}
+			}
 		return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	int rc = storage_list(kc, ns, name, out, err);

@@ -240,6 +240,21 @@ START_TEST(test_marshal_keep_split)
 }
 END_TEST
 
+/* A record's copy shares its chart and copies the rest */
+START_TEST(test_record_copy)
+{
+	json_t *r = sample(), *c = release_record_copy(r);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(json_equal(c, r), 1);
+	ck_assert_ptr_eq(json_object_get(c, "chart"), json_object_get(r, "chart"));
+	ck_assert_ptr_ne(json_object_get(c, "info"), json_object_get(r, "info"));
+	json_object_set_new(json_object_get(c, "info"), "status", json_string("superseded"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "info"), "status")), "deployed");
+	json_decref(c);
+	json_decref(r);
+}
+END_TEST
+
 /* A string's text is gojson_quote's (HTML-safe) whatever byte needs care
  * and wherever it is (release_marshal checks eight bytes at a time), for
  * lengths 0 to 25 */
@@ -431,6 +446,7 @@ int main(void)
 	tcase_add_test(tc, test_marshal_keep);
 	tcase_add_test(tc, test_marshal_keep_split);
 	tcase_add_test(tc, test_marshal_quote);
+	tcase_add_test(tc, test_record_copy);
 	tcase_add_test(tc, test_secret_base64_twice);
 	tcase_add_test(tc, test_base64_and_decode_errors);
 	tcase_add_test(tc, test_time_and_name);
