@@ -17,14 +17,23 @@
 /* ---- base64 ------------------------------------------------------------------ */
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* The two characters of every 12 bits, made by the compiler: B64C(i) is
+ * b64[i] as a constant expression. */
+#define B64C(i) ((char)((i) < 26 ? 'A' + (i) : (i) < 52 ? 'a' + (i) - 26 : (i) < 62 ? '0' + (i) - 52 : (i) == 62 ? '+' : '/'))
+#define B64P(i) {B64C((i) >> 6), B64C((i) & 63)},
+#define B64P4(i) B64P(i) B64P((i) + 1) B64P((i) + 2) B64P((i) + 3)
+#define B64P16(i) B64P4(i) B64P4((i) + 4) B64P4((i) + 8) B64P4((i) + 12)
+#define B64P64(i) B64P16(i) B64P16((i) + 16) B64P16((i) + 32) B64P16((i) + 48)
+#define B64P256(i) B64P64(i) B64P64((i) + 64) B64P64((i) + 128) B64P64((i) + 192)
+#define B64P1024(i) B64P256(i) B64P256((i) + 256) B64P256((i) + 512) B64P256((i) + 768)
+static const char b64pair[4096][2] = {B64P1024(0) B64P1024(1024) B64P1024(2048) B64P1024(3072)};
+
 /* 3 bytes -> 4 characters */
 static inline void base64_3(char *s, const unsigned char *p)
 {
 	unsigned v = (unsigned)p[0] << 16 | (unsigned)p[1] << 8 | p[2];
-	s[0] = b64[v >> 18];
-	s[1] = b64[(v >> 12) & 63];
-	s[2] = b64[(v >> 6) & 63];
-	s[3] = b64[v & 63];
+	memcpy(s, b64pair[v >> 12], 2);
+	memcpy(s + 2, b64pair[v & 4095], 2);
 }
 
 /* Standard base64 of p[0..n) with padding into out; returns its length. */

@@ -333,6 +333,13 @@ START_TEST(test_base64_and_decode_errors)
 	json_t *o;
 	char *s = release_base64_new((const unsigned char *)"hello!?", 7);
 	ck_assert_str_eq(s, "aGVsbG8hPw==");
+	/* every character of the alphabet, in order */
+	char *all = release_base64_new((const unsigned char *)"\x00\x10\x83\x10\x51\x87\x20\x92\x8b\x30\xd3\x8f\x41\x14\x93\x51"
+						    "\x55\x97\x61\x96\x9b\x71\xd7\x9f\x82\x18\xa3\x92\x59\xa7\xa2\x9a"
+						    "\xab\xb2\xdb\xaf\xc3\x1c\xb3\xd3\x5d\xb7\xe3\x9e\xbb\xf3\xdf\xbf",
+			       48);
+	ck_assert_str_eq(all, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+	free(all);
 	ck_assert_int_eq(release_base64_decode(s, strlen(s), &b, &e), 0);
 	ck_assert_uint_eq(b.len, 7);
 	ck_assert(memcmp(b.data, "hello!?", 7) == 0);
