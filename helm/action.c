@@ -522,12 +522,17 @@ json_t *act_release_new(const chart *c, const json_t *chart_json, const render_r
 	release_fields f = {
 		.name = name, .namespace_ = ns, .version = version, .status = status, .description = desc,
 		.first_deployed = first ? first : now, .last_deployed = now, .notes = rr->notes,
-		.chart_metadata = c->metadata, .chart_templates = json_object_get(chart_json, "templates"),
-		.chart_values = c->values, .chart_files = json_object_get(chart_json, "files"), .config = config,
+		.chart_metadata = c->metadata, .chart_values = c->values, .config = config,
 		.manifest = rr->manifest ? rr->manifest : "", .apply_method = "ssa",
 	};
+	const char *const shared[] = {"templates", "files"};
 	if (!(rel = release_json_new(&f, err)))
 		return NULL;
+	/* the chart's files, made for this record (act_render) and not changed
+	 * after, are shared, not copied: they replace the nulls in place */
+	for (int i = 0; i < 2; i++)
+		if (json_object_get(chart_json, shared[i]))
+			json_object_set(json_object_get(rel, "chart"), shared[i], json_object_get(chart_json, shared[i]));
 	if (c->lock) /* replaces the null in place: Go's field order kept */
 		json_object_set_new(json_object_get(rel, "chart"), "lock", json_deep_copy(c->lock));
 	if (c->schema) {
