@@ -225,6 +225,10 @@ static ynode *quoted(fast *f, size_t p, size_t *end)
 	}
 	if (i >= f->le)
 		return NULL;
+	/* libyaml folds line breaks other than \n (NEL, U+2028, U+2029) inside
+	 * quotes and refuses control characters: those go to libyaml */
+	if (bytes_ok(f, start, i) < 0)
+		return NULL;
 	*end = i + 1;
 	if (!(sc = scalar_new(f, n, 0, &t)))
 		return NULL;
