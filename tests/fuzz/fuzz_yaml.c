@@ -16,56 +16,43 @@
 #include "lib/yaml.h"
 #include "lib/yaml_internal.h"
 
-/* A "<<" key anywhere in the tree (as a quoted key, or a merge key nested
- * where the reader keeps it as text). */
-static int has_merge_text_key(const json_t *v, int depth)
+/* Is there, anywhere in the tree (deeper than 1000: yes), a key for which
+ * key_hit says so, or a string value for which str_hit does (NULL: none)? */
+static int tree_any(const json_t *v, int depth, int (*key_hit)(const char *), int (*str_hit)(const char *))
 {
 	const char *k;
 	json_t *x;
 	size_t i;
 	if (depth > 1000)
 		return 1;
+	if (json_is_string(v))
+		return str_hit && str_hit(json_string_value(v));
 	if (json_is_array(v)) {
 		json_array_foreach(v, i, x)
-			if (has_merge_text_key(x, depth + 1))
+			if (tree_any(x, depth + 1, key_hit, str_hit))
 				return 1;
 	} else if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, x)
-			if (!strcmp(k, "<<") || has_merge_text_key(x, depth + 1))
+			if (key_hit(k) || tree_any(x, depth + 1, key_hit, str_hit))
 				return 1;
 	}
 	return 0;
 }
 
-/* Does a string (key or value) hold U+0085, U+2028 or U+2029? The emitter
- * writes them as helm's toYaml does (checked with helm v4.1.4: "\N" comes
- * out as ' '), a line break that loads back folded, so such trees do not
- * round-trip, in helm either. */
-static int has_unicode_break(const json_t *v, int depth)
+/* A "<<" key (as a quoted key, or a merge key nested where the reader
+ * keeps it as text). */
+static int is_merge_key(const char *k)
 {
-	const char *k;
-	json_t *x;
-	size_t i;
-	if (depth > 1000)
-		return 1;
-	if (json_is_string(v)) {
-		const char *t = json_string_value(v);
-		return strstr(t, "\xc2\x85") || strstr(t, "\xe2\x80\xa8") || strstr(t, "\xe2\x80\xa9");
-	}
-	if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-			if (has_unicode_break(x, depth + 1))
-				return 1;
-	} else if (json_is_object(v)) {
-		json_object_foreach((json_t *)v, k, x) {
-			json_t *ks = json_string(k);
-			int b = ks && has_unicode_break(ks, depth + 1);
-			json_decref(ks);
-			if (b || has_unicode_break(x, depth + 1))
-				return 1;
-		}
-	}
-	return 0;
+	return !strcmp(k, "<<");
+}
+
+/* U+0085, U+2028 or U+2029: the emitter writes them as helm's toYaml does
+ * (checked with helm v4.1.4: "\N" comes out as ' '), a line break that
+ * loads back folded, so trees holding them (in a key or a value) do not
+ * round-trip, in helm either. */
+static int has_unicode_break(const char *t)
+{
+	return strstr(t, "\xc2\x85") || strstr(t, "\xe2\x80\xa8") || strstr(t, "\xe2\x80\xa9");
 }
 
 /* A reading of data as one text: values or first document, its JSON and
@@ -114,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bh_buf out = BH_BUF_INIT;
 	same_as_libyaml(data, size);
 	if (yaml_parse_values((const char *)data, size, &lim, &v, &err) == 0) {
-		if (yaml_emit(v, &out, &err) == 0 && !has_merge_text_key(v, 0) && !has_unicode_break(v, 0)) {
+		if (yaml_emit(v, &out, &err) == 0 && !tree_any(v, 0, is_merge_key, NULL) && !tree_any(v, 0, has_unicode_break, has_unicode_break)) {
 			/* what toYaml prints of a values tree loads back as the same
 			 * values (a values tree has no NaN, and printed strings are
 			 * quoted whenever they would read as something else) */
