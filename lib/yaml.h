@@ -106,6 +106,13 @@ int yaml_unmarshal_as(const char *text, size_t len, const yaml_limits *lim, int 
  * toYaml prints "" instead. Nothing is appended on error. */
 int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err);
 
+/* yaml_emit_json_text on a libyaml emitter kept in *kept between calls (its
+ * buffers are allocated once, not per call). *kept starts NULL; the caller
+ * frees it with yaml_emitter_kept_free. */
+typedef struct yaml_emitter_kept yaml_emitter_kept;
+int yaml_emit_json_text_kept(yaml_emitter_kept **kept, const char *json, size_t len, bh_buf *out, bh_error *err);
+void yaml_emitter_kept_free(yaml_emitter_kept *k);
+
 /* sigs.k8s.io/yaml.Marshal(v): gojson_encode(v) then yaml_emit_json_text
  * (encoding errors are prefixed "error marshaling into JSON: "). */
 int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);

@@ -14,7 +14,7 @@
 #include "lib/yaml_resolve.h"
 
 typedef struct emit_ctx {
-	yaml_emitter_t em;
+	yaml_emitter_t *em;
 	bh_buf *out;
 	bh_error *err;
 	int marked; /* a TAIL_MARK was emitted (see emit_string) */
@@ -36,9 +36,9 @@ static int write_handler(void *data, unsigned char *buffer, size_t size)
 
 static int emit_event(emit_ctx *c, yaml_event_t *ev)
 {
-	if (!yaml_emitter_emit(&c->em, ev))
+	if (!yaml_emitter_emit(c->em, ev))
 		return bh_error_set(c->err, BH_EINVAL, "yaml: %s",
-				    c->em.problem ? c->em.problem : "unknown problem generating YAML content");
+				    c->em->problem ? c->em->problem : "unknown problem generating YAML content");
 	return 0;
 }
 
@@ -241,10 +241,17 @@ static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
  * C1 controls or U+FFFE/U+FFFF unescaped). */
 static int yaml_chars_ok(const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < n) {
+		if (u[i] < 0x80) { /* most of JSON text: no rune to decode */
+			if (u[i] < 0x20 ? !(u[i] == '\t' || u[i] == '\n' || u[i] == '\r') : u[i] == 0x7F)
+				return 0;
+			i++;
+			continue;
+		}
 		int32_t r;
-		int sz = utf8_rune_go((const unsigned char *)s + i, n - i, &r);
+		int sz = utf8_rune_go(u + i, n - i, &r);
 		if (r < 0)
 			return 0;
 		if (!(r == 0x09 || r == 0x0A || r == 0x0D || (r >= 0x20 && r <= 0x7E) || r == 0x85 ||
@@ -255,10 +262,91 @@ static int yaml_chars_ok(const char *s, size_t n)
 	return 1;
 }
 
-static int emit_json_text(const char *json, size_t len, int width, bh_buf *out, bh_error *err)
+struct yaml_emitter_kept {
+	yaml_emitter_t em;
+};
+
+/* Sets a kept emitter, whose last stream ended, up for a new stream as
+ * yaml_emitter_initialize would, but keeping its buffers, stacks and event
+ * queue (emptied) instead of allocating them again (48 KiB, and a large
+ * request makes malloc consolidate its fast bins). 0 when it holds anything
+ * a finished stream does not (events, tag directives, anchors): then it is
+ * not reused. */
+static int emitter_rewind(yaml_emitter_t *em)
+{
+	yaml_emitter_t k = *em;
+	if (k.events.head != k.events.tail || k.tag_directives.top != k.tag_directives.start || k.anchors ||
+	    k.states.top != k.states.start)
+		return 0;
+	memset(em, 0, sizeof *em);
+	em->buffer.start = em->buffer.pointer = em->buffer.last = k.buffer.start;
+	em->buffer.end = k.buffer.end;
+	em->raw_buffer.start = em->raw_buffer.pointer = em->raw_buffer.last = k.raw_buffer.start;
+	em->raw_buffer.end = k.raw_buffer.end;
+	em->states.start = em->states.top = k.states.start;
+	em->states.end = k.states.end;
+	em->events.start = em->events.head = em->events.tail = k.events.start;
+	em->events.end = k.events.end;
+	em->indents.start = em->indents.top = k.indents.start;
+	em->indents.end = k.indents.end;
+	em->tag_directives.start = em->tag_directives.top = k.tag_directives.start;
+	em->tag_directives.end = k.tag_directives.end;
+	return 1;
+}
+
+/* An emitter for a new stream: *kept rewound, else a new one (kept in
+ * *kept when kept is not NULL, else in *local). NULL when out of memory. */
+static yaml_emitter_t *emitter_open(yaml_emitter_kept **kept, yaml_emitter_t *local)
+{
+	yaml_emitter_t *em = local;
+	if (kept && *kept) {
+		if (emitter_rewind(&(*kept)->em))
+			return &(*kept)->em;
+		yaml_emitter_kept_free(*kept);
+		*kept = NULL;
+	}
+	if (kept) {
+		*kept = malloc(sizeof **kept);
+		if (!*kept)
+			return NULL;
+		em = &(*kept)->em;
+	}
+	if (!yaml_emitter_initialize(em)) {
+		if (kept) {
+			free(*kept);
+			*kept = NULL;
+		}
+		return NULL;
+	}
+	return em;
+}
+
+/* After a stream: a kept emitter stays for the next one unless the stream
+ * failed (its state is then unknown); any other is deleted. */
+static void emitter_close(yaml_emitter_kept **kept, yaml_emitter_t *em, int failed)
+{
+	if (!kept) {
+		yaml_emitter_delete(em);
+	} else if (failed) {
+		yaml_emitter_kept_free(*kept);
+		*kept = NULL;
+	}
+}
+
+void yaml_emitter_kept_free(yaml_emitter_kept *k)
+{
+	if (!k)
+		return;
+	yaml_emitter_delete(&k->em);
+	free(k);
+}
+
+static int emit_json_text(const char *json, size_t len, int width, yaml_emitter_kept **kept, bh_buf *out,
+			  bh_error *err)
 {
 	gojson_node *root;
 	emit_ctx c;
+	yaml_emitter_t local;
 	yaml_event_t ev;
 	size_t mark = out->len;
 	int rc;
@@ -271,14 +359,15 @@ static int emit_json_text(const char *json, size_t len, int width, bh_buf *out, 
 	memset(&c, 0, sizeof c);
 	c.out = out;
 	c.err = err;
-	if (!yaml_emitter_initialize(&c.em)) {
+	c.em = emitter_open(kept, &local);
+	if (!c.em) {
 		gojson_tree_free(root);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	yaml_emitter_set_output(&c.em, write_handler, out);
-	yaml_emitter_set_unicode(&c.em, 1);
+	yaml_emitter_set_output(c.em, write_handler, out);
+	yaml_emitter_set_unicode(c.em, 1);
 	if (width)
-		yaml_emitter_set_width(&c.em, width);
+		yaml_emitter_set_width(c.em, width);
 	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
 	rc = emit_event(&c, &ev);
 	if (!rc) {
@@ -292,11 +381,11 @@ static int emit_json_text(const char *json, size_t len, int width, bh_buf *out, 
 		rc = emit_event(&c, &ev);
 	}
 	if (!rc) {
-		c.em.open_ended = 0;
+		c.em->open_ended = 0;
 		yaml_stream_end_event_initialize(&ev);
 		rc = emit_event(&c, &ev);
 	}
-	yaml_emitter_delete(&c.em);
+	emitter_close(kept, c.em, rc != 0);
 	gojson_tree_free(root);
 	if (!rc && c.marked)
 		unmark(out, mark);
@@ -312,7 +401,12 @@ static int emit_json_text(const char *json, size_t len, int width, bh_buf *out, 
 
 int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err)
 {
-	return emit_json_text(json, len, 0, out, err);
+	return emit_json_text(json, len, 0, NULL, out, err);
+}
+
+int yaml_emit_json_text_kept(yaml_emitter_kept **kept, const char *json, size_t len, bh_buf *out, bh_error *err)
+{
+	return emit_json_text(json, len, 0, kept, out, err);
 }
 
 static int emit_value(const json_t *v, int width, bh_buf *out, bh_error *err)
@@ -322,7 +416,7 @@ static int emit_value(const json_t *v, int width, bh_buf *out, bh_error *err)
 	if (rc)
 		bh_error_prefix(err, "error marshaling into JSON");
 	else
-		rc = emit_json_text(bh_buf_str(&js), js.len, width, out, err);
+		rc = emit_json_text(bh_buf_str(&js), js.len, width, NULL, out, err);
 	bh_buf_free(&js);
 	return rc;
 }

@@ -114,6 +114,8 @@ void tmpl_engine_free(tmpl_engine *e)
 	tmpl_arena_release(&e->arena);
 	if (e->regex_cache_free)
 		e->regex_cache_free(e->regex_cache);
+	if (e->yaml_kept_free)
+		e->yaml_kept_free(e->yaml_kept);
 	for (size_t i = 0; i < e->nmemo; i++)
 		free(e->memo[i].key);
 	free(e->memo);

@@ -25,7 +25,12 @@ static int to_yaml(tmpl_engine *e, const tmpl_value *v, bh_buf *out, bh_error *e
 		tmpl_buf_put(e, &j);
 		return rc;
 	}
-	rc = yaml_emit_json_text(bh_buf_str(&j), j.len, out, err);
+	if (e) {
+		e->yaml_kept_free = yaml_emitter_kept_free;
+		rc = yaml_emit_json_text_kept(&e->yaml_kept, bh_buf_str(&j), j.len, out, err);
+	} else {
+		rc = yaml_emit_json_text(bh_buf_str(&j), j.len, out, err);
+	}
 	tmpl_buf_put(e, &j);
 	if (rc) {
 		/* sigs.k8s.io/yaml returns goyaml's error unwrapped here */

@@ -242,6 +242,11 @@ struct tmpl_engine {
 	 * regex functions do not link them) */
 	struct tmpl_regex_cache *regex_cache;
 	void (*regex_cache_free)(struct tmpl_regex_cache *rc);
+	/* toYaml's libyaml emitter, kept between calls (funcs_yaml.c), or
+	 * NULL; freed with the engine by yaml_kept_free (a pointer, as for
+	 * regex_cache) */
+	struct yaml_emitter_kept *yaml_kept;
+	void (*yaml_kept_free)(struct yaml_emitter_kept *k);
 	/* bh_errors of function calls not in use (tmpl_call_error_get) */
 	struct call_error *call_errors;
 	/* output buffers given back by nested executions (tmpl_buf_get) */

@@ -365,6 +365,44 @@ START_TEST(test_emit_goyaml_quirks)
 }
 END_TEST
 
+/* One kept emitter through a run of texts, errors among them, prints each
+ * as a fresh one does (yaml_emit_json_text_kept against yaml_emit_json_text) */
+START_TEST(test_emit_kept)
+{
+	static const char *const texts[] = {
+		"{\"b\":[1,2,{\"x\":\"y\"}],\"a\":{\"c\":null,\"d\":true}}",
+		"\"del\x7f\"",
+		"{\"long\":\"aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp qqqq rrrr\"}",
+		"{\"k17\":\"\xe2\x80\xa8\"}",
+		"{\"a\":{\"c1\xc2\x85\":1}}",
+		"{\"lit\":\"line one\\nline two\\n\",\"n\":1e400,\"f\":0.5}",
+		"{\t\"ws\":\r\n[]}",
+		"\"\x01\"",
+		"\"c1 \xc2\x80 and \xef\xbf\xbe\"",
+		"\"bad \xff utf-8\"",
+		"{}",
+		"[\"yes\",\"1.5\",\"\",\"null\"]",
+	};
+	yaml_emitter_kept *kept = NULL;
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+			bh_buf want = BH_BUF_INIT, got = BH_BUF_INIT;
+			bh_error ew = {0}, eg = {0};
+			size_t n = strlen(texts[i]);
+			int rw = yaml_emit_json_text(texts[i], n, &want, &ew);
+			bh_buf_puts(&got, "x");
+			int rg = yaml_emit_json_text_kept(&kept, texts[i], n, &got, &eg);
+			ck_assert_int_eq(rg, rw);
+			ck_assert_str_eq(eg.msg, ew.msg);
+			ck_assert_str_eq(bh_buf_str(&got) + 1, bh_buf_str(&want));
+			bh_buf_free(&want);
+			bh_buf_free(&got);
+		}
+	ck_assert_ptr_nonnull(kept);
+	yaml_emitter_kept_free(kept);
+}
+END_TEST
+
 /* toYamlPretty of template-built values (expected text from funcs.jsonl) */
 START_TEST(test_emit_pretty)
 {
@@ -645,6 +683,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
+	tcase_add_test(tc, test_emit_kept);
 	tcase_add_test(tc, test_emit_pretty);
 	tcase_add_test(tc, test_lang_yaml_typing);
 	tcase_add_test(tc, test_funcs_toyaml);
