@@ -59,6 +59,7 @@ typedef struct lexer {
 	item *it;         /* where the token being lexed goes */
 	int sp;           /* white space skipped before the next token (item.sp) */
 	int inside_action;
+	int at_delim;     /* the text token just lexed ends at a left delimiter, at pos */
 	int err_line;     /* after an error: the line of the EOF items */
 	tmpl_arena *a;
 } lexer;
@@ -435,6 +436,7 @@ static int lex_text(lexer *l)
 				i->line = 0;
 				l->sp = 0;
 				l->start = l->pos;
+				l->at_delim = 1;
 				return S_NONE;
 			}
 			l->start = l->pos;
@@ -999,7 +1001,8 @@ static void lex_next_item(lexer *l, item *out)
 		lex_inside(l);
 		return;
 	}
-	int st = S_TEXT;
+	int st = l->at_delim ? S_LEFT_DELIM : S_TEXT;
+	l->at_delim = 0;
 	for (;;) {
 		switch (st) {
 		case S_TEXT: st = lex_text(l); break;
@@ -1267,8 +1270,7 @@ static void stk_take(parser *p, tnode *owner, size_t mark)
 	size_t k = st->n - mark;
 	if (k) {
 		owner->items = palloc(p, k * sizeof(tnode *));
-		for (size_t i = 0; i < k; i++) /* mostly one to three */
-			owner->items[i] = st->v[mark + i];
+		memcpy(owner->items, st->v + mark, k * sizeof(tnode *));
 	}
 	owner->nitems = (int)k;
 	st->n = mark;
