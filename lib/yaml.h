@@ -113,6 +113,12 @@ typedef struct yaml_emitter_kept yaml_emitter_kept;
 int yaml_emit_json_text_kept(yaml_emitter_kept **kept, const char *json, size_t len, bh_buf *out, bh_error *err);
 void yaml_emitter_kept_free(yaml_emitter_kept *k);
 
+struct gojson_node;
+/* yaml_emit_json_text_kept for the tree gojson_tree_load_yaml makes of the
+ * JSON text (or one built to be the same: a caller that skips the text). */
+int yaml_emit_json_tree_kept(yaml_emitter_kept **kept, const struct gojson_node *root, bh_buf *out,
+			     bh_error *err);
+
 /* sigs.k8s.io/yaml.Marshal(v): gojson_encode(v) then yaml_emit_json_text
  * (encoding errors are prefixed "error marshaling into JSON: "). */
 int yaml_emit(const json_t *v, bh_buf *out, bh_error *err);

@@ -341,29 +341,21 @@ void yaml_emitter_kept_free(yaml_emitter_kept *k)
 	free(k);
 }
 
-static int emit_json_text(const char *json, size_t len, int width, yaml_emitter_kept **kept, bh_buf *out,
-			  bh_error *err)
+/* Appends root as one YAML document, as goyaml.v2 Marshal prints what
+ * sigs.k8s.io/yaml loaded from JSON text; nothing on error. */
+static int emit_tree(const gojson_node *root, int width, yaml_emitter_kept **kept, bh_buf *out, bh_error *err)
 {
-	gojson_node *root;
 	emit_ctx c;
 	yaml_emitter_t local;
 	yaml_event_t ev;
 	size_t mark = out->len;
 	int rc;
-	if (!yaml_chars_ok(json, len))
-		return bh_error_set(err, BH_EINVAL, "yaml: %s",
-				    utf8_check_go(json, len) ? "control characters are not allowed" : "invalid leading UTF-8 octet");
-	rc = gojson_tree_load_yaml(json, len, NULL, &root, err);
-	if (rc)
-		return rc;
 	memset(&c, 0, sizeof c);
 	c.out = out;
 	c.err = err;
 	c.em = emitter_open(kept, &local);
-	if (!c.em) {
-		gojson_tree_free(root);
+	if (!c.em)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	}
 	yaml_emitter_set_output(c.em, write_handler, out);
 	yaml_emitter_set_unicode(c.em, 1);
 	if (width)
@@ -386,7 +378,6 @@ static int emit_json_text(const char *json, size_t len, int width, yaml_emitter_
 		rc = emit_event(&c, &ev);
 	}
 	emitter_close(kept, c.em, rc != 0);
-	gojson_tree_free(root);
 	if (!rc && c.marked)
 		unmark(out, mark);
 	if (!rc && !bh_buf_ok(out))
@@ -399,6 +390,22 @@ static int emit_json_text(const char *json, size_t len, int width, yaml_emitter_
 	return rc;
 }
 
+static int emit_json_text(const char *json, size_t len, int width, yaml_emitter_kept **kept, bh_buf *out,
+			  bh_error *err)
+{
+	gojson_node *root;
+	int rc;
+	if (!yaml_chars_ok(json, len))
+		return bh_error_set(err, BH_EINVAL, "yaml: %s",
+				    utf8_check_go(json, len) ? "control characters are not allowed" : "invalid leading UTF-8 octet");
+	rc = gojson_tree_load_yaml(json, len, NULL, &root, err);
+	if (rc)
+		return rc;
+	rc = emit_tree(root, width, kept, out, err);
+	gojson_tree_free(root);
+	return rc;
+}
+
 int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err)
 {
 	return emit_json_text(json, len, 0, NULL, out, err);
@@ -407,6 +414,11 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
 int yaml_emit_json_text_kept(yaml_emitter_kept **kept, const char *json, size_t len, bh_buf *out, bh_error *err)
 {
 	return emit_json_text(json, len, 0, kept, out, err);
+}
+
+int yaml_emit_json_tree_kept(yaml_emitter_kept **kept, const gojson_node *root, bh_buf *out, bh_error *err)
+{
+	return emit_tree(root, 0, kept, out, err);
 }
 
 static int emit_value(const json_t *v, int width, bh_buf *out, bh_error *err)

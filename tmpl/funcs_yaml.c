@@ -14,24 +14,34 @@
 #include "tmpl/toml.h"
 #include "tmpl/yaml_pretty.h"
 
-/* sigs.k8s.io/yaml.Marshal(v) minus the final newline. */
+/* sigs.k8s.io/yaml.Marshal(v) minus the final newline: plain data goes to
+ * the printer as the tree the JSON text would load to, anything else as
+ * that text. */
 static int to_yaml(tmpl_engine *e, const tmpl_value *v, bh_buf *out, bh_error *err)
 {
-	bh_buf j;
-	tmpl_buf_get(e, &j);
-	int rc = tmpl_value_gojson(&j, v, 0, err);
-	if (rc) {
-		bh_error_prefix(err, "error marshaling into JSON");
-		tmpl_buf_put(e, &j);
-		return rc;
-	}
-	if (e) {
+	tmpl_gojson_tree t;
+	int rc;
+	if (e && tmpl_value_gojson_tree(v, &t) == 0) {
 		e->yaml_kept_free = yaml_emitter_kept_free;
-		rc = yaml_emit_json_text_kept(&e->yaml_kept, bh_buf_str(&j), j.len, out, err);
+		rc = yaml_emit_json_tree_kept(&e->yaml_kept, t.root, out, err);
+		tmpl_gojson_tree_free(&t);
 	} else {
-		rc = yaml_emit_json_text(bh_buf_str(&j), j.len, out, err);
+		bh_buf j;
+		tmpl_buf_get(e, &j);
+		rc = tmpl_value_gojson(&j, v, 0, err);
+		if (rc) {
+			bh_error_prefix(err, "error marshaling into JSON");
+			tmpl_buf_put(e, &j);
+			return rc;
+		}
+		if (e) {
+			e->yaml_kept_free = yaml_emitter_kept_free;
+			rc = yaml_emit_json_text_kept(&e->yaml_kept, bh_buf_str(&j), j.len, out, err);
+		} else {
+			rc = yaml_emit_json_text(bh_buf_str(&j), j.len, out, err);
+		}
+		tmpl_buf_put(e, &j);
 	}
-	tmpl_buf_put(e, &j);
 	if (rc) {
 		/* sigs.k8s.io/yaml returns goyaml's error unwrapped here */
 		static const char pfx[] = "error converting JSON to YAML: ";

@@ -189,6 +189,21 @@ json_t *tmpl_value_to_json(const tmpl_value *v, bh_error *err);
  * to yaml_emit_json_text() (lib/yaml.h) for toYaml. Errors as Go's
  * ("json: unsupported value: NaN"); out is left as it was. */
 int tmpl_value_gojson(bh_buf *out, const tmpl_value *v, int flags, bh_error *err);
+
+/* The tree gojson_tree_load_yaml (lib/gojson.h) makes of tmpl_value_gojson's
+ * text, built from v without the text (toYaml's input), in t->root: strings
+ * point into v, the nodes are t's (tmpl_gojson_tree_free). 0 when built; 1,
+ * nothing built, when v is not data the text carries unchanged (objects,
+ * []byte, complex, NaN and Inf, strings with invalid UTF-8 or with runes the
+ * YAML reader folds or refuses, nesting deeper than 100, a text that could
+ * reach gojson's size limit): the caller takes the text path, which gives
+ * the same result and Go's errors; -1 when out of memory. */
+typedef struct tmpl_gojson_tree {
+	struct gojson_node *root;
+	struct tree_chunk *chunks;
+} tmpl_gojson_tree;
+int tmpl_value_gojson_tree(const tmpl_value *v, tmpl_gojson_tree *t);
+void tmpl_gojson_tree_free(tmpl_gojson_tree *t);
 /* Deep copy of lists and maps (scalars and objects are shared). INVALID on
  * allocation failure. */
 tmpl_value tmpl_value_deep_copy(tmpl_arena *a, const tmpl_value *v);

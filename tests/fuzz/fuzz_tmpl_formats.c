@@ -3,16 +3,19 @@
  * TOML (fromToml, then toToml of the result), semver versions and
  * constraints (semver/semverCompare), Go time layouts and values (toDate),
  * Go durations (dateModify/durationRound) and the toYamlPretty emitter on a
- * fromToml result. Must never crash, leak or hang.
+ * fromToml result, where toYaml's two ways (the tree built from the value,
+ * the JSON text) must print the same. Must never crash, leak or hang.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/semver.h"
+#include "lib/yaml.h"
 #include "tmpl/gotime.h"
 #include "tmpl/tmpl.h"
 #include "tmpl/toml.h"
+#include "tmpl/value.h"
 #include "tmpl/yaml_pretty.h"
 
 #include "fuzz_pick.h"
@@ -23,6 +26,30 @@ const tmpl_func_def *const tmpl_func_families[] = {NULL};
 static void *arena_alloc(void *ud, size_t n)
 {
 	return tmpl_arena_alloc(ud, n);
+}
+
+/* toYaml's tree way prints what its text way does, where it is taken */
+static void to_yaml_same(const tmpl_value *v)
+{
+	tmpl_gojson_tree t;
+	bh_buf j = BH_BUF_INIT, want = BH_BUF_INIT, got = BH_BUF_INIT;
+	bh_error ew, eg;
+	yaml_emitter_kept *kept = NULL;
+	bh_error_clear(&ew);
+	bh_error_clear(&eg);
+	if (tmpl_value_gojson_tree(v, &t) != 0)
+		return;
+	int rg = yaml_emit_json_tree_kept(&kept, t.root, &got, &eg);
+	tmpl_gojson_tree_free(&t);
+	yaml_emitter_kept_free(kept);
+	int rw = tmpl_value_gojson(&j, v, 0, &ew);
+	if (!rw)
+		rw = yaml_emit_json_text(bh_buf_str(&j), j.len, &want, &ew);
+	if (rg != rw || strcmp(eg.msg, ew.msg) != 0 || got.len != want.len || memcmp(got.data, want.data, got.len) != 0)
+		abort();
+	bh_buf_free(&j);
+	bh_buf_free(&want);
+	bh_buf_free(&got);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,8 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (toml_decode(tmpl_engine_arena(e), s, n, &v, &err) == 0) {
 			if (in.way == 0)
 				toml_encode(&v, &b, &err);
-			else
+			else {
 				yaml_pretty_encode(&v, &b, &err);
+				to_yaml_same(&v);
+			}
 		}
 		bh_buf_free(&b);
 		tmpl_engine_free(e);

@@ -8,6 +8,9 @@
 #include "tmpl/gotime.h"
 #include "lib/semver.h"
 #include "tmpl/toml.h"
+#include "tmpl/internal.h"
+#include "lib/yaml.h"
+#include <math.h>
 #include "tmpl/sha256.h"
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -267,6 +270,100 @@ START_TEST(test_no_file_access)
 }
 END_TEST
 
+/* toYaml's two paths print alike: the tree built from the value
+ * (tmpl_value_gojson_tree, yaml_emit_json_tree_kept) and the JSON text
+ * (tmpl_value_gojson, yaml_emit_json_text), on random values of tricky
+ * strings and numbers; values the tree refuses go the text way. */
+static const char *const yaml_strs[] = {
+	"", "a", "yes", "1.5", "0x1F", "null", "~", "- x", "a: b", "#c", "line\nnext\n", "tab\there",
+	"cr\rx", "nul\0x", "\x01", "del\x7f", "nel\xc2\x85x", "c1\xc2\x80", "ls\xe2\x80\xa8", "\xe2\x80\xa9",
+	"fffe\xef\xbf\xbe", "bad\xff", "\xed\xa0\x80", "caf\xc3\xa9", "\xf0\x9f\x98\x80", "1:20", "<&>",
+	"  lead", "trail  ", "\"q\"", "'s'", "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp",
+};
+static const size_t yaml_lens[] = {0, 1, 3, 3, 4, 4, 1, 3, 4, 2, 10, 8, 4, 5, 1, 4, 6, 4, 5, 3,
+				   7, 4, 3, 5, 4, 4, 3, 6, 7, 3, 3, 79};
+
+static tmpl_value yaml_rand_value(tmpl_arena *a, unsigned *seed, int depth)
+{
+	int k = (int)(rand_r(seed) % (depth > 4 ? 8 : 11));
+	size_t ns = sizeof yaml_strs / sizeof yaml_strs[0];
+	switch (k) {
+	case 0: return tmpl_nil();
+	case 1: return tmpl_bool(rand_r(seed) & 1);
+	case 2: return tmpl_int((int64_t)rand_r(seed) - RAND_MAX / 2);
+	case 3: return tmpl_uint64(rand_r(seed) % 3 ? (uint64_t)rand_r(seed) : UINT64_MAX);
+	case 4: {
+		static const double f[] = {0.5, -2.0, 1e21, 1e20, 3.25e-9, 123456789.0, -0.0, INFINITY, NAN, 0.1};
+		return tmpl_float(f[rand_r(seed) % (sizeof f / sizeof f[0])]);
+	}
+	case 5: case 6: case 7: {
+		size_t i = rand_r(seed) % ns;
+		return tmpl_str(a, yaml_strs[i], yaml_lens[i]);
+	}
+	case 8: {
+		tmpl_list *l = tmpl_list_new(a, NULL, 0);
+		if (rand_r(seed) % 8 == 0)
+			l->is_nil = 1;
+		else
+			for (int n = (int)(rand_r(seed) % 4); n > 0; n--)
+				ck_assert_int_eq(tmpl_list_push(a, l, yaml_rand_value(a, seed, depth + 1)), 0);
+		return tmpl_list_value(l);
+	}
+	default: {
+		tmpl_map *m = tmpl_map_new(a, NULL);
+		if (rand_r(seed) % 8 == 0)
+			m->is_nil = 1;
+		else
+			for (int n = (int)(rand_r(seed) % 5); n > 0; n--) {
+				size_t i = rand_r(seed) % ns;
+				ck_assert_int_eq(tmpl_map_set(a, m, yaml_strs[i], yaml_lens[i],
+							      yaml_rand_value(a, seed, depth + 1)),
+						 0);
+			}
+		return tmpl_map_value(m);
+	}
+	}
+}
+
+START_TEST(test_to_yaml_tree)
+{
+	tmpl_arena a;
+	unsigned seed = 14;
+	int built = 0, refused = 0;
+	yaml_emitter_kept *kept = NULL;
+	tmpl_arena_init(&a, 0);
+	for (int round = 0; round < 3000; round++) {
+		tmpl_value v = yaml_rand_value(&a, &seed, 0);
+		bh_buf j = BH_BUF_INIT, want = BH_BUF_INIT, got = BH_BUF_INIT;
+		bh_error ew = {0}, eg = {0};
+		int rw = tmpl_value_gojson(&j, &v, 0, &ew);
+		if (!rw)
+			rw = yaml_emit_json_text(bh_buf_str(&j), j.len, &want, &ew);
+		tmpl_gojson_tree t;
+		int tr = tmpl_value_gojson_tree(&v, &t);
+		ck_assert_int_ge(tr, 0);
+		if (tr == 0) {
+			built++;
+			int rg = yaml_emit_json_tree_kept(&kept, t.root, &got, &eg);
+			tmpl_gojson_tree_free(&t);
+			ck_assert_msg(rw == 0 && rg == 0, "round %d: text %d (%s), tree %d (%s)", round, rw, ew.msg, rg, eg.msg);
+			ck_assert_msg(strcmp(bh_buf_str(&got), bh_buf_str(&want)) == 0, "round %d: %s\ntext:\n%s\ntree:\n%s",
+				      round, bh_buf_str(&j), bh_buf_str(&want), bh_buf_str(&got));
+		} else {
+			refused++;
+		}
+		bh_buf_free(&j);
+		bh_buf_free(&want);
+		bh_buf_free(&got);
+	}
+	/* both ways are taken */
+	ck_assert_int_gt(built, 1000);
+	ck_assert_int_gt(refused, 100);
+	yaml_emitter_kept_free(kept);
+	tmpl_arena_release(&a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("funcs_formats");
@@ -279,6 +376,7 @@ int main(void)
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_no_file_access);
 	tcase_add_test(tc, test_sha256);
+	tcase_add_test(tc, test_to_yaml_tree);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
