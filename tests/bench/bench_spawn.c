@@ -1,0 +1,152 @@
+/* tests/bench/bench_spawn.c — the cost of starting one sandboxed worker
+ * (issue 14: exec + lock-down), measured through supervisor/spawn.c's API
+ * as bulkheadd starts them.
+ *
+ * usage: bench_spawn WORKER N
+ *
+ * For each of N spawns: the supervisor's thread CPU in spawn_worker()
+ * (socketpair, vfork, the child's set-up up to exec: the child borrows the
+ * parent's thread until execve); then the worker's own CPU from exec until
+ * its lock-down is done, read from /proc/PID/schedstat (the scheduler's
+ * nanoseconds, not clock ticks) when its "sandbox: ..." log line arrives,
+ * while it waits for a job; then its CPU at exit (wait4's rusage) after the
+ * socket is closed (it gets no job and ends). Prints the median and the
+ * quartiles of each, in microseconds. A benchmark, not a test: it fails only
+ * when a worker does not start or lock down. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipc/ipc.h"
+#include "proto/proto.h"
+#include "supervisor/spawn.h"
+
+static double thread_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* The first field of /proc/PID/schedstat: time on a CPU, in ns. */
+static double schedstat_us(pid_t pid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns ? (double)ns / 1e3 : -1;
+}
+
+/* Reads the worker's messages until its "sandbox:" line (the lock-down is
+ * done); 0, or -1 with a reason on stderr. */
+static int wait_locked(int sock)
+{
+	for (;;) {
+		ipc_msg m = {0};
+		bh_error e;
+		const unsigned char *s;
+		size_t n;
+		int found;
+		if (ipc_recv(sock, IPC_MAX_PAYLOAD, 0, &m, &e) < 0) {
+			fprintf(stderr, "bench_spawn: the worker ended before its lock-down: %s\n", e.msg);
+			return -1;
+		}
+		found = 0;
+		if (m.hdr.type == PROTO_LOG && proto_str_decode(m.payload, m.hdr.len, IPC_MAX_PAYLOAD, 0, &s, &n, &e) == 0) {
+			found = n >= 8 && memcmp(s, "sandbox:", 8) == 0;
+			if (!found)
+				fprintf(stderr, "bench_spawn: worker: %.*s\n", (int)n, (const char *)s);
+		}
+		ipc_msg_free(&m);
+		if (found)
+			return 0;
+	}
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void print_stat(const char *what, double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, by_value);
+	printf("%-34s median %7.0f us  (quartiles %.0f .. %.0f)\n", what, v[n / 2], v[n / 4], v[3 * n / 4]);
+}
+
+int main(int argc, char **argv)
+{
+	spawn_opts o = {0};
+	double *parent, *locked, *total;
+	bh_error e;
+	int n;
+	if (argc != 3 || (n = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: bench_spawn WORKER N\n");
+		return 2;
+	}
+	o.worker_path = argv[1];
+	/* as bulkheadd: the binary opened once, above fd 3 (the child's socket) */
+	o.worker_fd = open(argv[1], O_PATH | O_CLOEXEC);
+	if (o.worker_fd >= 0 && o.worker_fd <= 3) {
+		int high = fcntl(o.worker_fd, F_DUPFD_CLOEXEC, 10);
+		close(o.worker_fd);
+		o.worker_fd = high;
+	}
+	if (spawn_set_user(getenv("BENCH_SPAWN_USER"), &e) < 0) {
+		fprintf(stderr, "bench_spawn: %s\n", e.msg);
+		return 2;
+	}
+	o.job_label = "bench/spawn";
+	o.cpu_seconds = 60;
+	o.memory_mb = 1024;
+	parent = calloc((size_t)n, sizeof *parent);
+	locked = calloc((size_t)n, sizeof *locked);
+	total = calloc((size_t)n, sizeof *total);
+	if (!parent || !locked || !total)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		pid_t pid;
+		int sock, status;
+		struct rusage ru;
+		double t0 = thread_us();
+		if (spawn_worker(&o, &pid, &sock, &e) < 0) {
+			fprintf(stderr, "bench_spawn: %s\n", e.msg);
+			return 1;
+		}
+		parent[i] = thread_us() - t0;
+		fcntl(sock, F_SETFL, 0); /* blocking reads */
+		if (wait_locked(sock) < 0)
+			return 1;
+		locked[i] = schedstat_us(pid);
+		close(sock);
+		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+			;
+		total[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+			   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+		if (locked[i] < 0) {
+			fprintf(stderr, "bench_spawn: no /proc/%d/schedstat\n", (int)pid);
+			return 1;
+		}
+	}
+	printf("worker spawn, %d spawns (CPU time):\n", n);
+	print_stat("supervisor, spawn_worker()", parent, n);
+	print_stat("worker, exec to locked down", locked, n);
+	print_stat("worker, exec to exit (no job)", total, n);
+	free(parent);
+	free(locked);
+	free(total);
+	return 0;
+}

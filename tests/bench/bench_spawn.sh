@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# tests/bench/bench_spawn.sh — a worker's start-up (issue 14: exec +
+# lock-down ≤ 1 ms): tests/bench/bench_spawn starts the built
+# bulkhead-worker $BENCH_SPAWN_N times (default 200) through
+# supervisor/spawn.c and prints the median CPU of the supervisor's part, of
+# the worker from exec to locked down, and to its exit. A benchmark: it
+# prints numbers, and fails only when a worker does not start.
+set -uo pipefail
+b=${BH_BUILDDIR:-$PWD}
+for f in "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker"; do
+	[ -x "$f" ] || { echo "bench_spawn: $f not built"; exit 1; }
+done
+exec "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker" "${BENCH_SPAWN_N:-200}"
