@@ -10,7 +10,8 @@
  * its lock-down is done, read from /proc/PID/schedstat (the scheduler's
  * nanoseconds, not clock ticks) when its "sandbox: ..." log line arrives,
  * while it waits for a job; then its CPU at exit (wait4's rusage) after the
- * socket is closed (it gets no job and ends). Prints the median and the
+ * socket is closed (it gets no job and ends), with its page faults (minor:
+ * also the pages worker/entry.c populates). Prints the median and the
  * quartiles of each, in microseconds. A benchmark, not a test: it fails only
  * when a worker does not start or lock down. */
 #include <errno.h>
@@ -90,7 +91,7 @@ static void print_stat(const char *what, double *v, int n)
 int main(int argc, char **argv)
 {
 	spawn_opts o = {0};
-	double *parent, *locked, *total;
+	double *parent, *locked, *total, *faults;
 	bh_error e;
 	int n;
 	if (argc != 3 || (n = atoi(argv[2])) < 1) {
@@ -115,7 +116,8 @@ int main(int argc, char **argv)
 	parent = calloc((size_t)n, sizeof *parent);
 	locked = calloc((size_t)n, sizeof *locked);
 	total = calloc((size_t)n, sizeof *total);
-	if (!parent || !locked || !total)
+	faults = calloc((size_t)n, sizeof *faults);
+	if (!parent || !locked || !total || !faults)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		pid_t pid;
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
 			;
 		total[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
 			   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+		faults[i] = (double)ru.ru_minflt;
 		if (locked[i] < 0) {
 			fprintf(stderr, "bench_spawn: no /proc/%d/schedstat\n", (int)pid);
 			return 1;
@@ -145,8 +148,11 @@ int main(int argc, char **argv)
 	print_stat("supervisor, spawn_worker()", parent, n);
 	print_stat("worker, exec to locked down", locked, n);
 	print_stat("worker, exec to exit (no job)", total, n);
+	qsort(faults, (size_t)n, sizeof *faults, by_value);
+	printf("%-34s median %7.0f\n", "worker, page faults (minor)", faults[n / 2]);
 	free(parent);
 	free(locked);
 	free(total);
+	free(faults);
 	return 0;
 }
