@@ -233,8 +233,11 @@ unsigned sandbox_worker_rules(sandbox_rule *r, unsigned cap)
 /* ---- the rules as a BPF program ------------------------------------------------
  * The rules are sorted by syscall number (stable: rules of one number keep
  * their order) and searched as a binary tree: a few JGE tests, then a short
- * run of "nr == X -> action" at a leaf. A number's argument rules are tried
- * there in order, and the default ends them. The kernel walks the program
+ * run of "nr == X" at a leaf, jumping to a RET its plain numbers share. A
+ * number's argument rules are tried there in order, each test in as few
+ * instructions as it needs, and the default ends them. Fewer instructions
+ * are a cheaper load (the kernel converts and JIT-compiles each): 242 ->
+ * 181 made the seccomp() call about 150 -> 132 us of CPU. The kernel walks the program
  * for every syscall number when it loads it (to cache the calls it always
  * allows) and then for each call the cache does not answer: a linear
  * program of 220 instructions made the load cost about 240 us more than a
@@ -256,11 +259,46 @@ static void emit(filter *p, uint16_t code, uint32_t k, unsigned jt, unsigned jf)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #define ARG_HI(i) (ARG_LO(i) + 4) /* little-endian */
 
-/* The length of one rule's code at a leaf: a plain rule is its RET; an
- * argument rule is 6 instructions per test and its RET. */
+/* One half (32 bits) of an argument test, "(word & mask) == val", in as
+ * few instructions as it needs: none when it always holds (mask 0, val 0);
+ * load and JEQ when the whole word is compared; load and JSET when the
+ * masked bits must be clear (val 0); else load, AND and JEQ. */
+static unsigned half_len(uint32_t mask, uint32_t val)
+{
+	if (mask == 0 && val == 0)
+		return 0;
+	return mask == ~(uint32_t)0 || val == 0 ? 2 : 3;
+}
+
+/* fail: the distance from the half's first instruction to the next rule */
+static void emit_half(filter *p, uint32_t off, uint32_t mask, uint32_t val, unsigned fail)
+{
+	unsigned len = half_len(mask, val);
+	if (len == 0)
+		return;
+	emit(p, BPF_LD | BPF_W | BPF_ABS, off, 0, 0);
+	if (len == 3) {
+		emit(p, BPF_ALU | BPF_AND | BPF_K, mask, 0, 0);
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, val, 0, fail - len);
+	} else if (mask == ~(uint32_t)0) {
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, val, 0, fail - len);
+	} else {
+		emit(p, BPF_JMP | BPF_JSET | BPF_K, mask, fail - len, 0);
+	}
+}
+
+static unsigned test_len(const sandbox_arg_test *t)
+{
+	return half_len((uint32_t)(t->mask >> 32), (uint32_t)(t->val >> 32)) + half_len((uint32_t)t->mask, (uint32_t)t->val);
+}
+
+/* The length of one rule's code at a leaf: its tests and its RET. */
 static unsigned rule_len(const sandbox_rule *r)
 {
-	return 6 * r->n + 1;
+	unsigned len = 1;
+	for (unsigned i = 0; i < r->n; i++)
+		len += test_len(&r->t[i]);
+	return len;
 }
 
 /* The rules r[0..n) of one syscall number, after "nr == X": each rule's
@@ -269,16 +307,14 @@ static unsigned rule_len(const sandbox_rule *r)
 static void emit_number(filter *p, const sandbox_rule *r, size_t n, uint32_t dflt)
 {
 	for (size_t k = 0; k < n; k++) {
-		unsigned len = rule_len(&r[k]);
+		unsigned left = rule_len(&r[k]); /* from the next instruction to the next rule */
 		for (unsigned i = 0; i < r[k].n; i++) {
 			const sandbox_arg_test *t = &r[k].t[i];
-			unsigned left = len - 6 * i; /* from this test's first instruction to the next rule */
-			emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_HI(t->arg), 0, 0);
-			emit(p, BPF_ALU | BPF_AND | BPF_K, (uint32_t)(t->mask >> 32), 0, 0);
-			emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(t->val >> 32), 0, left - 3);
-			emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(t->arg), 0, 0);
-			emit(p, BPF_ALU | BPF_AND | BPF_K, (uint32_t)t->mask, 0, 0);
-			emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)t->val, 0, left - 6);
+			uint32_t mhi = (uint32_t)(t->mask >> 32), vhi = (uint32_t)(t->val >> 32);
+			emit_half(p, (uint32_t)ARG_HI(t->arg), mhi, vhi, left);
+			left -= half_len(mhi, vhi);
+			emit_half(p, (uint32_t)ARG_LO(t->arg), (uint32_t)t->mask, (uint32_t)t->val, left);
+			left -= half_len((uint32_t)t->mask, (uint32_t)t->val);
 		}
 		emit(p, BPF_RET | BPF_K, r[k].action, 0, 0);
 		if (r[k].n == 0) /* a plain rule: later ones of its number never match */
@@ -308,17 +344,50 @@ static size_t same_number(const sandbox_rule *r, size_t n)
 	return k;
 }
 
+/* A leaf: r[0..n) (sorted, at most FILTER_LEAF numbers). A number whose
+ * first rule is plain is one "nr == X" jumping to its action's RET, shared
+ * by the leaf's plain numbers and placed after the leaf's default; any
+ * other is "nr == X" and its rules (emit_number). */
+static void emit_leaf(filter *p, const sandbox_rule *r, size_t n, uint32_t dflt)
+{
+	uint32_t acts[FILTER_LEAF];
+	unsigned nacts = 0, body = 0, pos = 0;
+	size_t k, m;
+	for (k = 0; k < n; k += m) {
+		unsigned a = 0;
+		m = same_number(r + k, n - k);
+		body += 1 + (r[k].n ? number_len(r + k, m) : 0);
+		while (r[k].n == 0 && a < nacts && acts[a] != r[k].action)
+			a++;
+		if (r[k].n == 0 && a == nacts && nacts < FILTER_LEAF)
+			acts[nacts++] = r[k].action;
+	}
+	for (k = 0; k < n; k += m) {
+		unsigned a = 0;
+		m = same_number(r + k, n - k);
+		if (r[k].n) {
+			emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r[k].nr, 0, number_len(r + k, m));
+			emit_number(p, r + k, m, dflt);
+			pos += 1 + number_len(r + k, m);
+			continue;
+		}
+		while (acts[a] != r[k].action)
+			a++;
+		/* from the next instruction: the rest of the body (body - pos - 1),
+		 * the default, then acts[a]'s RET */
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r[k].nr, body - pos + a, 0);
+		pos++;
+	}
+	emit(p, BPF_RET | BPF_K, dflt, 0, 0);
+	for (unsigned a = 0; a < nacts; a++)
+		emit(p, BPF_RET | BPF_K, acts[a], 0, 0);
+}
+
 /* The search over r[0..n) (sorted); the accumulator holds the number. */
 static void emit_tree(filter *p, const sandbox_rule *r, size_t n, unsigned numbers, uint32_t dflt)
 {
 	if (numbers <= FILTER_LEAF) {
-		for (size_t k = 0; k < n;) {
-			size_t m = same_number(r + k, n - k);
-			emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r[k].nr, 0, number_len(r + k, m));
-			emit_number(p, r + k, m, dflt);
-			k += m;
-		}
-		emit(p, BPF_RET | BPF_K, dflt, 0, 0);
+		emit_leaf(p, r, n, dflt);
 		return;
 	}
 	{ /* split at the first rule of the middle number */

@@ -201,6 +201,9 @@ static uint32_t bpf_run(const struct sock_filter *f, unsigned n, const struct se
 		case BPF_JMP | BPF_JGE | BPF_K:
 			pc += a >= i->k ? i->jt : i->jf;
 			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += a & i->k ? i->jt : i->jf;
+			break;
 		case BPF_RET | BPF_K:
 			return i->k;
 		default:
