@@ -23,3 +23,15 @@ tests_bench_bench_spawn_SOURCES = tests/bench/bench_spawn.c
 tests_bench_bench_spawn_LDADD = supervisor/libbhsupervisor.a ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS)
 BENCH_TARGETS += tests/bench/bench_spawn
 CLEANFILES += tests/bench/bench_spawn
+
+# bulkhead-worker (worker/local.mk) timing its start-up phases
+# (-DBH_SANDBOX_PHASES: a "phases:" log line before the "sandbox:" one), for
+# tests/bench/bench_spawn; its own copy of sandbox.c, so the library's member
+# is not linked
+EXTRA_PROGRAMS += tests/bench/phase_worker
+tests_bench_phase_worker_SOURCES = $(worker_bulkhead_worker_SOURCES) sandbox/sandbox.c
+tests_bench_phase_worker_CFLAGS = $(AM_CFLAGS) -DBH_SANDBOX_PHASES
+tests_bench_phase_worker_LDADD = $(worker_bulkhead_worker_LDADD)
+tests_bench_phase_worker_LDFLAGS = $(worker_bulkhead_worker_LDFLAGS)
+BENCH_TARGETS += tests/bench/phase_worker
+CLEANFILES += tests/bench/phase_worker

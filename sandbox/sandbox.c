@@ -506,19 +506,40 @@ unsigned sandbox_isolation(void)
 	return isolation;
 }
 
+/* The phase worker (tests/bench/phase_worker, built with
+ * -DBH_SANDBOX_PHASES) records the thread's CPU time after each step of
+ * the lock-down for tests/bench/bench_spawn; bulkhead-worker does not. */
+#ifdef BH_SANDBOX_PHASES
+#include <time.h>
+unsigned long sandbox_phase_us[SANDBOX_PHASES];
+static void phase(int i)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	sandbox_phase_us[i] = (unsigned long)ts.tv_sec * 1000000ul + (unsigned long)ts.tv_nsec / 1000;
+}
+#else
+#define phase(i) ((void)0)
+#endif
+
 int sandbox_lockdown(const sandbox_opts *o, bh_error *err)
 {
 	int rc;
+	phase(0);
 	if ((rc = sandbox_close_fds(o->report_fd, o->keep_fd, err)) < 0)
 		return rc;
 	isolation = isolate();
+	phase(1);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return bh_error_set(err, BH_EIO, "setting no_new_privs: %s", strerror(errno));
 	if ((rc = sandbox_drop_caps(err)) < 0)
 		return rc;
+	phase(2);
 	if ((rc = set_limits(o, err)) < 0)
 		return rc;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return bh_error_set(err, BH_EIO, "clearing dumpable: %s", strerror(errno));
-	return seccomp_load(o->report_fd, o->survey, 1, err);
+	rc = seccomp_load(o->report_fd, o->survey, 1, err);
+	phase(3);
+	return rc;
 }

@@ -103,4 +103,12 @@ int sandbox_sigsys_report(int fd, bh_error *err);
  * "syscall N" when unknown. For the supervisor's reports. */
 const char *sandbox_syscall_name(uint32_t nr, uint32_t arch, char *buf, unsigned long n);
 
+/* Built with -DBH_SANDBOX_PHASES only (tests/bench/phase_worker): the
+ * thread's CPU time in us when sandbox_lockdown() began, and after its
+ * namespaces, its capabilities, and its limits and seccomp filter. */
+#define SANDBOX_PHASES 4
+#ifdef BH_SANDBOX_PHASES
+extern unsigned long sandbox_phase_us[SANDBOX_PHASES];
+#endif
+
 #endif

@@ -163,6 +163,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+#ifdef BH_SANDBOX_PHASES
+	struct timespec phase_main;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &phase_main); /* exec to here */
+#endif
 	if (worker_prepare() < 0) {
 		send_log(sock, "lock-down failed: a library did not initialise");
 		return 3;
@@ -181,6 +185,14 @@ int main(int argc, char **argv)
 		send_log(sock, "lock-down failed: %s", e.msg);
 		return 3;
 	}
+#ifdef BH_SANDBOX_PHASES
+	{ /* the phase worker's timings, for tests/bench/bench_spawn (us of CPU) */
+		const unsigned long *t = sandbox_phase_us;
+		unsigned long m = (unsigned long)phase_main.tv_sec * 1000000ul + (unsigned long)phase_main.tv_nsec / 1000;
+		send_log(sock, "phases: exec-to-main %lu prepare %lu namespaces %lu capabilities %lu limits-seccomp %lu", m,
+			 t[0] - m, t[1] - t[0], t[2] - t[1], t[3] - t[2]);
+	}
+#endif
 	{
 		unsigned iso = sandbox_isolation();
 		send_log(sock, "sandbox: uid %u, user namespace %s, network %s, file system %s", (unsigned)uid,

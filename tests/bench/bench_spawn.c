@@ -12,8 +12,11 @@
  * while it waits for a job; then its CPU at exit (wait4's rusage) after the
  * socket is closed (it gets no job and ends), with its page faults (minor:
  * also the pages worker/entry.c populates). Prints the median and the
- * quartiles of each, in microseconds. A benchmark, not a test: it fails only
- * when a worker does not start or lock down. */
+ * quartiles of each, in microseconds. With tests/bench/phase_worker (the
+ * worker built with -DBH_SANDBOX_PHASES), also the median of each phase it
+ * reports: exec to main, prepare, namespaces, capabilities, limits and
+ * seccomp. A benchmark, not a test: it fails only when a worker does not
+ * start or lock down. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,9 +53,31 @@ static double schedstat_us(pid_t pid)
 	return ns ? (double)ns / 1e3 : -1;
 }
 
+#define PHASES 5
+static const char *const phase_name[PHASES] = {"exec-to-main", "prepare", "namespaces", "capabilities", "limits-seccomp"};
+
+/* A phase worker's "phases: NAME US ..." line into ph[0..PHASES). */
+static void phases_read(const unsigned char *s, size_t n, double *ph)
+{
+	char line[256], name[32];
+	const char *p = line + 7;
+	int used;
+	if (n >= sizeof line)
+		return;
+	memcpy(line, s, n);
+	line[n] = 0;
+	for (int i = 0; i < PHASES; i++) {
+		unsigned long us;
+		if (sscanf(p, " %31s %lu%n", name, &us, &used) != 2 || strcmp(name, phase_name[i]) != 0)
+			return;
+		ph[i] = (double)us;
+		p += used;
+	}
+}
+
 /* Reads the worker's messages until its "sandbox:" line (the lock-down is
- * done); 0, or -1 with a reason on stderr. */
-static int wait_locked(int sock)
+ * done), filling ph from a "phases:" line; 0, or -1 with a reason on stderr. */
+static int wait_locked(int sock, double *ph)
 {
 	for (;;) {
 		ipc_msg m = {0};
@@ -67,7 +92,9 @@ static int wait_locked(int sock)
 		found = 0;
 		if (m.hdr.type == PROTO_LOG && proto_str_decode(m.payload, m.hdr.len, IPC_MAX_PAYLOAD, 0, &s, &n, &e) == 0) {
 			found = n >= 8 && memcmp(s, "sandbox:", 8) == 0;
-			if (!found)
+			if (n >= 7 && memcmp(s, "phases:", 7) == 0)
+				phases_read(s, n, ph);
+			else if (!found)
 				fprintf(stderr, "bench_spawn: worker: %.*s\n", (int)n, (const char *)s);
 		}
 		ipc_msg_free(&m);
@@ -91,7 +118,7 @@ static void print_stat(const char *what, double *v, int n)
 int main(int argc, char **argv)
 {
 	spawn_opts o = {0};
-	double *parent, *locked, *total, *faults;
+	double *parent, *locked, *total, *faults, *ph[PHASES];
 	bh_error e;
 	int n;
 	if (argc != 3 || (n = atoi(argv[2])) < 1) {
@@ -119,6 +146,9 @@ int main(int argc, char **argv)
 	faults = calloc((size_t)n, sizeof *faults);
 	if (!parent || !locked || !total || !faults)
 		return 1;
+	for (int k = 0; k < PHASES; k++)
+		if (!(ph[k] = calloc((size_t)n, sizeof *ph[k])))
+			return 1;
 	for (int i = 0; i < n; i++) {
 		pid_t pid;
 		int sock, status;
@@ -130,7 +160,8 @@ int main(int argc, char **argv)
 		}
 		parent[i] = thread_us() - t0;
 		fcntl(sock, F_SETFL, 0); /* blocking reads */
-		if (wait_locked(sock) < 0)
+		double one[PHASES] = {-1};
+		if (wait_locked(sock, one) < 0)
 			return 1;
 		locked[i] = schedstat_us(pid);
 		close(sock);
@@ -139,6 +170,8 @@ int main(int argc, char **argv)
 		total[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
 			   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 		faults[i] = (double)ru.ru_minflt;
+		for (int k = 0; k < PHASES; k++)
+			ph[k][i] = one[k];
 		if (locked[i] < 0) {
 			fprintf(stderr, "bench_spawn: no /proc/%d/schedstat\n", (int)pid);
 			return 1;
@@ -154,5 +187,12 @@ int main(int argc, char **argv)
 	free(locked);
 	free(total);
 	free(faults);
+	for (int k = 0; k < PHASES && ph[0][0] >= 0; k++) { /* a phase worker */
+		char label[64];
+		snprintf(label, sizeof label, "phase %d, %s", k + 1, phase_name[k]);
+		print_stat(label, ph[k], n);
+	}
+	for (int k = 0; k < PHASES; k++)
+		free(ph[k]);
 	return 0;
 }

@@ -3,11 +3,16 @@
 # lock-down ≤ 1 ms): tests/bench/bench_spawn starts the built
 # bulkhead-worker $BENCH_SPAWN_N times (default 200) through
 # supervisor/spawn.c and prints the median CPU of the supervisor's part, of
-# the worker from exec to locked down, and to its exit. A benchmark: it
-# prints numbers, and fails only when a worker does not start.
+# the worker from exec to locked down, and to its exit; then the same for
+# tests/bench/phase_worker (the worker timing its phases), with the median
+# of each phase. A benchmark: it prints numbers, and fails only when a
+# worker does not start.
 set -uo pipefail
 b=${BH_BUILDDIR:-$PWD}
 for f in "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker"; do
 	[ -x "$f" ] || { echo "bench_spawn: $f not built"; exit 1; }
 done
-exec "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker" "${BENCH_SPAWN_N:-200}"
+"$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker" "${BENCH_SPAWN_N:-200}" || exit 1
+[ -x "$b/tests/bench/phase_worker" ] || exit 0
+echo "the phase worker (its own timing adds a few clock reads):"
+exec "$b/tests/bench/bench_spawn" "$b/tests/bench/phase_worker" "${BENCH_SPAWN_N:-200}"
