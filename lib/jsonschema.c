@@ -2049,10 +2049,10 @@ int jsonschema_validate(const jsonschema *s, const json_t *values, bh_buf *error
 
 static int compile_internal(const char *text, size_t len, int meta, jsonschema **out, bh_error *err);
 
-/* v6 checks values.schema.json against its draft's meta-schema first */
-/* the schema's tree (root), decoded as its text would be, against its
+/* v6 checks values.schema.json against its draft's meta-schema first:
+ * the schema's tree (root), decoded as its text would be, against its
  * draft's meta-schema */
-static int meta_check(const gojson_node *root, int draft, bh_error *err)
+int jsonschema_meta_check(const gojson_node *root, int draft, bh_error *err)
 {
 	const char *url;
 	const char *mt = jsonschema_meta_text(draft, &url);
@@ -2115,7 +2115,7 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 			return BH_EINVAL;
 		}
 	}
-	if (meta && (rc = meta_check(s->root, s->draft, err))) {
+	if (meta && !jsonschema_meta_quick(s->root, s->draft) && (rc = jsonschema_meta_check(s->root, s->draft, err))) {
 		jsonschema_free(s);
 		return rc;
 	}

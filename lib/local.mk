@@ -10,6 +10,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/jsonschema.c lib/jsonschema.h \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
+	lib/jsonschema_quick.c \
 	lib/semver.c lib/semver.h \
 	lib/json_skim.c lib/json_skim.h \
 	lib/gzip.c lib/gzip.h \

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/jsonschema.h"
+#include "lib/jsonschema_internal.h"
 #include "lib/yaml.h"
 #include "tests/unit/vectors.h"
 
@@ -745,6 +746,87 @@ START_TEST(test_corpus_cases)
 }
 END_TEST
 
+/* the quick meta-schema check (lib/jsonschema_quick.c): schemas it must
+ * accept without the full check, and schemas it must leave to the full
+ * check, which rejects them (so its "sure" is never wrong on these) */
+static int quick_and_full(const char *text, int draft, int *full)
+{
+	gojson_node *root = NULL;
+	bh_error err;
+	int quick;
+	ck_assert_int_eq(gojson_tree_load(text, strlen(text), NULL, &root, &err), 0);
+	quick = jsonschema_meta_quick(root, draft);
+	*full = jsonschema_meta_check(root, draft, &err);
+	gojson_tree_free(root);
+	return quick;
+}
+
+START_TEST(test_meta_quick)
+{
+	static const char *const good[] = {
+		"{}",
+		"{\"type\":\"object\",\"title\":\"t\",\"description\":\"d\",\"properties\":{\"a\":{\"type\":[\"string\",\"null\"],"
+		"\"enum\":[\"x\",\"y\",null,true],\"default\":\"x\",\"minLength\":0,\"maxLength\":10,\"pattern\":\"^[a-z]+$\"},"
+		"\"b\":{\"type\":\"integer\",\"minimum\":-1.5,\"maximum\":1e3,\"multipleOf\":0.5,\"examples\":[1]},"
+		"\"c\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/definitions/s\"},\"minItems\":1,\"uniqueItems\":true}},"
+		"\"patternProperties\":{\"^x-\":{}},\"additionalProperties\":false,\"required\":[\"a\",\"b\"],"
+		"\"definitions\":{\"s\":{\"anyOf\":[{\"type\":\"string\"},{\"not\":{\"type\":\"number\"}}]}},"
+		"\"dependencies\":{\"a\":[\"b\"],\"b\":{\"required\":[\"c\"]}},\"x-unknown\":[1e99,{\"type\":5}]}",
+	};
+	static const struct {
+		int draft;
+		const char *schema;
+	} bad[] = {
+		{4, "{\"exclusiveMinimum\":true}"},
+		{4, "{\"required\":[]}"},
+		{4, "{\"properties\":{\"a\":true}}"},
+		{7, "{\"enum\":[\"a\",\"a\"]}"},
+		{7, "{\"enum\":[]}"},
+		{7, "{\"type\":[\"string\",\"string\"]}"},
+		{7, "{\"type\":\"str\"}"},
+		{7, "{\"items\":[]}"},
+		{7, "{\"minLength\":-1}"},
+		{7, "{\"multipleOf\":0}"},
+		{7, "{\"pattern\":\"(\"}"},
+		{7, "{\"patternProperties\":{\"(\":{}}}"},
+		{7, "{\"required\":[\"a\",\"a\"]}"},
+		{7, "{\"x-unknown\":1e400}"},
+		{7, "{\"properties\":{\"a\":{\"properties\":{\"b\":5}}}}"},
+		{7, "{\"dependencies\":{\"a\":5}}"},
+		{7, "{\"$ref\":5}"},
+		{2019, "{\"$id\":\"a#b\"}"},
+		{2020, "{\"$anchor\":\"1bad\"}"},
+		{2020, "{\"items\":[{}]}"},
+		{2020, "{\"allOf\":[]}"},
+		{2020, "{\"prefixItems\":[5]}"},
+		{2020, "{\"dependentRequired\":{\"a\":[1]}}"},
+		{2020, "{\"readOnly\":\"yes\"}"},
+		{2020, "5"},
+	};
+	static const int drafts[] = {4, 6, 7, 2019, 2020};
+	char deep[512];
+	int full;
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		for (size_t d = 0; d < sizeof drafts / sizeof *drafts; d++) {
+			ck_assert_msg(quick_and_full(good[i], drafts[d], &full) == 1, "good %zu draft %d", i, drafts[d]);
+			ck_assert_msg(full == 0, "good %zu draft %d: full check", i, drafts[d]);
+		}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_msg(quick_and_full(bad[i].schema, bad[i].draft, &full) == 0, "%s", bad[i].schema);
+		ck_assert_msg(full != 0, "%s: full check accepts it", bad[i].schema);
+	}
+	/* nested past what the quick walk vouches for: left to the full check */
+	deep[0] = '\0';
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "{\"not\":");
+	strcat(deep, "{}");
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "}");
+	ck_assert_int_eq(quick_and_full(deep, 2020, &full), 0);
+	ck_assert_int_eq(full, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jsonschema");
@@ -755,6 +837,7 @@ int main(void)
 	tcase_add_test(tc, test_compile_from_json_and_urn);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_corpus_cases);
+	tcase_add_test(tc, test_meta_quick);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
