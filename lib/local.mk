@@ -11,7 +11,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
 	lib/jsonschema_quick.c \
-	lib/semver.c lib/semver.h \
+	lib/semver.c lib/semver.h lib/semver_match.h \
 	lib/json_skim.c lib/json_skim.h \
 	lib/gzip.c lib/gzip.h \
 	lib/heap.c lib/heap.h

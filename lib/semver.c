@@ -1,15 +1,14 @@
 /* lib/semver.c — Masterminds/semver v3.4.0 versions and constraints (see
- * semver.h). The constraint grammar is the library's own regular
- * expressions, run with PCRE2 (Go's leftmost-first alternation is PCRE's). */
-#define PCRE2_CODE_UNIT_WIDTH 8
+ * semver.h). The constraint grammar is the library's regular expressions,
+ * matched by hand (lib/semver_match.h says how each one is read). */
 #include "lib/semver.h"
 
 #include <errno.h>
-#include <pcre2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/semver_match.h"
 
 static int is_ident_char(char c)
 {
@@ -239,81 +238,192 @@ int semver_compare(const semver *a, const semver *b)
 
 /* ---- constraints ---- */
 
-#define WS "[\\t\\n\\f\\r ]"
-#define OPS "=||!=|>|<|>=|=>|<=|=<|~|~>|\\^"
-#define CV "v?([0-9|x|X|\\*]+)(\\.[0-9|x|X|\\*]+)?(\\.[0-9|x|X|\\*]+)?" \
-	"(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?" \
-	"(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?"
-
-static const char re_one[] = "^" WS "*(" OPS ")" WS "*(" CV ")" WS "*$";
-static const char re_range[] = WS "*(" CV ")" WS "+-" WS "+(" CV ")" WS "*";
-static const char re_find[] = "(" OPS ")" WS "*(" CV ")";
-static const char re_valid[] = "^(" WS "*(" OPS ")" WS "*(" CV ")" WS "*)((?:" WS "+|," WS "*)(" OPS ")" WS "*(" CV ")" WS "*)*$";
-
 typedef struct cons {
 	char op[3];
 	semver con;
 	int dirty, minor_dirty, patch_dirty;
 } cons;
 
-typedef struct regs {
-	pcre2_code *one, *range, *find, *valid; /* shared, compiled once */
-	pcre2_match_data *md;                    /* this call's */
-} regs;
+/* ---- the constraint grammar (see semver_match.h) ---- */
 
-static pcre2_code *compile(const char *re)
+static int is_ws(char c)
 {
-	int ec;
-	PCRE2_SIZE eo;
-	return pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+	return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' ';
 }
 
-/* The patterns, compiled once per process (a chart may check hundreds of
- * constraints, and compiling cost far more than matching); read-only after,
- * so any thread may match with them. */
-static regs codes;
-static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
-
-static pthread_once_t range_once = PTHREAD_ONCE_INIT;
-
-static void codes_compile(void)
+/* [0-9|x|X|\*]: a version part's character (the class holds '|') */
+static int is_part(char c)
 {
-	codes.one = compile(re_one);
-	codes.find = compile(re_find);
-	codes.valid = compile(re_valid);
+	return (c >= '0' && c <= '9') || c == '|' || c == 'x' || c == 'X' || c == '*';
 }
 
-/* re_range, compiled on its first use: most constraints hold no range. */
-static void range_compile(void)
+static size_t skip_ws(const char *s, size_t n, size_t i)
 {
-	codes.range = compile(re_range);
+	while (i < n && is_ws(s[i]))
+		i++;
+	return i;
 }
 
-static void regs_free(regs *r)
+/* The operator at s[i]: its length, 0 for the empty alternative. Where an
+ * operator is a prefix of another (= of =>, ~ of ~>), only the longer one
+ * can be followed by a version (no version starts with = < >), so taking
+ * the longest is what the regex's backtracking ends with. */
+static size_t op_at(const char *s, size_t n, size_t i)
 {
-	pcre2_match_data_free(r->md);
+	static const char two[][2] = {{'!', '='}, {'>', '='}, {'=', '>'}, {'<', '='}, {'=', '<'}, {'~', '>'}};
+	if (i >= n)
+		return 0;
+	if (i + 1 < n)
+		for (size_t k = 0; k < sizeof two / sizeof *two; k++)
+			if (s[i] == two[k][0] && s[i + 1] == two[k][1])
+				return 2;
+	return strchr("=><~^", s[i]) && s[i] ? 1 : 0;
 }
 
-static int regs_init(regs *r)
+static void set_group(size_t *ov, int g, size_t a, size_t b)
 {
-	pthread_once(&codes_once, codes_compile);
-	*r = (regs){.one = codes.one, .find = codes.find, .valid = codes.valid};
-	if (!r->one || !r->find || !r->valid)
-		return -1;
-	r->md = pcre2_match_data_create(32, NULL);
-	return r->md ? 0 : -1;
+	ov[2 * g] = a;
+	ov[2 * g + 1] = b;
 }
 
-static int match(regs *r, pcre2_code *re, const char *s, size_t n, size_t start)
+/* (-|\+)([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*) at s[i]: its end, or i */
+static size_t ident_list(const char *s, size_t n, size_t i, char lead)
 {
-	return pcre2_match(re, (PCRE2_SPTR)s, n, start, 0, r->md, NULL);
+	size_t j;
+	if (i + 1 >= n || s[i] != lead || !is_ident_char(s[i + 1]))
+		return i;
+	j = i + 1;
+	while (j < n && is_ident_char(s[j]))
+		j++;
+	while (j + 1 < n && s[j] == '.' && is_ident_char(s[j + 1]))
+		for (j++; j < n && is_ident_char(s[j]); j++)
+			;
+	return j;
 }
 
-/* group g of the last match as (ptr,len); len 0 when unset */
-static size_t group(regs *r, const char *s, int g, const char **p)
+/* (\.[0-9|x|X|\*]+) at s[i]: its end, or i */
+static size_t dot_part(const char *s, size_t n, size_t i)
 {
-	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
-	if (ov[2 * g] == PCRE2_UNSET) {
+	size_t j;
+	if (i + 1 >= n || s[i] != '.' || !is_part(s[i + 1]))
+		return i;
+	for (j = i + 1; j < n && is_part(s[j]); j++)
+		;
+	return j;
+}
+
+/* The version pattern CV at s[i], greedy: each optional part is taken
+ * when it matches, and a shorter match would leave a character of the
+ * version that nothing after a version accepts. Its end, or SIZE_MAX;
+ * groups g (whole), g+1 major, g+2 ".minor", g+3 ".patch", g+4 "-pre"
+ * (unset: SIZE_MAX) when ov is not NULL. */
+static size_t cv_at(const char *s, size_t n, size_t i, size_t *ov, int g)
+{
+	size_t j = i, a, b, c, d, e;
+	if (j < n && s[j] == 'v')
+		j++;
+	a = j;
+	while (j < n && is_part(s[j]))
+		j++;
+	if (j == a)
+		return SIZE_MAX;
+	b = dot_part(s, n, j);
+	c = b > j ? dot_part(s, n, b) : b;
+	d = ident_list(s, n, c, '-');
+	e = ident_list(s, n, d, '+');
+	if (ov) {
+		set_group(ov, g, i, e);
+		set_group(ov, g + 1, a, j);
+		if (b > j)
+			set_group(ov, g + 2, j, b);
+		if (c > b)
+			set_group(ov, g + 3, b, c);
+		if (d > c)
+			set_group(ov, g + 4, c, d);
+	}
+	return e;
+}
+
+static void ov_unset(size_t *ov, int ngroups)
+{
+	for (int k = 0; k < 2 * ngroups; k++)
+		ov[k] = SIZE_MAX;
+}
+
+int semver_match_one(const char *s, size_t n, size_t ov[SEMVER_ONE_GROUPS * 2])
+{
+	size_t i = skip_ws(s, n, 0), ol, e;
+	ov_unset(ov, SEMVER_ONE_GROUPS);
+	ol = op_at(s, n, i);
+	e = cv_at(s, n, skip_ws(s, n, i + ol), ov, 2);
+	if (e == SIZE_MAX || skip_ws(s, n, e) != n)
+		return 0;
+	set_group(ov, 0, 0, n);
+	set_group(ov, 1, i, i + ol);
+	return 1;
+}
+
+int semver_match_find(const char *s, size_t n, size_t start, size_t ov[SEMVER_FIND_GROUPS * 2])
+{
+	for (size_t i = start; i < n; i++) {
+		/* an operator character can only start its operator; a blank or
+		 * a version character only the empty alternative */
+		size_t ol = op_at(s, n, i), j = skip_ws(s, n, i + ol), e;
+		if ((e = cv_at(s, n, j, NULL, 0)) == SIZE_MAX)
+			continue;
+		ov_unset(ov, SEMVER_FIND_GROUPS);
+		cv_at(s, n, j, ov, 2);
+		set_group(ov, 0, i, e);
+		set_group(ov, 1, i, i + ol);
+		return 1;
+	}
+	return 0;
+}
+
+int semver_match_valid(const char *s, size_t n)
+{
+	size_t i = skip_ws(s, n, 0);
+	for (;;) {
+		size_t e = cv_at(s, n, skip_ws(s, n, i + op_at(s, n, i)), NULL, 0), k;
+		if (e == SIZE_MAX)
+			return 0;
+		k = skip_ws(s, n, e);
+		if (k == n)
+			return 1;
+		if (s[k] == ',')
+			k = skip_ws(s, n, k + 1);
+		else if (k == e)
+			return 0; /* a term is followed by blanks, a comma, or the end */
+		i = k;
+	}
+}
+
+int semver_match_range(const char *s, size_t n, size_t start, size_t ov[SEMVER_RANGE_GROUPS * 2])
+{
+	for (size_t i = start; i < n; i++) {
+		size_t j = skip_ws(s, n, i), e1, k, k2, e2;
+		e1 = cv_at(s, n, j, NULL, 0);
+		if (e1 == SIZE_MAX)
+			continue;
+		k = skip_ws(s, n, e1);
+		if (k == e1 || k >= n || s[k] != '-')
+			continue;
+		k2 = skip_ws(s, n, k + 1);
+		if (k2 == k + 1 || (e2 = cv_at(s, n, k2, NULL, 0)) == SIZE_MAX)
+			continue;
+		ov_unset(ov, SEMVER_RANGE_GROUPS);
+		cv_at(s, n, j, ov, 1);
+		cv_at(s, n, k2, ov, 11);
+		set_group(ov, 0, i, skip_ws(s, n, e2));
+		return 1;
+	}
+	return 0;
+}
+
+/* group g of ov as (ptr,len); len 0 when unset */
+static size_t group(const size_t *ov, const char *s, int g, const char **p)
+{
+	if (ov[2 * g] == SIZE_MAX) {
 		*p = s;
 		return 0;
 	}
@@ -336,44 +446,35 @@ static int has_range_dash(const char *s, size_t n)
 }
 
 /* rewriteRange: "A - B" -> ">= A, <= B" */
-static int rewrite_range(regs *r, const char *s, size_t n, bh_buf *out)
+static void rewrite_range(const char *s, size_t n, bh_buf *out)
 {
-	size_t pos = 0;
+	size_t pos = 0, ov[SEMVER_RANGE_GROUPS * 2];
+	int ranges = has_range_dash(s, n);
 	bh_buf_reset(out);
-	if (has_range_dash(s, n)) {
-		pthread_once(&range_once, range_compile);
-		r->range = codes.range;
-		if (!r->range)
-			return -1;
-	}
-	while (r->range && pos <= n && match(r, r->range, s, n, pos) > 0) {
-		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+	while (ranges && pos < n && semver_match_range(s, n, pos, ov)) {
 		const char *a, *b;
-		size_t an = group(r, s, 1, &a), bn = group(r, s, 11, &b);
+		size_t an = group(ov, s, 1, &a), bn = group(ov, s, 11, &b);
 		bh_buf_put(out, s + pos, ov[0] - pos);
 		bh_buf_printf(out, ">= %.*s, <= %.*s", (int)an, a, (int)bn, b);
-		if (ov[1] == ov[0])
-			break;
 		pos = ov[1];
 	}
 	if (pos < n)
 		bh_buf_put(out, s + pos, n - pos);
-	return 0;
 }
 
-static int parse_cons(regs *r, const char *s, size_t n, cons *c)
+static int parse_cons(const char *s, size_t n, cons *c)
 {
 	const char *op, *cv, *maj, *min, *pat, *pre;
-	size_t opn, cvn, majn, minn, patn, pren;
+	size_t opn, cvn, majn, minn, patn, pren, ov[SEMVER_ONE_GROUPS * 2];
 	char ver[SEMVER_MAX_CONSTRAINT + 64], em[256];
-	if (match(r, r->one, s, n, 0) <= 0)
+	if (!semver_match_one(s, n, ov))
 		return -1;
-	opn = group(r, s, 1, &op);
-	cvn = group(r, s, 2, &cv);
-	majn = group(r, s, 3, &maj);
-	minn = group(r, s, 4, &min);
-	patn = group(r, s, 5, &pat);
-	pren = group(r, s, 6, &pre);
+	opn = group(ov, s, 1, &op);
+	cvn = group(ov, s, 2, &cv);
+	majn = group(ov, s, 3, &maj);
+	minn = group(ov, s, 4, &min);
+	patn = group(ov, s, 5, &pat);
+	pren = group(ov, s, 6, &pre);
 	memset(c, 0, sizeof *c);
 	memcpy(c->op, op, opn < 2 ? opn : 2);
 	if (is_x(maj, majn) || majn == 0) {
@@ -484,7 +585,6 @@ static int check_one(const cons *c, const semver *v, int include_pre)
 
 int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *errmsg, size_t errsz)
 {
-	regs r;
 	bh_buf s = BH_BUF_INIT;
 	const char *p, *end;
 	int result = 0, rc = 0;
@@ -494,11 +594,8 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 		snprintf(errmsg, errsz, "improper constraint: constraint longer than %d bytes", SEMVER_MAX_CONSTRAINT);
 		return -1;
 	}
-	if (regs_init(&r)) {
-		snprintf(errmsg, errsz, "out of memory");
-		return -1;
-	}
-	if (rewrite_range(&r, cstr, n, &s)) {
+	rewrite_range(cstr, n, &s);
+	if (!bh_buf_ok(&s)) {
 		snprintf(errmsg, errsz, "out of memory");
 		rc = -1;
 	}
@@ -510,15 +607,14 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 		while (rc == 0) {
 			const char *bar = strstr(q, "||");
 			size_t gl = bar ? (size_t)(bar - q) : (size_t)(end - q);
-			size_t pos = 0;
+			size_t pos = 0, ov[SEMVER_FIND_GROUPS * 2];
 			int nc = 0, has_pre = 0, ok = 1;
-			if (match(&r, r.valid, q, gl, 0) <= 0) {
+			if (!semver_match_valid(q, gl)) {
 				snprintf(errmsg, errsz, "improper constraint: %.*s", (int)gl, q);
 				rc = -1;
 				break;
 			}
-			while (pos < gl && match(&r, r.find, q, gl, pos) > 0) {
-				PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r.md);
+			while (pos < gl && semver_match_find(q, gl, pos, ov)) {
 				size_t ms = ov[0], me = ov[1];
 				int prc;
 				if (nc == MAX_AND) {
@@ -535,7 +631,7 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 					}
 					cs = g;
 				}
-				prc = parse_cons(&r, q + ms, me - ms, &cs[nc]);
+				prc = parse_cons(q + ms, me - ms, &cs[nc]);
 				if (prc) {
 					if (prc == -2)
 						snprintf(errmsg, errsz, "constraint Parser Error");
@@ -564,7 +660,6 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 	}
 	free(cs);
 	bh_buf_free(&s);
-	regs_free(&r);
 	return rc ? -1 : result;
 }
 

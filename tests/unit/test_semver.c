@@ -9,6 +9,7 @@
 
 #include "lib/buf.h"
 #include "lib/semver.h"
+#include "lib/semver_match.h"
 
 static const char *const vers[] = {"1.31.0", "1.31.0-gke.100", "1.22.0-0", "1.2.3", "0.12.8", "0.0.4",
 				   "0.2.9", "1.5.0", "2.0.0", "1.2.0-beta", "3.1.0"};
@@ -41,6 +42,48 @@ static const struct {
 	{"<=1.2", "00011110000"},
 	{"", "EEEEEEEEEEE"},
 };
+
+/* the hand matchers of the constraint grammar (lib/semver_match.h): what
+ * the library's regular expressions answer, groups included */
+START_TEST(test_grammar)
+{
+	static const struct {
+		const char *s;
+		int valid;
+	} valid[] = {
+		{"1.0", 1}, {" >= 1.0 ", 1}, {">=1.0 <2", 1}, {">=1.0,<2", 1}, {">=1.0 , <2", 1}, {"1.0 2.0", 1},
+		{"=>1.x, =<2.*", 1}, {"~>1.2.3-rc.1+b.2", 1}, {"1|2", 1}, {"", 0}, {",1.0", 0}, {"1.0,,2.0", 0},
+		{"1.0 ,", 0}, {"1.0>2.0", 0}, {"==1.0", 0}, {"!1.0", 0}, {"1.0-", 0}, {"1.2.3.4", 0}, {"v", 0},
+	};
+	size_t ov[SEMVER_RANGE_GROUPS * 2];
+	const char *s;
+	for (size_t i = 0; i < sizeof valid / sizeof *valid; i++)
+		ck_assert_msg(semver_match_valid(valid[i].s, strlen(valid[i].s)) == valid[i].valid, "%s", valid[i].s);
+	/* one: the operator is the longest that a version follows */
+	s = " =< v1.2-rc.1 ";
+	ck_assert(semver_match_one(s, strlen(s), ov));
+	ck_assert_uint_eq(ov[2], 1); ck_assert_uint_eq(ov[3], 3);   /* "=<" */
+	ck_assert_uint_eq(ov[4], 4); ck_assert_uint_eq(ov[5], 13);  /* "v1.2-rc.1" */
+	ck_assert_uint_eq(ov[6], 5); ck_assert_uint_eq(ov[7], 6);   /* "1" */
+	ck_assert_uint_eq(ov[8], 6); ck_assert_uint_eq(ov[9], 8);   /* ".2" */
+	ck_assert_uint_eq(ov[10], SIZE_MAX);                        /* no patch */
+	ck_assert_uint_eq(ov[12], 8); ck_assert_uint_eq(ov[13], 13); /* "-rc.1" */
+	ck_assert(!semver_match_one("=>", 2, ov));
+	/* find: leftmost, the empty operator swallowing the blanks before */
+	s = ">=1.0, 2.x";
+	ck_assert(semver_match_find(s, strlen(s), 0, ov));
+	ck_assert_uint_eq(ov[0], 0); ck_assert_uint_eq(ov[1], 5); ck_assert_uint_eq(ov[3], 2);
+	ck_assert(semver_match_find(s, strlen(s), 5, ov));
+	ck_assert_uint_eq(ov[0], 6); ck_assert_uint_eq(ov[1], 10); ck_assert_uint_eq(ov[2], 6); ck_assert_uint_eq(ov[3], 6);
+	/* range: from the first blank before the first version */
+	s = ">= 1.0 - 2.0-rc ";
+	ck_assert(semver_match_range(s, strlen(s), 0, ov));
+	ck_assert_uint_eq(ov[0], 2); ck_assert_uint_eq(ov[1], 16);
+	ck_assert_uint_eq(ov[2], 3); ck_assert_uint_eq(ov[3], 6);
+	ck_assert_uint_eq(ov[22], 9); ck_assert_uint_eq(ov[23], 15);
+	ck_assert(!semver_match_range("1.0 -2.0", 8, 0, ov));
+}
+END_TEST
 
 START_TEST(test_satisfies_table)
 {
@@ -166,6 +209,7 @@ int main(void)
 	tcase_add_test(tc, test_constraint_errors);
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_compare);
+	tcase_add_test(tc, test_grammar);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
