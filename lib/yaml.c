@@ -659,9 +659,11 @@ static void sharp_v_new(bh_buf *b, decoder *d, const ynode *n)
 	go_sharp_v(b, d, n, b->len);
 }
 
-/* The JSON key sigs.k8s.io/yaml makes of a YAML key; 1 if it is unsupported
- * (a pending error is recorded), -1 on a hard error. */
-static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key)
+/* The JSON key sigs.k8s.io/yaml makes of a YAML key: a string key is left
+ * in *kp, *kn (the node's own text), any other is written to key (and *kp
+ * left alone); 1 if it is unsupported (a pending error is recorded), -1 on
+ * a hard error. */
+static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key, const char **kp, size_t *kn)
 {
 	const ynode *kk = k;
 	yres r;
@@ -742,8 +744,9 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key)
 		}
 		return 0;
 	}
-	default:
-		bh_buf_put(key, kk->value, kk->len);
+	default: /* the scalar's own text: no copy */
+		*kp = kk->value ? kk->value : "";
+		*kn = kk->len;
 		return 0;
 	}
 }
@@ -794,19 +797,31 @@ static int count_node(decoder *d)
 
 /* A key this mapping already set: goyaml.v2 strict mode's text, with the
  * line of the later value ("line 3: key \"a\" already set in map"). */
+static void report_dup(decoder *d, const char *ks, size_t kl, const ynode *v)
+{
+	bh_buf m = BH_BUF_INIT;
+	bh_buf_printf(&m, "line %zu: key ", v->line + 1);
+	gojson_quote(&m, ks, kl, GOJSON_NO_HTML_ESCAPE);
+	bh_buf_puts(&m, " already set in map");
+	if (bh_buf_ok(&m) && json_array_size(d->dups) < 100)
+		json_array_append_new(d->dups, json_stringn(m.data, m.len));
+	bh_buf_free(&m);
+}
+
 static void note_dup(decoder *d, json_t *seen, const char *ks, size_t kl, const ynode *v)
 {
-	if (json_object_getn(seen, ks, kl)) {
-		bh_buf m = BH_BUF_INIT;
-		bh_buf_printf(&m, "line %zu: key ", v->line + 1);
-		gojson_quote(&m, ks, kl, GOJSON_NO_HTML_ESCAPE);
-		bh_buf_puts(&m, " already set in map");
-		if (bh_buf_ok(&m) && json_array_size(d->dups) < 100)
-			json_array_append_new(d->dups, json_stringn(m.data, m.len));
-		bh_buf_free(&m);
-	} else {
+	if (json_object_getn(seen, ks, kl))
+		report_dup(d, ks, kl, v);
+	else
 		json_object_setn_new_nocheck(seen, ks, kl, json_true());
-	}
+}
+
+static int has_merge_key(const ynode *n)
+{
+	for (size_t i = 0; i + 1 < n->n; i += 2)
+		if (is_merge(n->kids[i]))
+			return 1;
+	return 0;
 }
 
 /* Decodes mapping node n (or an alias of one) into the existing object. */
@@ -832,18 +847,24 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 		d->depth--;
 		return dec_fail(d, BH_ELIMIT, "yaml: document nested deeper than %zu levels", d->max_depth);
 	}
-	/* keys written by this mapping itself (not again through an alias) */
-	json_t *seen = d->dups && !d->alias_depth ? json_object() : NULL;
+	/* keys written by this mapping itself (not again through an alias):
+	 * while obj holds only those (it started empty, no merge key), a key
+	 * already in obj is a duplicate; else a set of them */
+	int dup_check = d->dups && !d->alias_depth;
+	int own = dup_check && json_object_size(obj) == 0 && !has_merge_key(n);
+	json_t *seen = dup_check && !own ? json_object() : NULL;
 	for (size_t i = 0; i + 1 < n->n && !rc; i += 2) {
 		const ynode *k = n->kids[i], *v = n->kids[i + 1];
 		bh_buf key = BH_BUF_INIT;
+		const char *ks = NULL;
+		size_t kl = 0;
 		json_t *val = NULL;
 		int kr;
 		if (is_merge(k)) {
 			rc = merge(d, v, obj);
 			continue;
 		}
-		kr = key_string(d, k, v, &key);
+		kr = key_string(d, k, v, &key, &ks, &kl);
 		if (kr < 0) {
 			rc = d->err ? d->err->code : BH_EINVAL;
 			bh_buf_free(&key);
@@ -852,14 +873,18 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 		rc = decode(d, v, &val);
 		if (!rc && kr == 0) {
 			bh_buf k2 = BH_BUF_INIT;
-			const char *ks = key.data ? key.data : "";
-			size_t kl = key.len;
+			if (!ks) {
+				ks = key.data ? key.data : "";
+				kl = key.len;
+			}
 			if (!utf8_check_go(ks, kl)) {
 				utf8_sanitize_go(&k2, ks, kl);
 				ks = bh_buf_str(&k2);
 				kl = k2.len;
 			}
-			if (seen)
+			if (own && json_object_getn(obj, ks, kl))
+				report_dup(d, ks, kl, v);
+			else if (seen)
 				note_dup(d, seen, ks, kl, v);
 			if (json_object_setn_new_nocheck(obj, ks, kl, val))
 				rc = dec_fail(d, BH_ENOMEM, "out of memory");

@@ -182,18 +182,20 @@ START_TEST(test_duplicate_keys)
 	json_t *d = NULL;
 	bh_error e = {0};
 	static const char text[] = "a: 1\nb:\n  c: 1\n  c:\n    2\na: 3\nm: &m {x: 1, x: 2}\nn: *m\n"
-				   "o: {<<: *m, x: 3}\n---\na: 1\n'a': 2\n";
+				   "o: {<<: *m, x: 3}\np: {<<: *m, z: 1, z: 2}\n---\na: 1\n'a': 2\n";
 	ck_assert_int_eq(yaml_find_duplicates(text, strlen(text), NULL, 1, &d, &e), 0);
 	char *got = json_dumps(d, JSON_COMPACT);
 	/* per document; lines of the whole file; an alias does not repeat the
-	 * anchor's report; a key over a merged one is no duplicate */
+	 * anchor's report; a key over a merged one is no duplicate, one
+	 * written twice beside a merge is */
 	ck_assert_str_eq(got, "[\"line 5: key \\\"c\\\" already set in map\",\"line 6: key \\\"a\\\" already set in map\","
-			      "\"line 7: key \\\"x\\\" already set in map\",\"line 12: key \\\"a\\\" already set in map\"]");
+			      "\"line 7: key \\\"x\\\" already set in map\",\"line 10: key \\\"z\\\" already set in map\","
+			      "\"line 13: key \\\"a\\\" already set in map\"]");
 	free(got);
 	json_decref(d);
 	/* one document (Chart.yaml): the later documents are not read */
 	ck_assert_int_eq(yaml_find_duplicates(text, strlen(text), NULL, 0, &d, &e), 0);
-	ck_assert_int_eq(json_array_size(d), 3);
+	ck_assert_int_eq(json_array_size(d), 4);
 	json_decref(d);
 	ck_assert_int_eq(yaml_find_duplicates("a: [\n", 5, NULL, 1, &d, &e), BH_EPARSE);
 	ck_assert_ptr_null(d);
