@@ -241,8 +241,37 @@ static void clean_nil_values(json_t *m)
 	}
 }
 
-static json_t *tables_full_key(json_t *dst, json_t *src, const char *prefix, int merge,
-			       values_warn_fn warn, void *ud)
+/* The dotted key of a table being merged, written out only for a warning:
+ * the top holds the prefix text ("" for none), each level below one key. */
+typedef struct keypath {
+	const struct keypath *up;
+	const char *key;
+} keypath;
+
+static void keypath_put(bh_buf *b, const keypath *p)
+{
+	if (!p->up) {
+		bh_buf_puts(b, p->key);
+		return;
+	}
+	keypath_put(b, p->up);
+	if (b->len)
+		bh_buf_putc(b, '.');
+	bh_buf_puts(b, p->key);
+}
+
+static void warn_at(values_warn_fn warn, void *ud, const char *fmt, const keypath *p, const json_t *v)
+{
+	bh_buf full = BH_BUF_INIT;
+	char *s = show(v);
+	keypath_put(&full, p);
+	warnf(warn, ud, fmt, bh_buf_str(&full), s);
+	free(s);
+	bh_buf_free(&full);
+}
+
+static json_t *tables_path(json_t *dst, json_t *src, const keypath *path, int merge,
+			   values_warn_fn warn, void *ud)
 {
 	const char *k;
 	json_t *v;
@@ -250,37 +279,41 @@ static json_t *tables_full_key(json_t *dst, json_t *src, const char *prefix, int
 		return dst;
 	if (!dst)
 		return src;
-	json_t *nonnil = json_object();
-	json_object_foreach(src, k, v)
-		if (!json_is_null(v))
-			json_object_set_new(nonnil, k, json_true());
+	/* src's keys that held a value before dst's nulls are copied over:
+	 * asked for only where dst holds null, so noted only there */
+	json_t *nonnil = NULL;
 	json_object_foreach(dst, k, v)
-		if (json_is_null(v))
+		if (json_is_null(v)) {
+			json_t *sv = json_object_get(src, k);
+			if (sv && !json_is_null(sv) && (nonnil || (nonnil = json_object())))
+				json_object_set_new(nonnil, k, json_true());
 			json_object_set_new(src, k, json_null());
+		}
 	json_object_foreach(src, k, v) {
 		json_t *dv = json_object_get(dst, k);
-		char *full = concat_prefix(prefix, k);
+		keypath here = {path, k};
 		if (dv && !merge && json_is_null(dv) && json_object_get(nonnil, k)) {
 			json_object_del(dst, k);
 		} else if (!dv) {
 			json_object_set(dst, k, v);
 		} else if (json_is_object(v)) {
-			if (json_is_object(dv)) {
-				tables_full_key(dv, v, full, merge, warn, ud);
-			} else {
-				char *s = show(v);
-				warnf(warn, ud, "warning: cannot overwrite table with non table for %s (%s)", full, s);
-				free(s);
-			}
+			if (json_is_object(dv))
+				tables_path(dv, v, &here, merge, warn, ud);
+			else
+				warn_at(warn, ud, "warning: cannot overwrite table with non table for %s (%s)", &here, v);
 		} else if (json_is_object(dv) && !json_is_null(v)) {
-			char *s = show(v);
-			warnf(warn, ud, "warning: destination for %s is a table. Ignoring non-table value (%s)", full, s);
-			free(s);
+			warn_at(warn, ud, "warning: destination for %s is a table. Ignoring non-table value (%s)", &here, v);
 		}
-		free(full);
 	}
 	json_decref(nonnil);
 	return dst;
+}
+
+static json_t *tables_full_key(json_t *dst, json_t *src, const char *prefix, int merge,
+			       values_warn_fn warn, void *ud)
+{
+	keypath top = {NULL, prefix};
+	return tables_path(dst, src, &top, merge, warn, ud);
 }
 
 json_t *values_coalesce_tables(json_t *dst, json_t *src, int merge, values_warn_fn warn, void *ud)

@@ -88,6 +88,18 @@ START_TEST(test_table_warning)
 	json_decref(out);
 	json_decref(user);
 	chart_free(c);
+	/* three levels down, and a user's null deleting a default there */
+	b[1] = "a:\n  b:\n    c:\n      d: 1\n    x: 1\n    z: 2\n";
+	c = mk(n, b, 2);
+	user = json_loads("{\"a\":{\"b\":{\"c\":5,\"x\":null}}}", 0, NULL);
+	nwarn = 0;
+	ck_assert_int_eq(values_coalesce(c, user, 0, warn, NULL, &out, NULL), 0);
+	ck_assert_int_eq(nwarn, 1);
+	ck_assert_str_eq(lastwarn, "warning: cannot overwrite table with non table for top.a.b.c (map[d:1])");
+	assert_json(out, "{\"a\":{\"b\":{\"c\":5,\"z\":2.0}}}");
+	json_decref(out);
+	json_decref(user);
+	chart_free(c);
 }
 END_TEST
 
