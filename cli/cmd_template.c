@@ -734,6 +734,7 @@ int cmd_template(int argc, char **argv)
 		.include_crds = o.include_crds, .skip_tests = o.skip_tests, .no_hooks = o.no_hooks,
 		.show_only = o.show_only.v, .n_show_only = o.show_only.n, .debug = debug,
 		.skip_schema_validation = o.skip_schema, .sub_notes = o.sub_notes, .enable_dns = o.enable_dns,
+		.take_values = 1, /* c is rendered once, its values not read after */
 		.log = log_cb, .log_ud = &debug,
 		.post_render = pr ? postrender_files : NULL, .post_render_ud = pr,
 	};

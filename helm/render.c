@@ -537,7 +537,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		bh_error_prefix(err, "chart dependencies processing failed");
 		goto done;
 	}
-	if ((rc = values_coalesce(c, user_values, 0, warn_cb, (void *)o, &out->values, err)))
+	if ((rc = o->take_values ? values_coalesce_take(c, user_values, 0, warn_cb, (void *)o, &out->values, err)
+				 : values_coalesce(c, user_values, 0, warn_cb, (void *)o, &out->values, err)))
 		goto done;
 	/* the schema check's lines are DEBUG: only --debug shows them, and the
 	 * one with the schema decodes it again (a 48 KiB schema: 8 M instructions) */

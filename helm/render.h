@@ -48,6 +48,9 @@ typedef struct render_options {
 	int skip_schema_validation;
 	int sub_notes;                 /* --render-subchart-notes */
 	int enable_dns;                /* --enable-dns: getHostByName resolves names */
+	int take_values;               /* the caller renders the chart once and reads
+					* none of its values after: render_chart may
+					* merge them in place (values_coalesce_take) */
 	render_log_fn log;             /* optional */
 	void *log_ud;
 	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */

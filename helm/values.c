@@ -329,11 +329,12 @@ static int is_dep_name(const chart *c, const char *key)
 	return 0;
 }
 
-static void coalesce_values(const chart *c, json_t *v, const char *prefix, int merge,
+/* take: the chart's values tree itself is merged (and changed), not a copy */
+static void coalesce_values(const chart *c, json_t *v, const char *prefix, int merge, int take,
 			    values_warn_fn warn, void *ud)
 {
 	char *sub_prefix = concat_prefix(prefix, chart_name(c));
-	json_t *vc = json_deep_copy(c->values ? c->values : json_object());
+	json_t *vc = !c->values ? json_object() : take ? json_incref(c->values) : json_deep_copy(c->values);
 	const char *k;
 	json_t *val;
 	json_object_foreach(vc, k, val) {
@@ -414,10 +415,10 @@ static void coalesce_globals(json_t *dest, json_t *src, const char *prefix, valu
 	json_decref(sg);
 }
 
-static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge,
+static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge, int take,
 		    values_warn_fn warn, void *ud, bh_error *err);
 
-static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int merge,
+static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int merge, int take,
 			 values_warn_fn warn, void *ud, bh_error *err)
 {
 	for (size_t i = 0; i < c->ndeps; i++) {
@@ -436,7 +437,7 @@ static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int m
 		char *sub_prefix = concat_prefix(prefix, chart_name(c));
 		json_incref(dv);
 		coalesce_globals(dv, dest, sub_prefix, warn, ud);
-		int rc = coalesce(sub, dv, sub_prefix, merge, warn, ud, err);
+		int rc = coalesce(sub, dv, sub_prefix, merge, take, warn, ud, err);
 		json_decref(dv);
 		free(sub_prefix);
 		if (rc)
@@ -445,26 +446,105 @@ static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int m
 	return 0;
 }
 
-static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge,
+static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge, int take,
 		    values_warn_fn warn, void *ud, bh_error *err)
 {
-	coalesce_values(c, dest, prefix, merge, warn, ud);
-	return coalesce_deps(c, dest, prefix, merge, warn, ud, err);
+	coalesce_values(c, dest, prefix, merge, take, warn, ud);
+	return coalesce_deps(c, dest, prefix, merge, take, warn, ud, err);
 }
 
-int values_coalesce(const chart *c, const json_t *vals, int merge,
-		    values_warn_fn warn, void *ud, json_t **out, bh_error *err)
+static int coalesce_root(const chart *c, const json_t *vals, int merge, int take,
+			 values_warn_fn warn, void *ud, json_t **out, bh_error *err)
 {
 	json_t *copy = vals ? json_deep_copy(vals) : json_object();
 	if (!copy)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	int rc = coalesce(c, copy, "", merge, warn, ud, err);
+	int rc = coalesce(c, copy, "", merge, take, warn, ud, err);
 	if (rc) {
 		json_decref(copy);
 		return rc;
 	}
 	*out = copy;
 	return 0;
+}
+
+int values_coalesce(const chart *c, const json_t *vals, int merge,
+		    values_warn_fn warn, void *ud, json_t **out, bh_error *err)
+{
+	return coalesce_root(c, vals, merge, 0, warn, ud, out, err);
+}
+
+/* Makes v a tree: each object or array below it that another reference
+ * also reaches is replaced by a deep copy (as the copy values_coalesce
+ * makes of the whole would have it), so merging v in place changes nothing
+ * reached another way. -1 when out of memory. */
+static int unshare(json_t *v);
+
+/* What a container's child e becomes: NULL to keep e (made a tree below),
+ * else the deep copy to put in its place; *fail set when out of memory. */
+static json_t *unshared_child(json_t *e, int *fail)
+{
+	json_t *copy;
+	if (!json_is_object(e) && !json_is_array(e))
+		return NULL;
+	if (e->refcount == 1) {
+		*fail |= unshare(e);
+		return NULL;
+	}
+	if (!(copy = json_deep_copy(e)))
+		*fail = 1;
+	return copy;
+}
+
+static int unshare(json_t *v)
+{
+	const char *k;
+	json_t *e, *c;
+	size_t i;
+	int fail = 0;
+	if (json_is_object(v))
+		json_object_foreach(v, k, e)
+			if ((c = unshared_child(e, &fail)) && json_object_set_new(v, k, c))
+				fail = 1;
+	if (json_is_array(v))
+		json_array_foreach(v, i, e)
+			if ((c = unshared_child(e, &fail)) && json_array_set_new(v, i, c))
+				fail = 1;
+	return fail ? -1 : 0;
+}
+
+static int charts_unshare(chart *c)
+{
+	if (c->values && c->values->refcount > 1) {
+		json_t *copy = json_deep_copy(c->values);
+		if (!copy)
+			return -1;
+		json_decref(c->values);
+		c->values = copy;
+	} else if (c->values && unshare(c->values)) {
+		return -1;
+	}
+	for (size_t i = 0; i < c->ndeps; i++)
+		if (charts_unshare(c->deps[i]))
+			return -1;
+	return 0;
+}
+
+static void charts_drop_values(chart *c)
+{
+	json_decref(c->values);
+	c->values = NULL;
+	for (size_t i = 0; i < c->ndeps; i++)
+		charts_drop_values(c->deps[i]);
+}
+
+int values_coalesce_take(chart *c, const json_t *vals, int merge,
+			 values_warn_fn warn, void *ud, json_t **out, bh_error *err)
+{
+	int rc = charts_unshare(c) ? bh_error_set(err, BH_ENOMEM, "out of memory")
+				   : coalesce_root(c, vals, merge, 1, warn, ud, out, err);
+	charts_drop_values(c);
+	return rc;
 }
 
 json_t *values_table(const json_t *v, const char *path)

@@ -53,6 +53,13 @@ int values_compose(const values_options *o, json_t **out, bh_error *err);
 int values_coalesce(const chart *c, const json_t *vals, int merge,
 		    values_warn_fn warn, void *ud, json_t **out, bh_error *err);
 
+/* The same for a caller that reads no chart values after it (it renders c
+ * once): each chart's values tree is merged in place of its copy (only
+ * nodes other references reach are copied), and every chart of c is left
+ * with NULL values. Same result as values_coalesce. */
+int values_coalesce_take(chart *c, const json_t *vals, int merge,
+			 values_warn_fn warn, void *ud, json_t **out, bh_error *err);
+
 /* CoalesceTables / MergeTables(dst, src): dst authoritative; modifies dst
  * (and, like Helm, may modify src). Returns dst (borrowed) or src if dst
  * is NULL. */

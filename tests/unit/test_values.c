@@ -103,6 +103,46 @@ START_TEST(test_table_warning)
 }
 END_TEST
 
+/* values_coalesce_take: the result values_coalesce gives, though the
+ * charts' trees share a table that the merge changes (it must be copied
+ * for one of them), and no chart keeps values after */
+START_TEST(test_coalesce_take)
+{
+	const char *n[] = {"Chart.yaml", "values.yaml", "charts/sub/Chart.yaml", "charts/sub/values.yaml"};
+	const char *b[] = {"apiVersion: v2\nname: top\nversion: 1.0.0\n",
+			   "global:\n  reg: top.io\n  img:\n    tag: t1\nsub:\n  x: parent\nkeep: 1\n",
+			   "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+			   "x: sub\nglobal:\n  own: 1\n"};
+	json_t *user = json_loads("{\"global\":{\"img\":{\"tag\":\"u\"}},\"sub\":{\"t\":{\"gone\":null}},"
+				  "\"t\":{\"gone\":null},\"keep\":null}", 0, NULL);
+	json_t *want = NULL, *got = NULL;
+	bh_error err;
+	for (int pass = 0; pass < 2; pass++) {
+		chart *c = mk(n, b, 4);
+		json_t *t = json_loads("{\"gone\":1,\"stays\":{\"a\":1}}", 0, NULL);
+		ck_assert_int_eq(c->ndeps, 1);
+		json_object_set(c->values, "t", t); /* one table in both charts' values */
+		json_object_set(c->deps[0]->values, "t", t);
+		json_decref(t);
+		if (pass == 0) {
+			ck_assert_int_eq(values_coalesce(c, user, 0, NULL, NULL, &want, &err), 0);
+		} else {
+			ck_assert_int_eq(values_coalesce_take(c, user, 0, NULL, NULL, &got, &err), 0);
+			ck_assert_ptr_null(c->values);
+			ck_assert_ptr_null(c->deps[0]->values);
+		}
+		chart_free(c);
+	}
+	char *w = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(json_object_get(want, "sub"), "t"), "gone") ? NULL : w);
+	assert_json(got, w);
+	free(w);
+	json_decref(want);
+	json_decref(got);
+	json_decref(user);
+}
+END_TEST
+
 START_TEST(test_subchart_and_globals)
 {
 	const char *n[] = {"Chart.yaml", "values.yaml", "charts/sub/Chart.yaml", "charts/sub/values.yaml"};
@@ -229,6 +269,7 @@ int main(void)
 	tcase_add_test(tc, test_coalesce_basic);
 	tcase_add_test(tc, test_table_warning);
 	tcase_add_test(tc, test_subchart_and_globals);
+	tcase_add_test(tc, test_coalesce_take);
 	tcase_add_test(tc, test_dependencies);
 	tcase_add_test(tc, test_values_files_and_flags);
 	suite_add_tcase(s, tc);
