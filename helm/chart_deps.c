@@ -295,7 +295,8 @@ static int process_import_values(chart *c, const logctx *lc, bh_error *err)
 	if (!json_is_array(reqs))
 		return 0;
 	json_t *cvals = NULL;
-	int rc = values_coalesce(c, NULL, 1, values_warn, (void *)lc, &cvals, err);
+	/* c's values are replaced by cvals below: merged in place */
+	int rc = values_coalesce_take_top(c, NULL, 1, values_warn, (void *)lc, &cvals, err);
 	if (rc)
 		return rc;
 	json_t *b = json_object();

@@ -329,6 +329,10 @@ static int is_dep_name(const chart *c, const char *key)
 	return 0;
 }
 
+/* How much of the charts' values trees a coalesce merges in place (and
+ * changes) instead of copies: none, the top chart's only, or all. */
+enum { TAKE_NONE, TAKE_ROOT, TAKE_ALL };
+
 /* take: the chart's values tree itself is merged (and changed), not a copy */
 static void coalesce_values(const chart *c, json_t *v, const char *prefix, int merge, int take,
 			    values_warn_fn warn, void *ud)
@@ -437,7 +441,7 @@ static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int m
 		char *sub_prefix = concat_prefix(prefix, chart_name(c));
 		json_incref(dv);
 		coalesce_globals(dv, dest, sub_prefix, warn, ud);
-		int rc = coalesce(sub, dv, sub_prefix, merge, take, warn, ud, err);
+		int rc = coalesce(sub, dv, sub_prefix, merge, take == TAKE_ALL ? TAKE_ALL : TAKE_NONE, warn, ud, err);
 		json_decref(dv);
 		free(sub_prefix);
 		if (rc)
@@ -471,7 +475,7 @@ static int coalesce_root(const chart *c, const json_t *vals, int merge, int take
 int values_coalesce(const chart *c, const json_t *vals, int merge,
 		    values_warn_fn warn, void *ud, json_t **out, bh_error *err)
 {
-	return coalesce_root(c, vals, merge, 0, warn, ud, out, err);
+	return coalesce_root(c, vals, merge, TAKE_NONE, warn, ud, out, err);
 }
 
 /* Makes v a tree: each object or array below it that another reference
@@ -513,7 +517,8 @@ static int unshare(json_t *v)
 	return fail ? -1 : 0;
 }
 
-static int charts_unshare(chart *c)
+/* c's values (and its sub-charts' when all) made trees */
+static int charts_unshare(chart *c, int all)
 {
 	if (c->values && c->values->refcount > 1) {
 		json_t *copy = json_deep_copy(c->values);
@@ -524,27 +529,39 @@ static int charts_unshare(chart *c)
 	} else if (c->values && unshare(c->values)) {
 		return -1;
 	}
-	for (size_t i = 0; i < c->ndeps; i++)
-		if (charts_unshare(c->deps[i]))
+	for (size_t i = 0; all && i < c->ndeps; i++)
+		if (charts_unshare(c->deps[i], all))
 			return -1;
 	return 0;
 }
 
-static void charts_drop_values(chart *c)
+static void charts_drop_values(chart *c, int all)
 {
 	json_decref(c->values);
 	c->values = NULL;
-	for (size_t i = 0; i < c->ndeps; i++)
-		charts_drop_values(c->deps[i]);
+	for (size_t i = 0; all && i < c->ndeps; i++)
+		charts_drop_values(c->deps[i], all);
+}
+
+static int coalesce_taking(chart *c, const json_t *vals, int merge, int take,
+			   values_warn_fn warn, void *ud, json_t **out, bh_error *err)
+{
+	int rc = charts_unshare(c, take == TAKE_ALL) ? bh_error_set(err, BH_ENOMEM, "out of memory")
+						      : coalesce_root(c, vals, merge, take, warn, ud, out, err);
+	charts_drop_values(c, take == TAKE_ALL);
+	return rc;
 }
 
 int values_coalesce_take(chart *c, const json_t *vals, int merge,
 			 values_warn_fn warn, void *ud, json_t **out, bh_error *err)
 {
-	int rc = charts_unshare(c) ? bh_error_set(err, BH_ENOMEM, "out of memory")
-				   : coalesce_root(c, vals, merge, 1, warn, ud, out, err);
-	charts_drop_values(c);
-	return rc;
+	return coalesce_taking(c, vals, merge, TAKE_ALL, warn, ud, out, err);
+}
+
+int values_coalesce_take_top(chart *c, const json_t *vals, int merge,
+			     values_warn_fn warn, void *ud, json_t **out, bh_error *err)
+{
+	return coalesce_taking(c, vals, merge, TAKE_ROOT, warn, ud, out, err);
 }
 
 json_t *values_table(const json_t *v, const char *path)

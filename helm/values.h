@@ -60,6 +60,12 @@ int values_coalesce(const chart *c, const json_t *vals, int merge,
 int values_coalesce_take(chart *c, const json_t *vals, int merge,
 			 values_warn_fn warn, void *ud, json_t **out, bh_error *err);
 
+/* The same where only c's own values are read no more (the caller replaces
+ * them): c's tree is merged in place and left NULL, its sub-charts' are
+ * copied as values_coalesce does. */
+int values_coalesce_take_top(chart *c, const json_t *vals, int merge,
+			     values_warn_fn warn, void *ud, json_t **out, bh_error *err);
+
 /* CoalesceTables / MergeTables(dst, src): dst authoritative; modifies dst
  * (and, like Helm, may modify src). Returns dst (borrowed) or src if dst
  * is NULL. */

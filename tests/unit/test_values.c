@@ -117,7 +117,7 @@ START_TEST(test_coalesce_take)
 				  "\"t\":{\"gone\":null},\"keep\":null}", 0, NULL);
 	json_t *want = NULL, *got = NULL;
 	bh_error err;
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		chart *c = mk(n, b, 4);
 		json_t *t = json_loads("{\"gone\":1,\"stays\":{\"a\":1}}", 0, NULL);
 		ck_assert_int_eq(c->ndeps, 1);
@@ -126,10 +126,21 @@ START_TEST(test_coalesce_take)
 		json_decref(t);
 		if (pass == 0) {
 			ck_assert_int_eq(values_coalesce(c, user, 0, NULL, NULL, &want, &err), 0);
-		} else {
+		} else if (pass == 1) {
 			ck_assert_int_eq(values_coalesce_take(c, user, 0, NULL, NULL, &got, &err), 0);
 			ck_assert_ptr_null(c->values);
 			ck_assert_ptr_null(c->deps[0]->values);
+		} else {
+			/* the top chart's tree only: the sub-chart's stays as it was */
+			json_t *top = NULL;
+			ck_assert_int_eq(values_coalesce_take_top(c, user, 0, NULL, NULL, &top, &err), 0);
+			ck_assert_ptr_null(c->values);
+			assert_json(c->deps[0]->values, "{\"x\":\"sub\",\"global\":{\"own\":1.0},"
+							"\"t\":{\"gone\":1,\"stays\":{\"a\":1}}}");
+			char *wt = json_dumps(want, JSON_COMPACT);
+			assert_json(top, wt);
+			free(wt);
+			json_decref(top);
 		}
 		chart_free(c);
 	}
