@@ -170,13 +170,33 @@ static int process_enabled(chart *c, const json_t *v, const char *path, const lo
 			keep[k] = 1;
 		}
 	}
+	/* how many requirements take each chart (the first that matches each) */
+	size_t *takers = calloc(c->ndeps + 1, sizeof *takers);
+	if (!takers) {
+		free(nd);
+		free(keep);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	json_array_foreach(reqs, i, r) {
+		if (!json_is_object(r))
+			continue;
+		for (size_t k = 0; k < c->ndeps; k++)
+			if (!strcmp(chart_name(c->deps[k]), dstr(r, "name")) && compatible(r, c->deps[k])) {
+				takers[k]++;
+				break;
+			}
+	}
 	json_array_foreach(reqs, i, r) {
 		if (!json_is_object(r))
 			continue;
 		for (size_t k = 0; k < c->ndeps; k++) {
 			if (strcmp(chart_name(c->deps[k]), dstr(r, "name")) || !compatible(r, c->deps[k]))
 				continue;
-			chart *cp = chart_dup(c->deps[k]);
+			/* a chart one requirement takes is moved, not copied (the
+			 * original would be freed below) */
+			chart *cp = takers[k] == 1 ? c->deps[k] : chart_dup(c->deps[k]);
+			if (takers[k] == 1)
+				keep[k] = 1;
 			if (!cp) {
 				for (size_t m = 0; m < nn; m++) {
 					int orig = 0;
@@ -186,6 +206,7 @@ static int process_enabled(chart *c, const json_t *v, const char *path, const lo
 					if (!orig)
 						chart_free(nd[m]);
 				}
+				free(takers);
 				free(keep);
 				free(nd);
 				return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -203,6 +224,7 @@ static int process_enabled(chart *c, const json_t *v, const char *path, const lo
 	for (size_t k = 0; k < c->ndeps; k++)
 		if (!keep[k])
 			chart_free(c->deps[k]);
+	free(takers);
 	free(keep);
 	set_deps(c, nd, nn);
 
