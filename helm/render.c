@@ -421,6 +421,10 @@ static int template_text(const render_result *r, const render_options *o, bh_buf
 		}
 	}
 	if (!o->n_show_only) {
+		if (!out->data) { /* the text itself becomes out, not a copy of it */
+			*out = all;
+			return 0;
+		}
 		bh_buf_put(out, all.data ? all.data : "", all.len);
 		bh_buf_free(&all);
 		return 0;
