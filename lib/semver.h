@@ -5,7 +5,7 @@
  * template functions semver/semverCompare (tmpl/funcs_semver.c) and by chart
  * loading and rendering (Chart.yaml version, dependency version ranges,
  * kubeVersion). Pure functions, no allocation except the constraint
- * checks' temporary regex state. */
+ * checks' temporary buffers. */
 #ifndef BH_SEMVER_H
 #define BH_SEMVER_H
 
