@@ -326,6 +326,9 @@ static void skip_ws(parser *p)
 		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
 			break;
 		p->i++;
+		/* indentation (pretty-printed schemas): eight spaces at a time */
+		while (c == '\n' && p->n - p->i >= 8 && !memcmp(p->s + p->i, "        ", 8))
+			p->i += 8;
 	}
 }
 

@@ -132,6 +132,9 @@ START_TEST(test_decode_errors)
 	dec_err("01", "invalid character '1' after top-level value");
 	dec_err("[1e400]", "json: cannot unmarshal number 1e400 into Go value of type float64");
 	dec_err("'a'", "invalid character '\\'' looking for beginning of value");
+	/* after indentation read eight spaces at a time */
+	dec_err("{\n                 x", "invalid character 'x' looking for beginning of object key string");
+	dec_err("[1,\n        ", "unexpected end of JSON input");
 }
 END_TEST
 
@@ -152,6 +155,12 @@ START_TEST(test_decode_values)
 	ck_assert(json_is_integer(json_array_get(v, 0)));
 	ck_assert(json_is_real(json_array_get(v, 1)));
 	ck_assert(json_integer_value(json_array_get(v, 2)) == INT64_MIN);
+	json_decref(v);
+	/* indentation of 8, 9, 16 and 17 spaces, tabs and CRs among them */
+	t = "{\n        \"a\":\n         [1,\n                2,\n                 \t3\r\n        \t ]\n}";
+	ck_assert_int_eq(gojson_decode(t, strlen(t), NULL, 0, &v, &e), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(v, "a")), 3);
+	ck_assert(json_real_value(json_array_get(json_object_get(v, "a"), 2)) == 3);
 	json_decref(v);
 	/* invalid UTF-8 inside strings becomes U+FFFD as in Go */
 	ck_assert_int_eq(gojson_decode("\"a\xff\"", 4, NULL, 0, &v, &e), 0);
