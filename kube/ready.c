@@ -9,6 +9,9 @@
 
 static const char *const names[] = {"Current", "InProgress", "Failed", "Terminating", "Unknown", "NotFound"};
 
+const char *const kube_ready_unread[] = {"spec.template", "spec.versions", "metadata.labels", "metadata.annotations",
+					  NULL};
+
 const char *kube_status_name(kube_status s)
 {
 	if ((unsigned)s < sizeof names / sizeof names[0])

@@ -41,4 +41,9 @@ void kube_ready_compute_jobs(const json_t *obj, kube_ready *out);
  * Succeeded and Failed once Failed, everything else Current at once. */
 void kube_ready_compute_hook(const json_t *obj, kube_ready *out);
 
+/* Dotted paths of an object's members none of the above reads (a pod
+ * template, a CRD's schemas, labels, annotations), NULL-terminated: a
+ * watch for readiness need not decode them (kube_watch_opts.tree_drop). */
+extern const char *const kube_ready_unread[];
+
 #endif

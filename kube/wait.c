@@ -150,7 +150,8 @@ static int watch_item(kube_client *c, struct item *it, kube_wait_mode mode, long
 			      .field_selector = sel,
 			      .timeout_seconds = secs < KUBE_WAIT_WATCH_MAX_SECONDS ? secs : KUBE_WAIT_WATCH_MAX_SECONDS,
 			      .max_seconds = secs,
-			      .max_reconnects = 2};
+			      .max_reconnects = 2,
+			      .tree_drop = kube_ready_unread}; /* look() reads none of them */
 	return kube_watch(c, &it->r, it->ns, &wo, on_watch_event, &w, err);
 }
 

@@ -1225,6 +1225,39 @@ END_TEST
 
 /* ---------------- readiness ---------------- */
 
+/* o with each member at kube_ready_unread set to a value the rules would
+ * notice if they read it (created with its parents when absent): the three
+ * readings of it are those of o. A watch for readiness leaves these
+ * members out of the tree (kube/wait.c). */
+static void check_unread(const json_t *o)
+{
+	static void (*const fn[])(const json_t *, kube_ready *) = {kube_ready_compute, kube_ready_compute_jobs,
+								   kube_ready_compute_hook};
+	json_t *p = json_deep_copy(o);
+	const char *poison = "{\"replicas\":7,\"generation\":9,\"type\":\"LoadBalancer\",\"phase\":\"Failed\","
+			     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\"}],\"spec\":{\"replicas\":7},"
+			     "\"status\":{\"phase\":\"Failed\"},\"metadata\":{\"generation\":9}}";
+	for (const char *const *u = kube_ready_unread; *u; u++) {
+		char parent[64];
+		const char *dot = strchr(*u, '.');
+		ck_assert_ptr_nonnull(dot);
+		ck_assert_uint_lt((size_t)(dot - *u), sizeof parent);
+		memcpy(parent, *u, (size_t)(dot - *u));
+		parent[dot - *u] = '\0';
+		if (!json_is_object(json_object_get(p, parent)))
+			json_object_set_new(p, parent, json_object());
+		json_object_set_new(json_object_get(p, parent), dot + 1, json_loads(poison, 0, NULL));
+	}
+	for (size_t i = 0; i < sizeof fn / sizeof fn[0]; i++) {
+		kube_ready a, b;
+		fn[i](o, &a);
+		fn[i](p, &b);
+		ck_assert_msg(a.status == b.status && !strcmp(a.message, b.message), "reading %zu reads an unread member: %s / %s",
+			      i, a.message, b.message);
+	}
+	json_decref(p);
+}
+
 static void check_ready(const char *json, kube_status want, const char *msg)
 {
 	json_error_t je;
@@ -1236,6 +1269,7 @@ static void check_ready(const char *json, kube_status want, const char *msg)
 	              kube_status_name(want));
 	if (msg)
 		ck_assert_str_eq(r.message, msg);
+	check_unread(o);
 	json_decref(o);
 }
 
