@@ -95,7 +95,8 @@ int act_is_csa(const json_t *rel)
 int act_apply(const action_config *cfg, json_t *obj, const kube_resource *r, int force_conflicts, int replace,
 	      bh_error *err)
 {
-	kube_write_opts wo = {act_manager(cfg), force_conflicts, 0, NULL};
+	/* the answer is only kept for the wait's first look */
+	kube_write_opts wo = {act_manager(cfg), force_conflicts, 0, NULL, kube_wait_apply_drop};
 	json_t *out = NULL;
 	const char *ns = r->namespaced ? obj_ns(obj) : NULL;
 	int rc;

@@ -263,7 +263,7 @@ int hooks_run(kube_client *kc, json_t *rel, const char *event, const hooks_run_o
 	for (i = 0; i < n; i++) {
 		json_t *obj = NULL, *out = NULL;
 		kube_resource r;
-		kube_write_opts wo = {o->field_manager, 0, 0, NULL};
+		kube_write_opts wo = {o->field_manager, 0, 0, NULL, kube_wait_apply_drop}; /* the answer: wait_hook's */
 		char started[40], done[40];
 		h = json_array_get(ex, i);
 		if (json_array_size(json_object_get(h, "delete_policies")) == 0)

@@ -7,6 +7,7 @@
 
 #include "kube/client_priv.h"
 #include "kube/kube.h"
+#include "lib/json_skim.h"
 
 void kube_response_free(kube_response *resp)
 {
@@ -431,16 +432,65 @@ int kube_response_error(const kube_response *resp, const char *what, bh_error *e
 	return code;
 }
 
-int kube_decode_body(const kube_response *resp, json_t **out, const char *what, bh_error *err)
+/* The dotted path (at most 8 names of at most 63 bytes) split into names,
+ * pointed to from path: the number of names, or 0 when it does not fit. */
+static int split_path(const char *dotted, char names[8][64], const char *path[8])
 {
+	int n = 0;
+	while (*dotted) {
+		size_t l = strcspn(dotted, ".");
+		if (n == 8 || !l || l >= sizeof names[0])
+			return 0;
+		memcpy(names[n], dotted, l);
+		names[n][l] = '\0';
+		path[n] = names[n];
+		n++;
+		dotted += l + (dotted[l] == '.');
+	}
+	return n;
+}
+
+/* The answer's text less the members at drop, in b: 1 when one was cut
+ * (else b holds nothing), -1 out of memory. */
+static int cut_answer(const kube_response *resp, const char *const *drop, bh_buf *b)
+{
+	for (; drop && *drop; drop++) {
+		char names[8][64];
+		const char *path[8];
+		int n = split_path(*drop, names, path);
+		size_t from, to;
+		if (!n || !json_skim_cut(b->len ? b->data : resp->body.data, b->len ? b->len : resp->body.len, path, n,
+					 &from, &to))
+			continue;
+		if (!b->len)
+			bh_buf_put(b, resp->body.data, resp->body.len);
+		if (!bh_buf_ok(b))
+			return -1;
+		memmove(b->data + from, b->data + to, b->len - to);
+		b->len -= to - from;
+	}
+	return b->len ? 1 : 0;
+}
+
+int kube_decode_body(const kube_response *resp, const char *const *drop, json_t **out, const char *what,
+		     bh_error *err)
+{
+	bh_buf cut = BH_BUF_INIT;
+	json_error_t je;
+	int rc;
 	if (!out)
 		return 0;
 	if (!resp->body.len) {
 		*out = json_null();
 		return 0;
 	}
-	json_error_t je;
-	*out = json_loadb(resp->body.data, resp->body.len, JSON_DECODE_ANY, &je);
+	if ((rc = cut_answer(resp, drop, &cut)) < 0) {
+		bh_buf_free(&cut);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	*out = rc ? json_loadb(cut.data, cut.len, JSON_DECODE_ANY, &je)
+		  : json_loadb(resp->body.data, resp->body.len, JSON_DECODE_ANY, &je);
+	bh_buf_free(&cut);
 	if (!*out)
 		return bh_error_set(err, BH_EPROTO, "%s: response is not JSON: %s", what, je.text);
 	return 0;
@@ -448,6 +498,12 @@ int kube_decode_body(const kube_response *resp, json_t **out, const char *what, 
 
 int kube_call(kube_client *c, const char *method, const char *path, const char *content_type,
               const char *body, size_t body_len, json_t **out, bh_error *err)
+{
+	return kube_call_drop(c, method, path, content_type, body, body_len, NULL, out, err);
+}
+
+int kube_call_drop(kube_client *c, const char *method, const char *path, const char *content_type,
+		   const char *body, size_t body_len, const char *const *drop, json_t **out, bh_error *err)
 {
 	kube_request req = {
 		.method = method,
@@ -466,7 +522,7 @@ int kube_call(kube_client *c, const char *method, const char *path, const char *
 	if (!rc)
 		rc = kube_client_response_error(c, &resp, bh_buf_str(&what), err);
 	if (!rc)
-		rc = kube_decode_body(&resp, out, bh_buf_str(&what), err);
+		rc = kube_decode_body(&resp, drop, out, bh_buf_str(&what), err);
 	bh_buf_free(&what);
 	kube_response_free(&resp);
 	return rc;

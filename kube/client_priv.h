@@ -43,10 +43,17 @@ long kube_parse_retry_after(const char *v);
 const char **kube_merge_headers(kube_client *c, const char *const *extra);
 /* Like kube_response_error, and records last status/reason and retries. */
 int kube_client_response_error(kube_client *c, const kube_response *resp, const char *what, bh_error *err);
-int kube_decode_body(const kube_response *resp, json_t **out, const char *what, bh_error *err);
+/* The answer's JSON into *out; the members at the dotted paths of drop
+ * (NULL-terminated, or NULL) left out when json_skim_cut vouches for them
+ * (kube_write_opts.answer_drop). */
+int kube_decode_body(const kube_response *resp, const char *const *drop, json_t **out, const char *what,
+		     bh_error *err);
 /* Request + error mapping + JSON decode. */
 int kube_call(kube_client *c, const char *method, const char *path, const char *content_type,
               const char *body, size_t body_len, json_t **out, bh_error *err);
+/* kube_call, its answer decoded less the members at drop (kube_decode_body). */
+int kube_call_drop(kube_client *c, const char *method, const char *path, const char *content_type,
+		   const char *body, size_t body_len, const char *const *drop, json_t **out, bh_error *err);
 /* The answer of the last apply of an object (kube_apply records it;
  * kube_wait takes it as its first look instead of a GET), or NULL. Take:
  * the record is removed and the caller owns the object. */

@@ -147,6 +147,12 @@ typedef struct kube_write_opts {
 	int force;            /* SSA: take over conflicting fields */
 	int dry_run;          /* dryRun=All */
 	const char *subresource; /* "status", "scale", or NULL */
+	/* kube_patch and kube_apply: dotted paths in the answer's object
+	 * ("metadata.managedFields"), NULL-terminated, of members the caller
+	 * does not read: cut from the answer's text before it is decoded, each
+	 * one json_skim_cut vouches for (anything unusual stays in the tree).
+	 * NULL: the whole answer. */
+	const char *const *answer_drop;
 } kube_write_opts;
 
 typedef enum kube_patch_type {

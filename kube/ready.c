@@ -9,8 +9,7 @@
 
 static const char *const names[] = {"Current", "InProgress", "Failed", "Terminating", "Unknown", "NotFound"};
 
-const char *const kube_ready_unread[] = {"spec.template", "spec.versions", "metadata.labels", "metadata.annotations",
-					  NULL};
+const char *const kube_ready_unread[] = {KUBE_READY_UNREAD, NULL};
 
 const char *kube_status_name(kube_status s)
 {

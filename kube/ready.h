@@ -44,6 +44,7 @@ void kube_ready_compute_hook(const json_t *obj, kube_ready *out);
 /* Dotted paths of an object's members none of the above reads (a pod
  * template, a CRD's schemas, labels, annotations), NULL-terminated: a
  * watch for readiness need not decode them (kube_watch_opts.tree_drop). */
+#define KUBE_READY_UNREAD "spec.template", "spec.versions", "metadata.labels", "metadata.annotations"
 extern const char *const kube_ready_unread[];
 
 #endif

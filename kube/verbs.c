@@ -269,7 +269,8 @@ int kube_patch(kube_client *c, const kube_resource *r, const char *ns, const cha
 	bh_buf_free(&q);
 	if (!p)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	rc = kube_call(c, "PATCH", p, patch_ct(type), patch, patch ? strlen(patch) : 0, out, err);
+	rc = kube_call_drop(c, "PATCH", p, patch_ct(type), patch, patch ? strlen(patch) : 0, o ? o->answer_drop : NULL,
+			    out, err);
 	free(p);
 	return rc;
 }

@@ -8,6 +8,8 @@
 #include "kube/wait.h"
 #include "lib/buf.h"
 
+const char *const kube_wait_apply_drop[] = {"metadata.managedFields", KUBE_READY_UNREAD, NULL};
+
 struct item {
 	kube_resource r;
 	const char *ns, *name;

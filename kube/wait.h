@@ -38,4 +38,9 @@ typedef struct kube_wait_opts {
  * errors end the wait at once. */
 int kube_wait(kube_client *c, json_t *const *objs, size_t n, const kube_wait_opts *opts, bh_error *err);
 
+/* The members of an apply's answer kube_wait's first look at the object
+ * does not read (its managedFields and kube_ready_unread's), for
+ * kube_write_opts.answer_drop when the answer is kept only for a wait. */
+extern const char *const kube_wait_apply_drop[];
+
 #endif

@@ -896,6 +896,38 @@ START_TEST(test_mapping)
 }
 END_TEST
 
+/* kube_write_opts.answer_drop: the members are left out of the apply's
+ * answer (the one kube_wait's first look takes), one the skim does not
+ * vouch for stays; without it the answer is whole. */
+START_TEST(test_apply_answer_drop)
+{
+	fake_reset();
+	kube_client *c = fake_client();
+	bh_error e = {0};
+	json_t *obj = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "apps/v1", "kind", "Deployment", "metadata", "name", "d");
+	kube_resource deps = {"apps", "v1", "deployments", "Deployment", 1};
+	static const char *const answer =
+		"{\"metadata\":{\"name\":\"d\",\"labels\":{\"a\":\"b\"},\"managedFields\":[{\"manager\":\"m\"}],"
+		"\"annotations\":{\"x\":\"\u00e9\"},\"resourceVersion\":\"7\"},\"spec\":{\"replicas\":1,\"template\":{"
+		"\"spec\":{\"containers\":[]}}},\"status\":{}}";
+	static const char *const want[] = {
+		"{\"metadata\":{\"name\":\"d\",\"annotations\":{\"x\":\"\u00e9\"},\"resourceVersion\":\"7\"},"
+		"\"spec\":{\"replicas\":1},\"status\":{}}",
+		NULL};
+	for (int drop = 1; drop >= 0; drop--) {
+		kube_write_opts wo = {.field_manager = "m", .answer_drop = drop ? kube_wait_apply_drop : NULL};
+		json_t *out = NULL, *w = json_loads(drop ? want[0] : answer, 0, NULL);
+		add("PATCH /apis/apps/v1/namespaces/t/deployments/d?fieldManager=m", 200, answer);
+		ck_assert_int_eq(kube_apply(c, &deps, "t", obj, &wo, &out, &e), 0);
+		ck_assert_msg(json_equal(out, w), "drop %d: %s", drop, json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS));
+		json_decref(out);
+		json_decref(w);
+	}
+	json_decref(obj);
+	kube_client_free(c);
+}
+END_TEST
+
 START_TEST(test_writes)
 {
 	fake_reset();
@@ -1528,6 +1560,7 @@ int main(void)
 	tcase_add_test(tc, test_pagination_and_410);
 	tcase_add_test(tc, test_mapping);
 	tcase_add_test(tc, test_writes);
+	tcase_add_test(tc, test_apply_answer_drop);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("watch");
 	tcase_add_test(tc, test_watch_decoder);
