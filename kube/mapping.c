@@ -291,84 +291,105 @@ char *kube_path_new(const kube_resource *r, const char *ns, const char *name, co
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void add_unique(json_t *set, const char *s)
+/* A growing list of strings (the caller frees each and the list). */
+struct strlist {
+	char **s;
+	size_t n, cap;
+	int oom;
+};
+
+/* Appends gv (n bytes) as a string, or "gv/kind" when kind is not NULL. */
+static void strlist_add(struct strlist *l, const char *gv, size_t n, const char *kind)
 {
-	if (!json_object_get(set, s))
-		json_object_set_new(set, s, json_true());
+	size_t nk = kind ? strlen(kind) + 1 : 0;
+	char *t;
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 128;
+		char **s = realloc(l->s, cap * sizeof *s);
+		if (!s) {
+			l->oom = 1;
+			return;
+		}
+		l->s = s;
+		l->cap = cap;
+	}
+	if (!(t = malloc(n + nk + 1))) {
+		l->oom = 1;
+		return;
+	}
+	memcpy(t, gv, n);
+	if (kind) {
+		t[n] = '/';
+		memcpy(t + n + 1, kind, nk - 1);
+	}
+	t[n + nk] = '\0';
+	l->s[l->n++] = t;
 }
 
 int kube_discovery_api_versions(kube_client *c, json_t **out, bh_error *err)
 {
-	json_t *set = json_object(), *core = NULL, *groups = NULL;
-	if (!set)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_t *core = NULL, *groups = NULL;
 	int rc = disc_call(c, "/api", 0, &core, err);
 	if (!rc)
 		rc = disc_call(c, "/apis", 0, &groups, err);
 	if (rc) {
-		json_decref(set);
 		json_decref(core);
 		return bh_error_prefix(err, "could not get apiVersions from Kubernetes");
 	}
-	json_t *gvs = json_array();
-	size_t i, j;
+	/* the group versions, then each one's kinds as "gv/Kind" */
+	struct strlist l = {0};
+	size_t i, j, ngv;
 	json_t *v, *g;
 	json_array_foreach(json_object_get(core, "versions"), i, v) if (json_is_string(v))
-		json_array_append(gvs, v);
+		strlist_add(&l, json_string_value(v), strlen(json_string_value(v)), NULL);
 	json_array_foreach(json_object_get(groups, "groups"), i, g) {
 		json_array_foreach(json_object_get(g, "versions"), j, v) {
 			json_t *gv = json_object_get(v, "groupVersion");
 			if (json_is_string(gv))
-				json_array_append(gvs, gv);
+				strlist_add(&l, json_string_value(gv), strlen(json_string_value(gv)), NULL);
 		}
 	}
-	json_array_foreach(gvs, i, v) {
-		const char *gv = json_string_value(v);
-		add_unique(set, gv);
-		if (strlen(gv) > 300 || strchr(gv, '?') || strstr(gv, ".."))
-			continue;
-		bh_buf path = BH_BUF_INIT;
-		bh_buf_printf(&path, "%s/%s", strchr(gv, '/') ? "/apis" : "/api", gv);
-		json_t *list = NULL;
+	ngv = l.n;
+	for (i = 0; i < ngv && !l.oom; i++) {
+		char path[320], *gv = l.s[i];
+		size_t gl = strlen(gv);
+		json_t *list = NULL, *r;
 		bh_error ignored;
-		if (bh_buf_ok(&path) && disc_call(c, path.data, 0, &list, &ignored) == 0) {
-			json_t *r;
+		if (gl > 300 || strchr(gv, '?') || strstr(gv, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", strchr(gv, '/') ? "/apis" : "/api", gv);
+		if (disc_call(c, path, 0, &list, &ignored) == 0) {
 			json_array_foreach(json_object_get(list, "resources"), j, r) {
 				const char *kind = json_string_value(json_object_get(r, "kind"));
-				if (!kind || !*kind)
-					continue;
-				bh_buf id = BH_BUF_INIT;
-				bh_buf_printf(&id, "%s/%s", gv, kind);
-				if (bh_buf_ok(&id))
-					add_unique(set, id.data);
-				bh_buf_free(&id);
+				if (kind && *kind)
+					strlist_add(&l, gv, gl, kind);
 			}
 		}
 		json_decref(list);
-		bh_buf_free(&path);
 	}
-	json_decref(gvs);
 	json_decref(core);
 	json_decref(groups);
-	size_t n = json_object_size(set), k = 0;
-	json_t **arr = calloc(n + 1, sizeof *arr);
-	json_t *res = json_array();
-	if (!arr || !res) {
-		free(arr);
-		json_decref(res);
-		json_decref(set);
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_t *res = l.oom ? NULL : json_array();
+	if (res) {
+		qsort(l.s, l.n, sizeof *l.s, cmp_str);
+		for (i = 0; i < l.n; i++)
+			if ((i == 0 || strcmp(l.s[i], l.s[i - 1])) && json_array_append_new(res, json_string(l.s[i])))
+				break;
+		if (i < l.n) {
+			json_decref(res);
+			res = NULL;
+		}
 	}
-	const char *key;
-	json_object_foreach(set, key, v) arr[k++] = json_string(key);
-	qsort(arr, k, sizeof *arr, cmp_str);
-	for (i = 0; i < k; i++)
-		json_array_append_new(res, arr[i]);
-	free(arr);
-	json_decref(set);
+	for (i = 0; i < l.n; i++)
+		free(l.s[i]);
+	free(l.s);
+	if (!res)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	*out = res;
 	return 0;
 }
