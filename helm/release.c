@@ -109,28 +109,35 @@ int release_base64_decode(const char *s, size_t n, bh_buf *out, bh_error *err)
 
 /* ---- JSON -------------------------------------------------------------------- */
 /* Deep copy with object keys sorted bytewise (Go marshals maps sorted). */
+struct member {
+	const char *key;
+	json_t *value;
+};
+
 static int keycmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct member *)a)->key, ((const struct member *)b)->key);
 }
 
+/* v with its objects' members in key order (Go's order for a map); the
+ * scalars are shared (nothing sets a scalar in place). */
 static json_t *sorted_copy(const json_t *v)
 {
 	if (json_is_object(v)) {
 		size_t n = json_object_size(v), i = 0;
-		const char **keys = malloc((n ? n : 1) * sizeof *keys);
+		struct member *m = malloc((n ? n : 1) * sizeof *m);
 		const char *k;
 		json_t *x, *o = json_object();
-		if (!keys || !o) {
-			free(keys);
+		if (!m || !o) {
+			free(m);
 			json_decref(o);
 			return NULL;
 		}
-		json_object_foreach((json_t *)v, k, x) keys[i++] = k;
-		qsort(keys, n, sizeof *keys, keycmp);
+		json_object_foreach((json_t *)v, k, x) m[i++] = (struct member){k, x};
+		qsort(m, n, sizeof *m, keycmp);
 		for (i = 0; i < n; i++)
-			json_object_set_new(o, keys[i], sorted_copy(json_object_get(v, keys[i])));
-		free(keys);
+			json_object_set_new(o, m[i].key, sorted_copy(m[i].value));
+		free(m);
 		return o;
 	}
 	if (json_is_array(v)) {
@@ -139,7 +146,7 @@ static json_t *sorted_copy(const json_t *v)
 		json_array_foreach(v, i, x) json_array_append_new(a, sorted_copy(x));
 		return a;
 	}
-	return json_deep_copy(v);
+	return json_incref((json_t *)v);
 }
 
 static void set_str(json_t *o, const char *k, const char *v)

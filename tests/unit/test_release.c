@@ -12,7 +12,8 @@ static json_t *sample(void)
 	json_t *meta = json_pack("{s:s,s:s,s:s,s:s,s:s}", "version", "0.1.0", "name", "demo", "apiVersion", "v2",
 				 "appVersion", "1.0", "description", "A <demo> & more");
 	json_t *tpl = json_pack("[{s:s,s:s}]", "name", "templates/cm.yaml", "data", "YQ==");
-	json_t *vals = json_pack("{s:i,s:s,s:f,s:f}", "zeta", 1, "alpha", "x", "ratio", 3.0, "tiny", 1e-7);
+	json_t *vals = json_pack("{s:i,s:s,s:f,s:f,s:{s:i,s:[{s:b,s:n}]}}", "zeta", 1, "alpha", "x", "ratio", 3.0, "tiny",
+				 1e-7, "mid", "b", 1, "a", "y", 1, "x");
 	release_fields f = {
 		.name = "demo", .namespace_ = "team-a", .version = 1, .status = "deployed",
 		.description = "Install complete", .first_deployed = "2026-11-21T06:00:00.5Z",
@@ -37,7 +38,8 @@ START_TEST(test_marshal_order)
 		"\"last_deployed\":\"2026-11-21T06:00:00.5Z\",\"description\":\"Install complete\",\"status\":\"deployed\"},"
 		"\"chart\":{\"metadata\":{\"name\":\"demo\",\"version\":\"0.1.0\",\"description\":\"A \\u003cdemo\\u003e \\u0026 more\","
 		"\"apiVersion\":\"v2\",\"appVersion\":\"1.0\"},\"lock\":null,\"templates\":[{\"name\":\"templates/cm.yaml\",\"data\":\"YQ==\"}],"
-		"\"values\":{\"alpha\":\"x\",\"ratio\":3,\"tiny\":1e-7,\"zeta\":1},\"schema\":null,\"files\":null},"
+		"\"values\":{\"alpha\":\"x\",\"mid\":{\"a\":[{\"x\":null,\"y\":true}],\"b\":1},\"ratio\":3,\"tiny\":1e-7,"
+		"\"zeta\":1},\"schema\":null,\"files\":null},"
 		"\"manifest\":\"---\\n# Source: demo/templates/cm.yaml\\nkind: ConfigMap\\n\",\"version\":1,"
 		"\"namespace\":\"team-a\",\"apply_method\":\"ssa\"}");
 	bh_buf_free(&b);
