@@ -425,15 +425,11 @@ static json_t *copy_as_is(const json_t *v, int depth, release_gzkeep *keep)
 			}
 		}
 		return o;
-	case JSON_STRING:
-		return text_as_is(json_string_value(v), json_string_length(v))
-			       ? json_stringn_nocheck(json_string_value(v), json_string_length(v))
-			       : NULL;
+	case JSON_STRING: /* shared, as the integers: nothing sets a scalar in place */
+		return text_as_is(json_string_value(v), json_string_length(v)) ? json_incref((json_t *)v) : NULL;
 	case JSON_REAL:
 		return real_as_is(json_real_value(v));
-	case JSON_INTEGER:
-		return json_integer(json_integer_value(v));
-	default: /* true, false, null: singletons */
+	default: /* integers; true, false, null: singletons */
 		return json_incref((json_t *)v);
 	}
 }
