@@ -359,6 +359,7 @@ static void *syncer_main(void *arg)
 {
 	int said = 0; /* a failed settle is logged once */
 	(void)arg;
+	pthread_setname_np(pthread_self(), "bh-audit-sync"); /* its CPU in /proc/PID/task/ by name */
 	pthread_mutex_lock(&mu);
 	for (;;) {
 		struct timespec ts;

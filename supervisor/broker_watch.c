@@ -231,6 +231,7 @@ static bw *next_to_stop(void)
 static void *bw_main(void *arg)
 {
 	(void)arg;
+	pthread_setname_np(pthread_self(), "bh-watch"); /* its CPU in /proc/PID/task/ by name */
 	for (;;) {
 		bw *w;
 		pthread_mutex_lock(&mu);

@@ -295,6 +295,7 @@ static long run_retries(long max)
 static void *fwd_main(void *arg)
 {
 	(void)arg;
+	pthread_setname_np(pthread_self(), "bh-forward"); /* its CPU in /proc/PID/task/ by name */
 	for (;;) {
 		fwd_req *l;
 		long tmo;
