@@ -1,6 +1,7 @@
 /* kube/curl.c — the libcurl transport (see kube/curl.h). */
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -29,6 +30,7 @@ struct curl_tr {
 	const char *set_ca, *set_cert, *set_key;
 	size_t set_ca_len, set_cert_len, set_key_len;
 	struct call *live; /* a stream started by kube_curl_start, or NULL */
+	int tls_id;        /* the handle has kube/curl_tls.c's identity, no blobs */
 };
 
 struct xfer {
@@ -52,6 +54,15 @@ static CURLcode curl_init_rc;
  * verification: its ssl_config_matches compares the blobs' bytes), so
  * credentials never mix; the bearer token is not part of TLS. */
 static CURLSH *tls_share;
+/* libcurl's built-in CA file and directory (compile-time strings), put
+ * back on a handle that leaves the TLS identity */
+static const char *default_cainfo, *default_capath;
+static _Atomic(kube_curl_tls_fn) tls_hook;
+
+void kube_curl_tls_hook_set(kube_curl_tls_fn fn)
+{
+	atomic_store(&tls_hook, fn);
+}
 static pthread_mutex_t share_mu[CURL_LOCK_DATA_LAST];
 
 static void share_lock(CURL *h, curl_lock_data d, curl_lock_access a, void *ud)
@@ -73,6 +84,12 @@ static void curl_init(void)
 		return;
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_init(&share_mu[i], NULL);
+	CURL *h = curl_easy_init();
+	if (h) {
+		curl_easy_getinfo(h, CURLINFO_CAINFO, &default_cainfo);
+		curl_easy_getinfo(h, CURLINFO_CAPATH, &default_capath);
+		curl_easy_cleanup(h);
+	}
 	/* without it (out of memory) each handle keeps its own sessions */
 	if ((tls_share = curl_share_init())) {
 		curl_share_setopt(tls_share, CURLSHOPT_LOCKFUNC, share_lock);
@@ -249,34 +266,45 @@ struct call {
 	char errbuf[CURL_ERROR_SIZE];
 };
 
-/* The client certificate and CA as t's handle has them: set again only when
+/* The client certificate and CA as t's handle has them (kube/curl_tls.c's
+ * identity when they are its bytes, else blobs): set again only when
  * an exec plugin's refresh replaced them (libcurl reads a NOCOPY blob through
  * its pointer, so an unchanged pointer and length need no new setopt). */
 static void set_credentials(struct curl_tr *t)
 {
 	CURL *h = t->h;
 	const kube_config *c = t->cfg;
-	if (c->ca_pem != t->set_ca || c->ca_len != t->set_ca_len) {
-		struct curl_blob b = {c->ca_pem, c->ca_len, CURL_BLOB_NOCOPY};
-		curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, c->ca_pem ? &b : NULL);
-		t->set_ca = c->ca_pem;
-		t->set_ca_len = c->ca_len;
+	kube_curl_tls_fn id = atomic_load(&tls_hook);
+	if (c->ca_pem == t->set_ca && c->ca_len == t->set_ca_len && c->cert_pem == t->set_cert &&
+	    c->cert_len == t->set_cert_len && c->key_pem == t->set_key && c->key_len == t->set_key_len)
+		return;
+	t->set_ca = c->ca_pem;
+	t->set_ca_len = c->ca_len;
+	t->set_cert = c->cert_pem;
+	t->set_cert_len = c->cert_len;
+	t->set_key = c->key_pem;
+	t->set_key_len = c->key_len;
+	if (id && id(h, c)) {
+		t->tls_id = 1;
+		return;
 	}
-	if (c->cert_pem != t->set_cert || c->cert_len != t->set_cert_len || c->key_pem != t->set_key ||
-	    c->key_len != t->set_key_len) {
-		struct curl_blob cb = {c->cert_pem, c->cert_len, CURL_BLOB_NOCOPY};
-		struct curl_blob kb = {c->key_pem, c->key_len, CURL_BLOB_NOCOPY};
-		/* none now: none kept from an earlier credential */
-		curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, c->cert_pem ? &cb : NULL);
-		curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, c->cert_pem ? &kb : NULL);
-		if (c->cert_pem) {
-			curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-			curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-		}
-		t->set_cert = c->cert_pem;
-		t->set_cert_len = c->cert_len;
-		t->set_key = c->key_pem;
-		t->set_key_len = c->key_len;
+	if (t->tls_id) { /* not the identity any more (an exec plugin's new credentials) */
+		curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, (curl_ssl_ctx_callback)NULL);
+		curl_easy_setopt(h, CURLOPT_CAINFO, default_cainfo);
+		curl_easy_setopt(h, CURLOPT_CAPATH, default_capath);
+		curl_easy_setopt(h, CURLOPT_SHARE, tls_share);
+		t->tls_id = 0;
+	}
+	struct curl_blob b = {c->ca_pem, c->ca_len, CURL_BLOB_NOCOPY};
+	struct curl_blob cb = {c->cert_pem, c->cert_len, CURL_BLOB_NOCOPY};
+	struct curl_blob kb = {c->key_pem, c->key_len, CURL_BLOB_NOCOPY};
+	curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, c->ca_pem ? &b : NULL);
+	/* none now: none kept from an earlier credential */
+	curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, c->cert_pem ? &cb : NULL);
+	curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, c->cert_pem ? &kb : NULL);
+	if (c->cert_pem) {
+		curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+		curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
 	}
 }
 

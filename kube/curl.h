@@ -19,6 +19,18 @@
  * kube_transport_free() or hand to kube_client_new(). */
 kube_transport *kube_curl_transport_new(const kube_config *cfg, bh_error *err);
 
+/* The process's own TLS identity (kube/curl_tls.c): cfg's CA, client
+ * certificate and key are decoded once here, and every later connection of
+ * a transport whose configuration holds the same bytes takes them from
+ * there instead of decoding them again (libcurl would, per connection).
+ * Others are as before. Call once; only in a program linking libcurl and
+ * OpenSSL dynamically (not the CLI, whose libcurl is loaded lazily).
+ * Error (and nothing changes) when libcurl's TLS is not this program's
+ * OpenSSL or cfg has no CA or is insecure. */
+int kube_curl_tls_identity_set(const kube_config *cfg, bh_error *err);
+/* Connections set up with that identity so far. */
+unsigned long kube_curl_tls_identity_connections(void);
+
 /* Convenience: transport + client for cfg. */
 struct kube_client *kube_curl_client_new(const kube_config *cfg, bh_error *err);
 

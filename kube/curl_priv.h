@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 
+#include "kube/config.h"
 #include "kube/transport.h"
 
 /* Sets req up on t's handle as t->ops->stream would and returns the handle
@@ -20,5 +21,14 @@ CURL *kube_curl_handle(kube_transport *t);
  * for the handle; stop = 1 when the caller stopped it (as on_data asking to
  * stop: 0, resp->status as far as it came). The handle is idle again. */
 int kube_curl_end(kube_transport *t, CURLcode cc, int stop, bh_error *err);
+
+/* kube/curl_tls.c's identity, applied to h for configuration c when c is
+ * it (1), or not (0, h untouched). */
+typedef int (*kube_curl_tls_fn)(CURL *h, const kube_config *c);
+/* Every transport's credentials go through fn from now on (set once). */
+void kube_curl_tls_hook_set(kube_curl_tls_fn fn);
+/* The CApath of the identity's handles: no other configuration has it, so
+ * libcurl never lends one of their connections to another; never read. */
+#define KUBE_CURL_TLS_ID_CAPATH "/nonexistent/bulkhead-tls-identity"
 
 #endif

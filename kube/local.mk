@@ -9,11 +9,11 @@ kube_libbhkube_a_SOURCES = \
 	kube/util.c kube/addr.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
 	kube/watch.c kube/ready.c kube/wait.c kube/exec.c
 EXTRA_DIST += kube/README.md
-kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl_priv.h kube/curl.c kube/curl_multi.c
-kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl_priv.h kube/curl.c kube/curl_multi.c kube/curl_tls.c
+kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(OPENSSL_CFLAGS)
 # Link lines: BH_KUBE_LIBS for the worker, BH_KUBECURL_LIBS for the rest.
 BH_KUBE_LIBS = kube/libbhkube.a $(BH_LIB_LIBS)
-BH_KUBECURL_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) $(CURL_LIBS) -lpthread
+BH_KUBECURL_LIBS = kube/libbhkubecurl.a kube/libbhkube.a $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS) -lpthread
 
 check_PROGRAMS += tests/unit/test_kube
 tests_unit_test_kube_SOURCES = tests/unit/test_kube.c
@@ -37,3 +37,11 @@ tests_unit_test_kube_curl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAGS)
 tests_unit_test_kube_curl_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_kube_curl
 UNIT_TESTS += tests/unit/test_kube_curl
+
+# the process's TLS identity decoded once (an in-process TLS server)
+check_PROGRAMS += tests/unit/test_kube_curl_tls
+tests_unit_test_kube_curl_tls_SOURCES = tests/unit/test_kube_curl_tls.c
+tests_unit_test_kube_curl_tls_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAGS) $(OPENSSL_CFLAGS)
+tests_unit_test_kube_curl_tls_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_kube_curl_tls
+UNIT_TESTS += tests/unit/test_kube_curl_tls

@@ -456,9 +456,15 @@ const kube_config *fwd_config(void)
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 {
 	pthread_t th;
+	bh_error e;
 	wake = wake_fd;
 	if (!(fwd_cfg = kube_config_dup(cfg, err)) || !(multi = kube_curl_multi_new(err)))
 		return err ? err->code : BH_ENOMEM;
+	/* the controller's CA and client certificate decoded once, not per
+	 * new connection (a watch's, which cancelling closes); without it
+	 * every connection decodes them, as before */
+	if (kube_curl_tls_identity_set(cfg, &e) < 0)
+		svlog(SVLOG_DEBUG, "%s", e.msg);
 	for (int i = 0; i < n && i < FWD_IDLE_KEEP; i++) { /* connections for the first n at a time */
 		if (!(idle[nidle] = kube_curl_transport_new(cfg, err)))
 			return err ? err->code : BH_EIO;
