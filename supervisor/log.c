@@ -106,24 +106,58 @@ static void write_line(const char *s, size_t n)
 	}
 }
 
-/* ISO 8601 UTC with milliseconds, as zap's ISO8601TimeEncoder in Flux. */
-static void timestamp(char *buf, size_t n)
+/* n decimal digits of v, zero-padded, at p; returns the end */
+static char *digits(char *p, long v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v /= 10)
+		p[i] = (char)('0' + v % 10);
+	return p + n;
+}
+
+/* ISO 8601 UTC with milliseconds, as zap's ISO8601TimeEncoder in Flux
+ * (2006-01-02T15:04:05.000Z), into buf[TS_MAX]; its length. Digits
+ * written here, not by snprintf: one per log line. */
+#define TS_MAX 64
+static size_t timestamp(char *buf)
 {
 	struct timespec ts;
 	struct tm tm;
+	char *p = buf;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (ts.tv_nsec / 1000000) % 1000);
+	if (tm.tm_year < -1900 || tm.tm_year > 9999 - 1900) { /* not four digits: as printf writes it */
+		int n = snprintf(buf, TS_MAX, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+				 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (ts.tv_nsec / 1000000) % 1000);
+		return n > 0 && n < TS_MAX ? (size_t)n : 0;
+	}
+	p = digits(p, tm.tm_year + 1900L, 4);
+	*p++ = '-';
+	p = digits(p, tm.tm_mon + 1L, 2);
+	*p++ = '-';
+	p = digits(p, tm.tm_mday, 2);
+	*p++ = 'T';
+	p = digits(p, tm.tm_hour, 2);
+	*p++ = ':';
+	p = digits(p, tm.tm_min, 2);
+	*p++ = ':';
+	p = digits(p, tm.tm_sec, 2);
+	*p++ = '.';
+	p = digits(p, (ts.tv_nsec / 1000000) % 1000, 3);
+	*p++ = 'Z';
+	*p = '\0';
+	return (size_t)(p - buf);
 }
 
-/* ,"key":"v" (or "name":"v" first in an object, for key NULL) */
+/* ,"key":"v" (or "name":"v" first in an object, for key NULL); key needs no escaping */
 static void put_field(bh_buf *b, const char *key, const char *v, size_t n)
 {
-	if (key)
-		bh_buf_printf(b, ",\"%s\":", key);
-	else
+	if (key) {
+		bh_buf_puts(b, ",\"");
+		bh_buf_puts(b, key);
+		bh_buf_puts(b, "\":");
+	} else {
 		bh_buf_puts(b, "\"name\":");
+	}
 	gojson_quote(b, v, n, GOJSON_NO_HTML_ESCAPE);
 }
 
@@ -149,9 +183,14 @@ static void emit(svlog_level l, const char *key, const char *rid, int worker, co
 		/* Flux's zap fields, in its order, written straight into a buffer
 		 * (strings escaped as Go's encoder does, UTF-8 kept); any thread */
 		bh_buf out = BH_BUF_INIT;
-		char ts[96];
-		timestamp(ts, sizeof ts);
-		bh_buf_printf(&out, "{\"level\":\"%s\",\"ts\":\"%s\"", level_names[l], ts);
+		char ts[TS_MAX];
+		size_t tl = timestamp(ts);
+		bh_buf_grow(&out, mlen + 384); /* one allocation for most lines (else bh_buf_ok says) */
+		bh_buf_puts(&out, "{\"level\":\"");
+		bh_buf_puts(&out, level_names[l]);
+		bh_buf_puts(&out, "\",\"ts\":\"");
+		bh_buf_put(&out, ts, tl);
+		bh_buf_putc(&out, '"');
 		put_field(&out, "msg", msg, mlen);
 		if (worker)
 			bh_buf_puts(&out, ",\"logger\":\"worker\"");

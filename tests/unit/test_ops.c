@@ -140,6 +140,54 @@ START_TEST(test_log_hold)
 }
 END_TEST
 
+/* the JSON encoding: zap's fields in Flux's order, strings escaped as Go's
+ * encoder does (no HTML escaping), the timestamp ISO 8601 UTC with milliseconds */
+static void log_json_check(const char *line, const char *after_ts)
+{
+	static const char head[] = "{\"level\":\"info\",\"ts\":\"";
+	const char *ts = line + strlen(head);
+	ck_assert_int_eq(strncmp(line, head, strlen(head)), 0);
+	for (int i = 0; i < 24; i++) /* 2026-11-27T02:09:06.123Z */
+		ck_assert_msg(ts[i] == "dddd-dd-ddTdd:dd:dd.dddZ"[i] ||
+				      ("dddd-dd-ddTdd:dd:dd.dddZ"[i] == 'd' && ts[i] >= '0' && ts[i] <= '9'),
+			      "timestamp %.24s", ts);
+	ck_assert_str_eq(ts + 24, after_ts);
+}
+
+START_TEST(test_log_json)
+{
+	int p[2], saved = dup(2);
+	char buf[1024];
+	ssize_t n;
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_ge(dup2(p[1], 2), 0);
+	svlog_setup(SVLOG_JSON, SVLOG_INFO);
+	svlog_hr(SVLOG_INFO, "ns/a", "r1", "say \"%s\" <%d>", "hi", 7);
+	n = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	log_json_check(buf, "\",\"msg\":\"say \\\"hi\\\" <7>\",\"controller\":\"helmrelease\",\"controllerGroup\":"
+			    "\"helm.toolkit.fluxcd.io\",\"controllerKind\":\"HelmRelease\",\"HelmRelease\":{\"name\":\"a\","
+			    "\"namespace\":\"ns\"},\"namespace\":\"ns\",\"name\":\"a\",\"reconcileID\":\"r1\"}\n");
+	svlog_worker("ns/b", NULL, "line\tone", 8);
+	svlog(SVLOG_INFO, "plain");
+	n = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_ptr_nonnull(strchr(buf, '\n'));
+	log_json_check(strchr(buf, '\n') + 1, "\",\"msg\":\"plain\"}\n");
+	*strchr(buf, '\n') = '\0';
+	log_json_check(buf, "\",\"msg\":\"line\\tone\",\"logger\":\"worker\",\"controller\":\"helmrelease\","
+			    "\"controllerGroup\":\"helm.toolkit.fluxcd.io\",\"controllerKind\":\"HelmRelease\","
+			    "\"HelmRelease\":{\"name\":\"b\",\"namespace\":\"ns\"},\"namespace\":\"ns\",\"name\":\"b\"}");
+	svlog_setup(SVLOG_CONSOLE, SVLOG_INFO);
+	dup2(saved, 2);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
 START_TEST(test_leader_decisions)
 {
 	json_t *held = json_pack("{s:s,s:i,s:i}", "holderIdentity", "other", "leaseDurationSeconds", 15, "leaseTransitions", 2);
@@ -216,6 +264,7 @@ int main(void)
 	tcase_add_test(tc, test_death_cause);
 	tcase_add_test(tc, test_log_options);
 	tcase_add_test(tc, test_log_hold);
+	tcase_add_test(tc, test_log_json);
 	tcase_add_test(tc, test_leader_decisions);
 	tcase_add_test(tc, test_sched_round_robin);
 	tcase_add_test(tc, test_sched_cap);
