@@ -98,6 +98,7 @@ hr_ent *hrent_new(const json_t *hr, const char *text, size_t len)
 		h->wants = hr_wants_reconcile(hr) != 0;
 		h->wants_req = hr_wants_reconcile_request(hr) != 0;
 		h->has_src = has_src != 0;
+		h->fin_list = json_is_array(json_object_get(json_object_get(hr, "metadata"), "finalizers"));
 		h->ns = put(&p, ns, nl);
 		h->name = put(&p, name, nn);
 		h->uid = put(&p, uid, ul);

@@ -21,6 +21,7 @@ typedef struct hr_ent {
 	unsigned wants : 1;     /* asks for a reconcile not attempted yet (hrent_wants) */
 	unsigned wants_req : 1; /* carries a reconcile request not handled yet */
 	unsigned has_src : 1;   /* src_* name its chart's source (source_of) */
+	unsigned fin_list : 1;  /* has a metadata.finalizers list (maybe of others' finalizers) */
 	const char *ns, *name, *uid; /* "" when absent */
 	const char *req;        /* reconcile.fluxcd.io/requestedAt, or NULL */
 	const char *src_kind, *src_ns, *src_name;

@@ -348,11 +348,12 @@ static double hr_interval(const json_t *hr)
 #define being_deleted hr_being_deleted
 
 /* The JSON patch that adds (add=1) or removes our finalizer: it tests the
- * list it replaces, so concurrent changes of other finalizers are not lost.
- * NULL when out of memory. */
+ * list it replaces, so concurrent changes of other finalizers are not lost;
+ * hr NULL: an object without a finalizer list (hr_ent.fin_list), given our
+ * finalizer. NULL when out of memory. */
 static char *finalizer_patch_new(const json_t *hr, int add)
 {
-	const json_t *cur = json_object_get(json_object_get(hr, "metadata"), "finalizers");
+	const json_t *cur = hr ? json_object_get(json_object_get(hr, "metadata"), "finalizers") : NULL;
 	json_t *next = json_array(), *ops, *f;
 	size_t i;
 	char *text;
@@ -900,13 +901,15 @@ static const char *uid_of(const json_t *hr)
 	return uid ? uid : "";
 }
 
-/* Sends op kind about hr, e's object (obj_run); identity: of OBJ_SA_CHECK.
- * 0, or an error (out of memory: nothing was sent). */
+/* Sends op kind about hr, e's object (obj_run); identity: of OBJ_SA_CHECK;
+ * hr NULL: OBJ_FIN_ADD to e's object without a finalizer list, not
+ * decoded. 0, or an error (out of memory: nothing was sent). */
 static int obj_send(kube_client *kc, const entry *e, enum obj_kind kind, const json_t *hr, const char *identity,
 		    bh_error *err)
 {
 	obj_op *op = calloc(1, sizeof *op);
-	const char *ns = jstr(hr, "metadata", "namespace"), *name = jstr(hr, "metadata", "name");
+	const char *ns = hr ? jstr(hr, "metadata", "namespace") : e->hr->ns;
+	const char *name = hr ? jstr(hr, "metadata", "name") : e->hr->name;
 	if (!op || !(op->ns = strdup(ns ? ns : "")) || !(op->name = strdup(name ? name : "")) ||
 	    (kind != OBJ_SA_CHECK && !(op->patch = finalizer_patch_new(hr, kind == OBJ_FIN_ADD))) ||
 	    (kind == OBJ_UNINSTALLED && !(op->hr = json_deep_copy(hr)))) {
@@ -915,17 +918,21 @@ static int obj_send(kube_client *kc, const entry *e, enum obj_kind kind, const j
 	}
 	op->kind = kind;
 	snprintf(op->key, sizeof op->key, "%s", e->key);
-	snprintf(op->uid, sizeof op->uid, "%s", uid_of(hr));
+	snprintf(op->uid, sizeof op->uid, "%s", hr ? uid_of(hr) : e->hr->uid);
 	if (identity)
 		snprintf(op->identity, sizeof op->identity, "%s", identity);
-	return status_run(kc, hr, obj_run, op, err) < 0 ? err->code : 0;
+	return status_run(kc, op->ns, op->name, obj_run, op, err) < 0 ? err->code : 0;
 }
 
-/* Sends the addition of our finalizer to e's object. */
+/* Sends the addition of our finalizer to e's object (decoded only when it
+ * has a finalizer list the patch tests). */
 static void add_finalizer(kube_client *kc, entry *e)
 {
 	bh_error err;
-	if (obj_send(kc, e, OBJ_FIN_ADD, hr_of(e), NULL, &err) == 0) {
+	const json_t *hr = e->hr->fin_list ? hr_of(e) : NULL;
+	if (e->hr->fin_list && !hr)
+		bh_error_set(&err, BH_ENOMEM, "out of memory");
+	else if (obj_send(kc, e, OBJ_FIN_ADD, hr, NULL, &err) == 0) {
 		e->fin_wait = 1;
 		return;
 	}
@@ -1001,8 +1008,8 @@ static void obj_collect(kube_client *kc, obj_op *op)
 	}
 }
 
-/* Starts a reconcile of e: resolve the source, fetch the artifact, spawn. */
-static void start(kube_client *kc, entry *e)
+/* start() once the object is decoded. */
+static void start_decoded(kube_client *kc, entry *e)
 {
 	source_info si;
 	bh_error err, iderr;
@@ -1238,6 +1245,22 @@ spawn:
 	jobs[njobs++] = j;
 	svlog_hr(SVLOG_INFO, j->key, e->rid, "started worker %d (release %s in %s, identity %s)", (int)j->pid,
 			j->release_name, j->release_ns, j->identity ? j->identity : "of the kubeconfig");
+}
+
+/* Starts a reconcile of e: resolve the source, fetch the artifact, spawn.
+ * A new object gets our finalizer first, from its compact form (hrent.h):
+ * no decode of the object for that turn. */
+static void start(kube_client *kc, entry *e)
+{
+	const hr_ent *h = e->hr;
+	if (e->deleting || h->deleted || h->suspend || h->finalizer || e->fin_added) {
+		start_decoded(kc, e);
+		return;
+	}
+	e->queued = 0;
+	svlog_reconcile_id(e->rid);
+	if (!e->fin_wait)
+		add_finalizer(kc, e);
 }
 
 /* Reconciling=True once the worker acts (its first write): a reconcile
@@ -1570,9 +1593,12 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 	if (!e || e->job != j)
 		return;
 	e->job = NULL;
-	/* the object or its artifact may have changed while the list was out */
+	/* the object or its artifact may have changed while the list was out
+	 * (the object's spec did not while its generation is the one j has:
+	 * j's tree names the same source, and is not decoded again) */
 	if (f->audit_error[0] || f->status != 200 || !e->sync || e->hr->gen != e->sync->gen || e->hr->deleted ||
-	    !hr_of(e) || source_cached_digest(hr_of(e), digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
+	    generation(j->hr) != e->sync->gen || source_cached_digest(j->hr, digest, sizeof digest) < 0 ||
+	    strcmp(digest, e->sync->digest) != 0 ||
 	    noop_storage_fp(f->body.data ? f->body.data : "", f->body.len, j->release_name, &fp) < 0 ||
 	    fp != e->sync->storage_fp) {
 		svlog_hr(SVLOG_DEBUG, e->key, e->rid, "the release storage changed (or was not read): starting a worker");

@@ -376,11 +376,11 @@ void status_flush(void)
 	pthread_mutex_unlock(&W.mu);
 }
 
-static int submit(const json_t *hr, char *text, json_t *events, status_run_fn run, void *ud, bh_error *err)
+/* Queues a status write of hr (text, events) or, with run, run(kc, ud), on
+ * the lane of the object ns/name. */
+static int submit(const char *ns, const char *name, const json_t *hr, char *text, json_t *events, status_run_fn run,
+		  void *ud, bh_error *err)
 {
-	const json_t *md = json_object_get(hr, "metadata");
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	const char *name = json_string_value(json_object_get(md, "name"));
 	unsigned h = 5381;
 	wr_item *it = calloc(1, sizeof *it);
 	wr_lane *l;
@@ -434,18 +434,21 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 	if (!text)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	events = events_new(o);
-	if (W.n) /* sent by a writer thread; errors are logged there */
-		return submit(hr, text, events, NULL, NULL, err);
+	if (W.n) { /* sent by a writer thread; errors are logged there */
+		const json_t *md = json_object_get(hr, "metadata");
+		return submit(json_string_value(json_object_get(md, "namespace")),
+			      json_string_value(json_object_get(md, "name")), hr, text, events, NULL, NULL, err);
+	}
 	rc = send_status(kc, hr, text, events, err);
 	free(text);
 	json_decref(events);
 	return rc;
 }
 
-int status_run(kube_client *kc, const json_t *hr, status_run_fn fn, void *ud, bh_error *err)
+int status_run(kube_client *kc, const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err)
 {
 	if (W.n)
-		return submit(hr, NULL, NULL, fn, ud, err);
+		return submit(ns, name, NULL, NULL, NULL, fn, ud, err);
 	fn(kc, ud); /* no writer threads: here */
 	return 0;
 }

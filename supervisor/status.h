@@ -54,13 +54,13 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
  * everything queued was sent (at exit). */
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
 int status_async_start(const kube_config *cfg, int n, bh_error *err);
-/* Runs fn(kc, ud) on hr's writer lane, after the writes queued before it,
+/* Runs fn(kc, ud) on the writer lane of the HelmRelease ns/name, after the writes queued before it,
  * with that lane's client (without writer threads: here, with kc): the
  * requests about the object itself that must not block the main loop (its
  * finalizer, the ServiceAccount check of its deletion). fn owns ud and
  * reports its outcome itself; it runs on a writer thread. */
 typedef void (*status_run_fn)(kube_client *kc, void *ud);
-int status_run(kube_client *kc, const json_t *hr, status_run_fn fn, void *ud, bh_error *err);
+int status_run(kube_client *kc, const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err);
 void status_flush(void);
 
 #endif

@@ -39,6 +39,7 @@ START_TEST(test_round_trip)
 	ck_assert_str_eq(c->req, "t2");
 	ck_assert_int_eq(c->gen, 3);
 	ck_assert(c->finalizer && !c->deleted && !c->suspend);
+	ck_assert(c->fin_list);
 	ck_assert(c->wants_req && c->wants); /* t2 not handled (t1 was) */
 	ck_assert(c->has_src);
 	ck_assert_str_eq(c->src_kind, "OCIRepository");
@@ -63,6 +64,7 @@ START_TEST(test_flags)
 	ck_assert_str_eq(h->uid, "");
 	ck_assert_ptr_null(h->req);
 	ck_assert(!h->finalizer && h->deleted && h->suspend);
+	ck_assert(!h->fin_list); /* no list: our finalizer's patch adds one (main.c) */
 	ck_assert(!h->wants); /* suspended */
 	ck_assert(!h->wants_req);
 	ck_assert_str_eq(h->src_kind, "HelmChart");
@@ -74,6 +76,11 @@ START_TEST(test_flags)
 	json_object_set_new(json_object_get(hr, "spec"), "chartRef", json_pack("{s:s}", "kind", "HelmChart"));
 	h = hrent_new(hr, NULL, 0);
 	ck_assert(h->wants && !h->has_src);
+	free(h);
+	/* an empty list, or others' finalizers: a list the patch tests */
+	json_object_set_new(json_object_get(hr, "metadata"), "finalizers", json_array());
+	h = hrent_new(hr, NULL, 0);
+	ck_assert(h->fin_list && !h->finalizer);
 	free(h);
 	json_decref(hr);
 }
