@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "supervisor/hrent.h"
+#include "supervisor/jtext.h"
 #include "supervisor/source.h"
 
 static const char *jstr2(const json_t *o, const char *a, const char *b)
@@ -83,7 +84,7 @@ hr_ent *hrent_new(const json_t *hr, const char *text, size_t len)
 	kl = strlen(kind), snl = strlen(sns), sml = strlen(sname);
 	h = NULL;
 	char *dumped = NULL;
-	if (!text && !(text = dumped = json_dumps(hr, JSON_COMPACT)))
+	if (!text && !(text = dumped = jtext_new(hr)))
 		return NULL;
 	tl = text == dumped ? strlen(text) : len;
 	size_t size = sizeof *h + nl + nn + ul + rl + kl + snl + sml + tl + 8;

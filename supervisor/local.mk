@@ -27,7 +27,8 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/remote.c supervisor/remote.h \
 	supervisor/discovery.c supervisor/discovery.h \
 	supervisor/hccache.c supervisor/hccache.h \
-	supervisor/hrent.c supervisor/hrent.h
+	supervisor/hrent.c supervisor/hrent.h \
+	supervisor/jtext.c supervisor/jtext.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
 BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
@@ -105,6 +106,13 @@ tests_unit_test_hrent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_hrent_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_hrent
 UNIT_TESTS += tests/unit/test_hrent
+
+check_PROGRAMS += tests/unit/test_jtext
+tests_unit_test_jtext_SOURCES = tests/unit/test_jtext.c
+tests_unit_test_jtext_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_jtext_LDADD = supervisor/libbhsupervisor.a $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_jtext
+UNIT_TESTS += tests/unit/test_jtext
 
 # spawn_exec: the child's signal dispositions and mask (h-spawn)
 check_PROGRAMS += tests/unit/test_spawn

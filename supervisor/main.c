@@ -39,6 +39,7 @@
 #include "supervisor/forward.h"
 #include "supervisor/hccache.h"
 #include "supervisor/hrent.h"
+#include "supervisor/jtext.h"
 #include "supervisor/httpd.h"
 #include "supervisor/job.h"
 #include "supervisor/leader.h"
@@ -366,7 +367,7 @@ static char *finalizer_patch_new(const json_t *hr, int add)
 				"op", "replace", "path", "/metadata/finalizers", "value", next);
 	else
 		ops = json_pack("[{s:s,s:s,s:o}]", "op", "add", "path", "/metadata/finalizers", "value", next);
-	text = ops ? json_dumps(ops, JSON_COMPACT) : NULL;
+	text = ops ? jtext_new(ops) : NULL;
 	json_decref(ops);
 	return text;
 }
@@ -726,7 +727,7 @@ static void drain_watch(void)
 		json_decref(disc_snapshot);
 		disc_snapshot = snap;
 		free(disc_text);
-		disc_text = json_dumps(snap, JSON_COMPACT); /* NULL: set into each job instead */
+		disc_text = jtext_new(snap); /* NULL: set into each job instead */
 	}
 	pthread_mutex_lock(&wmu);
 	list = whead;
@@ -873,7 +874,7 @@ static void refuse(kube_client *kc, entry *e, const char *reason, const char *ms
  * 0, or -1 when out of memory. */
 static int job_text(bh_buf *out, const hr_ent *h, const json_t *jobdoc, int with_discovery)
 {
-	char *t = json_dumps(jobdoc, JSON_COMPACT);
+	char *t = jtext_new(jobdoc);
 	size_t n = t ? strlen(t) : 0;
 	if (n < 2 || t[0] != '{' || t[n - 1] != '}') {
 		free(t);
@@ -1499,7 +1500,7 @@ static void insync_keep(entry *e, sv_job *j)
 	s->gen = generation(j->hr);
 	snprintf(s->digest, sizeof s->digest, "%s", j->digest);
 	s->storage_fp = noop_store_fp(j->store);
-	if (j->result.status && !(s->status = json_dumps(j->result.status, JSON_COMPACT))) {
+	if (j->result.status && !(s->status = jtext_new(j->result.status))) {
 		free(s->storage_ns);
 		free(s->helmchart);
 		free(s);

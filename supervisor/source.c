@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "supervisor/hccache.h"
+#include "supervisor/jtext.h"
 #include "supervisor/sources.h"
 #include "supervisor/status.h"
 
@@ -220,7 +221,7 @@ static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, b
 		patch = json_pack("{s:O,s:O}", "spec", ws, "metadata", json_object_get(want, "metadata"));
 		json_object_foreach((json_t *)have, key, v) if (!json_object_get(ws, key))
 			json_object_set_new(json_object_get(patch, "spec"), key, json_null());
-		text = json_dumps(patch, JSON_COMPACT);
+		text = jtext_new(patch);
 		json_decref(patch);
 		rc = text ? kube_patch(kc, &sv_helmchart_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err) : BH_ENOMEM;
 		free(text);

@@ -1,6 +1,7 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
 #include "kube/curl.h"
+#include "supervisor/jtext.h"
 #include "supervisor/log.h"
 
 #include <pthread.h>
@@ -429,7 +430,7 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 			json_object_set_new(st, k, json_null());
 	}
 	patch = json_pack("{s:o}", "status", st);
-	text = json_dumps(patch, JSON_COMPACT);
+	text = jtext_new(patch);
 	json_decref(patch);
 	if (!text)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
