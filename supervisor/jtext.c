@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/yaml_resolve.h"
 
 /* The bytes of s[0..n) that json_dumps writes as they are: printable
  * ASCII but '"' and '\\', and UTF-8 sequences (checked below). */
@@ -16,33 +17,6 @@ static const unsigned char plain[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x7f written as it is */
 };
-
-/* The length of the well-formed UTF-8 sequence at s (n bytes left, s[0] >=
- * 0x80), as jansson accepts it (no overlong form, surrogate or code point
- * above U+10FFFF), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned cp;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1fu;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0fu;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07u;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 /* s as a JSON string, escaped as jansson's dump_string does; -1 when s is
  * not UTF-8 (json_dumps refuses it). */
@@ -60,12 +34,13 @@ static int put_string(bh_buf *out, const char *str, size_t n)
 			bh_buf_put(out, s + i, run - i);
 		if ((i = run) >= n)
 			break;
-		if (s[i] >= 0x80) {
-			size_t len = utf8_len(s + i, n - i);
-			if (!len)
+		if (s[i] >= 0x80) { /* well-formed UTF-8 as jansson checks it (no overlong form, surrogate, > U+10FFFF) */
+			int32_t r;
+			int len = utf8_rune_go(s + i, n - i, &r);
+			if (r < 0)
 				return -1;
-			bh_buf_put(out, s + i, len);
-			i += len;
+			bh_buf_put(out, s + i, (size_t)len);
+			i += (size_t)len;
 			continue;
 		}
 		switch (s[i]) {
