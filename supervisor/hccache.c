@@ -59,8 +59,8 @@ json_t *hccache_get_new(const char *ns, const char *name)
 	if (snprintf(key, sizeof key, "%s/%s", ns, name) >= (int)sizeof key)
 		return NULL;
 	pthread_mutex_lock(&mu);
-	if (charts && json_object_get(charts, key))
-		o = json_deep_copy(json_object_get(charts, key));
+	if (charts) /* a stored object never changes (put replaces it): shared, not copied */
+		o = json_incref(json_object_get(charts, key));
 	pthread_mutex_unlock(&mu);
 	return o;
 }

@@ -11,8 +11,10 @@
 
 /* One watch event (ADDED, MODIFIED, DELETED, or RELIST with .items). */
 void hccache_event(kube_watch_type t, const json_t *obj);
-/* A copy of HelmChart ns/name as last seen (caller frees), or NULL when the
- * cache has not seen it. */
+/* HelmChart ns/name as last seen, a new reference the caller drops with
+ * json_decref, or NULL when the cache has not seen it. Read-only: the cache
+ * shares it (it replaces an object on a change, never changes one, and
+ * jansson counts references atomically). */
 json_t *hccache_get_new(const char *ns, const char *name);
 /* HelmChart ns/name's .status.artifact.digest into out (n bytes), without
  * copying the object: 0, or -1 when the cache has no such chart, it has no

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "supervisor/hccache.h"
 #include "supervisor/hrent.h"
 
 static const char full[] =
@@ -108,6 +109,36 @@ START_TEST(test_event_text)
 }
 END_TEST
 
+/* the HelmChart cache (hccache.h): a reference taken stays as it was when
+ * the cache replaces or drops the object */
+START_TEST(test_hccache_shares)
+{
+	json_t *v1 = json_pack("{s:{s:s,s:s},s:{s:{s:s}}}", "metadata", "namespace", "t", "name", "c", "status", "artifact",
+			       "digest", "sha256:1");
+	json_t *v2 = json_pack("{s:{s:s,s:s},s:{s:{s:s}}}", "metadata", "namespace", "t", "name", "c", "status", "artifact",
+			       "digest", "sha256:2");
+	json_t *got, *got2;
+	char d[80];
+	ck_assert_ptr_null(hccache_get_new("t", "c"));
+	hccache_event(KUBE_WATCH_ADDED, v1);
+	got = hccache_get_new("t", "c");
+	ck_assert(got && json_equal(got, v1) && got != v1); /* the cache keeps its own copy */
+	hccache_event(KUBE_WATCH_MODIFIED, v2);
+	ck_assert(json_equal(got, v1)); /* replaced, not changed */
+	got2 = hccache_get_new("t", "c");
+	ck_assert(json_equal(got2, v2));
+	ck_assert_int_eq(hccache_digest("t", "c", d, sizeof d), 0);
+	ck_assert_str_eq(d, "sha256:2");
+	hccache_event(KUBE_WATCH_DELETED, v2);
+	ck_assert_ptr_null(hccache_get_new("t", "c"));
+	ck_assert(json_equal(got2, v2));
+	json_decref(got);
+	json_decref(got2);
+	json_decref(v1);
+	json_decref(v2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hrent");
@@ -117,6 +148,7 @@ int main(void)
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_flags);
 	tcase_add_test(tc, test_event_text);
+	tcase_add_test(tc, test_hccache_shares);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
