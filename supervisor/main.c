@@ -244,6 +244,8 @@ typedef struct entry {
 	struct obj_op *sa;      /* its answer, for the next start(), or NULL */
 	int fin_added;          /* it was added; the cached object may not show it yet */
 	sv_job *job;
+	size_t hnext; /* the next entry (index + 1) in its key's hash chain, 0 at its end */
+	int listed;   /* in the RELIST being applied (drain_watch) */
 } entry;
 
 static int worker_fd = -1;
@@ -281,11 +283,65 @@ static void key_of(const json_t *hr, char *key, size_t n)
 		 jstr(hr, "metadata", "name") ? jstr(hr, "metadata", "name") : "");
 }
 
+/* ---- the entries by key: chained hash (index + 1 in ebucket and hnext) ---- */
+static size_t *ebucket; /* nbucket heads, a power of two; NULL: entries are scanned */
+static size_t nbucket;
+
+static size_t key_hash(const char *key)
+{
+	size_t h = 14695981039346656037ULL & SIZE_MAX; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * (size_t)1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* The link (a bucket head or an hnext) that holds idx1 (index + 1). */
+static size_t *hash_link(size_t idx1)
+{
+	size_t *l = &ebucket[key_hash(entries[idx1 - 1].key) & (nbucket - 1)];
+	while (*l != idx1)
+		l = &entries[*l - 1].hnext;
+	return l;
+}
+
+static void hash_insert(size_t idx)
+{
+	size_t *head = &ebucket[key_hash(entries[idx].key) & (nbucket - 1)];
+	entries[idx].hnext = *head;
+	*head = idx + 1;
+}
+
+/* Indexes entries[idx], new at the end; the table grows with the entries
+ * (without memory it stays as it is: longer chains, or a scan). */
+static void hash_add(size_t idx)
+{
+	if (nentries > nbucket) {
+		size_t n = nbucket ? nbucket * 2 : 64;
+		size_t *b = calloc(n, sizeof *b);
+		if (b) {
+			free(ebucket);
+			ebucket = b;
+			nbucket = n;
+			for (size_t i = 0; i < nentries; i++)
+				hash_insert(i);
+			return;
+		}
+	}
+	if (ebucket)
+		hash_insert(idx);
+}
+
 static entry *find_entry(const char *key)
 {
-	for (size_t i = 0; i < nentries; i++)
-		if (strcmp(entries[i].key, key) == 0)
-			return &entries[i];
+	if (!ebucket) {
+		for (size_t i = 0; i < nentries; i++)
+			if (strcmp(entries[i].key, key) == 0)
+				return &entries[i];
+		return NULL;
+	}
+	for (size_t i = ebucket[key_hash(key) & (nbucket - 1)]; i; i = entries[i - 1].hnext)
+		if (strcmp(entries[i - 1].key, key) == 0)
+			return &entries[i - 1];
 	return NULL;
 }
 
@@ -454,6 +510,12 @@ static void entry_remove(entry *e)
 	tree_drop(e);
 	insync_forget(e);
 	obj_free(e->sa);
+	if (ebucket) { /* unlinked; the last entry moves into its place, and its link with it */
+		size_t idx1 = (size_t)(e - entries) + 1;
+		*hash_link(idx1) = e->hnext;
+		if (idx1 != nentries)
+			*hash_link(nentries) = idx1;
+	}
 	*e = entries[--nentries];
 }
 
@@ -477,6 +539,7 @@ static void upsert(hr_ent *h)
 		e = &entries[nentries++];
 		memset(e, 0, sizeof *e);
 		snprintf(e->key, sizeof e->key, "%s", key);
+		hash_add(nentries - 1);
 	}
 	free(e->hr);
 	tree_drop(e);
@@ -762,13 +825,16 @@ static void drain_watch(void)
 			break;
 		case KUBE_WATCH_RELIST: {
 			/* the list replaces the cache: forget what it no longer has */
+			for (size_t i = 0; i < list->nitems; i++) {
+				char key[320];
+				entry *en;
+				snprintf(key, sizeof key, "%s/%s", list->items[i]->ns, list->items[i]->name);
+				if ((en = find_entry(key)))
+					en->listed = 1;
+			}
 			for (size_t k = 0; k < nentries;) {
-				int found = 0;
-				for (size_t i = 0; i < list->nitems && !found; i++) {
-					char key[320];
-					snprintf(key, sizeof key, "%s/%s", list->items[i]->ns, list->items[i]->name);
-					found = strcmp(key, entries[k].key) == 0;
-				}
+				int found = entries[k].listed;
+				entries[k].listed = 0;
 				if (!found && !entries[k].job) {
 					entry_remove(&entries[k]);
 					continue;
