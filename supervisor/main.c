@@ -725,6 +725,72 @@ static entry *ops_pick(double now)
 	return k < 0 ? NULL : &entries[idx[k]];
 }
 
+/* The per-namespace queue gauges (waiting, running) of the entries, one
+ * metrics_add per namespace and gauge (not one per entry), added in the
+ * order the entries first show each (the order of the series); the number
+ * waiting, or, without memory, what one add per entry gives. */
+static size_t ns_gauges(double now)
+{
+	static struct gslot {
+		const char *ns;
+		double n[2]; /* waiting, running */
+	} *slot;
+	static size_t *tab, *order[2], cap; /* tab: 2 * cap hash slots of index + 1 (at most half used) */
+	size_t nslot = 0, norder[2] = {0, 0}, depth = 0;
+	if (cap < nentries) {
+		size_t c = 64; /* a power of two: the table's mask */
+		while (c < nentries)
+			c *= 2;
+		struct gslot *ns = realloc(slot, c * sizeof *ns);
+		size_t *nt = ns ? realloc(tab, 2 * c * sizeof *nt) : NULL;
+		size_t *o0 = nt ? realloc(order[0], c * sizeof *o0) : NULL;
+		size_t *o1 = o0 ? realloc(order[1], c * sizeof *o1) : NULL;
+		slot = ns ? ns : slot;
+		tab = nt ? nt : tab;
+		order[0] = o0 ? o0 : order[0];
+		order[1] = o1 ? o1 : order[1];
+		if (!o1) { /* no memory: one add per entry */
+			for (size_t i = 0; i < nentries; i++) {
+				char l[300];
+				int waiting = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
+				if (!waiting && !entries[i].job)
+					continue;
+				metrics_labels(l, sizeof l, "namespace", entries[i].ns, (const char *)NULL);
+				metrics_add(waiting ? M_QUEUE_DEPTH : M_INFLIGHT, l, 1);
+				depth += (size_t)waiting;
+			}
+			return depth;
+		}
+		cap = c;
+	}
+	memset(tab, 0, 2 * cap * sizeof *tab);
+	for (size_t i = 0; i < nentries; i++) {
+		const entry *e = &entries[i];
+		int waiting = e->queued && !e->job && e->not_before <= now, g = waiting ? 0 : 1;
+		size_t h, k;
+		if (!waiting && !e->job)
+			continue;
+		depth += (size_t)waiting;
+		for (h = key_hash(e->ns) & (2 * cap - 1); tab[h] && strcmp(slot[tab[h] - 1].ns, e->ns); h = (h + 1) & (2 * cap - 1))
+			;
+		if (!tab[h]) {
+			slot[nslot].ns = e->ns;
+			slot[nslot].n[0] = slot[nslot].n[1] = 0;
+			tab[h] = ++nslot;
+		}
+		k = tab[h] - 1;
+		if (slot[k].n[g]++ == 0)
+			order[g][norder[g]++] = k;
+	}
+	for (int g = 0; g < 2; g++)
+		for (size_t i = 0; i < norder[g]; i++) {
+			char l[300];
+			metrics_labels(l, sizeof l, "namespace", slot[order[g][i]].ns, (const char *)NULL);
+			metrics_add(g ? M_INFLIGHT : M_QUEUE_DEPTH, l, slot[order[g][i]].n[g]);
+		}
+	return depth;
+}
+
 /* Each turn of the main loop: liveness, and the queue gauges (at most once a second). */
 static void ops_tick(double now)
 {
@@ -737,16 +803,7 @@ static void ops_tick(double now)
 	last = now;
 	metrics_zero(M_QUEUE_DEPTH);
 	metrics_zero(M_INFLIGHT);
-	for (size_t i = 0; i < nentries; i++) {
-		char l[300];
-		const char *ns = entries[i].ns;
-		int waiting = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
-		if (!waiting && !entries[i].job)
-			continue;
-		metrics_labels(l, sizeof l, "namespace", ns, (const char *)NULL);
-		metrics_add(waiting ? M_QUEUE_DEPTH : M_INFLIGHT, l, 1);
-		depth += (size_t)waiting;
-	}
+	depth = ns_gauges(now);
 	metrics_set(M_WORKQUEUE_DEPTH, "controller=\"helmrelease\",name=\"helmrelease\"", (double)depth);
 	metrics_set(M_ACTIVE_WORKERS, "controller=\"helmrelease\"", (double)njobs);
 	if (!stopping)
