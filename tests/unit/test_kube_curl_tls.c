@@ -7,9 +7,11 @@
  * (no session or connection of the identity lent to it), as does one on
  * the same kube_curl_multi; the identity trusts its CA only (a server of
  * another CA is refused); a key that is not the certificate's, or an
- * insecure configuration, is refused and nothing changes. */
+ * insecure configuration, is refused and nothing changes; an exec plugin's
+ * new certificate moves a transport off the identity and back. */
 #include <arpa/inet.h>
 #include <check.h>
+#include <jansson.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -414,6 +416,73 @@ START_TEST(test_identity_insecure_refused)
 }
 END_TEST
 
+/* An exec plugin's new client certificate moves a transport off the
+ * identity to blobs, and back when the plugin hands the identity's bytes
+ * again: the plugin (expired at once, so run before every request) answers
+ * alice, bob, alice; each request on the one transport presents what the
+ * plugin gave, on a connection of its own configuration. */
+static void write_cred(const char *path, const cred *c)
+{
+	json_t *j = json_pack("{s:s,s:s,s:{s:s,s:s,s:s}}", "kind", "ExecCredential", "apiVersion",
+			      "client.authentication.k8s.io/v1", "status", "clientCertificateData", c->crt_pem,
+			      "clientKeyData", c->key_pem, "expirationTimestamp", "2000-01-01T00:00:00Z");
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(json_dump_file(j, path, 0), 0);
+	json_decref(j);
+}
+
+START_TEST(test_identity_exec_plugin_switches)
+{
+	server s;
+	bh_error e;
+	char dir[] = "/tmp/bh_tls_exec_XXXXXX", path[128], *name;
+	const char *want[] = {"alice", "bob", "alice"};
+	unsigned long n0 = 0;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/cred0", dir);
+	write_cred(path, &alice);
+	snprintf(path, sizeof path, "%s/cred1", dir);
+	write_cred(path, &bob);
+	server_start(&s, &srv, &ca);
+	kube_config *a = cfg_for(&s, &ca, &alice), *x = cfg_for(&s, &ca, NULL);
+	ck_assert_int_eq(kube_curl_tls_identity_set(a, &e), 0);
+	/* the plugin: cred0, cred1, cred0, ... by a count kept in dir */
+	const char *argv[] = {"/bin/sh", "-c", "n=$(cat \"$0/n\" 2>/dev/null || echo 0); echo $((n + 1)) >\"$0/n\"; "
+			      "cat \"$0/cred$((n % 2))\"", dir, NULL};
+	x->exec_argv = calloc(6, sizeof(char *));
+	ck_assert_ptr_nonnull(x->exec_argv);
+	for (int i = 0; argv[i]; i++)
+		ck_assert_ptr_nonnull(x->exec_argv[i] = strdup(argv[i]));
+	x->exec_api_version = strdup("client.authentication.k8s.io/v1");
+	kube_transport *t = kube_curl_transport_new(x, &e);
+	ck_assert_ptr_nonnull(t);
+	for (int i = 0; i < 3; i++) {
+		kube_request req = {.method = "GET", .path = "/whoami", .timeout_ms = 20000};
+		kube_response resp = KUBE_RESPONSE_INIT;
+		ck_assert_msg(t->ops->request(t->impl, &req, &resp, &e) == 0, "request %d: %s", i, e.msg);
+		ck_assert_int_eq(resp.status, 200);
+		ck_assert_ptr_nonnull(name = strndup(resp.body.data ? resp.body.data : "", resp.body.len));
+		ck_assert_str_eq(name, want[i]);
+		free(name);
+		kube_response_free(&resp);
+		/* alice's connection through the identity, bob's not */
+		if (i == 0)
+			ck_assert_int_eq((n0 = kube_curl_tls_identity_connections()), 1);
+		else if (i == 1)
+			ck_assert_int_eq(kube_curl_tls_identity_connections(), n0);
+	}
+	kube_transport_free(t);
+	kube_config_free(a);
+	kube_config_free(x);
+	server_stop(&s);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, i == 0 ? "n" : i == 1 ? "cred0" : "cred1");
+		unlink(path);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube_curl_tls");
@@ -425,6 +494,7 @@ int main(void)
 	tcase_add_test(tc, test_identity_trusts_its_ca_only);
 	tcase_add_test(tc, test_identity_refused);
 	tcase_add_test(tc, test_identity_insecure_refused);
+	tcase_add_test(tc, test_identity_exec_plugin_switches);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	/* a process sets its identity once: each test in a process of its own,
