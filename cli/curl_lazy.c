@@ -26,6 +26,7 @@ static struct {
 	const char *(*easy_strerror)(CURLcode);
 	void (*free)(void *);
 	CURLcode (*global_init)(long);
+	CURLSHcode (*share_cleanup)(CURLSH *);
 	CURLSH *(*share_init)(void);
 	CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
@@ -51,6 +52,7 @@ static void load(void)
 		{"curl_easy_strerror", (void **)&fn.easy_strerror},
 		{"curl_free", (void **)&fn.free},
 		{"curl_global_init", (void **)&fn.global_init},
+		{"curl_share_cleanup", (void **)&fn.share_cleanup},
 		{"curl_share_init", (void **)&fn.share_init},
 		{"curl_share_setopt", (void **)&fn.share_setopt},
 		{"curl_slist_append", (void **)&fn.slist_append},
@@ -135,6 +137,11 @@ CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 	rc = fn.easy_getinfo(h, info, va_arg(ap, void *));
 	va_end(ap);
 	return rc;
+}
+
+CURLSHcode curl_share_cleanup(CURLSH *sh)
+{
+	return ready() ? fn.share_cleanup(sh) : CURLSHE_NOT_BUILT_IN;
 }
 
 CURLSH *curl_share_init(void)

@@ -91,11 +91,19 @@ static void curl_init(void)
 		curl_easy_cleanup(h);
 	}
 	/* without it (out of memory) each handle keeps its own sessions */
-	if ((tls_share = curl_share_init())) {
-		curl_share_setopt(tls_share, CURLSHOPT_LOCKFUNC, share_lock);
-		curl_share_setopt(tls_share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-		curl_share_setopt(tls_share, CURLSHOPT_SHARE, (int)CURL_LOCK_DATA_SSL_SESSION);
+	tls_share = kube_curl_session_share_new();
+}
+
+CURLSH *kube_curl_session_share_new(void)
+{
+	CURLSH *sh = curl_share_init();
+	if (sh && (curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+		   curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+		   curl_share_setopt(sh, CURLSHOPT_SHARE, (int)CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK)) {
+		curl_share_cleanup(sh);
+		return NULL;
 	}
+	return sh;
 }
 
 static char *hdr_value(const char *line, size_t n, const char *name)

@@ -22,6 +22,11 @@ CURL *kube_curl_handle(kube_transport *t);
  * stop: 0, resp->status as far as it came). The handle is idle again. */
 int kube_curl_end(kube_transport *t, CURLcode cc, int stop, bh_error *err);
 
+/* A new libcurl share of TLS sessions, locked by the process's share
+ * locks (set up by the first transport), or NULL (out of memory);
+ * curl_share_cleanup() it. */
+CURLSH *kube_curl_session_share_new(void);
+
 /* kube/curl_tls.c's identity, applied to h for configuration c when c is
  * it (1), or not (0, h untouched). */
 typedef int (*kube_curl_tls_fn)(CURL *h, const kube_config *c);

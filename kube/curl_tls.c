@@ -42,21 +42,8 @@ static struct {
 	CURLSH *share;
 } id;
 
-static pthread_mutex_t share_mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_ulong connections; /* SSL_CTXs given the identity */
 static pthread_once_t set_once = PTHREAD_ONCE_INIT;
-
-static void share_lock(CURL *h, curl_lock_data d, curl_lock_access a, void *ud)
-{
-	(void)h, (void)d, (void)a, (void)ud;
-	pthread_mutex_lock(&share_mu);
-}
-
-static void share_unlock(CURL *h, curl_lock_data d, void *ud)
-{
-	(void)h, (void)d, (void)ud;
-	pthread_mutex_unlock(&share_mu);
-}
 
 /* CURLOPT_SSL_CTX_FUNCTION: the identity into a new connection's SSL_CTX
  * (after libcurl's own set-up, before the handshake). */
@@ -132,7 +119,7 @@ static int build(const kube_config *cfg, const char **why)
 	}
 	*why = "out of memory";
 	if (!(id.ca = dup_bytes(cfg->ca_pem, cfg->ca_len)) || !(id.store = X509_STORE_new()) ||
-	    !(id.share = curl_share_init()))
+	    !(id.share = kube_curl_session_share_new()))
 		return -1;
 	id.ca_len = cfg->ca_len;
 	*why = "the CA holds no PEM certificate";
@@ -180,12 +167,6 @@ static int build(const kube_config *cfg, const char **why)
 			ERR_clear_error();
 			return -1;
 		}
-	}
-	curl_share_setopt(id.share, CURLSHOPT_LOCKFUNC, share_lock);
-	curl_share_setopt(id.share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-	if (curl_share_setopt(id.share, CURLSHOPT_SHARE, (int)CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
-		*why = "libcurl cannot share TLS sessions";
-		return -1;
 	}
 	return 0;
 }
