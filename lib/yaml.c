@@ -2,6 +2,8 @@
  * aliases) -> goyaml.v2 typing -> json_t. Printing: lib/yaml_emit.c. */
 #include "lib/yaml.h"
 
+#include "lib/hash.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -18,14 +20,6 @@
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
 static int anchor_put(builder *b, const char *name, ynode *node)
 {
 	size_t i;
@@ -37,7 +31,7 @@ static int anchor_put(builder *b, const char *name, ynode *node)
 		for (k = 0; k < b->acap; k++) {
 			if (!b->anchors[k].name)
 				continue;
-			i = hash_str(b->anchors[k].name) & (ncap - 1);
+			i = (size_t)bh_fnv1a_str(b->anchors[k].name) & (ncap - 1);
 			while (nt[i].name)
 				i = (i + 1) & (ncap - 1);
 			nt[i] = b->anchors[k];
@@ -46,7 +40,7 @@ static int anchor_put(builder *b, const char *name, ynode *node)
 		b->anchors = nt;
 		b->acap = ncap;
 	}
-	i = hash_str(name) & (b->acap - 1);
+	i = (size_t)bh_fnv1a_str(name) & (b->acap - 1);
 	while (b->anchors[i].name) {
 		if (strcmp(b->anchors[i].name, name) == 0) {
 			b->anchors[i].node = node; /* redefinition: later one wins */
@@ -67,7 +61,7 @@ static ynode *anchor_get(builder *b, const char *name)
 	size_t i;
 	if (!b->acap)
 		return NULL;
-	i = hash_str(name) & (b->acap - 1);
+	i = (size_t)bh_fnv1a_str(name) & (b->acap - 1);
 	while (b->anchors[i].name) {
 		if (strcmp(b->anchors[i].name, name) == 0)
 			return b->anchors[i].node;

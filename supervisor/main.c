@@ -26,6 +26,7 @@
 #include "api/helmrelease.h"
 #include "kube/curl.h"
 #include "kube/kube.h"
+#include "lib/hash.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/artcache.h"
 #include "supervisor/acl.h"
@@ -289,10 +290,8 @@ static size_t nbucket;
 
 static size_t key_hash(const char *key)
 {
-	size_t h = 14695981039346656037ULL & SIZE_MAX; /* FNV-1a */
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		h = (h ^ *p) * (size_t)1099511628211ULL;
-	return h ^ (h >> 29);
+	uint64_t h = bh_fnv1a_str(key);
+	return (size_t)(h ^ (h >> 29));
 }
 
 /* The link (a bucket head or an hnext) that holds idx1 (index + 1). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/hash.h"
 #include "lib/json_skim.h"
 
 /* ---- a skim of the API server's answers --------------------------------------
@@ -76,19 +77,9 @@ int noop_is_storage_list(const char *path, const char *storage_ns)
 	return !strncmp(path, want, n) && strstr(path + n, "labelSelector=") != NULL;
 }
 
-/* FNV-1a, 64 bits */
-static uint64_t fnv(uint64_t h, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static uint64_t item_hash(const char *name, const char *rv)
 {
-	return fnv(fnv(14695981039346656037ULL, name, strlen(name) + 1), rv, strlen(rv));
+	return bh_fnv1a(bh_fnv1a(BH_FNV1A_INIT, name, strlen(name) + 1), rv, strlen(rv));
 }
 
 uint64_t noop_store_fp(const noop_store *st)
@@ -96,7 +87,7 @@ uint64_t noop_store_fp(const noop_store *st)
 	uint64_t sum = 0, count = st->n;
 	for (size_t i = 0; i < st->n; i++) /* order-independent: the sum of each Secret's hash */
 		sum += item_hash(st->s[i].name, st->s[i].rv);
-	return fnv(sum, (const char *)&count, sizeof count);
+	return bh_fnv1a(sum, &count, sizeof count);
 }
 
 static int is_release_secret(const char *name, const char *release)
