@@ -2,7 +2,7 @@
  * (issue 14: exec + lock-down), measured through supervisor/spawn.c's API
  * as bulkheadd starts them.
  *
- * usage: bench_spawn WORKER N
+ * usage: bench_spawn WORKER N [RECORDING]
  *
  * For each of N spawns: the supervisor's thread CPU in spawn_worker()
  * (socketpair, vfork, the child's set-up up to exec: the child borrows the
@@ -15,13 +15,19 @@
  * quartiles of each, in microseconds. With tests/bench/phase_worker (the
  * worker built with -DBH_SANDBOX_PHASES), also the median of each phase it
  * reports: exec to main, prepare, namespaces, capabilities, limits and
- * seccomp. A benchmark, not a test: it fails only when a worker does not
- * start or lock down. */
+ * seccomp. With RECORDING (a worker's conversation, tests/bench/ipcrec.h:
+ * BENCH_WORKER_KEEP of bench_worker.sh), each worker is then given the
+ * recorded job and its chart (in a memfd) and its requests are answered
+ * with the recorded answers, so "exec to exit" and the faults are a whole
+ * job's, sandbox and start-up included. A benchmark, not a test: it fails
+ * only when a worker does not start or lock down, or a job does not go as
+ * recorded. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +36,7 @@
 #include "ipc/ipc.h"
 #include "proto/proto.h"
 #include "supervisor/spawn.h"
+#include "tests/bench/ipcrec.h"
 
 static double thread_us(void)
 {
@@ -103,6 +110,56 @@ static int wait_locked(int sock, double *ph)
 	}
 }
 
+/* Plays the recording's supervisor side to a locked-down worker: the job
+ * with its chart, then each recorded answer after the request it answers;
+ * the worker's logs are passed over. 0 when the worker sent the requests
+ * and the result in the recorded order, or -1 with a reason on stderr. */
+static int play_job(int sock, const ipcrec *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const ipcrec_frame *f = &r->f[i];
+		uint32_t t = f->hdr.type;
+		ipc_msg m;
+		bh_error e;
+		int fd = -1, rc;
+		if (f->dir == IPCREC_TO_WORKER && (t == PROTO_JOB || t == PROTO_KUBE_RESPONSE || t == PROTO_KUBE_STREAM)) {
+			if (f->file && ((fd = memfd_create("chart", MFD_CLOEXEC)) < 0 ||
+					write(fd, f->file, f->file_len) != (ssize_t)f->file_len || lseek(fd, 0, SEEK_SET) != 0)) {
+				fprintf(stderr, "bench_spawn: the chart's memfd: %s\n", strerror(errno));
+				return -1;
+			}
+			rc = ipc_send(sock, t, f->hdr.id, f->payload, f->hdr.len, fd, &e);
+			if (fd >= 0)
+				close(fd);
+			if (rc < 0) {
+				fprintf(stderr, "bench_spawn: sending frame %zu: %s\n", i, e.msg);
+				return -1;
+			}
+			continue;
+		}
+		if (f->dir != IPCREC_FROM_WORKER || (t != PROTO_KUBE_REQUEST && t != PROTO_KUBE_CANCEL && t != PROTO_RESULT))
+			continue;
+		for (;;) {
+			if (ipc_recv(sock, IPC_MAX_PAYLOAD, 0, &m, &e) < 0) {
+				fprintf(stderr, "bench_spawn: frame %zu: %s\n", i, e.msg);
+				return -1;
+			}
+			if (m.hdr.type != PROTO_LOG)
+				break;
+			ipc_msg_free(&m);
+		}
+		rc = m.hdr.type == t && m.hdr.id == f->hdr.id ? 0 : -1;
+		if (rc < 0)
+			fprintf(stderr, "bench_spawn: frame %zu: the worker sent a %s frame where the recording has %s\n", i,
+				proto_type_name(m.hdr.type), proto_type_name(t));
+		ipc_msg_free(&m);
+		if (rc < 0 || t == PROTO_RESULT)
+			return rc;
+	}
+	fprintf(stderr, "bench_spawn: the recording has no result\n");
+	return -1;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -119,10 +176,15 @@ int main(int argc, char **argv)
 {
 	spawn_opts o = {0};
 	double *parent, *locked, *total, *faults, *ph[PHASES];
+	ipcrec rec = {0};
 	bh_error e;
 	int n;
-	if (argc != 3 || (n = atoi(argv[2])) < 1) {
-		fprintf(stderr, "usage: bench_spawn WORKER N\n");
+	if ((argc != 3 && argc != 4) || (n = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: bench_spawn WORKER N [RECORDING]\n");
+		return 2;
+	}
+	if (argc == 4 && ipcrec_load(argv[3], &rec, &e) < 0) {
+		fprintf(stderr, "bench_spawn: %s\n", e.msg);
 		return 2;
 	}
 	o.worker_path = argv[1];
@@ -164,6 +226,8 @@ int main(int argc, char **argv)
 		if (wait_locked(sock, one) < 0)
 			return 1;
 		locked[i] = schedstat_us(pid);
+		if (rec.n && play_job(sock, &rec) < 0)
+			return 1;
 		close(sock);
 		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 			;
@@ -177,10 +241,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("worker spawn, %d spawns (CPU time):\n", n);
+	printf("worker spawn, %d spawns%s (CPU time):\n", n, rec.n ? ", each with the recorded job" : "");
 	print_stat("supervisor, spawn_worker()", parent, n);
 	print_stat("worker, exec to locked down", locked, n);
-	print_stat("worker, exec to exit (no job)", total, n);
+	print_stat(rec.n ? "worker, exec to exit (the job)" : "worker, exec to exit (no job)", total, n);
 	qsort(faults, (size_t)n, sizeof *faults, by_value);
 	printf("%-34s median %7.0f\n", "worker, page faults (minor)", faults[n / 2]);
 	free(parent);
@@ -194,5 +258,6 @@ int main(int argc, char **argv)
 	}
 	for (int k = 0; k < PHASES; k++)
 		free(ph[k]);
+	ipcrec_free(&rec);
 	return 0;
 }

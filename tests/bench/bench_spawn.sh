@@ -5,14 +5,19 @@
 # supervisor/spawn.c and prints the median CPU of the supervisor's part, of
 # the worker from exec to locked down, and to its exit; then the same for
 # tests/bench/phase_worker (the worker timing its phases), with the median
-# of each phase. A benchmark: it prints numbers, and fails only when a
-# worker does not start.
+# of each phase. BENCH_SPAWN_RECORDING=FILE (a podinfo install recorded by
+# bench_worker.sh with BENCH_WORKER_KEEP=FILE) gives each worker that job
+# too: "exec to exit" is then a whole job's CPU. A benchmark: it prints
+# numbers, and fails only when a worker does not start or a job does not go
+# as recorded.
 set -uo pipefail
 b=${BH_BUILDDIR:-$PWD}
 for f in "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker"; do
 	[ -x "$f" ] || { echo "bench_spawn: $f not built"; exit 1; }
 done
-"$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker" "${BENCH_SPAWN_N:-200}" || exit 1
+rec=()
+[ -n "${BENCH_SPAWN_RECORDING:-}" ] && rec=("$BENCH_SPAWN_RECORDING")
+"$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker" "${BENCH_SPAWN_N:-200}" "${rec[@]}" || exit 1
 [ -x "$b/tests/bench/phase_worker" ] || exit 0
 echo "the phase worker (its own timing adds a few clock reads):"
-exec "$b/tests/bench/bench_spawn" "$b/tests/bench/phase_worker" "${BENCH_SPAWN_N:-200}"
+exec "$b/tests/bench/bench_spawn" "$b/tests/bench/phase_worker" "${BENCH_SPAWN_N:-200}" "${rec[@]}"
