@@ -20,7 +20,7 @@ UNIT_TESTS += tests/unit/test_sandbox
 # supervisor/spawn.c, N spawns (tests/bench/bench_spawn.sh, `make bench`)
 EXTRA_PROGRAMS += tests/bench/bench_spawn
 tests_bench_bench_spawn_SOURCES = tests/bench/bench_spawn.c tests/bench/ipcrec.c tests/bench/ipcrec.h
-tests_bench_bench_spawn_LDADD = supervisor/libbhsupervisor.a ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS)
+tests_bench_bench_spawn_LDADD = supervisor/libbhsupervisor.a sandbox/libbhsandbox.a ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS)
 BENCH_TARGETS += tests/bench/bench_spawn
 CLEANFILES += tests/bench/bench_spawn
 

@@ -3,6 +3,7 @@
  * as bulkheadd starts them.
  *
  * usage: bench_spawn WORKER N [RECORDING]
+ *        bench_spawn --parts N
  *
  * For each of N spawns: the supervisor's thread CPU in spawn_worker()
  * (socketpair, vfork, the child's set-up up to exec: the child borrows the
@@ -21,20 +22,30 @@
  * with the recorded answers, so "exec to exit" and the faults are a whole
  * job's, sandbox and start-up included. A benchmark, not a test: it fails
  * only when a worker does not start or lock down, or a job does not go as
- * recorded. */
+ * recorded. With --parts: the kernel's share, call by call, each in N
+ * fresh processes (a namespace or a filter is made once per process): the
+ * CPU of unshare() for the user namespace alone and with each other one
+ * the worker makes, all five as the worker does, and of loading the
+ * worker's seccomp filter against a one-instruction one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ipc/ipc.h"
 #include "proto/proto.h"
+#include "sandbox/sandbox.h"
 #include "supervisor/spawn.h"
 #include "tests/bench/ipcrec.h"
 
@@ -172,6 +183,87 @@ static void print_stat(const char *what, double *v, int n)
 	printf("%-34s median %7.0f us  (quartiles %.0f .. %.0f)\n", what, v[n / 2], v[n / 4], v[3 * n / 4]);
 }
 
+/* ---- --parts ------------------------------------------------------------ */
+typedef struct part {
+	const char *what;
+	int flags;                     /* unshare(flags), or */
+	const struct sock_fprog *prog; /* a seccomp filter to load */
+} part;
+
+/* One part in a fresh child, no_new_privs set first: the thread CPU of the
+ * call, in us, or -1 when the kernel refused it. */
+static double part_once(const part *pt)
+{
+	int p[2];
+	double us = -1;
+	pid_t pid;
+	if (pipe(p) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		double t0;
+		int rc;
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(1);
+		t0 = thread_us();
+		rc = pt->prog ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, pt->prog) : unshare(pt->flags);
+		us = rc == 0 ? thread_us() - t0 : -1;
+		_exit(write(p[1], &us, sizeof us) == (ssize_t)sizeof us ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &us, sizeof us) != (ssize_t)sizeof us)
+		us = -1;
+	close(p[0]);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	return us;
+}
+
+static int parts(int n)
+{
+	static struct sock_filter f[512];
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog worker = {0, f}, one = {1, &allow};
+	int u = CLONE_NEWUSER;
+	char label[96];
+	bh_error e;
+	int len = sandbox_worker_filter(f, sizeof f / sizeof *f, 0, &e);
+	const part list[] = {
+		{"unshare: user", u, NULL},
+		{"unshare: user + net", u | CLONE_NEWNET, NULL},
+		{"unshare: user + mount", u | CLONE_NEWNS, NULL},
+		{"unshare: user + ipc", u | CLONE_NEWIPC, NULL},
+		{"unshare: user + uts", u | CLONE_NEWUTS, NULL},
+		{"unshare: all five (the worker's)", u | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS, NULL},
+		{"seccomp: the worker's filter", 0, &worker}, /* its length appended */
+		{"seccomp: a filter of 1", 0, &one},
+	};
+	double *v = calloc((size_t)n, sizeof *v);
+	if (len < 0 || !v) {
+		fprintf(stderr, "bench_spawn: %s\n", len < 0 ? e.msg : "out of memory");
+		free(v);
+		return 1;
+	}
+	worker.len = (unsigned short)len;
+	printf("lock-down parts, %d fresh processes each (CPU time of the call):\n", n);
+	for (size_t k = 0; k < sizeof list / sizeof *list; k++) {
+		int i;
+		for (i = 0; i < n && (v[i] = part_once(&list[k])) >= 0; i++)
+			;
+		if (list[k].prog == &worker)
+			snprintf(label, sizeof label, "%s (%d)", list[k].what, len);
+		else
+			snprintf(label, sizeof label, "%s", list[k].what);
+		if (i < n)
+			printf("%-34s refused here\n", label);
+		else
+			print_stat(label, v, n);
+	}
+	free(v);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	spawn_opts o = {0};
@@ -180,9 +272,11 @@ int main(int argc, char **argv)
 	bh_error e;
 	int n;
 	if ((argc != 3 && argc != 4) || (n = atoi(argv[2])) < 1) {
-		fprintf(stderr, "usage: bench_spawn WORKER N [RECORDING]\n");
+		fprintf(stderr, "usage: bench_spawn WORKER N [RECORDING]\n       bench_spawn --parts N\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "--parts") == 0)
+		return argc == 3 ? parts(n) : 2;
 	if (argc == 4 && ipcrec_load(argv[3], &rec, &e) < 0) {
 		fprintf(stderr, "bench_spawn: %s\n", e.msg);
 		return 2;

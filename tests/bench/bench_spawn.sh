@@ -9,7 +9,8 @@
 # bench_worker.sh with BENCH_WORKER_KEEP=FILE) gives each worker that job
 # too: "exec to exit" is then a whole job's CPU. A benchmark: it prints
 # numbers, and fails only when a worker does not start or a job does not go
-# as recorded.
+# as recorded. Then the lock-down's kernel calls one by one (bench_spawn
+# --parts: each namespace's unshare, the seccomp load).
 set -uo pipefail
 b=${BH_BUILDDIR:-$PWD}
 for f in "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker"; do
@@ -18,6 +19,7 @@ done
 rec=()
 [ -n "${BENCH_SPAWN_RECORDING:-}" ] && rec=("$BENCH_SPAWN_RECORDING")
 "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker" "${BENCH_SPAWN_N:-200}" "${rec[@]}" || exit 1
+"$b/tests/bench/bench_spawn" --parts "${BENCH_SPAWN_N:-200}" || exit 1
 [ -x "$b/tests/bench/phase_worker" ] || exit 0
 echo "the phase worker (its own timing adds a few clock reads):"
 exec "$b/tests/bench/bench_spawn" "$b/tests/bench/phase_worker" "${BENCH_SPAWN_N:-200}" "${rec[@]}"
