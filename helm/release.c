@@ -461,6 +461,7 @@ json_t *release_stored_copy_keep(release_gzkeep *k, const json_t *rel)
 }
 
 /* ---- gzip ---------------------------------------------------------------------- */
+/* gunzips in[0..n), every member of it, into out (at most max bytes). */
 static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf *out, bh_error *err)
 {
 	z_stream z;
@@ -488,12 +489,16 @@ static int gunzip_limited(const unsigned char *in, size_t n, size_t max, bh_buf 
 			inflateEnd(&z);
 			return bh_error_set(err, BH_EINVAL, "gzip: unexpected end of compressed data");
 		}
+		/* more after a member: the next member (RFC 1952 2.2), read as
+		 * Go's gzip.Reader does (multistream); anything else is an error */
+		if (rc == Z_STREAM_END && z.avail_in && inflateReset(&z) == Z_OK)
+			rc = Z_OK;
 	} while (rc != Z_STREAM_END);
 	inflateEnd(&z);
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory decompressing");
 }
 
-/* The zlib level of a record of len bytes (release.h). */
+/* The gzip level of a record of len bytes (release.h). */
 static int gzip_level(size_t len)
 {
 	return len <= RELEASE_GZIP_FAST_MAX ? RELEASE_GZIP_FAST_LEVEL : RELEASE_GZIP_LEVEL;
@@ -511,8 +516,7 @@ struct release_gzkeep {
 	struct gzpiece {
 		char *text; /* the piece's JSON text (NULL: empty slot) */
 		size_t len;
-		bh_buf z;   /* raw deflate, sync-flushed: byte aligned, not final */
-		uLong crc;
+		bh_buf z;   /* its gzip member */
 	} e[GZKEEP_N];
 	int next;
 	struct keptchart {
@@ -525,6 +529,8 @@ struct release_gzkeep {
 	 * buffer: its length, and where its "chart" and its "hooks" (or
 	 * "version") members begin, the ',' before each (0: none) */
 	size_t split_base, split_len, split_a, split_b;
+	bh_gzipper *gz; /* the compressor of the last record, at level gz_level */
+	int gz_level;
 };
 
 static void keep_split_start(release_gzkeep *keep, size_t base)
@@ -611,29 +617,8 @@ void release_gzkeep_free(release_gzkeep *k)
 		json_decref(k->c[i].stored);
 		bh_buf_free(&k->c[i].js);
 	}
+	bh_gzipper_free(k->gz);
 	free(k);
-}
-
-/* Appends the raw deflate of p[0..n) to out: ended by a sync flush (byte
- * aligned, more blocks may follow) or, when last, by the final block. */
-static int deflate_piece(const char *p, size_t n, int level, int last, bh_buf *out)
-{
-	z_stream z;
-	unsigned char chunk[16384];
-	int rc;
-	memset(&z, 0, sizeof z);
-	if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -1;
-	z.next_in = (unsigned char *)p;
-	z.avail_in = (uInt)n;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof chunk;
-		rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
-		bh_buf_put(out, chunk, sizeof chunk - z.avail_out);
-	} while (last ? rc == Z_OK : rc == Z_OK && z.avail_out == 0);
-	deflateEnd(&z);
-	return (last ? rc == Z_STREAM_END : rc == Z_OK) && bh_buf_ok(out) ? 0 : -1;
 }
 
 /* Where the record's chart begins and its hooks (or version) begin: the
@@ -668,17 +653,32 @@ static void record_split(const char *s, size_t n, size_t *a, size_t *b)
 	}
 }
 
-/* The gzip member of json in three raw deflate pieces: name and info |
- * chart, config, manifest | hooks to the end. The middle one, nearly all
- * of a record and the same in each write of one release, comes from k
- * when k compressed it before. gunzip reads the pieces as one stream. */
+/* k's compressor at level (set up once for the records of a job). */
+static bh_gzipper *keep_gzipper(release_gzkeep *k, int level)
+{
+	if (k->gz && k->gz_level != level) {
+		bh_gzipper_free(k->gz);
+		k->gz = NULL;
+	}
+	if (!k->gz) {
+		k->gz = bh_gzipper_new(level);
+		k->gz_level = level;
+	}
+	return k->gz;
+}
+
+/* json as three gzip members: name and info | chart, config, manifest |
+ * hooks to the end. The middle one, nearly all of a record and the same in
+ * each write of one release, comes from k when k compressed it before.
+ * gunzip, Go's gzip.Reader (multistream, the default, as Helm reads) and
+ * release_decode read the members as one stream. */
 static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *out)
 {
-	static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}; /* as bh_gzip: Go's */
 	size_t a, b;
 	struct gzpiece *m = NULL;
-	unsigned char tail[8];
-	uLong crc;
+	bh_gzipper *g = keep_gzipper(k, gzip_level(len));
+	if (!g)
+		return -1;
 	/* the points release_marshal_keep saw when this is its last text (as
 	 * record_split would find them), else a scan */
 	if (k->split_b && k->split_len == len && k->split_b < len && json[k->split_a] == ',' &&
@@ -689,7 +689,7 @@ static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *ou
 		record_split(json, len, &a, &b);
 	}
 	if (!a || !b)
-		return bh_gzip(json, len, gzip_level(len), out, NULL);
+		return bh_gzipper_member(g, json, len, out, NULL);
 	for (int i = 0; i < GZKEEP_N && !m; i++)
 		if (k->e[i].text && k->e[i].len == b - a && !memcmp(k->e[i].text, json + a, b - a))
 			m = &k->e[i];
@@ -704,27 +704,17 @@ static int gzip_kept(release_gzkeep *k, const char *json, size_t len, bh_buf *ou
 		}
 		memcpy(m->text, json + a, b - a);
 		m->len = b - a;
-		m->crc = crc32(0, (const Bytef *)json + a, (uInt)(b - a));
-		if (deflate_piece(json + a, b - a, gzip_level(len), 0, &m->z) < 0) {
+		if (bh_gzipper_member(g, json + a, b - a, &m->z, NULL) < 0) {
 			free(m->text);
 			m->text = NULL;
 			return -1;
 		}
 	}
-	bh_buf_put(out, head, sizeof head);
-	if (deflate_piece(json, a, gzip_level(len), 0, out) < 0)
+	if (bh_gzipper_member(g, json, a, out, NULL) < 0)
 		return -1;
 	bh_buf_put(out, m->z.data, m->z.len);
-	if (deflate_piece(json + b, len - b, gzip_level(len), 1, out) < 0)
+	if (bh_gzipper_member(g, json + b, len - b, out, NULL) < 0)
 		return -1;
-	crc = crc32(0, (const Bytef *)json, (uInt)a);
-	crc = crc32_combine(crc, m->crc, (z_off_t)(b - a));
-	crc = crc32_combine(crc, crc32(0, (const Bytef *)json + b, (uInt)(len - b)), (z_off_t)(len - b));
-	for (int i = 0; i < 4; i++) {
-		tail[i] = (unsigned char)(crc >> (8 * i));
-		tail[4 + i] = (unsigned char)((uint32_t)len >> (8 * i));
-	}
-	bh_buf_put(out, tail, sizeof tail);
 	return bh_buf_ok(out) ? 0 : -1;
 }
 

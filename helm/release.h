@@ -8,7 +8,8 @@
  * pkg/chart/v2 Chart, Metadata), omits what Go omits, sorts map keys and
  * escapes <, >, & as Go's encoding/json does. gzip has Go's header (mtime
  * 0, OS unknown), at a faster level than the best Helm asks Go for
- * (RELEASE_GZIP_LEVEL: any level reads back the same). */
+ * (RELEASE_GZIP_LEVEL: any level reads back the same), possibly in several
+ * members (gunzip and Helm read them as one stream). */
 #ifndef BH_HELM_RELEASE_H
 #define BH_HELM_RELEASE_H
 
@@ -20,15 +21,14 @@
 
 #define RELEASE_MAX_DECODED ((size_t)64 << 20) /* gunzipped JSON limit */
 /* Helm compresses its records with gzip.BestCompression (9); gunzip reads
- * any level alike. A record of at most RELEASE_GZIP_FAST_MAX bytes of JSON
- * is compressed at level 3 (zlib's fastest match search with lazy-free
- * parsing): podinfo's 97 KB record 9.9 -> 5.4 M instructions, 25,403 ->
- * 28,099 bytes (+10.6%; level 1: +17%). A larger one, nearer the API's
- * 1 MiB Secret limit, at level 6: 40-70% less CPU than 9 for records
- * 0.2-3.3% larger over the 16 corpus charts (argo-cd: 1,017 -> 359 M,
- * 387,198 -> 399,921 bytes). */
+ * any level alike. Levels are libdeflate's (lib/gzip.h). A record of at
+ * most RELEASE_GZIP_FAST_MAX bytes of JSON is compressed at level 1:
+ * podinfo's 97 KB record 5.5 M instructions at zlib's level 3 (28,081
+ * bytes) -> 2.7 M (27,570 bytes). A larger one, nearer the API's 1 MiB
+ * Secret limit, at level 6 (podinfo's: zlib 6 10.0 M, 25,382 bytes ->
+ * 6.0 M, 25,531 bytes). */
 #define RELEASE_GZIP_LEVEL 6
-#define RELEASE_GZIP_FAST_LEVEL 3
+#define RELEASE_GZIP_FAST_LEVEL 1
 #define RELEASE_GZIP_FAST_MAX ((size_t)1 << 20)
 
 /* What a release record is built from. Strings are borrowed; json_t values

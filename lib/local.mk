@@ -16,7 +16,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/gzip.c lib/gzip.h \
 	lib/heap.c lib/heap.h
 # Link line for anything using lib/ (libraries it needs come with it).
-BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) -lm
+BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) $(LIBDEFLATE_LIBS) -lm
 
 check_PROGRAMS += tests/unit/test_lib
 tests_unit_test_lib_SOURCES = tests/unit/test_lib.c

@@ -6,6 +6,7 @@
 
 #include "helm/release.h"
 #include "lib/gojson.h"
+#include "lib/gzip.h"
 
 static json_t *sample(void)
 {
@@ -93,7 +94,7 @@ START_TEST(test_secret_roundtrip)
 END_TEST
 
 /* Records compressed in pieces with a keep: each reads back (zlib checks
- * the combined CRC and size), the middle piece is reused by the next record
+ * each member's CRC and size), the middle piece is reused by the next record
  * of the release, and a text without a chart is compressed whole. */
 static void check_text(const char *enc, const char *want)
 {
@@ -360,6 +361,23 @@ START_TEST(test_base64_and_decode_errors)
 	s = release_base64_new((const unsigned char *)"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff\x01", 11);
 	ck_assert_int_lt(release_decode(s, strlen(s), &o, &e), 0);
 	free(s);
+	/* gzip members in a row read as one stream (Go's multistream reader);
+	 * bytes after a member that do not begin another are an error */
+	{
+		bh_buf gz = BH_BUF_INIT;
+		ck_assert_int_eq(bh_gzip("{\"name\":", 8, 1, &gz, &e), 0);
+		ck_assert_int_eq(bh_gzip("\"two\"}", 6, 9, &gz, &e), 0);
+		s = release_base64_new((const unsigned char *)gz.data, gz.len);
+		ck_assert_msg(release_decode(s, strlen(s), &o, &e) == 0, "%s", e.msg);
+		ck_assert_str_eq(json_string_value(json_object_get(o, "name")), "two");
+		json_decref(o);
+		free(s);
+		bh_buf_put(&gz, "\0\0\0\0", 4);
+		s = release_base64_new((const unsigned char *)gz.data, gz.len);
+		ck_assert_int_eq(release_decode(s, strlen(s), &o, &e), BH_EINVAL);
+		free(s);
+		bh_buf_free(&gz);
+	}
 	bh_buf_free(&b);
 }
 END_TEST
