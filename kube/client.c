@@ -432,44 +432,25 @@ int kube_response_error(const kube_response *resp, const char *what, bh_error *e
 	return code;
 }
 
-/* The dotted path (at most 8 names of at most 63 bytes) split into names,
- * pointed to from path: the number of names, or 0 when it does not fit. */
-static int split_path(const char *dotted, char names[8][64], const char *path[8])
-{
-	int n = 0;
-	while (*dotted) {
-		size_t l = strcspn(dotted, ".");
-		if (n == 8 || !l || l >= sizeof names[0])
-			return 0;
-		memcpy(names[n], dotted, l);
-		names[n][l] = '\0';
-		path[n] = names[n];
-		n++;
-		dotted += l + (dotted[l] == '.');
-	}
-	return n;
-}
-
-/* The answer's text less the members at drop, in b: 1 when one was cut
- * (else b holds nothing), -1 out of memory. */
+/* The answer's text less the members at drop (found in one scan), in b: 1
+ * when one was cut (else b holds nothing), -1 out of memory. */
 static int cut_answer(const kube_response *resp, const char *const *drop, bh_buf *b)
 {
-	for (; drop && *drop; drop++) {
-		char names[8][64];
-		const char *path[8];
-		int n = split_path(*drop, names, path);
-		size_t from, to;
-		if (!n || !json_skim_cut(b->len ? b->data : resp->body.data, b->len ? b->len : resp->body.len, path, n,
-					 &from, &to))
-			continue;
-		if (!b->len)
-			bh_buf_put(b, resp->body.data, resp->body.len);
-		if (!bh_buf_ok(b))
-			return -1;
-		memmove(b->data + from, b->data + to, b->len - to);
-		b->len -= to - from;
-	}
-	return b->len ? 1 : 0;
+	json_skim_paths ps;
+	json_skim_found f;
+	int ncut;
+	ps.n = 0;
+	for (; drop && *drop; drop++)
+		json_skim_paths_add(&ps, NULL, 0, *drop); /* one that does not fit stays */
+	if (!ps.n || !json_skim_find(resp->body.data, resp->body.len, &ps, &f))
+		return 0;
+	if (bh_buf_grow(b, resp->body.len) < 0)
+		return -1;
+	b->len = json_skim_cut_found(resp->body.data, resp->body.len, &f, f.found, b->data, &ncut);
+	b->data[b->len] = '\0';
+	if (!ncut)
+		bh_buf_reset(b);
+	return ncut ? 1 : 0;
 }
 
 int kube_decode_body(const kube_response *resp, const char *const *drop, json_t **out, const char *what,

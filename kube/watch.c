@@ -41,39 +41,35 @@ void kube_watchdec_free(kube_watchdec *d)
 /* ---- object.metadata.managedFields, dropped before decoding ----
  * Nothing reads an object's managedFields from a watch, and they are often
  * the larger part of it: the event's bytes go to jansson without them
- * (json_skim_cut: the dropped value still checked for JSON syntax; anything
- * unusual leaves the line whole for jansson to judge). */
+ * (json_skim: the dropped value still checked for JSON syntax; anything
+ * unusual leaves the line whole for jansson to judge). One scan of the
+ * line finds them and the members at the decoder's drop paths. */
 
 static const char *const mf_path[] = {"object", "metadata", "managedFields"};
+#define MF_BIT 1u /* managedFields: path 0 */
 
-/* The object's members at the dotted paths of drop (NULL-terminated, or
- * NULL) cut from the text in b, in place, each one the skim vouches for
- * (json_skim_cut). 1 when one was cut. */
-static int drop_members(bh_buf *b, const char *const *drop)
+/* ps: managedFields, then the object's members at the dotted paths of
+ * drop (NULL-terminated, or NULL), those that fit. */
+static void paths_build(json_skim_paths *ps, const char *const *drop)
 {
-	int cut = 0;
-	for (; drop && *drop; drop++) {
-		char names[8][64];
-		const char *path[9] = {"object"}, *p = *drop;
-		int n = 1;
-		size_t from, to;
-		while (*p && n < 9) {
-			size_t l = strcspn(p, ".");
-			if (l >= sizeof names[0])
-				break;
-			memcpy(names[n - 1], p, l);
-			names[n - 1][l] = '\0';
-			path[n] = names[n - 1];
-			n++;
-			p += l + (p[l] == '.');
-		}
-		if (*p || n < 2 || !json_skim_cut(b->data, b->len, path, n, &from, &to))
-			continue;
-		memmove(b->data + from, b->data + to, b->len - to);
-		b->len -= to - from;
-		cut = 1;
-	}
-	return cut;
+	static const char *const object[] = {"object"};
+	ps->n = 0;
+	json_skim_paths_add(ps, mf_path, 3, NULL);
+	for (; drop && *drop; drop++)
+		json_skim_paths_add(ps, object, 1, *drop);
+}
+
+/* b := s[0..n) less the members of f at mask (json_skim_cut_found): the
+ * number cut, or -1 out of memory. */
+static int cut_into(bh_buf *b, const char *s, size_t n, const json_skim_found *f, unsigned mask)
+{
+	int ncut;
+	bh_buf_reset(b);
+	if (bh_buf_grow(b, n) < 0)
+		return -1;
+	b->len = json_skim_cut_found(s, n, f, mask, b->data, &ncut);
+	b->data[b->len] = '\0';
+	return ncut;
 }
 
 /* The event line decoded into *obj and its type: bytes[0..len) of line. */
@@ -109,33 +105,33 @@ static int event_decode(const char *line, size_t len, kube_watch_type *type, jso
 /* The event line (len bytes) decoded, its object's managedFields left out
  * (the line without them kept in cut); with text, the object's own text in
  * the line decoded (NULL when the skim cannot place it), and then the
- * members at drop are left out of the tree (decoded from slim), not out of
- * the text. */
-static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, const char *const *drop,
+ * members at the paths of ps after the first (managedFields) are left out
+ * of the tree (decoded from slim), not out of the text. */
+static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, const json_skim_paths *ps,
 		       kube_watch_type *type, json_t **obj, const char **text, size_t *tlen, bh_error *err)
 {
 	static const char *const keys[] = {"object", NULL};
-	size_t from, to;
 	json_skim_span v = {NULL, NULL};
-	const char *end;
-	if (json_skim_cut(line, len, mf_path, 3, &from, &to)) {
-		bh_buf_reset(cut);
-		bh_buf_put(cut, line, from);
-		bh_buf_put(cut, line + to, len - to);
-		if (!bh_buf_ok(cut))
+	json_skim_found f;
+	const char *end, *whole = line;
+	size_t wlen = len;
+	int mf = 0, slimmed = 0;
+	unsigned found = json_skim_find(line, len, ps, &f);
+	if (found & MF_BIT) {
+		if ((mf = cut_into(cut, line, len, &f, MF_BIT)) < 0)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		line = cut->data;
-		len = cut->len;
+		if (mf) {
+			line = cut->data;
+			len = cut->len;
+		}
 	}
 	if (text && (json_skim_object(line, line + len, 0, keys, &v, &end) < 0 || !v.s || *v.s != '{'))
 		v.s = NULL; /* no text: nothing dropped from the tree either */
-	int slimmed = 0;
-	if (v.s && drop) {
-		bh_buf_reset(slim);
-		bh_buf_put(slim, line, len);
-		if (!bh_buf_ok(slim))
+	if (v.s && slim && (found & ~MF_BIT)) {
+		int n = cut_into(slim, whole, wlen, &f, found);
+		if (n < 0)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		slimmed = drop_members(slim, drop);
+		slimmed = n > mf; /* managedFields go first, from both alike */
 	}
 	int rc = slimmed ? event_decode(slim->data, slim->len, type, obj, err) : event_decode(line, len, type, obj, err);
 	if (rc)
@@ -162,7 +158,9 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
 {
 	bh_buf cut = BH_BUF_INIT;
-	int rc = event_parse(line, len, &cut, NULL, NULL, type, obj, NULL, NULL, err);
+	json_skim_paths ps;
+	paths_build(&ps, NULL);
+	int rc = event_parse(line, len, &cut, NULL, &ps, type, obj, NULL, NULL, err);
 	bh_buf_free(&cut);
 	return rc;
 }
@@ -178,7 +176,12 @@ static int dec_line(kube_watchdec *d, const char *p, size_t n, bh_error *err)
 		return 0;
 	kube_watch_type type;
 	json_t *obj = NULL;
-	int rc = event_parse(p + i, n - i, &d->cut, &d->slim, d->drop, &type, &obj, &d->obj_text, &d->obj_len, err);
+	if (!d->paths_ready || d->paths_of != d->drop) {
+		paths_build(&d->paths, d->drop);
+		d->paths_of = d->drop;
+		d->paths_ready = 1;
+	}
+	int rc = event_parse(p + i, n - i, &d->cut, &d->slim, &d->paths, &type, &obj, &d->obj_text, &d->obj_len, err);
 	if (rc)
 		return rc;
 	d->events++;

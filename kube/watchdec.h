@@ -13,6 +13,7 @@
 #include "kube/kube.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "lib/json_skim.h"
 
 #define KUBE_WATCH_MAX_LINE (64u << 20)
 
@@ -24,6 +25,11 @@ typedef struct kube_watchdec {
 	bh_buf cut;        /* a line less its object's managedFields */
 	bh_buf slim;       /* the same less the members at drop */
 	const char *const *drop; /* kube_watch_opts.tree_drop */
+	/* object.metadata.managedFields, then drop's paths under "object",
+	 * split at the first line (of paths_of: again when drop changes) */
+	json_skim_paths paths;
+	const char *const *paths_of;
+	int paths_ready;
 	const char *obj_text; /* during fn: the object's text (in the line), or NULL */
 	size_t obj_len;
 	size_t max_line;   /* 0 = KUBE_WATCH_MAX_LINE */

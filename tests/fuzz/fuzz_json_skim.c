@@ -11,7 +11,11 @@
  *          string;
  *   way 3: json_skim_cut of a.b.c: the text less the cut decodes as the
  *          whole text less that member, and is refused when the whole is
- *          (but for a member named twice inside the value cut).
+ *          (but for a member named twice inside the value cut);
+ *   way 4: json_skim_find and json_skim_cut_found of the paths the next
+ *          byte's bits pick from eight (nested, overlapping, one twice):
+ *          the same text, and as many cuts, as json_skim_cut of each path
+ *          in turn on the text the cuts before left.
  * The input's first byte picks the way (fuzz_pick.h). kube/watch.c's use of
  * the cut is fuzzed by fuzz_watch, noop.c's reads by fuzz_noop.
  * FUZZ_SEEDS: tests/fuzz/corpus/fuzz_watch
@@ -127,10 +131,59 @@ static void way_cut(const char *s, size_t n, const json_t *whole)
 	json_decref(cut);
 }
 
+static void way_cuts(const char *s, size_t n)
+{
+	static const char *const paths[8] = {"a.b.c", "a", "a.b", "a.c", "b", "a.b.c", "c.a", "a.b.d"};
+	json_skim_paths ps = {0};
+	json_skim_found f;
+	unsigned mask;
+	int ncut, seq = 0;
+	char *one, *cur;
+	size_t len;
+	if (n < 1)
+		return;
+	mask = (unsigned char)*s++;
+	n--;
+	one = malloc(n + 1);
+	cur = malloc(n + 1);
+	if (!one || !cur)
+		abort();
+	memcpy(cur, s, n);
+	len = n;
+	for (int i = 0; i < 8; i++) {
+		const char *path[3];
+		int np = 0;
+		size_t from, to;
+		if (!(mask >> i & 1))
+			continue;
+		if (json_skim_paths_add(&ps, NULL, 0, paths[i]) < 0)
+			abort();
+		for (const char *p = paths[i]; *p; p += p[1] == '.' ? 2 : 1) /* one-letter names */
+			path[np++] = p[0] == 'a' ? "a" : p[0] == 'b' ? "b" : p[0] == 'c' ? "c" : "d";
+		if (!json_skim_cut(cur, len, path, np, &from, &to))
+			continue;
+		if (from > to || to > len)
+			abort();
+		memmove(cur + from, cur + to, len - to);
+		len -= to - from;
+		seq++;
+	}
+	json_skim_find(s, n, &ps, &f);
+	size_t got = json_skim_cut_found(s, n, &f, ~0u, one, &ncut);
+	if (got != len || ncut != seq || memcmp(one, cur, len))
+		abort(); /* the one pass cut otherwise than the cuts in turn */
+	/* in place as well */
+	memcpy(one, s, n);
+	if (json_skim_cut_found(one, n, &f, ~0u, one, NULL) != len || memcmp(one, cur, len))
+		abort();
+	free(one);
+	free(cur);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_pick in;
-	if (!fuzz_pick_take(data, size, 4, &in) || in.n > 65536)
+	if (!fuzz_pick_take(data, size, 5, &in) || in.n > 65536)
 		return 0;
 	json_t *whole = json_loadb(in.s, in.n, JSON_DECODE_ANY, NULL);
 	switch (in.way) {
@@ -145,6 +198,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 2:
 		way_string(in.s, in.n, whole);
+		break;
+	case 4:
+		way_cuts(in.s, in.n);
 		break;
 	default: {
 		json_t *nodup = json_loadb(in.s, in.n, JSON_REJECT_DUPLICATES, NULL);

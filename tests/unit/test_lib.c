@@ -6,6 +6,7 @@
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "lib/gostrconv.h"
+#include "lib/json_skim.h"
 
 START_TEST(test_error_prefix)
 {
@@ -33,6 +34,56 @@ START_TEST(test_buf)
 END_TEST
 
 /* Expected strings are what Go's fmt.Sprint(float64) prints. */
+/* json_skim_find + json_skim_cut_found: the text json_skim_cut of each
+ * path in turn leaves, from one scan; in path order */
+static const char *cuts(const char *text, const char *const *dotted, int *ncut)
+{
+	static char out[256];
+	json_skim_paths ps = {0};
+	json_skim_found f;
+	size_t n = strlen(text);
+	for (; *dotted; dotted++)
+		ck_assert_int_ge(json_skim_paths_add(&ps, NULL, 0, *dotted), 0);
+	json_skim_find(text, n, &ps, &f);
+	out[json_skim_cut_found(text, n, &f, ~0u, out, ncut)] = '\0';
+	return out;
+}
+
+START_TEST(test_json_skim_cuts)
+{
+	json_skim_paths ps = {0};
+	int n;
+	/* two neighbours sharing a comma: each cut as the text left it */
+	ck_assert_str_eq(cuts("{\"a\":1,\"b\":2,\"c\":3}", (const char *[]){"a", "b", NULL}, &n), "{\"c\":3}");
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(cuts("{\"a\":1,\"b\":2,\"c\":3}", (const char *[]){"c", "b", NULL}, &n), "{\"a\":1}");
+	ck_assert_str_eq(cuts("{\"a\":1,\"b\":2}", (const char *[]){"a", "b", NULL}, &n), "{}");
+	/* nested: the inner one first, then the outer; the outer first takes the inner */
+	ck_assert_str_eq(cuts("{\"m\":{\"x\":1,\"y\":[2]},\"z\":0}", (const char *[]){"m.y", "m", NULL}, &n), "{\"z\":0}");
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(cuts("{\"m\":{\"x\":1,\"y\":[2]},\"z\":0}", (const char *[]){"m", "m.y", NULL}, &n), "{\"z\":0}");
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(cuts("{\"m\":{\"x\":1,\"y\":[2]},\"z\":0}", (const char *[]){"m.x", "z", NULL}, &n),
+			 "{\"m\":{\"y\":[2]}}");
+	/* named twice: not cut; not strict: not cut; the others are */
+	ck_assert_str_eq(cuts("{\"a\":1,\"a\":2,\"b\":3,\"c\":4}", (const char *[]){"a", "c", NULL}, &n),
+			 "{\"a\":1,\"a\":2,\"b\":3}");
+	ck_assert_str_eq(cuts("{\"a\":01,\"b\":3}", (const char *[]){"a", "b", NULL}, &n), "{\"a\":01}");
+	/* text the scan cannot follow: nothing cut */
+	ck_assert_str_eq(cuts("{\"a\":1,\"b\":\"", (const char *[]){"a", NULL}, &n), "{\"a\":1,\"b\":\"");
+	ck_assert_int_eq(n, 0);
+	/* paths that do not fit */
+	ck_assert_int_eq(json_skim_paths_add(&ps, NULL, 0, "a..b"), -1);
+	ck_assert_int_eq(json_skim_paths_add(&ps, NULL, 0, ""), -1);
+	ck_assert_int_eq(json_skim_paths_add(&ps, NULL, 0, "a.b.c.d.e.f.g.h.i.j"), -1);
+	ck_assert_int_eq(json_skim_paths_add(&ps, (const char *[]){"o"}, 1, "a.b.c.d.e.f.g.h"), 0);
+	ck_assert_int_eq(ps.n, 1);
+	for (int i = 1; i < JSON_SKIM_PATHS; i++)
+		ck_assert_int_eq(json_skim_paths_add(&ps, NULL, 0, "x"), i);
+	ck_assert_int_eq(json_skim_paths_add(&ps, NULL, 0, "x"), -1);
+}
+END_TEST
+
 START_TEST(test_go_float_g)
 {
 	static const struct { double v; const char *want; } cases[] = {
@@ -63,6 +114,7 @@ int main(void)
 	tcase_add_test(tc, test_error_prefix);
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_go_float_g);
+	tcase_add_test(tc, test_json_skim_cuts);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
