@@ -12,7 +12,7 @@ pkgs=(build-essential autoconf automake libtool pkg-config
       libssl-dev libarchive-dev check libpcre2-dev libcrypt-dev zlib1g-dev libdeflate-dev
       openssl unzip curl clang libclang-rt-14-dev valgrind gnupg
       libmicrohttpd-dev libsystemd-dev prometheus systemd
-      docker-registry apache2-utils)
+      docker-registry apache2-utils python3-h2)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

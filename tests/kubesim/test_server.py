@@ -18,15 +18,15 @@ ALICE = "alicetok"
 
 
 class Sim:
-    def __init__(self, tls=False):
+    def __init__(self, tls=False, args=(), env=None):
         self.dir = tempfile.mkdtemp(prefix="kubesim-test-")
         self.proc = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "kubesim"), "--listen", "127.0.0.1:0", "--dir", self.dir]
             + ([] if tls else ["--http"]) + [
              "--token", ADMIN + "=root:system:masters", "--token", ALICE + "=alice:devs",
              "--bookmark-interval", "0.3", "--pod-start-delay", "0.1", "--pod-run-seconds", "0.2",
-             "--watch-cache-events", "200"],
-            stdout=subprocess.DEVNULL, stderr=self._errfile())
+             "--watch-cache-events", "200"] + list(args),
+            stdout=subprocess.DEVNULL, stderr=self._errfile(), env=env)
         for _ in range(1200):
             if os.path.exists(os.path.join(self.dir, "kubeconfig")):
                 break
@@ -711,10 +711,6 @@ class KubesimServer(unittest.TestCase):
         self.assertEqual((code, o.get("data")), (201, {"k": "v", "n": "1"}))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class KubesimTLS(unittest.TestCase):
     """HTTPS: a client resumes its TLS session (TLS 1.3 and 1.2 session
     tickets: no certificate exchange, kubesim's handshake costs less), and a
@@ -753,3 +749,270 @@ class KubesimTLS(unittest.TestCase):
                 self.assertEqual(reused, [False, True, True], ver)
         finally:
             s.stop()
+
+
+class H2Client:
+    """A minimal HTTP/2 client (the h2 library kubesim uses) over a TLS
+    connection to s, as admin; a request's frames are read as they come."""
+
+    def __init__(self, s, window=65535, alpn=("h2", "http/1.1")):
+        import socket
+        import ssl
+        from kubesim_lib import h2conn
+        err = h2conn.load()
+        if err:
+            raise unittest.SkipTest(err)
+        self.h2 = h2conn.h2
+        ctx = ssl.create_default_context(cafile=os.path.join(s.dir, "ca.crt"))
+        ctx.load_cert_chain(os.path.join(s.dir, "admin.crt"), os.path.join(s.dir, "admin.key"))
+        ctx.set_alpn_protocols(list(alpn))
+        self.sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=20),
+                                    server_hostname="127.0.0.1")
+        self.authority = "127.0.0.1:%d" % s.port
+        self.conn = None
+        if self.sock.selected_alpn_protocol() != "h2":
+            return
+        h2 = self.h2
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.conn.local_settings = h2.settings.Settings(client=True, initial_values={
+            h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
+        self.conn.initiate_connection()
+        self.flush()
+        self.status, self.headers, self.data, self.ended, self.reset = {}, {}, {}, set(), set()
+        self.unacked = {}  # stream -> flow-controlled bytes not yet given back
+
+    def flush(self):
+        out = self.conn.data_to_send()
+        if out:
+            self.sock.sendall(out)
+
+    def request(self, method, path, body=None, ctype="application/json"):
+        sid = self.conn.get_next_available_stream_id()
+        hs = [(":method", method), (":path", path), (":scheme", "https"), (":authority", self.authority),
+              ("user-agent", "h2-test/1")]
+        if body is not None:
+            body = json.dumps(body).encode() if not isinstance(body, bytes) else body
+            hs += [("content-type", ctype), ("content-length", str(len(body)))]
+        self.conn.send_headers(sid, hs, end_stream=body is None)
+        self.data[sid] = b""
+        self.flush()
+        while body:  # as the window allows
+            room = min(self.conn.local_flow_control_window(sid), self.conn.max_outbound_frame_size)
+            if room <= 0:
+                self.pump()
+                continue
+            self.conn.send_data(sid, body[:room], end_stream=len(body) <= room)
+            body = body[room:]
+            self.flush()
+        return sid
+
+    def pump(self, ack=True):
+        """Read one batch of frames; ack: give the received bytes back at once."""
+        ev = self.h2.events
+        b = self.sock.recv(65536)
+        if not b:
+            raise ConnectionError("kubesim closed the connection")
+        for e in self.conn.receive_data(b):
+            if isinstance(e, ev.ResponseReceived):
+                hs = {k.decode(): v.decode() for k, v in e.headers}
+                self.status[e.stream_id] = int(hs[":status"])
+                self.headers[e.stream_id] = hs
+            elif isinstance(e, ev.DataReceived):
+                self.data[e.stream_id] = self.data.get(e.stream_id, b"") + e.data
+                self.unacked[e.stream_id] = self.unacked.get(e.stream_id, 0) + e.flow_controlled_length
+                if ack:
+                    self.ack(e.stream_id)
+            elif isinstance(e, ev.StreamEnded):
+                self.ended.add(e.stream_id)
+            elif isinstance(e, ev.StreamReset):
+                self.reset.add(e.stream_id)
+        self.flush()
+
+    def ack(self, sid):
+        n = self.unacked.pop(sid, 0)
+        if n:
+            try:
+                self.conn.acknowledge_received_data(n, sid)
+            except self.h2.exceptions.StreamClosedError:
+                pass
+        self.flush()
+
+    def until(self, fn):
+        while not fn():
+            self.pump()
+
+    def call(self, method, path, body=None):
+        sid = self.request(method, path, body)
+        self.until(lambda: sid in self.ended or sid in self.reset)
+        return self.status.get(sid), json.loads(self.data[sid]) if self.data[sid] else None
+
+    def cancel(self, sid):
+        self.conn.reset_stream(sid, self.h2.errors.ErrorCodes.CANCEL)
+        self.flush()
+
+    def close(self):
+        self.sock.close()
+
+
+def h2_call(s, method, path):
+    c = H2Client(s)
+    try:
+        return c.call(method, path)
+    finally:
+        c.close()
+
+
+class KubesimH2(unittest.TestCase):
+    """HTTP/2 (ALPN h2) as kube-apiserver serves it: requests multiplexed on
+    one connection, a watch cancelled by RST_STREAM while the connection goes
+    on serving, the peer's flow-control window respected."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s = Sim(tls=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.stop()
+
+    def stats(self):
+        return h2_call(self.s, "GET", "/_kubesim/stats")[1]["connections"]
+
+    def test_request(self):
+        before = self.stats()
+        c = H2Client(self.s)
+        try:
+            code, v = c.call("GET", "/version")
+            self.assertEqual((code, v["gitVersion"]), (200, "v1.35.0"))
+            code, o = c.call("POST", CM, {"apiVersion": "v1", "kind": "ConfigMap",
+                                          "metadata": {"name": "h2-req"}, "data": {"k": "v"}})
+            self.assertEqual((code, o["metadata"]["name"], o["data"]), (201, "h2-req", {"k": "v"}))
+            code, o = c.call("GET", CM + "/h2-req")
+            self.assertEqual((code, o["data"]), (200, {"k": "v"}))
+            code, o = c.call("GET", CM + "/nope")
+            self.assertEqual((code, o["reason"]), (404, "NotFound"))
+            # HEAD: the length of what GET would send, no DATA
+            sid = c.request("HEAD", CM + "/h2-req")
+            c.until(lambda: sid in c.ended)
+            self.assertEqual((c.status[sid], c.data[sid]), (200, b""))
+            self.assertGreater(int(c.headers[sid]["content-length"]), 0)
+            self.assertNotIn("connection", c.headers[sid])
+        finally:
+            c.close()
+        after = self.stats()
+        self.assertEqual(after["tls_h2"] - before["tls_h2"], 2)  # this connection, and stats()'s
+        self.assertEqual(after["tls_http1"], before["tls_http1"])
+        self.assertEqual(after["h2_streams"] - before["h2_streams"], 6)
+        # the request log as HTTP/1.1 requests make it
+        c = H2Client(self.s)
+        try:
+            sid = c.request("GET", "/_kubesim/log")
+            c.until(lambda: sid in c.ended)
+            log = [json.loads(x) for x in c.data[sid].splitlines()]
+        finally:
+            c.close()
+        mine = [e for e in log if e.get("userAgent") == "h2-test/1"
+                and e["path"] in ("/version", CM, CM + "/h2-req", CM + "/nope")][-5:]
+        self.assertEqual([(e["method"], e["path"], e["verb"], e["status"], e["user"]) for e in mine],
+                         [("GET", "/version", "get", 200, "admin"), ("POST", CM, "create", 201, "admin"),
+                          ("GET", CM + "/h2-req", "get", 200, "admin"), ("GET", CM + "/nope", "get", 404, "admin"),
+                          ("HEAD", CM + "/h2-req", "get", 200, "admin")])
+
+    def test_watch_reset_keeps_connection(self):
+        c = H2Client(self.s)
+        try:
+            code, _ = c.call("POST", CM, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "h2-w1"}})
+            self.assertEqual(code, 201)
+            w = c.request("GET", CM + "?watch=1&fieldSelector=metadata.name%3Dh2-w1")
+            c.until(lambda: b"\n" in c.data[w])
+            self.assertEqual(json.loads(c.data[w].split(b"\n")[0])["type"], "ADDED")
+            self.assertEqual(self.stats()["h2_streams_open"], 2)  # the watch, and stats()'s own request
+            c.cancel(w)
+            # the connection goes on: a second watch, and a create it sees
+            w2 = c.request("GET", CM + "?watch=1&resourceVersion=1&fieldSelector=metadata.name%3Dh2-w2")
+            code, _ = c.call("POST", CM, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "h2-w2"}})
+            self.assertEqual(code, 201)
+            c.until(lambda: b"\n" in c.data[w2])
+            self.assertEqual(json.loads(c.data[w2].split(b"\n")[0])["object"]["metadata"]["name"], "h2-w2")
+            self.assertNotIn(w, c.ended)
+            # the cancelled watch's thread has ended (woken by the reset); the other one runs on
+            self.s.until(lambda: self.stats()["h2_streams_open"] == 2)
+            c.cancel(w2)
+            self.s.until(lambda: self.stats()["h2_streams_open"] == 1)
+            self.assertEqual(c.call("GET", "/version")[0], 200)
+        finally:
+            c.close()
+
+    def test_flow_control_large_list(self):
+        import socket
+        c = H2Client(self.s, window=16384)
+        try:
+            blob = "x" * 60000
+            for i in range(20):
+                code, _ = c.call("POST", "/api/v1/namespaces/kube-public/configmaps",
+                                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big-%d" % i},
+                                  "data": {"blob": blob}})
+                self.assertEqual(code, 201)
+            sid = c.request("GET", "/api/v1/namespaces/kube-public/configmaps")
+            # nothing given back: kubesim stops at the stream's window
+            c.sock.settimeout(1.0)
+            try:
+                while True:
+                    c.pump(ack=False)
+            except socket.timeout:
+                pass
+            c.sock.settimeout(20)
+            self.assertEqual(len(c.data[sid]), 16384)
+            self.assertNotIn(sid, c.ended)
+            while sid not in c.ended:
+                c.ack(sid)
+                c.pump(ack=False)
+            lst = json.loads(c.data[sid])
+            self.assertEqual(sorted(o["metadata"]["name"] for o in lst["items"]
+                                    if o["metadata"]["name"].startswith("big-")),
+                             sorted("big-%d" % i for i in range(20)))
+            self.assertEqual(int(c.headers[sid]["content-length"]), len(c.data[sid]))
+            self.assertGreater(len(c.data[sid]), 20 * 60000)
+        finally:
+            c.close()
+
+    def test_body_over_limit(self):
+        c = H2Client(self.s)
+        try:
+            code, o = c.call("POST", CM, b"{" + b" " * (3 * 1024 * 1024) + b"}")
+            self.assertEqual((code, o["reason"]), (413, "RequestEntityTooLarge"))
+            self.assertEqual(c.call("GET", "/version")[0], 200)
+        finally:
+            c.close()
+
+
+class KubesimH2Options(unittest.TestCase):
+    def test_http1_flag(self):
+        s = Sim(tls=True, args=["--http1"])
+        try:
+            c = H2Client(s)
+            self.assertIsNone(c.conn)  # ALPN: http/1.1 chosen though h2 was offered
+            self.assertEqual(c.sock.selected_alpn_protocol(), "http/1.1")
+            c.close()
+        finally:
+            s.stop()
+
+    def test_no_h2_fails_clearly(self):
+        d = tempfile.mkdtemp(prefix="kubesim-noh2-")
+        try:
+            os.makedirs(os.path.join(d, "h2"))
+            with open(os.path.join(d, "h2", "__init__.py"), "w") as f:
+                f.write("raise ImportError('h2 hidden by the test')\n")
+            env = dict(os.environ, PYTHONPATH=d)
+            p = subprocess.run([sys.executable, os.path.join(HERE, "kubesim"), "--dir", os.path.join(d, "st")],
+                               env=env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("python3-h2", p.stderr)
+            self.assertIn("h2 hidden by the test", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "st", "port")))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()

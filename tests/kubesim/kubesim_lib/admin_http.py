@@ -29,6 +29,8 @@ class AdminHandlers:
                 return self._send(200, {"cleared": True})
             with adm.lock:
                 return self._send(200, {"faults": [f.to_json() for f in adm.faults]})
+        if head == "stats" and m == "GET":
+            return self._send(200, {"connections": self.server.h2_stats.snapshot()})
         if head == "close-watches" and m == "POST":
             sim.store.close_watches()
             return self._send(200, {"closed": True})

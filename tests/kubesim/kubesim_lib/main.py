@@ -22,6 +22,9 @@ def parse_args(argv):
     p.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0 picks a free one)")
     p.add_argument("--dir", required=True, help="state directory (kubeconfig, certs, port, logs)")
     p.add_argument("--http", action="store_true", help="serve plain HTTP instead of HTTPS")
+    p.add_argument("--http1", action="store_true",
+                   help="offer HTTP/1.1 only (by default TLS clients may choose HTTP/2 by ALPN, as with kube-apiserver); "
+                   "also KUBESIM_HTTP1=1 in the environment, for comparisons")
     p.add_argument("--http-user", default="admin:system:masters",
                    help="with --http: USER[:GROUP,...] for requests without a token (kubectl sends no token over "
                    "plain HTTP; default admin:system:masters, '' for anonymous)")
@@ -76,6 +79,13 @@ def main(argv=None):
     if prof_path:
         from . import profiling
         prof = profiling.install()
+    use_h2 = not o.http and not o.http1 and os.environ.get("KUBESIM_HTTP1") != "1"
+    if use_h2:
+        from . import h2conn
+        err = h2conn.load()
+        if err:
+            print(err, file=sys.stderr)
+            return 1
     d = os.path.abspath(o.dir)
     os.makedirs(d, exist_ok=True)
     for f in ("kubeconfig", "port", "url"):
@@ -112,7 +122,7 @@ def main(argv=None):
     ctrl.bootstrap()
     sim = Sim(store, registry, api, authz, tokens, certs, adm, ctrl, o)
     try:
-        srv = make_server(sim, host or "127.0.0.1", int(port or 0), d, not o.http)
+        srv = make_server(sim, host or "127.0.0.1", int(port or 0), d, not o.http, use_h2)
     except (OSError, ValueError) as e:
         print("kubesim: cannot listen on %s: %s" % (o.listen, e), file=sys.stderr)
         return 1
@@ -148,6 +158,6 @@ def main(argv=None):
         profiling.dump(prof, prof_path)
     if cpu_path:
         from .profiling import cpu_dump
-        cpu_dump(cpu_path)
+        cpu_dump(cpu_path, srv.h2_stats.snapshot())
     print("kubesim: stopped", flush=True)
     return 0

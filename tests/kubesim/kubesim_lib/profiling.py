@@ -100,9 +100,10 @@ def cpu_gc():
     gc.callbacks.append(cb)
 
 
-def cpu_dump(path):
+def cpu_dump(path, connections):
+    """connections: the server's connection counts (h2conn.Stats)."""
     import json
     with _cpu_lock:
         rows = sorted(((k, round(v[0], 3), v[1]) for k, v in _cpu.items()), key=lambda r: -r[1])
     with open(path, "w") as f:
-        json.dump({"total": round(sum(r[1] for r in rows), 3), "by": rows}, f, indent=0)
+        json.dump({"total": round(sum(r[1] for r in rows), 3), "by": rows, "connections": connections}, f, indent=0)

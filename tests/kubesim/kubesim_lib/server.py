@@ -8,7 +8,7 @@ import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from . import headers, openapi
+from . import h2conn, headers, openapi
 from .admin_http import AdminHandlers
 from .subresources import SubresourceHandlers
 from .watch import WatchHandlers
@@ -148,7 +148,6 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
     def handle_one_request(self):
         if not self.cpustats:
             return super().handle_one_request()
-        from .profiling import cpu_add
         t0 = time.thread_time()
         self._entry = None
         try:
@@ -156,13 +155,60 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
         finally:
             dt = time.thread_time() - t0
             self._cpu_reqs = getattr(self, "_cpu_reqs", 0.0) + dt
-            e = self._entry
-            if e is not None:
-                cat = "%s %s%s" % (e.get("verb"), e.get("resource") or e.get("path"),
-                                   "/" + e["subresource"] if e.get("subresource") else "")
-                if e.get("path", "").startswith("/_kubesim/"):
-                    cat = "admin " + e["path"]
-                cpu_add(cat, dt)
+            self._cpu_account(dt)
+
+    def _cpu_account(self, dt):
+        """KUBESIM_CPUSTATS: dt seconds of CPU to the category of the request just handled."""
+        from .profiling import cpu_add
+        e = self._entry
+        if e is not None:
+            cat = "%s %s%s" % (e.get("verb"), e.get("resource") or e.get("path"),
+                               "/" + e["subresource"] if e.get("subresource") else "")
+            if e.get("path", "").startswith("/_kubesim/"):
+                cat = "admin " + e["path"]
+            cpu_add(cat, dt)
+
+    # ---- what differs between HTTP/1.1 and HTTP/2 (h2conn.H2Handler) -----------------------
+    def _peer_cert(self):
+        if isinstance(self.connection, ssl.SSLSocket):
+            return self.connection.getpeercert()
+        return None
+
+    def _stream_gone(self):
+        """The client cancelled the request (HTTP/2: RST_STREAM; HTTP/1.1 finds out by writing)."""
+        return False
+
+    def _watching(self, waiter):
+        """A watch waits on waiter (store lock held): HTTP/2 wakes it when the stream goes."""
+
+    def _emit(self, code, hdrs, data):
+        """The response: status, headers ((name, value) pairs) and body, in one write."""
+        head = ["%s %d %s\r\n" % (self.protocol_version, code,
+                                   self.responses[code][0] if code in self.responses else "")]
+        for k, v in hdrs:
+            head.append("%s: %s\r\n" % (k, v))
+        # the head and the body in one write (one TLS record, one segment), not two
+        head.append("\r\n")
+        out = "".join(head).encode("latin-1", "strict") if self.request_version != "HTTP/0.9" else b""
+        self.wfile.write(out + data if self.command != "HEAD" else out)
+
+    def _start_stream_head(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.send_header("Audit-Id", self._audit_id)
+        self.end_headers()
+        self.wfile.flush()
+
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _chunks(self, out):
+        """Watch events (non-empty), in one write."""
+        self.wfile.write(b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in out))
+        self.wfile.flush()
 
     # ---- plumbing -------------------------------------------------------------------------
     MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's MaxRequestBodyBytes
@@ -194,24 +240,23 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
 
     def _send(self, code, obj, ctype="application/json", headers=None):
         data = obj if isinstance(obj, bytes) else (dumps(obj) + "\n").encode()
-        # the head send_response() and send_header() would make, in one string
-        head = ["%s %d %s\r\nServer: %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
-                "Cache-Control: no-cache, private\r\nAudit-Id: %s\r\n" % (
-                    self.protocol_version, code, self.responses[code][0] if code in self.responses else "",
-                    self.version_string(), self._date(), ctype, len(data), self._audit_id)]
+        # the headers send_response() and send_header() would make
+        hdrs = [("Server", self.version_string()), ("Date", self._date()), ("Content-Type", ctype),
+                ("Content-Length", str(len(data))), ("Cache-Control", "no-cache, private"),
+                ("Audit-Id", self._audit_id)]
         if not getattr(self, "_body_read", True) and (
                 int(self.headers.get("Content-Length") or 0) > 0
                 or (self.headers.get("Transfer-Encoding") or "").lower() == "chunked"):
             # answered before the body was read (refused, fault injected): the
             # unread bytes must not be taken for the next request on this connection
-            head.append("Connection: close\r\n")
+            hdrs.append(("Connection", "close"))
             self.close_connection = True
         for k, v in (headers or {}).items():
-            head.append("%s: %s\r\n" % (k, v))
+            hdrs.append((k, v))
             if k.lower() == "connection":
                 self.close_connection = v.lower() == "close" or (self.close_connection and v.lower() != "keep-alive")
         for w in getattr(self.sim.api.ctx, "warnings", None) or []:
-            head.append('Warning: 299 - "%s"\r\n' % w.replace('"', '\\"'))
+            hdrs.append(("Warning", '299 - "%s"' % w.replace('"', '\\"')))
         self.sim.api.ctx.warnings = []
         e = getattr(self, "_entry", None)
         if e is not None and not self._logged and not e["path"].startswith("/_kubesim/"):
@@ -221,10 +266,7 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
             e["ms"] = int((time.monotonic() - self._t0) * 1000)
             self.sim.admin.record(e)
             self._logged = True
-        # the head and the body in one write (one TLS record, one segment), not two
-        head.append("\r\n")
-        out = "".join(head).encode("latin-1", "strict") if self.request_version != "HTTP/0.9" else b""
-        self.wfile.write(out + data if self.command != "HEAD" else out)
+        self._emit(code, hdrs, data)
         self._status = code
 
     _date_cache = (0, "")
@@ -305,8 +347,9 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
     def _authenticate(self):
         """kube-apiserver's union authenticator order: client certificate, then bearer token."""
         sim = self.sim
-        if isinstance(self.connection, ssl.SSLSocket):
-            u = user_from_cert(self.connection.getpeercert())
+        cert = self._peer_cert()
+        if cert is not None:
+            u = user_from_cert(cert)
             if u is not None:
                 return u
         authz = self.headers.get("Authorization", "")
@@ -604,8 +647,10 @@ class Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, addr, handler, ssl_ctx):
+    def __init__(self, addr, handler, ssl_ctx, h2_handler):
         self.ssl_ctx = ssl_ctx
+        self.h2_handler = h2_handler  # None: HTTP/1.1 only
+        self.h2_stats = h2conn.Stats()
         super().__init__(addr, handler)
 
     def get_request(self):
@@ -615,20 +660,49 @@ class Server(ThreadingHTTPServer):
             sock = self.ssl_ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         return sock, addr
 
+    def finish_request(self, request, client_address):
+        """On the connection's thread: HTTP/2 when the client chose it by ALPN, else HTTP/1.1."""
+        if self.ssl_ctx is None:
+            self.h2_stats.add("plain_http1")
+            return super().finish_request(request, client_address)
+        cpu = self.RequestHandlerClass.cpustats
+        t0 = time.thread_time() if cpu else 0.0
+        try:
+            request.do_handshake()
+        except (OSError, ssl.SSLError):
+            self.h2_stats.add("tls_failed")
+            return
+        finally:
+            if cpu:
+                from .profiling import cpu_add
+                cpu_add("TLS handshake", time.thread_time() - t0)
+        if self.h2_handler is None or request.selected_alpn_protocol() != "h2":
+            self.h2_stats.add("tls_http1")
+            return super().finish_request(request, client_address)
+        self.h2_stats.add("tls_h2")
+        t0 = time.thread_time() if cpu else 0.0
+        try:
+            h2conn.Conn(request, client_address, self).serve()
+        finally:
+            if cpu:
+                from .profiling import cpu_add
+                cpu_add("connection (HTTP/2 framing)", time.thread_time() - t0)
+
     def handle_error(self, request, client_address):
         pass
 
 
-def make_server(sim, host, port, certs_dir, use_tls):
+def make_server(sim, host, port, certs_dir, use_tls, h2=True):
+    """h2: offer HTTP/2 by ALPN (h2conn.load() done)."""
     ctx = None
     if use_tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(certs_dir + "/server.crt", certs_dir + "/server.key")
         ctx.load_verify_locations(certs_dir + "/ca.crt")
         ctx.verify_mode = ssl.CERT_OPTIONAL
-        ctx.set_alpn_protocols(["http/1.1"])
+        ctx.set_alpn_protocols(["h2", "http/1.1"] if h2 else ["http/1.1"])
     handler = type("KubesimHandler", (Handler,), {"sim": sim})
     headers.install(handler)
-    srv = Server((host, port), handler, ctx)
+    h2_handler = type("KubesimH2Handler", (h2conn.H2Handler, handler), {}) if use_tls and h2 else None
+    srv = Server((host, port), handler, ctx, h2_handler)
     return srv
-

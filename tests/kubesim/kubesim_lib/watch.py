@@ -58,6 +58,7 @@ class WatchHandlers:
         one = ri.name or next((v for f, op, v in fsel if f == "metadata.name" and op in ("=", "==")), None)
         with store.lock:
             waiter = store.watch_waiter(res.group, res.resource, ns or None, one)
+            self._watching(waiter)
         try:
             self._watch_stream(ri, res, store, waiter, chunks, initial, bookmarks, rv_s, ns, timeout, match, enc, table)
         finally:
@@ -102,7 +103,7 @@ class WatchHandlers:
                                       "name": ri.name, "user": ""}, ("closeWatch",))
         if close_fault:
             deadline = min(deadline, time.monotonic() + float(close_fault.spec.get("afterMs", 0)) / 1000.0)
-        while not sim.opts.stopping:
+        while not sim.opts.stopping and not self._stream_gone():
             out = []
             with store.lock:
                 try:
@@ -156,8 +157,7 @@ class WatchHandlers:
                             cond.wait(max(0.01, t))
                             continue
             if out:  # the events of one look in one write
-                self.wfile.write(b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in out))
-                self.wfile.flush()
+                self._chunks(out)
             if evs is None:
                 break
             if time.monotonic() >= deadline:
@@ -177,15 +177,5 @@ class WatchHandlers:
         self._entry["ms"] = 0
         self.sim.admin.record(self._entry)
         self._logged = True
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("Cache-Control", "no-cache, private")
-        self.send_header("Audit-Id", self._audit_id)
-        self.end_headers()
+        self._start_stream_head()
         self._status = 200
-        self.wfile.flush()
-
-    def _chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
