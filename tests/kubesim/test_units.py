@@ -471,5 +471,64 @@ class History(unittest.TestCase):
                                if labels_match(lsel, o["metadata"].get("labels"))]
                         self.assertEqual(got, want, (i, sel, scope))
 
+
+class Hpack(unittest.TestCase):
+    """h2conn's HPACK coder against the hpack package's (RFC 7541): the same
+    header lists both ways, through dynamic-table inserts, evictions and size
+    updates; malformed blocks raise hpack's errors only (h2 turns them into a
+    connection error)."""
+
+    def setUp(self):
+        from kubesim_lib import h2conn
+        err = h2conn.load()
+        if err:
+            self.skipTest(err)
+        self.h2conn = h2conn
+        self.hpack = h2conn.hpack
+
+    def test_decoder_reads_what_hpack_writes(self):
+        import random
+        rnd = random.Random(14)
+        names = [b":method", b":path", b"user-agent", b"accept", b"authorization", b"impersonate-group",
+                 b"x-long-" + b"n" * 60, b"content-type"]
+        for trial in range(200):
+            enc, dec = self.hpack.Encoder(), self.h2conn._Decoder()
+            if trial % 3 == 0:
+                enc.header_table_size = 200  # evictions, and a size update in the next block
+            for _ in range(20):
+                hs = [(rnd.choice(names), bytes(rnd.choice(b"abc/?=%-_") for _ in range(rnd.randint(0, 150))))
+                      for _ in range(rnd.randint(1, 8))]
+                self.assertEqual(dec.decode(enc.encode(hs, huffman=rnd.random() < 0.7)), hs)
+
+    def test_decoder_limits_and_errors(self):
+        import random
+        rnd = random.Random(2)
+        for _ in range(3000):
+            b = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 24)))
+            try:
+                self.h2conn._Decoder().decode(b)
+            except self.hpack.HPACKError:
+                pass
+        d = self.h2conn._Decoder()
+        d.max_header_list_size = 100
+        with self.assertRaises(self.hpack.exceptions.OversizedHeaderListError):
+            d.decode(self.hpack.Encoder().encode([(b"a", b"b" * 100)]))
+        with self.assertRaises(self.hpack.exceptions.InvalidTableSizeError):
+            self.h2conn._Decoder().decode(b"\x3f\xe1\x3f")  # a table size update to 8192 > 4096
+        with self.assertRaises(self.hpack.exceptions.InvalidTableIndex):
+            self.h2conn._Decoder().decode(b"\xbe")  # index 62: the dynamic table is empty
+        with self.assertRaises(self.hpack.HPACKDecodingError):
+            self.h2conn._Decoder().decode(b"\x00\x05ab")  # truncated name
+
+    def test_encoder_read_by_hpack(self):
+        enc, dec = self.h2conn._Encoder(), self.hpack.Decoder()
+        hs = [(b":status", b"200"), (b"content-type", b"application/json"), (b"x" * 300, b"y" * 5000)]
+        self.assertEqual([tuple(h) for h in dec.decode(enc.encode(hs), raw=True)], hs)
+        enc.header_table_size = 0  # the peer's SETTINGS_HEADER_TABLE_SIZE: a size update first
+        dec.max_allowed_table_size = 0
+        self.assertEqual([tuple(h) for h in dec.decode(enc.encode(hs), raw=True)], hs)
+        self.assertEqual(dec.header_table_size, 0)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -14,6 +14,7 @@ Python's path or else in Debian's dist-packages (a pyenv python3 first on
 PATH does not look there); load() says what is missing when it is not."""
 import io
 import os
+import queue
 import select
 import socket
 import ssl
@@ -23,7 +24,7 @@ import time
 
 from .headers import Headers
 
-h2 = None  # the h2 package once load() found it
+h2 = hpack = None  # the h2 and hpack packages once load() found them
 _DIST = ("/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages")
 
 MAX_STREAMS = 250            # SETTINGS_MAX_CONCURRENT_STREAMS (Go's http2 server default)
@@ -52,8 +53,199 @@ def load():
     import h2.exceptions
     import h2.settings
     import h2.errors
+    import hpack.exceptions
+    import hpack.hpack
+    import hpack.table
+    hpack.hpack.log = _NoLog()  # a logging call per header field, though nothing is logged
+    global _huffman, _STATIC
+    _huffman = _huffman_memo(hpack.hpack.decode_huffman)
+    _STATIC = (None,) + hpack.table.HeaderTable.STATIC_TABLE
     globals()["h2"] = sys.modules["h2"]
+    globals()["hpack"] = sys.modules["hpack"]
     return None
+
+
+def _huffman_memo(decode):
+    """hpack's Huffman decoder (a Python loop per 4 bits) remembering what it
+    decoded: clients Huffman-code the fields they do not index (a request's
+    path, often the same again) and decoding was a third of a request's framing."""
+    memo = {}
+
+    def decode_huffman(b):
+        s = memo.get(b)
+        if s is None:
+            s = decode(b)
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[b] = s
+        return s
+    return decode_huffman
+
+
+_huffman = _STATIC = None
+
+
+def _hpack_int_at(data, i, prefix_bits):
+    """RFC 7541 5.1: (the integer at data[i] with an N-bit prefix, the index after it)."""
+    top = (1 << prefix_bits) - 1
+    n = data[i] & top
+    i += 1
+    if n < top:
+        return n, i
+    shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        n += (b & 127) << shift
+        if b < 128:
+            return n, i
+        shift += 7
+        if shift > 28:
+            raise ValueError("integer too long")
+
+
+class _Decoder:
+    """HPACK decoder (RFC 7541) for requests, in place of hpack's Decoder,
+    which was most of a request's framing (a few calls and a logging call per
+    field): the same results, limits and errors (hpack's exceptions, which h2
+    turns into a connection error)."""
+
+    def __init__(self):
+        self.table = []          # the dynamic table, newest first: (name, value)
+        self.size = 0            # its size, RFC 7541 4.1
+        self.max_size = 4096     # set by the peer's size updates
+        self.max_allowed_table_size = 4096  # our SETTINGS_HEADER_TABLE_SIZE
+        self.max_header_list_size = 1 << 16
+
+    @property
+    def header_table_size(self):
+        return self.max_size
+
+    @header_table_size.setter
+    def header_table_size(self, n):
+        self.max_size = n
+        self._evict()
+
+    def _evict(self):
+        t = self.table
+        while self.size > self.max_size and t:
+            k, v = t.pop()
+            self.size -= 32 + len(k) + len(v)
+
+    def _entry(self, i):
+        if 0 < i < len(_STATIC):
+            return _STATIC[i]
+        j = i - len(_STATIC)
+        if 0 <= j < len(self.table):
+            return self.table[j]
+        raise hpack.exceptions.InvalidTableIndex("invalid table index %d" % i)
+
+    def _string(self, data, i):
+        huff = data[i] & 0x80
+        n, i = _hpack_int_at(data, i, 7)
+        s = bytes(data[i:i + n])
+        if len(s) != n:
+            raise hpack.exceptions.HPACKDecodingError("Truncated header block")
+        return (_huffman(s) if huff else s), i + n
+
+    def decode(self, data, raw=True):
+        try:
+            return self._decode(data)
+        except (IndexError, ValueError) as e:
+            raise hpack.exceptions.HPACKDecodingError("bad header block: %s" % e)
+
+    def _decode(self, data):
+        out = []
+        i, end, total = 0, len(data), 0
+        while i < end:
+            b = data[i]
+            if b & 0x80:  # indexed field
+                n, i = _hpack_int_at(data, i, 7)
+                if n == 0:
+                    raise hpack.exceptions.HPACKDecodingError("index 0")
+                f = self._entry(n)
+            elif b & 0x40 or not b & 0x20:  # a literal, added to the table (6-bit name index) or not (4-bit)
+                index = b & 0x40
+                n, i = _hpack_int_at(data, i, 6 if index else 4)
+                if n:
+                    name = self._entry(n)[0]
+                else:
+                    name, i = self._string(data, i)
+                value, i = self._string(data, i)
+                f = (name, value)
+                if index:
+                    self.table.insert(0, f)
+                    self.size += 32 + len(name) + len(value)
+                    self._evict()
+            else:  # dynamic table size update
+                if out:
+                    raise hpack.exceptions.HPACKDecodingError("Table size update not at the start of the block")
+                n, i = _hpack_int_at(data, i, 5)
+                if n > self.max_allowed_table_size:
+                    raise hpack.exceptions.InvalidTableSizeError("Encoder exceeded max allowable table size")
+                self.header_table_size = n
+                continue
+            out.append(f)
+            total += 32 + len(f[0]) + len(f[1])
+            if total > self.max_header_list_size:
+                raise hpack.exceptions.OversizedHeaderListError(
+                    "A header list larger than %d has been received" % self.max_header_list_size)
+        if self.max_size > self.max_allowed_table_size:
+            raise hpack.exceptions.InvalidTableSizeError("Encoder did not shrink table size to within the max")
+        return out
+
+
+class _NoLog:
+    def debug(self, *args, **kwargs):
+        pass
+
+
+def _hpack_int(n, prefix_bits, first):
+    """RFC 7541 5.1: n with an N-bit prefix, the first byte's high bits first."""
+    top = (1 << prefix_bits) - 1
+    if n < top:
+        return bytes((first | n,))
+    out = bytearray((first | top,))
+    n -= top
+    while n >= 128:
+        out.append((n & 127) | 128)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+class _Encoder:
+    """HPACK for responses: each field a literal never added to the dynamic
+    table, without Huffman coding (RFC 7541 6.2.2), which any decoder reads;
+    hpack's Encoder, which indexes and Huffman-codes every field, cost more
+    than the rest of a response's framing (the Date and Audit-Id of each
+    response differ anyway)."""
+
+    def __init__(self):
+        self._size = 4096
+        self._update = None
+
+    @property
+    def header_table_size(self):
+        return self._size
+
+    @header_table_size.setter
+    def header_table_size(self, n):  # the peer's SETTINGS_HEADER_TABLE_SIZE: said in the next block
+        self._size = n
+        self._update = n
+
+    def encode(self, headers, huffman=True):
+        out = []
+        if self._update is not None:
+            out.append(_hpack_int(self._update, 5, 0x20))
+            self._update = None
+        for k, v in headers:
+            if k == b":status":
+                out.append(b"\x08")  # literal, name :status from the static table (index 8)
+            else:
+                out.append(b"\x00" + _hpack_int(len(k), 7, 0) + k)
+            out.append(_hpack_int(len(v), 7, 0) + v)
+        return b"".join(out)
 
 
 class Stats:
@@ -72,6 +264,41 @@ class Stats:
     def snapshot(self):
         with self.lock:
             return dict(self.c)
+
+
+class _Pool:
+    """Threads for the streams' requests, kept a while when idle: a new
+    thread per request cost as much as framing it."""
+    IDLE_SECS = 30.0
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.idle = []  # SimpleQueues of idle threads
+
+    def run(self, fn, arg):
+        with self.lock:
+            q = self.idle.pop() if self.idle else None
+        if q is None:
+            q = queue.SimpleQueue()
+            threading.Thread(target=self._thread, args=(q,), daemon=True).start()
+        q.put((fn, arg))
+
+    def _thread(self, q):
+        while True:
+            try:
+                fn, arg = q.get(timeout=self.IDLE_SECS)
+            except queue.Empty:
+                with self.lock:
+                    if q in self.idle:
+                        self.idle.remove(q)
+                        return
+                continue  # taken for a job just now: it is in the queue
+            fn(arg)
+            with self.lock:
+                self.idle.append(q)
+
+
+_pool = _Pool()
 
 
 class _Stream:
@@ -97,9 +324,15 @@ class Conn:
         self.client_address = client_address
         self.server = server
         self.peercert = sock.getpeercert()
+        # the checks of each header field cost more than kubesim's answer to a small request
         cfg = h2.config.H2Configuration(client_side=False, header_encoding=None,
-                                        validate_outbound_headers=False, normalize_outbound_headers=False)
+                                        validate_outbound_headers=False, normalize_outbound_headers=False,
+                                        validate_inbound_headers=False, normalize_inbound_headers=False)
         self.h2 = h2.connection.H2Connection(cfg)
+        self.h2.encoder = _Encoder()
+        dec = _Decoder()
+        dec.max_header_list_size = self.h2.decoder.max_header_list_size
+        self.h2.decoder = dec
         self.lock = threading.Condition()  # guards ops, streams' pending, wake_sent; stream threads wait on it
         self.ops = []                      # (fn, args) from stream threads, run by the connection thread
         self.streams = {}                  # only the connection thread adds and removes
@@ -233,7 +466,7 @@ class Conn:
     def _start(self, st):
         st.started = True
         self.server.h2_stats.add("h2_streams")
-        threading.Thread(target=self._run_stream, args=(st,), daemon=True).start()
+        _pool.run(self._run_stream, st)
 
     def _run_stream(self, st):
         stats = self.server.h2_stats
@@ -271,6 +504,11 @@ class Conn:
             return
         if end:
             self.streams.pop(st.sid, None)
+
+    def op_answer(self, st, headers, data):
+        """HEADERS, then data (END_STREAM after it)."""
+        self.op_headers(st, headers, False)
+        self.op_data(st, data, True)
 
     def op_data(self, st, data, end):
         with self.lock:
@@ -352,8 +590,7 @@ class H2Handler:
         self.requestline = "%s %s HTTP/2.0" % (method, path)
         self.rfile = io.BytesIO(b"".join(st.body))
         st.body = None
-        self._h2_sent = False   # HEADERS sent
-        self._h2_ended = False  # END_STREAM sent
+        self._h2_ended = False  # END_STREAM sent (or queued)
         cpu = self.cpustats
         t0 = time.thread_time() if cpu else 0.0
         self._entry = None
@@ -376,16 +613,19 @@ class H2Handler:
         if self._st.gone:  # reset before the waiter was known
             waiter.cond.notify()
 
-    def _h2_headers(self, code, hdrs, end):
+    def _h2_fields(self, code, hdrs):
         if self._st.gone:
             raise ConnectionResetError("stream reset")
-        out = [(b":status", str(code).encode())]
+        out = [(b":status", b"%d" % code)]
         for k, v in hdrs:
             lk = k.lower()
             if lk in ("connection", "transfer-encoding", "server"):
                 continue
             out.append((lk.encode("latin-1"), v.encode("latin-1")))
-        self._h2_sent = True
+        return out
+
+    def _h2_headers(self, code, hdrs, end):
+        out = self._h2_fields(code, hdrs)
         self._h2_ended = end
         self._h2.post(self._h2.op_headers, self._st, out, end)
 
@@ -404,8 +644,11 @@ class H2Handler:
         if self.command == "HEAD" or not data:
             self._h2_headers(code, hdrs, True)
             return
-        self._h2_headers(code, hdrs, False)
-        self._h2_data(data, True)
+        out = self._h2_fields(code, hdrs)
+        self._h2_ended = True
+        self._h2.post(self._h2.op_answer, self._st, out, data)
+        if len(data) > PENDING_MAX // 2:
+            self._h2.wait_room(self._st)
 
     def _start_stream_head(self):
         self._h2_headers(200, [("Content-Type", "application/json"), ("Cache-Control", "no-cache, private"),
