@@ -336,6 +336,8 @@ class Conn:
         self.lock = threading.Condition()  # guards ops, streams' pending, wake_sent; stream threads wait on it
         self.ops = []                      # (fn, args) from stream threads, run by the connection thread
         self.streams = {}                  # only the connection thread adds and removes
+        self.waiting = set()               # streams with DATA held back by a window
+        self.wait_room_n = 0               # stream threads in wait_room()
         self.closed = False
         self.wake_r, self.wake_w = os.pipe()
         self.wake_sent = False
@@ -353,8 +355,12 @@ class Conn:
     def wait_room(self, st):
         """Block a stream's thread while it has too much queued (the peer reads slowly)."""
         with self.lock:
-            while not st.gone and not self.closed and sum(len(b) for b in st.pending) > PENDING_MAX:
-                self.lock.wait(1.0)
+            self.wait_room_n += 1
+            try:
+                while not st.gone and not self.closed and sum(len(b) for b in st.pending) > PENDING_MAX:
+                    self.lock.wait(1.0)
+            finally:
+                self.wait_room_n -= 1
 
     # ---- the connection thread ---------------------------------------------------------------
     def serve(self):
@@ -443,7 +449,7 @@ class Conn:
                     if st is not None:
                         self._pump(st)
                 else:
-                    for st in list(self.streams.values()):
+                    for st in list(self.waiting):
                         self._pump(st)
             elif t is ev.ConnectionTerminated:
                 return True
@@ -480,6 +486,7 @@ class Conn:
         with self.lock:
             st.gone = True
             st.pending = []
+            self.waiting.discard(st)
             self.lock.notify_all()
         w = st.waiter
         if w is not None:
@@ -533,7 +540,8 @@ class Conn:
         self._gone(st)
 
     def _pump(self, st):
-        """Send what st has queued, as far as the windows and frame size allow."""
+        """Send what st has queued, as far as the windows and frame size
+        allow; END_STREAM on the last DATA frame (not a frame of its own)."""
         c = self.h2
         with self.lock:
             try:
@@ -547,16 +555,27 @@ class Conn:
                     else:
                         st.pending[0] = b[room:]
                         b = b[:room]
-                    c.send_data(st.sid, b)
-                if not st.pending and st.end:
+                    last = st.end and not st.pending
+                    c.send_data(st.sid, b, end_stream=last)
+                    if last:
+                        st.end = False
+                        self.streams.pop(st.sid, None)
+                if st.end and not st.pending:  # nothing was left to send
                     st.end = False
                     c.end_stream(st.sid)
                     self.streams.pop(st.sid, None)
+                if st.pending:
+                    self.waiting.add(st)
+                else:
+                    self.waiting.discard(st)
+                if self.wait_room_n:
+                    self.lock.notify_all()
             except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
                 st.pending = []
                 st.gone = True
                 self.streams.pop(st.sid, None)
-            self.lock.notify_all()
+                self.waiting.discard(st)
+                self.lock.notify_all()
 
 
 class H2Handler:
