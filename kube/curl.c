@@ -527,6 +527,13 @@ static int set_fixed(struct curl_tr *t, bh_error *err)
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	/* over HTTPS (an API server offers h2 by ALPN), a transfer of a multi
+	 * handle that starts while a connection is being made waits for it and
+	 * becomes one more stream on it, instead of a TLS handshake of its own.
+	 * Not over plain HTTP: there libcurl learns that a connection does not
+	 * multiplex only from its first answer, and a transfer would wait
+	 * behind a long one (a watch) */
+	curl_easy_setopt(h, CURLOPT_PIPEWAIT, (long)(t->cfg->server && !strncasecmp(t->cfg->server, "https:", 6)));
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)KUBE_CURL_CONNECT_TIMEOUT_MS);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
