@@ -60,6 +60,6 @@ RBAC_E2E = tests/e2e/rbac_impersonation.sh tests/e2e/skeleton_lockdown.sh tests/
 TESTS += $(RBAC_E2E)
 EXTRA_DIST += $(RBAC_E2E) tests/e2e/deploy_rbac.py tests/e2e/flux
 # --- scale (issue 14): API requests per install and per no-op, an idle supervisor ---
-SCALE_E2E = tests/e2e/scale_requests.sh tests/e2e/scale_idle.sh
+SCALE_E2E = tests/e2e/scale_requests.sh tests/e2e/scale_idle.sh tests/e2e/scale_h2_connections.sh
 TESTS += $(SCALE_E2E)
 EXTRA_DIST += $(SCALE_E2E)

@@ -903,6 +903,9 @@ class KubesimH2(unittest.TestCase):
         self.assertEqual(after["tls_h2"] - before["tls_h2"], 2)  # this connection, and stats()'s
         self.assertEqual(after["tls_http1"], before["tls_http1"])
         self.assertEqual(after["h2_streams"] - before["h2_streams"], 6)
+        # connections by their first request's User-Agent: this one and stats()'s
+        self.assertEqual(after["by_agent"]["h2-test"]["h2"] - before["by_agent"]["h2-test"]["h2"], 2)
+        self.assertNotIn("http1", after["by_agent"]["h2-test"])
         # the request log as HTTP/1.1 requests make it
         c = H2Client(self.s)
         try:
@@ -993,7 +996,19 @@ class KubesimH2Options(unittest.TestCase):
             c = H2Client(s)
             self.assertIsNone(c.conn)  # ALPN: http/1.1 chosen though h2 was offered
             self.assertEqual(c.sock.selected_alpn_protocol(), "http/1.1")
+            c.sock.sendall(b"GET /_kubesim/stats HTTP/1.1\r\nHost: x\r\nUser-Agent: h1-test/1\r\n"
+                           b"Connection: close\r\n\r\n")
+            data = b""
+            while True:
+                b = c.sock.recv(65536)
+                if not b:
+                    break
+                data += b
             c.close()
+            head, _, body = data.partition(b"\r\n\r\n")
+            self.assertTrue(head.startswith(b"HTTP/1.1 200"), head)
+            st = json.loads(body)["connections"]
+            self.assertEqual((st["tls_http1"], st["tls_h2"], st["by_agent"]["h1-test"]), (1, 0, {"http1": 1}))
         finally:
             s.stop()
 

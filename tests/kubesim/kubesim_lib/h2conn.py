@@ -256,14 +256,24 @@ class Stats:
         self.lock = threading.Lock()
         self.c = {"tls_http1": 0, "tls_h2": 0, "plain_http1": 0, "tls_failed": 0,
                   "h2_streams": 0, "h2_streams_open": 0}
+        self.agents = {}  # the User-Agent's product of a connection's first request -> {protocol: connections}
 
     def add(self, what, n=1):
         with self.lock:
             self.c[what] += n
 
+    def agent(self, user_agent, proto):
+        """A connection's first request came from user_agent ("bulkhead/0.1.0": bulkhead) over proto."""
+        a = (user_agent or "").split("/")[0] or "unknown"
+        with self.lock:
+            d = self.agents.setdefault(a, {})
+            d[proto] = d.get(proto, 0) + 1
+
     def snapshot(self):
         with self.lock:
-            return dict(self.c)
+            out = dict(self.c)
+            out["by_agent"] = {a: dict(d) for a, d in self.agents.items()}
+            return out
 
 
 class _Pool:
@@ -337,6 +347,7 @@ class Conn:
         self.ops = []                      # (fn, args) from stream threads, run by the connection thread
         self.streams = {}                  # only the connection thread adds and removes
         self.waiting = set()               # streams with DATA held back by a window
+        self.agent_seen = False            # the first request's User-Agent counted (Stats.agent)
         self.wait_room_n = 0               # stream threads in wait_room()
         self.closed = False
         self.wake_r, self.wake_w = os.pipe()
@@ -471,7 +482,11 @@ class Conn:
 
     def _start(self, st):
         st.started = True
-        self.server.h2_stats.add("h2_streams")
+        stats = self.server.h2_stats
+        stats.add("h2_streams")
+        if not self.agent_seen:
+            self.agent_seen = True
+            stats.agent(next((v for k, v in st.headers if k == "user-agent"), ""), "h2")
         _pool.run(self._run_stream, st)
 
     def _run_stream(self, st):
@@ -582,6 +597,7 @@ class H2Handler:
     """Mixed in before server.Handler: one HTTP/2 stream's request."""
     request_version = "HTTP/2.0"
     protocol_version = "HTTP/2.0"
+    _agent_seen = True  # counted by the connection (Conn._start)
 
     @classmethod
     def run(cls, conn, st):

@@ -308,6 +308,9 @@ class Handler(SubresourceHandlers, WatchHandlers, AdminHandlers, BaseHTTPRequest
                  "startTime": now_micro()}
         self._entry = entry
         self._t0 = t0
+        if not getattr(self, "_agent_seen", False):  # the connection's first request (HTTP/2: h2conn)
+            self._agent_seen = True
+            self.server.h2_stats.agent(entry["userAgent"], "http1")
         if ri.resource_request:
             entry.update({"group": ri.group, "version": ri.version, "resource": ri.resource,
                           "subresource": ri.subresource, "namespace": ri.namespace, "name": ri.name})
