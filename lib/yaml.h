@@ -118,6 +118,9 @@ struct gojson_node;
  * JSON text (or one built to be the same: a caller that skips the text). */
 int yaml_emit_json_tree_kept(yaml_emitter_kept **kept, const struct gojson_node *root, bh_buf *out,
 			     bh_error *err);
+/* The same on libyaml's emitter alone, without the printer of plain data
+ * that the others try first (for the tests that hold the two alike). */
+int yaml_emit_json_tree_libyaml(const struct gojson_node *root, bh_buf *out, bh_error *err);
 
 /* sigs.k8s.io/yaml.Marshal(v): gojson_encode(v) then yaml_emit_json_text
  * (encoding errors are prefixed "error marshaling into JSON: "). */

@@ -50,20 +50,24 @@ static int emit_scalar(emit_ctx *c, const char *s, size_t n, yaml_scalar_style_t
 	return emit_event(c, &ev);
 }
 
+/* The style goyaml.v2 encoder.stringv asks for a valid UTF-8 string
+ * without a tag (the emitter may still pick another: libyaml's analysis). */
+static yaml_scalar_style_t string_style(const char *s, size_t n)
+{
+	yres r;
+	if (memchr(s, '\n', n))
+		return YAML_LITERAL_SCALAR_STYLE;
+	yaml_resolve("", s, n, &r);
+	if (r.kind == YR_STR && !yaml_is_base60_float(s, n))
+		return YAML_PLAIN_SCALAR_STYLE;
+	return YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+}
+
 /* goyaml.v2 encoder.stringv for a valid UTF-8 string without a tag. */
 static int emit_string(emit_ctx *c, const char *s, size_t n)
 {
-	yres r;
-	yaml_scalar_style_t style;
-	int plain, rc;
-	yaml_resolve("", s, n, &r);
-	plain = r.kind == YR_STR && !yaml_is_base60_float(s, n);
-	if (memchr(s, '\n', n))
-		style = YAML_LITERAL_SCALAR_STYLE;
-	else if (plain)
-		style = YAML_PLAIN_SCALAR_STYLE;
-	else
-		style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	yaml_scalar_style_t style = string_style(s, n);
+	int rc;
 	if (n >= 3 && (unsigned char)s[n - 3] == 0xE2 && (unsigned char)s[n - 2] == 0x80 &&
 	    ((unsigned char)s[n - 1] == 0xA8 || (unsigned char)s[n - 1] == 0xA9)) {
 		char *t = malloc(n + TAIL_MARK_LEN);
@@ -105,31 +109,32 @@ static void unmark(bh_buf *b, size_t from)
 		b->data[o] = '\0';
 }
 
-static int emit_number(emit_ctx *c, const char *text, size_t n)
+/* The text goyaml prints for the JSON number literal text (a plain
+ * scalar): its length, or -1 when goyaml keeps the literal as a string
+ * (e.g. 1e400, which it could not parse). */
+static int number_text(const char *text, size_t n, char *buf, size_t size)
 {
 	yres r;
-	char buf[64];
-	int len;
 	yaml_resolve("", text, n, &r);
 	switch (r.kind) {
-	case YR_INT:
-		len = snprintf(buf, sizeof buf, "%lld", (long long)r.i);
-		break;
-	case YR_UINT:
-		len = snprintf(buf, sizeof buf, "%llu", (unsigned long long)r.u);
-		break;
+	case YR_INT: return snprintf(buf, size, "%lld", (long long)r.i);
+	case YR_UINT: return snprintf(buf, size, "%llu", (unsigned long long)r.u);
 	case YR_FLOAT:
 		if (isinf(r.f))
-			len = snprintf(buf, sizeof buf, "%s", r.f > 0 ? ".inf" : "-.inf");
-		else if (isnan(r.f))
-			len = snprintf(buf, sizeof buf, ".nan");
-		else
-			len = go_format_float(buf, sizeof buf, r.f, 'g', -1);
-		break;
-	default:
-		/* e.g. 1e400: goyaml keeps it as the string it could not parse */
-		return emit_string(c, text, n);
+			return snprintf(buf, size, "%s", r.f > 0 ? ".inf" : "-.inf");
+		if (isnan(r.f))
+			return snprintf(buf, size, ".nan");
+		return go_format_float(buf, size, r.f, 'g', -1);
+	default: return -1;
 	}
+}
+
+static int emit_number(emit_ctx *c, const char *text, size_t n)
+{
+	char buf[64];
+	int len = number_text(text, n, buf, sizeof buf);
+	if (len < 0)
+		return emit_string(c, text, n);
 	return emit_scalar(c, buf, (size_t)len, YAML_PLAIN_SCALAR_STYLE);
 }
 
@@ -173,6 +178,35 @@ static int same_key(const key_ent *a, const key_ent *b)
 	return a->key->len == b->key->len && memcmp(a->key->text, b->key->text, a->key->len) == 0;
 }
 
+static void free_keys(key_ent *ents, size_t n)
+{
+	for (size_t i = 0; ents && i < n; i++)
+		free(ents[i].runes);
+	free(ents);
+}
+
+/* The entries of object n in the order goyaml prints its keys (a run of
+ * equal keys ends with the one that wins: see same_key); NULL when out of
+ * memory or n has none. Freed with free_keys. */
+static key_ent *sorted_keys(const gojson_node *n)
+{
+	key_ent *ents;
+	if (!n->n || !(ents = calloc(n->n, sizeof *ents)))
+		return NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		ents[i].key = &n->items[2 * i];
+		ents[i].val = &n->items[2 * i + 1];
+		ents[i].idx = i;
+		ents[i].nr = to_runes(ents[i].key->text, ents[i].key->len, &ents[i].runes);
+		if (!ents[i].runes) {
+			free_keys(ents, n->n);
+			return NULL;
+		}
+	}
+	qsort(ents, n->n, sizeof *ents, key_cmp);
+	return ents;
+}
+
 static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
 {
 	yaml_event_t ev;
@@ -196,23 +230,10 @@ static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
 		yaml_sequence_end_event_initialize(&ev);
 		return emit_event(c, &ev);
 	case GOJSON_OBJECT: {
-		key_ent *ents = NULL;
+		key_ent *ents = sorted_keys(n);
 		size_t i;
-		if (n->n) {
-			ents = calloc(n->n, sizeof *ents);
-			if (!ents)
-				return bh_error_set(c->err, BH_ENOMEM, "out of memory");
-		}
-		for (i = 0; i < n->n; i++) {
-			ents[i].key = &n->items[2 * i];
-			ents[i].val = &n->items[2 * i + 1];
-			ents[i].idx = i;
-			ents[i].nr = to_runes(ents[i].key->text, ents[i].key->len, &ents[i].runes);
-			if (!ents[i].runes)
-				rc = bh_error_set(c->err, BH_ENOMEM, "out of memory");
-		}
-		if (!rc && n->n)
-			qsort(ents, n->n, sizeof *ents, key_cmp);
+		if (n->n && !ents)
+			return bh_error_set(c->err, BH_ENOMEM, "out of memory");
 		if (!rc) {
 			yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
 			rc = emit_event(c, &ev);
@@ -225,9 +246,7 @@ static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
 			if (!rc)
 				rc = emit_node(c, ents[i].val, depth + 1);
 		}
-		for (i = 0; i < n->n; i++)
-			free(ents[i].runes);
-		free(ents);
+		free_keys(ents, n->n);
 		if (rc)
 			return rc;
 		yaml_mapping_end_event_initialize(&ev);
@@ -235,6 +254,264 @@ static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
 	}
 	}
 	return bh_error_set(c->err, BH_EINVAL, "yaml: bad JSON node");
+}
+
+/* ---- the printer of plain data ----
+ * What libyaml's emitter writes for the events emit_node sends, written
+ * directly for the common case: every scalar ASCII without control
+ * characters, every key short enough to be a simple key, and no scalar
+ * with a space long enough that libyaml could fold it at the best width.
+ * Anything else is refused (FAST_NO) and goes to libyaml. The state is
+ * libyaml's own (column, whitespace, indention, indent), and so are the
+ * steps (write_indent, write_indicator, the scalar writers), so the two
+ * agree byte for byte (test_yaml checks this on random trees). */
+#define FAST_NO 1
+#define SIMPLE_KEY_MAX 128 /* libyaml's check_simple_key */
+
+typedef struct fast_ctx {
+	bh_buf *out;
+	int best_width;
+	int column;
+	int whitespace;
+	int indention;
+} fast_ctx;
+
+static void fast_put(fast_ctx *f, const char *s, size_t n)
+{
+	bh_buf_put(f->out, s, n);
+	f->column += (int)n;
+}
+
+static void fast_write_indent(fast_ctx *f, int indent)
+{
+	if (indent < 0)
+		indent = 0;
+	if (!f->indention || f->column > indent || (f->column == indent && !f->whitespace)) {
+		bh_buf_putc(f->out, '\n');
+		f->column = 0;
+	}
+	while (f->column < indent)
+		fast_put(f, " ", 1);
+	f->whitespace = 1;
+	f->indention = 1;
+}
+
+static void fast_indicator(fast_ctx *f, const char *ind, int need_whitespace, int is_whitespace, int is_indention)
+{
+	if (need_whitespace && !f->whitespace)
+		fast_put(f, " ", 1);
+	fast_put(f, ind, strlen(ind));
+	f->whitespace = is_whitespace;
+	f->indention = f->indention && is_indention;
+}
+
+/* libyaml's analysis of s (ASCII, no control character, n > 0): 1 when a
+ * block plain scalar may hold it; *space: it has a space */
+static int fast_block_plain(const char *s, size_t n, int *space)
+{
+	int plain = 1;
+	*space = 0;
+	if (n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0))
+		plain = 0;
+	if (s[0] == ' ' || s[n - 1] == ' ')
+		plain = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		/* the end reads as white space (libyaml reads the NUL there) */
+		int followed = i + 1 == n || s[i + 1] == ' ';
+		if (c == ' ') {
+			*space = 1;
+		} else if (i == 0) {
+			if (strchr("#,[]{}&*!|>'\"%@`", c) || ((c == '?' || c == ':' || c == '-') && followed))
+				plain = 0;
+		} else if ((c == ':' && followed) || (c == '#' && s[i - 1] == ' ')) {
+			plain = 0;
+		}
+	}
+	return plain;
+}
+
+/* A literal block scalar (s has a line break, every byte printable
+ * ASCII or '\n', no space before a break or at the end) at the scalar's
+ * indent: libyaml's write_literal_scalar and block scalar hints. The
+ * emitter's whitespace and indention stay as the last byte left them. */
+static void fast_literal(fast_ctx *f, const char *s, size_t n, int indent)
+{
+	fast_indicator(f, "|", 1, 0, 0);
+	if (s[0] == ' ' || s[0] == '\n')
+		fast_indicator(f, "2", 0, 0, 0); /* the indentation hint: best_indent */
+	if (s[n - 1] != '\n')
+		fast_indicator(f, "-", 0, 0, 0);
+	else if (n == 1 || s[n - 2] == '\n')
+		fast_indicator(f, "+", 0, 0, 0);
+	int breaks = 1;
+	bh_buf_putc(f->out, '\n');
+	f->column = 0;
+	f->indention = 1;
+	f->whitespace = 1;
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '\n') {
+			bh_buf_putc(f->out, '\n');
+			f->column = 0;
+			f->indention = 1;
+			breaks = 1;
+			i++;
+			continue;
+		}
+		if (breaks)
+			fast_write_indent(f, indent);
+		const char *e = memchr(s + i, '\n', n - i);
+		size_t k = e ? (size_t)(e - s) : n;
+		fast_put(f, s + i, k - i);
+		f->indention = 0;
+		breaks = 0;
+		i = k;
+	}
+}
+
+/* A scalar of the given requested style (plain, double-quoted or literal)
+ * in a simple key (key) or a value of the emitter's indent (see fast_node);
+ * FAST_NO when libyaml must print it. */
+static int fast_scalar(fast_ctx *f, const char *s, size_t n, yaml_scalar_style_t style, int key, int indent)
+{
+	int space = 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\n') || (unsigned char)s[i] >= 0x7F)
+			return FAST_NO;
+	if (style == YAML_LITERAL_SCALAR_STYLE) {
+		/* libyaml's block_allowed, and no simple key holds a break */
+		if (key || s[n - 1] == ' ' || memmem(s, n, " \n", 2))
+			return FAST_NO;
+		fast_literal(f, s, n, indent < 0 ? 2 : indent + 2);
+		return 0;
+	}
+	if (n == 0) {
+		if (style != YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+			return FAST_NO;
+	} else if (memchr(s, '\n', n)) {
+		return FAST_NO;
+	} else if (!fast_block_plain(s, n, &space) && style == YAML_PLAIN_SCALAR_STYLE) {
+		style = YAML_SINGLE_QUOTED_SCALAR_STYLE;
+	}
+	if (key && n > SIMPLE_KEY_MAX)
+		return FAST_NO;
+	/* a value with a space could be folded: only if it cannot reach the
+	 * best width (each byte one column, quotes and escapes at most 2n) */
+	if (space && !key && (long)f->column + 3 + 2 * (long)n > (long)f->best_width)
+		return FAST_NO;
+	if (style == YAML_PLAIN_SCALAR_STYLE) {
+		if (!f->whitespace)
+			fast_put(f, " ", 1);
+		fast_put(f, s, n);
+	} else {
+		char q = style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+		fast_indicator(f, q == '\'' ? "'" : "\"", 1, 0, 0);
+		size_t from = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *esc = q == '\'' ? (s[i] == '\'' ? "''" : NULL)
+						    : (s[i] == '"' ? "\\\"" : s[i] == '\\' ? "\\\\" : NULL);
+			if (!esc)
+				continue;
+			fast_put(f, s + from, i - from);
+			fast_put(f, esc, 2);
+			from = i + 1;
+		}
+		fast_put(f, s + from, n - from);
+		fast_put(f, &q, 1);
+	}
+	f->whitespace = 0;
+	f->indention = 0;
+	return 0;
+}
+
+static int fast_string(fast_ctx *f, const char *s, size_t n, int key, int indent)
+{
+	return fast_scalar(f, s, n, string_style(s, n), key, indent);
+}
+
+/* Node n at the emitter's indent (the enclosing collection's, -1 at the
+ * root), as a mapping's value (in_mapping) or not. */
+static int fast_node(fast_ctx *f, const gojson_node *n, int indent, int in_mapping, int depth)
+{
+	int rc = 0;
+	if (depth > GOJSON_MAX_DEPTH)
+		return FAST_NO; /* libyaml's path reports it */
+	switch (n->type) {
+	case GOJSON_NULL: return fast_scalar(f, "null", 4, YAML_PLAIN_SCALAR_STYLE, 0, indent);
+	case GOJSON_TRUE: return fast_scalar(f, "true", 4, YAML_PLAIN_SCALAR_STYLE, 0, indent);
+	case GOJSON_FALSE: return fast_scalar(f, "false", 5, YAML_PLAIN_SCALAR_STYLE, 0, indent);
+	case GOJSON_NUMBER: {
+		char buf[64];
+		int len = number_text(n->text, n->len, buf, sizeof buf);
+		if (len < 0)
+			return fast_string(f, n->text, n->len, 0, indent);
+		return fast_scalar(f, buf, (size_t)len, YAML_PLAIN_SCALAR_STYLE, 0, indent);
+	}
+	case GOJSON_STRING: return fast_string(f, n->text, n->len, 0, indent);
+	case GOJSON_ARRAY: {
+		if (!n->n) {
+			fast_indicator(f, "[", 1, 1, 0);
+			fast_indicator(f, "]", 0, 0, 0);
+			return 0;
+		}
+		/* libyaml's increase_indent: a sequence in a mapping is not
+		 * indented */
+		int in = indent < 0 ? 0 : in_mapping && !f->indention ? indent : indent + 2;
+		for (size_t i = 0; i < n->n && !rc; i++) {
+			fast_write_indent(f, in);
+			fast_indicator(f, "-", 1, 0, 1);
+			rc = fast_node(f, &n->items[i], in, 0, depth + 1);
+		}
+		return rc;
+	}
+	case GOJSON_OBJECT: {
+		if (!n->n) {
+			fast_indicator(f, "{", 1, 1, 0);
+			fast_indicator(f, "}", 0, 0, 0);
+			return 0;
+		}
+		key_ent *ents = sorted_keys(n);
+		if (!ents)
+			return FAST_NO; /* out of memory: libyaml's path reports it */
+		int in = indent < 0 ? 0 : indent + 2;
+		for (size_t i = 0; i < n->n && !rc; i++) {
+			if (i + 1 < n->n && same_key(&ents[i], &ents[i + 1]))
+				continue; /* the last of equal keys wins */
+			fast_write_indent(f, in);
+			rc = fast_string(f, ents[i].key->text, ents[i].key->len, 1, in);
+			if (!rc) {
+				fast_indicator(f, ":", 0, 0, 0);
+				rc = fast_node(f, ents[i].val, in, 1, depth + 1);
+			}
+		}
+		free_keys(ents, n->n);
+		return rc;
+	}
+	}
+	return FAST_NO;
+}
+
+/* Appends root as emit_tree's libyaml emitter would, or nothing and
+ * FAST_NO when the tree is not plain data this printer takes. */
+static int fast_tree(const gojson_node *root, int width, bh_buf *out)
+{
+	size_t mark = out->len;
+	fast_ctx f = {.out = out, .best_width = width == 0 ? 80 : width < 0 ? INT32_MAX : width,
+		      .column = 0, .whitespace = 1, .indention = 1};
+	if (width > 0 && width <= 4)
+		return FAST_NO; /* libyaml takes 80 then */
+	int rc = fast_node(&f, root, -1, 0, 0);
+	if (!rc) {
+		fast_write_indent(&f, 0); /* the document end */
+		if (!bh_buf_ok(out))
+			rc = FAST_NO;
+	}
+	if (rc) {
+		out->len = mark;
+		if (out->data)
+			out->data[mark] = '\0';
+	}
+	return rc;
 }
 
 /* goyaml's reader refuses these before parsing (JSON text may carry DEL,
@@ -343,13 +620,16 @@ void yaml_emitter_kept_free(yaml_emitter_kept *k)
 
 /* Appends root as one YAML document, as goyaml.v2 Marshal prints what
  * sigs.k8s.io/yaml loaded from JSON text; nothing on error. */
-static int emit_tree(const gojson_node *root, int width, yaml_emitter_kept **kept, bh_buf *out, bh_error *err)
+static int emit_tree(const gojson_node *root, int width, int libyaml_only, yaml_emitter_kept **kept, bh_buf *out,
+		     bh_error *err)
 {
 	emit_ctx c;
 	yaml_emitter_t local;
 	yaml_event_t ev;
 	size_t mark = out->len;
 	int rc;
+	if (!libyaml_only && fast_tree(root, width, out) == 0)
+		return 0;
 	memset(&c, 0, sizeof c);
 	c.out = out;
 	c.err = err;
@@ -401,7 +681,7 @@ static int emit_json_text(const char *json, size_t len, int width, yaml_emitter_
 	rc = gojson_tree_load_yaml(json, len, NULL, &root, err);
 	if (rc)
 		return rc;
-	rc = emit_tree(root, width, kept, out, err);
+	rc = emit_tree(root, width, 0, kept, out, err);
 	gojson_tree_free(root);
 	return rc;
 }
@@ -418,7 +698,12 @@ int yaml_emit_json_text_kept(yaml_emitter_kept **kept, const char *json, size_t 
 
 int yaml_emit_json_tree_kept(yaml_emitter_kept **kept, const gojson_node *root, bh_buf *out, bh_error *err)
 {
-	return emit_tree(root, 0, kept, out, err);
+	return emit_tree(root, 0, 0, kept, out, err);
+}
+
+int yaml_emit_json_tree_libyaml(const gojson_node *root, bh_buf *out, bh_error *err)
+{
+	return emit_tree(root, 0, 1, NULL, out, err);
 }
 
 static int emit_value(const json_t *v, int width, bh_buf *out, bh_error *err)

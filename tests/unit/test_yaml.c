@@ -405,6 +405,98 @@ START_TEST(test_emit_kept)
 }
 END_TEST
 
+/* The printer of plain data prints what libyaml's emitter prints, byte for
+ * byte: random trees of strings from an alphabet of the characters that
+ * change a scalar's style (indicators, quotes, spaces, '#', ':', '-'),
+ * with lengths around the folding width and the simple-key limit, numbers,
+ * and now and then a line break or a non-ASCII rune (libyaml's alone) */
+static void rand_json(bh_buf *b, unsigned *seed, int depth);
+
+static void rand_json_string(bh_buf *b, unsigned *seed)
+{
+	static const char alpha[] = "ab-:# '\"\\?,[]{}&*!|>%@`.0123456789xyz\n\n\n\t";
+	static const char *const words[] = {"", "yes", "null", "~", "1.5", "0x1F", "1:20", "---", "...",
+					    "true", "- x", "a: b", "-", "?", ":", "#c", "12e3", "190:20:30",
+					    "caf\\u00e9", "line\\nnext", "tab\\tx", "2001-12-14", "\\n", "a\\n\\n",
+					    "\\nlead", " \\nx", "x \\n", "x\\n "};
+	bh_buf_putc(b, '"');
+	if (rand_r(seed) % 3 == 0) {
+		bh_buf_puts(b, words[rand_r(seed) % (sizeof words / sizeof words[0])]);
+	} else {
+		size_t lens[] = {1, 3, 8, 40, 70, 79, 90, 127, 128, 129, 200};
+		size_t n = lens[rand_r(seed) % (sizeof lens / sizeof lens[0])];
+		int spaces = rand_r(seed) % 2, lines = rand_r(seed) % 3 == 0;
+		for (size_t i = 0; i < n; i++) {
+			char c = alpha[rand_r(seed) % (sizeof alpha - (lines ? 1 : 5))];
+			if (!spaces && c == ' ')
+				c = 'q';
+			if (c == '"' || c == '\\')
+				bh_buf_putc(b, '\\');
+			bh_buf_puts(b, c == '\n' ? "\\n" : c == '\t' ? "\\t" : (char[]){c, 0});
+		}
+	}
+	bh_buf_putc(b, '"');
+}
+
+static void rand_json(bh_buf *b, unsigned *seed, int depth)
+{
+	static const char *const nums[] = {"0", "-1", "12345678901234567890", "1e400", "0.5", "1e21", "-0", "3.25e-9"};
+	int k = (int)(rand_r(seed) % (depth > 5 ? 6 : 10));
+	switch (k) {
+	case 0: bh_buf_puts(b, rand_r(seed) % 2 ? "null" : rand_r(seed) % 2 ? "true" : "false"); return;
+	case 1: bh_buf_puts(b, nums[rand_r(seed) % (sizeof nums / sizeof nums[0])]); return;
+	case 2: case 3: case 4: case 5: rand_json_string(b, seed); return;
+	case 6: case 7: {
+		bh_buf_putc(b, '[');
+		for (int n = (int)(rand_r(seed) % 4), i = 0; i < n; i++) {
+			if (i)
+				bh_buf_putc(b, ',');
+			rand_json(b, seed, depth + 1);
+		}
+		bh_buf_putc(b, ']');
+		return;
+	}
+	default: {
+		bh_buf_putc(b, '{');
+		for (int n = (int)(rand_r(seed) % 5), i = 0; i < n; i++) {
+			if (i)
+				bh_buf_putc(b, ',');
+			rand_json_string(b, seed);
+			bh_buf_putc(b, ':');
+			rand_json(b, seed, depth + 1);
+		}
+		bh_buf_putc(b, '}');
+		return;
+	}
+	}
+}
+
+START_TEST(test_emit_plain_printer)
+{
+	unsigned seed = 1414;
+	for (int round = 0; round < 20000; round++) {
+		bh_buf j = BH_BUF_INIT, want = BH_BUF_INIT, got = BH_BUF_INIT;
+		bh_error ew = {0}, eg = {0}, el = {0};
+		gojson_node *root = NULL;
+		yaml_emitter_kept *kept = NULL;
+		rand_json(&j, &seed, round % 7 == 0 ? 6 : 0);
+		int rc = gojson_tree_load_yaml(bh_buf_str(&j), j.len, NULL, &root, &el);
+		ck_assert_msg(rc == 0, "round %d: %s: %s", round, bh_buf_str(&j), el.msg);
+		int rw = yaml_emit_json_tree_libyaml(root, &want, &ew);
+		int rg = yaml_emit_json_tree_kept(&kept, root, &got, &eg);
+		ck_assert_int_eq(rg, rw);
+		ck_assert_str_eq(eg.msg, ew.msg);
+		ck_assert_msg(strcmp(bh_buf_str(&got), bh_buf_str(&want)) == 0, "round %d: %s\nlibyaml:\n%s\nprinter:\n%s",
+			      round, bh_buf_str(&j), bh_buf_str(&want), bh_buf_str(&got));
+		yaml_emitter_kept_free(kept);
+		gojson_tree_free(root);
+		bh_buf_free(&j);
+		bh_buf_free(&want);
+		bh_buf_free(&got);
+	}
+}
+END_TEST
+
 /* toYamlPretty of template-built values (expected text from funcs.jsonl) */
 START_TEST(test_emit_pretty)
 {
@@ -686,6 +778,7 @@ int main(void)
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
 	tcase_add_test(tc, test_emit_kept);
+	tcase_add_test(tc, test_emit_plain_printer);
 	tcase_add_test(tc, test_emit_pretty);
 	tcase_add_test(tc, test_lang_yaml_typing);
 	tcase_add_test(tc, test_funcs_toyaml);
