@@ -116,6 +116,8 @@ void tmpl_engine_free(tmpl_engine *e)
 		e->regex_cache_free(e->regex_cache);
 	if (e->yaml_kept_free)
 		e->yaml_kept_free(e->yaml_kept);
+	if (e->yaml_cache_free)
+		e->yaml_cache_free(e->yaml_cache);
 	for (size_t i = 0; i < e->nmemo; i++)
 		free(e->memo[i].key);
 	free(e->memo);

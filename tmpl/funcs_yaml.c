@@ -5,6 +5,7 @@
  * the JSON: lib/yaml.h) with the final newline trimmed; fromYaml is
  * sigs.k8s.io/yaml.Unmarshal (YAML 1.1 typing -> JSON -> Go values). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/yaml.h"
@@ -89,14 +90,92 @@ static int fn_to_yaml_pretty(tmpl_call *c)
 	return 0;
 }
 
+/* fromYaml's results by text, per engine: charts decode the same few
+ * texts (a block of labels, "{}") again and again. A cached tree is never
+ * changed: every call converts it to new values. Texts of at most
+ * YAML_CACHE_TEXT bytes, the last YAML_CACHE_MAX of them. */
+#define YAML_CACHE_MAX 64
+#define YAML_CACHE_TEXT 16384
+
+typedef struct yaml_cached {
+	char *text;
+	size_t n;
+	int want;
+	json_t *j;  /* one reference, or NULL: the error msg */
+	char *msg;
+} yaml_cached;
+
+struct tmpl_yaml_cache {
+	yaml_cached v[YAML_CACHE_MAX];
+	size_t n, next; /* next: the entry the next text replaces once full */
+};
+
+static void yaml_cached_clear(yaml_cached *k)
+{
+	free(k->text);
+	free(k->msg);
+	json_decref(k->j);
+	memset(k, 0, sizeof *k);
+}
+
+static void yaml_cache_free(struct tmpl_yaml_cache *yc)
+{
+	for (size_t i = 0; yc && i < yc->n; i++)
+		yaml_cached_clear(&yc->v[i]);
+	free(yc);
+}
+
+static const yaml_cached *yaml_cache_find(const tmpl_engine *e, const char *s, size_t n, int want)
+{
+	const struct tmpl_yaml_cache *yc = e ? e->yaml_cache : NULL;
+	for (size_t i = 0; yc && i < yc->n; i++)
+		if (yc->v[i].n == n && yc->v[i].want == want && memcmp(yc->v[i].text, s, n) == 0)
+			return &yc->v[i];
+	return NULL;
+}
+
+/* Keeps the result j (a reference of its own) or msg for text s; nothing
+ * when out of memory or s is long. */
+static void yaml_cache_add(tmpl_engine *e, const char *s, size_t n, int want, json_t *j, const char *msg)
+{
+	if (!e || n > YAML_CACHE_TEXT)
+		return;
+	struct tmpl_yaml_cache *yc = e->yaml_cache;
+	if (!yc) {
+		if ((yc = e->yaml_cache = calloc(1, sizeof *yc)) == NULL)
+			return;
+		e->yaml_cache_free = yaml_cache_free;
+	}
+	yaml_cached k = {.text = malloc(n + 1), .n = n, .want = want, .j = j ? json_incref(j) : NULL,
+			 .msg = j ? NULL : strdup(msg)};
+	if (!k.text || (!j && !k.msg)) {
+		yaml_cached_clear(&k);
+		return;
+	}
+	memcpy(k.text, s, n);
+	if (yc->n < YAML_CACHE_MAX) {
+		yc->v[yc->n++] = k;
+		return;
+	}
+	yaml_cached_clear(&yc->v[yc->next]);
+	yc->v[yc->next] = k;
+	yc->next = (yc->next + 1) % YAML_CACHE_MAX;
+}
+
 /* Helm: fromYaml(str) map[string]interface{} (failures become {"Error":
  * msg}); fromYamlArray(str) []interface{} (failures become [msg]). */
 static int from_yaml(tmpl_call *c, int want)
 {
+	const char *s = c->argv[0].u.s.ptr;
+	size_t n = c->argv[0].u.s.len;
+	const yaml_cached *k = yaml_cache_find(c->engine, s, n, want);
+	if (k)
+		return sprig_unmarshal_result(c, k->j ? json_incref(k->j) : NULL, want == YAML_WANT_LIST, k->msg);
 	json_t *j = NULL;
 	bh_error e;
 	bh_error_clear(&e);
-	yaml_unmarshal_as(c->argv[0].u.s.ptr, c->argv[0].u.s.len, NULL, want, &j, &e);
+	yaml_unmarshal_as(s, n, NULL, want, &j, &e);
+	yaml_cache_add(c->engine, s, n, want, j, e.msg);
 	return sprig_unmarshal_result(c, j, want == YAML_WANT_LIST, e.msg);
 }
 

@@ -247,6 +247,10 @@ struct tmpl_engine {
 	 * regex_cache) */
 	struct yaml_emitter_kept *yaml_kept;
 	void (*yaml_kept_free)(struct yaml_emitter_kept *k);
+	/* fromYaml's results by text (funcs_yaml.c), or NULL; freed with the
+	 * engine by yaml_cache_free (a pointer, as for regex_cache) */
+	struct tmpl_yaml_cache *yaml_cache;
+	void (*yaml_cache_free)(struct tmpl_yaml_cache *yc);
 	/* bh_errors of function calls not in use (tmpl_call_error_get) */
 	struct call_error *call_errors;
 	/* output buffers given back by nested executions (tmpl_buf_get) */

@@ -364,6 +364,29 @@ START_TEST(test_to_yaml_tree)
 }
 END_TEST
 
+/* fromYaml's results are cached by text and kind within an engine: a
+ * later call of the same text gets values of its own (a change made to an
+ * earlier result does not show), errors come again, and fromYamlArray of a
+ * text fromYaml decoded is decoded as a list */
+START_TEST(test_from_yaml_cached)
+{
+	char *got = fg_render("{{ $a := fromYaml \"x: 1\" }}{{ $_ := set $a \"x\" 2 }}{{ $b := fromYaml \"x: 1\" }}"
+			      "{{ $b.x }}|{{ $a.x }}|{{ (fromYaml \"a: [\").Error }}|{{ (fromYaml \"a: [\").Error }}|"
+			      "{{ fromYamlArray \"x: 1\" }}|{{ fromYamlArray \"x: 1\" }}|{{ fromYaml \"x: 1\" }}",
+			      NULL, NULL);
+	ck_assert_ptr_nonnull(got);
+	char *want = fg_render("{{ $b := fromYaml \"x: 1\" }}{{ $b.x }}|2|{{ (fromYaml \"a: [\").Error }}|"
+			       "{{ (fromYaml \"a: [\").Error }}|{{ fromYamlArray \"x: 1\" }}|{{ fromYamlArray \"x: 1\" }}|"
+			       "map[x:1]",
+			       NULL, NULL);
+	ck_assert_str_eq(got, want);
+	ck_assert_msg(strncmp(got, "1|2|error converting YAML to JSON: yaml: line 1: ", 49) == 0, "%s", got);
+	ck_assert_msg(strstr(got, "|[error unmarshaling JSON: ") != NULL, "%s", got);
+	free(got);
+	free(want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("funcs_formats");
@@ -377,6 +400,7 @@ int main(void)
 	tcase_add_test(tc, test_no_file_access);
 	tcase_add_test(tc, test_sha256);
 	tcase_add_test(tc, test_to_yaml_tree);
+	tcase_add_test(tc, test_from_yaml_cached);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
