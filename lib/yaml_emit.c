@@ -305,30 +305,41 @@ static void fast_indicator(fast_ctx *f, const char *ind, int need_whitespace, in
 	f->indention = f->indention && is_indention;
 }
 
-/* libyaml's analysis of s (ASCII, no control character, n > 0): 1 when a
- * block plain scalar may hold it; *space: it has a space */
-static int fast_block_plain(const char *s, size_t n, int *space)
+/* What the printer needs of libyaml's analysis of a scalar, in one pass */
+typedef struct scalar_scan {
+	int nl;       /* a line break */
+	int space;    /* a space */
+	int space_nl; /* a space right before a break */
+	int plain;    /* without a break: a block plain scalar may hold it */
+} scalar_scan;
+
+/* Scans s (n > 0); FAST_NO when a byte is neither printable ASCII nor
+ * '\n' (libyaml's path prints those). */
+static int fast_scan(const char *s, size_t n, scalar_scan *a)
 {
-	int plain = 1;
-	*space = 0;
-	if (n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0))
-		plain = 0;
-	if (s[0] == ' ' || s[n - 1] == ' ')
-		plain = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	/* the end reads as white space (libyaml reads the NUL there) */
+	int followed = n == 1 || u[1] == ' ';
+	memset(a, 0, sizeof *a);
+	a->plain = !(n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0)) && u[0] != ' ' &&
+		   u[n - 1] != ' ' && !(u[0] && strchr("#,[]{}&*!|>'\"%@`", u[0])) &&
+		   !((u[0] == '?' || u[0] == ':' || u[0] == '-') && followed);
 	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		/* the end reads as white space (libyaml reads the NUL there) */
-		int followed = i + 1 == n || s[i + 1] == ' ';
-		if (c == ' ') {
-			*space = 1;
-		} else if (i == 0) {
-			if (strchr("#,[]{}&*!|>'\"%@`", c) || ((c == '?' || c == ':' || c == '-') && followed))
-				plain = 0;
-		} else if ((c == ':' && followed) || (c == '#' && s[i - 1] == ' ')) {
-			plain = 0;
+		unsigned c = u[i];
+		if (c - 0x20u < 0x5Fu) { /* 0x20 to 0x7E */
+			if (c == ' ') {
+				a->space = 1;
+				a->space_nl |= i + 1 < n && u[i + 1] == '\n';
+			} else if (i > 0 && ((c == ':' && (i + 1 == n || u[i + 1] == ' ')) || (c == '#' && u[i - 1] == ' '))) {
+				a->plain = 0;
+			}
+		} else if (c == '\n') {
+			a->nl = 1;
+		} else {
+			return FAST_NO;
 		}
 	}
-	return plain;
+	return 0;
 }
 
 /* A literal block scalar (s has a line break, every byte printable
@@ -374,13 +385,12 @@ static void fast_literal(fast_ctx *f, const char *s, size_t n, int indent)
  * FAST_NO when libyaml must print it. */
 static int fast_scalar(fast_ctx *f, const char *s, size_t n, yaml_scalar_style_t style, int key, int indent)
 {
-	int space = 0;
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)s[i] < 0x20 && s[i] != '\n') || (unsigned char)s[i] >= 0x7F)
-			return FAST_NO;
+	scalar_scan a = {0, 0, 0, 0};
+	if (n && fast_scan(s, n, &a))
+		return FAST_NO;
 	if (style == YAML_LITERAL_SCALAR_STYLE) {
 		/* libyaml's block_allowed, and no simple key holds a break */
-		if (key || s[n - 1] == ' ' || memmem(s, n, " \n", 2))
+		if (key || s[n - 1] == ' ' || a.space_nl)
 			return FAST_NO;
 		fast_literal(f, s, n, indent < 0 ? 2 : indent + 2);
 		return 0;
@@ -388,11 +398,12 @@ static int fast_scalar(fast_ctx *f, const char *s, size_t n, yaml_scalar_style_t
 	if (n == 0) {
 		if (style != YAML_DOUBLE_QUOTED_SCALAR_STYLE)
 			return FAST_NO;
-	} else if (memchr(s, '\n', n)) {
+	} else if (a.nl) {
 		return FAST_NO;
-	} else if (!fast_block_plain(s, n, &space) && style == YAML_PLAIN_SCALAR_STYLE) {
+	} else if (!a.plain && style == YAML_PLAIN_SCALAR_STYLE) {
 		style = YAML_SINGLE_QUOTED_SCALAR_STYLE;
 	}
+	int space = a.space;
 	if (key && n > SIMPLE_KEY_MAX)
 		return FAST_NO;
 	/* a value with a space could be folded: only if it cannot reach the
