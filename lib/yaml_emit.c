@@ -138,21 +138,21 @@ static int emit_number(emit_ctx *c, const char *text, size_t n)
 	return emit_scalar(c, buf, (size_t)len, YAML_PLAIN_SCALAR_STYLE);
 }
 
-static size_t to_runes(const char *s, size_t n, int32_t **out)
+/* The runes of s[0..n) into rs (room for n), invalid bytes as U+FFFD;
+ * their count */
+static size_t to_runes(const char *s, size_t n, int32_t *rs)
 {
-	int32_t *rs = malloc((n + 1) * sizeof *rs);
 	size_t i = 0, k = 0;
-	if (!rs) {
-		*out = NULL;
-		return 0;
-	}
 	while (i < n) {
 		int32_t r;
+		if ((unsigned char)s[i] < 0x80) {
+			rs[k++] = (unsigned char)s[i++];
+			continue;
+		}
 		int sz = utf8_rune_go((const unsigned char *)s + i, n - i, &r);
 		rs[k++] = r < 0 ? 0xFFFD : r;
 		i += (size_t)sz;
 	}
-	*out = rs;
 	return k;
 }
 
@@ -178,32 +178,34 @@ static int same_key(const key_ent *a, const key_ent *b)
 	return a->key->len == b->key->len && memcmp(a->key->text, b->key->text, a->key->len) == 0;
 }
 
-static void free_keys(key_ent *ents, size_t n)
-{
-	for (size_t i = 0; ents && i < n; i++)
-		free(ents[i].runes);
-	free(ents);
-}
-
 /* The entries of object n in the order goyaml prints its keys (a run of
- * equal keys ends with the one that wins: see same_key); NULL when out of
- * memory or n has none. Freed with free_keys. */
+ * equal keys ends with the one that wins: see same_key), with the keys'
+ * runes in the same block; NULL when out of memory or n has none. The
+ * caller frees it. */
 static key_ent *sorted_keys(const gojson_node *n)
 {
-	key_ent *ents;
-	if (!n->n || !(ents = calloc(n->n, sizeof *ents)))
+	size_t bytes = 0;
+	for (size_t i = 0; i < n->n; i++)
+		bytes += n->items[2 * i].len;
+	key_ent *ents = n->n ? malloc(n->n * sizeof *ents + bytes * sizeof(int32_t)) : NULL;
+	if (!ents)
 		return NULL;
+	int32_t *rs = (int32_t *)(void *)(ents + n->n);
 	for (size_t i = 0; i < n->n; i++) {
 		ents[i].key = &n->items[2 * i];
 		ents[i].val = &n->items[2 * i + 1];
 		ents[i].idx = i;
-		ents[i].nr = to_runes(ents[i].key->text, ents[i].key->len, &ents[i].runes);
-		if (!ents[i].runes) {
-			free_keys(ents, n->n);
-			return NULL;
-		}
+		ents[i].runes = rs;
+		ents[i].nr = to_runes(ents[i].key->text, ents[i].key->len, rs);
+		rs += ents[i].nr;
 	}
-	qsort(ents, n->n, sizeof *ents, key_cmp);
+	/* json.Marshal's byte order, which the tree mostly comes in, is most
+	 * often goyaml's too: then there is nothing to sort */
+	for (size_t i = 1; i < n->n; i++)
+		if (key_cmp(&ents[i - 1], &ents[i]) > 0) {
+			qsort(ents, n->n, sizeof *ents, key_cmp);
+			break;
+		}
 	return ents;
 }
 
@@ -246,7 +248,7 @@ static int emit_node(emit_ctx *c, const gojson_node *n, int depth)
 			if (!rc)
 				rc = emit_node(c, ents[i].val, depth + 1);
 		}
-		free_keys(ents, n->n);
+		free(ents);
 		if (rc)
 			return rc;
 		yaml_mapping_end_event_initialize(&ev);
@@ -495,7 +497,7 @@ static int fast_node(fast_ctx *f, const gojson_node *n, int indent, int in_mappi
 				rc = fast_node(f, ents[i].val, in, 1, depth + 1);
 			}
 		}
-		free_keys(ents, n->n);
+		free(ents);
 		return rc;
 	}
 	}
