@@ -1269,8 +1269,10 @@ static void stk_take(parser *p, tnode *owner, size_t mark)
 	struct tnode_stack *st = p->stk;
 	size_t k = st->n - mark;
 	if (k) {
-		owner->items = palloc(p, k * sizeof(tnode *));
-		memcpy(owner->items, st->v + mark, k * sizeof(tnode *));
+		/* mostly one to three children: a loop, not a call to memcpy */
+		tnode **d = owner->items = palloc(p, k * sizeof(tnode *));
+		for (size_t i = 0; i < k; i++)
+			d[i] = st->v[mark + i];
 	}
 	owner->nitems = (int)k;
 	st->n = mark;
