@@ -382,6 +382,37 @@ static void fast_literal(fast_ctx *f, const char *s, size_t n, int indent)
 	}
 }
 
+/* The bytes of a plain (q 0) or quoted (q the quote) scalar that may be
+ * folded at the best width, as libyaml's scalar writers do with
+ * allow_breaks: a space where the column is past the best width, after a
+ * non-space, becomes a line break and the scalar's indent (not before
+ * another space in plain and single-quoted style, not first or last in
+ * quoted style). libyaml also escapes a space after a break in
+ * double-quoted style: fast_scalar leaves such scalars to it. */
+static void fast_folded(fast_ctx *f, const char *s, size_t n, char q, int indent)
+{
+	int spaces = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == ' ') {
+			int next_space = i + 1 < n && s[i + 1] == ' ';
+			int inner = i != 0 && i != n - 1;
+			if (!spaces && f->column > f->best_width && (q == 0 ? !next_space : inner && (q == '"' || !next_space))) {
+				fast_write_indent(f, indent);
+			} else {
+				fast_put(f, " ", 1);
+			}
+			spaces = 1;
+			continue;
+		}
+		if ((q == '\'' && c == '\'') || (q == '"' && (c == '"' || c == '\\')))
+			fast_put(f, q == '\'' ? "'" : "\\", 1);
+		fast_put(f, &c, 1);
+		f->indention = 0;
+		spaces = 0;
+	}
+}
+
 /* A scalar of the given requested style (plain, double-quoted or literal)
  * in a simple key (key) or a value of the emitter's indent (see fast_node);
  * FAST_NO when libyaml must print it. */
@@ -408,19 +439,23 @@ static int fast_scalar(fast_ctx *f, const char *s, size_t n, yaml_scalar_style_t
 	int space = a.space;
 	if (key && n > SIMPLE_KEY_MAX)
 		return FAST_NO;
-	/* a value with a space could be folded: only if it cannot reach the
-	 * best width (each byte one column, quotes and escapes at most 2n) */
-	if (space && !key && (long)f->column + 3 + 2 * (long)n > (long)f->best_width)
+	/* a value with a space may be folded (libyaml's allow_breaks), when
+	 * it can reach past the best width (quotes and escapes: at most 2n) */
+	int fold = space && !key && (long)f->column + 3 + 2 * (long)n > (long)f->best_width;
+	if (fold && style == YAML_DOUBLE_QUOTED_SCALAR_STYLE && memmem(s, n, "  ", 2))
 		return FAST_NO;
-	if (style == YAML_PLAIN_SCALAR_STYLE) {
+	char q = style == YAML_PLAIN_SCALAR_STYLE ? 0 : style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+	if (!q) {
 		if (!f->whitespace)
 			fast_put(f, " ", 1);
-		fast_put(f, s, n);
 	} else {
-		char q = style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
 		fast_indicator(f, q == '\'' ? "'" : "\"", 1, 0, 0);
+	}
+	if (fold) {
+		fast_folded(f, s, n, q, indent < 0 ? 2 : indent + 2);
+	} else {
 		size_t from = 0;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; q && i < n; i++) {
 			const char *esc = q == '\'' ? (s[i] == '\'' ? "''" : NULL)
 						    : (s[i] == '"' ? "\\\"" : s[i] == '\\' ? "\\\\" : NULL);
 			if (!esc)
@@ -430,8 +465,9 @@ static int fast_scalar(fast_ctx *f, const char *s, size_t n, yaml_scalar_style_t
 			from = i + 1;
 		}
 		fast_put(f, s + from, n - from);
-		fast_put(f, &q, 1);
 	}
+	if (q)
+		fast_put(f, &q, 1);
 	f->whitespace = 0;
 	f->indention = 0;
 	return 0;

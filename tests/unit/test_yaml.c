@@ -418,7 +418,8 @@ static void rand_json_string(bh_buf *b, unsigned *seed)
 	static const char *const words[] = {"", "yes", "null", "~", "1.5", "0x1F", "1:20", "---", "...",
 					    "true", "- x", "a: b", "-", "?", ":", "#c", "12e3", "190:20:30",
 					    "caf\\u00e9", "line\\nnext", "tab\\tx", "2001-12-14", "\\n", "a\\n\\n",
-					    "\\nlead", " \\nx", "x \\n", "x\\n "};
+					    "\\nlead", " \\nx", "x \\n", "x\\n ",
+					    "2001-12-14 21:59:43.10 -5", "2001-12-14  21:59:43.10", "2001-12-14\\t21:59:43"};
 	bh_buf_putc(b, '"');
 	if (rand_r(seed) % 3 == 0) {
 		bh_buf_puts(b, words[rand_r(seed) % (sizeof words / sizeof words[0])]);
@@ -474,12 +475,25 @@ static void rand_json(bh_buf *b, unsigned *seed, int depth)
 START_TEST(test_emit_plain_printer)
 {
 	unsigned seed = 1414;
-	for (int round = 0; round < 20000; round++) {
+	/* scalars folded past the best width after a long key: a timestamp
+	 * (goyaml quotes it), plain and single-quoted text with runs of
+	 * spaces */
+	static const char *const fixed[] = {
+		"{\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\":"
+		"\"2001-12-14 21:59:43.10\"}",
+		"[{\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\":"
+		"\"ab  cd efg hij\",\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkz\":"
+		"\"#a  b c 'd'  e\"}]",
+	};
+	for (int round = 0; round < 20000 + (int)(sizeof fixed / sizeof fixed[0]); round++) {
 		bh_buf j = BH_BUF_INIT, want = BH_BUF_INIT, got = BH_BUF_INIT;
 		bh_error ew = {0}, eg = {0}, el = {0};
 		gojson_node *root = NULL;
 		yaml_emitter_kept *kept = NULL;
-		rand_json(&j, &seed, round % 7 == 0 ? 6 : 0);
+		if (round >= 20000)
+			bh_buf_puts(&j, fixed[round - 20000]);
+		else
+			rand_json(&j, &seed, round % 7 == 0 ? 6 : 0);
 		int rc = gojson_tree_load_yaml(bh_buf_str(&j), j.len, NULL, &root, &el);
 		ck_assert_msg(rc == 0, "round %d: %s: %s", round, bh_buf_str(&j), el.msg);
 		int rw = yaml_emit_json_tree_libyaml(root, &want, &ew);
