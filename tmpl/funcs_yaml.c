@@ -93,9 +93,11 @@ static int fn_to_yaml_pretty(tmpl_call *c)
 /* fromYaml's results by text, per engine: charts decode the same few
  * texts (a block of labels, "{}") again and again. A cached tree is never
  * changed: every call converts it to new values. Texts of at most
- * YAML_CACHE_TEXT bytes, the last YAML_CACHE_MAX of them. */
-#define YAML_CACHE_MAX 64
-#define YAML_CACHE_TEXT 16384
+ * YAML_CACHE_TEXT bytes, the last YAML_CACHE_MAX of them: the cache lives
+ * outside the value arena's budget, so it stays small (about a MiB at
+ * most with the trees). */
+#define YAML_CACHE_MAX 32
+#define YAML_CACHE_TEXT 4096
 
 typedef struct yaml_cached {
 	char *text;
