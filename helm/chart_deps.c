@@ -232,7 +232,7 @@ static int process_enabled(chart *c, const json_t *v, const char *path, const lo
 		if (json_is_object(r))
 			json_object_set_new(r, "enabled", json_true());
 	json_t *cvals = NULL;
-	int rc = values_coalesce(c, v, 0, values_warn, (void *)lc, &cvals, err);
+	int rc = values_coalesce_view(c, v, 0, values_warn, (void *)lc, &cvals, err);
 	if (rc)
 		return rc;
 	process_tags(reqs, cvals, lc);

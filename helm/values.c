@@ -330,19 +330,55 @@ static int is_dep_name(const chart *c, const char *key)
 }
 
 /* How much of the charts' values trees a coalesce merges in place (and
- * changes) instead of copies: none, the top chart's only, or all. */
-enum { TAKE_NONE, TAKE_ROOT, TAKE_ALL };
+ * changes) instead of copies: none, the top chart's only, or all; or, for
+ * a result only read (TAKE_VIEW), none, with what the merge leaves
+ * unchanged shared instead of copied. */
+enum { TAKE_NONE, TAKE_ROOT, TAKE_ALL, TAKE_VIEW };
 
-/* take: the chart's values tree itself is merged (and changed), not a copy */
-static void coalesce_values(const chart *c, json_t *v, const char *prefix, int merge, int take,
+static int has_null_value(const json_t *m)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)m, k, v)
+		if (json_is_null(v) || (json_is_object(v) && has_null_value(v)))
+			return 1;
+	return 0;
+}
+
+/* For TAKE_VIEW: whether the merge below would change chart c's table val
+ * under key k (merged as a source, cleaned of nulls) or later merges reach
+ * it through the result (a sub-chart's table, the globals). Scalars and
+ * lists are never changed. */
+static int view_must_copy(const chart *c, const char *k, const json_t *val, const json_t *value,
+			  int merge, const char *prefix)
+{
+	if (!json_is_object(val))
+		return 0;
+	if (value)
+		return json_is_object(value);
+	return (!merge && *prefix && has_null_value(val)) || !strcmp(k, "global") || is_dep_name(c, k);
+}
+
+/* take: the chart's values tree itself is merged (and changed), not a copy.
+ * -1 when out of memory. */
+static int coalesce_values(const chart *c, json_t *v, const char *prefix, int merge, int take,
 			    values_warn_fn warn, void *ud)
 {
 	char *sub_prefix = concat_prefix(prefix, chart_name(c));
 	json_t *vc = !c->values ? json_object() : take ? json_incref(c->values) : json_deep_copy(c->values);
 	const char *k;
 	json_t *val;
+	int rc = sub_prefix && vc ? 0 : -1;
 	json_object_foreach(vc, k, val) {
 		json_t *value = json_object_get(v, k);
+		json_t *own = NULL;
+		if (rc)
+			break;
+		if (take == TAKE_VIEW && view_must_copy(c, k, val, value, merge, prefix) &&
+		    !(val = own = json_deep_copy(val))) {
+			rc = -1;
+			break;
+		}
 		if (value) {
 			if (json_is_null(value) && !merge) {
 				json_object_del(v, k);
@@ -360,17 +396,17 @@ static void coalesce_values(const chart *c, json_t *v, const char *prefix, int m
 				}
 			}
 		} else {
-			if (!merge && *prefix) {
-				if (json_is_null(val))
-					continue;
-				if (json_is_object(val))
-					clean_nil_values(val);
-			}
-			json_object_set(v, k, val);
+			int drop = !merge && *prefix && json_is_null(val);
+			if (!merge && *prefix && json_is_object(val))
+				clean_nil_values(val);
+			if (!drop)
+				json_object_set(v, k, val);
 		}
+		json_decref(own);
 	}
 	json_decref(vc);
 	free(sub_prefix);
+	return rc;
 }
 
 static void coalesce_globals(json_t *dest, json_t *src, const char *prefix, values_warn_fn warn, void *ud)
@@ -441,7 +477,8 @@ static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int m
 		char *sub_prefix = concat_prefix(prefix, chart_name(c));
 		json_incref(dv);
 		coalesce_globals(dv, dest, sub_prefix, warn, ud);
-		int rc = coalesce(sub, dv, sub_prefix, merge, take == TAKE_ALL ? TAKE_ALL : TAKE_NONE, warn, ud, err);
+		int rc = coalesce(sub, dv, sub_prefix, merge, take == TAKE_ALL || take == TAKE_VIEW ? take : TAKE_NONE,
+				  warn, ud, err);
 		json_decref(dv);
 		free(sub_prefix);
 		if (rc)
@@ -453,7 +490,8 @@ static int coalesce_deps(const chart *c, json_t *dest, const char *prefix, int m
 static int coalesce(const chart *c, json_t *dest, const char *prefix, int merge, int take,
 		    values_warn_fn warn, void *ud, bh_error *err)
 {
-	coalesce_values(c, dest, prefix, merge, take, warn, ud);
+	if (coalesce_values(c, dest, prefix, merge, take, warn, ud))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	return coalesce_deps(c, dest, prefix, merge, take, warn, ud, err);
 }
 
@@ -476,6 +514,12 @@ int values_coalesce(const chart *c, const json_t *vals, int merge,
 		    values_warn_fn warn, void *ud, json_t **out, bh_error *err)
 {
 	return coalesce_root(c, vals, merge, TAKE_NONE, warn, ud, out, err);
+}
+
+int values_coalesce_view(const chart *c, const json_t *vals, int merge,
+			 values_warn_fn warn, void *ud, json_t **out_view, bh_error *err)
+{
+	return coalesce_root(c, vals, merge, TAKE_VIEW, warn, ud, out_view, err);
 }
 
 /* Makes v a tree: each object or array below it that another reference

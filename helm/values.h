@@ -53,6 +53,14 @@ int values_compose(const values_options *o, json_t **out, bh_error *err);
 int values_coalesce(const chart *c, const json_t *vals, int merge,
 		    values_warn_fn warn, void *ud, json_t **out, bh_error *err);
 
+/* The same for a caller that only reads the result while c's values stay
+ * as they are (Helm's read-only CoalesceValues for dependency conditions
+ * and tags): *out_view (new reference) shares the subtrees the merge leaves
+ * unchanged with c's values trees instead of copying them, so neither it
+ * nor c's values may be changed while it is held. */
+int values_coalesce_view(const chart *c, const json_t *vals, int merge,
+			 values_warn_fn warn, void *ud, json_t **out_view, bh_error *err);
+
 /* The same for a caller that reads no chart values after it (it renders c
  * once): each chart's values tree is merged in place of its copy (only
  * nodes other references reach are copied), and every chart of c is left

@@ -154,6 +154,54 @@ START_TEST(test_coalesce_take)
 }
 END_TEST
 
+/* values_coalesce_view: the result values_coalesce gives, the charts'
+ * values trees unchanged after it (a sub-chart's table under the parent's
+ * values, the globals, a table merged under the user's, a sub-chart table
+ * with nulls that the merge cleans: each changed by the merge unless
+ * copied), and a table the merge leaves alone shared, not copied */
+START_TEST(test_coalesce_view)
+{
+	const char *n[] = {"Chart.yaml", "values.yaml", "charts/sub/Chart.yaml", "charts/sub/values.yaml"};
+	const char *b[] = {"apiVersion: v2\nname: top\nversion: 1.0.0\n",
+			   "global:\n  reg: top.io\n  img:\n    tag: t1\n    a:\n      b: 1\nsub:\n  x: parent\n"
+			   "merged:\n  a: 1\n  b:\n    c: 2\nalone:\n  deep:\n    d: 3\nlist: [1, {e: 4}]\n",
+			   "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+			   "x: sub\nglobal:\n  own: 1\n  img:\n    a:\n      c: 2\nnulls:\n  gone: null\n  k: 1\nplain:\n  p: 5\n"};
+	const char *users[] = {"{\"global\":{\"img\":{\"tag\":\"u\"}},\"merged\":{\"b\":{\"f\":null},\"a\":9},"
+			       "\"sub\":{\"plain\":{\"q\":6}}}",
+			       "{}"};
+	for (size_t u = 0; u < sizeof users / sizeof *users; u++) {
+		json_t *user = json_loads(users[u], 0, NULL);
+		chart *c = mk(n, b, 4);
+		ck_assert_int_eq(c->ndeps, 1);
+		char *top_before = json_dumps(c->values, JSON_SORT_KEYS | JSON_COMPACT);
+		char *sub_before = json_dumps(c->deps[0]->values, JSON_SORT_KEYS | JSON_COMPACT);
+		json_t *want = NULL, *got = NULL;
+		bh_error err;
+		ck_assert_int_eq(values_coalesce(c, user, 0, NULL, NULL, &want, &err), 0);
+		ck_assert_int_eq(values_coalesce_view(c, user, 0, NULL, NULL, &got, &err), 0);
+		char *w = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+		assert_json(got, w);
+		assert_json(c->values, top_before);
+		assert_json(c->deps[0]->values, sub_before);
+		ck_assert_ptr_eq(json_object_get(got, "alone"), json_object_get(c->values, "alone"));
+		ck_assert_ptr_ne(json_object_get(got, "sub"), json_object_get(c->values, "sub"));
+		ck_assert_ptr_null(json_object_get(json_object_get(json_object_get(got, "sub"), "nulls"), "gone"));
+		/* a second view from the unchanged charts is the same again */
+		json_decref(got);
+		ck_assert_int_eq(values_coalesce_view(c, user, 0, NULL, NULL, &got, &err), 0);
+		assert_json(got, w);
+		free(w);
+		free(top_before);
+		free(sub_before);
+		json_decref(want);
+		json_decref(got);
+		json_decref(user);
+		chart_free(c);
+	}
+}
+END_TEST
+
 START_TEST(test_subchart_and_globals)
 {
 	const char *n[] = {"Chart.yaml", "values.yaml", "charts/sub/Chart.yaml", "charts/sub/values.yaml"};
@@ -281,6 +329,7 @@ int main(void)
 	tcase_add_test(tc, test_table_warning);
 	tcase_add_test(tc, test_subchart_and_globals);
 	tcase_add_test(tc, test_coalesce_take);
+	tcase_add_test(tc, test_coalesce_view);
 	tcase_add_test(tc, test_dependencies);
 	tcase_add_test(tc, test_values_files_and_flags);
 	suite_add_tcase(s, tc);
