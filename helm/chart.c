@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "helm/chart_internal.h"
 #include "helm/values.h"
@@ -46,7 +47,8 @@ void chart_limits_fill(chart_limits *dst, const chart_limits *src)
 
 struct chart_blob {
 	size_t refs;
-	unsigned char *data;
+	unsigned char *data; /* malloc'd, or the mapping when map_len */
+	size_t map_len;
 };
 
 void chart_file_adopt(chart_file *f)
@@ -57,7 +59,22 @@ void chart_file_adopt(chart_file *f)
 	if (f->blob) {
 		f->blob->refs = 1;
 		f->blob->data = f->data;
+		f->blob->map_len = 0;
 	}
+}
+
+int chart_file_adopt_map(chart_file *f, void *map, size_t map_len)
+{
+	f->blob = malloc(sizeof *f->blob);
+	if (!f->blob) {
+		munmap(map, map_len);
+		f->data = NULL;
+		return BH_ENOMEM;
+	}
+	f->blob->refs = 1;
+	f->blob->data = map;
+	f->blob->map_len = map_len;
+	return 0;
 }
 
 void chart_file_release(chart_file *f)
@@ -66,7 +83,10 @@ void chart_file_release(chart_file *f)
 	if (!f->blob)
 		free(f->data);
 	else if (--f->blob->refs == 0) {
-		free(f->blob->data);
+		if (f->blob->map_len)
+			munmap(f->blob->data, f->blob->map_len);
+		else
+			free(f->blob->data);
 		free(f->blob);
 	}
 	f->name = NULL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,6 +184,82 @@ static int read_file(const char *path, const struct stat *st, size_t max, bh_buf
 	return 0;
 }
 
+/* Files from this size up are mapped, not read, when they do not end on a
+ * page boundary (the zero tail of their last page is their terminating
+ * NUL): pages no one reads, such as a template run's crds/, are then never
+ * loaded, nor held on the heap for the run. */
+#define MAP_MIN ((size_t)16 << 10)
+
+/* f = the file at path (lstat'ed as st) without a leading UTF-8 BOM, owned
+ * by f (shared under a reference count); *raw its size with the BOM. */
+static int load_file(const char *path, const struct stat *st, size_t max, chart_file *f, size_t *raw,
+		     bh_error *err)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if ((size_t)st->st_size >= MAP_MIN && (size_t)st->st_size <= max && st->st_size % page) {
+		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat fst;
+		if (fd < 0)
+			return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
+		/* mapped as the file is now; anything else is read as before */
+		if (!fstat(fd, &fst) && S_ISREG(fst.st_mode) && fst.st_size == st->st_size) {
+			size_t len = (size_t)fst.st_size;
+			/* private and writable: a write stays this process's own */
+			void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+			close(fd);
+			if (map != MAP_FAILED) {
+				size_t bom = len >= 3 && !memcmp(map, "\xEF\xBB\xBF", 3) ? 3 : 0;
+				f->data = (unsigned char *)map + bom;
+				f->len = len - bom;
+				*raw = len;
+				if (chart_file_adopt_map(f, map, len))
+					return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+				return 0;
+			}
+		} else {
+			close(fd);
+		}
+	}
+	bh_buf data = BH_BUF_INIT;
+	int rc = read_file(path, st, max, &data, err);
+	if (rc) {
+		bh_buf_free(&data);
+		return rc;
+	}
+	size_t bom = data.len >= 3 && !memcmp(data.data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	*raw = data.len;
+	f->len = data.len - bom;
+	if (data.data && bom)
+		memmove(data.data, data.data + bom, f->len + 1);
+	/* the read buffer becomes the file's data, without the spare room */
+	f->data = data.data ? (unsigned char *)bh_buf_detach(&data) : calloc(1, 1);
+	bh_buf_free(&data);
+	if (!f->data)
+		return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+	unsigned char *fit = realloc(f->data, f->len + 1);
+	if (fit)
+		f->data = fit;
+	chart_file_adopt(f);
+	return 0;
+}
+
+/* f (its data) becomes the walk's next file, named name */
+static int files_add(walk *w, chart_file *f, const char *name)
+{
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 64;
+		chart_file *nv = realloc(w->files, nc * sizeof *nv);
+		if (!nv)
+			return bh_error_set(w->err, BH_ENOMEM, "out of memory");
+		w->files = nv;
+		w->cap = nc;
+	}
+	if (!(f->name = strdup(name)))
+		return bh_error_set(w->err, BH_ENOMEM, "out of memory");
+	w->files[w->n++] = *f;
+	return 0;
+}
+
 static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
 {
 	DIR *d = opendir(abs);
@@ -245,51 +322,18 @@ static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
 			rc = bh_error_set(w->err, BH_ELIMIT, "chart has more than %zu files (at \"%s\")",
 					  w->ctx->lim.max_files, rp.data);
 		} else {
-			bh_buf data = BH_BUF_INIT;
-			rc = read_file(ap.data, &st, w->ctx->lim.max_file, &data, w->err);
-			if (!rc && data.len > w->ctx->lim.max_total - w->ctx->total)
+			chart_file f = {0};
+			size_t raw = 0;
+			rc = load_file(ap.data, &st, w->ctx->lim.max_file, &f, &raw, w->err);
+			if (!rc && raw > w->ctx->lim.max_total - w->ctx->total)
 				rc = bh_error_set(w->err, BH_ELIMIT, "chart is larger than the maximum size %zu",
 						  w->ctx->lim.max_total);
 			if (!rc) {
-				const char *dp = data.data ? data.data : "";
-				size_t dl = data.len;
-				w->ctx->total += dl;
-				if (dl >= 3 && !memcmp(dp, "\xEF\xBB\xBF", 3)) {
-					dp += 3;
-					dl -= 3;
-				}
-				if (w->n == w->cap) {
-					size_t nc = w->cap ? w->cap * 2 : 64;
-					chart_file *nv = realloc(w->files, nc * sizeof *nv);
-					if (!nv)
-						rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
-					else {
-						w->files = nv;
-						w->cap = nc;
-					}
-				}
-				if (!rc) { /* the read buffer becomes the file's data */
-					chart_file *f = &w->files[w->n];
-					if (data.data && dp != data.data)
-						memmove(data.data, dp, dl + 1);
-					f->len = dl;
-					f->name = strdup(rp.data);
-					f->data = data.data ? (unsigned char *)bh_buf_detach(&data) : calloc(1, 1);
-					f->blob = NULL;
-					if (!f->name || !f->data) {
-						chart_file_release(f);
-						rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
-					} else { /* the chart shares it, without the spare room */
-						unsigned char *fit = realloc(f->data, dl + 1);
-						if (fit)
-							f->data = fit;
-						chart_file_adopt(f);
-					}
-				}
-				if (!rc)
-					w->n++;
+				w->ctx->total += raw;
+				rc = files_add(w, &f, rp.data);
 			}
-			bh_buf_free(&data);
+			if (rc)
+				chart_file_release(&f);
 		}
 		bh_buf_free(&ap);
 		bh_buf_free(&rp);

@@ -528,6 +528,82 @@ START_TEST(test_directory)
 }
 END_TEST
 
+/* A file of len bytes: an optional BOM, then 'a' + i % 26 up to len */
+static char *big_text(size_t len, int bom)
+{
+	char *t = malloc(len + 1);
+	ck_assert_ptr_nonnull(t);
+	for (size_t i = 0; i < len; i++)
+		t[i] = (char)('a' + i % 26);
+	if (bom)
+		memcpy(t, "\xEF\xBB\xBF", 3);
+	t[len] = 0;
+	return t;
+}
+
+static void assert_file(const chart_file *f, const char *name, const char *want)
+{
+	ck_assert_str_eq(f->name, name);
+	ck_assert_uint_eq(f->len, strlen(want));
+	ck_assert_int_eq(memcmp(f->data, want, f->len), 0);
+	ck_assert_int_eq(f->data[f->len], 0);
+}
+
+/* Large files (which the directory loader maps instead of reading), one
+ * with a BOM, one of whole pages (no terminating byte after it: read), in
+ * the chart and in a sub-chart: the same data, NUL-terminated, BOM
+ * trimmed; shared by chart_dup beyond the original's chart_free; counted
+ * against the total size limit. */
+START_TEST(test_directory_large_files)
+{
+	char p[512];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/bh-test-chart-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	const char *dirs[] = {"templates", "crds", "charts", "charts/sub", "charts/sub/crds"};
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		snprintf(p, sizeof p, "%s/%s", tmpdir, dirs[i]);
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+	}
+	char *bom = big_text(70001, 1), *pages = big_text(8 * page, 0), *odd = big_text(20000, 0);
+	write_file("Chart.yaml", CHART_YAML);
+	write_file("crds/bom.yaml", bom);
+	write_file("crds/pages.yaml", pages);
+	write_file("templates/odd.txt", odd);
+	write_file("charts/sub/Chart.yaml", "apiVersion: v2\nname: sub\nversion: 1.0.0\n");
+	write_file("charts/sub/crds/odd.yaml", odd);
+	chart *c = NULL, *dup;
+	bh_error err;
+	ck_assert_msg(chart_load_dir(tmpdir, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ntemplates, 1);
+	ck_assert_uint_eq(c->nfiles, 2);
+	ck_assert_uint_eq(c->ndeps, 1);
+	ck_assert_uint_eq(c->deps[0]->nfiles, 1);
+	dup = chart_dup(c);
+	ck_assert_ptr_nonnull(dup);
+	chart_free(c);
+	assert_file(&dup->files[0], "crds/bom.yaml", bom + 3);
+	assert_file(&dup->files[1], "crds/pages.yaml", pages);
+	assert_file(&dup->templates[0], "templates/odd.txt", odd);
+	assert_file(&dup->deps[0]->files[0], "crds/odd.yaml", odd);
+	chart_free(dup);
+	/* the BOM counts toward the total, as when read */
+	chart_limits lim = {0};
+	lim.max_total = 70001 + 8 * page + 2 * 20000 + strlen(CHART_YAML) + 40; /* every byte */
+	ck_assert_msg(chart_load_dir(tmpdir, &lim, &c, &err) == 0, "%s", err.msg);
+	chart_free(c);
+	lim.max_total--;
+	ck_assert_int_lt(chart_load_dir(tmpdir, &lim, &c, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "chart is larger than the maximum size"));
+	free(bom);
+	free(pages);
+	free(odd);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Chart.yaml `version` is checked with lib/semver's NewVersion (coercing),
  * as helm v4.1.4 does: v1.2 and 01.2 load, 1.2.3-01 and 1.2.3.4 do not. */
 START_TEST(test_semver)
@@ -567,6 +643,7 @@ int main(void)
 	tcase_add_test(tc, test_chart_lock);
 	tcase_add_test(tc, test_missing_dependency);
 	tcase_add_test(tc, test_directory);
+	tcase_add_test(tc, test_directory_large_files);
 	tcase_add_test(tc, test_semver);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
