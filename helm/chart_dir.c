@@ -201,14 +201,18 @@ static int load_file(const char *path, const struct stat *st, size_t max, chart_
 		struct stat fst;
 		if (fd < 0)
 			return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
-		/* mapped as the file is now; anything else is read as before */
-		if (!fstat(fd, &fst) && S_ISREG(fst.st_mode) && fst.st_size == st->st_size) {
+		char head[3];
+		/* mapped as the file is now; anything else is read as before. The
+		 * BOM is looked for by pread: touching the mapping would fault its
+		 * first pages in */
+		if (!fstat(fd, &fst) && S_ISREG(fst.st_mode) && fst.st_size == st->st_size &&
+		    pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head) {
 			size_t len = (size_t)fst.st_size;
 			/* private and writable: a write stays this process's own */
 			void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 			close(fd);
 			if (map != MAP_FAILED) {
-				size_t bom = len >= 3 && !memcmp(map, "\xEF\xBB\xBF", 3) ? 3 : 0;
+				size_t bom = !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
 				f->data = (unsigned char *)map + bom;
 				f->len = len - bom;
 				*raw = len;
