@@ -190,6 +190,7 @@ static int rec_all(collect *cx, const chart *c, const json_t *values, int is_roo
 	if (!full)
 		return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
 	int library = chart_is_library(c);
+	size_t full_len = strlen(full);
 	for (size_t i = 0; i < c->ntemplates; i++) {
 		const chart_file *t = &c->templates[i];
 		const char *base = strrchr(t->name, '/');
@@ -208,8 +209,12 @@ static int rec_all(collect *cx, const chart *c, const json_t *values, int is_roo
 		}
 		renderable *r = &cx->v[cx->n];
 		bh_buf nb = BH_BUF_INIT, bb = BH_BUF_INIT;
-		bh_buf_printf(&nb, "%s/%s", full, t->name);
-		bh_buf_printf(&bb, "%s/templates", full);
+		/* by puts, not printf: one per template of every chart */
+		bh_buf_put(&nb, full, full_len);
+		bh_buf_putc(&nb, '/');
+		bh_buf_puts(&nb, t->name);
+		bh_buf_put(&bb, full, full_len);
+		bh_buf_puts(&bb, "/templates");
 		r->name = bh_buf_detach(&nb);
 		r->base_path = bh_buf_detach(&bb);
 		r->src = t;

@@ -53,7 +53,13 @@ static char *trimmed_dup(const char *s, size_t n)
 	}
 	while (n && go_space(s[n - 1]))
 		n--;
-	return strndup(s, n);
+	/* not strndup: s has no NUL before s + n, which strndup would look for */
+	char *d = malloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
 }
 
 int manifest_split(const char *text, char ***out, size_t *n)
