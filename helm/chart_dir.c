@@ -18,7 +18,25 @@
 typedef struct ignore_rule {
 	char *pat;
 	int negate, must_dir, mode; /* mode 0: basename, 1: rooted, 2: full path */
+	int form;                   /* how pat matches (enum below) */
+	size_t lit;                 /* PAT_STAR_TAIL: the length of pat's tail */
 } ignore_rule;
+
+/* Most rules are a plain name or "*" then a plain tail (".git", "*.bak"),
+ * which fnmatch would match byte by byte (FNM_PATHNAME: '*' stops at '/');
+ * those are compared directly. */
+enum { PAT_FNMATCH, PAT_LITERAL, PAT_STAR_TAIL };
+
+static int pat_form(const char *pat, size_t *lit)
+{
+	if (!strpbrk(pat, "*?[\\"))
+		return PAT_LITERAL;
+	if (pat[0] == '*' && !strpbrk(pat + 1, "*?[\\/")) {
+		*lit = strlen(pat + 1);
+		return PAT_STAR_TAIL;
+	}
+	return PAT_FNMATCH;
+}
 
 typedef struct ignore_rules {
 	ignore_rule *v;
@@ -68,6 +86,8 @@ static int rules_add(ignore_rules *r, const char *line, size_t len, bh_error *er
 	}
 	ir.pat = strdup(p);
 	free(rule);
+	if (ir.pat)
+		ir.form = pat_form(ir.pat, &ir.lit);
 	ignore_rule *nv = realloc(r->v, (r->n + 1) * sizeof *nv);
 	if (!ir.pat || !nv) {
 		free(ir.pat);
@@ -103,6 +123,13 @@ static int rule_match(const ignore_rule *ir, const char *path)
 	if (ir->mode == 0) {
 		const char *slash = strrchr(path, '/');
 		n = slash ? slash + 1 : path;
+	}
+	if (ir->form == PAT_LITERAL)
+		return !strcmp(ir->pat, n);
+	if (ir->form == PAT_STAR_TAIL) {
+		size_t nl = strlen(n);
+		return nl >= ir->lit && !strcmp(n + nl - ir->lit, ir->pat + 1) &&
+		       !memchr(n, '/', nl - ir->lit);
 	}
 	return fnmatch(ir->pat, n, FNM_PATHNAME) == 0;
 }
@@ -295,11 +322,15 @@ static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
 	for (size_t i = 0; i < nn && !rc; i++) {
 		bh_buf ap = BH_BUF_INIT, rp = BH_BUF_INIT;
 		struct stat st;
-		bh_buf_printf(&ap, "%s/%s", abs, names[i]);
-		if (*rel)
-			bh_buf_printf(&rp, "%s/%s", rel, names[i]);
-		else
-			bh_buf_puts(&rp, names[i]);
+		/* by puts, not printf: two per file of the chart */
+		bh_buf_puts(&ap, abs);
+		bh_buf_putc(&ap, '/');
+		bh_buf_puts(&ap, names[i]);
+		if (*rel) {
+			bh_buf_puts(&rp, rel);
+			bh_buf_putc(&rp, '/');
+		}
+		bh_buf_puts(&rp, names[i]);
 		if (!bh_buf_ok(&ap) || !bh_buf_ok(&rp)) {
 			rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
 		} else if (lstat(ap.data, &st)) {

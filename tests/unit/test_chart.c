@@ -503,18 +503,30 @@ START_TEST(test_directory)
 	snprintf(p, sizeof p, "%s/ignored", tmpdir);
 	mkdir(p, 0755);
 	write_file("Chart.yaml", CHART_YAML);
-	write_file(".helmignore", "# comment\nignored/\n*.bak\n");
+	/* a plain name, "*" and a tail, a pattern fnmatch reads */
+	write_file(".helmignore", "# comment\nignored/\n*.bak\nOWNERS\n*~\nn?tes.txt\n/*.tmp\n");
 	write_file("templates/a.yaml", "kind: A\n");
 	write_file("templates/.hidden", "x");
 	write_file("templates/b.bak", "x");
+	write_file("templates/c.yaml~", "x");
+	write_file("templates/d.bak.yaml", "kind: D\n");
 	write_file("ignored/x.txt", "x");
 	write_file("notes.txt", "n");
+	write_file("OWNERS", "o");
+	write_file("OWNERS2", "o");
+	write_file("bak", "o");
+	write_file("top.tmp", "o"); /* the rooted rule: at the top only */
+	write_file("templates/e.tmp", "x");
 	chart *c = NULL;
 	bh_error err;
 	ck_assert_msg(chart_load_dir(tmpdir, NULL, &c, &err) == 0, "%s", err.msg);
-	ck_assert_uint_eq(c->ntemplates, 1);
+	ck_assert_uint_eq(c->ntemplates, 3);
 	ck_assert_str_eq(c->templates[0].name, "templates/a.yaml");
-	ck_assert_uint_eq(c->nfiles, 2); /* .helmignore, notes.txt */
+	ck_assert_str_eq(c->templates[1].name, "templates/d.bak.yaml");
+	ck_assert_str_eq(c->templates[2].name, "templates/e.tmp");
+	ck_assert_uint_eq(c->nfiles, 3); /* .helmignore, OWNERS2, bak */
+	ck_assert_str_eq(c->files[1].name, "OWNERS2");
+	ck_assert_str_eq(c->files[2].name, "bak");
 	chart_free(c);
 	/* a symbolic link inside the chart is refused */
 	snprintf(p, sizeof p, "%s/templates/leak.yaml", tmpdir);
