@@ -20,7 +20,7 @@ print(" ".join(shlex.quote(a) for a in c["helmArgs"][1:]))
 PY
 ) || { echo "FAIL: $id: cannot read case.json"; fails=$((fails + 1)); continue; }
 	# helmArgs paths are relative to the corpus root
-	if (cd "$shared" && eval valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	if (cd "$shared" && BULKHEAD_FREE_AT_EXIT=1 eval valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		--show-leak-kinds=definite,indirect "\"$bh\"" template $args) >"$tmp/out" 2>"$tmp/err"; then
 		if cmp -s "$tmp/out" "$shared/cases/$id/expected.yaml" || [ -n "$(python3 -c "import json;print(json.load(open('$shared/cases/$id/case.json')).get('nondeterministic') or '')")" ]; then
 			echo "PASS: $id (valgrind clean)"
