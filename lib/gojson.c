@@ -41,6 +41,33 @@ static void put_rune(bh_buf *b, int32_t r)
 
 /* ---- encoding ------------------------------------------------------------ */
 
+/* From s[i], 16 bytes a step (SSE2; none without): the first block of 16
+ * holding a quote, a backslash, a control, a byte >= 0x80 or, when html,
+ * one of <>&, is where this stops, at that byte; else where fewer than 16
+ * bytes are left. */
+static size_t plain_ascii_run(const unsigned char *s, size_t i, size_t n, int html)
+{
+#ifdef __SSE2__
+	while (i + 16 <= n) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), /* controls, >= 0x80 */
+					   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+		if (html)
+			bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')),
+							     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')),
+									  _mm_cmpeq_epi8(v, _mm_set1_epi8('&')))));
+		unsigned m = (unsigned)_mm_movemask_epi8(bad);
+		if (m)
+			return i + (size_t)__builtin_ctz(m);
+		i += 16;
+	}
+#else
+	(void)s, (void)n, (void)html;
+#endif
+	return i;
+}
+
 void gojson_quote(bh_buf *out, const char *str, size_t n, int flags)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -49,27 +76,10 @@ void gojson_quote(bh_buf *out, const char *str, size_t n, int flags)
 	size_t i = 0, start = 0;
 	bh_buf_putc(out, '"');
 	while (i < n) {
-#ifdef __SSE2__
 		/* 16 bytes a step over printable ASCII that needs no escape */
-		while (i + 16 <= n) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-			__m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), /* controls, >= 0x80 */
-						   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-								_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-			if (html)
-				bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')),
-								     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')),
-										  _mm_cmpeq_epi8(v, _mm_set1_epi8('&')))));
-			unsigned m = (unsigned)_mm_movemask_epi8(bad);
-			if (m) {
-				i += (size_t)__builtin_ctz(m);
-				break;
-			}
-			i += 16;
-		}
+		i = plain_ascii_run(s, i, n, html);
 		if (i >= n)
 			break;
-#endif
 		unsigned c = s[i];
 		if (c < 0x80) {
 			int safe = c >= 0x20 && c != '"' && c != '\\' &&
@@ -395,6 +405,17 @@ static void fold_breaks(parser *p, bh_buf *b)
 	bh_buf_free(&trailing);
 }
 
+/* The first byte of s[i..n) that is a quote, a backslash, a control or
+ * not ASCII; n when there is none. */
+static size_t string_run_end(const unsigned char *s, size_t i, size_t n)
+{
+	/* 16 bytes a step first (a schema's descriptions are long) */
+	for (i = plain_ascii_run(s, i, n, 0); i < n; i++)
+		if (s[i] == '"' || s[i] == '\\' || s[i] < 0x20 || s[i] >= 0x80)
+			break;
+	return i;
+}
+
 static int parse_string(parser *p, gojson_node *node)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -402,11 +423,7 @@ static int parse_string(parser *p, gojson_node *node)
 	size_t j;
 	p->i++; /* opening quote */
 	/* printable ASCII up to the closing quote: the text as it is */
-	for (j = p->i; j < p->n; j++) {
-		unsigned char c = (unsigned char)p->s[j];
-		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
-			break;
-	}
+	j = string_run_end(p->s, p->i, p->n);
 	if (j < p->n && p->s[j] == '"') {
 		node->text = malloc(j - p->i + 1);
 		if (!node->text)
