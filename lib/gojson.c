@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,9 +278,63 @@ int gojson_encode(const json_t *v, int flags, bh_buf *out, bh_error *err)
 
 /* ---- decoding ------------------------------------------------------------ */
 
+/* A loaded tree's texts and item arrays come from blocks of its own, freed
+ * with it at once, not one malloc each: the root sits in a tree_mem. */
+typedef struct tree_block {
+	struct tree_block *next;
+	size_t used, cap;
+	max_align_t data[]; /* cap bytes */
+} tree_block;
+
+typedef struct tree_mem {
+	tree_block *blocks; /* the newest first */
+	gojson_node root;
+} tree_mem;
+
+/* an array grown in place keeps the block's next allocation aligned */
+_Static_assert(sizeof(gojson_node) % _Alignof(max_align_t) == 0, "gojson_node size");
+
+#define TREE_BLOCK_MIN ((size_t)16 << 10)
+#define TREE_BLOCK_MAX ((size_t)1 << 20)
+
+/* n bytes (aligned for a gojson_node) from m's blocks; NULL when out of
+ * memory */
+static void *tree_alloc(tree_mem *m, size_t n)
+{
+	tree_block *b = m->blocks;
+	n = (n + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	if (!b || b->cap - b->used < n) {
+		size_t cap = b && b->cap < TREE_BLOCK_MAX ? b->cap * 2 : TREE_BLOCK_MIN;
+		if (cap < n)
+			cap = n;
+		if (!(b = malloc(sizeof *b + cap)))
+			return NULL;
+		b->next = m->blocks;
+		b->used = 0;
+		b->cap = cap;
+		m->blocks = b;
+	}
+	void *r = (unsigned char *)b->data + b->used;
+	b->used += n;
+	return r;
+}
+
+/* A NUL-terminated copy of s[0..n) from m */
+static char *tree_strdup(tree_mem *m, const void *s, size_t n)
+{
+	char *t = tree_alloc(m, n + 1);
+	if (t) {
+		if (n)
+			memcpy(t, s, n);
+		t[n] = 0;
+	}
+	return t;
+}
+
 typedef struct parser {
 	const unsigned char *s;
 	size_t n, i;
+	tree_mem *mem;  /* where the tree's texts and arrays come from */
 	int max_depth;
 	int yaml_breaks; /* fold raw NEL/LS/PS inside strings as YAML does */
 	int in_key;      /* parsing an object key */
@@ -425,11 +480,9 @@ static int parse_string(parser *p, gojson_node *node)
 	/* printable ASCII up to the closing quote: the text as it is */
 	j = string_run_end(p->s, p->i, p->n);
 	if (j < p->n && p->s[j] == '"') {
-		node->text = malloc(j - p->i + 1);
+		node->text = tree_strdup(p->mem, p->s + p->i, j - p->i);
 		if (!node->text)
 			return bh_error_set(p->err, BH_ENOMEM, "out of memory");
-		memcpy(node->text, p->s + p->i, j - p->i);
-		node->text[j - p->i] = 0;
 		node->type = GOJSON_STRING;
 		node->len = j - p->i;
 		p->i = j + 1;
@@ -527,7 +580,8 @@ static int parse_string(parser *p, gojson_node *node)
 	}
 	node->type = GOJSON_STRING;
 	node->len = b.len;
-	node->text = b.data ? bh_buf_detach(&b) : strdup("");
+	node->text = tree_strdup(p->mem, b.data ? b.data : "", b.len);
+	bh_buf_free(&b);
 	if (!node->text)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
 	return 0;
@@ -573,7 +627,7 @@ static int parse_number(parser *p, gojson_node *node)
 	}
 	node->type = GOJSON_NUMBER;
 	node->len = p->i - st;
-	node->text = strndup((const char *)p->s + st, node->len);
+	node->text = tree_strdup(p->mem, p->s + st, node->len);
 	if (!node->text)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
 	return 0;
@@ -595,16 +649,27 @@ static int parse_literal(parser *p, const char *word, enum gojson_type t, gojson
 	return 0;
 }
 
-static int push(gojson_node *node, size_t *cap, gojson_node **slot, bh_error *err)
+static int push(parser *p, gojson_node *node, size_t *cap, gojson_node **slot)
 {
-	if (node->n == *cap) {
+	if (node->n == *cap) { /* twice the size: in place when it ends the newest block,
+				 * else a new array (the old one stays in its block) */
 		size_t nc = *cap ? *cap * 2 : 4;
-		gojson_node *ni = realloc(node->items, nc * sizeof *ni);
+		tree_block *b = p->mem->blocks;
+		unsigned char *end = b ? (unsigned char *)b->data + b->used : NULL;
+		if (*cap && end == (unsigned char *)(node->items + *cap) && b->cap - b->used >= *cap * sizeof *node->items) {
+			b->used += *cap * sizeof *node->items;
+			*cap = nc;
+			goto room;
+		}
+		gojson_node *ni = tree_alloc(p->mem, nc * sizeof *ni);
 		if (!ni)
-			return bh_error_set(err, BH_ENOMEM, "out of memory");
+			return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+		if (node->n)
+			memcpy(ni, node->items, node->n * sizeof *ni);
 		node->items = ni;
 		*cap = nc;
 	}
+room:
 	*slot = &node->items[node->n];
 	memset(*slot, 0, sizeof **slot);
 	node->n++;
@@ -626,7 +691,7 @@ static int parse_array(parser *p, gojson_node *node, int depth)
 		return 0;
 	}
 	for (;;) {
-		if ((rc = push(node, &cap, &slot, p->err)))
+		if ((rc = push(p, node, &cap, &slot)))
 			return rc;
 		if ((rc = parse_value(p, slot, depth + 1)))
 			return rc;
@@ -660,7 +725,7 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 	for (;;) {
 		if (p->i >= p->n || p->s[p->i] != '"')
 			return bad(p, "looking for beginning of object key string");
-		if ((rc = push(node, &cap, &slot, p->err)))
+		if ((rc = push(p, node, &cap, &slot)))
 			return rc;
 		p->in_key = 1;
 		rc = parse_string(p, slot);
@@ -672,7 +737,7 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 			return bad(p, "after object key");
 		p->i++;
 		skip_ws(p);
-		if ((rc = push(node, &cap, &slot, p->err)))
+		if ((rc = push(p, node, &cap, &slot)))
 			return rc;
 		if ((rc = parse_value(p, slot, depth + 1)))
 			return rc;
@@ -694,8 +759,8 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 }
 
 /* While parsing, an object's n counts slots (2 per pair); on success it is
- * halved to count pairs. A failed object becomes an ARRAY of its slots so
- * that node_clear() frees exactly what was allocated. */
+ * halved to count pairs. A failed object becomes an ARRAY of its slots, so
+ * that its n counts what it holds. */
 static int parse_object(parser *p, gojson_node *node, int depth)
 {
 	int rc = parse_object_slots(p, node, depth);
@@ -725,24 +790,16 @@ static int parse_value(parser *p, gojson_node *node, int depth)
 	return bad(p, "looking for beginning of value");
 }
 
-static void node_clear(gojson_node *n)
-{
-	size_t i, cnt;
-	if (!n)
-		return;
-	free(n->text);
-	cnt = n->type == GOJSON_OBJECT ? n->n * 2 : n->n;
-	for (i = 0; i < cnt && n->items; i++)
-		node_clear(&n->items[i]);
-	free(n->items);
-}
-
 void gojson_tree_free(gojson_node *root)
 {
 	if (!root)
 		return;
-	node_clear(root);
-	free(root);
+	tree_mem *m = (tree_mem *)(void *)((unsigned char *)root - offsetof(tree_mem, root));
+	for (tree_block *b = m->blocks, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(m);
 }
 
 static int tree_load(const char *text, size_t len, const gojson_limits *lim, int yaml_breaks,
@@ -778,9 +835,11 @@ static int tree_load(const char *text, size_t len, const gojson_limits *lim, int
 	p.in_key = 0;
 	p.breaks_seen = 0;
 	p.err = err;
-	root = calloc(1, sizeof *root);
-	if (!root)
+	tree_mem *mem = calloc(1, sizeof *mem);
+	if (!mem)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	p.mem = mem;
+	root = &mem->root;
 	skip_ws(&p);
 	rc = parse_value(&p, root, 1);
 	if (!rc) {

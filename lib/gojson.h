@@ -99,7 +99,8 @@ static inline uint64_t gojson_key_bit(const char *k, size_t len)
 }
 
 /* Parses text into a tree (same syntax rules and messages as gojson_decode).
- * *out is freed with gojson_tree_free(). */
+ * *out is freed with gojson_tree_free(), all at once: its nodes' texts and
+ * item arrays are the tree's (not freed, changed in size or kept apart). */
 int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
 		     gojson_node **out, bh_error *err);
 void gojson_tree_free(gojson_node *root);

@@ -169,6 +169,53 @@ START_TEST(test_decode_values)
 }
 END_TEST
 
+/* A tree bigger than its first blocks of memory: arrays grown past every
+ * doubling (in place and moved), strings longer than a block, escaped and
+ * plain, nested arrays between the growth steps of their parent's; every
+ * value read back from the tree. */
+START_TEST(test_tree_big)
+{
+	enum { N = 3000, LONG = 40000 };
+	bh_buf t = BH_BUF_INIT;
+	bh_error e = {0};
+	gojson_node *root = NULL;
+	bh_buf_puts(&t, "{\"long\":\"");
+	for (size_t i = 0; i < LONG; i++)
+		bh_buf_putc(&t, (char)('a' + i % 26));
+	bh_buf_puts(&t, "\\n\",\"list\":[");
+	for (int i = 0; i < N; i++)
+		bh_buf_printf(&t, "%s{\"k\":\"value number %d of the list\",\"n\":%d,\"a\":[%d,[%d]]}",
+			      i ? "," : "", i, i, i, i);
+	bh_buf_puts(&t, "]}");
+	ck_assert(bh_buf_ok(&t));
+	ck_assert_int_eq(gojson_tree_load(t.data, t.len, NULL, &root, &e), 0);
+	ck_assert_int_eq(root->type, GOJSON_OBJECT);
+	ck_assert_uint_eq(root->n, 2);
+	const gojson_node *l = &root->items[1];
+	ck_assert_uint_eq(l->len, LONG + 1);
+	ck_assert_int_eq(l->text[LONG - 1], 'a' + (LONG - 1) % 26);
+	ck_assert_int_eq(l->text[LONG], '\n');
+	ck_assert_int_eq(l->text[LONG + 1], 0);
+	const gojson_node *list = &root->items[3];
+	ck_assert_int_eq(list->type, GOJSON_ARRAY);
+	ck_assert_uint_eq(list->n, N);
+	for (int i = 0; i < N; i++) {
+		const gojson_node *o = &list->items[i];
+		char want[64];
+		snprintf(want, sizeof want, "value number %d of the list", i);
+		ck_assert_uint_eq(o->n, 3);
+		ck_assert_str_eq(o->items[1].text, want);
+		snprintf(want, sizeof want, "%d", i);
+		ck_assert_str_eq(o->items[3].text, want);
+		ck_assert_uint_eq(o->items[5].n, 2);
+		ck_assert_str_eq(o->items[5].items[0].text, want);
+		ck_assert_str_eq(o->items[5].items[1].items[0].text, want);
+	}
+	gojson_tree_free(root);
+	bh_buf_free(&t);
+}
+END_TEST
+
 START_TEST(test_decode_limits)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -305,6 +352,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_errors);
 	tcase_add_test(tc, test_decode_values);
 	tcase_add_test(tc, test_decode_limits);
+	tcase_add_test(tc, test_tree_big);
 	tcase_add_test(tc, test_funcs_vectors);
 	tcase_add_test(tc, test_decode_as);
 	suite_add_tcase(s, tc);
