@@ -123,10 +123,11 @@ static char *show(const json_t *v)
 static char *concat_prefix(const char *a, const char *b)
 {
 	bh_buf out = BH_BUF_INIT;
-	if (*a)
-		bh_buf_printf(&out, "%s.%s", a, b);
-	else
-		bh_buf_puts(&out, b);
+	if (*a) { /* by puts, not printf: one per table merged */
+		bh_buf_puts(&out, a);
+		bh_buf_putc(&out, '.');
+	}
+	bh_buf_puts(&out, b);
 	if (!out.data)
 		return strdup("");
 	return bh_buf_detach(&out);
