@@ -1,6 +1,7 @@
 /* cli/main.c — the `bulkhead` command: dispatches to subcommands. */
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "helm/chart.h"
 #include "lib/heap.h"
 
 static int cmd_version(int argc, char **argv)
@@ -108,8 +110,37 @@ static void stack_prefault(void)
 #endif
 }
 
+/* A chart file that shrinks while it is mapped (helm/chart.h) raises SIGBUS
+ * when its lost pages are read: name the file and stop with an error, as a
+ * failed read would. Any other SIGBUS keeps its default action (the handler
+ * is reset, and the faulting access runs again). */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	static const char a[] = "Error: chart file ", b[] = " was truncated while it was being read\n";
+	const char *p = chart_mapped_path(si->si_addr);
+	(void)sig;
+	(void)uc;
+	if (!p)
+		return;
+	(void)!write(2, a, sizeof a - 1);
+	(void)!write(2, p, strlen(p));
+	(void)!write(2, b, sizeof b - 1);
+	_exit(1);
+}
+
+static void sigbus_catch(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGBUS, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
+	sigbus_catch();
 	if (heap_prefault() == 0)
 		heap_huge();
 	stack_prefault();

@@ -49,7 +49,28 @@ struct chart_blob {
 	size_t refs;
 	unsigned char *data; /* malloc'd, or the mapping when map_len */
 	size_t map_len;
+	int slot;            /* the mapping's place in maps[] */
 };
+
+/* Every live file mapping and its file's path, for chart_mapped_path: a
+ * SIGBUS handler reads it, so a slot is filled before its address is set
+ * and its address cleared before it is emptied. */
+#define MAP_SLOTS 512
+static struct {
+	void *volatile addr;
+	size_t len;
+	char *path;
+} maps[MAP_SLOTS];
+
+const char *chart_mapped_path(const void *addr)
+{
+	for (int i = 0; i < MAP_SLOTS; i++) {
+		const unsigned char *a = maps[i].addr;
+		if (a && (const unsigned char *)addr >= a && (const unsigned char *)addr < a + maps[i].len)
+			return maps[i].path;
+	}
+	return NULL;
+}
 
 void chart_file_adopt(chart_file *f)
 {
@@ -63,17 +84,26 @@ void chart_file_adopt(chart_file *f)
 	}
 }
 
-int chart_file_adopt_map(chart_file *f, void *map, size_t map_len)
+int chart_file_adopt_map(chart_file *f, void *map, size_t map_len, const char *path)
 {
-	f->blob = malloc(sizeof *f->blob);
+	int slot = 0;
+	while (slot < MAP_SLOTS && maps[slot].addr)
+		slot++;
+	char *p = slot < MAP_SLOTS ? strdup(path) : NULL;
+	f->blob = p ? malloc(sizeof *f->blob) : NULL;
 	if (!f->blob) {
+		free(p);
 		munmap(map, map_len);
 		f->data = NULL;
-		return BH_ENOMEM;
+		return slot < MAP_SLOTS ? BH_ENOMEM : 1;
 	}
 	f->blob->refs = 1;
 	f->blob->data = map;
 	f->blob->map_len = map_len;
+	f->blob->slot = slot;
+	maps[slot].path = p;
+	maps[slot].len = map_len;
+	maps[slot].addr = map;
 	return 0;
 }
 
@@ -83,8 +113,13 @@ void chart_file_release(chart_file *f)
 	if (!f->blob)
 		free(f->data);
 	else if (--f->blob->refs == 0) {
-		if (f->blob->map_len)
+		if (f->blob->map_len) {
+			int slot = f->blob->slot;
+			maps[slot].addr = NULL;
 			munmap(f->blob->data, f->blob->map_len);
+			free(maps[slot].path);
+			maps[slot].path = NULL;
+		}
 		else
 			free(f->blob->data);
 		free(f->blob);

@@ -26,6 +26,13 @@ typedef struct chart_file {
 				  * (the loaders' business: leave it NULL) */
 } chart_file;
 
+/* A file of 16 KiB or more loaded from a directory (chart_load_dir) may be
+ * a private mapping of the file: if the file shrinks while the chart is in
+ * use, reading its lost pages raises SIGBUS. chart_mapped_path names the
+ * file whose live mapping holds addr, NULL when none does. Async-signal-safe:
+ * for a SIGBUS handler (cli/main.c). */
+const char *chart_mapped_path(const void *addr);
+
 typedef struct chart chart;
 struct chart {
 	json_t *metadata;     /* Chart.yaml as loaded (keys as in the file); v1

@@ -243,9 +243,11 @@ static int load_file(const char *path, const struct stat *st, size_t max, chart_
 				f->data = (unsigned char *)map + bom;
 				f->len = len - bom;
 				*raw = len;
-				if (chart_file_adopt_map(f, map, len))
+				int rc = chart_file_adopt_map(f, map, len, path);
+				if (rc == BH_ENOMEM)
 					return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
-				return 0;
+				if (rc == 0)
+					return 0;
 			}
 		} else {
 			close(fd);

@@ -20,10 +20,12 @@ int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t 
  * that fails f simply stays unshared. */
 void chart_file_adopt(chart_file *f);
 /* Puts f->data, which lies in map (a private file mapping of map_len
- * bytes, owned by f from now on), under a reference count as above; the
- * mapping is unmapped with the last reference. BH_ENOMEM (map unmapped,
- * f->data NULL) when that fails. */
-int chart_file_adopt_map(chart_file *f, void *map, size_t map_len);
+ * bytes of the file at path, owned by f from now on), under a reference
+ * count as above, and records it for chart_mapped_path; the mapping is
+ * unmapped with the last reference. BH_ENOMEM when out of memory, 1 when
+ * every record is taken (read the file instead); both with map unmapped
+ * and f->data NULL. */
+int chart_file_adopt_map(chart_file *f, void *map, size_t map_len, const char *path);
 /* Frees f's name and drops its data (freed with the last reference). */
 void chart_file_release(chart_file *f);
 int chart_metadata_validate(json_t *md, bh_error *err);
