@@ -29,6 +29,8 @@ struct curl_tr {
 	/* the credentials the handle was given last (set_credentials) */
 	const char *set_ca, *set_cert, *set_key;
 	size_t set_ca_len, set_cert_len, set_key_len;
+	char *auth;        /* "Authorization: Bearer <token>" as last sent, or NULL */
+	int auth_clean;    /* its token holds no control character */
 	struct call *live; /* a stream started by kube_curl_start, or NULL */
 	int tls_id;        /* the handle has kube/curl_tls.c's identity, no blobs */
 };
@@ -232,12 +234,14 @@ static int map_curl_error(CURLcode cc, const char *errbuf, const kube_request *r
  * request (a kubeconfig decoder refuses such values already, as kubectl
  * does): no header line, credential, method or path holding CR, LF or another
  * control character reaches libcurl. NUL cannot be inside a C string: the
- * decoders refuse values that would be cut by one. */
-static int check_clean(const struct curl_tr *t, const kube_request *req, const struct curl_slist *hl, bh_error *err)
+ * decoders refuse values that would be cut by one. skip is a line of hl
+ * checked already (the bearer token's, when built: auth_line). */
+static int check_clean(const struct curl_tr *t, const kube_request *req, const struct curl_slist *hl,
+                       const struct curl_slist *skip, bh_error *err)
 {
 	const char *bad = NULL;
 	for (const struct curl_slist *e = hl; e && !bad; e = e->next)
-		if (kube_has_ctl(e->data))
+		if (e != skip && kube_has_ctl(e->data))
 			bad = e->data;
 	if (bad) {
 		size_t n = strcspn(bad, ":\r\n");
@@ -252,6 +256,44 @@ static int check_clean(const struct curl_tr *t, const kube_request *req, const s
 	if (kube_has_ctl(req->method) || kube_has_ctl(req->path) || strchr(req->method, ' ') || strchr(req->path, ' '))
 		return bh_error_set(err, BH_EINVAL, "request method or path holds a space or control character; not sent");
 	return 0;
+}
+
+#define AUTH_PREFIX "Authorization: Bearer "
+
+/* t's Authorization line for token (t's, borrowed; NULL: out of memory):
+ * the one built for the last request when the token is the same (a token
+ * of a kilobyte or two, copied and scanned for control characters once,
+ * not per request), a new one otherwise. *clean: checked, no control
+ * character (check_clean need not scan it again). */
+static const char *auth_line(struct curl_tr *t, const char *token, int *clean)
+{
+	size_t k = sizeof AUTH_PREFIX - 1, n;
+	char *l;
+	if (!t->auth || strcmp(t->auth + k, token)) {
+		free(t->auth);
+		n = strlen(token);
+		if (!(t->auth = l = malloc(k + n + 1)))
+			return NULL;
+		memcpy(l, AUTH_PREFIX, k);
+		memcpy(l + k, token, n + 1);
+		t->auth_clean = !kube_has_ctl(token);
+	}
+	*clean = t->auth_clean;
+	return t->auth;
+}
+
+/* hl with the header line "name: value" (value NULL: "name" alone) appended;
+ * line is scratch room. Pieces copied, not formatted: the lines of every
+ * request are built here. */
+static struct curl_slist *add_header(struct curl_slist *hl, bh_buf *line, const char *name, const char *value)
+{
+	bh_buf_reset(line);
+	bh_buf_puts(line, name);
+	if (value) {
+		bh_buf_put(line, ": ", 2);
+		bh_buf_puts(line, value);
+	}
+	return bh_buf_ok(line) ? curl_slist_append(hl, bh_buf_str(line)) : NULL;
 }
 
 /* Strict (tenant) configurations: a name that resolves to a forbidden
@@ -327,7 +369,8 @@ static int call_setup(struct curl_tr *t, struct call *c, const kube_request *req
 	memset(c, 0, sizeof *c);
 	c->x = (struct xfer){.resp = resp, .h = h, .on_data = on_data, .ud = ud, .sent_body = req->body_len > 0};
 	c->req = req;
-	bh_buf_printf(&c->url, "%s%s", t->base, req->path);
+	bh_buf_puts(&c->url, t->base);
+	bh_buf_puts(&c->url, req->path);
 	if (kube_config_refresh(t->cfg, err)) {
 		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
 		if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
@@ -335,28 +378,32 @@ static int call_setup(struct curl_tr *t, struct call *c, const kube_request *req
 		return rc;
 	}
 	const char *token = t->cfg->token;
-#define ADDH(...)                                            \
-	do {                                                     \
-		bh_buf_reset(&line);                                 \
-		bh_buf_printf(&line, __VA_ARGS__);                   \
-		c->hl = curl_slist_append(c->hl, bh_buf_str(&line)); \
-	} while (0)
-	ADDH("Accept: %s", req->accept ? req->accept : "application/json");
-	if (req->content_type)
-		ADDH("Content-Type: %s", req->content_type);
-	if (token)
-		ADDH("Authorization: Bearer %s", token);
-	if (t->host_hdr)
-		ADDH("%s", t->host_hdr);
-	ADDH("Expect:");
-	for (size_t i = 0; req->headers && req->headers[i]; i++)
-		ADDH("%s", req->headers[i]);
-#undef ADDH
-	rc = !c->hl || !bh_buf_ok(&c->url) || !bh_buf_ok(&line);
+	const char *auth = NULL;
+	struct curl_slist *auth_node = NULL;
+	int clean = 0, oom;
+	oom = token && !(auth = auth_line(t, token, &clean));
+	/* a failed append leaves hl as it was (NULL for the first): oom says so */
+	c->hl = oom ? NULL : add_header(NULL, &line, "Accept", req->accept ? req->accept : "application/json");
+	oom |= !c->hl;
+	if (!oom && req->content_type)
+		oom |= !add_header(c->hl, &line, "Content-Type", req->content_type);
+	if (!oom && auth) {
+		oom |= !curl_slist_append(c->hl, auth);
+		if (!oom && clean) /* the last line: checked when auth_line built it */
+			for (auth_node = c->hl; auth_node->next; auth_node = auth_node->next)
+				;
+	}
+	if (!oom && t->host_hdr)
+		oom |= !add_header(c->hl, &line, t->host_hdr, NULL);
+	if (!oom)
+		oom |= !add_header(c->hl, &line, "Expect:", NULL);
+	for (size_t i = 0; !oom && req->headers && req->headers[i]; i++)
+		oom |= !add_header(c->hl, &line, req->headers[i], NULL);
+	rc = oom || !bh_buf_ok(&c->url);
 	bh_buf_free(&line);
 	if (rc)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	if ((rc = check_clean(t, req, c->hl, err)) < 0)
+	if ((rc = check_clean(t, req, c->hl, auth_node, err)) < 0)
 		return rc;
 	/* the options every request shares were set once (set_fixed); these
 	 * are this request's, each set every time so none carries over */
@@ -512,6 +559,7 @@ static void tr_free(void *impl)
 	free(t->base);
 	free(t->connect_to);
 	free(t->host_hdr);
+	free(t->auth);
 	free(t);
 }
 

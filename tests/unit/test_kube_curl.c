@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -20,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kube/addr.h"
@@ -230,6 +233,74 @@ START_TEST(test_methods_in_turn)
 	}
 	kube_transport_free(t);
 	kube_config_free(cfg);
+	listener_stop();
+}
+END_TEST
+
+/* Writes tok to path and waits for the next second: the token file is
+ * looked at again (kube_config_token, at most once a second) and its new
+ * mtime seen. */
+static void token_rewrite(const char *path, const char *tok)
+{
+	time_t t0 = time(NULL);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(tok, f);
+	ck_assert_int_eq(fclose(f), 0);
+	struct timespec ts[2] = {{.tv_sec = t0 + 5}, {.tv_sec = t0 + 5}};
+	static long bump;
+	ts[0].tv_nsec = ts[1].tv_nsec = ++bump; /* a different mtime each time */
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	while (time(NULL) == t0)
+		usleep(20000);
+}
+
+/* One transport whose token changes (a rotated token file): each request
+ * carries the token of its time, never the one before (the Authorization
+ * line is kept from request to request while the token stays the same). */
+START_TEST(test_token_change_on_one_transport)
+{
+	char url[64], path[] = "/tmp/test_kube_curl_tokenXXXXXX";
+	bh_error e = {0};
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	listener_start();
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
+	token_rewrite(path, "first-token");
+	kube_config *cfg = cfg_for(url, NULL);
+	cfg->token_file = strdup(path);
+	kube_transport *t = kube_curl_transport_new(cfg, &e);
+	ck_assert_ptr_nonnull(t);
+	static const struct {
+		const char *tok, *want;
+	} steps[] = {
+		{"first-token", "Authorization: Bearer first-token\r\n"},
+		{"first-token", "Authorization: Bearer first-token\r\n"},
+		{"second-token-longer", "Authorization: Bearer second-token-longer\r\n"},
+		{"second-token-longer", "Authorization: Bearer second-token-longer\r\n"},
+		{"3rd", "Authorization: Bearer 3rd\r\n"},
+	};
+	int sent = seen();
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		if (i && strcmp(steps[i].tok, steps[i - 1].tok))
+			token_rewrite(path, steps[i].tok);
+		kube_request req = {.method = "GET", .path = "/x", .timeout_ms = 5000};
+		kube_response resp = {0};
+		int rc = t->ops->request(t->impl, &req, &resp, &e);
+		kube_response_free(&resp);
+		ck_assert_msg(rc == 0, "step %zu: %s", i, e.msg);
+		ck_assert_int_eq(seen(), ++sent);
+		pthread_mutex_lock(&mu);
+		char got[sizeof last + 1];
+		memcpy(got, last, last_len);
+		got[last_len] = '\0';
+		pthread_mutex_unlock(&mu);
+		ck_assert_msg(strstr(got, steps[i].want) != NULL, "step %zu sent: %s", i, got);
+	}
+	kube_transport_free(t);
+	kube_config_free(cfg);
+	unlink(path);
 	listener_stop();
 }
 END_TEST
@@ -574,6 +645,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_header_injection_never_sent);
 	tcase_add_test(tc, test_methods_in_turn);
+	tcase_add_test(tc, test_token_change_on_one_transport);
 	tcase_add_test(tc, test_strict_connect_refuses);
 	tcase_add_test(tc, test_addr_as_libcurl_reads_it);
 	tcase_add_test(tc, test_multi_streams);
