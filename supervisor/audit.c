@@ -208,46 +208,89 @@ static int rotate(bh_error *err)
 	return rc;
 }
 
-static void format_time(char out[40])
+/* v in decimal into b. */
+static void put_ull(bh_buf *b, unsigned long long v)
 {
+	char d[24];
+	size_t k = sizeof d;
+	do
+		d[--k] = (char)('0' + v % 10);
+	while ((v /= 10));
+	bh_buf_put(b, d + k, sizeof d - k);
+}
+
+/* The time now, RFC 3339 in UTC to the microsecond, into b. Under mu: the
+ * date and time to the second are formatted once per second (last). */
+static void put_time(bh_buf *b)
+{
+	static time_t last_sec = (time_t)-1;
+	static char last[32];
+	static size_t last_n;
 	struct timespec ts;
-	struct tm tm;
+	char us[8];
+	long v;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	size_t k = strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out + k, 40 - k, ".%06ldZ", ts.tv_nsec / 1000);
+	if (ts.tv_sec != last_sec) {
+		struct tm tm;
+		gmtime_r(&ts.tv_sec, &tm);
+		last_n = strftime(last, sizeof last, "%Y-%m-%dT%H:%M:%S", &tm);
+		last_sec = ts.tv_sec;
+	}
+	bh_buf_put(b, last, last_n);
+	us[0] = '.';
+	v = ts.tv_nsec / 1000;
+	for (int i = 6; i >= 1; i--, v /= 10)
+		us[i] = (char)('0' + v % 10);
+	us[7] = 'Z';
+	bh_buf_put(b, us, sizeof us);
 }
 
 /* A JSON string member ,"key":"value" (escaped as encoding/json does, HTML
- * characters kept; invalid UTF-8 as U+FFFD). */
+ * characters kept; invalid UTF-8 as U+FFFD). key needs no escaping. */
 static void put_member(bh_buf *b, const char *key, const char *v)
 {
-	bh_buf_printf(b, ",\"%s\":", key);
+	bh_buf_put(b, ",\"", 2);
+	bh_buf_puts(b, key);
+	bh_buf_put(b, "\":", 2);
 	gojson_quote(b, v, strlen(v), GOJSON_NO_HTML_ESCAPE);
 }
 
 /* The record's line (with its newline) into b: written directly, one
- * buffer, no JSON tree (this runs for every request on the main loop). */
+ * buffer, no JSON tree and no printf but for the duration (this runs for
+ * every request, on the main loop and the forwarding thread). Under mu. */
 static void format_record(const audit_rec *r, bh_buf *b)
 {
-	char when[40], ms[40];
-	format_time(when);
-	bh_buf_printf(b, "{\"time\":\"%s\"", when);
-	if (r->id)
-		bh_buf_printf(b, ",\"id\":\"%s-%llu\"", A.instance, r->id);
+	char ms[40];
+	bh_buf_puts(b, "{\"time\":\"");
+	put_time(b);
+	bh_buf_putc(b, '"');
+	if (r->id) {
+		bh_buf_puts(b, ",\"id\":\"");
+		bh_buf_puts(b, A.instance);
+		bh_buf_putc(b, '-');
+		put_ull(b, r->id);
+		bh_buf_putc(b, '"');
+	}
 	put_member(b, "phase", r->phase);
 	put_member(b, "cluster", r->cluster ? r->cluster : A.cluster);
 	put_member(b, "helmRelease", r->helm_release ? r->helm_release : "");
 	put_member(b, "identity", r->identity ? r->identity : r->cluster ? "(kubeconfig)" : "(controller)");
 	put_member(b, "verb", r->verb ? r->verb : "");
 	put_member(b, "path", r->path ? r->path : "");
-	if (strcmp(r->phase, "intent") != 0)
-		bh_buf_printf(b, ",\"status\":%ld", r->status);
+	if (strcmp(r->phase, "intent") != 0) {
+		bh_buf_puts(b, ",\"status\":");
+		if (r->status < 0)
+			bh_buf_putc(b, '-');
+		put_ull(b, r->status < 0 ? 0ULL - (unsigned long long)r->status : (unsigned long long)r->status);
+	}
 	if (!strcmp(r->phase, "outcome")) {
 		/* milliseconds to the microsecond, 6 significant digits, always
 		 * a real ("12.0") */
 		snprintf(ms, sizeof ms, "%.6g", (double)(long long)(r->duration_ms * 1000) / 1000.0);
-		bh_buf_printf(b, ",\"durationMs\":%s%s", ms, strpbrk(ms, ".e") ? "" : ".0");
+		bh_buf_puts(b, ",\"durationMs\":");
+		bh_buf_puts(b, ms);
+		if (!strpbrk(ms, ".e"))
+			bh_buf_puts(b, ".0");
 	}
 	if (r->why)
 		put_member(b, strcmp(r->phase, "outcome") ? "refused" : "error", r->why);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "supervisor/audit.h"
@@ -86,6 +87,71 @@ START_TEST(test_schema)
 	ck_assert_msg(strstr(buf, "\"phase\":\"violation\"") && strstr(buf, "\"identity\":\"(controller)\",\"verb\":\"invalid\"") &&
 			      strstr(buf, "\"refused\":\"unknown message type 9\"") && !strstr(buf, "\"id\""),
 		      "%s", buf);
+	fclose(f);
+}
+END_TEST
+
+/* The record's "time" (RFC 3339, UTC, microseconds: 2026-11-27T05:17:55.123456Z)
+ * into out (27 characters and a NUL). */
+static void time_of(const char *line, char out[28])
+{
+	const char *t = strstr(line, "{\"time\":\"");
+	ck_assert_ptr_nonnull(t);
+	t += 9;
+	ck_assert_msg(strlen(t) > 27 && t[27] == '"', "%s", line);
+	memcpy(out, t, 27);
+	out[27] = '\0';
+	for (int i = 0; i < 27; i++) {
+		char c = out[i];
+		int digit = c >= '0' && c <= '9';
+		switch (i) {
+		case 4: case 7: ck_assert_msg(c == '-', "%s", out); break;
+		case 10: ck_assert_msg(c == 'T', "%s", out); break;
+		case 13: case 16: ck_assert_msg(c == ':', "%s", out); break;
+		case 19: ck_assert_msg(c == '.', "%s", out); break;
+		case 26: ck_assert_msg(c == 'Z', "%s", out); break;
+		default: ck_assert_msg(digit, "%s", out);
+		}
+	}
+}
+
+/* Each record has its own time, to the microsecond and of its second (the
+ * date and time to the second are formatted once per second and kept), and
+ * an id of the process's instance and the number given. */
+START_TEST(test_time_and_id)
+{
+	bh_error e;
+	audit_opts o = {logp, "https://10.0.0.1:443", 0, 0};
+	char buf[1024], t1[28], t2[28], t3[28], want[32];
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	time_t now = time(NULL);
+	ck_assert_int_eq(rec("intent", 4294967301ULL, &e), 0);
+	ck_assert_int_eq(rec("outcome", 4294967301ULL, &e), 0);
+	while (time(NULL) == now)
+		usleep(20000);
+	ck_assert_int_eq(rec("intent", 10, &e), 0);
+	FILE *f = fopen(logp, "r");
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	time_of(buf, t1);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
+	ck_assert_msg(strncmp(t1, want, 19) >= 0, "%s before %s", t1, want);
+	char inst[17], *dash = strstr(buf, "\"id\":\"");
+	ck_assert_ptr_nonnull(dash);
+	ck_assert_int_eq(sscanf(dash, "\"id\":\"%16[0-9a-f]-", inst), 1);
+	ck_assert_int_eq(strlen(inst), 16);
+	snprintf(want, sizeof want, "%s-4294967301\"", inst);
+	ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	time_of(buf, t2);
+	ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
+	ck_assert_msg(strcmp(t2, t1) >= 0, "%s then %s", t1, t2);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	time_of(buf, t3);
+	ck_assert_msg(strncmp(t3, t1, 19) > 0, "a second later, still %s (first %s)", t3, t1);
+	snprintf(want, sizeof want, "%s-10\"", inst);
+	ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
 	fclose(f);
 }
 END_TEST
@@ -303,6 +369,7 @@ int main(void)
 	TCase *tc = tcase_create("audit");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_schema);
+	tcase_add_test(tc, test_time_and_id);
 	tcase_add_test(tc, test_escaping);
 	tcase_add_test(tc, test_fails_closed);
 	tcase_add_test(tc, test_reopen);
