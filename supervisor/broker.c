@@ -275,11 +275,13 @@ int broker_is_watch(const char *path)
 	return q && has_param(q + 1, "watch");
 }
 
-int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error *err)
+/* The policy check of r, whose path parse_path gave ap (prc: its result;
+ * perr: its error when it failed), as broker_check_request. */
+static int check_parsed(const sv_job *j, const proto_kube_request *r, int prc, const api_path *pap,
+			const bh_error *perr, bh_error *err)
 {
-	api_path ap;
+	const api_path ap = *pap;
 	const char *q;
-	int rc;
 	for (size_t i = 0; i < r->nheaders; i++) {
 		const char *h = r->headers[i].name;
 		if (strncasecmp(h, "Impersonate-", 12) == 0 || strcasecmp(h, "Authorization") == 0)
@@ -287,8 +289,11 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 		if (strcasecmp(h, "Content-Type") != 0 && strcasecmp(h, "Accept") != 0)
 			return bh_error_set(err, BH_EDENIED, "header %s is not allowed", h);
 	}
-	if ((rc = parse_path(r->path, &ap, err)) < 0)
-		return rc;
+	if (prc < 0) {
+		if (err)
+			*err = *perr;
+		return prc;
+	}
 	if ((q = strchr(r->path, '?')) && has_param(q + 1, "watch"))
 		return check_watch(j, r, &ap, err);
 	if (!strcmp(ap.subresource, "proxy") || !strcmp(ap.subresource, "exec") || !strcmp(ap.subresource, "attach") ||
@@ -323,6 +328,32 @@ int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error 
 	return 0;
 }
 
+int broker_check_request(const sv_job *j, const proto_kube_request *r, bh_error *err)
+{
+	api_path ap;
+	bh_error perr; /* set by parse_path when it fails, read only then */
+	int prc = parse_path(r->path, &ap, &perr);
+	return check_parsed(j, r, prc, &ap, &perr, err);
+}
+
+/* broker_verb of method and path, whose parse_path gave ap (NULL: it failed). */
+static const char *verb_of(const char *method, const char *path, const api_path *ap)
+{
+	if (strcmp(method, "POST") == 0)
+		return "create";
+	if (strcmp(method, "PUT") == 0)
+		return "update";
+	if (strcmp(method, "PATCH") == 0)
+		return "patch";
+	if (!ap)
+		return strcmp(method, "GET") == 0 ? "get" : "delete";
+	if (strcmp(method, "GET") == 0 && broker_is_watch(path))
+		return "watch";
+	if (strcmp(method, "DELETE") == 0)
+		return ap->collection ? "deletecollection" : "delete";
+	return ap->collection || ap->discovery ? "list" : "get";
+}
+
 int broker_is_discovery(const char *path)
 {
 	api_path ap;
@@ -332,19 +363,7 @@ int broker_is_discovery(const char *path)
 const char *broker_verb(const char *method, const char *path)
 {
 	api_path ap;
-	if (strcmp(method, "POST") == 0)
-		return "create";
-	if (strcmp(method, "PUT") == 0)
-		return "update";
-	if (strcmp(method, "PATCH") == 0)
-		return "patch";
-	if (parse_path(path, &ap, NULL) < 0)
-		return strcmp(method, "GET") == 0 ? "get" : "delete";
-	if (strcmp(method, "GET") == 0 && broker_is_watch(path))
-		return "watch";
-	if (strcmp(method, "DELETE") == 0)
-		return ap.collection ? "deletecollection" : "delete";
-	return ap.collection || ap.discovery ? "list" : "get";
+	return verb_of(method, path, parse_path(path, &ap, NULL) == 0 ? &ap : NULL);
 }
 
 /* The answer goes from body straight into the worker's queue. */
@@ -377,9 +396,13 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		return bh_error_set(err, BH_ELIMIT, "more than %d Kubernetes requests in one job", BROKER_MAX_REQUESTS);
 	if ((rc = proto_kube_request_decode(m->payload, m->hdr.len, &r, err)) < 0)
 		return rc;
-	const char *verb = broker_verb(r.method, r.path);
+	/* the path parsed once: for the verb, the policy and discovery */
+	api_path ap;
+	bh_error perr; /* set by parse_path when it fails, read only then */
+	int prc = parse_path(r.path, &ap, &perr);
+	const char *verb = verb_of(r.method, r.path, prc == 0 ? &ap : NULL);
 	unsigned long long id = audit_next_id();
-	if (broker_check_request(j, &r, &why) < 0) {
+	if (check_parsed(j, &r, prc, &ap, &perr, &why) < 0) {
 		char msg[1200];
 		snprintf(msg, sizeof msg, "bulkhead broker refused %s %.600s: %.500s", r.method, r.path, why.msg);
 		svlog_hr(SVLOG_DEBUG, j->key, j->reconcile_id, "%s", msg);
@@ -418,12 +441,13 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 	}
 	if (strcmp(r.method, "GET") != 0)
 		j->writes++;
-	if (!j->remote && !strncmp(r.path, "/api", 4) && broker_is_discovery(r.path)) /* not /version, /openapi */
+	if (!j->remote && !strncmp(r.path, "/api", 4) && prc == 0 && ap.discovery) /* not /version, /openapi */
 		j->asked_discovery = 1;
 	if (!j->remote && strcmp(r.method, "GET") != 0 && strstr(r.path, "/customresourcedefinitions"))
 		j->asked_discovery = 1;
 	f->audit_id = id;
 	f->audit_seq = seq;
+	f->verb = verb;
 	f->serial = j->serial;
 	f->id = m->hdr.id;
 	f->key = strdup(j->key);
@@ -454,6 +478,7 @@ int broker_forward_own(sv_job *j, const char *path, bh_error *err)
 	}
 	f->audit_id = id;
 	f->audit_seq = seq;
+	f->verb = "list";
 	f->serial = j->serial;
 	j->inflight++;
 	fwd_submit(f);

@@ -117,7 +117,7 @@ static int build_request(fwd_req *f, kube_request *req, char *user_h, size_t use
 static void record_outcome(fwd_req *f)
 {
 	bh_error e;
-	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, broker_verb(f->r.method, f->r.path),
+	audit_rec rec = {"outcome", f->audit_id, f->key, f->identity, f->verb ? f->verb : broker_verb(f->r.method, f->r.path),
 			 f->r.path, f->status, f->ms, f->status ? NULL : f->error, f->cluster};
 	if (audit_write_outcome(&rec, &e) < 0)
 		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e.msg[0] ? e.msg : "audit log: not written");

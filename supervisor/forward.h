@@ -27,6 +27,7 @@ typedef struct fwd_req {
 	kube_config *remote;      /* send to this cluster instead (owned), or NULL */
 	char *cluster;            /* its name for the audit record, or NULL */
 	unsigned long long audit_seq; /* its intent record (audit_write): durable before it is sent */
+	const char *verb;         /* its audit verb (a literal, broker_verb), or NULL: from r */
 	/* filled by the forwarding thread */
 	long status;              /* HTTP status; 0 when none came back */
 	bh_buf body;

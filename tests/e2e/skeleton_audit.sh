@@ -32,6 +32,26 @@ tenant team-hup
 sk_apply_hr team-hup demo demo "  serviceAccountName: deployer"
 sk_wait_ready team-hup demo 90 >/dev/null
 grep -q '"helmRelease":"team-hup/demo"' "$SK_DIR/hup.log" || sk_fail "no records in hup.log"
+# each forwarded request's outcome names the verb of its intent (the verb is
+# worked out once, when the request is taken), and the verbs follow the methods
+python3 - "$SK_DIR/hup.log" <<'PY' || sk_fail "intent and outcome records disagree on a verb"
+import json, sys
+intent, pairs, seen = {}, 0, set()
+recs = [json.loads(l) for l in open(sys.argv[1])]
+for r in recs:
+    if r.get("phase") == "intent" and "id" in r:
+        intent[r["id"]] = r
+for r in recs:
+    i = intent.get(r.get("id")) if r.get("phase") == "outcome" else None
+    if i is None:
+        continue
+    pairs += 1
+    seen.add(r["verb"])
+    if r["verb"] != i["verb"]:
+        sys.exit("id %s: intent %s, outcome %s (%s)" % (r["id"], i["verb"], r["verb"], r["path"]))
+if not pairs or not {"create", "get"} <= seen:
+    sys.exit("%d intent/outcome pairs, verbs %s" % (pairs, sorted(seen)))
+PY
 mv "$SK_DIR/hup.log" "$SK_DIR/hup.log.moved"
 before=$(wc -l <"$SK_DIR/hup.log.moved")
 kill -HUP "$BULKHEADD_PID"
