@@ -219,7 +219,9 @@ void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on
 		CURL *h = msg->easy_handle;
 		CURLcode cc = msg->data.result;
 		kube_transport *t = owner(h);
-		bh_error e = {0};
+		bh_error e; /* not "= {0}": that clears 8 KiB per transfer */
+		e.code = 0;
+		e.msg[0] = '\0';
 		curl_multi_remove_handle(m->m, h);
 		int rc = kube_curl_end(t, cc, 0, &e);
 		on_end(ud, t, rc, &e);
