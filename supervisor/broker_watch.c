@@ -13,6 +13,7 @@
 #include "supervisor/acl.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
+#include "supervisor/forward.h"
 #include "supervisor/log.h"
 
 #define BW_MAX_STREAMS 32 /* watches at a time; more wait their turn */
@@ -176,15 +177,9 @@ static void start(bw *w)
 	w->req = (kube_request){.method = "GET", .path = f->r.path, .accept = proto_kube_request_header(&f->r, "Accept"),
 				.timeout_ms = (BROKER_MAX_WATCH_SECONDS + 15) * 1000L};
 	w->resp = (kube_response)KUBE_RESPONSE_INIT;
-	if (f->identity) { /* as forward.c: the user alone, the API server adds the groups */
-		if ((size_t)snprintf(w->user_h, sizeof w->user_h, "Impersonate-User: %s", f->identity) >=
-		    sizeof w->user_h) {
-			snprintf(f->error, sizeof f->error, "the identity to impersonate is too long");
-			finish(w);
-			return;
-		}
-		w->headers[0] = w->user_h;
-		w->req.headers = w->headers;
+	if (fwd_impersonate(f, &w->req, w->user_h, sizeof w->user_h, w->headers) < 0) {
+		finish(w);
+		return;
 	}
 	if (!(w->t = transport_for(f))) {
 		finish(w);

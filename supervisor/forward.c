@@ -100,6 +100,11 @@ static int build_request(fwd_req *f, kube_request *req, char *user_h, size_t use
 	req->body = f->r.body_len ? (const char *)f->r.body : NULL;
 	req->body_len = f->r.body_len;
 	req->timeout_ms = FWD_TIMEOUT_MS;
+	return fwd_impersonate(f, req, user_h, user_n, headers);
+}
+
+int fwd_impersonate(fwd_req *f, kube_request *req, char *user_h, size_t user_n, const char *headers[2])
+{
 	headers[0] = headers[1] = NULL;
 	if (f->identity) {
 		if ((size_t)snprintf(user_h, user_n, "Impersonate-User: %s", f->identity) >= user_n) {

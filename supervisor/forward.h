@@ -13,6 +13,7 @@
 #define BH_SUPERVISOR_FORWARD_H
 
 #include "kube/config.h"
+#include "kube/transport.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "proto/proto.h"
@@ -47,6 +48,12 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
  * durable, then sent (a watch, broker_is_watch, by broker_watch.h's thread);
  * never sent when that record's sync failed (r->audit_error). */
 void fwd_submit(fwd_req *r);
+/* The tenant's identity of f as the API server gets it: "Impersonate-User:
+ * <identity>" into user_h (user_n bytes) and req->headers = headers (the
+ * user alone: the API server gives an impersonated ServiceAccount its
+ * groups); nothing without an identity. -1 with f->error set when it does
+ * not fit. Used by the forwarding and the watch threads. */
+int fwd_impersonate(fwd_req *f, kube_request *req, char *user_h, size_t user_n, const char *headers[2]);
 /* Takes every answered request (a list linked by next; caller frees each). */
 fwd_req *fwd_take_done(void);
 void fwd_req_free(fwd_req *r);

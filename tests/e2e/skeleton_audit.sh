@@ -32,6 +32,10 @@ tenant team-hup
 sk_apply_hr team-hup demo demo "  serviceAccountName: deployer"
 sk_wait_ready team-hup demo 90 >/dev/null
 grep -q '"helmRelease":"team-hup/demo"' "$SK_DIR/hup.log" || sk_fail "no records in hup.log"
+# the worker's readiness watch went as the tenant, as its other requests
+w=$(kubesim_log_count verb=watch impersonatedUser="system:serviceaccount:team-hup:deployer") ||
+	sk_fail "reading kubesim's request log"
+[ "$w" -ge 1 ] || sk_fail "no watch was made as the tenant team-hup"
 # each forwarded request's outcome names the verb of its intent (the verb is
 # worked out once, when the request is taken), and the verbs follow the methods
 python3 - "$SK_DIR/hup.log" <<'PY' || sk_fail "intent and outcome records disagree on a verb"
