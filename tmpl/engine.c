@@ -164,6 +164,7 @@ void tmpl_memo_put(tmpl_engine *e, const char *key, size_t n, int val)
 void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l)
 {
 	e->limits = *l;
+	tmpl_stack_set_base(e, e->stack_base);
 	tmpl_arena_set_budget(&e->parse_arena, l->max_memory);
 	tmpl_arena_set_budget(&e->arena, l->max_memory);
 }
@@ -283,10 +284,10 @@ static int engine_add(tmpl_engine *e, const char *name, const char *src, size_t 
 	char base;
 	int outer = !e->stack_base;
 	if (outer)
-		e->stack_base = (uintptr_t)&base;
+		tmpl_stack_set_base(e, (uintptr_t)&base);
 	int r = tmpl_parse(e, &e->ns, name, src, len, borrow, err);
 	if (outer)
-		e->stack_base = 0;
+		tmpl_stack_set_base(e, 0);
 	return r;
 }
 
@@ -435,10 +436,10 @@ static int run(tmpl_engine *e, const char *name, const tmpl_value *dot, bh_buf *
 	int outer = !e->stack_base;
 	e->steps = 0;
 	if (outer)
-		e->stack_base = (uintptr_t)&base;
+		tmpl_stack_set_base(e, (uintptr_t)&base);
 	r = tmpl_exec_tree(e, NULL, t, dot, out, &xe, 0);
 	if (outer)
-		e->stack_base = 0;
+		tmpl_stack_set_base(e, 0);
 	if (r) {
 		bh_buf b = BH_BUF_INIT;
 		if (helm)

@@ -237,6 +237,9 @@ struct tmpl_engine {
 	/* address near the bottom of the C stack of the outermost parse or
 	 * execution (0 when none runs); see tmpl_stack_over() */
 	uintptr_t stack_base;
+	/* stack_base - limits.max_stack (0 when none runs or the budget
+	 * reaches past the address space): tmpl_stack_over's one comparison */
+	uintptr_t stack_floor;
 	/* compiled regular expressions (funcs_regex.c), or NULL; freed with
 	 * the engine by regex_cache_free (a pointer: engines built without the
 	 * regex functions do not link them) */
@@ -291,8 +294,15 @@ void tmpl_memo_put(tmpl_engine *e, const char *key, size_t n, int val);
 static inline int tmpl_stack_over(const tmpl_engine *e)
 {
 	char here;
-	uintptr_t h = (uintptr_t)&here;
-	return e->stack_base && e->stack_base > h && e->stack_base - h > e->limits.max_stack;
+	return (uintptr_t)&here < e->stack_floor;
+}
+
+/* Sets e->stack_base (0: none runs) and the floor tmpl_stack_over compares
+ * with. */
+static inline void tmpl_stack_set_base(tmpl_engine *e, uintptr_t base)
+{
+	e->stack_base = base;
+	e->stack_floor = base > e->limits.max_stack ? base - e->limits.max_stack : 0;
 }
 
 /* Parses src into trees (top-level one named `name`, plus defines/blocks)
