@@ -1,5 +1,6 @@
 /* proto/fetch.c — see fetch.h. */
 #include "proto/fetch.h"
+#include "proto/jload.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -107,7 +108,7 @@ static int decode(const char *what, const ffield *fs, const unsigned char *p, si
 	const char *k;
 	if (n > max)
 		return bh_error_set(err, BH_ELIMIT, "%s: %zu bytes, limit %zu", what, n, max);
-	if (!(root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES, &je)))
+	if (!(root = jload_new((const char *)p, n, JSON_REJECT_DUPLICATES, &je)))
 		return bh_error_set(err, BH_EPARSE, "%s: invalid JSON: %s", what, je.text);
 	if (!json_is_object(root)) {
 		json_decref(root);

@@ -1,5 +1,6 @@
 /* proto/proto.c — see proto.h. */
 #include "proto/proto.h"
+#include "proto/jload.h"
 
 #include <stdio.h>
 #include <jansson.h>
@@ -585,7 +586,7 @@ int proto_result_decode(const unsigned char *p, size_t n, proto_result *out, bh_
 	memset(out, 0, sizeof *out);
 	if (n > PROTO_MAX_RESULT)
 		return bh_error_set(err, BH_ELIMIT, "RESULT: %zu bytes, limit %u", n, PROTO_MAX_RESULT);
-	root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES, &je);
+	root = jload_new((const char *)p, n, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return bh_error_set(err, BH_EPARSE, "RESULT: invalid JSON: %s", je.text);
 	if (!json_is_object(root)) {

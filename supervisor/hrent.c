@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/jload.h"
 #include "supervisor/hrent.h"
 #include "supervisor/jtext.h"
 #include "supervisor/source.h"
@@ -135,5 +136,5 @@ hr_ent *hrent_dup(const hr_ent *h)
 
 json_t *hrent_tree_new(const hr_ent *h)
 {
-	return json_loadb(h->text, h->len, 0, NULL);
+	return jload_new(h->text, h->len, 0, NULL);
 }

@@ -27,6 +27,7 @@
 #include "kube/curl.h"
 #include "kube/kube.h"
 #include "lib/hash.h"
+#include "proto/jload.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/artcache.h"
 #include "supervisor/acl.h"
@@ -1731,7 +1732,7 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 	}
 	{
 		const insync *s = e->sync;
-		json_t *wstatus = s->status ? json_loads(s->status, 0, NULL) : NULL;
+		json_t *wstatus = s->status ? jload_new(s->status, strlen(s->status), 0, NULL) : NULL;
 		const char *req = json_string_value(json_object_get(
 			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
 		sv_outcome o = {0};

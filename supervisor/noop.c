@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/hash.h"
+#include "proto/jload.h"
 #include "lib/json_skim.h"
 
 /* ---- a skim of the API server's answers --------------------------------------
@@ -130,7 +131,7 @@ int noop_store_load(noop_store *st, const char *body, size_t len, const char *re
 	st->n = 0;
 	if (!body || json_skim_object(body, e, 0, keys, v, &end) < 0 || json_skim_ws(end, e) != e)
 		return -1;
-	md = v[0].s ? json_loadb(v[0].s, (size_t)(v[0].e - v[0].s), 0, NULL) : NULL;
+	md = v[0].s ? jload_new(v[0].s, (size_t)(v[0].e - v[0].s), 0, NULL) : NULL;
 	cont = json_string_value(json_object_get(md, "continue"));
 	more = cont && *cont;
 	json_decref(md);

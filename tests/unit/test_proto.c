@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/jload.h"
 #include "proto/proto.h"
 
 START_TEST(test_kube_request_roundtrip)
@@ -212,6 +213,71 @@ START_TEST(test_result_status)
 }
 END_TEST
 
+/* jload_new gives json_loadb's tree (same types, same member order) or
+ * its failure; its own reader takes the subset and leaves the rest. */
+static void same_as_jansson(const char *in, size_t flags, int subset)
+{
+	json_error_t je;
+	json_t *a = jload_new(in, strlen(in), flags, &je), *b = json_loadb(in, strlen(in), flags, NULL);
+	json_t *f = jload_subset_new(in, strlen(in), flags);
+	if (!a || !b) {
+		ck_assert_msg(!a && !b, "jload_new and json_loadb disagree on %s", in);
+		ck_assert_msg(je.text[0] != '\0', "no error text for %s", in);
+	} else {
+		char *da = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY), *db = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
+		ck_assert_msg(json_equal(a, b) && !strcmp(da, db), "%s: %s vs %s", in, da, db);
+		free(da);
+		free(db);
+	}
+	ck_assert_msg(!f == !subset, "subset reader %s %s", f ? "took" : "left", in);
+	if (f) {
+		char *da = json_dumps(f, JSON_COMPACT), *db = json_dumps(b, JSON_COMPACT);
+		ck_assert_str_eq(da, db);
+		free(da);
+		free(db);
+	}
+	json_decref(a);
+	json_decref(b);
+	json_decref(f);
+}
+
+START_TEST(test_jload)
+{
+	static const char *const subset[] = {
+		"{}", "[]", " \t\r\n{ \"a\" : [ 1 , -2 , 0 , -0 , 123456789012345678 , true , false , null ] } \n",
+		"{\"z\":1,\"a\":2,\"m\":{\"y\":[],\"b\":{}}}", "{\"s\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\te\"}",
+		"{\"k\\n\":\"v\",\"\":\"\"}", "[[[[[[[[[[1]]]]]]]]]]", "{\"a\":1,\"a\":2,\"b\":3}",
+		"[\"\",\"x\",{\"a\\tb\":{\"c\\\"\":\"d\\\\\"}}]",
+	};
+	static const char *const other[] = {
+		"", " ", "1", "\"s\"", "true", "null", "{", "[", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "[1,]", "[1 2]",
+		"{\"a\":1}x", "{} {}", "[1.5]", "[1e3]", "[1E3]", "[-]", "[01]", "[-01]", "[1234567890123456789]",
+		"[\"\\u0041\"]", "[\"\\u0000\"]", "[\"\xc3\xa9\"]", "[\"\xff\"]", "[\"a\tb\"]", "[\"\\x\"]",
+		"[\"abc", "[tru]", "[truex]", "[nul]", "[fals]", "{1:2}", "{'a':1}", "[\"a\"\"b\"]", "[+1]",
+		"{\"\\u00e9\":1}", "[1]\x01",
+	};
+	char deep[2 * (JLOAD_MAX_DEPTH + 2) + 1];
+	for (size_t i = 0; i < sizeof subset / sizeof subset[0]; i++) {
+		same_as_jansson(subset[i], 0, 1);
+		same_as_jansson(subset[i], JSON_REJECT_DUPLICATES, !strstr(subset[i], "\"a\":1,\"a\""));
+	}
+	for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+		same_as_jansson(other[i], 0, 0);
+		same_as_jansson(other[i], JSON_REJECT_DUPLICATES, 0);
+	}
+	for (int d = JLOAD_MAX_DEPTH; d <= JLOAD_MAX_DEPTH + 1; d++) { /* the deepest nesting it reads */
+		memset(deep, '[', (size_t)d);
+		memset(deep + d, ']', (size_t)d);
+		deep[2 * d] = '\0';
+		same_as_jansson(deep, 0, d <= JLOAD_MAX_DEPTH);
+	}
+	{ /* a flag it does not know goes to json_loadb */
+		json_t *v = jload_subset_new("[1]", 3, JSON_DECODE_ANY);
+		ck_assert_ptr_null(v);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto");
@@ -223,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, test_kube_request_hostile);
 	tcase_add_test(tc, test_response_seccomp_str);
 	tcase_add_test(tc, test_result);
+	tcase_add_test(tc, test_jload);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
