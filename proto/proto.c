@@ -430,7 +430,7 @@ static const vfield hook_fields[] = {
 	{NULL, 0, 0, NULL},
 };
 
-static int v_object(const json_t *o, const vfield *f, const char *where, json_t **out, bh_error *err);
+static int v_object(const json_t *o, const vfield *f, const char *where, bh_error *err);
 
 static int v_camel(const char *s)
 {
@@ -442,13 +442,12 @@ static int v_camel(const char *s)
 	return 1;
 }
 
-static int v_value(const json_t *v, const vfield *f, const char *where, json_t **out, bh_error *err)
+static int v_value(const json_t *v, const vfield *f, const char *where, bh_error *err)
 {
 	char sub[160];
 	size_t i;
 	const char *k;
-	json_t *x, *arr;
-	*out = NULL;
+	json_t *x;
 	switch (f->kind) {
 	case V_STR: {
 		size_t l = json_string_length(v);
@@ -465,13 +464,11 @@ static int v_value(const json_t *v, const vfield *f, const char *where, json_t *
 			if (!ok)
 				return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s has an unknown value", where, f->key);
 		}
-		*out = json_stringn(json_string_value(v), l);
 		break;
 	}
 	case V_INT:
 		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 1000000000000LL)
 			return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s must be a non-negative integer", where, f->key);
-		*out = json_integer(json_integer_value(v));
 		break;
 	case V_CONDS:
 	case V_HISTORY:
@@ -481,45 +478,27 @@ static int v_value(const json_t *v, const vfield *f, const char *where, json_t *
 		if (json_array_size(v) > f->max)
 			return bh_error_set(err, BH_ELIMIT, "RESULT: %s.%s has %zu entries, limit %zu", where, f->key,
 					    json_array_size(v), f->max);
-		arr = json_array();
 		json_array_foreach(v, i, x) {
-			json_t *c;
 			snprintf(sub, sizeof sub, "%s.%s[%zu]", where, f->key, i);
 			if (v_object(x, f->kind == V_CONDS ? cond_fields : f->kind == V_EVENTS ? event_fields : snap_fields, sub,
-				     &c, err) < 0) {
-				json_decref(arr);
+				     err) < 0)
 				return err->code;
-			}
 			if (f->kind == V_EVENTS) {
-				if (!json_is_string(json_object_get(c, "type")) || !json_is_string(json_object_get(c, "message")) ||
-				    !v_camel(json_string_value(json_object_get(c, "reason")) ? json_string_value(json_object_get(c, "reason")) : "")) {
-					json_decref(c);
-					json_decref(arr);
+				if (!json_is_string(json_object_get(x, "type")) || !json_is_string(json_object_get(x, "message")) ||
+				    !v_camel(json_string_value(json_object_get(x, "reason")) ? json_string_value(json_object_get(x, "reason")) : ""))
 					return bh_error_set(err, BH_EPROTO, "RESULT: %s needs type, message and a CamelCase reason", sub);
-				}
 			} else if (f->kind == V_CONDS) {
-				size_t j;
-				json_t *y;
-				if (json_object_size(c) != 5 || !v_camel(json_string_value(json_object_get(c, "reason")))) {
-					json_decref(c);
-					json_decref(arr);
+				if (json_object_size(x) != 5 || !v_camel(json_string_value(json_object_get(x, "reason"))))
 					return bh_error_set(err, BH_EPROTO, "RESULT: %s needs type, status, observedGeneration, "
 							    "message and a CamelCase reason", sub);
-				}
-				json_array_foreach(arr, j, y) if (json_equal(json_object_get(y, "type"), json_object_get(c, "type"))) {
-					json_decref(c);
-					json_decref(arr);
-					return bh_error_set(err, BH_EPROTO, "RESULT: %s repeats a condition type", sub);
-				}
-			} else if (!json_is_string(json_object_get(c, "name")) || !json_is_string(json_object_get(c, "namespace")) ||
-				   json_integer_value(json_object_get(c, "version")) < 1) {
-				json_decref(c);
-				json_decref(arr);
+				for (size_t j = 0; j < i; j++)
+					if (json_equal(json_object_get(json_array_get(v, j), "type"), json_object_get(x, "type")))
+						return bh_error_set(err, BH_EPROTO, "RESULT: %s repeats a condition type", sub);
+			} else if (!json_is_string(json_object_get(x, "name")) || !json_is_string(json_object_get(x, "namespace")) ||
+				   json_integer_value(json_object_get(x, "version")) < 1) {
 				return bh_error_set(err, BH_EPROTO, "RESULT: %s needs name, namespace and a positive version", sub);
 			}
-			json_array_append_new(arr, c);
 		}
-		*out = arr;
 		break;
 	case V_TESTHOOKS:
 		if (!json_is_object(v))
@@ -527,53 +506,37 @@ static int v_value(const json_t *v, const vfield *f, const char *where, json_t *
 		if (json_object_size(v) > f->max)
 			return bh_error_set(err, BH_ELIMIT, "RESULT: %s.%s has %zu entries, limit %zu", where, f->key,
 					    json_object_size(v), f->max);
-		arr = json_object();
 		json_object_foreach((json_t *)v, k, x) {
-			json_t *c;
 			size_t kl = strlen(k);
-			if (kl == 0 || kl > 253 || !is_text((const unsigned char *)k, kl, 0)) {
-				json_decref(arr);
+			if (kl == 0 || kl > 253 || !is_text((const unsigned char *)k, kl, 0))
 				return bh_error_set(err, BH_EPROTO, "RESULT: %s.%s has an invalid hook name", where, f->key);
-			}
 			snprintf(sub, sizeof sub, "%s.%s[%.40s]", where, f->key, k);
-			if (v_object(x, hook_fields, sub, &c, err) < 0) {
-				json_decref(arr);
+			if (v_object(x, hook_fields, sub, err) < 0)
 				return err->code;
-			}
-			json_object_set_new(arr, k, c);
 		}
-		*out = arr;
 		break;
 	}
-	return *out ? 0 : bh_error_set(err, BH_ENOMEM, "RESULT: out of memory");
+	return 0;
 }
 
-/* A fresh object with the members of o that f allows; any other member is
- * an error. */
-static int v_object(const json_t *o, const vfield *f, const char *where, json_t **out, bh_error *err)
+/* Checks that o has only members f allows, each as f says: the decoder
+ * then keeps o itself (its tree is the RESULT's, which holds nothing else
+ * once the catalogue's fields are taken), not a copy. */
+static int v_object(const json_t *o, const vfield *f, const char *where, bh_error *err)
 {
 	const char *k;
-	json_t *v, *copy;
-	*out = NULL;
+	json_t *v;
 	if (!json_is_object(o))
 		return bh_error_set(err, BH_EPROTO, "RESULT: %s is not an object", where);
-	copy = json_object();
 	json_object_foreach((json_t *)o, k, v) {
 		const vfield *g;
-		json_t *x;
 		for (g = f; g->key && strcmp(g->key, k) != 0; g++)
 			;
-		if (!g->key) {
-			json_decref(copy);
+		if (!g->key)
 			return bh_error_set(err, BH_EPROTO, "RESULT: %s has an unknown field %.64s", where, k);
-		}
-		if (v_value(v, g, where, &x, err) < 0) {
-			json_decref(copy);
+		if (v_value(v, g, where, err) < 0)
 			return err->code;
-		}
-		json_object_set_new(copy, k, x);
 	}
-	*out = copy;
 	return 0;
 }
 
@@ -647,20 +610,15 @@ int proto_result_decode(const unsigned char *p, size_t n, proto_result *out, bh_
 	}
 	v = json_object_get(root, "events");
 	if (v) {
-		json_t *wrap = json_pack("{s:O}", "events", v), *ev = NULL;
-		rc = v_object(wrap, result_fields, "", &ev, err);
-		json_decref(wrap);
-		if (rc < 0)
+		if ((rc = v_value(v, &result_fields[0], "", err)) < 0)
 			goto done;
-		out->events = json_incref(json_object_get(ev, "events"));
-		json_decref(ev);
+		out->events = json_incref(v);
 	}
 	v = json_object_get(root, "status");
 	if (v) {
-		json_t *st;
-		if ((rc = v_object(v, status_fields, "status", &st, err)) < 0)
+		if ((rc = v_object(v, status_fields, "status", err)) < 0)
 			goto done;
-		out->status = st;
+		out->status = json_incref(v);
 	}
 done:
 	json_decref(root);

@@ -118,8 +118,8 @@ int proto_seccomp_decode(const unsigned char *p, size_t n, uint32_t *nr, uint32_
  *               "revision","token"}] (at most PROTO_MAX_EVENTS; Kubernetes
  *               Events of the actions run, with Flux's revision/token
  *               annotations)
- * Every key is checked against this catalogue; the decoded status is a
- * fresh copy holding only validated members. */
+ * Every key is checked against this catalogue; the decoded status and
+ * events are the RESULT's own trees, every member of them validated. */
 typedef struct proto_snapshot {
 	char *name, *namespace_, *status, *chart_name, *chart_version, *app_version;
 	char *config_digest, *digest, *first_deployed, *last_deployed;
@@ -140,8 +140,8 @@ typedef struct proto_result {
 	int has_release;
 	proto_snapshot release;
 	int requeue;     /* enum proto_requeue */
-	void *status;    /* json_t * (validated copy) or NULL; freed by proto_result_free */
-	void *events;    /* json_t * array (validated copy) or NULL; likewise */
+	void *status;    /* json_t * (validated) or NULL; freed by proto_result_free */
+	void *events;    /* json_t * array (validated) or NULL; likewise */
 } proto_result;
 
 int proto_result_decode(const unsigned char *p, size_t n, proto_result *r, bh_error *err);
