@@ -225,11 +225,21 @@ typedef struct insync {
 	char *status;     /* res.status as compact JSON, or NULL */
 } insync;
 
+/* A namespace the entries have shown, with its queue gauges (ns_gauges):
+ * one per namespace, kept to the end (entries point at it). */
+typedef struct nsrec {
+	struct nsrec *next;  /* in its hash chain */
+	struct nsrec *after; /* the namespace shown next after it */
+	double n[2];         /* waiting, running */
+	char ns[];
+} nsrec;
+
 typedef struct entry {
 	char key[320];
 	hr_ent *hr;     /* the newest object (hrent.h) */
 	json_t *tree;   /* hr decoded (hr_of), until the end of the loop's turn, or NULL */
 	const char *ns; /* hr's namespace ("" when it has none), for the scheduler */
+	nsrec *nsr;     /* its namespace's */
 	int queued;
 	double not_before;
 	json_int_t sched_gen;
@@ -519,6 +529,28 @@ static void entry_remove(entry *e)
 	*e = entries[--nentries];
 }
 
+#define NSREC_BUCKETS 256 /* a power of two */
+static nsrec *nsbucket[NSREC_BUCKETS], *nsfirst, **nslast = &nsfirst;
+
+/* The record of namespace ns, made on its first HelmRelease; NULL when out
+ * of memory. */
+static nsrec *nsrec_of(const char *ns)
+{
+	nsrec **b = &nsbucket[key_hash(ns) & (NSREC_BUCKETS - 1)], *r;
+	size_t l = strlen(ns);
+	for (r = *b; r; r = r->next)
+		if (!strcmp(r->ns, ns))
+			return r;
+	if (!(r = calloc(1, sizeof *r + l + 1)))
+		return NULL;
+	memcpy(r->ns, ns, l + 1);
+	r->next = *b;
+	*b = r;
+	*nslast = r;
+	nslast = &r->after;
+	return r;
+}
+
 /* Takes h (the main thread's copy). */
 static void upsert(hr_ent *h)
 {
@@ -527,6 +559,11 @@ static void upsert(hr_ent *h)
 	json_int_t gen = h->gen;
 	snprintf(key, sizeof key, "%s/%s", h->ns, h->name);
 	if (!(e = find_entry(key))) {
+		nsrec *nsr = nsrec_of(h->ns);
+		if (!nsr) {
+			free(h);
+			return;
+		}
 		if (nentries == centries) {
 			entry *ne = realloc(entries, (centries ? centries * 2 : 32) * sizeof *ne);
 			if (!ne) {
@@ -538,6 +575,7 @@ static void upsert(hr_ent *h)
 		}
 		e = &entries[nentries++];
 		memset(e, 0, sizeof *e);
+		e->nsr = nsr;
 		snprintf(e->key, sizeof e->key, "%s", key);
 		hash_add(nentries - 1);
 	}
@@ -725,69 +763,28 @@ static entry *ops_pick(double now)
 	return k < 0 ? NULL : &entries[idx[k]];
 }
 
-/* The per-namespace queue gauges (waiting, running) of the entries, one
- * metrics_add per namespace and gauge (not one per entry), added in the
- * order the entries first show each (the order of the series); the number
- * waiting, or, without memory, what one add per entry gives. */
+/* The per-namespace queue gauges (waiting, running): each entry counted
+ * on its namespace's record, then one metrics_add per namespace and gauge,
+ * in the order the namespaces were first shown; the number waiting. */
 static size_t ns_gauges(double now)
 {
-	static struct gslot {
-		const char *ns;
-		double n[2]; /* waiting, running */
-	} *slot;
-	static size_t *tab, *order[2], cap; /* tab: 2 * cap hash slots of index + 1 (at most half used) */
-	size_t nslot = 0, norder[2] = {0, 0}, depth = 0;
-	if (cap < nentries) {
-		size_t c = 64; /* a power of two: the table's mask */
-		while (c < nentries)
-			c *= 2;
-		struct gslot *ns = realloc(slot, c * sizeof *ns);
-		size_t *nt = ns ? realloc(tab, 2 * c * sizeof *nt) : NULL;
-		size_t *o0 = nt ? realloc(order[0], c * sizeof *o0) : NULL;
-		size_t *o1 = o0 ? realloc(order[1], c * sizeof *o1) : NULL;
-		slot = ns ? ns : slot;
-		tab = nt ? nt : tab;
-		order[0] = o0 ? o0 : order[0];
-		order[1] = o1 ? o1 : order[1];
-		if (!o1) { /* no memory: one add per entry */
-			for (size_t i = 0; i < nentries; i++) {
-				char l[300];
-				int waiting = entries[i].queued && !entries[i].job && entries[i].not_before <= now;
-				if (!waiting && !entries[i].job)
-					continue;
-				metrics_labels(l, sizeof l, "namespace", entries[i].ns, (const char *)NULL);
-				metrics_add(waiting ? M_QUEUE_DEPTH : M_INFLIGHT, l, 1);
-				depth += (size_t)waiting;
-			}
-			return depth;
-		}
-		cap = c;
-	}
-	memset(tab, 0, 2 * cap * sizeof *tab);
+	size_t depth = 0;
+	for (nsrec *r = nsfirst; r; r = r->after)
+		r->n[0] = r->n[1] = 0;
 	for (size_t i = 0; i < nentries; i++) {
 		const entry *e = &entries[i];
-		int waiting = e->queued && !e->job && e->not_before <= now, g = waiting ? 0 : 1;
-		size_t h, k;
-		if (!waiting && !e->job)
-			continue;
+		int waiting = e->queued && !e->job && e->not_before <= now;
+		if (waiting || e->job)
+			e->nsr->n[waiting ? 0 : 1]++;
 		depth += (size_t)waiting;
-		for (h = key_hash(e->ns) & (2 * cap - 1); tab[h] && strcmp(slot[tab[h] - 1].ns, e->ns); h = (h + 1) & (2 * cap - 1))
-			;
-		if (!tab[h]) {
-			slot[nslot].ns = e->ns;
-			slot[nslot].n[0] = slot[nslot].n[1] = 0;
-			tab[h] = ++nslot;
-		}
-		k = tab[h] - 1;
-		if (slot[k].n[g]++ == 0)
-			order[g][norder[g]++] = k;
 	}
 	for (int g = 0; g < 2; g++)
-		for (size_t i = 0; i < norder[g]; i++) {
-			char l[300];
-			metrics_labels(l, sizeof l, "namespace", slot[order[g][i]].ns, (const char *)NULL);
-			metrics_add(g ? M_INFLIGHT : M_QUEUE_DEPTH, l, slot[order[g][i]].n[g]);
-		}
+		for (const nsrec *r = nsfirst; r; r = r->after)
+			if (r->n[g]) {
+				char l[300];
+				metrics_labels(l, sizeof l, "namespace", r->ns, (const char *)NULL);
+				metrics_add(g ? M_INFLIGHT : M_QUEUE_DEPTH, l, r->n[g]);
+			}
 	return depth;
 }
 
