@@ -240,6 +240,7 @@ typedef struct entry {
 	json_t *tree;   /* hr decoded (hr_of), until the end of the loop's turn, or NULL */
 	const char *ns; /* hr's namespace ("" when it has none), for the scheduler */
 	nsrec *nsr;     /* its namespace's */
+	uint64_t st_written; /* the status last written (status_patch's record), 0: none */
 	int queued;
 	double not_before;
 	json_int_t sched_gen;
@@ -951,14 +952,16 @@ static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
 {
 	bh_error e;
 	char key[320];
-	const entry *en;
+	entry *en;
+	sv_outcome ow = *o; /* with the entry's record of its status */
 	if (!hr)
 		return; /* out of memory */
 	key_of(hr, key, sizeof key);
 	en = find_entry(key);
 	svlog_hr(SVLOG_INFO, key, en ? en->rid : NULL, "Ready=%s %s: %s", o->ready ? "True" : "False", o->reason,
 		 o->message);
-	if (status_write(kc, hr, o, &e) < 0)
+	ow.written = en ? &en->st_written : NULL;
+	if (status_write(kc, hr, &ow, &e) < 0)
 		svlog_hr(SVLOG_ERROR, key, en ? en->rid : NULL, "%s", e.msg);
 	ops_once_reported(key, o->ready);
 }
@@ -1391,10 +1394,12 @@ static void say_progressing(kube_client *kc, sv_job *j)
 	char msg[128], d[32];
 	sv_outcome o = {0, "Progressing", msg};
 	bh_error err;
+	entry *e = find_entry(j->key);
 	j->progress_said = 1;
 	go_duration(j->deadline - j->started, d, sizeof d);
 	snprintf(msg, sizeof msg, "Running release action with timeout of %s", d);
 	o.progressing = 1;
+	o.written = e ? &e->st_written : NULL;
 	if (status_write(kc, j->hr, &o, &err) < 0)
 		svlog_hr(SVLOG_ERROR, j->key, j->reconcile_id, "%s", err.msg);
 }

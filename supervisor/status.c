@@ -1,6 +1,7 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
 #include "kube/curl.h"
+#include "lib/hash.h"
 #include "supervisor/jtext.h"
 #include "supervisor/log.h"
 
@@ -245,7 +246,7 @@ static json_t *events_new(const sv_outcome *o)
 	return a;
 }
 
-/* Sends a status merge patch and the Events that go with it. */
+/* Sends a status merge patch (text, or none when NULL) and the Events that go with it. */
 static int send_status(kube_client *kc, const json_t *hr, const char *text, const json_t *events, bh_error *err)
 {
 	const json_t *md = json_object_get(hr, "metadata");
@@ -255,7 +256,7 @@ static int send_status(kube_client *kc, const json_t *hr, const char *text, cons
 	json_t *x;
 	size_t i;
 	/* the answer (the whole object) is not decoded: nothing here reads it */
-	int rc = kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, NULL, err);
+	int rc = text ? kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, NULL, err) : 0;
 	if (rc < 0)
 		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
 	json_array_foreach(events, i, x) {
@@ -412,29 +413,128 @@ static int submit(const char *ns, const char *name, const json_t *hr, char *text
 	return 0;
 }
 
+static uint64_t digest(uint64_t h, const json_t *v);
+
+/* An object's member's share of its digest (status_digest). */
+static uint64_t member_digest(const char *k, const json_t *v)
+{
+	return digest(bh_fnv1a_str(k), v);
+}
+
+static uint64_t object_digest(uint64_t h, uint64_t sum)
+{
+	return bh_fnv1a(bh_fnv1a(h, "{", 1), &sum, sizeof sum);
+}
+
+/* The sum of object o's members' digests. */
+static uint64_t digest_sum(const json_t *o)
+{
+	const char *k;
+	json_t *x;
+	uint64_t sum = 0;
+	json_object_foreach((json_t *)o, k, x) sum += member_digest(k, x);
+	return sum;
+}
+
+/* v's digest: objects' members in any order (a sum), arrays' in theirs. */
+static uint64_t digest(uint64_t h, const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return object_digest(h, digest_sum(v));
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *x;
+		h = bh_fnv1a(h, "[", 1);
+		json_array_foreach(v, i, x) h = digest(h, x);
+		return bh_fnv1a(h, "]", 1);
+	}
+	case JSON_STRING:
+		return bh_fnv1a(bh_fnv1a(h, "\"", 1), json_string_value(v), json_string_length(v) + 1);
+	case JSON_INTEGER:
+		return bh_fnv1a(bh_fnv1a(h, "i", 1), &(json_int_t){json_integer_value(v)}, sizeof(json_int_t));
+	case JSON_REAL:
+		return bh_fnv1a(bh_fnv1a(h, "r", 1), &(double){json_real_value(v)}, sizeof(double));
+	case JSON_TRUE:
+		return bh_fnv1a(h, "t", 1);
+	case JSON_FALSE:
+		return bh_fnv1a(h, "f", 1);
+	default:
+		return bh_fnv1a(h, "n", 1);
+	}
+}
+
+uint64_t status_digest(const json_t *st)
+{
+	return st ? digest(BH_FNV1A_INIT, st) | 1 : 1; /* never 0 (no record) */
+}
+
+int status_patch(const json_t *hr, json_t *st, uint64_t *written, char **text)
+{
+	const json_t *old = json_object_get(hr, "status");
+	int maybe = written && *written && json_is_object(old); /* else no digest of old */
+	uint64_t sum = maybe ? digest_sum(old) : 0; /* becomes st's (digest_sum) */
+	int diff = maybe && *written == (object_digest(BH_FNV1A_INIT, sum) | 1), bad = 0;
+	const char *k;
+	json_t *v, *ps, *patch = json_object();
+	*text = NULL;
+	if (!diff) { /* the whole status: st itself */
+		sum = written ? digest_sum(st) : 0;
+		ps = json_incref(st);
+	} else if ((ps = json_object())) {
+		json_object_foreach(st, k, v) {
+			const json_t *was = json_object_get(old, k);
+			if (was && json_equal(v, was))
+				continue; /* its share of the digest stays */
+			if (was)
+				sum -= member_digest(k, was);
+			sum += member_digest(k, v);
+			if (!bad)
+				bad = json_object_set(ps, k, v) < 0;
+		}
+	}
+	bad |= !ps || !patch || json_object_set(patch, "status", ps) < 0;
+	/* a merge patch keeps what it does not mention: removed fields become null */
+	json_object_foreach((json_t *)old, k, v) if (!json_object_get(st, k) && !json_object_get(ps, k)) {
+		if (diff)
+			sum -= member_digest(k, v);
+		if (!bad)
+			bad = json_object_set_new(ps, k, json_null()) < 0;
+	}
+	if (!bad && (!diff || json_object_size(ps)) && !(*text = jtext_new(patch)))
+		bad = 1;
+	json_decref(ps);
+	json_decref(patch);
+	if (bad)
+		return BH_ENOMEM;
+	if (written)
+		*written = object_digest(BH_FNV1A_INIT, sum) | 1;
+	return 0;
+}
+
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err)
 {
 	struct timespec ts;
 	struct tm tm;
 	char now[32], *text;
-	json_t *st, *patch, *events;
+	json_t *st, *events;
 	int rc;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	st = status_build(hr, o, now);
-	{ /* a merge patch keeps what it does not mention: removed fields become null */
-		const char *k;
-		json_t *v;
-		json_object_foreach(json_object_get(hr, "status"), k, v) if (!json_object_get(st, k))
-			json_object_set_new(st, k, json_null());
-	}
-	patch = json_pack("{s:o}", "status", st);
-	text = jtext_new(patch);
-	json_decref(patch);
-	if (!text)
+	rc = st ? status_patch(hr, st, o->written, &text) : BH_ENOMEM;
+	json_decref(st);
+	if (rc < 0) {
+		if (o->written)
+			*o->written = 0;
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
 	events = events_new(o);
+	if (!text && json_array_size(events) == 0) { /* nothing changes */
+		json_decref(events);
+		return 0;
+	}
 	if (W.n) { /* sent by a writer thread; errors are logged there */
 		const json_t *md = json_object_get(hr, "metadata");
 		return submit(json_string_value(json_object_get(md, "namespace")),

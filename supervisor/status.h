@@ -12,6 +12,7 @@
 #define BH_SUPERVISOR_STATUS_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 #include "kube/config.h"
 #include "kube/kube.h"
@@ -38,6 +39,8 @@ typedef struct sv_outcome {
 					* fields replace the catalogue's fields */
 	const json_t *events;          /* the worker's events (proto_result.events)
 					* recorded instead of the single one, or NULL */
+	uint64_t *written;             /* the object's record of the status last
+					* written (status_patch), or NULL */
 } sv_outcome;
 
 extern const kube_resource sv_helmrelease_resource;
@@ -46,7 +49,19 @@ extern const kube_resource sv_helmchart_resource;
 /* Builds the new .status object from the old one and o (pure). It shares
  * values with hr's status and o->wstatus: change only its top level. */
 json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now);
-/* Writes it (merge patch on /status) and, when o->event, its Events.
+/* The digest of a status (members in any order), never 0. */
+uint64_t status_digest(const json_t *st);
+/* The merge patch (compact text, new in *text) that takes hr's status to
+ * st. written is the object's record: the digest of the status last
+ * written (0: none; NULL: no record). While hr's status is that one (the
+ * cache shows our last write, and nobody else's since), only the members
+ * that change go, and *text is NULL when none does; otherwise (a write
+ * not seen yet, another writer's change, a failed write) the whole status
+ * goes (st itself, which gains the members hr's status has and st has not,
+ * as null). *written becomes st's digest. 0, or BH_ENOMEM. */
+int status_patch(const json_t *hr, json_t *st, uint64_t *written, char **text);
+/* Writes it (merge patch on /status: status_patch with o->written; none
+ * when nothing changes) and, when o->event, its Events.
  * After status_async_start, the patch and Events are built here and sent by
  * one of n writer threads with their own clients (an object's writes always
  * by the same thread, in order): the main loop never waits on the API

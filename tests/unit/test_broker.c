@@ -162,6 +162,74 @@ START_TEST(test_verbs)
 }
 END_TEST
 
+/* The merge patch goes whole unless the object's status is the one last
+ * written; then only what changed, or nothing. */
+START_TEST(test_status_patch)
+{
+	json_t *hr = json_pack("{s:{s:s},s:{s:[{s:s,s:s}],s:i,s:s,s:s}}", "metadata", "name", "web", "status", "conditions",
+			       "type", "Ready", "status", "True", "observedGeneration", 2, "lastHandledReconcileAt", "a",
+			       "gone", "x");
+	json_t *st = json_deep_copy(json_object_get(hr, "status")), *p;
+	uint64_t rec = 0, want;
+	char *text;
+	json_object_set_new(st, "lastHandledReconcileAt", json_string("b"));
+	json_object_del(st, "gone");
+	/* no record: the whole status, removed members null (st gains them) */
+	want = status_digest(st);
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_str_eq(text, "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],"
+			       "\"observedGeneration\":2,\"lastHandledReconcileAt\":\"b\",\"gone\":null}}");
+	free(text);
+	ck_assert(json_is_null(json_object_get(st, "gone")));
+	json_object_del(st, "gone");
+	ck_assert_uint_eq(rec, want);
+	ck_assert_uint_eq(rec, status_digest(st));
+	ck_assert_uint_ne(rec, status_digest(json_object_get(hr, "status")));
+	/* the record is not the object's status (our write not seen yet, or
+	 * another writer's): whole again */
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_ptr_nonnull(strstr(text, "\"conditions\""));
+	free(text);
+	json_object_del(st, "gone");
+	/* the object shows what was written (members in another order): only what changes */
+	p = json_pack("{s:s,s:i,s:[{s:s,s:s}]}", "lastHandledReconcileAt", "b", "observedGeneration", 2, "conditions", "status",
+		      "True", "type", "Ready");
+	json_object_set_new(hr, "status", p);
+	ck_assert_uint_eq(status_digest(p), rec);
+	json_object_set_new(st, "lastHandledReconcileAt", json_string("c"));
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_str_eq(text, "{\"status\":{\"lastHandledReconcileAt\":\"c\"}}");
+	free(text);
+	ck_assert_uint_eq(rec, status_digest(st));
+	/* nothing changes: no patch */
+	json_object_set_new(p, "lastHandledReconcileAt", json_string("c"));
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_ptr_null(text);
+	/* a member removed: null, and the record follows */
+	json_object_del(st, "observedGeneration");
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_str_eq(text, "{\"status\":{\"observedGeneration\":null}}");
+	free(text);
+	ck_assert_uint_eq(rec, status_digest(st));
+	json_object_del(p, "observedGeneration");
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_ptr_null(text);
+	/* a condition changed by someone else: the record no longer holds */
+	json_object_set_new(json_array_get(json_object_get(p, "conditions"), 0), "status", json_string("False"));
+	ck_assert_int_eq(status_patch(hr, st, &rec, &text), 0);
+	ck_assert_ptr_nonnull(strstr(text, "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]"));
+	ck_assert_ptr_nonnull(strstr(text, "\"lastHandledReconcileAt\":\"c\""));
+	free(text);
+	/* without a record (NULL): always whole */
+	json_object_set_new(json_array_get(json_object_get(p, "conditions"), 0), "status", json_string("True"));
+	ck_assert_int_eq(status_patch(hr, st, NULL, &text), 0);
+	ck_assert_ptr_nonnull(strstr(text, "\"conditions\""));
+	free(text);
+	json_decref(st);
+	json_decref(hr);
+}
+END_TEST
+
 START_TEST(test_status_build)
 {
 	json_t *hr = json_pack("{s:{s:s,s:s,s:i},s:{s:[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s}],s:[{s:s,s:i,s:s}]}}",
@@ -287,6 +355,7 @@ int main(void)
 	tcase_add_test(tc, test_policy);
 	tcase_add_test(tc, test_verbs);
 	tcase_add_test(tc, test_status_build);
+	tcase_add_test(tc, test_status_patch);
 	tcase_add_test(tc, test_source_helpers);
 	tcase_add_test(tc, test_artifact_verify);
 	suite_add_tcase(s, tc);
