@@ -97,7 +97,10 @@ unsigned json_skim_find(const char *s, size_t n, const json_skim_paths *ps, json
 /* s (n bytes) into out (room for n bytes; out may be s) less the members of
  * f (found in s) at the paths of mask (bits), cut in path order, each
  * where and as json_skim_cut would cut it from the text the cuts before
- * left (one not in its place there stays). The length of out; *ncut
+ * left (one not in its place there stays). That holds for a text that is
+ * JSON; on any other, json_skim_find stops where the scan cannot follow
+ * and may find less than json_skim_cut's lenient scan would, and the text
+ * stays one a decoder refuses. The length of out; *ncut
  * (when not NULL) the number of members cut. */
 size_t json_skim_cut_found(const char *s, size_t n, const json_skim_found *f, unsigned mask, char *out, int *ncut);
 
