@@ -7,6 +7,9 @@
 #ifndef BH_KUBE_CURL_H
 #define BH_KUBE_CURL_H
 
+#include <poll.h>
+#include <stddef.h>
+
 #include "kube/config.h"
 #include "kube/transport.h"
 #include "lib/error.h"
@@ -62,6 +65,15 @@ void kube_curl_multi_stop(kube_curl_multi *m, kube_transport *t);
  * with nothing to read is not called (no idle tick on_data(NULL, 0): stop
  * one with kube_curl_multi_stop). */
 void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on_end, void *ud);
+/* kube_curl_multi_run in a caller's own poll(2) (one thread, one poll set):
+ * kube_curl_multi_fds gives the sockets the streams wait on (*n of them, m's
+ * own, valid until the next call into m) and the longest wait libcurl allows
+ * (*timeout_ms, -1: no timer); after the poll, kube_curl_multi_dispatch with
+ * those entries (their revents set) runs what is ready or due as
+ * kube_curl_multi_run does. */
+const struct pollfd *kube_curl_multi_fds(kube_curl_multi *m, size_t *n, int *timeout_ms);
+void kube_curl_multi_dispatch(kube_curl_multi *m, const struct pollfd *pfd, size_t n, kube_curl_end_fn on_end,
+                              void *ud);
 /* Makes a kube_curl_multi_run waiting on another thread return now. */
 void kube_curl_multi_wakeup(kube_curl_multi *m);
 

@@ -168,43 +168,48 @@ void kube_curl_multi_stop(kube_curl_multi *m, kube_transport *t)
 	kube_curl_end(t, CURLE_OK, 1, &e);
 }
 
-void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on_end, void *ud)
+/* The wait libcurl allows (ms, capped at max; max < 0: no cap, -1 when
+ * nothing is due). */
+static long multi_timeout(kube_curl_multi *m, long max)
 {
-	int running, left, n = 0;
-	long tmo = timeout_ms;
-	CURLMsg *msg;
-	if (m->due && ms_until(&m->deadline) < tmo)
+	long tmo = max;
+	if (m->due && (tmo < 0 || ms_until(&m->deadline) < tmo))
 		tmo = ms_until(&m->deadline);
-	if (m->nomem && tmo > 100)
+	if (m->nomem && (tmo < 0 || tmo > 100))
 		tmo = 100;
-	if (tmo > 0 || !m->due) /* libcurl's timer due now: its transfers run first, no wait */
-		n = poll(m->pfd, m->npfd, (int)tmo);
-	if (n > 0) {
-		/* what is ready, copied first: libcurl's callbacks change the set */
-		struct {
-			curl_socket_t fd;
-			int ev;
-		} ready[64];
-		size_t k = 0;
-		if (m->pfd[0].revents) { /* drained: a short read leaves nothing behind */
-			char b[64];
-			while (read(m->wake[0], b, sizeof b) == (ssize_t)sizeof b)
-				;
-		}
-		for (size_t i = 1; i < m->npfd; i++) {
-			short r = m->pfd[i].revents;
-			if (!r)
-				continue;
-			if (k == sizeof ready / sizeof ready[0]) { /* the rest on the next round */
-				break;
-			}
-			ready[k].fd = m->pfd[i].fd;
-			ready[k++].ev = (r & (POLLIN | POLLHUP) ? CURL_CSELECT_IN : 0) | (r & POLLOUT ? CURL_CSELECT_OUT : 0) |
-			                (r & (POLLERR | POLLNVAL) ? CURL_CSELECT_ERR : 0);
-		}
-		for (size_t i = 0; i < k; i++)
-			curl_multi_socket_action(m->m, ready[i].fd, ready[i].ev, &running);
+	return tmo;
+}
+
+const struct pollfd *kube_curl_multi_fds(kube_curl_multi *m, size_t *n, int *timeout_ms)
+{
+	*n = m->npfd - 1;
+	*timeout_ms = (int)multi_timeout(m, -1);
+	return m->pfd + 1;
+}
+
+void kube_curl_multi_dispatch(kube_curl_multi *m, const struct pollfd *pfd, size_t n, kube_curl_end_fn on_end,
+                              void *ud)
+{
+	int running, left;
+	CURLMsg *msg;
+	/* what is ready, copied first: libcurl's callbacks change the set */
+	struct {
+		curl_socket_t fd;
+		int ev;
+	} ready[64];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		short r = pfd[i].revents;
+		if (!r)
+			continue;
+		if (k == sizeof ready / sizeof ready[0]) /* the rest on the next round */
+			break;
+		ready[k].fd = pfd[i].fd;
+		ready[k++].ev = (r & (POLLIN | POLLHUP) ? CURL_CSELECT_IN : 0) | (r & POLLOUT ? CURL_CSELECT_OUT : 0) |
+		                (r & (POLLERR | POLLNVAL) ? CURL_CSELECT_ERR : 0);
 	}
+	for (size_t i = 0; i < k; i++)
+		curl_multi_socket_action(m->m, ready[i].fd, ready[i].ev, &running);
 	if (m->nomem) { /* a socket we do not watch: let libcurl look at every transfer */
 		m->nomem = 0;
 		curl_multi_perform(m->m, &running);
@@ -226,6 +231,21 @@ void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on
 		int rc = kube_curl_end(t, cc, 0, &e);
 		on_end(ud, t, rc, &e);
 	}
+}
+
+void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on_end, void *ud)
+{
+	int n = 0;
+	long tmo = multi_timeout(m, timeout_ms);
+	if (tmo > 0 || !m->due) /* libcurl's timer due now: its transfers run first, no wait */
+		n = poll(m->pfd, m->npfd, (int)tmo);
+	if (n > 0 && m->pfd[0].revents) { /* drained: a short read leaves nothing behind */
+		char b[64];
+		while (read(m->wake[0], b, sizeof b) == (ssize_t)sizeof b)
+			;
+	}
+	m->pfd[0].revents = 0;
+	kube_curl_multi_dispatch(m, n > 0 ? m->pfd + 1 : m->pfd, n > 0 ? m->npfd - 1 : 0, on_end, ud);
 }
 
 void kube_curl_multi_wakeup(kube_curl_multi *m)

@@ -62,7 +62,7 @@ static int job_audit(sv_job *j, const char *phase, unsigned long long id, const 
 }
 
 /* The same; with seq, the record is written but not waited for: *seq is
- * what audit_sync must see durable (the forwarding thread does, before it
+ * what audit_sync must see durable (the forwarding does, before it
  * sends the request). */
 static int job_audit_write(sv_job *j, const char *phase, unsigned long long id, const char *verb, const char *path,
 			   long status, const char *why, unsigned long long *seq, bh_error *err)
@@ -429,7 +429,7 @@ static int on_kube_request(sv_job *j, ipc_msg *m, bh_error *err)
 		return rc;
 	}
 	/* on record before it leaves: a request in flight at a crash is known
-	 * (the forwarding thread waits for the record to be durable) */
+	 * (the forwarding waits for the record to be durable) */
 	if ((rc = job_audit_write(j, "intent", id, verb, r.path, 0, NULL, &seq, err)) < 0) {
 		bh_error_prefix(err, "%s %.300s not forwarded", r.method, r.path);
 		proto_kube_request_free(&r);
@@ -487,7 +487,7 @@ int broker_forward_own(sv_job *j, const char *path, bh_error *err)
 
 int broker_answer(sv_job *j, fwd_req *f, bh_error *err)
 {
-	/* the forwarding thread synced the intent and recorded the outcome */
+	/* the forwarding synced the intent and recorded the outcome */
 	if (f->audit_error[0]) { /* fail closed: the answer is withheld, the job stops */
 		if (j && !j->audit_error[0])
 			snprintf(j->audit_error, sizeof j->audit_error, "%.590s", f->audit_error);

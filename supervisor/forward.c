@@ -1,12 +1,15 @@
-/* supervisor/forward.c — see forward.h. One thread sends every request to
- * the API server on one libcurl multi handle (kube_curl_multi): each
+/* supervisor/forward.c — see forward.h. The main loop's thread sends every
+ * request to the API server on one libcurl multi handle (kube_curl_multi),
+ * whose sockets are in that loop's poll set (fwd_fds, fwd_run): each
  * request is a transfer of its own (a transport from a small idle pool, its
  * connection from the multi handle's cache), so a slow one holds only its
  * own connection. A request waits for its intent record to be durable
  * without anyone waiting on the disk: held here, it is handed to the
- * thread when the audit log's sync thread says so (audit_sync_async).
+ * loop when the audit log's sync thread says so (audit_sync_async).
  * Retries are kube_request_send's (kube_retry_wait), as timers of the
- * thread instead of sleeps. A remote cluster's request (its own client,
+ * loop instead of sleeps. No thread of its own: a request read from a
+ * worker, sent, answered and written back to the worker costs no hand-off
+ * between threads (each one a sleep and a wake-up on both sides). A remote cluster's request (its own client,
  * whose credential plugin may run) goes on a thread of its own. */
 #include "supervisor/forward.h"
 
@@ -28,7 +31,7 @@
 #define FWD_TIMEOUT_MS 30000
 #define FWD_IDLE_KEEP 16 /* transports kept for the next requests */
 
-/* A request being sent (the thread's own). */
+/* A request being sent (the loop's own). */
 typedef struct fx {
 	fwd_req *f;
 	kube_transport *t; /* while an attempt runs */
@@ -48,11 +51,11 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static fwd_req *ready, *ready_tail; /* intents durable (or failed): to send */
 static fwd_req *held, *held_tail;   /* waiting for their intent's sync */
 static fwd_req *done_head;
-static int polling; /* the thread is in kube_curl_multi_run: wake it */
 static int wake = -1;
+static pthread_t loop_thread; /* the one that called fwd_start and runs fwd_run */
 static kube_config *fwd_cfg;
 static kube_curl_multi *multi;
-/* the thread's own */
+/* the loop's own */
 static fx *running, *retrying;
 static kube_transport *idle[FWD_IDLE_KEEP];
 static int nidle;
@@ -168,7 +171,7 @@ static void *remote_main(void *arg)
 	return NULL;
 }
 
-/* ---- the forwarding thread ---------------------------------------------- */
+/* ---- on the loop's thread ------------------------------------------------- */
 
 /* x's attempt ended (rc, err as a transport's request returns them): sent
  * again later (a retry), or answered. */
@@ -272,10 +275,10 @@ static void on_end(void *ud, kube_transport *t, int rc, const bh_error *err)
 	attempt_ended(x, rc, err);
 }
 
-/* Retries that are due start; the wait until the next one (at most max). */
-static long run_retries(long max)
+/* Retries that are due start. */
+static void run_retries(void)
 {
-	long now = (long)now_ms(), next = max;
+	long now = (long)now_ms();
 	fx **pp = &retrying, *due = NULL;
 	while (*pp) {
 		fx *x = *pp;
@@ -284,8 +287,6 @@ static long run_retries(long max)
 			x->next = due;
 			due = x;
 		} else {
-			if (x->due - now < next)
-				next = x->due - now;
 			pp = &x->next;
 		}
 	}
@@ -294,37 +295,16 @@ static long run_retries(long max)
 		due = x->next;
 		attempt(x);
 	}
-	return next;
 }
 
-static void *fwd_main(void *arg)
+/* The wait until the next retry is due (0: one is; -1: none waits). */
+static long retry_wait(void)
 {
-	(void)arg;
-	pthread_setname_np(pthread_self(), "bh-forward"); /* its CPU in /proc/PID/task/ by name */
-	for (;;) {
-		fwd_req *l;
-		long tmo;
-		pthread_mutex_lock(&mu);
-		l = ready;
-		ready = ready_tail = NULL;
-		pthread_mutex_unlock(&mu);
-		while (l) {
-			fwd_req *n = l->next;
-			start(l);
-			l = n;
-		}
-		tmo = run_retries(running ? 1000 : 60000);
-		pthread_mutex_lock(&mu);
-		polling = !ready; /* from now on a new request wakes the poll */
-		if (!polling)
-			tmo = 0;
-		pthread_mutex_unlock(&mu);
-		kube_curl_multi_run(multi, (int)tmo, on_end, NULL);
-		pthread_mutex_lock(&mu);
-		polling = 0;
-		pthread_mutex_unlock(&mu);
-	}
-	return NULL;
+	long now = (long)now_ms(), next = -1;
+	for (const fx *x = retrying; x; x = x->next)
+		if (next < 0 || x->due - now < next)
+			next = x->due > now ? x->due - now : 0;
+	return next;
 }
 
 /* Under mu: has f's intent a sync's verdict (durable, or lost: then
@@ -338,24 +318,38 @@ static int synced(fwd_req *f)
 	return d != 0;
 }
 
-/* Under mu: f to the thread. */
+/* Is the caller the loop's thread (which looks at the lists before it
+ * polls again, fwd_fds: no wake-up needed)? */
+static int on_loop(void)
+{
+	return pthread_equal(pthread_self(), loop_thread);
+}
+
+/* One byte per batch to wake the loop; another thread's hand-over. */
+static void wake_loop(void)
+{
+	if (write(wake, "f", 1) < 0) {
+		/* full: a wake-up is pending; the main loop also polls on a timer */
+	}
+}
+
+/* Under mu: f to the loop (fwd_run). */
 static void to_thread(fwd_req *f)
 {
+	int first = !ready;
 	f->next = NULL;
 	if (ready_tail)
 		ready_tail->next = f;
 	else
 		ready = f;
 	ready_tail = f;
-	if (polling) {
-		polling = 0; /* one wake-up is enough */
-		kube_curl_multi_wakeup(multi);
-	}
+	if (first && !on_loop())
+		wake_loop();
 }
 
 /* f's intent is durable, or its sync failed: a watch to the watch thread
  * (broker_watch.h), a remote cluster's request to a thread of its own, any
- * other to the forwarding thread. Under mu; *later collects those that
+ * other to the loop (fwd_run). Under mu; *later collects those that
  * must be handed on after mu is released (their own locks, a thread). */
 static void to_ready(fwd_req *f, fwd_req **later)
 {
@@ -412,7 +406,7 @@ static void fail_held(const bh_error *e)
 }
 
 /* The audit log's sync thread ended a sync: held requests whose intent it
- * made durable (or failed) go to the thread; the others (written after it
+ * made durable (or failed) go to the loop; the others (written after it
  * began) wait for the next one. */
 static void on_synced(void *ud)
 {
@@ -447,10 +441,10 @@ void fwd_done(fwd_req *f)
 	done_head = f;
 	pthread_mutex_unlock(&mu);
 	/* one byte per batch: the main loop drains the pipe before it takes
-	 * the answers, so a byte is needed only when the list was empty */
-	if (first && write(wake, "f", 1) < 0) {
-		/* the main loop also polls on a timer */
-	}
+	 * the answers, so a byte is needed only when the list was empty; none
+	 * from the loop itself, which takes them before it polls (fwd_fds) */
+	if (first && !on_loop())
+		wake_loop();
 }
 
 const kube_config *fwd_config(void)
@@ -460,9 +454,9 @@ const kube_config *fwd_config(void)
 
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 {
-	pthread_t th;
 	bh_error e;
 	wake = wake_fd;
+	loop_thread = pthread_self();
 	if (!(fwd_cfg = kube_config_dup(cfg, err)) || !(multi = kube_curl_multi_new(err)))
 		return err ? err->code : BH_ENOMEM;
 	/* the controller's CA and client certificate decoded once, not per
@@ -475,10 +469,41 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 			return err ? err->code : BH_EIO;
 		nidle++;
 	}
-	if (pthread_create(&th, NULL, fwd_main, NULL) != 0)
-		return bh_error_set(err, BH_EIO, "cannot start the forwarding thread");
-	pthread_detach(th);
 	return 0;
+}
+
+const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
+{
+	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
+	int pending;
+	pthread_mutex_lock(&mu);
+	pending = ready || done_head;
+	pthread_mutex_unlock(&mu);
+	if (pending) { /* to start, or answers to collect: no wait */
+		*timeout_ms = 0;
+	} else if (retrying) {
+		long r = retry_wait();
+		if (r >= 0 && (*timeout_ms < 0 || r < *timeout_ms))
+			*timeout_ms = (int)r;
+	}
+	return pfd;
+}
+
+void fwd_run(const struct pollfd *pfd, size_t n)
+{
+	fwd_req *l;
+	pthread_mutex_lock(&mu);
+	l = ready;
+	ready = ready_tail = NULL;
+	pthread_mutex_unlock(&mu);
+	while (l) {
+		fwd_req *nx = l->next;
+		start(l);
+		l = nx;
+	}
+	run_retries();
+	/* the new transfers' first step (libcurl's timer, due now) too */
+	kube_curl_multi_dispatch(multi, pfd, n, on_end, NULL);
 }
 
 void fwd_submit(fwd_req *r)

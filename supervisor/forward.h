@@ -1,16 +1,20 @@
 /* supervisor/forward.h — the broker's forwarding. Requests a worker may make
  * (already checked by the broker's policy) are queued here and sent to the
- * API server as the tenant identity by one thread, each request a transfer
- * of its own on one libcurl multi handle (a remote cluster's on a thread of
- * its own); the main loop collects the answers. So a slow API server or a
- * slow request never blocks the supervisor's loop (deadlines, other
- * workers, the watch) nor the other requests. A request is sent only once
+ * API server as the tenant identity by the main loop's thread, each request
+ * a transfer of its own on one libcurl multi handle whose sockets are in
+ * the loop's poll set (fwd_fds, fwd_run; a remote cluster's request on a
+ * thread of its own); the loop collects the answers. Non-blocking: a slow
+ * API server or a slow request never blocks the supervisor's loop
+ * (deadlines, other workers, the watch) nor the other requests. A request is sent only once
  * its intent record is durable (audit.h): it is held, and nobody waits on
  * the disk, until the audit log's sync thread says so; a failed sync means
  * it is never sent (audit_error). Idempotent requests are retried as
  * kube_request_send does (kube_retry_wait), on timers. */
 #ifndef BH_SUPERVISOR_FORWARD_H
 #define BH_SUPERVISOR_FORWARD_H
+
+#include <poll.h>
+#include <stddef.h>
 
 #include "kube/config.h"
 #include "kube/transport.h"
@@ -29,7 +33,7 @@ typedef struct fwd_req {
 	char *cluster;            /* its name for the audit record, or NULL */
 	unsigned long long audit_seq; /* its intent record (audit_write): durable before it is sent */
 	const char *verb;         /* its audit verb (a literal, broker_verb), or NULL: from r */
-	/* filled by the forwarding thread */
+	/* filled by the forwarding (fwd_run, or a watch's or remote cluster's thread) */
 	long status;              /* HTTP status; 0 when none came back */
 	bh_buf body;
 	char error[512];
@@ -39,11 +43,23 @@ typedef struct fwd_req {
 	struct fwd_req *next;
 } fwd_req;
 
-/* Starts the thread with transports for n requests at a time (more are made
- * when more run) for cfg; wake_fd gets a byte when an answer
- * arrives to an empty list (the caller drains wake_fd before each
- * fwd_take_done, so it is woken once per batch). */
+/* Sets up the forwarding with transports for n requests at a time (more are
+ * made when more run) for cfg. The calling thread is the loop's: it runs
+ * fwd_fds/poll/fwd_run. wake_fd gets a byte when another thread (the audit
+ * log's sync thread, a watch's or a remote cluster's) hands the loop a
+ * request to send or an answer, to an empty list (the caller drains wake_fd
+ * before each fwd_take_done, so it is woken once per batch). */
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
+/* Before the loop's poll: the sockets the requests in flight wait on (*n of
+ * them, valid until fwd_run) for the poll set, and the longest the loop may
+ * wait (*timeout_ms; -1: as long as it likes; 0: requests to start or
+ * answers to take, fwd_take_done). */
+const struct pollfd *fwd_fds(size_t *n, int *timeout_ms);
+/* After the loop's poll: pfd[0..n) the entries of fwd_fds, their revents
+ * set. Starts the requests whose intent is durable and the retries that are
+ * due, moves the bytes of those whose socket is ready; the answers go to
+ * fwd_take_done. */
+void fwd_run(const struct pollfd *pfd, size_t n);
 /* Queues r (ownership passes): held until its intent record (audit_seq) is
  * durable, then sent (a watch, broker_is_watch, by broker_watch.h's thread);
  * never sent when that record's sync failed (r->audit_error). */

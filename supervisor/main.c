@@ -2203,13 +2203,20 @@ int main(int argc, char **argv)
 			if (entries[i].queued && !entries[i].job && entries[i].not_before > now &&
 			    entries[i].not_before < next)
 				next = entries[i].not_before;
-		if (npf < njobs + 1) { /* kept from turn to turn: grows with the jobs */
-			struct pollfd *n = realloc(pf, (njobs + 1) * sizeof *n);
+		/* the requests in flight to the API server: their sockets in
+		 * the same poll, so a worker's request is read, sent, answered
+		 * and written back on this thread (forward.h) */
+		size_t nfwd;
+		int fwd_tmo;
+		const struct pollfd *fwd_pf = fwd_fds(&nfwd, &fwd_tmo);
+		if (npf < njobs + 1 + nfwd) { /* kept from turn to turn: grows with the jobs */
+			struct pollfd *n = realloc(pf, (njobs + 1 + nfwd) * sizeof *n);
 			if (!n)
 				break;
 			pf = n;
-			npf = njobs + 1;
+			npf = njobs + 1 + nfwd;
 		}
+		memcpy(pf + 1 + njobs, fwd_pf, nfwd * sizeof *pf);
 		pf[0].fd = wake_pipe[0];
 		pf[0].events = POLLIN;
 		for (size_t i = 0; i < njobs; i++) {
@@ -2222,14 +2229,22 @@ int main(int argc, char **argv)
 		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
 		if (timeout > 1000) /* liveness (ops_tick), the Lease, draining */
 			timeout = 1000;
+		if (fwd_tmo >= 0 && fwd_tmo < timeout)
+			timeout = fwd_tmo;
 		pf[0].revents = 0;
 		svlog_flush();
-		if (poll(pf, njobs + 1, timeout) > 0) {
-			size_t n = njobs;
-			for (size_t i = 0; i < n && i < njobs; i++)
+		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
+		if (poll(pf, njobs + 1 + nfwd, timeout) > 0) {
+			for (size_t i = 0; i < polled && i < njobs; i++)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
 					service(kc, jobs[i]);
+		} else {
+			for (size_t i = 0; i < nfwd; i++)
+				pf[1 + polled + i].revents = 0;
 		}
+		/* the requests the workers just made leave now, with what the
+		 * API server answered; the answers are taken at the top */
+		fwd_run(pf + 1 + polled, nfwd);
 		pipe_readable = pf[0].revents != 0;
 	}
 	free(pf);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kube/config.h"
@@ -123,9 +124,9 @@ static void *listener(void *arg)
 }
 
 static char dir[64];
-static int wake[2];
+static int wake[2]; /* the loop's wake-up pipe */
 
-/* The server, the audit log and the forwarding thread (once per process). */
+/* The server, the audit log and the forwarding, driven by this thread (once per process). */
 static void start(void)
 {
 	static int started;
@@ -177,16 +178,41 @@ static fwd_req *submit(const char *path)
 	return f;
 }
 
-/* The next answer from the forwarding thread (it must come). */
+/* One turn of the loop that drives the forwarding (as bulkheadd's main
+ * loop does): poll on the wake-up pipe and the requests' sockets for up to
+ * ms, then fwd_run. 1 when the wake-up pipe had a byte. */
+static int turn(int ms)
+{
+	struct pollfd p[64];
+	size_t n;
+	int tmo, woken;
+	const struct pollfd *fp = fwd_fds(&n, &tmo);
+	ck_assert_uint_lt(n, 63);
+	p[0] = (struct pollfd){wake[0], POLLIN, 0};
+	memcpy(p + 1, fp, n * sizeof *p);
+	if (tmo < 0 || tmo > ms)
+		tmo = ms;
+	if (poll(p, n + 1, tmo) <= 0)
+		for (size_t i = 0; i <= n; i++)
+			p[i].revents = 0;
+	woken = p[0].revents != 0;
+	if (woken) {
+		char b[16];
+		ck_assert_int_gt(read(wake[0], b, sizeof b), 0);
+	}
+	fwd_run(p + 1, n);
+	return woken;
+}
+
+/* The next answer (it must come within a minute). */
 static fwd_req *answer(void)
 {
 	static fwd_req *pending;
 	fwd_req *f;
+	time_t end = time(NULL) + 60;
 	while (!pending) {
-		struct pollfd p = {wake[0], POLLIN, 0};
-		char b[16];
-		ck_assert_msg(poll(&p, 1, 60000) == 1, "no answer from the forwarding thread");
-		ck_assert_int_gt(read(wake[0], b, sizeof b), 0);
+		ck_assert_msg(time(NULL) < end, "no answer from the forwarding");
+		turn(1000);
 		pending = fwd_take_done();
 	}
 	f = pending;
@@ -219,7 +245,8 @@ static fwd_req *held_then_sent(const char *path)
 	while (!syncs_begun && !nseen) /* the sync of its intent has begun, and is held */
 		pthread_cond_wait(&cv, &mu);
 	pthread_mutex_unlock(&mu);
-	usleep(200 * 1000); /* time it would have had to leave */
+	for (int i = 0; i < 20; i++) /* time it would have had to leave, the loop turning */
+		turn(10);
 	ck_assert(!was_seen(path));
 	pthread_mutex_lock(&mu);
 	hold_syncs = 0;
@@ -296,10 +323,12 @@ START_TEST(test_slow_holds_back_nothing)
 	fwd_req *f;
 	start();
 	submit("/api/v1/namespaces/team-a/configmaps/slow");
-	pthread_mutex_lock(&mu);
-	while (!slow_waiting) /* the server has it and does not answer */
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	for (int waiting = 0; !waiting;) { /* the server has it and does not answer */
+		turn(10);
+		pthread_mutex_lock(&mu);
+		waiting = slow_waiting;
+		pthread_mutex_unlock(&mu);
+	}
 	submit("/api/v1/namespaces/team-a/configmaps/fast");
 	f = answer(); /* answered while the slow one still waits */
 	ck_assert_str_eq(f->r.path, "/api/v1/namespaces/team-a/configmaps/fast");
