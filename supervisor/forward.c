@@ -57,6 +57,7 @@ static kube_config *fwd_cfg;
 static kube_curl_multi *multi;
 /* the loop's own */
 static fx *running, *retrying;
+static int sync_wanted; /* intents written this turn wait for a sync not yet asked for */
 static kube_transport *idle[FWD_IDLE_KEEP];
 static int nidle;
 static const kube_retry_policy policy = KUBE_RETRY_DEFAULT;
@@ -452,6 +453,19 @@ const kube_config *fwd_config(void)
 	return fwd_cfg;
 }
 
+/* Asks for the sync the loop's requests of this turn wait for: one per
+ * turn, not one per request, so one sync (and one hand-over back) covers
+ * every intent the turn wrote. */
+static void ask_sync(void)
+{
+	bh_error e;
+	if (!sync_wanted)
+		return;
+	sync_wanted = 0;
+	if (audit_sync_async(on_synced, NULL, &e) < 0)
+		fail_held(&e); /* no sync: never sent */
+}
+
 int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 {
 	bh_error e;
@@ -474,6 +488,7 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 
 const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 {
+	ask_sync();
 	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
 	int pending;
 	pthread_mutex_lock(&mu);
@@ -504,6 +519,7 @@ void fwd_run(const struct pollfd *pfd, size_t n)
 	run_retries();
 	/* the new transfers' first step (libcurl's timer, due now) too */
 	kube_curl_multi_dispatch(multi, pfd, n, on_end, NULL);
+	ask_sync(); /* for the requests the workers made this turn */
 }
 
 void fwd_submit(fwd_req *r)
@@ -525,7 +541,9 @@ void fwd_submit(fwd_req *r)
 	}
 	pthread_mutex_unlock(&mu);
 	hand_on(later);
-	if (ask && audit_sync_async(on_synced, NULL, &e) < 0)
+	if (ask && on_loop())
+		sync_wanted = 1; /* asked for once the turn's requests are in (ask_sync) */
+	else if (ask && audit_sync_async(on_synced, NULL, &e) < 0)
 		fail_held(&e); /* no sync: never sent */
 }
 

@@ -241,10 +241,12 @@ static fwd_req *held_then_sent(const char *path)
 	syncs_begun = 0;
 	pthread_mutex_unlock(&mu);
 	submit(path);
-	pthread_mutex_lock(&mu);
-	while (!syncs_begun && !nseen) /* the sync of its intent has begun, and is held */
-		pthread_cond_wait(&cv, &mu);
-	pthread_mutex_unlock(&mu);
+	for (int begun = 0; !begun;) { /* the sync of its intent has begun, and is held */
+		turn(10);
+		pthread_mutex_lock(&mu);
+		begun = syncs_begun || nseen;
+		pthread_mutex_unlock(&mu);
+	}
 	for (int i = 0; i < 20; i++) /* time it would have had to leave, the loop turning */
 		turn(10);
 	ck_assert(!was_seen(path));
@@ -288,6 +290,46 @@ START_TEST(test_sent_once_durable)
 	pthread_mutex_lock(&mu);
 	ck_assert_int_eq(early, 0);
 	pthread_mutex_unlock(&mu);
+}
+END_TEST
+
+START_TEST(test_one_sync_per_turn)
+{
+	int begun;
+	start();
+	/* a turn's requests (as the broker submits them while the main loop
+	 * reads its workers) wait for one sync, asked for when the turn ends */
+	pthread_mutex_lock(&mu);
+	hold_syncs = 1;
+	syncs_begun = 0;
+	pthread_mutex_unlock(&mu);
+	for (int i = 0; i < 4; i++) {
+		char p[80];
+		snprintf(p, sizeof p, "/api/v1/namespaces/team-a/configmaps/turn-%d", i);
+		submit(p);
+	}
+	usleep(200 * 1000); /* time a sync asked for at once would have had to begin */
+	pthread_mutex_lock(&mu);
+	ck_assert_int_eq(syncs_begun, 0); /* none before the turn ends */
+	pthread_mutex_unlock(&mu);
+	turn(0);
+	pthread_mutex_lock(&mu);
+	while (!syncs_begun)
+		pthread_cond_wait(&cv, &mu);
+	hold_syncs = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	for (int i = 0; i < 4; i++) {
+		fwd_req *f = answer();
+		ck_assert_int_eq(f->status, 200);
+		ck_assert_str_eq(f->audit_error, "");
+		fwd_req_free(f);
+	}
+	pthread_mutex_lock(&mu);
+	begun = syncs_begun;
+	ck_assert_int_eq(early, 0);
+	pthread_mutex_unlock(&mu);
+	ck_assert_int_eq(begun, 1); /* one covered the four */
 }
 END_TEST
 
@@ -355,6 +397,7 @@ int main(void)
 	char cmd[128];
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_sent_once_durable);
+	tcase_add_test(tc, test_one_sync_per_turn);
 	tcase_add_test(tc, test_failed_sync_never_sent);
 	tcase_add_test(tc, test_slow_holds_back_nothing);
 	suite_add_tcase(s, tc);
