@@ -35,3 +35,12 @@ cli_bulkhead_libs += $(BH_ACTION_LIBS) $(BH_CLI_KUBE_LIBS)
 cli_bulkhead_SOURCES += cli/hr_source.c cli/hr_source.h cli/cmd_values.c cli/cmd_reconcile.c worker/values.c worker/values.h
 cli_bulkhead_LDADD = $(filter-out $(OPENSSL_LIBS),$(cli_bulkhead_libs))
 cli_bulkhead_DEPENDENCIES = $(filter %.a,$(cli_bulkhead_libs))
+# the same command with libc as a shared library (configure may link
+# cli/bulkhead statically, libc too): valgrind's memcheck replaces malloc and
+# free in a shared libc only (tests/conformance/valgrind_render.sh)
+check_PROGRAMS += cli/bulkhead-dynamic
+cli_bulkhead_dynamic_SOURCES = $(cli_bulkhead_SOURCES)
+cli_bulkhead_dynamic_CFLAGS = $(cli_bulkhead_CFLAGS)
+cli_bulkhead_dynamic_LDFLAGS = $(filter-out -static,$(cli_bulkhead_LDFLAGS))
+cli_bulkhead_dynamic_LDADD = $(cli_bulkhead_LDADD)
+cli_bulkhead_dynamic_DEPENDENCIES = $(cli_bulkhead_DEPENDENCIES)

@@ -53,23 +53,34 @@ static void usage(FILE *f)
  * Under a sanitizer's allocator brk does not move and nothing is
  * populated. */
 #define HEAP_START (256 * 1024)
+#define HEAP_MMAP (32 << 20) /* glibc's largest M_MMAP_THRESHOLD on 64-bit */
 
 static int heap_prefault(void)
 {
 #ifdef MADV_POPULATE_WRITE
 	long pg = sysconf(_SC_PAGESIZE);
-	char *b0, *b1;
-	void *volatile p; /* not elided with its free() */
-	if (pg <= 0 || !mallopt(M_TOP_PAD, HEAP_START))
+	char *lo, *hi, *top;
+	void *volatile p, *volatile q = NULL; /* not elided with their free() */
+	if (pg <= 0 || !mallopt(M_TOP_PAD, HEAP_START) || !mallopt(M_MMAP_THRESHOLD, HEAP_MMAP))
 		return -1;
-	b0 = sbrk(0);
-	p = malloc(1); /* the main arena takes its first HEAP_START from brk */
-	b1 = sbrk(0);
+	/* the main arena: made by this malloc, or already (a static libc's
+	 * start-up allocates), then with the default 128 KiB from brk */
+	p = malloc(1);
+	top = sbrk(0);
+	if (!p || top == (char *)-1 || (char *)p >= top) { /* not from brk: a sanitizer's, valgrind's malloc */
+		free(p);
+		return -1;
+	}
+	lo = (char *)((uintptr_t)p & ~((uintptr_t)pg - 1));
+	hi = lo + HEAP_START;
+	if (top < hi) /* brk then moves past hi, by M_TOP_PAD */
+		q = malloc(HEAP_START);
+	free(q);
 	free(p);
-	b0 = (char *)(((uintptr_t)b0 + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1));
-	if (b0 == (char *)-1 || b1 <= b0)
-		return -1;
-	(void)madvise(b0, (size_t)(b1 - b0), MADV_POPULATE_WRITE);
+	top = sbrk(0);
+	if (top == (char *)-1 || top < hi)
+		hi = top;
+	(void)madvise(lo, (size_t)(hi - lo), MADV_POPULATE_WRITE);
 	return 0;
 #else
 	return -1;
@@ -85,7 +96,6 @@ static int heap_prefault(void)
  * external-secrets', about 1.5 MiB), whose peak RSS is then what it was. */
 #define HEAP_SMALL ((size_t)2 << 20)
 #define HEAP_HUGE ((size_t)28 << 20)
-#define HEAP_MMAP (32 << 20) /* glibc's largest M_MMAP_THRESHOLD on 64-bit */
 
 static void heap_huge(void)
 {
