@@ -30,13 +30,14 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
+	int heavy; /* loads charts or values: the heap and stack are set up first (memory_setup) */
 } commands[] = {
-	{"version", cmd_version, "print the version"},
-	{"check-kubeconfig", cmd_check_kubeconfig, "validate a kubeconfig (--strict: as a tenant's)"},
-	{"template", cmd_template, "render a chart like `helm template` (same flags, same output)"},
-	{"release", cmd_release, "Helm actions: install|upgrade|rollback|uninstall|test|unlock NAME ..."},
-	{"values", cmd_values, "the values a HelmRelease gives its chart (as flux debug hr --show-values)"},
-	{"reconcile", cmd_reconcile, "--once NAME|-f HR.yaml: one reconcile through the sandboxed worker, no daemon"},
+	{"version", cmd_version, "print the version", 0},
+	{"check-kubeconfig", cmd_check_kubeconfig, "validate a kubeconfig (--strict: as a tenant's)", 0},
+	{"template", cmd_template, "render a chart like `helm template` (same flags, same output)", 1},
+	{"release", cmd_release, "Helm actions: install|upgrade|rollback|uninstall|test|unlock NAME ...", 1},
+	{"values", cmd_values, "the values a HelmRelease gives its chart (as flux debug hr --show-values)", 1},
+	{"reconcile", cmd_reconcile, "--once NAME|-f HR.yaml: one reconcile through the sandboxed worker, no daemon", 1},
 };
 
 static void usage(FILE *f)
@@ -120,6 +121,16 @@ static void stack_prefault(void)
 #endif
 }
 
+/* The heap and the stack of a command that loads charts or values; the
+ * others (version, check-kubeconfig) touch less than the 64 heap pages
+ * heap_prefault would populate (bulkhead version: 0.59 -> 0.52 ms of CPU). */
+static void memory_setup(void)
+{
+	if (heap_prefault() == 0)
+		heap_huge();
+	stack_prefault();
+}
+
 /* A chart file that shrinks while it is mapped (helm/chart.h) raises SIGBUS
  * when its lost pages are read: name the file and stop with an error, as a
  * failed read would. Any other SIGBUS keeps its default action (the handler
@@ -151,9 +162,6 @@ static void sigbus_catch(void)
 int main(int argc, char **argv)
 {
 	sigbus_catch();
-	if (heap_prefault() == 0)
-		heap_huge();
-	stack_prefault();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -165,8 +173,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			if (commands[i].heavy)
+				memory_setup();
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "bulkhead: unknown command \"%s\"\n", argv[1]);
 	usage(stderr);
 	return 2;
