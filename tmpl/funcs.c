@@ -76,15 +76,24 @@ int tmpl_engine_func_index(tmpl_engine *e)
 
 const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name, size_t len)
 {
-	if (e->sprig_only || (e->dns && !strcmp(name, "getHostByName"))) {
-		int found;
-		const tmpl_func_def *d = tmpl_sprig_only_find(name, &found);
-		if (found)
-			return d;
+	if (e->sprig_only || e->dns || !e->fn_index) {
+		/* the lookups by NUL-terminated name; no function's name is as
+		 * long as the buffer */
+		char z[64];
+		if (len >= sizeof z)
+			return NULL;
+		memcpy(z, name, len);
+		z[len] = '\0';
+		if (e->sprig_only || (e->dns && !strcmp(z, "getHostByName"))) {
+			int found;
+			const tmpl_func_def *d = tmpl_sprig_only_find(z, &found);
+			if (found)
+				return d;
+		}
+		if (!e->fn_index)
+			return tmpl_func_find(z);
 	}
-	if (!e->fn_index)
-		return tmpl_func_find(name);
-	size_t p = tmpl_hash(name, len) & (e->fn_index_cap - 1);
+	size_t p = tmpl_strhash(name, len) & (e->fn_index_cap - 1);
 	while (e->fn_index[p]) {
 		const char *n = e->fn_index[p]->name;
 		if (n[0] == name[0] && strncmp(n, name, len) == 0 && n[len] == '\0')

@@ -361,7 +361,7 @@ int tmpl_engine_func_index(tmpl_engine *e);
 /* Sprig-only engines: the definition replacing name's (NULL: undefined) with
  * *found = 1, or *found = 0 when the name keeps its usual definition. */
 const tmpl_func_def *tmpl_sprig_only_find(const char *name, int *found);
-/* name: NUL-terminated, len = strlen(name) */
+/* the function named by name[0..len) (no NUL needed), or NULL */
 const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *name, size_t len);
 uint32_t tmpl_hash(const char *s, size_t n);
 

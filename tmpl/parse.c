@@ -1518,17 +1518,11 @@ static tnode *term(parser *p)
 		return n;
 	}
 	case I_IDENTIFIER: {
-		/* the name is looked up NUL-terminated; the node keeps the
-		 * function's own name (the same text, outliving the tree) */
-		char buf[64];
-		char *name = tp->len < sizeof buf ? buf : pstrdup(p, tp->val, tp->len);
-		if (name == buf) {
-			memcpy(buf, tp->val, tp->len);
-			buf[tp->len] = '\0';
-		}
-		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, name, tp->len);
+		/* the node keeps the function's own name (the same text,
+		 * outliving the tree) */
+		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, tp->val, tp->len);
 		if (!fn)
-			perrorf(p, "function \"%s\" not defined", name);
+			perrorf(p, "function \"%.*s\" not defined", (int)tp->len, tp->val);
 		tnode *n = new_node(p, N_IDENT, tp->pos);
 		n->text = fn->name;
 		n->len = tp->len;

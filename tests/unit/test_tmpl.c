@@ -72,6 +72,8 @@ static const golden goldens[] = {
 	{"eq_multi", "{{ eq 1 2 3 1 }}{{ eq \"a\" \"b\" }}{{ ne 1 2 }}{{ eq .Values.nope nil }}{{ eq nil nil }}{{ lt \"B\" \"a\" }}{{ ge 2 2 }}{{ le 1.5 1.5 }}{{ gt \"b\" \"a\" }}", "{}", 0, "truefalsetruetruetruetruetruetruetrue"},
 	{"no_value_include", "{{ define \"nv\" }}{{ .nope }}{{ end }}[{{ include \"nv\" . }}]{{ len (include \"nv\" .) }}", "{}", 0, "[]10"},
 	{"err_undefined_var", "{{ $x }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): undefined variable \"$x\""},
+	{"err_undefined_func", "{{ nope 1 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"nope\" not defined"},
+	{"err_undefined_func_long", "{{ fxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"fxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" not defined"},
 	{"err_multi_define", "{{ define \"a\" }}1{{ end }}{{ define \"a\" }}2{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): multiple definition of template \"a\""},
 	{"err_unexpected_eof", "{{ if true }}x", "{}", 1, "parse error at (vec/templates/t000.yaml:1): unexpected EOF"},
 	{"err_unexpected_end", "x{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): unexpected {{end}}"},
