@@ -1268,8 +1268,12 @@ static void stk_take(parser *p, tnode *owner, size_t mark)
 {
 	struct tnode_stack *st = p->stk;
 	size_t k = st->n - mark;
-	if (k) {
-		/* mostly one to three children: a loop, not a call to memcpy */
+	if (k == 1) {
+		/* the common case: one command, one operand */
+		tnode **d = owner->items = palloc(p, sizeof(tnode *));
+		d[0] = st->v[mark];
+	} else if (k) {
+		/* mostly two or three children: a loop, not a call to memcpy */
 		tnode **d = owner->items = palloc(p, k * sizeof(tnode *));
 		for (size_t i = 0; i < k; i++)
 			d[i] = st->v[mark + i];
