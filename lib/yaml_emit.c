@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/gojson.h"
 #include "lib/gostrconv.h"
@@ -327,6 +330,27 @@ static int fast_scan(const char *s, size_t n, scalar_scan *a)
 		   u[n - 1] != ' ' && !(u[0] && strchr("#,[]{}&*!|>'\"%@`", u[0])) &&
 		   !((u[0] == '?' || u[0] == ':' || u[0] == '-') && followed);
 	for (size_t i = 0; i < n; i++) {
+#ifdef __SSE2__
+		/* 16 bytes a step over the ones that change nothing here:
+		 * printable ASCII but ' ', ':' and '#' (the byte after them
+		 * looks back or ahead at most one byte, never at these) */
+		while (i + 16 <= n) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u + i));
+			/* 0x21 to 0x7E as one signed compare (see word_end in tmpl/parse.c) */
+			__m128i in = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - 0x21))),
+						    _mm_set1_epi8((char)(-128 + 0x7F - 0x21)));
+			__m128i mark = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+						    _mm_cmpeq_epi8(v, _mm_set1_epi8('#')));
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(mark, in));
+			if (m != 0xFFFF) {
+				i += (size_t)__builtin_ctz(~m);
+				break;
+			}
+			i += 16;
+		}
+		if (i >= n)
+			break;
+#endif
 		unsigned c = u[i];
 		if (c - 0x20u < 0x5Fu) { /* 0x20 to 0x7E */
 			if (c == ' ') {

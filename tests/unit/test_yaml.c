@@ -484,6 +484,9 @@ START_TEST(test_emit_plain_printer)
 		"[{\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\":"
 		"\"ab  cd efg hij\",\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkz\":"
 		"\"#a  b c 'd'  e\"}]",
+		/* a space, '#' and ':' on either side of 16-byte steps of fast_scan */
+		"[\"aaaaaaaaaaaaaaa #bbbbbbbbbbbbbbb: cccccccccccccccc:\",\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:\","
+		"\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa #\",\"aaaaaaaaaaaaaaaa\\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb \"]",
 	};
 	for (int round = 0; round < 20000 + (int)(sizeof fixed / sizeof fixed[0]); round++) {
 		bh_buf j = BH_BUF_INIT, want = BH_BUF_INIT, got = BH_BUF_INIT;
