@@ -194,10 +194,11 @@ static long ns_pos(const tmpl_ns *ns, const char *name)
 	if (!ns->index)
 		return -1;
 	size_t mask = ns->index_cap - 1;
-	size_t p = tmpl_hash(name, strlen(name)) & mask;
+	uint32_t h = tmpl_hash(name, strlen(name));
+	size_t p = h & mask;
 	while (ns->index[p]) {
 		const ttree *t = ns->trees[ns->index[p] - 1];
-		if (strcmp(t->name, name) == 0)
+		if (t->name_hash == h && strcmp(t->name, name) == 0)
 			return (long)(ns->index[p] - 1);
 		p = (p + 1) & mask;
 	}
@@ -219,7 +220,7 @@ static int ns_reindex(tmpl_ns *ns, size_t cap)
 	ns->index = idx;
 	ns->index_cap = cap;
 	for (size_t i = 0; i < ns->n; i++) {
-		size_t p = tmpl_hash(ns->trees[i]->name, strlen(ns->trees[i]->name)) & (cap - 1);
+		size_t p = ns->trees[i]->name_hash & (cap - 1);
 		while (idx[p])
 			p = (p + 1) & (cap - 1);
 		idx[p] = (uint32_t)(i + 1);
@@ -247,7 +248,7 @@ int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t)
 	if (!ns->index || ns->n * 2 > ns->index_cap)
 		return ns_reindex(ns, ns->index_cap ? ns->index_cap * 2 : 64);
 	size_t mask = ns->index_cap - 1;
-	size_t p = tmpl_hash(t->name, strlen(t->name)) & mask;
+	size_t p = t->name_hash & mask;
 	while (ns->index[p])
 		p = (p + 1) & mask;
 	ns->index[p] = (uint32_t)ns->n;

@@ -188,6 +188,8 @@ struct ttree {
 	const char *text;       /* the whole source of that file */
 	size_t text_len;
 	tnode *root;
+	uint32_t name_hash;     /* tmpl_strhash of name (set by the parser: the
+	                         * namespaces index trees by it) */
 };
 
 /* The parser's stack of the children of the nodes being parsed. */
@@ -313,6 +315,7 @@ static inline void tmpl_stack_set_base(tmpl_engine *e, uintptr_t base)
 int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	       size_t len, int borrow, bh_error *err);
 ttree *tmpl_ns_find(const tmpl_ns *ns, const char *name);
+/* t: a tree of tmpl_parse (its name_hash set) */
 int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t);
 
 /* ---- execution errors (kept structured for Helm's rewriting) ---- */

@@ -1864,9 +1864,12 @@ static int is_empty_tree(const tnode *n)
 /* Go's Tree.add: record in this Parse call's set. */
 static void tree_add(parser *p)
 {
+	/* a file defines up to hundreds of names: hashes first */
+	uint32_t h = tmpl_strhash(p->tree->name, strlen(p->tree->name));
+	p->tree->name_hash = h;
 	for (size_t i = 0; i < *p->nset; i++) {
 		ttree *t = (*p->set)[i];
-		if (strcmp(t->name, p->tree->name) == 0) {
+		if (t->name_hash == h && strcmp(t->name, p->tree->name) == 0) {
 			if (is_empty_tree(t->root)) {
 				(*p->set)[i] = p->tree;
 				return;
