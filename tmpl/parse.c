@@ -342,6 +342,10 @@ static const unsigned char space_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1,
 static size_t right_trim_len(const char *s, size_t n)
 {
 	size_t k = n;
+	/* indentation: 8 spaces a step */
+	uint64_t w;
+	while (k >= 8 && (memcpy(&w, s + k - 8, 8), w == 0x2020202020202020ull))
+		k -= 8;
 	while (k > 0 && space_byte[(unsigned char)s[k - 1]])
 		k--;
 	return n - k;
@@ -687,6 +691,13 @@ static inline __attribute__((always_inline)) void lex_inside(lexer *l)
 					return;
 				}
 				if (sp) {
+					/* one space before a token (the common case):
+					 * what lex_space does with it */
+					if (n >= 2 && !space_byte[(unsigned char)s[1]] && s[1] != '-') {
+						l->sp = (int)l->pos + 1;
+						l->start = ++l->pos;
+						continue;
+					}
 					if (lex_space(l) == S_RIGHT_DELIM) {
 						lex_right_delim(l);
 						return;
