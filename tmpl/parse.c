@@ -674,39 +674,39 @@ static int lex_raw_quote(lexer *l);
 /* Lexes one token inside an action (white space before it folded in). */
 static inline __attribute__((always_inline)) void lex_inside(lexer *l)
 {
-	for (;;) {
-		/* a right delimiter starts with '}' or, trimmed, a space */
-		if (l->pos < l->len) {
-			const char *s = l->input + l->pos;
-			size_t n = l->len - l->pos;
-			int sp = is_space((unsigned char)s[0]);
-			if (s[0] == '}' || sp) {
-				int delim = sp ? n >= 4 && s[1] == '-' && s[2] == '}' && s[3] == '}'
-					       : n >= 2 && s[1] == '}';
-				if (delim) {
-					if (l->paren_depth == 0)
-						lex_right_delim(l);
-					else
-						lerrorf(l, "unclosed left paren");
-					return;
-				}
-				if (sp) {
-					/* one space before a token (the common case):
-					 * what lex_space does with it */
-					if (n >= 2 && !space_byte[(unsigned char)s[1]] && s[1] != '-') {
-						l->sp = (int)l->pos + 1;
-						l->start = ++l->pos;
-						continue;
-					}
-					if (lex_space(l) == S_RIGHT_DELIM) {
-						lex_right_delim(l);
-						return;
-					}
-					continue;
-				}
+	/* white space, then a right delimiter ('}}' or, trimmed, ' -}}') or
+	 * the token */
+	int delim = 0;
+	while (l->pos < l->len) {
+		const char *s = l->input + l->pos;
+		size_t n = l->len - l->pos;
+		if (space_byte[(unsigned char)s[0]]) {
+			/* one space before a token (the common case): what
+			 * lex_space does with it */
+			if (n >= 2 && !space_byte[(unsigned char)s[1]] && s[1] != '-') {
+				l->sp = (int)l->pos + 1;
+				l->start = ++l->pos;
+				continue;
 			}
+			if (n >= 4 && s[1] == '-' && s[2] == '}' && s[3] == '}') {
+				delim = 1;
+				break;
+			}
+			if (lex_space(l) == S_RIGHT_DELIM) {
+				lex_right_delim(l);
+				return;
+			}
+			continue;
 		}
+		delim = s[0] == '}' && n >= 2 && s[1] == '}';
 		break;
+	}
+	if (delim) {
+		if (l->paren_depth == 0)
+			lex_right_delim(l);
+		else
+			lerrorf(l, "unclosed left paren");
+		return;
 	}
 	/* an identifier or keyword (a letter or '_') or a number (a digit or
 	 * sign) starts here: lexed without lnext's read and lbackup's step
