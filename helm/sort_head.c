@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "lib/yaml_resolve.h"
 
@@ -74,7 +77,16 @@ static const char *next_line(const scan *sc, const char *p)
 static int indent_of(const scan *sc, const char *line)
 {
 	const char *p = line;
-	/* 8 columns at a time: rendered manifests are deeply indented */
+	/* 16 or 8 columns at a time: rendered manifests are deeply indented */
+#if defined(__SSE2__)
+	while (sc->end - p >= 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8(' ')));
+		if (m != 0xFFFF)
+			return (int)(p - line) + __builtin_ctz(~m);
+		p += 16;
+	}
+#endif
 	while (sc->end - p >= 8) {
 		uint64_t w;
 		memcpy(&w, p, 8);
@@ -104,6 +116,12 @@ static const char *content_line(scan *sc)
 	return NULL;
 }
 
+/* A document marker ("---" or "...") starting at s + i. */
+static int marker_at(const char *s, size_t n, size_t i)
+{
+	return i + 3 <= n && (!memcmp(s + i, "---", 3) || !memcmp(s + i, "...", 3));
+}
+
 /* Every byte printable as libyaml/goyaml read it (no tab, CR, control or
  * C1 character, BOM, LS/PS, noncharacter), and no document marker line. */
 static int chars_ok(const char *s, size_t n)
@@ -111,6 +129,27 @@ static int chars_ok(const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		size_t stop = n;
+#if defined(__SSE2__)
+		if (n - i >= 16) { /* 16 bytes: all in 0x20..0x7E but for newlines pass */
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u + i));
+			/* signed: bytes from 0x80 are below 0x20 too */
+			unsigned odd = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))));
+			if (!odd) {
+				i += 16;
+				continue;
+			}
+			unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+			if (odd == nl) {
+				for (; nl; nl &= nl - 1)
+					if (marker_at(s, n, i + (size_t)__builtin_ctz(nl) + 1))
+						return 0;
+				i += 16;
+				continue;
+			}
+			stop = i + 16; /* these 16 one by one */
+		}
+#else
 		if (n - i >= 8) { /* 8 bytes all in 0x20..0x7E pass at once */
 			uint64_t w;
 			memcpy(&w, u + i, 8);
@@ -121,6 +160,7 @@ static int chars_ok(const char *s, size_t n)
 			}
 			stop = i + 8; /* these 8 one by one (a newline among them, mostly) */
 		}
+#endif
 		while (i < stop) {
 			unsigned c = u[i];
 			if (c >= 0x20 && c < 0x7F) {
@@ -129,7 +169,7 @@ static int chars_ok(const char *s, size_t n)
 			}
 			if (c == '\n') {
 				i++;
-				if (i + 3 <= n && (!memcmp(s + i, "---", 3) || !memcmp(s + i, "...", 3)))
+				if (marker_at(s, n, i))
 					return 0;
 				continue;
 			}
@@ -141,7 +181,7 @@ static int chars_ok(const char *s, size_t n)
 				return 0;
 		}
 	}
-	return n < 3 || (memcmp(s, "---", 3) && memcmp(s, "...", 3));
+	return !marker_at(s, n, 0);
 }
 
 static int indicator(char c)
@@ -266,10 +306,11 @@ static int rest_empty(const scan *sc, const char *p)
 
 enum { NOTKEY = 2 };
 
-/* What try_key looks at in a plain line: ':' and what a key may not hold. */
+/* What try_key looks at in a plain line: ':', what a key may not hold, and
+ * the line's end. */
 static const unsigned char key_special[256] = {
 	[':'] = 1, ['#'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1, [','] = 1,
-	['"'] = 1, ['\''] = 1,
+	['"'] = 1, ['\''] = 1, ['\n'] = 1,
 };
 
 /* A `key:` at p: OK with the key's text in *k and *after past the colon,
@@ -292,10 +333,11 @@ static int try_key(const scan *sc, const char *p, value *k, const char **after)
 	if (indicator(*p) && !(*p == '-' && !blank_at(sc, p + 1)))
 		return NOTKEY; /* a value of its own, or nothing this scan reads */
 	int odd = 0; /* a character that a plain value may hold, but not a key here */
-	const char *le = line_end(sc, p);
-	for (; q < le; q++) {
-		if (!key_special[(unsigned char)*q])
-			continue;
+	for (;; q++) {
+		while (q < sc->end && !key_special[(unsigned char)*q])
+			q++;
+		if (eol(sc, q))
+			break;
 		if (*q == ':' && blank_at(sc, q + 1))
 			break;
 		if (*q == '#' && q > p && q[-1] == ' ')
@@ -425,6 +467,23 @@ static int block_scalar(scan *sc, const char *p, int n, value *v)
 	return OK;
 }
 
+/* Where the plain scalar text at p stops on its line: the line's end, or
+ * a comment (" #"); NULL at a ": " (a plain scalar holds none). */
+static const char *plain_stop(const scan *sc, const char *p)
+{
+	static const unsigned char stop[256] = {[':'] = 1, ['#'] = 1, ['\n'] = 1};
+	for (const char *q = p;; q++) {
+		while (q < sc->end && !stop[(unsigned char)*q])
+			q++;
+		if (eol(sc, q))
+			return q;
+		if (*q == ':' && blank_at(sc, q + 1))
+			return NULL;
+		if (*q == '#' && q > p && q[-1] == ' ')
+			return q;
+	}
+}
+
 /* The lines that continue a plain scalar (more indented than its
  * collection at n, up to one that is not): the scalar becomes a string
  * whose text this scan does not take (V_BLOCK). */
@@ -441,11 +500,11 @@ static int plain_more(scan *sc, int n, value *v)
 			return OK;
 		if (strchr("-?:", *p) && blank_at(sc, p + 1))
 			return UNSURE;
-		for (const char *q = p; !eol(sc, q); q++)
-			if ((*q == ':' && blank_at(sc, q + 1)) || (*q == '#' && q[-1] == ' '))
-				return UNSURE;
+		const char *q = plain_stop(sc, p);
+		if (!q || !eol(sc, q))
+			return UNSURE;
 		v->type = V_BLOCK;
-		sc->cur = l = next_line(sc, l);
+		sc->cur = l = q < sc->end ? q + 1 : sc->end;
 	}
 	return OK;
 }
@@ -488,16 +547,11 @@ static int value_at(scan *sc, const char *p, int n, int ctx, int role, value *v)
 	}
 	if (indicator(*p) && !(strchr("-:", *p) && !blank_at(sc, p + 1)))
 		return UNSURE;
-	static const unsigned char stop[256] = {[':'] = 1, ['#'] = 1};
-	const char *le = line_end(sc, p), *q = p, *last;
-	for (; q < le; q++) {
-		if (!stop[(unsigned char)*q])
-			continue;
-		if (*q == ':' && blank_at(sc, q + 1))
-			return UNSURE;
-		if (*q == '#' && q[-1] == ' ')
-			break;
-	}
+	const char *q = plain_stop(sc, p), *le = q, *last;
+	if (!q)
+		return UNSURE;
+	if (!eol(sc, q)) /* a comment */
+		le = line_end(sc, q);
 	for (last = q; last > p && last[-1] == ' ';)
 		last--;
 	v->type = V_PLAIN;
@@ -602,14 +656,15 @@ static int next_entry(scan *sc, int n, const char **l)
 	return i == n ? OK : UNSURE;
 }
 
-/* A block mapping whose first key is at p, keys at column n. */
-static int mapping(scan *sc, const char *p, int n, int role)
+/* A block mapping whose first key, k (try_key read it; its colon just
+ * before after), is at column n, as its other keys. */
+static int mapping(scan *sc, value k, const char *after, int n, int role)
 {
 	int seen = 0;
 	for (;;) {
-		value k, v;
-		const char *after, *l;
-		if (++sc->nodes > HEAD_MAX_NODES || try_key(sc, p, &k, &after) != OK)
+		value v;
+		const char *l;
+		if (++sc->nodes > HEAD_MAX_NODES)
 			return UNSURE;
 		if (!value_at(sc, after, n, V_MAP, child_role(role, &k), &v))
 			return UNSURE;
@@ -618,9 +673,8 @@ static int mapping(scan *sc, const char *p, int n, int role)
 		int r = next_entry(sc, n, &l);
 		if (r == NOTKEY)
 			return OK;
-		if (r != OK || l[n] == '-')
+		if (r != OK || l[n] == '-' || try_key(sc, l + n, &k, &after) != OK)
 			return UNSURE;
-		p = l + n;
 	}
 }
 
@@ -641,7 +695,7 @@ static int sequence(scan *sc, const char *p, int n)
 			return UNSURE;
 		if (r == OK) {
 			int c = (int)(q - p) + n;
-			if (++sc->depth > HEAD_MAX_DEPTH || !mapping(sc, q, c, ROLE_NONE))
+			if (++sc->depth > HEAD_MAX_DEPTH || !mapping(sc, k, after, c, ROLE_NONE))
 				return UNSURE;
 			sc->depth--;
 		} else if (!value_at(sc, q, n, V_SEQ, ROLE_NONE, &v)) {
@@ -673,7 +727,7 @@ static int node(scan *sc, const char *line, int k, int role, value *v)
 		ok = role == ROLE_NONE && sequence(sc, p, k);
 	} else {
 		v->type = V_MAP;
-		ok = try_key(sc, p, &key, &after) == OK && mapping(sc, p, k, role);
+		ok = try_key(sc, p, &key, &after) == OK && mapping(sc, key, after, k, role);
 	}
 	sc->depth--;
 	return ok;
