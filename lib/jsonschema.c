@@ -103,15 +103,19 @@ static void *map_get(const ptr_map *m, const void *key)
 
 /* Inline, so that a literal name's length is folded; most lookups miss
  * and end at the key mask. */
-static inline const node *kw(const node *s, const char *name)
+static inline const node *kw_len(const node *s, const char *name, size_t l)
 {
-	size_t l = strlen(name);
 	if (!s || s->type != GOJSON_OBJECT || !(s->keys & gojson_key_bit(name, l)))
 		return NULL;
 	for (size_t i = s->n; i-- > 0;) /* duplicate keys: the last wins */
 		if (s->items[2 * i].len == l && memcmp(s->items[2 * i].text, name, l) == 0)
 			return &s->items[2 * i + 1];
 	return NULL;
+}
+
+static inline const node *kw(const node *s, const char *name)
+{
+	return kw_len(s, name, strlen(name));
 }
 
 static int is_schema(const node *n)
@@ -162,6 +166,9 @@ typedef struct compiler {
 	jsonschema *s;
 	bh_error *err;
 	int depth;
+	uint64_t keywords; /* gojson_key_bit of what compile_schema looks for */
+	int exact;         /* leaves go through `seen` too */
+	int redo;          /* a leaf at the depth limit: compile again, exact */
 } compiler;
 
 /* One JSON-pointer token of a URI fragment: percent-decoding, then
@@ -437,16 +444,34 @@ static int compile_arr_of_schemas(compiler *c, const node *a)
 
 static int compile_schema(compiler *c, const node *n)
 {
-	static const char *const single[] = {
-		"additionalProperties", "additionalItems", "contains", "propertyNames", "not",
-		"if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "items", NULL};
-	static const char *const arrays[] = {"allOf", "anyOf", "oneOf", "prefixItems", "items", NULL};
-	static const char *const maps[] = {"properties", "patternProperties", "dependentSchemas",
-					   "definitions", "$defs", "dependencies", NULL};
+#define KW(name) {name, sizeof name - 1}
+	static const struct kwname { const char *name; size_t len; }
+		single[] = {KW("additionalProperties"), KW("additionalItems"), KW("contains"),
+			    KW("propertyNames"), KW("not"), KW("if"), KW("then"), KW("else"),
+			    KW("unevaluatedProperties"), KW("unevaluatedItems"), KW("items"), {NULL, 0}},
+		arrays[] = {KW("allOf"), KW("anyOf"), KW("oneOf"), KW("prefixItems"), KW("items"), {NULL, 0}},
+		maps[] = {KW("properties"), KW("patternProperties"), KW("dependentSchemas"),
+			  KW("definitions"), KW("$defs"), KW("dependencies"), {NULL, 0}},
+		others[] = {KW("pattern"), KW("$ref"), KW("$recursiveRef"), KW("$dynamicRef"), {NULL, 0}};
+#undef KW
+	static const struct kwname *const all[] = {single, arrays, maps, others};
 	int rc = 0;
 	const node *v;
 	if (!is_schema(n) || n->type != GOJSON_OBJECT)
 		return 0;
+	if (!c->keywords) /* the key bits of every keyword looked at below */
+		for (size_t a = 0; a < sizeof all / sizeof *all; a++)
+			for (const struct kwname *k = all[a]; k->name; k++)
+				c->keywords |= gojson_key_bit(k->name, k->len);
+	if (!c->exact && !(n->keys & c->keywords)) {
+		/* a leaf (most are): nothing to compile, nor to remember as seen;
+		 * but one this deep fails unless it was seen, which only the
+		 * exact pass knows */
+		if (c->depth < JSONSCHEMA_MAX_DEPTH)
+			return 0;
+		c->redo = 1;
+		return BH_ELIMIT;
+	}
 	if (map_get(&c->s->seen, n))
 		return 0;
 	if (map_put(&c->s->seen, n, (void *)n))
@@ -455,12 +480,12 @@ static int compile_schema(compiler *c, const node *n)
 		c->depth--;
 		return bh_error_set(c->err, BH_ELIMIT, "jsonschema: schema nested deeper than %d levels", JSONSCHEMA_MAX_DEPTH);
 	}
-	for (const char *const *k = single; *k && !rc; k++)
-		rc = compile_schema(c, kw(n, *k));
-	for (const char *const *k = arrays; *k && !rc; k++)
-		rc = compile_arr_of_schemas(c, kw(n, *k));
-	for (const char *const *k = maps; *k && !rc; k++)
-		rc = compile_map_of_schemas(c, kw(n, *k));
+	for (const struct kwname *k = single; k->name && !rc; k++)
+		rc = compile_schema(c, kw_len(n, k->name, k->len));
+	for (const struct kwname *k = arrays; k->name && !rc; k++)
+		rc = compile_arr_of_schemas(c, kw_len(n, k->name, k->len));
+	for (const struct kwname *k = maps; k->name && !rc; k++)
+		rc = compile_map_of_schemas(c, kw_len(n, k->name, k->len));
 	if (!rc && (v = kw(n, "patternProperties")) && v->type == GOJSON_OBJECT)
 		for (size_t i = 0; i < v->n && !rc; i++)
 			rc = compile_regex(c, &v->items[2 * i]);
@@ -1027,13 +1052,13 @@ static void loc_push(vctx *c, const char *tok, size_t n, size_t *mark)
 {
 	*mark = c->loc.len;
 	bh_buf_putc(&c->loc, '/');
-	for (size_t i = 0; i < n; i++) {
-		if (tok[i] == '~')
-			bh_buf_puts(&c->loc, "~0");
-		else if (tok[i] == '/')
-			bh_buf_puts(&c->loc, "~1");
-		else
-			bh_buf_putc(&c->loc, tok[i]);
+	for (size_t i = 0; i < n;) {
+		size_t run = 0; /* characters that stand for themselves */
+		while (i + run < n && tok[i + run] != '~' && tok[i + run] != '/')
+			run++;
+		bh_buf_put(&c->loc, tok + i, run);
+		if ((i += run) < n)
+			bh_buf_puts(&c->loc, tok[i++] == '~' ? "~0" : "~1");
 	}
 }
 
@@ -2132,7 +2157,18 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 	c.s = s;
 	c.err = err;
 	c.depth = 0;
+	c.keywords = 0;
+	c.exact = c.redo = 0;
 	rc = compile_schema(&c, s->root);
+	if (rc && c.redo) {
+		/* rare (a $ref chain some 256 deep): again, with every node seen */
+		if (s->seen.e)
+			memset(s->seen.e, 0, s->seen.cap * sizeof *s->seen.e);
+		s->seen.n = 0;
+		c.depth = 0;
+		c.exact = 1;
+		rc = compile_schema(&c, s->root);
+	}
 	if (rc) {
 		jsonschema_free(s);
 		return rc;

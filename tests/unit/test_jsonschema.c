@@ -658,6 +658,41 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* A chain of n $refs from the root's $defs to `last`, with `first` as the
+ * root's other keywords: {first "$defs":{"d0":{"$ref":"#/$defs/d1"},...,
+ * "d<n>":last},"$ref":"#/$defs/d0"}. */
+static char *ref_chain(const char *first, int n, const char *last)
+{
+	bh_buf b = BH_BUF_INIT;
+	bh_buf_printf(&b, "{%s\"$defs\":{", first);
+	for (int i = 0; i < n; i++)
+		bh_buf_printf(&b, "\"d%d\":{\"$ref\":\"#/$defs/d%d\"},", i, i + 1);
+	bh_buf_printf(&b, "\"d%d\":%s},\"$ref\":\"#/$defs/d0\"}", n, last);
+	return bh_buf_detach(&b);
+}
+
+START_TEST(test_compile_depth)
+{
+	jsonschema *s = NULL;
+	bh_error e = {0};
+	/* d255, a leaf schema, is reached 256 deep, not seen before: too deep */
+	char *t = ref_chain("", 255, "{\"type\":\"string\"}");
+	expect_compile_error(t, BH_ELIMIT, "schema nested deeper than 256 levels");
+	free(t);
+	/* the same depth, but the leaf it leads to ("not") was seen near the
+	 * root: that one is not compiled again, so no error */
+	t = ref_chain("\"not\":{\"type\":\"string\"},", 254, "{\"$ref\":\"#/not\"}");
+	ck_assert_msg(jsonschema_compile_text(t, strlen(t), &s, &e) == 0, "%s", e.msg);
+	jsonschema_free(s);
+	free(t);
+	/* one less deep: the leaf is fine */
+	t = ref_chain("", 254, "{\"type\":\"string\"}");
+	ck_assert_msg(jsonschema_compile_text(t, strlen(t), &s, &e) == 0, "%s", e.msg);
+	jsonschema_free(s);
+	free(t);
+}
+END_TEST
+
 /* ---- the corpus' schema error cases (chart defaults + one --set) -------- */
 
 static void corpus_case(const char *chart, const char *caseid, const char *path, json_t *value)
@@ -836,6 +871,7 @@ int main(void)
 	tcase_add_test(tc, test_compile_errors);
 	tcase_add_test(tc, test_compile_from_json_and_urn);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_compile_depth);
 	tcase_add_test(tc, test_corpus_cases);
 	tcase_add_test(tc, test_meta_quick);
 	suite_add_tcase(s, tc);
