@@ -203,11 +203,6 @@ static int blank_at(const scan *sc, const char *p)
 /* A plain scalar YAML 1.1 would not type as a string. */
 static int typed_word(const char *p, size_t n)
 {
-	/* the words of each length (1 to 5), each in its three case forms */
-	static const char *const words[6] = {
-		NULL, "yYnN", "noNoNOonOnON", "yesYesYESoffOffOFF", "trueTrueTRUEnullNullNULL",
-		"falseFalseFALSE",
-	};
 	/* 1: typed whatever follows; 2: the first letter of a word below */
 	static const unsigned char first[256] = {
 		[0] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
@@ -219,21 +214,33 @@ static int typed_word(const char *p, size_t n)
 		return 1;
 	if (n > 5 || !first[(unsigned char)p[0]])
 		return 0;
-	for (const char *w = words[n]; *w; w += n) {
-		size_t i = 0;
-		while (i < n && w[i] == p[i])
-			i++;
-		if (i == n)
-			return 1;
+	/* the one word of this length and first letter, if any: it is typed
+	 * written lower-case, capitalized or upper-case */
+	char c = (char)(p[0] | 0x20);
+	const char *w = n == 1 ? (c == 'y' ? "y" : "n") :
+			n == 2 ? (c == 'n' ? "no" : c == 'o' ? "on" : NULL) :
+			n == 3 ? (c == 'y' ? "yes" : c == 'o' ? "off" : NULL) :
+			n == 4 ? (c == 't' ? "true" : c == 'n' ? "null" : NULL) :
+				 (c == 'f' ? "false" : NULL);
+	if (!w || (n == 1 && c != 'y' && c != 'n'))
+		return 0;
+	int lower = 1, upper = 1;
+	for (size_t i = 1; i < n; i++) {
+		lower &= p[i] == w[i];
+		upper &= p[i] == (char)(w[i] - 'a' + 'A');
 	}
-	return 0;
+	return lower || (upper && p[0] != w[0]);
 }
 
 /* A plain scalar that might resolve to a float too large, or to NaN/Inf:
  * one that Go's ParseFloat could read with an exponent, or inf/nan. */
 static int float_risk(const char *p, size_t n)
 {
-	if (!n || !strchr("0123456789+-.", p[0]))
+	static const unsigned char numeric[256] = {
+		['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+		['8'] = 1, ['9'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
+	};
+	if (!n || !numeric[(unsigned char)p[0]])
 		return 0;
 	if (n > 300)
 		return 1;
@@ -313,6 +320,49 @@ static const unsigned char key_special[256] = {
 	['"'] = 1, ['\''] = 1, ['\n'] = 1,
 };
 
+/* What plain_stop looks for. */
+static const unsigned char plain_special[256] = {[':'] = 1, ['#'] = 1, ['\n'] = 1};
+
+#if defined(__SSE2__)
+static inline __m128i eq(__m128i v, char c)
+{
+	return _mm_cmpeq_epi8(v, _mm_set1_epi8(c));
+}
+
+/* The bytes of v that key_special or plain_special marks, as bits. */
+static inline unsigned key_bits(__m128i v)
+{
+	__m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20)); /* [ ] become { } */
+	__m128i m = _mm_or_si128(_mm_or_si128(eq(v, ':'), eq(v, '#')), _mm_or_si128(eq(v, '\n'), eq(v, ',')));
+	m = _mm_or_si128(m, _mm_or_si128(eq(v, '"'), eq(v, '\'')));
+	m = _mm_or_si128(m, _mm_or_si128(eq(folded, '{'), eq(folded, '}')));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+
+static inline unsigned plain_bits(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(eq(v, ':'), eq(v, '#')), eq(v, '\n')));
+}
+#endif
+
+/* The first byte from q that table marks (key_special or plain_special),
+ * or sc->end: 16 bytes at a time where SSE2 is. */
+static inline const char *skip_to(const scan *sc, const char *q, const unsigned char *table)
+{
+#if defined(__SSE2__)
+	while (sc->end - q >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+		unsigned m = table == key_special ? key_bits(v) : plain_bits(v);
+		if (m)
+			return q + __builtin_ctz(m);
+		q += 16;
+	}
+#endif
+	while (q < sc->end && !table[(unsigned char)*q])
+		q++;
+	return q;
+}
+
 /* A `key:` at p: OK with the key's text in *k and *after past the colon,
  * NOTKEY when the line holds no key, UNSURE otherwise. */
 static int try_key(const scan *sc, const char *p, value *k, const char **after)
@@ -334,8 +384,7 @@ static int try_key(const scan *sc, const char *p, value *k, const char **after)
 		return NOTKEY; /* a value of its own, or nothing this scan reads */
 	int odd = 0; /* a character that a plain value may hold, but not a key here */
 	for (;; q++) {
-		while (q < sc->end && !key_special[(unsigned char)*q])
-			q++;
+		q = skip_to(sc, q, key_special);
 		if (eol(sc, q))
 			break;
 		if (*q == ':' && blank_at(sc, q + 1))
@@ -471,10 +520,8 @@ static int block_scalar(scan *sc, const char *p, int n, value *v)
  * a comment (" #"); NULL at a ": " (a plain scalar holds none). */
 static const char *plain_stop(const scan *sc, const char *p)
 {
-	static const unsigned char stop[256] = {[':'] = 1, ['#'] = 1, ['\n'] = 1};
 	for (const char *q = p;; q++) {
-		while (q < sc->end && !stop[(unsigned char)*q])
-			q++;
+		q = skip_to(sc, q, plain_special);
 		if (eol(sc, q))
 			return q;
 		if (*q == ':' && blank_at(sc, q + 1))
