@@ -233,7 +233,8 @@ static int typed_word(const char *p, size_t n)
 }
 
 /* A plain scalar that might resolve to a float too large, or to NaN/Inf:
- * one that Go's ParseFloat could read with an exponent, or inf/nan. */
+ * one that Go's ParseFloat could read (a digit at least, only characters
+ * of a number) with an exponent or past 300 characters, or inf/nan. */
 static int float_risk(const char *p, size_t n)
 {
 	static const unsigned char numeric[256] = {
@@ -242,21 +243,22 @@ static int float_risk(const char *p, size_t n)
 	};
 	if (!n || !numeric[(unsigned char)p[0]])
 		return 0;
-	if (n > 300)
-		return 1;
 	size_t i = 0;
 	while (i < n && strchr("+-.", p[i]))
 		i++;
 	if (n - i >= 3 && (!strncasecmp(p + i, "inf", 3) || !strncasecmp(p + i, "nan", 3)))
 		return 1;
 	int hex = n - i >= 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X');
-	int exp = 0;
+	int exp = 0, digit = hex;
 	for (size_t j = i + 2 * hex; j < n; j++) {
 		if (!strchr(hex ? "0123456789abcdefABCDEF_.pP+-" : "0123456789_.eE+-", p[j]))
-			return 0; /* no number of either form */
+			return 0; /* no number of either form ("--flag=x", however long) */
 		exp |= !!strchr(hex ? "pP" : "eE", p[j]);
+		digit |= p[j] >= '0' && p[j] <= '9';
 	}
-	return exp; /* below 300 digits, only an exponent reaches past 1e308 */
+	/* no number without a digit ("-e"); below 300 characters, only an
+	 * exponent reaches past 1e308 */
+	return digit && (exp || n > 300);
 }
 
 /* A quoted scalar at p (on its quote): *v set, *after past the closing

@@ -475,11 +475,25 @@ START_TEST(test_head_scan)
 	ck_assert_str_eq(h.hooks[1], "-5");
 	ck_assert_ptr_null(h.hooks[2]);
 	manifest_head_clear(&h);
+	/* sure: plain words that look like numbers to no parser ("-e" has no
+	 * digit; a long flag holds '=' and letters), in typed words' odd cases */
+	char flags[400];
+	memset(flags, 'x', sizeof flags);
+	memcpy(flags, "kind: Pod\nargs:\n- -e\n- -.e\n- --r=", 33);
+	memcpy(flags + sizeof flags - 17, "\nx: tRUE\nyES: nO\n", 17);
+	ck_assert_int_eq(manifest_head_scan(flags, sizeof flags, &h), 1);
+	ck_assert_str_eq(h.kind, "Pod");
+	manifest_head_clear(&h);
 	/* not sure: an alias, a case variant of a head key, a NaN, a tab, a
-	 * flow sequence over two lines, a kind YAML types as a number */
+	 * flow sequence over two lines, a kind YAML types as a number, an
+	 * exponent, 301 digits, a key YAML types as a bool */
+	char digits[320] = "kind: Pod\nx: ";
+	memset(digits + 13, '9', 301);
+	digits[314] = '\n';
 	const char *unsure[] = {
 		"kind: &k Pod\nx: *k\n", "kind: Pod\nKind: Job\n", "kind: Pod\nx: .nan\n",
-		"kind: Pod\nx:\ty\n", "kind: Pod\nx: [a,\n  b]\n", "kind: 1\n",
+		"kind: Pod\nx:\ty\n", "kind: Pod\nx: [a,\n  b]\n", "kind: 1\n", "kind: Pod\nx: -.5e-1\n",
+		digits, "kind: Pod\nTRUE: x\n",
 	};
 	for (size_t i = 0; i < sizeof unsure / sizeof *unsure; i++) {
 		ck_assert_int_eq(manifest_head_scan(unsure[i], strlen(unsure[i]), &h), 0);
