@@ -225,20 +225,27 @@ static const node *resolve_pointer(const node *root, const char *frag)
 		size_t l = e ? (size_t)(e - p - 1) : strlen(p + 1);
 		bh_buf tok = BH_BUF_INIT;
 		const node *next = NULL;
-		if (pointer_unescape(p + 1, l, &tok) < 0) {
-			bh_buf_free(&tok);
-			return NULL;
+		const char *t = p + 1; /* the token, unescaped */
+		size_t tl = l;
+		if (memchr(t, '%', l) || memchr(t, '~', l)) {
+			if (pointer_unescape(t, l, &tok) < 0) {
+				bh_buf_free(&tok);
+				return NULL;
+			}
+			t = bh_buf_str(&tok);
+			tl = tok.len;
 		}
 		if (cur->type == GOJSON_OBJECT) {
 			for (size_t i = cur->n; i-- > 0;) {
-				if (cur->items[2 * i].len == tok.len &&
-				    memcmp(cur->items[2 * i].text, bh_buf_str(&tok), tok.len) == 0) {
+				if (cur->items[2 * i].len == tl && memcmp(cur->items[2 * i].text, t, tl) == 0) {
 					next = &cur->items[2 * i + 1];
 					break;
 				}
 			}
 		} else if (cur->type == GOJSON_ARRAY) {
 			char *end;
+			if (!tok.len) /* not unescaped: strtoul wants it NUL-terminated */
+				bh_buf_put(&tok, t, tl);
 			unsigned long idx = strtoul(bh_buf_str(&tok), &end, 10);
 			if (tok.len && *end == '\0' && idx < cur->n && (tok.data[0] != '0' || tok.len == 1))
 				next = &cur->items[idx];

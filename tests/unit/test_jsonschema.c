@@ -671,6 +671,41 @@ static char *ref_chain(const char *first, int n, const char *last)
 	return bh_buf_detach(&b);
 }
 
+/* $ref JSON pointers: escaped tokens ("~1", "~0", percent-encoding),
+ * array indices, and the names they must not match */
+START_TEST(test_ref_pointers)
+{
+	const char *schema =
+		"{\"$defs\":{\"a/b\":{\"type\":\"string\"},\"c~d\":{\"type\":\"integer\"},"
+		"\"e%f\":{\"type\":\"boolean\"},\"plain\":{\"type\":\"array\"}},"
+		"\"allOf\":[{\"required\":[\"s\"]}],"
+		"\"properties\":{\"s\":{\"$ref\":\"#/$defs/a~1b\"},\"i\":{\"$ref\":\"#/$defs/c~0d\"},"
+		"\"b\":{\"$ref\":\"#/$defs/e%25f\"},\"l\":{\"$ref\":\"#/$defs/plain\"},"
+		"\"r\":{\"$ref\":\"#/allOf/0\"}}}";
+	jsonschema *s = NULL;
+	bh_error e = {0};
+	bh_buf out = BH_BUF_INIT;
+	ck_assert_msg(jsonschema_compile_text(schema, strlen(schema), &s, &e) == 0, "%s", e.msg);
+	json_t *v = json_pack("{s:i,s:s,s:i,s:i,s:{}}", "s", 1, "i", "x", "b", 2, "l", 3, "r");
+	ck_assert_int_eq(jsonschema_validate(s, v, &out, &e), 1);
+	const char *want[] = {"- at '/s': got number, want string", "- at '/i': got string, want integer",
+			      "- at '/b': got number, want boolean", "- at '/l': got number, want array",
+			      "- at '/r': missing property 's'"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		ck_assert_msg(strstr(bh_buf_str(&out), want[i]), "[%s] lacks [%s]", bh_buf_str(&out), want[i]);
+	json_decref(v);
+	jsonschema_free(s);
+	bh_buf_free(&out);
+	/* "a~01b" names the member "a~1b"; "a~1b" names "a/b", absent here */
+	const char *tilde = "{\"$defs\":{\"a~1b\":{}},\"$ref\":\"#/$defs/a~01b\"}";
+	ck_assert_msg(jsonschema_compile_text(tilde, strlen(tilde), &s, &e) == 0, "%s", e.msg);
+	jsonschema_free(s);
+	expect_compile_error("{\"$defs\":{\"a~1b\":{}},\"$ref\":\"#/$defs/a~1b\"}", BH_EINVAL, "no schema");
+	expect_compile_error("{\"allOf\":[{}],\"$ref\":\"#/allOf/00\"}", BH_EINVAL, "no schema");
+	expect_compile_error("{\"allOf\":[{}],\"$ref\":\"#/allOf/1\"}", BH_EINVAL, "no schema");
+}
+END_TEST
+
 START_TEST(test_compile_depth)
 {
 	jsonschema *s = NULL;
@@ -872,6 +907,7 @@ int main(void)
 	tcase_add_test(tc, test_compile_from_json_and_urn);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_compile_depth);
+	tcase_add_test(tc, test_ref_pointers);
 	tcase_add_test(tc, test_corpus_cases);
 	tcase_add_test(tc, test_meta_quick);
 	suite_add_tcase(s, tc);
