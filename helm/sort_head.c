@@ -25,6 +25,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "lib/gostrconv.h"
 #include "lib/yaml_resolve.h"
 
 #define HEAD_MAX_DEPTH 200       /* far below YAML_MAX_DEPTH */
@@ -261,6 +262,23 @@ static int float_risk(const char *p, size_t n)
 	return digit && (exp || n > 300);
 }
 
+/* The 4 hex digits of a "\\u" escape at p, naming a printable character
+ * (what chars_ok lets through, no surrogate): 1, else 0 (not sure). */
+static int printable_u(const scan *sc, const char *p)
+{
+	unsigned r = 0;
+	if (sc->end - p < 4)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		int d = go_unhex((unsigned char)p[i]);
+		if (d < 0)
+			return 0;
+		r = r * 16 + (unsigned)d;
+	}
+	return (r >= 0x20 && r < 0x7F) || (r >= 0xA0 && r < 0xD800) ||
+	       (r >= 0xE000 && r < 0xFFFE && r != 0xFEFF && r != 0x2028 && r != 0x2029);
+}
+
 /* A quoted scalar at p (on its quote): *v set, *after past the closing
  * quote. One line when n < 0; else it may go on over lines indented more
  * than n (its collection's column), and is then a string whose text this
@@ -290,6 +308,10 @@ static int quoted(const scan *sc, const char *p, int n, value *v, const char **a
 		}
 		if (q == '"' && *p == '\\') {
 			p++;
+			if (!eol(sc, p) && *p == 'u' && printable_u(sc, p + 1)) {
+				p += 4; /* "\u003c", as Go's JSON encoder writes '<' */
+				continue;
+			}
 			if (eol(sc, p) || !strchr("abtnvfre \"/\\", *p))
 				return UNSURE;
 			continue;

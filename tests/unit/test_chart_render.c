@@ -484,6 +484,11 @@ START_TEST(test_head_scan)
 	ck_assert_int_eq(manifest_head_scan(flags, sizeof flags, &h), 1);
 	ck_assert_str_eq(h.kind, "Pod");
 	manifest_head_clear(&h);
+	/* sure: JSON in a double-quoted value, with Go's \u escapes of <>& */
+	const char *json = "kind: ConfigMap\ndata:\n  d.json: \"{\\n  \\\"a\\\": \\\"\\u003cb\\u003e\\u0026\\\"}\"\n";
+	ck_assert_int_eq(manifest_head_scan(json, strlen(json), &h), 1);
+	ck_assert_str_eq(h.kind, "ConfigMap");
+	manifest_head_clear(&h);
 	/* not sure: an alias, a case variant of a head key, a NaN, a tab, a
 	 * flow sequence over two lines, a kind YAML types as a number, an
 	 * exponent, 301 digits, a key YAML types as a bool */
@@ -493,7 +498,8 @@ START_TEST(test_head_scan)
 	const char *unsure[] = {
 		"kind: &k Pod\nx: *k\n", "kind: Pod\nKind: Job\n", "kind: Pod\nx: .nan\n",
 		"kind: Pod\nx:\ty\n", "kind: Pod\nx: [a,\n  b]\n", "kind: 1\n", "kind: Pod\nx: -.5e-1\n",
-		digits, "kind: Pod\nTRUE: x\n",
+		digits, "kind: Pod\nTRUE: x\n", "kind: Pod\nx: \"\\u0000\"\n", "kind: Pod\nx: \"\\ud800\"\n",
+		"kind: Pod\nx: \"\\u00zz\"\n", "kind: Pod\nx: \"\\u00\"\n",
 	};
 	for (size_t i = 0; i < sizeof unsure / sizeof *unsure; i++) {
 		ck_assert_int_eq(manifest_head_scan(unsure[i], strlen(unsure[i]), &h), 0);
