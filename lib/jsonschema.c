@@ -1191,7 +1191,19 @@ static member *sorted_members(const json_t *obj)
 		m[i].len = json_object_iter_key_len(it);
 		m[i].val = json_object_iter_value(it);
 	}
-	qsort(m, i, sizeof *m, membercmp);
+	if (i > 16) {
+		qsort(m, i, sizeof *m, membercmp);
+		return m;
+	}
+	/* most objects are small: insertion sort, without qsort's calls
+	 * (keys are distinct, so the order is the same) */
+	for (size_t j = 1; j < i; j++) {
+		member x = m[j];
+		size_t k = j;
+		for (; k > 0 && membercmp(&x, &m[k - 1]) < 0; k--)
+			m[k] = m[k - 1];
+		m[k] = x;
+	}
 	return m;
 }
 
