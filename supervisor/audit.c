@@ -40,6 +40,7 @@ static struct {
 	bh_buf line; /* the record being written (under mu), kept between records */
 	/* the sync thread (audit_sync_async): asked to sync, and whom to tell */
 	int syncer_on, sync_asked;
+	int syncer_idle; /* it waits with nothing unsynced: a write must wake it (its 1 s clock) */
 	struct {
 		void (*fn)(void *);
 		void *ud;
@@ -297,11 +298,26 @@ static void format_record(const audit_rec *r, bh_buf *b)
 	bh_buf_puts(b, "}\n");
 }
 
+/* Is r the intent of a read (get, list, watch), which changes nothing and
+ * so needs no sync before it is sent (audit.h)? The connect subresources,
+ * which a GET can reach and which do act (the broker refuses them), are
+ * synced all the same. */
+static int read_intent(const audit_rec *r)
+{
+	const char *v = r->verb;
+	if (!v || strcmp(r->phase, "intent") != 0 || (strcmp(v, "get") && strcmp(v, "list") && strcmp(v, "watch")))
+		return 0;
+	return !r->path || !(strstr(r->path, "/exec") || strstr(r->path, "/attach") || strstr(r->path, "/portforward") ||
+			     strstr(r->path, "/proxy"));
+}
+
 int audit_record(const audit_rec *r, bh_error *err)
 {
 	unsigned long long seq;
 	int rc = audit_write(r, &seq, err);
-	return rc < 0 ? rc : audit_sync(seq, err);
+	if (rc < 0 || (seq == 0 && read_intent(r)))
+		return rc; /* a read's intent: nothing to wait for (counted when written) */
+	return audit_sync(seq, err);
 }
 
 /* Waits until record seq is durable (a group commit); 0 or BH_EIO. */
@@ -412,7 +428,9 @@ static void *syncer_main(void *arg)
 		bh_error e;
 		while (!A.sync_asked) {
 			if (A.synced >= A.written || durable(A.written) < 0) {
+				A.syncer_idle = 1;
 				pthread_cond_wait(&scv, &mu);
+				A.syncer_idle = 0;
 				continue;
 			}
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -436,18 +454,26 @@ static void *syncer_main(void *arg)
 	return NULL;
 }
 
+/* Under mu: starts the sync thread unless it runs; 0 or -1. */
+static int syncer_start(void)
+{
+	pthread_t th;
+	if (A.syncer_on)
+		return 0;
+	if (pthread_create(&th, NULL, syncer_main, NULL) != 0)
+		return -1;
+	pthread_detach(th);
+	A.syncer_on = 1;
+	return 0;
+}
+
 int audit_sync_async(void (*done)(void *), void *ud, bh_error *err)
 {
 	int i;
 	pthread_mutex_lock(&mu);
-	if (!A.syncer_on) {
-		pthread_t th;
-		if (pthread_create(&th, NULL, syncer_main, NULL) != 0) {
-			pthread_mutex_unlock(&mu);
-			return bh_error_set(err, BH_EIO, "audit log: cannot start its sync thread");
-		}
-		pthread_detach(th);
-		A.syncer_on = 1;
+	if (syncer_start() < 0) {
+		pthread_mutex_unlock(&mu);
+		return bh_error_set(err, BH_EIO, "audit log: cannot start its sync thread");
 	}
 	for (i = 0; i < A.nnotify && !(A.notify[i].fn == done && A.notify[i].ud == ud); i++)
 		;
@@ -473,7 +499,7 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 	bh_buf *line = &A.line;
 	size_t n;
 	ssize_t w;
-	int rc = 0;
+	int rc = 0, read = 0;
 	*seq = 0;
 	if (r->phase && (!strcmp(r->phase, "outcome") || !strcmp(r->phase, "refused")))
 		metrics_broker_request(r->verb, r->status);
@@ -508,10 +534,25 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 	}
 	A.size += n;
 	*seq = ++A.written;
+	if (read_intent(r)) {
+		/* sent without waiting: durable with the next sync (a
+		 * mutation's intent, or the sync thread's within a second) */
+		*seq = 0;
+		read = 1;
+	}
+	/* what is written and not synced is the sync thread's within a
+	 * second: started, or woken from its wait without a clock (a thread
+	 * that cannot be started leaves it to the next intent's sync) */
+	if (A.syncer_idle) {
+		A.syncer_idle = 0;
+		pthread_cond_signal(&scv);
+	} else if (syncer_start() < 0) {
+		/* nothing lost: only later */
+	}
 out:
 	pthread_mutex_unlock(&mu);
-	if (rc < 0)
-		metrics_audit_record(0);
+	if (rc < 0 || read)
+		metrics_audit_record(rc == 0);
 	return rc;
 }
 

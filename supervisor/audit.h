@@ -5,7 +5,8 @@
  * One JSON object per line (schema in the README, "Audit log"):
  *   {"time","id","phase","cluster","helmRelease","identity","verb","path",
  *    "status","durationMs","refused"|"error"}
- * phase: "intent" (written, and synced, before the request is forwarded),
+ * phase: "intent" (written before the request is forwarded; synced then
+ * unless the request is a read, see below),
  * "outcome" (written after the API server answered, before the worker gets
  * the answer; same id; durable with the next sync, see below), "refused" (the broker refused it: never forwarded),
  * "violation" (the worker broke the protocol; verb "invalid").
@@ -22,8 +23,14 @@
  * synced on its own (audit_write_outcome): the sync of its worker's next
  * intent covers it, so whatever a worker does after an answer comes after
  * that answer's durable outcome, and the sync thread settles the rest after
- * a second without a sync. A failed sync fails every record it was to
- * cover. Files that cannot be synced (pipes, character devices) are written
+ * a second without a sync. A read's intent (verb get, list or watch; not
+ * a connect subresource such as exec or proxy) is not waited for either:
+ * a read changes nothing, and whatever a worker does with what it read
+ * outside its sandbox goes through a later request that changes something,
+ * whose intent's sync makes the read's records durable first (a crash
+ * before then loses at most the records of reads nothing followed, within
+ * a second). A mutation's intent is always durable before it is sent. A
+ * failed sync fails every record it was to cover. Files that cannot be synced (pipes, character devices) are written
  * without it.
  * Rotation: before a record would make the file larger than max_size (its
  * size is read at open and then counted, not asked per record: bulkheadd is
@@ -67,8 +74,9 @@ unsigned long long audit_next_id(void);
  * then not forward the request (intent) or deliver its answer (outcome). */
 int audit_record(const audit_rec *r, bh_error *err);
 /* audit_record in two steps: write r (not yet durable; *seq numbers it, 0
- * when there is no log), then wait until record seq is durable. Either
- * failing means what audit_record's failure means. */
+ * when there is nothing to wait for: no log, or r is a read's intent), then
+ * wait until record seq is durable. Either failing means what
+ * audit_record's failure means. */
 int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err);
 int audit_sync(unsigned long long seq, bh_error *err);
 /* Without waiting: 1 when record seq is durable (seq 0: there is no log),

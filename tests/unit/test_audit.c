@@ -2,7 +2,8 @@
  * failing closed (a record that cannot be written is an error), reopening,
  * size rotation with a bounded number of backups, sizes, and writes from
  * several threads made durable by shared syncs (audit_write, audit_sync),
- * outcomes made durable by the next sync (audit_write_outcome, audit_settle). */
+ * outcomes and reads' intents made durable by the next sync
+ * (audit_write_outcome, audit_settle) or the sync thread's within a second. */
 #include <check.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -220,7 +221,7 @@ static void *writer(void *arg)
 	bh_error e;
 	(void)arg;
 	for (int i = 0; i < 50; i++) {
-		audit_rec r = {"intent", audit_next_id(), "team-a/web", NULL, "get", "/api/v1/namespaces/team-a/pods", 0, 0, NULL};
+		audit_rec r = {"intent", audit_next_id(), "team-a/web", NULL, "patch", "/api/v1/namespaces/team-a/pods/p", 0, 0, NULL};
 		unsigned long long seq = 0;
 		if (audit_write(&r, &seq, &e) < 0 || seq == 0 || audit_sync(seq, &e) < 0)
 			return (void *)1;
@@ -325,7 +326,7 @@ START_TEST(test_outcome_settles)
 	bh_error e;
 	audit_opts o = {logp, "in", 0, 0};
 	audit_rec out = {"outcome", 1, "team-a/web", NULL, "get", "/api", 200, 1.0, NULL};
-	audit_rec in = {"intent", 2, "team-a/web", NULL, "get", "/api", 0, 0, NULL};
+	audit_rec in = {"intent", 2, "team-a/web", NULL, "create", "/api/v1/namespaces/team-a/configmaps", 0, 0, NULL};
 	unsigned long long seq;
 	ck_assert_int_eq(audit_open(&o, &e), 0);
 	ck_assert_int_eq(audit_unsynced(), 0);
@@ -341,6 +342,47 @@ START_TEST(test_outcome_settles)
 	ck_assert_int_eq(audit_unsynced(), 0);
 	ck_assert_int_eq(audit_settle(&e), 0); /* nothing to do */
 	ck_assert_int_eq(lines(logp, NULL), 3);
+}
+END_TEST
+
+/* A read's intent (get, list, watch) is written and not waited for: seq 0,
+ * durable with the next mutation's sync, or the sync thread's when nothing
+ * follows; a mutation's intent and a GET of a connect subresource are. */
+START_TEST(test_read_intent)
+{
+	bh_error e;
+	audit_opts o = {logp, "in", 0, 0};
+	static const char *const reads[][2] = {{"get", "/api/v1/namespaces/team-a/secrets/s"},
+					       {"list", "/api/v1/namespaces/team-a/configmaps"},
+					       {"watch", "/api/v1/namespaces/team-a/pods?watch=1"}};
+	audit_rec mut = {"intent", 9, "team-a/web", NULL, "update", "/api/v1/namespaces/team-a/configmaps/x", 0, 0, NULL};
+	audit_rec exec = {"intent", 10, "team-a/web", NULL, "get", "/api/v1/namespaces/team-a/pods/p/exec", 0, 0, NULL};
+	unsigned long long seq = 7;
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	for (int i = 0; i < 3; i++) {
+		audit_rec r = {"intent", (unsigned long long)i + 1, "team-a/web", NULL, reads[i][0], reads[i][1], 0, 0, NULL};
+		ck_assert_int_eq(audit_write(&r, &seq, &e), 0);
+		ck_assert_msg(seq == 0, "%s: seq %llu", reads[i][0], seq);
+	}
+	ck_assert_int_eq(lines(logp, NULL), 3); /* written before they go */
+	ck_assert_int_eq(audit_unsynced(), 1);
+	ck_assert_int_eq(audit_write(&mut, &seq, &e), 0);
+	ck_assert_uint_eq(seq, 4);
+	ck_assert_int_eq(audit_sync(seq, &e), 0); /* and covers the reads before it */
+	ck_assert_int_eq(audit_unsynced(), 0);
+	ck_assert_int_eq(audit_write(&exec, &seq, &e), 0);
+	ck_assert_uint_eq(seq, 5);
+	ck_assert_int_eq(audit_sync(seq, &e), 0);
+	/* a read nothing follows: the sync thread settles it */
+	audit_rec last = {"intent", 11, "team-a/web", NULL, "get", "/api/v1/namespaces/team-a/secrets/s", 0, 0, NULL};
+	ck_assert_int_eq(audit_write(&last, &seq, &e), 0);
+	ck_assert_uint_eq(seq, 0);
+	for (int i = 0; i < 300 && audit_unsynced(); i++)
+		usleep(50000);
+	ck_assert_int_eq(audit_unsynced(), 0);
+	/* audit_record of a read's intent returns once it is written */
+	ck_assert_int_eq(audit_record(&last, &e), 0);
+	ck_assert_int_eq(lines(logp, NULL), 7);
 }
 END_TEST
 
@@ -377,6 +419,7 @@ int main(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_group_commit);
 	tcase_add_test(tc, test_outcome_settles);
+	tcase_add_test(tc, test_read_intent);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

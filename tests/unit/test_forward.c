@@ -1,8 +1,8 @@
 /* tests/unit/test_forward.c — supervisor/forward.c against a loopback API
  * server: a request leaves only once its intent record is durable (the
  * audit log's syncs are held here, by this program's own fdatasync, and
- * the server checks each request's record when it arrives; a worker's
- * watch as well), a failed sync
+ * the server checks each request's record when it arrives; a read, a
+ * worker's watch, goes without waiting: audit.h), a failed sync
  * means the request is never sent and its answer says why, and a slow
  * request does not hold back one sent after it. */
 #include <arpa/inet.h>
@@ -155,20 +155,22 @@ static void start(void)
 	ck_assert_int_eq(fwd_start(&cfg, 2, wake[1], &e), 0);
 }
 
-/* A GET of path as the forwarder gets it from the broker: its intent
- * written (not yet durable), the server told which record it is. */
+/* A PUT of path (a GET of a watch's) as the forwarder gets it from the
+ * broker: its intent written (not yet durable; a read's is not waited
+ * for, audit.h), the server told which record it is. */
 static fwd_req *submit(const char *path)
 {
 	fwd_req *f = calloc(1, sizeof *f);
 	bh_error e;
+	int watch = strstr(path, "watch=1") != NULL;
 	ck_assert_ptr_nonnull(f);
-	f->r.method = strdup("GET");
+	f->r.method = strdup(watch ? "GET" : "PUT");
 	f->r.path = strdup(path);
 	f->key = strdup("team-a/web");
 	f->audit_id = audit_next_id();
-	audit_rec r = {"intent", f->audit_id, f->key, NULL, "get", path, 0, 0, NULL, NULL};
+	audit_rec r = {"intent", f->audit_id, f->key, NULL, watch ? "watch" : "update", path, 0, 0, NULL, NULL};
 	ck_assert_int_eq(audit_write(&r, &f->audit_seq, &e), 0);
-	ck_assert_uint_gt(f->audit_seq, 0);
+	ck_assert_uint_eq(f->audit_seq == 0, watch);
 	pthread_mutex_lock(&mu);
 	ck_assert_int_lt(nexpect, MAXSEEN);
 	snprintf(expect[nexpect].path, sizeof expect[0].path, "%s", path);
@@ -232,30 +234,39 @@ static int was_seen(const char *path)
 }
 
 /* Submits path with its intent's sync held, checks it is not sent while the
- * sync is held, then lets the sync end and returns the final answer. */
-static fwd_req *held_then_sent(const char *path)
+ * sync is held (a read is: nothing to wait for), then lets the sync end and
+ * returns the final answer. */
+static fwd_req *held_then_sent(const char *path, int read)
 {
-	fwd_req *f;
+	fwd_req *f = NULL;
 	pthread_mutex_lock(&mu);
 	hold_syncs = 1;
 	syncs_begun = 0;
 	pthread_mutex_unlock(&mu);
 	submit(path);
-	for (int begun = 0; !begun;) { /* the sync of its intent has begun, and is held */
-		turn(10);
-		pthread_mutex_lock(&mu);
-		begun = syncs_begun || nseen;
-		pthread_mutex_unlock(&mu);
+	if (read) { /* answered, the sync still held */
+		while ((f = answer())->piece)
+			fwd_req_free(f);
+	} else {
+		for (int begun = 0; !begun;) { /* the sync of its intent has begun, and is held */
+			turn(10);
+			pthread_mutex_lock(&mu);
+			begun = syncs_begun || nseen;
+			pthread_mutex_unlock(&mu);
+		}
+		for (int i = 0; i < 20; i++) /* time it would have had to leave, the loop turning */
+			turn(10);
+		ck_assert(!was_seen(path));
 	}
-	for (int i = 0; i < 20; i++) /* time it would have had to leave, the loop turning */
-		turn(10);
-	ck_assert(!was_seen(path));
 	pthread_mutex_lock(&mu);
+	ck_assert_int_eq(hold_syncs, 1);
 	hold_syncs = 0;
 	pthread_cond_broadcast(&cv);
 	pthread_mutex_unlock(&mu);
-	while ((f = answer())->piece) /* a watch's bytes come first */
+	while (!f && (f = answer())->piece) { /* a watch's bytes come first */
 		fwd_req_free(f);
+		f = NULL;
+	}
 	ck_assert_str_eq(f->r.path, path);
 	return f;
 }
@@ -264,7 +275,7 @@ START_TEST(test_sent_once_durable)
 {
 	fwd_req *f;
 	start();
-	f = held_then_sent("/api/v1/namespaces/team-a/configmaps/held");
+	f = held_then_sent("/api/v1/namespaces/team-a/configmaps/held", 0);
 	ck_assert_str_eq(f->audit_error, "");
 	ck_assert_int_eq(f->status, 200);
 	ck_assert_int_eq((int)f->body.len, 2);
@@ -282,8 +293,8 @@ START_TEST(test_sent_once_durable)
 		ck_assert_str_eq(f->audit_error, "");
 		fwd_req_free(f);
 	}
-	/* a worker's watch too (broker_watch.h) */
-	f = held_then_sent("/api/v1/namespaces/team-a/configmaps?watch=1&fieldSelector=metadata.name%3Dw&timeoutSeconds=5");
+	/* a worker's watch, a read, is not held (it goes by broker_watch.h) */
+	f = held_then_sent("/api/v1/namespaces/team-a/configmaps?watch=1&fieldSelector=metadata.name%3Dw&timeoutSeconds=5", 1);
 	ck_assert_str_eq(f->audit_error, "");
 	ck_assert_int_eq(f->status, 200);
 	fwd_req_free(f);
