@@ -287,11 +287,27 @@ static void format_record(const audit_rec *r, bh_buf *b)
 	if (!strcmp(r->phase, "outcome")) {
 		/* milliseconds to the microsecond, 6 significant digits, always
 		 * a real ("12.0") */
-		snprintf(ms, sizeof ms, "%.6g", (double)(long long)(r->duration_ms * 1000) / 1000.0);
+		long long us = (long long)(r->duration_ms * 1000);
 		bh_buf_puts(b, ",\"durationMs\":");
-		bh_buf_puts(b, ms);
-		if (!strpbrk(ms, ".e"))
-			bh_buf_puts(b, ".0");
+		if (us >= 0 && us < 1000000) {
+			/* under a second: at most 6 digits, all significant, so
+			 * %.6g prints the exact decimal; written directly */
+			char f[4];
+			int k = 3;
+			put_ull(b, (unsigned long long)us / 1000);
+			bh_buf_putc(b, '.');
+			f[0] = (char)('0' + us / 100 % 10);
+			f[1] = (char)('0' + us / 10 % 10);
+			f[2] = (char)('0' + us % 10);
+			while (k > 1 && f[k - 1] == '0')
+				k--;
+			bh_buf_put(b, f, (size_t)k);
+		} else {
+			snprintf(ms, sizeof ms, "%.6g", (double)us / 1000.0);
+			bh_buf_puts(b, ms);
+			if (!strpbrk(ms, ".e"))
+				bh_buf_puts(b, ".0");
+		}
 	}
 	if (r->why)
 		put_member(b, strcmp(r->phase, "outcome") ? "refused" : "error", r->why);

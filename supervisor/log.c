@@ -297,6 +297,12 @@ void svlog_reconcile_id(char out[37])
 	}
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	/* 8-4-4-4-12 lower-case hex digits, as "%02x" each */
+	for (int i = 0, o = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = "0123456789abcdef"[b[i] >> 4];
+		out[o++] = "0123456789abcdef"[b[i] & 15];
+	}
+	out[36] = '\0';
 }

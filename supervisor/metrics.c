@@ -74,10 +74,16 @@ void metrics_labels(char *buf, size_t n, ...)
 	va_start(ap, n);
 	while ((k = va_arg(ap, const char *))) {
 		const char *v = va_arg(ap, const char *);
-		int w = snprintf(buf + o, n - o, "%s%s=\"", o ? "," : "", k);
-		if (w < 0 || (size_t)w >= n - o)
+		/* ,key=" (what snprintf "%s%s=\"" wrote, cut the same way
+		 * when it does not fit), without the printf machinery: this
+		 * runs for every broker request */
+		size_t kl = strlen(k), sep = o ? 1 : 0, w = sep + kl + 2, fit = w < n - o ? w : n - o - 1;
+		for (size_t i = 0; i < fit; i++)
+			buf[o + i] = i < sep ? ',' : i < sep + kl ? k[i - sep] : i == sep + kl ? '=' : '"';
+		buf[o + fit] = '\0';
+		if (fit < w)
 			break;
-		o += (size_t)w;
+		o += w;
 		for (v = v ? v : ""; *v && o + 3 < n; v++) {
 			if (*v == '\\' || *v == '"' || *v == '\n') {
 				buf[o++] = '\\';
@@ -162,8 +168,15 @@ void metrics_zero(metrics_family f)
 void metrics_broker_request(const char *verb, long code)
 {
 	char l[128], c[24];
-	snprintf(c, sizeof c, "%ld", code);
-	metrics_labels(l, sizeof l, "verb", verb && *verb ? verb : "unknown", "code", c, (const char *)NULL);
+	size_t k = sizeof c;
+	unsigned long u = code < 0 ? 0UL - (unsigned long)code : (unsigned long)code;
+	c[--k] = '\0';
+	do /* "%ld" */
+		c[--k] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (code < 0)
+		c[--k] = '-';
+	metrics_labels(l, sizeof l, "verb", verb && *verb ? verb : "unknown", "code", c + k, (const char *)NULL);
 	metrics_add(M_BROKER_REQUESTS, l, 1);
 }
 

@@ -386,6 +386,34 @@ START_TEST(test_read_intent)
 }
 END_TEST
 
+/* durationMs: milliseconds to the microsecond, as "%.6g" prints them,
+ * always a real: under a second and beyond. */
+START_TEST(test_duration)
+{
+	bh_error e;
+	audit_opts o = {logp, "in", 0, 0};
+	static const double ms[] = {0, 0.0004, 0.001, 0.5, 1, 1.5, 3.25, 12, 12.0009, 99.999, 100.1, 999.999, 999.9999,
+				    1000, 1000.5, 1234.56789, 99999.9, 123456.789, 1e6, 2.5e7};
+	char buf[1024];
+	FILE *f;
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		audit_rec r = {"outcome", i + 1, "team-a/web", NULL, "get", "/x", 200, ms[i], NULL};
+		ck_assert_int_eq(audit_record(&r, &e), 0);
+	}
+	ck_assert_ptr_nonnull(f = fopen(logp, "r"));
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		char want[64], *at;
+		int n = snprintf(want, sizeof want, "\"durationMs\":%.6g", (double)(long long)(ms[i] * 1000) / 1000.0);
+		if (!strpbrk(want + 13, ".e"))
+			snprintf(want + n, sizeof want - (size_t)n, ".0");
+		ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+		ck_assert_msg((at = strstr(buf, want)) && at[strlen(want)] == '}', "%g ms: want %s in %s", ms[i], want, buf);
+	}
+	fclose(f);
+}
+END_TEST
+
 START_TEST(test_sizes)
 {
 	unsigned long long v;
@@ -420,6 +448,7 @@ int main(void)
 	tcase_add_test(tc, test_group_commit);
 	tcase_add_test(tc, test_outcome_settles);
 	tcase_add_test(tc, test_read_intent);
+	tcase_add_test(tc, test_duration);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

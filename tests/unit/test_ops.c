@@ -21,6 +21,10 @@ START_TEST(test_labels)
 	ck_assert_str_eq(b, "a=\"x\\\"y\\\\z\\nw\",b=\"\"");
 	metrics_labels(b, 12, "name", "a-very-long-value", (const char *)NULL);
 	ck_assert_uint_lt(strlen(b), 12);
+	ck_assert_str_eq(b, "name=\"a-v\"");
+	/* a key that does not fit is cut where the buffer ends */
+	metrics_labels(b, 10, "a", "xy", "longkey", "v", (const char *)NULL);
+	ck_assert_str_eq(b, "a=\"xy\",lo");
 }
 END_TEST
 
