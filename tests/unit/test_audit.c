@@ -367,11 +367,12 @@ START_TEST(test_read_intent)
 	ck_assert_int_eq(lines(logp, NULL), 3); /* written before they go */
 	ck_assert_int_eq(audit_unsynced(), 1);
 	ck_assert_int_eq(audit_write(&mut, &seq, &e), 0);
-	ck_assert_uint_eq(seq, 4);
+	ck_assert_uint_gt(seq, 0);
 	ck_assert_int_eq(audit_sync(seq, &e), 0); /* and covers the reads before it */
 	ck_assert_int_eq(audit_unsynced(), 0);
+	unsigned long long mseq = seq;
 	ck_assert_int_eq(audit_write(&exec, &seq, &e), 0);
-	ck_assert_uint_eq(seq, 5);
+	ck_assert_uint_eq(seq, mseq + 1);
 	ck_assert_int_eq(audit_sync(seq, &e), 0);
 	/* a read nothing follows: the sync thread settles it */
 	audit_rec last = {"intent", 11, "team-a/web", NULL, "get", "/api/v1/namespaces/team-a/secrets/s", 0, 0, NULL};
