@@ -25,11 +25,11 @@
  * that answer's durable outcome, and the sync thread settles the rest after
  * a second without a sync. A read's intent (verb get, list or watch; not
  * a connect subresource such as exec or proxy) is not waited for either:
- * a read changes nothing, and whatever a worker does with what it read
- * outside its sandbox goes through a later request that changes something,
- * whose intent's sync makes the read's records durable first (a crash
- * before then loses at most the records of reads nothing followed, within
- * a second). A mutation's intent is always durable before it is sent. A
+ * a read changes nothing. A later mutation's intent sync covers the read's
+ * records, so every change leaves after them; the worker's result (status,
+ * events) does not wait for them: a machine crash can lose the records of
+ * the last second's reads. A mutation's intent is always durable before it
+ * is sent. A
  * failed sync fails every record it was to cover. Files that cannot be synced (pipes, character devices) are written
  * without it.
  * Rotation: before a record would make the file larger than max_size (its
