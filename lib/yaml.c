@@ -70,20 +70,29 @@ static ynode *anchor_get(builder *b, const char *name)
 	return NULL;
 }
 
+static void blocks_free(yblock *blk)
+{
+	for (yblock *next; blk; blk = next) {
+		next = blk->next;
+		free(blk);
+	}
+}
+
 static void builder_free(builder *b)
 {
 	size_t i;
-	node_block *blk, *next;
-	for (blk = b->blocks; blk; blk = next) {
-		next = blk->next;
+	for (yblock *blk = b->blocks; blk; blk = blk->next) {
+		ynode *nodes = YBLOCK_NODES(blk);
 		for (i = 0; i < blk->n; i++) {
-			free(blk->nodes[i].tag);
-			if (!b->arena)
-				free(blk->nodes[i].value);
-			free(blk->nodes[i].kids);
+			free(nodes[i].tag);
+			if (!b->arena) {
+				free(nodes[i].value);
+				free(nodes[i].kids);
+			}
 		}
-		free(blk);
 	}
+	blocks_free(b->blocks);
+	blocks_free(b->kid_blocks);
 	for (i = 0; i < b->acap; i++)
 		free(b->anchors[i].name);
 	free(b->anchors);
@@ -98,6 +107,36 @@ void ybuilder_reset(builder *b)
 	b->anchors = NULL;
 	b->acap = b->acount = 0;
 	b->arena = NULL;
+	b->kid_blocks = NULL;
+}
+
+/* Room for n items of size bytes from the block list *list: from its
+ * newest block, else from a new one (first items, then twice the newest's
+ * up to most, or n when more). NULL when memory is out. */
+static void *yblock_take(yblock **list, size_t size, size_t n, size_t first, size_t most)
+{
+	yblock *blk = *list;
+	if (!blk || blk->cap - blk->n < n) {
+		size_t cap = blk ? blk->cap * 2 : first;
+		if (cap > most)
+			cap = most;
+		if (cap < n)
+			cap = n;
+		blk = malloc(sizeof *blk + cap * size);
+		if (!blk)
+			return NULL;
+		blk->next = *list;
+		blk->n = 0;
+		blk->cap = cap;
+		*list = blk;
+	}
+	blk->n += n;
+	return (unsigned char *)blk->items + (blk->n - n) * size;
+}
+
+ynode **ykids_take(builder *b, size_t n)
+{
+	return yblock_take(&b->kid_blocks, sizeof(ynode *), n, 256, 8192);
 }
 
 ynode *ynode_new(builder *b, int kind)
@@ -107,27 +146,15 @@ ynode *ynode_new(builder *b, int kind)
 		bh_error_set(b->err, BH_ELIMIT, "yaml: document has more than %zu nodes", b->max_nodes);
 		return NULL;
 	}
-	if (!b->blocks || b->blocks->n == b->blocks->cap) {
-		size_t cap = b->blocks ? b->blocks->cap * 2 : 16;
-		node_block *blk;
-		if (cap > 1024)
-			cap = 1024;
-		blk = malloc(sizeof *blk + cap * sizeof blk->nodes[0]);
-		if (!blk)
-			goto oom;
-		blk->next = b->blocks;
-		blk->n = 0;
-		blk->cap = cap;
-		b->blocks = blk;
+	n = yblock_take(&b->blocks, sizeof *n, 1, 16, 1024);
+	if (!n) {
+		bh_error_set(b->err, BH_ENOMEM, "out of memory");
+		return NULL;
 	}
-	n = &b->blocks->nodes[b->blocks->n++];
 	memset(n, 0, sizeof *n);
 	n->kind = kind;
 	b->nall++;
 	return n;
-oom:
-	bh_error_set(b->err, BH_ENOMEM, "out of memory");
-	return NULL;
 }
 
 int ynode_add(builder *b, ynode *parent, ynode *kid)
@@ -293,6 +320,7 @@ typedef struct decoder {
 	bh_error *err;
 	int keep_ints;
 	int v3; /* YAML_V3_TYPING */
+	int utf8_valid; /* every scalar's text is valid UTF-8 (yaml_fast_build's) */
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
 	int pending_code;         /* first key-conversion error (reported after decoding) */
 	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
@@ -382,10 +410,11 @@ static int b64_decode(const char *s, size_t n, bh_buf *out)
 	return k == 0 ? 0 : -1;
 }
 
-/* A Go string as json.Marshal would keep it: invalid UTF-8 becomes U+FFFD. */
-static json_t *json_go_string(const char *s, size_t n)
+/* A Go string as json.Marshal would keep it: invalid UTF-8 becomes U+FFFD
+ * (valid: known to be). */
+static json_t *json_go_string(const char *s, size_t n, int valid)
 {
-	if (utf8_check_go(s, n))
+	if (valid || utf8_check_go(s, n))
 		return json_stringn_nocheck(s, n);
 	{
 		bh_buf b = BH_BUF_INIT;
@@ -474,12 +503,12 @@ static int scalar_json(decoder *d, const ynode *n, json_t **out)
 			bh_buf_free(&b);
 			return dec_fail(d, BH_EINVAL, "yaml: !!binary value contains invalid base64 data");
 		}
-		*out = json_go_string(b.data ? b.data : "", b.len);
+		*out = json_go_string(b.data ? b.data : "", b.len, 0);
 		bh_buf_free(&b);
 		break;
 	}
 	default: /* strings, timestamps (kept as text), merge, unknown tags */
-		*out = json_go_string(n->value, n->len);
+		*out = json_go_string(n->value, n->len, d->utf8_valid);
 		break;
 	}
 	if (!*out)
@@ -871,17 +900,18 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 				ks = key.data ? key.data : "";
 				kl = key.len;
 			}
-			if (!utf8_check_go(ks, kl)) {
+			if (!d->utf8_valid && !utf8_check_go(ks, kl)) {
 				utf8_sanitize_go(&k2, ks, kl);
 				ks = bh_buf_str(&k2);
 				kl = k2.len;
 			}
-			if (own && json_object_getn(obj, ks, kl))
-				report_dup(d, ks, kl, v);
-			else if (seen)
+			size_t had = json_object_size(obj);
+			if (seen)
 				note_dup(d, seen, ks, kl, v);
 			if (json_object_setn_new_nocheck(obj, ks, kl, val))
 				rc = dec_fail(d, BH_ENOMEM, "out of memory");
+			else if (own && json_object_size(obj) == had)
+				report_dup(d, ks, kl, v); /* the key replaced a value */
 			bh_buf_free(&k2);
 		} else {
 			json_decref(val);
@@ -1028,12 +1058,13 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 		d.err = err;
 		d.keep_ints = (flags & YAML_KEEP_INTS) != 0;
 		d.v3 = (flags & YAML_V3_TYPING) != 0;
+		d.utf8_valid = b.arena != NULL;
 		d.max_nodes = b.max_nodes;
 		d.max_depth = b.max_depth;
 		d.dups = dups;
-		for (node_block *blk = dups ? b.blocks : NULL; blk; blk = blk->next)
+		for (yblock *blk = dups ? b.blocks : NULL; blk; blk = blk->next)
 			for (size_t i = 0; i < blk->n; i++)
-				blk->nodes[i].line += line0;
+				YBLOCK_NODES(blk)[i].line += line0;
 		if (!root) {
 			*out = json_null();
 		} else {
@@ -1247,7 +1278,13 @@ static int parse_values(const char *text, size_t len, const yaml_limits *lim, js
 					bh_error_prefix(err, "cannot unmarshal yaml document");
 					return rc;
 				}
-				if (json_is_object(doc)) {
+				if (json_is_object(doc) && !json_object_size(values)) {
+					/* the first map: merging it into nothing is
+					 * taking it */
+					json_decref(values);
+					values = doc;
+					doc = NULL;
+				} else if (json_is_object(doc)) {
 					if (merge_maps(values, doc)) {
 						json_decref(doc);
 						json_decref(values);

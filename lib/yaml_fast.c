@@ -3,11 +3,15 @@
  * It follows libyaml's scanner rules for the constructs it knows and gives
  * up (answer 1) on anything else, including everything libyaml would
  * refuse, so the result never differs from libyaml's: libyaml then reads
- * the text again. Lines are read once; comments cost one memchr and a byte
- * check each. */
+ * the text again. Its bytes are checked once, all at the start (text_ok);
+ * lines are read once; comments cost one memchr each. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/yaml_internal.h"
 
@@ -27,6 +31,9 @@ typedef struct fast {
 	size_t depth;
 	char *arena; /* scalar texts, each NUL-terminated */
 	size_t alen, acap;
+	ynode **stk; /* the kids of the collections being read, the
+		      * innermost's last */
+	size_t sn, scap;
 } fast;
 
 /* One UTF-8 sequence at s[i..n) that libyaml reads as a printable
@@ -58,16 +65,32 @@ static size_t utf8_printable(const unsigned char *s, size_t i, size_t n)
 	return w;
 }
 
-/* 0 when every byte of [a, e) is one libyaml reads as a plain printable
- * character (tab included), -1 otherwise. */
-static int bytes_ok(const fast *f, size_t a, size_t e)
+/* 0 when every byte of s[0..n) is a line feed or one libyaml reads as a
+ * plain printable character (tab included), -1 otherwise: the whole text
+ * once, before any line is read (a text that fails goes to libyaml). A
+ * UTF-8 sequence never holds a line feed, so this is the check of each
+ * line's bytes in turn. */
+static int text_ok(const unsigned char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)f->s;
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	while (a < e) {
+	size_t a = 0;
+	while (a < n) {
 		unsigned c;
+#ifdef __SSE2__
+		/* sixteen bytes of 0x20..0x7E, tab or line feed at once */
+		while (n - a >= 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + a));
+			__m128i ctl = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)); /* controls, >= 0x80 */
+			__m128i ok = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
+						  _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+			__m128i bad = _mm_or_si128(_mm_andnot_si128(ok, ctl), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)));
+			if (_mm_movemask_epi8(bad))
+				break;
+			a += 16;
+		}
+#else
 		/* eight bytes of 0x20..0x7E at once */
-		while (e - a >= 8) {
+		const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+		while (n - a >= 8) {
 			uint64_t w, x;
 			memcpy(&w, s + a, 8);
 			x = w ^ (0x7F * ones);
@@ -75,16 +98,17 @@ static int bytes_ok(const fast *f, size_t a, size_t e)
 				break;
 			a += 8;
 		}
-		if (a >= e)
+#endif
+		if (a >= n)
 			break;
 		c = s[a];
-		if ((c >= 0x20 && c < 0x7F) || c == '\t') {
+		if ((c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n') {
 			a++;
 			continue;
 		}
 		if (c < 0x80)
 			return -1;
-		size_t w = utf8_printable(s, a, e);
+		size_t w = utf8_printable(s, a, n);
 		if (!w)
 			return -1;
 		a += w;
@@ -111,8 +135,6 @@ static int seek_content(fast *f, size_t pos, size_t lno)
 			return 0;
 		}
 		le = line_end(f, pos);
-		if (bytes_ok(f, pos, le))
-			return -1;
 		for (i = pos; i < le && f->s[i] == ' '; i++)
 			;
 		if (i == le || f->s[i] == '#') {
@@ -137,6 +159,38 @@ static int seek_content(fast *f, size_t pos, size_t lno)
 static int advance(fast *f)
 {
 	return seek_content(f, f->le + 1, f->lno + 1);
+}
+
+/* kid as the next kid of the innermost collection being read */
+static int kid_push(fast *f, ynode *kid)
+{
+	if (f->sn == f->scap) {
+		size_t nc = f->scap ? f->scap * 2 : 64;
+		ynode **ns = realloc(f->stk, nc * sizeof *ns);
+		if (!ns)
+			return -1;
+		f->stk = ns;
+		f->scap = nc;
+	}
+	f->stk[f->sn++] = kid;
+	return 0;
+}
+
+/* c's kids: what kid_push put on the stack since base, moved to an array
+ * of their number */
+static int kids_close(fast *f, ynode *c, size_t base)
+{
+	size_t n = f->sn - base;
+	if (n) {
+		ynode **k = ykids_take(f->b, n);
+		if (!k)
+			return -1;
+		memcpy(k, f->stk + base, n * sizeof *k);
+		c->kids = k;
+		c->n = c->cap = n;
+	}
+	f->sn = base;
+	return 0;
 }
 
 static char *arena_take(fast *f, size_t n)
@@ -223,11 +277,10 @@ static ynode *quoted(fast *f, size_t p, size_t *end)
 		}
 		n++;
 	}
+	/* (libyaml folds line breaks other than \n (NEL, U+2028, U+2029)
+	 * inside quotes and refuses control characters: text_ok left those to
+	 * libyaml) */
 	if (i >= f->le)
-		return NULL;
-	/* libyaml folds line breaks other than \n (NEL, U+2028, U+2029) inside
-	 * quotes and refuses control characters: those go to libyaml */
-	if (bytes_ok(f, start, i) < 0)
 		return NULL;
 	*end = i + 1;
 	if (!(sc = scalar_new(f, n, 0, &t)))
@@ -260,7 +313,7 @@ static ynode *flow(fast *f, size_t p, size_t *end)
 {
 	const char *s = f->s;
 	ynode *c = ynode_new(f->b, s[p] == '[' ? N_SEQ : N_MAP);
-	size_t i = p + 1;
+	size_t i = p + 1, base = f->sn;
 	if (!c)
 		return NULL;
 	c->line = f->lno;
@@ -288,13 +341,13 @@ static ynode *flow(fast *f, size_t p, size_t *end)
 				e--;
 			item = scalar_copy(f, a, e);
 		}
-		if (!item || ynode_add(f->b, c, item))
+		if (!item || kid_push(f, item))
 			return NULL;
 		while (i < f->le && s[i] == ' ')
 			i++;
 		if (i < f->le && s[i] == ']') {
 			*end = i + 1;
-			return c;
+			return kids_close(f, c, base) ? NULL : c;
 		}
 		if (i >= f->le || s[i] != ',')
 			return NULL;
@@ -347,7 +400,7 @@ static ynode *block_scalar(fast *f, size_t p, size_t pind)
 				if (pos >= f->len)
 					break;
 				le = line_end(f, pos);
-				if (le >= f->len || bytes_ok(f, pos, le) || memchr(s + pos, '\t', le - pos))
+				if (le >= f->len || memchr(s + pos, '\t', le - pos))
 					return NULL; /* the last line without a newline, or a tab */
 				for (sp = 0; pos + sp < le && s[pos + sp] == ' ' && (!indent || sp < indent); sp++)
 					;
@@ -558,12 +611,13 @@ static ynode *collection_new(fast *f, int kind)
 static ynode *mapping(fast *f, size_t col, size_t p)
 {
 	ynode *m = collection_new(f, N_MAP);
+	size_t base = f->sn;
 	if (!m)
 		return NULL;
 	for (;;) {
 		size_t after, i;
 		ynode *k, *v;
-		if (key_probe(f, p, &after) != 1 || !(k = key_node(f, p, after)) || ynode_add(f->b, m, k))
+		if (key_probe(f, p, &after) != 1 || !(k = key_node(f, p, after)) || kid_push(f, k))
 			return NULL;
 		for (i = after; i < f->le && f->s[i] == ' '; i++)
 			;
@@ -571,7 +625,7 @@ static ynode *mapping(fast *f, size_t col, size_t p)
 			v = value_below(f, col, 1);
 		else
 			v = inline_value(f, i, col);
-		if (!v || ynode_add(f->b, m, v))
+		if (!v || kid_push(f, v))
 			return NULL;
 		if (f->eof || f->col < col)
 			break;
@@ -580,7 +634,7 @@ static ynode *mapping(fast *f, size_t col, size_t p)
 		p = f->ls + col;
 	}
 	f->depth--;
-	return m;
+	return kids_close(f, m, base) ? NULL : m;
 }
 
 /* A block sequence at column col, its first '-' on the current line;
@@ -589,6 +643,7 @@ static ynode *mapping(fast *f, size_t col, size_t p)
 static ynode *sequence(fast *f, size_t col, int indentless)
 {
 	ynode *sq = collection_new(f, N_SEQ);
+	size_t base = f->sn;
 	if (!sq)
 		return NULL;
 	for (;;) {
@@ -606,7 +661,7 @@ static ynode *sequence(fast *f, size_t col, int indentless)
 			/* a mapping on the entry's line, at its column */
 			v = r > 0 ? mapping(f, p - f->ls, p) : r == 0 ? inline_value(f, p, col) : NULL;
 		}
-		if (!v || ynode_add(f->b, sq, v))
+		if (!v || kid_push(f, v))
 			return NULL;
 		if (f->eof || f->col < col)
 			break;
@@ -619,7 +674,7 @@ static ynode *sequence(fast *f, size_t col, int indentless)
 		}
 	}
 	f->depth--;
-	return sq;
+	return kids_close(f, sq, base) ? NULL : sq;
 }
 
 /* A mapping or sequence starting on the current line. */
@@ -642,7 +697,7 @@ int yaml_fast_build(builder *b, const char *text, size_t len, ynode **root)
 	f.b = b;
 	f.s = text;
 	f.len = len;
-	if (seek_content(&f, 0, 0))
+	if (text_ok((const unsigned char *)text, len) || seek_content(&f, 0, 0))
 		return 1;
 	if (f.eof)
 		return 0;
@@ -652,6 +707,7 @@ int yaml_fast_build(builder *b, const char *text, size_t len, ynode **root)
 		return 1;
 	b->arena = f.arena;
 	r = block_node(&f);
+	free(f.stk);
 	if (!r || !f.eof) {
 		ybuilder_reset(b);
 		return 1;

@@ -30,16 +30,20 @@ typedef struct anchor_ent {
 	ynode *node;
 } anchor_ent;
 
-/* nodes come from blocks of growing size (16, 32, ... 1024), not one
- * calloc each */
-typedef struct node_block {
-	struct node_block *next;
-	size_t n, cap;
-	ynode nodes[];
-} node_block;
+/* Nodes, and the kid arrays of yaml_fast_build's collections (each of
+ * its final size), come from blocks of growing size (nodes: 16, 32, ...
+ * 1024), not one malloc each. */
+typedef struct yblock {
+	struct yblock *next;
+	size_t n, cap; /* items used, items there is room for */
+	max_align_t items[];
+} yblock;
+
+/* a node block's nodes */
+#define YBLOCK_NODES(blk) ((ynode *)(void *)(blk)->items)
 
 typedef struct builder {
-	node_block *blocks; /* every node, newest block first */
+	yblock *blocks; /* every node, newest block first */
 	size_t nall;
 	anchor_ent *anchors; /* open-addressing table */
 	size_t acap, acount;
@@ -47,14 +51,21 @@ typedef struct builder {
 	bh_error *err;
 	char *arena; /* yaml_fast_build's scalar texts (nodes' values point
 		      * into it, not freed one by one); NULL for libyaml's */
+	yblock *kid_blocks; /* yaml_fast_build's kid arrays (the nodes'
+			     * kids point into them), newest first */
 } builder;
 
 /* A new node of kind in b (its fields zero but kind); NULL with b->err set
  * when the node limit is reached or memory is out. */
 ynode *ynode_new(builder *b, int kind);
 
-/* Appends kid to parent's kids; an error code with b->err set on failure. */
+/* Appends kid to parent's kids; an error code with b->err set on failure.
+ * Not for the nodes of yaml_fast_build (their kids are ykids_take's). */
 int ynode_add(builder *b, ynode *parent, ynode *kid);
+
+/* Room for n kid pointers from b's kid blocks (freed with b); NULL when
+ * memory is out. */
+ynode **ykids_take(builder *b, size_t n);
 
 /* Frees every node (and the anchors) of b and makes it empty again, its
  * limits and err kept. */

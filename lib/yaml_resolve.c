@@ -307,50 +307,44 @@ static int is_timestamp(const char *s, size_t n)
 
 /* ---- resolve ----------------------------------------------------------------- */
 
-static int eq(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && memcmp(s, lit, n) == 0;
-}
-
-static int in_list(const char *s, size_t n, const char *const *l)
-{
-	for (; *l; l++)
-		if (eq(s, n, *l))
-			return 1;
-	return 0;
-}
+/* goyaml.v2's resolve table: the words that are not strings */
+static const struct resolve_word {
+	unsigned char len;
+	char text[7];
+	enum yres_kind kind;
+	signed char v; /* bool: 1/0; float: 0 NaN, 1 +Inf, -1 -Inf */
+} resolve_words[] = {
+	{1, "y", YR_BOOL, 1}, {1, "Y", YR_BOOL, 1}, {3, "yes", YR_BOOL, 1}, {3, "Yes", YR_BOOL, 1},
+	{3, "YES", YR_BOOL, 1}, {4, "true", YR_BOOL, 1}, {4, "True", YR_BOOL, 1}, {4, "TRUE", YR_BOOL, 1},
+	{2, "on", YR_BOOL, 1}, {2, "On", YR_BOOL, 1}, {2, "ON", YR_BOOL, 1},
+	{1, "n", YR_BOOL, 0}, {1, "N", YR_BOOL, 0}, {2, "no", YR_BOOL, 0}, {2, "No", YR_BOOL, 0},
+	{2, "NO", YR_BOOL, 0}, {5, "false", YR_BOOL, 0}, {5, "False", YR_BOOL, 0}, {5, "FALSE", YR_BOOL, 0},
+	{3, "off", YR_BOOL, 0}, {3, "Off", YR_BOOL, 0}, {3, "OFF", YR_BOOL, 0},
+	{0, "", YR_NULL, 0}, {1, "~", YR_NULL, 0}, {4, "null", YR_NULL, 0}, {4, "Null", YR_NULL, 0},
+	{4, "NULL", YR_NULL, 0},
+	{4, ".nan", YR_FLOAT, 0}, {4, ".NaN", YR_FLOAT, 0}, {4, ".NAN", YR_FLOAT, 0},
+	{4, ".inf", YR_FLOAT, 1}, {4, ".Inf", YR_FLOAT, 1}, {4, ".INF", YR_FLOAT, 1},
+	{5, "+.inf", YR_FLOAT, 1}, {5, "+.Inf", YR_FLOAT, 1}, {5, "+.INF", YR_FLOAT, 1},
+	{5, "-.inf", YR_FLOAT, -1}, {5, "-.Inf", YR_FLOAT, -1}, {5, "-.INF", YR_FLOAT, -1},
+	{2, "<<", YR_MERGE, 0},
+};
 
 static int lookup_map(const char *s, size_t n, yres *r)
 {
-	static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", NULL};
-	static const char *const no[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", NULL};
-	static const char *const nul[] = {"", "~", "null", "Null", "NULL", NULL};
-	static const char *const nan[] = {".nan", ".NaN", ".NAN", NULL};
-	static const char *const pinf[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", NULL};
-	static const char *const ninf[] = {"-.inf", "-.Inf", "-.INF", NULL};
-	if (in_list(s, n, yes)) {
-		r->kind = YR_BOOL;
-		r->b = 1;
-	} else if (in_list(s, n, no)) {
-		r->kind = YR_BOOL;
-		r->b = 0;
-	} else if (in_list(s, n, nul)) {
-		r->kind = YR_NULL;
-	} else if (in_list(s, n, nan)) {
-		r->kind = YR_FLOAT;
-		r->f = NAN;
-	} else if (in_list(s, n, pinf)) {
-		r->kind = YR_FLOAT;
-		r->f = INFINITY;
-	} else if (in_list(s, n, ninf)) {
-		r->kind = YR_FLOAT;
-		r->f = -INFINITY;
-	} else if (eq(s, n, "<<")) {
-		r->kind = YR_MERGE;
-	} else {
+	if (n > 5) /* longer than every word */
 		return 0;
+	for (size_t i = 0; i < sizeof resolve_words / sizeof resolve_words[0]; i++) {
+		const struct resolve_word *w = &resolve_words[i];
+		if (w->len != n || memcmp(s, w->text, n))
+			continue;
+		r->kind = w->kind;
+		if (w->kind == YR_BOOL)
+			r->b = w->v;
+		else if (w->kind == YR_FLOAT)
+			r->f = w->v ? w->v * INFINITY : NAN;
+		return 1;
 	}
-	return 1;
+	return 0;
 }
 
 static int tag_is(const char *tag, const char *shortname)
