@@ -384,17 +384,45 @@ static int bad(parser *p, const char *context)
 	return bh_error_set(p->err, BH_EPARSE, "invalid character %s %s", q, context);
 }
 
-static void skip_ws(parser *p)
+/* From s[i]: past the spaces there (an indentation), 16 bytes a step. */
+static size_t space_run_end(const unsigned char *s, size_t i, size_t n)
 {
-	while (p->i < p->n) {
-		unsigned char c = p->s[p->i];
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		p->i++;
-		/* indentation (pretty-printed schemas): eight spaces at a time */
-		while (c == '\n' && p->n - p->i >= 8 && !memcmp(p->s + p->i, "        ", 8))
-			p->i += 8;
+#ifdef __SSE2__
+	while (n - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+		if (m != 0xFFFF)
+			return i + (size_t)__builtin_ctz(~m);
+		i += 16;
 	}
+#endif
+	while (i < n && s[i] == ' ')
+		i++;
+	return i;
+}
+
+static void skip_ws_run(parser *p)
+{
+	const unsigned char *s = p->s;
+	size_t i = p->i, n = p->n;
+	while (i < n) {
+		unsigned char c = s[i];
+		if (c == '\n') /* then the indentation of pretty-printed JSON */
+			i = space_run_end(s, i + 1, n);
+		else if (c == ' ' || c == '\t' || c == '\r')
+			i++;
+		else
+			break;
+	}
+	p->i = i;
+}
+
+/* past the whitespace at p->i: mostly none, seen without a call */
+static inline void skip_ws(parser *p)
+{
+	if (p->i < p->n && p->s[p->i] > ' ')
+		return;
+	skip_ws_run(p);
 }
 
 static int read_u4(parser *p, int32_t *r)
