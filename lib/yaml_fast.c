@@ -28,6 +28,7 @@ typedef struct fast {
 	 * column col, 0-based number lno; eof when there is none */
 	size_t ls, le, col, lno;
 	int eof;
+	int started; /* a content line was read: a "---" line ends the document */
 	size_t depth;
 	char *arena; /* scalar texts, each NUL-terminated */
 	size_t alen, acap;
@@ -144,9 +145,23 @@ static int seek_content(fast *f, size_t pos, size_t lno)
 		}
 		if (f->s[i] == '\t')
 			return -1;
+		if (i == pos && f->started && le - pos >= 3 && !memcmp(f->s + pos, "---", 3)) {
+			/* the next document's start (only blanks after it):
+			 * the document ends here, as libyaml reads only the
+			 * first */
+			for (i = pos + 3; i < le && f->s[i] == ' '; i++)
+				;
+			if (i < le)
+				return -1;
+			f->eof = 1;
+			f->ls = f->le = f->len;
+			f->lno = lno;
+			return 0;
+		}
 		if (i == pos && (f->s[i] == '%' || (le - pos >= 3 && (!memcmp(f->s + pos, "---", 3) ||
 								       !memcmp(f->s + pos, "...", 3)))))
 			return -1;
+		f->started = 1;
 		f->ls = pos;
 		f->le = le;
 		f->col = i - pos;
@@ -307,56 +322,83 @@ static int rest_is_comment(const fast *f, size_t p)
 	return i == f->le || (i > p && f->s[i] == '#') ? 0 : -1;
 }
 
-/* A flow sequence of scalars, or an empty flow mapping, on this line from
- * p (its bracket); *end past its closing bracket. */
+static ynode *collection_new(fast *f, int kind);
+static ynode *flow(fast *f, size_t p, size_t *end);
+
+/* A node of a flow collection from p of this line: a quoted or plain
+ * scalar, or (not as a key) a flow collection; *end past it. */
+static ynode *flow_item(fast *f, size_t p, size_t *end, int key)
+{
+	const char *s = f->s;
+	size_t i = p, e;
+	if (s[p] == '"' || s[p] == '\'')
+		return quoted(f, p, end);
+	if (s[p] == '[' || s[p] == '{')
+		return key ? NULL : flow(f, p, end);
+	if (bad_plain_start(f, p))
+		return NULL;
+	/* the plain scalar ends at a flow indicator; at the others (a ':', a
+	 * comment, a quote in it) the caller gives up but after a key */
+	while (i < f->le && !strchr(",[]{}#:?'\"\t", s[i]))
+		i++;
+	for (e = i; e > p && s[e - 1] == ' ';)
+		e--;
+	*end = i;
+	return scalar_copy(f, p, e);
+}
+
+/* A flow sequence or mapping on this line from p (its bracket): of
+ * scalars and flow collections, a mapping's pairs "key: value" with a
+ * scalar key; *end past its closing bracket. */
 static ynode *flow(fast *f, size_t p, size_t *end)
 {
 	const char *s = f->s;
-	ynode *c = ynode_new(f->b, s[p] == '[' ? N_SEQ : N_MAP);
+	int seq = s[p] == '[';
+	char close = seq ? ']' : '}';
+	ynode *c;
 	size_t i = p + 1, base = f->sn;
-	if (!c)
-		return NULL;
-	c->line = f->lno;
 	while (i < f->le && s[i] == ' ')
 		i++;
-	if (i < f->le && s[i] == (c->kind == N_SEQ ? ']' : '}')) {
+	if (i < f->le && s[i] == close) { /* empty: [] or {} (no deeper level) */
+		if ((c = ynode_new(f->b, seq ? N_SEQ : N_MAP)))
+			c->line = f->lno;
 		*end = i + 1;
 		return c;
 	}
-	if (c->kind == N_MAP)
+	if (!(c = collection_new(f, seq ? N_SEQ : N_MAP)))
 		return NULL;
-	for (;;) {
+	while (i >= f->le || s[i] != close) {
+		size_t at = i;
 		ynode *item;
-		if (i >= f->le)
+		if (i >= f->le || !(item = flow_item(f, i, &i, !seq)) || kid_push(f, item))
 			return NULL;
-		if (s[i] == '"' || s[i] == '\'') {
-			item = quoted(f, i, &i);
-		} else {
-			size_t a = i, e;
-			if (bad_plain_start(f, i))
-				return NULL;
-			while (i < f->le && !strchr(",[]{}#:?'\"\t", s[i]))
+		if (!seq) {
+			/* libyaml's simple keys end within 1024 bytes; a ':' right
+			 * after a quoted key, and an empty value, are left to it */
+			while (i < f->le && s[i] == ' ')
 				i++;
-			for (e = i; e > a && s[e - 1] == ' ';)
-				e--;
-			item = scalar_copy(f, a, e);
+			if (i - at > FAST_MAX_KEY || i + 1 >= f->le || s[i] != ':' || s[i + 1] != ' ')
+				return NULL;
+			for (i += 2; i < f->le && s[i] == ' ';)
+				i++;
+			if (i >= f->le || s[i] == ',' || s[i] == close || !(item = flow_item(f, i, &i, 0)) ||
+			    kid_push(f, item))
+				return NULL;
 		}
-		if (!item || kid_push(f, item))
-			return NULL;
 		while (i < f->le && s[i] == ' ')
 			i++;
-		if (i < f->le && s[i] == ']') {
-			*end = i + 1;
-			return kids_close(f, c, base) ? NULL : c;
-		}
+		if (i < f->le && s[i] == close)
+			break;
 		if (i >= f->le || s[i] != ',')
 			return NULL;
-		i++;
-		while (i < f->le && s[i] == ' ')
+		for (i++; i < f->le && s[i] == ' ';)
 			i++;
-		if (i < f->le && s[i] == ']')
-			return NULL; /* a trailing comma: left to libyaml */
+		if (i < f->le && (s[i] == close || s[i] == ','))
+			return NULL; /* a trailing or empty entry: left to libyaml */
 	}
+	*end = i + 1;
+	f->depth--;
+	return kids_close(f, c, base) ? NULL : c;
 }
 
 static void put_nl(char **t, size_t n)
@@ -400,8 +442,8 @@ static ynode *block_scalar(fast *f, size_t p, size_t pind)
 				if (pos >= f->len)
 					break;
 				le = line_end(f, pos);
-				if (le >= f->len || memchr(s + pos, '\t', le - pos))
-					return NULL; /* the last line without a newline, or a tab */
+				if (memchr(s + pos, '\t', le - pos))
+					return NULL;
 				for (sp = 0; pos + sp < le && s[pos + sp] == ' ' && (!indent || sp < indent); sp++)
 					;
 				if (sp > max_indent)
@@ -409,6 +451,8 @@ static ynode *block_scalar(fast *f, size_t p, size_t pind)
 				col = sp;
 				if (pos + sp < le)
 					break;
+				if (le >= f->len)
+					return NULL; /* an empty last line without a newline */
 				trailing++;
 				pos = le + 1;
 				lno++;
@@ -445,7 +489,7 @@ static ynode *block_scalar(fast *f, size_t p, size_t pind)
 					t += le - cs;
 				}
 				n += le - cs;
-				leading = 1;
+				leading = le < f->len; /* the line's break (none at the end) */
 				pos = le + 1;
 				lno++;
 			}
@@ -528,7 +572,75 @@ static ynode *key_node(fast *f, size_t p, size_t after)
 	return k && q == e ? k : NULL;
 }
 
-static ynode *block_node(fast *f);
+/* The lines that continue a plain scalar whose first line ends with the
+ * current line, in a block of indentation pind (libyaml's
+ * scan_plain_scalar in block context): their text as libyaml joins it to
+ * the first line's (one line break: a space; n empty lines: n newlines),
+ * written to t unless t is NULL; its length, or -1 to give up (a line with
+ * a tab, or where ": " or " #" would end the scalar). *next and *nlno: the
+ * start and number of the line after the scalar's last. */
+static long plain_more(const fast *f, size_t pind, char *t, size_t *next, size_t *nlno)
+{
+	const char *s = f->s;
+	size_t pos = f->le + 1, lno = f->lno + 1, n = 0, breaks = 0;
+	*next = pos;
+	*nlno = lno;
+	while (pos < f->len) {
+		size_t le = line_end(f, pos), i, k, e;
+		for (i = pos; i < le && s[i] == ' '; i++)
+			;
+		if (i < le && s[i] == '\t')
+			return -1;
+		if (i == le) { /* an empty line */
+			breaks++;
+			pos = le + 1;
+			lno++;
+			continue;
+		}
+		if (i - pos <= pind || s[i] == '#')
+			break; /* less indented, or a comment: the scalar ended */
+		for (k = i; k < le; k++)
+			if (s[k] == '\t' || (s[k] == ':' && (k + 1 == le || s[k + 1] == ' ')) ||
+			    (s[k] == ' ' && k + 1 < le && s[k + 1] == '#'))
+				return -1;
+		for (e = le; s[e - 1] == ' ';)
+			e--;
+		if (t) {
+			if (breaks)
+				memset(t + n, '\n', breaks);
+			else
+				t[n] = ' ';
+			memcpy(t + n + (breaks ? breaks : 1), s + i, e - i);
+		}
+		n += (breaks ? breaks : 1) + (e - i);
+		breaks = 0;
+		pos = le + 1;
+		lno++;
+		*next = pos;
+		*nlno = lno;
+	}
+	return (long)n;
+}
+
+/* A plain scalar from p of the current line to e (its first line's text,
+ * the line read to its end), and the lines that continue it (plain_more);
+ * on return the current line is the next content line (f->ls is not read
+ * before). */
+static ynode *plain_lines(fast *f, size_t p, size_t e, size_t pind)
+{
+	size_t next, nlno;
+	long more = plain_more(f, pind, NULL, &next, &nlno);
+	char *t;
+	ynode *v;
+	if (more < 0 || !(v = scalar_new(f, e - p + (size_t)more, 1, &t)))
+		return NULL;
+	memcpy(t, f->s + p, e - p);
+	if (more)
+		plain_more(f, pind, t + (e - p), &next, &nlno);
+	return seek_content(f, next, nlno) ? NULL : v;
+}
+
+static ynode *block_node(fast *f, size_t pind);
 static ynode *mapping(fast *f, size_t col, size_t p);
 static ynode *sequence(fast *f, size_t col, int indentless);
 
@@ -561,6 +673,23 @@ static ynode *inline_value(fast *f, size_t p, size_t pind)
 				if (s[i] == '\t')
 					return NULL;
 			}
+			if (i == f->le) { /* more lines may continue it */
+				size_t le0 = f->le, lno0 = f->lno;
+				while (i > p && s[i - 1] == ' ')
+					i--;
+				if (advance(f))
+					return NULL;
+				if (!f->eof && f->col > pind) {
+					/* they do (or it is libyaml's error):
+					 * read from the first line again */
+					f->le = le0;
+					f->lno = lno0;
+					v = plain_lines(f, p, i, pind);
+				} else if ((v = scalar_copy(f, p, i))) {
+					v->line = lno0;
+				}
+				goto next;
+			}
 			while (i > p && s[i - 1] == ' ')
 				i--;
 			v = scalar_copy(f, p, i);
@@ -569,6 +698,7 @@ static ynode *inline_value(fast *f, size_t p, size_t pind)
 		if (!v || rest_is_comment(f, end) || advance(f))
 			return NULL;
 	}
+next:
 	if (v && !f->eof && f->col > pind)
 		return NULL;
 	return v;
@@ -586,7 +716,7 @@ static ynode *value_below(fast *f, size_t col, int indentless)
 	if (advance(f))
 		return NULL;
 	if (!f->eof && f->col > col)
-		return block_node(f);
+		return block_node(f, col);
 	if (indentless && !f->eof && f->col == col && is_entry(f, f->ls + col))
 		return sequence(f, col, 1);
 	v = scalar_new(f, 0, 1, &t);
@@ -677,13 +807,23 @@ static ynode *sequence(fast *f, size_t col, int indentless)
 	return kids_close(f, sq, base) ? NULL : sq;
 }
 
-/* A mapping or sequence starting on the current line. */
-static ynode *block_node(fast *f)
+/* A node starting on the current line, in a block of indentation pind:
+ * a mapping or a sequence, or a scalar or a flow collection; at the top
+ * (pind NO_PIND) a flow collection only of those (what follows it is left
+ * to yaml_fast_build: nothing may). */
+#define NO_PIND ((size_t)-1)
+static ynode *block_node(fast *f, size_t pind)
 {
 	size_t p = f->ls + f->col, after;
+	int r;
 	if (is_entry(f, p))
 		return sequence(f, f->col, 0);
-	return key_probe(f, p, &after) == 1 ? mapping(f, f->col, p) : NULL;
+	r = key_probe(f, p, &after);
+	if (r == 1)
+		return mapping(f, f->col, p);
+	if (r == 0 && pind == NO_PIND && (f->s[p] == '[' || f->s[p] == '{'))
+		return inline_value(f, p, 0);
+	return r == 0 && pind != NO_PIND ? inline_value(f, p, pind) : NULL;
 }
 
 int yaml_fast_build(builder *b, const char *text, size_t len, ynode **root)
@@ -706,7 +846,7 @@ int yaml_fast_build(builder *b, const char *text, size_t len, ynode **root)
 	if (!f.arena)
 		return 1;
 	b->arena = f.arena;
-	r = block_node(&f);
+	r = block_node(&f, NO_PIND);
 	free(f.stk);
 	if (!r || !f.eof) {
 		ybuilder_reset(b);
