@@ -297,30 +297,37 @@ _Static_assert(sizeof(gojson_node) % _Alignof(max_align_t) == 0, "gojson_node si
 #define TREE_BLOCK_MIN ((size_t)16 << 10)
 #define TREE_BLOCK_MAX ((size_t)1 << 20)
 
+/* tree_alloc when the newest block has no room: a new block */
+static void *tree_alloc_block(tree_mem *m, size_t n)
+{
+	tree_block *b = m->blocks;
+	size_t cap = b && b->cap < TREE_BLOCK_MAX ? b->cap * 2 : TREE_BLOCK_MIN;
+	if (cap < n)
+		cap = n;
+	if (!(b = malloc(sizeof *b + cap)))
+		return NULL;
+	b->next = m->blocks;
+	b->used = n;
+	b->cap = cap;
+	m->blocks = b;
+	return b->data;
+}
+
 /* n bytes (aligned for a gojson_node) from m's blocks; NULL when out of
  * memory */
-static void *tree_alloc(tree_mem *m, size_t n)
+static inline void *tree_alloc(tree_mem *m, size_t n)
 {
 	tree_block *b = m->blocks;
 	n = (n + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
-	if (!b || b->cap - b->used < n) {
-		size_t cap = b && b->cap < TREE_BLOCK_MAX ? b->cap * 2 : TREE_BLOCK_MIN;
-		if (cap < n)
-			cap = n;
-		if (!(b = malloc(sizeof *b + cap)))
-			return NULL;
-		b->next = m->blocks;
-		b->used = 0;
-		b->cap = cap;
-		m->blocks = b;
-	}
+	if (!b || b->cap - b->used < n)
+		return tree_alloc_block(m, n);
 	void *r = (unsigned char *)b->data + b->used;
 	b->used += n;
 	return r;
 }
 
 /* A NUL-terminated copy of s[0..n) from m */
-static char *tree_strdup(tree_mem *m, const void *s, size_t n)
+static inline char *tree_strdup(tree_mem *m, const void *s, size_t n)
 {
 	char *t = tree_alloc(m, n + 1);
 	if (t) {
@@ -417,11 +424,16 @@ static void skip_ws_run(parser *p)
 	p->i = i;
 }
 
-/* past the whitespace at p->i: mostly none, seen without a call */
+/* past the whitespace at p->i: mostly none or one space (after a ':'),
+ * seen without a call */
 static inline void skip_ws(parser *p)
 {
 	if (p->i < p->n && p->s[p->i] > ' ')
 		return;
+	if (p->n - p->i > 1 && p->s[p->i] == ' ' && p->s[p->i + 1] > ' ') {
+		p->i++;
+		return;
+	}
 	skip_ws_run(p);
 }
 
@@ -499,23 +511,12 @@ static size_t string_run_end(const unsigned char *s, size_t i, size_t n)
 	return i;
 }
 
-static int parse_string(parser *p, gojson_node *node)
+/* parse_string from p->i (in the string) when the string holds an escape,
+ * a control or a byte >= 0x80 */
+static int parse_string_slow(parser *p, gojson_node *node)
 {
 	bh_buf b = BH_BUF_INIT;
 	int rc;
-	size_t j;
-	p->i++; /* opening quote */
-	/* printable ASCII up to the closing quote: the text as it is */
-	j = string_run_end(p->s, p->i, p->n);
-	if (j < p->n && p->s[j] == '"') {
-		node->text = tree_strdup(p->mem, p->s + p->i, j - p->i);
-		if (!node->text)
-			return bh_error_set(p->err, BH_ENOMEM, "out of memory");
-		node->type = GOJSON_STRING;
-		node->len = j - p->i;
-		p->i = j + 1;
-		return 0;
-	}
 	for (;;) {
 		unsigned c;
 		if (p->i >= p->n) {
@@ -577,9 +578,7 @@ static int parse_string(parser *p, gojson_node *node)
 		}
 		if (c < 0x80) {
 			size_t st = p->i;
-			while (p->i < p->n && p->s[p->i] >= 0x20 && p->s[p->i] < 0x80 &&
-			       p->s[p->i] != '"' && p->s[p->i] != '\\')
-				p->i++;
+			p->i = string_run_end(p->s, st, p->n);
 			bh_buf_put(&b, p->s + st, p->i - st);
 		} else {
 			int32_t r;
@@ -616,6 +615,23 @@ static int parse_string(parser *p, gojson_node *node)
 fail:
 	bh_buf_free(&b);
 	return rc;
+}
+
+static int parse_string(parser *p, gojson_node *node)
+{
+	size_t j;
+	p->i++; /* opening quote */
+	/* printable ASCII up to the closing quote: the text as it is */
+	j = string_run_end(p->s, p->i, p->n);
+	if (j >= p->n || p->s[j] != '"')
+		return parse_string_slow(p, node);
+	node->text = tree_strdup(p->mem, p->s + p->i, j - p->i);
+	if (!node->text)
+		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+	node->type = GOJSON_STRING;
+	node->len = j - p->i;
+	p->i = j + 1;
+	return 0;
 }
 
 static int isdig(parser *p)
@@ -677,27 +693,35 @@ static int parse_literal(parser *p, const char *word, enum gojson_type t, gojson
 	return 0;
 }
 
-static int push(parser *p, gojson_node *node, size_t *cap, gojson_node **slot)
+/* Room for one more item in node->items, whose room is *cap items: twice
+ * the size, in place when the items end the newest block, else a new array
+ * (the old one stays in its block). */
+static int push_grow(parser *p, gojson_node *node, size_t *cap)
 {
-	if (node->n == *cap) { /* twice the size: in place when it ends the newest block,
-				 * else a new array (the old one stays in its block) */
-		size_t nc = *cap ? *cap * 2 : 4;
-		tree_block *b = p->mem->blocks;
-		unsigned char *end = b ? (unsigned char *)b->data + b->used : NULL;
-		if (*cap && end == (unsigned char *)(node->items + *cap) && b->cap - b->used >= *cap * sizeof *node->items) {
-			b->used += *cap * sizeof *node->items;
-			*cap = nc;
-			goto room;
-		}
-		gojson_node *ni = tree_alloc(p->mem, nc * sizeof *ni);
-		if (!ni)
-			return bh_error_set(p->err, BH_ENOMEM, "out of memory");
-		if (node->n)
-			memcpy(ni, node->items, node->n * sizeof *ni);
-		node->items = ni;
+	size_t nc = *cap ? *cap * 2 : 4;
+	tree_block *b = p->mem->blocks;
+	unsigned char *end = b ? (unsigned char *)b->data + b->used : NULL;
+	if (*cap && end == (unsigned char *)(node->items + *cap) && b->cap - b->used >= *cap * sizeof *node->items) {
+		b->used += *cap * sizeof *node->items;
 		*cap = nc;
+		return 0;
 	}
-room:
+	gojson_node *ni = tree_alloc(p->mem, nc * sizeof *ni);
+	if (!ni)
+		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+	if (node->n)
+		memcpy(ni, node->items, node->n * sizeof *ni);
+	node->items = ni;
+	*cap = nc;
+	return 0;
+}
+
+/* A new zeroed item at the end of node->items: *slot */
+static inline int push(parser *p, gojson_node *node, size_t *cap, gojson_node **slot)
+{
+	int rc;
+	if (node->n == *cap && (rc = push_grow(p, node, cap)))
+		return rc;
 	*slot = &node->items[node->n];
 	memset(*slot, 0, sizeof **slot);
 	node->n++;
