@@ -66,15 +66,6 @@ void bh_buf_puts(bh_buf *b, const char *s)
 	bh_buf_put(b, s, strlen(s));
 }
 
-void bh_buf_putc(bh_buf *b, char c)
-{
-	if (!b->oom && b->len + 2 <= b->cap) { /* room for c and the NUL */
-		b->data[b->len++] = c;
-		b->data[b->len] = '\0';
-		return;
-	}
-	bh_buf_put(b, &c, 1);
-}
 
 void bh_buf_vprintf(bh_buf *b, const char *fmt, va_list ap)
 {

@@ -24,7 +24,16 @@ void bh_buf_reset(bh_buf *b);              /* len = 0, memory kept */
 int bh_buf_grow(bh_buf *b, size_t extra);  /* 0, or -1 on OOM */
 void bh_buf_put(bh_buf *b, const void *p, size_t n);
 void bh_buf_puts(bh_buf *b, const char *s);
-void bh_buf_putc(bh_buf *b, char c);
+/* one byte: inline while there is room (most calls), else bh_buf_put */
+static inline void bh_buf_putc(bh_buf *b, char c)
+{
+	if (!b->oom && b->len + 2 <= b->cap) { /* room for c and the NUL */
+		b->data[b->len++] = c;
+		b->data[b->len] = '\0';
+		return;
+	}
+	bh_buf_put(b, &c, 1);
+}
 void bh_buf_printf(bh_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void bh_buf_vprintf(bh_buf *b, const char *fmt, va_list ap);
