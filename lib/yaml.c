@@ -139,7 +139,7 @@ ynode **ykids_take(builder *b, size_t n)
 	return yblock_take(&b->kid_blocks, sizeof(ynode *), n, 256, 8192);
 }
 
-ynode *ynode_new(builder *b, int kind)
+ynode *ynode_new_block(builder *b, int kind)
 {
 	ynode *n;
 	if (b->nall >= b->max_nodes) {

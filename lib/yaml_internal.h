@@ -5,6 +5,7 @@
 #define BH_YAML_INTERNAL_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "lib/error.h"
 
@@ -55,9 +56,24 @@ typedef struct builder {
 			     * kids point into them), newest first */
 } builder;
 
+/* ynode_new when the newest block is full (or there is none, or the node
+ * limit is reached) */
+ynode *ynode_new_block(builder *b, int kind);
+
 /* A new node of kind in b (its fields zero but kind); NULL with b->err set
  * when the node limit is reached or memory is out. */
-ynode *ynode_new(builder *b, int kind);
+static inline ynode *ynode_new(builder *b, int kind)
+{
+	yblock *blk = b->blocks;
+	ynode *n;
+	if (b->nall >= b->max_nodes || !blk || blk->n == blk->cap)
+		return ynode_new_block(b, kind);
+	n = &YBLOCK_NODES(blk)[blk->n++];
+	memset(n, 0, sizeof *n);
+	n->kind = kind;
+	b->nall++;
+	return n;
+}
 
 /* Appends kid to parent's kids; an error code with b->err set on failure.
  * Not for the nodes of yaml_fast_build (their kids are ykids_take's). */

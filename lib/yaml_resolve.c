@@ -335,7 +335,7 @@ static int lookup_map(const char *s, size_t n, yres *r)
 		return 0;
 	for (size_t i = 0; i < sizeof resolve_words / sizeof resolve_words[0]; i++) {
 		const struct resolve_word *w = &resolve_words[i];
-		if (w->len != n || memcmp(s, w->text, n))
+		if (w->len != n || (n && w->text[0] != s[0]) || memcmp(s, w->text, n))
 			continue;
 		r->kind = w->kind;
 		if (w->kind == YR_BOOL)
@@ -394,7 +394,8 @@ static void resolve_plain(const char *tag, enum yres_kind tk, const char *s, siz
 			hint = 'S';
 		else if (isdig((char)c))
 			hint = 'D';
-		else if (strchr("yYnNtTfFoO~", c) && c)
+		else if (c == 'y' || c == 'Y' || c == 'n' || c == 'N' || c == 't' || c == 'T' || c == 'f' ||
+			 c == 'F' || c == 'o' || c == 'O' || c == '~')
 			hint = 'M';
 		else if (c == '.')
 			hint = '.';
