@@ -1101,19 +1101,6 @@ static int eval_arg(state *s, const tmpl_value *dot, char typ, const tnode *n, t
 	return r;
 }
 
-static char param_type(const char *params, int i, int *variadic)
-{
-	size_t n = strlen(params);
-	int var = n > 0 && params[n - 1] == '*';
-	int fixed = var ? (int)n - 2 : (int)n;
-	*variadic = var;
-	if (i < fixed)
-		return params[i];
-	if (var)
-		return params[n - 2];
-	return 'a';
-}
-
 static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, const tmpl_method *m,
 		     const tmpl_value *self, const tnode *node, const char *name,
 		     const tnode *const *args, int nargs, const tmpl_value *final, tmpl_value *out)
@@ -1122,7 +1109,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 	size_t plen = strlen(params);
 	int variadic = plen > 0 && params[plen - 1] == '*';
 	int num_params = variadic ? (int)plen - 1 : (int)plen;
-	int num_fixed, num_in, r, dummy;
+	int num_fixed, num_in, r;
 	if (args) {
 		args++;
 		nargs--;
@@ -1167,8 +1154,10 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 			return limitf(s, "memory limit of %zu bytes exceeded", s->e->limits.max_memory);
 	}
 	int i = 0;
+	/* i < num_fixed: below plen - 2 when variadic, below num_in == plen
+	 * otherwise, so params[i] is the fixed parameter's type */
 	for (; i < num_fixed && i < nargs; i++) {
-		r = eval_arg(s, dot, param_type(params, i, &dummy), args[i], &argv[i]);
+		r = eval_arg(s, dot, params[i], args[i], &argv[i]);
 		if (r)
 			return r;
 	}
