@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -112,16 +113,73 @@ int tmpl_arena_over_budget(const tmpl_arena *a);
 
 /* ---- constructors ---- */
 
-tmpl_value tmpl_invalid(void);
-tmpl_value tmpl_nil(void);
-tmpl_value tmpl_bool(int b);
-tmpl_value tmpl_int(int64_t i);     /* Go int */
-tmpl_value tmpl_int64(int64_t i);
-tmpl_value tmpl_uint8(uint8_t u);
-tmpl_value tmpl_uint64(uint64_t u);
-tmpl_value tmpl_float(double f);
+/* Inline: the executor makes one or more of these per operation; the
+ * bytes the kind does not use are zero. */
+static inline tmpl_value tmpl_invalid(void)
+{
+	tmpl_value v;
+	memset(&v, 0, sizeof(v));
+	v.kind = TMPL_INVALID;
+	return v;
+}
+static inline tmpl_value tmpl_nil(void)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_NIL;
+	return v;
+}
+static inline tmpl_value tmpl_bool(int b)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_BOOL;
+	v.u.b = b ? 1 : 0;
+	return v;
+}
+/* Go int */
+static inline tmpl_value tmpl_int(int64_t i)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_INT;
+	v.u.i = i;
+	return v;
+}
+static inline tmpl_value tmpl_int64(int64_t i)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_INT64;
+	v.u.i = i;
+	return v;
+}
+static inline tmpl_value tmpl_uint8(uint8_t u)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_UINT8;
+	v.u.u = u;
+	return v;
+}
+static inline tmpl_value tmpl_uint64(uint64_t u)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_UINT64;
+	v.u.u = u;
+	return v;
+}
+static inline tmpl_value tmpl_float(double f)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_FLOAT64;
+	v.u.f = f;
+	return v;
+}
 /* String pointing at s (not copied: s must outlive the engine/arena). */
-tmpl_value tmpl_str_static(const char *s, size_t n);
+static inline tmpl_value tmpl_str_static(const char *s, size_t n)
+{
+	tmpl_value v = tmpl_invalid();
+	v.kind = TMPL_STRING;
+	v.u.s.ptr = s ? s : "";
+	v.u.s.len = n;
+	return v;
+}
 /* String copied into the arena; kind INVALID on allocation failure. */
 tmpl_value tmpl_str(tmpl_arena *a, const char *s, size_t n);
 tmpl_value tmpl_cstr(tmpl_arena *a, const char *s);
