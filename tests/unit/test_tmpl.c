@@ -4,6 +4,7 @@
  * ../shared/conformance/functions/README.md), limits, the lookup callback,
  * raw execution and the root-object API. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -635,6 +636,46 @@ START_TEST(test_cast)
 }
 END_TEST
 
+/* map lookups compare keys of every length (value.c's key_eq: word loads
+ * for 4..16 bytes): a key is found by itself, not by one that differs in
+ * a single byte; in maps of one key (a scan: every key is compared) and
+ * in one of 89 (hashed) */
+START_TEST(test_map_key_lengths)
+{
+	bh_error err;
+	tmpl_engine *e = tmpl_engine_new(&err);
+	tmpl_arena *a = tmpl_engine_arena(e);
+	tmpl_map *big = tmpl_map_new(a, NULL);
+	char key[32], k2[32];
+	for (int f = 0; f < 64; f++) {
+		snprintf(k2, sizeof k2, "filler-%02d", f);
+		ck_assert_int_eq(tmpl_map_set(a, big, k2, strlen(k2), tmpl_int(-1)), 0);
+	}
+	for (int n = 0; n <= 24; n++) {
+		for (int i = 0; i < n; i++)
+			key[i] = (char)('A' + (i * 7 + n) % 26);
+		ck_assert_int_eq(tmpl_map_set(a, big, key, (size_t)n, tmpl_int(n)), 0);
+	}
+	for (int n = 0; n <= 24; n++) {
+		tmpl_map *one = tmpl_map_new(a, NULL);
+		for (int i = 0; i < n; i++)
+			key[i] = (char)('A' + (i * 7 + n) % 26);
+		ck_assert_int_eq(tmpl_map_set(a, one, key, (size_t)n, tmpl_int(n)), 0);
+		for (int h = 0; h < 2; h++) {
+			tmpl_value *v = tmpl_map_get(h ? big : one, key, (size_t)n);
+			ck_assert_ptr_nonnull(v);
+			ck_assert_int_eq(v->u.i, n);
+			for (int i = 0; i < n; i++) {
+				memcpy(k2, key, (size_t)n);
+				k2[i] = '#';
+				ck_assert_ptr_null(tmpl_map_get(h ? big : one, k2, (size_t)n));
+			}
+		}
+	}
+	tmpl_engine_free(e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tmpl");
@@ -659,6 +700,7 @@ int main(void)
 	tcase_add_test(tc, test_strconv);
 	tcase_add_test(tc, test_gojson_root_objects);
 	tcase_add_test(tc, test_cast);
+	tcase_add_test(tc, test_map_key_lengths);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
