@@ -1149,7 +1149,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 
 	tmpl_value *argv = NULL;
 	if (num_in > 0) {
-		argv = tmpl_arena_alloc(&s->e->arena, (size_t)num_in * sizeof(tmpl_value));
+		argv = tmpl_arena_bump(&s->e->arena, (size_t)num_in * sizeof(tmpl_value));
 		if (!argv)
 			return limitf(s, "memory limit of %zu bytes exceeded", s->e->limits.max_memory);
 	}
