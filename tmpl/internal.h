@@ -87,6 +87,69 @@ static inline uint32_t tmpl_strhash(const char *s, size_t n)
 
 /* ---- parse trees ---- */
 
+/* memcmp(a, b, n) == 0 for keys (mostly a few bytes to a few tens): up
+ * to 16 bytes by two loads of each, overlapping, all inside the n bytes;
+ * no call */
+static inline int tmpl_key_eq(const char *a, const char *b, size_t n)
+{
+	uint64_t x0, x1, y0, y1;
+	uint32_t u0, u1, v0, v1;
+	if (n >= 8 && n <= 16) {
+		memcpy(&x0, a, 8);
+		memcpy(&y0, b, 8);
+		memcpy(&x1, a + n - 8, 8);
+		memcpy(&y1, b + n - 8, 8);
+		return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+	}
+	if (n >= 4 && n < 8) {
+		memcpy(&u0, a, 4);
+		memcpy(&v0, b, 4);
+		memcpy(&u1, a + n - 4, 4);
+		memcpy(&v1, b + n - 4, 4);
+		return ((u0 ^ v0) | (u1 ^ v1)) == 0;
+	}
+	if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	return memcmp(a, b, n) == 0;
+}
+
+/* The position of key in m's entries, or -1 (m may be NULL); h is the
+ * key's tmpl_hash, read only when the map has an index. Inline: the
+ * executor's field lookups and value.c's map functions. */
+static inline long tmpl_map_find_h(const tmpl_map *m, const char *key, size_t keylen, uint32_t h)
+{
+	if (!m)
+		return -1;
+	if (!m->index) {
+		for (size_t i = 0; i < m->len; i++)
+			if (m->entries[i].keylen == keylen &&
+			    tmpl_key_eq(m->entries[i].key, key, keylen))
+				return (long)i;
+		return -1;
+	}
+	size_t mask = m->index_cap - 1;
+	size_t p = h & mask;
+	while (m->index[p]) {
+		const tmpl_map_entry *e = &m->entries[m->index[p] - 1];
+		if (e->keylen == keylen && tmpl_key_eq(e->key, key, keylen))
+			return (long)(m->index[p] - 1);
+		p = (p + 1) & mask;
+	}
+	return -1;
+}
+
+/* tmpl_map_get with the key's hash known: hash = tmpl_hash(key, keylen) */
+static inline tmpl_value *tmpl_map_get_hashed(const tmpl_map *m, const char *key, size_t keylen,
+					      uint32_t hash)
+{
+	long i = tmpl_map_find_h(m, key, keylen, hash);
+	return i < 0 ? NULL : &m->entries[i].val;
+}
+
 /* The names of N_FIELD, N_VARIABLE and N_CHAIN nodes (ident[]) are
  * NUL-terminated strings after an 8-byte header: their tmpl_strhash hash,
  * computed on first use, and their length, with TMPL_NAME_HASHED once the

@@ -329,77 +329,17 @@ static void map_reindex(tmpl_map *m)
 	}
 }
 
-static long map_find_h(const tmpl_map *m, const char *key, size_t keylen, uint32_t h);
-
-/* memcmp(a, b, n) == 0 for keys (mostly a few bytes to a few tens): up
- * to 16 bytes by two loads of each, overlapping, all inside the n bytes;
- * no call */
-static inline int key_eq(const char *a, const char *b, size_t n)
-{
-	uint64_t x0, x1, y0, y1;
-	uint32_t u0, u1, v0, v1;
-	if (n >= 8 && n <= 16) {
-		memcpy(&x0, a, 8);
-		memcpy(&y0, b, 8);
-		memcpy(&x1, a + n - 8, 8);
-		memcpy(&y1, b + n - 8, 8);
-		return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-	}
-	if (n >= 4 && n < 8) {
-		memcpy(&u0, a, 4);
-		memcpy(&v0, b, 4);
-		memcpy(&u1, a + n - 4, 4);
-		memcpy(&v1, b + n - 4, 4);
-		return ((u0 ^ v0) | (u1 ^ v1)) == 0;
-	}
-	if (n < 4) {
-		for (size_t i = 0; i < n; i++)
-			if (a[i] != b[i])
-				return 0;
-		return 1;
-	}
-	return memcmp(a, b, n) == 0;
-}
-
 static long map_find(const tmpl_map *m, const char *key, size_t keylen)
 {
 	if (!m)
 		return -1;
-	return map_find_h(m, key, keylen, m->index ? hash_key(key, keylen) : 0);
+	return tmpl_map_find_h(m, key, keylen, m->index ? hash_key(key, keylen) : 0);
 }
 
-/* map_find with the key's hash (read only when the map has an index) */
-static long map_find_h(const tmpl_map *m, const char *key, size_t keylen, uint32_t h)
-{
-	if (!m)
-		return -1;
-	if (!m->index) {
-		for (size_t i = 0; i < m->len; i++)
-			if (m->entries[i].keylen == keylen &&
-			    key_eq(m->entries[i].key, key, keylen))
-				return (long)i;
-		return -1;
-	}
-	size_t mask = m->index_cap - 1;
-	size_t p = h & mask;
-	while (m->index[p]) {
-		const tmpl_map_entry *e = &m->entries[m->index[p] - 1];
-		if (e->keylen == keylen && key_eq(e->key, key, keylen))
-			return (long)(m->index[p] - 1);
-		p = (p + 1) & mask;
-	}
-	return -1;
-}
 
 tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen)
 {
 	long i = map_find(m, key, keylen);
-	return i < 0 ? NULL : &m->entries[i].val;
-}
-
-tmpl_value *tmpl_map_get_hashed(const tmpl_map *m, const char *key, size_t keylen, uint32_t hash)
-{
-	long i = map_find_h(m, key, keylen, hash);
 	return i < 0 ? NULL : &m->entries[i].val;
 }
 

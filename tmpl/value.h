@@ -218,8 +218,6 @@ tmpl_map *tmpl_map_new(tmpl_arena *a, const char *gotype);
 int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v);
 /* NULL when absent. The pointer is valid until the map is next modified. */
 tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen);
-/* tmpl_map_get with the key's hash known: hash = tmpl_hash(key, keylen) */
-tmpl_value *tmpl_map_get_hashed(const tmpl_map *m, const char *key, size_t keylen, uint32_t hash);
 /* The default Go types of maps and lists (tmpl_map_new / tmpl_list_new
  * with NULL): a gotype equal to one of these pointers is that type. */
 extern const char tmpl_gotype_map_iface[];

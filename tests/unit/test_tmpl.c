@@ -636,7 +636,7 @@ START_TEST(test_cast)
 }
 END_TEST
 
-/* map lookups compare keys of every length (value.c's key_eq: word loads
+/* map lookups compare keys of every length (internal.h's tmpl_key_eq: loads
  * for 4..16 bytes): a key is found by itself, not by one that differs in
  * a single byte; in maps of one key (a scan: every key is compared) and
  * in one of 89 (hashed) */
