@@ -359,7 +359,7 @@ static size_t left_trim_len(const char *s, size_t n)
 	return k;
 }
 
-static void at_right_delim(lexer *l, int *delim, int *trim)
+static inline __attribute__((always_inline)) void at_right_delim(lexer *l, int *delim, int *trim)
 {
 	const char *s = l->input + l->pos;
 	size_t n = l->len - l->pos;
@@ -381,7 +381,7 @@ static const unsigned char ascii_term[128] = {
 
 static int at_terminator_rune(lexer *l);
 
-static inline int at_terminator(lexer *l)
+static inline __attribute__((always_inline)) int at_terminator(lexer *l)
 {
 	if (l->pos >= l->len) {
 		l->at_eof = 1; /* as lpeek's read of the end */
