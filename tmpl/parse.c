@@ -649,7 +649,7 @@ static inline __attribute__((always_inline)) int scan_alnum(lexer *l)
 	}
 }
 
-static int lex_identifier(lexer *l)
+static inline __attribute__((always_inline)) int lex_identifier(lexer *l)
 {
 	int r = scan_alnum(l);
 	const char *w = l->input + l->start;
