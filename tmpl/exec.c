@@ -754,7 +754,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 		     const tmpl_value *self, const tnode *node, const char *name,
 		     const tnode *const *args, int nargs, const tmpl_value *final, tmpl_value *out);
 
-static int eval_field(state *s, const tmpl_value *dot, const char *field, const tnode *node,
+static inline __attribute__((always_inline)) int eval_field(state *s, const tmpl_value *dot, const char *field, const tnode *node,
 		      const tnode *const *args, int nargs, const tmpl_value *final,
 		      const tmpl_value *receiver, tmpl_value *out)
 {
