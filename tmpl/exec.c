@@ -259,7 +259,7 @@ static int eval_arg(state *s, const tmpl_value *dot, char typ, const tnode *n, t
 static int eval_field_chain(state *s, const tmpl_value *dot, tmpl_value receiver, const tnode *node,
 			    const char **ident, int n, const tnode *const *args, int nargs,
 			    const tmpl_value *final, tmpl_value *out);
-static int eval_function(state *s, const tmpl_value *dot, const tnode *node, const tnode *cmd,
+static inline __attribute__((always_inline)) int eval_function(state *s, const tmpl_value *dot, const tnode *node, const tnode *cmd,
 			 const tnode *const *args, int nargs, const tmpl_value *final, tmpl_value *out);
 
 static int print_value(state *s, const tnode *n, const tmpl_value *v)
@@ -837,7 +837,7 @@ static int eval_field_chain(state *s, const tmpl_value *dot, tmpl_value receiver
 	return eval_field(s, dot, ident[n - 1], node, args, nargs, final, &receiver, out);
 }
 
-static int eval_function(state *s, const tmpl_value *dot, const tnode *node, const tnode *cmd,
+static inline __attribute__((always_inline)) int eval_function(state *s, const tmpl_value *dot, const tnode *node, const tnode *cmd,
 			 const tnode *const *args, int nargs, const tmpl_value *final, tmpl_value *out)
 {
 	s->node = node;
@@ -887,7 +887,7 @@ static int assignable(const tmpl_value *v, char typ)
 	return 0;
 }
 
-static int validate_type(state *s, tmpl_value v, char typ, tmpl_value *out)
+static int validate_type_slow(state *s, tmpl_value v, char typ, tmpl_value *out)
 {
 	if (v.kind == TMPL_INVALID) {
 		switch (typ) {
@@ -935,6 +935,18 @@ static int validate_type(state *s, tmpl_value v, char typ, tmpl_value *out)
 	v.iface = 0;
 	*out = v;
 	return 0;
+}
+
+/* Converts v to the parameter type typ (or checks it) into *out: inline,
+ * the common case of an interface parameter ('a', 'r', none) taking a
+ * valid value as it is; validate_type_slow for the rest. */
+static inline int validate_type(state *s, tmpl_value v, char typ, tmpl_value *out)
+{
+	if (v.kind != TMPL_INVALID && (typ == 0 || typ == 'a' || typ == 'r')) {
+		*out = v;
+		return 0;
+	}
+	return validate_type_slow(s, v, typ, out);
 }
 
 static int eval_empty_interface(state *s, const tmpl_value *dot, const tnode *n, tmpl_value *out)
