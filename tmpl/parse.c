@@ -1275,7 +1275,7 @@ static inline void stk_push(parser *p, tnode *n)
 }
 
 /* Moves the children pushed since mark into owner's items. */
-static void stk_take(parser *p, tnode *owner, size_t mark)
+static inline __attribute__((always_inline)) void stk_take(parser *p, tnode *owner, size_t mark)
 {
 	struct tnode_stack *st = p->stk;
 	size_t k = st->n - mark;
