@@ -548,7 +548,7 @@ static int lex_space(lexer *l)
 
 /* Go's key map (keywords) plus true and false, found by length and first
  * letter; I_IDENTIFIER for any other word */
-static enum item_type word_type(const char *w, size_t n)
+static inline __attribute__((always_inline)) enum item_type word_type(const char *w, size_t n)
 {
 #define WORD(s, t) if (w[0] == s[0] && memcmp(w + 1, s + 1, sizeof s - 2) == 0) return t
 	switch (n) {
