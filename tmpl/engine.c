@@ -55,28 +55,6 @@ void tmpl_engine_enable_dns(tmpl_engine *e)
 	e->dns = 1;
 }
 
-struct call_error {
-	struct call_error *next;
-	bh_error err;
-};
-
-bh_error *tmpl_call_error_get(tmpl_engine *e)
-{
-	struct call_error *c = e->call_errors;
-	if (c)
-		e->call_errors = c->next;
-	else if ((c = malloc(sizeof(*c))) == NULL)
-		return NULL;
-	return &c->err;
-}
-
-void tmpl_call_error_put(tmpl_engine *e, bh_error *err)
-{
-	struct call_error *c = (struct call_error *)(void *)((char *)err - offsetof(struct call_error, err));
-	c->next = e->call_errors;
-	e->call_errors = c;
-}
-
 void tmpl_buf_get(tmpl_engine *e, bh_buf *b)
 {
 	if (!e || e->nspare_bufs == 0) {

@@ -4,6 +4,7 @@
 #define TMPL_INTERNAL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -336,8 +337,28 @@ struct tmpl_engine {
  * when out of memory; give it back with tmpl_call_error_put. The engine
  * keeps those given back for the next calls (a malloc of 8 KiB per call
  * was a tenth of the execution's cost). */
-bh_error *tmpl_call_error_get(tmpl_engine *e);
-void tmpl_call_error_put(tmpl_engine *e, bh_error *err);
+struct call_error {
+	struct call_error *next;
+	bh_error err;
+};
+
+/* Inline: one get and one put per function call the executor makes. */
+static inline bh_error *tmpl_call_error_get(tmpl_engine *e)
+{
+	struct call_error *c = e->call_errors;
+	if (c)
+		e->call_errors = c->next;
+	else if ((c = malloc(sizeof(*c))) == NULL)
+		return NULL;
+	return &c->err;
+}
+
+static inline void tmpl_call_error_put(tmpl_engine *e, bh_error *err)
+{
+	struct call_error *c = (struct call_error *)(void *)((char *)err - offsetof(struct call_error, err));
+	c->next = e->call_errors;
+	e->call_errors = c;
+}
 
 /* An empty buffer for a nested execution's output (include, tpl), with
  * the room of one given back earlier (a fresh one grew by realloc from 64
