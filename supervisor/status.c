@@ -327,6 +327,7 @@ static struct {
 static void *writer_main(void *arg)
 {
 	wr_lane *l = arg;
+	pthread_setname_np(pthread_self(), "bh-status"); /* its CPU in /proc/PID/task/ by name */
 	for (;;) {
 		wr_item *it;
 		bh_error e;
