@@ -201,6 +201,10 @@ int kube_update(kube_client *c, const kube_resource *r, const char *ns,
 int kube_patch(kube_client *c, const kube_resource *r, const char *ns,
                const char *name, kube_patch_type type, const char *patch,
                const kube_write_opts *opts, json_t **out, bh_error *err);
+/* The path (new) and *content_type (static) of kube_patch's request, for a
+ * caller that sends it itself. NULL: err says why. */
+char *kube_patch_path_new(const kube_resource *r, const char *ns, const char *name, kube_patch_type type,
+                          const kube_write_opts *opts, const char **content_type, bh_error *err);
 /* Server-side apply of obj (field_manager required). */
 int kube_apply(kube_client *c, const kube_resource *r, const char *ns,
                const json_t *obj, const kube_write_opts *opts, json_t **out,
@@ -225,6 +229,9 @@ typedef struct kube_event {
 } kube_event;
 int kube_event_create(kube_client *c, const json_t *involved,
                       const kube_event *ev, bh_error *err);
+/* The Event kube_event_create POSTs (new) and its path (new in *path), for
+ * a caller that sends it itself (as JSON, compact). NULL: err says why. */
+json_t *kube_event_new(const json_t *involved, const kube_event *ev, char **path, bh_error *err);
 
 /* ---- watch ---- */
 

@@ -250,17 +250,19 @@ static const char *patch_ct(kube_patch_type t)
 	}
 }
 
-int kube_patch(kube_client *c, const kube_resource *r, const char *ns, const char *name, kube_patch_type type,
-               const char *patch, const kube_write_opts *o, json_t **out, bh_error *err)
+char *kube_patch_path_new(const kube_resource *r, const char *ns, const char *name, kube_patch_type type,
+                          const kube_write_opts *o, const char **content_type, bh_error *err)
 {
-	int rc = check_res(r, ns, err);
-	if (rc)
-		return rc;
-	if (!name || !*name)
-		return bh_error_set(err, BH_EINVAL, "patch %s: a name is required", r->resource);
-	if (type == KUBE_PATCH_APPLY && (!o || !o->field_manager || !*o->field_manager))
-		return bh_error_set(err, BH_EINVAL, "server-side apply of %s/%s: a field manager is required",
-		                    r->resource, name);
+	if (check_res(r, ns, err))
+		return NULL;
+	if (!name || !*name) {
+		bh_error_set(err, BH_EINVAL, "patch %s: a name is required", r->resource);
+		return NULL;
+	}
+	if (type == KUBE_PATCH_APPLY && (!o || !o->field_manager || !*o->field_manager)) {
+		bh_error_set(err, BH_EINVAL, "server-side apply of %s/%s: a field manager is required", r->resource, name);
+		return NULL;
+	}
 	bh_buf q = BH_BUF_INIT;
 	write_query(&q, o);
 	if (type == KUBE_PATCH_APPLY && o->force)
@@ -268,9 +270,20 @@ int kube_patch(kube_client *c, const kube_resource *r, const char *ns, const cha
 	char *p = path_q(r, ns, name, o ? o->subresource : NULL, &q);
 	bh_buf_free(&q);
 	if (!p)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	rc = kube_call_drop(c, "PATCH", p, patch_ct(type), patch, patch ? strlen(patch) : 0, o ? o->answer_drop : NULL,
-			    out, err);
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+	*content_type = patch_ct(type);
+	return p;
+}
+
+int kube_patch(kube_client *c, const kube_resource *r, const char *ns, const char *name, kube_patch_type type,
+               const char *patch, const kube_write_opts *o, json_t **out, bh_error *err)
+{
+	const char *ct;
+	char *p = kube_patch_path_new(r, ns, name, type, o, &ct, err);
+	if (!p)
+		return err ? err->code : BH_EINVAL;
+	int rc = kube_call_drop(c, "PATCH", p, ct, patch, patch ? strlen(patch) : 0, o ? o->answer_drop : NULL, out,
+	                        err);
 	free(p);
 	return rc;
 }
@@ -368,15 +381,20 @@ static void now_rfc3339(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int kube_event_create(kube_client *c, const json_t *inv, const kube_event *ev, bh_error *err)
+json_t *kube_event_new(const json_t *inv, const kube_event *ev, char **path, bh_error *err)
 {
 	json_t *md = json_object_get(inv, "metadata");
 	const char *name = json_string_value(json_object_get(md, "name"));
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	if (!name || !ev || !ev->reason || !ev->type)
-		return bh_error_set(err, BH_EINVAL, "event: involved object name, type and reason are required");
-	if (strcmp(ev->type, "Normal") && strcmp(ev->type, "Warning"))
-		return bh_error_set(err, BH_EINVAL, "event: type \"%s\" is not Normal or Warning", ev->type);
+	*path = NULL;
+	if (!name || !ev || !ev->reason || !ev->type) {
+		bh_error_set(err, BH_EINVAL, "event: involved object name, type and reason are required");
+		return NULL;
+	}
+	if (strcmp(ev->type, "Normal") && strcmp(ev->type, "Warning")) {
+		bh_error_set(err, BH_EINVAL, "event: type \"%s\" is not Normal or Warning", ev->type);
+		return NULL;
+	}
 	if (!ns || !*ns)
 		ns = "default";
 	char ts[40];
@@ -409,8 +427,10 @@ int kube_event_create(kube_client *c, const json_t *inv, const kube_event *ev, b
 	                      "message", ev->message ? ev->message : "", "type", ev->type, "firstTimestamp", ts,
 	                      "lastTimestamp", ts, "count", 1, "source", "component", ctl, "reportingComponent",
 	                      ctl, "reportingInstance", ev->reporting_instance ? ev->reporting_instance : "");
-	if (!e)
-		return bh_error_set(err, BH_ENOMEM, "event: cannot build the Event object");
+	if (!e) {
+		bh_error_set(err, BH_ENOMEM, "event: cannot build the Event object");
+		return NULL;
+	}
 	json_object_set_new(e, "eventTime", json_null());
 	if (ev->action)
 		json_object_set_new(e, "action", json_string(ev->action));
@@ -418,9 +438,24 @@ int kube_event_create(kube_client *c, const json_t *inv, const kube_event *ev, b
 	bh_buf_puts(&p, "/api/v1/namespaces/");
 	kube_query_escape(&p, ns);
 	bh_buf_puts(&p, "/events");
-	int rc = bh_buf_ok(&p) ? kube_request_json(c, "POST", p.data, NULL, e, NULL, err)
-	                       : bh_error_set(err, BH_ENOMEM, "out of memory");
-	bh_buf_free(&p);
+	if (!bh_buf_ok(&p)) {
+		bh_buf_free(&p);
+		json_decref(e);
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+		return NULL;
+	}
+	*path = bh_buf_detach(&p);
+	return e;
+}
+
+int kube_event_create(kube_client *c, const json_t *inv, const kube_event *ev, bh_error *err)
+{
+	char *path;
+	json_t *e = kube_event_new(inv, ev, &path, err);
+	if (!e)
+		return err ? err->code : BH_EINVAL;
+	int rc = kube_request_json(c, "POST", path, NULL, e, NULL, err);
+	free(path);
 	json_decref(e);
 	return rc;
 }

@@ -33,7 +33,9 @@
 
 /* A request being sent (the loop's own). */
 typedef struct fx {
-	fwd_req *f;
+	fwd_req *f;         /* a worker's, or NULL: the supervisor's own (fwd_own_send) */
+	fwd_own_fn own;     /* called with the outcome of an own request */
+	void *own_ud;
 	kube_transport *t; /* while an attempt runs */
 	kube_request req;
 	kube_response resp;
@@ -61,6 +63,7 @@ static int sync_wanted; /* intents written this turn wait for a sync not yet ask
 static kube_transport *idle[FWD_IDLE_KEEP];
 static int nidle;
 static const kube_retry_policy policy = KUBE_RETRY_DEFAULT;
+static void (*turn_hook)(void); /* fwd_hook_set */
 
 void fwd_req_free(fwd_req *r)
 {
@@ -195,6 +198,23 @@ static void attempt_ended(fx *x, int rc, const bh_error *err)
 		x->slept += wait;
 		x->next = retrying;
 		retrying = x;
+		return;
+	}
+	if (!f) { /* the supervisor's own: its outcome to its caller */
+		bh_error e2;
+		char gave[160];
+		gave[0] = '\0';
+		if (why && rc < 0) {
+			e2 = *err;
+			bh_error_prefix(&e2, "%s %s: giving up after %d attempt%s (%s)", x->req.method, x->req.path,
+					x->attempt, x->attempt == 1 ? "" : "s", why);
+			err = &e2;
+		} else if (why) { /* as kube_client_response_error says it */
+			snprintf(gave, sizeof gave, "giving up after %d attempts (%s)", x->attempt, why);
+		}
+		x->own(x->own_ud, rc < 0 ? rc : 0, &x->resp, rc < 0 ? err : NULL, gave[0] ? gave : NULL);
+		kube_response_free(&x->resp);
+		free(x);
 		return;
 	}
 	if (rc < 0) {
@@ -488,6 +508,8 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 
 const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 {
+	if (turn_hook)
+		turn_hook();
 	ask_sync();
 	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
 	int pending;
@@ -507,6 +529,8 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 void fwd_run(const struct pollfd *pfd, size_t n)
 {
 	fwd_req *l;
+	if (turn_hook)
+		turn_hook();
 	pthread_mutex_lock(&mu);
 	l = ready;
 	ready = ready_tail = NULL;
@@ -561,4 +585,50 @@ fwd_req *fwd_take_done(void)
 		l = n;
 	}
 	return rev;
+}
+
+int fwd_own_send(const kube_request *req, fwd_own_fn done, void *ud, bh_error *err)
+{
+	fx *x = calloc(1, sizeof *x);
+	if (!x)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	x->own = done;
+	x->own_ud = ud;
+	x->req = *req;
+	x->t0 = now_ms();
+	x->start = (long)x->t0;
+	x->due = x->start; /* its first attempt: the next run_retries (fwd_run), never here */
+	x->next = retrying;
+	retrying = x;
+	return 0;
+}
+
+void fwd_hook_set(void (*fn)(void))
+{
+	turn_hook = fn;
+}
+
+void fwd_wake(void)
+{
+	if (!on_loop())
+		wake_loop();
+}
+
+void fwd_turn(int timeout_ms)
+{
+	size_t n;
+	int tmo;
+	const struct pollfd *pf = fwd_fds(&n, &tmo);
+	struct pollfd *p = n ? malloc(n * sizeof *p) : NULL;
+	if (n && !p)
+		n = 0; /* no memory: libcurl's timer moves them (the short wait below) */
+	if (n)
+		memcpy(p, pf, n * sizeof *p);
+	if (tmo < 0 || tmo > timeout_ms)
+		tmo = timeout_ms;
+	if (poll(p, n, tmo) <= 0)
+		for (size_t i = 0; i < n; i++)
+			p[i].revents = 0;
+	fwd_run(p, n);
+	free(p);
 }

@@ -78,4 +78,23 @@ void fwd_done(fwd_req *r);
 /* The API server's configuration the threads were started with. */
 const kube_config *fwd_config(void);
 
+/* The supervisor's own request (no worker, no identity, no audit record:
+ * the controller's writes of what it reports, status.h), sent by the loop
+ * like a worker's, retried alike; req and what it points to stay valid
+ * until done(ud, rc, resp, err, giveup) runs on the loop's thread (rc < 0:
+ * no answer, err says why; else resp is the answer, any status, and giveup
+ * "giving up after N attempts (why)" when retries of such answers ran out,
+ * else NULL). Never called from here: at the next fwd_run. Loop's thread
+ * only. */
+typedef void (*fwd_own_fn)(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
+int fwd_own_send(const kube_request *req, fwd_own_fn done, void *ud, bh_error *err);
+/* fn runs on the loop's thread at the start of each fwd_fds and fwd_run
+ * (its own requests queued, fwd_own_send). */
+void fwd_hook_set(void (*fn)(void));
+/* From another thread: the loop looks again (its hook runs) soon. */
+void fwd_wake(void);
+/* One turn of the loop for its requests alone (poll at most timeout_ms):
+ * at exit, when the main loop no longer runs. */
+void fwd_turn(int timeout_ms);
+
 #endif

@@ -2,6 +2,7 @@
 #include "supervisor/status.h"
 #include "kube/curl.h"
 #include "lib/hash.h"
+#include "supervisor/forward.h"
 #include "supervisor/jtext.h"
 #include "supervisor/log.h"
 
@@ -307,22 +308,62 @@ typedef struct wr_item {
 	char *text;
 	status_run_fn run; /* set: run(kc, ud) instead of a status write (status_run) */
 	void *ud;
-	struct wr_item *next;
+	unsigned q;        /* its queue (wr_q): of its object */
+	size_t step;       /* the next request: 0 the patch, k > 0 events[k - 1] */
+	int patching;      /* the request in flight is the patch */
+	int done;          /* nothing more to send (its run ended, its patch failed) */
+	kube_request req;  /* in flight (fwd_own_send), with path and body */
+	char *path, *body;
+	struct wr_item *next;  /* in its queue (wr_q) */
+	struct wr_item *lnext; /* in a lane's list, or W.in */
 } wr_item;
 
-typedef struct wr_lane { /* one thread; an object always goes to the same lane: its writes keep their order */
+typedef struct wr_lane { /* a thread for the runs (status_run): they block on their client */
 	wr_item *head, *tail;
 	kube_client *kc;
-	pthread_cond_t cv; /* its own: a write wakes only the thread that sends it */
+	pthread_cond_t cv; /* its own: a run wakes only the thread that does it */
 } wr_lane;
+
+/* An object's writes and runs, in order: one at a time, the next when it
+ * ends. The writes are the main loop's requests (forward.h: no thread, no
+ * blocking client); objects map to WQ_N queues, so a slow write holds up
+ * only the few objects of its queue. The loop's own. */
+#define WQ_N 256
+typedef struct wr_q {
+	wr_item *head, *tail;
+	int busy; /* the head's request is in flight, or its run on a lane */
+} wr_q;
+static wr_q Q[WQ_N];
 
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t idle;
 	wr_lane *lanes;
 	int n;
-	unsigned pending; /* queued or being sent */
-} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
+	unsigned pending;  /* queued, being sent or run */
+	wr_item *in, *in_tail; /* submitted, or runs ended: for the loop (wr_turn) */
+} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, NULL, NULL};
+
+static void item_free(wr_item *it)
+{
+	json_decref(it->hr);
+	json_decref(it->events);
+	free(it->text);
+	free(it->path);
+	free(it->body);
+	free(it);
+}
+
+/* Under W.mu: it to the loop. */
+static void to_loop(wr_item *it)
+{
+	it->lnext = NULL;
+	if (W.in_tail)
+		W.in_tail->lnext = it;
+	else
+		W.in = it;
+	W.in_tail = it;
+}
 
 static void *writer_main(void *arg)
 {
@@ -330,28 +371,184 @@ static void *writer_main(void *arg)
 	pthread_setname_np(pthread_self(), "bh-status"); /* its CPU in /proc/PID/task/ by name */
 	for (;;) {
 		wr_item *it;
-		bh_error e;
 		pthread_mutex_lock(&W.mu);
 		while (!l->head)
 			pthread_cond_wait(&l->cv, &W.mu);
 		it = l->head;
-		if (!(l->head = it->next))
+		if (!(l->head = it->lnext))
 			l->tail = NULL;
 		pthread_mutex_unlock(&W.mu);
-		if (it->run)
-			it->run(l->kc, it->ud);
-		else if (send_status(l->kc, it->hr, it->text, it->events, &e) < 0)
-			svlog(SVLOG_ERROR, "%s", e.msg);
-		json_decref(it->hr);
-		json_decref(it->events);
-		free(it->text);
-		free(it);
+		it->run(l->kc, it->ud);
+		pthread_mutex_lock(&W.mu);
+		to_loop(it); /* ended: its queue goes on */
+		pthread_mutex_unlock(&W.mu);
+		fwd_wake();
+	}
+	return NULL;
+}
+
+static const char *item_ns(const wr_item *it)
+{
+	return json_string_value(json_object_get(json_object_get(it->hr, "metadata"), "namespace"));
+}
+
+static const char *item_name(const wr_item *it)
+{
+	return json_string_value(json_object_get(json_object_get(it->hr, "metadata"), "name"));
+}
+
+static void on_sent(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
+
+/* it's request failed (e): logged as send_status does. */
+static void item_failed(wr_item *it, bh_error *e)
+{
+	if (it->patching) {
+		bh_error_prefix(e, "writing status of HelmRelease %s/%s", item_ns(it), item_name(it));
+		svlog(SVLOG_ERROR, "%s", e->msg);
+		it->done = 1; /* no Events after a failed patch */
+	} else {
+		svlog(SVLOG_ERROR, "event for %s/%s: %s", item_ns(it), item_name(it), e->msg);
+	}
+}
+
+/* Sends it's next request (send_status's order: the patch, then each
+ * Event; a failed patch ends it). 0: in flight; -1: it has ended. */
+static int item_send(wr_item *it)
+{
+	while (!it->done) {
+		size_t k = it->step++;
+		bh_error e;
+		free(it->path);
+		free(it->body);
+		it->path = it->body = NULL;
+		memset(&it->req, 0, sizeof it->req);
+		e.code = BH_EIO;
+		e.msg[0] = '\0';
+		if (k == 0 && !it->text)
+			continue;
+		if (k == 0) {
+			kube_write_opts wo = {"helm-controller", 0, 0, "status"};
+			it->patching = 1;
+			if ((it->path = kube_patch_path_new(&sv_helmrelease_resource, item_ns(it), item_name(it),
+							    KUBE_PATCH_MERGE, &wo, &it->req.content_type, &e))) {
+				it->req.method = "PATCH";
+				it->req.body = it->text;
+				it->req.body_len = strlen(it->text);
+			}
+		} else if (k - 1 < json_array_size(it->events)) {
+			const json_t *x = json_array_get(it->events, k - 1);
+			json_t *an = json_object(), *ev;
+			const char *rev = json_string_value(json_object_get(x, "revision"));
+			const char *tok = json_string_value(json_object_get(x, "token"));
+			kube_event ke = {json_string_value(json_object_get(x, "type")),
+					 json_string_value(json_object_get(x, "reason")),
+					 json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL,
+					 rev || tok ? an : NULL};
+			it->patching = 0;
+			if (rev)
+				json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
+			if (tok)
+				json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
+			if ((ev = kube_event_new(it->hr, &ke, &it->path, &e))) {
+				if (!(it->body = json_dumps(ev, JSON_COMPACT | JSON_ENCODE_ANY)))
+					bh_error_set(&e, BH_ENOMEM, "out of memory encoding request body");
+				it->req.method = "POST";
+				it->req.content_type = "application/json";
+				it->req.body = it->body;
+				it->req.body_len = it->body ? strlen(it->body) : 0;
+			}
+			json_decref(ev);
+			json_decref(an);
+		} else {
+			return -1;
+		}
+		it->req.path = it->path;
+		if (it->path && it->req.body && fwd_own_send(&it->req, on_sent, it, &e) == 0)
+			return 0;
+		item_failed(it, &e); /* not sent: as a failed one */
+	}
+	return -1;
+}
+
+/* The writes of q from its head on, until one is in flight. */
+static void q_pump(wr_q *q)
+{
+	while (q->head && !q->busy) {
+		wr_item *it = q->head;
+		if (it->run) { /* on a lane's thread; it comes back through W.in */
+			wr_lane *l = &W.lanes[it->q % (unsigned)W.n];
+			q->busy = 1;
+			it->lnext = NULL;
+			pthread_mutex_lock(&W.mu);
+			if (l->tail)
+				l->tail->lnext = it;
+			else
+				l->head = it;
+			l->tail = it;
+			pthread_cond_signal(&l->cv);
+			pthread_mutex_unlock(&W.mu);
+			return;
+		}
+		if (item_send(it) == 0) {
+			q->busy = 1;
+			return;
+		}
+		if (!(q->head = it->next))
+			q->tail = NULL;
+		item_free(it);
 		pthread_mutex_lock(&W.mu);
 		if (--W.pending == 0)
 			pthread_cond_broadcast(&W.idle);
 		pthread_mutex_unlock(&W.mu);
 	}
-	return NULL;
+}
+
+/* it's request ended (fwd_own_fn): the next one, or the queue goes on. */
+static void on_sent(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup)
+{
+	wr_item *it = ud;
+	wr_q *q = &Q[it->q];
+	bh_error e;
+	if (rc < 0) {
+		e = *err;
+		item_failed(it, &e);
+	} else if (resp->status < 200 || resp->status >= 300) { /* as kube_call_drop says it */
+		char what[1100];
+		snprintf(what, sizeof what, "%s %.1024s", it->req.method, it->req.path);
+		kube_response_error(resp, what, &e);
+		if (giveup)
+			bh_error_prefix(&e, "%s", giveup);
+		item_failed(it, &e);
+	}
+	q->busy = 0;
+	q_pump(q);
+}
+
+/* The loop's turn (fwd_hook_set): what was submitted goes to its queue,
+ * the ended runs let theirs go on. */
+static void wr_turn(void)
+{
+	wr_item *l;
+	pthread_mutex_lock(&W.mu);
+	l = W.in;
+	W.in = W.in_tail = NULL;
+	pthread_mutex_unlock(&W.mu);
+	while (l) {
+		wr_item *it = l;
+		wr_q *q = &Q[it->q];
+		l = it->lnext;
+		if (it->run && q->busy && q->head == it) { /* a run ended */
+			it->run = NULL; /* done: the pump drops it */
+			it->done = 1;
+			q->busy = 0;
+		} else if (q->tail) {
+			q->tail->next = it;
+			q->tail = it;
+		} else {
+			q->head = q->tail = it;
+		}
+		q_pump(q);
+	}
 }
 
 int status_async_start(const kube_config *cfg, int n, bh_error *err)
@@ -368,26 +565,29 @@ int status_async_start(const kube_config *cfg, int n, bh_error *err)
 		pthread_detach(th);
 		W.n = i + 1;
 	}
+	fwd_hook_set(wr_turn);
 	return 0;
 }
 
 void status_flush(void)
 {
 	pthread_mutex_lock(&W.mu);
-	while (W.pending)
-		pthread_cond_wait(&W.idle, &W.mu);
+	while (W.pending) {
+		pthread_mutex_unlock(&W.mu);
+		fwd_turn(50); /* the main loop has ended: its requests go on here */
+		pthread_mutex_lock(&W.mu);
+	}
 	pthread_mutex_unlock(&W.mu);
 }
 
 /* Queues a status write of hr (text, events) or, with run, run(kc, ud), on
- * the lane of the object ns/name. */
+ * the queue of the object ns/name. */
 static int submit(const char *ns, const char *name, const json_t *hr, char *text, json_t *events, status_run_fn run,
 		  void *ud, bh_error *err)
 {
 	unsigned h = 5381;
 	wr_item *it = calloc(1, sizeof *it);
-	wr_lane *l;
-	if (!it || (!run && !(it->hr = involved_new(hr)))) { /* a run needs the object only for its lane */
+	if (!it || (!run && !(it->hr = involved_new(hr)))) { /* a run needs the object only for its queue */
 		free(it);
 		free(text);
 		json_decref(events);
@@ -401,16 +601,12 @@ static int submit(const char *ns, const char *name, const json_t *hr, char *text
 		h = h * 33 + (unsigned char)*p;
 	for (const char *p = name ? name : ""; *p; p++)
 		h = h * 33 + (unsigned char)*p;
-	l = &W.lanes[h % (unsigned)W.n];
+	it->q = h % WQ_N;
 	pthread_mutex_lock(&W.mu);
-	if (l->tail)
-		l->tail->next = it;
-	else
-		l->head = it;
-	l->tail = it;
+	to_loop(it);
 	W.pending++;
-	pthread_cond_signal(&l->cv);
 	pthread_mutex_unlock(&W.mu);
+	fwd_wake(); /* none on the loop's thread: it looks before it polls */
 	return 0;
 }
 
