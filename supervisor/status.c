@@ -247,31 +247,40 @@ static json_t *events_new(const sv_outcome *o)
 	return a;
 }
 
+/* How the status is patched: by Flux's helm-controller, on the subresource. */
+static const kube_write_opts status_wo = {"helm-controller", 0, 0, "status"};
+
+/* Event x (events_new) as kube_event_create takes it; an: an object for its
+ * annotations (filled here, the caller's). */
+static kube_event event_of(const json_t *x, json_t *an)
+{
+	const char *rev = json_string_value(json_object_get(x, "revision"));
+	const char *tok = json_string_value(json_object_get(x, "token"));
+	if (rev)
+		json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
+	if (tok)
+		json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
+	return (kube_event){json_string_value(json_object_get(x, "type")), json_string_value(json_object_get(x, "reason")),
+			    json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL,
+			    rev || tok ? an : NULL};
+}
+
 /* Sends a status merge patch (text, or none when NULL) and the Events that go with it. */
 static int send_status(kube_client *kc, const json_t *hr, const char *text, const json_t *events, bh_error *err)
 {
 	const json_t *md = json_object_get(hr, "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
-	kube_write_opts wo = {"helm-controller", 0, 0, "status"};
 	json_t *x;
 	size_t i;
 	/* the answer (the whole object) is not decoded: nothing here reads it */
-	int rc = text ? kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, NULL, err) : 0;
+	int rc = text ? kube_patch(kc, &sv_helmrelease_resource, ns, name, KUBE_PATCH_MERGE, text, &status_wo, NULL, err) : 0;
 	if (rc < 0)
 		return bh_error_prefix(err, "writing status of HelmRelease %s/%s", ns, name);
 	json_array_foreach(events, i, x) {
 		json_t *an = json_object();
-		const char *rev = json_string_value(json_object_get(x, "revision"));
-		const char *tok = json_string_value(json_object_get(x, "token"));
-		kube_event ev = {json_string_value(json_object_get(x, "type")), json_string_value(json_object_get(x, "reason")),
-				 json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL,
-				 rev || tok ? an : NULL};
+		kube_event ev = event_of(x, an);
 		bh_error e2;
-		if (rev)
-			json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
-		if (tok)
-			json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
 		if (kube_event_create(kc, hr, &ev, &e2) < 0)
 			svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e2.msg);
 		json_decref(an);
@@ -427,10 +436,9 @@ static int item_send(wr_item *it)
 		if (k == 0 && !it->text)
 			continue;
 		if (k == 0) {
-			kube_write_opts wo = {"helm-controller", 0, 0, "status"};
 			it->patching = 1;
 			if ((it->path = kube_patch_path_new(&sv_helmrelease_resource, item_ns(it), item_name(it),
-							    KUBE_PATCH_MERGE, &wo, &it->req.content_type, &e))) {
+							    KUBE_PATCH_MERGE, &status_wo, &it->req.content_type, &e))) {
 				it->req.method = "PATCH";
 				it->req.body = it->text;
 				it->req.body_len = strlen(it->text);
@@ -438,17 +446,8 @@ static int item_send(wr_item *it)
 		} else if (k - 1 < json_array_size(it->events)) {
 			const json_t *x = json_array_get(it->events, k - 1);
 			json_t *an = json_object(), *ev;
-			const char *rev = json_string_value(json_object_get(x, "revision"));
-			const char *tok = json_string_value(json_object_get(x, "token"));
-			kube_event ke = {json_string_value(json_object_get(x, "type")),
-					 json_string_value(json_object_get(x, "reason")),
-					 json_string_value(json_object_get(x, "message")), NULL, "helm-controller", NULL,
-					 rev || tok ? an : NULL};
+			kube_event ke = event_of(x, an);
 			it->patching = 0;
-			if (rev)
-				json_object_set_new(an, "helm.toolkit.fluxcd.io/revision", json_string(rev));
-			if (tok)
-				json_object_set_new(an, "helm.toolkit.fluxcd.io/token", json_string(tok));
 			if ((ev = kube_event_new(it->hr, &ke, &it->path, &e))) {
 				if (!(it->body = json_dumps(ev, JSON_COMPACT | JSON_ENCODE_ANY)))
 					bh_error_set(&e, BH_ENOMEM, "out of memory encoding request body");

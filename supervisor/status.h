@@ -62,11 +62,13 @@ uint64_t status_digest(const json_t *st);
 int status_patch(const json_t *hr, json_t *st, uint64_t *written, char **text);
 /* Writes it (merge patch on /status: status_patch with o->written; none
  * when nothing changes) and, when o->event, its Events.
- * After status_async_start, the patch and Events are built here and sent by
- * one of n writer threads with their own clients (an object's writes always
- * by the same thread, in order): the main loop never waits on the API
- * server for a status; a failed write is logged. status_flush waits until
- * everything queued was sent (at exit). */
+ * After status_async_start (which needs fwd_start: forward.h), the patch and
+ * Events are built here and sent by the main loop as requests of its own
+ * (fwd_own_send: no thread, no blocking client; an object's writes in
+ * order, one at a time): the loop never waits on the API server for a
+ * status; a failed write is logged. n threads with their own clients do
+ * the runs (status_run). status_flush, on the loop's thread once its loop
+ * has ended, sends everything queued (at exit). */
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
 int status_async_start(const kube_config *cfg, int n, bh_error *err);
 /* Runs fn(kc, ud) on the writer lane of the HelmRelease ns/name, after the writes queued before it,
