@@ -1226,6 +1226,24 @@ int yaml_find_duplicates(const char *text, size_t len, const yaml_limits *lim, i
 	return rc;
 }
 
+/* The first line start at or after pos (itself a line start) whose line
+ * begins with "---"; len if none. Skips by '-' (fewer than lines in values
+ * files), not line by line. */
+static size_t next_dashes_line(const char *text, size_t len, size_t pos)
+{
+	while (len - pos >= 3) {
+		const char *q = memchr(text + pos, '-', len - pos);
+		size_t i;
+		if (!q)
+			break;
+		i = (size_t)(q - text);
+		if ((i == 0 || text[i - 1] == '\n') && len - i >= 3 && memcmp(q, "---", 3) == 0)
+			return i;
+		pos = i + 1;
+	}
+	return len;
+}
+
 static int parse_values(const char *text, size_t len, const yaml_limits *lim, json_t *dups,
 			json_t **out, bh_error *err)
 {
@@ -1244,6 +1262,7 @@ static int parse_values(const char *text, size_t len, const yaml_limits *lim, js
 	for (;;) {
 		size_t eol = pos, doc_end;
 		int at_eof, is_sep = 0;
+		pos = next_dashes_line(text, len, pos);
 		if (pos < len) {
 			const char *nl = memchr(text + pos, '\n', len - pos);
 			eol = nl ? (size_t)(nl - text) : len;

@@ -70,6 +70,14 @@ START_TEST(test_multi_document_values)
 	v = parse_ok("# only a comment\n~\n");
 	ck_assert(json_is_object(v) && json_object_size(v) == 0);
 	json_decref(v);
+	/* dashes inside lines, in comments and "--" at a line start separate
+	 * nothing; the last line's "---" (no newline) does */
+	v = parse_ok("a: b---c\n# ---\nd: -1\n--x: 1\n---\ne: x-y\n---");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "a")), "b---c");
+	ck_assert(json_real_value(json_object_get(v, "d")) == -1);
+	ck_assert(json_real_value(json_object_get(v, "--x")) == 1);
+	ck_assert_str_eq(json_string_value(json_object_get(v, "e")), "x-y");
+	json_decref(v);
 }
 END_TEST
 
