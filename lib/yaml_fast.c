@@ -538,6 +538,8 @@ static int key_probe(const fast *f, size_t p, size_t *after)
 			return 0;
 	} else {
 		for (i = p; i < f->le; i++) {
+			if ((unsigned char)s[i] > ':')
+				continue; /* letters: none of ':', ' ', '\t' */
 			if (s[i] == ':' && is_blank_end(f, i + 1))
 				break;
 			if (s[i] == ' ' && i + 1 < f->le && s[i + 1] == '#')
