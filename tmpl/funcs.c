@@ -43,14 +43,14 @@ uint32_t tmpl_hash(const char *s, size_t n)
 
 /* The registry never changes at run time, so its hash index is built once
  * per process (engines are created from one thread in bulkhead). */
-static const tmpl_func_def **fn_index;
+static const struct tmpl_fn_slot *fn_index;
 static size_t fn_index_cap;
 
 int tmpl_engine_func_index(tmpl_engine *e)
 {
 	size_t n = 0, cap = 64;
 	if (!fn_index) {
-		const tmpl_func_def **idx;
+		struct tmpl_fn_slot *idx;
 		for (size_t f = 0; tmpl_func_families[f]; f++)
 			for (const tmpl_func_def *d = tmpl_func_families[f]; d->name; d++)
 				n++;
@@ -61,10 +61,13 @@ int tmpl_engine_func_index(tmpl_engine *e)
 			return BH_ENOMEM;
 		for (size_t f = 0; tmpl_func_families[f]; f++)
 			for (const tmpl_func_def *d = tmpl_func_families[f]; d->name; d++) {
-				size_t p = tmpl_hash(d->name, strlen(d->name)) & (cap - 1);
-				while (idx[p] && strcmp(idx[p]->name, d->name) != 0)
+				size_t len = strlen(d->name);
+				uint32_t h = tmpl_hash(d->name, len);
+				size_t p = h & (cap - 1);
+				while (idx[p].def && strcmp(idx[p].def->name, d->name) != 0)
 					p = (p + 1) & (cap - 1);
-				idx[p] = d; /* later families replace earlier ones */
+				/* later families replace earlier ones */
+				idx[p] = (struct tmpl_fn_slot){d, h, (uint32_t)len};
 			}
 		fn_index_cap = cap;
 		fn_index = idx;
@@ -93,12 +96,12 @@ const tmpl_func_def *tmpl_engine_func_find(const tmpl_engine *e, const char *nam
 		if (!e->fn_index)
 			return tmpl_func_find(z);
 	}
-	size_t p = tmpl_strhash(name, len) & (e->fn_index_cap - 1);
-	while (e->fn_index[p]) {
-		const char *n = e->fn_index[p]->name;
-		if (n[0] == name[0] && strncmp(n, name, len) == 0 && n[len] == '\0')
-			return e->fn_index[p];
-		p = (p + 1) & (e->fn_index_cap - 1);
+	uint32_t h = tmpl_strhash(name, len);
+	size_t mask = e->fn_index_cap - 1;
+	for (size_t p = h & mask; e->fn_index[p].def; p = (p + 1) & mask) {
+		const struct tmpl_fn_slot *s = &e->fn_index[p];
+		if (s->hash == h && s->len == len && tmpl_key_eq(s->def->name, name, len))
+			return s->def;
 	}
 	return NULL;
 }

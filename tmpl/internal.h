@@ -286,8 +286,10 @@ struct tmpl_engine {
 	tmpl_limits limits;
 	tmpl_lookup_fn lookup;
 	void *lookup_ud;
-	/* function name -> definition (last family wins), built once */
-	const tmpl_func_def **fn_index;
+	/* function name -> definition (last family wins), built once; each
+	 * slot keeps the name's hash and length so a lookup compares those
+	 * before the name's bytes */
+	const struct tmpl_fn_slot { const tmpl_func_def *def; uint32_t hash, len; } *fn_index;
 	size_t fn_index_cap;
 	int sprig_only;           /* tmpl_engine_new_sprig(): funcs_sprig_only.c */
 	int dns;                  /* tmpl_engine_enable_dns() */
