@@ -343,13 +343,9 @@ tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen)
 	return i < 0 ? NULL : &m->entries[i].val;
 }
 
-int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
+/* key (not in m) and v as m's last entry */
+static int map_append(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
 {
-	long i = map_find(m, key, keylen);
-	if (i >= 0) {
-		m->entries[i].val = v;
-		return 0;
-	}
 	if (m->len == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 8;
 		tmpl_map_entry *n = tmpl_arena_bump(a, ncap * sizeof(*n));
@@ -397,6 +393,16 @@ int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmp
 	return 0;
 }
 
+int tmpl_map_set(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
+{
+	long i = map_find(m, key, keylen);
+	if (i >= 0) {
+		m->entries[i].val = v;
+		return 0;
+	}
+	return map_append(a, m, key, keylen, v);
+}
+
 int tmpl_map_delete(tmpl_map *m, const char *key, size_t keylen)
 {
 	long i = map_find(m, key, keylen);
@@ -436,14 +442,27 @@ tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j)
 	case JSON_OBJECT: {
 		tmpl_map *m = tmpl_map_new(a, NULL);
 		const char *k;
+		size_t klen, n = json_object_size(j);
 		json_t *v;
+		int nul_seen = 0;
 		if (!m)
 			return tmpl_invalid();
-		json_object_foreach((json_t *)j, k, v) {
+		if (n) {
+			m->entries = tmpl_arena_bump(a, n * sizeof(*m->entries));
+			if (!m->entries)
+				return tmpl_invalid();
+			m->cap = n;
+		}
+		/* an object's keys are distinct, so they are appended without a
+		 * look-up, until a key with a NUL: its name is cut there (as
+		 * before) and may then equal another's */
+		json_object_keylen_foreach((json_t *)j, k, klen, v) {
 			tmpl_value x = tmpl_value_from_json(a, v);
+			size_t kl = strlen(k);
 			if (x.kind == TMPL_INVALID)
 				return x;
-			if (tmpl_map_set(a, m, k, strlen(k), x))
+			nul_seen |= kl != klen;
+			if (nul_seen ? tmpl_map_set(a, m, k, kl, x) : map_append(a, m, k, kl, x))
 				return tmpl_invalid();
 		}
 		tmpl_map_sort(m);

@@ -108,6 +108,7 @@ static const golden goldens[] = {
 	{"err_define_noname", "{{ define x }}{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): unexpected \"x\" in define clause"},
 	{"err_with_else_if", "{{ with 1 }}{{ else if 2 }}{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): unexpected <if> in input"},
 	{"err_expected_end", "{{ if 1 }}{{ else }}{{ else }}{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): expected end; found {{else}}"},
+	{"keys_many", "{{ len .Values.m }} {{ .Values.m.k1 }} {{ .Values.m.k9 }} {{ .Values.m.k10 }} {{ .Values.m.k0 }}", "{\"m\": {\"k10\": 10, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k1\": 1}}", 0, "10 1 9 10 "},
 };
 
 /* Renders src as TNAME with the given values (JSON text) the way Helm does
@@ -676,6 +677,63 @@ START_TEST(test_map_key_lengths)
 }
 END_TEST
 
+/* Object keys with a NUL are cut there when JSON becomes maps (as the
+ * key's C string); such a key may then meet another one: the later value
+ * wins, at the earlier key's place, before and after the map has its
+ * hash index. */
+static int64_t json_map_int(const tmpl_map *m, const char *key)
+{
+	tmpl_value *v = tmpl_map_get(m, key, strlen(key));
+	ck_assert_msg(v != NULL, "no key %s", key);
+	ck_assert_int_eq(v->kind, TMPL_INT64);
+	return v->u.i;
+}
+
+START_TEST(test_json_object_nul_keys)
+{
+	bh_error err;
+	tmpl_engine *e = tmpl_engine_new(&err);
+	tmpl_arena *a = tmpl_engine_arena(e);
+	json_t *first = json_object(), *later = json_object(), *many = json_object();
+	char k[16];
+	json_object_setn_new_nocheck(first, "a\0b", 3, json_integer(1));
+	json_object_set_new(first, "a", json_integer(2));
+	json_object_set_new(first, "c", json_integer(3));
+	json_object_set_new(later, "a", json_integer(1));
+	json_object_set_new(later, "c", json_integer(3));
+	json_object_setn_new_nocheck(later, "a\0b", 3, json_integer(2));
+	for (int i = 1; i <= 9; i++) {
+		snprintf(k, sizeof k, "k%d", i);
+		json_object_set_new(many, k, json_integer(i));
+	}
+	json_object_setn_new_nocheck(many, "k1\0x", 4, json_integer(10));
+	json_object_set_new(many, "k10", json_integer(11));
+
+	tmpl_value v = tmpl_value_from_json(a, first);
+	ck_assert_int_eq(v.kind, TMPL_MAP);
+	ck_assert_uint_eq(v.u.map->len, 2);
+	ck_assert_int_eq(json_map_int(v.u.map, "a"), 2);
+	ck_assert_int_eq(json_map_int(v.u.map, "c"), 3);
+	ck_assert_str_eq(v.u.map->entries[0].key, "a");
+	v = tmpl_value_from_json(a, later);
+	ck_assert_uint_eq(v.u.map->len, 2);
+	ck_assert_int_eq(json_map_int(v.u.map, "a"), 2);
+	ck_assert_int_eq(json_map_int(v.u.map, "c"), 3);
+	v = tmpl_value_from_json(a, many);
+	ck_assert_uint_eq(v.u.map->len, 10);
+	ck_assert_int_eq(json_map_int(v.u.map, "k1"), 10);
+	for (int i = 2; i <= 9; i++) {
+		snprintf(k, sizeof k, "k%d", i);
+		ck_assert_int_eq(json_map_int(v.u.map, k), i);
+	}
+	ck_assert_int_eq(json_map_int(v.u.map, "k10"), 11);
+	json_decref(first);
+	json_decref(later);
+	json_decref(many);
+	tmpl_engine_free(e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tmpl");
@@ -701,6 +759,7 @@ int main(void)
 	tcase_add_test(tc, test_gojson_root_objects);
 	tcase_add_test(tc, test_cast);
 	tcase_add_test(tc, test_map_key_lengths);
+	tcase_add_test(tc, test_json_object_nul_keys);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
