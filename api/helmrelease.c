@@ -10,6 +10,14 @@
 
 #define PATH_MAX_LEN 512
 
+/* A JSON number written with a fraction or an exponent that is a whole
+ * number an int64 holds (NaN and anything out of range are not: converting
+ * them to long long is undefined). */
+static int real_is_int(double d)
+{
+	return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d;
+}
+
 /* ---- Go's time.ParseDuration ------------------------------------------------ */
 static int unit_of(const char *s, size_t n, int64_t *unit)
 {
@@ -305,7 +313,7 @@ static int walk(const json_t *v, const char *path, int depth, bh_error *err)
 			break;
 		return 0;
 	case HR_T_INT:
-		if (!json_is_integer(v) && !(json_is_real(v) && json_real_value(v) == (double)(long long)json_real_value(v)))
+		if (!json_is_integer(v) && !(json_is_real(v) && real_is_int(json_real_value(v))))
 			break;
 		return 0;
 	case HR_T_DURATION: {
@@ -436,7 +444,7 @@ static int bool_at(const json_t *o, const char *k, int def)
 static long long int_at(const json_t *o, const char *k, long long def)
 {
 	const json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) ? (long long)json_real_value(v) : def;
+	return json_is_integer(v) ? json_integer_value(v) : json_is_real(v) && real_is_int(json_real_value(v)) ? (long long)json_real_value(v) : def;
 }
 
 static void remediation_decode(const json_t *r, hr_remediation *out, int upgrade)

@@ -263,6 +263,10 @@ START_TEST(test_validation)
 	expect(OBJ("v2", CHART ",\"targetNamespace\":\"Team_X\""), BH_EINVAL, ".spec.targetNamespace \"Team_X\" must be a DNS-1123 label");
 	expect(OBJ("v2", CHART ",\"suspend\":\"yes\""), BH_EINVAL, ".spec.suspend must be a boolean");
 	expect(OBJ("v2", CHART ",\"maxHistory\":-1"), BH_EINVAL, ".spec.maxHistory must not be negative");
+	/* a whole number past int64 (converting it would be undefined: fuzz_helmrelease) */
+	expect(OBJ("v2", CHART ",\"install\":{\"remediation\":{\"retries\":8888888888888888888888888888888888883}}"),
+	       BH_EINVAL, ".spec.install.remediation.retries must be an integer");
+	expect(OBJ("v2", CHART ",\"maxHistory\":1e300"), BH_EINVAL, ".spec.maxHistory must be an integer");
 	expect(OBJ("v2", CHART ",\"valuesFrom\":[{\"kind\":\"Secret\",\"name\":\"s\",\"targetPath\":\"a b\"}]"), BH_EINVAL,
 	       ".spec.valuesFrom[].targetPath \"a b\" must match");
 	expect(OBJ("v2", CHART ",\"valuesFrom\":[{\"kind\":\"Secret\"}]"), BH_EINVAL,
