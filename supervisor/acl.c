@@ -71,24 +71,37 @@ int acl_identity(const acl_policy *p, const json_t *hr, char *buf, size_t n, bh_
 	return 0;
 }
 
-int acl_sa_exists(kube_client *kc, const char *identity, bh_error *err)
+char *acl_sa_path_new(const char *identity, char *sa, size_t n, bh_error *err)
 {
 	static const kube_resource sa_resource = {"", "v1", "serviceaccounts", "ServiceAccount", 1};
 	static const char prefix[] = "system:serviceaccount:";
-	char ns[ACL_IDENTITY_MAX];
+	char ns[ACL_IDENTITY_MAX], *path;
 	const char *name;
-	json_t *out = NULL;
-	int rc;
 	if (strncmp(identity, prefix, sizeof prefix - 1) != 0 || !(name = strchr(identity + sizeof prefix - 1, ':')) ||
-	    (size_t)(name - identity) >= sizeof ns + sizeof prefix - 1)
-		return bh_error_set(err, BH_EINVAL, "'%s' is not a ServiceAccount", identity);
+	    (size_t)(name - identity) >= sizeof ns + sizeof prefix - 1) {
+		bh_error_set(err, BH_EINVAL, "'%s' is not a ServiceAccount", identity);
+		return NULL;
+	}
 	memcpy(ns, identity + sizeof prefix - 1, (size_t)(name - identity) - (sizeof prefix - 1));
 	ns[(size_t)(name - identity) - (sizeof prefix - 1)] = '\0';
 	name++;
-	rc = kube_get(kc, &sa_resource, ns, name, NULL, &out, err);
-	json_decref(out);
+	if (!*ns) /* as kube_get refuses them */
+		bh_error_set(err, BH_EINVAL, "serviceaccounts is namespaced: a namespace is required");
+	else if (!*name)
+		bh_error_set(err, BH_EINVAL, "get serviceaccounts: a name is required");
+	else if (!(path = kube_path_new(&sa_resource, ns, name, NULL)))
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+	else {
+		snprintf(sa, n, "%s/%s", ns, name);
+		return path;
+	}
+	return NULL;
+}
+
+int acl_sa_exists_of(int rc, const char *sa, bh_error *err)
+{
 	if (rc == BH_ENOTFOUND) {
-		bh_error_set(err, BH_ENOTFOUND, "ServiceAccount %s/%s not found", ns, name);
+		bh_error_set(err, BH_ENOTFOUND, "ServiceAccount %s not found", sa);
 		return 0;
 	}
 	return rc < 0 ? rc : 1;

@@ -3,7 +3,7 @@
  * (.spec.serviceAccountName, else --default-service-account; never the
  * controller itself), and whether the HelmRelease may name objects in other
  * namespaces (--no-cross-namespace-refs). Pure functions of the object,
- * but for acl_sa_exists. */
+ * but for acl_sa_exists_of's question. */
 #ifndef BH_SUPERVISOR_ACL_H
 #define BH_SUPERVISOR_ACL_H
 
@@ -35,11 +35,16 @@ int acl_check_sa_name(const char *name, const char *what, bh_error *err);
 int acl_identity(const acl_policy *p, const json_t *hr, char *buf, size_t n, bh_error *err);
 
 /* Does the ServiceAccount of identity (as acl_identity wrote it) exist?
- * 1 yes; 0 no (err says which one is missing); a negative code when the
- * API could not tell. Asked as the controller (get serviceaccounts): before
- * an uninstall, as Flux does, since a ServiceAccount deleted with its
- * namespace can uninstall nothing. */
-int acl_sa_exists(kube_client *kc, const char *identity, bh_error *err);
+ * Asked as the controller (get serviceaccounts): before an uninstall, as
+ * Flux does, since a ServiceAccount deleted with its namespace can
+ * uninstall nothing. The question is a GET of the path acl_sa_path_new
+ * makes (new; NULL with err set when identity is not a ServiceAccount's,
+ * or out of memory), which writes "NS/NAME" into sa (n bytes); its answer
+ * is acl_sa_exists_of(the GET's outcome: 0, or an error in err, sa): 1
+ * yes; 0 no (err says which one is missing); the negative code when the
+ * API could not tell. */
+char *acl_sa_path_new(const char *identity, char *sa, size_t n, bh_error *err);
+int acl_sa_exists_of(int rc, const char *sa, bh_error *err);
 
 /* BH_EDENIED (reason ACL_ACCESS_DENIED, Flux's message "cross-namespace
  * references are not allowed: cannot access KIND NS/NAME") when hr names a

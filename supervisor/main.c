@@ -442,9 +442,10 @@ static char *finalizer_patch_new(const json_t *hr, int add)
 
 /* ---- requests about the object itself, off the main loop -------------------
  * Adding and removing our finalizer, and the ServiceAccount check of a
- * deletion, run on the object's status writer lane (status_run: after the
- * statuses queued for it before, in order, with the lane's client); their
- * outcomes come back through the watch queue (drain_watch, obj_collect). */
+ * deletion, are runs on the object's status queue (status_run: after the
+ * statuses queued for it before, in order, as the loop's own non-blocking
+ * requests); their outcomes come back through the watch queue
+ * (drain_watch, obj_collect). */
 enum obj_kind {
 	OBJ_FIN_ADD,     /* our finalizer; the release starts once it is on */
 	OBJ_FIN_REMOVE,  /* let the object go (suspended, or no ServiceAccount to uninstall as) */
@@ -459,6 +460,9 @@ typedef struct obj_op {
 	char *ns, *name;                 /* of the object */
 	json_t *hr;                      /* OBJ_UNINSTALLED: the object its HelmChart is named from */
 	char identity[ACL_IDENTITY_MAX]; /* OBJ_SA_CHECK */
+	char sa[ACL_IDENTITY_MAX];       /* its "NS/NAME" */
+	enum { OBJ_START, OBJ_ASKED, OBJ_CHART_GET, OBJ_CHART_DELETE } phase; /* obj_run's request in flight */
+	char *path;                      /* of that request */
 	int rc;                          /* 0 (SA check: 1 it exists, 0 it does not), or an error code */
 	char msg[700];                   /* why, when rc is not 0 (SA check: not 1) */
 	struct obj_op *next;
@@ -471,33 +475,103 @@ static void obj_free(obj_op *op)
 	if (!op)
 		return;
 	free(op->patch);
+	free(op->path);
 	free(op->ns);
 	free(op->name);
 	json_decref(op->hr);
 	free(op);
 }
 
-/* On a status writer thread: the request, then its outcome to the main loop. */
-static void obj_run(kube_client *kc, void *ud)
+/* op's outcome to the main loop (obj_collect). */
+static void obj_done(obj_op *op)
 {
-	obj_op *op = ud;
-	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
-	bh_error err = {0};
-	if (op->kind == OBJ_SA_CHECK) {
-		op->rc = acl_sa_exists(kc, op->identity, &err);
-	} else if ((op->rc = kube_patch(kc, &sv_helmrelease_resource, op->ns, op->name, KUBE_PATCH_JSON, op->patch, &wo,
-					NULL, &err)) < 0) { /* the answer is not read: not decoded */
-		bh_error_prefix(&err, "%s the finalizer %s", op->kind == OBJ_FIN_ADD ? "adding" : "removing", HR_FINALIZER);
-	}
-	if (op->rc != (op->kind == OBJ_SA_CHECK))
-		snprintf(op->msg, sizeof op->msg, "%.690s", err.msg);
-	if (op->kind == OBJ_UNINSTALLED && source_helmchart_delete(kc, op->hr, &err) < 0)
-		svlog_hr(SVLOG_ERROR, op->key, NULL, "deleting its HelmChart: %s", err.msg);
 	pthread_mutex_lock(&wmu);
 	op->next = obj_results;
 	obj_results = op;
 	pthread_mutex_unlock(&wmu);
 	wake();
+}
+
+/* After an uninstall: st->req (1) the next request of the deletion of the
+ * HelmChart made for op's object (source_helmchart_delete's, logged as
+ * it), from the outcome of the one before (phase); 0 when it has ended. */
+static int obj_chart_step(obj_op *op, status_step *st)
+{
+	static const char delete_body[] = "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\"}"; /* kube_delete's */
+	bh_error err = {0};
+	json_t *hc = NULL;
+	int rc = 0, made;
+	if (op->phase == OBJ_ASKED) {
+		free(op->path);
+		if (!(op->path = source_helmchart_path_new(op->hr, &err)))
+			rc = err.code ? err.code : BH_ENOMEM;
+		else {
+			st->req.method = "GET";
+			st->req.path = op->path;
+			op->phase = OBJ_CHART_GET;
+			return 1;
+		}
+	} else if (op->phase == OBJ_CHART_GET) {
+		rc = status_step_result(st, &hc, &err);
+		made = rc == 0 && source_helmchart_made_for(hc, op->hr);
+		json_decref(hc);
+		if (made) {
+			st->req.method = "DELETE";
+			st->req.path = op->path;
+			st->req.content_type = "application/json";
+			st->req.body = delete_body;
+			st->req.body_len = sizeof delete_body - 1;
+			op->phase = OBJ_CHART_DELETE;
+			return 1;
+		}
+	} else {
+		rc = status_step_result(st, NULL, &err);
+	}
+	if (rc < 0 && rc != BH_ENOTFOUND)
+		svlog_hr(SVLOG_ERROR, op->key, NULL, "deleting its HelmChart: %s", err.msg);
+	return 0;
+}
+
+/* A run on the object's status queue (status_run_fn): the finalizer patch,
+ * or the ServiceAccount's GET; after an uninstall, the deletion of its
+ * HelmChart (obj_chart_step); then the outcome to the main loop. */
+static int obj_run(void *ud, status_step *st)
+{
+	obj_op *op = ud;
+	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
+	bh_error err = {0};
+	if (op->phase == OBJ_START) {
+		if (op->kind == OBJ_SA_CHECK) {
+			if ((op->path = acl_sa_path_new(op->identity, op->sa, sizeof op->sa, &err)))
+				st->req.method = "GET";
+		} else if ((op->path = kube_patch_path_new(&sv_helmrelease_resource, op->ns, op->name, KUBE_PATCH_JSON, &wo,
+							  &st->req.content_type, &err))) {
+			st->req.method = "PATCH"; /* the answer is not read: not decoded */
+			st->req.body = op->patch;
+			st->req.body_len = strlen(op->patch);
+		}
+		op->phase = OBJ_ASKED;
+		if ((st->req.path = op->path))
+			return 1;
+		op->rc = err.code ? err.code : BH_ENOMEM;
+	} else if (op->phase == OBJ_ASKED) {
+		json_t *out = NULL;
+		op->rc = status_step_result(st, op->kind == OBJ_SA_CHECK ? &out : NULL, &err);
+		json_decref(out);
+		if (op->kind == OBJ_SA_CHECK)
+			op->rc = acl_sa_exists_of(op->rc, op->sa, &err);
+	}
+	if (op->phase == OBJ_ASKED) { /* the first request's outcome */
+		if (op->kind != OBJ_SA_CHECK && op->rc < 0)
+			bh_error_prefix(&err, "%s the finalizer %s", op->kind == OBJ_FIN_ADD ? "adding" : "removing",
+					HR_FINALIZER);
+		if (op->rc != (op->kind == OBJ_SA_CHECK))
+			snprintf(op->msg, sizeof op->msg, "%.690s", err.msg);
+	}
+	if (op->kind == OBJ_UNINSTALLED && obj_chart_step(op, st))
+		return 1;
+	obj_done(op);
+	return 0;
 }
 
 static obj_op *obj_take(void)
@@ -1029,7 +1103,7 @@ static const char *uid_of(const json_t *hr)
 /* Sends op kind about hr, e's object (obj_run); identity: of OBJ_SA_CHECK;
  * hr NULL: OBJ_FIN_ADD to e's object without a finalizer list, not
  * decoded. 0, or an error (out of memory: nothing was sent). */
-static int obj_send(kube_client *kc, const entry *e, enum obj_kind kind, const json_t *hr, const char *identity,
+static int obj_send(const entry *e, enum obj_kind kind, const json_t *hr, const char *identity,
 		    bh_error *err)
 {
 	obj_op *op = calloc(1, sizeof *op);
@@ -1046,7 +1120,11 @@ static int obj_send(kube_client *kc, const entry *e, enum obj_kind kind, const j
 	snprintf(op->uid, sizeof op->uid, "%s", hr ? uid_of(hr) : e->hr->uid);
 	if (identity)
 		snprintf(op->identity, sizeof op->identity, "%s", identity);
-	return status_run(kc, op->ns, op->name, obj_run, op, err) < 0 ? err->code : 0;
+	if (status_run(op->ns, op->name, obj_run, op, err) < 0) {
+		obj_free(op);
+		return err->code;
+	}
+	return 0;
 }
 
 /* Sends the addition of our finalizer to e's object (decoded only when it
@@ -1057,7 +1135,7 @@ static void add_finalizer(kube_client *kc, entry *e)
 	const json_t *hr = e->hr->fin_list ? hr_of(e) : NULL;
 	if (e->hr->fin_list && !hr)
 		bh_error_set(&err, BH_ENOMEM, "out of memory");
-	else if (obj_send(kc, e, OBJ_FIN_ADD, hr, NULL, &err) == 0) {
+	else if (obj_send(e, OBJ_FIN_ADD, hr, NULL, &err) == 0) {
 		e->fin_wait = 1;
 		return;
 	}
@@ -1072,10 +1150,10 @@ static void add_finalizer(kube_client *kc, entry *e)
 
 /* Lets e's object go (hr: its newest copy, whose finalizer list the patch
  * replaces); kind OBJ_FIN_REMOVE or OBJ_UNINSTALLED. */
-static int let_go(kube_client *kc, entry *e, enum obj_kind kind, const json_t *hr, const char *rid)
+static int let_go(entry *e, enum obj_kind kind, const json_t *hr, const char *rid)
 {
 	bh_error err;
-	int rc = obj_send(kc, e, kind, hr, NULL, &err);
+	int rc = obj_send(e, kind, hr, NULL, &err);
 	if (rc < 0)
 		svlog_hr(SVLOG_ERROR, e->key, rid, "removing the finalizer %s: %s", HR_FINALIZER, err.msg);
 	return rc;
@@ -1170,7 +1248,7 @@ static void start_decoded(kube_client *kc, entry *e)
 	if (e->deleting) {
 		/* Flux: a suspended object is let go without an uninstall */
 		if (json_is_true(json_object_get(json_object_get(hr, "spec"), "suspend"))) {
-			let_go(kc, e, OBJ_FIN_REMOVE, hr, e->rid);
+			let_go(e, OBJ_FIN_REMOVE, hr, e->rid);
 			e->deleting = 0;
 			return;
 		}
@@ -1178,7 +1256,7 @@ static void start_decoded(kube_client *kc, entry *e)
 		if (idrc == 0 && !remote && !e->sa) { /* asked on the object's lane: queued again with the answer */
 			if (e->sa_wait)
 				return;
-			if ((rc = obj_send(kc, e, OBJ_SA_CHECK, hr, identity, &iderr)) == 0) {
+			if ((rc = obj_send(e, OBJ_SA_CHECK, hr, identity, &iderr)) == 0) {
 				e->sa_wait = 1;
 				return;
 			}
@@ -1206,7 +1284,7 @@ static void start_decoded(kube_client *kc, entry *e)
 			snprintf(msg, sizeof msg, "Helm release not uninstalled, the HelmRelease is let go: %.1100s", iderr.msg);
 			o.event = 1;
 			report(kc, hr, &o);
-			let_go(kc, e, OBJ_FIN_REMOVE, hr, e->rid);
+			let_go(e, OBJ_FIN_REMOVE, hr, e->rid);
 			e->deleting = 0;
 			return;
 		}
@@ -1542,7 +1620,7 @@ static void finish(kube_client *kc, sv_job *j)
 			 * status lane; 2 = done, never queued again (obj_collect
 			 * queues it again if the finalizer stays) */
 			e->deleting = 2;
-			if (let_go(kc, e, OBJ_UNINSTALLED, hr_of(e) ? hr_of(e) : j->hr, j->reconcile_id) < 0) {
+			if (let_go(e, OBJ_UNINSTALLED, hr_of(e) ? hr_of(e) : j->hr, j->reconcile_id) < 0) {
 				e->deleting = 1;
 				queue_after(e, opt.requeue_dependency);
 			}
@@ -2148,7 +2226,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	if (discovery_start(cfg, wake_pipe[1], 600, &err) < 0 || status_async_start(cfg, 4, &err) < 0) {
+	status_async_start();
+	if (discovery_start(cfg, wake_pipe[1], 600, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}

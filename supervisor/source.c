@@ -180,10 +180,29 @@ int source_of(const json_t *hr, char *kind, size_t kn, char *ns, size_t nsn, cha
 	return 0;
 }
 
+int source_helmchart_made_for(const json_t *hc, const json_t *hr)
+{
+	const char *owner = json_string_value(
+		json_object_get(json_object_get(json_object_get(hc, "metadata"), "labels"), "helm.toolkit.fluxcd.io/name"));
+	return owner && !strcmp(owner, str_at(hr, "metadata", "name", NULL));
+}
+
+char *source_helmchart_path_new(const json_t *hr, bh_error *err)
+{
+	char ns[254], name[520], *p;
+	made_chart_name(hr, ns, sizeof ns, name, sizeof name);
+	if (!*ns) { /* as kube_get refuses it */
+		bh_error_set(err, BH_EINVAL, "%s is namespaced: a namespace is required", sv_helmchart_resource.resource);
+		return NULL;
+	}
+	if (!(p = kube_path_new(&sv_helmchart_resource, ns, name, NULL)))
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+	return p;
+}
+
 int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err)
 {
 	char ns[254], name[520];
-	const char *owner;
 	json_t *hc = NULL;
 	int rc;
 	made_chart_name(hr, ns, sizeof ns, name, sizeof name);
@@ -192,10 +211,8 @@ int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err)
 		return 0;
 	if (rc < 0)
 		return rc;
-	owner = json_string_value(json_object_get(json_object_get(json_object_get(hc, "metadata"), "labels"),
-						  "helm.toolkit.fluxcd.io/name"));
 	rc = 0;
-	if (owner && !strcmp(owner, str_at(hr, "metadata", "name", NULL)))
+	if (source_helmchart_made_for(hc, hr))
 		rc = kube_delete(kc, &sv_helmchart_resource, ns, name, NULL, NULL, err);
 	json_decref(hc);
 	return rc == BH_ENOTFOUND ? 0 : rc;

@@ -6,7 +6,6 @@
 #include "supervisor/jtext.h"
 #include "supervisor/log.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,9 +288,9 @@ static int send_status(kube_client *kc, const json_t *hr, const char *text, cons
 }
 
 /* ---- the asynchronous writer (status_async_start) ----------------------------------- */
-/* What a writer thread reads of the object (send_status, and
+/* What a status write keeps of the object (send_status, and
  * kube_event_create's involvedObject): not the whole object (its status
- * and spec are most of it), copied (the thread owns it). NULL: no memory. */
+ * and spec are most of it), copied (the write owns it). NULL: no memory. */
 static json_t *involved_new(const json_t *hr)
 {
 	static const char *const top[] = {"apiVersion", "kind"}, *const meta[] = {"name", "namespace", "uid", "resourceVersion"};
@@ -312,300 +311,236 @@ static json_t *involved_new(const json_t *hr)
 	return o;
 }
 
+/* A run queued (status_run; a status write is one too, write_step). */
 typedef struct wr_item {
-	json_t *hr, *events;
-	char *text;
-	status_run_fn run; /* set: run(kc, ud) instead of a status write (status_run) */
+	status_run_fn run;
 	void *ud;
-	unsigned q;        /* its queue (wr_q): of its object */
-	size_t step;       /* the next request: 0 the patch, k > 0 events[k - 1] */
-	int patching;      /* the request in flight is the patch */
-	int done;          /* nothing more to send (its run ended, its patch failed) */
-	kube_request req;  /* in flight (fwd_own_send), with path and body */
-	char *path, *body;
-	struct wr_item *next;  /* in its queue (wr_q) */
-	struct wr_item *lnext; /* in a lane's list, or W.in */
+	unsigned q;     /* its queue (Q): of its object */
+	status_step st; /* its step so far */
+	struct wr_item *next;
 } wr_item;
 
-typedef struct wr_lane { /* a thread for the runs (status_run): they block on their client */
-	wr_item *head, *tail;
-	kube_client *kc;
-	pthread_cond_t cv; /* its own: a run wakes only the thread that does it */
-} wr_lane;
-
 /* An object's writes and runs, in order: one at a time, the next when it
- * ends. The writes are the main loop's requests (forward.h: no thread, no
- * blocking client); objects map to WQ_N queues, so a slow write holds up
- * only the few objects of its queue. The loop's own. */
+ * ends; their requests are the main loop's own (forward.h: no thread, no
+ * blocking client). Objects map to WQ_N queues, so a slow write holds up
+ * only the few objects of its queue. The loop's own, as all below. */
 #define WQ_N 256
 typedef struct wr_q {
 	wr_item *head, *tail;
-	int busy; /* the head's request is in flight, or its run on a lane */
+	int busy; /* the head's request is in flight, or its run is being called */
 } wr_q;
 static wr_q Q[WQ_N];
+static int async_on;     /* status_async_start */
+static unsigned pending; /* queued or running */
 
-static struct {
-	pthread_mutex_t mu;
-	pthread_cond_t idle;
-	wr_lane *lanes;
-	int n;
-	unsigned pending;  /* queued, being sent or run */
-	wr_item *in, *in_tail; /* submitted, or runs ended: for the loop (wr_turn) */
-} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, NULL, NULL};
+static void on_answer(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
 
-static void item_free(wr_item *it)
+/* Calls it's run with its step so far and sends the request it asks for:
+ * 0, one is in flight; -1, the run has ended. A request that cannot be
+ * sent goes back to the run as one without an answer. */
+static int item_go(wr_item *it)
 {
-	json_decref(it->hr);
-	json_decref(it->events);
-	free(it->text);
-	free(it->path);
-	free(it->body);
-	free(it);
-}
-
-/* Under W.mu: it to the loop. */
-static void to_loop(wr_item *it)
-{
-	it->lnext = NULL;
-	if (W.in_tail)
-		W.in_tail->lnext = it;
-	else
-		W.in = it;
-	W.in_tail = it;
-}
-
-static void *writer_main(void *arg)
-{
-	wr_lane *l = arg;
-	pthread_setname_np(pthread_self(), "bh-status"); /* its CPU in /proc/PID/task/ by name */
+	bh_error e;
 	for (;;) {
-		wr_item *it;
-		pthread_mutex_lock(&W.mu);
-		while (!l->head)
-			pthread_cond_wait(&l->cv, &W.mu);
-		it = l->head;
-		if (!(l->head = it->lnext))
-			l->tail = NULL;
-		pthread_mutex_unlock(&W.mu);
-		it->run(l->kc, it->ud);
-		pthread_mutex_lock(&W.mu);
-		to_loop(it); /* ended: its queue goes on */
-		pthread_mutex_unlock(&W.mu);
-		fwd_wake();
-	}
-	return NULL;
-}
-
-static const char *item_ns(const wr_item *it)
-{
-	return json_string_value(json_object_get(json_object_get(it->hr, "metadata"), "namespace"));
-}
-
-static const char *item_name(const wr_item *it)
-{
-	return json_string_value(json_object_get(json_object_get(it->hr, "metadata"), "name"));
-}
-
-static void on_sent(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
-
-/* it's request failed (e): logged as send_status does. */
-static void item_failed(wr_item *it, bh_error *e)
-{
-	if (it->patching) {
-		bh_error_prefix(e, "writing status of HelmRelease %s/%s", item_ns(it), item_name(it));
-		svlog(SVLOG_ERROR, "%s", e->msg);
-		it->done = 1; /* no Events after a failed patch */
-	} else {
-		svlog(SVLOG_ERROR, "event for %s/%s: %s", item_ns(it), item_name(it), e->msg);
-	}
-}
-
-/* Sends it's next request (send_status's order: the patch, then each
- * Event; a failed patch ends it). 0: in flight; -1: it has ended. */
-static int item_send(wr_item *it)
-{
-	while (!it->done) {
-		size_t k = it->step++;
-		bh_error e;
-		free(it->path);
-		free(it->body);
-		it->path = it->body = NULL;
-		memset(&it->req, 0, sizeof it->req);
-		e.code = BH_EIO;
-		e.msg[0] = '\0';
-		if (k == 0 && !it->text)
-			continue;
-		if (k == 0) {
-			it->patching = 1;
-			if ((it->path = kube_patch_path_new(&sv_helmrelease_resource, item_ns(it), item_name(it),
-							    KUBE_PATCH_MERGE, &status_wo, &it->req.content_type, &e))) {
-				it->req.method = "PATCH";
-				it->req.body = it->text;
-				it->req.body_len = strlen(it->text);
-			}
-		} else if (k - 1 < json_array_size(it->events)) {
-			const json_t *x = json_array_get(it->events, k - 1);
-			json_t *an = json_object(), *ev;
-			kube_event ke = event_of(x, an);
-			it->patching = 0;
-			if ((ev = kube_event_new(it->hr, &ke, &it->path, &e))) {
-				if (!(it->body = json_dumps(ev, JSON_COMPACT | JSON_ENCODE_ANY)))
-					bh_error_set(&e, BH_ENOMEM, "out of memory encoding request body");
-				it->req.method = "POST";
-				it->req.content_type = "application/json";
-				it->req.body = it->body;
-				it->req.body_len = it->body ? strlen(it->body) : 0;
-			}
-			json_decref(ev);
-			json_decref(an);
-		} else {
+		it->st.sent = it->st.req;
+		memset(&it->st.req, 0, sizeof it->st.req);
+		if (!it->run(it->ud, &it->st))
 			return -1;
-		}
-		it->req.path = it->path;
-		if (it->path && it->req.body && fwd_own_send(&it->req, on_sent, it, &e) == 0)
+		it->st.step++;
+		if (fwd_own_send(&it->st.req, on_answer, it, &e) == 0)
 			return 0;
-		item_failed(it, &e); /* not sent: as a failed one */
+		it->st.rc = e.code ? e.code : BH_EIO;
+		it->st.resp = NULL;
+		it->st.err = &e;
+		it->st.giveup = NULL;
 	}
-	return -1;
 }
 
-/* The writes of q from its head on, until one is in flight. */
+/* The runs of q from its head on, until one has a request in flight. */
 static void q_pump(wr_q *q)
 {
 	while (q->head && !q->busy) {
 		wr_item *it = q->head;
-		if (it->run) { /* on a lane's thread; it comes back through W.in */
-			wr_lane *l = &W.lanes[it->q % (unsigned)W.n];
-			q->busy = 1;
-			it->lnext = NULL;
-			pthread_mutex_lock(&W.mu);
-			if (l->tail)
-				l->tail->lnext = it;
-			else
-				l->head = it;
-			l->tail = it;
-			pthread_cond_signal(&l->cv);
-			pthread_mutex_unlock(&W.mu);
+		q->busy = 1; /* a run that queues another for its object (status_write) does not call itself again */
+		if (item_go(it) == 0)
 			return;
-		}
-		if (item_send(it) == 0) {
-			q->busy = 1;
-			return;
-		}
+		q->busy = 0;
 		if (!(q->head = it->next))
 			q->tail = NULL;
-		item_free(it);
-		pthread_mutex_lock(&W.mu);
-		if (--W.pending == 0)
-			pthread_cond_broadcast(&W.idle);
-		pthread_mutex_unlock(&W.mu);
+		free(it);
+		pending--;
 	}
 }
 
-/* it's request ended (fwd_own_fn): the next one, or the queue goes on. */
-static void on_sent(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup)
+/* The answer to a run's request (fwd_own_fn): the run goes on, or its queue does. */
+static void on_answer(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup)
 {
 	wr_item *it = ud;
 	wr_q *q = &Q[it->q];
-	bh_error e;
-	if (rc < 0) {
-		e = *err;
-		item_failed(it, &e);
-	} else if (resp->status < 200 || resp->status >= 300) { /* as kube_call_drop says it */
-		char what[1100];
-		snprintf(what, sizeof what, "%s %.1024s", it->req.method, it->req.path);
-		kube_response_error(resp, what, &e);
-		if (giveup)
-			bh_error_prefix(&e, "%s", giveup);
-		item_failed(it, &e);
-	}
+	it->st.rc = rc < 0 ? rc : 0;
+	it->st.resp = rc < 0 ? NULL : resp;
+	it->st.err = err;
+	it->st.giveup = giveup;
 	q->busy = 0;
-	q_pump(q);
+	q_pump(q); /* it is the head */
 }
 
-/* The loop's turn (fwd_hook_set): what was submitted goes to its queue,
- * the ended runs let theirs go on. */
-static void wr_turn(void)
+int status_step_result(const status_step *st, json_t **out, bh_error *e)
 {
-	wr_item *l;
-	pthread_mutex_lock(&W.mu);
-	l = W.in;
-	W.in = W.in_tail = NULL;
-	pthread_mutex_unlock(&W.mu);
-	while (l) {
-		wr_item *it = l;
-		wr_q *q = &Q[it->q];
-		l = it->lnext;
-		if (it->run && q->busy && q->head == it) { /* a run ended */
-			it->run = NULL; /* done: the pump drops it */
-			it->done = 1;
-			q->busy = 0;
-		} else if (q->tail) {
-			q->tail->next = it;
-			q->tail = it;
-		} else {
-			q->head = q->tail = it;
-		}
-		q_pump(q);
+	char what[1100];
+	json_error_t je;
+	if (out)
+		*out = NULL;
+	if (st->rc < 0 || !st->resp) {
+		if (!st->err)
+			return bh_error_set(e, BH_EIO, "%s %s: no answer", st->sent.method, st->sent.path);
+		*e = *st->err;
+		return e->code ? e->code : BH_EIO;
 	}
-}
-
-int status_async_start(const kube_config *cfg, int n, bh_error *err)
-{
-	if (!(W.lanes = calloc((size_t)n, sizeof *W.lanes)))
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	for (int i = 0; i < n; i++) {
-		pthread_t th;
-		if (!(W.lanes[i].kc = kube_curl_client_new(cfg, err)))
-			return err ? err->code : BH_EIO;
-		pthread_cond_init(&W.lanes[i].cv, NULL);
-		if (pthread_create(&th, NULL, writer_main, &W.lanes[i]) != 0)
-			return bh_error_set(err, BH_EIO, "cannot start a status writer thread");
-		pthread_detach(th);
-		W.n = i + 1;
+	snprintf(what, sizeof what, "%s %.1024s", st->sent.method, st->sent.path);
+	if (st->resp->status < 200 || st->resp->status >= 300) { /* as kube_call_drop says it */
+		int rc = kube_response_error(st->resp, what, e);
+		if (st->giveup)
+			bh_error_prefix(e, "%s", st->giveup);
+		return rc;
 	}
-	fwd_hook_set(wr_turn);
+	if (!out)
+		return 0;
+	if (!st->resp->body.len)
+		*out = json_null();
+	else if (!(*out = json_loadb(st->resp->body.data, st->resp->body.len, JSON_DECODE_ANY, &je)))
+		return bh_error_set(e, BH_EPROTO, "%s: response is not JSON: %s", what, je.text);
 	return 0;
+}
+
+/* A status write as a run (write_step): the patch, then each Event. */
+typedef struct wr_write {
+	json_t *hr, *events; /* hr: involved_new's */
+	char *text;          /* the patch, or NULL: none */
+	size_t k;            /* the next request: 0 the patch, k > 0 events[k - 1] */
+	int patching;        /* the request in flight is the patch */
+	char *path, *body;   /* of the request in flight */
+} wr_write;
+
+static void write_free(wr_write *w)
+{
+	json_decref(w->hr);
+	json_decref(w->events);
+	free(w->text);
+	free(w->path);
+	free(w->body);
+	free(w);
+}
+
+/* w's request failed (e): logged as send_status does. 1 when that ends w
+ * (a failed patch: no Events after it). */
+static int write_failed(const wr_write *w, bh_error *e)
+{
+	const json_t *md = json_object_get(w->hr, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	if (w->patching) {
+		bh_error_prefix(e, "writing status of HelmRelease %s/%s", ns, name);
+		svlog(SVLOG_ERROR, "%s", e->msg);
+		return 1;
+	}
+	svlog(SVLOG_ERROR, "event for %s/%s: %s", ns, name, e->msg);
+	return 0;
+}
+
+/* status_run_fn of a status write: send_status's requests in its order. */
+static int write_step(void *ud, status_step *st)
+{
+	wr_write *w = ud;
+	bh_error e;
+	if (st->step && status_step_result(st, NULL, &e) < 0 && write_failed(w, &e)) {
+		write_free(w);
+		return 0;
+	}
+	for (;;) {
+		size_t k = w->k++;
+		free(w->path);
+		free(w->body);
+		w->path = w->body = NULL;
+		memset(&st->req, 0, sizeof st->req);
+		e.code = BH_EIO;
+		e.msg[0] = '\0';
+		if (k == 0 && !w->text)
+			continue;
+		if (k == 0) {
+			const json_t *md = json_object_get(w->hr, "metadata");
+			w->patching = 1;
+			if ((w->path = kube_patch_path_new(&sv_helmrelease_resource,
+							   json_string_value(json_object_get(md, "namespace")),
+							   json_string_value(json_object_get(md, "name")), KUBE_PATCH_MERGE,
+							   &status_wo, &st->req.content_type, &e))) {
+				st->req.method = "PATCH";
+				st->req.body = w->text;
+				st->req.body_len = strlen(w->text);
+			}
+		} else if (k - 1 < json_array_size(w->events)) {
+			const json_t *x = json_array_get(w->events, k - 1);
+			json_t *an = json_object(), *ev;
+			kube_event ke = event_of(x, an);
+			w->patching = 0;
+			if ((ev = kube_event_new(w->hr, &ke, &w->path, &e))) {
+				if (!(w->body = json_dumps(ev, JSON_COMPACT | JSON_ENCODE_ANY)))
+					bh_error_set(&e, BH_ENOMEM, "out of memory encoding request body");
+				st->req.method = "POST";
+				st->req.content_type = "application/json";
+				st->req.body = w->body;
+				st->req.body_len = w->body ? strlen(w->body) : 0;
+			}
+			json_decref(ev);
+			json_decref(an);
+		} else {
+			write_free(w);
+			return 0;
+		}
+		st->req.path = w->path;
+		if (w->path && st->req.body)
+			return 1;
+		if (write_failed(w, &e)) /* not sent: as a failed one */
+			break;
+	}
+	write_free(w);
+	return 0;
+}
+
+void status_async_start(void)
+{
+	async_on = 1;
 }
 
 void status_flush(void)
 {
-	pthread_mutex_lock(&W.mu);
-	while (W.pending) {
-		pthread_mutex_unlock(&W.mu);
+	while (pending)
 		fwd_turn(50); /* the main loop has ended: its requests go on here */
-		pthread_mutex_lock(&W.mu);
-	}
-	pthread_mutex_unlock(&W.mu);
 }
 
-/* Queues a status write of hr (text, events) or, with run, run(kc, ud), on
- * the queue of the object ns/name. */
-static int submit(const char *ns, const char *name, const json_t *hr, char *text, json_t *events, status_run_fn run,
-		  void *ud, bh_error *err)
+/* Queues the run fn(ud) on the queue of the object ns/name. */
+static int submit(const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err)
 {
 	unsigned h = 5381;
 	wr_item *it = calloc(1, sizeof *it);
-	if (!it || (!run && !(it->hr = involved_new(hr)))) { /* a run needs the object only for its queue */
-		free(it);
-		free(text);
-		json_decref(events);
+	wr_q *q;
+	if (!it)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	}
-	it->text = text;
-	it->events = events;
-	it->run = run;
+	it->run = fn;
 	it->ud = ud;
 	for (const char *p = ns ? ns : ""; *p; p++)
 		h = h * 33 + (unsigned char)*p;
 	for (const char *p = name ? name : ""; *p; p++)
 		h = h * 33 + (unsigned char)*p;
 	it->q = h % WQ_N;
-	pthread_mutex_lock(&W.mu);
-	to_loop(it);
-	W.pending++;
-	pthread_mutex_unlock(&W.mu);
-	fwd_wake(); /* none on the loop's thread: it looks before it polls */
+	q = &Q[it->q];
+	if (q->tail)
+		q->tail->next = it;
+	else
+		q->head = it;
+	q->tail = it;
+	pending++;
+	q_pump(q);
 	return 0;
 }
 
@@ -731,10 +666,21 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 		json_decref(events);
 		return 0;
 	}
-	if (W.n) { /* sent by a writer thread; errors are logged there */
+	if (async_on) { /* sent by the loop; errors are logged there */
 		const json_t *md = json_object_get(hr, "metadata");
-		return submit(json_string_value(json_object_get(md, "namespace")),
-			      json_string_value(json_object_get(md, "name")), hr, text, events, NULL, NULL, err);
+		wr_write *w = calloc(1, sizeof *w);
+		if (!w || !(w->hr = involved_new(hr))) {
+			free(w);
+			free(text);
+			json_decref(events);
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		}
+		w->text = text;
+		w->events = events;
+		if ((rc = submit(json_string_value(json_object_get(md, "namespace")),
+				 json_string_value(json_object_get(md, "name")), write_step, w, err)) < 0)
+			write_free(w);
+		return rc;
 	}
 	rc = send_status(kc, hr, text, events, err);
 	free(text);
@@ -742,10 +688,9 @@ int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_erro
 	return rc;
 }
 
-int status_run(kube_client *kc, const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err)
+int status_run(const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err)
 {
-	if (W.n)
-		return submit(ns, name, NULL, NULL, NULL, fn, ud, err);
-	fn(kc, ud); /* no writer threads: here */
-	return 0;
+	if (!async_on)
+		return bh_error_set(err, BH_EINVAL, "status_run: the loop's requests are not started (status_async_start)");
+	return submit(ns, name, fn, ud, err);
 }

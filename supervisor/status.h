@@ -64,20 +64,43 @@ int status_patch(const json_t *hr, json_t *st, uint64_t *written, char **text);
  * when nothing changes) and, when o->event, its Events.
  * After status_async_start (which needs fwd_start: forward.h), the patch and
  * Events are built here and sent by the main loop as requests of its own
- * (fwd_own_send: no thread, no blocking client; an object's writes in
- * order, one at a time): the loop never waits on the API server for a
- * status; a failed write is logged. n threads with their own clients do
- * the runs (status_run). status_flush, on the loop's thread once its loop
- * has ended, sends everything queued (at exit). */
+ * (fwd_own_send: no thread, no blocking client; an object's writes and runs
+ * in order, one request at a time): the loop never waits on the API server
+ * for a status; a failed write is logged. status_flush, on the loop's
+ * thread once its loop has ended, sends everything queued (at exit).
+ * Loop's thread only. */
 int status_write(kube_client *kc, const json_t *hr, const sv_outcome *o, bh_error *err);
-int status_async_start(const kube_config *cfg, int n, bh_error *err);
-/* Runs fn(kc, ud) on the writer lane of the HelmRelease ns/name, after the writes queued before it,
- * with that lane's client (without writer threads: here, with kc): the
- * requests about the object itself that must not block the main loop (its
- * finalizer, the ServiceAccount check of its deletion). fn owns ud and
- * reports its outcome itself; it runs on a writer thread. */
-typedef void (*status_run_fn)(kube_client *kc, void *ud);
-int status_run(kube_client *kc, const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err);
+void status_async_start(void);
+
+/* A run (status_run): requests about the object itself that must not block
+ * the main loop (its finalizer, the ServiceAccount check of its deletion),
+ * as a state machine. fn(ud, st) is called first with st->step 0, then
+ * with the outcome of each request it asked for (st->step k: of its k-th);
+ * it returns 1 having set st->req to the next request (which, and what it
+ * points to, stay valid until fn's next call), or 0 when it has ended (fn
+ * then owns ud no more: it freed or handed it on). */
+typedef struct status_step {
+	unsigned step;             /* 0: the first call; k: the outcome of the k-th request */
+	int rc;                    /* 0: answered (resp, any status); < 0: no answer (err) */
+	const kube_response *resp; /* valid during the call */
+	const bh_error *err;
+	const char *giveup;        /* "giving up after N attempts (why)" when retries ran out, or NULL */
+	kube_request sent;         /* the request whose outcome this is */
+	kube_request req;          /* fn's next request (zeroed before each call) */
+} status_step;
+typedef int (*status_run_fn)(void *ud, status_step *st);
+/* Runs fn on the loop's thread as the main loop's own requests
+ * (fwd_own_send: retried as kube_request_send does), after the writes and
+ * runs queued before it for the HelmRelease ns/name, and before those
+ * queued after it. Needs status_async_start. 0, or an error (fn was not
+ * called and does not own ud). Loop's thread only. */
+int status_run(const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err);
+/* The outcome of st's last request as kube_get/kube_patch/kube_delete
+ * report it: 0 for an answer 2xx (with out: its body decoded, new in
+ * *out, null when empty), else the error (BH_ENOTFOUND for 404, ...) in e
+ * with the message a blocking client gives ("METHOD PATH: 404 NotFound:
+ * ...", after "giving up after ..." when retries ran out) for st->sent. */
+int status_step_result(const status_step *st, json_t **out, bh_error *e);
 void status_flush(void);
 
 #endif

@@ -1,8 +1,9 @@
 /* tests/unit/test_acl.c — the lock-down decisions of supervisor/acl.c:
  * ServiceAccount names (the API server's DNS-1123 subdomain rule), which
  * identity a HelmRelease's worker gets (never the controller's), Flux's
- * cross-namespace reference refusals; and the Stalled status a refusal
- * writes (supervisor/status.c). */
+ * cross-namespace reference refusals; the ServiceAccount check of a
+ * deletion (its GET, the meaning of its outcome); and the Stalled status a
+ * refusal writes (supervisor/status.c). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,34 @@ START_TEST(test_cross_namespace_refs)
 }
 END_TEST
 
+/* The ServiceAccount check: the GET of the identity's ServiceAccount, and
+ * what its outcome says (found, not found, the API could not tell). */
+START_TEST(test_sa_check)
+{
+	char sa[ACL_IDENTITY_MAX];
+	bh_error err = {0};
+	char *p = acl_sa_path_new("system:serviceaccount:team-a:deployer", sa, sizeof sa, &err);
+	ck_assert_str_eq(p, "/api/v1/namespaces/team-a/serviceaccounts/deployer");
+	ck_assert_str_eq(sa, "team-a/deployer");
+	free(p);
+	ck_assert_ptr_null(acl_sa_path_new("system:admin", sa, sizeof sa, &err));
+	ck_assert_int_eq(err.code, BH_EINVAL);
+	ck_assert_str_eq(err.msg, "'system:admin' is not a ServiceAccount");
+	ck_assert_ptr_null(acl_sa_path_new("system:serviceaccount:team-a", sa, sizeof sa, &err));
+	ck_assert_int_eq(err.code, BH_EINVAL);
+	ck_assert_ptr_null(acl_sa_path_new("system:serviceaccount::deployer", sa, sizeof sa, &err));
+	ck_assert_str_eq(err.msg, "serviceaccounts is namespaced: a namespace is required");
+	ck_assert_ptr_null(acl_sa_path_new("system:serviceaccount:team-a:", sa, sizeof sa, &err));
+	ck_assert_str_eq(err.msg, "get serviceaccounts: a name is required");
+	ck_assert_int_eq(acl_sa_exists_of(0, "team-a/deployer", &err), 1);
+	ck_assert_int_eq(acl_sa_exists_of(BH_ENOTFOUND, "team-a/deployer", &err), 0);
+	ck_assert_str_eq(err.msg, "ServiceAccount team-a/deployer not found");
+	bh_error_set(&err, BH_EUNAVAIL, "GET /x: 503 ServiceUnavailable: try later");
+	ck_assert_int_eq(acl_sa_exists_of(BH_EUNAVAIL, "team-a/deployer", &err), BH_EUNAVAIL);
+	ck_assert_str_eq(err.msg, "GET /x: 503 ServiceUnavailable: try later");
+}
+END_TEST
+
 START_TEST(test_stalled_status)
 {
 	json_t *o = hr("{}"), *st, *c;
@@ -151,6 +180,7 @@ int main(void)
 	tcase_add_test(tc, test_sa_names);
 	tcase_add_test(tc, test_identity);
 	tcase_add_test(tc, test_cross_namespace_refs);
+	tcase_add_test(tc, test_sa_check);
 	tcase_add_test(tc, test_stalled_status);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -304,6 +304,53 @@ START_TEST(test_status_build)
 }
 END_TEST
 
+/* The outcome of a run's request (status_step_result) as the blocking
+ * client reports it: errors named after the request, the answer decoded. */
+START_TEST(test_status_step_result)
+{
+	kube_response resp = KUBE_RESPONSE_INIT;
+	status_step st;
+	bh_error err = {0}, e;
+	json_t *out;
+	memset(&st, 0, sizeof st);
+	st.sent.method = "GET";
+	st.sent.path = "/api/v1/namespaces/a/serviceaccounts/s";
+	st.resp = &resp;
+	resp.status = 404;
+	bh_buf_puts(&resp.body, "{\"kind\":\"Status\",\"reason\":\"NotFound\",\"message\":\"serviceaccounts \\\"s\\\" not found\"}");
+	ck_assert_int_eq(status_step_result(&st, &out, &err), BH_ENOTFOUND);
+	ck_assert_ptr_null(out);
+	ck_assert_str_eq(err.msg, "GET /api/v1/namespaces/a/serviceaccounts/s: 404 NotFound: serviceaccounts \"s\" not found");
+	resp.status = 503;
+	st.giveup = "giving up after 5 attempts (503)";
+	ck_assert_int_eq(status_step_result(&st, NULL, &err), BH_EUNAVAIL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "giving up after 5 attempts (503): GET /api/v1/namespaces/a/serviceaccounts/s: 503"));
+	st.giveup = NULL;
+	resp.status = 200;
+	ck_assert_int_eq(status_step_result(&st, &out, &err), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(out, "kind")), "Status");
+	json_decref(out);
+	bh_buf_reset(&resp.body);
+	bh_buf_puts(&resp.body, "<html>");
+	ck_assert_int_eq(status_step_result(&st, NULL, &err), 0); /* not read: not decoded */
+	ck_assert_int_eq(status_step_result(&st, &out, &err), BH_EPROTO);
+	ck_assert_ptr_null(out);
+	ck_assert_ptr_nonnull(strstr(err.msg, "GET /api/v1/namespaces/a/serviceaccounts/s: response is not JSON"));
+	bh_buf_reset(&resp.body);
+	ck_assert_int_eq(status_step_result(&st, &out, &err), 0);
+	ck_assert(json_is_null(out));
+	json_decref(out);
+	/* no answer: the error the sending gave */
+	bh_error_set(&e, BH_ETIMEOUT, "GET /x: giving up after 3 attempts (timeout): timed out");
+	st.rc = BH_ETIMEOUT;
+	st.resp = NULL;
+	st.err = &e;
+	ck_assert_int_eq(status_step_result(&st, NULL, &err), BH_ETIMEOUT);
+	ck_assert_str_eq(err.msg, e.msg);
+	kube_response_free(&resp);
+}
+END_TEST
+
 START_TEST(test_source_helpers)
 {
 	json_t *hr;
@@ -329,6 +376,28 @@ START_TEST(test_source_helpers)
 	ck_assert(strncmp(n, "a-very-long-helmrelease-name-that-goes-o-", 41) == 0);
 	free(n);
 	json_decref(hr);
+	/* the HelmChart made from .spec.chart (deleted after an uninstall):
+	 * in its source's namespace, only one labelled as made for it */
+	{
+		bh_error e;
+		json_t *hc;
+		hr = json_pack("{s:{s:s,s:s},s:{s:{s:{s:{s:s}}}}}", "metadata", "name", "web", "namespace", "a", "spec", "chart",
+			       "spec", "sourceRef", "namespace", "flux");
+		n = source_helmchart_path_new(hr, &e);
+		ck_assert_str_eq(n, "/apis/source.toolkit.fluxcd.io/v1/namespaces/flux/helmcharts/a-web");
+		free(n);
+		hc = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "helm.toolkit.fluxcd.io/name", "web");
+		ck_assert(source_helmchart_made_for(hc, hr));
+		json_object_set_new(json_object_get(json_object_get(hc, "metadata"), "labels"), "helm.toolkit.fluxcd.io/name",
+				    json_string("other"));
+		ck_assert(!source_helmchart_made_for(hc, hr));
+		json_decref(hc);
+		json_decref(hr);
+		hr = json_pack("{s:{s:s},s:{}}", "metadata", "name", "web", "spec");
+		ck_assert_ptr_null(source_helmchart_path_new(hr, &e));
+		ck_assert_str_eq(e.msg, "helmcharts is namespaced: a namespace is required");
+		json_decref(hr);
+	}
 }
 END_TEST
 
@@ -356,6 +425,7 @@ int main(void)
 	tcase_add_test(tc, test_verbs);
 	tcase_add_test(tc, test_status_build);
 	tcase_add_test(tc, test_status_patch);
+	tcase_add_test(tc, test_status_step_result);
 	tcase_add_test(tc, test_source_helpers);
 	tcase_add_test(tc, test_artifact_verify);
 	suite_add_tcase(s, tc);
