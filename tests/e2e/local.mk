@@ -44,6 +44,7 @@ EXTRA_DIST += tests/e2e/skeleton_unsupported.sh tests/e2e/model_admission.sh tes
 OPS_E2E = tests/e2e/ops_logs.sh tests/e2e/ops_metrics.sh tests/e2e/ops_shutdown.sh tests/e2e/ops_systemd.sh tests/e2e/ops_leader.sh tests/e2e/ops_shard.sh tests/e2e/ops_fair.sh tests/e2e/ops_faults.sh \
 	tests/e2e/ops_crash.sh tests/e2e/ops_crash_worker.sh tests/e2e/ops_rolling.sh tests/e2e/ops_chart.sh tests/e2e/ops_memory.sh tests/e2e/ops_hang.sh \
 	tests/e2e/ops_cli.sh
+OPS_E2E += tests/e2e/ops_status_runs.sh
 TESTS += $(OPS_E2E)
 EXTRA_DIST += $(OPS_E2E) tests/e2e/ops tests/e2e/ops_lib.sh deploy/chart
 # --- real charts through bulkheadd and the sandbox (issue 9) ---
