@@ -1253,7 +1253,7 @@ static void start_decoded(kube_client *kc, entry *e)
 			return;
 		}
 		rc = 1; /* a remote cluster's ServiceAccount is not checked here */
-		if (idrc == 0 && !remote && !e->sa) { /* asked on the object's lane: queued again with the answer */
+		if (idrc == 0 && !remote && !e->sa) { /* asked on the object's status queue: queued again with the answer */
 			if (e->sa_wait)
 				return;
 			if ((rc = obj_send(e, OBJ_SA_CHECK, hr, identity, &iderr)) == 0) {
@@ -1617,7 +1617,7 @@ static void finish(kube_client *kc, sv_job *j)
 		if (o.ready) {
 			/* uninstalled: let the object go (the newest copy carries the
 			 * finalizer list to replace) and delete its HelmChart, on its
-			 * status lane; 2 = done, never queued again (obj_collect
+			 * status queue; 2 = done, never queued again (obj_collect
 			 * queues it again if the finalizer stays) */
 			e->deleting = 2;
 			if (let_go(e, OBJ_UNINSTALLED, hr_of(e) ? hr_of(e) : j->hr, j->reconcile_id) < 0) {
