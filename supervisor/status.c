@@ -521,18 +521,16 @@ void status_flush(void)
 /* Queues the run fn(ud) on the queue of the object ns/name. */
 static int submit(const char *ns, const char *name, status_run_fn fn, void *ud, bh_error *err)
 {
-	unsigned h = 5381;
+	const char *n1 = ns ? ns : "", *n2 = name ? name : "";
+	uint64_t h = bh_fnv1a(BH_FNV1A_INIT, n1, strlen(n1));
 	wr_item *it = calloc(1, sizeof *it);
 	wr_q *q;
 	if (!it)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	it->run = fn;
 	it->ud = ud;
-	for (const char *p = ns ? ns : ""; *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	for (const char *p = name ? name : ""; *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	it->q = h % WQ_N;
+	h = bh_fnv1a(bh_fnv1a(h, "/", 1), n2, strlen(n2));
+	it->q = (unsigned)(h % WQ_N);
 	q = &Q[it->q];
 	if (q->tail)
 		q->tail->next = it;
