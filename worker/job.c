@@ -6,7 +6,7 @@
 #include "helm/storage.h"
 #include "worker/reconcile.h"
 
-int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *chart_bytes, size_t chart_len,
+int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *chart_bytes, size_t chart_len, unsigned flags,
 		   void (*log)(void *ud, const char *msg), void *log_ud, json_t **result, bh_error *err)
 {
 	rc_input in = {0};
@@ -32,6 +32,7 @@ int worker_job_run(kube_client *kc, const json_t *job, const unsigned char *char
 	in.log = log;
 	in.log_ud = log_ud;
 	int rc = reconcile_run(&in, result, err);
-	storage_memo(NULL);
+	if (!(flags & WORKER_JOB_LAST))
+		storage_memo(NULL); /* about 290 k instructions for a podinfo install */
 	return rc;
 }

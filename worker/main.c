@@ -27,6 +27,24 @@
 
 #define WORKER_MAX_CHART ((size_t)10 << 20) /* Flux's chart artifact limit */
 
+/* A worker's end: once its result is sent (ipc_send returns when the whole
+ * frame is queued on the socket, where the supervisor reads it after the
+ * exit) it _exits, leaving what it holds to the kernel: the job document,
+ * the result, the chart, the client and the release history the job kept
+ * (WORKER_JOB_LAST). Freeing them took about 500 k instructions of a podinfo
+ * install (callgrind: the job document with the discovery 186 k, the
+ * history 288 k, the result and the client 23 k), and exit() has nothing
+ * to run: no stdio stream is open after the lock-down and no atexit handler
+ * is registered (OpenSSL is initialised without one). The sanitizer build
+ * frees everything and returns, so its leak check still covers a whole job. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WORKER_FREE_AT_END 1
+#define WORKER_END_FLAGS 0u
+#else
+#define WORKER_FREE_AT_END 0
+#define WORKER_END_FLAGS WORKER_JOB_LAST
+#endif
+
 static void send_log(int sock, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void send_log(int sock, const char *fmt, ...)
 {
@@ -223,14 +241,18 @@ int main(int argc, char **argv)
 		send_log(sock, "kube client: %s", e.msg);
 		return 5;
 	}
-	if (worker_job_run(kc, job, chart, clen, log_line, &sock, &res, &e) < 0) {
+	if (worker_job_run(kc, job, chart, clen, WORKER_END_FLAGS, log_line, &sock, &res, &e) < 0) {
 		send_log(sock, "job failed: %s", e.msg);
 		return 6;
 	}
 	send_result(sock, res);
+#if !WORKER_FREE_AT_END
+	_exit(0);
+#else
 	json_decref(res);
 	json_decref(job);
 	free(chart);
 	kube_client_free(kc);
 	return 0;
+#endif
 }

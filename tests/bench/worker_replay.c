@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 		}
 		kube_client_set_hooks(kc, no_sleep, NULL, NULL);
 		c0 = cpu_ms();
-		if (worker_job_run(kc, job, chart->file, chart->file_len, log_line, NULL, &res, &e) < 0) {
+		if (worker_job_run(kc, job, chart->file, chart->file_len, 0, log_line, NULL, &res, &e) < 0) {
 			fprintf(stderr, "worker_replay: job %d failed: %s\n", i + 1, e.msg);
 			rc = 1;
 		}
