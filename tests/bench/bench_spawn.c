@@ -12,7 +12,8 @@
  * nanoseconds, not clock ticks) when its "sandbox: ..." log line arrives,
  * while it waits for a job; then its CPU at exit (wait4's rusage) after the
  * socket is closed (it gets no job and ends), with its page faults (minor:
- * also the pages worker/entry.c populates). Prints the median and the
+ * also the pages worker/entry.c populates) and peak RSS (wait4's
+ * ru_maxrss: a heap huge page counts 2 MiB). Prints the median and the
  * quartiles of each, in microseconds. With tests/bench/phase_worker (the
  * worker built with -DBH_SANDBOX_PHASES), also the median of each phase it
  * reports: exec to main, prepare, namespaces, capabilities, limits and
@@ -267,7 +268,7 @@ static int parts(int n)
 int main(int argc, char **argv)
 {
 	spawn_opts o = {0};
-	double *parent, *locked, *total, *faults, *ph[PHASES];
+	double *parent, *locked, *total, *faults, *rss, *ph[PHASES];
 	ipcrec rec = {0};
 	bh_error e;
 	int n;
@@ -300,7 +301,8 @@ int main(int argc, char **argv)
 	locked = calloc((size_t)n, sizeof *locked);
 	total = calloc((size_t)n, sizeof *total);
 	faults = calloc((size_t)n, sizeof *faults);
-	if (!parent || !locked || !total || !faults)
+	rss = calloc((size_t)n, sizeof *rss);
+	if (!parent || !locked || !total || !faults || !rss)
 		return 1;
 	for (int k = 0; k < PHASES; k++)
 		if (!(ph[k] = calloc((size_t)n, sizeof *ph[k])))
@@ -328,6 +330,7 @@ int main(int argc, char **argv)
 		total[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
 			   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 		faults[i] = (double)ru.ru_minflt;
+		rss[i] = (double)ru.ru_maxrss;
 		for (int k = 0; k < PHASES; k++)
 			ph[k][i] = one[k];
 		if (locked[i] < 0) {
@@ -341,10 +344,13 @@ int main(int argc, char **argv)
 	print_stat(rec.n ? "worker, exec to exit (the job)" : "worker, exec to exit (no job)", total, n);
 	qsort(faults, (size_t)n, sizeof *faults, by_value);
 	printf("%-34s median %7.0f\n", "worker, page faults (minor)", faults[n / 2]);
+	qsort(rss, (size_t)n, sizeof *rss, by_value);
+	printf("%-34s median %7.0f KiB\n", "worker, peak RSS", rss[n / 2]);
 	free(parent);
 	free(locked);
 	free(total);
 	free(faults);
+	free(rss);
 	for (int k = 0; k < PHASES && ph[0][0] >= 0; k++) { /* a phase worker */
 		char label[64];
 		snprintf(label, sizeof label, "phase %d, %s", k + 1, phase_name[k]);
