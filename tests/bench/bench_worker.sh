@@ -39,6 +39,8 @@ sk_apply_hr bench podinfo podinfo || bw_fail "applying the HelmRelease"
 (sk_wait_ready bench podinfo 120 >/dev/null) || bw_fail "podinfo not Ready"
 [ -s "$rec/podinfo.ipc" ] || bw_fail "no recording at $rec/podinfo.ipc"
 [ -n "${BENCH_WORKER_KEEP:-}" ] && cp "$rec/podinfo.ipc" "$BENCH_WORKER_KEEP"
+# the replay's malloc as a worker's (supervisor/spawn.c: SPAWN_WORKER_MALLOC)
+export GLIBC_TUNABLES=glibc.malloc.tcache_count=1000
 echo "podinfo install job, replayed: $("$replay" -n "${BENCH_WORKER_K:-20}" "$rec/podinfo.ipc" 2>&1)" >&3 ||
 	bw_fail "replay"
 if [ -n "${BENCH_WORKER_CALLGRIND:-}" ] && command -v valgrind >/dev/null; then
