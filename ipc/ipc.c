@@ -401,6 +401,47 @@ int ipc_outq_push2(ipc_outq *q, uint32_t type, uint32_t id, const void *head, si
 	return 0;
 }
 
+int ipc_outq_send2(ipc_outq *q, int sock, uint32_t type, uint32_t id, const void *head, size_t hlen,
+		   const void *body, size_t blen, bh_error *err)
+{
+	unsigned char hb[IPC_HDR_SIZE];
+	ipc_hdr h = {type, (uint32_t)(hlen + blen), id, 0};
+	struct iovec iov[3];
+	struct msghdr mh = {0};
+	size_t skip, total = sizeof hb + hlen + blen;
+	ssize_t n;
+	if (sock < 0 || q->off < q->buf.len || hlen > IPC_MAX_PAYLOAD || blen > IPC_MAX_PAYLOAD - hlen)
+		return ipc_outq_push2(q, type, id, head, hlen, body, blen, -1, err);
+	ipc_hdr_encode(&h, hb);
+	iov[0] = (struct iovec){hb, sizeof hb};
+	iov[1] = (struct iovec){(void *)head, hlen};
+	iov[2] = (struct iovec){(void *)body, blen};
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 3;
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) /* full (EAGAIN), or the peer is gone: queued, the flush says so */
+		return ipc_outq_push2(q, type, id, head, hlen, body, blen, -1, err);
+	if ((size_t)n == total)
+		return 0;
+	/* the unsent tail of the frame, as the queue would hold it */
+	skip = (size_t)n;
+	bh_buf_reset(&q->buf);
+	q->off = 0;
+	for (int i = 0; i < 3; i++) {
+		if (skip >= iov[i].iov_len) {
+			skip -= iov[i].iov_len;
+			continue;
+		}
+		bh_buf_put(&q->buf, (const unsigned char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+		skip = 0;
+	}
+	if (!bh_buf_ok(&q->buf))
+		return bh_error_set(err, BH_ENOMEM, "out of memory queueing a frame");
+	return 0;
+}
+
 int ipc_outq_push(ipc_outq *q, uint32_t type, uint32_t id, const void *payload, size_t len,
 		  int pass_fd, bh_error *err)
 {

@@ -108,6 +108,13 @@ int ipc_outq_push(ipc_outq *q, uint32_t type, uint32_t id, const void *payload, 
  * the queue (no payload buffer built first). */
 int ipc_outq_push2(ipc_outq *q, uint32_t type, uint32_t id, const void *head, size_t hlen, const void *body,
 		   size_t blen, int pass_fd, bh_error *err);
+/* The same frame (no fd) written straight to sock when nothing is queued
+ * before it: head and body go out from where they are, one sendmsg, and
+ * only what the socket did not take is copied into the queue (then, or on
+ * any write error, it behaves as ipc_outq_push2: the caller's flush reports
+ * it). Returns 0, or negative when the frame cannot be queued. */
+int ipc_outq_send2(ipc_outq *q, int sock, uint32_t type, uint32_t id, const void *head, size_t hlen,
+		   const void *body, size_t blen, bh_error *err);
 /* Writes what the socket accepts. Returns 1 when everything was sent, 0 when
  * bytes remain (wait for POLLOUT), negative on error. */
 int ipc_outq_flush(ipc_outq *q, int sock, bh_error *err);

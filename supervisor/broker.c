@@ -366,12 +366,14 @@ const char *broker_verb(const char *method, const char *path)
 	return verb_of(method, path, parse_path(path, &ap, NULL) == 0 ? &ap : NULL);
 }
 
-/* The answer goes from body straight into the worker's queue. */
+/* The answer goes from body straight to the worker's socket (into its
+ * queue only what the socket does not take, or when answers wait there
+ * already): no copy of the body when the worker keeps up. */
 static int respond(sv_job *j, uint32_t id, long status, const char *body, size_t len, bh_error *err)
 {
 	unsigned char head[PROTO_KUBE_RESPONSE_HEAD];
 	proto_kube_response_head(head, (uint32_t)status, len);
-	return ipc_outq_push2(&j->oq, PROTO_KUBE_RESPONSE, id, head, sizeof head, body, len, -1, err);
+	return ipc_outq_send2(&j->oq, j->sock, PROTO_KUBE_RESPONSE, id, head, sizeof head, body, len, err);
 }
 
 static int respond_status(sv_job *j, uint32_t id, long code, const char *reason, const char *message, bh_error *err)

@@ -246,6 +246,82 @@ END_TEST
 /* A peer that goes away leaving our bytes unread (a SIGKILLed worker with
  * answers queued to it) resets the channel: between frames that is the end
  * of the channel, not a read error. */
+/* ipc_outq_send2: straight to the socket when nothing waits, behind what
+ * waits otherwise, and the tail the socket did not take queued: the peer
+ * reads every frame whole and in order. */
+START_TEST(test_outq_send2)
+{
+	int sv[2];
+	bh_error e;
+	ipc_outq q;
+	ipc_msg m;
+	ipc_reader r;
+	size_t big = 1u << 20;
+	unsigned char *data = malloc(big);
+	int rc, got = 0;
+	pair(sv);
+	for (size_t i = 0; i < big; i++)
+		data[i] = (unsigned char)(i * 13 + 1);
+	ipc_outq_init(&q);
+	/* nothing queued: sent at once, the queue stays empty */
+	ck_assert_int_eq(ipc_outq_send2(&q, sv[0], 2, 5, "he", 2, "ad+body", 7, &e), 0);
+	ck_assert(!ipc_outq_pending(&q));
+	ck_assert_int_eq(ipc_recv(sv[1], 100, 0, &m, &e), 0);
+	ck_assert_uint_eq(m.hdr.type, 2);
+	ck_assert_uint_eq(m.hdr.id, 5);
+	ck_assert_str_eq((char *)m.payload, "head+body");
+	ipc_msg_free(&m);
+	/* a frame queued first: the next one waits behind it */
+	ck_assert_int_eq(ipc_outq_push(&q, 4, 6, "first", 5, -1, &e), 0);
+	ck_assert_int_eq(ipc_outq_send2(&q, sv[0], 2, 7, "x", 1, "y", 1, &e), 0);
+	ck_assert(ipc_outq_pending(&q));
+	ck_assert_int_eq(ipc_outq_flush(&q, sv[0], &e), 1);
+	ck_assert_int_eq(ipc_recv(sv[1], 100, 0, &m, &e), 0);
+	ck_assert_uint_eq(m.hdr.id, 6);
+	ck_assert_str_eq((char *)m.payload, "first");
+	ipc_msg_free(&m);
+	ck_assert_int_eq(ipc_recv(sv[1], 100, 0, &m, &e), 0);
+	ck_assert_uint_eq(m.hdr.id, 7);
+	ck_assert_str_eq((char *)m.payload, "xy");
+	ipc_msg_free(&m);
+	/* more than the socket holds: the rest is queued, then a small frame
+	 * after it; both arrive whole, in order */
+	ck_assert_int_eq(ipc_outq_send2(&q, sv[0], 2, 8, "h", 1, data, big, &e), 0);
+	ck_assert(ipc_outq_pending(&q));
+	ck_assert_int_eq(ipc_outq_send2(&q, sv[0], 2, 9, "t", 1, "ail", 3, &e), 0);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	ipc_reader_init(&r, IPC_MAX_PAYLOAD, 0);
+	for (int i = 0; i < 100000 && got < 2; i++) {
+		ck_assert_int_ge(ipc_outq_flush(&q, sv[0], &e), 0);
+		rc = ipc_reader_read(&r, sv[1], &m, &e);
+		ck_assert_int_ge(rc, 0);
+		if (rc != IPC_MSG)
+			continue;
+		if (got++ == 0) {
+			ck_assert_uint_eq(m.hdr.id, 8);
+			ck_assert_uint_eq(m.hdr.len, big + 1);
+			ck_assert_int_eq(m.payload[0], 'h');
+			ck_assert(memcmp(m.payload + 1, data, big) == 0);
+		} else {
+			ck_assert_uint_eq(m.hdr.id, 9);
+			ck_assert_str_eq((char *)m.payload, "tail");
+		}
+		ipc_msg_free(&m);
+	}
+	ck_assert_int_eq(got, 2);
+	ck_assert(!ipc_outq_pending(&q));
+	/* a closed peer: queued, and the flush reports it */
+	close(sv[1]);
+	ck_assert_int_eq(ipc_outq_send2(&q, sv[0], 2, 10, "a", 1, "b", 1, &e), 0);
+	ck_assert(ipc_outq_pending(&q));
+	ck_assert_int_lt(ipc_outq_flush(&q, sv[0], &e), 0);
+	ipc_reader_free(&r);
+	ipc_outq_free(&q);
+	free(data);
+	close(sv[0]);
+}
+END_TEST
+
 START_TEST(test_reader_reset_is_eof)
 {
 	int sv[2];
@@ -278,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, test_reader_partial);
 	tcase_add_test(tc, test_reader_burst);
 	tcase_add_test(tc, test_outq_large_and_fd);
+	tcase_add_test(tc, test_outq_send2);
 	tcase_add_test(tc, test_reader_reset_is_eof);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
