@@ -192,6 +192,15 @@ const char *kube_client_last_message(const kube_client *c)
 	return c->last_message;
 }
 
+void kube_giveup_text(char *out, size_t n, const char *method, const char *path, int attempts, const char *why)
+{
+	if (method)
+		snprintf(out, n, "%s %s: giving up after %d attempt%s (%s)", method, path, attempts,
+		         attempts == 1 ? "" : "s", why);
+	else
+		snprintf(out, n, "giving up after %d attempts (%s)", attempts, why);
+}
+
 int kube_client_last_attempts(const kube_client *c)
 {
 	return c->last_attempts;
@@ -334,10 +343,11 @@ int kube_request_send(kube_client *c, const kube_request *req, kube_response *re
 		const char *why;
 		long wait = kube_retry_wait(&c->retry, c->rand01, c->hook_ud, req, attempt, rc, resp, used, &why);
 		if (wait < 0) {
-			if (why && rc)
-				bh_error_prefix(err, "%s %s: giving up after %d attempt%s (%s)", req->method, req->path,
-				                attempt, attempt == 1 ? "" : "s", why);
-			else if (why) {
+			if (why && rc) {
+				char gave[BH_ERROR_MSG_MAX];
+				kube_giveup_text(gave, sizeof gave, req->method, req->path, attempt, why);
+				bh_error_prefix(err, "%s", gave);
+			} else if (why) {
 				c->giveup_attempts = attempt;
 				c->giveup_why = why;
 			}
@@ -405,7 +415,9 @@ int kube_client_response_error(kube_client *c, const kube_response *resp, const 
 	snprintf(c->last_message, sizeof c->last_message, "%s", msg ? msg : "");
 	int rc = kube_response_error(resp, what, err);
 	if (c->giveup_why) {
-		bh_error_prefix(err, "giving up after %d attempts (%s)", c->giveup_attempts, c->giveup_why);
+		char gave[160];
+		kube_giveup_text(gave, sizeof gave, NULL, NULL, c->giveup_attempts, c->giveup_why);
+		bh_error_prefix(err, "%s", gave);
 		c->giveup_why = NULL;
 	}
 	json_decref(root);

@@ -46,6 +46,10 @@ typedef struct kube_retry_policy {
  * rand01(ud) gives the jitter, a number in [0, 1). */
 long kube_retry_wait(const kube_retry_policy *p, double (*rand01)(void *), void *ud, const kube_request *req,
                      int attempt, int rc, const kube_response *resp, long used_ms, const char **why);
+/* The words of a retry that ran out, into out (n bytes): "METHOD PATH: giving
+ * up after N attempt(s) (why)" for a request that failed, or, with method
+ * NULL, "giving up after N attempts (why)" before an answer's own error. */
+void kube_giveup_text(char *out, size_t n, const char *method, const char *path, int attempts, const char *why);
 
 /* Creates a client owning t (freed with the client, also on failure). */
 kube_client *kube_client_new(kube_transport *t, bh_error *err);

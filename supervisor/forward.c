@@ -205,12 +205,13 @@ static void attempt_ended(fx *x, int rc, const bh_error *err)
 		char gave[160];
 		gave[0] = '\0';
 		if (why && rc < 0) {
+			char words[BH_ERROR_MSG_MAX];
 			e2 = *err;
-			bh_error_prefix(&e2, "%s %s: giving up after %d attempt%s (%s)", x->req.method, x->req.path,
-					x->attempt, x->attempt == 1 ? "" : "s", why);
+			kube_giveup_text(words, sizeof words, x->req.method, x->req.path, x->attempt, why);
+			bh_error_prefix(&e2, "%s", words);
 			err = &e2;
 		} else if (why) { /* as kube_client_response_error says it */
-			snprintf(gave, sizeof gave, "giving up after %d attempts (%s)", x->attempt, why);
+			kube_giveup_text(gave, sizeof gave, NULL, NULL, x->attempt, why);
 		}
 		x->own(x->own_ud, rc < 0 ? rc : 0, &x->resp, rc < 0 ? err : NULL, gave[0] ? gave : NULL);
 		kube_response_free(&x->resp);
@@ -219,10 +220,11 @@ static void attempt_ended(fx *x, int rc, const bh_error *err)
 	}
 	if (rc < 0) {
 		f->status = 0;
-		if (why)
-			snprintf(f->error, sizeof f->error, "%s %.200s: giving up after %d attempt%s (%s): %.200s", f->r.method,
-				 f->r.path, x->attempt, x->attempt == 1 ? "" : "s", why, err->msg);
-		else
+		if (why) {
+			char words[300];
+			kube_giveup_text(words, sizeof words, f->r.method, f->r.path, x->attempt, why);
+			snprintf(f->error, sizeof f->error, "%s: %.200s", words, err->msg);
+		} else
 			snprintf(f->error, sizeof f->error, "%.500s", err->msg);
 	} else {
 		f->status = x->resp.status;
