@@ -1306,6 +1306,32 @@ static void push_var(parser *p, const char *name)
 	p->vars[p->nvars++] = name;
 }
 
+/* The length of the name at the start of s (n bytes, a dot after it),
+ * copied to w (which has room for 8 bytes more than that from w on, as
+ * long as 8 bytes of s are left to read): the bytes up to the first dot,
+ * 8 a step (a dot is a zero byte of the word xor "........"). */
+static inline size_t copy_name(char *w, const char *s, size_t n)
+{
+	size_t len = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (len + 8 <= n) {
+		uint64_t x, y, z;
+		memcpy(&x, s + len, 8);
+		memcpy(w + len, &x, 8);
+		y = x ^ 0x2E2E2E2E2E2E2E2Eull;
+		z = (y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull;
+		if (z)
+			return len + (size_t)__builtin_ctzll(z) / 8;
+		len += 8;
+	}
+#endif
+	while (len < n && s[len] != '.') {
+		w[len] = s[len];
+		len++;
+	}
+	return len;
+}
+
 /* The names of s, cut at its ndots dots, into *ident, *nident: in one
  * block, each after its header (see tmpl_name_hash in internal.h) and
  * NUL-terminated. */
@@ -1313,23 +1339,29 @@ static void split_names(parser *p, const char *s, size_t n, int ndots, const cha
 			int *nident)
 {
 	int cnt = ndots + 1;
-	/* the pointers, then the names: one block */
+	/* the pointers, then the names: one block. copy_name may write up
+	 * to 7 bytes past a name (and its NUL) while 8 bytes of s are left:
+	 * into the next name's place, written after, never past the block */
 	const char **id = palloc(p, (size_t)cnt * sizeof(char *) + n + 9 * (size_t)cnt);
 	char *w = (char *)(id + cnt);
 	for (int k = 0; k < cnt; k++) {
-		const char *d = k + 1 < cnt ? memchr(s, '.', n) : NULL;
-		size_t len = d ? (size_t)(d - s) : n;
+		size_t len;
+		if (k + 1 < cnt) {
+			len = copy_name(w + 8, s, n);
+		} else {
+			len = n;
+			memcpy(w + 8, s, len);
+		}
 		uint32_t len32 = (uint32_t)len; /* < 2^31: tmpl_parse */
 		memcpy(w + 4, &len32, sizeof len32);
-		memcpy(w + 8, s, len);
 		w[8 + len] = '\0';
 		id[k] = w + 8;
 		w += 9 + len;
-		if (!d) {
+		if (len == n) {
 			cnt = k + 1;
 			break;
 		}
-		s = d + 1;
+		s += len + 1;
 		n -= len + 1;
 	}
 	*ident = id;
