@@ -686,7 +686,9 @@ static inline __attribute__((always_inline)) void lex_inside(lexer *l)
 			if (n >= 2 && !space_byte[(unsigned char)s[1]] && s[1] != '-') {
 				l->sp = (int)l->pos + 1;
 				l->start = ++l->pos;
-				continue;
+				/* s[1], not a space, is what the loop would look at next */
+				delim = s[1] == '}' && n >= 3 && s[2] == '}';
+				break;
 			}
 			if (n >= 4 && s[1] == '-' && s[2] == '}' && s[3] == '}') {
 				delim = 1;
