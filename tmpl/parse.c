@@ -1553,6 +1553,18 @@ static char *unquote_token(parser *p, const item *tok, size_t *n)
 	return r;
 }
 
+/* term's number: its own function, out of term's hot path */
+static tnode *number_term(parser *p, const item *tp) __attribute__((noinline));
+static tnode *number_term(parser *p, const item *tp)
+{
+	const char *e;
+	char ebuf[700];
+	tnode *n = new_number(p, *tp, &e, ebuf, sizeof ebuf);
+	if (!n)
+		perrorf(p, "%s", e);
+	return n;
+}
+
 static tnode *term(parser *p)
 {
 	/* a pointer into p->token: read before the next token is */
@@ -1593,14 +1605,8 @@ static tnode *term(parser *p)
 	}
 	case I_CHAR_CONSTANT:
 	case I_COMPLEX:
-	case I_NUMBER: {
-		const char *e;
-		char ebuf[700];
-		tnode *n = new_number(p, *tp, &e, ebuf, sizeof ebuf);
-		if (!n)
-			perrorf(p, "%s", e);
-		return n;
-	}
+	case I_NUMBER:
+		return number_term(p, tp);
 	case I_STRING:
 	case I_RAW_STRING: {
 		tnode *n = new_node(p, N_STRING, tp->pos);
@@ -1626,13 +1632,23 @@ static void node_string_q(char *buf, size_t n, const tnode *nd)
 	bh_buf_free(&q);
 }
 
+static tnode *field_chain(parser *p, tnode *node) __attribute__((noinline));
+
 static tnode *operand(parser *p)
 {
 	tnode *node = term(p);
 	if (!node)
 		return NULL;
 	/* a field right after the term (no space between) */
-	if (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp) {
+	if (ppeek(p)->typ == I_FIELD && !p->token[p->peek_count - 1].sp)
+		return field_chain(p, node);
+	return node;
+}
+
+/* operand's term node followed by fields: a chain (Go's operand) */
+static tnode *field_chain(parser *p, tnode *node)
+{
+	{
 		tnode *chain = new_node(p, N_CHAIN, ppeek(p)->pos);
 		chain->node = node;
 		int cap = 0;
@@ -1686,7 +1702,6 @@ static tnode *operand(parser *p)
 			return chain;
 		}
 	}
-	return node;
 }
 
 static tnode *command(parser *p)

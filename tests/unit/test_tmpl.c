@@ -109,6 +109,7 @@ static const golden goldens[] = {
 	{"err_with_else_if", "{{ with 1 }}{{ else if 2 }}{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): unexpected <if> in input"},
 	{"err_expected_end", "{{ if 1 }}{{ else }}{{ else }}{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): expected end; found {{else}}"},
 	{"field_names_8byte_steps", "{{ .Values.abcdefgh.abcdefghi.abcdefg.a }}|{{ $v := .Values.abcdefghijklmnopq }}{{ $v.abcdefghijklmnop.x }}|{{ (.Values).abcdefgh.abcdefghi.abcdefg.a }}|{{ $v.abcdefghijklmnop.abcdefghijklmno }}|{{ .Values.abcdefghijklmnopq.abcdefghijklmnop.abcdefghijklmno }}", "{\"abcdefgh\": {\"abcdefghi\": {\"abcdefg\": {\"a\": \"A\"}}}, \"abcdefghijklmnopq\": {\"abcdefghijklmnop\": {\"x\": \"X\", \"abcdefghijklmno\": \"Yv\"}}}", 0, "A|X|A|Yv|Yv"},
+	{"err_number_line", "a: |\n  {{ 1 }}\n  {{ 1e400 }}\n", "{}", 1, "parse error at (vec/templates/t000.yaml:3): \"1e400\""},
 	{"keys_many", "{{ len .Values.m }} {{ .Values.m.k1 }} {{ .Values.m.k9 }} {{ .Values.m.k10 }} {{ .Values.m.k0 }}", "{\"m\": {\"k10\": 10, \"k2\": 2, \"k3\": 3, \"k4\": 4, \"k5\": 5, \"k6\": 6, \"k7\": 7, \"k8\": 8, \"k9\": 9, \"k1\": 1}}", 0, "10 1 9 10 "},
 };
 
