@@ -231,7 +231,7 @@ static int line_at(const char *s, size_t pos)
 }
 
 /* Emits the token from start to pos. */
-static inline int emit(lexer *l, enum item_type t)
+static inline __attribute__((always_inline)) int emit(lexer *l, enum item_type t)
 {
 	item *i = l->it;
 	i->typ = t;
@@ -2015,25 +2015,28 @@ static tnode *action(parser *p)
 	return a;
 }
 
-static tnode *text_or_action(parser *p)
+/* text_or_action after a token other than text */
+static tnode *delim_action(parser *p, const item *tok) __attribute__((noinline));
+static tnode *delim_action(parser *p, const item *tok)
+{
+	if (tok->typ != I_LEFT_DELIM)
+		unexpected(p, *tok, "input");
+	p->action_pos = tok->pos + 1;
+	tnode *n = action(p);
+	p->action_pos = 0;
+	return n;
+}
+
+/* inline in the list loops: text, every other token, needs no call */
+static inline __attribute__((always_inline)) tnode *text_or_action(parser *p)
 {
 	const item *tok = pnext(p);
-	switch (tok->typ) {
-	case I_TEXT: {
-		tnode *n = new_node(p, N_TEXT, tok->pos);
-		n->text = tok->val; /* points into the tree text (kept alive) */
-		n->len = tok->len;
-		return n;
-	}
-	case I_LEFT_DELIM: {
-		p->action_pos = tok->pos + 1;
-		tnode *n = action(p);
-		p->action_pos = 0;
-		return n;
-	}
-	default:
-		unexpected(p, *tok, "input");
-	}
+	if (tok->typ != I_TEXT)
+		return delim_action(p, tok);
+	tnode *n = new_node(p, N_TEXT, tok->pos);
+	n->text = tok->val; /* points into the tree text (kept alive) */
+	n->len = tok->len;
+	return n;
 }
 
 static tnode *item_list(parser *p, tnode **next)
