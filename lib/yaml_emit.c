@@ -295,8 +295,12 @@ static void fast_write_indent(fast_ctx *f, int indent)
 		bh_buf_putc(f->out, '\n');
 		f->column = 0;
 	}
-	while (f->column < indent)
-		fast_put(f, " ", 1);
+	/* the indentation's spaces: one put per 32, not one per space */
+	static const char spaces[] = "                                ";
+	while (f->column < indent) {
+		int k = indent - f->column < (int)sizeof spaces - 1 ? indent - f->column : (int)sizeof spaces - 1;
+		fast_put(f, spaces, (size_t)k);
+	}
 	f->whitespace = 1;
 	f->indention = 1;
 }

@@ -30,6 +30,30 @@ static char *emit_json(const char *json)
 	return bh_buf_detach(&b);
 }
 
+/* indentation past the fast printer's 32-space run (lib/yaml_emit.c
+ * fast_write_indent): 24 nested maps, the last key at 46 spaces */
+START_TEST(test_emit_deep_indent)
+{
+	enum { DEPTH = 24 };
+	bh_buf json = BH_BUF_INIT, want = BH_BUF_INIT;
+	for (int i = 0; i < DEPTH; i++)
+		bh_buf_puts(&json, "{\"k\":");
+	bh_buf_puts(&json, "\"v\"");
+	for (int i = 0; i < DEPTH; i++)
+		bh_buf_putc(&json, '}');
+	for (int i = 0; i < DEPTH; i++) {
+		for (int k = 0; k < 2 * i; k++)
+			bh_buf_putc(&want, ' ');
+		bh_buf_puts(&want, i + 1 < DEPTH ? "k:\n" : "k: v\n");
+	}
+	char *got = emit_json(bh_buf_str(&json));
+	ck_assert_str_eq(got, bh_buf_str(&want));
+	free(got);
+	bh_buf_free(&json);
+	bh_buf_free(&want);
+}
+END_TEST
+
 START_TEST(test_numbers_are_floats)
 {
 	json_t *v = parse_ok("a: 2\nb: 0x1F\nc: 1_000\nd: 017\ne: 08\nf: 0b101\ng: 1e3\nh: '2'\n");
@@ -824,6 +848,7 @@ int main(void)
 	tcase_add_test(tc, test_lang_yaml_typing);
 	tcase_add_test(tc, test_funcs_toyaml);
 	tcase_add_test(tc, test_funcs_fromyaml);
+	tcase_add_test(tc, test_emit_deep_indent);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
