@@ -283,7 +283,11 @@ typedef struct fast_ctx {
 
 static void fast_put(fast_ctx *f, const char *s, size_t n)
 {
-	bh_buf_put(f->out, s, n);
+	/* one byte (a space, an indicator, a quote): bh_buf_putc, inline */
+	if (n == 1)
+		bh_buf_putc(f->out, s[0]);
+	else
+		bh_buf_put(f->out, s, n);
 	f->column += (int)n;
 }
 
