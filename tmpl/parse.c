@@ -1100,10 +1100,9 @@ static char *pstrdup(parser *p, const char *s, size_t n)
 static const item *pnext(parser *p)
 {
 	if (p->peek_count > 0)
-		p->peek_count--;
-	else
-		lex_next_item(p->lex, &p->token[0]);
-	return &p->token[p->peek_count];
+		return &p->token[--p->peek_count];
+	lex_next_item(p->lex, &p->token[0]);
+	return &p->token[0];
 }
 
 static void pbackup(parser *p)
