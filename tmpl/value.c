@@ -424,11 +424,28 @@ static int entry_cmp(const void *a, const void *b)
 	return x->keylen < y->keylen ? -1 : x->keylen > y->keylen;
 }
 
+/* Maps of up to this many entries are sorted by insertion in place (no
+ * comparison callback, no scratch buffer); larger ones by qsort. */
+#define MAP_INSERTION_SORT_MAX 48
+
 void tmpl_map_sort(tmpl_map *m)
 {
 	if (!m || m->sorted)
 		return;
-	qsort(m->entries, m->len, sizeof(tmpl_map_entry), entry_cmp);
+	if (m->len <= MAP_INSERTION_SORT_MAX) {
+		tmpl_map_entry *e = m->entries;
+		for (size_t i = 1; i < m->len; i++) {
+			tmpl_map_entry t = e[i];
+			size_t j = i;
+			while (j > 0 && entry_cmp(&e[j - 1], &t) > 0) {
+				e[j] = e[j - 1];
+				j--;
+			}
+			e[j] = t;
+		}
+	} else {
+		qsort(m->entries, m->len, sizeof(tmpl_map_entry), entry_cmp);
+	}
 	m->sorted = 1;
 	map_reindex(m);
 }

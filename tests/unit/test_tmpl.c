@@ -691,6 +691,41 @@ static int64_t json_map_int(const tmpl_map *m, const char *key)
 	return v->u.i;
 }
 
+/* tmpl_map_sort: bytewise key order (a prefix first) for maps sorted by
+ * insertion (few entries) and by qsort (many), and look-ups still find
+ * every entry afterwards (the index is rebuilt) */
+START_TEST(test_map_sort_sizes)
+{
+	bh_error err;
+	tmpl_engine *e = tmpl_engine_new(&err);
+	tmpl_arena *a = tmpl_engine_arena(e);
+	static const size_t sizes[] = {0, 1, 2, 7, 48, 49, 200};
+	char k[16];
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		size_t n = sizes[s];
+		tmpl_map *m = tmpl_map_new(a, NULL);
+		ck_assert_ptr_nonnull(m);
+		/* descending, with "kN" before its extension "kNx" */
+		for (size_t i = n; i-- > 0;) {
+			int len = snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			ck_assert_int_eq(tmpl_map_set(a, m, k, (size_t)len, tmpl_int64((int64_t)i)), 0);
+		}
+		tmpl_map_sort(m);
+		ck_assert_uint_eq(m->len, n);
+		for (size_t i = 0; i < n; i++) {
+			int len = snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			ck_assert_uint_eq(m->entries[i].keylen, (size_t)len);
+			ck_assert_int_eq(memcmp(m->entries[i].key, k, (size_t)len), 0);
+			ck_assert_int_eq(m->entries[i].val.u.i, (int64_t)i);
+			tmpl_value *v = tmpl_map_get(m, k, (size_t)len);
+			ck_assert_ptr_nonnull(v);
+			ck_assert_int_eq(v->u.i, (int64_t)i);
+		}
+	}
+	tmpl_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_json_object_nul_keys)
 {
 	bh_error err;
@@ -762,6 +797,7 @@ int main(void)
 	tcase_add_test(tc, test_cast);
 	tcase_add_test(tc, test_map_key_lengths);
 	tcase_add_test(tc, test_json_object_nul_keys);
+	tcase_add_test(tc, test_map_sort_sizes);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
