@@ -343,8 +343,26 @@ tmpl_value *tmpl_map_get(const tmpl_map *m, const char *key, size_t keylen)
 	return i < 0 ? NULL : &m->entries[i].val;
 }
 
-/* key (not in m) and v as m's last entry */
-static int map_append(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
+/* m's index sized for its entries (a map of more than 8 has one, at
+ * least twice its entries' number of slots) and filled */
+static int map_index_build(tmpl_arena *a, tmpl_map *m)
+{
+	size_t icap = 32;
+	uint32_t *idx;
+	while (icap < m->len * 4)
+		icap *= 2;
+	idx = tmpl_arena_bump(a, icap * sizeof(uint32_t));
+	if (!idx)
+		return BH_ELIMIT;
+	m->index = idx;
+	m->index_cap = icap;
+	map_reindex(m);
+	return 0;
+}
+
+/* key (not in m) and v as m's last entry, m's index left as it is (the
+ * caller brings it up to date) */
+static int map_push(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
 {
 	if (m->len == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 8;
@@ -371,25 +389,22 @@ static int map_append(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen
 	m->entries[m->len].val = v;
 	m->len++;
 	m->is_nil = 0;
-	if (m->len > 8) {
-		if (!m->index || m->len * 2 > m->index_cap) {
-			size_t icap = 32;
-			while (icap < m->len * 4)
-				icap *= 2;
-			uint32_t *idx = tmpl_arena_bump(a, icap * sizeof(uint32_t));
-			if (!idx)
-				return BH_ELIMIT;
-			m->index = idx;
-			m->index_cap = icap;
-			map_reindex(m);
-		} else {
-			size_t mask = m->index_cap - 1;
-			size_t p = hash_key(key, keylen) & mask;
-			while (m->index[p])
-				p = (p + 1) & mask;
-			m->index[p] = (uint32_t)m->len;
-		}
-	}
+	return 0;
+}
+
+/* key (not in m) and v as m's last entry */
+static int map_append(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
+{
+	int rc = map_push(a, m, key, keylen, v);
+	if (rc || m->len <= 8)
+		return rc;
+	if (!m->index || m->len * 2 > m->index_cap)
+		return map_index_build(a, m);
+	size_t mask = m->index_cap - 1;
+	size_t p = hash_key(key, keylen) & mask;
+	while (m->index[p])
+		p = (p + 1) & mask;
+	m->index[p] = (uint32_t)m->len;
 	return 0;
 }
 
@@ -428,10 +443,9 @@ static int entry_cmp(const void *a, const void *b)
  * comparison callback, no scratch buffer); larger ones by qsort. */
 #define MAP_INSERTION_SORT_MAX 48
 
-void tmpl_map_sort(tmpl_map *m)
+/* m's entries in sorted key order (its index left as it is) */
+static void map_sort_entries(tmpl_map *m)
 {
-	if (!m || m->sorted)
-		return;
 	if (m->len <= MAP_INSERTION_SORT_MAX) {
 		tmpl_map_entry *e = m->entries;
 		for (size_t i = 1; i < m->len; i++) {
@@ -447,6 +461,13 @@ void tmpl_map_sort(tmpl_map *m)
 		qsort(m->entries, m->len, sizeof(tmpl_map_entry), entry_cmp);
 	}
 	m->sorted = 1;
+}
+
+void tmpl_map_sort(tmpl_map *m)
+{
+	if (!m || m->sorted)
+		return;
+	map_sort_entries(m);
 	map_reindex(m);
 }
 
@@ -471,15 +492,26 @@ tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j)
 			m->cap = n;
 		}
 		/* an object's keys are distinct, so they are appended without a
-		 * look-up, until a key with a NUL: its name is cut there (as
-		 * before) and may then equal another's */
+		 * look-up (the index is made once, after the sort), until a key
+		 * with a NUL: its name is cut there (as before) and may then
+		 * equal another's, so from there on with look-ups */
 		json_object_keylen_foreach((json_t *)j, k, klen, v) {
 			tmpl_value x = tmpl_value_from_json(a, v);
 			size_t kl = strlen(k);
 			if (x.kind == TMPL_INVALID)
 				return x;
-			nul_seen |= kl != klen;
-			if (nul_seen ? tmpl_map_set(a, m, k, kl, x) : map_append(a, m, k, kl, x))
+			if (kl != klen && !nul_seen) {
+				nul_seen = 1;
+				if (m->len > 8 && map_index_build(a, m))
+					return tmpl_invalid();
+			}
+			if (nul_seen ? tmpl_map_set(a, m, k, kl, x) : map_push(a, m, k, kl, x))
+				return tmpl_invalid();
+		}
+		if (!nul_seen && m->len > 8) {
+			if (!m->sorted)
+				map_sort_entries(m);
+			if (map_index_build(a, m))
 				return tmpl_invalid();
 		}
 		tmpl_map_sort(m);

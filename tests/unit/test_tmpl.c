@@ -721,6 +721,21 @@ START_TEST(test_map_sort_sizes)
 			ck_assert_ptr_nonnull(v);
 			ck_assert_int_eq(v->u.i, (int64_t)i);
 		}
+		/* the same keys as a JSON object: tmpl_value_from_json's map */
+		json_t *o = json_object();
+		for (size_t i = n; i-- > 0;) {
+			snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			json_object_set_new(o, k, json_integer((json_int_t)i));
+		}
+		tmpl_value jv = tmpl_value_from_json(a, o);
+		json_decref(o);
+		ck_assert_int_eq(jv.kind, TMPL_MAP);
+		ck_assert_uint_eq(jv.u.map->len, n);
+		for (size_t i = 0; i < n; i++) {
+			int len = snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			ck_assert_int_eq(memcmp(jv.u.map->entries[i].key, k, (size_t)len + 1), 0);
+			ck_assert_int_eq(json_map_int(jv.u.map, k), (int64_t)i);
+		}
 	}
 	tmpl_engine_free(e);
 }
