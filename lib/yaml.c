@@ -428,7 +428,7 @@ static json_t *json_go_string(const char *s, size_t n, int valid)
 
 static int is_merge(const ynode *n)
 {
-	return n->kind == N_SCALAR && strcmp(n->value, "<<") == 0 &&
+	return n->kind == N_SCALAR && n->value[0] == '<' && n->value[1] == '<' && !n->value[2] &&
 	       (n->implicit || (n->tag && strcmp(n->tag, TAG_PREFIX "merge") == 0));
 }
 
@@ -905,18 +905,20 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 				ks = bh_buf_str(&k2);
 				kl = k2.len;
 			}
-			size_t had = json_object_size(obj);
+			size_t had = own ? json_object_size(obj) : 0;
 			if (seen)
 				note_dup(d, seen, ks, kl, v);
 			if (json_object_setn_new_nocheck(obj, ks, kl, val))
 				rc = dec_fail(d, BH_ENOMEM, "out of memory");
 			else if (own && json_object_size(obj) == had)
 				report_dup(d, ks, kl, v); /* the key replaced a value */
-			bh_buf_free(&k2);
+			if (k2.data)
+				bh_buf_free(&k2);
 		} else {
 			json_decref(val);
 		}
-		bh_buf_free(&key);
+		if (key.data)
+			bh_buf_free(&key);
 	}
 	json_decref(seen);
 	d->depth--;
