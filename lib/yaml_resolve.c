@@ -307,35 +307,65 @@ static int is_timestamp(const char *s, size_t n)
 
 /* ---- resolve ----------------------------------------------------------------- */
 
-/* goyaml.v2's resolve table: the words that are not strings */
+/* goyaml.v2's resolve table: the words that are not strings, grouped by
+ * their first letter in either case (word_range's ranges) */
 static const struct resolve_word {
 	unsigned char len;
 	char text[7];
 	enum yres_kind kind;
 	signed char v; /* bool: 1/0; float: 0 NaN, 1 +Inf, -1 -Inf */
 } resolve_words[] = {
+	/* 0: y */
 	{1, "y", YR_BOOL, 1}, {1, "Y", YR_BOOL, 1}, {3, "yes", YR_BOOL, 1}, {3, "Yes", YR_BOOL, 1},
-	{3, "YES", YR_BOOL, 1}, {4, "true", YR_BOOL, 1}, {4, "True", YR_BOOL, 1}, {4, "TRUE", YR_BOOL, 1},
+	{3, "YES", YR_BOOL, 1},
+	/* 5: t */
+	{4, "true", YR_BOOL, 1}, {4, "True", YR_BOOL, 1}, {4, "TRUE", YR_BOOL, 1},
+	/* 8: o */
 	{2, "on", YR_BOOL, 1}, {2, "On", YR_BOOL, 1}, {2, "ON", YR_BOOL, 1},
-	{1, "n", YR_BOOL, 0}, {1, "N", YR_BOOL, 0}, {2, "no", YR_BOOL, 0}, {2, "No", YR_BOOL, 0},
-	{2, "NO", YR_BOOL, 0}, {5, "false", YR_BOOL, 0}, {5, "False", YR_BOOL, 0}, {5, "FALSE", YR_BOOL, 0},
 	{3, "off", YR_BOOL, 0}, {3, "Off", YR_BOOL, 0}, {3, "OFF", YR_BOOL, 0},
-	{0, "", YR_NULL, 0}, {1, "~", YR_NULL, 0}, {4, "null", YR_NULL, 0}, {4, "Null", YR_NULL, 0},
-	{4, "NULL", YR_NULL, 0},
+	/* 14: n */
+	{1, "n", YR_BOOL, 0}, {1, "N", YR_BOOL, 0}, {2, "no", YR_BOOL, 0}, {2, "No", YR_BOOL, 0},
+	{2, "NO", YR_BOOL, 0}, {4, "null", YR_NULL, 0}, {4, "Null", YR_NULL, 0}, {4, "NULL", YR_NULL, 0},
+	/* 22: f */
+	{5, "false", YR_BOOL, 0}, {5, "False", YR_BOOL, 0}, {5, "FALSE", YR_BOOL, 0},
+	/* 25: ~ */
+	{1, "~", YR_NULL, 0},
+	/* 26: . */
 	{4, ".nan", YR_FLOAT, 0}, {4, ".NaN", YR_FLOAT, 0}, {4, ".NAN", YR_FLOAT, 0},
 	{4, ".inf", YR_FLOAT, 1}, {4, ".Inf", YR_FLOAT, 1}, {4, ".INF", YR_FLOAT, 1},
+	/* 32: + */
 	{5, "+.inf", YR_FLOAT, 1}, {5, "+.Inf", YR_FLOAT, 1}, {5, "+.INF", YR_FLOAT, 1},
+	/* 35: - */
 	{5, "-.inf", YR_FLOAT, -1}, {5, "-.Inf", YR_FLOAT, -1}, {5, "-.INF", YR_FLOAT, -1},
+	/* 38: < */
 	{2, "<<", YR_MERGE, 0},
+	/* 39 */
 };
+
+/* The entries of resolve_words that start with c: [*b, *e) */
+static void word_range(char c, size_t *b, size_t *e)
+{
+	static const unsigned char lo[] = {0, 5, 8, 14, 22, 25, 26, 32, 35, 38, 39};
+	static const char first[] = "ytonf~.+-<";
+	const char *p = c ? strchr(first, c | (c >= 'A' && c <= 'Z' ? 0x20 : 0)) : NULL;
+	size_t g = p ? (size_t)(p - first) : 0;
+	*b = p ? lo[g] : 0;
+	*e = p ? lo[g + 1] : 0;
+}
 
 static int lookup_map(const char *s, size_t n, yres *r)
 {
+	size_t b, e;
 	if (n > 5) /* longer than every word */
 		return 0;
-	for (size_t i = 0; i < sizeof resolve_words / sizeof resolve_words[0]; i++) {
+	if (n == 0) {
+		r->kind = YR_NULL;
+		return 1;
+	}
+	word_range(s[0], &b, &e);
+	for (size_t i = b; i < e; i++) {
 		const struct resolve_word *w = &resolve_words[i];
-		if (w->len != n || (n && w->text[0] != s[0]) || memcmp(s, w->text, n))
+		if (w->len != n || memcmp(s, w->text, n))
 			continue;
 		r->kind = w->kind;
 		if (w->kind == YR_BOOL)

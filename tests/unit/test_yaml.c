@@ -10,6 +10,7 @@
 #include "lib/gojson.h"
 #include "lib/yaml.h"
 #include "lib/yaml_internal.h"
+#include "lib/yaml_resolve.h"
 #include "tests/unit/vectors.h"
 
 static json_t *parse_ok(const char *text)
@@ -51,6 +52,48 @@ START_TEST(test_emit_deep_indent)
 	free(got);
 	bh_buf_free(&json);
 	bh_buf_free(&want);
+}
+END_TEST
+
+/* goyaml.v2's words that are not strings, each resolved to its kind, and
+ * words near them (other case mixes, prefixes, extensions) left strings */
+START_TEST(test_resolve_words)
+{
+	static const struct { const char *s; enum yres_kind k; int b; } words[] = {
+		{"y", YR_BOOL, 1}, {"Y", YR_BOOL, 1}, {"yes", YR_BOOL, 1}, {"Yes", YR_BOOL, 1},
+		{"YES", YR_BOOL, 1}, {"true", YR_BOOL, 1}, {"True", YR_BOOL, 1}, {"TRUE", YR_BOOL, 1},
+		{"on", YR_BOOL, 1}, {"On", YR_BOOL, 1}, {"ON", YR_BOOL, 1}, {"n", YR_BOOL, 0},
+		{"N", YR_BOOL, 0}, {"no", YR_BOOL, 0}, {"No", YR_BOOL, 0}, {"NO", YR_BOOL, 0},
+		{"false", YR_BOOL, 0}, {"False", YR_BOOL, 0}, {"FALSE", YR_BOOL, 0}, {"off", YR_BOOL, 0},
+		{"Off", YR_BOOL, 0}, {"OFF", YR_BOOL, 0}, {"", YR_NULL, 0}, {"~", YR_NULL, 0},
+		{"null", YR_NULL, 0}, {"Null", YR_NULL, 0}, {"NULL", YR_NULL, 0}, {".nan", YR_FLOAT, 0},
+		{".NaN", YR_FLOAT, 0}, {".NAN", YR_FLOAT, 0}, {".inf", YR_FLOAT, 0}, {".Inf", YR_FLOAT, 0},
+		{".INF", YR_FLOAT, 0}, {"+.inf", YR_FLOAT, 0}, {"+.Inf", YR_FLOAT, 0},
+		{"+.INF", YR_FLOAT, 0}, {"-.inf", YR_FLOAT, 0}, {"-.Inf", YR_FLOAT, 0},
+		{"-.INF", YR_FLOAT, 0},
+	};
+	static const char *const strings[] = {
+		"yES", "yEs", "ye", "yess", "tRUE", "tru", "truee", "oN", "of", "oFF", "nO", "nULL", "nul",
+		"fALSE", "fals", "~~", "nan", ".nAn", ".in", "+inf", "-.iNF", "<", "<<" /* a merge key only as a key */, "<<<", "a", "Z", "t", "f",
+		"o", "O", "T", "F", "yaml", "_", "@",
+	};
+	yres r;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		ck_assert_int_eq(yaml_resolve("", words[i].s, strlen(words[i].s), &r), 0);
+		ck_assert_msg(r.kind == words[i].k, "%s: kind %d", words[i].s, (int)r.kind);
+		if (r.kind == YR_BOOL)
+			ck_assert_int_eq(r.b, words[i].b);
+	}
+	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
+		ck_assert_int_eq(yaml_resolve("", strings[i], strlen(strings[i]), &r), 0);
+		ck_assert_msg(r.kind == YR_STR, "%s: kind %d", strings[i], (int)r.kind);
+	}
+	ck_assert_int_eq(yaml_resolve("", "-.inf", 5, &r), 0);
+	ck_assert(isinf(r.f) && r.f < 0);
+	ck_assert_int_eq(yaml_resolve("", "+.Inf", 5, &r), 0);
+	ck_assert(isinf(r.f) && r.f > 0);
+	ck_assert_int_eq(yaml_resolve("", ".NaN", 4, &r), 0);
+	ck_assert(isnan(r.f));
 }
 END_TEST
 
@@ -830,6 +873,7 @@ int main(void)
 	Suite *s = suite_create("yaml");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_resolve_words);
 	tcase_add_test(tc, test_numbers_are_floats);
 	tcase_add_test(tc, test_bool_keys_and_values);
 	tcase_add_test(tc, test_multi_document_values);
