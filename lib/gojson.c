@@ -13,6 +13,7 @@
 #endif
 
 #include "lib/gostrconv.h"
+#include "lib/scan.h"
 #include "lib/yaml_resolve.h"
 
 /* ---- UTF-8 as Go's utf8.DecodeRune sees it ---------------------------- */
@@ -391,23 +392,6 @@ static int bad(parser *p, const char *context)
 	return bh_error_set(p->err, BH_EPARSE, "invalid character %s %s", q, context);
 }
 
-/* From s[i]: past the spaces there (an indentation), 16 bytes a step. */
-static size_t space_run_end(const unsigned char *s, size_t i, size_t n)
-{
-#ifdef __SSE2__
-	while (n - i >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
-		if (m != 0xFFFF)
-			return i + (size_t)__builtin_ctz(~m);
-		i += 16;
-	}
-#endif
-	while (i < n && s[i] == ' ')
-		i++;
-	return i;
-}
-
 static void skip_ws_run(parser *p)
 {
 	const unsigned char *s = p->s;
@@ -415,7 +399,7 @@ static void skip_ws_run(parser *p)
 	while (i < n) {
 		unsigned char c = s[i];
 		if (c == '\n') /* then the indentation of pretty-printed JSON */
-			i = space_run_end(s, i + 1, n);
+			i = bh_space_run_end((const char *)s, i + 1, n);
 		else if (c == ' ' || c == '\t' || c == '\r')
 			i++;
 		else

@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "lib/scan.h"
 #include "lib/yaml_internal.h"
 
 int yaml_fast_off;
@@ -123,6 +124,28 @@ static size_t line_end(const fast *f, size_t pos)
 	return nl ? (size_t)(nl - f->s) : f->len;
 }
 
+/* The first byte of s[i..e) that is ':', ' ' or a tab (where a plain
+ * scalar on one line may end, or gets refused); e if none. Sixteen bytes
+ * at a time while s[i..e) has them. */
+static size_t plain_stop(const char *s, size_t i, size_t e)
+{
+#ifdef __SSE2__
+	while (e - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+						      _mm_cmpeq_epi8(v, _mm_set1_epi8(' '))),
+					 _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits)
+			return i + (size_t)__builtin_ctz(bits);
+		i += 16;
+	}
+#endif
+	while (i < e && s[i] != ':' && s[i] != ' ' && s[i] != '\t')
+		i++;
+	return i;
+}
+
 /* From the line starting at pos: skips blank and comment lines, stops at
  * the next content line (or eof). -1 to give up. */
 static int seek_content(fast *f, size_t pos, size_t lno)
@@ -136,8 +159,7 @@ static int seek_content(fast *f, size_t pos, size_t lno)
 			return 0;
 		}
 		le = line_end(f, pos);
-		for (i = pos; i < le && f->s[i] == ' '; i++)
-			;
+		i = bh_space_run_end(f->s, pos, le);
 		if (i == le || f->s[i] == '#') {
 			pos = le + 1;
 			lno++;
@@ -258,10 +280,16 @@ static int is_entry(const fast *f, size_t p)
  * the blanks); '-' only before a blank. */
 static int bad_plain_start(const fast *f, size_t p)
 {
-	char c = f->s[p];
-	if (c == '-')
+	switch (f->s[p]) {
+	case '-':
 		return is_blank_end(f, p + 1);
-	return strchr("?:,[]{}#&*!|>'\"%@`\t ", c) != NULL;
+	case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#': case '&':
+	case '*': case '!': case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
+	case '\t': case ' ':
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* A quoted scalar from p (its opening quote) that closes on this line:
@@ -537,9 +565,7 @@ static int key_probe(const fast *f, size_t p, size_t *after)
 		if (i >= f->le || s[i] != ':')
 			return 0;
 	} else {
-		for (i = p; i < f->le; i++) {
-			if ((unsigned char)s[i] > ':')
-				continue; /* letters: none of ':', ' ', '\t' */
+		for (i = p; (i = plain_stop(s, i, f->le)) < f->le; i++) {
 			if (s[i] == ':' && is_blank_end(f, i + 1))
 				break;
 			if (s[i] == ' ' && i + 1 < f->le && s[i + 1] == '#')
@@ -667,7 +693,7 @@ static ynode *inline_value(fast *f, size_t p, size_t pind)
 			size_t i;
 			if (bad_plain_start(f, p))
 				return NULL;
-			for (i = p; i < f->le; i++) {
+			for (i = p; (i = plain_stop(s, i, f->le)) < f->le; i++) {
 				if (s[i] == ':' && is_blank_end(f, i + 1))
 					return NULL;
 				if (s[i] == ' ' && i + 1 < f->le && s[i + 1] == '#')

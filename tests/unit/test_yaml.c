@@ -315,6 +315,23 @@ static int fast_takes(const char *text)
 	return rc == 0;
 }
 
+/* the direct reader and libyaml read text alike, as one document and as
+ * a values file (document number i, for the message) */
+static void assert_readers_agree(const char *text, size_t i)
+{
+	for (int values = 0; values < 2; values++) {
+		char *fast, *slow;
+		yaml_fast_off = 0;
+		fast = read_as_text(text, values);
+		yaml_fast_off = 1;
+		slow = read_as_text(text, values);
+		yaml_fast_off = 0;
+		ck_assert_msg(!strcmp(fast, slow), "document %zu: direct reader %s, libyaml %s", i, fast, slow);
+		free(fast);
+		free(slow);
+	}
+}
+
 START_TEST(test_fast_reader_matches_libyaml)
 {
 	/* taken by the direct reader: the shapes of values files */
@@ -350,20 +367,38 @@ START_TEST(test_fast_reader_matches_libyaml)
 		"a: '\xe2\x80\xa8'\n", "a: \"\\x41\"\n", "a: \"\\u00e9\"\n", "k: v\n...\n", "%YAML 1.1\n---\na: 1\n",
 	};
 	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
-		for (int values = 0; values < 2; values++) {
-			char *fast, *slow;
-			yaml_fast_off = 0;
-			fast = read_as_text(taken[i], values);
-			yaml_fast_off = 1;
-			slow = read_as_text(taken[i], values);
-			yaml_fast_off = 0;
-			ck_assert_msg(!strcmp(fast, slow), "document %zu: direct reader %s, libyaml %s", i, fast, slow);
-			free(fast);
-			free(slow);
-		}
+		assert_readers_agree(taken[i], i);
 		/* the first twenty-three are what the direct reader exists for
 		 * (and an empty text) */
 		ck_assert_msg(fast_takes(taken[i]) == (i < 23 || !*taken[i]), "document %zu", i);
+	}
+}
+END_TEST
+
+/* lines long enough for the direct reader's sixteen-byte scans: a stop
+ * (':', ' ', tab) or the line's end past them, and indentation of more
+ * than sixteen spaces; the first eight are taken */
+START_TEST(test_fast_reader_long_lines)
+{
+	static const char *const docs[] = {
+		"a_key_longer_than_sixteen_bytes: a value that is longer than sixteen bytes\n",
+		"k: http://example.com:8080/path/and/more/bytes # a comment after a long value\n",
+		"key_with:colon_inside_it_and_more_bytes: v\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx: 1\n",
+		"                    # a comment indented by twenty spaces\na:\n                    b: deep\n",
+		"a:\n                                  b: 1\n                                  c: 2\n",
+		"a: 1234567890123456 # c\nb: 12345678901234567890123\n",
+		"abcdefghijklmnopq:\n- abcdefghijklmnopqrstuvwxyz0123456789\n- 0123456789abcdefghijklmn: x\n",
+		"a: a colon then no blank:x\nb: 0123456789abcdef\n",
+		"a: a value with more than sixteen bytes\tthen a tab\n",
+		"a: ends with a colon at sixteen:\nb: 0123456789abcdef\n",
+		"a: a value of more than sixteen bytes: then a colon\n",
+		"long_key_name_over_sixteen\t: v\n",
+		"a:\n                  \tb: 1\n",
+		"abcdefghijklmnopqrstuvw #x: 1\n",
+	};
+	for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+		assert_readers_agree(docs[i], i);
+		ck_assert_msg(fast_takes(docs[i]) == (i < 8), "document %zu", i);
 	}
 }
 END_TEST
@@ -883,6 +918,7 @@ int main(void)
 	tcase_add_test(tc, test_error_value_budget);
 	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_fast_reader_matches_libyaml);
+	tcase_add_test(tc, test_fast_reader_long_lines);
 	tcase_add_test(tc, test_parse_any);
 	tcase_add_test(tc, test_emit_basics);
 	tcase_add_test(tc, test_emit_goyaml_quirks);
