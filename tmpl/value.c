@@ -429,6 +429,20 @@ int tmpl_map_delete(tmpl_map *m, const char *key, size_t keylen)
 	return 1;
 }
 
+/* 1 when x's key sorts after y's (bytewise, a prefix first): the first
+ * bytes compared here, as keys mostly differ early; memcmp for the rest */
+static inline int entry_after(const tmpl_map_entry *x, const tmpl_map_entry *y)
+{
+	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen, i = 0;
+	const unsigned char *a = (const unsigned char *)x->key, *b = (const unsigned char *)y->key;
+	while (i < n && i < 4 && a[i] == b[i])
+		i++;
+	if (i < n && i < 4)
+		return a[i] > b[i];
+	int c = i < n ? memcmp(a + i, b + i, n - i) : 0;
+	return c ? c > 0 : x->keylen > y->keylen;
+}
+
 static int entry_cmp(const void *a, const void *b)
 {
 	const tmpl_map_entry *x = a, *y = b;
@@ -451,7 +465,7 @@ static void map_sort_entries(tmpl_map *m)
 		for (size_t i = 1; i < m->len; i++) {
 			tmpl_map_entry t = e[i];
 			size_t j = i;
-			while (j > 0 && entry_cmp(&e[j - 1], &t) > 0) {
+			while (j > 0 && entry_after(&e[j - 1], &t)) {
 				e[j] = e[j - 1];
 				j--;
 			}

@@ -691,9 +691,10 @@ static int64_t json_map_int(const tmpl_map *m, const char *key)
 	return v->u.i;
 }
 
-/* tmpl_map_sort: bytewise key order (a prefix first) for maps sorted by
- * insertion (few entries) and by qsort (many), and look-ups still find
- * every entry afterwards (the index is rebuilt) */
+/* tmpl_map_sort: bytewise key order (a prefix first; keys that differ
+ * only past their fourth byte) for maps sorted by insertion (few entries)
+ * and by qsort (many), and look-ups still find every entry afterwards
+ * (the index is rebuilt) */
 START_TEST(test_map_sort_sizes)
 {
 	bh_error err;
@@ -707,13 +708,13 @@ START_TEST(test_map_sort_sizes)
 		ck_assert_ptr_nonnull(m);
 		/* descending, with "kN" before its extension "kNx" */
 		for (size_t i = n; i-- > 0;) {
-			int len = snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			int len = snprintf(k, sizeof k, i % 2 ? "key%03zux" : "key%03zu", i / 2);
 			ck_assert_int_eq(tmpl_map_set(a, m, k, (size_t)len, tmpl_int64((int64_t)i)), 0);
 		}
 		tmpl_map_sort(m);
 		ck_assert_uint_eq(m->len, n);
 		for (size_t i = 0; i < n; i++) {
-			int len = snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			int len = snprintf(k, sizeof k, i % 2 ? "key%03zux" : "key%03zu", i / 2);
 			ck_assert_uint_eq(m->entries[i].keylen, (size_t)len);
 			ck_assert_int_eq(memcmp(m->entries[i].key, k, (size_t)len), 0);
 			ck_assert_int_eq(m->entries[i].val.u.i, (int64_t)i);
@@ -724,7 +725,7 @@ START_TEST(test_map_sort_sizes)
 		/* the same keys as a JSON object: tmpl_value_from_json's map */
 		json_t *o = json_object();
 		for (size_t i = n; i-- > 0;) {
-			snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			snprintf(k, sizeof k, i % 2 ? "key%03zux" : "key%03zu", i / 2);
 			json_object_set_new(o, k, json_integer((json_int_t)i));
 		}
 		tmpl_value jv = tmpl_value_from_json(a, o);
@@ -732,7 +733,7 @@ START_TEST(test_map_sort_sizes)
 		ck_assert_int_eq(jv.kind, TMPL_MAP);
 		ck_assert_uint_eq(jv.u.map->len, n);
 		for (size_t i = 0; i < n; i++) {
-			int len = snprintf(k, sizeof k, i % 2 ? "k%03zux" : "k%03zu", i / 2);
+			int len = snprintf(k, sizeof k, i % 2 ? "key%03zux" : "key%03zu", i / 2);
 			ck_assert_int_eq(memcmp(jv.u.map->entries[i].key, k, (size_t)len + 1), 0);
 			ck_assert_int_eq(json_map_int(jv.u.map, k), (int64_t)i);
 		}
