@@ -300,6 +300,17 @@ static ynode *quoted(fast *f, size_t p, size_t *end)
 	char q = s[p], *t;
 	size_t i, n = 0, start = p + 1;
 	ynode *sc;
+	/* mostly the text runs to the closing quote without an escape: then
+	 * it is copied as it is */
+	for (i = start; i < f->le && s[i] != q && s[i] != '\\' && s[i] != '\t'; i++)
+		;
+	if (i < f->le && s[i] == q && (q == '"' || i + 1 >= f->le || s[i + 1] != '\'')) {
+		if (!(sc = scalar_new(f, i - start, 0, &t)))
+			return NULL;
+		memcpy(t, s + start, i - start);
+		*end = i + 1;
+		return sc;
+	}
 	/* first the length of the text, then the text */
 	for (i = start; i < f->le; i++) {
 		char c = s[i];
