@@ -81,14 +81,14 @@ static void blocks_free(yblock *blk)
 static void builder_free(builder *b)
 {
 	size_t i;
-	for (yblock *blk = b->blocks; blk; blk = blk->next) {
+	/* yaml_fast_build's nodes own nothing: no tags, their texts in the
+	 * arena, their kids in the kid blocks */
+	for (yblock *blk = b->arena ? NULL : b->blocks; blk; blk = blk->next) {
 		ynode *nodes = YBLOCK_NODES(blk);
 		for (i = 0; i < blk->n; i++) {
 			free(nodes[i].tag);
-			if (!b->arena) {
-				free(nodes[i].value);
-				free(nodes[i].kids);
-			}
+			free(nodes[i].value);
+			free(nodes[i].kids);
 		}
 	}
 	blocks_free(b->blocks);
