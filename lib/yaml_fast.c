@@ -198,17 +198,24 @@ static int advance(fast *f)
 	return seek_content(f, f->le + 1, f->lno + 1);
 }
 
-/* kid as the next kid of the innermost collection being read */
-static int kid_push(fast *f, ynode *kid)
+/* kid_push when the stack is full: twice the room */
+static __attribute__((noinline)) int kid_push_grow(fast *f, ynode *kid)
 {
-	if (f->sn == f->scap) {
-		size_t nc = f->scap ? f->scap * 2 : 64;
-		ynode **ns = realloc(f->stk, nc * sizeof *ns);
-		if (!ns)
-			return -1;
-		f->stk = ns;
-		f->scap = nc;
-	}
+	size_t nc = f->scap ? f->scap * 2 : 64;
+	ynode **ns = realloc(f->stk, nc * sizeof *ns);
+	if (!ns)
+		return -1;
+	f->stk = ns;
+	f->scap = nc;
+	f->stk[f->sn++] = kid;
+	return 0;
+}
+
+/* kid as the next kid of the innermost collection being read */
+static inline int kid_push(fast *f, ynode *kid)
+{
+	if (f->sn == f->scap)
+		return kid_push_grow(f, kid);
 	f->stk[f->sn++] = kid;
 	return 0;
 }
@@ -230,7 +237,7 @@ static int kids_close(fast *f, ynode *c, size_t base)
 	return 0;
 }
 
-static char *arena_take(fast *f, size_t n)
+static inline char *arena_take(fast *f, size_t n)
 {
 	char *p;
 	if (f->acap - f->alen < n + 1)
@@ -242,7 +249,7 @@ static char *arena_take(fast *f, size_t n)
 }
 
 /* a scalar node of n bytes of arena text (filled by the caller) */
-static ynode *scalar_new(fast *f, size_t n, int implicit, char **text)
+static inline ynode *scalar_new(fast *f, size_t n, int implicit, char **text)
 {
 	ynode *sc;
 	char *t = arena_take(f, n);
