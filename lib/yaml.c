@@ -412,7 +412,7 @@ static int b64_decode(const char *s, size_t n, bh_buf *out)
 
 /* A Go string as json.Marshal would keep it: invalid UTF-8 becomes U+FFFD
  * (valid: known to be). */
-static json_t *json_go_string(const char *s, size_t n, int valid)
+static inline json_t *json_go_string(const char *s, size_t n, int valid)
 {
 	if (valid || utf8_check_go(s, n))
 		return json_stringn_nocheck(s, n);
@@ -435,7 +435,7 @@ static int is_merge(const ynode *n)
 static int decode(decoder *d, const ynode *n, json_t **out);
 
 /* Resolves a scalar node as goyaml.v2's decoder does for interface{}. */
-static int scalar_value(decoder *d, const ynode *n, yres *r)
+static inline int scalar_value(decoder *d, const ynode *n, yres *r)
 {
 	const char *tag = n->tag;
 	if (!tag && !n->implicit) {
@@ -805,7 +805,7 @@ static int merge(decoder *d, const ynode *v, json_t *obj)
 	}
 }
 
-static int count_node(decoder *d)
+static inline int count_node(decoder *d)
 {
 	d->decode_count++;
 	if (d->alias_depth > 0)
