@@ -362,7 +362,7 @@ static int map_index_build(tmpl_arena *a, tmpl_map *m)
 
 /* key (not in m) and v as m's last entry, m's index left as it is (the
  * caller brings it up to date) */
-static int map_push(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
+static inline int map_push(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
 {
 	if (m->len == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 8;
