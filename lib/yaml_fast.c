@@ -118,7 +118,7 @@ static int text_ok(const unsigned char *s, size_t n)
 	return 0;
 }
 
-static size_t line_end(const fast *f, size_t pos)
+static inline size_t line_end(const fast *f, size_t pos)
 {
 	const char *nl = memchr(f->s + pos, '\n', f->len - pos);
 	return nl ? (size_t)(nl - f->s) : f->len;
@@ -127,7 +127,7 @@ static size_t line_end(const fast *f, size_t pos)
 /* The first byte of s[i..e) that is ':', ' ' or a tab (where a plain
  * scalar on one line may end, or gets refused); e if none. Sixteen bytes
  * at a time while s[i..e) has them. */
-static size_t plain_stop(const char *s, size_t i, size_t e)
+static inline size_t plain_stop(const char *s, size_t i, size_t e)
 {
 #ifdef __SSE2__
 	while (e - i >= 16) {
@@ -272,7 +272,7 @@ static ynode *scalar_copy(fast *f, size_t a, size_t e)
 	return sc;
 }
 
-static int is_blank_end(const fast *f, size_t i)
+static inline int is_blank_end(const fast *f, size_t i)
 {
 	return i >= f->le || f->s[i] == ' ';
 }
@@ -285,7 +285,7 @@ static int is_entry(const fast *f, size_t p)
 
 /* Bytes that may not start a plain scalar here (libyaml's indicators, and
  * the blanks); '-' only before a blank. */
-static int bad_plain_start(const fast *f, size_t p)
+static inline int bad_plain_start(const fast *f, size_t p)
 {
 	switch (f->s[p]) {
 	case '-':
