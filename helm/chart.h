@@ -30,7 +30,9 @@ typedef struct chart_file {
  * a private mapping of the file: if the file shrinks while the chart is in
  * use, reading its lost pages raises SIGBUS. chart_mapped_path names the
  * file whose live mapping holds addr, NULL when none does. Async-signal-safe:
- * for a SIGBUS handler (cli/main.c). */
+ * for a SIGBUS handler (cli/main.c). The table of live mappings, like a
+ * chart's shared file references, is not locked: charts are loaded, copied
+ * and freed by one thread at a time (the CLI's and the worker's only one). */
 const char *chart_mapped_path(const void *addr);
 
 typedef struct chart chart;
