@@ -703,17 +703,51 @@ typedef struct regex {
 	const size_t *map;      /* NULL when subj is the original */
 	const char *orig;
 	size_t orig_len;
-	long long started;      /* this thread's CPU time (ns) at compile time */
+	long long started_mono; /* CLOCK_MONOTONIC (ns) at compile time */
+	long long started_cpu;  /* this thread's CPU time (ns) then, or a bit
+	                         * more (cpu_time_at) */
 	int shared;             /* code belongs to the engine's cache */
 } regex;
 
 /* The budget counts CPU time, not wall time: a loaded machine must not turn
- * a size-limit error (or a success) into a time-budget error. */
-static long long now_ns(void)
+ * a size-limit error (or a success) into a time-budget error. This
+ * thread's CPU clock has no vDSO path: a system call per read, which was
+ * two per regex call (hundreds per chart). The monotonic clock is read in
+ * user space, and a thread's CPU time never runs faster than it, so the CPU
+ * clock is read only when the monotonic time since the start is past the
+ * budget, and a start's CPU time is bounded from above by the last CPU
+ * reading plus the monotonic time since (CPU_REF_NS at most, else read
+ * again): the budget then counts at most CPU_REF_NS more, never less. */
+#define CPU_REF_NS (20LL * 1000 * 1000)
+
+static long long clock_ns(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(id, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The thread's CPU time at monotonic time mono (now), or up to CPU_REF_NS
+ * more; one CPU clock read per CPU_REF_NS of monotonic time at most. */
+static long long cpu_time_at(long long mono)
+{
+	static _Thread_local long long ref_mono, ref_cpu;
+	static _Thread_local int have_ref;
+	if (!have_ref || mono - ref_mono > CPU_REF_NS || mono < ref_mono) {
+		ref_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		ref_mono = mono;
+		have_ref = 1;
+	}
+	return ref_cpu + (mono - ref_mono);
+}
+
+/* 1 when the matching that started at re's compile has used more than
+ * RE_TIME_BUDGET_NS of CPU time */
+static int over_time_budget(const regex *re)
+{
+	if (clock_ns(CLOCK_MONOTONIC) - re->started_mono <= RE_TIME_BUDGET_NS)
+		return 0;
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) - re->started_cpu > RE_TIME_BUDGET_NS;
 }
 
 /* position in the original subject */
@@ -894,7 +928,8 @@ match_data:
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMECOUNT, &re->name_count);
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMEENTRYSIZE, &re->name_size);
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMETABLE, &re->names);
-	re->started = now_ns();
+	re->started_mono = clock_ns(CLOCK_MONOTONIC);
+	re->started_cpu = cpu_time_at(re->started_mono);
 	return 0;
 }
 
@@ -902,7 +937,7 @@ match_data:
 static int regex_exec(tmpl_call *c, regex *re, const char *s, size_t n, size_t pos)
 {
 	int rc;
-	if (now_ns() - re->started > RE_TIME_BUDGET_NS) {
+	if (over_time_budget(re)) {
 		bh_error_set(c->err, BH_ELIMIT, "%s: regular expression matching took too long (time budget)", c->name);
 		return BH_ELIMIT;
 	}
