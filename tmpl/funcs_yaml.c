@@ -22,6 +22,14 @@ static int to_yaml(tmpl_engine *e, const tmpl_value *v, bh_buf *out, bh_error *e
 {
 	tmpl_gojson_tree t;
 	int rc;
+	/* an empty map or list, which charts hand to toYaml most often (a
+	 * value left at {} or []): the printer's text for it, without a tree
+	 * and an emitter run */
+	if ((v->kind == TMPL_MAP && !v->u.map->is_nil && v->u.map->len == 0) ||
+	    (v->kind == TMPL_LIST && !v->u.list->is_nil && v->u.list->len == 0)) {
+		bh_buf_puts(out, v->kind == TMPL_MAP ? "{}" : "[]");
+		return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
 	if (e && tmpl_value_gojson_tree(v, &t) == 0) {
 		e->yaml_kept_free = yaml_emitter_kept_free;
 		rc = yaml_emit_json_tree_kept(&e->yaml_kept, t.root, out, err);

@@ -17,6 +17,7 @@
 
 /* Generated from helm v4.1.4 output (gen_funcs_formats_goldens.py). */
 static const fgolden goldens[] = {
+	{"toyaml_empty", "{{ toYaml (dict) }}|{{ toYaml (list) }}|{{ toYaml .Values.m }}|{{ toYaml .Values.l }}|{{ toYaml .Values.n }}|{{ toYaml nil }}|{{ toYaml (list (dict)) }}|{{ mustToYaml (dict) }}", "{\"m\": {}, \"l\": [], \"n\": null}", 0, "{}|[]|{}|[]|null|null|- {}|{}"},
 	{"toyaml_nested_lists", "{{ toYaml (list (list 1 (list 2)) (dict \"a\" (list (dict \"b\" nil)))) }}", "{}", 0, "- - 1\n  - - 2\n- a:\n  - b: null"},
 	{"toyaml_keys_quoting", "{{ toYaml (dict \"on\" 1 \"- x\" 2 \"a: b\" 3 \"\" 4 \"#c\" 5 \"007\" 6) }}", "{}", 0, "\"\": 4\n'#c': 5\n'- x': 2\n\"007\": 6\n'a: b': 3\n\"on\": 1"},
 	{"toyaml_long_fold", "{{ toYaml (dict \"k\" (repeat 25 \"abcd \")) }}", "{}", 0, "k: 'abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd\n  abcd abcd abcd abcd abcd abcd abcd abcd abcd '"},
