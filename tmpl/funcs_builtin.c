@@ -214,14 +214,15 @@ static int fn_println(tmpl_call *c)
 
 static int fn_printf(tmpl_call *c)
 {
-	bh_buf b = BH_BUF_INIT;
+	bh_buf b;
+	tmpl_buf_get(c->engine, &b); /* a kept buffer: no malloc per call */
 	int g = gofmt_sprintf(&b, c->argv[0].u.s.ptr, c->argv[0].u.s.len, c->argv + 1, c->argc - 1);
 	if (g || !bh_buf_ok(&b)) {
-		bh_buf_free(&b);
+		tmpl_buf_put(c->engine, &b);
 		return bh_error_set(c->err, BH_ELIMIT, "%s: %s", c->name, gofmt_strerror(g ? g : GOFMT_ELARGE));
 	}
 	c->result = tmpl_str_buf(c->arena, &b);
-	bh_buf_free(&b);
+	tmpl_buf_put(c->engine, &b);
 	return 0;
 }
 

@@ -22,9 +22,19 @@ static int fn_dict(tmpl_call *c)
 	if (!m)
 		return BH_ELIMIT;
 	for (int i = 0; i < c->argc; i += 2) {
+		tmpl_value v = i + 1 < c->argc ? c->argv[i + 1] : tmpl_str_static("", 0);
+		/* a string key is its own text (tmpl_to_string's): no copy
+		 * through a buffer, which was a malloc per dict */
+		if (c->argv[i].kind == TMPL_STRING) {
+			const char *key = c->argv[i].u.s.ptr ? c->argv[i].u.s.ptr : "";
+			if (tmpl_map_set(c->arena, m, key, c->argv[i].u.s.len, v)) {
+				bh_buf_free(&k);
+				return sprig_oom(c);
+			}
+			continue;
+		}
 		bh_buf_reset(&k);
 		tmpl_to_string(&k, &c->argv[i]);
-		tmpl_value v = i + 1 < c->argc ? c->argv[i + 1] : tmpl_str_static("", 0);
 		if (!bh_buf_ok(&k) || tmpl_map_set(c->arena, m, k.data ? k.data : "", k.len, v)) {
 			bh_buf_free(&k);
 			return sprig_oom(c);
