@@ -706,7 +706,7 @@ typedef struct regex {
 	long long started_mono; /* CLOCK_MONOTONIC (ns) at compile time */
 	long long started_cpu;  /* this thread's CPU time (ns) then, or a bit
 	                         * more (cpu_time_at) */
-	int shared;             /* code belongs to the engine's cache */
+	int shared;             /* code, md and mctx belong to the engine's cache */
 } regex;
 
 /* The budget counts CPU time, not wall time: a loaded machine must not turn
@@ -795,40 +795,46 @@ static int subject_prepare(tmpl_call *c, regex *re, const char *s, size_t n)
 
 static void regex_free(regex *re)
 {
+	if (re->shared)
+		return;
 	pcre2_match_data_free(re->md);
 	pcre2_match_context_free(re->mctx);
-	if (!re->shared)
-		pcre2_code_free(re->code);
+	pcre2_code_free(re->code);
 }
 
 /* Compiled patterns by their Go text, per engine: charts call
  * regexReplaceAll and friends with a few constant patterns many times. */
 #define REGEX_CACHE_MAX 256
 
+/* An entry keeps the pattern's match data and context and what
+ * pcre2_pattern_info tells of it, with the code: a regex function call
+ * never nests another (no template runs while one matches), so the calls
+ * of a pattern take turns with one set. */
 typedef struct regex_cached {
 	char *pat;
 	size_t n;
-	pcre2_code *code;
+	regex re; /* code, md, mctx, ncap and the name table */
 } regex_cached;
 
 struct tmpl_regex_cache {
-	regex_cached v[REGEX_CACHE_MAX];
-	size_t n;
+	regex_cached *v; /* grown as patterns come: a chart has a few */
+	size_t n, cap;
 };
 
 static void regex_cache_free(struct tmpl_regex_cache *rc);
 
-static pcre2_code *regex_cache_find(tmpl_engine *e, const char *pat, size_t n)
+static const regex *regex_cache_find(tmpl_engine *e, const char *pat, size_t n)
 {
 	struct tmpl_regex_cache *rc = e ? e->regex_cache : NULL;
 	for (size_t i = 0; rc && i < rc->n; i++)
 		if (rc->v[i].n == n && memcmp(rc->v[i].pat, pat, n) == 0)
-			return rc->v[i].code;
+			return &rc->v[i].re;
 	return NULL;
 }
 
-/* 1 when the cache took code (it then frees it with the engine) */
-static int regex_cache_add(tmpl_engine *e, const char *pat, size_t n, pcre2_code *code)
+/* 1 when the cache took re's code, md and mctx (it then frees them with
+ * the engine) */
+static int regex_cache_add(tmpl_engine *e, const char *pat, size_t n, const regex *re)
 {
 	if (!e)
 		return 0;
@@ -838,15 +844,22 @@ static int regex_cache_add(tmpl_engine *e, const char *pat, size_t n, pcre2_code
 			return 0;
 		e->regex_cache_free = regex_cache_free;
 	}
-	if (rc->n == REGEX_CACHE_MAX)
-		return 0;
+	if (rc->n == rc->cap) {
+		size_t nc = rc->cap ? rc->cap * 2 : 8;
+		regex_cached *v;
+		if (rc->cap == REGEX_CACHE_MAX || (v = realloc(rc->v, nc * sizeof *v)) == NULL)
+			return 0;
+		rc->v = v;
+		rc->cap = nc;
+	}
 	char *k = malloc(n + 1);
 	if (!k)
 		return 0;
 	memcpy(k, pat, n);
 	rc->v[rc->n].pat = k;
 	rc->v[rc->n].n = n;
-	rc->v[rc->n].code = code;
+	rc->v[rc->n].re = *re;
+	rc->v[rc->n].re.shared = 0;
 	rc->n++;
 	return 1;
 }
@@ -855,8 +868,10 @@ static void regex_cache_free(struct tmpl_regex_cache *rc)
 {
 	for (size_t i = 0; rc && i < rc->n; i++) {
 		free(rc->v[i].pat);
-		pcre2_code_free(rc->v[i].code);
+		regex_free(&rc->v[i].re);
 	}
+	if (rc)
+		free(rc->v);
 	free(rc);
 }
 
@@ -869,9 +884,17 @@ static int regex_compile(tmpl_engine *e, regex *re, const char *pat, size_t n, b
 	int ec;
 	PCRE2_SIZE eo;
 	memset(re, 0, sizeof *re);
-	if ((re->code = regex_cache_find(e, pat, n)) != NULL) {
+	const regex *kept = regex_cache_find(e, pat, n);
+	if (kept) {
+		re->code = kept->code;
+		re->md = kept->md;
+		re->mctx = kept->mctx;
+		re->ncap = kept->ncap;
+		re->names = kept->names;
+		re->name_count = kept->name_count;
+		re->name_size = kept->name_size;
 		re->shared = 1;
-		goto match_data;
+		goto started;
 	}
 	/* not calloc: the 40 KiB of frames are set up as groups open
 	 * (re_translate, tree_open), and zeroing them all cost more than the
@@ -911,8 +934,6 @@ static int regex_compile(tmpl_engine *e, regex *re, const char *pat, size_t n, b
 		bh_buf_putc(err, '`');
 		return -1;
 	}
-	re->shared = regex_cache_add(e, pat, n, re->code);
-match_data:
 	re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
 	re->mctx = pcre2_match_context_create(NULL);
 	if (!re->md || !re->mctx) {
@@ -928,6 +949,8 @@ match_data:
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMECOUNT, &re->name_count);
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMEENTRYSIZE, &re->name_size);
 	pcre2_pattern_info(re->code, PCRE2_INFO_NAMETABLE, &re->names);
+	re->shared = regex_cache_add(e, pat, n, re);
+started:
 	re->started_mono = clock_ns(CLOCK_MONOTONIC);
 	re->started_cpu = cpu_time_at(re->started_mono);
 	return 0;
