@@ -1263,7 +1263,8 @@ static int replace_all(tmpl_call *c, enum on_bad how, int literal)
 	const char *src = re.subj, *repl = c->argv[2].u.s.ptr;
 	size_t end = re.subj_len, rn = c->argv[2].u.s.len;
 	size_t last = 0, pos = 0, w;
-	bh_buf b = BH_BUF_INIT;
+	bh_buf b;
+	tmpl_buf_get(c->engine, &b);
 	while (pos <= end) {
 		r = regex_exec(c, &re, src, end, pos);
 		if (r < 0) {

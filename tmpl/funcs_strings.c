@@ -8,6 +8,7 @@
 
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
+#include "tmpl/internal.h"
 #include "tmpl/sprig_unicode.h"
 #include "tmpl/sprig_util.h"
 
@@ -32,7 +33,8 @@ static int ret_bool(tmpl_call *c, int b)
 /* strings.Map(f, s) with Go's treatment of invalid UTF-8 (U+FFFD). */
 static int map_runes(tmpl_call *c, const char *s, size_t n, uint32_t (*f)(uint32_t))
 {
-	bh_buf b = BH_BUF_INIT;
+	bh_buf b;
+	tmpl_buf_get(c->engine, &b); /* a kept buffer: no malloc per call */
 	size_t w;
 	for (size_t i = 0; i < n; i += w) {
 		uint32_t r = uni_decode(s + i, n - i, &w);
@@ -750,7 +752,8 @@ static int fn_has_suffix(tmpl_call *c)
 
 static int fn_quote(tmpl_call *c)
 {
-	bh_buf b = BH_BUF_INIT, t = BH_BUF_INIT;
+	bh_buf b, t = BH_BUF_INIT;
+	tmpl_buf_get(c->engine, &b);
 	int first = 1;
 	for (int i = 0; i < c->argc; i++) {
 		if (tmpl_value_is_nil(&c->argv[i]))
@@ -858,7 +861,8 @@ static int fn_replace(tmpl_call *c)
 {
 	const char *old = ARG_S(0), *nw = ARG_S(1), *s = ARG_S(2);
 	size_t on = ARG_N(0), nn = ARG_N(1), n = ARG_N(2), w;
-	bh_buf b = BH_BUF_INIT;
+	bh_buf b;
+	tmpl_buf_get(c->engine, &b);
 	if (on == 0) {
 		bh_buf_put(&b, nw, nn);
 		for (size_t i = 0; i < n; i += w) {

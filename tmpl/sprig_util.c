@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <sys/random.h>
 
+#include "tmpl/internal.h"
+
 /* DeepEqual follows pointers into the structs: two distinct objects of one
  * class are compared by what they print (%v and %+v) and their JSON. */
 static int objects_equal(const tmpl_value *a, const tmpl_value *b)
@@ -220,15 +222,15 @@ int sprig_oom(tmpl_call *c)
 int sprig_ret_buf(tmpl_call *c, bh_buf *b)
 {
 	if (sprig_check_size(c, b)) {
-		bh_buf_free(b);
+		tmpl_buf_put(c->engine, b);
 		return BH_ELIMIT;
 	}
 	if (!bh_buf_ok(b)) {
-		bh_buf_free(b);
+		tmpl_buf_put(c->engine, b);
 		return sprig_oom(c);
 	}
 	c->result = tmpl_str_buf(c->arena, b);
-	bh_buf_free(b);
+	tmpl_buf_put(c->engine, b);
 	if (c->result.kind != TMPL_STRING)
 		return sprig_oom(c);
 	return 0;

@@ -28,8 +28,10 @@ int sprig_deep_copy(tmpl_call *c, const tmpl_value *v, tmpl_value *out);
 /* 0 while b is within SPRIG_MAX_STRING, else BH_ELIMIT with the error set. */
 int sprig_check_size(tmpl_call *c, const bh_buf *b);
 
-/* Sets c->result to the buffer's text and frees the buffer. 0, or
- * BH_ELIMIT (with the error set) when the arena is exhausted. */
+/* Sets c->result to the buffer's text and gives the buffer back to the
+ * engine (tmpl_buf_put: one from tmpl_buf_get is used again, a fresh one
+ * is kept or freed). 0, or BH_ELIMIT (with the error set) when the arena
+ * is exhausted. */
 int sprig_ret_buf(tmpl_call *c, bh_buf *b);
 /* Sets the call's error to an arena/limit failure; returns BH_ELIMIT. */
 int sprig_oom(tmpl_call *c);
