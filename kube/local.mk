@@ -5,11 +5,12 @@
 noinst_LIBRARIES += kube/libbhkube.a kube/libbhkubecurl.a
 kube_libbhkube_a_SOURCES = \
 	kube/kube.h kube/transport.h kube/config.h kube/watchdec.h kube/ready.h kube/wait.h \
-	kube/internal.h kube/client_priv.h kube/addr.h \
+	kube/internal.h kube/client_priv.h kube/addr.h kube/watch_priv.h \
 	kube/util.c kube/addr.c kube/config.c kube/client.c kube/mapping.c kube/verbs.c \
 	kube/watch.c kube/ready.c kube/wait.c kube/exec.c
 EXTRA_DIST += kube/README.md
-kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl_priv.h kube/curl.c kube/curl_multi.c kube/curl_tls.c
+kube_libbhkubecurl_a_SOURCES = kube/curl.h kube/curl_priv.h kube/curl.c kube/curl_multi.c kube/curl_tls.c \
+	kube/watch_multi.h kube/watch_multi.c
 kube_libbhkubecurl_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(OPENSSL_CFLAGS)
 # Link lines: BH_KUBE_LIBS for the worker, BH_KUBECURL_LIBS for the rest.
 BH_KUBE_LIBS = kube/libbhkube.a $(BH_LIB_LIBS)
@@ -37,6 +38,13 @@ tests_unit_test_kube_curl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAGS)
 tests_unit_test_kube_curl_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_kube_curl
 UNIT_TESTS += tests/unit/test_kube_curl
+# the watch driven by a caller's poll (kube/watch_multi.h)
+check_PROGRAMS += tests/unit/test_kube_watch_multi
+tests_unit_test_kube_watch_multi_SOURCES = tests/unit/test_kube_watch_multi.c
+tests_unit_test_kube_watch_multi_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAGS)
+tests_unit_test_kube_watch_multi_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_kube_watch_multi
+UNIT_TESTS += tests/unit/test_kube_watch_multi
 
 # the process's TLS identity decoded once (an in-process TLS server)
 check_PROGRAMS += tests/unit/test_kube_curl_tls

@@ -6,6 +6,7 @@
 #include "kube/client_priv.h"
 #include "kube/internal.h"
 #include "kube/kube.h"
+#include "kube/watch_priv.h"
 #include "kube/watchdec.h"
 #include "lib/buf.h"
 #include "lib/json_skim.h"
@@ -235,20 +236,6 @@ int kube_watchdec_finish(kube_watchdec *d, bh_error *err)
 
 /* ---- watch loop ---- */
 
-struct wstate {
-	kube_client *c;
-	const kube_watch_opts *o;
-	kube_watch_fn fn;
-	void *ud;
-	kube_watchdec dec;
-	int user_stop;
-	int gone;          /* ERROR event 410 */
-	int dec_failed;
-	bh_error *err;
-	char status_msg[512];
-	long events;
-};
-
 static void set_rv(kube_client *c, const json_t *obj)
 {
 	const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
@@ -256,9 +243,9 @@ static void set_rv(kube_client *c, const json_t *obj)
 		snprintf(c->watch_rv, sizeof c->watch_rv, "%s", rv);
 }
 
-static int on_event(void *ud, kube_watch_type type, json_t *obj)
+int kube_watch_on_event(void *ud, kube_watch_type type, json_t *obj)
 {
-	struct wstate *w = ud;
+	struct kube_wstate *w = ud;
 	if (type == KUBE_WATCH_ERROR) {
 		json_int_t code = json_integer_value(json_object_get(obj, "code"));
 		const char *msg = json_string_value(json_object_get(obj, "message"));
@@ -282,9 +269,9 @@ static int on_event(void *ud, kube_watch_type type, json_t *obj)
 	return 0;
 }
 
-static int on_bytes(void *ud, const char *data, size_t len)
+int kube_watch_on_bytes(void *ud, const char *data, size_t len)
 {
-	struct wstate *w = ud;
+	struct kube_wstate *w = ud;
 	if (kube_watchdec_feed(&w->dec, data, len, w->err)) {
 		w->dec_failed = 1;
 		return 1;
@@ -292,7 +279,7 @@ static int on_bytes(void *ud, const char *data, size_t len)
 	return w->dec.stopped;
 }
 
-static int relist(kube_client *c, const kube_resource *r, const char *ns, struct wstate *w, bh_error *err)
+int kube_watch_relist(kube_client *c, const kube_resource *r, const char *ns, struct kube_wstate *w, bh_error *err)
 {
 	kube_list_opts lo = {.label_selector = w->o->label_selector, .field_selector = w->o->field_selector};
 	json_t *list = NULL;
@@ -311,6 +298,32 @@ static int relist(kube_client *c, const kube_resource *r, const char *ns, struct
 	return 0;
 }
 
+char *kube_watch_query_new(const kube_client *c, const kube_resource *r, const char *ns, const kube_watch_opts *o,
+			   long tmo)
+{
+	char *base = kube_path_new(r, ns, NULL, NULL);
+	bh_buf q = BH_BUF_INIT;
+	bh_buf_printf(&q, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld", base ? base : "", tmo);
+	free(base);
+	if (c->watch_rv[0]) {
+		bh_buf_puts(&q, "&resourceVersion=");
+		kube_query_escape(&q, c->watch_rv);
+	}
+	if (o->label_selector) {
+		bh_buf_puts(&q, "&labelSelector=");
+		kube_query_escape(&q, o->label_selector);
+	}
+	if (o->field_selector) {
+		bh_buf_puts(&q, "&fieldSelector=");
+		kube_query_escape(&q, o->field_selector);
+	}
+	if (!bh_buf_ok(&q)) {
+		bh_buf_free(&q);
+		return NULL;
+	}
+	return q.data;
+}
+
 const char *kube_watch_last_rv(const kube_client *c)
 {
 	return c->watch_rv;
@@ -320,6 +333,63 @@ const char *kube_watch_object_text(const kube_client *c, size_t *len)
 {
 	*len = c->watch_text ? c->watch_text_len : 0;
 	return c->watch_text;
+}
+
+int kube_watch_judge(struct kube_wstate *w, const kube_resource *r, int rc, const kube_response *resp,
+		     const char *path, long began, long events_before, int *failures, long *delay_ms, bh_error *err)
+{
+	kube_client *c = w->c;
+	const kube_watch_opts *o = w->o;
+	int max_fail = o->max_reconnects > 0 ? o->max_reconnects : 10;
+	int failed = 0;
+	*delay_ms = 0;
+	long ra = kube_parse_retry_after(resp->retry_after);
+	int progressed = w->events > events_before;
+	if (w->dec_failed || rc == BH_EPARSE) {
+		failed = 1; /* garbled stream: reconnect from the last good resourceVersion */
+	} else if (rc == BH_EUNAVAIL || rc == BH_ETIMEOUT) {
+		failed = 1;
+	} else if (rc) {
+		return bh_error_prefix(err, "watch %s", r->resource);
+	} else if (resp->status == 410 || w->gone) {
+		c->watch_rv[0] = 0;
+		*failures = 0;
+		return BH_EGONE;
+	} else if (w->status_msg[0]) {
+		bh_error_set(err, BH_EPROTO, "watch %s: server error: %s", r->resource, w->status_msg);
+		failed = 1;
+	} else if (resp->status < 200 || resp->status >= 300) {
+		rc = kube_client_response_error(c, resp, path, err);
+		if (rc != BH_EUNAVAIL && rc != BH_ETIMEOUT)
+			return bh_error_prefix(err, "watch %s", r->resource);
+		failed = 1;
+	}
+	if (!failed) {
+		*failures = 0;
+		/* a server that ends watches at once with nothing to say
+		 * must not make us spin */
+		if (!progressed && kube_now_ms() - began < 1000)
+			*delay_ms = c->retry.base_ms;
+		return 0;
+	}
+	if (progressed)
+		*failures = 0;
+	++*failures;
+	if (*failures > max_fail) {
+		bh_error last = *err;
+		return bh_error_set(err, last.code ? last.code : BH_EUNAVAIL,
+				    "watch %s: giving up after %d consecutive failures: %s", r->resource, *failures,
+				    last.msg);
+	}
+	long d = c->retry.base_ms;
+	for (int i = 1; i < *failures && d < c->retry.max_ms; i++)
+		d *= 2;
+	if (d > c->retry.max_ms)
+		d = c->retry.max_ms;
+	if (ra >= 0)
+		d = ra;
+	*delay_ms = d;
+	return 0;
 }
 
 int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kube_watch_opts *opts,
@@ -334,18 +404,16 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kub
 		return bh_error_set(err, BH_EINVAL, "watch: resource and callback are required");
 	if (!c->t->ops->stream)
 		return bh_error_set(err, BH_EINVAL, "watch: the transport cannot stream");
-	struct wstate w = {.c = c, .o = o, .fn = fn, .ud = ud, .err = err};
+	struct kube_wstate w = {.c = c, .o = o, .fn = fn, .ud = ud, .err = err};
 	long start = kube_now_ms();
 	long tmo = o->timeout_seconds > 0 ? o->timeout_seconds : 300;
-	int max_fail = o->max_reconnects > 0 ? o->max_reconnects : 10;
 	int failures = 0;
 	int rc = 0;
-	bh_error last = {0};
 	c->watch_rv[0] = 0;
 	if (o->resource_version && *o->resource_version) {
 		snprintf(c->watch_rv, sizeof c->watch_rv, "%s", o->resource_version);
 	} else {
-		rc = relist(c, r, ns, &w, err);
+		rc = kube_watch_relist(c, r, ns, &w, err);
 		if (rc || w.user_stop)
 			return rc;
 	}
@@ -356,109 +424,54 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kub
 			if (left <= 0)
 				return 0;
 		}
-		char *base = kube_path_new(r, ns, NULL, NULL);
-		bh_buf q = BH_BUF_INIT;
-		bh_buf_printf(&q, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld", base ? base : "", tmo);
-		free(base);
-		if (c->watch_rv[0]) {
-			bh_buf_puts(&q, "&resourceVersion=");
-			kube_query_escape(&q, c->watch_rv);
-		}
-		if (o->label_selector) {
-			bh_buf_puts(&q, "&labelSelector=");
-			kube_query_escape(&q, o->label_selector);
-		}
-		if (o->field_selector) {
-			bh_buf_puts(&q, "&fieldSelector=");
-			kube_query_escape(&q, o->field_selector);
-		}
+		char *path = kube_watch_query_new(c, r, ns, o, tmo);
 		const char **headers = kube_merge_headers(c, NULL);
-		if (!bh_buf_ok(&q) || !headers) {
-			bh_buf_free(&q);
+		if (!path || !headers) {
+			free(path);
 			free(headers);
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
 		}
 		long stream_ms = (tmo + 30) * 1000;
 		if (left > 0 && left < stream_ms)
 			stream_ms = left;
-		kube_request req = {.method = "GET", .path = q.data, .headers = headers, .timeout_ms = stream_ms};
+		kube_request req = {.method = "GET", .path = path, .headers = headers, .timeout_ms = stream_ms};
 		kube_response resp = KUBE_RESPONSE_INIT;
-		kube_watchdec_init(&w.dec, on_event, &w);
+		kube_watchdec_init(&w.dec, kube_watch_on_event, &w);
 		w.dec.drop = o->tree_drop;
 		w.gone = w.dec_failed = 0;
 		w.status_msg[0] = 0;
 		long events_before = w.events;
 		long began = kube_now_ms();
-		rc = c->t->ops->stream(c->t->impl, &req, &resp, on_bytes, &w, err);
+		rc = c->t->ops->stream(c->t->impl, &req, &resp, kube_watch_on_bytes, &w, err);
 		if (!rc && !w.dec_failed && !w.dec.stopped && resp.status >= 200 && resp.status < 300)
 			rc = kube_watchdec_finish(&w.dec, err) ? BH_EPARSE : 0;
-		kube_watchdec_free(&w.dec);
-		free(headers);
-		long ra = kube_parse_retry_after(resp.retry_after);
-		int progressed = w.events > events_before;
 		if (w.user_stop) {
-			bh_buf_free(&q);
+			kube_watchdec_free(&w.dec);
+			free(headers);
+			free(path);
 			kube_response_free(&resp);
 			return 0;
 		}
-		int failed = 0;
-		if (w.dec_failed || rc == BH_EPARSE) {
-			failed = 1; /* garbled stream: reconnect from the last good resourceVersion */
-		} else if (rc == BH_ETIMEOUT && o->max_seconds > 0 && kube_now_ms() - start >= o->max_seconds * 1000) {
-			failed = 0; /* our own deadline */
-		} else if (rc == BH_EUNAVAIL || rc == BH_ETIMEOUT) {
-			failed = 1;
-		} else if (rc) {
-			bh_buf_free(&q);
-			kube_response_free(&resp);
-			return bh_error_prefix(err, "watch %s", r->resource);
-		} else if (resp.status == 410 || w.gone) {
-			/* resourceVersion too old: list again and resume from there */
-			kube_response_free(&resp);
-			bh_buf_free(&q);
-			c->watch_rv[0] = 0;
-			rc = relist(c, r, ns, &w, err);
+		long d = 0;
+		int own_deadline = rc == BH_ETIMEOUT && o->max_seconds > 0 &&
+				   kube_now_ms() - start >= o->max_seconds * 1000;
+		if (own_deadline)
+			rc = 0; /* the loop's top returns */
+		else
+			rc = kube_watch_judge(&w, r, rc, &resp, path, began, events_before, &failures, &d, err);
+		kube_watchdec_free(&w.dec);
+		free(headers);
+		free(path);
+		kube_response_free(&resp);
+		if (rc == BH_EGONE) { /* resourceVersion too old: list again and resume from there */
+			rc = kube_watch_relist(c, r, ns, &w, err);
 			if (rc || w.user_stop)
 				return rc;
-			failures = 0;
-			continue;
-		} else if (w.status_msg[0]) {
-			bh_error_set(err, BH_EPROTO, "watch %s: server error: %s", r->resource, w.status_msg);
-			failed = 1;
-		} else if (resp.status < 200 || resp.status >= 300) {
-			rc = kube_client_response_error(c, &resp, q.data, err);
-			if (rc != BH_EUNAVAIL && rc != BH_ETIMEOUT) {
-				bh_buf_free(&q);
-				kube_response_free(&resp);
-				return bh_error_prefix(err, "watch %s", r->resource);
-			}
-			failed = 1;
-		}
-		bh_buf_free(&q);
-		kube_response_free(&resp);
-		if (!failed) {
-			failures = 0;
-			/* a server that ends watches at once with nothing to say
-			 * must not make us spin */
-			if (!progressed && kube_now_ms() - began < 1000)
-				c->sleep_ms(c->hook_ud, c->retry.base_ms);
 			continue;
 		}
-		if (progressed)
-			failures = 0;
-		failures++;
-		last = *err;
-		if (failures > max_fail)
-			return bh_error_set(err, last.code ? last.code : BH_EUNAVAIL,
-			                    "watch %s: giving up after %d consecutive failures: %s", r->resource,
-			                    failures, last.msg);
-		long d = c->retry.base_ms;
-		for (int i = 1; i < failures && d < c->retry.max_ms; i++)
-			d *= 2;
-		if (d > c->retry.max_ms)
-			d = c->retry.max_ms;
-		if (ra >= 0)
-			d = ra;
-		c->sleep_ms(c->hook_ud, d);
+		if (rc)
+			return rc;
+		if (d > 0)
+			c->sleep_ms(c->hook_ud, d);
 	}
 }

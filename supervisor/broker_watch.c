@@ -1,5 +1,6 @@
-/* supervisor/broker_watch.c — see broker_watch.h. One thread drives every
- * watch through libcurl's multi interface (kube_curl_multi): a watch is a
+/* supervisor/broker_watch.c — see broker_watch.h. The main loop's thread
+ * drives every watch through libcurl's multi interface (kube_curl_multi),
+ * its sockets in the loop's poll (bwatch_fds, bwatch_run): a watch is a
  * transport of its own added to it, a cancel removes it. */
 #include "supervisor/broker_watch.h"
 
@@ -22,7 +23,7 @@
 typedef struct bw {
 	fwd_req *f;
 	int cancel;  /* under mu */
-	int started; /* on the multi handle (the thread's own) */
+	int started; /* on the multi handle (the loop's thread's own) */
 	double t0;
 	kube_transport *t; /* its transport while it runs */
 	kube_request req;
@@ -33,12 +34,10 @@ typedef struct bw {
 } bw;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static bw *queue, *running; /* singly linked; queue is taken from its head */
 static unsigned nrunning;
-static int thread_on, sleeping; /* the thread started; waiting on cv */
-static kube_curl_multi *multi;
-/* the thread's own, not under mu */
+static kube_curl_multi *multi; /* the loop's thread's, made at the first watch */
+/* the loop's thread's own, not under mu */
 static kube_transport *idle[BW_IDLE_KEEP];
 static int nidle_t;
 
@@ -221,46 +220,61 @@ static bw *next_to_stop(void)
 	return w;
 }
 
-/* The thread is the only one to start, stop or finish a watch; others
- * queue and mark them (under mu) and wake it. */
-static void *bw_main(void *arg)
+/* The queued watches that have room, started; the cancelled ones on the
+ * multi handle, stopped (cancel = remove). The loop's thread. */
+static void start_and_stop(void)
 {
-	(void)arg;
-	pthread_setname_np(pthread_self(), "bh-watch"); /* its CPU in /proc/PID/task/ by name */
-	for (;;) {
-		bw *w;
-		pthread_mutex_lock(&mu);
-		while (!queue && !running) {
-			sleeping = 1;
-			pthread_cond_wait(&cv, &mu);
-			sleeping = 0;
-		}
-		pthread_mutex_unlock(&mu);
-		while ((w = next_to_start()))
-			start(w);
-		while ((w = next_to_stop())) { /* cancel = remove */
-			kube_curl_multi_stop(multi, w->t);
-			answer(w, 0, NULL);
-		}
-		kube_curl_multi_run(multi, 1000, on_end, NULL);
+	bw *w;
+	while ((w = next_to_start()))
+		start(w);
+	while ((w = next_to_stop())) {
+		kube_curl_multi_stop(multi, w->t);
+		answer(w, 0, NULL);
 	}
-	return NULL;
 }
 
-/* Wakes the thread, asleep on cv or waiting in kube_curl_multi_run. */
-static void wake_locked(void)
+/* Every queued watch answered with why none could start (no multi handle). */
+static void fail_queued(const char *why)
 {
-	if (sleeping)
-		pthread_cond_signal(&cv);
-	else
-		kube_curl_multi_wakeup(multi);
+	bw *w;
+	while ((w = next_to_start())) {
+		snprintf(w->f->error, sizeof w->f->error, "%.500s", why);
+		finish(w);
+	}
+}
+
+const struct pollfd *bwatch_fds(size_t *n, int *timeout_ms)
+{
+	int any;
+	*n = 0;
+	*timeout_ms = -1;
+	pthread_mutex_lock(&mu);
+	any = queue || running;
+	pthread_mutex_unlock(&mu);
+	if (!any)
+		return NULL;
+	if (!multi) {
+		bh_error e;
+		if (!(multi = kube_curl_multi_new(&e))) {
+			fail_queued(e.msg);
+			return NULL;
+		}
+	}
+	start_and_stop();
+	return kube_curl_multi_fds(multi, n, timeout_ms);
+}
+
+void bwatch_run(const struct pollfd *pfd, size_t n)
+{
+	if (!multi)
+		return;
+	start_and_stop(); /* cancelled since bwatch_fds: closed at once */
+	kube_curl_multi_dispatch(multi, pfd, n, on_end, NULL);
 }
 
 void bwatch_submit(fwd_req *f)
 {
 	bw *w = calloc(1, sizeof *w), **pp;
-	pthread_t th;
-	bh_error e;
 	if (!w) {
 		snprintf(f->error, sizeof f->error, "out of memory");
 		fwd_done(f);
@@ -268,30 +282,11 @@ void bwatch_submit(fwd_req *f)
 	}
 	w->f = f;
 	pthread_mutex_lock(&mu);
-	if (!thread_on) {
-		if (!multi && !(multi = kube_curl_multi_new(&e))) {
-			pthread_mutex_unlock(&mu);
-			snprintf(f->error, sizeof f->error, "%.500s", e.msg);
-			fwd_done(f);
-			free(w);
-			return;
-		}
-		if (pthread_create(&th, NULL, bw_main, NULL) != 0) {
-			pthread_mutex_unlock(&mu);
-			svlog(SVLOG_ERROR, "cannot start the thread of workers' watches");
-			snprintf(f->error, sizeof f->error, "cannot start the thread of workers' watches");
-			fwd_done(f);
-			free(w);
-			return;
-		}
-		pthread_detach(th);
-		thread_on = 1;
-	}
 	for (pp = &queue; *pp; pp = &(*pp)->next)
 		;
 	*pp = w;
-	wake_locked();
 	pthread_mutex_unlock(&mu);
+	fwd_wake(); /* from the audit log's sync thread: the loop looks again */
 }
 
 /* Stops job serial's watch id, or all its watches (all). */
@@ -305,9 +300,9 @@ static void cancel(unsigned long serial, uint32_t id, int all)
 	for (bw *w = queue; w; w = w->next)
 		if (w->f->serial == serial && (all || w->f->id == id))
 			w->cancel = 1;
-	if (hit)
-		wake_locked();
 	pthread_mutex_unlock(&mu);
+	if (hit)
+		fwd_wake();
 }
 
 void bwatch_cancel(unsigned long serial, uint32_t id)

@@ -3,9 +3,12 @@
  * sandboxed bulkhead-worker, serves its requests through the broker, and
  * writes the outcome to the HelmRelease's status.
  *
- * One thread watches (kube_watch, its own client) and hands events to the
- * main thread through a pipe; the main thread runs a poll loop over the
- * worker sockets and never blocks on a worker. */
+ * The main thread runs a poll loop over the worker sockets, the requests in
+ * flight, the workers' watches and the HelmRelease watch's stream (its own
+ * client, kube/watch_multi.h): an event is decoded and applied on the
+ * thread that uses it, and nothing there blocks on a worker or the API
+ * server. Only the watch's lists (at the start, after 410 Gone or an
+ * error) run on a thread of their own, handed over through a pipe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,6 +30,7 @@
 #include "api/helmrelease.h"
 #include "kube/curl.h"
 #include "kube/kube.h"
+#include "kube/watch_multi.h"
 #include "lib/hash.h"
 #include "proto/jload.h"
 #include "sandbox/sandbox.h"
@@ -114,9 +118,15 @@ static void wake(void)
 	errno = saved;
 }
 
-/* On the watch thread: each object is decoded once, here, into the
- * cache's compact form (hrent.h), with the text the event carried (ud is
- * the watch's client); the tree is dropped by the decoder. */
+static void upsert(hr_ent *h);
+static void drop(const hr_ent *h);
+static pthread_t loop_thread;
+
+/* Each object is decoded once, here, into the cache's compact form
+ * (hrent.h), with the text the event carried (ud is the watch's client);
+ * the tree is dropped by the decoder. A stream's event comes on the loop's
+ * thread and is applied at once; a list, on the lists' thread (relist_main),
+ * goes to the loop through the queue. */
 static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 {
 	wevent *e;
@@ -124,6 +134,19 @@ static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 	size_t len;
 	if (type > KUBE_WATCH_DELETED && type != KUBE_WATCH_RELIST)
 		return stopping ? 1 : 0; /* nothing the main loop reads */
+	if (type != KUBE_WATCH_RELIST && pthread_equal(pthread_self(), loop_thread)) {
+		hr_ent *h;
+		text = kube_watch_object_text(ud, &len);
+		if ((h = hrent_new(obj, text, len))) {
+			if (type == KUBE_WATCH_DELETED) {
+				drop(h);
+				free(h);
+			} else {
+				upsert(h);
+			}
+		}
+		return stopping ? 1 : 0;
+	}
 	if (!(e = calloc(1, sizeof *e)))
 		return 0;
 	e->type = type;
@@ -186,22 +209,79 @@ static void on_fetched(void)
 	wake();
 }
 
-static void *watch_main(void *arg)
+/* The HelmRelease watch: its stream on the loop (watch_fds, watch_run), its
+ * lists on relist_main's thread, asked for under wmu. */
+static kube_watch_multi *hrwatch;
+static pthread_cond_t relist_cv = PTHREAD_COND_INITIALIZER;
+static int relist_want = 1; /* the first list, at the start */
+static long relist_delay_ms;
+static int relist_done;     /* listed: the stream resumes (drain_watch) */
+
+static void sleep_ms(long ms)
 {
-	kube_client *wc = arg;
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *relist_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "bh-hr-list");
 	for (;;) {
-		kube_watch_opts wo = {0};
 		bh_error e;
-		wo.timeout_seconds = 60;
-		wo.label_selector = opt.watch_selector; /* sharding: Flux's sharding.fluxcd.io/key */
-		wo.tree_drop = hrent_unread; /* in the cache's text, never decoded by the watch */
-		if (kube_watch(wc, &sv_helmrelease_resource, opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo,
-			       on_watch, wc, &e) < 0)
+		long delay;
+		pthread_mutex_lock(&wmu);
+		while (!relist_want)
+			pthread_cond_wait(&relist_cv, &wmu);
+		relist_want = 0;
+		delay = relist_delay_ms;
+		pthread_mutex_unlock(&wmu);
+		if (delay > 0)
+			sleep_ms(delay);
+		while (kube_watch_multi_relist(hrwatch, &e) < 0) {
 			svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
-		sleep(1);
+			sleep_ms(1000);
+		}
+		pthread_mutex_lock(&wmu);
+		relist_done = 1;
+		pthread_mutex_unlock(&wmu);
+		wake();
 	}
 	return NULL;
 }
+
+/* The loop's sources of sockets besides the workers': each gives its fds
+ * before the poll and runs after it. */
+static const struct pollfd *watch_fds(size_t *n, int *timeout_ms)
+{
+	return kube_watch_multi_fds(hrwatch, n, timeout_ms);
+}
+
+static void watch_run(const struct pollfd *pfd, size_t n)
+{
+	bh_error e;
+	int rc = kube_watch_multi_run(hrwatch, pfd, n, &e);
+	if (!rc)
+		return;
+	if (rc != BH_EGONE) /* as a watch that returned: logged, listed again a second later */
+		svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
+	pthread_mutex_lock(&wmu);
+	relist_want = 1;
+	relist_delay_ms = rc == BH_EGONE ? 0 : 1000;
+	pthread_cond_signal(&relist_cv);
+	pthread_mutex_unlock(&wmu);
+}
+
+static const struct loop_src {
+	const struct pollfd *(*fds)(size_t *n, int *timeout_ms);
+	void (*run)(const struct pollfd *pfd, size_t n);
+} loop_srcs[] = {
+	{fwd_fds, fwd_run},       /* the requests in flight (forward.h) */
+	{bwatch_fds, bwatch_run}, /* the workers' watches (broker_watch.h) */
+	{watch_fds, watch_run},   /* the HelmRelease watch */
+};
+#define NSRC (sizeof loop_srcs / sizeof loop_srcs[0])
 
 static void on_signal(int sig)
 {
@@ -925,6 +1005,10 @@ static void drain_watch(void)
 	pthread_mutex_lock(&wmu);
 	list = whead;
 	whead = wtail = NULL;
+	if (relist_done) { /* its list is in list: the stream goes on from there */
+		relist_done = 0;
+		kube_watch_multi_resume(hrwatch, 0);
+	}
 	for (size_t t = 0; t < ntriggers; t++) { /* a new chart revision: its HelmReleases now */
 		char *ns = strchr(triggers[t], '/') + 1, *slash = strchr(ns, '/');
 		ns[-1] = *slash = '\0';
@@ -2211,6 +2295,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* reopen the audit log */
 	signal(SIGPIPE, SIG_IGN);
+	loop_thread = pthread_self();
 	if (fwd_start(cfg, opt.concurrent, wake_pipe[1], &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
@@ -2235,8 +2320,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	if (pthread_create(&th, NULL, watch_main, wc) != 0) {
-		fprintf(stderr, "bulkheadd: cannot start the watch thread\n");
+	kube_watch_opts wo = {0};
+	wo.timeout_seconds = 60;
+	wo.label_selector = opt.watch_selector; /* sharding: Flux's sharding.fluxcd.io/key */
+	wo.tree_drop = hrent_unread;            /* in the cache's text, never decoded by the watch */
+	if (!(hrwatch = kube_watch_multi_new(wc, &sv_helmrelease_resource,
+					     opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo, on_watch, wc,
+					     &err))) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
+	if (pthread_create(&th, NULL, relist_main, NULL) != 0) {
+		fprintf(stderr, "bulkheadd: cannot start the watch's list thread\n");
 		return 1;
 	}
 	pthread_detach(th);
@@ -2296,17 +2391,23 @@ int main(int argc, char **argv)
 		/* the requests in flight to the API server: their sockets in
 		 * the same poll, so a worker's request is read, sent, answered
 		 * and written back on this thread (forward.h) */
-		size_t nfwd;
-		int fwd_tmo;
-		const struct pollfd *fwd_pf = fwd_fds(&nfwd, &fwd_tmo);
-		if (npf < njobs + 1 + nfwd) { /* kept from turn to turn: grows with the jobs */
-			struct pollfd *n = realloc(pf, (njobs + 1 + nfwd) * sizeof *n);
+		size_t nsrc[NSRC], nfds = 0;
+		int src_tmo[NSRC];
+		const struct pollfd *src_pf[NSRC];
+		for (size_t k = 0; k < NSRC; k++) {
+			src_pf[k] = loop_srcs[k].fds(&nsrc[k], &src_tmo[k]);
+			nfds += nsrc[k];
+		}
+		if (npf < njobs + 1 + nfds) { /* kept from turn to turn: grows with the jobs */
+			struct pollfd *n = realloc(pf, (njobs + 1 + nfds) * sizeof *n);
 			if (!n)
 				break;
 			pf = n;
-			npf = njobs + 1 + nfwd;
+			npf = njobs + 1 + nfds;
 		}
-		memcpy(pf + 1 + njobs, fwd_pf, nfwd * sizeof *pf);
+		for (size_t k = 0, at = 1 + njobs; k < NSRC; at += nsrc[k++])
+			if (nsrc[k])
+				memcpy(pf + at, src_pf[k], nsrc[k] * sizeof *pf);
 		pf[0].fd = wake_pipe[0];
 		pf[0].events = POLLIN;
 		for (size_t i = 0; i < njobs; i++) {
@@ -2319,22 +2420,25 @@ int main(int argc, char **argv)
 		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
 		if (timeout > 1000) /* liveness (ops_tick), the Lease, draining */
 			timeout = 1000;
-		if (fwd_tmo >= 0 && fwd_tmo < timeout)
-			timeout = fwd_tmo;
+		for (size_t k = 0; k < NSRC; k++)
+			if (src_tmo[k] >= 0 && src_tmo[k] < timeout)
+				timeout = src_tmo[k];
 		pf[0].revents = 0;
 		svlog_flush();
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
-		if (poll(pf, njobs + 1 + nfwd, timeout) > 0) {
+		if (poll(pf, njobs + 1 + nfds, timeout) > 0) {
 			for (size_t i = 0; i < polled && i < njobs; i++)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
 					service(kc, jobs[i]);
 		} else {
-			for (size_t i = 0; i < nfwd; i++)
+			for (size_t i = 0; i < nfds; i++)
 				pf[1 + polled + i].revents = 0;
 		}
 		/* the requests the workers just made leave now, with what the
-		 * API server answered; the answers are taken at the top */
-		fwd_run(pf + 1 + polled, nfwd);
+		 * API server answered (the answers are taken at the top); the
+		 * watches' bytes are read */
+		for (size_t k = 0, at = 1 + polled; k < NSRC; at += nsrc[k++])
+			loop_srcs[k].run(pf + at, nsrc[k]);
 		pipe_readable = pf[0].revents != 0;
 	}
 	free(pf);

@@ -21,6 +21,7 @@
 
 #include "kube/config.h"
 #include "supervisor/audit.h"
+#include "supervisor/broker_watch.h"
 #include "supervisor/forward.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -186,16 +187,21 @@ static fwd_req *submit(const char *path)
 static int turn(int ms)
 {
 	struct pollfd p[64];
-	size_t n;
-	int tmo, woken;
+	size_t n, nw;
+	int tmo, wtmo, woken;
 	const struct pollfd *fp = fwd_fds(&n, &tmo);
-	ck_assert_uint_lt(n, 63);
+	const struct pollfd *wp = bwatch_fds(&nw, &wtmo); /* the workers' watches */
+	ck_assert_uint_lt(n + nw, 63);
 	p[0] = (struct pollfd){wake[0], POLLIN, 0};
 	memcpy(p + 1, fp, n * sizeof *p);
+	if (nw)
+		memcpy(p + 1 + n, wp, nw * sizeof *p);
+	if (tmo < 0 || (wtmo >= 0 && wtmo < tmo))
+		tmo = wtmo;
 	if (tmo < 0 || tmo > ms)
 		tmo = ms;
-	if (poll(p, n + 1, tmo) <= 0)
-		for (size_t i = 0; i <= n; i++)
+	if (poll(p, n + nw + 1, tmo) <= 0)
+		for (size_t i = 0; i <= n + nw; i++)
 			p[i].revents = 0;
 	woken = p[0].revents != 0;
 	if (woken) {
@@ -203,6 +209,7 @@ static int turn(int ms)
 		ck_assert_int_gt(read(wake[0], b, sizeof b), 0);
 	}
 	fwd_run(p + 1, n);
+	bwatch_run(p + 1 + n, nw);
 	return woken;
 }
 
