@@ -5,6 +5,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/spawn.c supervisor/spawn.h \
 	supervisor/broker.c supervisor/broker.h supervisor/job.h \
 	supervisor/broker_watch.c supervisor/broker_watch.h \
+	supervisor/loopwatch.c supervisor/loopwatch.h \
 	supervisor/status.c supervisor/status.h \
 	supervisor/source.c supervisor/source.h \
 	supervisor/artifact.c supervisor/artifact.h \

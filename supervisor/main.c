@@ -4,11 +4,11 @@
  * writes the outcome to the HelmRelease's status.
  *
  * The main thread runs a poll loop over the worker sockets, the requests in
- * flight, the workers' watches and the HelmRelease watch's stream (its own
- * client, kube/watch_multi.h): an event is decoded and applied on the
- * thread that uses it, and nothing there blocks on a worker or the API
- * server. Only the watch's lists (at the start, after 410 Gone or an
- * error) run on a thread of their own, handed over through a pipe. */
+ * flight, the workers' watches and its own watches' streams (loopwatch.h):
+ * an event is decoded and applied on the thread that uses it, and nothing
+ * there blocks on a worker or the API server. Only the watches' lists (at
+ * the start, after 410 Gone or an error) are made on a thread of their own
+ * and handed to the loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,7 +30,6 @@
 #include "api/helmrelease.h"
 #include "kube/curl.h"
 #include "kube/kube.h"
-#include "kube/watch_multi.h"
 #include "lib/hash.h"
 #include "proto/jload.h"
 #include "sandbox/sandbox.h"
@@ -42,6 +41,7 @@
 #include "supervisor/depends.h"
 #include "supervisor/broker.h"
 #include "supervisor/broker_watch.h"
+#include "supervisor/loopwatch.h"
 #include "supervisor/discovery.h"
 #include "supervisor/forward.h"
 #include "supervisor/hccache.h"
@@ -79,26 +79,8 @@ static struct {
 } opt = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, {NULL, "bulkheadd-leader-election", NULL, 35, 30, 5}, 4, 0, SVLOG_INFO, SVLOG_CONSOLE, 30, 600, 600, 60, 1024, 100ULL << 20, 10};
 static acl_policy lockdown; /* --default-service-account, --no-cross-namespace-refs */
 
-/* ---- watch thread -> main thread ------------------------------------------- */
-typedef struct wevent {
-	kube_watch_type type;
-	hr_ent *ent;    /* ADDED, MODIFIED, DELETED */
-	hr_ent **items; /* RELIST: the list's objects */
-	size_t nitems;
-	struct wevent *next;
-} wevent;
-
-static void wevent_free(wevent *e)
-{
-	free(e->ent);
-	for (size_t i = 0; i < e->nitems; i++)
-		free(e->items[i]);
-	free(e->items);
-	free(e);
-}
-
+/* ---- other threads -> main thread ------------------------------------------ */
 static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
-static wevent *whead, *wtail;
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stopping, reopen_audit;
 static volatile sig_atomic_t child_exited = 1; /* SIGCHLD since reap last looked */
@@ -120,62 +102,45 @@ static void wake(void)
 
 static void upsert(hr_ent *h);
 static void drop(const hr_ent *h);
-static pthread_t loop_thread;
+static void relisted(hr_ent **items, size_t n);
 
-/* Each object is decoded once, here, into the cache's compact form
- * (hrent.h), with the text the event carried (ud is the watch's client);
- * the tree is dropped by the decoder. A stream's event comes on the loop's
- * thread and is applied at once; a list, on the lists' thread (relist_main),
- * goes to the loop through the queue. */
+/* On the loop's thread (loopwatch.h): each object is decoded once, here,
+ * into the cache's compact form (hrent.h), with the text the event carried
+ * (ud is the watch's client), and applied; the tree is dropped by the
+ * decoder. */
 static int on_watch(void *ud, kube_watch_type type, json_t *obj)
 {
-	wevent *e;
 	const char *text;
 	size_t len;
-	if (type > KUBE_WATCH_DELETED && type != KUBE_WATCH_RELIST)
-		return stopping ? 1 : 0; /* nothing the main loop reads */
-	if (type != KUBE_WATCH_RELIST && pthread_equal(pthread_self(), loop_thread)) {
-		hr_ent *h;
-		text = kube_watch_object_text(ud, &len);
-		if ((h = hrent_new(obj, text, len))) {
-			if (type == KUBE_WATCH_DELETED) {
-				drop(h);
-				free(h);
-			} else {
-				upsert(h);
-			}
-		}
-		return stopping ? 1 : 0;
-	}
-	if (!(e = calloc(1, sizeof *e)))
-		return 0;
-	e->type = type;
+	hr_ent *h;
 	if (type == KUBE_WATCH_RELIST) {
 		json_t *items = json_object_get(obj, "items"), *it;
-		size_t i;
-		if (json_array_size(items) && !(e->items = calloc(json_array_size(items), sizeof *e->items))) {
-			free(e);
+		size_t i, n = 0;
+		hr_ent **hs = json_array_size(items) ? calloc(json_array_size(items), sizeof *hs) : NULL;
+		if (json_array_size(items) && !hs)
 			return 0;
-		}
 		json_array_foreach(items, i, it) {
-			if (!(e->items[e->nitems] = hrent_new(it, NULL, 0))) { /* a partial list would drop the rest */
-				wevent_free(e);
+			if (!(hs[n] = hrent_new(it, NULL, 0))) { /* a partial list would drop the rest */
+				while (n)
+					free(hs[--n]);
+				free(hs);
 				return 0;
 			}
-			e->nitems++;
+			n++;
 		}
-	} else if (text = kube_watch_object_text(ud, &len), !(e->ent = hrent_new(obj, text, len))) {
-		free(e);
-		return 0;
+		relisted(hs, n);
+		free(hs);
+	} else if (type <= KUBE_WATCH_DELETED) {
+		text = kube_watch_object_text(ud, &len);
+		if (!(h = hrent_new(obj, text, len)))
+			return 0;
+		if (type == KUBE_WATCH_DELETED) {
+			drop(h);
+			free(h);
+		} else {
+			upsert(h);
+		}
 	}
-	pthread_mutex_lock(&wmu);
-	if (wtail)
-		wtail->next = e;
-	else
-		whead = e;
-	wtail = e;
-	pthread_mutex_unlock(&wmu);
-	wake();
 	return stopping ? 1 : 0;
 }
 
@@ -209,77 +174,15 @@ static void on_fetched(void)
 	wake();
 }
 
-/* The HelmRelease watch: its stream on the loop (watch_fds, watch_run), its
- * lists on relist_main's thread, asked for under wmu. */
-static kube_watch_multi *hrwatch;
-static pthread_cond_t relist_cv = PTHREAD_COND_INITIALIZER;
-static int relist_want = 1; /* the first list, at the start */
-static long relist_delay_ms;
-static int relist_done;     /* listed: the stream resumes (drain_watch) */
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static void *relist_main(void *arg)
-{
-	(void)arg;
-	pthread_setname_np(pthread_self(), "bh-hr-list");
-	for (;;) {
-		bh_error e;
-		long delay;
-		pthread_mutex_lock(&wmu);
-		while (!relist_want)
-			pthread_cond_wait(&relist_cv, &wmu);
-		relist_want = 0;
-		delay = relist_delay_ms;
-		pthread_mutex_unlock(&wmu);
-		if (delay > 0)
-			sleep_ms(delay);
-		while (kube_watch_multi_relist(hrwatch, &e) < 0) {
-			svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
-			sleep_ms(1000);
-		}
-		pthread_mutex_lock(&wmu);
-		relist_done = 1;
-		pthread_mutex_unlock(&wmu);
-		wake();
-	}
-	return NULL;
-}
-
 /* The loop's sources of sockets besides the workers': each gives its fds
  * before the poll and runs after it. */
-static const struct pollfd *watch_fds(size_t *n, int *timeout_ms)
-{
-	return kube_watch_multi_fds(hrwatch, n, timeout_ms);
-}
-
-static void watch_run(const struct pollfd *pfd, size_t n)
-{
-	bh_error e;
-	int rc = kube_watch_multi_run(hrwatch, pfd, n, &e);
-	if (!rc)
-		return;
-	if (rc != BH_EGONE) /* as a watch that returned: logged, listed again a second later */
-		svlog(SVLOG_ERROR, "watching HelmReleases: %s (retrying)", e.msg);
-	pthread_mutex_lock(&wmu);
-	relist_want = 1;
-	relist_delay_ms = rc == BH_EGONE ? 0 : 1000;
-	pthread_cond_signal(&relist_cv);
-	pthread_mutex_unlock(&wmu);
-}
-
 static const struct loop_src {
 	const struct pollfd *(*fds)(size_t *n, int *timeout_ms);
 	void (*run)(const struct pollfd *pfd, size_t n);
 } loop_srcs[] = {
 	{fwd_fds, fwd_run},       /* the requests in flight (forward.h) */
 	{bwatch_fds, bwatch_run}, /* the workers' watches (broker_watch.h) */
-	{watch_fds, watch_run},   /* the HelmRelease watch */
+	{loopwatch_fds, loopwatch_run}, /* its own watches (loopwatch.h) */
 };
 #define NSRC (sizeof loop_srcs / sizeof loop_srcs[0])
 
@@ -524,8 +427,7 @@ static char *finalizer_patch_new(const json_t *hr, int add)
  * Adding and removing our finalizer, and the ServiceAccount check of a
  * deletion, are runs on the object's status queue (status_run: after the
  * statuses queued for it before, in order, as the loop's own non-blocking
- * requests); their outcomes come back through the watch queue
- * (drain_watch, obj_collect). */
+ * requests); their outcomes come back to the loop (obj_take, obj_collect). */
 enum obj_kind {
 	OBJ_FIN_ADD,     /* our finalizer; the release starts once it is on */
 	OBJ_FIN_REMOVE,  /* let the object go (suspended, or no ServiceAccount to uninstall as) */
@@ -966,26 +868,11 @@ static void ops_tick(double now)
 static json_t *disc_snapshot; /* handed to every worker (discovery.h) */
 static char *disc_text;       /* the same, serialized once: each job carries it verbatim */
 
-/* The object of a watch event, moved into the main thread's heap (the
- * watch thread's malloc arena then keeps only what it frees itself). */
-static hr_ent *main_copy(hr_ent **from)
-{
-	hr_ent *h = hrent_dup(*from);
-	if (h) {
-		free(*from);
-	} else {
-		h = *from;
-	}
-	*from = NULL;
-	return h;
-}
-
 /* Did the last poll find the wake-up pipe readable (1 before the first)? */
 static int pipe_readable = 1;
 
 static void drain_watch(void)
 {
-	wevent *list;
 	char buf[256];
 	json_t *snap;
 	trees_release(); /* a new turn: the trees decoded in the last one go */
@@ -1003,12 +890,6 @@ static void drain_watch(void)
 		disc_text = jtext_new(snap); /* NULL: set into each job instead */
 	}
 	pthread_mutex_lock(&wmu);
-	list = whead;
-	whead = wtail = NULL;
-	if (relist_done) { /* its list is in list: the stream goes on from there */
-		relist_done = 0;
-		kube_watch_multi_resume(hrwatch, 0);
-	}
 	for (size_t t = 0; t < ntriggers; t++) { /* a new chart revision: its HelmReleases now */
 		char *ns = strchr(triggers[t], '/') + 1, *slash = strchr(ns, '/');
 		ns[-1] = *slash = '\0';
@@ -1027,45 +908,32 @@ static void drain_watch(void)
 		}
 	fetched = 0;
 	pthread_mutex_unlock(&wmu);
-	while (list) {
-		wevent *n = list->next;
-		switch (list->type) {
-		case KUBE_WATCH_ADDED:
-		case KUBE_WATCH_MODIFIED:
-			upsert(main_copy(&list->ent));
-			break;
-		case KUBE_WATCH_DELETED:
-			drop(list->ent);
-			break;
-		case KUBE_WATCH_RELIST: {
-			/* the list replaces the cache: forget what it no longer has */
-			for (size_t i = 0; i < list->nitems; i++) {
-				char key[320];
-				entry *en;
-				snprintf(key, sizeof key, "%s/%s", list->items[i]->ns, list->items[i]->name);
-				if ((en = find_entry(key)))
-					en->listed = 1;
-			}
-			for (size_t k = 0; k < nentries;) {
-				int found = entries[k].listed;
-				entries[k].listed = 0;
-				if (!found && !entries[k].job) {
-					entry_remove(&entries[k]);
-					continue;
-				}
-				k++;
-			}
-			for (size_t i = 0; i < list->nitems; i++)
-				upsert(main_copy(&list->items[i]));
-			ops_caches_synced();
-			break;
-		}
-		default:
-			break;
-		}
-		wevent_free(list);
-		list = n;
+}
+
+/* A list of the HelmReleases (items, owned: each goes to the cache)
+ * replaces the cache: forget what it no longer has. */
+static void relisted(hr_ent **items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char key[320];
+		entry *en;
+		snprintf(key, sizeof key, "%s/%s", items[i]->ns, items[i]->name);
+		if ((en = find_entry(key)))
+			en->listed = 1;
 	}
+	for (size_t k = 0; k < nentries;) {
+		int found = entries[k].listed;
+		entries[k].listed = 0;
+		if (!found && !entries[k].job) {
+			entry_remove(&entries[k]);
+			continue;
+		}
+		k++;
+	}
+	for (size_t i = 0; i < n; i++)
+		upsert(items[i]);
+	ops_caches_synced();
+
 }
 
 /* ---- jobs -------------------------------------------------------------------- */
@@ -2118,9 +1986,8 @@ int main(int argc, char **argv)
 		{"worker-uid", required_argument, NULL, 'U'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	kube_config *cfg;
-	kube_client *kc, *wc;
+	kube_client *kc;
 	bh_error err;
-	pthread_t th;
 	struct sigaction sa;
 
 	/* The forwarding threads allocate the answers the main thread frees:
@@ -2274,7 +2141,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	if (!(kc = kube_curl_client_new(cfg, &err)) || !(wc = kube_curl_client_new(cfg, &err))) {
+	if (!(kc = kube_curl_client_new(cfg, &err))) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
@@ -2295,7 +2162,6 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* reopen the audit log */
 	signal(SIGPIPE, SIG_IGN);
-	loop_thread = pthread_self();
 	if (fwd_start(cfg, opt.concurrent, wake_pipe[1], &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
@@ -2324,17 +2190,11 @@ int main(int argc, char **argv)
 	wo.timeout_seconds = 60;
 	wo.label_selector = opt.watch_selector; /* sharding: Flux's sharding.fluxcd.io/key */
 	wo.tree_drop = hrent_unread;            /* in the cache's text, never decoded by the watch */
-	if (!(hrwatch = kube_watch_multi_new(wc, &sv_helmrelease_resource,
-					     opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo, on_watch, wc,
-					     &err))) {
+	if (loopwatch_add(cfg, &sv_helmrelease_resource, opt.watch_all_ns ? NULL : leader_runtime_namespace(), &wo,
+			  on_watch, NULL, "HelmReleases", &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	if (pthread_create(&th, NULL, relist_main, NULL) != 0) {
-		fprintf(stderr, "bulkheadd: cannot start the watch's list thread\n");
-		return 1;
-	}
-	pthread_detach(th);
 	if (opt.leader_election && ops_leader_start(cfg, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;

@@ -16,6 +16,7 @@
 #include "supervisor/artifact.h"
 #include "supervisor/hccache.h"
 #include "supervisor/log.h"
+#include "supervisor/loopwatch.h"
 #include "supervisor/source.h"
 #include "supervisor/status.h"
 
@@ -149,25 +150,6 @@ static int on_event(void *ud, kube_watch_type t, json_t *o)
 	pthread_cond_broadcast(&S.cv);
 	pthread_mutex_unlock(&S.mu);
 	return 0;
-}
-
-static void *watch_main(void *arg)
-{
-	wctx *w = arg;
-	bh_error e;
-	kube_client *kc = kube_curl_client_new(S.o.cfg, &e);
-	if (!kc) {
-		svlog(SVLOG_ERROR, "sources: %s", e.msg);
-		return NULL;
-	}
-	for (;;) {
-		kube_watch_opts wo = {0};
-		wo.timeout_seconds = 60;
-		if (kube_watch(kc, w->res, NULL, &wo, on_event, w, &e) < 0)
-			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", w->res->resource, e.msg);
-		sleep(1);
-	}
-	return NULL;
 }
 
 /* ---- supported fields ---------------------------------------------------------- */
@@ -713,10 +695,11 @@ int sources_start(const sources_opts *o, bh_error *err)
 	S.o = *o;
 	if ((rc = fetcher_setup(o->cfg, o->fetcher_path, err)) < 0)
 		return rc;
-	for (int i = 0; i < K_N; i++) {
-		if (pthread_create(&th, NULL, watch_main, &w[i]) != 0)
-			return bh_error_set(err, BH_EIO, "cannot start the sources watch thread");
-		pthread_detach(th);
+	for (int i = 0; i < K_N; i++) { /* on the main loop (loopwatch.h) */
+		kube_watch_opts wo = {0};
+		wo.timeout_seconds = 60;
+		if ((rc = loopwatch_add(o->cfg, w[i].res, NULL, &wo, on_event, &w[i], w[i].res->resource, err)) < 0)
+			return rc;
 	}
 	for (int i = 0; i < (o->threads > 0 ? o->threads : 4); i++) {
 		if (pthread_create(&th, NULL, reconcile_main, NULL) != 0)
@@ -735,7 +718,7 @@ typedef struct seen {
 static struct {
 	const kube_config *cfg;
 	void (*on_artifact)(const char *kind, const char *ns, const char *name);
-	pthread_mutex_t mu; /* one watch thread per kind */
+	pthread_mutex_t mu; /* the watches run on the main loop; kept for any other caller */
 	seen *v;
 	size_t n;
 } X = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -785,39 +768,21 @@ static int on_external(void *ud, kube_watch_type t, json_t *o)
 	return 0;
 }
 
-static void *external_main(void *arg)
-{
-	const kube_resource *res = arg;
-	bh_error e;
-	kube_client *kc = kube_curl_client_new(X.cfg, &e);
-	if (!kc) {
-		svlog(SVLOG_ERROR, "watching %s: %s", res->resource, e.msg);
-		return NULL;
-	}
-	for (;;) {
-		kube_watch_opts wo = {0};
-		wo.timeout_seconds = 60;
-		if (kube_watch(kc, res, NULL, &wo, on_external, (void *)res, &e) < 0)
-			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", res->resource, e.msg);
-		sleep(1);
-	}
-	return NULL;
-}
-
 int sources_watch_external(const kube_config *cfg, const char *fetcher_path,
 			   void (*on_artifact)(const char *kind, const char *ns, const char *name), bh_error *err)
 {
-	pthread_t th;
 	int rc;
 	if ((rc = fetcher_setup(cfg, fetcher_path, err)) < 0)
 		return rc;
 	artifact_use_fetcher(&S.fetch);
 	X.cfg = cfg;
 	X.on_artifact = on_artifact;
-	for (int i = K_CHART; i <= K_OCI; i++) {
-		if (pthread_create(&th, NULL, external_main, (void *)kind_res[i]) != 0)
-			return bh_error_set(err, BH_EIO, "cannot start the %s watch thread", kind_names[i]);
-		pthread_detach(th);
+	for (int i = K_CHART; i <= K_OCI; i++) { /* on the main loop (loopwatch.h) */
+		kube_watch_opts wo = {0};
+		wo.timeout_seconds = 60;
+		if ((rc = loopwatch_add(cfg, kind_res[i], NULL, &wo, on_external, (void *)kind_res[i],
+					kind_res[i]->resource, err)) < 0)
+			return rc;
 	}
 	return 0;
 }

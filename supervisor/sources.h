@@ -1,6 +1,6 @@
 /* supervisor/sources.h — bulkhead's built-in source controller
- * (--sources=builtin): it serves Flux's source API for Helm itself. Watch
- * threads keep caches of HelmRepositories, HelmCharts and OCIRepositories
+ * (--sources=builtin): it serves Flux's source API for Helm itself. Watches
+ * on the main loop (loopwatch.h) keep caches of HelmRepositories, HelmCharts and OCIRepositories
  * (an OCI HelmRepository only holds settings for its HelmCharts, as in
  * Flux: no artifact, no status); a small pool of
  * reconcile threads (each with its own API client) fetches every due
@@ -25,7 +25,8 @@ typedef struct sources_opts {
 	const kube_config *cfg;                          /* the fetcher never connects to cfg->server */
 	const char *fetcher_path;                        /* NULL: next to bulkheadd (fetchcl.h) */
 	int threads;                                     /* reconcile threads (default 4) */
-	/* kind "HelmChart" or "OCIRepository"; from a reconcile thread */
+	/* kind "HelmChart" or "OCIRepository"; from a reconcile thread (builtin)
+	 * or the main loop's (external) */
 	void (*on_artifact)(const char *kind, const char *ns, const char *name);
 } sources_opts;
 
@@ -35,7 +36,8 @@ extern const kube_resource sv_ocirepository_resource;
 int sources_start(const sources_opts *o, bh_error *err);
 /* --sources=external: watches HelmCharts and OCIRepositories (filled by a
  * real source-controller) and calls on_artifact when one's .status.artifact
- * revision or digest changes (also when it first gets one); sets up the
+ * revision or digest changes (also when it first gets one; on the main
+ * loop's thread: the watches are loopwatch.h's); sets up the
  * fetcher (fetcher_path, NULL: next to bulkheadd) that artifact_fetch
  * downloads the artifacts with. */
 int sources_watch_external(const kube_config *cfg, const char *fetcher_path,

@@ -1,0 +1,191 @@
+/* supervisor/loopwatch.c — see loopwatch.h. */
+#include "supervisor/loopwatch.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kube/curl.h"
+#include "kube/watch_multi.h"
+#include "supervisor/forward.h"
+#include "supervisor/log.h"
+
+#define LW_MAX 8 /* watches: the HelmReleases and three kinds of sources */
+
+typedef struct lw {
+	kube_client *c;
+	kube_watch_multi *w;
+	kube_watch_fn fn;
+	void *ud;
+	const char *what;
+	/* under mu */
+	int want;       /* a list is asked for */
+	long delay_ms;  /* after this long */
+	json_t *list;   /* the list made, for the loop */
+	size_t nfds;    /* the loop's: its sockets in the last loopwatch_fds */
+} lw;
+
+static lw ws[LW_MAX];
+static size_t nws;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_t lister_th;
+static int lister_on;
+static struct pollfd *pfds; /* the loop's: every watch's sockets */
+static size_t cap;
+
+/* kube_watch_multi's callback: a list (on the lister's thread) is kept
+ * for the loop, anything else goes to the watch's own. */
+static int on_event(void *ud, kube_watch_type type, json_t *obj)
+{
+	lw *x = ud;
+	if (type == KUBE_WATCH_RELIST) {
+		pthread_mutex_lock(&mu);
+		json_decref(x->list);
+		x->list = json_incref(obj);
+		pthread_mutex_unlock(&mu);
+		return 0;
+	}
+	return x->fn(x->ud ? x->ud : x->c, type, obj);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* The lister: the lists asked for, one at a time; a failed one is tried
+ * again a second later. */
+static void *lister_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "bh-watch-list");
+	for (;;) {
+		lw *x = NULL;
+		long delay;
+		bh_error e;
+		pthread_mutex_lock(&mu);
+		for (;;) {
+			for (size_t i = 0; i < nws && !x; i++)
+				if (ws[i].want)
+					x = &ws[i];
+			if (x)
+				break;
+			pthread_cond_wait(&cv, &mu);
+		}
+		x->want = 0;
+		delay = x->delay_ms;
+		pthread_mutex_unlock(&mu);
+		if (delay > 0)
+			sleep_ms(delay);
+		while (kube_watch_multi_relist(x->w, &e) < 0) {
+			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", x->what, e.msg);
+			sleep_ms(1000);
+		}
+		fwd_wake(); /* the loop hands the list on and resumes the stream */
+	}
+	return NULL;
+}
+
+/* Under mu: a list of x, after delay_ms. */
+static void want_list(lw *x, long delay_ms)
+{
+	x->want = 1;
+	x->delay_ms = delay_ms;
+	pthread_cond_signal(&cv);
+}
+
+int loopwatch_add(const kube_config *cfg, const kube_resource *r, const char *ns, const kube_watch_opts *opts,
+		  kube_watch_fn fn, void *ud, const char *what, bh_error *err)
+{
+	lw *x = &ws[nws];
+	if (nws == LW_MAX)
+		return bh_error_set(err, BH_ELIMIT, "more than %d watches", LW_MAX);
+	if (!(x->c = kube_curl_client_new(cfg, err)))
+		return err->code;
+	if (!(x->w = kube_watch_multi_new(x->c, r, ns, opts, on_event, x, err))) {
+		kube_client_free(x->c);
+		return err->code;
+	}
+	x->fn = fn;
+	x->ud = ud;
+	x->what = what;
+	if (!lister_on) {
+		if (pthread_create(&lister_th, NULL, lister_main, NULL) != 0) {
+			kube_watch_multi_free(x->w);
+			kube_client_free(x->c);
+			return bh_error_set(err, BH_EIO, "cannot start the watches' list thread");
+		}
+		pthread_detach(lister_th);
+		lister_on = 1;
+	}
+	pthread_mutex_lock(&mu);
+	nws++;
+	want_list(x, 0);
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+const struct pollfd *loopwatch_fds(size_t *n, int *timeout_ms)
+{
+	size_t total = 0;
+	*timeout_ms = -1;
+	for (size_t i = 0; i < nws; i++) {
+		lw *x = &ws[i];
+		json_t *list;
+		size_t k;
+		int tmo;
+		pthread_mutex_lock(&mu);
+		list = x->list;
+		x->list = NULL;
+		pthread_mutex_unlock(&mu);
+		if (list) { /* the list first, then the stream from its version */
+			x->fn(x->ud ? x->ud : x->c, KUBE_WATCH_RELIST, list);
+			json_decref(list);
+			kube_watch_multi_resume(x->w, 0);
+		}
+		const struct pollfd *p = kube_watch_multi_fds(x->w, &k, &tmo);
+		if (tmo >= 0 && (*timeout_ms < 0 || tmo < *timeout_ms))
+			*timeout_ms = tmo;
+		x->nfds = 0;
+		if (k && total + k > cap) {
+			struct pollfd *np = realloc(pfds, (total + k) * 2 * sizeof *np);
+			if (!np) { /* its bytes wait for the next turn, a moment later */
+				if (*timeout_ms < 0 || *timeout_ms > 100)
+					*timeout_ms = 100;
+				continue;
+			}
+			pfds = np;
+			cap = (total + k) * 2;
+		}
+		if (k)
+			memcpy(pfds + total, p, k * sizeof *p);
+		x->nfds = k;
+		total += k;
+	}
+	*n = total;
+	return pfds;
+}
+
+void loopwatch_run(const struct pollfd *pfd, size_t n)
+{
+	size_t at = 0;
+	for (size_t i = 0; i < nws; i++) {
+		lw *x = &ws[i];
+		bh_error e;
+		size_t k = x->nfds <= n - at ? x->nfds : n - at;
+		int rc = kube_watch_multi_run(x->w, pfd + at, k, &e);
+		at += k;
+		if (!rc)
+			continue;
+		if (rc != BH_EGONE) /* as a watch that returned: logged, listed again a second later */
+			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", x->what, e.msg);
+		pthread_mutex_lock(&mu);
+		want_list(x, rc == BH_EGONE ? 0 : 1000);
+		pthread_mutex_unlock(&mu);
+	}
+}
