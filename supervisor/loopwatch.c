@@ -1,7 +1,6 @@
 /* supervisor/loopwatch.c — see loopwatch.h. */
 #include "supervisor/loopwatch.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,7 @@ typedef struct lw {
 	const char *what;
 	/* under mu */
 	int want;       /* a list is asked for */
-	long delay_ms;  /* after this long */
+	double due;     /* not before (now_s) */
 	json_t *list;   /* the list made, for the loop */
 	size_t nfds;    /* the loop's: its sockets in the last loopwatch_fds */
 } lw;
@@ -30,7 +29,7 @@ typedef struct lw {
 static lw ws[LW_MAX];
 static size_t nws;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t cv; /* on CLOCK_MONOTONIC (lister_main's waits) */
 static pthread_t lister_th;
 static int lister_on;
 static struct pollfd *pfds; /* the loop's: every watch's sockets */
@@ -51,42 +50,51 @@ static int on_event(void *ud, kube_watch_type type, json_t *obj)
 	return x->fn(x->ud ? x->ud : x->c, type, obj);
 }
 
-static void sleep_ms(long ms)
+static double now_s(void)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The lister: the lists asked for, one at a time; a failed one is tried
- * again a second later. */
+/* The lister: the lists asked for, one at a time, the one due first; a
+ * failed one is asked for again a second later (the others' go on). */
 static void *lister_main(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "bh-watch-list");
+	pthread_mutex_lock(&mu);
 	for (;;) {
 		lw *x = NULL;
-		long delay;
+		double now = now_s(), next = 0;
 		bh_error e;
-		pthread_mutex_lock(&mu);
-		for (;;) {
-			for (size_t i = 0; i < nws && !x; i++)
-				if (ws[i].want)
-					x = &ws[i];
-			if (x)
-				break;
-			pthread_cond_wait(&cv, &mu);
+		for (size_t i = 0; i < nws; i++)
+			if (ws[i].want && (!x || ws[i].due < x->due))
+				x = &ws[i];
+		if (x && x->due > now)
+			next = x->due;
+		if (!x || next) {
+			if (next) {
+				struct timespec ts = {(time_t)next, 0}; /* cv's clock is now_s's */
+				ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
+				pthread_cond_timedwait(&cv, &mu, &ts);
+			} else {
+				pthread_cond_wait(&cv, &mu);
+			}
+			continue;
 		}
 		x->want = 0;
-		delay = x->delay_ms;
 		pthread_mutex_unlock(&mu);
-		if (delay > 0)
-			sleep_ms(delay);
-		while (kube_watch_multi_relist(x->w, &e) < 0) {
+		int rc = kube_watch_multi_relist(x->w, &e);
+		if (rc < 0)
 			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", x->what, e.msg);
-			sleep_ms(1000);
+		else
+			fwd_wake(); /* the loop hands the list on and resumes the stream */
+		pthread_mutex_lock(&mu);
+		if (rc < 0) {
+			x->want = 1;
+			x->due = now_s() + 1;
 		}
-		fwd_wake(); /* the loop hands the list on and resumes the stream */
 	}
 	return NULL;
 }
@@ -95,7 +103,7 @@ static void *lister_main(void *arg)
 static void want_list(lw *x, long delay_ms)
 {
 	x->want = 1;
-	x->delay_ms = delay_ms;
+	x->due = now_s() + (double)delay_ms / 1000.0;
 	pthread_cond_signal(&cv);
 }
 
@@ -115,6 +123,11 @@ int loopwatch_add(const kube_config *cfg, const kube_resource *r, const char *ns
 	x->ud = ud;
 	x->what = what;
 	if (!lister_on) {
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&cv, &ca);
+		pthread_condattr_destroy(&ca);
 		if (pthread_create(&lister_th, NULL, lister_main, NULL) != 0) {
 			kube_watch_multi_free(x->w);
 			kube_client_free(x->c);

@@ -4,8 +4,10 @@
  * decoded and handed to its callback on the loop's thread, with no thread
  * and no wake-up in between. A list (at the start, after 410 Gone, after
  * an error: a second later, logged) blocks, so one thread makes the lists
- * of every watch; the list, too, goes to the callback on the loop's thread
- * (as RELIST), before the stream resumes from its resourceVersion. */
+ * of every watch, the one due first first (a list that fails, logged, is
+ * due again a second later: it never holds up another watch's); the list,
+ * too, goes to the callback on the loop's thread (as RELIST), before the
+ * stream resumes from its resourceVersion. */
 #ifndef BH_SUPERVISOR_LOOPWATCH_H
 #define BH_SUPERVISOR_LOOPWATCH_H
 

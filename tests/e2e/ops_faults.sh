@@ -2,9 +2,9 @@
 # tests/e2e/ops_faults.sh — issue 13: bulkheadd itself under API faults.
 # While three HelmReleases reconcile, kubesim answers 429 storms (with
 # Retry-After) on Helm storage, 503s on HelmRelease lists, ends the
-# HelmRelease watch twice, answers one watch 410 Gone and holds one status
-# write for 3s. Every HelmRelease ends Ready with nothing left pending-*,
-# and bulkheadd keeps running.
+# HelmRelease watch twice, answers one watch 410 Gone, holds one status
+# write for 3s and fails every OCIRepository list. Every HelmRelease ends
+# Ready with nothing left pending-*, and bulkheadd keeps running.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -18,6 +18,9 @@ fault '{"action":"status","code":503,"count":3,"match":{"resource":"helmreleases
 fault '{"action":"closeWatch","afterMs":500,"count":2,"match":{"resource":"helmreleases","verb":"watch"}}'
 fault '{"action":"status","code":410,"count":1,"match":{"resource":"helmreleases","verb":"watch"}}'
 fault '{"action":"latency","ms":3000,"count":1,"match":{"resource":"helmreleases","method":"PATCH"}}'
+# a watch whose list always fails (loopwatch.h: its lists share a thread)
+# never holds up the HelmReleases' list
+fault '{"action":"status","code":503,"count":100000,"match":{"resource":"ocirepositories","verb":"list"}}'
 sk_start_bulkheadd
 for n in one two three; do sk_apply_hr team-q "$n" demo "  releaseName: $n"; done
 for n in one two three; do sk_wait_ready team-q "$n" 90 >/dev/null; done
