@@ -23,6 +23,7 @@ typedef struct lw {
 	int want;       /* a list is asked for */
 	double due;     /* not before (now_s) */
 	json_t *list;   /* the list made, for the loop */
+	json_t *listed; /* the lister's: the list while its call ends */
 	size_t nfds;    /* the loop's: its sockets in the last loopwatch_fds */
 } lw;
 
@@ -40,11 +41,9 @@ static size_t cap;
 static int on_event(void *ud, kube_watch_type type, json_t *obj)
 {
 	lw *x = ud;
-	if (type == KUBE_WATCH_RELIST) {
-		pthread_mutex_lock(&mu);
-		json_decref(x->list);
-		x->list = json_incref(obj);
-		pthread_mutex_unlock(&mu);
+	if (type == KUBE_WATCH_RELIST) { /* the loop gets it once the list is over (lister_main) */
+		json_decref(x->listed);
+		x->listed = json_incref(obj);
 		return 0;
 	}
 	return x->fn(x->ud ? x->ud : x->c, type, obj);
@@ -88,13 +87,17 @@ static void *lister_main(void *arg)
 		int rc = kube_watch_multi_relist(x->w, &e);
 		if (rc < 0)
 			svlog(SVLOG_ERROR, "watching %s: %s (retrying)", x->what, e.msg);
-		else
-			fwd_wake(); /* the loop hands the list on and resumes the stream */
 		pthread_mutex_lock(&mu);
 		if (rc < 0) {
 			x->want = 1;
 			x->due = now_s() + 1;
+			json_decref(x->listed);
+		} else { /* the loop hands the list on and resumes the stream */
+			json_decref(x->list);
+			x->list = x->listed;
+			fwd_wake();
 		}
+		x->listed = NULL;
 	}
 	return NULL;
 }
