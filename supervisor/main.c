@@ -433,6 +433,7 @@ enum obj_kind {
 	OBJ_FIN_REMOVE,  /* let the object go (suspended, or no ServiceAccount to uninstall as) */
 	OBJ_UNINSTALLED, /* uninstalled: remove the finalizer, delete the HelmChart made for it */
 	OBJ_SA_CHECK,    /* does the ServiceAccount the uninstall runs as exist? */
+	OBJ_CHART_MOVED, /* moved from .spec.chart to chartRef: delete the HelmChart made for it */
 };
 
 typedef struct obj_op {
@@ -440,7 +441,7 @@ typedef struct obj_op {
 	char key[320], uid[64];
 	char *patch;                     /* finalizer kinds: the JSON patch */
 	char *ns, *name;                 /* of the object */
-	json_t *hr;                      /* OBJ_UNINSTALLED: the object its HelmChart is named from */
+	json_t *hr;                      /* OBJ_UNINSTALLED, OBJ_CHART_MOVED: the object its HelmChart is named from */
 	char identity[ACL_IDENTITY_MAX]; /* OBJ_SA_CHECK */
 	char sa[ACL_IDENTITY_MAX];       /* its "NS/NAME" */
 	enum { OBJ_START, OBJ_ASKED, OBJ_CHART_GET, OBJ_CHART_DELETE } phase; /* obj_run's request in flight */
@@ -474,9 +475,10 @@ static void obj_done(obj_op *op)
 	wake();
 }
 
-/* After an uninstall: st->req (1) the next request of the deletion of the
- * HelmChart made for op's object (source_helmchart_delete's, logged as
- * it), from the outcome of the one before (phase); 0 when it has ended. */
+/* After an uninstall, or a move to chartRef: st->req (1) the next request
+ * of the deletion of the HelmChart made for op's object (a GET, then a
+ * DELETE if its label names the object), from the outcome of the one
+ * before (phase); 0 when it has ended (a failure logged). */
 static int obj_chart_step(obj_op *op, status_step *st)
 {
 	static const char delete_body[] = "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\"}"; /* kube_delete's */
@@ -510,18 +512,28 @@ static int obj_chart_step(obj_op *op, status_step *st)
 		rc = status_step_result(st, NULL, &err);
 	}
 	if (rc < 0 && rc != BH_ENOTFOUND)
-		svlog_hr(SVLOG_ERROR, op->key, NULL, "deleting its HelmChart: %s", err.msg);
+		svlog_hr(SVLOG_ERROR, op->key, NULL, "deleting its %sHelmChart: %s", op->kind == OBJ_CHART_MOVED ? "old " : "",
+			 err.msg);
 	return 0;
 }
 
 /* A run on the object's status queue (status_run_fn): the finalizer patch,
- * or the ServiceAccount's GET; after an uninstall, the deletion of its
- * HelmChart (obj_chart_step); then the outcome to the main loop. */
+ * or the ServiceAccount's GET; after an uninstall or a move to chartRef,
+ * the deletion of its HelmChart (obj_chart_step); then the outcome to the
+ * main loop. */
 static int obj_run(void *ud, status_step *st)
 {
 	obj_op *op = ud;
 	kube_write_opts wo = {"helm-controller", 0, 0, NULL};
 	bh_error err = {0};
+	if (op->kind == OBJ_CHART_MOVED) {
+		if (op->phase == OBJ_START)
+			op->phase = OBJ_ASKED; /* no request of its own before the chart's */
+		if (obj_chart_step(op, st))
+			return 1;
+		obj_done(op);
+		return 0;
+	}
 	if (op->phase == OBJ_START) {
 		if (op->kind == OBJ_SA_CHECK) {
 			if ((op->path = acl_sa_path_new(op->identity, op->sa, sizeof op->sa, &err)))
@@ -1062,8 +1074,8 @@ static int obj_send(const entry *e, enum obj_kind kind, const json_t *hr, const 
 	const char *ns = hr ? jstr(hr, "metadata", "namespace") : e->hr->ns;
 	const char *name = hr ? jstr(hr, "metadata", "name") : e->hr->name;
 	if (!op || !(op->ns = strdup(ns ? ns : "")) || !(op->name = strdup(name ? name : "")) ||
-	    (kind != OBJ_SA_CHECK && !(op->patch = finalizer_patch_new(hr, kind == OBJ_FIN_ADD))) ||
-	    (kind == OBJ_UNINSTALLED && !(op->hr = json_deep_copy(hr)))) {
+	    (kind != OBJ_SA_CHECK && kind != OBJ_CHART_MOVED && !(op->patch = finalizer_patch_new(hr, kind == OBJ_FIN_ADD))) ||
+	    ((kind == OBJ_UNINSTALLED || kind == OBJ_CHART_MOVED) && !(op->hr = json_deep_copy(hr)))) {
 		obj_free(op);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
@@ -1145,6 +1157,8 @@ static void obj_collect(kube_client *kc, obj_op *op)
 				e->deleting = 1;
 				queue_after(e, opt.requeue_dependency);
 			}
+			break;
+		case OBJ_CHART_MOVED: /* a failure was logged */
 			break;
 		case OBJ_SA_CHECK:
 			if (!e)
@@ -1291,7 +1305,7 @@ static void start_decoded(kube_client *kc, entry *e)
 	}
 	if (json_is_object(json_object_get(json_object_get(hr, "spec"), "chartRef")) && jstr(hr, "status", "helmChart") &&
 	    strcmp(jstr(hr, "status", "helmChart"), si.helmchart) != 0 && /* moved from .spec.chart to chartRef */
-	    source_helmchart_delete(kc, hr, &err) < 0)
+	    obj_send(e, OBJ_CHART_MOVED, hr, NULL, &err) < 0)
 		svlog_hr(SVLOG_ERROR, e->key, NULL, "deleting its old HelmChart: %s", err.msg);
 	if (builtin_sources && (fd = artcache_open(si.digest)) < 0) {
 		char msg[1200];

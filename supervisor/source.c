@@ -200,24 +200,6 @@ char *source_helmchart_path_new(const json_t *hr, bh_error *err)
 	return p;
 }
 
-int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err)
-{
-	char ns[254], name[520];
-	json_t *hc = NULL;
-	int rc;
-	made_chart_name(hr, ns, sizeof ns, name, sizeof name);
-	rc = kube_get(kc, &sv_helmchart_resource, ns, name, NULL, &hc, err);
-	if (rc == BH_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return rc;
-	rc = 0;
-	if (source_helmchart_made_for(hc, hr))
-		rc = kube_delete(kc, &sv_helmchart_resource, ns, name, NULL, NULL, err);
-	json_decref(hc);
-	return rc == BH_ENOTFOUND ? 0 : rc;
-}
-
 /* Brings the HelmChart made from .spec.chart in line with it (merge patch
  * of .spec): 1 when it was changed, 0 when it was already so. */
 static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, bh_error *err)

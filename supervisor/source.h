@@ -36,14 +36,12 @@ int source_cached_digest(const json_t *hr, char *digest, size_t n);
  * without kind or name (no source). */
 int source_of(const json_t *hr, char *kind, size_t kn, char *ns, size_t nsn, char *name, size_t nn);
 
-/* Deletes the HelmChart bulkhead made from hr's .spec.chart (when hr was
- * deleted or moved to .spec.chartRef); only one labelled as made for hr.
- * 0 also when there is none. */
-int source_helmchart_delete(kube_client *kc, const json_t *hr, bh_error *err);
-/* The same in steps, for a caller that sends the requests itself: a GET of
- * the path source_helmchart_path_new makes (new, NULL with err set when
- * there is none: no namespace, out of memory), and when its answer hc is
- * one source_helmchart_made_for hr, a DELETE of that path. */
+/* Deleting the HelmChart bulkhead made from hr's .spec.chart (when hr was
+ * deleted or moved to .spec.chartRef), only one labelled as made for hr, in
+ * steps for a caller that sends the requests itself (main.c's status queue
+ * run): a GET of the path source_helmchart_path_new makes (new, NULL with
+ * err set when there is none: no namespace, out of memory), and when its
+ * answer hc is one source_helmchart_made_for hr, a DELETE of that path. */
 char *source_helmchart_path_new(const json_t *hr, bh_error *err);
 int source_helmchart_made_for(const json_t *hc, const json_t *hr);
 
