@@ -565,6 +565,51 @@ static void tr_free(void *impl)
 
 static const kube_transport_ops curl_ops = {tr_request, tr_stream, tr_free};
 
+/* The first of names set to a non-empty value in the environment (borrowed
+ * from it), or "": libcurl's curl_getenv counts an empty variable as unset. */
+static const char *env_first(const char *const *names)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		if (v && *v)
+			return v;
+	}
+	return "";
+}
+
+const char *kube_curl_env_proxy(int https)
+{
+	/* no HTTP_PROXY: libcurl leaves it out (a CGI's "Proxy:" header) */
+	static const char *const http[] = {"http_proxy", "all_proxy", "ALL_PROXY", NULL};
+	static const char *const tls[] = {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", NULL};
+	return env_first(https ? tls : http);
+}
+
+const char *kube_curl_env_noproxy(void)
+{
+	static const char *const names[] = {"no_proxy", "NO_PROXY", NULL};
+	return env_first(names);
+}
+
+/* The proxy and the hosts that bypass it, set explicitly: without them
+ * libcurl reads no_proxy, NO_PROXY and the proxy variables of the URL's
+ * scheme from the environment for every transfer. The same choice as
+ * libcurl's own, made once per transport: the configuration's proxy-url,
+ * else the environment's ("" for none: libcurl then reads no variable);
+ * no_proxy applies to either, as it does in libcurl. A server URL of
+ * another scheme (none passes kube/config's decoder) is left to libcurl. */
+static void set_proxy(struct curl_tr *t)
+{
+	CURL *h = t->h;
+	const char *b = t->base;
+	int https = !strncasecmp(b, "https:", 6);
+	curl_easy_setopt(h, CURLOPT_NOPROXY, kube_curl_env_noproxy());
+	if (t->cfg->proxy_url)
+		curl_easy_setopt(h, CURLOPT_PROXY, t->cfg->proxy_url);
+	else if (https || !strncasecmp(b, "http:", 5))
+		curl_easy_setopt(h, CURLOPT_PROXY, kube_curl_env_proxy(https));
+}
+
 /* The options every request of t shares, set once on its handle (a
  * curl_easy_reset per request redid them all); perform sets the rest. */
 static int set_fixed(struct curl_tr *t, bh_error *err)
@@ -600,8 +645,7 @@ static int set_fixed(struct curl_tr *t, bh_error *err)
 		curl_easy_setopt(h, CURLOPT_USERNAME, t->cfg->username);
 		curl_easy_setopt(h, CURLOPT_PASSWORD, t->cfg->password ? t->cfg->password : "");
 	}
-	if (t->cfg->proxy_url)
-		curl_easy_setopt(h, CURLOPT_PROXY, t->cfg->proxy_url);
+	set_proxy(t);
 	if (t->cfg->strict)
 		curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
 	return 0;

@@ -27,6 +27,16 @@ int kube_curl_end(kube_transport *t, CURLcode cc, int stop, bh_error *err);
  * curl_share_cleanup() it. */
 CURLSH *kube_curl_session_share_new(void);
 
+/* The proxy libcurl (7.88) takes from the environment for an https (1) or
+ * http (0) URL when none is set: https_proxy, HTTPS_PROXY, then all_proxy,
+ * ALL_PROXY (http: http_proxy, never HTTP_PROXY, then all_proxy,
+ * ALL_PROXY); a variable set empty counts as unset. "" for none. Borrowed
+ * from the environment (or a literal): valid until it is changed. */
+const char *kube_curl_env_proxy(int https);
+/* The hosts that bypass a proxy, as libcurl reads them from the
+ * environment: no_proxy, else NO_PROXY, "" for none (borrowed, as above). */
+const char *kube_curl_env_noproxy(void);
+
 /* kube/curl_tls.c's identity, applied to h for configuration c when c is
  * it (1), or not (0, h untouched). */
 typedef int (*kube_curl_tls_fn)(CURL *h, const kube_config *c);

@@ -9,7 +9,8 @@
  * answer to a request with a body closes the connection (HTTP/1 servers may
  * leave that body unread), other answers keep it; and
  * kube/addr.c reads each encoding of a host as libcurl's own URL parser
- * does. */
+ * does; the proxy a transport takes from the environment (read once, set
+ * explicitly) is the one libcurl would pick, no_proxy included. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <curl/curl.h>
@@ -28,6 +29,7 @@
 #include "kube/addr.h"
 #include "kube/config.h"
 #include "kube/curl.h"
+#include "kube/curl_priv.h"
 #include "kube/transport.h"
 
 /* ---- a loopback listener recording what it receives ------------------------ */
@@ -638,6 +640,101 @@ START_TEST(test_refused_body_closes_connection)
 }
 END_TEST
 
+static const char *const proxy_vars[] = {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                                         "ALL_PROXY", "no_proxy", "NO_PROXY", NULL};
+
+static void proxy_env_clear(void)
+{
+	for (size_t i = 0; proxy_vars[i]; i++)
+		unsetenv(proxy_vars[i]);
+}
+
+/* libcurl's order of the proxy variables, per scheme. */
+START_TEST(test_env_proxy_choice)
+{
+	proxy_env_clear();
+	ck_assert_str_eq(kube_curl_env_proxy(0), "");
+	ck_assert_str_eq(kube_curl_env_proxy(1), "");
+	ck_assert_str_eq(kube_curl_env_noproxy(), "");
+	setenv("HTTP_PROXY", "http://H", 1); /* never read */
+	ck_assert_str_eq(kube_curl_env_proxy(0), "");
+	ck_assert_str_eq(kube_curl_env_proxy(1), "");
+	setenv("ALL_PROXY", "http://A", 1);
+	ck_assert_str_eq(kube_curl_env_proxy(0), "http://A");
+	ck_assert_str_eq(kube_curl_env_proxy(1), "http://A");
+	setenv("all_proxy", "http://a", 1);
+	ck_assert_str_eq(kube_curl_env_proxy(0), "http://a");
+	setenv("HTTPS_PROXY", "http://S", 1);
+	ck_assert_str_eq(kube_curl_env_proxy(1), "http://S");
+	ck_assert_str_eq(kube_curl_env_proxy(0), "http://a");
+	setenv("https_proxy", "", 1); /* empty: as unset */
+	ck_assert_str_eq(kube_curl_env_proxy(1), "http://S");
+	setenv("https_proxy", "http://s", 1);
+	ck_assert_str_eq(kube_curl_env_proxy(1), "http://s");
+	setenv("http_proxy", "http://h", 1);
+	ck_assert_str_eq(kube_curl_env_proxy(0), "http://h");
+	setenv("NO_PROXY", "N", 1);
+	ck_assert_str_eq(kube_curl_env_noproxy(), "N");
+	setenv("no_proxy", "", 1);
+	ck_assert_str_eq(kube_curl_env_noproxy(), "N");
+	setenv("no_proxy", "n", 1);
+	ck_assert_str_eq(kube_curl_env_noproxy(), "n");
+	proxy_env_clear();
+}
+END_TEST
+
+/* The head of the last request the listener got, copied. */
+static void last_head(char *got, size_t cap)
+{
+	pthread_mutex_lock(&mu);
+	size_t n = last_len < cap - 1 ? last_len : cap - 1;
+	memcpy(got, last, n);
+	got[n] = '\0';
+	pthread_mutex_unlock(&mu);
+}
+
+/* Requests go through the environment's proxy, or straight to the server
+ * when no_proxy names it, HTTP_PROXY being all there is for http, or the
+ * configuration's proxy-url is bypassed by no_proxy (libcurl applies it to
+ * both); a dead proxy (port 9) fails the request if it is used. */
+START_TEST(test_env_proxy_used)
+{
+	char url[64], prox[64], got[sizeof last + 1];
+	bh_error e = {0};
+	static const char dead[] = "http://127.0.0.1:9";
+	listener_start();
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
+	snprintf(prox, sizeof prox, "http://127.0.0.1:%u", lport);
+	const struct {
+		const char *var, *val, *server, *proxy_url, *no_proxy, *want;
+	} steps[] = {
+		{"http_proxy", prox, "http://proxied.invalid:8080", NULL, NULL, "GET http://proxied.invalid:8080/p HTTP/1.1\r\n"},
+		{"ALL_PROXY", prox, "http://proxied.invalid:8080", NULL, NULL, "GET http://proxied.invalid:8080/p HTTP/1.1\r\n"},
+		{"http_proxy", dead, url, NULL, "127.0.0.1", "GET /p HTTP/1.1\r\n"},
+		{"HTTP_PROXY", dead, url, NULL, NULL, "GET /p HTTP/1.1\r\n"},
+		{"http_proxy", "", url, dead, "127.0.0.1", "GET /p HTTP/1.1\r\n"},
+		{"http_proxy", "", "http://proxied.invalid:8080", prox, NULL, "GET http://proxied.invalid:8080/p HTTP/1.1\r\n"},
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		proxy_env_clear();
+		setenv(steps[i].var, steps[i].val, 1);
+		if (steps[i].no_proxy)
+			setenv("NO_PROXY", steps[i].no_proxy, 1);
+		kube_config *cfg = cfg_for(steps[i].server, "t");
+		cfg->proxy_url = steps[i].proxy_url ? strdup(steps[i].proxy_url) : NULL;
+		int sent = seen();
+		int rc = send_one(cfg, "/p", NULL, &e);
+		ck_assert_msg(rc == 0, "step %zu: %s", i, e.msg);
+		ck_assert_int_eq(seen(), sent + 1);
+		last_head(got, sizeof got);
+		ck_assert_msg(!strncmp(got, steps[i].want, strlen(steps[i].want)), "step %zu sent: %s", i, got);
+		kube_config_free(cfg);
+	}
+	proxy_env_clear();
+	listener_stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube_curl");
@@ -650,6 +747,8 @@ int main(void)
 	tcase_add_test(tc, test_addr_as_libcurl_reads_it);
 	tcase_add_test(tc, test_multi_streams);
 	tcase_add_test(tc, test_refused_body_closes_connection);
+	tcase_add_test(tc, test_env_proxy_choice);
+	tcase_add_test(tc, test_env_proxy_used);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
