@@ -10,7 +10,8 @@
  * leave that body unread), other answers keep it; and
  * kube/addr.c reads each encoding of a host as libcurl's own URL parser
  * does; the proxy a transport takes from the environment (read once, set
- * explicitly) is the one libcurl would pick, no_proxy included. */
+ * explicitly) is the one libcurl would pick, no_proxy included; one
+ * transport's requests in turn each carry exactly their own header lines. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <curl/curl.h>
@@ -735,6 +736,68 @@ START_TEST(test_env_proxy_used)
 }
 END_TEST
 
+/* Requests in turn on one transport (as the supervisor's pooled handles
+ * serve tenants in turn) each carry exactly their own header lines, none
+ * left from the one before; a line with a CR or LF is refused (nothing
+ * sent) between clean ones. */
+START_TEST(test_header_lines_per_request)
+{
+	static const char *const ua[] = {"Impersonate-User: a", NULL};
+	static const char *const ub[] = {"Impersonate-User: b", NULL};
+	static const char *const ubg[] = {"Impersonate-User: b", "Impersonate-Group: g", NULL};
+	static const char *const bad[] = {"Impersonate-User: b", "X: y\r\nZ: w", NULL};
+	static const struct {
+		const char *accept, *ctype;
+		const char *const *headers;
+		const char *has[3], *hasnt[3];
+	} steps[] = {
+		{NULL, NULL, ua, {"Impersonate-User: a\r\n", "Accept: application/json\r\n"}, {"Content-Type:"}},
+		{NULL, NULL, ua, {"Impersonate-User: a\r\n", "Accept: application/json\r\n"}, {"Content-Type:"}},
+		{NULL, NULL, ub, {"Impersonate-User: b\r\n"}, {"Impersonate-User: a"}},
+		{NULL, NULL, ubg, {"Impersonate-User: b\r\n", "Impersonate-Group: g\r\n"}, {NULL}},
+		{NULL, NULL, ub, {"Impersonate-User: b\r\n"}, {"Impersonate-Group"}},
+		{"application/yaml", "application/merge-patch+json", NULL,
+		 {"Accept: application/yaml\r\n", "Content-Type: application/merge-patch+json\r\n"}, {"Impersonate-"}},
+		{NULL, NULL, bad, {NULL}, {NULL}},
+		{"application/json;as=Table", NULL, ub, {"Accept: application/json;as=Table\r\n"}, {"Content-Type:"}},
+		{NULL, NULL, NULL, {"Accept: application/json\r\n", "Authorization: Bearer tok\r\n"},
+		 {"Impersonate-", "Content-Type:", "as=Table"}},
+	};
+	char url[64], got[sizeof last + 1];
+	bh_error e = {0};
+	listener_start();
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
+	kube_config *cfg = cfg_for(url, "tok");
+	kube_transport *t = kube_curl_transport_new(cfg, &e);
+	ck_assert_ptr_nonnull(t);
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		kube_request req = {.method = "GET", .path = "/x", .timeout_ms = 5000, .accept = steps[i].accept,
+				    .content_type = steps[i].ctype, .headers = steps[i].headers};
+		kube_response resp = {0};
+		int sent = seen();
+		int rc = t->ops->request(t->impl, &req, &resp, &e);
+		kube_response_free(&resp);
+		if (steps[i].headers == bad) {
+			ck_assert_int_eq(rc, BH_EINVAL);
+			ck_assert_int_eq(seen(), sent);
+			continue;
+		}
+		ck_assert_msg(rc == 0, "step %zu: %s", i, e.msg);
+		ck_assert_int_eq(seen(), sent + 1);
+		last_head(got, sizeof got);
+		for (size_t k = 0; k < 3; k++) {
+			if (steps[i].has[k])
+				ck_assert_msg(strstr(got, steps[i].has[k]) != NULL, "step %zu lacks %s: %s", i, steps[i].has[k], got);
+			if (steps[i].hasnt[k])
+				ck_assert_msg(!strstr(got, steps[i].hasnt[k]), "step %zu has %s: %s", i, steps[i].hasnt[k], got);
+		}
+	}
+	kube_transport_free(t);
+	kube_config_free(cfg);
+	listener_stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube_curl");
@@ -749,6 +812,7 @@ int main(void)
 	tcase_add_test(tc, test_refused_body_closes_connection);
 	tcase_add_test(tc, test_env_proxy_choice);
 	tcase_add_test(tc, test_env_proxy_used);
+	tcase_add_test(tc, test_header_lines_per_request);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
