@@ -126,6 +126,30 @@ static kube_config *cfg_for(const char *server, const char *token)
 	return c;
 }
 
+/* The head of the last request the listener got, copied. */
+static void last_head(char *got, size_t cap)
+{
+	pthread_mutex_lock(&mu);
+	size_t n = last_len < cap - 1 ? last_len : cap - 1;
+	memcpy(got, last, n);
+	got[n] = '\0';
+	pthread_mutex_unlock(&mu);
+}
+
+/* The listener started and a transport to it with token (*cfg: its
+ * configuration, the caller's to free). */
+static kube_transport *listener_transport(kube_config **cfg, const char *token)
+{
+	char url[64];
+	bh_error e = {0};
+	listener_start();
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
+	*cfg = cfg_for(url, token);
+	kube_transport *t = kube_curl_transport_new(*cfg, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	return t;
+}
+
 /* Sends one request through a fresh libcurl transport. */
 static int send_one(kube_config *cfg, const char *path, const char *const *headers, bh_error *e)
 {
@@ -211,13 +235,9 @@ START_TEST(test_methods_in_turn)
 		{"POST", "{}", "POST /x HTTP/1.1\r\n", 1},      {"DELETE", "{}", "DELETE /x HTTP/1.1\r\n", 1},
 		{"PATCH", "[]", "PATCH /x HTTP/1.1\r\n", 1},    {"GET", NULL, "GET /x HTTP/1.1\r\n", 0},
 	};
-	char url[64];
 	bh_error e = {0};
-	listener_start();
-	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
-	kube_config *cfg = cfg_for(url, "tok");
-	kube_transport *t = kube_curl_transport_new(cfg, &e);
-	ck_assert_ptr_nonnull(t);
+	kube_config *cfg;
+	kube_transport *t = listener_transport(&cfg, "tok");
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 		kube_request req = {.method = steps[i].method, .path = "/x", .timeout_ms = 5000,
 				    .body = steps[i].body, .body_len = steps[i].body ? strlen(steps[i].body) : 0};
@@ -226,10 +246,7 @@ START_TEST(test_methods_in_turn)
 		ck_assert_int_eq(resp.status, 200);
 		kube_response_free(&resp);
 		char got[sizeof last + 1];
-		pthread_mutex_lock(&mu);
-		memcpy(got, last, last_len);
-		got[last_len] = '\0';
-		pthread_mutex_unlock(&mu);
+		last_head(got, sizeof got);
 		ck_assert_msg(!strncmp(got, steps[i].line, strlen(steps[i].line)), "step %zu sent: %.40s", i, got);
 		ck_assert_msg(!!strstr(got, "Content-Length:") == steps[i].has_len, "step %zu: %s", i, got);
 		ck_assert_ptr_nonnull(strstr(got, "Authorization: Bearer tok\r\n"));
@@ -684,16 +701,6 @@ START_TEST(test_env_proxy_choice)
 }
 END_TEST
 
-/* The head of the last request the listener got, copied. */
-static void last_head(char *got, size_t cap)
-{
-	pthread_mutex_lock(&mu);
-	size_t n = last_len < cap - 1 ? last_len : cap - 1;
-	memcpy(got, last, n);
-	got[n] = '\0';
-	pthread_mutex_unlock(&mu);
-}
-
 /* Requests go through the environment's proxy, or straight to the server
  * when no_proxy names it, HTTP_PROXY being all there is for http, or the
  * configuration's proxy-url is bypassed by no_proxy (libcurl applies it to
@@ -763,13 +770,10 @@ START_TEST(test_header_lines_per_request)
 		{NULL, NULL, NULL, {"Accept: application/json\r\n", "Authorization: Bearer tok\r\n"},
 		 {"Impersonate-", "Content-Type:", "as=Table"}},
 	};
-	char url[64], got[sizeof last + 1];
+	char got[sizeof last + 1];
 	bh_error e = {0};
-	listener_start();
-	snprintf(url, sizeof url, "http://127.0.0.1:%u", lport);
-	kube_config *cfg = cfg_for(url, "tok");
-	kube_transport *t = kube_curl_transport_new(cfg, &e);
-	ck_assert_ptr_nonnull(t);
+	kube_config *cfg;
+	kube_transport *t = listener_transport(&cfg, "tok");
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 		kube_request req = {.method = "GET", .path = "/x", .timeout_ms = 5000, .accept = steps[i].accept,
 				    .content_type = steps[i].ctype, .headers = steps[i].headers};
