@@ -156,17 +156,23 @@ static void tar_file(bh_buf *tar, const char *name, const char *data)
 	bh_buf_put(tar, pad, (512 - n % 512) % 512);
 }
 
-/* The chart c/ with values.yaml and values-prod.yaml, gzip'd into *tgz. */
+/* The chart c/ with values.yaml and values-prod.yaml, as a tar into *tar. */
+static void test_chart_tar(bh_buf *tar)
+{
+	char end[1024] = {0};
+	tar_file(tar, "c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.2.0\n");
+	tar_file(tar, "c/values.yaml", "a: 1\nb:\n  c: [1, 2]\n  keep: k\n");
+	tar_file(tar, "c/values-prod.yaml", "b:\n  c: x\n  d: true\n");
+	tar_file(tar, "c/templates/cm.yaml", "kind: ConfigMap\n");
+	bh_buf_put(tar, end, sizeof end);
+}
+
+/* That chart gzip'd into *tgz. */
 static void test_chart(bh_buf *tgz)
 {
 	bh_buf tar = BH_BUF_INIT;
-	char end[1024] = {0};
 	bh_error e;
-	tar_file(&tar, "c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.2.0\n");
-	tar_file(&tar, "c/values.yaml", "a: 1\nb:\n  c: [1, 2]\n  keep: k\n");
-	tar_file(&tar, "c/values-prod.yaml", "b:\n  c: x\n  d: true\n");
-	tar_file(&tar, "c/templates/cm.yaml", "kind: ConfigMap\n");
-	bh_buf_put(&tar, end, sizeof end);
+	test_chart_tar(&tar);
 	ck_assert_int_eq(bh_gzip_best(tar.data, tar.len, tgz, &e), 0);
 	bh_buf_free(&tar);
 }
@@ -193,6 +199,74 @@ static char *member_new(const bh_buf *tgz, const char *name)
 	bh_buf_free(&b);
 	return s;
 }
+
+/* Every entry of tgz as "name=data;" into out: targz_next's last result
+ * (0 at the archive's end). */
+static int entries(const bh_buf *tgz, uint64_t max, bh_buf *out)
+{
+	bh_error e;
+	targz_entry en;
+	int rc;
+	targz *t = targz_new(tgz->data, tgz->len, max, &e);
+	ck_assert_ptr_nonnull(t);
+	while ((rc = targz_next(t, &en, &e)) == 1) {
+		char chunk[7];
+		long n;
+		bh_buf_printf(out, "%s=", en.name);
+		while ((n = targz_read(t, chunk, sizeof chunk, &e)) > 0)
+			bh_buf_put(out, chunk, (size_t)n);
+		ck_assert_int_eq(n, 0);
+		bh_buf_putc(out, ';');
+	}
+	targz_free(t);
+	return rc;
+}
+
+/* One gzip member is inflated whole (libdeflate), two members, a trailer
+ * whose size lies, or a damaged CRC are read by zlib's stream: the same
+ * entries either way, the limit as before, damaged data refused. */
+START_TEST(test_targz_paths)
+{
+	static const char want[] = "c/Chart.yaml=apiVersion: v2\nname: c\nversion: 1.2.0\n;"
+				   "c/values.yaml=a: 1\nb:\n  c: [1, 2]\n  keep: k\n;"
+				   "c/values-prod.yaml=b:\n  c: x\n  d: true\n;"
+				   "c/templates/cm.yaml=kind: ConfigMap\n;";
+	bh_buf tar = BH_BUF_INIT, one = BH_BUF_INIT, two = BH_BUF_INIT, got = BH_BUF_INIT;
+	bh_error e;
+	test_chart_tar(&tar);
+	ck_assert_int_eq(bh_gzip(tar.data, tar.len, 6, &one, &e), 0);
+	ck_assert_int_eq(bh_gzip(tar.data, 1024, 6, &two, &e), 0);
+	ck_assert_int_eq(bh_gzip(tar.data + 1024, tar.len - 1024, 6, &two, &e), 0);
+
+	ck_assert_int_eq(entries(&one, tar.len, &got), 0);
+	ck_assert_uint_eq(got.len, strlen(want));
+	ck_assert_int_eq(memcmp(got.data, want, got.len), 0);
+	bh_buf_reset(&got);
+	ck_assert_int_eq(entries(&two, tar.len, &got), 0);
+	ck_assert_uint_eq(got.len, strlen(want));
+	ck_assert_int_eq(memcmp(got.data, want, got.len), 0);
+	/* one byte short of the archive: the limit, whole or streamed */
+	bh_buf_reset(&got);
+	ck_assert_int_eq(entries(&one, tar.len - 1, &got), BH_ELIMIT);
+	bh_buf_reset(&got);
+	ck_assert_int_eq(entries(&two, tar.len - 1, &got), BH_ELIMIT);
+	/* a trailer's size one more: not inflated whole; zlib's stream reads
+	 * every entry, then refuses the trailer with the archive's end */
+	one.data[one.len - 4]++;
+	bh_buf_reset(&got);
+	ck_assert_int_lt(entries(&one, tar.len + 1, &got), 0);
+	ck_assert_uint_eq(got.len, strlen(want));
+	one.data[one.len - 4]--;
+	/* a damaged byte of compressed data: refused */
+	one.data[one.len / 2] ^= 0x55;
+	bh_buf_reset(&got);
+	ck_assert_int_lt(entries(&one, tar.len, &got), 0);
+	bh_buf_free(&tar);
+	bh_buf_free(&one);
+	bh_buf_free(&two);
+	bh_buf_free(&got);
+}
+END_TEST
 
 START_TEST(test_chartvalues)
 {
@@ -257,6 +331,7 @@ int main(void)
 	tcase_add_test(tc, test_resolve_url);
 	tcase_add_test(tc, test_proto_fetch);
 	tcase_add_test(tc, test_chartvalues);
+	tcase_add_test(tc, test_targz_paths);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
