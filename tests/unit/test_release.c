@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "helm/release.h"
 #include "lib/gojson.h"
@@ -376,6 +377,45 @@ START_TEST(test_base64_and_decode_errors)
 		s = release_base64_new((const unsigned char *)gz.data, gz.len);
 		ck_assert_int_eq(release_decode(s, strlen(s), &o, &e), BH_EINVAL);
 		free(s);
+		bh_buf_free(&gz);
+	}
+	/* a record of more than 8 times its gzip'd size (libdeflate's room
+	 * grown), and a header CRC: checked (by zlib) when there is one */
+	{
+		bh_buf js = BH_BUF_INIT, gz = BH_BUF_INIT;
+		unsigned char hd[12];
+		bh_buf_puts(&js, "{\"name\":\"big\"");
+		while (js.len < 300000)
+			bh_buf_puts(&js, ",\"k\":\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"");
+		bh_buf_putc(&js, '}');
+		ck_assert_int_eq(bh_gzip(js.data, js.len, 1, &gz, &e), 0);
+		ck_assert_uint_lt(gz.len * 8, js.len);
+		s = release_base64_new((const unsigned char *)gz.data, gz.len);
+		ck_assert_msg(release_decode(s, strlen(s), &o, &e) == 0, "%s", e.msg);
+		ck_assert_str_eq(json_string_value(json_object_get(o, "name")), "big");
+		json_decref(o);
+		free(s);
+		bh_buf_reset(&gz);
+		ck_assert_int_eq(bh_gzip("{\"name\":\"h\"}", 12, 1, &gz, &e), 0);
+		memcpy(hd, gz.data, 10);
+		hd[3] |= 2;
+		uLong crc = crc32(0, hd, 10);
+		hd[10] = (unsigned char)crc;
+		hd[11] = (unsigned char)(crc >> 8);
+		bh_buf_reset(&js);
+		bh_buf_put(&js, hd, 12);
+		bh_buf_put(&js, gz.data + 10, gz.len - 10);
+		s = release_base64_new((const unsigned char *)js.data, js.len);
+		ck_assert_msg(release_decode(s, strlen(s), &o, &e) == 0, "%s", e.msg);
+		ck_assert_str_eq(json_string_value(json_object_get(o, "name")), "h");
+		json_decref(o);
+		free(s);
+		js.data[10] ^= 1;
+		s = release_base64_new((const unsigned char *)js.data, js.len);
+		ck_assert_int_eq(release_decode(s, strlen(s), &o, &e), BH_EINVAL);
+		ck_assert_msg(strstr(e.msg, "header crc"), "%s", e.msg);
+		free(s);
+		bh_buf_free(&js);
 		bh_buf_free(&gz);
 	}
 	bh_buf_free(&b);
