@@ -352,6 +352,19 @@ START_TEST(test_base64_and_decode_errors)
 	ck_assert_int_eq(release_base64_decode("a$==", 4, &b, &e), BH_EINVAL);
 	ck_assert_int_eq(release_base64_decode("abc", 3, &b, &e), BH_EINVAL);
 	ck_assert_int_eq(release_base64_decode("a=bc", 4, &b, &e), BH_EINVAL);
+	/* every digit, in groups before the last; a bad byte there named */
+	ck_assert_int_eq(release_base64_decode("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/AA==", 68, &b, &e), 0);
+	ck_assert_uint_eq(b.len, 49);
+	ck_assert(memcmp(b.data, "\x00\x10\x83\x10\x51\x87\x20\x92\x8b\x30\xd3\x8f\x41\x14\x93\x51"
+				 "\x55\x97\x61\x96\x9b\x71\xd7\x9f\x82\x18\xa3\x92\x59\xa7\xa2\x9a"
+				 "\xab\xb2\xdb\xaf\xc3\x1c\xb3\xd3\x5d\xb7\xe3\x9e\xbb\xf3\xdf\xbf\x00",
+			 49) == 0);
+	bh_buf_reset(&b);
+	ck_assert_int_eq(release_base64_decode("QUJDRE$GQUJD", 12, &b, &e), BH_EINVAL);
+	ck_assert_str_eq(e.msg, "illegal base64 data at input byte 6");
+	ck_assert_int_eq(release_base64_decode("QU==QUJD", 8, &b, &e), BH_EINVAL);
+	ck_assert_str_eq(e.msg, "illegal base64 data at input byte 2");
+	bh_buf_reset(&b);
 	/* plain JSON (no gzip) is accepted, as Helm does */
 	s = release_base64_new((const unsigned char *)"{\"name\":\"x\"}", 12);
 	ck_assert_int_eq(release_decode(s, strlen(s), &o, &e), 0);
