@@ -42,6 +42,7 @@ typedef struct obj {
 	json_int_t handled_gen;
 	char handled_req[64];
 	int busy, gone;
+	int again;        /* due again as soon as the reconcile under way ends */
 } obj;
 
 static struct {
@@ -75,10 +76,29 @@ static obj *find(int chart, const char *ns, const char *name)
 	return NULL;
 }
 
+/* The HelmCharts of the repository ns/name look again at once (its index
+ * changed). Under S.mu. */
+static void charts_due(const char *ns, const char *name)
+{
+	for (size_t i = 0; i < S.n; i++) {
+		const char *rn = str(json_object_get(S.objs[i].o, "spec"), "sourceRef", "name");
+		if (S.objs[i].chart == K_CHART && !strcmp(S.objs[i].ns, ns) && rn && !strcmp(rn, name)) {
+			S.objs[i].due = 0;
+			S.objs[i].again = S.objs[i].busy; /* it may have read the old index */
+		}
+	}
+}
+
+static const char *artifact_digest(const json_t *o)
+{
+	return str(json_object_get(o, "status"), "artifact", "digest");
+}
+
 /* ---- watches ------------------------------------------------------------------ */
 static void upsert(int chart, json_t *o)
 {
 	const char *ns = str(o, "metadata", "namespace"), *name = str(o, "metadata", "name");
+	const char *was, *now;
 	obj *x;
 	if (!ns || !name)
 		return;
@@ -94,6 +114,13 @@ static void upsert(int chart, json_t *o)
 		snprintf(x->ns, sizeof x->ns, "%s", ns);
 		snprintf(x->name, sizeof x->name, "%s", name);
 	}
+	/* a repository's new index reaches its charts once they can see it:
+	 * reconcile_main's look-again right after the reconcile that wrote it
+	 * may run before this event brings the status here */
+	was = artifact_digest(x->o);
+	now = artifact_digest(o);
+	if (chart == K_REPO && now && (!was || strcmp(was, now) != 0))
+		charts_due(ns, name);
 	json_decref(x->o);
 	x->o = json_incref(o);
 	x->gone = 0;
@@ -643,15 +670,13 @@ static void *reconcile_main(void *arg)
 		pthread_mutex_lock(&S.mu);
 		if ((x = find(chart, copy.ns, copy.name))) {
 			x->busy = 0;
-			x->due = now_s() + (rc >= 0 || interval_of(o) < FAIL_RETRY ? interval_of(o) : FAIL_RETRY);
+			x->due = x->again ? 0 : now_s() + (rc >= 0 || interval_of(o) < FAIL_RETRY ? interval_of(o) : FAIL_RETRY);
+			x->again = 0;
 			if (x->gone)
 				forget(x);
 		}
-		for (size_t i = 0; !chart && rc == 1 && i < S.n; i++) { /* a new index: its charts look again now */
-			const char *rn = str(json_object_get(S.objs[i].o, "spec"), "sourceRef", "name");
-			if (S.objs[i].chart == K_CHART && !strcmp(S.objs[i].ns, copy.ns) && rn && !strcmp(rn, copy.name))
-				S.objs[i].due = 0;
-		}
+		if (chart == K_REPO && rc == 1) /* a new index: its charts look again now (and when its status arrives) */
+			charts_due(copy.ns, copy.name);
 		json_decref(o);
 		json_decref(repo);
 	}
