@@ -90,7 +90,7 @@ struct gojson_node {
 };
 
 /* One bit of a key's length and first and last bytes. */
-static inline uint64_t gojson_key_bit(const char *k, size_t len)
+static inline __attribute__((always_inline)) uint64_t gojson_key_bit(const char *k, size_t len)
 {
 	unsigned h = (unsigned)len * 7u;
 	if (len)

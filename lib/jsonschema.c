@@ -103,7 +103,7 @@ static void *map_get(const ptr_map *m, const void *key)
 
 /* Inline, so that a literal name's length is folded; most lookups miss
  * and end at the key mask. */
-static inline const node *kw_len(const node *s, const char *name, size_t l)
+static inline __attribute__((always_inline)) const node *kw_len(const node *s, const char *name, size_t l)
 {
 	if (!s || s->type != GOJSON_OBJECT || !(s->keys & gojson_key_bit(name, l)))
 		return NULL;
@@ -113,7 +113,7 @@ static inline const node *kw_len(const node *s, const char *name, size_t l)
 	return NULL;
 }
 
-static inline const node *kw(const node *s, const char *name)
+static inline __attribute__((always_inline)) const node *kw(const node *s, const char *name)
 {
 	return kw_len(s, name, strlen(name));
 }
@@ -123,19 +123,19 @@ static int is_schema(const node *n)
 	return n && (n->type == GOJSON_OBJECT || n->type == GOJSON_TRUE || n->type == GOJSON_FALSE);
 }
 
-static const node *kw_schema(const node *s, const char *name)
+static inline __attribute__((always_inline)) const node *kw_schema(const node *s, const char *name)
 {
 	const node *n = kw(s, name);
 	return is_schema(n) ? n : NULL;
 }
 
-static const char *kw_str(const node *s, const char *name)
+static inline __attribute__((always_inline)) const char *kw_str(const node *s, const char *name)
 {
 	const node *n = kw(s, name);
 	return n && n->type == GOJSON_STRING ? n->text : NULL;
 }
 
-static int kw_num(const node *s, const char *name, double *out)
+static inline __attribute__((always_inline)) int kw_num(const node *s, const char *name, double *out)
 {
 	const node *n = kw(s, name);
 	if (!n || n->type != GOJSON_NUMBER)
@@ -145,7 +145,7 @@ static int kw_num(const node *s, const char *name, double *out)
 }
 
 /* intVal: a number whose value is an integer */
-static int kw_int(const node *s, const char *name, long long *out)
+static inline __attribute__((always_inline)) int kw_int(const node *s, const char *name, long long *out)
 {
 	double d;
 	if (!kw_num(s, name, &d) || d != floor(d) || fabs(d) > 9e18)
@@ -154,7 +154,7 @@ static int kw_int(const node *s, const char *name, long long *out)
 	return 1;
 }
 
-static int kw_true(const node *s, const char *name)
+static inline __attribute__((always_inline)) int kw_true(const node *s, const char *name)
 {
 	const node *n = kw(s, name);
 	return n && n->type == GOJSON_TRUE;
@@ -166,7 +166,6 @@ typedef struct compiler {
 	jsonschema *s;
 	bh_error *err;
 	int depth;
-	uint64_t keywords; /* gojson_key_bit of what compile_schema looks for */
 	int exact;         /* leaves go through `seen` too */
 	int redo;          /* a leaf at the depth limit: compile again, exact */
 } compiler;
@@ -326,14 +325,17 @@ static const node *find_anchor(const jsonschema *s, const char *name)
 }
 
 /* First pass: anchors anywhere in the document (they may be referenced
- * before they are reached). */
+ * before they are reached). Only objects can hold one, and most hold none
+ * of the keys (one test of the key bits). */
 static int collect_anchors(jsonschema *s, const node *n, int depth)
 {
+	const uint64_t anchor_keys = gojson_key_bit("$anchor", 7) | gojson_key_bit("$dynamicAnchor", 14) |
+				     gojson_key_bit("id", 2) | gojson_key_bit("$id", 3);
 	if (depth > JSONSCHEMA_MAX_DEPTH)
 		return -2;
-	if (n->type == GOJSON_OBJECT) {
+	if (n->type == GOJSON_OBJECT && (n->keys & anchor_keys)) {
 		const char *a = kw_str(n, "$anchor"), *da = kw_str(n, "$dynamicAnchor");
-		const char *id = kw_str(n, draft_id_kw(s->draft));
+		const char *id = s->draft == 4 ? kw_str(n, "id") : kw_str(n, "$id");
 		if (a && add_anchor(s, a, n))
 			return -1;
 		if (da && add_anchor(s, da, n))
@@ -343,17 +345,18 @@ static int collect_anchors(jsonschema *s, const node *n, int depth)
 			if (h && h[1] && h[1] != '/' && add_anchor(s, h + 1, n))
 				return -1;
 		}
-		for (size_t i = 0; i < n->n; i++) {
-			int rc = collect_anchors(s, &n->items[2 * i + 1], depth + 1);
-			if (rc)
-				return rc;
-		}
-	} else if (n->type == GOJSON_ARRAY) {
-		for (size_t i = 0; i < n->n; i++) {
-			int rc = collect_anchors(s, &n->items[i], depth + 1);
-			if (rc)
-				return rc;
-		}
+	}
+	if (n->type != GOJSON_OBJECT && n->type != GOJSON_ARRAY)
+		return 0;
+	/* an object's values are its odd items, an array's all of them */
+	size_t step = n->type == GOJSON_OBJECT ? 2 : 1, count = n->n * step;
+	for (size_t i = step - 1; i < count; i += step) {
+		const node *v = &n->items[i];
+		if (v->type != GOJSON_OBJECT && v->type != GOJSON_ARRAY)
+			continue; /* a scalar holds no anchor */
+		int rc = collect_anchors(s, v, depth + 1);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -449,28 +452,38 @@ static int compile_arr_of_schemas(compiler *c, const node *a)
 	return 0;
 }
 
+/* The keywords compile_schema looks at, in the order it looks (which
+ * decides the error reported first): one X(name, kind) each. Expanded with
+ * the names as literals, each lookup folds its key bit and length (a
+ * keyword the schema lacks costs one test). */
+#define COMPILE_KEYWORDS(X)                                                                                   \
+	X("additionalProperties", ONE) X("additionalItems", ONE) X("contains", ONE) X("propertyNames", ONE) \
+	X("not", ONE) X("if", ONE) X("then", ONE) X("else", ONE) X("unevaluatedProperties", ONE)            \
+	X("unevaluatedItems", ONE) X("items", ONE)                                                            \
+	X("allOf", ARR) X("anyOf", ARR) X("oneOf", ARR) X("prefixItems", ARR) X("items", ARR)                 \
+	X("properties", MAP) X("patternProperties", MAP) X("dependentSchemas", MAP) X("definitions", MAP)    \
+	X("$defs", MAP) X("dependencies", MAP)                                                                \
+	X("pattern", NONE) X("$ref", NONE) X("$recursiveRef", NONE) X("$dynamicRef", NONE)
+
+#define COMPILE_ONE compile_schema
+#define COMPILE_ARR compile_arr_of_schemas
+#define COMPILE_MAP compile_map_of_schemas
+#define KW_BIT(name, kind) | gojson_key_bit(name, sizeof name - 1)
+#define KW_COMPILE_NONE(name)
+#define KW_COMPILE(name, kind) KW_COMPILE_##kind(name)
+#define KW_COMPILE_ONE(name) if (!rc) rc = COMPILE_ONE(c, kw(n, name));
+#define KW_COMPILE_ARR(name) if (!rc) rc = COMPILE_ARR(c, kw(n, name));
+#define KW_COMPILE_MAP(name) if (!rc) rc = COMPILE_MAP(c, kw(n, name));
+
 static int compile_schema(compiler *c, const node *n)
 {
-#define KW(name) {name, sizeof name - 1}
-	static const struct kwname { const char *name; size_t len; }
-		single[] = {KW("additionalProperties"), KW("additionalItems"), KW("contains"),
-			    KW("propertyNames"), KW("not"), KW("if"), KW("then"), KW("else"),
-			    KW("unevaluatedProperties"), KW("unevaluatedItems"), KW("items"), {NULL, 0}},
-		arrays[] = {KW("allOf"), KW("anyOf"), KW("oneOf"), KW("prefixItems"), KW("items"), {NULL, 0}},
-		maps[] = {KW("properties"), KW("patternProperties"), KW("dependentSchemas"),
-			  KW("definitions"), KW("$defs"), KW("dependencies"), {NULL, 0}},
-		others[] = {KW("pattern"), KW("$ref"), KW("$recursiveRef"), KW("$dynamicRef"), {NULL, 0}};
-#undef KW
-	static const struct kwname *const all[] = {single, arrays, maps, others};
+	/* the key bits of every keyword looked at below */
+	const uint64_t keywords = 0 COMPILE_KEYWORDS(KW_BIT); /* folded */
 	int rc = 0;
 	const node *v;
 	if (!is_schema(n) || n->type != GOJSON_OBJECT)
 		return 0;
-	if (!c->keywords) /* the key bits of every keyword looked at below */
-		for (size_t a = 0; a < sizeof all / sizeof *all; a++)
-			for (const struct kwname *k = all[a]; k->name; k++)
-				c->keywords |= gojson_key_bit(k->name, k->len);
-	if (!c->exact && !(n->keys & c->keywords)) {
+	if (!c->exact && !(n->keys & keywords)) {
 		/* a leaf (most are): nothing to compile, nor to remember as seen;
 		 * but one this deep fails unless it was seen, which only the
 		 * exact pass knows */
@@ -487,12 +500,7 @@ static int compile_schema(compiler *c, const node *n)
 		c->depth--;
 		return bh_error_set(c->err, BH_ELIMIT, "jsonschema: schema nested deeper than %d levels", JSONSCHEMA_MAX_DEPTH);
 	}
-	for (const struct kwname *k = single; k->name && !rc; k++)
-		rc = compile_schema(c, kw_len(n, k->name, k->len));
-	for (const struct kwname *k = arrays; k->name && !rc; k++)
-		rc = compile_arr_of_schemas(c, kw_len(n, k->name, k->len));
-	for (const struct kwname *k = maps; k->name && !rc; k++)
-		rc = compile_map_of_schemas(c, kw_len(n, k->name, k->len));
+	COMPILE_KEYWORDS(KW_COMPILE)
 	if (!rc && (v = kw(n, "patternProperties")) && v->type == GOJSON_OBJECT)
 		for (size_t i = 0; i < v->n && !rc; i++)
 			rc = compile_regex(c, &v->items[2 * i]);
@@ -2176,7 +2184,6 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 	c.s = s;
 	c.err = err;
 	c.depth = 0;
-	c.keywords = 0;
 	c.exact = c.redo = 0;
 	rc = compile_schema(&c, s->root);
 	if (rc && c.redo) {
