@@ -107,14 +107,21 @@ static int is_unique_scalars(const node *a, int strings_only, int min_one)
 	return 1;
 }
 
+/* v's text is the literal lit (its length already checked): memcmp of a
+ * constant size, which the compiler expands in place */
+#define TEXT_IS(v, lit) (memcmp((v)->text, lit, sizeof lit - 1) == 0)
+
+/* one of the seven type names, found by its length */
 static int is_simple_type(const node *v)
 {
-	static const char *const types[] = {"array", "boolean", "integer", "null", "number", "object", "string"};
 	if (!is_str(v))
 		return 0;
-	for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-		if (key_is(v, types[i]))
-			return 1;
+	switch (v->len) {
+	case 4: return TEXT_IS(v, "null");
+	case 5: return TEXT_IS(v, "array");
+	case 6: return TEXT_IS(v, "number") || TEXT_IS(v, "object") || TEXT_IS(v, "string");
+	case 7: return TEXT_IS(v, "boolean") || TEXT_IS(v, "integer");
+	}
 	return 0;
 }
 
@@ -128,28 +135,39 @@ static int type_ok(const node *v)
 	return is_unique_scalars(v, 1, 1);
 }
 
+/* a number literal decodes to a finite float64: without an exponent,
+ * fewer than 309 digits surely do */
+static int number_ok(const node *v)
+{
+	if (v->len < 300 && !memchr(v->text, 'e', v->len) && !memchr(v->text, 'E', v->len))
+		return 1;
+	return !isinf(strtod(v->text, NULL));
+}
+
 /* every number of a subtree decodes to a finite float64 (the meta-check
- * decodes the whole schema, unknown keywords included) */
+ * decodes the whole schema, unknown keywords included); scalars are
+ * counted and checked in their container's loop, without a call */
 static int numbers_ok(quick *q, const node *v, int depth)
 {
 	if (++q->nodes > QUICK_MAX_NODES || depth > QUICK_MAX_DEPTH)
 		return 0;
-	switch (v->type) {
-	case GOJSON_NUMBER:
-		return !isinf(strtod(v->text, NULL));
-	case GOJSON_ARRAY:
-		for (size_t i = 0; i < v->n; i++)
-			if (!numbers_ok(q, &v->items[i], depth + 1))
+	if (v->type == GOJSON_NUMBER)
+		return number_ok(v);
+	if (v->type != GOJSON_ARRAY && v->type != GOJSON_OBJECT)
+		return 1;
+	/* an object's values are its odd items, an array's all of them */
+	size_t step = v->type == GOJSON_OBJECT ? 2 : 1, count = v->n * step;
+	for (size_t i = step - 1; i < count; i += step) {
+		const node *x = &v->items[i];
+		if (x->type == GOJSON_ARRAY || x->type == GOJSON_OBJECT) {
+			if (!numbers_ok(q, x, depth + 1))
 				return 0;
-		return 1;
-	case GOJSON_OBJECT:
-		for (size_t i = 0; i < v->n; i++)
-			if (!numbers_ok(q, &v->items[2 * i + 1], depth + 1))
-				return 0;
-		return 1;
-	default:
-		return 1;
+		} else if (++q->nodes > QUICK_MAX_NODES || depth + 1 > QUICK_MAX_DEPTH ||
+			   (x->type == GOJSON_NUMBER && !number_ok(x))) {
+			return 0;
+		}
 	}
+	return 1;
 }
 
 static int schema_ok(quick *q, const node *s, int depth);

@@ -842,6 +842,8 @@ START_TEST(test_meta_quick)
 		"\"patternProperties\":{\"^x-\":{}},\"additionalProperties\":false,\"required\":[\"a\",\"b\"],"
 		"\"definitions\":{\"s\":{\"anyOf\":[{\"type\":\"string\"},{\"not\":{\"type\":\"number\"}}]}},"
 		"\"dependencies\":{\"a\":[\"b\"],\"b\":{\"required\":[\"c\"]}},\"x-unknown\":[1e99,{\"type\":5}]}",
+		"{\"type\":[\"array\",\"boolean\",\"integer\",\"null\",\"number\",\"object\",\"string\"],"
+		"\"x-big\":[123456789012345678901234567890.5,-0.000001]}",
 	};
 	static const struct {
 		int draft;
@@ -861,6 +863,10 @@ START_TEST(test_meta_quick)
 		{7, "{\"patternProperties\":{\"(\":{}}}"},
 		{7, "{\"required\":[\"a\",\"a\"]}"},
 		{7, "{\"x-unknown\":1e400}"},
+		{7, "{\"x-unknown\":[1E400]}"},
+		{7, "{\"x-unknown\":{\"a\":[-1e+400]}}"},
+		{7, "{\"type\":\"nul\"}"},
+		{7, "{\"type\":[\"integer\",\"strings\"]}"},
 		{7, "{\"properties\":{\"a\":{\"properties\":{\"b\":5}}}}"},
 		{7, "{\"dependencies\":{\"a\":5}}"},
 		{7, "{\"$ref\":5}"},
@@ -874,7 +880,7 @@ START_TEST(test_meta_quick)
 		{2020, "5"},
 	};
 	static const int drafts[] = {4, 6, 7, 2019, 2020};
-	char deep[512];
+	char deep[512], big[480];
 	int full;
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
 		for (size_t d = 0; d < sizeof drafts / sizeof *drafts; d++) {
@@ -885,6 +891,12 @@ START_TEST(test_meta_quick)
 		ck_assert_msg(quick_and_full(bad[i].schema, bad[i].draft, &full) == 0, "%s", bad[i].schema);
 		ck_assert_msg(full != 0, "%s: full check accepts it", bad[i].schema);
 	}
+	/* 400 digits without an exponent: past float64 too */
+	strcpy(big, "{\"default\":[");
+	memset(big + strlen(big), '9', 400);
+	strcpy(big + strlen("{\"default\":[") + 400, "]}");
+	ck_assert_int_eq(quick_and_full(big, 7, &full), 0);
+	ck_assert_int_ne(full, 0);
 	/* nested past what the quick walk vouches for: left to the full check */
 	deep[0] = '\0';
 	for (int i = 0; i < 40; i++)
