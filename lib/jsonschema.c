@@ -39,6 +39,7 @@ struct jsonschema {
 	ptr_map refs;         /* $ref string node -> target schema node */
 	ptr_map regexes;      /* pattern string node -> pcre2_code */
 	ptr_map seen;         /* schema nodes already compiled */
+	size_t nobjects;      /* objects in the tree (counted by collect_anchors) */
 	node true_schema;     /* target of urn: references */
 	int nanchors;
 	struct anchor { char *name; const node *target; } *anchors;
@@ -55,26 +56,44 @@ static size_t ptr_hash(const void *p)
 	return (size_t)x;
 }
 
+/* m's entries moved to a table of nc (a power of two) entries */
+static int map_rehash(ptr_map *m, size_t nc)
+{
+	size_t i;
+	ptr_ent *ne = calloc(nc, sizeof *ne);
+	if (!ne)
+		return -1;
+	for (size_t k = 0; k < m->cap; k++) {
+		if (!m->e[k].key)
+			continue;
+		i = ptr_hash(m->e[k].key) & (nc - 1);
+		while (ne[i].key)
+			i = (i + 1) & (nc - 1);
+		ne[i] = m->e[k];
+	}
+	free(m->e);
+	m->e = ne;
+	m->cap = nc;
+	return 0;
+}
+
+/* Room for `want` entries in all (one allocation, no rehash while they
+ * go in); -1 when out of memory */
+static int map_reserve(ptr_map *m, size_t want)
+{
+	size_t nc = m->cap ? m->cap : 64;
+	while ((want + 1) * 2 > nc)
+		nc *= 2;
+	if (nc == m->cap)
+		return 0;
+	return map_rehash(m, nc);
+}
+
 static int map_put(ptr_map *m, const void *key, void *val)
 {
 	size_t i;
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 64;
-		ptr_ent *ne = calloc(nc, sizeof *ne);
-		if (!ne)
-			return -1;
-		for (size_t k = 0; k < m->cap; k++) {
-			if (!m->e[k].key)
-				continue;
-			i = ptr_hash(m->e[k].key) & (nc - 1);
-			while (ne[i].key)
-				i = (i + 1) & (nc - 1);
-			ne[i] = m->e[k];
-		}
-		free(m->e);
-		m->e = ne;
-		m->cap = nc;
-	}
+	if ((m->n + 1) * 2 > m->cap && map_rehash(m, m->cap ? m->cap * 2 : 64))
+		return -1;
 	i = ptr_hash(key) & (m->cap - 1);
 	while (m->e[i].key && m->e[i].key != key)
 		i = (i + 1) & (m->cap - 1);
@@ -333,6 +352,7 @@ static int collect_anchors(jsonschema *s, const node *n, int depth)
 				     gojson_key_bit("id", 2) | gojson_key_bit("$id", 3);
 	if (depth > JSONSCHEMA_MAX_DEPTH)
 		return -2;
+	s->nobjects += n->type == GOJSON_OBJECT;
 	if (n->type == GOJSON_OBJECT && (n->keys & anchor_keys)) {
 		const char *a = kw_str(n, "$anchor"), *da = kw_str(n, "$dynamicAnchor");
 		const char *id = s->draft == 4 ? kw_str(n, "id") : kw_str(n, "$id");
@@ -1067,6 +1087,10 @@ static void loc_push(vctx *c, const char *tok, size_t n, size_t *mark)
 {
 	*mark = c->loc.len;
 	bh_buf_putc(&c->loc, '/');
+	if (!memchr(tok, '~', n) && !memchr(tok, '/', n)) { /* most names: as they are */
+		bh_buf_put(&c->loc, tok, n);
+		return;
+	}
 	for (size_t i = 0; i < n;) {
 		size_t run = 0; /* characters that stand for themselves */
 		while (i + run < n && tok[i + run] != '~' && tok[i + run] != '/')
@@ -2180,6 +2204,11 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 		jsonschema_free(s);
 		return rc == -2 ? bh_error_set(err, BH_ELIMIT, "jsonschema: schema nested too deeply")
 				: bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	/* every object may be a schema to remember as seen: room for all */
+	if (map_reserve(&s->seen, s->nobjects)) {
+		jsonschema_free(s);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	c.s = s;
 	c.err = err;
