@@ -491,9 +491,9 @@ static int compile_arr_of_schemas(compiler *c, const node *a)
 #define KW_BIT(name, kind) | gojson_key_bit(name, sizeof name - 1)
 #define KW_COMPILE_NONE(name)
 #define KW_COMPILE(name, kind) KW_COMPILE_##kind(name)
-#define KW_COMPILE_ONE(name) if (!rc) rc = COMPILE_ONE(c, kw(n, name));
-#define KW_COMPILE_ARR(name) if (!rc) rc = COMPILE_ARR(c, kw(n, name));
-#define KW_COMPILE_MAP(name) if (!rc) rc = COMPILE_MAP(c, kw(n, name));
+#define KW_COMPILE_ONE(name) if (!rc && (v = kw(n, name))) rc = COMPILE_ONE(c, v);
+#define KW_COMPILE_ARR(name) if (!rc && (v = kw(n, name))) rc = COMPILE_ARR(c, v);
+#define KW_COMPILE_MAP(name) if (!rc && (v = kw(n, name))) rc = COMPILE_MAP(c, v);
 
 static int compile_schema(compiler *c, const node *n)
 {
