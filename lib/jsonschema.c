@@ -1205,7 +1205,11 @@ static int membercmp(const void *a, const void *b)
 {
 	const member *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
+	int c;
+	/* most keys differ in their first byte: no memcmp call for them */
+	if (n && x->key[0] != y->key[0])
+		return (unsigned char)x->key[0] < (unsigned char)y->key[0] ? -1 : 1;
+	c = memcmp(x->key, y->key, n);
 	if (c)
 		return c;
 	return x->len < y->len ? -1 : x->len > y->len;
@@ -1424,7 +1428,8 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 		if (props && props->type == GOJSON_OBJECT) {
 			ps = NULL;
 			for (size_t j = props->n; j-- > 0;)
-				if (props->items[2 * j].len == kl && memcmp(props->items[2 * j].text, k, kl) == 0) {
+				if (props->items[2 * j].len == kl && (!kl || props->items[2 * j].text[0] == k[0]) &&
+				    memcmp(props->items[2 * j].text, k, kl) == 0) {
 					ps = &props->items[2 * j + 1];
 					break;
 				}
