@@ -892,23 +892,12 @@ static const char *type_name(int t)
 	}
 }
 
+/* the T_* bit of a type name (T_NULL ... T_OBJECT follow the names'
+ * order), 0 for anything else */
 static int type_from_string(const node *n)
 {
-	static const char *const names[] = {"null", "boolean", "number", "integer", "string", "array", "object"};
-	int i;
-	if (n->type != GOJSON_STRING)
-		return 0;
-	/* by the first byte: one name to compare (two for 'n') */
-	switch (n->text[0]) {
-	case 'n': i = n->text[1] == 'u' && n->text[2] == 'l' ? 0 : 2; break;
-	case 'b': i = 1; break;
-	case 'i': i = 3; break;
-	case 's': i = 4; break;
-	case 'a': i = 5; break;
-	case 'o': i = 6; break;
-	default: return 0;
-	}
-	return strcmp(n->text, names[i]) == 0 ? 1 << i : 0;
+	int i = jsonschema_type_index(n);
+	return i < 0 ? 0 : 1 << i;
 }
 
 static int is_integer_value(const json_t *v)

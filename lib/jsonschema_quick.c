@@ -107,22 +107,9 @@ static int is_unique_scalars(const node *a, int strings_only, int min_one)
 	return 1;
 }
 
-/* v's text is the literal lit (its length already checked): memcmp of a
- * constant size, which the compiler expands in place */
-#define TEXT_IS(v, lit) (memcmp((v)->text, lit, sizeof lit - 1) == 0)
-
-/* one of the seven type names, found by its length */
 static int is_simple_type(const node *v)
 {
-	if (!is_str(v))
-		return 0;
-	switch (v->len) {
-	case 4: return TEXT_IS(v, "null");
-	case 5: return TEXT_IS(v, "array");
-	case 6: return TEXT_IS(v, "number") || TEXT_IS(v, "object") || TEXT_IS(v, "string");
-	case 7: return TEXT_IS(v, "boolean") || TEXT_IS(v, "integer");
-	}
-	return 0;
+	return jsonschema_type_index(v) >= 0;
 }
 
 static int type_ok(const node *v)
