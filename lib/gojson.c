@@ -383,6 +383,23 @@ static void quote_char(char out[16], unsigned c)
 	}
 }
 
+/* A NUL-terminated copy of the input's bytes [st, st + n) from the tree's
+ * memory. A short one (most keys and numbers) is copied as 16 bytes with
+ * no call: its allocation is rounded up to 16 bytes (max_align_t), and the
+ * input holds 16 from st; the bytes past the NUL are never read. */
+static inline char *text_dup(parser *p, size_t st, size_t n)
+{
+	if (_Alignof(max_align_t) >= 16 && n < 16 && p->n - st >= 16) {
+		char *t = tree_alloc(p->mem, n + 1);
+		if (t) {
+			memcpy(t, p->s + st, 16);
+			t[n] = 0;
+		}
+		return t;
+	}
+	return tree_strdup(p->mem, p->s + st, n);
+}
+
 static int bad(parser *p, const char *context)
 {
 	char q[16];
@@ -609,7 +626,7 @@ static int parse_string(parser *p, gojson_node *node)
 	j = string_run_end(p->s, p->i, p->n);
 	if (j >= p->n || p->s[j] != '"')
 		return parse_string_slow(p, node);
-	node->text = tree_strdup(p->mem, p->s + p->i, j - p->i);
+	node->text = text_dup(p, p->i, j - p->i);
 	if (!node->text)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
 	node->type = GOJSON_STRING;
@@ -655,7 +672,7 @@ static int parse_number(parser *p, gojson_node *node)
 	}
 	node->type = GOJSON_NUMBER;
 	node->len = p->i - st;
-	node->text = tree_strdup(p->mem, p->s + st, node->len);
+	node->text = text_dup(p, st, node->len);
 	if (!node->text)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
 	return 0;
