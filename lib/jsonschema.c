@@ -39,7 +39,9 @@ struct jsonschema {
 	ptr_map refs;         /* $ref string node -> target schema node */
 	ptr_map regexes;      /* pattern string node -> pcre2_code */
 	ptr_map seen;         /* schema nodes already compiled */
-	size_t nobjects;      /* objects in the tree (counted by collect_anchors) */
+	size_t nschemas;      /* objects with a key compile_schema looks for
+			       * (counted by collect_anchors): at most that
+			       * many go into `seen` (but in an exact pass) */
 	node true_schema;     /* target of urn: references */
 	int nanchors;
 	struct anchor { char *name; const node *target; } *anchors;
@@ -343,6 +345,23 @@ static const node *find_anchor(const jsonschema *s, const char *name)
 	return NULL;
 }
 
+/* The keywords compile_schema looks at, in the order it looks (which
+ * decides the error reported first): one X(name, kind) each. Expanded with
+ * the names as literals, each lookup folds its key bit and length (a
+ * keyword the schema lacks costs one test). */
+#define COMPILE_KEYWORDS(X)                                                                                   \
+	X("additionalProperties", ONE) X("additionalItems", ONE) X("contains", ONE) X("propertyNames", ONE) \
+	X("not", ONE) X("if", ONE) X("then", ONE) X("else", ONE) X("unevaluatedProperties", ONE)            \
+	X("unevaluatedItems", ONE) X("items", ONE)                                                            \
+	X("allOf", ARR) X("anyOf", ARR) X("oneOf", ARR) X("prefixItems", ARR) X("items", ARR)                 \
+	X("properties", MAP) X("patternProperties", MAP) X("dependentSchemas", MAP) X("definitions", MAP)    \
+	X("$defs", MAP) X("dependencies", MAP)                                                                \
+	X("pattern", NONE) X("$ref", NONE) X("$recursiveRef", NONE) X("$dynamicRef", NONE)
+
+#define KW_BIT(name, kind) | gojson_key_bit(name, sizeof name - 1)
+/* the key bits of every keyword compile_schema looks at (folded) */
+#define COMPILE_KEY_BITS (0 COMPILE_KEYWORDS(KW_BIT))
+
 /* First pass: anchors anywhere in the document (they may be referenced
  * before they are reached). Only objects can hold one, and most hold none
  * of the keys (one test of the key bits). */
@@ -352,7 +371,7 @@ static int collect_anchors(jsonschema *s, const node *n, int depth)
 				     gojson_key_bit("id", 2) | gojson_key_bit("$id", 3);
 	if (depth > JSONSCHEMA_MAX_DEPTH)
 		return -2;
-	s->nobjects += n->type == GOJSON_OBJECT;
+	s->nschemas += n->type == GOJSON_OBJECT && (n->keys & COMPILE_KEY_BITS);
 	if (n->type == GOJSON_OBJECT && (n->keys & anchor_keys)) {
 		const char *a = kw_str(n, "$anchor"), *da = kw_str(n, "$dynamicAnchor");
 		const char *id = s->draft == 4 ? kw_str(n, "id") : kw_str(n, "$id");
@@ -472,23 +491,9 @@ static int compile_arr_of_schemas(compiler *c, const node *a)
 	return 0;
 }
 
-/* The keywords compile_schema looks at, in the order it looks (which
- * decides the error reported first): one X(name, kind) each. Expanded with
- * the names as literals, each lookup folds its key bit and length (a
- * keyword the schema lacks costs one test). */
-#define COMPILE_KEYWORDS(X)                                                                                   \
-	X("additionalProperties", ONE) X("additionalItems", ONE) X("contains", ONE) X("propertyNames", ONE) \
-	X("not", ONE) X("if", ONE) X("then", ONE) X("else", ONE) X("unevaluatedProperties", ONE)            \
-	X("unevaluatedItems", ONE) X("items", ONE)                                                            \
-	X("allOf", ARR) X("anyOf", ARR) X("oneOf", ARR) X("prefixItems", ARR) X("items", ARR)                 \
-	X("properties", MAP) X("patternProperties", MAP) X("dependentSchemas", MAP) X("definitions", MAP)    \
-	X("$defs", MAP) X("dependencies", MAP)                                                                \
-	X("pattern", NONE) X("$ref", NONE) X("$recursiveRef", NONE) X("$dynamicRef", NONE)
-
 #define COMPILE_ONE compile_schema
 #define COMPILE_ARR compile_arr_of_schemas
 #define COMPILE_MAP compile_map_of_schemas
-#define KW_BIT(name, kind) | gojson_key_bit(name, sizeof name - 1)
 #define KW_COMPILE_NONE(name)
 #define KW_COMPILE(name, kind) KW_COMPILE_##kind(name)
 #define KW_COMPILE_ONE(name) if (!rc && (v = kw(n, name))) rc = COMPILE_ONE(c, v);
@@ -498,7 +503,7 @@ static int compile_arr_of_schemas(compiler *c, const node *a)
 static int compile_schema(compiler *c, const node *n)
 {
 	/* the key bits of every keyword looked at below */
-	const uint64_t keywords = 0 COMPILE_KEYWORDS(KW_BIT); /* folded */
+	const uint64_t keywords = COMPILE_KEY_BITS;
 	int rc = 0;
 	const node *v;
 	if (!is_schema(n) || n->type != GOJSON_OBJECT)
@@ -2199,8 +2204,8 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 		return rc == -2 ? bh_error_set(err, BH_ELIMIT, "jsonschema: schema nested too deeply")
 				: bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	/* every object may be a schema to remember as seen: room for all */
-	if (map_reserve(&s->seen, s->nobjects)) {
+	/* room for every schema object compile_schema may remember as seen */
+	if (map_reserve(&s->seen, s->nschemas)) {
 		jsonschema_free(s);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
