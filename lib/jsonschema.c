@@ -1160,6 +1160,8 @@ static void uneval_init(const jsonschema *js, uneval *u, const json_t *v, const 
 
 static void uneval_free(uneval *u)
 {
+	if (!u->active) /* (most: nothing was allocated) */
+		return;
 	free(u->props);
 	free(u->items);
 	memset(u, 0, sizeof *u);
