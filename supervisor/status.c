@@ -325,13 +325,24 @@ typedef struct wr_item {
  * blocking client). Objects map to WQ_N queues, so a slow write holds up
  * only the few objects of its queue. The loop's own, as all below. */
 #define WQ_N 256
+/* At most this many of the queues' requests are in flight at once: each
+ * holds a libcurl handle, its buffers and an HTTP/2 stream, and 1000
+ * objects' finalizers all queued at start-up would otherwise send 256
+ * (the supervisor's peak RSS at 1000 HelmReleases: 34 MiB with 256, within
+ * 32 MiB before the finalizer runs moved here). A queue with a run to start
+ * then waits its turn, in order. */
+#define WQ_INFLIGHT 16
 typedef struct wr_q {
 	wr_item *head, *tail;
-	int busy; /* the head's request is in flight, or its run is being called */
+	int busy;    /* the head's request is in flight, or its run is being called */
+	int waiting; /* in the waiting list, for a request slot */
+	struct wr_q *wnext;
 } wr_q;
 static wr_q Q[WQ_N];
-static int async_on;     /* status_async_start */
-static unsigned pending; /* queued or running */
+static wr_q *whead, *wtail; /* queues waiting for a request slot, in order */
+static int async_on;        /* status_async_start */
+static unsigned pending;    /* queued or running */
+static unsigned inflight;   /* requests in flight (at most WQ_INFLIGHT) */
 
 static void on_answer(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
 
@@ -356,14 +367,29 @@ static int item_go(wr_item *it)
 	}
 }
 
-/* The runs of q from its head on, until one has a request in flight. */
+/* The runs of q from its head on, until one has a request in flight; when
+ * every request slot is taken, q waits for one. */
 static void q_pump(wr_q *q)
 {
 	while (q->head && !q->busy) {
 		wr_item *it = q->head;
-		q->busy = 1; /* a run that queues another for its object (status_write) does not call itself again */
-		if (item_go(it) == 0)
+		if (inflight >= WQ_INFLIGHT) {
+			if (!q->waiting) {
+				q->waiting = 1;
+				q->wnext = NULL;
+				if (wtail)
+					wtail->wnext = q;
+				else
+					whead = q;
+				wtail = q;
+			}
 			return;
+		}
+		q->busy = 1; /* a run that queues another for its object (status_write) does not call itself again */
+		if (item_go(it) == 0) {
+			inflight++;
+			return;
+		}
 		q->busy = 0;
 		if (!(q->head = it->next))
 			q->tail = NULL;
@@ -382,7 +408,15 @@ static void on_answer(void *ud, int rc, const kube_response *resp, const bh_erro
 	it->st.err = err;
 	it->st.giveup = giveup;
 	q->busy = 0;
+	inflight--;
 	q_pump(q); /* it is the head */
+	while (whead && inflight < WQ_INFLIGHT) { /* the slots left to the queues waiting */
+		wr_q *w = whead;
+		if (!(whead = w->wnext))
+			wtail = NULL;
+		w->waiting = 0;
+		q_pump(w);
+	}
 }
 
 int status_step_result(const status_step *st, json_t **out, bh_error *e)
