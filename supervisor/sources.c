@@ -119,11 +119,19 @@ static void upsert(int chart, json_t *o)
 	 * may run before this event brings the status here */
 	was = artifact_digest(x->o);
 	now = artifact_digest(o);
-	if (chart == K_REPO && now && (!was || strcmp(was, now) != 0))
+	int moved = now && (!was || strcmp(was, now) != 0);
+	if (chart == K_REPO && moved)
 		charts_due(ns, name);
 	json_decref(x->o);
 	x->o = json_incref(o);
 	x->gone = 0;
+	/* a chart's new artifact starts its HelmReleases once the caches they
+	 * read it from hold it (hccache_event ran before this), as for
+	 * external sources: kicked from the reconcile that wrote it, a release
+	 * could look before the event came, find nothing new and wait its
+	 * interval */
+	if (chart != K_REPO && moved && S.o.on_artifact)
+		S.o.on_artifact(chart == K_CHART ? "HelmChart" : "OCIRepository", ns, name);
 }
 
 static void forget(obj *x)
@@ -523,7 +531,6 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 	}
 	if (run_fetch(kc, x, repo, &rq, &r, &fd) == 0) {
 		json_t *st = json_object();
-		int changed = !have_digest || strcmp(have_digest, r.digest) != 0 || !have_rev || strcmp(have_rev, r.revision);
 		if (!r.unchanged) {
 			artcache_put(r.digest, fd, (size_t)r.size);
 			fd = -1;
@@ -545,9 +552,7 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 					    json_string(str(json_object_get(json_object_get(repo, "status"), "artifact"),
 							    "revision", NULL)));
 		snprintf(msg, sizeof msg, "pulled '%s' chart with version '%s'", r.chart ? r.chart : "", r.revision);
-		write_status(kc, x, st, 1, "ChartPullSucceeded", msg);
-		if (changed && !r.unchanged && S.o.on_artifact)
-			S.o.on_artifact("HelmChart", x->ns, x->name);
+		write_status(kc, x, st, 1, "ChartPullSucceeded", msg); /* its watch event starts the releases (upsert) */
 		rc = 0;
 	}
 	if (fd >= 0)
@@ -585,8 +590,6 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 	}
 	if (run_fetch(kc, x, x->o, &rq, &r, &fd) == 0) {
 		json_t *st = json_object();
-		int changed = !have_rev || strcmp(have_rev, r.revision) != 0 || !have_digest || !r.digest ||
-			      strcmp(have_digest, r.digest) != 0;
 		if (!r.unchanged) {
 			artcache_put(r.digest, fd, (size_t)r.size);
 			fd = -1;
@@ -598,9 +601,7 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 			json_object_set_new(st, "observedLayerSelector",
 					    json_pack("{s:s,s:s}", "mediaType", mt, "operation", op && *op ? op : "extract"));
 		snprintf(msg, sizeof msg, "stored artifact for digest '%.500s'", r.revision);
-		write_status(kc, x, st, 1, "Succeeded", msg);
-		if (changed && !r.unchanged && S.o.on_artifact)
-			S.o.on_artifact("OCIRepository", x->ns, x->name);
+		write_status(kc, x, st, 1, "Succeeded", msg); /* its watch event starts the releases (upsert) */
 		rc = 0;
 	}
 	if (fd >= 0)
