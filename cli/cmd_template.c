@@ -20,6 +20,7 @@
 #include "helm/provenance.h"
 #include "helm/render.h"
 #include "helm/values.h"
+#include "lib/json_pool.h"
 #include "cli/budget.h"
 #include "cli/template_cluster.h"
 #include "cli/template_deps.h"
@@ -551,11 +552,16 @@ static int update_deps(const template_opts *o, const char *path, const template_
 static chart *volatile left_chart; /* volatile: stored, never read */
 static render_result *volatile left_result;
 
-static void free_or_leave(chart *c, render_result *res, int ok)
+static int free_at_exit(void)
 {
 	const char *f = getenv("BULKHEAD_FREE_AT_EXIT");
+	return f && *f;
+}
+
+static void free_or_leave(chart *c, render_result *res, int ok)
+{
 	render_result *keep;
-	if (ok && !(f && *f) && (keep = malloc(sizeof *keep))) {
+	if (ok && !free_at_exit() && (keep = malloc(sizeof *keep))) {
 		*keep = *res;
 		left_result = keep;
 		left_chart = c;
@@ -655,6 +661,14 @@ int cmd_template(int argc, char **argv)
 	remote.pass_credentials = o.pass_credentials, remote.plain_http = o.plain_http;
 	template_setting(&regcfg, o.registry_config, "HELM_REGISTRY_CONFIG", "@CONFIG@/registry/config.json");
 	remote.registry_config = bh_buf_str(&regcfg);
+	/* From here, jansson's small blocks come from pools (lib/json_pool.h):
+	 * the values trees and their coalesced copies, 2-5% of a render's
+	 * instructions. Not with a cluster, a download or a signature check:
+	 * their code frees texts of jansson's with free(); nor for the leak
+	 * checks (BULKHEAD_FREE_AT_EXIT), which must see every JSON block. No
+	 * JSON value was made before this point. */
+	if (!server && !o.verify && !o.dep_update && !free_at_exit() && !template_remote_wanted(&remote, chart_path))
+		json_pool_install();
 	if (template_remote_wanted(&remote, chart_path)) {
 		if (o.verify)
 			remote.prov = &prov, remote.prov_name = &prov_name;

@@ -9,6 +9,7 @@
 #include "helm/chart.h"
 #include "helm/values.h"
 #include "lib/buf.h"
+#include "lib/json_pool.h"
 #include "lib/semver.h"
 
 typedef struct logctx {
@@ -305,7 +306,7 @@ static char *go_sprint(const json_t *v)
 		return strdup("true");
 	if (json_is_false(v))
 		return strdup("false");
-	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	char *s = json_dumps_dup(v, JSON_ENCODE_ANY | JSON_COMPACT);
 	return s ? s : strdup("");
 }
 

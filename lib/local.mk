@@ -15,7 +15,8 @@ lib_libbhlib_a_SOURCES = \
 	lib/semver.c lib/semver.h lib/semver_match.h \
 	lib/json_skim.c lib/json_skim.h \
 	lib/gzip.c lib/gzip.h \
-	lib/heap.c lib/heap.h
+	lib/heap.c lib/heap.h \
+	lib/json_pool.c lib/json_pool.h
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) $(LIBDEFLATE_LIBS) -lm
 

@@ -1,11 +1,13 @@
 /* tests/unit/test_lib.c — unit tests for lib/ (error, buf, gostrconv). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "lib/gostrconv.h"
+#include "lib/json_pool.h"
 #include "lib/json_skim.h"
 
 START_TEST(test_error_prefix)
@@ -107,6 +109,60 @@ START_TEST(test_go_float_g)
 }
 END_TEST
 
+/* lib/json_pool: a freed block is the next one of its size class; classes
+ * and large blocks do not overlap; jansson works through the pools, and
+ * json_dumps_dup's text is malloc's */
+START_TEST(test_json_pool)
+{
+	char *a = json_pool_alloc(10), *b, *c, *big;
+	ck_assert_ptr_nonnull(a);
+	memset(a, 'a', 10);
+	json_pool_free(a);
+	b = json_pool_alloc(20); /* 20 + header: the same 32-byte class */
+	ck_assert_ptr_eq(a, b);
+	c = json_pool_alloc(100);
+	ck_assert_ptr_nonnull(c);
+	ck_assert(c >= b + 20 || c + 100 <= b);
+	big = json_pool_alloc(4096);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'x', 4096);
+	memset(c, 'c', 100);
+	memset(b, 'b', 20);
+	ck_assert_int_eq(big[4095], 'x');
+	ck_assert_int_eq(c[99], 'c');
+	json_pool_free(big);
+	json_pool_free(c);
+	json_pool_free(b);
+	ck_assert_ptr_eq(json_pool_alloc(100), c);
+	json_pool_free(c);
+
+	json_malloc_t m0;
+	json_free_t f0;
+	json_get_alloc_funcs(&m0, &f0);
+	json_pool_install();
+	json_t *o = json_object();
+	char key[32];
+	for (int i = 0; i < 300; i++) {
+		snprintf(key, sizeof key, "key-%d", i);
+		json_object_set_new(o, key, i % 2 ? json_string(key) : json_integer(i));
+	}
+	for (int i = 0; i < 300; i += 3) {
+		snprintf(key, sizeof key, "key-%d", i);
+		json_object_del(o, key);
+	}
+	ck_assert_uint_eq(json_object_size(o), 200);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "key-299")), "key-299");
+	ck_assert_int_eq(json_integer_value(json_object_get(o, "key-298")), 298);
+	json_t *one = json_pack("{s:[i,s]}", "k", 1, "two");
+	char *text = json_dumps_dup(one, JSON_COMPACT);
+	ck_assert_str_eq(text, "{\"k\":[1,\"two\"]}");
+	free(text);
+	json_decref(one);
+	json_decref(o);
+	json_set_alloc_funcs(m0, f0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lib");
@@ -115,6 +171,7 @@ int main(void)
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_go_float_g);
 	tcase_add_test(tc, test_json_skim_cuts);
+	tcase_add_test(tc, test_json_pool);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
