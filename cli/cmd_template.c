@@ -592,6 +592,7 @@ int cmd_template(int argc, char **argv)
 	chart *c = NULL;
 	postrender *pr = NULL;
 	render_result res;
+	json_hash_seed();
 	memset(&res, 0, sizeof res);
 	memset(&o, 0, sizeof o);
 	memset(&tc, 0, sizeof tc);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #define CLASS_STEP 16
 #define NCLASSES (JSON_POOL_MAX / CLASS_STEP)
@@ -95,4 +96,12 @@ char *json_dumps_dup(const json_t *v, size_t flags)
 	json_get_alloc_funcs(&m, &f);
 	f(s);
 	return r;
+}
+
+void json_hash_seed(void)
+{
+	uint32_t seed = 0;
+	if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
+		seed = 0;
+	json_object_seed(seed); /* 0: jansson's own */
 }

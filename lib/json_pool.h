@@ -1,7 +1,9 @@
-/* lib/json_pool.h — jansson's allocations from size-class pools, for a
- * short-lived, single-threaded process that builds many small JSON values
- * (the bulkhead CLI's `template`: the values trees of a chart and its
- * sub-charts, their coalesced copies, chart metadata).
+/* lib/json_pool.h — jansson set up for a short-lived process: its hash
+ * seed from one system call (json_hash_seed), and its allocations from
+ * size-class pools (json_pool_install) for a single-threaded process that
+ * builds many small JSON values (the bulkhead CLI's `template`: the values
+ * trees of a chart and its sub-charts, their coalesced copies, chart
+ * metadata).
  *
  * glibc's malloc carves each new block from the top of the heap (no cached
  * block of the size yet) at ~150-200 instructions; a jansson object costs
@@ -31,6 +33,13 @@ void json_pool_install(void);
 /* json_dumps(v, flags) as a malloc'd string (free() it), whichever
  * allocator jansson has; NULL as json_dumps. */
 char *json_dumps_dup(const json_t *v, size_t flags);
+
+/* Seeds jansson's hashtables from getrandom(2), one system call, before
+ * the first object would make jansson open, read and close /dev/urandom
+ * (three, and a path walk). The seed stays random per process (the keys
+ * of untrusted values cannot be chosen to collide); when getrandom fails
+ * jansson seeds itself as before. Call it before the first JSON object. */
+void json_hash_seed(void);
 
 /* For tests: a block of n bytes and its release (what jansson calls). */
 void *json_pool_alloc(size_t n);
