@@ -193,8 +193,6 @@ typedef struct ttree ttree;
 struct tnode {
 	enum node_type type;
 	int pos;             /* byte offset in the tree's text */
-	int line;
-	int nitems;          /* N_LIST, N_COMMAND, N_PIPE: entries of items */
 	/* Fields of some node types only (the parse arena holds ~10^5 nodes
 	 * for a large chart, so they share storage, and a node is allocated
 	 * only up to the last field its type uses: parse.c's node_size); read
@@ -207,7 +205,10 @@ struct tnode {
 			size_t len;
 		};
 		/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds */
-		tnode **items;
+		struct {
+			tnode **items;
+			int nitems;
+		};
 		/* N_FIELD, N_VARIABLE (ident[0] = "$x"), N_CHAIN (fields) */
 		struct {
 			const char **ident;

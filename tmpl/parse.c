@@ -1047,6 +1047,9 @@ typedef struct parser {
 	/* children of the lists, commands and pipelines being parsed (each
 	 * takes its own from its mark on, to an array of the exact size) */
 	struct tnode_stack *stk;
+	/* the {{end}} or {{else}} that ended the last item_list: read by its
+	 * caller, never part of a tree, so not allocated */
+	tnode delim_node;
 	/* trees created by this Parse call (Go's treeSet) */
 	ttree ***set;
 	size_t *nset, *capset;
@@ -1205,7 +1208,7 @@ static size_t node_size(enum node_type t)
 	case N_TEXT: case N_COMMENT:
 		return END_OF(len);
 	case N_LIST: case N_COMMAND:
-		return END_OF(items);
+		return END_OF(nitems);
 	case N_FIELD: case N_VARIABLE:
 		return END_OF(nident);
 	case N_CHAIN:
@@ -1870,21 +1873,25 @@ static tnode *with_control(parser *p)
 	return n;
 }
 
+/* The node of an {{end}} or {{else}}: p->delim_node (see parser). */
+static tnode *delim_node(parser *p, enum node_type t, int pos)
+{
+	p->delim_node.type = t;
+	p->delim_node.pos = pos;
+	return &p->delim_node;
+}
+
 static tnode *end_control(parser *p)
 {
-	return new_node(p, N_END, expect(p, I_RIGHT_DELIM, "end")->pos);
+	return delim_node(p, N_END, expect(p, I_RIGHT_DELIM, "end")->pos);
 }
 
 static tnode *else_control(parser *p)
 {
-	item pk = *ppeek(p);
-	if (pk.typ == I_IF || pk.typ == I_WITH) {
-		tnode *n = new_node(p, N_ELSE, pk.pos);
-		return n;
-	}
-	item tok = *expect(p, I_RIGHT_DELIM, "else");
-	tnode *n = new_node(p, N_ELSE, tok.pos);
-	return n;
+	const item *pk = ppeek(p);
+	if (pk->typ == I_IF || pk->typ == I_WITH)
+		return delim_node(p, N_ELSE, pk->pos);
+	return delim_node(p, N_ELSE, expect(p, I_RIGHT_DELIM, "else")->pos);
 }
 
 static const char *parse_template_name(parser *p, item tok, const char *context)
