@@ -284,6 +284,11 @@ struct tmpl_engine {
 	tmpl_arena arena;         /* values */
 	tmpl_ns ns;               /* named templates (files and defines) */
 	struct tnode_stack parse_stack; /* parse.c's, kept between parses */
+	/* parse.c's name lists of field and variable tokens by their text
+	 * (open addressing, in the parse arena; a slot is an ident array, or
+	 * NULL): the same token text shares one list across all the trees */
+	const char ***name_index;
+	size_t name_index_n, name_index_cap;
 	tmpl_limits limits;
 	tmpl_lookup_fn lookup;
 	void *lookup_ud;

@@ -1336,18 +1336,37 @@ static inline size_t copy_name(char *w, const char *s, size_t n)
 	return len;
 }
 
-/* The names of s, cut at its ndots dots, into *ident, *nident: in one
- * block, each after its header (see tmpl_name_hash in internal.h) and
- * NUL-terminated. */
-static void split_names(parser *p, const char *s, size_t n, int ndots, const char ***ident,
-			int *nident)
+/* A list of names (split_names) is an ident array in one block, after a
+ * prefix: the text it was cut from (in the tree's text, which lives as
+ * long as the engine: tmpl_parse), that text's length and the count of
+ * names. */
+struct names_prefix {
+	const char *key;
+	uint32_t keylen, count;
+};
+
+static inline const struct names_prefix *names_prefix(const char **id)
+{
+	return (const struct names_prefix *)(const void *)((const char *)id - sizeof(struct names_prefix));
+}
+
+/* The names of s, cut at its ndots dots, into a new list (see
+ * names_prefix): each after its header (see tmpl_name_hash in
+ * internal.h) and NUL-terminated. */
+static const char **split_names(parser *p, const char *s, size_t n, int ndots) __attribute__((noinline));
+static const char **split_names(parser *p, const char *s, size_t n, int ndots)
 {
 	int cnt = ndots + 1;
-	/* the pointers, then the names: one block. copy_name may write up
-	 * to 7 bytes past a name (and its NUL) while 8 bytes of s are left:
-	 * into the next name's place, written after, never past the block */
-	const char **id = palloc(p, (size_t)cnt * sizeof(char *) + n + 9 * (size_t)cnt);
+	/* the prefix, the pointers, then the names: one block. copy_name may
+	 * write up to 7 bytes past a name (and its NUL) while 8 bytes of s
+	 * are left: into the next name's place, written after, never past
+	 * the block */
+	struct names_prefix *pf =
+		palloc(p, sizeof(*pf) + (size_t)cnt * sizeof(char *) + n + 9 * (size_t)cnt);
+	const char **id = (const char **)(void *)(pf + 1);
 	char *w = (char *)(id + cnt);
+	pf->key = s;
+	pf->keylen = (uint32_t)n; /* < 2^31: tmpl_parse */
 	for (int k = 0; k < cnt; k++) {
 		size_t len;
 		if (k + 1 < cnt) {
@@ -1356,7 +1375,7 @@ static void split_names(parser *p, const char *s, size_t n, int ndots, const cha
 			len = n;
 			memcpy(w + 8, s, len);
 		}
-		uint32_t len32 = (uint32_t)len; /* < 2^31: tmpl_parse */
+		uint32_t len32 = (uint32_t)len;
 		memcpy(w + 4, &len32, sizeof len32);
 		w[8 + len] = '\0';
 		id[k] = w + 8;
@@ -1368,14 +1387,127 @@ static void split_names(parser *p, const char *s, size_t n, int ndots, const cha
 		s += len + 1;
 		n -= len + 1;
 	}
+	pf->count = (uint32_t)cnt;
+	return id;
+}
+
+/* The name index's hash of a token's text: its length and its first and
+ * last 8 bytes (the index compares the texts), a few instructions where
+ * tmpl_strhash takes a step per 8 bytes. */
+static inline uint32_t token_hash(const char *s, size_t n)
+{
+	uint64_t a, b;
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t x, y;
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		a = x;
+		b = y;
+	} else {
+		a = n ? (unsigned char)s[0] : 0;
+		b = n ? ((unsigned)(unsigned char)s[n >> 1] << 8) | (unsigned char)s[n - 1] : 0;
+	}
+	uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ ((b ^ n) * 0xBF58476D1CE4E5B9ull);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* memcmp(a, b, n) == 0 for n >= 8: 8 bytes a step, the last 8 overlapping */
+static inline int text_eq(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i = 0;
+	for (; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
+/* Doubles the engine's name index (a first one of 512 slots), in the
+ * parse arena (zero, no memset; the old one is left there, half the new
+ * one's size); 0 when out of memory (the index stays as it was). */
+static int name_index_grow(tmpl_engine *e) __attribute__((noinline, cold));
+static int name_index_grow(tmpl_engine *e)
+{
+	size_t nc = e->name_index_cap ? e->name_index_cap * 2 : 512;
+	const char ***v = tmpl_arena_bump(&e->parse_arena, nc * sizeof(*v));
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < e->name_index_cap; i++) {
+		const char **id = e->name_index[i];
+		if (!id)
+			continue;
+		const struct names_prefix *pf = names_prefix(id);
+		size_t j = token_hash(pf->key, pf->keylen) & (nc - 1);
+		while (v[j])
+			j = (j + 1) & (nc - 1);
+		v[j] = id;
+	}
+	e->name_index = v;
+	e->name_index_cap = nc;
+	return 1;
+}
+
+/* token_names when s is not in the index (j: the free slot it would
+ * take, when the index has one) */
+static const char **new_token_names(parser *p, const char *s, size_t n, int ndots, size_t j)
+	__attribute__((noinline));
+static const char **new_token_names(parser *p, const char *s, size_t n, int ndots, size_t j)
+{
+	tmpl_engine *e = p->e;
+	const char **id = split_names(p, s, n, ndots);
+	/* load at most 3/4; without room the list is just not shared */
+	if ((e->name_index_n + 1) * 4 > e->name_index_cap * 3) {
+		if (!name_index_grow(e))
+			return id;
+		size_t mask = e->name_index_cap - 1;
+		for (j = token_hash(s, n) & mask; e->name_index[j]; j = (j + 1) & mask)
+			;
+	}
+	e->name_index[j] = id;
+	e->name_index_n++;
+	return id;
+}
+
+/* The names of s (n bytes of the tree's text, ndots dots) into *ident,
+ * *nident: the list of an earlier token with the same text when there is
+ * one (lists are never changed once made; the executor only fills in the
+ * names' hashes, the same for all), else a new one, remembered in the
+ * engine's index. */
+static inline __attribute__((always_inline)) void token_names(parser *p, const char *s, size_t n,
+								       int ndots, const char ***ident,
+								       int *nident)
+{
+	tmpl_engine *e = p->e;
+	const char **id;
+	size_t j = 0;
+	if (e->name_index_cap) {
+		size_t mask = e->name_index_cap - 1;
+		for (j = token_hash(s, n) & mask; (id = e->name_index[j]) != NULL; j = (j + 1) & mask) {
+			const struct names_prefix *pf = names_prefix(id);
+			if (pf->keylen == n && (n < 8 ? tmpl_key_eq(pf->key, s, n) : text_eq(pf->key, s, n))) {
+				*ident = id;
+				*nident = (int)pf->count;
+				return;
+			}
+		}
+	}
+	id = new_token_names(p, s, n, ndots, j);
 	*ident = id;
-	*nident = cnt;
+	*nident = (int)names_prefix(id)->count;
 }
 
 static tnode *new_variable(parser *p, int pos, const char *s, size_t n, int ndots)
 {
 	tnode *v = new_node(p, N_VARIABLE, pos);
-	split_names(p, s, n, ndots, &v->ident, &v->nident);
+	token_names(p, s, n, ndots, &v->ident, &v->nident);
 	return v;
 }
 
@@ -1659,7 +1791,7 @@ static tnode *field_chain(parser *p, tnode *node)
 			/* one name per dot (lex_more_fields) */
 			const char **id;
 			int nid;
-			split_names(p, f.val + 1, f.len - 1, f.aux - 1, &id, &nid);
+			token_names(p, f.val + 1, f.len - 1, f.aux - 1, &id, &nid);
 			if (chain->nident + nid > cap) {
 				int nc = cap ? cap * 2 : 4;
 				while (nc < chain->nident + nid)

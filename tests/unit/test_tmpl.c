@@ -518,6 +518,56 @@ START_TEST(test_later_define_wins)
 }
 END_TEST
 
+START_TEST(test_shared_names)
+{
+	/* the parser shares one list of names between tokens of the same
+	 * text, across files and past the growth of its index: texts that
+	 * hash alike (same length, same first and last 8 bytes) stay apart,
+	 * and a file's source may change once added (tmpl_engine_add copies) */
+	bh_error err;
+	bh_buf out = BH_BUF_INIT, src = BH_BUF_INIT, vals = BH_BUF_INIT, want = BH_BUF_INIT;
+	tmpl_engine *e = tmpl_engine_new(&err);
+	helmctx_opts o;
+	tmpl_value root;
+	json_error_t je;
+	json_t *jv;
+	memset(&o, 0, sizeof(o));
+	bh_buf_puts(&vals, "{\"aXcdefghij\": {\"zz\": \"X\"}, \"aYcdefghij\": {\"zz\": \"Y\"}");
+	for (int i = 0; i < 1000; i++)
+		bh_buf_printf(&vals, ", \"k%d\": %d", i, i);
+	bh_buf_puts(&vals, "}");
+	const char *a = "{{ .Values.aXcdefghij.zz }}{{ $v := .Values }}{{ $v.aYcdefghij.zz }}"
+			"{{ template \"t\" . }}";
+	char *b = strdup("{{ define \"t\" }}{{ .Values.aYcdefghij.zz }}{{ $v := .Values.aXcdefghij }}"
+			 "{{ $v.zz }}{{ end }}");
+	ck_assert_int_eq(tmpl_engine_add(e, "c/templates/a.yaml", a, strlen(a), &err), 0);
+	ck_assert_int_eq(tmpl_engine_add(e, "c/templates/_b.tpl", b, strlen(b), &err), 0);
+	memset(b, ' ', strlen(b));
+	free(b);
+	for (int i = 0; i < 1000; i++) {
+		bh_buf_printf(&src, "{{ .Values.k%d }}.", i);
+		bh_buf_printf(&want, "%d.", i);
+	}
+	bh_buf_printf(&src, "{{ .Values.k999 }}{{ .Values.aYcdefghij.zz }}");
+	bh_buf_printf(&want, "999Y");
+	ck_assert_int_eq(tmpl_engine_add(e, "c/templates/k.yaml", bh_buf_str(&src), src.len, &err), 0);
+	o.values = jv = json_loads(bh_buf_str(&vals), JSON_DECODE_INT_AS_REAL, &je);
+	ck_assert_ptr_nonnull(jv);
+	ck_assert_int_eq(helmctx_build(tmpl_engine_arena(e), &o, &root, &err), 0);
+	ck_assert_int_eq(tmpl_engine_render(e, "c/templates/a.yaml", &root, &out, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&out), "XYYX");
+	bh_buf_reset(&out);
+	ck_assert_int_eq(tmpl_engine_render(e, "c/templates/k.yaml", &root, &out, &err), 0);
+	ck_assert_str_eq(bh_buf_str(&out), bh_buf_str(&want));
+	json_decref(jv);
+	bh_buf_free(&out);
+	bh_buf_free(&src);
+	bh_buf_free(&vals);
+	bh_buf_free(&want);
+	tmpl_engine_free(e);
+}
+END_TEST
+
 START_TEST(test_gofmt_direct)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -807,6 +857,7 @@ int main(void)
 	tcase_add_test(tc, test_files_object);
 	tcase_add_test(tc, test_capabilities_and_chart);
 	tcase_add_test(tc, test_later_define_wins);
+	tcase_add_test(tc, test_shared_names);
 	tcase_add_test(tc, test_gofmt_direct);
 	tcase_add_test(tc, test_strconv);
 	tcase_add_test(tc, test_gojson_root_objects);
