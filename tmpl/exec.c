@@ -841,10 +841,8 @@ static inline __attribute__((always_inline)) int eval_function(state *s, const t
 			 const tnode *const *args, int nargs, const tmpl_value *final, tmpl_value *out)
 {
 	s->node = node;
-	const tmpl_func_def *fn = node->fn ? node->fn : tmpl_engine_func_find(s->e, node->text, node->len);
-	if (!fn)
-		return errorf(s, "\"%s\" is not a defined function", node->text);
-	return eval_call(s, dot, fn, NULL, NULL, cmd, node->text, args, nargs, final, out);
+	const tmpl_func_def *fn = node->fn; /* the parser resolved it */
+	return eval_call(s, dot, fn, NULL, NULL, cmd, fn->name, args, nargs, final, out);
 }
 
 static const char *type_code_name(char c)

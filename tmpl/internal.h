@@ -199,16 +199,20 @@ struct tnode {
 	 * and write them only after checking the type. */
 	union {
 		/* N_TEXT, N_STRING (unquoted text), N_COMMENT, N_NUMBER (source
-		 * text), N_IDENT (function name) */
+		 * text) */
 		struct {
 			const char *text;
 			size_t len;
 		};
-		/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds */
+		/* N_LIST: nodes; N_COMMAND: args; N_PIPE: cmds, and its
+		 * declared variables' count (decl) and kind (= or :=) */
 		struct {
 			tnode **items;
 			int nitems;
+			unsigned short ndecl;
+			unsigned char is_assign;
 		};
+		const tmpl_func_def *fn; /* N_IDENT: the resolved function */
 		/* N_FIELD, N_VARIABLE (ident[0] = "$x"), N_CHAIN (fields) */
 		struct {
 			const char **ident;
@@ -220,11 +224,7 @@ struct tnode {
 			const char *quoted;
 			size_t qlen;
 		};
-		struct { /* N_PIPE: declared variables */
-			tnode **decl;
-			int ndecl;
-			int is_assign;
-		};
+		tnode **decl; /* N_PIPE with ndecl > 0: declared variables */
 		struct { /* N_ACTION, N_IF, N_RANGE, N_WITH, N_TEMPLATE */
 			tnode *pipe;
 			union {
@@ -235,7 +235,6 @@ struct tnode {
 			};
 		};
 		tnode *node;             /* N_CHAIN */
-		const tmpl_func_def *fn; /* N_IDENT: the resolved function */
 		int b;                   /* N_BOOL */
 		struct {                 /* N_NUMBER */
 			int64_t i64;

@@ -1218,7 +1218,7 @@ static size_t node_size(enum node_type t)
 	case N_STRING:
 		return END_OF(qlen);
 	case N_PIPE:
-		return END_OF(is_assign);
+		return END_OF(decl); /* pipeline: END_OF(is_assign) without decls */
 	case N_ACTION:
 		return END_OF(pipe);
 	case N_IF: case N_RANGE: case N_WITH:
@@ -1240,22 +1240,6 @@ static tnode *new_node(parser *p, enum node_type t, int pos)
 	n->type = t;
 	n->pos = pos;
 	return n;
-}
-
-/* Appends a declared variable to a pipeline. */
-static void decl_append(parser *p, tnode *pipe, tnode *n)
-{
-	tnode ***arr = &pipe->decl;
-	int *cnt = &pipe->ndecl;
-	/* capacity is 4, then each power of two */
-	if (*cnt == 0 || (*cnt >= 4 && (*cnt & (*cnt - 1)) == 0)) {
-		int need = *cnt == 0 ? 4 : *cnt * 2;
-		tnode **nw = palloc(p, (size_t)need * sizeof(tnode *));
-		if (*cnt)
-			memcpy(nw, *arr, (size_t)*cnt * sizeof(tnode *));
-		*arr = nw;
-	}
-	(*arr)[(*cnt)++] = n;
 }
 
 static void stk_grow(parser *p) __attribute__((noinline));
@@ -1713,14 +1697,11 @@ static tnode *term(parser *p)
 		return n;
 	}
 	case I_IDENTIFIER: {
-		/* the node keeps the function's own name (the same text,
-		 * outliving the tree) */
+		/* the node keeps the function (its name is the token's text) */
 		const tmpl_func_def *fn = tmpl_engine_func_find(p->e, tp->val, tp->len);
 		if (!fn)
 			perrorf(p, "function \"%.*s\" not defined", (int)tp->len, tp->val);
 		tnode *n = new_node(p, N_IDENT, tp->pos);
-		n->text = fn->name;
-		n->len = tp->len;
 		n->fn = fn;
 		return n;
 	}
@@ -1883,43 +1864,73 @@ static void check_pipeline(parser *p, tnode *pipe, const char *context)
 	}
 }
 
-static tnode *pipeline(parser *p, const char *context, enum item_type end)
+/* A new pipeline node at pos: without declarations (most), it ends
+ * before decl. */
+static inline tnode *new_pipe(parser *p, int pos, int ndecl)
 {
-	tnode *pipe = new_node(p, N_PIPE, ppeek(p)->pos);
+	tnode *pipe = palloc(p, ndecl ? END_OF(decl) : END_OF(is_assign));
+	pipe->type = N_PIPE;
+	pipe->pos = pos;
+	return pipe;
+}
+
+/* pipeline's start when it is on a variable: its declarations, if any,
+ * and the node */
+static tnode *pipeline_decls(parser *p, const char *context) __attribute__((noinline));
+static tnode *pipeline_decls(parser *p, const char *context)
+{
+	int pos = ppeek(p)->pos;
+	tnode *decl0 = NULL, *decl1 = NULL; /* at most two (range's) */
+	int ndecl = 0, is_assign = 0;
 decls:
 	/* $x.a: Go reads the field .a after $x, never a declaration */
 	if (ppeek(p)->typ == I_VARIABLE && !ppeek(p)->aux) {
 		item v = *ppeek(p);
-		{
+		pnext(p);
+		item nxt = *ppeek(p);
+		if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
+			is_assign = nxt.typ == I_ASSIGN;
 			pnext(p);
-			item nxt = *ppeek(p);
-			if (nxt.typ == I_ASSIGN || nxt.typ == I_DECLARE) {
-				pipe->is_assign = nxt.typ == I_ASSIGN;
-				pnext(p);
-				tnode *var = new_variable(p, v.pos, v.val, v.len, 0);
-				decl_append(p, pipe, var);
-				push_var(p, var->ident[0]);
-			} else if (nxt.typ == I_CHAR && nxt.len == 1 && nxt.val[0] == ',') {
-				pnext(p);
-				tnode *var = new_variable(p, v.pos, v.val, v.len, 0);
-				decl_append(p, pipe, var);
-				push_var(p, var->ident[0]);
-				if (strcmp(context, "range") == 0 && pipe->ndecl < 2) {
-					switch (ppeek(p)->typ) {
-					case I_VARIABLE:
-					case I_RIGHT_DELIM:
-					case I_RIGHT_PAREN:
-						goto decls;
-					default:
-						perrorf(p, "range can only initialize variables");
-					}
+			tnode *var = new_variable(p, v.pos, v.val, v.len, 0);
+			*(ndecl++ ? &decl1 : &decl0) = var;
+			push_var(p, var->ident[0]);
+		} else if (nxt.typ == I_CHAR && nxt.len == 1 && nxt.val[0] == ',') {
+			pnext(p);
+			tnode *var = new_variable(p, v.pos, v.val, v.len, 0);
+			*(ndecl++ ? &decl1 : &decl0) = var;
+			push_var(p, var->ident[0]);
+			if (strcmp(context, "range") == 0 && ndecl < 2) {
+				switch (ppeek(p)->typ) {
+				case I_VARIABLE:
+				case I_RIGHT_DELIM:
+				case I_RIGHT_PAREN:
+					goto decls;
+				default:
+					perrorf(p, "range can only initialize variables");
 				}
-				perrorf(p, "too many declarations in %s", context);
-			} else {
-				pbackup2(p, v);
 			}
+			perrorf(p, "too many declarations in %s", context);
+		} else {
+			pbackup2(p, v);
 		}
 	}
+	tnode *pipe = new_pipe(p, pos, ndecl);
+	if (ndecl) {
+		pipe->decl = palloc(p, (size_t)ndecl * sizeof(tnode *));
+		pipe->decl[0] = decl0;
+		if (ndecl > 1)
+			pipe->decl[1] = decl1;
+		pipe->ndecl = (unsigned short)ndecl;
+		pipe->is_assign = (unsigned char)is_assign;
+	}
+	return pipe;
+}
+
+static tnode *pipeline(parser *p, const char *context, enum item_type end)
+{
+	const item *t0 = ppeek(p);
+	tnode *pipe = t0->typ == I_VARIABLE && !t0->aux ? pipeline_decls(p, context)
+							: new_pipe(p, t0->pos, 0);
 	size_t mark = p->stk->n;
 	for (;;) {
 		const item *t = pnext(p);
@@ -2409,7 +2420,7 @@ void tnode_string(bh_buf *out, const tnode *n)
 		}
 		break;
 	case N_IDENT:
-		bh_buf_put(out, n->text, n->len);
+		bh_buf_puts(out, n->fn->name);
 		break;
 	case N_VARIABLE:
 		for (i = 0; i < n->nident; i++) {
