@@ -218,25 +218,24 @@ struct tnode {
 			const char **ident;
 			int nident;
 		};
+		struct { /* N_ACTION, N_IF, N_RANGE, N_WITH, N_TEMPLATE */
+			tnode *pipe;
+			union {
+				tnode *list;      /* N_IF, N_RANGE, N_WITH */
+				const char *name; /* N_TEMPLATE */
+			};
+		};
+		int b; /* N_BOOL */
 	};
 	union {
 		struct { /* N_STRING: original with quotes */
 			const char *quoted;
 			size_t qlen;
 		};
-		tnode **decl; /* N_PIPE with ndecl > 0: declared variables */
-		struct { /* N_ACTION, N_IF, N_RANGE, N_WITH, N_TEMPLATE */
-			tnode *pipe;
-			union {
-				struct { /* N_IF, N_RANGE, N_WITH */
-					tnode *list, *else_list;
-				};
-				const char *name; /* N_TEMPLATE */
-			};
-		};
-		tnode *node;             /* N_CHAIN */
-		int b;                   /* N_BOOL */
-		struct {                 /* N_NUMBER */
+		tnode **decl;        /* N_PIPE with ndecl > 0: declared variables */
+		tnode *else_list;    /* N_IF, N_RANGE, N_WITH */
+		tnode *node;         /* N_CHAIN */
+		struct {             /* N_NUMBER */
 			int64_t i64;
 			uint64_t u64;
 			double f64;
