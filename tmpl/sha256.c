@@ -42,8 +42,17 @@ static void block(uint32_t h[8], const unsigned char *p)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define SHA256_GLIBC_FEATURES 1
+#endif
+#endif
+#ifndef SHA256_GLIBC_FEATURES
+#define SHA256_GLIBC_FEATURES 0
+#include <cpuid.h>
+#endif
 #include <stdatomic.h>
 
 /* n blocks with the SHA extensions (Intel's SHA-NI): h[] is kept as the
@@ -83,15 +92,22 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void blocks_shani(uint32_t h[
 	_mm_storeu_si128((__m128i *)(void *)(h + 4), s1);
 }
 
-/* 1 when the CPU has the SHA extensions and SSE4.1 (cpuid, asked once) */
+/* 1 when the CPU has the SHA extensions and SSE4.1 (and SSSE3). glibc's
+ * own record of the CPU's features answers, where glibc has one: each
+ * cpuid instruction traps to the hypervisor on a virtual machine (tens of
+ * microseconds; this asked four), and glibc asked them all at start-up. */
 static int have_shani(void)
 {
 	static atomic_int known = -1;
 	int k = atomic_load_explicit(&known, memory_order_relaxed);
 	if (k < 0) {
+#if SHA256_GLIBC_FEATURES
+		k = CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1) && CPU_FEATURE_ACTIVE(SSSE3);
+#else
 		unsigned a, b, c, d;
 		k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3) &&
 		    __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+#endif
 		atomic_store_explicit(&known, k, memory_order_relaxed);
 	}
 	return k;
