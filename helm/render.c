@@ -21,6 +21,9 @@ void render_result_free(render_result *r)
 		return;
 	manifest_list_free(&r->manifests);
 	manifest_list_free(&r->hooks);
+	for (size_t i = 0; i < r->ntexts; i++)
+		free(r->texts[i]);
+	free(r->texts);
 	for (size_t i = 0; i < r->ncrds; i++)
 		free(r->crds[i].path);
 	free(r->crds);
@@ -400,13 +403,30 @@ static void trim_space(const char **s, size_t *n)
 
 /* Appends "---\n# Source: PATH\nTEXT\n" (not by printf: TEXT may be
  * megabytes, which vsnprintf would walk twice). */
-static void put_doc(bh_buf *b, const char *path, const char *text)
+static void put_doc_n(bh_buf *b, const char *path, const char *text, size_t len)
 {
 	bh_buf_puts(b, "---\n# Source: ");
 	bh_buf_puts(b, path);
 	bh_buf_putc(b, '\n');
-	bh_buf_puts(b, text);
+	bh_buf_put(b, text, len);
 	bh_buf_putc(b, '\n');
+}
+
+static void put_doc(bh_buf *b, const char *path, const char *text)
+{
+	put_doc_n(b, path, text, strlen(text));
+}
+
+/* What put_doc_n adds for m, but for its path's length. */
+#define DOC_OVERHEAD (sizeof "---\n# Source: \n\n" - 1)
+
+/* Bytes of the documents of l as put_doc_n writes them. */
+static size_t docs_size(const manifest_list *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += DOC_OVERHEAD + strlen(l->v[i].path) + l->v[i].content_len;
+	return n;
 }
 
 static int template_text(const render_result *r, const render_options *o, bh_buf *out, bh_error *err)
@@ -422,7 +442,7 @@ static int template_text(const render_result *r, const render_options *o, bh_buf
 			const manifest *h = &r->hooks.v[i];
 			if (o->skip_tests && manifest_is_test_hook(h))
 				continue;
-			put_doc(&all, h->path, h->content);
+			put_doc_n(&all, h->path, h->content, h->content_len);
 		}
 	}
 	if (!o->n_show_only) {
@@ -596,8 +616,17 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 
 	if (o->post_render && (rc = o->post_render(o->post_render_ud, &files.paths, &files.texts, &files.n, err)))
 		goto text;
-	rc = manifest_sort_files((const char *const *)files.paths, (const char *const *)files.texts, files.n,
-				 &out->hooks, &out->manifests, (manifest_log_fn)o->log, o->log_ud, err);
+	/* the documents stay in the rendered files, which out keeps */
+	rc = manifest_sort_files_inplace((const char *const *)files.paths, files.texts, files.n, &out->hooks,
+					 &out->manifests, (manifest_log_fn)o->log, o->log_ud, err);
+	if (!rc) {
+		out->texts = files.texts;
+		out->ntexts = files.n;
+		files.texts = NULL;
+		files.n = 0; /* the paths: the manifests have their own */
+		for (size_t i = 0; i < out->ntexts; i++)
+			free(files.paths[i]);
+	}
 	if (rc) {
 		/* the raw files, for --debug */
 		bh_buf raw = BH_BUF_INIT;
@@ -629,6 +658,7 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	}
 	{
 		bh_buf b = BH_BUF_INIT;
+		bh_buf_grow(&b, docs_size(&out->manifests)); /* one allocation: no copies as it grows */
 		if (o->include_crds)
 			for (size_t i = 0; i < out->ncrds; i++) {
 				bh_buf_printf(&b, "---\n# Source: %s\n", out->crds[i].path);
@@ -636,7 +666,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 				bh_buf_putc(&b, '\n');
 			}
 		for (size_t i = 0; i < out->manifests.n; i++)
-			put_doc(&b, out->manifests.v[i].path, out->manifests.v[i].content);
+			put_doc_n(&b, out->manifests.v[i].path, out->manifests.v[i].content,
+				  out->manifests.v[i].content_len);
 		if (!bh_buf_ok(&b)) {
 			bh_buf_free(&b);
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");

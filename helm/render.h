@@ -89,6 +89,9 @@ typedef struct render_result {
 	char *error_text;              /* on a template error longer than a
 					* bh_error holds (a deep include chain):
 					* its whole text; else NULL */
+	char **texts;                  /* the rendered files the manifests' and
+					* hooks' contents point into (owned) */
+	size_t ntexts;
 } render_result;
 
 /* Renders chart c (modified: dependencies are processed in place) with

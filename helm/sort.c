@@ -9,6 +9,9 @@
 #include <strings.h>
 
 #include <jansson.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "helm/chart.h"
 #include "lib/buf.h"
@@ -45,78 +48,111 @@ static int go_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+/* s[0..n) without Go's leading and trailing spaces: *start and the length */
+static size_t trim_span(const char *s, size_t n, size_t *start)
+{
+	size_t a = 0;
+	while (a < n && go_space(s[a]))
+		a++;
+	while (n > a && go_space(s[n - 1]))
+		n--;
+	*start = a;
+	return n - a;
+}
+
 static char *trimmed_dup(const char *s, size_t n)
 {
-	while (n && go_space(*s)) {
-		s++;
-		n--;
-	}
-	while (n && go_space(s[n - 1]))
-		n--;
+	size_t a;
+	n = trim_span(s, n, &a);
 	/* not strndup: s has no NUL before s + n, which strndup would look for */
 	char *d = malloc(n + 1);
 	if (d) {
-		memcpy(d, s, n);
+		memcpy(d, s + a, n);
 		d[n] = 0;
 	}
 	return d;
 }
 
-int manifest_split(const char *text, char ***out, size_t *n)
+/* The first line start j >= from + 1 (after a '\n' at or past from) where
+ * s[j..j+3) is "---", or len: 16 bytes at a time where SSE2 is (a rendered
+ * file has thousands of lines, and a memchr call per line was most of the
+ * split). */
+static size_t find_marker(const char *s, size_t from, size_t len)
+{
+	size_t i = from;
+#if defined(__SSE2__)
+	/* a '\n' at i + k whose next byte is '-', for k in 0..15: i + 17 <= len */
+	while (len - i >= 17) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n')),
+								       _mm_cmpeq_epi8(b, _mm_set1_epi8('-'))));
+		for (; m; m &= m - 1) {
+			size_t j = i + (size_t)__builtin_ctz(m) + 1;
+			if (j + 3 <= len && s[j + 1] == '-' && s[j + 2] == '-')
+				return j;
+		}
+		i += 16;
+	}
+#endif
+	for (; i < len; i++)
+		if (s[i] == '\n' && i + 4 <= len && !memcmp(s + i + 1, "---", 3))
+			return i + 1;
+	return len;
+}
+
+typedef struct span {
+	size_t start, len;
+} span;
+
+/* SplitManifests as spans of text[0..len): the trimmed, non-empty
+ * documents in order (*out malloc'd; NULL when there are none). */
+static int split_spans(const char *text, size_t len, span **out, size_t *n)
 {
 	const char *s = text;
-	while (*s && go_space(*s))
+	while (len && go_space(*s)) {
 		s++;
-	size_t len = strlen(s), pos = 0, last = 0, cnt = 0, cap = 8;
-	char **docs = malloc(cap * sizeof *docs);
-	if (!docs)
-		return BH_ENOMEM;
+		len--;
+	}
+	size_t pos = 0, last = 0, cnt = 0, cap = 0, off = (size_t)(s - text);
+	span *v = NULL;
+	*out = NULL;
+	*n = 0;
 	for (;;) {
 		size_t mstart = 0, mend = 0;
 		int found = 0;
 		if (pos == 0 && len >= 3 && !memcmp(s, "---", 3)) {
-			mstart = 0;
 			mend = 3;
 			found = 1;
 		} else {
-			const char *nl = s + pos;
-			while ((nl = memchr(nl, '\n', len - (size_t)(nl - s)))) {
-				size_t j = (size_t)(nl++ - s) + 1; /* a line starts at j */
-				if (j + 3 > len)
-					break;
-				if (memcmp(s + j, "---", 3))
-					continue;
-				size_t k = j - 1;
+			size_t j = find_marker(s, pos, len);
+			if (j < len) {
+				size_t k = j - 1; /* the '\n' before the marker, and the spaces before it */
 				while (k > pos && re_space(s[k - 1]))
 					k--;
 				mstart = k;
 				mend = j + 3;
 				found = 1;
-				break;
 			}
 		}
 		size_t dend = found ? mstart : len;
-		if (dend > last || !found) {
-			if (dend > last) {
-				char *d = trimmed_dup(s + last, dend - last);
-				if (!d)
-					goto oom;
-				if (!*d) {
-					/* only whitespace: Go keeps d != "" docs; d is whitespace-only
-					 * only if the split piece was, which TrimLeft makes "" */
-					free(d);
-				} else {
-					if (cnt == cap) {
-						cap *= 2;
-						char **nd = realloc(docs, cap * sizeof *nd);
-						if (!nd) {
-							free(d);
-							goto oom;
-						}
-						docs = nd;
+		if (dend > last) {
+			size_t a, l = trim_span(s + last, dend - last, &a);
+			/* Go keeps d != "" docs only */
+			if (l) {
+				if (cnt == cap) {
+					size_t nc = cap ? cap * 2 : 8;
+					span *nv = realloc(v, nc * sizeof *nv);
+					if (!nv) {
+						free(v);
+						return BH_ENOMEM;
 					}
-					docs[cnt++] = d;
+					v = nv;
+					cap = nc;
 				}
+				v[cnt].start = off + last + a;
+				v[cnt].len = l;
+				cnt++;
 			}
 		}
 		if (!found)
@@ -125,12 +161,36 @@ int manifest_split(const char *text, char ***out, size_t *n)
 			mend++;
 		pos = last = mend;
 	}
-	*out = docs;
+	*out = v;
 	*n = cnt;
 	return 0;
-oom:
-	manifest_split_free(docs, cnt);
-	return BH_ENOMEM;
+}
+
+int manifest_split(const char *text, char ***out, size_t *n)
+{
+	span *sp;
+	size_t ns;
+	if (split_spans(text, strlen(text), &sp, &ns))
+		return BH_ENOMEM;
+	char **docs = malloc((ns + 1) * sizeof *docs);
+	if (!docs) {
+		free(sp);
+		return BH_ENOMEM;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		docs[i] = malloc(sp[i].len + 1);
+		if (!docs[i]) {
+			manifest_split_free(docs, i);
+			free(sp);
+			return BH_ENOMEM;
+		}
+		memcpy(docs[i], text + sp[i].start, sp[i].len);
+		docs[i][sp[i].len] = 0;
+	}
+	free(sp);
+	*out = docs;
+	*n = ns;
+	return 0;
 }
 
 void manifest_split_free(char **docs, size_t n)
@@ -143,7 +203,8 @@ void manifest_split_free(char **docs, size_t n)
 static void manifest_clear(manifest *m)
 {
 	free(m->path);
-	free(m->content);
+	if (!m->content_borrowed)
+		free(m->content);
 	free(m->api_version);
 	free(m->kind);
 	free(m->name);
@@ -356,10 +417,10 @@ static int read_head(const json_t *doc, manifest *m, json_t **annotations, char 
 /* The head by manifest_head_scan: 1 with m's head fields and *annotations
  * (the hook annotations found, or NULL) set, 0 when the document must be
  * parsed, -1 out of memory. */
-static int head_fast(const char *doc, manifest *m, json_t **annotations)
+static int head_fast(const char *doc, size_t len, manifest *m, json_t **annotations)
 {
 	manifest_head h;
-	int r = manifest_head_scan(doc, strlen(doc), &h);
+	int r = manifest_head_scan(doc, len, &h);
 	if (r <= 0)
 		return r;
 	m->api_version = h.api_version;
@@ -427,10 +488,36 @@ static int path_cmp(const void *a, const void *b)
 	return strcmp(*x, *y);
 }
 
-int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
-			manifest_list *hooks, manifest_list *generic,
-			manifest_log_fn log, void *log_ud, bh_error *err)
+/* A manifest of an in-place sort takes its own copy of its content (the
+ * texts are put back as they were after an error). */
+static void own_contents(manifest_list *l, size_t from)
 {
+	for (size_t i = from; i < l->n; i++) {
+		manifest *m = &l->v[i];
+		if (!m->content_borrowed)
+			continue;
+		char *d = malloc(m->content_len + 1);
+		if (d) {
+			memcpy(d, m->content, m->content_len);
+			d[m->content_len] = 0;
+		}
+		m->content = d ? d : calloc(1, 1);
+		m->content_len = d ? m->content_len : 0;
+		m->content_borrowed = 0;
+	}
+}
+
+/* manifest_sort_files; in place when rw (texts as writable): the
+ * documents' ends get their NULs, each undone on an error (undo). */
+static int sort_files(const char *const *paths, const char *const *texts, char *const *rw, size_t n,
+		      manifest_list *hooks, manifest_list *generic, manifest_log_fn log, void *log_ud,
+		      bh_error *err)
+{
+	size_t nhooks0 = hooks->n, ngeneric0 = generic->n;
+	struct undo {
+		char *at, was;
+	} *undo = NULL;
+	size_t nundo = 0, capundo = 0;
 	size_t *idx = malloc((n + 1) * sizeof *idx);
 	const char **keys = malloc((n + 1) * 2 * sizeof *keys);
 	int rc = 0;
@@ -449,7 +536,7 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 		idx[i] = (size_t)(uintptr_t)keys[2 * i + 1];
 	free(keys);
 	for (size_t fi = 0; fi < n && !rc; fi++) {
-		const char *path = paths[idx[fi]], *text = texts[idx[fi]];
+		const char *path = paths[idx[fi]], *text = rw ? rw[idx[fi]] : texts[idx[fi]];
 		const char *base = strrchr(path, '/');
 		base = base ? base + 1 : path;
 		if (base[0] == '_')
@@ -459,34 +546,63 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 			t++;
 		if (!*t)
 			continue;
-		char **docs = NULL;
+		span *docs = NULL;
 		size_t nd = 0;
-		if (manifest_split(text, &docs, &nd)) {
+		if (split_spans(text, (size_t)(t - text) + strlen(t), &docs, &nd)) {
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 			break;
 		}
+		if (rw && nundo + nd > capundo) {
+			size_t nc = (nundo + nd) * 2;
+			struct undo *nu = realloc(undo, nc * sizeof *nu);
+			if (!nu) {
+				free(docs);
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+				break;
+			}
+			undo = nu;
+			capundo = nc;
+		}
 		for (size_t d = 0; d < nd && !rc; d++) {
+			char *doc_text;
+			size_t doc_len = docs[d].len;
+			if (rw) {
+				/* the byte after a document is a space or its separator's */
+				doc_text = rw[idx[fi]] + docs[d].start;
+				undo[nundo].at = doc_text + doc_len;
+				undo[nundo].was = doc_text[doc_len];
+				nundo++;
+				doc_text[doc_len] = 0;
+			} else {
+				doc_text = malloc(doc_len + 1);
+				if (!doc_text) {
+					rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+					break;
+				}
+				memcpy(doc_text, text + docs[d].start, doc_len);
+				doc_text[doc_len] = 0;
+			}
 			json_t *doc = NULL;
 			bh_error yerr;
 			manifest tmp;
 			memset(&tmp, 0, sizeof tmp);
 			json_t *ann = NULL;
-			int fast = head_fast(docs[d], &tmp, &ann);
+			int fast = head_fast(doc_text, doc_len, &tmp, &ann);
 			if (fast < 0) {
 				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
-				break;
+				goto doc_fail;
 			}
-			if (!fast && yaml_parse_any(docs[d], strlen(docs[d]), NULL, YAML_KEEP_INTS, &doc, &yerr)) {
+			if (!fast && yaml_parse_any(doc_text, doc_len, NULL, YAML_KEEP_INTS, &doc, &yerr)) {
 				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, yerr.msg);
-				break;
+				goto doc_fail;
 			}
 			char emsg[1024];
 			if (!fast && read_head(doc, &tmp, &ann, emsg, sizeof emsg)) {
 				rc = bh_error_set(err, BH_EPARSE, "YAML parse error on %s: %s", path, emsg);
 				manifest_clear(&tmp);
 				json_decref(doc);
-			json_decref(ann);
-				break;
+				json_decref(ann);
+				goto doc_fail;
 			}
 			json_t *hookv = ann ? json_object_get(ann, "helm.sh/hook") : NULL;
 			manifest *m;
@@ -521,7 +637,9 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 					free(ev);
 					manifest_clear(&tmp);
 					json_decref(doc);
-			json_decref(ann);
+					json_decref(ann);
+					if (!rw)
+						free(doc_text);
 					continue;
 				}
 				m = list_push(hooks);
@@ -552,27 +670,54 @@ int manifest_sort_files(const char *const *paths, const char *const *texts, size
 			if (!m) {
 				manifest_clear(&tmp);
 				json_decref(doc);
-			json_decref(ann);
+				json_decref(ann);
 				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
-				break;
+				goto doc_fail;
 			}
 			m->path = strdup(path);
-			m->content = docs[d];
-			docs[d] = NULL;
+			m->content = doc_text;
+			m->content_len = doc_len;
+			m->content_borrowed = rw != NULL;
 			m->api_version = tmp.api_version ? tmp.api_version : strdup("");
 			m->kind = tmp.kind ? tmp.kind : strdup("");
 			m->name = tmp.name ? tmp.name : strdup("");
 			json_decref(doc);
 			json_decref(ann);
+			continue;
+		doc_fail:
+			if (!rw)
+				free(doc_text);
+			break;
 		}
-		manifest_split_free(docs, nd);
+		free(docs);
 	}
 	free(idx);
+	if (rc && rw) {
+		own_contents(hooks, nhooks0);
+		own_contents(generic, ngeneric0);
+		while (nundo--)
+			*undo[nundo].at = undo[nundo].was;
+	}
+	free(undo);
 	if (!rc) {
 		manifest_sort_by_kind(hooks);
 		manifest_sort_by_kind(generic);
 	}
 	return rc;
+}
+
+int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
+			manifest_list *hooks, manifest_list *generic,
+			manifest_log_fn log, void *log_ud, bh_error *err)
+{
+	return sort_files(paths, texts, NULL, n, hooks, generic, log, log_ud, err);
+}
+
+int manifest_sort_files_inplace(const char *const *paths, char *const *texts, size_t n,
+				manifest_list *hooks, manifest_list *generic,
+				manifest_log_fn log, void *log_ud, bh_error *err)
+{
+	return sort_files(paths, NULL, texts, n, hooks, generic, log, log_ud, err);
 }
 
 static int less_by_kind(const manifest *a, const manifest *b)

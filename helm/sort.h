@@ -15,6 +15,9 @@
 typedef struct manifest {
 	char *path;        /* "<chart>/templates/x.yaml" (the # Source path) */
 	char *content;     /* the document, trimmed */
+	size_t content_len;
+	int content_borrowed; /* content points into a text the caller owns
+			       * (manifest_sort_files_inplace): not freed */
 	char *api_version; /* "" when absent */
 	char *kind;
 	char *name;        /* metadata.name */
@@ -48,6 +51,14 @@ typedef void (*manifest_log_fn)(void *ud, const char *level, const char *msg,
 int manifest_sort_files(const char *const *paths, const char *const *texts, size_t n,
 			manifest_list *hooks, manifest_list *generic,
 			manifest_log_fn log, void *log_ud, bh_error *err);
+
+/* manifest_sort_files leaving each document where it is: texts[i] gets
+ * a NUL after each of its documents (in the spaces or the separator after
+ * it) and the manifests' contents point into texts, which must outlive
+ * both lists. On an error the texts are as they were. */
+int manifest_sort_files_inplace(const char *const *paths, char *const *texts, size_t n,
+				manifest_list *hooks, manifest_list *generic,
+				manifest_log_fn log, void *log_ud, bh_error *err);
 
 /* Stable sort by InstallOrder (unknown kinds last, alphabetically). */
 void manifest_sort_by_kind(manifest_list *l);

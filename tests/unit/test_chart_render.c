@@ -516,6 +516,64 @@ START_TEST(test_head_scan)
 }
 END_TEST
 
+/* manifest_sort_files_inplace: the same manifests as manifest_sort_files,
+ * their contents inside the texts; after an error the texts are as they
+ * were and the manifests sorted before it still read whole. */
+START_TEST(test_sort_inplace)
+{
+	const char *paths[] = {"c/templates/b.yaml", "c/templates/a.yaml", "c/templates/_h.tpl"};
+	const char *src[] = {
+		"\n---\nkind: Service\nmetadata:\n  name: s\n  \n---  \n\n# c\n---\nkind: Pod\n---\n",
+		"kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: post-install\n---   \t\nkind: ConfigMap\n",
+		"{{ define }}",
+	};
+	char *rw[3];
+	manifest_list h1 = {0}, g1 = {0}, h2 = {0}, g2 = {0};
+	bh_error err;
+	for (int i = 0; i < 3; i++)
+		rw[i] = strdup(src[i]);
+	ck_assert_int_eq(manifest_sort_files(paths, src, 3, &h1, &g1, NULL, NULL, &err), 0);
+	ck_assert_int_eq(manifest_sort_files_inplace(paths, rw, 3, &h2, &g2, NULL, NULL, &err), 0);
+	ck_assert_uint_eq(h1.n, 1);
+	ck_assert_uint_eq(g1.n, 4);
+	ck_assert_uint_eq(h2.n, h1.n);
+	ck_assert_uint_eq(g2.n, g1.n);
+	for (size_t i = 0; i < g1.n; i++) {
+		ck_assert_str_eq(g2.v[i].content, g1.v[i].content);
+		ck_assert_str_eq(g2.v[i].kind, g1.v[i].kind);
+		ck_assert_uint_eq(g2.v[i].content_len, strlen(g1.v[i].content));
+		ck_assert(g2.v[i].content_borrowed && !g1.v[i].content_borrowed);
+		ck_assert(g2.v[i].content >= rw[0] || g2.v[i].content >= rw[1]);
+	}
+	ck_assert_str_eq(g1.v[0].content, "kind: ConfigMap");
+	ck_assert_str_eq(h2.v[0].content, h1.v[0].content);
+	ck_assert_str_eq(rw[2], src[2]);
+	manifest_list_free(&h1);
+	manifest_list_free(&g1);
+	manifest_list_free(&h2);
+	manifest_list_free(&g2);
+	/* a.yaml sorts first and is kept; b.yaml's second document fails */
+	free(rw[0]);
+	free(rw[1]);
+	rw[0] = strdup("kind: Pod\n---\nkind: Pod\nx: .nan\n");
+	rw[1] = strdup(src[1]);
+	ck_assert_int_ne(manifest_sort_files_inplace(paths, rw, 2, &h2, &g2, NULL, NULL, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "YAML parse error on c/templates/b.yaml"));
+	ck_assert_str_eq(rw[0], "kind: Pod\n---\nkind: Pod\nx: .nan\n");
+	ck_assert_str_eq(rw[1], src[1]);
+	ck_assert_uint_eq(h2.n, 1);
+	ck_assert_uint_eq(g2.n, 2);
+	ck_assert_str_eq(h2.v[0].content, "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: post-install");
+	ck_assert_str_eq(g2.v[0].content, "kind: ConfigMap");
+	ck_assert_str_eq(g2.v[1].content, "kind: Pod");
+	ck_assert(!g2.v[1].content_borrowed);
+	manifest_list_free(&h2);
+	manifest_list_free(&g2);
+	for (int i = 0; i < 3; i++)
+		free(rw[i]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart_render");
@@ -530,6 +588,7 @@ int main(void)
 	tcase_add_test(tc, test_schema_subchart);
 	tcase_add_test(tc, test_fail_multiline);
 	tcase_add_test(tc, test_head_scan);
+	tcase_add_test(tc, test_sort_inplace);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
