@@ -773,6 +773,7 @@ int cmd_template(int argc, char **argv)
 		.show_only = o.show_only.v, .n_show_only = o.show_only.n, .debug = debug,
 		.skip_schema_validation = o.skip_schema, .sub_notes = o.sub_notes, .enable_dns = o.enable_dns,
 		.take_values = 1, /* c is rendered once, its values not read after */
+		.text_only = !server, /* res.manifest is read for the install check only */
 		.log = log_cb, .log_ud = &debug,
 		.post_render = pr ? postrender_files : NULL, .post_render_ud = pr,
 	};

@@ -429,6 +429,16 @@ static size_t docs_size(const manifest_list *l)
 	return n;
 }
 
+/* The hooks `helm template` prints after the manifest. */
+static void put_hooks(bh_buf *b, const render_result *r, const render_options *o)
+{
+	for (size_t i = 0; !o->no_hooks && i < r->hooks.n; i++) {
+		const manifest *h = &r->hooks.v[i];
+		if (!(o->skip_tests && manifest_is_test_hook(h)))
+			put_doc_n(b, h->path, h->content, h->content_len);
+	}
+}
+
 static int template_text(const render_result *r, const render_options *o, bh_buf *out, bh_error *err)
 {
 	bh_buf all = BH_BUF_INIT;
@@ -437,14 +447,7 @@ static int template_text(const render_result *r, const render_options *o, bh_buf
 	trim_space(&m, &ml);
 	bh_buf_put(&all, m, ml);
 	bh_buf_putc(&all, '\n');
-	if (!o->no_hooks) {
-		for (size_t i = 0; i < r->hooks.n; i++) {
-			const manifest *h = &r->hooks.v[i];
-			if (o->skip_tests && manifest_is_test_hook(h))
-				continue;
-			put_doc_n(&all, h->path, h->content, h->content_len);
-		}
-	}
+	put_hooks(&all, r, o);
 	if (!o->n_show_only) {
 		if (!out->data) { /* the text itself becomes out, not a copy of it */
 			*out = all;
@@ -658,7 +661,9 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	}
 	{
 		bh_buf b = BH_BUF_INIT;
-		bh_buf_grow(&b, docs_size(&out->manifests)); /* one allocation: no copies as it grows */
+		int in_place = o->text_only && !o->n_show_only;
+		/* one allocation: no copies as it grows */
+		bh_buf_grow(&b, docs_size(&out->manifests) + (in_place ? docs_size(&out->hooks) + 1 : 0));
 		if (o->include_crds)
 			for (size_t i = 0; i < out->ncrds; i++) {
 				bh_buf_printf(&b, "---\n# Source: %s\n", out->crds[i].path);
@@ -671,6 +676,21 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		if (!bh_buf_ok(&b)) {
 			bh_buf_free(&b);
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			goto done;
+		}
+		if (in_place) {
+			/* template_text's manifest, trimmed (it starts with "---" or
+			 * is empty), is the manifest but for its last spaces */
+			while (b.len && isspace((unsigned char)b.data[b.len - 1]))
+				b.len--;
+			bh_buf_putc(&b, '\n');
+			put_hooks(&b, out, o);
+			if (!bh_buf_ok(&b)) {
+				bh_buf_free(&b);
+				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+				goto done;
+			}
+			out->template_text = bh_buf_detach(&b);
 			goto done;
 		}
 		out->manifest = b.data ? bh_buf_detach(&b) : strdup("");

@@ -51,6 +51,9 @@ typedef struct render_options {
 	int take_values;               /* the caller renders the chart once and reads
 					* none of its values after: render_chart may
 					* merge them in place (values_coalesce_take) */
+	int text_only;                 /* the caller reads template_text, not
+					* manifest: a rendered chart's text is built
+					* where the manifest was (manifest NULL) */
 	render_log_fn log;             /* optional */
 	void *log_ud;
 	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */

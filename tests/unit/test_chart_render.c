@@ -118,6 +118,27 @@ START_TEST(test_default)
 	ck_assert_str_eq(r.crds[0].path, "demo/crds/widget.yaml");
 	ck_assert_str_eq(r.manifests.v[0].kind, "ServiceAccount");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r.values, "sub"), "greeting")), "from-parent");
+	/* text_only: the same text, built where the manifest was, for every
+	 * way the hooks and CRDs go into it */
+	for (int k = 0; k < 4; k++) {
+		render_options t = o;
+		render_result r2, r3;
+		t.include_crds = k & 1;
+		t.skip_tests = k == 2;
+		t.no_hooks = k == 3;
+		chart_free(c);
+		c = load_dir("demo");
+		ck_assert_int_eq(render_chart(c, NULL, &t, &r2, &err), 0);
+		t.text_only = 1;
+		chart_free(c);
+		c = load_dir("demo");
+		ck_assert_int_eq(render_chart(c, NULL, &t, &r3, &err), 0);
+		ck_assert_ptr_null(r3.manifest);
+		ck_assert_ptr_nonnull(r2.manifest);
+		ck_assert_str_eq(r3.template_text, r2.template_text);
+		render_result_free(&r2);
+		render_result_free(&r3);
+	}
 	render_result_free(&r);
 	chart_free(c);
 }
