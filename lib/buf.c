@@ -51,7 +51,7 @@ int bh_buf_grow(bh_buf *b, size_t extra)
 	return 0;
 }
 
-void bh_buf_put(bh_buf *b, const void *p, size_t n)
+void bh_buf_put_slow(bh_buf *b, const void *p, size_t n)
 {
 	if (bh_buf_grow(b, n) < 0)
 		return;
@@ -61,10 +61,6 @@ void bh_buf_put(bh_buf *b, const void *p, size_t n)
 	b->data[b->len] = '\0';
 }
 
-void bh_buf_puts(bh_buf *b, const char *s)
-{
-	bh_buf_put(b, s, strlen(s));
-}
 
 
 void bh_buf_vprintf(bh_buf *b, const char *fmt, va_list ap)

@@ -22,8 +22,24 @@ void bh_buf_init(bh_buf *b);
 void bh_buf_free(bh_buf *b);
 void bh_buf_reset(bh_buf *b);              /* len = 0, memory kept */
 int bh_buf_grow(bh_buf *b, size_t extra);  /* 0, or -1 on OOM */
-void bh_buf_put(bh_buf *b, const void *p, size_t n);
-void bh_buf_puts(bh_buf *b, const char *s);
+void bh_buf_put_slow(bh_buf *b, const void *p, size_t n);
+/* n bytes: inline while there is room (most calls: a template's text, a
+ * printed value), else bh_buf_put_slow, which grows the buffer */
+static inline void bh_buf_put(bh_buf *b, const void *p, size_t n)
+{
+	if (!b->oom && n < b->cap - b->len) { /* room for the bytes and the NUL */
+		if (n) /* p may be NULL when n is 0 */
+			__builtin_memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	bh_buf_put_slow(b, p, n);
+}
+static inline void bh_buf_puts(bh_buf *b, const char *s)
+{
+	bh_buf_put(b, s, __builtin_strlen(s));
+}
 /* one byte: inline while there is room (most calls), else bh_buf_put */
 static inline void bh_buf_putc(bh_buf *b, char c)
 {
@@ -32,7 +48,7 @@ static inline void bh_buf_putc(bh_buf *b, char c)
 		b->data[b->len] = '\0';
 		return;
 	}
-	bh_buf_put(b, &c, 1);
+	bh_buf_put_slow(b, &c, 1);
 }
 void bh_buf_printf(bh_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

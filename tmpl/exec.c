@@ -216,10 +216,17 @@ static void vars_done(state *s)
 	s->nvars = s->capvars = 0;
 }
 
+/* Variable names start with '$': the second byte tells most apart
+ * without a strcmp call (both "$": two NULs). */
+static inline int var_is(const char *a, const char *b)
+{
+	return a[1] == b[1] && strcmp(a, b) == 0;
+}
+
 static int set_var(state *s, const char *name, tmpl_value v)
 {
 	for (int i = s->nvars - 1; i >= 0; i--)
-		if (strcmp(s->vars[i].name, name) == 0) {
+		if (var_is(s->vars[i].name, name)) {
 			s->vars[i].value = v;
 			return 0;
 		}
@@ -229,7 +236,7 @@ static int set_var(state *s, const char *name, tmpl_value v)
 static int var_value(state *s, const char *name, tmpl_value *out)
 {
 	for (int i = s->nvars - 1; i >= 0; i--)
-		if (strcmp(s->vars[i].name, name) == 0) {
+		if (var_is(s->vars[i].name, name)) {
 			*out = s->vars[i].value;
 			return 0;
 		}

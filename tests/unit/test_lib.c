@@ -32,6 +32,27 @@ START_TEST(test_buf)
 	char *s = bh_buf_detach(&b);
 	ck_assert_ptr_null(b.data);
 	free(s);
+	/* bh_buf_put's inline path at the edge of the room: a put that fills
+	 * the buffer to its NUL stays in it, one byte more grows it */
+	ck_assert_int_eq(bh_buf_grow(&b, 10), 0);
+	size_t cap = b.cap;
+	char *data = b.data;
+	char fill[256];
+	memset(fill, 'x', sizeof fill);
+	bh_buf_put(&b, fill, cap - 1);
+	ck_assert_ptr_eq(b.data, data);
+	ck_assert_uint_eq(b.cap, cap);
+	ck_assert_uint_eq(b.len, cap - 1);
+	ck_assert_int_eq(b.data[cap - 1], 0);
+	bh_buf_put(&b, NULL, 0);
+	bh_buf_puts(&b, "y");
+	ck_assert_uint_gt(b.cap, cap);
+	ck_assert_uint_eq(b.len, cap);
+	ck_assert_uint_eq(strlen(b.data), cap);
+	ck_assert_int_eq(b.data[cap - 1], 'y');
+	bh_buf_putc(&b, 'z');
+	ck_assert_str_eq(b.data + cap - 1, "yz");
+	bh_buf_free(&b);
 }
 END_TEST
 
