@@ -201,20 +201,19 @@ static int blank_at(const scan *sc, const char *p)
 	return eol(sc, p) || *p == ' ';
 }
 
-/* A plain scalar YAML 1.1 would not type as a string. */
-static int typed_word(const char *p, size_t n)
+/* typed_word's first letters: 1, typed whatever follows; 2, the first
+ * letter of one of the words typed_word_slow looks at */
+static const unsigned char typed_first[256] = {
+	[0] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+	['7'] = 1, ['8'] = 1, ['9'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['~'] = 1,
+	['<'] = 1, ['='] = 1, ['y'] = 2, ['Y'] = 2, ['n'] = 2, ['N'] = 2, ['t'] = 2,
+	['T'] = 2, ['f'] = 2, ['F'] = 2, ['o'] = 2, ['O'] = 2,
+};
+
+/* typed_word of a word of 1 to 5 characters starting with a letter of
+ * typed_first's 2 */
+static int typed_word_slow(const char *p, size_t n)
 {
-	/* 1: typed whatever follows; 2: the first letter of a word below */
-	static const unsigned char first[256] = {
-		[0] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
-		['7'] = 1, ['8'] = 1, ['9'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['~'] = 1,
-		['<'] = 1, ['='] = 1, ['y'] = 2, ['Y'] = 2, ['n'] = 2, ['N'] = 2, ['t'] = 2,
-		['T'] = 2, ['f'] = 2, ['F'] = 2, ['o'] = 2, ['O'] = 2,
-	};
-	if (!n || first[(unsigned char)p[0]] == 1)
-		return 1;
-	if (n > 5 || !first[(unsigned char)p[0]])
-		return 0;
 	/* the one word of this length and first letter, if any: it is typed
 	 * written lower-case, capitalized or upper-case */
 	char c = (char)(p[0] | 0x20);
@@ -227,10 +226,22 @@ static int typed_word(const char *p, size_t n)
 		return 0;
 	int lower = 1, upper = 1;
 	for (size_t i = 1; i < n; i++) {
+		if ((p[i] | 0x20) != w[i]) /* neither case of w: "type", "name" */
+			return 0;
 		lower &= p[i] == w[i];
 		upper &= p[i] == (char)(w[i] - 'a' + 'A');
 	}
 	return lower || (upper && p[0] != w[0]);
+}
+
+/* A plain scalar YAML 1.1 would not type as a string: inline for the
+ * keys and values (most) that their first letter or length decides. */
+static inline int typed_word(const char *p, size_t n)
+{
+	unsigned f = typed_first[n ? (unsigned char)p[0] : 0];
+	if (f != 2 || n > 5)
+		return f == 1;
+	return typed_word_slow(p, n);
 }
 
 /* A plain scalar that might resolve to a float too large, or to NaN/Inf:
