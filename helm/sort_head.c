@@ -42,6 +42,8 @@ typedef struct scan {
 	const char *cur;  /* start of the next line to read */
 	int depth;
 	int cur_ind;      /* indentation of the line content_line returned */
+	const char *hint; /* a line whose indentation plain_more found: hint_ind */
+	int hint_ind;
 	size_t nodes;
 	manifest_head *h;
 	int oom;
@@ -106,7 +108,7 @@ static int indent_of(const scan *sc, const char *line)
 static const char *content_line(scan *sc)
 {
 	while (sc->cur < sc->end) {
-		int i = indent_of(sc, sc->cur);
+		int i = sc->cur == sc->hint ? sc->hint_ind : indent_of(sc, sc->cur);
 		const char *p = sc->cur + i;
 		if (!eol(sc, p) && *p != '#') {
 			sc->cur_ind = i;
@@ -541,8 +543,11 @@ static int block_scalar(scan *sc, const char *p, int n, value *v)
 			return UNSURE;
 		while (l < sc->end) {
 			int i = indent_of(sc, l);
-			if (!eol(sc, l + i) && i < ind)
+			if (!eol(sc, l + i) && i < ind) {
+				sc->hint = l; /* content_line reads this line next */
+				sc->hint_ind = i;
 				break;
+			}
 			l = next_line(sc, l);
 		}
 		sc->cur = l;
@@ -578,8 +583,11 @@ static int plain_more(scan *sc, int n, value *v)
 			continue;
 		}
 		const char *p = l + i;
-		if (i <= n || *p == '#')
+		if (i <= n || *p == '#') {
+			sc->hint = l; /* content_line reads this line next */
+			sc->hint_ind = i;
 			return OK;
+		}
 		if (strchr("-?:", *p) && blank_at(sc, p + 1))
 			return UNSURE;
 		const char *q = plain_stop(sc, p);
