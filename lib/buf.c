@@ -46,6 +46,8 @@ int bh_buf_grow(bh_buf *b, size_t extra)
 		b->oom = 1;
 		return -1;
 	}
+	if (!b->data) /* a buffer grown before its first append reads "" */
+		p[0] = '\0';
 	b->data = p;
 	b->cap = cap;
 	return 0;

@@ -35,6 +35,7 @@ START_TEST(test_buf)
 	/* bh_buf_put's inline path at the edge of the room: a put that fills
 	 * the buffer to its NUL stays in it, one byte more grows it */
 	ck_assert_int_eq(bh_buf_grow(&b, 10), 0);
+	ck_assert_str_eq(b.data, ""); /* grown, nothing put: still a string */
 	size_t cap = b.cap;
 	char *data = b.data;
 	char fill[256];
