@@ -720,9 +720,8 @@ int manifest_sort_files_inplace(const char *const *paths, char *const *texts, si
 	return sort_files(paths, NULL, texts, n, hooks, generic, log, log_ud, err);
 }
 
-static int less_by_kind(const manifest *a, const manifest *b)
+static int less_by_order(int oa, int ob, const manifest *a, const manifest *b)
 {
-	int oa = manifest_install_order(a->kind), ob = manifest_install_order(b->kind);
 	if (oa < 0 && ob < 0)
 		return strcmp(a->kind, b->kind) < 0;
 	if (oa < 0)
@@ -732,14 +731,26 @@ static int less_by_kind(const manifest *a, const manifest *b)
 	return oa < ob;
 }
 
+static int less_by_kind(const manifest *a, const manifest *b)
+{
+	return less_by_order(manifest_install_order(a->kind), manifest_install_order(b->kind), a, b);
+}
+
 void manifest_sort_by_kind(manifest_list *l)
 {
-	/* stable insertion-merge: a simple stable merge sort */
+	/* a stable merge sort of (order, index) pairs, each kind's place in
+	 * InstallOrder looked up once, not at every comparison */
 	size_t n = l->n;
 	if (n < 2)
 		return;
+	struct key {
+		int order;
+		size_t i;
+	} *k = malloc(2 * n * sizeof *k);
 	manifest *tmp = malloc(n * sizeof *tmp);
-	if (!tmp) {
+	if (!k || !tmp) {
+		free(k);
+		free(tmp);
 		/* fall back to stable insertion sort */
 		for (size_t i = 1; i < n; i++) {
 			manifest x = l->v[i];
@@ -752,23 +763,34 @@ void manifest_sort_by_kind(manifest_list *l)
 		}
 		return;
 	}
+	struct key *src = k, *dst = k + n;
+	for (size_t i = 0; i < n; i++) {
+		src[i].order = manifest_install_order(l->v[i].kind);
+		src[i].i = i;
+	}
 	for (size_t width = 1; width < n; width *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * width) {
 			size_t mid = lo + width < n ? lo + width : n;
 			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-			size_t i = lo, j = mid, k = lo;
+			size_t i = lo, j = mid, o = lo;
 			while (i < mid && j < hi) {
-				if (less_by_kind(&l->v[j], &l->v[i]))
-					tmp[k++] = l->v[j++];
+				if (less_by_order(src[j].order, src[i].order, &l->v[src[j].i], &l->v[src[i].i]))
+					dst[o++] = src[j++];
 				else
-					tmp[k++] = l->v[i++];
+					dst[o++] = src[i++];
 			}
 			while (i < mid)
-				tmp[k++] = l->v[i++];
+				dst[o++] = src[i++];
 			while (j < hi)
-				tmp[k++] = l->v[j++];
+				dst[o++] = src[j++];
 		}
-		memcpy(l->v, tmp, n * sizeof *tmp);
+		struct key *t = src;
+		src = dst;
+		dst = t;
 	}
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = l->v[src[i].i];
+	memcpy(l->v, tmp, n * sizeof *tmp);
 	free(tmp);
+	free(k);
 }

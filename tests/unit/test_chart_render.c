@@ -595,6 +595,41 @@ START_TEST(test_sort_inplace)
 }
 END_TEST
 
+/* manifest_sort_by_kind: InstallOrder, unknown kinds after it in byte
+ * order, equal kinds in the order they came (stable), at every size
+ * around the merge passes' widths */
+START_TEST(test_sort_by_kind)
+{
+	static const char *kinds[] = {"Zeta", "Service", "Namespace", "Alpha", "Service", "Job",
+				      "Namespace", "Zeta", "ConfigMap", "Alpha"};
+	for (size_t n = 0; n <= 40; n++) {
+		manifest_list l = {0};
+		l.v = calloc(n + 1, sizeof *l.v);
+		l.n = l.cap = n;
+		char names[41][8];
+		for (size_t i = 0; i < n; i++) {
+			l.v[i].kind = (char *)kinds[(i * 7) % 10];
+			snprintf(names[i], sizeof names[i], "%zu", i);
+			l.v[i].name = names[i];
+		}
+		manifest_sort_by_kind(&l);
+		for (size_t i = 1; i < n; i++) {
+			const manifest *a = &l.v[i - 1], *b = &l.v[i];
+			int oa = manifest_install_order(a->kind), ob = manifest_install_order(b->kind);
+			if (oa >= 0 && ob >= 0)
+				ck_assert_int_le(oa, ob);
+			else if (oa < 0 && ob < 0)
+				ck_assert_int_le(strcmp(a->kind, b->kind), 0);
+			else
+				ck_assert_int_ge(oa, 0); /* known kinds first */
+			if (!strcmp(a->kind, b->kind))
+				ck_assert_int_lt(atoi(a->name), atoi(b->name));
+		}
+		free(l.v);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart_render");
@@ -610,6 +645,7 @@ int main(void)
 	tcase_add_test(tc, test_fail_multiline);
 	tcase_add_test(tc, test_head_scan);
 	tcase_add_test(tc, test_sort_inplace);
+	tcase_add_test(tc, test_sort_by_kind);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
