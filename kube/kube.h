@@ -254,6 +254,9 @@ const char *kube_watch_type_name(kube_watch_type t);
  * obj is borrowed for the duration of the call. */
 typedef int (*kube_watch_fn)(void *ud, kube_watch_type type, json_t *obj);
 
+/* A JSON reader with json_loadb's signature and results. */
+typedef json_t *(*kube_json_load_fn)(const char *text, size_t len, size_t flags, json_error_t *je);
+
 typedef struct kube_watch_opts {
 	const char *resource_version; /* start here; NULL/"" = list first (RELIST) */
 	const char *label_selector;
@@ -267,6 +270,10 @@ typedef struct kube_watch_opts {
 	 * (not decoded) when kube_watch_object_text gives the text, which
 	 * keeps them; the skim vouches for their JSON (json_skim_cut). */
 	const char *const *tree_drop;
+	/* The reader of an event's JSON: json_loadb's signature and result
+	 * (the same tree, or NULL and *je), such as proto/jload.h's
+	 * jload_new; NULL: json_loadb. */
+	kube_json_load_fn tree_load;
 } kube_watch_opts;
 
 /* Watches r (in ns, or all namespaces when ns is NULL) and calls fn for each

@@ -73,11 +73,14 @@ static int cut_into(bh_buf *b, const char *s, size_t n, const json_skim_found *f
 	return ncut;
 }
 
-/* The event line decoded into *obj and its type: bytes[0..len) of line. */
-static int event_decode(const char *line, size_t len, kube_watch_type *type, json_t **obj, bh_error *err)
+/* The event line decoded into *obj and its type: bytes[0..len) of line,
+ * read by load (json_loadb's like, kube_watch_opts.tree_load; NULL:
+ * json_loadb). */
+static int event_decode(const char *line, size_t len, kube_json_load_fn load, kube_watch_type *type, json_t **obj,
+			bh_error *err)
 {
 	json_error_t je;
-	json_t *ev = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *ev = (load ? load : json_loadb)(line, len, JSON_REJECT_DUPLICATES, &je);
 	if (!ev)
 		return bh_error_set(err, BH_EPARSE, "watch event: invalid JSON at column %d: %s", je.column, je.text);
 	int rc = 0;
@@ -109,7 +112,8 @@ static int event_decode(const char *line, size_t len, kube_watch_type *type, jso
  * members at the paths of ps after the first (managedFields) are left out
  * of the tree (decoded from slim), not out of the text. */
 static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, const json_skim_paths *ps,
-		       kube_watch_type *type, json_t **obj, const char **text, size_t *tlen, bh_error *err)
+		       kube_json_load_fn load, kube_watch_type *type, json_t **obj, const char **text, size_t *tlen,
+		       bh_error *err)
 {
 	static const char *const keys[] = {"object", NULL};
 	json_skim_span v = {NULL, NULL};
@@ -134,7 +138,8 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
 		slimmed = n > mf; /* managedFields go first, from both alike */
 	}
-	int rc = slimmed ? event_decode(slim->data, slim->len, type, obj, err) : event_decode(line, len, type, obj, err);
+	int rc = slimmed ? event_decode(slim->data, slim->len, load, type, obj, err)
+			 : event_decode(line, len, load, type, obj, err);
 	if (rc)
 		return rc;
 	/* the cut was not made: the tree's managedFields go, and the text
@@ -144,7 +149,7 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 		if (slimmed) { /* the tree must then be whole: decoded again */
 			json_decref(*obj);
 			*obj = NULL;
-			if ((rc = event_decode(line, len, type, obj, err)))
+			if ((rc = event_decode(line, len, load, type, obj, err)))
 				return rc;
 			json_object_del(json_object_get(*obj, "metadata"), "managedFields");
 		}
@@ -161,7 +166,7 @@ int kube_watch_event_parse(const char *line, size_t len, kube_watch_type *type, 
 	bh_buf cut = BH_BUF_INIT;
 	json_skim_paths ps;
 	paths_build(&ps, NULL);
-	int rc = event_parse(line, len, &cut, NULL, &ps, type, obj, NULL, NULL, err);
+	int rc = event_parse(line, len, &cut, NULL, &ps, NULL, type, obj, NULL, NULL, err);
 	bh_buf_free(&cut);
 	return rc;
 }
@@ -182,7 +187,8 @@ static int dec_line(kube_watchdec *d, const char *p, size_t n, bh_error *err)
 		d->paths_of = d->drop;
 		d->paths_ready = 1;
 	}
-	int rc = event_parse(p + i, n - i, &d->cut, &d->slim, &d->paths, &type, &obj, &d->obj_text, &d->obj_len, err);
+	int rc = event_parse(p + i, n - i, &d->cut, &d->slim, &d->paths, d->load, &type, &obj, &d->obj_text,
+			     &d->obj_len, err);
 	if (rc)
 		return rc;
 	d->events++;
@@ -438,6 +444,7 @@ int kube_watch(kube_client *c, const kube_resource *r, const char *ns, const kub
 		kube_response resp = KUBE_RESPONSE_INIT;
 		kube_watchdec_init(&w.dec, kube_watch_on_event, &w);
 		w.dec.drop = o->tree_drop;
+		w.dec.load = o->tree_load;
 		w.gone = w.dec_failed = 0;
 		w.status_msg[0] = 0;
 		long events_before = w.events;

@@ -119,6 +119,7 @@ static int stream_start(kube_watch_multi *w, bh_error *err)
 	w->resp = (kube_response)KUBE_RESPONSE_INIT;
 	kube_watchdec_init(&w->w.dec, kube_watch_on_event, &w->w);
 	w->w.dec.drop = w->o.tree_drop;
+	w->w.dec.load = w->o.tree_load;
 	w->w.gone = w->w.dec_failed = w->w.user_stop = 0;
 	w->w.status_msg[0] = 0;
 	w->events_before = w->w.events;

@@ -25,6 +25,7 @@ typedef struct kube_watchdec {
 	bh_buf cut;        /* a line less its object's managedFields */
 	bh_buf slim;       /* the same less the members at drop */
 	const char *const *drop; /* kube_watch_opts.tree_drop */
+	kube_json_load_fn load; /* kube_watch_opts.tree_load */
 	/* object.metadata.managedFields, then drop's paths under "object",
 	 * split at the first line (of paths_of: again when drop changes) */
 	json_skim_paths paths;

@@ -21,7 +21,8 @@
 /* Adds a watch of r in ns (NULL: all) with opts (copied; its strings, r
  * and ud stay the caller's) through a client of its own for cfg; fn(ud,
  * ...) as kube_watch's, on the loop's thread; what names it in the log
- * ("HelmReleases"). Before the loop starts, from its thread. ud NULL: fn
+ * ("HelmReleases"). The events are read by proto/jload.h's jload_new
+ * unless opts->tree_load says otherwise. Before the loop starts, from its thread. ud NULL: fn
  * gets the watch's client (kube_watch_object_text). */
 int loopwatch_add(const kube_config *cfg, const kube_resource *r, const char *ns, const kube_watch_opts *opts,
 		  kube_watch_fn fn, void *ud, const char *what, bh_error *err);

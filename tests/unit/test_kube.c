@@ -1187,6 +1187,61 @@ START_TEST(test_watch_tree_drop)
 }
 END_TEST
 
+/* kube_watch_opts.tree_load: the decoder reads each event (its tree
+ * alone when members are dropped) with the reader it is given, and its
+ * errors are the reader's: here json_loadb's, counted and then refusing
+ * what it would accept when told to. */
+static int loads, load_refuse;
+
+static json_t *counting_load(const char *text, size_t len, size_t flags, json_error_t *je)
+{
+	loads++;
+	if (load_refuse) {
+		snprintf(je->text, sizeof je->text, "refused by the test's reader");
+		je->column = 1;
+		return NULL;
+	}
+	return json_loadb(text, len, flags, je);
+}
+
+START_TEST(test_watch_tree_load)
+{
+	static const char *const drop[] = {"status.history", NULL};
+	const char *lines = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"},"
+	                    "\"status\":{\"history\":[1],\"x\":2}}}\n"
+	                    "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"b\"}}}\n";
+	struct collect col = {0};
+	struct obj_text ot = {0};
+	kube_watchdec d;
+	bh_error e = {0};
+	loads = load_refuse = 0;
+	kube_watchdec_init(&d, dec_fn, &col);
+	d.load = counting_load;
+	ck_assert_int_eq(kube_watchdec_feed(&d, lines, strlen(lines), &e), 0);
+	kube_watchdec_free(&d);
+	ck_assert_str_eq(col.seen, "ADDED:a MODIFIED:b ");
+	ck_assert_int_eq(loads, 2);
+	/* the members at drop left out of the tree the reader made */
+	kube_watchdec_init(&d, text_fn, &ot);
+	ot.d = &d;
+	d.drop = drop;
+	d.load = counting_load;
+	ck_assert_int_eq(kube_watchdec_feed(&d, lines, strcspn(lines, "\n") + 1, &e), 0);
+	kube_watchdec_free(&d);
+	ck_assert_int_eq(loads, 3);
+	ck_assert_str_eq(ot.tree, "{\"metadata\":{\"name\":\"a\"},\"status\":{\"x\":2}}");
+	free(ot.text);
+	free(ot.tree);
+	/* the reader's refusal is the event's */
+	load_refuse = 1;
+	kube_watchdec_init(&d, dec_fn, &col);
+	d.load = counting_load;
+	ck_assert_int_eq(kube_watchdec_feed(&d, lines, strlen(lines), &e), BH_EPARSE);
+	kube_watchdec_free(&d);
+	ck_assert_ptr_nonnull(strstr(e.msg, "refused by the test's reader"));
+}
+END_TEST
+
 #define EV(t, n, rv) "{\"type\":\"" t "\",\"object\":{\"metadata\":{\"name\":\"" n "\",\"resourceVersion\":\"" rv "\"}}}\n"
 
 START_TEST(test_watch_resume_and_relist)
@@ -1565,6 +1620,7 @@ int main(void)
 	tc = tcase_create("watch");
 	tcase_add_test(tc, test_watch_decoder);
 	tcase_add_test(tc, test_watch_drops_managed_fields);
+	tcase_add_test(tc, test_watch_tree_load);
 	tcase_add_test(tc, test_watch_tree_drop);
 	tcase_add_test(tc, test_watch_resume_and_relist);
 	tcase_add_test(tc, test_watch_gives_up);
