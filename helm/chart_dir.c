@@ -162,52 +162,83 @@ typedef struct walk {
 	chart_file *files;
 	size_t n, cap;
 	bh_error *err;
+	char *dents; /* getdents64's buffer (DENTS_SIZE), for every directory */
+	/* the top .helmignore as read for its rules (ignore_ino: its inode),
+	 * taken as the chart's file of that name when it is the same file */
+	bh_buf ignore_text;
+	struct stat ignore_st;
+	int have_ignore;
 } walk;
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+#define DENTS_SIZE 32768
 
-/* st: the caller's lstat() of path, whose size sizes the buffer (no
- * fstat() again: it is one system call per chart file) */
-static int read_file(const char *path, const struct stat *st, size_t max, bh_buf *out, bh_error *err)
+/* Reads the open file fd (of size, by fstat) into out. A read that
+ * returns the file's size, short of the buffer, is its end (a regular
+ * file's read stops short only there): one read for the file. A file that
+ * grows meanwhile still reads whole. path names it in errors. */
+static int read_file(int fd, const char *path, size_t size, size_t max, bh_buf *out, bh_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
-	/* read straight into a buffer of the file's size (one more byte to
-	 * see the end); a file that grows meanwhile still reads whole */
-	size_t want = st->st_size > 0 && (size_t)st->st_size < max ? (size_t)st->st_size + 1 : 65536;
+	size_t want = size > 0 && size < max ? size + 1 : 65536;
 	for (;;) {
-		if (out->cap - out->len < 2 && bh_buf_grow(out, out->len ? out->len : want) < 0) {
-			close(fd);
+		if (out->cap - out->len < 2 && bh_buf_grow(out, out->len ? out->len : want) < 0)
 			return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
-		}
-		if (!out->data && bh_buf_grow(out, want) < 0) {
-			close(fd);
+		if (!out->data && bh_buf_grow(out, want) < 0)
 			return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
-		}
-		ssize_t got = read(fd, out->data + out->len, out->cap - out->len - 1);
+		size_t room = out->cap - out->len - 1;
+		ssize_t got = read(fd, out->data + out->len, room);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			close(fd);
 			return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
 		}
 		if (!got)
 			break;
-		if (out->len + (size_t)got > max) {
-			close(fd);
+		if (out->len + (size_t)got > max)
 			return bh_error_set(err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
 					    path, max);
-		}
 		out->len += (size_t)got;
 		out->data[out->len] = 0;
+		if ((size_t)got < room && out->len == size)
+			break;
 	}
-	close(fd);
 	if (!bh_buf_ok(out))
 		return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+	return 0;
+}
+
+/* Opens name in the directory dfd for reading, never through a symbolic
+ * link (nor blocking on a FIFO put there), and fstats it into st. */
+static int open_at(int dfd, const char *name, struct stat *st)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, st)) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* f = the text read into data (taken from it), without a leading UTF-8
+ * BOM, owned by f (shared under a reference count); *raw its size with
+ * the BOM. */
+static int file_from_buf(bh_buf *data, const char *path, chart_file *f, size_t *raw, bh_error *err)
+{
+	size_t bom = data->len >= 3 && !memcmp(data->data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	*raw = data->len;
+	f->len = data->len - bom;
+	if (data->data && bom)
+		memmove(data->data, data->data + bom, f->len + 1);
+	/* the read buffer becomes the file's data, without the spare room */
+	f->data = data->data ? (unsigned char *)bh_buf_detach(data) : calloc(1, 1);
+	bh_buf_free(data);
+	if (!f->data)
+		return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+	unsigned char *fit = realloc(f->data, f->len + 1);
+	if (fit)
+		f->data = fit;
+	chart_file_adopt(f);
 	return 0;
 }
 
@@ -217,63 +248,38 @@ static int read_file(const char *path, const struct stat *st, size_t max, bh_buf
  * loaded, nor held on the heap for the run. */
 #define MAP_MIN ((size_t)16 << 10)
 
-/* f = the file at path (lstat'ed as st) without a leading UTF-8 BOM, owned
- * by f (shared under a reference count); *raw its size with the BOM. */
-static int load_file(const char *path, const struct stat *st, size_t max, chart_file *f, size_t *raw,
+/* f = the open regular file fd (fstat'ed as st) at path; see file_from_buf */
+static int load_file(int fd, const char *path, const struct stat *st, size_t max, chart_file *f, size_t *raw,
 		     bh_error *err)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	if ((size_t)st->st_size >= MAP_MIN && (size_t)st->st_size <= max && st->st_size % page) {
-		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		struct stat fst;
-		if (fd < 0)
-			return bh_error_set(err, BH_EIO, "error reading %s: %s", path, strerror(errno));
-		char head[3];
-		/* mapped as the file is now; anything else is read as before. The
-		 * BOM is looked for by pread: touching the mapping would fault its
-		 * first pages in */
-		if (!fstat(fd, &fst) && S_ISREG(fst.st_mode) && fst.st_size == st->st_size &&
-		    pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head) {
-			size_t len = (size_t)fst.st_size;
-			/* private and writable: a write stays this process's own */
-			void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-			close(fd);
-			if (map != MAP_FAILED) {
-				size_t bom = !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
-				f->data = (unsigned char *)map + bom;
-				f->len = len - bom;
-				*raw = len;
-				int rc = chart_file_adopt_map(f, map, len, path);
-				if (rc == BH_ENOMEM)
-					return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
-				if (rc == 0)
-					return 0;
-			}
-		} else {
-			close(fd);
+	char head[3];
+	/* The BOM is looked for by pread: touching the mapping would fault its
+	 * first pages in */
+	if ((size_t)st->st_size >= MAP_MIN && (size_t)st->st_size <= max && st->st_size % page &&
+	    pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head) {
+		size_t len = (size_t)st->st_size;
+		/* private and writable: a write stays this process's own */
+		void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			size_t bom = !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
+			f->data = (unsigned char *)map + bom;
+			f->len = len - bom;
+			*raw = len;
+			int rc = chart_file_adopt_map(f, map, len, path);
+			if (rc == BH_ENOMEM)
+				return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+			if (rc == 0)
+				return 0;
 		}
 	}
 	bh_buf data = BH_BUF_INIT;
-	int rc = read_file(path, st, max, &data, err);
+	int rc = read_file(fd, path, (size_t)st->st_size, max, &data, err);
 	if (rc) {
 		bh_buf_free(&data);
 		return rc;
 	}
-	size_t bom = data.len >= 3 && !memcmp(data.data, "\xEF\xBB\xBF", 3) ? 3 : 0;
-	*raw = data.len;
-	f->len = data.len - bom;
-	if (data.data && bom)
-		memmove(data.data, data.data + bom, f->len + 1);
-	/* the read buffer becomes the file's data, without the spare room */
-	f->data = data.data ? (unsigned char *)bh_buf_detach(&data) : calloc(1, 1);
-	bh_buf_free(&data);
-	if (!f->data)
-		return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
-	unsigned char *fit = realloc(f->data, f->len + 1);
-	if (fit)
-		f->data = fit;
-	chart_file_adopt(f);
-	return 0;
+	return file_from_buf(&data, path, f, raw, err);
 }
 
 /* f (its data) becomes the walk's next file, named name */
@@ -293,93 +299,180 @@ static int files_add(walk *w, chart_file *f, const char *name)
 	return 0;
 }
 
-static int walk_dir(walk *w, const char *abs, const char *rel, size_t depth)
+typedef struct dir_entry {
+	char *name;
+	ino_t ino;
+	unsigned char type; /* d_type: DT_UNKNOWN when the file system does not say */
+} dir_entry;
+
+static int entry_cmp(const void *a, const void *b)
 {
-	DIR *d = opendir(abs);
-	char **names = NULL;
-	size_t nn = 0, cap = 0;
-	struct dirent *de;
-	int rc = 0;
-	if (!d)
-		return bh_error_set(w->err, BH_EIO, "cannot read directory %s: %s", abs, strerror(errno));
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (nn == cap) {
-			cap = cap ? cap * 2 : 32;
-			char **nv = realloc(names, cap * sizeof *nv);
-			if (!nv) {
-				rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
-				goto done;
+	return strcmp(((const dir_entry *)a)->name, ((const dir_entry *)b)->name);
+}
+
+static void dir_list_free(dir_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* The entries of the directory dfd but . and .., sorted by name, with
+ * their types as getdents gives them (no stat of each). */
+static int dir_list(walk *w, int dfd, const char *abs, dir_entry **out, size_t *nout)
+{
+	dir_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+	*out = NULL;
+	*nout = 0;
+	if (!w->dents && !(w->dents = malloc(DENTS_SIZE)))
+		return bh_error_set(w->err, BH_ENOMEM, "out of memory");
+	while ((got = getdents64(dfd, w->dents, DENTS_SIZE)) > 0) {
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *de = (struct dirent64 *)(w->dents + off);
+			off += de->d_reclen;
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 32;
+				dir_entry *nv = realloc(v, cap * sizeof *nv);
+				if (!nv)
+					goto oom;
+				v = nv;
 			}
-			names = nv;
+			if (!(v[n].name = strdup(de->d_name)))
+				goto oom;
+			v[n].ino = de->d_ino;
+			v[n++].type = de->d_type;
 		}
-		if (!(names[nn] = strdup(de->d_name))) {
-			rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
-			goto done;
-		}
-		nn++;
 	}
-	qsort(names, nn, sizeof *names, name_cmp);
+	if (got < 0) {
+		int e = errno;
+		dir_list_free(v, n);
+		return bh_error_set(w->err, BH_EIO, "cannot read directory %s: %s", abs, strerror(e));
+	}
+	qsort(v, n, sizeof *v, entry_cmp);
+	*out = v;
+	*nout = n;
+	return 0;
+oom:
+	dir_list_free(v, n);
+	return bh_error_set(w->err, BH_ENOMEM, "out of memory");
+}
+/* The regular file name in dfd (opened as fd, fstat'ed as st; fd -1:
+ * the top .helmignore, read already), at rel in the chart and abs on disk,
+ * becomes the walk's next file. */
+static int walk_file(walk *w, int fd, const struct stat *st, const char *abs, const char *rel, const char *name)
+{
+	chart_file f = {0};
+	size_t raw = 0;
+	int rc;
+	if ((size_t)st->st_size > w->ctx->lim.max_file)
+		return bh_error_set(w->err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
+				    name, w->ctx->lim.max_file);
+	if (++w->ctx->nfiles > w->ctx->lim.max_files)
+		return bh_error_set(w->err, BH_ELIMIT, "chart has more than %zu files (at \"%s\")",
+				    w->ctx->lim.max_files, rel);
+	if (fd < 0) {
+		w->have_ignore = 0;
+		rc = file_from_buf(&w->ignore_text, abs, &f, &raw, w->err);
+	} else {
+		rc = load_file(fd, abs, st, w->ctx->lim.max_file, &f, &raw, w->err);
+	}
+	if (!rc && raw > w->ctx->lim.max_total - w->ctx->total)
+		rc = bh_error_set(w->err, BH_ELIMIT, "chart is larger than the maximum size %zu", w->ctx->lim.max_total);
+	if (!rc) {
+		w->ctx->total += raw;
+		rc = files_add(w, &f, rel);
+	}
+	if (rc)
+		chart_file_release(&f);
+	return rc;
+}
+
+/* Walks the directory dfd (closed here), at rel in the chart and abs on
+ * disk, in name order. Each entry is opened relative to dfd, without
+ * following a symbolic link; its type is getdents', checked by fstat of
+ * what was opened (a stat by name only where getdents does not say). */
+static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t depth)
+{
+	dir_entry *names = NULL;
+	size_t nn = 0;
+	int rc = dir_list(w, dfd, abs, &names, &nn);
 	for (size_t i = 0; i < nn && !rc; i++) {
 		bh_buf ap = BH_BUF_INIT, rp = BH_BUF_INIT;
 		struct stat st;
+		int type = names[i].type, fd = -1;
 		/* by puts, not printf: two per file of the chart */
 		bh_buf_puts(&ap, abs);
 		bh_buf_putc(&ap, '/');
-		bh_buf_puts(&ap, names[i]);
+		bh_buf_puts(&ap, names[i].name);
 		if (*rel) {
 			bh_buf_puts(&rp, rel);
 			bh_buf_putc(&rp, '/');
 		}
-		bh_buf_puts(&rp, names[i]);
+		bh_buf_puts(&rp, names[i].name);
 		if (!bh_buf_ok(&ap) || !bh_buf_ok(&rp)) {
 			rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
-		} else if (lstat(ap.data, &st)) {
-			rc = bh_error_set(w->err, BH_EIO, "cannot stat %s: %s", ap.data, strerror(errno));
-		} else if (S_ISDIR(st.st_mode)) {
-			if (!rules_ignore(&w->rules, rp.data, 1)) {
-				if (depth + 1 > w->ctx->lim.max_path_depth)
-					rc = bh_error_set(w->err, BH_ELIMIT, "chart directory \"%s\" is nested deeper than %zu directories",
-							  rp.data, w->ctx->lim.max_path_depth);
-				else
-					rc = walk_dir(w, ap.data, rp.data, depth + 1);
+			goto next;
+		}
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dfd, names[i].name, &st, AT_SYMLINK_NOFOLLOW)) {
+				rc = bh_error_set(w->err, BH_EIO, "cannot stat %s: %s", ap.data, strerror(errno));
+				goto next;
 			}
-		} else if (rules_ignore(&w->rules, rp.data, 0)) {
-			/* skipped */
-		} else if (S_ISLNK(st.st_mode)) {
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : S_ISREG(st.st_mode) ? DT_REG : DT_FIFO;
+		}
+		if (type == DT_DIR) {
+			if (rules_ignore(&w->rules, rp.data, 1))
+				goto next;
+			if (depth + 1 > w->ctx->lim.max_path_depth) {
+				rc = bh_error_set(w->err, BH_ELIMIT, "chart directory \"%s\" is nested deeper than %zu directories",
+						  rp.data, w->ctx->lim.max_path_depth);
+				goto next;
+			}
+			fd = openat(dfd, names[i].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				rc = bh_error_set(w->err, BH_EIO, "cannot read directory %s: %s", ap.data, strerror(errno));
+			else
+				rc = walk_dir(w, fd, ap.data, rp.data, depth + 1);
+			fd = -1;
+			goto next;
+		}
+		if (rules_ignore(&w->rules, rp.data, 0))
+			goto next;
+		if (type == DT_LNK) {
 			rc = bh_error_set(w->err, BH_EDENIED, "chart file \"%s\" is a symbolic link (refused)", rp.data);
-		} else if (!S_ISREG(st.st_mode)) {
+			goto next;
+		}
+		if (type == DT_REG && depth == 0 && w->have_ignore && names[i].ino == w->ignore_st.st_ino &&
+		    !strcmp(names[i].name, ".helmignore")) {
+			/* the file ignore_read read for its rules */
+			rc = walk_file(w, -1, &w->ignore_st, ap.data, rp.data, names[i].name);
+			goto next;
+		}
+		if (type == DT_REG && (fd = open_at(dfd, names[i].name, &st)) < 0) {
+			if (errno == ELOOP) /* it became a link since */
+				rc = bh_error_set(w->err, BH_EDENIED, "chart file \"%s\" is a symbolic link (refused)", rp.data);
+			else
+				rc = bh_error_set(w->err, BH_EIO, "error reading %s: %s", ap.data, strerror(errno));
+			goto next;
+		}
+		if (type != DT_REG || !S_ISREG(st.st_mode)) {
 			rc = bh_error_set(w->err, BH_EDENIED,
 					  "cannot load irregular file %s as it has file mode type bits set", ap.data);
-		} else if ((size_t)st.st_size > w->ctx->lim.max_file) {
-			rc = bh_error_set(w->err, BH_ELIMIT, "chart file \"%s\" is larger than the maximum file size %zu",
-					  names[i], w->ctx->lim.max_file);
-		} else if (++w->ctx->nfiles > w->ctx->lim.max_files) {
-			rc = bh_error_set(w->err, BH_ELIMIT, "chart has more than %zu files (at \"%s\")",
-					  w->ctx->lim.max_files, rp.data);
-		} else {
-			chart_file f = {0};
-			size_t raw = 0;
-			rc = load_file(ap.data, &st, w->ctx->lim.max_file, &f, &raw, w->err);
-			if (!rc && raw > w->ctx->lim.max_total - w->ctx->total)
-				rc = bh_error_set(w->err, BH_ELIMIT, "chart is larger than the maximum size %zu",
-						  w->ctx->lim.max_total);
-			if (!rc) {
-				w->ctx->total += raw;
-				rc = files_add(w, &f, rp.data);
-			}
-			if (rc)
-				chart_file_release(&f);
+			goto next;
 		}
+		rc = walk_file(w, fd, &st, ap.data, rp.data, names[i].name);
+	next:
+		if (fd >= 0)
+			close(fd);
 		bh_buf_free(&ap);
 		bh_buf_free(&rp);
 	}
-done:
-	for (size_t i = 0; i < nn; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	dir_list_free(names, nn);
+	close(dfd);
 	return rc;
 }
 
@@ -390,7 +483,38 @@ static void files_free(chart_file *files, size_t n)
 	free(files);
 }
 
-static int dir_read(const char *path, chart_load_ctx *ctx, chart_file **files, size_t *n, bh_error *err)
+/* The top .helmignore's rules, when there is one; its text is kept in w
+ * for the walk (walk_file). */
+static int ignore_read(walk *w, int dfd, const char *path)
+{
+	struct stat st;
+	int rc, fd = open_at(dfd, ".helmignore", &st);
+	bh_buf ip = BH_BUF_INIT;
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	bh_buf_printf(&ip, "%s/.helmignore", path);
+	if (!bh_buf_ok(&ip))
+		rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+	else if (fd < 0 && errno != ELOOP)
+		rc = bh_error_set(w->err, BH_EIO, "error reading %s: %s", ip.data, strerror(errno));
+	else if (fd < 0 || !S_ISREG(st.st_mode))
+		rc = bh_error_set(w->err, BH_EDENIED, "%s is not a regular file (refused)", ip.data);
+	else
+		rc = read_file(fd, ip.data, (size_t)st.st_size, w->ctx->lim.max_file, &w->ignore_text, w->err);
+	if (!rc)
+		rc = rules_parse(&w->rules, w->ignore_text.data ? w->ignore_text.data : "", w->ignore_text.len, w->err);
+	if (!rc) {
+		w->ignore_st = st;
+		w->have_ignore = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	bh_buf_free(&ip);
+	return rc;
+}
+
+/* The files of the chart directory dfd (closed here) at path. */
+static int dir_read(int dfd, const char *path, chart_load_ctx *ctx, chart_file **files, size_t *n, bh_error *err)
 {
 	walk w;
 	int rc;
@@ -399,29 +523,16 @@ static int dir_read(const char *path, chart_load_ctx *ctx, chart_file **files, s
 	w.err = err;
 	*files = NULL;
 	*n = 0;
-	bh_buf ip = BH_BUF_INIT;
-	bh_buf_printf(&ip, "%s/.helmignore", path);
-	struct stat st;
-	if (bh_buf_ok(&ip) && lstat(ip.data, &st) == 0) {
-		bh_buf text = BH_BUF_INIT;
-		if (!S_ISREG(st.st_mode))
-			rc = bh_error_set(err, BH_EDENIED, "%s is not a regular file (refused)", ip.data);
-		else
-			rc = read_file(ip.data, &st, ctx->lim.max_file, &text, err);
-		if (!rc)
-			rc = rules_parse(&w.rules, text.data ? text.data : "", text.len, err);
-		bh_buf_free(&text);
-		if (rc) {
-			bh_buf_free(&ip);
-			rules_free(&w.rules);
-			return rc;
-		}
-	}
-	bh_buf_free(&ip);
-	rc = rules_add(&w.rules, "templates/.?*", 13, err);
+	rc = ignore_read(&w, dfd, path);
 	if (!rc)
-		rc = walk_dir(&w, path, "", 0);
+		rc = rules_add(&w.rules, "templates/.?*", 13, err);
+	if (!rc)
+		rc = walk_dir(&w, dfd, path, "", 0);
+	else
+		close(dfd);
 	rules_free(&w.rules);
+	bh_buf_free(&w.ignore_text);
+	free(w.dents);
 	if (rc) {
 		files_free(w.files, w.n);
 		return rc;
@@ -431,12 +542,25 @@ static int dir_read(const char *path, chart_load_ctx *ctx, chart_file **files, s
 	return 0;
 }
 
+static int dir_open(const char *path, bh_error *err)
+{
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return bh_error_set(err, BH_EIO, "cannot read directory %s: %s", path, strerror(errno));
+	return dfd;
+}
+
 int chart_dir_read_files(const char *path, const chart_limits *lim, chart_file **files, size_t *n, bh_error *err)
 {
 	chart_load_ctx ctx;
+	int dfd = dir_open(path, err);
+	*files = NULL;
+	*n = 0;
+	if (dfd < 0)
+		return dfd;
 	memset(&ctx, 0, sizeof ctx);
 	chart_limits_fill(&ctx.lim, lim);
-	return dir_read(path, &ctx, files, n, err);
+	return dir_read(dfd, path, &ctx, files, n, err);
 }
 
 void chart_files_free(chart_file *files, size_t n)
@@ -444,14 +568,15 @@ void chart_files_free(chart_file *files, size_t n)
 	files_free(files, n);
 }
 
-int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+/* The chart in the directory dfd (closed here) at path. */
+static int load_dir_fd(int dfd, const char *path, const chart_limits *lim, chart **out, bh_error *err)
 {
 	chart_load_ctx ctx;
 	chart_file *files;
 	size_t n;
 	memset(&ctx, 0, sizeof ctx);
 	chart_limits_fill(&ctx.lim, lim);
-	int rc = dir_read(path, &ctx, &files, &n, err);
+	int rc = dir_read(dfd, path, &ctx, &files, &n, err);
 	if (!rc) {
 		rc = chart_load_files_budget(files, n, &ctx, out, err);
 		files_free(files, n);
@@ -459,16 +584,29 @@ int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_er
 	return rc;
 }
 
+int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+{
+	int dfd = dir_open(path, err);
+	return dfd < 0 ? dfd : load_dir_fd(dfd, path, lim, out, err);
+}
+
 int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_error *err)
 {
 	struct stat st;
-	if (stat(path, &st))
-		return bh_error_set(err, BH_ENOTFOUND, "path \"%s\" not found", path);
-	if (S_ISDIR(st.st_mode))
-		return chart_load_dir(path, lim, out, err);
+	/* opened once, a directory or an archive */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bh_error_set(err, BH_EIO, "file '%s' cannot be read: %s", path, strerror(errno));
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (stat(path, &st))
+			return bh_error_set(err, BH_ENOTFOUND, "path \"%s\" not found", path);
+		if (S_ISDIR(st.st_mode))
+			return chart_load_dir(path, lim, out, err);
+		return bh_error_set(err, BH_EIO, "file '%s' cannot be read: %s", path, strerror(e));
+	}
+	if (S_ISDIR(st.st_mode))
+		return load_dir_fd(fd, path, lim, out, err);
 	unsigned char head[512] = {0};
 	ssize_t got = read(fd, head, sizeof head);
 	if (got < 3 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 0x08) {

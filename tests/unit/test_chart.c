@@ -527,8 +527,33 @@ START_TEST(test_directory)
 	ck_assert_str_eq(c->templates[1].name, "templates/d.bak.yaml");
 	ck_assert_str_eq(c->templates[2].name, "templates/e.tmp");
 	ck_assert_uint_eq(c->nfiles, 3); /* .helmignore, OWNERS2, bak */
+	/* the .helmignore read for its rules is the chart's file */
+	ck_assert_str_eq(c->files[0].name, ".helmignore");
+	ck_assert_uint_eq(c->files[0].len, strlen("# comment\nignored/\n*.bak\nOWNERS\n*~\nn?tes.txt\n/*.tmp\n"));
+	ck_assert_str_eq((const char *)c->files[0].data, "# comment\nignored/\n*.bak\nOWNERS\n*~\nn?tes.txt\n/*.tmp\n");
 	ck_assert_str_eq(c->files[1].name, "OWNERS2");
 	ck_assert_str_eq(c->files[2].name, "bak");
+	chart_free(c);
+	/* a FIFO is refused (not opened for reading: no writer would come) */
+	snprintf(p, sizeof p, "%s/templates/pipe.yaml", tmpdir);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "templates/pipe.yaml as it has file mode type bits set"));
+	unlink(p);
+	/* a .helmignore that is a symbolic link is refused */
+	snprintf(p, sizeof p, "%s/.helmignore", tmpdir);
+	char moved[600];
+	snprintf(moved, sizeof moved, "%s/helmignore.real", tmpdir);
+	ck_assert_int_eq(rename(p, moved), 0);
+	ck_assert_int_eq(symlink("helmignore.real", p), 0);
+	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, ".helmignore is not a regular file (refused)"));
+	unlink(p);
+	ck_assert_int_eq(rename(moved, p), 0);
+	/* loaded again the same, by chart_load_path too (one open) */
+	ck_assert_msg(chart_load_path(tmpdir, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ntemplates, 3);
+	ck_assert_uint_eq(c->nfiles, 3);
 	chart_free(c);
 	/* a symbolic link inside the chart is refused */
 	snprintf(p, sizeof p, "%s/templates/leak.yaml", tmpdir);
