@@ -47,45 +47,19 @@ static void usage(FILE *f)
 		fprintf(f, "  %-18s %s\n", commands[i].name, commands[i].help);
 }
 
-/* The heap's first HEAP_START bytes, populated in one madvise: a page
- * faulted in one at a time costs ~20 us on this kind of VM, a populated
- * one ~1 us, and a small chart's run touches most of them anyway (podinfo's
- * heap peaks at 240 KiB; 60 of its 156 page faults were the heap's).
- * Under a sanitizer's allocator brk does not move and nothing is
- * populated. */
+/* The heap's first HEAP_START bytes, populated in one madvise
+ * (lib/heap.h): a small chart's run touches most of them anyway (podinfo's
+ * heap peaks at 240 KiB; 60 of its 156 page faults were the heap's); a
+ * bigger one's chart loader asks for more (heap_expect). Under a
+ * sanitizer's allocator brk does not move and nothing is populated. */
 #define HEAP_START (256 * 1024)
 #define HEAP_MMAP (32 << 20) /* glibc's largest M_MMAP_THRESHOLD on 64-bit */
 
 static int heap_prefault(void)
 {
-#ifdef MADV_POPULATE_WRITE
-	long pg = sysconf(_SC_PAGESIZE);
-	char *lo, *hi, *top;
-	void *volatile p, *volatile q = NULL; /* not elided with their free() */
-	if (pg <= 0 || !mallopt(M_TOP_PAD, HEAP_START) || !mallopt(M_MMAP_THRESHOLD, HEAP_MMAP))
+	if (!mallopt(M_MMAP_THRESHOLD, HEAP_MMAP))
 		return -1;
-	/* the main arena: made by this malloc, or already (a static libc's
-	 * start-up allocates), then with the default 128 KiB from brk */
-	p = malloc(1);
-	top = sbrk(0);
-	if (!p || top == (char *)-1 || (char *)p >= top) { /* not from brk: a sanitizer's, valgrind's malloc */
-		free(p);
-		return -1;
-	}
-	lo = (char *)((uintptr_t)p & ~((uintptr_t)pg - 1));
-	hi = lo + HEAP_START;
-	if (top < hi) /* brk then moves past hi, by M_TOP_PAD */
-		q = malloc(HEAP_START);
-	free(q);
-	free(p);
-	top = sbrk(0);
-	if (top == (char *)-1 || top < hi)
-		hi = top;
-	(void)madvise(lo, (size_t)(hi - lo), MADV_POPULATE_WRITE);
-	return 0;
-#else
-	return -1;
-#endif
+	return heap_populate(HEAP_START);
 }
 
 /* Past the first HEAP_SMALL bytes, the heap is on transparent huge pages

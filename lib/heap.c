@@ -13,6 +13,63 @@
 #define HEAP_HUGE_PAGE ((uintptr_t)2 << 20)
 
 static void *heap_spacer; /* held for the process's life */
+/* heap_expect's range: the heap's start, how far it is populated, and the
+ * end of the 4 KiB part (heap_huge_pages' small block); NULL: not armed */
+static char *heap_lo, *heap_done, *heap_small_end;
+
+int heap_populate(size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	long pg = sysconf(_SC_PAGESIZE);
+	char *lo, *hi, *top;
+	void *volatile p, *volatile q = NULL; /* not elided with their free() */
+	if (pg <= 0 || len > INT_MAX || !mallopt(M_TOP_PAD, (int)len))
+		return -1;
+	/* the main arena: made by this malloc, or already (a static libc's
+	 * start-up allocates), then with the default 128 KiB from brk */
+	p = malloc(1);
+	top = sbrk(0);
+	if (!p || top == (char *)-1 || (char *)p >= top) { /* not from brk: a sanitizer's, valgrind's malloc */
+		free(p);
+		return -1;
+	}
+	lo = (char *)((uintptr_t)p & ~((uintptr_t)pg - 1));
+	hi = lo + len;
+	if (top < hi) /* brk then moves past hi, by M_TOP_PAD */
+		q = malloc(len);
+	free(q);
+	free(p);
+	top = sbrk(0);
+	if (top == (char *)-1 || top < hi)
+		hi = top;
+	if (madvise(lo, (size_t)(hi - lo), MADV_POPULATE_WRITE) == 0) { /* else: Linux < 5.14 */
+		heap_lo = lo;
+		heap_done = hi;
+	}
+	return 0;
+#else
+	(void)len;
+	return -1;
+#endif
+}
+
+void heap_expect(size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	long pg = sysconf(_SC_PAGESIZE);
+	char *hi;
+	if (!heap_lo || !heap_small_end || pg <= 0)
+		return;
+	hi = bytes < (size_t)(heap_small_end - heap_lo) ? heap_lo + bytes : heap_small_end;
+	hi = (char *)((uintptr_t)hi & ~((uintptr_t)pg - 1));
+	if (hi <= heap_done)
+		return;
+	(void)madvise(heap_done, (size_t)(hi - heap_done), MADV_POPULATE_WRITE);
+	heap_done = hi;
+#else
+	(void)bytes;
+#endif
+}
 
 int heap_huge_pages(size_t small, size_t grow, int mmap_threshold)
 {
@@ -35,6 +92,8 @@ int heap_huge_pages(size_t small, size_t grow, int mmap_threshold)
 		if (hi > lo)
 			(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 		free(more); /* back to the top chunk, which is not trimmed */
+		if (heap_lo && (char *)first > heap_lo)
+			heap_small_end = (char *)first + first_len;
 	}
 	free(first); /* a free block below the spacer, used first */
 	return more ? 0 : BH_ENOMEM;

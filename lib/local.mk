@@ -26,6 +26,13 @@ tests_unit_test_lib_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_lib
 UNIT_TESTS += tests/unit/test_lib
+# lib/heap.c (heap_expect)
+check_PROGRAMS += tests/unit/test_heap
+tests_unit_test_heap_SOURCES = tests/unit/test_heap.c
+tests_unit_test_heap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_heap_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_heap
+UNIT_TESTS += tests/unit/test_heap
 
 check_PROGRAMS += tests/unit/test_yaml tests/unit/test_gojson
 tests_unit_test_yaml_SOURCES = tests/unit/test_yaml.c tests/unit/vectors.h
