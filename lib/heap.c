@@ -23,7 +23,9 @@ int heap_populate(size_t len)
 	long pg = sysconf(_SC_PAGESIZE);
 	char *lo, *hi, *top;
 	void *volatile p, *volatile q = NULL; /* not elided with their free() */
-	if (pg <= 0 || len > INT_MAX || !mallopt(M_TOP_PAD, (int)len))
+	/* not trimmed: the free below would give back what it just took
+	 * (two more brk calls, one splitting the heap's mapping) */
+	if (pg <= 0 || len > INT_MAX || !mallopt(M_TOP_PAD, (int)len) || !mallopt(M_TRIM_THRESHOLD, INT_MAX))
 		return -1;
 	/* the main arena: made by this malloc, or already (a static libc's
 	 * start-up allocates), then with the default 128 KiB from brk */

@@ -32,7 +32,8 @@
 int heap_huge_pages(size_t small, size_t grow, int mmap_threshold);
 
 /* Populates the first len bytes of malloc's heap (from its first block,
- * brk moved there by M_TOP_PAD = len) and arms heap_expect. 0 (the pages
+ * brk moved there by M_TOP_PAD = len; the heap is never trimmed) and arms
+ * heap_expect. 0 (the pages
  * fault in as used where the madvise is not there), or -1 when malloc's
  * heap is not brk's (a sanitizer's or valgrind's allocator): nothing is
  * done then. Call it first. */
