@@ -42,9 +42,11 @@ int heap_populate(size_t len)
 	free(q);
 	free(p);
 	top = sbrk(0);
-	if (top == (char *)-1 || top < hi)
-		hi = top;
-	if (madvise(lo, (size_t)(hi - lo), MADV_POPULATE_WRITE) == 0) { /* else: Linux < 5.14 */
+	if (top == (char *)-1)
+		return 0;
+	if (top < hi) /* brk did not move: up to the page below it */
+		hi = (char *)((uintptr_t)top & ~((uintptr_t)pg - 1));
+	if (hi > lo && madvise(lo, (size_t)(hi - lo), MADV_POPULATE_WRITE) == 0) { /* else: Linux < 5.14 */
 		heap_lo = lo;
 		heap_done = hi;
 	}
