@@ -1211,31 +1211,42 @@ static int membercmp(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-static member *sorted_members(const json_t *obj)
+/* obj's members into m (room for json_object_size(obj)), in the object's
+ * own order; their count */
+static size_t fill_members(const json_t *obj, member *m)
 {
 	size_t n = json_object_size(obj), i = 0;
-	member *m = malloc((n + 1) * sizeof *m);
-	void *it;
-	if (!m)
-		return NULL;
-	for (it = json_object_iter((json_t *)obj); it && i < n; it = json_object_iter_next((json_t *)obj, it), i++) {
+	for (void *it = json_object_iter((json_t *)obj); it && i < n; it = json_object_iter_next((json_t *)obj, it), i++) {
 		m[i].key = json_object_iter_key(it);
 		m[i].len = json_object_iter_key_len(it);
 		m[i].val = json_object_iter_value(it);
 	}
-	if (i > 16) {
-		qsort(m, i, sizeof *m, membercmp);
-		return m;
+	return i;
+}
+
+/* m[0..n) sorted by key */
+static void sort_members(member *m, size_t n)
+{
+	if (n > 16) {
+		qsort(m, n, sizeof *m, membercmp);
+		return;
 	}
 	/* most objects are small: insertion sort, without qsort's calls
 	 * (keys are distinct, so the order is the same) */
-	for (size_t j = 1; j < i; j++) {
+	for (size_t j = 1; j < n; j++) {
 		member x = m[j];
 		size_t k = j;
 		for (; k > 0 && membercmp(&x, &m[k - 1]) < 0; k--)
 			m[k] = m[k - 1];
 		m[k] = x;
 	}
+}
+
+static member *sorted_members(const json_t *obj)
+{
+	member *m = malloc((json_object_size(obj) + 1) * sizeof *m);
+	if (m)
+		sort_members(m, fill_members(obj, m));
 	return m;
 }
 
@@ -1354,65 +1365,14 @@ static void missing_list(bh_buf *b, const json_t *obj, const node *req, int *cou
 	}
 }
 
-static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, uneval *ue, errlist *errs)
+/* obj_validate's visit of the members keys[0..nkeys) for "properties",
+ * "patternProperties" and "additionalProperties" */
+static void members_validate(vctx *c, const node *props, const node *pprops, const node *addl, const member *keys,
+			     size_t nkeys, int br, uneval *ue, errlist *errs)
 {
 	const jsonschema *js = c->s;
-	long long lim;
-	const node *n, *props = kw(s, "properties"), *pprops = kw(s, "patternProperties");
-	const node *addl = kw(s, "additionalProperties");
-	member *keys;
-	size_t nkeys = json_object_size(obj);
 	bh_buf addl_names = BH_BUF_INIT;
 	int naddl = 0;
-
-	if (kw_int(s, "minProperties", &lim) && (long long)nkeys < lim)
-		errlist_add(c, errs, got_want(c, "minProperties", (long long)nkeys, lim));
-	if (kw_int(s, "maxProperties", &lim) && (long long)nkeys > lim)
-		errlist_add(c, errs, got_want(c, "maxProperties", (long long)nkeys, lim));
-	if ((n = kw(s, "required")) && n->type == GOJSON_ARRAY) {
-		bh_buf m = BH_BUF_INIT;
-		int cnt;
-		missing_list(&m, obj, n, &cnt);
-		if (cnt == 1)
-			errlist_add(c, errs, mkerr(c, E_PLAIN, "missing property %s", bh_buf_str(&m)));
-		else if (cnt > 1)
-			errlist_add(c, errs, mkerr(c, E_PLAIN, "missing properties %s", bh_buf_str(&m)));
-		bh_buf_free(&m);
-	}
-	if (br && errs->n)
-		return;
-	if ((n = kw(s, "dependencies")) && n->type == GOJSON_OBJECT) {
-		for (size_t i = 0; i < n->n; i++) {
-			const node *pn = &n->items[2 * i], *dep = &n->items[2 * i + 1];
-			if (!json_object_getn(obj, pn->text, pn->len))
-				continue;
-			if (dep->type == GOJSON_ARRAY) {
-				bh_buf m = BH_BUF_INIT, q = BH_BUF_INIT;
-				int cnt;
-				missing_list(&m, obj, dep, &cnt);
-				if (cnt) {
-					quote(&q, pn->text, pn->len);
-					errlist_add(c, errs, mkerr(c, E_PLAIN, "properties %s required, if %s exists", bh_buf_str(&m), bh_buf_str(&q)));
-				}
-				bh_buf_free(&m);
-				bh_buf_free(&q);
-			} else if (is_schema(dep)) {
-				errlist_add(c, errs, validate_self(c, dep, obj, br, ue));
-			}
-		}
-	}
-	/* the members in order, only for a keyword that visits them */
-	if ((props && props->type == GOJSON_OBJECT) || (pprops && pprops->type == GOJSON_OBJECT) || addl ||
-	    (js->draft != 4 && kw_schema(s, "propertyNames"))) {
-		keys = sorted_members(obj);
-		if (!keys) {
-			c->hard = BH_ENOMEM;
-			return;
-		}
-	} else {
-		keys = NULL;
-		nkeys = 0;
-	}
 	for (size_t i = 0; i < nkeys && !c->hard; i++) {
 		const char *k = keys[i].key;
 		size_t kl = keys[i].len;
@@ -1470,6 +1430,91 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 	if (naddl)
 		errlist_add(c, errs, mkerr(c, E_PLAIN, "additional properties %s not allowed", bh_buf_str(&addl_names)));
 	bh_buf_free(&addl_names);
+}
+
+static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, uneval *ue, errlist *errs)
+{
+	const jsonschema *js = c->s;
+	long long lim;
+	const node *n, *props = kw(s, "properties"), *pprops = kw(s, "patternProperties");
+	const node *addl = kw(s, "additionalProperties");
+	member *keys;
+	size_t nkeys = json_object_size(obj);
+
+	if (kw_int(s, "minProperties", &lim) && (long long)nkeys < lim)
+		errlist_add(c, errs, got_want(c, "minProperties", (long long)nkeys, lim));
+	if (kw_int(s, "maxProperties", &lim) && (long long)nkeys > lim)
+		errlist_add(c, errs, got_want(c, "maxProperties", (long long)nkeys, lim));
+	if ((n = kw(s, "required")) && n->type == GOJSON_ARRAY) {
+		bh_buf m = BH_BUF_INIT;
+		int cnt;
+		missing_list(&m, obj, n, &cnt);
+		if (cnt == 1)
+			errlist_add(c, errs, mkerr(c, E_PLAIN, "missing property %s", bh_buf_str(&m)));
+		else if (cnt > 1)
+			errlist_add(c, errs, mkerr(c, E_PLAIN, "missing properties %s", bh_buf_str(&m)));
+		bh_buf_free(&m);
+	}
+	if (br && errs->n)
+		return;
+	if ((n = kw(s, "dependencies")) && n->type == GOJSON_OBJECT) {
+		for (size_t i = 0; i < n->n; i++) {
+			const node *pn = &n->items[2 * i], *dep = &n->items[2 * i + 1];
+			if (!json_object_getn(obj, pn->text, pn->len))
+				continue;
+			if (dep->type == GOJSON_ARRAY) {
+				bh_buf m = BH_BUF_INIT, q = BH_BUF_INIT;
+				int cnt;
+				missing_list(&m, obj, dep, &cnt);
+				if (cnt) {
+					quote(&q, pn->text, pn->len);
+					errlist_add(c, errs, mkerr(c, E_PLAIN, "properties %s required, if %s exists", bh_buf_str(&m), bh_buf_str(&q)));
+				}
+				bh_buf_free(&m);
+				bh_buf_free(&q);
+			} else if (is_schema(dep)) {
+				errlist_add(c, errs, validate_self(c, dep, obj, br, ue));
+			}
+		}
+	}
+	/* the members, only for a keyword that visits them. v6 visits them in
+	 * a Go map's order: this sorts them, for errors in a stable order. But
+	 * when the visit finds no error its order does not matter (the same
+	 * subschemas run, as many steps): first the object's own order, without
+	 * a sort; again sorted only when it found errors (or ran out of steps,
+	 * which a sorted visit that stops early in a boolean result may not) */
+	int visit = (props && props->type == GOJSON_OBJECT) || (pprops && pprops->type == GOJSON_OBJECT) || addl;
+	keys = NULL;
+	if (js->draft != 4 && kw_schema(s, "propertyNames")) {
+		if (!(keys = sorted_members(obj))) {
+			c->hard = BH_ENOMEM;
+			return;
+		}
+		if (visit)
+			members_validate(c, props, pprops, addl, keys, nkeys, br, ue, errs);
+	} else if (visit) {
+		member small[8], *m = nkeys <= 8 ? small : malloc(nkeys * sizeof *m);
+		size_t n0 = errs->n, steps0 = c->steps, got;
+		int unsorted = !(ue->active && ue->props) && !c->hard; /* ue->props follow the sorted order */
+		if (!m) {
+			c->hard = BH_ENOMEM;
+			return;
+		}
+		got = fill_members(obj, m);
+		if (!unsorted)
+			sort_members(m, got);
+		members_validate(c, props, pprops, addl, m, got, br, ue, errs);
+		if (unsorted && (c->hard == BH_ELIMIT || (!c->hard && errs->n != n0))) {
+			while (errs->n > n0)
+				verr_free(errs->v[--errs->n]);
+			c->hard = 0;
+			c->steps = steps0;
+			sort_members(m, got);
+			members_validate(c, props, pprops, addl, m, got, br, ue, errs);
+		}
+		if (m != small)
+			free(m);
+	}
 	if (js->draft == 4)
 		goto out;
 	if ((n = kw_schema(s, "propertyNames"))) {

@@ -42,6 +42,13 @@ static const struct golden {
 	 "{\"additionalProperties\":false,\"properties\":{\"a\":{}}}",
 	 "a: 1\nz: 2\nb: 3\n",
 	 "- at '': additional properties 'b', 'z' not allowed\n"},
+	/* members written out of order: their errors still come sorted by
+	 * key (the validator's first, unsorted visit found errors: redone) */
+	{"members-order",
+	 "{\"properties\":{\"p\":{\"properties\":{\"z\":{\"type\":\"string\"},\"b\":{\"type\":\"string\"},\"m\":{}},\"additionalProperties\":false},\"q\":{\"type\":\"string\"}}}",
+	 "q: 1\np:\n  z: 1\n  x: 0\n  m: 0\n  b: 2\n  a: 0\n",
+	 "- at '/p': validation failed\n  - at '/p/b': got number, want string\n  - at '/p/z': got number, want string\n"
+	 "  - at '/p': additional properties 'a', 'x' not allowed\n- at '/q': got number, want string\n"},
 	{"enum-num",
 	 "{\"properties\":{\"a\":{\"enum\":[1,2.0,\"x\",null,true]}}}",
 	 "a: 3\n",
