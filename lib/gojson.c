@@ -347,6 +347,8 @@ typedef struct parser {
 	int yaml_breaks; /* fold raw NEL/LS/PS inside strings as YAML does */
 	int in_key;      /* parsing an object key */
 	int breaks_seen; /* raw YAML line breaks so far (yaml_breaks mode) */
+	gojson_node *stk; /* the items of open containers (see stk_push) */
+	size_t stk_n, stk_cap;
 	bh_error *err;
 } parser;
 
@@ -694,49 +696,55 @@ static int parse_literal(parser *p, const char *word, enum gojson_type t, gojson
 	return 0;
 }
 
-/* Room for one more item in node->items, whose room is *cap items: twice
- * the size, in place when the items end the newest block, else a new array
- * (the old one stays in its block). */
-static int push_grow(parser *p, gojson_node *node, size_t *cap)
+/* The items of the open arrays and objects wait on the parser's stack,
+ * each container's after its own node; when it closes they move to the
+ * tree's memory at once, at their exact size (no array grown and copied
+ * while it fills, nor room left over). A new zeroed node on the stack: its
+ * index (the stack may move while it is parsed: nodes are named by index) */
+static int stk_grow(parser *p)
 {
-	size_t nc = *cap ? *cap * 2 : 4;
-	tree_block *b = p->mem->blocks;
-	unsigned char *end = b ? (unsigned char *)b->data + b->used : NULL;
-	if (*cap && end == (unsigned char *)(node->items + *cap) && b->cap - b->used >= *cap * sizeof *node->items) {
-		b->used += *cap * sizeof *node->items;
-		*cap = nc;
-		return 0;
-	}
-	gojson_node *ni = tree_alloc(p->mem, nc * sizeof *ni);
-	if (!ni)
+	size_t nc = p->stk_cap ? p->stk_cap * 2 : 64;
+	gojson_node *ns = realloc(p->stk, nc * sizeof *ns);
+	if (!ns)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
-	if (node->n)
-		memcpy(ni, node->items, node->n * sizeof *ni);
-	node->items = ni;
-	*cap = nc;
+	p->stk = ns;
+	p->stk_cap = nc;
 	return 0;
 }
 
-/* A new zeroed item at the end of node->items: *slot */
-static inline int push(parser *p, gojson_node *node, size_t *cap, gojson_node **slot)
+static inline __attribute__((always_inline)) int stk_push(parser *p, size_t *idx)
 {
 	int rc;
-	if (node->n == *cap && (rc = push_grow(p, node, cap)))
+	if (p->stk_n == p->stk_cap && (rc = stk_grow(p)))
 		return rc;
-	*slot = &node->items[node->n];
-	memset(*slot, 0, sizeof **slot);
-	node->n++;
+	*idx = p->stk_n++;
+	memset(&p->stk[*idx], 0, sizeof *p->stk);
 	return 0;
 }
 
-static int parse_value(parser *p, gojson_node *node, int depth);
-
-static int parse_array(parser *p, gojson_node *node, int depth)
+/* The container at idx closes: its n items (the nodes after it on the
+ * stack) move to the tree's memory */
+static int stk_close(parser *p, size_t idx, size_t n)
 {
-	size_t cap = 0;
-	gojson_node *slot;
+	if (n) {
+		gojson_node *it = tree_alloc(p->mem, n * sizeof *it);
+		if (!it)
+			return bh_error_set(p->err, BH_ENOMEM, "out of memory");
+		memcpy(it, &p->stk[idx + 1], n * sizeof *it);
+		p->stk[idx].items = it;
+	}
+	p->stk[idx].n = n;
+	p->stk_n = idx + 1;
+	return 0;
+}
+
+static int parse_value(parser *p, size_t idx, int depth);
+
+static int parse_array(parser *p, size_t idx, int depth)
+{
+	size_t slot;
 	int rc;
-	node->type = GOJSON_ARRAY;
+	p->stk[idx].type = GOJSON_ARRAY;
 	p->i++;
 	skip_ws(p);
 	if (p->i < p->n && p->s[p->i] == ']') {
@@ -744,7 +752,7 @@ static int parse_array(parser *p, gojson_node *node, int depth)
 		return 0;
 	}
 	for (;;) {
-		if ((rc = push(p, node, &cap, &slot)))
+		if ((rc = stk_push(p, &slot)))
 			return rc;
 		if ((rc = parse_value(p, slot, depth + 1)))
 			return rc;
@@ -756,19 +764,17 @@ static int parse_array(parser *p, gojson_node *node, int depth)
 		}
 		if (p->i < p->n && p->s[p->i] == ']') {
 			p->i++;
-			return 0;
+			return stk_close(p, idx, p->stk_n - idx - 1);
 		}
 		return bad(p, "after array element");
 	}
 }
 
-static int parse_object_slots(parser *p, gojson_node *node, int depth)
+static int parse_object(parser *p, size_t idx, int depth)
 {
-	size_t cap = 0;
-	gojson_node *slot;
+	size_t slot;
 	int rc;
-	node->type = GOJSON_OBJECT;
-	node->keys = 0;
+	p->stk[idx].type = GOJSON_OBJECT;
 	p->i++;
 	skip_ws(p);
 	if (p->i < p->n && p->s[p->i] == '}') {
@@ -778,10 +784,10 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 	for (;;) {
 		if (p->i >= p->n || p->s[p->i] != '"')
 			return bad(p, "looking for beginning of object key string");
-		if ((rc = push(p, node, &cap, &slot)))
+		if ((rc = stk_push(p, &slot)))
 			return rc;
 		p->in_key = 1;
-		rc = parse_string(p, slot);
+		rc = parse_string(p, &p->stk[slot]);
 		p->in_key = 0;
 		if (rc)
 			return rc;
@@ -790,7 +796,7 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 			return bad(p, "after object key");
 		p->i++;
 		skip_ws(p);
-		if ((rc = push(p, node, &cap, &slot)))
+		if ((rc = stk_push(p, &slot)))
 			return rc;
 		if ((rc = parse_value(p, slot, depth + 1)))
 			return rc;
@@ -801,28 +807,24 @@ static int parse_object_slots(parser *p, gojson_node *node, int depth)
 			continue;
 		}
 		if (p->i < p->n && p->s[p->i] == '}') {
+			uint64_t keys = 0;
+			size_t n = (p->stk_n - idx - 1) / 2;
 			p->i++;
-			node->n /= 2;
-			for (size_t i = 0; i < node->n; i++)
-				node->keys |= gojson_key_bit(node->items[2 * i].text, node->items[2 * i].len);
+			for (size_t i = 0; i < n; i++) {
+				const gojson_node *k = &p->stk[idx + 1 + 2 * i];
+				keys |= gojson_key_bit(k->text, k->len);
+			}
+			p->stk[idx].keys = keys;
+			if ((rc = stk_close(p, idx, n * 2)))
+				return rc;
+			p->stk[idx].n = n; /* pairs */
 			return 0;
 		}
 		return bad(p, "after object key:value pair");
 	}
 }
 
-/* While parsing, an object's n counts slots (2 per pair); on success it is
- * halved to count pairs. A failed object becomes an ARRAY of its slots, so
- * that its n counts what it holds. */
-static int parse_object(parser *p, gojson_node *node, int depth)
-{
-	int rc = parse_object_slots(p, node, depth);
-	if (rc)
-		node->type = GOJSON_ARRAY;
-	return rc;
-}
-
-static int parse_value(parser *p, gojson_node *node, int depth)
+static int parse_value(parser *p, size_t idx, int depth)
 {
 	unsigned c;
 	if (p->i >= p->n)
@@ -831,15 +833,15 @@ static int parse_value(parser *p, gojson_node *node, int depth)
 		return bh_error_set(p->err, BH_ELIMIT, "exceeded max depth");
 	c = p->s[p->i];
 	switch (c) {
-	case '{': return parse_object(p, node, depth);
-	case '[': return parse_array(p, node, depth);
-	case '"': return parse_string(p, node);
-	case 't': return parse_literal(p, "true", GOJSON_TRUE, node);
-	case 'f': return parse_literal(p, "false", GOJSON_FALSE, node);
-	case 'n': return parse_literal(p, "null", GOJSON_NULL, node);
+	case '{': return parse_object(p, idx, depth);
+	case '[': return parse_array(p, idx, depth);
+	case '"': return parse_string(p, &p->stk[idx]);
+	case 't': return parse_literal(p, "true", GOJSON_TRUE, &p->stk[idx]);
+	case 'f': return parse_literal(p, "false", GOJSON_FALSE, &p->stk[idx]);
+	case 'n': return parse_literal(p, "null", GOJSON_NULL, &p->stk[idx]);
 	}
 	if (c == '-' || (c >= '0' && c <= '9'))
-		return parse_number(p, node);
+		return parse_number(p, &p->stk[idx]);
 	return bad(p, "looking for beginning of value");
 }
 
@@ -892,14 +894,21 @@ static int tree_load(const char *text, size_t len, const gojson_limits *lim, int
 	if (!mem)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	p.mem = mem;
+	p.stk = NULL;
+	p.stk_n = p.stk_cap = 0;
 	root = &mem->root;
 	skip_ws(&p);
-	rc = parse_value(&p, root, 1);
+	size_t top;
+	rc = stk_push(&p, &top);
+	if (!rc)
+		rc = parse_value(&p, top, 1);
 	if (!rc) {
+		*root = p.stk[top];
 		skip_ws(&p);
 		if (p.i < p.n)
 			rc = bad(&p, "after top-level value");
 	}
+	free(p.stk);
 	if (rc) {
 		gojson_tree_free(root);
 		return rc;
