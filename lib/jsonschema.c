@@ -624,11 +624,60 @@ typedef struct vctx {
 	int hard;          /* BH_ENOMEM / BH_ELIMIT once something went wrong */
 	size_t steps;
 	int depth;
-	bh_buf loc;        /* current instance location */
+	/* the current instance location: the tokens toks[base..ntok) (a
+	 * property name as it is, or an array index when s is NULL), written
+	 * out as a JSON pointer only for an error (most values have none) */
+	struct loctok { const char *s; size_t n; } toks[JSONSCHEMA_MAX_DEPTH + 2];
+	int base, ntok;
 	const node *refstack[JSONSCHEMA_MAX_DEPTH];
 	size_t refloc[JSONSCHEMA_MAX_DEPTH];
 	int nref;
 } vctx;
+
+/* the current instance location as a JSON pointer (a new string; NULL
+ * when out of memory) */
+static char *loc_text(const vctx *c)
+{
+	bh_buf b = BH_BUF_INIT;
+	for (int t = c->base; t < c->ntok; t++) {
+		const char *tok = c->toks[t].s;
+		size_t n = c->toks[t].n;
+		bh_buf_putc(&b, '/');
+		if (!tok) {
+			bh_buf_printf(&b, "%zu", n);
+			continue;
+		}
+		for (size_t i = 0; i < n;) {
+			size_t run = 0; /* characters that stand for themselves */
+			while (i + run < n && tok[i + run] != '~' && tok[i + run] != '/')
+				run++;
+			bh_buf_put(&b, tok + i, run);
+			if ((i += run) < n)
+				bh_buf_puts(&b, tok[i++] == '~' ? "~0" : "~1");
+		}
+	}
+	return bh_buf_ok(&b) ? bh_buf_detach(&b) : (bh_buf_free(&b), NULL);
+}
+
+/* the length of loc_text(c) (what tells locations apart in a chain of
+ * references) */
+static size_t loc_len(const vctx *c)
+{
+	size_t len = 0;
+	for (int t = c->base; t < c->ntok; t++) {
+		const char *tok = c->toks[t].s;
+		size_t n = c->toks[t].n;
+		if (!tok) {
+			char d[32];
+			len += 1 + (size_t)snprintf(d, sizeof d, "%zu", n);
+			continue;
+		}
+		len += 1 + n;
+		for (size_t i = 0; i < n; i++)
+			len += tok[i] == '~' || tok[i] == '/';
+	}
+	return len;
+}
 
 static int errlist_add(vctx *c, errlist *l, verr *e)
 {
@@ -664,7 +713,7 @@ static verr *mkerr(vctx *c, int kind, const char *fmt, ...)
 	va_end(ap);
 	e->kind = kind;
 	e->msg = bh_buf_detach(&m);
-	e->loc = strdup(bh_buf_str(&c->loc));
+	e->loc = loc_text(c);
 	if (!e->msg || !e->loc) {
 		verr_free(e);
 		c->hard = BH_ENOMEM;
@@ -1077,31 +1126,6 @@ static char *value_number_text(const json_t *v, char *buf, size_t n)
 
 static verr *validate(vctx *c, const node *sch, const json_t *v, int bool_result, uneval *ue);
 
-static void loc_push(vctx *c, const char *tok, size_t n, size_t *mark)
-{
-	*mark = c->loc.len;
-	bh_buf_putc(&c->loc, '/');
-	if (!memchr(tok, '~', n) && !memchr(tok, '/', n)) { /* most names: as they are */
-		bh_buf_put(&c->loc, tok, n);
-		return;
-	}
-	for (size_t i = 0; i < n;) {
-		size_t run = 0; /* characters that stand for themselves */
-		while (i + run < n && tok[i + run] != '~' && tok[i + run] != '/')
-			run++;
-		bh_buf_put(&c->loc, tok + i, run);
-		if ((i += run) < n)
-			bh_buf_puts(&c->loc, tok[i++] == '~' ? "~0" : "~1");
-	}
-}
-
-static void loc_pop(vctx *c, size_t mark)
-{
-	c->loc.len = mark;
-	if (c->loc.data)
-		c->loc.data[mark] = '\0';
-}
-
 static int all_props_evaluated(const node *s)
 {
 	return kw(s, "additionalProperties") != NULL;
@@ -1271,25 +1295,29 @@ static verr *validate_self(vctx *c, const node *sch, const json_t *v, int bool_r
 	return e;
 }
 
-/* validateVal: a child value */
+/* validateVal: a child value, at the location token tok[0..toklen) (an
+ * array index toklen when tok is NULL) */
 static verr *validate_val(vctx *c, const node *sch, const json_t *v, const char *tok, size_t toklen, int bool_result)
 {
 	uneval sub;
-	size_t mark;
 	verr *e;
-	loc_push(c, tok, toklen, &mark);
+	if (c->ntok >= (int)(sizeof c->toks / sizeof c->toks[0])) {
+		c->hard = BH_ELIMIT;
+		return NULL;
+	}
+	c->toks[c->ntok].s = tok;
+	c->toks[c->ntok].n = toklen;
+	c->ntok++;
 	uneval_init(c->s, &sub, v, sch, 0);
 	e = validate(c, sch, v, bool_result, &sub);
 	uneval_free(&sub);
-	loc_pop(c, mark);
+	c->ntok--;
 	return e;
 }
 
 static verr *validate_idx(vctx *c, const node *sch, const json_t *v, size_t i, int bool_result)
 {
-	char t[32];
-	int l = snprintf(t, sizeof t, "%zu", i);
-	return validate_val(c, sch, v, t, (size_t)l, bool_result);
+	return validate_val(c, sch, v, NULL, i, bool_result);
 }
 
 static verr *validate_ref(vctx *c, const node *refnode, const json_t *v, int bool_result, uneval *ue)
@@ -1297,11 +1325,13 @@ static verr *validate_ref(vctx *c, const node *refnode, const json_t *v, int boo
 	const node *target = map_get(&c->s->refs, refnode);
 	verr *e, *re;
 	int cycle = 0;
+	size_t here;
 	if (!target)
 		return NULL;
+	here = loc_len(c);
 	/* the same schema again on the same value through references: a cycle */
 	for (int i = c->nref; i-- > 0;) {
-		if (c->refloc[i] != c->loc.len)
+		if (c->refloc[i] != here)
 			break;
 		if (c->refstack[i] == target) {
 			cycle = 1;
@@ -1316,7 +1346,7 @@ static verr *validate_ref(vctx *c, const node *refnode, const json_t *v, int boo
 		return NULL;
 	}
 	c->refstack[c->nref] = target;
-	c->refloc[c->nref] = c->loc.len;
+	c->refloc[c->nref] = here;
 	c->nref++;
 	e = validate_self(c, target, v, bool_result, ue);
 	c->nref--;
@@ -1528,14 +1558,8 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 			}
 			/* v6 validates the name as a document of its own: these
 			 * errors (and the one wrapping them) are reported at '' */
-			size_t saved = c->loc.len;
-			char *savedloc = strdup(bh_buf_str(&c->loc));
-			if (!savedloc) {
-				json_decref(name);
-				c->hard = BH_ENOMEM;
-				break;
-			}
-			loc_pop(c, 0);
+			int saved = c->base;
+			c->base = c->ntok;
 			uneval_init(js, &sub, name, n, 0);
 			e = validate(c, n, name, br, &sub);
 			uneval_free(&sub);
@@ -1569,9 +1593,7 @@ static void obj_validate(vctx *c, const node *s, const json_t *obj, int br, unev
 				}
 				errlist_add(c, errs, pe);
 			}
-			bh_buf_reset(&c->loc);
-			bh_buf_put(&c->loc, savedloc, saved);
-			free(savedloc);
+			c->base = saved;
 		}
 	}
 	if (js->draft == 6)
@@ -2115,11 +2137,9 @@ static verr *validate_root(const jsonschema *s, const json_t *values, int *hard)
 	verr *e;
 	memset(&c, 0, sizeof c);
 	c.s = s;
-	bh_buf_puts(&c.loc, "");
 	uneval_init(s, &ue, values, s->root, 0);
 	e = validate(&c, s->root, values, 0, &ue);
 	uneval_free(&ue);
-	bh_buf_free(&c.loc);
 	*hard = c.hard;
 	if (c.hard) {
 		verr_free(e);
