@@ -289,6 +289,7 @@ typedef struct tree_block {
 
 typedef struct tree_mem {
 	tree_block *blocks; /* the newest first */
+	gojson_tree_info info;
 	gojson_node root;
 } tree_mem;
 
@@ -348,6 +349,7 @@ typedef struct parser {
 	int in_key;      /* parsing an object key */
 	int breaks_seen; /* raw YAML line breaks so far (yaml_breaks mode) */
 	gojson_node *stk; /* the items of open containers (see stk_push) */
+	gojson_tree_info *info;
 	size_t stk_n, stk_cap;
 	bh_error *err;
 } parser;
@@ -664,6 +666,7 @@ static int parse_number(parser *p, gojson_node *node)
 			p->i++;
 	}
 	if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+		p->info->long_numbers++;
 		p->i++;
 		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
 			p->i++;
@@ -674,6 +677,8 @@ static int parse_number(parser *p, gojson_node *node)
 	}
 	node->type = GOJSON_NUMBER;
 	node->len = p->i - st;
+	if (node->len >= 300)
+		p->info->long_numbers += !memchr(p->s + st, 'e', node->len) && !memchr(p->s + st, 'E', node->len);
 	node->text = text_dup(p, st, node->len);
 	if (!node->text)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
@@ -831,6 +836,9 @@ static int parse_value(parser *p, size_t idx, int depth)
 		return bad(p, "");
 	if (depth > p->max_depth)
 		return bh_error_set(p->err, BH_ELIMIT, "exceeded max depth");
+	p->info->values++;
+	if (depth > p->info->max_depth)
+		p->info->max_depth = depth;
 	c = p->s[p->i];
 	switch (c) {
 	case '{': return parse_object(p, idx, depth);
@@ -859,6 +867,12 @@ void gojson_tree_free(gojson_node *root)
 
 static int tree_load(const char *text, size_t len, const gojson_limits *lim, int yaml_breaks,
 		     gojson_node **out, bh_error *err);
+
+const gojson_tree_info *gojson_tree_info_of(const gojson_node *root)
+{
+	const tree_mem *m = (const tree_mem *)(const void *)((const unsigned char *)root - offsetof(tree_mem, root));
+	return &m->info;
+}
 
 int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
 		     gojson_node **out, bh_error *err)
@@ -896,6 +910,7 @@ static int tree_load(const char *text, size_t len, const gojson_limits *lim, int
 	p.mem = mem;
 	p.stk = NULL;
 	p.stk_n = p.stk_cap = 0;
+	p.info = &mem->info;
 	root = &mem->root;
 	skip_ws(&p);
 	size_t top;

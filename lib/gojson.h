@@ -105,6 +105,19 @@ int gojson_tree_load(const char *text, size_t len, const gojson_limits *lim,
 		     gojson_node **out, bh_error *err);
 void gojson_tree_free(gojson_node *root);
 
+/* What a loaded tree holds, counted while it was read: its values (the
+ * root, array items and object members' values; not keys), the deepest of
+ * them (the root is at depth 1), and its number literals with an exponent
+ * or of 300 characters or more (the only ones a float64 may not hold). */
+typedef struct gojson_tree_info {
+	size_t values;
+	int max_depth;
+	size_t long_numbers;
+} gojson_tree_info;
+
+/* The info of a tree from gojson_tree_load(_yaml) (its root), the tree's. */
+const gojson_tree_info *gojson_tree_info_of(const gojson_node *root);
+
 /* The json_t gojson_decode() makes of the text a tree was loaded from
  * (caller json_decref()s), with the same flags and errors. */
 int gojson_tree_decode(const gojson_node *root, int flags, json_t **out, bh_error *err);

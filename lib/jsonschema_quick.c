@@ -323,7 +323,12 @@ static int schema_ok(quick *q, const node *s, int depth)
 int jsonschema_meta_quick(const gojson_node *root, int draft)
 {
 	quick q = {draft, 0};
-	if (!numbers_ok(&q, root, 0))
+	/* the reader counted the tree's values, their depth and the numbers
+	 * worth a look: the walk of numbers_ok only when there are some */
+	const gojson_tree_info *ti = gojson_tree_info_of(root);
+	if (ti->values > QUICK_MAX_NODES || ti->max_depth - 1 > QUICK_MAX_DEPTH)
+		return 0;
+	if (ti->long_numbers && !numbers_ok(&q, root, 0))
 		return 0;
 	q.nodes = 0;
 	return schema_ok(&q, root, 0);

@@ -216,6 +216,47 @@ START_TEST(test_tree_big)
 }
 END_TEST
 
+/* gojson_tree_info_of: values, depth and numbers a float64 may not hold,
+ * counted by the reader */
+START_TEST(test_tree_info)
+{
+	static const struct {
+		const char *text;
+		size_t values, long_numbers;
+		int max_depth;
+	} cases[] = {
+		{"7", 1, 0, 1},
+		{"{}", 1, 0, 1},
+		{"[1, {\"a\": [2e3, \"x\"], \"b\": null}, -1E+400]", 8, 2, 4},
+		{"{\"k\": {\"k\": {\"k\": 0.5}}}", 4, 0, 4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		gojson_node *root = NULL;
+		bh_error e = {0};
+		ck_assert_int_eq(gojson_tree_load(cases[i].text, strlen(cases[i].text), NULL, &root, &e), 0);
+		const gojson_tree_info *ti = gojson_tree_info_of(root);
+		ck_assert_uint_eq(ti->values, cases[i].values);
+		ck_assert_uint_eq(ti->long_numbers, cases[i].long_numbers);
+		ck_assert_int_eq(ti->max_depth, cases[i].max_depth);
+		gojson_tree_free(root);
+	}
+	/* 300 digits and more without an exponent count; 299 do not */
+	for (int digits = 299; digits <= 301; digits++) {
+		bh_buf t = BH_BUF_INIT;
+		gojson_node *root = NULL;
+		bh_error e = {0};
+		bh_buf_putc(&t, '[');
+		for (int k = 0; k < digits; k++)
+			bh_buf_putc(&t, '9');
+		bh_buf_puts(&t, ", 1.5]");
+		ck_assert_int_eq(gojson_tree_load(t.data, t.len, NULL, &root, &e), 0);
+		ck_assert_uint_eq(gojson_tree_info_of(root)->long_numbers, digits >= 300);
+		gojson_tree_free(root);
+		bh_buf_free(&t);
+	}
+}
+END_TEST
+
 START_TEST(test_decode_limits)
 {
 	bh_buf b = BH_BUF_INIT;
@@ -353,6 +394,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_values);
 	tcase_add_test(tc, test_decode_limits);
 	tcase_add_test(tc, test_tree_big);
+	tcase_add_test(tc, test_tree_info);
 	tcase_add_test(tc, test_funcs_vectors);
 	tcase_add_test(tc, test_decode_as);
 	suite_add_tcase(s, tc);
