@@ -622,7 +622,7 @@ fail:
 	return rc;
 }
 
-static int parse_string(parser *p, gojson_node *node)
+static inline __attribute__((always_inline)) int parse_string(parser *p, gojson_node *node)
 {
 	size_t j;
 	p->i++; /* opening quote */
