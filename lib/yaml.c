@@ -438,7 +438,9 @@ static int decode(decoder *d, const ynode *n, json_t **out);
 static inline int scalar_value(decoder *d, const ynode *n, yres *r)
 {
 	const char *tag = n->tag;
-	if (!tag && !n->implicit) {
+	/* quoted and block scalars, and plain ones whose first byte settles
+	 * it (most), are strings without yaml_resolve */
+	if (!tag && (!n->implicit || (n->len && !yaml_plain_may_resolve((unsigned char)n->value[0])))) {
 		r->kind = YR_STR;
 		return 0;
 	}

@@ -420,17 +420,16 @@ static void resolve_plain(const char *tag, enum yres_kind tk, const char *s, siz
 		hint = 'N';
 	} else {
 		unsigned char c = (unsigned char)s[0];
-		if (c == '+' || c == '-')
+		if (!yaml_plain_may_resolve(c))
+			hint = 0;
+		else if (c == '+' || c == '-')
 			hint = 'S';
 		else if (isdig((char)c))
 			hint = 'D';
-		else if (c == 'y' || c == 'Y' || c == 'n' || c == 'N' || c == 't' || c == 'T' || c == 'f' ||
-			 c == 'F' || c == 'o' || c == 'O' || c == '~')
-			hint = 'M';
 		else if (c == '.')
 			hint = '.';
 		else
-			hint = 0;
+			hint = 'M'; /* y n t f o (either case), ~ */
 	}
 	if (!hint || tk == YR_STR)
 		return;

@@ -26,6 +26,21 @@ typedef struct yres {
  * long form ("tag:yaml.org,2002:int"). Returns 0, or -1 when an explicit tag
  * does not fit the text (r->kind then says what the text resolved to). */
 int yaml_resolve(const char *tag, const char *s, size_t n, yres *r);
+/* 0 when a plain untagged scalar that starts with byte c resolves to a
+ * string whatever follows (yaml_resolve's answer, known without the call):
+ * goyaml.v2's resolve hints are only digits, '+', '-', '.', '~' and the
+ * first letters of its bool and null words (y n t f o, either case). */
+static inline int yaml_plain_may_resolve(unsigned char c)
+{
+	switch (c) {
+	case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+	case '+': case '-': case '.': case '~':
+	case 'y': case 'Y': case 'n': case 'N': case 't': case 'T': case 'f': case 'F': case 'o': case 'O':
+		return 1;
+	default:
+		return 0;
+	}
+}
 /* The long tag of a resolved kind, for messages. */
 const char *yres_tag(const yres *r);
 /* goyaml.v2 isBase60Float (such strings are quoted on output). */
