@@ -434,13 +434,18 @@ static int is_merge(const ynode *n)
 
 static int decode(decoder *d, const ynode *n, json_t **out);
 
+/* 1 when scalar node n is a string without yaml_resolve: untagged, and
+ * quoted or block, or plain with a first byte that settles it (most) */
+static inline int scalar_is_str(const ynode *n)
+{
+	return !n->tag && (!n->implicit || (n->len && !yaml_plain_may_resolve((unsigned char)n->value[0])));
+}
+
 /* Resolves a scalar node as goyaml.v2's decoder does for interface{}. */
 static inline int scalar_value(decoder *d, const ynode *n, yres *r)
 {
 	const char *tag = n->tag;
-	/* quoted and block scalars, and plain ones whose first byte settles
-	 * it (most), are strings without yaml_resolve */
-	if (!tag && (!n->implicit || (n->len && !yaml_plain_may_resolve((unsigned char)n->value[0])))) {
+	if (scalar_is_str(n)) {
 		r->kind = YR_STR;
 		return 0;
 	}
@@ -889,7 +894,14 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 			rc = merge(d, v, obj);
 			continue;
 		}
-		kr = key_string(d, k, v, &key, &ks, &kl);
+		if (k->kind == N_SCALAR && scalar_is_str(k)) {
+			/* a string key (most): key_string's answer, its text */
+			ks = k->value ? k->value : "";
+			kl = k->len;
+			kr = 0;
+		} else {
+			kr = key_string(d, k, v, &key, &ks, &kl);
+		}
 		if (kr < 0) {
 			rc = d->err ? d->err->code : BH_EINVAL;
 			bh_buf_free(&key);
