@@ -454,23 +454,64 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* Maps of up to this many entries are sorted by insertion in place (no
- * comparison callback, no scratch buffer); larger ones by qsort. */
-#define MAP_INSERTION_SORT_MAX 48
+ * comparison callback, no scratch buffer); larger ones by merging sorted
+ * runs of MAP_SORT_RUN entries, with scratch room on the stack up to
+ * MAP_SORT_STACK entries. */
+#define MAP_INSERTION_SORT_MAX 16
+#define MAP_SORT_RUN 8
+#define MAP_SORT_STACK 64
+
+/* e[0..n) sorted by insertion */
+static void entries_insertion_sort(tmpl_map_entry *e, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		tmpl_map_entry t = e[i];
+		size_t j = i;
+		while (j > 0 && entry_after(&e[j - 1], &t)) {
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = t;
+	}
+}
+
+/* e[0..n) sorted: runs sorted by insertion, then merged bottom-up between
+ * e and tmp (n entries of room); the result in e */
+static void entries_merge_sort(tmpl_map_entry *e, tmpl_map_entry *tmp, size_t n)
+{
+	tmpl_map_entry *src = e, *dst = tmp;
+	for (size_t i = 0; i < n; i += MAP_SORT_RUN)
+		entries_insertion_sort(e + i, n - i < MAP_SORT_RUN ? n - i : MAP_SORT_RUN);
+	for (size_t w = MAP_SORT_RUN; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = n - lo < w ? n : lo + w, hi = n - lo < 2 * w ? n : lo + 2 * w;
+			size_t a = lo, b = mid, o = lo;
+			while (a < mid && b < hi)
+				dst[o++] = entry_after(&src[a], &src[b]) ? src[b++] : src[a++];
+			while (a < mid)
+				dst[o++] = src[a++];
+			while (b < hi)
+				dst[o++] = src[b++];
+		}
+		tmpl_map_entry *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof(*e));
+}
 
 /* m's entries in sorted key order (its index left as it is) */
 static void map_sort_entries(tmpl_map *m)
 {
-	if (m->len <= MAP_INSERTION_SORT_MAX) {
-		tmpl_map_entry *e = m->entries;
-		for (size_t i = 1; i < m->len; i++) {
-			tmpl_map_entry t = e[i];
-			size_t j = i;
-			while (j > 0 && entry_after(&e[j - 1], &t)) {
-				e[j] = e[j - 1];
-				j--;
-			}
-			e[j] = t;
-		}
+	tmpl_map_entry stack[MAP_SORT_STACK], *tmp;
+	if (m->len <= MAP_INSERTION_SORT_MAX)
+		entries_insertion_sort(m->entries, m->len);
+	else if (m->len <= MAP_SORT_STACK)
+		entries_merge_sort(m->entries, stack, m->len);
+	else if ((tmp = malloc(m->len * sizeof(*tmp)))) {
+		entries_merge_sort(m->entries, tmp, m->len);
+		free(tmp);
 	} else {
 		qsort(m->entries, m->len, sizeof(tmpl_map_entry), entry_cmp);
 	}

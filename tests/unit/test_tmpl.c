@@ -743,21 +743,24 @@ static int64_t json_map_int(const tmpl_map *m, const char *key)
 
 /* tmpl_map_sort: bytewise key order (a prefix first; keys that differ
  * only past their fourth byte) for maps sorted by insertion (few entries)
- * and by qsort (many), and look-ups still find every entry afterwards
- * (the index is rebuilt) */
+ * and by merging runs (more: scratch on the stack, then malloc'd), the
+ * keys set in a scrambled order, and look-ups still find every entry
+ * afterwards (the index is rebuilt) */
 START_TEST(test_map_sort_sizes)
 {
 	bh_error err;
 	tmpl_engine *e = tmpl_engine_new(&err);
 	tmpl_arena *a = tmpl_engine_arena(e);
-	static const size_t sizes[] = {0, 1, 2, 7, 48, 49, 200};
+	static const size_t sizes[] = {0, 1, 2, 9, 16, 17, 48, 49, 64, 65, 200};
 	char k[16];
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		size_t n = sizes[s];
 		tmpl_map *m = tmpl_map_new(a, NULL);
 		ck_assert_ptr_nonnull(m);
-		/* descending, with "kN" before its extension "kNx" */
-		for (size_t i = n; i-- > 0;) {
+		/* scrambled (11 is prime to every size), "kN" and its
+		 * extension "kNx" in either order */
+		for (size_t t = n; t-- > 0;) {
+			size_t i = (t * 11 + 3) % n;
 			int len = snprintf(k, sizeof k, i % 2 ? "key%03zux" : "key%03zu", i / 2);
 			ck_assert_int_eq(tmpl_map_set(a, m, k, (size_t)len, tmpl_int64((int64_t)i)), 0);
 		}
@@ -774,7 +777,8 @@ START_TEST(test_map_sort_sizes)
 		}
 		/* the same keys as a JSON object: tmpl_value_from_json's map */
 		json_t *o = json_object();
-		for (size_t i = n; i-- > 0;) {
+		for (size_t t = n; t-- > 0;) {
+			size_t i = (t * 11 + 3) % n;
 			snprintf(k, sizeof k, i % 2 ? "key%03zux" : "key%03zu", i / 2);
 			json_object_set_new(o, k, json_integer((json_int_t)i));
 		}
