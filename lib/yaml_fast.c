@@ -124,6 +124,36 @@ static inline size_t line_end(const fast *f, size_t pos)
 	return nl ? (size_t)(nl - f->s) : f->len;
 }
 
+/* The end of the line that starts at pos (its '\n', or f->len), found in
+ * the same pass as *first: the line's first byte that is not a space (its
+ * end if none). Sixteen bytes at a time while the text has them. */
+static inline size_t line_scan(const fast *f, size_t pos, size_t *first)
+{
+	const char *s = f->s;
+	size_t n = f->len, i = pos, fst = SIZE_MAX;
+#ifdef __SSE2__
+	while (n - i >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+		if (fst == SIZE_MAX) {
+			unsigned other = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))) & 0xFFFFu;
+			if (other) /* a '\n' is one too: fst <= the end */
+				fst = i + (size_t)__builtin_ctz(other);
+		}
+		if (nl) {
+			*first = fst;
+			return i + (size_t)__builtin_ctz(nl);
+		}
+		i += 16;
+	}
+#endif
+	for (; i < n && s[i] != '\n'; i++)
+		if (fst == SIZE_MAX && s[i] != ' ')
+			fst = i;
+	*first = fst == SIZE_MAX ? i : fst;
+	return i;
+}
+
 /* The first byte of s[i..e) that is ':', ' ' or a tab (where a plain
  * scalar on one line may end, or gets refused); e if none. Sixteen bytes
  * at a time while s[i..e) has them. */
@@ -158,8 +188,7 @@ static int seek_content(fast *f, size_t pos, size_t lno)
 			f->lno = lno;
 			return 0;
 		}
-		le = line_end(f, pos);
-		i = bh_space_run_end(f->s, pos, le);
+		le = line_scan(f, pos, &i);
 		if (i == le || f->s[i] == '#') {
 			pos = le + 1;
 			lno++;
