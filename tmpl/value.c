@@ -550,7 +550,12 @@ tmpl_value tmpl_value_from_json(tmpl_arena *a, const json_t *j)
 		 * look-up (the index is made once, after the sort), until a key
 		 * with a NUL: its name is cut there (as before) and may then
 		 * equal another's, so from there on with look-ups */
-		json_object_keylen_foreach((json_t *)j, k, klen, v) {
+		/* an iterator walked by hand: json_object_keylen_foreach
+		 * would look each key's iterator up again from the key */
+		for (void *it = json_object_iter((json_t *)j); it; it = json_object_iter_next((json_t *)j, it)) {
+			k = json_object_iter_key(it);
+			klen = json_object_iter_key_len(it);
+			v = json_object_iter_value(it);
 			tmpl_value x = tmpl_value_from_json(a, v);
 			size_t kl = strlen(k);
 			if (x.kind == TMPL_INVALID)
