@@ -25,6 +25,7 @@
 #include <openssl/x509v3.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LIBCRYPTO_SONAME "libcrypto.so.3"
@@ -85,6 +86,7 @@
 	F(const BIGNUM *, NULL, BN_value_one, (void), ()) \
 	V(BN_zero_ex, (BIGNUM *a), (a)) \
 	V(CRYPTO_clear_free, (void *a, size_t b, const char *c, int d), (a, b, c, d)) \
+	F(void *, NULL, CRYPTO_malloc, (size_t a, const char *b, int c), (a, b, c)) \
 	V(CRYPTO_free, (void *a, const char *b, int c), (a, b, c)) \
 	V(ECDSA_SIG_free, (ECDSA_SIG *a), (a)) \
 	F(ECDSA_SIG *, NULL, ECDSA_SIG_new, (void), ()) \
@@ -196,8 +198,43 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const struct lazy_sym slots[] = {
 	CRYPTO_FUNCS(SLOT, VSLOT){"EVP_PKEY_Q_keygen", (void **)&fn.EVP_PKEY_Q_keygen}};
 
+/* The loaded libcrypto brings its own copy of the C library, and with it
+ * its own malloc: a block one allocator made and the other freed corrupts
+ * the heap or aborts ("free(): invalid next size": a DER buffer we
+ * malloc'd and OPENSSL_clear_free freed, genSignedCertWithKey with an
+ * ed25519 key). Our code pairs OPENSSL_malloc with OPENSSL_free; and
+ * libcrypto allocates with this binary's malloc when it is loaded first
+ * (dlopen runs only its CPUID probe, which allocates nothing). Loaded
+ * earlier, as libcurl's dependency, it keeps its own, which the pairing
+ * makes safe. */
+static void *mem_malloc(size_t n, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	return malloc(n);
+}
+
+static void *mem_realloc(void *p, size_t n, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	return realloc(p, n);
+}
+
+static void mem_free(void *p, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	free(p);
+}
+
 static void load(void)
 {
+	int (*set_mem)(CRYPTO_malloc_fn, CRYPTO_realloc_fn, CRYPTO_free_fn) = NULL;
+	struct lazy_sym mem = {"CRYPTO_set_mem_functions", (void **)&set_mem};
+	if (!lazy_open(LIBCRYPTO_SONAME, "libssl3", &mem, 1))
+		return;
+	(void)set_mem(mem_malloc, mem_realloc, mem_free); /* 0 when it has allocated already */
 	loaded = lazy_open(LIBCRYPTO_SONAME, "libssl3", slots, sizeof slots / sizeof slots[0]);
 }
 

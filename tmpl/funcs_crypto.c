@@ -354,11 +354,11 @@ static int pem_decode(const char *s, size_t n, char *type, size_t typesz, unsign
 		for (const char *q = body; q < e; q++)
 			if (*q != ' ' && *q != '\t' && *q != '\r' && *q != '\n')
 				bh_buf_putc(&clean, *q);
-		*der = malloc(clean.len + 1);
+		*der = OPENSSL_malloc(clean.len + 1); /* the callers free it with OPENSSL_clear_free */
 		long k = *der ? b64_decode(bh_buf_str(&clean), clean.len, *der) : -1;
 		bh_buf_free(&clean);
 		if (k < 0) {
-			free(*der);
+			OPENSSL_free(*der);
 			*der = NULL;
 			p = b + 11;
 			continue;
@@ -653,7 +653,7 @@ static int fn_gen_cert(tmpl_call *c)
 			return tmpl_call_errorf(c, "unable to decode certificate");
 		const unsigned char *p = der;
 		issuer = d2i_X509(NULL, &p, (long)dn);
-		free(der);
+		OPENSSL_free(der);
 		if (!issuer)
 			return tmpl_call_errorf(c, "error parsing certificate: decodedSignerCert.Bytes: x509: malformed certificate");
 		signer = parse_key_pem(ca->key.u.s.ptr, ca->key.u.s.len, em, sizeof em);
@@ -729,11 +729,11 @@ static int fn_build_custom_cert(tmpl_call *c)
 	X509 *x = d2i_X509(NULL, &p, (long)dn);
 	if (!x) {
 		const char *why = x509_shape_error(der, dn);
-		free(der);
+		OPENSSL_free(der);
 		return tmpl_call_errorf(c, "error parsing certificate: decodedCert.Bytes: %s", why);
 	}
 	X509_free(x);
-	free(der);
+	OPENSSL_free(der);
 	EVP_PKEY *k = parse_key_pem((const char *)kbuf, (size_t)kn, em, sizeof em);
 	if (!k)
 		return tmpl_call_errorf(c, "error parsing private key: %s", em);
