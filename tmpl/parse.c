@@ -230,18 +230,25 @@ static int line_at(const char *s, size_t pos)
 	return 1 + count_nl(s, pos);
 }
 
+/* Fills in token i, of type t, from start to end, with sp as its item.sp;
+ * the lexer goes on at end. */
+static inline __attribute__((always_inline)) void fast_emit(lexer *l, item *i, enum item_type t,
+							  size_t start, size_t end, int sp)
+{
+	i->typ = t;
+	i->pos = (int)start;
+	i->val = l->input + start;
+	i->len = (unsigned)(end - start);
+	i->sp = sp;
+	i->line = 0;
+	l->sp = 0;
+	l->pos = l->start = end;
+}
+
 /* Emits the token from start to pos. */
 static inline __attribute__((always_inline)) int emit(lexer *l, enum item_type t)
 {
-	item *i = l->it;
-	i->typ = t;
-	i->pos = (int)l->start;
-	i->val = l->input + l->start;
-	i->len = (unsigned)(l->pos - l->start);
-	i->sp = l->sp;
-	i->line = 0;
-	l->sp = 0;
-	l->start = l->pos;
+	fast_emit(l, l->it, t, l->start, l->pos, l->sp);
 	return 0;
 }
 
@@ -799,6 +806,22 @@ static inline __attribute__((always_inline)) void lex_inside(lexer *l)
 	lerrorf(l, "unrecognized character in action: %s", u);
 }
 
+/* The end of the word of identifier or name characters at p (< len) when
+ * an ASCII terminator follows it (ascii_term: a space, '.', ',', '|', ':',
+ * parentheses, or "}}"), else 0 (a non-ASCII rune or another byte after
+ * it, or the end: the general lexer decides then). */
+static inline __attribute__((always_inline)) size_t name_end(const unsigned char *s, size_t p,
+								 size_t len)
+{
+	size_t q = word_end(s, p, len);
+	if (q >= len || s[q] >= 0x80)
+		return 0;
+	unsigned t = ascii_term[s[q]];
+	if (t == 0 || (t == 2 && !(q + 1 < len && s[q + 1] == '}')))
+		return 0;
+	return q;
+}
+
 /* Go lexes $x.a.b or .a.b as one variable or field and then one field
  * per ".name", which its parser joins again (operand's chain). Here the
  * token takes in every ".name" after it that would lex as a field, ASCII
@@ -811,11 +834,8 @@ static inline __attribute__((always_inline)) int lex_more_fields(lexer *l)
 	int k = 0;
 	/* ".5" would be a number */
 	while (p + 1 < l->len && s[p] == '.' && ascii_word[s[p + 1]] && !(s[p + 1] >= '0' && s[p + 1] <= '9')) {
-		size_t q = word_end(s, p + 1, l->len);
-		if (q >= l->len || s[q] >= 0x80)
-			break;
-		unsigned t = ascii_term[s[q]];
-		if (t == 0 || (t == 2 && !(q + 1 < l->len && s[q + 1] == '}')))
+		size_t q = name_end(s, p + 1, l->len);
+		if (!q)
 			break;
 		p = q;
 		k++;
@@ -1007,7 +1027,101 @@ static int lex_raw_quote(lexer *l)
 	return emit(l, I_RAW_STRING);
 }
 
+static void lex_next_slow(lexer *l, item *out) __attribute__((noinline));
+
+/* lex_next_item's identifier or keyword at pos (an ASCII letter or '_'),
+ * sp its item.sp */
+static void lex_fast_word(lexer *l, item *out, size_t pos, int sp) __attribute__((noinline));
+static void lex_fast_word(lexer *l, item *out, size_t pos, int sp)
+{
+	const unsigned char *s = (const unsigned char *)l->input;
+	size_t q = name_end(s, pos, l->len);
+	if (!q) {
+		lex_next_slow(l, out);
+		return;
+	}
+	fast_emit(l, out, word_type((const char *)s + pos, q - pos), pos, q, sp);
+}
+
+/* lex_next_item's field or variable at pos ('.' or '$', then a name
+ * character, not a digit), sp its item.sp */
+static void lex_fast_name(lexer *l, item *out, size_t pos, int sp) __attribute__((noinline));
+static void lex_fast_name(lexer *l, item *out, size_t pos, int sp)
+{
+	const unsigned char *s = (const unsigned char *)l->input;
+	size_t q = name_end(s, pos + 1, l->len);
+	if (!q) {
+		lex_next_slow(l, out);
+		return;
+	}
+	l->pos = q;
+	int k = lex_more_fields(l) + (s[pos] == '.');
+	fast_emit(l, out, s[pos] == '.' ? I_FIELD : I_VARIABLE, pos, l->pos, sp);
+	out->aux = k;
+	out->seg = (unsigned)(q - pos);
+}
+
+/* Lexes the next token into out. Inside an action, the common tokens
+ * (after at most one space: an identifier or keyword, a field or
+ * variable with a name, '|', '(', ')' and "}}") are lexed here and in
+ * lex_fast_word and lex_fast_name, with few live values and without the
+ * general lexer's state (lex_inside gives the same tokens); anything
+ * else, and anything that would be an error, goes to lex_next_slow from
+ * where this started. */
 static void lex_next_item(lexer *l, item *out)
+{
+	if (l->inside_action) {
+		const unsigned char *s = (const unsigned char *)l->input;
+		size_t len = l->len, pos = l->pos;
+		int sp = l->sp;
+		if (pos + 2 >= len)
+			goto slow;
+		if (space_byte[s[pos]]) {
+			if (space_byte[s[pos + 1]] || s[pos + 1] == '-')
+				goto slow;
+			sp = (int)pos + 1;
+			pos++;
+		}
+		switch (s[pos]) {
+		case '}':
+			if (s[pos + 1] != '}' || l->paren_depth != 0)
+				goto slow;
+			fast_emit(l, out, I_RIGHT_DELIM, pos, pos + 2, sp);
+			l->inside_action = 0;
+			return;
+		case '|':
+			fast_emit(l, out, I_PIPE, pos, pos + 1, sp);
+			return;
+		case '(':
+			l->paren_depth++;
+			fast_emit(l, out, I_LEFT_PAREN, pos, pos + 1, sp);
+			return;
+		case ')':
+			if (l->paren_depth == 0)
+				goto slow;
+			l->paren_depth--;
+			fast_emit(l, out, I_RIGHT_PAREN, pos, pos + 1, sp);
+			return;
+		case '.':
+		case '$':
+			/* a name after the dot or dollar sign, not a digit
+			 * (".5" is a number) */
+			if (!ascii_word[s[pos + 1]] || (s[pos + 1] >= '0' && s[pos + 1] <= '9'))
+				goto slow;
+			lex_fast_name(l, out, pos, sp);
+			return;
+		default:
+			if (!ascii_word[s[pos]] || (s[pos] >= '0' && s[pos] <= '9'))
+				goto slow;
+			lex_fast_word(l, out, pos, sp);
+			return;
+		}
+	}
+slow:
+	lex_next_slow(l, out);
+}
+
+static void lex_next_slow(lexer *l, item *out)
 {
 	l->it = out;
 	if (l->inside_action) {
