@@ -1029,6 +1029,15 @@ static int lex_raw_quote(lexer *l)
 
 static void lex_next_slow(lexer *l, item *out) __attribute__((noinline));
 
+/* Starts the token at start, with sp as its item.sp, in out: for a
+ * lexer state function to lex and emit. */
+static inline __attribute__((always_inline)) void fast_start(lexer *l, item *out, size_t start, int sp)
+{
+	l->it = out;
+	l->sp = sp;
+	l->pos = l->start = start;
+}
+
 /* lex_next_item's identifier or keyword at pos (an ASCII letter or '_'),
  * sp its item.sp */
 static void lex_fast_word(lexer *l, item *out, size_t pos, int sp) __attribute__((noinline));
@@ -1077,6 +1086,15 @@ static void lex_next_item(lexer *l, item *out)
 		if (pos + 2 >= len)
 			goto slow;
 		if (space_byte[s[pos]]) {
+			if (s[pos + 1] == '-' && pos + 3 < len && s[pos + 2] == '}' && s[pos + 3] == '}' &&
+			    l->paren_depth == 0) {
+				/* a trimmed right delimiter: the white space
+				 * after it goes too */
+				fast_emit(l, out, I_RIGHT_DELIM, pos + 2, pos + 4, sp);
+				l->pos = l->start = l->pos + left_trim_len(l->input + l->pos, len - l->pos);
+				l->inside_action = 0;
+				return;
+			}
 			if (space_byte[s[pos + 1]] || s[pos + 1] == '-')
 				goto slow;
 			sp = (int)pos + 1;
@@ -1102,7 +1120,36 @@ static void lex_next_item(lexer *l, item *out)
 			l->paren_depth--;
 			fast_emit(l, out, I_RIGHT_PAREN, pos, pos + 1, sp);
 			return;
+		case '=':
+			fast_emit(l, out, I_ASSIGN, pos, pos + 1, sp);
+			return;
+		case ':':
+			if (s[pos + 1] != '=')
+				goto slow;
+			fast_emit(l, out, I_DECLARE, pos, pos + 2, sp);
+			return;
+		case '"':
+			fast_start(l, out, pos, sp);
+			l->pos++;
+			lex_quote(l);
+			return;
+		case '`':
+			fast_start(l, out, pos, sp);
+			l->pos++;
+			lex_raw_quote(l);
+			return;
+		case '0': case '1': case '2': case '3': case '4':
+		case '5': case '6': case '7': case '8': case '9':
+			fast_start(l, out, pos, sp);
+			lex_number(l);
+			return;
 		case '.':
+			/* the dot alone, before an ASCII terminator */
+			if (ascii_term[s[pos + 1] & 0x7F] == 1 && s[pos + 1] < 0x80) {
+				fast_emit(l, out, I_DOT, pos, pos + 1, sp);
+				return;
+			}
+			/* fall through */
 		case '$':
 			/* a name after the dot or dollar sign, not a digit
 			 * (".5" is a number) */
