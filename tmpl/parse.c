@@ -1163,6 +1163,22 @@ static void lex_next_item(lexer *l, item *out)
 			lex_fast_word(l, out, pos, sp);
 			return;
 		}
+	} else if (l->at_delim) {
+		/* the left delimiter after a text token (lex_left_delim),
+		 * not a comment's */
+		const char *s = l->input;
+		size_t len = l->len, pos = l->pos + 2;
+		if (pos + 4 > len)
+			goto slow;
+		size_t after = s[pos] == '-' && space_byte[(unsigned char)s[pos + 1]] ? 2 : 0;
+		if (s[pos + after] == '/' && s[pos + after + 1] == '*')
+			goto slow;
+		fast_emit(l, out, I_LEFT_DELIM, l->pos, pos, l->sp);
+		l->pos = l->start = pos + after;
+		l->inside_action = 1;
+		l->paren_depth = 0;
+		l->at_delim = 0;
+		return;
 	}
 slow:
 	lex_next_slow(l, out);
