@@ -2004,20 +2004,19 @@ static tnode *command(parser *p)
 		tnode *op = operand(p);
 		if (op)
 			stk_push(p, op);
-		const item *tok = pnext(p);
+		/* peeked, read only when it ends the command or is an error */
+		const item *tok = ppeek(p);
 		switch (tok->typ) {
 		case I_RIGHT_DELIM:
 		case I_RIGHT_PAREN:
-			pbackup(p);
 			break;
 		case I_PIPE:
+			pnext(p);
 			break;
 		default:
-			if (op && tok->sp) { /* Go: a space, then the next operand */
-				pbackup(p);
+			if (op && tok->sp) /* Go: a space, then the next operand */
 				continue;
-			}
-			unexpected(p, *tok, "operand");
+			unexpected(p, *pnext(p), "operand");
 		}
 		break;
 	}
@@ -2110,8 +2109,10 @@ static tnode *pipeline(parser *p, const char *context, enum item_type end)
 							: new_pipe(p, t0->pos, 0);
 	size_t mark = p->stk->n;
 	for (;;) {
-		const item *t = pnext(p);
+		/* peeked: a command reads it again */
+		const item *t = ppeek(p);
 		if (t->typ == end) {
+			pnext(p);
 			stk_take(p, pipe, mark);
 			check_pipeline(p, pipe, context);
 			return pipe;
@@ -2120,11 +2121,10 @@ static tnode *pipeline(parser *p, const char *context, enum item_type end)
 		case I_BOOL: case I_CHAR_CONSTANT: case I_COMPLEX: case I_DOT: case I_FIELD:
 		case I_IDENTIFIER: case I_NUMBER: case I_NIL: case I_RAW_STRING: case I_STRING:
 		case I_VARIABLE: case I_LEFT_PAREN:
-			pbackup(p);
 			stk_push(p, command(p));
 			break;
 		default:
-			unexpected(p, *t, context);
+			unexpected(p, *pnext(p), context);
 		}
 	}
 }
