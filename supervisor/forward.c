@@ -22,6 +22,7 @@
 
 #include "kube/curl.h"
 #include "kube/kube.h"
+#include "lib/fifo.h"
 #include "supervisor/acl.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
@@ -50,9 +51,10 @@ typedef struct fx {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 /* under mu */
-static fwd_req *ready, *ready_tail; /* intents durable (or failed): to send */
-static fwd_req *held, *held_tail;   /* waiting for their intent's sync */
-static fwd_req *done_head;
+typedef BH_FIFO(fwd_req) fwd_fifo;
+static fwd_fifo ready = BH_FIFO_INITIALIZER(ready); /* intents durable (or failed): to send */
+static fwd_fifo held = BH_FIFO_INITIALIZER(held);   /* waiting for their intent's sync */
+static fwd_fifo done = BH_FIFO_INITIALIZER(done);   /* answered, for fwd_take_done */
 static int wake = -1;
 static pthread_t loop_thread; /* the one that called fwd_start and runs fwd_run */
 static kube_config *fwd_cfg;
@@ -359,13 +361,8 @@ static void wake_loop(void)
 /* Under mu: f to the loop (fwd_run). */
 static void to_thread(fwd_req *f)
 {
-	int first = !ready;
-	f->next = NULL;
-	if (ready_tail)
-		ready_tail->next = f;
-	else
-		ready = f;
-	ready_tail = f;
+	int first = BH_FIFO_EMPTY(&ready);
+	BH_FIFO_PUSH(&ready, f, next);
 	if (first && !on_loop())
 		wake_loop();
 }
@@ -414,16 +411,16 @@ static void hand_on(fwd_req *l)
 /* No sync can be asked for: the held requests are answered unsent. */
 static void fail_held(const bh_error *e)
 {
-	fwd_req *later = NULL;
+	fwd_req *later = NULL, *l;
 	svlog(SVLOG_ERROR, "%s", e->msg);
 	pthread_mutex_lock(&mu);
-	while (held) {
-		fwd_req *f = held;
-		held = f->next;
+	BH_FIFO_TAKE(&held, l);
+	while (l) {
+		fwd_req *f = l;
+		l = f->next;
 		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e->msg);
 		to_ready(f, &later);
 	}
-	held_tail = NULL;
 	pthread_mutex_unlock(&mu);
 	hand_on(later);
 }
@@ -433,20 +430,19 @@ static void fail_held(const bh_error *e)
  * began) wait for the next one. */
 static void on_synced(void *ud)
 {
-	fwd_req **pp, *still = NULL, *later = NULL;
+	fwd_req *l, *still = NULL, *later = NULL;
 	bh_error e;
 	(void)ud;
 	pthread_mutex_lock(&mu);
-	held_tail = NULL;
-	for (pp = &held; *pp;) {
-		fwd_req *f = *pp;
+	BH_FIFO_TAKE(&held, l);
+	while (l) { /* in order: the ones still waiting stay so */
+		fwd_req *f = l;
+		l = f->next;
 		if (synced(f)) {
-			*pp = f->next;
 			to_ready(f, &later);
 		} else {
 			still = f;
-			held_tail = f;
-			pp = &f->next;
+			BH_FIFO_PUSH(&held, f, next);
 		}
 	}
 	pthread_mutex_unlock(&mu);
@@ -459,9 +455,8 @@ void fwd_done(fwd_req *f)
 {
 	int first;
 	pthread_mutex_lock(&mu);
-	first = !done_head;
-	f->next = done_head;
-	done_head = f;
+	first = BH_FIFO_EMPTY(&done);
+	BH_FIFO_PUSH(&done, f, next);
 	pthread_mutex_unlock(&mu);
 	/* one byte per batch: the main loop drains the pipe before it takes
 	 * the answers, so a byte is needed only when the list was empty; none
@@ -516,7 +511,7 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
 	int pending;
 	pthread_mutex_lock(&mu);
-	pending = ready || done_head;
+	pending = !BH_FIFO_EMPTY(&ready) || !BH_FIFO_EMPTY(&done);
 	pthread_mutex_unlock(&mu);
 	if (pending) { /* to start, or answers to collect: no wait */
 		*timeout_ms = 0;
@@ -534,8 +529,7 @@ void fwd_run(const struct pollfd *pfd, size_t n)
 	if (turn_hook)
 		turn_hook();
 	pthread_mutex_lock(&mu);
-	l = ready;
-	ready = ready_tail = NULL;
+	BH_FIFO_TAKE(&ready, l);
 	pthread_mutex_unlock(&mu);
 	while (l) {
 		fwd_req *nx = l->next;
@@ -558,11 +552,7 @@ void fwd_submit(fwd_req *r)
 	if (synced(r)) {
 		to_ready(r, &later);
 	} else { /* held until a sync covers its intent */
-		if (held_tail)
-			held_tail->next = r;
-		else
-			held = r;
-		held_tail = r;
+		BH_FIFO_PUSH(&held, r, next);
 		ask = 1;
 	}
 	pthread_mutex_unlock(&mu);
@@ -575,18 +565,11 @@ void fwd_submit(fwd_req *r)
 
 fwd_req *fwd_take_done(void)
 {
-	fwd_req *l, *rev = NULL;
+	fwd_req *l;
 	pthread_mutex_lock(&mu);
-	l = done_head;
-	done_head = NULL;
+	BH_FIFO_TAKE(&done, l); /* oldest first */
 	pthread_mutex_unlock(&mu);
-	while (l) { /* oldest first */
-		fwd_req *n = l->next;
-		l->next = rev;
-		rev = l;
-		l = n;
-	}
-	return rev;
+	return l;
 }
 
 int fwd_own_send(const kube_request *req, fwd_own_fn done, void *ud, bh_error *err)

@@ -1,6 +1,7 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
 #include "kube/curl.h"
+#include "lib/fifo.h"
 #include "lib/hash.h"
 #include "supervisor/forward.h"
 #include "supervisor/jtext.h"
@@ -333,13 +334,13 @@ typedef struct wr_item {
  * then waits its turn, in order. */
 #define WQ_INFLIGHT 16
 typedef struct wr_q {
-	wr_item *head, *tail;
+	BH_FIFO(wr_item) items;
 	int busy;    /* the head's request is in flight, or its run is being called */
 	int waiting; /* in the waiting list, for a request slot */
 	struct wr_q *wnext;
 } wr_q;
 static wr_q Q[WQ_N];
-static wr_q *whead, *wtail; /* queues waiting for a request slot, in order */
+static BH_FIFO(wr_q) waitq = BH_FIFO_INITIALIZER(waitq); /* queues waiting for a request slot, in order */
 static int async_on;        /* status_async_start */
 static unsigned pending;    /* queued or running */
 static unsigned inflight;   /* requests in flight (at most WQ_INFLIGHT) */
@@ -371,17 +372,12 @@ static int item_go(wr_item *it)
  * every request slot is taken, q waits for one. */
 static void q_pump(wr_q *q)
 {
-	while (q->head && !q->busy) {
-		wr_item *it = q->head;
+	while (!BH_FIFO_EMPTY(&q->items) && !q->busy) {
+		wr_item *it = q->items.first;
 		if (inflight >= WQ_INFLIGHT) {
 			if (!q->waiting) {
 				q->waiting = 1;
-				q->wnext = NULL;
-				if (wtail)
-					wtail->wnext = q;
-				else
-					whead = q;
-				wtail = q;
+				BH_FIFO_PUSH(&waitq, q, wnext);
 			}
 			return;
 		}
@@ -391,8 +387,7 @@ static void q_pump(wr_q *q)
 			return;
 		}
 		q->busy = 0;
-		if (!(q->head = it->next))
-			q->tail = NULL;
+		BH_FIFO_POP(&q->items, next);
 		free(it);
 		pending--;
 	}
@@ -410,10 +405,9 @@ static void on_answer(void *ud, int rc, const kube_response *resp, const bh_erro
 	q->busy = 0;
 	inflight--;
 	q_pump(q); /* it is the head */
-	while (whead && inflight < WQ_INFLIGHT) { /* the slots left to the queues waiting */
-		wr_q *w = whead;
-		if (!(whead = w->wnext))
-			wtail = NULL;
+	while (!BH_FIFO_EMPTY(&waitq) && inflight < WQ_INFLIGHT) { /* the slots left to the queues waiting */
+		wr_q *w = waitq.first;
+		BH_FIFO_POP(&waitq, wnext);
 		w->waiting = 0;
 		q_pump(w);
 	}
@@ -566,11 +560,9 @@ static int submit(const char *ns, const char *name, status_run_fn fn, void *ud, 
 	h = bh_fnv1a(bh_fnv1a(h, "/", 1), n2, strlen(n2));
 	it->q = (unsigned)(h % WQ_N);
 	q = &Q[it->q];
-	if (q->tail)
-		q->tail->next = it;
-	else
-		q->head = it;
-	q->tail = it;
+	if (!q->items.last) /* first use */
+		BH_FIFO_INIT(&q->items);
+	BH_FIFO_PUSH(&q->items, it, next);
 	pending++;
 	q_pump(q);
 	return 0;
