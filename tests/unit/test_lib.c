@@ -108,6 +108,54 @@ START_TEST(test_json_skim_cuts)
 }
 END_TEST
 
+/* json_skim_value on strings: a byte that stops the scan at each place of
+ * strings long and short (the scan goes a word at a time, then by byte) */
+START_TEST(test_json_skim_strings)
+{
+	char s[64];
+	for (int n = 0; n <= 40; n++) {
+		for (int k = 0; k <= n; k++) {
+			/* what sits at k: nothing, an escaped quote, a control byte,
+			 * a non-ASCII byte, a bad escape, the quote (cut short) */
+			for (int what = 0; what < 6; what++) {
+				size_t len = 0, whole;
+				if (k == n && what >= 1 && what <= 4)
+					continue; /* at k == n only the quote (what 5) goes */
+				int strict_ok = what < 2 || what == 5;
+				s[len++] = '"';
+				for (int i = 0; i < n; i++) {
+					if (i == k && what == 1)
+						s[len++] = '\\', s[len++] = '"';
+					else if (i == k && what == 2)
+						s[len++] = 0x01;
+					else if (i == k && what == 3)
+						s[len++] = (char)0xc3;
+					else if (i == k && what == 4)
+						s[len++] = '\\', s[len++] = 'x';
+					else
+						s[len++] = (char)('a' + i % 26);
+				}
+				s[len++] = '"';
+				whole = len;
+				if (what == 5) { /* a quote at k ends it there: the rest is after it */
+					s[1 + k] = '"';
+					whole = (size_t)k + 2;
+				}
+				s[len++] = ' ';
+				const char *e = s + len;
+				const char *st = json_skim_value(s, e, 0, JSON_SKIM_STRICT);
+				const char *lx = json_skim_value(s, e, 0, 0);
+				ck_assert_msg(strict_ok ? st == s + whole : st == NULL, "strict n=%d k=%d what=%d", n, k, what);
+				ck_assert_msg(lx == s + whole, "lax n=%d k=%d what=%d", n, k, what);
+				/* cut short before its closing quote: no end */
+				ck_assert_ptr_null(json_skim_value(s, s + whole - 1, 0, 0));
+				ck_assert_ptr_null(json_skim_value(s, s + whole - 1, 0, JSON_SKIM_STRICT));
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_go_float_g)
 {
 	static const struct { double v; const char *want; } cases[] = {
@@ -193,6 +241,7 @@ int main(void)
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_go_float_g);
 	tcase_add_test(tc, test_json_skim_cuts);
+	tcase_add_test(tc, test_json_skim_strings);
 	tcase_add_test(tc, test_json_pool);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
