@@ -7,6 +7,7 @@
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <signal.h>
@@ -19,6 +20,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h> /* ST_RDONLY, statfs's f_flags too */
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -542,18 +545,73 @@ int sandbox_seccomp_load_mode(int fd, int survey, bh_error *err)
 /* ---- namespaces: best effort, measured, reported ------------------------------ */
 static unsigned isolation;
 
+#define SANDBOX_NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+
+/* An empty read-only tmpfs mounted on /tmp of a new mount namespace, and
+ * the cwd there. */
+static int mount_empty(void)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("bulkhead-empty", "/tmp", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") < 0)
+		return -1;
+	return chdir("/tmp");
+}
+
 static unsigned isolate(void)
 {
 	unsigned got = 0;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+	if (unshare(SANDBOX_NS_FLAGS) < 0)
 		return 0;
 	got |= SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET;
 	/* an empty read-only tmpfs as the root: no path leads anywhere */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-	    mount("bulkhead-empty", "/tmp", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") == 0 &&
-	    chdir("/tmp") == 0 && chroot(".") == 0 && chdir("/") == 0)
+	if (mount_empty() == 0 && chroot(".") == 0 && chdir("/") == 0)
 		got |= SANDBOX_ISO_NOFS;
 	return got;
+}
+
+/* Joins the namespaces of the holder whose pidfd is fd (all five at once,
+ * the user namespace first: the kernel orders them). Its mount namespace
+ * holds only the empty tmpfs, pivoted to be its root, which setns makes
+ * this process's root and cwd: checked (a read-only tmpfs), not assumed.
+ * 0 when nothing was joined (the caller unshares its own). */
+static unsigned join(int fd)
+{
+	struct statfs sf;
+	if (setns(fd, SANDBOX_NS_FLAGS) < 0)
+		return 0;
+	if (statfs("/", &sf) == 0 && sf.f_type == TMPFS_MAGIC && (sf.f_flags & ST_RDONLY))
+		return SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET | SANDBOX_ISO_NOFS;
+	return SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET;
+}
+
+/* The holder's namespaces: new ones, the tmpfs made the mount
+ * namespace's root (the host's detached), and then nothing left to use:
+ * its other fds closed, its capabilities dropped, the worker's filter. */
+static int hold_setup(int fd, bh_error *err)
+{
+	int rc;
+	if (unshare(SANDBOX_NS_FLAGS) < 0)
+		return bh_error_set(err, BH_EDENIED, "unsharing the namespaces: %s", strerror(errno));
+	if (mount_empty() < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return bh_error_set(err, BH_EDENIED, "an empty root for the namespaces: %s", strerror(errno));
+	if ((rc = sandbox_close_fds(fd, -1, err)) < 0 || (rc = sandbox_drop_caps(err)) < 0 ||
+	    (rc = sandbox_seccomp_load(fd, err)) < 0)
+		return rc;
+	return 0;
+}
+
+int sandbox_hold_namespaces(int fd, bh_error *err)
+{
+	char c;
+	ssize_t r;
+	int rc = hold_setup(fd, err);
+	if (write(fd, rc < 0 ? "n" : "y", 1) != 1 && rc == 0)
+		rc = bh_error_set(err, BH_EIO, "telling the supervisor: %s", strerror(errno));
+	if (rc < 0)
+		return rc;
+	while ((r = read(fd, &c, 1)) > 0 || (r < 0 && errno == EINTR))
+		;
+	return 0;
 }
 
 unsigned sandbox_isolation(void)
@@ -581,9 +639,11 @@ int sandbox_lockdown(const sandbox_opts *o, bh_error *err)
 {
 	int rc;
 	phase(0);
+	isolation = o->ns_fd > 2 ? join(o->ns_fd) : 0; /* before its fd is closed */
 	if ((rc = sandbox_close_fds(o->report_fd, o->keep_fd, err)) < 0)
 		return rc;
-	isolation = isolate();
+	if (!isolation)
+		isolation = isolate();
 	phase(1);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return bh_error_set(err, BH_EIO, "setting no_new_privs: %s", strerror(errno));

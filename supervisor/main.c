@@ -1398,7 +1398,16 @@ spawn:
 	so.job_label = j->key;
 	so.cpu_seconds = opt.worker_cpu;
 	so.memory_mb = opt.worker_mem_mb;
-	if (spawn_worker(&so, &j->pid, &j->sock, &err) < 0) {
+	{ /* whose namespaces it joins (spawn.h): one set per cluster, namespace and identity */
+		char tenant[REMOTE_CLUSTER_MAX + ACL_IDENTITY_MAX + 320];
+		const char *c = j->cluster ? j->cluster : "", *ns = jstr(hr, "metadata", "namespace"),
+			   *id = j->identity ? j->identity : "";
+		int tn = snprintf(tenant, sizeof tenant, "%zu:%s%zu:%s%zu:%s", strlen(c), c, ns ? strlen(ns) : 0,
+				  ns ? ns : "", strlen(id), id); /* lengths first: no two tenants alike */
+		so.tenant = tn > 0 && (size_t)tn < sizeof tenant ? tenant : NULL; /* cut short: none rather than a wrong one */
+		rc = spawn_worker(&so, &j->pid, &j->sock, &err);
+	}
+	if (rc < 0) {
 		sv_outcome o = {0, "WorkerFailed", err.msg};
 		o.event = 1;
 		report(kc, hr, &o);

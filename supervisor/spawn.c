@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,8 +57,8 @@ static int switch_user(void)
 	return getuid() == run_uid && geteuid() == run_uid && getgid() == run_gid && syscall(SYS_setuid, 0) < 0 ? 0 : -1;
 }
 
-static int spawn_env(const char *path, int path_fd, char *const argv[], char *const envp[], pid_t *pid, int *sock,
-		     bh_error *err);
+static int spawn_env(const char *path, int path_fd, char *const argv[], char *const envp[], int pass_fd, pid_t *pid,
+		     int *sock, bh_error *err);
 
 /* The helpers' fixed environment. */
 #define SPAWN_ENV "PATH=/nonexistent", "LANG=C", "TZ=", "MALLOC_ARENA_MAX=1"
@@ -74,15 +75,96 @@ static int spawn_env(const char *path, int path_fd, char *const argv[], char *co
  * (__libc_start_main), not a loader. */
 #define SPAWN_WORKER_MALLOC "GLIBC_TUNABLES=glibc.malloc.tcache_count=1000"
 
+/* ---- namespace holders, one per tenant (spawn.h) ------------------------ */
+typedef struct holder {
+	char *tenant; /* NULL: a free slot */
+	pid_t pid;
+	int pidfd, sock;
+	unsigned long used; /* holder_clock at its last use */
+} holder;
+static holder holders[SPAWN_HOLDERS];
+static unsigned long holder_clock;
+static int holders_refused; /* a holder could not make namespaces here */
+
+#define SPAWN_HOLD_WAIT_MS 5000 /* for a holder's answer */
+
+static void holder_drop(holder *h)
+{
+	close(h->sock); /* it reads end of file and ends */
+	close(h->pidfd);
+	free(h->tenant);
+	memset(h, 0, sizeof *h);
+}
+
+/* Starts h's holder for tenant (worker_path, worker_fd: the worker binary)
+ * and waits for its answer; 0, or -1 (nothing kept). */
+static int holder_start(holder *h, const char *tenant, const char *worker_path, int worker_fd)
+{
+	char *argv[] = {"bulkhead-worker", "--hold-namespaces", NULL};
+	struct pollfd p;
+	char c = 0;
+	if (spawn_exec(worker_path, worker_fd, argv, &h->pid, &h->sock, NULL) < 0)
+		return -1;
+	h->pidfd = (int)syscall(SYS_pidfd_open, h->pid, 0); /* close-on-exec */
+	p.fd = h->sock;
+	p.events = POLLIN;
+	if (h->pidfd >= 0 && poll(&p, 1, SPAWN_HOLD_WAIT_MS) == 1 && read(h->sock, &c, 1) == 1 && c == 'y' &&
+	    (h->tenant = strdup(tenant)))
+		return 0;
+	if (c == 'n') /* it ends by itself */
+		holders_refused = 1;
+	else
+		kill(h->pid, SIGKILL); /* our child, not reaped yet: its pid is not reused */
+	close(h->sock);
+	if (h->pidfd >= 0)
+		close(h->pidfd);
+	memset(h, 0, sizeof *h);
+	return -1;
+}
+
+/* The pidfd of tenant's holder, started when there is none (or it died),
+ * or -1: the worker makes its own namespaces. */
+static int holder_fd(const char *tenant, const char *worker_path, int worker_fd)
+{
+	holder *h = NULL, *lru = &holders[0]; /* a free slot, else the least recently used */
+	if (!tenant || holders_refused)
+		return -1;
+	for (size_t i = 0; i < SPAWN_HOLDERS && !h; i++) {
+		holder *k = &holders[i];
+		if (k->tenant && strcmp(k->tenant, tenant) == 0)
+			h = k;
+		else if (lru->tenant && (!k->tenant || k->used < lru->used))
+			lru = k;
+	}
+	if (h) {
+		struct pollfd p = {h->pidfd, POLLIN, 0}; /* readable: it ended */
+		if (poll(&p, 1, 0) == 0) {
+			h->used = ++holder_clock;
+			return h->pidfd;
+		}
+		holder_drop(h);
+		lru = h;
+	}
+	if (lru->tenant)
+		holder_drop(lru);
+	if (holder_start(lru, tenant, worker_path, worker_fd) < 0)
+		return -1;
+	lru->used = ++holder_clock;
+	return lru->pidfd;
+}
+
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 {
 	char cpu[32], mem[32];
 	char *argv[] = {"bulkhead-worker", "--fd", "3", "--cpu-seconds", cpu, "--memory-mb", mem, "--job",
-			(char *)(o->job_label ? o->job_label : "-"), NULL};
+			(char *)(o->job_label ? o->job_label : "-"), "--ns-fd", "4", NULL};
 	char *envp[] = {SPAWN_ENV, SPAWN_WORKER_MALLOC, NULL};
+	int ns_fd = holder_fd(o->tenant, o->worker_path, o->worker_fd);
 	snprintf(cpu, sizeof cpu, "%lu", o->cpu_seconds);
 	snprintf(mem, sizeof mem, "%lu", o->memory_mb);
-	return spawn_env(o->worker_path, o->worker_fd, argv, envp, pid, sock, err);
+	if (ns_fd < 0)
+		argv[9] = NULL; /* no --ns-fd */
+	return spawn_env(o->worker_path, o->worker_fd, argv, envp, ns_fd, pid, sock, err);
 }
 
 /* The signals whose disposition is not SIG_DFL (a handler, or SIG_IGN),
@@ -108,11 +190,12 @@ static void changed_read(void)
 int spawn_exec(const char *path, int path_fd, char *const argv[], pid_t *pid, int *sock, bh_error *err)
 {
 	char *envp[] = {SPAWN_ENV, NULL};
-	return spawn_env(path, path_fd, argv, envp, pid, sock, err);
+	return spawn_env(path, path_fd, argv, envp, -1, pid, sock, err);
 }
 
-static int spawn_env(const char *path, int path_fd, char *const argv[], char *const envp[], pid_t *pid, int *sock,
-		     bh_error *err)
+/* pass_fd >= 0: also given to the child as its fd 4. */
+static int spawn_env(const char *path, int path_fd, char *const argv[], char *const envp[], int pass_fd, pid_t *pid,
+		     int *sock, bh_error *err)
 {
 	int sv[2];
 	pid_t p, parent = getpid();
@@ -139,13 +222,18 @@ static int spawn_env(const char *path, int path_fd, char *const argv[], char *co
 	if (p == 0) {
 		sigset_t none;
 		struct sigaction dfl;
+		int pass = -1;
+		if (pass_fd >= 0 && (pass = fcntl(pass_fd, F_DUPFD, 5)) < 0) /* out of the way of 3 and 4 */
+			_exit(126);
 		if (sv[1] != 3) {
 			if (dup2(sv[1], 3) < 0)
 				_exit(126);
 		} else {
 			fcntl(3, F_SETFD, 0);
 		}
-		syscall(SYS_close_range, 4, ~0U, CLOSE_RANGE_CLOEXEC);
+		if (pass >= 0 && dup2(pass, 4) < 0)
+			_exit(126);
+		syscall(SYS_close_range, pass >= 0 ? 5 : 4, ~0U, CLOSE_RANGE_CLOEXEC);
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
 		for (int s = 1; s < 65; s++)

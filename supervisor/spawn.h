@@ -22,9 +22,22 @@ typedef struct spawn_opts {
 	const char *job_label;   /* "ns/name", shown in the worker's argv */
 	unsigned long cpu_seconds;
 	unsigned long memory_mb;
+	const char *tenant;      /* who the job runs for (its cluster, namespace
+				  * and identity, one string), or NULL */
 } spawn_opts;
 
-/* Starts a worker. *sock is the supervisor's end (non-blocking, CLOEXEC). */
+/* Starts a worker. *sock is the supervisor's end (non-blocking, CLOEXEC).
+ * With o->tenant, the worker joins that tenant's namespaces (user, network,
+ * mount with an empty root, IPC, UTS) instead of making its own: made once
+ * by a holder (bulkhead-worker --hold-namespaces, sandbox.h) started here
+ * at the tenant's first worker, which waits for it (about 2 ms), and kept
+ * for the tenant's later workers; one set per tenant, never shared by two,
+ * at most SPAWN_HOLDERS of them (the least recently used holder is told to
+ * end: its socket closed). A holder that died is replaced. Where the host
+ * refuses (the first holder says so) or a holder fails, the worker makes
+ * its own namespaces, as without a tenant. Holders end with the supervisor
+ * (PR_SET_PDEATHSIG) and are reaped by its wait for any child. */
+#define SPAWN_HOLDERS 64
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err);
 
 /* The same for any sandboxed helper (bulkhead-fetcher): path (and its O_PATH

@@ -4,8 +4,11 @@
  * with every Kubernetes request brokered by the supervisor, sends its result
  * and exits.
  *
- * usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--job NS/NAME]
- * (--job only labels the process for operators; the job comes over the socket) */
+ * usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--ns-fd N] [--job NS/NAME]
+ *        bulkhead-worker --hold-namespaces
+ * (--job only labels the process for operators; the job comes over the socket;
+ * --ns-fd: the pidfd of a namespace holder to join, sandbox_hold_namespaces;
+ * --hold-namespaces: be that holder, on fd 3) */
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -146,7 +149,7 @@ static unsigned char *read_all(int fd, size_t max, size_t *len)
 
 int main(int argc, char **argv)
 {
-	int sock = 3;
+	int sock = 3, ns_fd = -1;
 	unsigned long cpu = 60, mem_mb = 1024;
 	sandbox_opts so;
 	uid_t uid;
@@ -164,10 +167,20 @@ int main(int argc, char **argv)
 		if (argv[1][2] == 'v')
 			printf("bulkhead-worker %s\n", PACKAGE_VERSION);
 		else
-			printf("usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--job NS/NAME]\n"
+			printf("usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--ns-fd N] [--job NS/NAME]\n"
+			       "       bulkhead-worker --hold-namespaces\n"
 			       "Not for direct use: bulkheadd starts one worker per reconcile, with its end of a\n"
 			       "socketpair as fd N (default 3); the worker locks itself down, reads one job from\n"
-			       "that socket, and exits. --job only labels the process for operators.\n");
+			       "that socket, and exits. --job only labels the process for operators. --ns-fd N:\n"
+			       "join the namespaces of the holder whose pidfd is N; --hold-namespaces: make one\n"
+			       "tenant's namespaces and hold them until fd 3 is closed.\n");
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--hold-namespaces") == 0) {
+		if (sandbox_hold_namespaces(3, &e) < 0) {
+			fprintf(stderr, "bulkhead-worker: holding namespaces: %s\n", e.msg);
+			return 3;
+		}
 		return 0;
 	}
 	for (int i = 1; i + 1 < argc; i += 2) {
@@ -177,6 +190,8 @@ int main(int argc, char **argv)
 			cpu = strtoul(argv[i + 1], NULL, 10);
 		else if (strcmp(argv[i], "--memory-mb") == 0)
 			mem_mb = strtoul(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--ns-fd") == 0)
+			ns_fd = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--job") != 0) {
 			fprintf(stderr, "bulkhead-worker: unknown argument %s\n", argv[i]);
 			return 2;
@@ -192,6 +207,7 @@ int main(int argc, char **argv)
 	}
 	so.report_fd = sock;
 	so.keep_fd = -1;
+	so.ns_fd = ns_fd;
 	so.as_bytes = (unsigned long long)mem_mb << 20;
 	so.cpu_seconds = cpu;
 #ifdef BH_SANDBOX_SURVEY

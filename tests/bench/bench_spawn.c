@@ -5,6 +5,11 @@
  * usage: bench_spawn WORKER N [RECORDING]
  *        bench_spawn --parts N
  *
+ * The spawns go round-robin to BENCH_SPAWN_TENANTS tenants (default 10, as
+ * bench_scale's; 0: none, each worker makes its own namespaces), so a
+ * worker joins its tenant's namespaces as bulkheadd's do (spawn.h); each
+ * tenant's holder is started before the timed spawns.
+ *
  * For each of N spawns: the supervisor's thread CPU in spawn_worker()
  * (socketpair, vfork, the child's set-up up to exec: the child borrows the
  * parent's thread until execve); then the worker's own CPU from exec until
@@ -271,7 +276,8 @@ int main(int argc, char **argv)
 	double *parent, *locked, *total, *faults, *rss, *ph[PHASES];
 	ipcrec rec = {0};
 	bh_error e;
-	int n;
+	char tenant[32];
+	int n, tenants;
 	if ((argc != 3 && argc != 4) || (n = atoi(argv[2])) < 1) {
 		fprintf(stderr, "usage: bench_spawn WORKER N [RECORDING]\n       bench_spawn --parts N\n");
 		return 2;
@@ -297,6 +303,20 @@ int main(int argc, char **argv)
 	o.job_label = "bench/spawn";
 	o.cpu_seconds = 60;
 	o.memory_mb = 1024;
+	tenants = getenv("BENCH_SPAWN_TENANTS") ? atoi(getenv("BENCH_SPAWN_TENANTS")) : 10;
+	for (int t = 0; t < tenants; t++) { /* each tenant's holder, untimed */
+		pid_t pid;
+		int sock;
+		snprintf(tenant, sizeof tenant, "bench-tenant-%d", t);
+		o.tenant = tenant;
+		if (spawn_worker(&o, &pid, &sock, &e) < 0) {
+			fprintf(stderr, "bench_spawn: %s\n", e.msg);
+			return 1;
+		}
+		close(sock);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	parent = calloc((size_t)n, sizeof *parent);
 	locked = calloc((size_t)n, sizeof *locked);
 	total = calloc((size_t)n, sizeof *total);
@@ -311,7 +331,10 @@ int main(int argc, char **argv)
 		pid_t pid;
 		int sock, status;
 		struct rusage ru;
-		double t0 = thread_us();
+		double t0;
+		if (tenants > 0)
+			snprintf(tenant, sizeof tenant, "bench-tenant-%d", i % tenants);
+		t0 = thread_us();
 		if (spawn_worker(&o, &pid, &sock, &e) < 0) {
 			fprintf(stderr, "bench_spawn: %s\n", e.msg);
 			return 1;
@@ -338,7 +361,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("worker spawn, %d spawns%s (CPU time):\n", n, rec.n ? ", each with the recorded job" : "");
+	printf("worker spawn, %d spawns%s, %d tenants (CPU time):\n", n, rec.n ? ", each with the recorded job" : "",
+	       tenants);
 	print_stat("supervisor, spawn_worker()", parent, n);
 	print_stat("worker, exec to locked down", locked, n);
 	print_stat(rec.n ? "worker, exec to exit (the job)" : "worker, exec to exit (no job)", total, n);

@@ -1,17 +1,23 @@
 /* tests/unit/test_spawn.c — supervisor/spawn.c: a spawned program starts
  * with no signal blocked, ignored or caught, whatever dispositions the
  * supervisor set before its first spawn (the child resets only those); a
- * worker's environment is the helpers' fixed one plus its malloc tunable. */
+ * worker's environment is the helpers' fixed one plus its malloc tunable;
+ * workers of one tenant share that tenant's namespaces, and workers of two
+ * tenants never do. */
 #include <check.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ipc/ipc.h"
+#include "proto/proto.h"
 #include "supervisor/spawn.h"
 
 static void on_usr2(int sig)
@@ -129,6 +135,88 @@ START_TEST(test_signals_reset)
 }
 END_TEST
 
+/* A real worker of tenant, locked down and waiting for its job: its pid,
+ * its socket, and its "sandbox: ..." report in report. */
+static pid_t tenant_worker(const char *tenant, int *sock, char *report, size_t cap)
+{
+	spawn_opts o = {0};
+	pid_t pid;
+	bh_error e;
+	o.worker_path = BH_BUILDDIR "/worker/bulkhead-worker";
+	o.worker_fd = -1;
+	o.job_label = "ns/name";
+	o.cpu_seconds = 10;
+	o.memory_mb = 256;
+	o.tenant = tenant;
+	ck_assert_msg(spawn_worker(&o, &pid, sock, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(fcntl(*sock, F_SETFL, 0), 0);
+	for (;;) {
+		ipc_msg m = {0};
+		const unsigned char *t;
+		size_t n;
+		ck_assert_msg(ipc_recv(*sock, IPC_MAX_PAYLOAD, 0, &m, &e) == 0, "the worker ended: %s", e.msg);
+		ck_assert_int_eq(m.hdr.type, PROTO_LOG);
+		ck_assert_int_eq(proto_str_decode(m.payload, m.hdr.len, IPC_MAX_PAYLOAD, 0, &t, &n, &e), 0);
+		if (n >= 8 && memcmp(t, "sandbox:", 8) == 0) {
+			snprintf(report, cap, "%.*s", (int)n, (const char *)t);
+			ipc_msg_free(&m);
+			return pid;
+		}
+		ipc_msg_free(&m);
+	}
+}
+
+/* The namespace ns of pid ("net:[4026532...]") into buf. */
+static void ns_of(pid_t pid, const char *ns, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, ns);
+	n = readlink(path, buf, cap - 1);
+	ck_assert_msg(n > 0, "readlink %s", path);
+	buf[n] = 0;
+}
+
+/* Two workers of tenant a and one of b: where the host allows user
+ * namespaces, each reports its own user namespace, no network and an empty
+ * root; a's two are in the same namespaces (their tenant's holder's), b's
+ * in others, and none in this process's. The holders end when this
+ * process's sockets to them close (at exit). */
+START_TEST(test_tenant_namespaces)
+{
+	static const char *const kinds[] = {"user", "net", "mnt", "ipc", "uts"};
+	char rep[3][256], ns[3][64], self[64];
+	int sock[3], st;
+	pid_t pid[3];
+	pid_t probe = fork();
+	if (probe == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(probe, &st, 0), probe);
+	if (getuid() != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("test_tenant_namespaces: SKIP (not root, or the host refuses user namespaces)\n");
+		return;
+	}
+	pid[0] = tenant_worker("tenant a", &sock[0], rep[0], sizeof rep[0]);
+	pid[1] = tenant_worker("tenant a", &sock[1], rep[1], sizeof rep[1]);
+	pid[2] = tenant_worker("tenant b", &sock[2], rep[2], sizeof rep[2]);
+	for (int w = 0; w < 3; w++)
+		ck_assert_msg(strstr(rep[w], "user namespace own, network none, file system empty") != NULL, "worker %d: %s",
+			      w, rep[w]);
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		for (int w = 0; w < 3; w++)
+			ns_of(pid[w], kinds[k], ns[w], sizeof ns[w]);
+		ns_of(getpid(), kinds[k], self, sizeof self);
+		ck_assert_msg(strcmp(ns[0], ns[1]) == 0, "tenant a's workers: %s and %s", ns[0], ns[1]);
+		ck_assert_msg(strcmp(ns[0], ns[2]) != 0, "tenants a and b share %s", ns[0]);
+		ck_assert_msg(strcmp(ns[0], self) != 0 && strcmp(ns[2], self) != 0, "a worker shares %s", self);
+	}
+	for (int w = 0; w < 3; w++) {
+		close(sock[w]); /* no job: it ends */
+		ck_assert_int_eq(waitpid(pid[w], &st, 0), pid[w]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("spawn");
@@ -138,6 +226,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_signals_reset);
 	tcase_add_test(tc, test_worker_env);
+	tcase_add_test(tc, test_tenant_namespaces);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
