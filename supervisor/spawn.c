@@ -153,13 +153,73 @@ static int holder_fd(const char *tenant, const char *worker_path, int worker_fd)
 	return lru->pidfd;
 }
 
+/* ---- OpenSSL's CPU capabilities, found once ------------------------------
+ * A worker's OpenSSL start-up asks cpuid six times (each a trap to the
+ * hypervisor here); given OPENSSL_ia32cap it asks none. The value is what
+ * the worker binary itself found, run once with --cpu-caps (worker/main.c)
+ * at the first spawn, never anything a tenant gave; checked for its form,
+ * else left out (the worker asks cpuid as before). */
+#define SPAWN_CAPS_WAIT_MS 5000
+static char ia32cap[64]; /* "OPENSSL_ia32cap=0x..:0x..", or "" */
+static int ia32cap_tried;
+
+/* s is "0xHEX:0xHEX" (at most 16 digits each). */
+static int caps_form(const char *s)
+{
+	for (int part = 0; part < 2; part++) {
+		size_t n = 0;
+		if (s[0] != '0' || s[1] != 'x')
+			return 0;
+		for (s += 2; (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'); s++)
+			n++;
+		if (n < 1 || n > 16 || *s != (part ? '\0' : ':'))
+			return 0;
+		s += !part;
+	}
+	return 1;
+}
+
+static void caps_find(const char *worker_path, int worker_fd)
+{
+	char *argv[] = {"bulkhead-worker", "--cpu-caps", NULL}, got[40];
+	size_t n = 0;
+	pid_t pid;
+	int sock, st;
+	ia32cap_tried = 1;
+	if (spawn_exec(worker_path, worker_fd, argv, &pid, &sock, NULL) < 0)
+		return;
+	for (;;) {
+		struct pollfd p = {sock, POLLIN, 0};
+		ssize_t r;
+		if (poll(&p, 1, SPAWN_CAPS_WAIT_MS) != 1 || (r = read(sock, got + n, sizeof got - 1 - n)) < 0) {
+			kill(pid, SIGKILL);
+			n = 0;
+			break;
+		}
+		n += (size_t)r;
+		if (r == 0 || n == sizeof got - 1)
+			break;
+	}
+	close(sock);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	got[n] = 0;
+	if (n && WIFEXITED(st) && WEXITSTATUS(st) == 0 && caps_form(got))
+		snprintf(ia32cap, sizeof ia32cap, "OPENSSL_ia32cap=%s", got);
+}
+
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err)
 {
 	char cpu[32], mem[32];
 	char *argv[] = {"bulkhead-worker", "--fd", "3", "--cpu-seconds", cpu, "--memory-mb", mem, "--job",
 			(char *)(o->job_label ? o->job_label : "-"), "--ns-fd", "4", NULL};
-	char *envp[] = {SPAWN_ENV, SPAWN_WORKER_MALLOC, NULL};
-	int ns_fd = holder_fd(o->tenant, o->worker_path, o->worker_fd);
+	char *envp[] = {SPAWN_ENV, SPAWN_WORKER_MALLOC, ia32cap, NULL};
+	int ns_fd;
+	if (!ia32cap_tried)
+		caps_find(o->worker_path, o->worker_fd);
+	if (!ia32cap[0])
+		envp[sizeof envp / sizeof *envp - 2] = NULL;
+	ns_fd = holder_fd(o->tenant, o->worker_path, o->worker_fd);
 	snprintf(cpu, sizeof cpu, "%lu", o->cpu_seconds);
 	snprintf(mem, sizeof mem, "%lu", o->memory_mb);
 	if (ns_fd < 0)

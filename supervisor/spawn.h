@@ -4,7 +4,8 @@
  * marked close-on-exec, the signals the supervisor set (read once, at the
  * first spawn: set handlers before that) back to SIG_DFL, a new session, death with the parent,
  * umask 077, cwd /, no_new_privs, a fixed environment (a worker's adds a
- * malloc tunable, spawn.c), then execveat of
+ * malloc tunable and OpenSSL's CPU capabilities as the worker binary found
+ * them at the first spawn, spawn.c), then execveat of
  * the worker binary opened when the supervisor started (execve of the path
  * when that is not possible, e.g. a #! wrapper). The worker then locks itself down (sandbox/). */
 #ifndef BH_SUPERVISOR_SPAWN_H

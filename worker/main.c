@@ -6,9 +6,10 @@
  *
  * usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--ns-fd N] [--job NS/NAME]
  *        bulkhead-worker --hold-namespaces
+ *        bulkhead-worker --cpu-caps
  * (--job only labels the process for operators; the job comes over the socket;
  * --ns-fd: the pidfd of a namespace holder to join, sandbox_hold_namespaces;
- * --hold-namespaces: be that holder, on fd 3) */
+ * --hold-namespaces: be that holder, on fd 3; --cpu-caps: see cpu_caps) */
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -81,6 +82,35 @@ static void send_result(int sock, json_t *res)
 	}
 	free(s);
 	bh_buf_free(&b);
+}
+
+/* --cpu-caps: the CPU capabilities OpenSSL found (its start-up asks cpuid
+ * six times, each a trap to the hypervisor, about 7 us here), written to fd
+ * 3 as the value of OPENSSL_ia32cap that makes a later start take them as
+ * they are, without cpuid: "0xWORDS01:0xWORDS23" (OpenSSL 3's
+ * OPENSSL_cpuid_setup; bit 10 of word 0 is its "set" mark, set again
+ * either way). bulkheadd runs this once and passes the value to its
+ * workers (supervisor/spawn.c); tests/unit/test_spawn checks that a worker
+ * given it ends with the same capabilities. Exit 1 where there is none to
+ * give (not x86-64, or OpenSSL linked as a shared library: its table is
+ * not exported). */
+#if defined(__x86_64__)
+extern unsigned int OPENSSL_ia32cap_P[] __attribute__((weak));
+#endif
+static int cpu_caps(void)
+{
+#if defined(__x86_64__)
+	char s[64];
+	int n;
+	if (!OPENSSL_ia32cap_P)
+		return 1;
+	n = snprintf(s, sizeof s, "0x%llx:0x%llx",
+		     (unsigned long long)OPENSSL_ia32cap_P[0] | (unsigned long long)OPENSSL_ia32cap_P[1] << 32,
+		     (unsigned long long)OPENSSL_ia32cap_P[2] | (unsigned long long)OPENSSL_ia32cap_P[3] << 32);
+	return write(3, s, (size_t)n) == n ? 0 : 1;
+#else
+	return 1;
+#endif
 }
 
 /* Misbehaviour on request, for the supervisor's failure-handling tests. The
@@ -169,13 +199,17 @@ int main(int argc, char **argv)
 		else
 			printf("usage: bulkhead-worker [--fd N] [--cpu-seconds N] [--memory-mb N] [--ns-fd N] [--job NS/NAME]\n"
 			       "       bulkhead-worker --hold-namespaces\n"
+			       "       bulkhead-worker --cpu-caps\n"
 			       "Not for direct use: bulkheadd starts one worker per reconcile, with its end of a\n"
 			       "socketpair as fd N (default 3); the worker locks itself down, reads one job from\n"
 			       "that socket, and exits. --job only labels the process for operators. --ns-fd N:\n"
 			       "join the namespaces of the holder whose pidfd is N; --hold-namespaces: make one\n"
-			       "tenant's namespaces and hold them until fd 3 is closed.\n");
+			       "tenant's namespaces and hold them until fd 3 is closed; --cpu-caps: write\n"
+			       "OpenSSL's CPU capabilities to fd 3 as OPENSSL_ia32cap for later workers.\n");
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "--cpu-caps") == 0)
+		return cpu_caps();
 	if (argc == 2 && strcmp(argv[1], "--hold-namespaces") == 0) {
 		if (sandbox_hold_namespaces(3, &e) < 0) {
 			fprintf(stderr, "bulkhead-worker: holding namespaces: %s\n", e.msg);

@@ -3,7 +3,8 @@
  * supervisor set before its first spawn (the child resets only those); a
  * worker's environment is the helpers' fixed one plus its malloc tunable;
  * workers of one tenant share that tenant's namespaces, and workers of two
- * tenants never do. */
+ * tenants never do; a worker is given OpenSSL's CPU capabilities as the
+ * worker binary found them, and starts with the same ones. */
 #include <check.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +219,76 @@ START_TEST(test_tenant_namespaces)
 }
 END_TEST
 
+/* What the worker binary writes for --cpu-caps, run with envp (argv's
+ * environment) by fork and execve, into buf ("" when it has none to give:
+ * exit 1). */
+static void worker_caps(char *const envp[], char *buf, size_t cap)
+{
+	int sv[2], st;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	if ((pid = fork()) == 0) {
+		char *argv[] = {"bulkhead-worker", "--cpu-caps", NULL};
+		if (dup2(sv[1], 3) == 3)
+			execve(BH_BUILDDIR "/worker/bulkhead-worker", argv, envp);
+		_exit(127);
+	}
+	close(sv[1]);
+	while ((r = read(sv[0], buf + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = 0;
+	close(sv[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == (n ? 0 : 1));
+}
+
+/* The capabilities found with no OPENSSL_ia32cap (AES-NI among them where
+ * the CPU has it) are what a worker is given, and a worker given them
+ * starts with the same ones (no cpuid asked). */
+START_TEST(test_cpu_caps)
+{
+	char found[64], again[64], want[96], rep[256], env[8192], *none[] = {"LANG=C", NULL}, *given[] = {want, NULL};
+	char cpuinfo[65536];
+	unsigned long long vec;
+	int sock, fd;
+	ssize_t n;
+	pid_t pid;
+	worker_caps(none, found, sizeof found);
+	if (!*found) {
+		printf("test_cpu_caps: SKIP (the worker has no OpenSSL table to give: not a static x86-64 build)\n");
+		return;
+	}
+	ck_assert_msg(strncmp(found, "0x", 2) == 0 && strstr(found, ":0x") != NULL, "--cpu-caps wrote %s", found);
+	vec = strtoull(found, NULL, 16);
+	fd = open("/proc/cpuinfo", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, cpuinfo, sizeof cpuinfo - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	cpuinfo[n] = 0;
+	if (strstr(cpuinfo, " aes "))
+		ck_assert_msg(vec >> 57 & 1, "AES-NI is not in %s", found); /* word 1, bit 25 */
+	snprintf(want, sizeof want, "OPENSSL_ia32cap=%s", found);
+	worker_caps(given, again, sizeof again);
+	ck_assert_str_eq(again, found);
+	pid = tenant_worker(NULL, &sock, rep, sizeof rep);
+	{
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+		fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		n = read(fd, env, sizeof env);
+		close(fd);
+	}
+	ck_assert_int_gt(n, 0);
+	ck_assert_msg(env_has(env, (size_t)n, want), "the worker's environment lacks %s", want);
+	close(sock);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("spawn");
@@ -227,6 +299,7 @@ int main(void)
 	tcase_add_test(tc, test_signals_reset);
 	tcase_add_test(tc, test_worker_env);
 	tcase_add_test(tc, test_tenant_namespaces);
+	tcase_add_test(tc, test_cpu_caps);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
