@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bulkhead-worker: holding namespaces: %s\n", e.msg);
 			return 3;
 		}
-		return 0;
+		_exit(0); /* nothing to free, and no exit-time code under its filter */
 	}
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--fd") == 0)
