@@ -31,8 +31,10 @@
  * recorded. With --parts: the kernel's share, call by call, each in N
  * fresh processes (a namespace or a filter is made once per process): the
  * CPU of unshare() for the user namespace alone and with each other one
- * the worker makes, all five as the worker does, and of loading the
- * worker's seccomp filter against a one-instruction one. */
+ * the worker makes, all five as a worker without a tenant does, of
+ * joining a tenant holder's five with setns() as a tenant's worker does,
+ * and of loading the worker's seccomp filter against a one-instruction
+ * one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -44,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -192,8 +195,9 @@ static void print_stat(const char *what, double *v, int n)
 /* ---- --parts ------------------------------------------------------------ */
 typedef struct part {
 	const char *what;
-	int flags;                     /* unshare(flags), or */
+	int flags;                     /* unshare(flags), or setns(ns_fd, flags), or */
 	const struct sock_fprog *prog; /* a seccomp filter to load */
+	int ns_fd;                     /* a namespace holder's pidfd, or -1 */
 } part;
 
 /* One part in a fresh child, no_new_privs set first: the thread CPU of the
@@ -212,7 +216,9 @@ static double part_once(const part *pt)
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			_exit(1);
 		t0 = thread_us();
-		rc = pt->prog ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, pt->prog) : unshare(pt->flags);
+		rc = pt->prog	     ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, pt->prog)
+		     : pt->ns_fd >= 0 ? setns(pt->ns_fd, pt->flags)
+				      : unshare(pt->flags);
 		us = rc == 0 ? thread_us() - t0 : -1;
 		_exit(write(p[1], &us, sizeof us) == (ssize_t)sizeof us ? 0 : 1);
 	}
@@ -226,24 +232,50 @@ static double part_once(const part *pt)
 	return us;
 }
 
+/* A namespace holder (sandbox_hold_namespaces) in a child: its pidfd, or
+ * -1 where the host refuses; *pid is the child's (it ends when *sock is
+ * closed). */
+static int holder_new(pid_t *pid, int *sock)
+{
+	int sv[2], fd;
+	char c = 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	if ((*pid = fork()) == 0) {
+		close(sv[0]);
+		_exit(sandbox_hold_namespaces(sv[1], NULL) < 0 ? 1 : 0);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	fd = *pid > 0 ? (int)syscall(SYS_pidfd_open, *pid, 0) : -1;
+	if (fd >= 0 && (read(sv[0], &c, 1) != 1 || c != 'y')) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int parts(int n)
 {
 	static struct sock_filter f[512];
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct sock_fprog worker = {0, f}, one = {1, &allow};
-	int u = CLONE_NEWUSER;
+	int u = CLONE_NEWUSER, all = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
 	char label[96];
 	bh_error e;
-	int len = sandbox_worker_filter(f, sizeof f / sizeof *f, 0, &e);
+	int len = sandbox_worker_filter(f, sizeof f / sizeof *f, 0, &e), hsock = -1;
+	pid_t hpid = -1;
+	int hfd = holder_new(&hpid, &hsock);
 	const part list[] = {
-		{"unshare: user", u, NULL},
-		{"unshare: user + net", u | CLONE_NEWNET, NULL},
-		{"unshare: user + mount", u | CLONE_NEWNS, NULL},
-		{"unshare: user + ipc", u | CLONE_NEWIPC, NULL},
-		{"unshare: user + uts", u | CLONE_NEWUTS, NULL},
-		{"unshare: all five (the worker's)", u | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS, NULL},
-		{"seccomp: the worker's filter", 0, &worker}, /* its length appended */
-		{"seccomp: a filter of 1", 0, &one},
+		{"unshare: user", u, NULL, -1},
+		{"unshare: user + net", u | CLONE_NEWNET, NULL, -1},
+		{"unshare: user + mount", u | CLONE_NEWNS, NULL, -1},
+		{"unshare: user + ipc", u | CLONE_NEWIPC, NULL, -1},
+		{"unshare: user + uts", u | CLONE_NEWUTS, NULL, -1},
+		{"unshare: all five (no tenant)", all, NULL, -1},
+		{"setns: a tenant's five (holder)", all, NULL, hfd < 0 ? -2 : hfd},
+		{"seccomp: the worker's filter", 0, &worker, -1}, /* its length appended */
+		{"seccomp: a filter of 1", 0, &one, -1},
 	};
 	double *v = calloc((size_t)n, sizeof *v);
 	if (len < 0 || !v) {
@@ -254,9 +286,10 @@ static int parts(int n)
 	worker.len = (unsigned short)len;
 	printf("lock-down parts, %d fresh processes each (CPU time of the call):\n", n);
 	for (size_t k = 0; k < sizeof list / sizeof *list; k++) {
-		int i;
-		for (i = 0; i < n && (v[i] = part_once(&list[k])) >= 0; i++)
-			;
+		int i = 0;
+		if (list[k].ns_fd != -2) /* -2: no holder */
+			for (; i < n && (v[i] = part_once(&list[k])) >= 0; i++)
+				;
 		if (list[k].prog == &worker)
 			snprintf(label, sizeof label, "%s (%d)", list[k].what, len);
 		else
@@ -267,6 +300,13 @@ static int parts(int n)
 			print_stat(label, v, n);
 	}
 	free(v);
+	if (hfd >= 0)
+		close(hfd);
+	if (hsock >= 0)
+		close(hsock); /* the holder ends */
+	if (hpid > 0)
+		while (waitpid(hpid, NULL, 0) < 0 && errno == EINTR)
+			;
 	return 0;
 }
 

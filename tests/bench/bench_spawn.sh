@@ -9,8 +9,11 @@
 # bench_worker.sh with BENCH_WORKER_KEEP=FILE) gives each worker that job
 # too: "exec to exit" is then a whole job's CPU. A benchmark: it prints
 # numbers, and fails only when a worker does not start or a job does not go
-# as recorded. Then the lock-down's kernel calls one by one (bench_spawn
-# --parts: each namespace's unshare, the seccomp load).
+# as recorded. The spawns go round-robin to BENCH_SPAWN_TENANTS tenants
+# (default 10; 0: none, each worker unshares its own namespaces), each
+# worker joining its tenant's (supervisor/spawn.h). Then the lock-down's
+# kernel calls one by one (bench_spawn --parts: each namespace's unshare,
+# the setns of a tenant's five, the seccomp load).
 set -uo pipefail
 b=${BH_BUILDDIR:-$PWD}
 for f in "$b/tests/bench/bench_spawn" "$b/worker/bulkhead-worker"; do
