@@ -6,6 +6,7 @@
  * tenants never do; a worker is given OpenSSL's CPU capabilities as the
  * worker binary found them, and starts with the same ones. */
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -168,6 +169,22 @@ static pid_t tenant_worker(const char *tenant, int *sock, char *report, size_t c
 	}
 }
 
+/* Can this test see workers' namespaces (root: another process's
+ * /proc/PID/ns needs ptrace rights) and does the host allow unprivileged
+ * user namespaces? If not, says test is skipped. */
+static int namespaces_here(const char *test)
+{
+	int st;
+	pid_t probe = fork();
+	if (probe == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(probe, &st, 0), probe);
+	if (getuid() == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 1;
+	printf("%s: SKIP (not root, or the host refuses user namespaces)\n", test);
+	return 0;
+}
+
 /* The namespace ns of pid ("net:[4026532...]") into buf. */
 static void ns_of(pid_t pid, const char *ns, char *buf, size_t cap)
 {
@@ -190,14 +207,8 @@ START_TEST(test_tenant_namespaces)
 	char rep[3][256], ns[3][64], self[64];
 	int sock[3], st;
 	pid_t pid[3];
-	pid_t probe = fork();
-	if (probe == 0)
-		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
-	ck_assert_int_eq(waitpid(probe, &st, 0), probe);
-	if (getuid() != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		printf("test_tenant_namespaces: SKIP (not root, or the host refuses user namespaces)\n");
+	if (!namespaces_here("test_tenant_namespaces"))
 		return;
-	}
 	pid[0] = tenant_worker("tenant a", &sock[0], rep[0], sizeof rep[0]);
 	pid[1] = tenant_worker("tenant a", &sock[1], rep[1], sizeof rep[1]);
 	pid[2] = tenant_worker("tenant b", &sock[2], rep[2], sizeof rep[2]);
@@ -216,6 +227,71 @@ START_TEST(test_tenant_namespaces)
 		close(sock[w]); /* no job: it ends */
 		ck_assert_int_eq(waitpid(pid[w], &st, 0), pid[w]);
 	}
+}
+END_TEST
+
+/* How many live namespace holders this process has (children whose
+ * command line is bulkhead-worker --hold-namespaces). */
+static int live_holders(void)
+{
+	char path[300], line[512];
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	ck_assert(d != NULL);
+	while ((de = readdir(d))) {
+		FILE *f;
+		int ppid = -1;
+		char state = 0;
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(line, sizeof line, f) && strrchr(line, ')'))
+			sscanf(strrchr(line, ')') + 1, " %c %d", &state, &ppid);
+		fclose(f);
+		if (ppid != getpid() || state == 'Z')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+		if ((f = fopen(path, "r"))) {
+			size_t len = fread(line, 1, sizeof line - 1, f);
+			line[len] = 0;
+			n += len > strlen(line) + 1 && strcmp(line + strlen(line) + 1, "--hold-namespaces") == 0;
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* At most SPAWN_HOLDERS tenants keep a holder: the least recently used
+ * one's is told to end when another tenant needs one, and that tenant's
+ * next worker is in new namespaces. */
+START_TEST(test_tenant_holders_bounded)
+{
+	char rep[256], first[64], later[64], tenant[32];
+	int sock, sock0;
+	pid_t pid, pid0;
+	if (!namespaces_here("test_tenant_holders_bounded"))
+		return;
+	pid0 = tenant_worker("tenant 0", &sock0, rep, sizeof rep); /* kept: its namespaces stay */
+	ns_of(pid0, "net", first, sizeof first);
+	for (int t = 1; t <= SPAWN_HOLDERS; t++) {
+		snprintf(tenant, sizeof tenant, "tenant %d", t);
+		pid = tenant_worker(tenant, &sock, rep, sizeof rep);
+		close(sock);
+		ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	}
+	ck_assert_int_eq(live_holders(), SPAWN_HOLDERS);
+	pid = tenant_worker("tenant 0", &sock, rep, sizeof rep);
+	ns_of(pid, "net", later, sizeof later);
+	ck_assert_msg(strcmp(first, later) != 0, "tenant 0's holder was not replaced: %s", later);
+	ck_assert_int_eq(live_holders(), SPAWN_HOLDERS);
+	close(sock);
+	close(sock0);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	ck_assert_int_eq(waitpid(pid0, NULL, 0), pid0);
 }
 END_TEST
 
@@ -300,6 +376,7 @@ int main(void)
 	tcase_add_test(tc, test_worker_env);
 	tcase_add_test(tc, test_tenant_namespaces);
 	tcase_add_test(tc, test_cpu_caps);
+	tcase_add_test(tc, test_tenant_holders_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
