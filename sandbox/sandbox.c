@@ -572,16 +572,20 @@ static unsigned isolate(void)
 /* Joins the namespaces of the holder whose pidfd is fd (all five at once,
  * the user namespace first: the kernel orders them). Its mount namespace
  * holds only the empty tmpfs, pivoted to be its root, which setns makes
- * this process's root and cwd: checked (a read-only tmpfs), not assumed.
- * 0 when nothing was joined (the caller unshares its own). */
+ * this process's root and cwd: checked (a read-only tmpfs), not assumed;
+ * were it not, a mount namespace of its own with the empty root as
+ * isolate() makes. 0 when nothing was joined (the caller unshares its
+ * own). */
 static unsigned join(int fd)
 {
 	struct statfs sf;
+	unsigned got = SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET;
 	if (setns(fd, SANDBOX_NS_FLAGS) < 0)
 		return 0;
-	if (statfs("/", &sf) == 0 && sf.f_type == TMPFS_MAGIC && (sf.f_flags & ST_RDONLY))
-		return SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET | SANDBOX_ISO_NOFS;
-	return SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET;
+	if ((statfs("/", &sf) == 0 && sf.f_type == TMPFS_MAGIC && (sf.f_flags & ST_RDONLY)) ||
+	    (unshare(CLONE_NEWNS) == 0 && mount_empty() == 0 && chroot(".") == 0 && chdir("/") == 0))
+		got |= SANDBOX_ISO_NOFS;
+	return got;
 }
 
 /* The holder's namespaces: new ones, the tmpfs made the mount

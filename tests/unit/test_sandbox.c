@@ -3,7 +3,8 @@
  * refused and reported by syscall number over the socket, and so are
  * newfstatat with a path (or another pointer than sandbox_fstat's "") and
  * prlimit64 on another process or setting a limit; no_new_privs,
- * capabilities, seccomp mode and limits are visible in /proc. The BPF
+ * capabilities, seccomp mode and limits are visible in /proc; given a
+ * namespace holder, the lock-down joins its namespaces. The BPF
  * program the rules compile to gives every syscall number, with arguments
  * that meet or just miss each rule's tests, the rules' own answer. */
 #include <check.h>
@@ -16,6 +17,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -29,6 +31,7 @@
 #include "ipc/ipc.h"
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
+#include "tests/unit/unit_util.h"
 
 #if defined(__x86_64__)
 #define SANDBOX_TEST_ARCH AUDIT_ARCH_X86_64
@@ -349,6 +352,87 @@ START_TEST(test_close_fds)
 }
 END_TEST
 
+/* A namespace holder in a child: sandbox_hold_namespaces (pivot != 0), or
+ * one that only unshares (its root still the host's, as no real holder
+ * is): its pidfd; its pid in *pid, its socket (closed: it ends) in *sock.
+ * -1 when the host refuses user namespaces. */
+static int holder(int pivot, pid_t *pid, int *sock)
+{
+	int sv[2], fd;
+	char c = 0;
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	if ((*pid = fork()) == 0) {
+		close(sv[0]);
+		if (pivot)
+			_exit(sandbox_hold_namespaces(sv[1], NULL) < 0 ? 1 : 0);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+			_exit(write(sv[1], "n", 1) == 1 ? 1 : 2);
+		if (write(sv[1], "y", 1) != 1 || read(sv[1], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	fd = (int)syscall(SYS_pidfd_open, *pid, 0);
+	ck_assert_int_ge(fd, 0);
+	if (read(sv[0], &c, 1) != 1 || c != 'y') {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A worker given a holder's pidfd joins its namespaces: the holder's
+ * network, user and mount namespaces, and it reports no network and an
+ * empty root. Given one whose root is not the empty tmpfs (none of ours),
+ * it still ends with an empty root, in a mount namespace of its own. */
+START_TEST(test_join_holder)
+{
+	for (int pivot = 1; pivot >= 0; pivot--) {
+		char a[64], b[64], iso;
+		int hsock, sv[2], fd, st;
+		pid_t hpid, pid;
+		if ((fd = holder(pivot, &hpid, &hsock)) < 0 || getuid() != 0) {
+			printf("test_join_holder: SKIP (not root, or the host refuses user namespaces)\n");
+			return;
+		}
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		if ((pid = fork()) == 0) {
+			bh_error e;
+			sandbox_opts o = {sv[1], -1, 0, 30, 0, fd};
+			char c;
+			if (sandbox_lockdown(&o, &e) < 0)
+				_exit(2);
+			c = (char)sandbox_isolation();
+			_exit(write(sv[1], &c, 1) == 1 && read(sv[1], &c, 1) >= 0 ? 0 : 3);
+		}
+		close(sv[1]);
+		ck_assert_int_eq(read(sv[0], &iso, 1), 1);
+		ck_assert_int_eq(iso, SANDBOX_ISO_USERNS | SANDBOX_ISO_NONET | SANDBOX_ISO_NOFS);
+		for (int k = 0; k < 3; k++) {
+			const char *ns = k == 0 ? "user" : k == 1 ? "net" : "mnt";
+			unit_ns_of(hpid, ns, a, sizeof a);
+			unit_ns_of(pid, ns, b, sizeof b);
+			if (k < 2 || pivot)
+				ck_assert_msg(strcmp(a, b) == 0, "the worker is not in its holder's %s namespace", ns);
+			else
+				ck_assert_msg(strcmp(a, b) != 0, "the worker kept a mount namespace with the host's root");
+		}
+		{
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%d/root/etc", (int)pid);
+			ck_assert_msg(access(path, F_OK) < 0, "the worker's root has an /etc");
+		}
+		close(sv[0]);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		close(hsock);
+		close(fd);
+		ck_assert_int_eq(waitpid(hpid, &st, 0), hpid);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -360,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, test_forbidden);
 	tcase_add_test(tc, test_close_fds);
 	tcase_add_test(tc, test_filter_is_the_rules);
+	tcase_add_test(tc, test_join_holder);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

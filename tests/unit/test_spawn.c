@@ -22,6 +22,7 @@
 #include "ipc/ipc.h"
 #include "proto/proto.h"
 #include "supervisor/spawn.h"
+#include "tests/unit/unit_util.h"
 
 static void on_usr2(int sig)
 {
@@ -185,17 +186,6 @@ static int namespaces_here(const char *test)
 	return 0;
 }
 
-/* The namespace ns of pid ("net:[4026532...]") into buf. */
-static void ns_of(pid_t pid, const char *ns, char *buf, size_t cap)
-{
-	char path[64];
-	ssize_t n;
-	snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, ns);
-	n = readlink(path, buf, cap - 1);
-	ck_assert_msg(n > 0, "readlink %s", path);
-	buf[n] = 0;
-}
-
 /* Two workers of tenant a and one of b: where the host allows user
  * namespaces, each reports its own user namespace, no network and an empty
  * root; a's two are in the same namespaces (their tenant's holder's), b's
@@ -217,8 +207,8 @@ START_TEST(test_tenant_namespaces)
 			      w, rep[w]);
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
 		for (int w = 0; w < 3; w++)
-			ns_of(pid[w], kinds[k], ns[w], sizeof ns[w]);
-		ns_of(getpid(), kinds[k], self, sizeof self);
+			unit_ns_of(pid[w], kinds[k], ns[w], sizeof ns[w]);
+		unit_ns_of(getpid(), kinds[k], self, sizeof self);
 		ck_assert_msg(strcmp(ns[0], ns[1]) == 0, "tenant a's workers: %s and %s", ns[0], ns[1]);
 		ck_assert_msg(strcmp(ns[0], ns[2]) != 0, "tenants a and b share %s", ns[0]);
 		ck_assert_msg(strcmp(ns[0], self) != 0 && strcmp(ns[2], self) != 0, "a worker shares %s", self);
@@ -276,7 +266,7 @@ START_TEST(test_tenant_holders_bounded)
 	if (!namespaces_here("test_tenant_holders_bounded"))
 		return;
 	pid0 = tenant_worker("tenant 0", &sock0, rep, sizeof rep); /* kept: its namespaces stay */
-	ns_of(pid0, "net", first, sizeof first);
+	unit_ns_of(pid0, "net", first, sizeof first);
 	for (int t = 1; t <= SPAWN_HOLDERS; t++) {
 		snprintf(tenant, sizeof tenant, "tenant %d", t);
 		pid = tenant_worker(tenant, &sock, rep, sizeof rep);
@@ -285,7 +275,7 @@ START_TEST(test_tenant_holders_bounded)
 	}
 	ck_assert_int_eq(live_holders(), SPAWN_HOLDERS);
 	pid = tenant_worker("tenant 0", &sock, rep, sizeof rep);
-	ns_of(pid, "net", later, sizeof later);
+	unit_ns_of(pid, "net", later, sizeof later);
 	ck_assert_msg(strcmp(first, later) != 0, "tenant 0's holder was not replaced: %s", later);
 	ck_assert_int_eq(live_holders(), SPAWN_HOLDERS);
 	close(sock);

@@ -1,12 +1,15 @@
 /* tests/unit/unit_util.h — helpers shared by the unit tests: a whole file
- * read into memory, a test data file under tests/unit/data, and a JSON
- * fixture parsed with an assertion. Include after <check.h>. */
+ * read into memory, a test data file under tests/unit/data, a JSON
+ * fixture parsed with an assertion, and a process's namespace as /proc
+ * names it. Include after <check.h>. */
 #ifndef BH_TEST_UNIT_UTIL_H
 #define BH_TEST_UNIT_UTIL_H
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "lib/buf.h"
 
@@ -45,6 +48,19 @@ static inline json_t *unit_json_new(const char *text)
 	json_t *v = json_loads(text, 0, &je);
 	ck_assert_msg(v != NULL, "%s: %s", je.text, text);
 	return v;
+}
+
+/* The namespace ns ("net", "user", ...) of pid as /proc names it
+ * ("net:[4026532...]"), into buf; it must be readable (another process's
+ * needs ptrace rights: root). */
+static inline void unit_ns_of(pid_t pid, const char *ns, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, ns);
+	n = readlink(path, buf, cap - 1);
+	ck_assert_msg(n > 0, "readlink %s", path);
+	buf[n] = 0;
 }
 
 #endif
