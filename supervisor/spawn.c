@@ -84,9 +84,12 @@ typedef struct holder {
 } holder;
 static holder holders[SPAWN_HOLDERS];
 static unsigned long holder_clock;
-static int holders_refused; /* a holder could not make namespaces here */
+static int holders_refused; /* a holder failed: none is tried again */
 
-#define SPAWN_HOLD_WAIT_MS 5000 /* for a holder's answer */
+/* For a holder's answer (it takes about 2 ms): the main loop waits, once
+ * per tenant, and a worker binary that cannot be a holder (a test's
+ * stand-in, say) costs this wait once. */
+#define SPAWN_HOLD_WAIT_MS 1000
 
 static void holder_drop(holder *h)
 {
@@ -111,9 +114,10 @@ static int holder_start(holder *h, const char *tenant, const char *worker_path, 
 	if (h->pidfd >= 0 && poll(&p, 1, SPAWN_HOLD_WAIT_MS) == 1 && read(h->sock, &c, 1) == 1 && c == 'y' &&
 	    (h->tenant = strdup(tenant)))
 		return 0;
-	if (c == 'n') /* it ends by itself */
-		holders_refused = 1;
-	else
+	/* "n": the host cannot (no user namespaces); anything else: this
+	 * binary cannot. Either way its workers unshare their own from now on. */
+	holders_refused = 1;
+	if (c != 'n') /* "n": it ends by itself */
 		kill(h->pid, SIGKILL); /* our child, not reaped yet: its pid is not reused */
 	close(h->sock);
 	if (h->pidfd >= 0)
@@ -159,7 +163,7 @@ static int holder_fd(const char *tenant, const char *worker_path, int worker_fd)
  * the worker binary itself found, run once with --cpu-caps (worker/main.c)
  * at the first spawn, never anything a tenant gave; checked for its form,
  * else left out (the worker asks cpuid as before). */
-#define SPAWN_CAPS_WAIT_MS 5000
+#define SPAWN_CAPS_WAIT_MS 1000 /* once, at the first spawn (it takes about 1 ms) */
 static char ia32cap[64]; /* "OPENSSL_ia32cap=0x..:0x..", or "" */
 static int ia32cap_tried;
 

@@ -34,9 +34,10 @@ typedef struct spawn_opts {
  * at the tenant's first worker, which waits for it (about 2 ms), and kept
  * for the tenant's later workers; one set per tenant, never shared by two,
  * at most SPAWN_HOLDERS of them (the least recently used holder is told to
- * end: its socket closed). A holder that died is replaced. Where the host
- * refuses (the first holder says so) or a holder fails, the worker makes
- * its own namespaces, as without a tenant. Holders end with the supervisor
+ * end: its socket closed). A holder that died is replaced. When a holder
+ * fails (the host refuses, or it does not answer "y" within a second),
+ * that worker and every later one make their own namespaces, as without a
+ * tenant: no holder is tried again. Holders end with the supervisor
  * (PR_SET_PDEATHSIG) and are reaped by its wait for any child. */
 #define SPAWN_HOLDERS 64
 int spawn_worker(const spawn_opts *o, pid_t *pid, int *sock, bh_error *err);
