@@ -49,12 +49,14 @@ ops_wait_storage c-del del "1=uninstalling"
 w=$(ops_workers "$BULKHEADD_PID")
 echo "t=$SECONDS all four mid-action; workers: $w"
 [ "$(echo "$w" | wc -w)" -ge 4 ] || sk_fail "expected 4 running workers, found '$w'"
+h=$(ops_holders "$BULKHEADD_PID")
+echo "namespace holders: $h"
 kill -KILL "$BULKHEADD_PID"
 wait "$BULKHEADD_PID" 2>/dev/null
 BULKHEADD_PID=
 sleep 0.5
-for p in $w; do # (a zombie is dead: whoever inherited it has not reaped it yet)
-	case "$(awk '/^State:/ {print $2}' "/proc/$p/status" 2>/dev/null)" in "" | Z) ;; *) sk_fail "worker $p outlived bulkheadd: $(ps -o pid,ppid,stat,cmd -p "$p")" ;; esac
+for p in $w $h; do # (a zombie is dead: whoever inherited it has not reaped it yet)
+	case "$(awk '/^State:/ {print $2}' "/proc/$p/status" 2>/dev/null)" in "" | Z) ;; *) sk_fail "worker or holder $p outlived bulkheadd: $(ps -o pid,ppid,stat,cmd -p "$p")" ;; esac
 done
 for hr in c-ins/ins c-upg/upg c-rb/rb c-del/del; do echo "after SIGKILL: $hr: $(ops_storage "${hr%/*}" "${hr#*/}")"; done
 # nothing changes while no bulkheadd runs (the workers could not write)

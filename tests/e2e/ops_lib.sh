@@ -9,7 +9,8 @@
 #   ops_sound NS NAME  its storage decodes, agrees with its labels, nothing
 #                      pending, no revision twice, at most one deployed
 #   ops_no_false_failure NS NAME   never InstallFailed/UpgradeFailed
-#   ops_workers PID    the worker pids of bulkheadd PID
+#   ops_workers PID    the worker pids of bulkheadd PID (workers running a job)
+#   ops_holders PID    its namespace holders' pids (supervisor/spawn.h)
 # Every instance is killed when the test ends.
 OPS_PIDS=()
 OPS_PID=
@@ -87,5 +88,8 @@ ops_no_false_failure() {
 	case "$(sk_ready "$1" "$2")" in *"|InstallFailed|"* | *"|UpgradeFailed|"*) sk_fail "$1/$2: Ready $(sk_ready "$1" "$2")" ;; esac
 	return 0
 }
-# ops_workers PID: the worker pids of bulkheadd PID
-ops_workers() { pgrep -P "$1" | tr '\n' ' '; }
+# ops_workers PID: the pids of bulkheadd PID's workers running a job (their
+# argv has --job; a tenant's namespace holder, --hold-namespaces, is not one)
+ops_workers() { pgrep -P "$1" -f -- ' --job ' | tr '\n' ' '; }
+# ops_holders PID: the pids of its namespace holders
+ops_holders() { pgrep -P "$1" -f -- '--hold-namespaces' | tr '\n' ' '; }
