@@ -275,7 +275,11 @@ static int reserve(ipc_reader *r, size_t need, bh_error *err)
 		if (need + 1 <= r->cap)
 			return 0;
 	}
-	cap = need + 1 > IPC_STAGE ? need + 1 : IPC_STAGE;
+	/* a frame larger than the stage gets room for a stage more: the read
+	 * of its rest may then stop short of the room, which shows the socket
+	 * drained (room for exactly the frame is filled by every read of it,
+	 * and one more recvmsg had to find EAGAIN) */
+	cap = need + 1 > IPC_STAGE ? need + 1 + IPC_STAGE : IPC_STAGE;
 	if (!(b = realloc(r->buf, cap)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory for a %zu-byte frame", need - IPC_HDR_SIZE);
 	r->buf = b;

@@ -1416,6 +1416,11 @@ spawn:
 		return;
 	}
 	metrics_add(M_WORKER_SPAWNS, NULL, 1);
+	/* the job goes now, into the new socket's empty buffer: not a turn of
+	 * the loop later, on a poll that shows it writable */
+	if (ipc_outq_flush(&j->oq, j->sock, &err) < 0) {
+		/* the worker is gone already; its exit will be reaped */
+	}
 	j->started = now_s();
 	j->deadline = j->started + (timeout > 0 ? timeout : 300);
 	e->job = j;
@@ -1468,10 +1473,13 @@ static void kill_job(sv_job *j)
 	}
 }
 
-/* Reads and dispatches what the worker sent. */
-static void service(kube_client *kc, sv_job *j)
+/* Reads and dispatches what the worker sent (when readable: poll showed
+ * input, a hang-up or an error; a socket that was only writable is not
+ * read, a recvmsg that could only find EAGAIN), then writes what is queued
+ * for it. */
+static void service(kube_client *kc, sv_job *j, int readable)
 {
-	for (int budget = 0; j->sock >= 0 && budget < 64; budget++) {
+	for (int budget = 0; readable && j->sock >= 0 && budget < 64; budget++) {
 		ipc_msg m;
 		bh_error err;
 		int rc = ipc_reader_read(&j->rd, j->sock, &m, &err);
@@ -1857,7 +1865,7 @@ static void reap(kube_client *kc)
 		if (j->exited) {
 			if (j->sock >= 0) {
 				/* whatever it wrote before dying is still in the socket */
-				service(kc, j);
+				service(kc, j, 1);
 				if (j->sock >= 0) {
 					close(j->sock);
 					j->sock = -1;
@@ -2312,7 +2320,7 @@ int main(int argc, char **argv)
 		if (poll(pf, njobs + 1 + nfds, timeout) > 0) {
 			for (size_t i = 0; i < polled && i < njobs; i++)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
-					service(kc, jobs[i]);
+					service(kc, jobs[i], (pf[i + 1].revents & ~POLLOUT) != 0);
 		} else {
 			for (size_t i = 0; i < nfds; i++)
 				pf[1 + polled + i].revents = 0;
