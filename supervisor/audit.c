@@ -485,7 +485,7 @@ static int syncer_start(void)
 
 int audit_sync_async(void (*done)(void *), void *ud, bh_error *err)
 {
-	int i;
+	int i, ask;
 	pthread_mutex_lock(&mu);
 	if (syncer_start() < 0) {
 		pthread_mutex_unlock(&mu);
@@ -502,11 +502,11 @@ int audit_sync_async(void (*done)(void *), void *ud, bh_error *err)
 		A.notify[A.nnotify].fn = done;
 		A.notify[A.nnotify++].ud = ud;
 	}
-	if (!A.sync_asked) {
-		A.sync_asked = 1;
-		pthread_cond_signal(&scv);
-	}
+	ask = !A.sync_asked;
+	A.sync_asked = 1;
 	pthread_mutex_unlock(&mu);
+	if (ask) /* after the unlock: woken under mu, the sync thread would only wait for it */
+		pthread_cond_signal(&scv);
 	return 0;
 }
 
@@ -515,7 +515,7 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 	bh_buf *line = &A.line;
 	size_t n;
 	ssize_t w;
-	int rc = 0, read = 0;
+	int rc = 0, read = 0, wake = 0;
 	*seq = 0;
 	if (r->phase && (!strcmp(r->phase, "outcome") || !strcmp(r->phase, "refused")))
 		metrics_broker_request(r->verb, r->status);
@@ -561,12 +561,14 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 	 * that cannot be started leaves it to the next intent's sync) */
 	if (A.syncer_idle) {
 		A.syncer_idle = 0;
-		pthread_cond_signal(&scv);
+		wake = 1;
 	} else if (syncer_start() < 0) {
 		/* nothing lost: only later */
 	}
 out:
 	pthread_mutex_unlock(&mu);
+	if (wake) /* as in audit_sync_async: after the unlock */
+		pthread_cond_signal(&scv);
 	if (rc < 0 || read)
 		metrics_audit_record(rc == 0);
 	return rc;
