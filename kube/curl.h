@@ -72,6 +72,12 @@ void kube_curl_multi_run(kube_curl_multi *m, int timeout_ms, kube_curl_end_fn on
  * those entries (their revents set) runs what is ready or due as
  * kube_curl_multi_run does. */
 const struct pollfd *kube_curl_multi_fds(kube_curl_multi *m, size_t *n, int *timeout_ms);
+/* fn(fd) is called, on the thread that calls this, whenever a multi handle
+ * run by that thread stops waiting on a socket (before libcurl closes it,
+ * or as it keeps it idle): a caller that keeps the sockets registered
+ * across waits (supervisor/evset.h) drops it then. Set once, before the
+ * thread's multi handles run; NULL: none. */
+void kube_curl_multi_forget_hook(void (*fn)(int fd));
 void kube_curl_multi_dispatch(kube_curl_multi *m, const struct pollfd *pfd, size_t n, kube_curl_end_fn on_end,
                               void *ud);
 /* Makes a kube_curl_multi_run waiting on another thread return now. */

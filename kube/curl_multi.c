@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +53,17 @@ static long ms_until(const struct timespec *ts)
 	return ms < 0 ? 0 : ms;
 }
 
+/* kube_curl_multi_forget_hook's: told on the thread that set it */
+typedef void (*forget_fn_t)(int fd);
+static _Atomic(forget_fn_t) forget_fn;
+static pthread_t forget_thread; /* written before forget_fn (release), read after it (acquire) */
+
+void kube_curl_multi_forget_hook(void (*fn)(int fd))
+{
+	forget_thread = pthread_self();
+	atomic_store_explicit(&forget_fn, fn, memory_order_release);
+}
+
 /* CURLMOPT_SOCKETFUNCTION: what libcurl waits for on s. */
 static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *sockp)
 {
@@ -60,6 +73,10 @@ static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *sockp)
 	for (i = 1; i < m->npfd && m->pfd[i].fd != s; i++)
 		;
 	if (what == CURL_POLL_REMOVE) {
+		/* before libcurl closes s (or keeps it, idle, unwatched) */
+		forget_fn_t fn = atomic_load_explicit(&forget_fn, memory_order_acquire);
+		if (fn && pthread_equal(forget_thread, pthread_self()))
+			fn(s);
 		if (i < m->npfd)
 			m->pfd[i] = m->pfd[--m->npfd];
 		return 0;

@@ -6,6 +6,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/broker.c supervisor/broker.h supervisor/job.h \
 	supervisor/broker_watch.c supervisor/broker_watch.h \
 	supervisor/loopwatch.c supervisor/loopwatch.h \
+	supervisor/evset.c supervisor/evset.h \
 	supervisor/status.c supervisor/status.h \
 	supervisor/source.c supervisor/source.h \
 	supervisor/artifact.c supervisor/artifact.h \
@@ -39,6 +40,12 @@ supervisor_bulkheadd_SOURCES = supervisor/main.c
 supervisor_bulkheadd_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
 supervisor_bulkheadd_LDADD = api/libbhapi.a $(BH_SUPERVISOR_LIBS) -lpthread
 
+check_PROGRAMS += tests/unit/test_evset
+tests_unit_test_evset_SOURCES = tests/unit/test_evset.c
+tests_unit_test_evset_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_evset_LDADD = supervisor/libbhsupervisor.a $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_evset
+UNIT_TESTS += tests/unit/test_evset
 check_PROGRAMS += tests/unit/test_broker
 tests_unit_test_broker_SOURCES = tests/unit/test_broker.c
 tests_unit_test_broker_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

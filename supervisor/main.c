@@ -43,6 +43,7 @@
 #include "supervisor/broker_watch.h"
 #include "supervisor/loopwatch.h"
 #include "supervisor/discovery.h"
+#include "supervisor/evset.h"
 #include "supervisor/forward.h"
 #include "supervisor/hccache.h"
 #include "supervisor/hrent.h"
@@ -949,11 +950,28 @@ static void relisted(hr_ent **items, size_t n)
 }
 
 /* ---- jobs -------------------------------------------------------------------- */
+/* The loop's wait (evset.h): a socket leaves it before it is closed. */
+static evset *loop_ev;
+
+static void loop_forget(int fd)
+{
+	evset_forget(loop_ev, fd);
+}
+
+/* Closes the worker's socket (it stays -1). */
+static void job_close_sock(sv_job *j)
+{
+	if (j->sock >= 0) {
+		loop_forget(j->sock);
+		close(j->sock);
+		j->sock = -1;
+	}
+}
+
 static void job_free(sv_job *j)
 {
 	bwatch_cancel_job(j->serial);
-	if (j->sock >= 0)
-		close(j->sock);
+	job_close_sock(j);
 	ipc_reader_free(&j->rd);
 	ipc_outq_free(&j->oq);
 	proto_result_free(&j->result);
@@ -1467,10 +1485,7 @@ static void kill_job(sv_job *j)
 {
 	if (!j->exited)
 		kill(j->pid, SIGKILL);
-	if (j->sock >= 0) {
-		close(j->sock);
-		j->sock = -1;
-	}
+	job_close_sock(j);
 }
 
 /* Reads and dispatches what the worker sent (when readable: poll showed
@@ -1486,8 +1501,7 @@ static void service(kube_client *kc, sv_job *j, int readable)
 		if (rc == IPC_AGAIN)
 			break;
 		if (rc == IPC_EOF) {
-			close(j->sock);
-			j->sock = -1;
+			job_close_sock(j);
 			break;
 		}
 		if (rc < 0) {
@@ -1866,10 +1880,7 @@ static void reap(kube_client *kc)
 			if (j->sock >= 0) {
 				/* whatever it wrote before dying is still in the socket */
 				service(kc, j, 1);
-				if (j->sock >= 0) {
-					close(j->sock);
-					j->sock = -1;
-				}
+				job_close_sock(j);
 			}
 			finish(kc, j);
 			job_free(j);
@@ -2236,6 +2247,11 @@ int main(int argc, char **argv)
 
 	struct pollfd *pf = NULL;
 	size_t npf = 0;
+	if (!(loop_ev = evset_new(&err))) {
+		fprintf(stderr, "bulkheadd: %s\n", err.msg);
+		return 1;
+	}
+	kube_curl_multi_forget_hook(loop_forget); /* the sockets of the multi handles this thread runs */
 	svlog_hold(1); /* the loop's lines: one write per turn, before poll */
 	while (!stopping || njobs > 0) {
 		double now = now_s(), next = now + 5;
@@ -2317,7 +2333,7 @@ int main(int argc, char **argv)
 		pf[0].revents = 0;
 		svlog_flush();
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
-		if (poll(pf, njobs + 1 + nfds, timeout) > 0) {
+		if (evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout) > 0) {
 			for (size_t i = 0; i < polled && i < njobs; i++)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
 					service(kc, jobs[i], (pf[i + 1].revents & ~POLLOUT) != 0);
@@ -2338,6 +2354,9 @@ int main(int argc, char **argv)
 	svlog(SVLOG_INFO, "stopping");
 	for (size_t i = 0; i < njobs; i++)
 		kill_job(jobs[i]);
+	kube_curl_multi_forget_hook(NULL);
+	evset_free(loop_ev);
+	loop_ev = NULL;
 	status_flush();
 	audit_close();
 	httpd_stop(metrics_srv);
