@@ -1489,9 +1489,9 @@ static void kill_job(sv_job *j)
 }
 
 /* Reads and dispatches what the worker sent (when readable: poll showed
- * input, a hang-up or an error; a socket that was only writable is not
- * read, a recvmsg that could only find EAGAIN), then writes what is queued
- * for it. */
+ * input, a hang-up or an error, or the reader holds more; a socket that was
+ * only writable is not read, a recvmsg that could only find EAGAIN), then
+ * writes what is queued for it. */
 static void service(kube_client *kc, sv_job *j, int readable)
 {
 	for (int budget = 0; readable && j->sock >= 0 && budget < 64; budget++) {
@@ -2336,7 +2336,7 @@ int main(int argc, char **argv)
 		if (evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout) > 0) {
 			for (size_t i = 0; i < polled && i < njobs; i++)
 				if (pf[i + 1].revents && jobs[i]->sock >= 0)
-					service(kc, jobs[i], (pf[i + 1].revents & ~POLLOUT) != 0);
+					service(kc, jobs[i], (pf[i + 1].revents & ~POLLOUT) || ipc_reader_more(&jobs[i]->rd));
 		} else {
 			for (size_t i = 0; i < nfds; i++)
 				pf[1 + polled + i].revents = 0;
