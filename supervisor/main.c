@@ -2317,11 +2317,13 @@ int main(int argc, char **argv)
 				memcpy(pf + at, src_pf[k], nsrc[k] * sizeof *pf);
 		pf[0].fd = wake_pipe[0];
 		pf[0].events = POLLIN;
+		int held = 0; /* a reader holds frames service()'s budget left: they go this turn */
 		for (size_t i = 0; i < njobs; i++) {
 			pf[i + 1].fd = jobs[i]->sock;
 			pf[i + 1].events = jobs[i]->sock >= 0 ? (POLLIN | (ipc_outq_pending(&jobs[i]->oq) ? POLLOUT : 0)) : 0;
 			if (!jobs[i]->exited && !jobs[i]->timed_out && jobs[i]->deadline < next)
 				next = jobs[i]->deadline;
+			held |= jobs[i]->sock >= 0 && ipc_reader_more(&jobs[i]->rd);
 		}
 		now = now_s();
 		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
@@ -2330,13 +2332,17 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < NSRC; k++)
 			if (src_tmo[k] >= 0 && src_tmo[k] < timeout)
 				timeout = src_tmo[k];
+		if (held) /* the socket may be drained: no event would come for them */
+			timeout = 0;
 		pf[0].revents = 0;
 		svlog_flush();
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
-		if (evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout) > 0) {
-			for (size_t i = 0; i < polled && i < njobs; i++)
-				if (pf[i + 1].revents && jobs[i]->sock >= 0)
-					service(kc, jobs[i], (pf[i + 1].revents & ~POLLOUT) || ipc_reader_more(&jobs[i]->rd));
+		if (evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout) > 0 || held) {
+			for (size_t i = 0; i < polled && i < njobs; i++) {
+				int more = jobs[i]->sock >= 0 && ipc_reader_more(&jobs[i]->rd);
+				if ((pf[i + 1].revents || more) && jobs[i]->sock >= 0)
+					service(kc, jobs[i], (pf[i + 1].revents & ~POLLOUT) || more);
+			}
 		} else {
 			for (size_t i = 0; i < nfds; i++)
 				pf[1 + polled + i].revents = 0;

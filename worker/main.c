@@ -115,11 +115,16 @@ static int cpu_caps(void)
 
 /* Misbehaviour on request, for the supervisor's failure-handling tests. The
  * supervisor only forwards a test hook when it runs with --test-hooks. */
-static void test_hook(const char *h)
+static void test_hook(const char *h, int sock)
 {
 	if (!h)
 		return;
-	if (strcmp(h, "segv") == 0) {
+	if (strcmp(h, "chatter") == 0) {
+		/* a burst of log frames ahead of the job's first request: more
+		 * than the supervisor handles per worker per turn of its loop */
+		for (int i = 1; i <= 400; i++)
+			send_log(sock, "test hook chatter: line %d of 400, before the job's first request", i);
+	} else if (strcmp(h, "segv") == 0) {
 		volatile int *p = NULL;
 		*p = 1;
 	} else if (strcmp(h, "spin") == 0) {
@@ -289,7 +294,7 @@ int main(int argc, char **argv)
 		send_result(sock, res);
 		return 0;
 	}
-	test_hook(json_string_value(json_object_get(job, "testHook")));
+	test_hook(json_string_value(json_object_get(job, "testHook")), sock);
 	if (!(t = worker_broker_transport_new(sock, &e)) || !(kc = kube_client_new(t, &e))) {
 		send_log(sock, "kube client: %s", e.msg);
 		return 5;

@@ -3,6 +3,7 @@
 # (SIGSEGV, SIGKILL) or running past its deadline leaves its HelmRelease
 # Ready=False with a reason naming the cause, while another HelmRelease
 # reconciled at the same time becomes Ready; the supervisor keeps running.
+# A worker that sends a burst of log lines before its request is served.
 # The real worker misbehaves on request (annotation bulkhead.dev/test-hook,
 # honoured only because bulkheadd runs with --test-hooks).
 set -uo pipefail
@@ -16,6 +17,10 @@ sk_apply_hr team-f crash demo "" "    bulkhead.dev/test-hook: segv"
 sk_apply_hr team-f killed demo "" "    bulkhead.dev/test-hook: hang"
 sk_apply_hr team-f slow demo "  timeout: 3s" "    bulkhead.dev/test-hook: spin"
 sk_apply_hr team-f good demo "  releaseName: good"
+# a worker that logs 400 lines at once before its first request: more frames
+# than the supervisor takes from one worker per turn (64); the rest, the
+# request among them, must not wait for the socket to say something new
+sk_apply_hr team-f chatty demo "  releaseName: chatty" "    bulkhead.dev/test-hook: chatter"
 
 # SIGKILL the worker of team-f/killed while it works (as the OOM killer would)
 pid=
@@ -30,6 +35,11 @@ kill -KILL "$pid"
 
 r=$(sk_wait_ready team-f good 60)
 echo "good:   $r"
+r=$(sk_wait_ready team-f chatty 60)
+echo "chatty: $r"
+e2e_expect_contains "$r" "True|InstallSucceeded" "Ready of team-f/chatty"
+n=$(grep -c "test hook chatter: line" "$SK_DIR/bulkheadd.log")
+[ "$n" -ge 64 ] || sk_fail "bulkheadd logged $n of the chatty worker's lines: not the burst this test is for"
 r=$(sk_wait_cond team-f crash False 60)
 echo "crash:  $r"
 e2e_expect_contains "$r" "False|WorkerCrashed|worker was killed by signal SEGV" "Ready of team-f/crash"
