@@ -5,8 +5,9 @@
  * Run by bulkheadd in the worker's place (a --worker-path script that execs
  * it; see bench_worker.sh), with bulkheadd's socket as fd 3. It starts
  * WORKER with ARGS on a socketpair of its own as fd 3 and passes every frame
- * on, each way, appending it to OUT. Only the first worker records: when
- * OUT exists already, the tap execs WORKER in its own place. A bench tool:
+ * on, each way, appending it to OUT. Only the first worker given a job
+ * (--job) records: when OUT exists already, or ARGS have no --job, the tap
+ * execs WORKER in its own place. A bench tool:
  * the worker runs locked down as always, the tap itself is not. */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,8 +80,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *worker = argv[2];
+	int job = 0;
+	for (int i = 3; i < argc; i++)
+		job |= strcmp(argv[i], "--job") == 0;
 	argv[2] = "bulkhead-worker"; /* the worker's argv: its name, then ARGS */
-	if ((out = open(argv[1], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+	/* bulkheadd runs the worker binary for more than jobs (a tenant's
+	 * namespace holder, --hold-namespaces; --cpu-caps): those go as they are */
+	if (!job || (out = open(argv[1], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
 		execve(worker, argv + 2, environ);
 		return 127;
 	}
