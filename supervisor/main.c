@@ -1196,6 +1196,16 @@ static void obj_collect(kube_client *kc, obj_op *op)
 }
 
 /* start() once the object is decoded. */
+/* Whose namespaces j's worker joins (spawn.h): one set per cluster,
+ * namespace and identity, written to buf length-prefixed so no two tenants
+ * look alike; NULL (the worker makes its own) when it does not fit. */
+static const char *tenant_key(const sv_job *j, const char *ns, char *buf, size_t n)
+{
+	const char *c = j->cluster ? j->cluster : "", *id = j->identity ? j->identity : "";
+	int k = snprintf(buf, n, "%zu:%s%zu:%s%zu:%s", strlen(c), c, strlen(ns), ns, strlen(id), id);
+	return k > 0 && (size_t)k < n ? buf : NULL;
+}
+
 static void start_decoded(kube_client *kc, entry *e)
 {
 	source_info si;
@@ -1205,6 +1215,7 @@ static void start_decoded(kube_client *kc, entry *e)
 	int rc = 0, fd = -1;
 	const json_t *hr = hr_of(e);
 	char identity[ACL_IDENTITY_MAX], cluster[REMOTE_CLUSTER_MAX];
+	char tenant[REMOTE_CLUSTER_MAX + ACL_IDENTITY_MAX + 320]; /* tenant_key's */
 	int remote = json_is_object(json_object_get(json_object_get(hr, "spec"), "kubeConfig"));
 	int idrc = remote ? remote_identity(hr, identity, sizeof identity, &iderr)
 			  : acl_identity(&lockdown, hr, identity, sizeof identity, &iderr);
@@ -1416,16 +1427,8 @@ spawn:
 	so.job_label = j->key;
 	so.cpu_seconds = opt.worker_cpu;
 	so.memory_mb = opt.worker_mem_mb;
-	{ /* whose namespaces it joins (spawn.h): one set per cluster, namespace and identity */
-		char tenant[REMOTE_CLUSTER_MAX + ACL_IDENTITY_MAX + 320];
-		const char *c = j->cluster ? j->cluster : "", *ns = jstr(hr, "metadata", "namespace"),
-			   *id = j->identity ? j->identity : "";
-		int tn = snprintf(tenant, sizeof tenant, "%zu:%s%zu:%s%zu:%s", strlen(c), c, ns ? strlen(ns) : 0,
-				  ns ? ns : "", strlen(id), id); /* lengths first: no two tenants alike */
-		so.tenant = tn > 0 && (size_t)tn < sizeof tenant ? tenant : NULL; /* cut short: none rather than a wrong one */
-		rc = spawn_worker(&so, &j->pid, &j->sock, &err);
-	}
-	if (rc < 0) {
+	so.tenant = tenant_key(j, e->ns, tenant, sizeof tenant);
+	if (spawn_worker(&so, &j->pid, &j->sock, &err) < 0) {
 		sv_outcome o = {0, "WorkerFailed", err.msg};
 		o.event = 1;
 		report(kc, hr, &o);
