@@ -99,19 +99,34 @@ static void holder_drop(holder *h)
 	memset(h, 0, sizeof *h);
 }
 
+/* Up to n bytes a helper just started writes to sock, until it closes
+ * the socket or n arrived, each wait at most ms; 0 when nothing came in
+ * time (or on an error). */
+static size_t read_answer(int sock, char *buf, size_t n, int ms)
+{
+	size_t got = 0;
+	while (got < n) {
+		struct pollfd p = {sock, POLLIN, 0};
+		ssize_t r;
+		if (poll(&p, 1, ms) != 1 || (r = read(sock, buf + got, n - got)) < 0)
+			return 0;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
 /* Starts h's holder for tenant (worker_path, worker_fd: the worker binary)
  * and waits for its answer; 0, or -1 (nothing kept). */
 static int holder_start(holder *h, const char *tenant, const char *worker_path, int worker_fd)
 {
 	char *argv[] = {"bulkhead-worker", "--hold-namespaces", NULL};
-	struct pollfd p;
 	char c = 0;
 	if (spawn_exec(worker_path, worker_fd, argv, &h->pid, &h->sock, NULL) < 0)
 		return -1;
 	h->pidfd = (int)syscall(SYS_pidfd_open, h->pid, 0); /* close-on-exec */
-	p.fd = h->sock;
-	p.events = POLLIN;
-	if (h->pidfd >= 0 && poll(&p, 1, SPAWN_HOLD_WAIT_MS) == 1 && read(h->sock, &c, 1) == 1 && c == 'y' &&
+	if (h->pidfd >= 0 && read_answer(h->sock, &c, 1, SPAWN_HOLD_WAIT_MS) == 1 && c == 'y' &&
 	    (h->tenant = strdup(tenant)))
 		return 0;
 	/* "n": the host cannot (no user namespaces); anything else: this
@@ -186,24 +201,14 @@ static int caps_form(const char *s)
 static void caps_find(const char *worker_path, int worker_fd)
 {
 	char *argv[] = {"bulkhead-worker", "--cpu-caps", NULL}, got[40];
-	size_t n = 0;
+	size_t n;
 	pid_t pid;
 	int sock, st;
 	ia32cap_tried = 1;
 	if (spawn_exec(worker_path, worker_fd, argv, &pid, &sock, NULL) < 0)
 		return;
-	for (;;) {
-		struct pollfd p = {sock, POLLIN, 0};
-		ssize_t r;
-		if (poll(&p, 1, SPAWN_CAPS_WAIT_MS) != 1 || (r = read(sock, got + n, sizeof got - 1 - n)) < 0) {
-			kill(pid, SIGKILL);
-			n = 0;
-			break;
-		}
-		n += (size_t)r;
-		if (r == 0 || n == sizeof got - 1)
-			break;
-	}
+	if ((n = read_answer(sock, got, sizeof got - 1, SPAWN_CAPS_WAIT_MS)) == 0)
+		kill(pid, SIGKILL); /* nothing in time: not waited for longer */
 	close(sock);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
