@@ -6,7 +6,9 @@
 # tenant namespaces, N HelmReleases applied at once, then:
 #   ready_s         time from the apply to every HelmRelease Ready=True
 #   sup_rss_mib     bulkheadd's peak RSS (VmHWM)
-#   sup_cpu_s       bulkheadd's CPU (all threads) during the installs
+#   sup_cpu_s       bulkheadd's CPU (all threads) during the installs, with
+#                   its tenants' namespace holders' (live children, not
+#                   workers: counted on the supervisor's side)
 #   workers_cpu_s   the workers' CPU (bulkheadd's reaped children)
 #   ratio           sup_cpu_s / workers_cpu_s
 #   req/install     API requests bulkheadd made (as itself and as tenants;
@@ -73,6 +75,17 @@ YAML
 } >"$E2E_TMP/hrs.yaml"
 
 cpu() { awk '{print $14 + $15, $16 + $17}' "/proc/$1/stat"; }       # own, reaped children (ticks)
+# "pid ticks" of each live namespace holder of bulkheadd (bulkhead-worker
+# --hold-namespaces): they live on, never reaped during a run
+holders() {
+	local p
+	for p in $(pgrep -P "$BULKHEADD_PID"); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- --hold-namespaces &&
+			awk '{print $1, $14 + $15}' "/proc/$p/stat" 2>/dev/null
+	done
+}
+# holder ticks spent between two holders() snapshots (files $1, $2)
+holders_delta() { awk 'NR == FNR { t0[$1] = $2; next } { d += $2 - t0[$1] } END { print d + 0 }' "$1" "$2"; }
 log_len() { kubesim_admin GET /_kubesim/log | wc -l; }
 # requests bulkheadd made after log line $1 (its own watches left out, the
 # workers' watches, as tenants, counted: as scale_requests counts)
@@ -146,6 +159,7 @@ PY
 
 mark=$(log_len)
 read -r s0 c0 < <(cpu "$BULKHEADD_PID")
+holders >"$E2E_TMP/holders0"
 read -r k0 _ < <(cpu "$KUBESIM_PID")
 t0=$(date +%s.%N)
 kubectl apply -f "$E2E_TMP/hrs.yaml" >/dev/null || sk_fail "applying $n HelmReleases"
@@ -153,6 +167,8 @@ ready=$(wait_all ready True "${BENCH_SCALE_TIMEOUT:-600}")
 t1=$(date +%s.%N)
 sleep 1 # the last status writes
 read -r s1 c1 < <(cpu "$BULKHEADD_PID")
+holders >"$E2E_TMP/holders1"
+s1=$((s1 + $(holders_delta "$E2E_TMP/holders0" "$E2E_TMP/holders1")))
 read -r k1 _ < <(cpu "$KUBESIM_PID")
 inst=$(reqs_since "$mark")
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$BULKHEADD_PID/status")
