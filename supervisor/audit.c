@@ -40,7 +40,8 @@ static struct {
 	bh_buf line; /* the record being written (under mu), kept between records */
 	/* the sync thread (audit_sync_async): asked to sync, and whom to tell */
 	int syncer_on, sync_asked;
-	int syncer_idle; /* it waits with nothing unsynced: a write must wake it (its 1 s clock) */
+	int syncer_idle; /* it waits without a clock (nothing unsynced, no sync for a second): a
+			  * write must wake it to set its 1 s clock */
 	struct {
 		void (*fn)(void *);
 		void *ud;
@@ -427,32 +428,50 @@ int audit_durable(unsigned long long seq, bh_error *err)
 	return d < 0 ? BH_EIO : d;
 }
 
+/* Under mu: are there records a sync would make durable (written, not
+ * synced, not lost to a failed sync)? */
+static int unsettled(void)
+{
+	return A.synced < A.written && durable(A.written) >= 0;
+}
+
 /* The sync thread: a group commit of everything written whenever it is
- * asked (audit_sync_async), and of what is left unsynced after a second
- * without one; then it tells those who asked. */
+ * asked (audit_sync_async), and of what is left unsynced a second after its
+ * last sync; then it tells those who asked. For that second after a sync it
+ * waits with its clock set, so that the records written meanwhile (the
+ * outcomes, the reads' intents) need not wake it; only a second without
+ * anything written sends it to wait without a clock, from which the next
+ * write wakes it (audit_write: syncer_idle). */
 static void *syncer_main(void *arg)
 {
-	int said = 0; /* a failed settle is logged once */
+	int said = 0;  /* a failed settle is logged once */
+	int armed = 0; /* its clock is set (deadline): a write needs no wake */
+	struct timespec deadline = {0, 0};
 	(void)arg;
 	pthread_setname_np(pthread_self(), "bh-audit-sync"); /* its CPU in /proc/PID/task/ by name */
 	pthread_mutex_lock(&mu);
 	for (;;) {
-		struct timespec ts;
 		unsigned long long upto;
 		int n, asked;
 		__typeof__(A.notify) tell;
 		bh_error e;
 		while (!A.sync_asked) {
-			if (A.synced >= A.written || durable(A.written) < 0) {
-				A.syncer_idle = 1;
-				pthread_cond_wait(&scv, &mu);
-				A.syncer_idle = 0;
-				continue;
+			if (!armed) {
+				if (!unsettled()) {
+					A.syncer_idle = 1;
+					pthread_cond_wait(&scv, &mu);
+					A.syncer_idle = 0;
+					continue;
+				}
+				clock_gettime(CLOCK_REALTIME, &deadline);
+				deadline.tv_sec += 1;
+				armed = 1;
 			}
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;
-			if (pthread_cond_timedwait(&scv, &mu, &ts) != 0 && !A.sync_asked)
-				break; /* idle for a second: the outcomes written last become durable */
+			if (pthread_cond_timedwait(&scv, &mu, &deadline) == 0 || A.sync_asked)
+				continue;
+			armed = 0; /* a second since the last sync (or the first write after one) */
+			if (unsettled())
+				break; /* the outcomes and reads written since become durable */
 		}
 		asked = A.sync_asked;
 		A.sync_asked = 0;
@@ -466,6 +485,9 @@ static void *syncer_main(void *arg)
 		for (int i = 0; i < n; i++)
 			tell[i].fn(tell[i].ud);
 		pthread_mutex_lock(&mu);
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += 1;
+		armed = 1;
 	}
 	return NULL;
 }

@@ -319,6 +319,19 @@ START_TEST(test_rotation)
 }
 END_TEST
 
+/* Waits up to 15 s for every record written to be durable; 1 when they are. */
+static int settled_soon(void)
+{
+	for (int i = 0; i < 300 && audit_unsynced(); i++)
+		usleep(50000);
+	return !audit_unsynced();
+}
+
+static void on_sync(void *ud)
+{
+	__atomic_store_n((int *)ud, 1, __ATOMIC_SEQ_CST);
+}
+
 /* An outcome is written at once and made durable by the next sync (an
  * intent's, or audit_settle), not on its own. */
 START_TEST(test_outcome_settles)
@@ -378,12 +391,37 @@ START_TEST(test_read_intent)
 	audit_rec last = {"intent", 11, "team-a/web", NULL, "get", "/api/v1/namespaces/team-a/secrets/s", 0, 0, NULL};
 	ck_assert_int_eq(audit_write(&last, &seq, &e), 0);
 	ck_assert_uint_eq(seq, 0);
-	for (int i = 0; i < 300 && audit_unsynced(); i++)
-		usleep(50000);
-	ck_assert_int_eq(audit_unsynced(), 0);
+	ck_assert(settled_soon());
 	/* audit_record of a read's intent returns once it is written */
 	ck_assert_int_eq(audit_record(&last, &e), 0);
 	ck_assert_int_eq(lines(logp, NULL), 7);
+}
+END_TEST
+
+/* The sync thread settles an outcome written after its sync without being
+ * woken for it (its clock runs for a second after each sync), and one
+ * written after a second of nothing (it is woken, and sets its clock). */
+START_TEST(test_sync_thread_settles)
+{
+	bh_error e;
+	audit_opts o = {logp, "in", 0, 0};
+	audit_rec in = {"intent", 1, "team-a/web", NULL, "create", "/api/v1/namespaces/team-a/configmaps", 0, 0, NULL};
+	audit_rec out = {"outcome", 1, "team-a/web", NULL, "create", "/api/v1/namespaces/team-a/configmaps", 201, 1.0, NULL};
+	unsigned long long seq;
+	int done = 0;
+	ck_assert_int_eq(audit_open(&o, &e), 0);
+	ck_assert_int_eq(audit_write(&in, &seq, &e), 0);
+	ck_assert_int_eq(audit_sync_async(on_sync, &done, &e), 0);
+	for (int i = 0; i < 300 && !__atomic_load_n(&done, __ATOMIC_SEQ_CST); i++)
+		usleep(50000);
+	ck_assert_int_eq(audit_durable(seq, &e), 1);
+	ck_assert_int_eq(audit_write_outcome(&out, &e), 0); /* right after the thread's sync */
+	ck_assert_int_eq(audit_unsynced(), 1);
+	ck_assert_msg(settled_soon(), "an outcome written after the sync thread's sync is never synced");
+	usleep(1500000); /* a second after that sync with nothing new: the thread waits without its clock */
+	ck_assert_int_eq(audit_write_outcome(&out, &e), 0);
+	ck_assert_msg(settled_soon(), "an outcome written while the sync thread is idle is never synced");
+	ck_assert_int_eq(lines(logp, NULL), 3);
 }
 END_TEST
 
@@ -439,6 +477,7 @@ int main(void)
 	Suite *s = suite_create("audit");
 	TCase *tc = tcase_create("audit");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30); /* the sync thread's second, waited for (test_sync_thread_settles) */
 	tcase_add_test(tc, test_schema);
 	tcase_add_test(tc, test_time_and_id);
 	tcase_add_test(tc, test_escaping);
@@ -449,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, test_group_commit);
 	tcase_add_test(tc, test_outcome_settles);
 	tcase_add_test(tc, test_read_intent);
+	tcase_add_test(tc, test_sync_thread_settles);
 	tcase_add_test(tc, test_duration);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
