@@ -358,13 +358,17 @@ static void wake_loop(void)
 	}
 }
 
+/* A wake of the loop owed by to_thread, made by hand_on once mu is
+ * released: woken under mu, the loop would only wait for it. */
+static int wake_owed;
+
 /* Under mu: f to the loop (fwd_run). */
 static void to_thread(fwd_req *f)
 {
 	int first = BH_FIFO_EMPTY(&ready);
 	BH_FIFO_PUSH(&ready, f, next);
 	if (first && !on_loop())
-		wake_loop();
+		__atomic_store_n(&wake_owed, 1, __ATOMIC_RELEASE);
 }
 
 /* f's intent is durable, or its sync failed: a watch to the watch thread
@@ -394,9 +398,12 @@ static void start_remote(fwd_req *f)
 	pthread_detach(th);
 }
 
-/* Hands on what to_ready left for after mu. */
+/* Hands on what to_ready left for after mu (and wakes the loop for what it
+ * gave the loop). */
 static void hand_on(fwd_req *l)
 {
+	if (__atomic_exchange_n(&wake_owed, 0, __ATOMIC_ACQ_REL))
+		wake_loop();
 	while (l) {
 		fwd_req *n = l->next;
 		l->next = NULL;
