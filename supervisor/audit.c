@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,26 @@ static struct {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;  /* a sync ended */
-static pthread_cond_t scv = PTHREAD_COND_INITIALIZER; /* the sync thread is asked for one */
+/* the sync thread is asked for a sync, or woken from its wait without a
+ * clock: posted after mu is released, waited on outside mu (a condition
+ * variable's wait takes mu back marked contended, so that every wake-up
+ * cost the sync thread a futex call when it released mu); a post the
+ * thread did not need only makes its next wait return at once */
+static sem_t ssem; /* set up by syncer_start */
+
+/* Under mu: the sync thread waits on ssem (until deadline, when not NULL);
+ * 0 when posted or interrupted (the caller looks again), -1 when the
+ * deadline passed. */
+static int syncer_wait(const struct timespec *deadline)
+{
+	int r;
+	pthread_mutex_unlock(&mu);
+	r = deadline ? sem_timedwait(&ssem, deadline) : sem_wait(&ssem);
+	if (r < 0 && errno == EINTR)
+		r = 0;
+	pthread_mutex_lock(&mu);
+	return r;
+}
 
 /* Under mu: the outcome of a sync (errno e) meant to cover records up to upto. */
 static void synced_upto(unsigned long long upto, int e)
@@ -459,7 +479,7 @@ static void *syncer_main(void *arg)
 			if (!armed) {
 				if (!unsettled()) {
 					A.syncer_idle = 1;
-					pthread_cond_wait(&scv, &mu);
+					syncer_wait(NULL);
 					A.syncer_idle = 0;
 					continue;
 				}
@@ -467,7 +487,7 @@ static void *syncer_main(void *arg)
 				deadline.tv_sec += 1;
 				armed = 1;
 			}
-			if (pthread_cond_timedwait(&scv, &mu, &deadline) == 0 || A.sync_asked)
+			if (syncer_wait(&deadline) == 0 || A.sync_asked)
 				continue;
 			armed = 0; /* a second since the last sync (or the first write after one) */
 			if (unsettled())
@@ -498,7 +518,7 @@ static int syncer_start(void)
 	pthread_t th;
 	if (A.syncer_on)
 		return 0;
-	if (pthread_create(&th, NULL, syncer_main, NULL) != 0)
+	if (sem_init(&ssem, 0, 0) < 0 || pthread_create(&th, NULL, syncer_main, NULL) != 0)
 		return -1;
 	pthread_detach(th);
 	A.syncer_on = 1;
@@ -528,7 +548,7 @@ int audit_sync_async(void (*done)(void *), void *ud, bh_error *err)
 	A.sync_asked = 1;
 	pthread_mutex_unlock(&mu);
 	if (ask) /* after the unlock: woken under mu, the sync thread would only wait for it */
-		pthread_cond_signal(&scv);
+		sem_post(&ssem);
 	return 0;
 }
 
@@ -590,7 +610,7 @@ int audit_write(const audit_rec *r, unsigned long long *seq, bh_error *err)
 out:
 	pthread_mutex_unlock(&mu);
 	if (wake) /* as in audit_sync_async: after the unlock */
-		pthread_cond_signal(&scv);
+		sem_post(&ssem);
 	if (rc < 0 || read)
 		metrics_audit_record(rc == 0);
 	return rc;
