@@ -66,10 +66,15 @@ int sandbox_drop_caps(bh_error *err)
 	/* one call per capability the kernel knows (41 on 6.x): they are
 	 * numbered from 0 without gaps, and the first one past the last is
 	 * EINVAL; dropping one already out of the set is no error. EPERM: no
-	 * CAP_SETPCAP (no user namespace of our own), the set stays as it is */
+	 * CAP_SETPCAP (no user namespace of our own), the set stays as it is;
+	 * the kernel checks that before the number, so every later call would
+	 * be EPERM too (64 calls, not 41, in a fetcher or a worker without a
+	 * user namespace): the first one ends the loop */
 	for (int c = 0; c <= 63; c++) {
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0 || errno == EPERM)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
 			continue;
+		if (errno == EPERM)
+			break;
 		if (errno == EINVAL && c > 0)
 			break;
 		return bh_error_set(err, BH_EIO, "dropping capability %d from the bounding set: %s", c, strerror(errno));
