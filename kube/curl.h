@@ -78,6 +78,9 @@ const struct pollfd *kube_curl_multi_fds(kube_curl_multi *m, size_t *n, int *tim
  * across waits (supervisor/evset.h) drops it then. Set once, before the
  * thread's multi handles run; NULL: none. */
 void kube_curl_multi_forget_hook(void (*fn)(int fd));
+/* Calls that hook for fd, when set on the calling thread: for another
+ * client of the same poll set (kube/h2.h) closing a socket of its own. */
+void kube_curl_multi_forget(int fd);
 void kube_curl_multi_dispatch(kube_curl_multi *m, const struct pollfd *pfd, size_t n, kube_curl_end_fn on_end,
                               void *ud);
 /* Makes a kube_curl_multi_run waiting on another thread return now. */

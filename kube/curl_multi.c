@@ -64,6 +64,13 @@ void kube_curl_multi_forget_hook(void (*fn)(int fd))
 	atomic_store_explicit(&forget_fn, fn, memory_order_release);
 }
 
+void kube_curl_multi_forget(int fd)
+{
+	forget_fn_t fn = atomic_load_explicit(&forget_fn, memory_order_acquire);
+	if (fn && pthread_equal(forget_thread, pthread_self()))
+		fn(fd);
+}
+
 /* CURLMOPT_SOCKETFUNCTION: what libcurl waits for on s. */
 static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *sockp)
 {
@@ -73,10 +80,7 @@ static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *sockp)
 	for (i = 1; i < m->npfd && m->pfd[i].fd != s; i++)
 		;
 	if (what == CURL_POLL_REMOVE) {
-		/* before libcurl closes s (or keeps it, idle, unwatched) */
-		forget_fn_t fn = atomic_load_explicit(&forget_fn, memory_order_acquire);
-		if (fn && pthread_equal(forget_thread, pthread_self()))
-			fn(s);
+		kube_curl_multi_forget(s); /* before libcurl closes s (or keeps it, idle, unwatched) */
 		if (i < m->npfd)
 			m->pfd[i] = m->pfd[--m->npfd];
 		return 0;

@@ -53,3 +53,17 @@ tests_unit_test_kube_curl_tls_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAG
 tests_unit_test_kube_curl_tls_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_kube_curl_tls
 UNIT_TESTS += tests/unit/test_kube_curl_tls
+
+# the direct HTTP/2 client of bulkheadd's forwarding (kube/h2.h): its own
+# library, so that nghttp2 is linked into bulkheadd alone
+noinst_LIBRARIES += kube/libbhkubeh2.a
+kube_libbhkubeh2_a_SOURCES = kube/h2.h kube/h2.c kube/h2_head.c
+kube_libbhkubeh2_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(OPENSSL_CFLAGS) $(NGHTTP2_CFLAGS)
+BH_KUBEH2_LIBS = kube/libbhkubeh2.a $(NGHTTP2_LIBS)
+
+check_PROGRAMS += tests/unit/test_h2
+tests_unit_test_h2_SOURCES = tests/unit/test_h2.c
+tests_unit_test_h2_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(OPENSSL_CFLAGS) $(NGHTTP2_CFLAGS)
+tests_unit_test_h2_LDADD = $(BH_KUBEH2_LIBS) $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_h2
+UNIT_TESTS += tests/unit/test_h2

@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential autoconf automake libtool pkg-config
       libcurl4-openssl-dev libjansson-dev libyaml-dev libseccomp-dev
-      libssl-dev libarchive-dev check libpcre2-dev libcrypt-dev zlib1g-dev libdeflate-dev
+      libssl-dev libnghttp2-dev libarchive-dev check libpcre2-dev libcrypt-dev zlib1g-dev libdeflate-dev
       openssl unzip curl clang libclang-rt-14-dev valgrind gnupg
       libmicrohttpd-dev libsystemd-dev prometheus systemd
       docker-registry apache2-utils python3-h2)

@@ -10,7 +10,14 @@
  * loop instead of sleeps. No thread of its own: a request read from a
  * worker, sent, answered and written back to the worker costs no hand-off
  * between threads (each one a sleep and a wake-up on both sides). A remote cluster's request (its own client,
- * whose credential plugin may run) goes on a thread of its own. */
+ * whose credential plugin may run) goes on a thread of its own.
+ *
+ * When the API server is one kube/h2.h serves exactly as libcurl would
+ * (https by address, no proxy: kube_h2_usable), the loop's requests go
+ * instead as streams of one HTTP/2 connection of kube/h2.c, its socket in
+ * the same poll set: a fraction of libcurl's instructions and system calls
+ * per request. A server that does not negotiate h2 sends the requests back
+ * here unsent, and from then on every request goes by libcurl. */
 #include "supervisor/forward.h"
 
 #include <pthread.h>
@@ -21,6 +28,7 @@
 #include <unistd.h>
 
 #include "kube/curl.h"
+#include "kube/h2.h"
 #include "kube/kube.h"
 #include "lib/fifo.h"
 #include "supervisor/acl.h"
@@ -37,7 +45,8 @@ typedef struct fx {
 	fwd_req *f;         /* a worker's, or NULL: the supervisor's own (fwd_own_send) */
 	fwd_own_fn own;     /* called with the outcome of an own request */
 	void *own_ud;
-	kube_transport *t; /* while an attempt runs */
+	kube_transport *t; /* while an attempt runs on libcurl */
+	int on_h2;          /* while an attempt runs on h2 */
 	kube_request req;
 	kube_response resp;
 	char user_h[ACL_IDENTITY_MAX + 32];
@@ -59,6 +68,9 @@ static int wake = -1;
 static pthread_t loop_thread; /* the one that called fwd_start and runs fwd_run */
 static kube_config *fwd_cfg;
 static kube_curl_multi *multi;
+static kube_h2 *h2; /* the direct HTTP/2 client, or NULL: libcurl alone */
+static struct pollfd *fds;  /* fwd_fds' entries: libcurl's, then h2's */
+static size_t fds_cap, fds_ncurl;
 /* the loop's own */
 static fx *running, *retrying;
 static int sync_wanted; /* intents written this turn wait for a sync not yet asked for */
@@ -248,6 +260,16 @@ static void attempt(fx *x)
 	x->attempt++;
 	kube_response_free(&x->resp);
 	x->resp = (kube_response)KUBE_RESPONSE_INIT;
+	if (h2 && !kube_h2_refused(h2)) {
+		if ((rc = kube_h2_add(h2, &x->req, &x->resp, x, &e)) < 0) {
+			attempt_ended(x, rc, &e);
+			return;
+		}
+		x->on_h2 = 1;
+		x->next = running;
+		running = x;
+		return;
+	}
 	if (!(x->t = nidle ? idle[--nidle] : kube_curl_transport_new(fwd_cfg, &e))) {
 		attempt_ended(x, e.code ? e.code : BH_EIO, &e);
 		return;
@@ -297,6 +319,26 @@ static void on_end(void *ud, kube_transport *t, int rc, const bh_error *err)
 	if (!(x = *pp))
 		return;
 	*pp = x->next;
+	attempt_ended(x, rc, err);
+}
+
+/* kube/h2.c's end of x's attempt; one never sent to a server that does not
+ * speak h2 goes again, by libcurl. */
+static void h2_end(void *ud, void *sud, int rc, const bh_error *err, int sent)
+{
+	fx **pp, *x = sud;
+	(void)ud;
+	for (pp = &running; *pp && *pp != x; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return;
+	*pp = x->next;
+	x->on_h2 = 0;
+	if (!sent && kube_h2_refused(h2)) {
+		x->attempt--;
+		attempt(x);
+		return;
+	}
 	attempt_ended(x, rc, err);
 }
 
@@ -502,6 +544,11 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 	 * every connection decodes them, as before */
 	if (kube_curl_tls_identity_set(cfg, &e) < 0)
 		svlog(SVLOG_DEBUG, "%s", e.msg);
+	const char *why;
+	if (!kube_h2_usable(cfg, &why))
+		svlog(SVLOG_DEBUG, "forwarding by libcurl: %s", why);
+	else if (!(h2 = kube_h2_new(cfg, kube_curl_multi_forget, &e)))
+		svlog(SVLOG_DEBUG, "forwarding by libcurl: %s", e.msg);
 	for (int i = 0; i < n && i < FWD_IDLE_KEEP; i++) { /* connections for the first n at a time */
 		if (!(idle[nidle] = kube_curl_transport_new(cfg, err)))
 			return err ? err->code : BH_EIO;
@@ -517,6 +564,30 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 	ask_sync();
 	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
 	int pending;
+	if (h2) { /* h2's socket after libcurl's */
+		size_t nh;
+		int th;
+		const struct pollfd *ph = kube_h2_fds(h2, &nh, &th);
+		if (fds_cap < *n + nh) {
+			struct pollfd *p = realloc(fds, (*n + nh + 8) * sizeof *p);
+			if (p) {
+				fds = p;
+				fds_cap = *n + nh + 8;
+			}
+		}
+		if (fds_cap >= *n + nh) {
+			memcpy(fds, pfd, *n * sizeof *fds);
+			memcpy(fds + *n, ph, nh * sizeof *fds);
+			fds_ncurl = *n;
+			*n += nh;
+			pfd = fds;
+		} else {
+			fds_ncurl = *n;
+			th = th < 0 || th > 100 ? 100 : th; /* no room for its socket: its timer moves it */
+		}
+		if (th >= 0 && (*timeout_ms < 0 || th < *timeout_ms))
+			*timeout_ms = th;
+	}
 	pthread_mutex_lock(&mu);
 	pending = !BH_FIFO_EMPTY(&ready) || !BH_FIFO_EMPTY(&done);
 	pthread_mutex_unlock(&mu);
@@ -545,7 +616,13 @@ void fwd_run(const struct pollfd *pfd, size_t n)
 	}
 	run_retries();
 	/* the new transfers' first step (libcurl's timer, due now) too */
-	kube_curl_multi_dispatch(multi, pfd, n, on_end, NULL);
+	if (h2) {
+		size_t nc = n < fds_ncurl ? n : fds_ncurl;
+		kube_curl_multi_dispatch(multi, pfd, nc, on_end, NULL);
+		kube_h2_dispatch(h2, pfd + nc, n - nc, h2_end, NULL);
+	} else {
+		kube_curl_multi_dispatch(multi, pfd, n, on_end, NULL);
+	}
 	ask_sync(); /* for the requests the workers made this turn */
 }
 

@@ -1,0 +1,977 @@
+/* kube/h2.c — the direct HTTP/2 client (see kube/h2.h).
+ *
+ * One connection: a non-blocking TCP socket, OpenSSL over it (ALPN "h2"
+ * only), nghttp2's session fed from SSL_read (nghttp2_session_mem_recv) and
+ * drained into one output buffer (nghttp2_session_mem_send) written with
+ * SSL_write. A stream ends from nghttp2's callbacks onto a list that
+ * kube_h2_dispatch hands to the caller after nghttp2 returned, so the
+ * caller's end call may add or stop streams. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/curl_priv.h"
+#include "kube/h2.h"
+#include "kube/internal.h"
+#include "lib/buf.h"
+
+#define PRESIZE_MAX (4u << 20)
+#define MAX_HEADERS 16           /* extra header lines of a request */
+#define REQUEUE_MAX 3            /* new connections a stream not yet sent may wait for */
+#define STREAM_WINDOW (1 << 20)  /* the window we give each stream */
+#define CONN_WINDOW (16 << 20)   /* and the connection */
+
+typedef struct h2s {
+	void *sud;
+	const kube_request *req;
+	kube_response *resp;
+	int32_t id;       /* 0: not submitted on the connection */
+	int sent;         /* its HEADERS frame left */
+	int requeues;
+	size_t body_off;
+	uint64_t clen;
+	long long deadline; /* ms, CLOCK_MONOTONIC */
+	int rc;           /* its outcome once known (finished) */
+	char msg[300];
+	struct h2s *next, *prev;
+} h2s;
+
+typedef struct {
+	h2s *head, *tail;
+	size_t n;
+} slist;
+
+enum { C_NONE, C_CONNECTING, C_TLS, C_READY };
+
+struct kube_h2 {
+	kube_config *cfg;
+	char *authority;  /* the server URL's host[:port] */
+	char *prefix;     /* its path, "" for none */
+	char *verify;     /* the name the certificate is verified for (and SNI, unless an address) */
+	int verify_ip;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	SSL_CTX *ctx;
+	SSL_SESSION *sess; /* the last connection's, resumed by the next */
+	void (*forget)(int fd);
+	int state, fd, goaway, refused;
+	SSL *ssl;
+	nghttp2_session *ng;
+	long long conn_deadline;
+	bh_buf out;       /* nghttp2's bytes not yet written */
+	size_t out_off;
+	int tls_want_write; /* SSL_read or SSL_write waits for the socket to be writable */
+	slist queue;      /* not submitted */
+	slist live;       /* submitted on the connection */
+	slist fin;        /* ended, for the caller */
+	struct pollfd pfd;
+	unsigned long conns;
+	char *auth;       /* "Bearer <token>" as sent last */
+	char user_agent[64];
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void l_push(slist *l, h2s *s)
+{
+	s->next = NULL;
+	s->prev = l->tail;
+	if (l->tail)
+		l->tail->next = s;
+	else
+		l->head = s;
+	l->tail = s;
+	l->n++;
+}
+
+static void l_push_front(slist *l, h2s *s)
+{
+	s->prev = NULL;
+	s->next = l->head;
+	if (l->head)
+		l->head->prev = s;
+	else
+		l->tail = s;
+	l->head = s;
+	l->n++;
+}
+
+static void l_del(slist *l, h2s *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		l->head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		l->tail = s->prev;
+	s->next = s->prev = NULL;
+	l->n--;
+}
+
+/* s (of list l) ends with rc (0: its answer is in resp). */
+static void finish(kube_h2 *h, slist *l, h2s *s, int rc, const char *msg)
+{
+	l_del(l, s);
+	s->rc = rc;
+	if (rc < 0)
+		snprintf(s->msg, sizeof s->msg, "%s %.120s: %s", s->req->method, s->req->path, msg);
+	l_push(&h->fin, s);
+}
+
+/* ---- which configurations ------------------------------------------------ */
+
+int kube_h2_usable(const kube_config *cfg, const char **why)
+{
+	const char *srv = cfg ? cfg->server : NULL;
+	*why = NULL;
+	if (!srv || strncasecmp(srv, "https://", 8))
+		*why = "the server is not https";
+	else if (cfg->proxy_url || kube_curl_env_proxy(1)[0])
+		*why = "a proxy is configured";
+	else if (cfg->exec_argv || cfg->username)
+		*why = "an exec plugin or basic authentication";
+	else if (cfg->insecure || cfg->strict)
+		*why = "an insecure or strict configuration";
+	else if ((cfg->cert_pem && !cfg->key_pem) || (cfg->key_pem && !cfg->cert_pem))
+		*why = "a client certificate without its key";
+	return *why == NULL;
+}
+
+/* The server URL's parts; its host must be an address (no resolver
+ * here: a name would block the loop). */
+static int parse_server(kube_h2 *h, bh_error *err)
+{
+	const char *a = h->cfg->server + 8, *slash = strchr(a, '/'), *portp = NULL;
+	size_t alen = slash ? (size_t)(slash - a) : strlen(a), hlen = alen;
+	char host[64], port[8];
+	const char *hs = a;
+	struct addrinfo hints = {0}, *res = NULL;
+	if (a[0] == '[') {
+		const char *rb = memchr(a, ']', alen);
+		if (!rb)
+			return bh_error_set(err, BH_EINVAL, "server %s: bad IPv6 address", h->cfg->server);
+		hs = a + 1;
+		hlen = (size_t)(rb - a) - 1;
+		if (rb + 1 < a + alen && rb[1] == ':')
+			portp = rb + 2;
+	} else {
+		const char *colon = memchr(a, ':', alen);
+		if (colon) {
+			portp = colon + 1;
+			hlen = (size_t)(colon - a);
+		}
+	}
+	if (hlen == 0 || hlen >= sizeof host || (portp && (size_t)(a + alen - portp) >= sizeof port))
+		return bh_error_set(err, BH_EINVAL, "server %s: bad host or port", h->cfg->server);
+	memcpy(host, hs, hlen);
+	host[hlen] = '\0';
+	if (portp)
+		snprintf(port, sizeof port, "%.*s", (int)(a + alen - portp), portp);
+	else
+		snprintf(port, sizeof port, "443");
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res) != 0 || !res)
+		return bh_error_set(err, BH_EINVAL, "server %s: its host is not an address", h->cfg->server);
+	memcpy(&h->addr, res->ai_addr, res->ai_addrlen);
+	h->addr_len = res->ai_addrlen;
+	freeaddrinfo(res);
+	h->authority = strndup(a, alen);
+	h->prefix = strdup(slash ? slash : "");
+	h->verify_ip = !h->cfg->tls_server_name;
+	h->verify = strdup(h->cfg->tls_server_name ? h->cfg->tls_server_name : host);
+	if (!h->authority || !h->prefix || !h->verify)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (kube_has_ctl(h->authority) || kube_has_ctl(h->prefix))
+		return bh_error_set(err, BH_EINVAL, "the server URL holds a control character");
+	return 0;
+}
+
+/* ---- TLS ----------------------------------------------------------------- */
+
+static int ossl_error(bh_error *err, int code, const char *what)
+{
+	char b[256];
+	unsigned long e = ERR_get_error();
+	ERR_error_string_n(e, b, sizeof b);
+	ERR_clear_error();
+	return bh_error_set(err, code, "%s: %s", what, e ? b : "failed");
+}
+
+static int new_session_cb(SSL *ssl, SSL_SESSION *sess)
+{
+	kube_h2 *h = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+	if (h->sess)
+		SSL_SESSION_free(h->sess);
+	h->sess = sess;
+	return 1; /* ours now */
+}
+
+/* The TLS context, the credentials decoded once: the CA (cfg's bytes, else
+ * the system's store, as libcurl's default), the client certificate with
+ * its chain, and its key. */
+static int tls_setup(kube_h2 *h, bh_error *err)
+{
+	const kube_config *c = h->cfg;
+	static const unsigned char alpn[] = "\x02h2";
+	BIO *b = NULL;
+	X509 *x;
+	if (!(h->ctx = SSL_CTX_new(TLS_client_method())))
+		return ossl_error(err, BH_ENOMEM, "TLS context");
+	SSL_CTX_set_min_proto_version(h->ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(h->ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_mode(h->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+	                             SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_app_data(h->ctx, h);
+	SSL_CTX_set_session_cache_mode(h->ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	SSL_CTX_sess_set_new_cb(h->ctx, new_session_cb);
+	if (SSL_CTX_set_alpn_protos(h->ctx, alpn, sizeof alpn - 1) != 0)
+		return ossl_error(err, BH_ENOMEM, "TLS ALPN");
+	if (c->ca_pem) {
+		X509_STORE *st = SSL_CTX_get_cert_store(h->ctx);
+		int n = 0;
+		if (!(b = BIO_new_mem_buf(c->ca_pem, (int)c->ca_len)))
+			return ossl_error(err, BH_ENOMEM, "TLS CA");
+		while ((x = PEM_read_bio_X509(b, NULL, NULL, NULL))) {
+			X509_STORE_add_cert(st, x);
+			X509_free(x);
+			n++;
+		}
+		BIO_free(b);
+		ERR_clear_error();
+		if (!n)
+			return bh_error_set(err, BH_EINVAL, "certificate-authority: no certificate in it");
+	} else if (SSL_CTX_set_default_verify_paths(h->ctx) != 1) {
+		return ossl_error(err, BH_EINVAL, "the system's CA store");
+	}
+	if (c->cert_pem) {
+		EVP_PKEY *k;
+		int ok;
+		if (!(b = BIO_new_mem_buf(c->cert_pem, (int)c->cert_len)))
+			return ossl_error(err, BH_ENOMEM, "client certificate");
+		ok = (x = PEM_read_bio_X509(b, NULL, NULL, NULL)) && SSL_CTX_use_certificate(h->ctx, x) == 1;
+		X509_free(x);
+		while (ok && (x = PEM_read_bio_X509(b, NULL, NULL, NULL)))
+			if (SSL_CTX_add0_chain_cert(h->ctx, x) != 1) {
+				X509_free(x);
+				ok = 0;
+			}
+		BIO_free(b);
+		ERR_clear_error();
+		if (!ok)
+			return bh_error_set(err, BH_EINVAL, "client-certificate: not a PEM certificate");
+		if (!(b = BIO_new_mem_buf(c->key_pem, (int)c->key_len)))
+			return ossl_error(err, BH_ENOMEM, "client key");
+		k = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+		BIO_free(b);
+		ok = k && SSL_CTX_use_PrivateKey(h->ctx, k) == 1 && SSL_CTX_check_private_key(h->ctx) == 1;
+		EVP_PKEY_free(k);
+		if (!ok)
+			return ossl_error(err, BH_EINVAL, "client-key: not the certificate's PEM key");
+	}
+	return 0;
+}
+
+/* ---- the connection -------------------------------------------------------- */
+
+static void conn_close(kube_h2 *h)
+{
+	if (h->ng)
+		nghttp2_session_del(h->ng);
+	h->ng = NULL;
+	if (h->ssl)
+		SSL_free(h->ssl);
+	h->ssl = NULL;
+	if (h->fd >= 0) {
+		if (h->forget)
+			h->forget(h->fd);
+		close(h->fd);
+	}
+	h->fd = -1;
+	h->state = C_NONE;
+	h->goaway = 0;
+	h->tls_want_write = 0;
+	bh_buf_reset(&h->out);
+	h->out_off = 0;
+}
+
+/* The connection is gone (code, why): sent streams end with code, the
+ * others wait for the next connection (or end, after REQUEUE_MAX). */
+static void conn_lost(kube_h2 *h, int code, const char *why)
+{
+	h2s *s, *nx;
+	/* back to the queue's front, in their order */
+	for (s = h->live.tail; s; s = nx) {
+		nx = s->prev;
+		if (s->sent) {
+			finish(h, &h->live, s, code, why);
+			continue;
+		}
+		l_del(&h->live, s);
+		s->id = 0;
+		s->body_off = 0;
+		l_push_front(&h->queue, s);
+	}
+	conn_close(h);
+	for (s = h->queue.head; s; s = nx) {
+		nx = s->next;
+		if (++s->requeues > REQUEUE_MAX)
+			finish(h, &h->queue, s, code, why);
+	}
+}
+
+/* The connection could not be made: every stream waiting ends (none was
+ * sent). */
+static void conn_failed(kube_h2 *h, int code, const char *why)
+{
+	conn_close(h);
+	while (h->queue.head)
+		finish(h, &h->queue, h->queue.head, code, why);
+}
+
+static void conn_start(kube_h2 *h)
+{
+	int fd = socket(h->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+	char why[160];
+	if (fd < 0) {
+		snprintf(why, sizeof why, "socket: %s", strerror(errno));
+		conn_failed(h, BH_EUNAVAIL, why);
+		return;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+	h->fd = fd;
+	h->conns++;
+	h->conn_deadline = now_ms() + KUBE_H2_CONNECT_TIMEOUT_MS;
+	h->state = C_CONNECTING;
+	if (connect(fd, (struct sockaddr *)&h->addr, h->addr_len) < 0 && errno != EINPROGRESS) {
+		snprintf(why, sizeof why, "connect to %s: %s", h->authority, strerror(errno));
+		conn_failed(h, BH_EUNAVAIL, why);
+	}
+}
+
+/* ---- nghttp2's callbacks --------------------------------------------------- */
+
+static h2s *stream_of(nghttp2_session *ng, int32_t id)
+{
+	return nghttp2_session_get_stream_user_data(ng, id);
+}
+
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	h2s *s;
+	(void)ud;
+	if (f->hd.type == NGHTTP2_HEADERS && (s = stream_of(ng, f->hd.stream_id)))
+		s->sent = 1;
+	return 0;
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	kube_h2 *h = ud;
+	h2s *s;
+	if (f->hd.type == NGHTTP2_GOAWAY) {
+		h->goaway = 1; /* no new stream here; the others go on */
+		return 0;
+	}
+	if (f->hd.type != NGHTTP2_HEADERS || !(s = stream_of(ng, f->hd.stream_id)) || s->rc)
+		return 0;
+	if (s->resp->status >= 100 && s->resp->status < 200) { /* informational: the final answer follows */
+		free(s->resp->content_type);
+		free(s->resp->retry_after);
+		s->resp->content_type = s->resp->retry_after = NULL;
+		s->resp->status = 0;
+		s->clen = UINT64_MAX;
+	} else if (s->clen != UINT64_MAX && s->clen > s->resp->body.len && s->clen <= PRESIZE_MAX) {
+		bh_buf_grow(&s->resp->body, (size_t)(s->clen - s->resp->body.len));
+	}
+	return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name, size_t nlen,
+                     const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+{
+	h2s *s = stream_of(ng, f->hd.stream_id);
+	bh_error e;
+	(void)flags, (void)ud;
+	if (!s || s->rc || f->hd.type != NGHTTP2_HEADERS || (s->resp->status >= 200 && f->headers.cat == NGHTTP2_HCAT_HEADERS))
+		return 0; /* stopped, failed, or trailers */
+	if (kube_h2_head_field(s->resp, &s->clen, name, nlen, value, vlen, &e) < 0) {
+		s->rc = e.code;
+		snprintf(s->msg, sizeof s->msg, "%.290s", e.msg);
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* the stream is reset */
+	}
+	return 0;
+}
+
+static int on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *ud)
+{
+	h2s *s = stream_of(ng, id);
+	(void)flags, (void)ud;
+	if (!s || s->rc)
+		return 0;
+	if (s->resp->body.len + len > KUBE_H2_MAX_BODY) {
+		s->rc = BH_ELIMIT;
+		snprintf(s->msg, sizeof s->msg, "response larger than %u bytes", KUBE_H2_MAX_BODY);
+	} else {
+		bh_buf_put(&s->resp->body, data, len);
+		if (bh_buf_ok(&s->resp->body))
+			return 0;
+		s->rc = BH_ENOMEM;
+		snprintf(s->msg, sizeof s->msg, "out of memory reading response");
+	}
+	nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+	return 0;
+}
+
+static int on_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
+{
+	kube_h2 *h = ud;
+	h2s *s = stream_of(ng, id);
+	char why[80];
+	if (!s)
+		return 0; /* stopped */
+	nghttp2_session_set_stream_user_data(ng, id, NULL);
+	if (s->rc) { /* failed here: its message is set */
+		l_del(&h->live, s);
+		l_push(&h->fin, s);
+	} else if (code == NGHTTP2_NO_ERROR && s->resp->status >= 200) {
+		finish(h, &h->live, s, 0, NULL);
+	} else if (!s->resp->status && (code == NGHTTP2_REFUSED_STREAM || !s->sent)) {
+		/* not processed by the server (RFC 9113 8.7): again, on the next connection */
+		l_del(&h->live, s);
+		s->id = 0;
+		s->sent = 0;
+		s->body_off = 0;
+		if (++s->requeues > REQUEUE_MAX) {
+			l_push(&h->queue, s);
+			finish(h, &h->queue, s, BH_EUNAVAIL, "refused by the server");
+		} else {
+			l_push_front(&h->queue, s);
+		}
+	} else {
+		snprintf(why, sizeof why, "stream closed by the server (HTTP/2 error %u)", code);
+		finish(h, &h->live, s, BH_EUNAVAIL, why);
+	}
+	return 0;
+}
+
+static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                         nghttp2_data_source *src, void *ud)
+{
+	h2s *s = stream_of(ng, id);
+	size_t left;
+	(void)src, (void)ud;
+	if (!s)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	left = s->req->body_len - s->body_off;
+	if (len > left)
+		len = left;
+	if (len)
+		memcpy(buf, s->req->body + s->body_off, len);
+	s->body_off += len;
+	if (s->body_off == s->req->body_len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)len;
+}
+
+static nghttp2_session_callbacks *callbacks(void)
+{
+	static nghttp2_session_callbacks *cb;
+	if (!cb && nghttp2_session_callbacks_new(&cb) == 0) {
+		nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+		nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+		nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+		nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+	}
+	return cb;
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+#define NV(n, v, vl) ((nghttp2_nv){(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NGHTTP2_NV_FLAG_NONE})
+
+/* s as a stream on the connection: 0, or -1 (s ended with why). */
+static int submit(kube_h2 *h, h2s *s)
+{
+	const kube_request *r = s->req;
+	nghttp2_nv nv[9 + MAX_HEADERS];
+	size_t n = 0, i;
+	char lower[MAX_HEADERS][64];
+	char clen[24];
+	bh_buf path = BH_BUF_INIT;
+	nghttp2_data_provider dp = {.source.ptr = s, .read_callback = body_read};
+	int has_body = r->body || !strcmp(r->method, "POST") || !strcmp(r->method, "PUT") || !strcmp(r->method, "PATCH");
+	const char *accept = r->accept ? r->accept : "application/json";
+	bh_buf_puts(&path, h->prefix);
+	bh_buf_puts(&path, r->path);
+	if (!bh_buf_ok(&path)) {
+		bh_buf_free(&path);
+		finish(h, &h->queue, s, BH_ENOMEM, "out of memory");
+		return -1;
+	}
+	nv[n++] = NV(":method", r->method, strlen(r->method));
+	nv[n++] = NV(":scheme", "https", 5);
+	nv[n++] = NV(":authority", h->authority, strlen(h->authority));
+	nv[n++] = NV(":path", path.data, path.len);
+	nv[n++] = NV("user-agent", h->user_agent, strlen(h->user_agent));
+	nv[n++] = NV("accept", accept, strlen(accept));
+	if (r->content_type)
+		nv[n++] = NV("content-type", r->content_type, strlen(r->content_type));
+	if (h->auth)
+		nv[n++] = NV("authorization", h->auth, strlen(h->auth));
+	if (has_body) {
+		snprintf(clen, sizeof clen, "%zu", r->body_len);
+		nv[n++] = NV("content-length", clen, strlen(clen));
+	}
+	for (i = 0; r->headers && r->headers[i]; i++) { /* "Name: value", checked by kube_h2_add */
+		const char *l = r->headers[i], *colon = strchr(l, ':'), *v;
+		size_t k = (size_t)(colon - l);
+		for (size_t j = 0; j < k; j++)
+			lower[i][j] = (char)(l[j] >= 'A' && l[j] <= 'Z' ? l[j] + 32 : l[j]);
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		nv[n++] = (nghttp2_nv){(uint8_t *)lower[i], (uint8_t *)v, k, strlen(v), NGHTTP2_NV_FLAG_NONE};
+	}
+	s->id = nghttp2_submit_request(h->ng, NULL, nv, n, has_body ? &dp : NULL, s);
+	bh_buf_free(&path);
+	if (s->id < 0) {
+		int nomem = s->id == NGHTTP2_ERR_NOMEM;
+		s->id = 0;
+		finish(h, &h->queue, s, nomem ? BH_ENOMEM : BH_EUNAVAIL, "the stream could not start");
+		return -1;
+	}
+	l_del(&h->queue, s);
+	l_push(&h->live, s);
+	return 0;
+}
+
+/* The header lines of req as kube_h2_add takes them: "Name: value", a
+ * name of 1-63 characters, at most 16 lines, no control character. */
+static int check_request(const kube_request *req, bh_error *err)
+{
+	size_t i;
+	if (kube_has_ctl(req->method) || kube_has_ctl(req->path) || strchr(req->method, ' ') || strchr(req->path, ' '))
+		return bh_error_set(err, BH_EINVAL, "request method or path holds a space or control character; not sent");
+	if ((req->accept && kube_has_ctl(req->accept)) || (req->content_type && kube_has_ctl(req->content_type)))
+		return bh_error_set(err, BH_EINVAL, "%s %.300s: Accept or Content-Type holds a control character; not sent",
+		                    req->method, req->path);
+	for (i = 0; req->headers && req->headers[i]; i++) {
+		const char *l = req->headers[i], *colon = strchr(l, ':');
+		if (i >= MAX_HEADERS || !colon || colon == l || colon - l >= 64 || kube_has_ctl(l))
+			return bh_error_set(err, BH_EINVAL, "%s %.300s: header %.64s is not a clean \"Name: value\" line; not sent",
+			                    req->method, req->path, l);
+	}
+	return 0;
+}
+
+/* h->auth for the token to send now. */
+static int refresh_auth(kube_h2 *h, const kube_request *req, bh_error *err)
+{
+	const char *tok;
+	int rc;
+	if (kube_config_refresh(h->cfg, err)) {
+		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
+		if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
+			rc = err ? (err->code = BH_EINVAL) : BH_EINVAL; /* not a transient API error: no retry */
+		return rc;
+	}
+	tok = h->cfg->token;
+	if (!tok) {
+		free(h->auth);
+		h->auth = NULL;
+		return 0;
+	}
+	if (h->auth && !strcmp(h->auth + 7, tok))
+		return 0;
+	if (kube_has_ctl(tok))
+		return bh_error_set(err, BH_EINVAL, "%s %.300s: the bearer token holds a control character; not sent",
+		                    req->method, req->path);
+	free(h->auth);
+	if (!(h->auth = malloc(strlen(tok) + 8)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	memcpy(h->auth, "Bearer ", 7);
+	strcpy(h->auth + 7, tok);
+	return 0;
+}
+
+int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, void *sud, bh_error *err)
+{
+	h2s *s;
+	int rc;
+	if ((rc = check_request(req, err)) < 0 || (rc = refresh_auth(h, req, err)) < 0)
+		return rc;
+	if (!(s = calloc(1, sizeof *s)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	s->sud = sud;
+	s->req = req;
+	s->resp = resp;
+	s->clen = UINT64_MAX;
+	s->deadline = now_ms() + (req->timeout_ms > 0 ? req->timeout_ms : KUBE_H2_DEFAULT_TIMEOUT_MS);
+	l_push(&h->queue, s);
+	if (h->refused)
+		finish(h, &h->queue, s, BH_EPROTO, "the server does not speak HTTP/2");
+	return 0;
+}
+
+static h2s *find(slist *l, void *sud)
+{
+	h2s *s = l->head;
+	while (s && s->sud != sud)
+		s = s->next;
+	return s;
+}
+
+void kube_h2_stop(kube_h2 *h, void *sud)
+{
+	h2s *s;
+	if ((s = find(&h->queue, sud))) {
+		l_del(&h->queue, s);
+	} else if ((s = find(&h->fin, sud))) {
+		l_del(&h->fin, s);
+	} else if ((s = find(&h->live, sud))) {
+		l_del(&h->live, s);
+		nghttp2_session_set_stream_user_data(h->ng, s->id, NULL);
+		nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+	} else {
+		return;
+	}
+	free(s);
+}
+
+/* ---- moving bytes -------------------------------------------------------------- */
+
+/* An SSL call's failure r: 0 when it only waits for the socket, else
+ * BH_EUNAVAIL with why set. */
+static int tls_wait(kube_h2 *h, int r, char *why, size_t n)
+{
+	int e = SSL_get_error(h->ssl, r);
+	unsigned long q;
+	if (e == SSL_ERROR_WANT_READ)
+		return 0;
+	if (e == SSL_ERROR_WANT_WRITE) {
+		h->tls_want_write = 1;
+		return 0;
+	}
+	q = ERR_get_error();
+	if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && !q && (r == 0 || errno == 0)))
+		snprintf(why, n, "the server closed the connection");
+	else if (e == SSL_ERROR_SYSCALL && !q)
+		snprintf(why, n, "connection: %s", strerror(errno));
+	else {
+		char b[200];
+		ERR_error_string_n(q, b, sizeof b);
+		snprintf(why, n, "TLS: %s", b);
+	}
+	ERR_clear_error();
+	return BH_EUNAVAIL;
+}
+
+/* Writes what nghttp2 has to send: 0, or -1 (the connection is lost). */
+static int flush(kube_h2 *h)
+{
+	char why[256];
+	h->tls_want_write = 0;
+	for (;;) {
+		if (h->out_off == h->out.len) {
+			const uint8_t *p;
+			ssize_t k;
+			bh_buf_reset(&h->out);
+			h->out_off = 0;
+			/* up to 64 KiB of frames per write */
+			while (h->out.len < 65536 && (k = nghttp2_session_mem_send(h->ng, &p)) > 0)
+				bh_buf_put(&h->out, p, (size_t)k);
+			if (!bh_buf_ok(&h->out)) {
+				conn_lost(h, BH_ENOMEM, "out of memory");
+				return -1;
+			}
+			if (h->out.len == 0)
+				return 0;
+		}
+		int r = SSL_write(h->ssl, h->out.data + h->out_off, (int)(h->out.len - h->out_off));
+		if (r <= 0) {
+			if (tls_wait(h, r, why, sizeof why) < 0) {
+				conn_lost(h, BH_EUNAVAIL, why);
+				return -1;
+			}
+			return 0;
+		}
+		h->out_off += (size_t)r;
+	}
+}
+
+/* Reads what came: 0, or -1 (the connection is lost). */
+static int drain(kube_h2 *h)
+{
+	uint8_t b[16384];
+	char why[256];
+	for (;;) {
+		int r = SSL_read(h->ssl, b, sizeof b);
+		if (r <= 0) {
+			if (tls_wait(h, r, why, sizeof why) < 0) {
+				conn_lost(h, BH_EUNAVAIL, why);
+				return -1;
+			}
+			return 0;
+		}
+		ssize_t k = nghttp2_session_mem_recv(h->ng, b, (size_t)r);
+		if (k < 0) {
+			snprintf(why, sizeof why, "HTTP/2: %s", nghttp2_strerror((int)k));
+			conn_lost(h, BH_EUNAVAIL, why);
+			return -1;
+		}
+	}
+}
+
+/* The handshake is done: h2, or the server refused it. */
+static void tls_done(kube_h2 *h)
+{
+	const unsigned char *p = NULL;
+	unsigned n = 0;
+	nghttp2_settings_entry st[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+	                               {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW}};
+	SSL_get0_alpn_selected(h->ssl, &p, &n);
+	if (n != 2 || memcmp(p, "h2", 2)) {
+		h->refused = 1;
+		conn_failed(h, BH_EPROTO, "the server does not speak HTTP/2");
+		return;
+	}
+	if (!callbacks() || nghttp2_session_client_new(&h->ng, callbacks(), h) != 0) {
+		conn_failed(h, BH_ENOMEM, "out of memory");
+		return;
+	}
+	nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, st, sizeof st / sizeof st[0]);
+	nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, CONN_WINDOW);
+	h->state = C_READY;
+}
+
+static void handshake(kube_h2 *h)
+{
+	char why[300];
+	int r = SSL_connect(h->ssl);
+	if (r == 1) {
+		tls_done(h);
+		return;
+	}
+	if (tls_wait(h, r, why, sizeof why) < 0) {
+		long v = SSL_get_verify_result(h->ssl);
+		if (v != X509_V_OK) { /* a bad certificate: no retry fixes it */
+			snprintf(why, sizeof why, "the server's certificate: %s", X509_verify_cert_error_string(v));
+			conn_failed(h, BH_EINVAL, why);
+		} else {
+			conn_failed(h, BH_EUNAVAIL, why);
+		}
+	}
+}
+
+/* The TCP connection is up: TLS over it. */
+static void tls_start(kube_h2 *h)
+{
+	int soerr = 0;
+	socklen_t sl = sizeof soerr;
+	char why[200];
+	getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+	if (soerr) {
+		snprintf(why, sizeof why, "connect to %s: %s", h->authority, strerror(soerr));
+		conn_failed(h, BH_EUNAVAIL, why);
+		return;
+	}
+	if (!(h->ssl = SSL_new(h->ctx)) || SSL_set_fd(h->ssl, h->fd) != 1) {
+		conn_failed(h, BH_ENOMEM, "TLS: out of memory");
+		return;
+	}
+	if (!h->verify_ip)
+		SSL_set_tlsext_host_name(h->ssl, h->verify);
+	if (!(h->verify_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(h->ssl), h->verify)
+	                   : SSL_set1_host(h->ssl, h->verify))) {
+		conn_failed(h, BH_EINVAL, "TLS: the name to verify is refused");
+		return;
+	}
+	if (h->sess)
+		SSL_set_session(h->ssl, h->sess);
+	h->state = C_TLS;
+	handshake(h);
+}
+
+/* Streams waiting go on the connection, as many as the server takes. */
+static void submit_queued(kube_h2 *h)
+{
+	uint32_t max = nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+	while (h->queue.head && !h->goaway && h->live.n < max)
+		submit(h, h->queue.head);
+}
+
+/* Streams past their deadline end (a sent one is reset). */
+static void expire(kube_h2 *h, long long now)
+{
+	h2s *s, *nx;
+	for (s = h->queue.head; s; s = nx) {
+		nx = s->next;
+		if (s->deadline <= now)
+			finish(h, &h->queue, s, BH_ETIMEOUT, "timed out");
+	}
+	for (s = h->live.head; s; s = nx) {
+		nx = s->next;
+		if (s->deadline <= now) {
+			nghttp2_session_set_stream_user_data(h->ng, s->id, NULL);
+			nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+			finish(h, &h->live, s, BH_ETIMEOUT, "timed out");
+		}
+	}
+	if ((h->state == C_CONNECTING || h->state == C_TLS) && h->conn_deadline <= now)
+		conn_failed(h, BH_ETIMEOUT, "connection timed out");
+}
+
+void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n, kube_h2_end_fn on_end, void *ud)
+{
+	short rev = 0;
+	h2s *s;
+	for (size_t i = 0; i < n; i++)
+		if (h->fd >= 0 && pfd[i].fd == h->fd)
+			rev = pfd[i].revents;
+	if (h->state == C_CONNECTING && rev)
+		tls_start(h);
+	else if (h->state == C_TLS && rev)
+		handshake(h);
+	else if (h->state == C_READY && (rev & (POLLIN | POLLHUP | POLLERR)))
+		drain(h);
+	if (h->state == C_READY) {
+		submit_queued(h);
+		if (flush(h) == 0 && h->state == C_READY && !h->live.n &&
+		    (h->goaway || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng))))
+			conn_close(h); /* drained after a GOAWAY, or the session is over */
+	}
+	expire(h, now_ms());
+	if (h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
+		flush(h); /* the resets of the streams that expired */
+	if (h->state == C_NONE && h->queue.head)
+		conn_start(h);
+	while ((s = h->fin.head)) {
+		bh_error e;
+		l_del(&h->fin, s);
+		e.code = s->rc;
+		snprintf(e.msg, sizeof e.msg, "%s", s->rc ? s->msg : "");
+		on_end(ud, s->sud, s->rc, s->rc ? &e : NULL, s->sent);
+		free(s);
+	}
+}
+
+const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
+{
+	long long now = now_ms(), next = -1;
+	short ev = 0;
+	for (h2s *s = h->live.head; s; s = s->next)
+		if (next < 0 || s->deadline < next)
+			next = s->deadline;
+	for (h2s *s = h->queue.head; s; s = s->next)
+		if (next < 0 || s->deadline < next)
+			next = s->deadline;
+	if (h->state == C_CONNECTING || h->state == C_TLS)
+		next = next < 0 || h->conn_deadline < next ? h->conn_deadline : next;
+	*timeout_ms = next < 0 ? -1 : next > now ? (int)(next - now) : 0;
+	if (h->fin.head || (h->state == C_NONE && h->queue.head) ||
+	    (h->state == C_READY && h->queue.head && !h->goaway &&
+	     h->live.n < nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)) ||
+	    (h->state == C_READY && nghttp2_session_want_write(h->ng) && h->out_off == h->out.len && !h->tls_want_write))
+		*timeout_ms = 0; /* to do now */
+	switch (h->state) {
+	case C_CONNECTING:
+		ev = POLLOUT;
+		break;
+	case C_TLS:
+	case C_READY:
+		ev = POLLIN | (h->tls_want_write || h->out_off < h->out.len ? POLLOUT : 0);
+		break;
+	default:
+		*n = 0;
+		return NULL;
+	}
+	h->pfd = (struct pollfd){.fd = h->fd, .events = ev};
+	*n = 1;
+	return &h->pfd;
+}
+
+int kube_h2_refused(const kube_h2 *h)
+{
+	return h->refused;
+}
+
+unsigned long kube_h2_connections(const kube_h2 *h)
+{
+	return h->conns;
+}
+
+kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *err)
+{
+	const char *why;
+	kube_h2 *h;
+	if (!kube_h2_usable(cfg, &why)) {
+		bh_error_set(err, BH_EINVAL, "HTTP/2 client: %s", why);
+		return NULL;
+	}
+	if (!(h = calloc(1, sizeof *h))) {
+		bh_error_set(err, BH_ENOMEM, "out of memory");
+		return NULL;
+	}
+	h->fd = -1;
+	h->forget = forget;
+	bh_buf_init(&h->out);
+	snprintf(h->user_agent, sizeof h->user_agent, "bulkhead/%s", PACKAGE_VERSION);
+	if (!(h->cfg = kube_config_dup(cfg, err)) || parse_server(h, err) < 0 || tls_setup(h, err) < 0) {
+		kube_h2_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+static void drop(slist *l)
+{
+	h2s *s;
+	while ((s = l->head)) {
+		l_del(l, s);
+		free(s);
+	}
+}
+
+void kube_h2_free(kube_h2 *h)
+{
+	if (!h)
+		return;
+	conn_close(h);
+	drop(&h->queue);
+	drop(&h->live);
+	drop(&h->fin);
+	bh_buf_free(&h->out);
+	if (h->sess)
+		SSL_SESSION_free(h->sess);
+	SSL_CTX_free(h->ctx);
+	kube_config_free(h->cfg);
+	free(h->authority);
+	free(h->prefix);
+	free(h->verify);
+	free(h->auth);
+	free(h);
+}

@@ -1,0 +1,87 @@
+/* kube/h2.h — a direct HTTP/2 client for the supervisor's forwarding
+ * (library libbhkubeh2.a; nghttp2 for the framing, OpenSSL for TLS): one
+ * non-blocking connection to the API server of a kube_config, each request
+ * a stream of its own on it, driven from a caller's poll set (kube_h2_fds,
+ * kube_h2_dispatch) as kube/curl.h's kube_curl_multi is. Same TLS identity
+ * and verification as the libcurl transport for that configuration (CA
+ * bytes or the system's store, client certificate and key,
+ * tls-server-name), the bearer token through kube_config_refresh (token
+ * file rotation). Only for a configuration kube_h2_usable accepts (an
+ * https server given by address, no proxy, no exec plugin or basic auth,
+ * not insecure, not strict); a server that does not negotiate "h2" by ALPN
+ * makes kube_h2_refused true, and its requests end unsent, for the caller
+ * to send another way. The worker never links it.
+ *
+ * A stream not yet sent when its connection goes (a GOAWAY that did not
+ * take it, the server's REFUSED_STREAM, a connection lost before its
+ * HEADERS left) is sent again on a new connection; a sent one whose
+ * connection goes ends with BH_EUNAVAIL, for the caller's retry policy.
+ * Streams beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS wait here.
+ * The caller ignores SIGPIPE (bulkheadd does): a write to a connection the
+ * server closed is then an error of that write. */
+#ifndef BH_KUBE_H2_H
+#define BH_KUBE_H2_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube/config.h"
+#include "kube/transport.h"
+#include "lib/error.h"
+
+/* Largest response body (as the libcurl transport's), longest response
+ * header value taken, connect (TCP + TLS) timeout. */
+#define KUBE_H2_MAX_BODY (512u << 20)
+#define KUBE_H2_MAX_VALUE 8192
+#define KUBE_H2_CONNECT_TIMEOUT_MS 10000
+#define KUBE_H2_DEFAULT_TIMEOUT_MS 60000
+
+typedef struct kube_h2 kube_h2;
+
+/* 1 when cfg can be served here exactly as the libcurl transport would
+ * serve it, else 0 with *why (a literal) saying why not. */
+int kube_h2_usable(const kube_config *cfg, const char **why);
+/* A client for cfg (copied); connects on its first request. forget(fd) is
+ * called before its socket is closed (a caller whose poll set keeps
+ * sockets registered drops it then), NULL: none. NULL with err set when
+ * cfg is not usable or its credentials do not load. */
+kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *err);
+/* Closes the connection; streams not ended are dropped (no end call). */
+void kube_h2_free(kube_h2 *h);
+
+/* Called by kube_h2_dispatch for a stream that ended: sud is kube_h2_add's;
+ * rc and err as a transport's request returns them (0: resp holds the
+ * answer, any status); sent 0 when the request never left this process
+ * (safe to send another way). */
+typedef void (*kube_h2_end_fn)(void *ud, void *sud, int rc, const bh_error *err, int sent);
+/* Queues req as a stream (no body is streamed to a callback: resp gets the
+ * whole answer); req with its strings and resp stay valid until it ends or
+ * is stopped; sud names it. Error (nothing queued): the credentials could
+ * not be refreshed, or a header holds a control character. */
+int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, void *sud, bh_error *err);
+/* Stops sud's stream (reset if it was sent); no end call. */
+void kube_h2_stop(kube_h2 *h, void *sud);
+/* The socket to poll (*n: 0 or 1, h's own, valid until the next call into
+ * h) and the longest wait (*timeout_ms, -1: none). */
+const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms);
+/* After the poll: pfd[0..n) (h's entry among them, revents set; others
+ * ignored). Moves bytes, starts what waits, ends what is done or due. */
+void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n, kube_h2_end_fn on_end, void *ud);
+/* The server did not negotiate h2: every request added from now on ends
+ * unsent. */
+int kube_h2_refused(const kube_h2 *h);
+/* Connections made so far (TCP + TLS handshakes). */
+unsigned long kube_h2_connections(const kube_h2 *h);
+
+/* One response header field into resp (kube/h2_head.c): ":status" (three
+ * digits, 100-599), content-type and retry-after (trimmed copies), and
+ * content-length into *clen (digits; UINT64_MAX when none or too large);
+ * others are ignored. A pure decoder of the server's bytes: 0, or
+ * BH_EPROTO (a bad status, a second one, a value longer than
+ * KUBE_H2_MAX_VALUE) or BH_ENOMEM with err set. An informational status
+ * (1xx) is taken like any: the caller drops it with the fields before it. */
+int kube_h2_head_field(kube_response *resp, uint64_t *clen, const uint8_t *name, size_t nlen,
+                       const uint8_t *value, size_t vlen, bh_error *err);
+
+#endif

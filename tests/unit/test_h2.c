@@ -1,0 +1,680 @@
+/* tests/unit/test_h2.c — the direct HTTP/2 client (kube/h2.h) against an
+ * in-process TLS HTTP/2 server (nghttp2's server side, a thread per
+ * connection): many concurrent streams beyond the server's
+ * SETTINGS_MAX_CONCURRENT_STREAMS on one connection, the request's headers
+ * as the server gets them (token, impersonation, content type), a 1 MiB
+ * response, a POST body over 64 KiB, a server GOAWAY mid-way (the streams
+ * it did not take go again on a new connection), a connection refused, a
+ * stream's timeout, a stopped stream, a server that does not offer h2
+ * (ALPN) and a server whose certificate is not of the CA. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <netinet/in.h>
+#include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "kube/h2.h"
+
+/* ---- a self-signed certificate for 127.0.0.1 --------------------------------- */
+
+static EVP_PKEY *key;
+static X509 *crt;
+static char *crt_pem;
+
+static void make_cert(void)
+{
+	X509V3_CTX c;
+	X509_EXTENSION *e;
+	BIO *b = BIO_new(BIO_s_mem());
+	char *p;
+	long n;
+	ck_assert_ptr_nonnull(key = EVP_EC_gen("P-256"));
+	crt = X509_new();
+	X509_set_version(crt, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(crt), 7);
+	X509_gmtime_adj(X509_getm_notBefore(crt), -3600);
+	X509_gmtime_adj(X509_getm_notAfter(crt), 86400);
+	X509_set_pubkey(crt, key);
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(crt), "CN", MBSTRING_ASC, (const unsigned char *)"h2-test", -1,
+	                           -1, 0);
+	X509_set_issuer_name(crt, X509_get_subject_name(crt));
+	X509V3_set_ctx(&c, crt, crt, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(e = X509V3_EXT_conf_nid(NULL, &c, NID_subject_alt_name, "IP:127.0.0.1"));
+	X509_add_ext(crt, e, -1);
+	X509_EXTENSION_free(e);
+	ck_assert_ptr_nonnull(e = X509V3_EXT_conf_nid(NULL, &c, NID_basic_constraints, "critical,CA:TRUE"));
+	X509_add_ext(crt, e, -1);
+	X509_EXTENSION_free(e);
+	ck_assert_int_gt(X509_sign(crt, key, EVP_sha256()), 0);
+	PEM_write_bio_X509(b, crt);
+	n = BIO_get_mem_data(b, &p);
+	crt_pem = strndup(p, (size_t)n);
+	BIO_free(b);
+}
+
+/* ---- the server ----------------------------------------------------------------- */
+
+#define MAX_CONNS 16
+
+typedef struct server {
+	int fd;
+	unsigned port;
+	SSL_CTX *ctx;
+	pthread_t th;
+	volatile int stop;
+	int no_h2;           /* offer no h2 by ALPN */
+	uint32_t max_streams; /* SETTINGS_MAX_CONCURRENT_STREAMS */
+	int goaway_at;       /* the nth request of the first connection: GOAWAY taking only the streams up to it */
+	pthread_t conns[MAX_CONNS];
+	int nconns;
+	pthread_mutex_t mu;
+	int requests;        /* requests answered */
+	int peak;            /* most streams open at once */
+	char auth[128], imp[128], ctype[64]; /* of the last request */
+} server;
+
+typedef struct sconn {
+	server *s;
+	SSL *ssl;
+	int fd, first, seen, open;
+	struct sreq {
+		int32_t id;
+		size_t got;   /* body bytes */
+		char path[64];
+		size_t left;  /* of the answer */
+		char answer[32];
+	} reqs[128];
+} sconn;
+
+static struct sreq *sreq_of(sconn *k, int32_t id)
+{
+	for (int i = 0; i < 128; i++)
+		if (k->reqs[i].id == id)
+			return &k->reqs[i];
+	for (int i = 0; i < 128; i++)
+		if (!k->reqs[i].id) {
+			memset(&k->reqs[i], 0, sizeof k->reqs[i]);
+			k->reqs[i].id = id;
+			return &k->reqs[i];
+		}
+	return NULL;
+}
+
+static ssize_t s_send(nghttp2_session *ng, const uint8_t *d, size_t n, int fl, void *ud)
+{
+	sconn *k = ud;
+	int r = SSL_write(k->ssl, d, (int)n);
+	(void)ng, (void)fl;
+	return r > 0 ? r : NGHTTP2_ERR_CALLBACK_FAILURE;
+}
+
+static ssize_t s_recv(nghttp2_session *ng, uint8_t *d, size_t n, int fl, void *ud)
+{
+	sconn *k = ud;
+	struct pollfd p = {k->fd, POLLIN, 0};
+	int r;
+	(void)ng, (void)fl;
+	if (!SSL_pending(k->ssl) && poll(&p, 1, 0) <= 0)
+		return NGHTTP2_ERR_WOULDBLOCK;
+	r = SSL_read(k->ssl, d, (int)n);
+	return r > 0 ? r : NGHTTP2_ERR_EOF;
+}
+
+/* The answer's body: "/big" 1 MiB of 'x', else the text in answer. */
+static ssize_t s_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                      nghttp2_data_source *src, void *ud)
+{
+	struct sreq *q = src->ptr;
+	(void)ng, (void)id, (void)ud;
+	if (len > q->left)
+		len = q->left;
+	if (!strcmp(q->path, "/big"))
+		memset(buf, 'x', len);
+	else
+		memcpy(buf, q->answer + strlen(q->answer) - q->left, len);
+	q->left -= len;
+	if (!q->left)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)len;
+}
+
+static int s_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *n, size_t nl, const uint8_t *v,
+                    size_t vl, uint8_t fl, void *ud)
+{
+	sconn *k = ud;
+	struct sreq *q = sreq_of(k, f->hd.stream_id);
+	(void)ng, (void)fl;
+	pthread_mutex_lock(&k->s->mu);
+	if (nl == 5 && !memcmp(n, ":path", 5) && q)
+		snprintf(q->path, sizeof q->path, "%.*s", (int)vl, v);
+	else if (nl == 13 && !memcmp(n, "authorization", 13))
+		snprintf(k->s->auth, sizeof k->s->auth, "%.*s", (int)vl, v);
+	else if (nl == 16 && !memcmp(n, "impersonate-user", 16))
+		snprintf(k->s->imp, sizeof k->s->imp, "%.*s", (int)vl, v);
+	else if (nl == 12 && !memcmp(n, "content-type", 12))
+		snprintf(k->s->ctype, sizeof k->s->ctype, "%.*s", (int)vl, v);
+	pthread_mutex_unlock(&k->s->mu);
+	return 0;
+}
+
+static int s_data(nghttp2_session *ng, uint8_t fl, int32_t id, const uint8_t *d, size_t n, void *ud)
+{
+	struct sreq *q = sreq_of(ud, id);
+	(void)ng, (void)fl, (void)d;
+	if (q)
+		q->got += n;
+	return 0;
+}
+
+static int s_begin(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	sconn *k = ud;
+	(void)ng, (void)f;
+	k->open++;
+	pthread_mutex_lock(&k->s->mu);
+	if (k->open > k->s->peak)
+		k->s->peak = k->open;
+	pthread_mutex_unlock(&k->s->mu);
+	return 0;
+}
+
+static int s_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
+{
+	sconn *k = ud;
+	struct sreq *q = sreq_of(k, id);
+	(void)ng, (void)code;
+	k->open--;
+	if (q)
+		q->id = 0;
+	return 0;
+}
+
+/* A request is complete: answered, except "/slow" (never). */
+static int s_frame(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	sconn *k = ud;
+	struct sreq *q;
+	nghttp2_data_provider dp;
+	nghttp2_nv nv[] = {{(uint8_t *)":status", (uint8_t *)"200", 7, 3, 0},
+	                   {(uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10, 0},
+	                   {(uint8_t *)"retry-after", (uint8_t *)"3", 11, 1, 0}};
+	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) || !(f->hd.flags & NGHTTP2_FLAG_END_STREAM) ||
+	    !(q = sreq_of(k, f->hd.stream_id)))
+		return 0;
+	k->seen++;
+	if (k->first && k->s->goaway_at && k->seen == k->s->goaway_at)
+		nghttp2_submit_goaway(ng, NGHTTP2_FLAG_NONE, f->hd.stream_id, NGHTTP2_NO_ERROR, NULL, 0);
+	if (k->first && k->s->goaway_at && k->seen > k->s->goaway_at)
+		return 0; /* not taken */
+	if (!strcmp(q->path, "/slow"))
+		return 0;
+	snprintf(q->answer, sizeof q->answer, "%.16s %zu", q->path, q->got);
+	q->left = !strcmp(q->path, "/big") ? (1u << 20) : strlen(q->answer);
+	dp.source.ptr = q;
+	dp.read_callback = s_body;
+	nghttp2_submit_response(ng, f->hd.stream_id, nv, 3, &dp);
+	pthread_mutex_lock(&k->s->mu);
+	k->s->requests++;
+	pthread_mutex_unlock(&k->s->mu);
+	return 0;
+}
+
+static void *serve_conn(void *arg)
+{
+	sconn *k = arg;
+	nghttp2_session_callbacks *cb;
+	nghttp2_session *ng;
+	nghttp2_settings_entry st = {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k->s->max_streams};
+	nghttp2_session_callbacks_new(&cb);
+	nghttp2_session_callbacks_set_send_callback(cb, s_send);
+	nghttp2_session_callbacks_set_recv_callback(cb, s_recv);
+	nghttp2_session_callbacks_set_on_header_callback(cb, s_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, s_data);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, s_begin);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, s_close);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, s_frame);
+	if (SSL_accept(k->ssl) == 1 && nghttp2_session_server_new(&ng, cb, k) == 0) {
+		nghttp2_submit_settings(ng, NGHTTP2_FLAG_NONE, &st, 1);
+		while (!k->s->stop && (nghttp2_session_want_read(ng) || nghttp2_session_want_write(ng))) {
+			struct pollfd p = {k->fd, POLLIN, 0};
+			if (nghttp2_session_send(ng) != 0)
+				break;
+			if (!SSL_pending(k->ssl) && poll(&p, 1, 20) <= 0)
+				continue;
+			if (nghttp2_session_recv(ng) != 0)
+				break;
+		}
+		nghttp2_session_del(ng);
+	}
+	nghttp2_session_callbacks_del(cb);
+	SSL_shutdown(k->ssl);
+	SSL_free(k->ssl);
+	close(k->fd);
+	free(k);
+	return NULL;
+}
+
+static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in, unsigned inlen,
+                   void *arg)
+{
+	server *s = arg;
+	(void)ssl;
+	if (s->no_h2)
+		return SSL_TLSEXT_ERR_NOACK;
+	return nghttp2_select_next_protocol((unsigned char **)out, outlen, in, inlen) == 1 ? SSL_TLSEXT_ERR_OK
+	                                                                                    : SSL_TLSEXT_ERR_NOACK;
+}
+
+static void *serve(void *arg)
+{
+	server *s = arg;
+	while (!s->stop) {
+		struct pollfd p = {s->fd, POLLIN, 0};
+		int c;
+		sconn *k;
+		if (poll(&p, 1, 20) <= 0 || (c = accept(s->fd, NULL, NULL)) < 0)
+			continue;
+		k = calloc(1, sizeof *k);
+		k->s = s;
+		k->fd = c;
+		k->first = s->nconns == 0;
+		k->ssl = SSL_new(s->ctx);
+		SSL_set_fd(k->ssl, c);
+		if (s->nconns == MAX_CONNS || pthread_create(&s->conns[s->nconns], NULL, serve_conn, k) != 0) {
+			SSL_free(k->ssl);
+			close(c);
+			free(k);
+			continue;
+		}
+		s->nconns++;
+	}
+	return NULL;
+}
+
+static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	memset(s, 0, sizeof *s);
+	pthread_mutex_init(&s->mu, NULL);
+	s->no_h2 = no_h2;
+	s->max_streams = max_streams;
+	s->goaway_at = goaway_at;
+	ck_assert_ptr_nonnull(s->ctx = SSL_CTX_new(TLS_server_method()));
+	ck_assert_int_eq(SSL_CTX_use_certificate(s->ctx, crt), 1);
+	ck_assert_int_eq(SSL_CTX_use_PrivateKey(s->ctx, key), 1);
+	SSL_CTX_set_alpn_select_cb(s->ctx, alpn_cb, s);
+	ck_assert_int_ge(s->fd = socket(AF_INET, SOCK_STREAM, 0), 0);
+	ck_assert_int_eq(bind(s->fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(s->fd, 16), 0);
+	getsockname(s->fd, (struct sockaddr *)&a, &al);
+	s->port = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&s->th, NULL, serve, s), 0);
+}
+
+static void server_stop(server *s)
+{
+	s->stop = 1;
+	pthread_join(s->th, NULL);
+	for (int i = 0; i < s->nconns; i++)
+		pthread_join(s->conns[i], NULL);
+	close(s->fd);
+	SSL_CTX_free(s->ctx);
+}
+
+/* ---- the client ------------------------------------------------------------------- */
+
+#define NREQ 64
+
+typedef struct result {
+	int done, rc, sent;
+	char msg[256];
+} result;
+
+static result res[NREQ];
+static int forgotten = -1;
+
+static void on_end(void *ud, void *sud, int rc, const bh_error *err, int sent)
+{
+	result *r = sud;
+	(void)ud;
+	r->done = 1;
+	r->rc = rc;
+	r->sent = sent;
+	snprintf(r->msg, sizeof r->msg, "%.200s", err ? err->msg : "");
+}
+
+static void forget(int fd)
+{
+	forgotten = fd;
+}
+
+static kube_config *cfg_for(unsigned port, const char *ca)
+{
+	kube_config *c = calloc(1, sizeof *c);
+	char url[64];
+	snprintf(url, sizeof url, "https://127.0.0.1:%u", port);
+	c->server = strdup(url);
+	c->namespace_ = strdup("default");
+	c->token = strdup("tok-123");
+	c->ca_pem = strdup(ca);
+	c->ca_len = strlen(ca);
+	return c;
+}
+
+/* Runs h until the first n results are done (or 20 s pass). */
+static void run(kube_h2 *h, int n)
+{
+	for (int turns = 0; turns < 2000; turns++) {
+		size_t k;
+		int tmo, all = 1;
+		struct pollfd p[1];
+		const struct pollfd *f;
+		for (int i = 0; i < n; i++)
+			all &= res[i].done;
+		if (all)
+			return;
+		f = kube_h2_fds(h, &k, &tmo);
+		if (k)
+			p[0] = f[0];
+		if (tmo < 0 || tmo > 10)
+			tmo = 10;
+		if (poll(p, k, tmo) <= 0)
+			p[0].revents = 0;
+		kube_h2_dispatch(h, p, k, on_end, NULL);
+	}
+}
+
+static kube_h2 *client(const server *s, kube_config **cfg)
+{
+	bh_error e;
+	kube_h2 *h;
+	*cfg = cfg_for(s->port, crt_pem);
+	h = kube_h2_new(*cfg, forget, &e);
+	ck_assert_msg(h != NULL, "%s", e.msg);
+	memset(res, 0, sizeof res);
+	return h;
+}
+
+static void setup(void)
+{
+	make_cert();
+}
+
+static void teardown(void)
+{
+	EVP_PKEY_free(key);
+	X509_free(crt);
+	free(crt_pem);
+}
+
+START_TEST(test_many_streams_one_connection)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_request rq[NREQ];
+	kube_response rs[NREQ];
+	char paths[NREQ][16];
+	const char *hdr[] = {"Impersonate-User: system:serviceaccount:apps:sa", NULL};
+	bh_error e;
+	server_start(&s, 0, 5, 0);
+	h = client(&s, &cfg);
+	for (int i = 0; i < NREQ; i++) {
+		snprintf(paths[i], sizeof paths[i], "/r/%d", i);
+		rq[i] = (kube_request){.method = "GET", .path = paths[i], .headers = hdr};
+		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
+		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], &res[i], &e), 0);
+	}
+	run(h, NREQ);
+	for (int i = 0; i < NREQ; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "/r/%d 0", i);
+		ck_assert_msg(res[i].done && res[i].rc == 0, "%d: %s", i, res[i].msg);
+		ck_assert_int_eq(rs[i].status, 200);
+		ck_assert_str_eq(rs[i].content_type, "text/plain");
+		ck_assert_str_eq(rs[i].retry_after, "3");
+		ck_assert_uint_eq(rs[i].body.len, strlen(want));
+		ck_assert(!memcmp(rs[i].body.data, want, rs[i].body.len));
+		kube_response_free(&rs[i]);
+	}
+	ck_assert_uint_eq(kube_h2_connections(h), 1);
+	ck_assert_int_le(s.peak, 5); /* the server's limit kept */
+	ck_assert_int_ge(s.peak, 2); /* and streams side by side */
+	ck_assert_str_eq(s.auth, "Bearer tok-123");
+	ck_assert_str_eq(s.imp, "system:serviceaccount:apps:sa");
+	kube_h2_free(h);
+	ck_assert_int_ge(forgotten, 0); /* its socket forgotten before close */
+	server_stop(&s);
+	kube_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_big_response_and_body)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	size_t blen = 200000;
+	char *body = malloc(blen);
+	kube_request big = {.method = "GET", .path = "/big"};
+	kube_request post = {.method = "POST", .path = "/post", .content_type = "application/json", .body = body,
+	                     .body_len = blen};
+	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT;
+	bh_error e;
+	memset(body, 'b', blen);
+	server_start(&s, 0, 100, 0);
+	h = client(&s, &cfg);
+	ck_assert_int_eq(kube_h2_add(h, &big, &r1, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &post, &r2, &res[1], &e), 0);
+	run(h, 2);
+	ck_assert_msg(res[0].rc == 0 && res[1].rc == 0, "%s / %s", res[0].msg, res[1].msg);
+	ck_assert_uint_eq(r1.body.len, 1u << 20);
+	ck_assert(r1.body.data[0] == 'x' && r1.body.data[(1u << 20) - 1] == 'x');
+	ck_assert_uint_eq(r2.body.len, strlen("/post 200000"));
+	ck_assert(!memcmp(r2.body.data, "/post 200000", r2.body.len)); /* every byte of the body came */
+	ck_assert_str_eq(s.ctype, "application/json");
+	kube_response_free(&r1);
+	kube_response_free(&r2);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+	free(body);
+}
+END_TEST
+
+START_TEST(test_goaway_midway)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_request rq[20];
+	kube_response rs[20];
+	char paths[20][16];
+	bh_error e;
+	server_start(&s, 0, 100, 5);
+	h = client(&s, &cfg);
+	for (int i = 0; i < 20; i++) {
+		snprintf(paths[i], sizeof paths[i], "/g/%d", i);
+		rq[i] = (kube_request){.method = "POST", .path = paths[i], .body = "{}", .body_len = 2};
+		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
+		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], &res[i], &e), 0);
+	}
+	run(h, 20);
+	for (int i = 0; i < 20; i++) {
+		ck_assert_msg(res[i].done && res[i].rc == 0, "%d: %s", i, res[i].msg);
+		ck_assert_int_eq(rs[i].status, 200);
+		kube_response_free(&rs[i]);
+	}
+	/* the streams the GOAWAY did not take went once more, on a second
+	 * connection; each request answered exactly once */
+	ck_assert_uint_eq(kube_h2_connections(h), 2);
+	ck_assert_int_eq(s.requests, 20);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_refused_timeout_stop)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_request slow = {.method = "GET", .path = "/slow", .timeout_ms = 300};
+	kube_request stopped = {.method = "GET", .path = "/slow"};
+	kube_request ok = {.method = "GET", .path = "/ok"};
+	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT, r3 = KUBE_RESPONSE_INIT;
+	bh_error e;
+	int fd;
+	server_start(&s, 0, 100, 0);
+	h = client(&s, &cfg);
+	ck_assert_int_eq(kube_h2_add(h, &slow, &r1, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &stopped, &r2, &res[1], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, &res[2], &e), 0);
+	run(h, 1);
+	ck_assert_int_eq(res[0].rc, BH_ETIMEOUT);
+	ck_assert_int_eq(res[0].sent, 1);
+	ck_assert_int_eq(res[2].rc, 0);
+	kube_h2_stop(h, &res[1]);
+	run(h, 1);
+	ck_assert_int_eq(res[1].done, 0); /* no end call for a stopped stream */
+	kube_response_free(&r1);
+	kube_response_free(&r2);
+	kube_response_reset(&r3);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+
+	/* nobody listens: refused, unsent */
+	ck_assert_int_ge(fd = socket(AF_INET, SOCK_STREAM, 0), 0);
+	{
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t al = sizeof a;
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+		getsockname(fd, (struct sockaddr *)&a, &al);
+		s.port = ntohs(a.sin_port); /* bound, not listening */
+	}
+	h = client(&s, &cfg);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, &res[0], &e), 0);
+	run(h, 1);
+	close(fd);
+	ck_assert_int_eq(res[0].rc, BH_EUNAVAIL);
+	ck_assert_int_eq(res[0].sent, 0);
+	ck_assert_msg(strstr(res[0].msg, "connect") != NULL, "%s", res[0].msg);
+	kube_response_free(&r3);
+	kube_h2_free(h);
+	kube_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_no_h2_and_bad_certificate)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_request ok = {.method = "GET", .path = "/ok"};
+	kube_response r = KUBE_RESPONSE_INIT;
+	bh_error e;
+	const char *why;
+	server_start(&s, 1, 100, 0);
+	h = client(&s, &cfg);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r, &res[0], &e), 0);
+	run(h, 1);
+	ck_assert_int_eq(res[0].sent, 0);
+	ck_assert(kube_h2_refused(h));
+	ck_assert_int_eq(s.requests, 0);
+	kube_h2_free(h);
+	kube_config_free(cfg);
+	server_stop(&s);
+
+	/* a server whose certificate is not of the configuration's CA */
+	server_start(&s, 0, 100, 0);
+	{
+		EVP_PKEY *k0 = key;
+		X509 *c0 = crt;
+		char *p0 = crt_pem;
+		make_cert(); /* another self-signed certificate: the client trusts this one */
+		cfg = cfg_for(s.port, crt_pem);
+		EVP_PKEY_free(key);
+		X509_free(crt);
+		free(crt_pem);
+		key = k0, crt = c0, crt_pem = p0;
+	}
+	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
+	memset(res, 0, sizeof res);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r, &res[0], &e), 0);
+	run(h, 1);
+	ck_assert_int_eq(res[0].rc, BH_EINVAL); /* no retry fixes it */
+	ck_assert_msg(strstr(res[0].msg, "certificate") != NULL, "%s", res[0].msg);
+	ck_assert_int_eq(s.requests, 0);
+	kube_h2_free(h);
+	server_stop(&s);
+	/* not usable: plain http, a proxy */
+	free(cfg->server);
+	cfg->server = strdup("http://127.0.0.1:1");
+	ck_assert(!kube_h2_usable(cfg, &why));
+	free(cfg->server);
+	cfg->server = strdup("https://127.0.0.1:1");
+	cfg->proxy_url = strdup("http://127.0.0.1:2");
+	ck_assert(!kube_h2_usable(cfg, &why));
+	ck_assert_ptr_null(kube_h2_new(cfg, NULL, &e));
+	kube_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_head_fields)
+{
+	kube_response r = KUBE_RESPONSE_INIT;
+	uint64_t cl = UINT64_MAX;
+	bh_error e;
+	ck_assert_int_eq(kube_h2_head_field(&r, &cl, (const uint8_t *)":status", 7, (const uint8_t *)"404", 3, &e), 0);
+	ck_assert_int_eq(r.status, 404);
+	ck_assert_int_eq(kube_h2_head_field(&r, &cl, (const uint8_t *)":status", 7, (const uint8_t *)"200", 3, &e),
+	                 BH_EPROTO);
+	r.status = 0;
+	ck_assert_int_eq(kube_h2_head_field(&r, &cl, (const uint8_t *)":status", 7, (const uint8_t *)"20x", 3, &e),
+	                 BH_EPROTO);
+	ck_assert_int_eq(kube_h2_head_field(&r, &cl, (const uint8_t *)"content-length", 14, (const uint8_t *)"1234", 4, &e),
+	                 0);
+	ck_assert_uint_eq(cl, 1234);
+	ck_assert_int_eq(kube_h2_head_field(&r, &cl, (const uint8_t *)"content-length", 14, (const uint8_t *)"12a", 3, &e),
+	                 0);
+	ck_assert(cl == UINT64_MAX);
+	ck_assert_int_eq(kube_h2_head_field(&r, &cl, (const uint8_t *)"retry-after", 11, (const uint8_t *)"\t7 ", 3, &e), 0);
+	ck_assert_str_eq(r.retry_after, "7");
+	kube_response_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("h2");
+	signal(SIGPIPE, SIG_IGN); /* as bulkheadd: a peer gone is an error of the write */
+	TCase *tc = tcase_create("client");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_many_streams_one_connection);
+	tcase_add_test(tc, test_big_response_and_body);
+	tcase_add_test(tc, test_goaway_midway);
+	tcase_add_test(tc, test_refused_timeout_stop);
+	tcase_add_test(tc, test_no_h2_and_bad_certificate);
+	tcase_add_test(tc, test_head_fields);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
