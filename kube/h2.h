@@ -79,7 +79,7 @@ unsigned long kube_h2_connections(const kube_h2 *h);
  * content-length into *clen (digits; UINT64_MAX when none or too large);
  * others are ignored. A pure decoder of the server's bytes: 0, or
  * BH_EPROTO (a bad status, a second one, a value longer than
- * KUBE_H2_MAX_VALUE) or BH_ENOMEM with err set. An informational status
+ * KUBE_H2_MAX_VALUE, NUL, CR or LF in a value taken) or BH_ENOMEM with err set. An informational status
  * (1xx) is taken like any: the caller drops it with the fields before it. */
 int kube_h2_head_field(kube_response *resp, uint64_t *clen, const uint8_t *name, size_t nlen,
                        const uint8_t *value, size_t vlen, bh_error *err);

@@ -58,6 +58,9 @@ int kube_h2_head_field(kube_response *resp, uint64_t *clen, const uint8_t *name,
 		slot = &resp->retry_after;
 	else
 		return 0;
+	if (memchr(value, '\0', vlen) || memchr(value, '\r', vlen) || memchr(value, '\n', vlen))
+		return bh_error_set(err, BH_EPROTO, "response header %s holds NUL, CR or LF",
+		                    slot == &resp->content_type ? "content-type" : "retry-after");
 	free(*slot);
 	if (!(*slot = trimmed(value, vlen)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
