@@ -73,9 +73,10 @@ struct kube_h2 {
 	SSL *ssl;
 	nghttp2_session *ng;
 	long long conn_deadline;
-	bh_buf out;       /* nghttp2's bytes not yet written */
-	size_t out_off;
-	int tls_want_write; /* SSL_read or SSL_write waits for the socket to be writable */
+	BIO *rb, *wb;     /* the TLS connection's memory BIOs (the SSL's): bytes read, to write */
+	bh_buf out;       /* nghttp2's bytes, for SSL_write */
+	bh_buf net;       /* TLS bytes not yet written to the socket */
+	size_t net_off;
 	slist queue;      /* not submitted */
 	slist live;       /* submitted on the connection */
 	slist fin;        /* ended, for the caller */
@@ -312,9 +313,10 @@ static void conn_close(kube_h2 *h)
 	h->fd = -1;
 	h->state = C_NONE;
 	h->goaway = 0;
-	h->tls_want_write = 0;
+	h->rb = h->wb = NULL;
 	bh_buf_reset(&h->out);
-	h->out_off = 0;
+	bh_buf_reset(&h->net);
+	h->net_off = 0;
 }
 
 /* The connection is gone (code, why): sent streams end with code, the
@@ -664,7 +666,12 @@ void kube_h2_stop(kube_h2 *h, void *sud)
 
 /* ---- moving bytes -------------------------------------------------------------- */
 
-/* An SSL call's failure r: 0 when it only waits for the socket, else
+/* The socket is read and written here, the TLS connection through memory
+ * BIOs: one read(2) takes every record that came (OpenSSL on a socket
+ * reads each record's header and body apart, and once more to learn that
+ * nothing is left), one write(2) sends every record made. */
+
+/* An SSL call's failure r: 0 when it only waits for more bytes, else
  * BH_EUNAVAIL with why set. */
 static int tls_wait(kube_h2 *h, int r, char *why, size_t n)
 {
@@ -672,15 +679,9 @@ static int tls_wait(kube_h2 *h, int r, char *why, size_t n)
 	unsigned long q;
 	if (e == SSL_ERROR_WANT_READ)
 		return 0;
-	if (e == SSL_ERROR_WANT_WRITE) {
-		h->tls_want_write = 1;
-		return 0;
-	}
 	q = ERR_get_error();
-	if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && !q && (r == 0 || errno == 0)))
+	if (e == SSL_ERROR_ZERO_RETURN || !q)
 		snprintf(why, n, "the server closed the connection");
-	else if (e == SSL_ERROR_SYSCALL && !q)
-		snprintf(why, n, "connection: %s", strerror(errno));
 	else {
 		char b[200];
 		ERR_error_string_n(q, b, sizeof b);
@@ -690,36 +691,97 @@ static int tls_wait(kube_h2 *h, int r, char *why, size_t n)
 	return BH_EUNAVAIL;
 }
 
-/* Writes what nghttp2 has to send: 0, or -1 (the connection is lost). */
+/* The TLS bytes made so far to the socket, as far as it takes them: 0, or
+ * BH_EUNAVAIL/BH_ENOMEM with why set. */
+static int net_send(kube_h2 *h, char *why, size_t n)
+{
+	char *p;
+	long k = BIO_get_mem_data(h->wb, &p);
+	if (k > 0) {
+		bh_buf_put(&h->net, p, (size_t)k);
+		(void)BIO_reset(h->wb);
+		if (!bh_buf_ok(&h->net)) {
+			snprintf(why, n, "out of memory");
+			return BH_ENOMEM;
+		}
+	}
+	while (h->net_off < h->net.len) {
+		ssize_t w = write(h->fd, h->net.data + h->net_off, h->net.len - h->net_off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (w < 0) {
+			snprintf(why, n, "connection: %s", strerror(errno));
+			return BH_EUNAVAIL;
+		}
+		h->net_off += (size_t)w;
+	}
+	bh_buf_reset(&h->net);
+	h->net_off = 0;
+	return 0;
+}
+
+/* What the socket holds, to the TLS connection: 0, 1 (the server closed
+ * it), or BH_EUNAVAIL/BH_ENOMEM with why set. */
+static int net_fill(kube_h2 *h, char *why, size_t n)
+{
+	char b[65536];
+	for (;;) {
+		ssize_t r = read(h->fd, b, sizeof b);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (r < 0) {
+			snprintf(why, n, "connection: %s", strerror(errno));
+			return BH_EUNAVAIL;
+		}
+		if (r == 0)
+			return 1;
+		if (BIO_write(h->rb, b, (int)r) != (int)r) {
+			snprintf(why, n, "out of memory");
+			return BH_ENOMEM;
+		}
+		if ((size_t)r < sizeof b) /* all there was, most likely: the poll says if not */
+			return 0;
+	}
+}
+
+/* Writes what nghttp2 has to send, while the socket takes it: 0, or -1
+ * (the connection is lost). */
 static int flush(kube_h2 *h)
 {
 	char why[256];
-	h->tls_want_write = 0;
+	int rc;
 	for (;;) {
-		if (h->out_off == h->out.len) {
-			const uint8_t *p;
-			ssize_t k;
-			bh_buf_reset(&h->out);
-			h->out_off = 0;
-			/* up to 64 KiB of frames per write */
-			while (h->out.len < 65536 && (k = nghttp2_session_mem_send(h->ng, &p)) > 0)
-				bh_buf_put(&h->out, p, (size_t)k);
-			if (!bh_buf_ok(&h->out)) {
-				conn_lost(h, BH_ENOMEM, "out of memory");
-				return -1;
-			}
-			if (h->out.len == 0)
-				return 0;
+		const uint8_t *p;
+		ssize_t k;
+		if ((rc = net_send(h, why, sizeof why)) < 0) {
+			conn_lost(h, rc, why);
+			return -1;
 		}
-		int r = SSL_write(h->ssl, h->out.data + h->out_off, (int)(h->out.len - h->out_off));
-		if (r <= 0) {
-			if (tls_wait(h, r, why, sizeof why) < 0) {
+		if (h->net_off < h->net.len)
+			return 0; /* the socket is full: on POLLOUT */
+		bh_buf_reset(&h->out);
+		/* up to 64 KiB of frames per round */
+		while (h->out.len < 65536 && (k = nghttp2_session_mem_send(h->ng, &p)) > 0)
+			bh_buf_put(&h->out, p, (size_t)k);
+		if (!bh_buf_ok(&h->out)) {
+			conn_lost(h, BH_ENOMEM, "out of memory");
+			return -1;
+		}
+		if (h->out.len == 0)
+			return 0;
+		for (size_t off = 0; off < h->out.len;) { /* into memory: never waits */
+			int r = SSL_write(h->ssl, h->out.data + off, (int)(h->out.len - off));
+			if (r <= 0) {
+				tls_wait(h, r, why, sizeof why);
 				conn_lost(h, BH_EUNAVAIL, why);
 				return -1;
 			}
-			return 0;
+			off += (size_t)r;
 		}
-		h->out_off += (size_t)r;
 	}
 }
 
@@ -728,11 +790,16 @@ static int drain(kube_h2 *h)
 {
 	uint8_t b[16384];
 	char why[256];
+	int eof = net_fill(h, why, sizeof why);
+	if (eof < 0) {
+		conn_lost(h, eof, why);
+		return -1;
+	}
 	for (;;) {
 		int r = SSL_read(h->ssl, b, sizeof b);
 		if (r <= 0) {
-			if (tls_wait(h, r, why, sizeof why) < 0) {
-				conn_lost(h, BH_EUNAVAIL, why);
+			if (tls_wait(h, r, why, sizeof why) < 0 || eof) {
+				conn_lost(h, BH_EUNAVAIL, eof ? "the server closed the connection" : why);
 				return -1;
 			}
 			return 0;
@@ -768,15 +835,24 @@ static void tls_done(kube_h2 *h)
 	h->state = C_READY;
 }
 
-static void handshake(kube_h2 *h)
+static void handshake(kube_h2 *h, short rev)
 {
 	char why[300];
-	int r = SSL_connect(h->ssl);
+	int r, eof = 0, rc;
+	if ((rev & (POLLIN | POLLHUP | POLLERR)) && (eof = net_fill(h, why, sizeof why)) < 0) {
+		conn_failed(h, eof, why);
+		return;
+	}
+	r = SSL_connect(h->ssl);
+	if ((rc = net_send(h, why, sizeof why)) < 0) {
+		conn_failed(h, rc, why);
+		return;
+	}
 	if (r == 1) {
 		tls_done(h);
 		return;
 	}
-	if (tls_wait(h, r, why, sizeof why) < 0) {
+	if (tls_wait(h, r, why, sizeof why) < 0 || eof) {
 		long v = SSL_get_verify_result(h->ssl);
 		if (v != X509_V_OK) { /* a bad certificate: no retry fixes it */
 			snprintf(why, sizeof why, "the server's certificate: %s", X509_verify_cert_error_string(v));
@@ -799,10 +875,15 @@ static void tls_start(kube_h2 *h)
 		conn_failed(h, BH_EUNAVAIL, why);
 		return;
 	}
-	if (!(h->ssl = SSL_new(h->ctx)) || SSL_set_fd(h->ssl, h->fd) != 1) {
+	if (!(h->ssl = SSL_new(h->ctx)) || !(h->rb = BIO_new(BIO_s_mem())) || !(h->wb = BIO_new(BIO_s_mem()))) {
+		BIO_free(h->rb);
+		h->rb = NULL;
 		conn_failed(h, BH_ENOMEM, "TLS: out of memory");
 		return;
 	}
+	BIO_set_mem_eof_return(h->rb, -1); /* empty: "wait for more", not the end */
+	BIO_set_mem_eof_return(h->wb, -1);
+	SSL_set_bio(h->ssl, h->rb, h->wb); /* the SSL's now */
 	if (!h->verify_ip)
 		SSL_set_tlsext_host_name(h->ssl, h->verify);
 	if (!(h->verify_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(h->ssl), h->verify)
@@ -813,7 +894,7 @@ static void tls_start(kube_h2 *h)
 	if (h->sess)
 		SSL_set_session(h->ssl, h->sess);
 	h->state = C_TLS;
-	handshake(h);
+	handshake(h, 0);
 }
 
 /* Streams waiting go on the connection, as many as the server takes. */
@@ -855,7 +936,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n, kube_h2_en
 	if (h->state == C_CONNECTING && rev)
 		tls_start(h);
 	else if (h->state == C_TLS && rev)
-		handshake(h);
+		handshake(h, rev);
 	else if (h->state == C_READY && (rev & (POLLIN | POLLHUP | POLLERR)))
 		drain(h);
 	if (h->state == C_READY) {
@@ -895,7 +976,7 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 	if (h->fin.head || (h->state == C_NONE && h->queue.head) ||
 	    (h->state == C_READY && h->queue.head && !h->goaway &&
 	     h->live.n < nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)) ||
-	    (h->state == C_READY && nghttp2_session_want_write(h->ng) && h->out_off == h->out.len && !h->tls_want_write))
+	    (h->state == C_READY && nghttp2_session_want_write(h->ng) && h->net_off == h->net.len))
 		*timeout_ms = 0; /* to do now */
 	switch (h->state) {
 	case C_CONNECTING:
@@ -903,7 +984,7 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 		break;
 	case C_TLS:
 	case C_READY:
-		ev = POLLIN | (h->tls_want_write || h->out_off < h->out.len ? POLLOUT : 0);
+		ev = POLLIN | (h->net_off < h->net.len ? POLLOUT : 0);
 		break;
 	default:
 		*n = 0;
@@ -939,6 +1020,7 @@ kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *e
 	h->fd = -1;
 	h->forget = forget;
 	bh_buf_init(&h->out);
+	bh_buf_init(&h->net);
 	snprintf(h->user_agent, sizeof h->user_agent, "bulkhead/%s", PACKAGE_VERSION);
 	if (!(h->cfg = kube_config_dup(cfg, err)) || parse_server(h, err) < 0 || tls_setup(h, err) < 0) {
 		kube_h2_free(h);
@@ -965,6 +1047,7 @@ void kube_h2_free(kube_h2 *h)
 	drop(&h->live);
 	drop(&h->fin);
 	bh_buf_free(&h->out);
+	bh_buf_free(&h->net);
 	if (h->sess)
 		SSL_SESSION_free(h->sess);
 	SSL_CTX_free(h->ctx);

@@ -45,8 +45,7 @@ typedef struct fx {
 	fwd_req *f;         /* a worker's, or NULL: the supervisor's own (fwd_own_send) */
 	fwd_own_fn own;     /* called with the outcome of an own request */
 	void *own_ud;
-	kube_transport *t; /* while an attempt runs on libcurl */
-	int on_h2;          /* while an attempt runs on h2 */
+	kube_transport *t; /* while an attempt runs on libcurl (NULL on h2) */
 	kube_request req;
 	kube_response resp;
 	char user_h[ACL_IDENTITY_MAX + 32];
@@ -265,7 +264,6 @@ static void attempt(fx *x)
 			attempt_ended(x, rc, &e);
 			return;
 		}
-		x->on_h2 = 1;
 		x->next = running;
 		running = x;
 		return;
@@ -333,7 +331,6 @@ static void h2_end(void *ud, void *sud, int rc, const bh_error *err, int sent)
 	if (!*pp)
 		return;
 	*pp = x->next;
-	x->on_h2 = 0;
 	if (!sent && kube_h2_refused(h2)) {
 		x->attempt--;
 		attempt(x);

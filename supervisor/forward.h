@@ -1,9 +1,10 @@
 /* supervisor/forward.h — the broker's forwarding. Requests a worker may make
  * (already checked by the broker's policy) are queued here and sent to the
  * API server as the tenant identity by the main loop's thread, each request
- * a transfer of its own on one libcurl multi handle whose sockets are in
- * the loop's poll set (fwd_fds, fwd_run; a remote cluster's request on a
- * thread of its own); the loop collects the answers. Non-blocking: a slow
+ * a transfer of its own on one libcurl multi handle, or a stream of the
+ * one HTTP/2 connection of kube/h2.h when the server allows it, whose
+ * sockets are in the loop's poll set (fwd_fds, fwd_run; a remote cluster's
+ * request on a thread of its own); the loop collects the answers. Non-blocking: a slow
  * API server or a slow request never blocks the supervisor's loop
  * (deadlines, other workers, the watch) nor the other requests. A request is sent only once
  * its intent record is durable (audit.h): it is held, and nobody waits on
