@@ -243,8 +243,8 @@ static int tls_setup(kube_h2 *h, bh_error *err)
 		return ossl_error(err, BH_ENOMEM, "TLS context");
 	SSL_CTX_set_min_proto_version(h->ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(h->ctx, SSL_VERIFY_PEER, NULL);
-	SSL_CTX_set_mode(h->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-	                             SSL_MODE_RELEASE_BUFFERS);
+	/* its buffers kept (one connection): not freed and allocated again per record */
+	SSL_CTX_clear_mode(h->ctx, SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_app_data(h->ctx, h);
 	SSL_CTX_set_session_cache_mode(h->ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 	SSL_CTX_sess_set_new_cb(h->ctx, new_session_cb);
