@@ -6,9 +6,11 @@
  * response, a POST body over 64 KiB, a server GOAWAY mid-way (the streams
  * it did not take go again on a new connection), a connection refused, a
  * stream's timeout, a stopped stream, a server that does not offer h2
- * (ALPN) and a server whose certificate is not of the CA. */
+ * (ALPN), a server whose certificate is not of the CA, and a token file
+ * replaced between requests. */
 #include <arpa/inet.h>
 #include <check.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <nghttp2/nghttp2.h>
 #include <openssl/err.h>
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kube/h2.h"
@@ -634,6 +637,59 @@ START_TEST(test_no_h2_and_bad_certificate)
 }
 END_TEST
 
+/* One request's Authorization as the server got it. */
+static void ask(kube_h2 *h, server *s, char *auth, size_t n)
+{
+	kube_request rq = {.method = "GET", .path = "/t"};
+	kube_response r = KUBE_RESPONSE_INIT;
+	bh_error e;
+	memset(res, 0, sizeof res);
+	ck_assert_int_eq(kube_h2_add(h, &rq, &r, &res[0], &e), 0);
+	run(h, 1);
+	ck_assert_int_eq(res[0].rc, 0);
+	kube_response_free(&r);
+	pthread_mutex_lock(&s->mu);
+	snprintf(auth, n, "%s", s->auth);
+	pthread_mutex_unlock(&s->mu);
+}
+
+START_TEST(test_token_file_rotation)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	char path[] = "/tmp/test_h2_tokenXXXXXX", auth[128];
+	int fd = mkstemp(path);
+	time_t t0;
+	bh_error e;
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "first\n", 6), 6);
+	close(fd);
+	server_start(&s, 0, 100, 0);
+	cfg = cfg_for(s.port, crt_pem);
+	free(cfg->token);
+	cfg->token = NULL;
+	cfg->token_file = strdup(path);
+	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
+	ask(h, &s, auth, sizeof auth);
+	ck_assert_str_eq(auth, "Bearer first");
+	/* the file replaced: read again once its second is over */
+	for (t0 = time(NULL); time(NULL) == t0;)
+		usleep(20000);
+	ck_assert_int_ge(fd = open(path, O_WRONLY | O_TRUNC), 0);
+	ck_assert_int_eq(write(fd, "second-token\n", 13), 13);
+	close(fd);
+	for (t0 = time(NULL); time(NULL) == t0;)
+		usleep(20000);
+	ask(h, &s, auth, sizeof auth);
+	ck_assert_str_eq(auth, "Bearer second-token");
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_head_fields)
 {
 	kube_response r = KUBE_RESPONSE_INIT;
@@ -671,6 +727,7 @@ int main(void)
 	tcase_add_test(tc, test_refused_timeout_stop);
 	tcase_add_test(tc, test_no_h2_and_bad_certificate);
 	tcase_add_test(tc, test_head_fields);
+	tcase_add_test(tc, test_token_file_rotation);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
