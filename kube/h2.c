@@ -38,11 +38,14 @@
 
 typedef struct h2s {
 	void *sud;
+	kube_stream_fn on_data;
+	kube_h2_end_fn on_end;
 	const kube_request *req;
 	kube_response *resp;
 	int32_t id;       /* 0: not submitted on the connection */
 	int sent;         /* its HEADERS frame left */
 	int requeues;
+	int stopped;      /* on_data asked to stop */
 	size_t body_off;
 	uint64_t clen;
 	long long deadline; /* ms, CLOCK_MONOTONIC */
@@ -327,8 +330,8 @@ static void conn_lost(kube_h2 *h, int code, const char *why)
 	/* back to the queue's front, in their order */
 	for (s = h->live.tail; s; s = nx) {
 		nx = s->prev;
-		if (s->sent) {
-			finish(h, &h->live, s, code, why);
+		if (s->sent) { /* one that asked to stop has its outcome */
+			finish(h, &h->live, s, s->stopped ? 0 : code, why);
 			continue;
 		}
 		l_del(&h->live, s);
@@ -406,7 +409,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 		s->resp->content_type = s->resp->retry_after = NULL;
 		s->resp->status = 0;
 		s->clen = UINT64_MAX;
-	} else if (s->clen != UINT64_MAX && s->clen > s->resp->body.len && s->clen <= PRESIZE_MAX) {
+	} else if (!s->on_data && s->clen != UINT64_MAX && s->clen > s->resp->body.len && s->clen <= PRESIZE_MAX) {
 		bh_buf_grow(&s->resp->body, (size_t)(s->clen - s->resp->body.len));
 	}
 	return 0;
@@ -432,9 +435,13 @@ static int on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t
 {
 	h2s *s = stream_of(ng, id);
 	(void)flags, (void)ud;
-	if (!s || s->rc)
+	if (!s || s->rc || s->stopped)
 		return 0;
-	if (s->resp->body.len + len > KUBE_H2_MAX_BODY) {
+	if (s->on_data && s->resp->status >= 200 && s->resp->status < 300) { /* a stream's bytes */
+		if (!s->on_data(s->sud, (const char *)data, len))
+			return 0;
+		s->stopped = 1; /* ends with 0 */
+	} else if (s->resp->body.len + len > KUBE_H2_MAX_BODY) {
 		s->rc = BH_ELIMIT;
 		snprintf(s->msg, sizeof s->msg, "response larger than %u bytes", KUBE_H2_MAX_BODY);
 	} else {
@@ -456,7 +463,9 @@ static int on_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
 	if (!s)
 		return 0; /* stopped */
 	nghttp2_session_set_stream_user_data(ng, id, NULL);
-	if (s->rc) { /* failed here: its message is set */
+	if (s->stopped) {
+		finish(h, &h->live, s, 0, NULL);
+	} else if (s->rc) { /* failed here: its message is set */
 		l_del(&h->live, s);
 		l_push(&h->fin, s);
 	} else if (code == NGHTTP2_NO_ERROR && s->resp->status >= 200) {
@@ -620,7 +629,8 @@ static int refresh_auth(kube_h2 *h, const kube_request *req, bh_error *err)
 	return 0;
 }
 
-int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, void *sud, bh_error *err)
+int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
+                kube_h2_end_fn on_end, void *sud, bh_error *err)
 {
 	h2s *s;
 	int rc;
@@ -629,6 +639,8 @@ int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, void *
 	if (!(s = calloc(1, sizeof *s)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	s->sud = sud;
+	s->on_data = on_data;
+	s->on_end = on_end;
 	s->req = req;
 	s->resp = resp;
 	s->clen = UINT64_MAX;
@@ -926,7 +938,7 @@ static void expire(kube_h2 *h, long long now)
 		conn_failed(h, BH_ETIMEOUT, "connection timed out");
 }
 
-void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n, kube_h2_end_fn on_end, void *ud)
+void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 {
 	short rev = 0;
 	h2s *s;
@@ -955,7 +967,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n, kube_h2_en
 		l_del(&h->fin, s);
 		e.code = s->rc;
 		snprintf(e.msg, sizeof e.msg, "%s", s->rc ? s->msg : "");
-		on_end(ud, s->sud, s->rc, s->rc ? &e : NULL, s->sent);
+		s->on_end(s->sud, s->rc, s->rc ? &e : NULL, s->sent);
 		free(s);
 	}
 }

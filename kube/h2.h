@@ -51,15 +51,19 @@ kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *e
 void kube_h2_free(kube_h2 *h);
 
 /* Called by kube_h2_dispatch for a stream that ended: sud is kube_h2_add's;
- * rc and err as a transport's request returns them (0: resp holds the
- * answer, any status); sent 0 when the request never left this process
- * (safe to send another way). */
-typedef void (*kube_h2_end_fn)(void *ud, void *sud, int rc, const bh_error *err, int sent);
-/* Queues req as a stream (no body is streamed to a callback: resp gets the
- * whole answer); req with its strings and resp stay valid until it ends or
- * is stopped; sud names it. Error (nothing queued): the credentials could
- * not be refreshed, or a header holds a control character. */
-int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, void *sud, bh_error *err);
+ * rc and err as a transport's request (or stream) op returns them (0: resp
+ * holds the answer, any status); sent 0 when the request never left this
+ * process (safe to send another way). */
+typedef void (*kube_h2_end_fn)(void *sud, int rc, const bh_error *err, int sent);
+/* Queues req as a stream; req with its strings and resp stay valid until
+ * it ends (on_end) or is stopped; sud names it. on_data NULL: resp gets the
+ * whole answer; else a 2xx answer's body goes to on_data(sud, ...) as it
+ * comes (non-zero: stop; the stream then ends with 0), as a transport's
+ * stream op has it, with no idle tick (stop one with kube_h2_stop). Error
+ * (nothing queued): the credentials could not be refreshed, or a header
+ * holds a control character. */
+int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_stream_fn on_data,
+                kube_h2_end_fn on_end, void *sud, bh_error *err);
 /* Stops sud's stream (reset if it was sent); no end call. */
 void kube_h2_stop(kube_h2 *h, void *sud);
 /* The socket to poll (*n: 0 or 1, h's own, valid until the next call into
@@ -67,7 +71,7 @@ void kube_h2_stop(kube_h2 *h, void *sud);
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms);
 /* After the poll: pfd[0..n) (h's entry among them, revents set; others
  * ignored). Moves bytes, starts what waits, ends what is done or due. */
-void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n, kube_h2_end_fn on_end, void *ud);
+void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n);
 /* The server did not negotiate h2: every request added from now on ends
  * unsent. */
 int kube_h2_refused(const kube_h2 *h);

@@ -1,7 +1,10 @@
 /* supervisor/broker_watch.c — see broker_watch.h. The main loop's thread
  * drives every watch through libcurl's multi interface (kube_curl_multi),
  * its sockets in the loop's poll (bwatch_fds, bwatch_run): a watch is a
- * transport of its own added to it, a cancel removes it. */
+ * transport of its own added to it, a cancel removes it. A watch of the
+ * controller's cluster is instead a stream of the forwarding's HTTP/2
+ * connection when there is one (fwd_h2; its socket is the forwarding's),
+ * unless the server refused h2. */
 #include "supervisor/broker_watch.h"
 
 #include <pthread.h>
@@ -11,6 +14,7 @@
 #include <time.h>
 
 #include "kube/curl.h"
+#include "kube/h2.h"
 #include "supervisor/acl.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
@@ -23,7 +27,8 @@
 typedef struct bw {
 	fwd_req *f;
 	int cancel;  /* under mu */
-	int started; /* on the multi handle (the loop's thread's own) */
+	int started; /* on the multi handle or h2 (the loop's thread's own) */
+	int on_h2;   /* a stream of fwd_h2() */
 	double t0;
 	kube_transport *t; /* its transport while it runs */
 	kube_request req;
@@ -135,6 +140,40 @@ static void on_end(void *ud, kube_transport *t, int rc, const bh_error *err)
 		answer(w, rc, err);
 }
 
+static void h2_end(void *sud, int rc, const bh_error *err, int sent);
+static void start(bw *w);
+
+/* w's watch on fwd_h2(): 1 when it went there, 0 when it goes by libcurl,
+ * -1 when it was answered (refused). */
+static int start_h2(bw *w)
+{
+	kube_h2 *h = fwd_h2();
+	bh_error e;
+	if (w->f->remote || !h || kube_h2_refused(h))
+		return 0;
+	if (kube_h2_add(h, &w->req, &w->resp, on_piece, h2_end, w, &e) < 0) {
+		w->f->status = 0;
+		snprintf(w->f->error, sizeof w->f->error, "%.500s", e.msg);
+		finish(w);
+		return -1;
+	}
+	w->on_h2 = w->started = 1;
+	return 1;
+}
+
+/* kube/h2.c's end of w's stream; one never sent to a server that does not
+ * speak h2 starts again, by libcurl. */
+static void h2_end(void *sud, int rc, const bh_error *err, int sent)
+{
+	bw *w = sud;
+	w->on_h2 = w->started = 0;
+	if (!sent && kube_h2_refused(fwd_h2())) {
+		start(w);
+		return;
+	}
+	answer(w, rc, err);
+}
+
 /* A transport for w: one kept from an earlier watch, a new one, or one for
  * its remote cluster (NULL with f->error set). */
 static kube_transport *transport_for(fwd_req *f)
@@ -180,6 +219,8 @@ static void start(bw *w)
 		finish(w);
 		return;
 	}
+	if (start_h2(w))
+		return;
 	if (!(w->t = transport_for(f))) {
 		finish(w);
 		return;
@@ -228,7 +269,10 @@ static void start_and_stop(void)
 	while ((w = next_to_start()))
 		start(w);
 	while ((w = next_to_stop())) {
-		kube_curl_multi_stop(multi, w->t);
+		if (w->on_h2)
+			kube_h2_stop(fwd_h2(), w);
+		else
+			kube_curl_multi_stop(multi, w->t);
 		answer(w, 0, NULL);
 	}
 }
@@ -261,7 +305,15 @@ const struct pollfd *bwatch_fds(size_t *n, int *timeout_ms)
 		}
 	}
 	start_and_stop();
-	return kube_curl_multi_fds(multi, n, timeout_ms);
+	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
+	if (fwd_h2()) { /* watches just queued there: no wait (its socket is the forwarding's) */
+		size_t nh;
+		int th;
+		kube_h2_fds(fwd_h2(), &nh, &th);
+		if (th >= 0 && (*timeout_ms < 0 || th < *timeout_ms))
+			*timeout_ms = th;
+	}
+	return pfd;
 }
 
 void bwatch_run(const struct pollfd *pfd, size_t n)

@@ -251,6 +251,8 @@ static void attempt_ended(fx *x, int rc, const bh_error *err)
 	free(x);
 }
 
+static void h2_end(void *sud, int rc, const bh_error *err, int sent);
+
 /* Starts x's next attempt on a transport of the pool (or a new one). */
 static void attempt(fx *x)
 {
@@ -260,7 +262,7 @@ static void attempt(fx *x)
 	kube_response_free(&x->resp);
 	x->resp = (kube_response)KUBE_RESPONSE_INIT;
 	if (h2 && !kube_h2_refused(h2)) {
-		if ((rc = kube_h2_add(h2, &x->req, &x->resp, x, &e)) < 0) {
+		if ((rc = kube_h2_add(h2, &x->req, &x->resp, NULL, h2_end, x, &e)) < 0) {
 			attempt_ended(x, rc, &e);
 			return;
 		}
@@ -322,10 +324,9 @@ static void on_end(void *ud, kube_transport *t, int rc, const bh_error *err)
 
 /* kube/h2.c's end of x's attempt; one never sent to a server that does not
  * speak h2 goes again, by libcurl. */
-static void h2_end(void *ud, void *sud, int rc, const bh_error *err, int sent)
+static void h2_end(void *sud, int rc, const bh_error *err, int sent)
 {
 	fx **pp, *x = sud;
-	(void)ud;
 	for (pp = &running; *pp && *pp != x; pp = &(*pp)->next)
 		;
 	if (!*pp)
@@ -516,6 +517,11 @@ const kube_config *fwd_config(void)
 	return fwd_cfg;
 }
 
+kube_h2 *fwd_h2(void)
+{
+	return h2;
+}
+
 /* Asks for the sync the loop's requests of this turn wait for: one per
  * turn, not one per request, so one sync (and one hand-over back) covers
  * every intent the turn wrote. */
@@ -616,7 +622,7 @@ void fwd_run(const struct pollfd *pfd, size_t n)
 	if (h2) {
 		size_t nc = n < fds_ncurl ? n : fds_ncurl;
 		kube_curl_multi_dispatch(multi, pfd, nc, on_end, NULL);
-		kube_h2_dispatch(h2, pfd + nc, n - nc, h2_end, NULL);
+		kube_h2_dispatch(h2, pfd + nc, n - nc);
 	} else {
 		kube_curl_multi_dispatch(multi, pfd, n, on_end, NULL);
 	}

@@ -78,6 +78,10 @@ void fwd_req_free(fwd_req *r);
 void fwd_done(fwd_req *r);
 /* The API server's configuration the threads were started with. */
 const kube_config *fwd_config(void);
+/* The loop's HTTP/2 client to that server (kube/h2.h; its socket in the
+ * loop's poll set through fwd_fds), or NULL when libcurl serves it: the
+ * watches' streams (broker_watch.h) go on it too. Loop's thread only. */
+struct kube_h2 *fwd_h2(void);
 
 /* The supervisor's own request (no worker, no identity, no audit record:
  * the controller's writes of what it reports, status.h), sent by the loop

@@ -348,10 +348,9 @@ typedef struct result {
 static result res[NREQ];
 static int forgotten = -1;
 
-static void on_end(void *ud, void *sud, int rc, const bh_error *err, int sent)
+static void on_end(void *sud, int rc, const bh_error *err, int sent)
 {
 	result *r = sud;
-	(void)ud;
 	r->done = 1;
 	r->rc = rc;
 	r->sent = sent;
@@ -395,7 +394,7 @@ static void run(kube_h2 *h, int n)
 			tmo = 10;
 		if (poll(p, k, tmo) <= 0)
 			p[0].revents = 0;
-		kube_h2_dispatch(h, p, k, on_end, NULL);
+		kube_h2_dispatch(h, p, k);
 	}
 }
 
@@ -438,7 +437,7 @@ START_TEST(test_many_streams_one_connection)
 		snprintf(paths[i], sizeof paths[i], "/r/%d", i);
 		rq[i] = (kube_request){.method = "GET", .path = paths[i], .headers = hdr};
 		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
-		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], &res[i], &e), 0);
+		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], NULL, on_end, &res[i], &e), 0);
 	}
 	run(h, NREQ);
 	for (int i = 0; i < NREQ; i++) {
@@ -479,8 +478,8 @@ START_TEST(test_big_response_and_body)
 	memset(body, 'b', blen);
 	server_start(&s, 0, 100, 0);
 	h = client(&s, &cfg);
-	ck_assert_int_eq(kube_h2_add(h, &big, &r1, &res[0], &e), 0);
-	ck_assert_int_eq(kube_h2_add(h, &post, &r2, &res[1], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &big, &r1, NULL, on_end, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &post, &r2, NULL, on_end, &res[1], &e), 0);
 	run(h, 2);
 	ck_assert_msg(res[0].rc == 0 && res[1].rc == 0, "%s / %s", res[0].msg, res[1].msg);
 	ck_assert_uint_eq(r1.body.len, 1u << 20);
@@ -512,7 +511,7 @@ START_TEST(test_goaway_midway)
 		snprintf(paths[i], sizeof paths[i], "/g/%d", i);
 		rq[i] = (kube_request){.method = "POST", .path = paths[i], .body = "{}", .body_len = 2};
 		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
-		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], &res[i], &e), 0);
+		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], NULL, on_end, &res[i], &e), 0);
 	}
 	run(h, 20);
 	for (int i = 0; i < 20; i++) {
@@ -543,9 +542,9 @@ START_TEST(test_refused_timeout_stop)
 	int fd;
 	server_start(&s, 0, 100, 0);
 	h = client(&s, &cfg);
-	ck_assert_int_eq(kube_h2_add(h, &slow, &r1, &res[0], &e), 0);
-	ck_assert_int_eq(kube_h2_add(h, &stopped, &r2, &res[1], &e), 0);
-	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, &res[2], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &slow, &r1, NULL, on_end, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &stopped, &r2, NULL, on_end, &res[1], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, NULL, on_end, &res[2], &e), 0);
 	run(h, 1);
 	ck_assert_int_eq(res[0].rc, BH_ETIMEOUT);
 	ck_assert_int_eq(res[0].sent, 1);
@@ -570,7 +569,7 @@ START_TEST(test_refused_timeout_stop)
 		s.port = ntohs(a.sin_port); /* bound, not listening */
 	}
 	h = client(&s, &cfg);
-	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, NULL, on_end, &res[0], &e), 0);
 	run(h, 1);
 	close(fd);
 	ck_assert_int_eq(res[0].rc, BH_EUNAVAIL);
@@ -593,7 +592,7 @@ START_TEST(test_no_h2_and_bad_certificate)
 	const char *why;
 	server_start(&s, 1, 100, 0);
 	h = client(&s, &cfg);
-	ck_assert_int_eq(kube_h2_add(h, &ok, &r, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r, NULL, on_end, &res[0], &e), 0);
 	run(h, 1);
 	ck_assert_int_eq(res[0].sent, 0);
 	ck_assert(kube_h2_refused(h));
@@ -617,7 +616,7 @@ START_TEST(test_no_h2_and_bad_certificate)
 	}
 	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
 	memset(res, 0, sizeof res);
-	ck_assert_int_eq(kube_h2_add(h, &ok, &r, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &ok, &r, NULL, on_end, &res[0], &e), 0);
 	run(h, 1);
 	ck_assert_int_eq(res[0].rc, BH_EINVAL); /* no retry fixes it */
 	ck_assert_msg(strstr(res[0].msg, "certificate") != NULL, "%s", res[0].msg);
@@ -637,6 +636,47 @@ START_TEST(test_no_h2_and_bad_certificate)
 }
 END_TEST
 
+/* A stream's bytes: counted; stop after the first piece when asked. */
+static size_t piece_bytes[2];
+static int stop_first;
+
+static int on_piece(void *sud, const char *data, size_t len)
+{
+	result *r = sud;
+	(void)data;
+	piece_bytes[r - res] += len;
+	return r == &res[1] && stop_first;
+}
+
+START_TEST(test_stream_pieces)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_request big = {.method = "GET", .path = "/big"};
+	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT;
+	bh_error e;
+	server_start(&s, 0, 100, 0);
+	h = client(&s, &cfg);
+	piece_bytes[0] = piece_bytes[1] = 0;
+	stop_first = 1;
+	ck_assert_int_eq(kube_h2_add(h, &big, &r1, on_piece, on_end, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &big, &r2, on_piece, on_end, &res[1], &e), 0);
+	run(h, 2);
+	ck_assert_msg(res[0].rc == 0 && res[1].rc == 0, "%s / %s", res[0].msg, res[1].msg);
+	ck_assert_uint_eq(piece_bytes[0], 1u << 20); /* every byte to the callback */
+	ck_assert_uint_eq(r1.body.len, 0);           /* none kept */
+	ck_assert_uint_gt(piece_bytes[1], 0);        /* the one that stopped: a piece, not all */
+	ck_assert_uint_lt(piece_bytes[1], 1u << 20);
+	ck_assert_int_eq(r2.status, 200);
+	kube_response_free(&r1);
+	kube_response_free(&r2);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+}
+END_TEST
+
 /* One request's Authorization as the server got it. */
 static void ask(kube_h2 *h, server *s, char *auth, size_t n)
 {
@@ -644,7 +684,7 @@ static void ask(kube_h2 *h, server *s, char *auth, size_t n)
 	kube_response r = KUBE_RESPONSE_INIT;
 	bh_error e;
 	memset(res, 0, sizeof res);
-	ck_assert_int_eq(kube_h2_add(h, &rq, &r, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &rq, &r, NULL, on_end, &res[0], &e), 0);
 	run(h, 1);
 	ck_assert_int_eq(res[0].rc, 0);
 	kube_response_free(&r);
@@ -728,6 +768,7 @@ int main(void)
 	tcase_add_test(tc, test_no_h2_and_bad_certificate);
 	tcase_add_test(tc, test_head_fields);
 	tcase_add_test(tc, test_token_file_rotation);
+	tcase_add_test(tc, test_stream_pieces);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
