@@ -669,6 +669,17 @@ int kube_config_refresh(kube_config *cfg, bh_error *err)
 	return 0;
 }
 
+int kube_config_refresh_for(kube_config *cfg, const char *method, const char *path, bh_error *err)
+{
+	int rc;
+	if (!kube_config_refresh(cfg, err))
+		return 0;
+	rc = bh_error_prefix(err, "%s %s", method, path);
+	if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
+		rc = err ? (err->code = BH_EINVAL) : BH_EINVAL;
+	return rc;
+}
+
 void kube_config_invalidate(kube_config *cfg)
 {
 	cfg->exec_have = 0;

@@ -99,6 +99,10 @@ const char *kube_config_token(kube_config *cfg, bh_error *err);
  * within 10 s; its token or client certificate replaces cfg's). Returns 0
  * or an error naming the plugin. */
 int kube_config_refresh(kube_config *cfg, bh_error *err);
+/* kube_config_refresh before sending method path: its error prefixed with
+ * them, and a timeout or unavailability turned into BH_EINVAL (a credential
+ * that could not be had is not a transient API error: no retry). */
+int kube_config_refresh_for(kube_config *cfg, const char *method, const char *path, bh_error *err);
 /* Forgets a cached exec credential (after a 401), so the next refresh runs
  * the plugin again. */
 void kube_config_invalidate(kube_config *cfg);

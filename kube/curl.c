@@ -371,12 +371,8 @@ static int call_setup(struct curl_tr *t, struct call *c, const kube_request *req
 	c->req = req;
 	bh_buf_puts(&c->url, t->base);
 	bh_buf_puts(&c->url, req->path);
-	if (kube_config_refresh(t->cfg, err)) {
-		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
-		if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
-			rc = err ? (err->code = BH_EINVAL) : BH_EINVAL; /* not a transient API error: no retry */
+	if ((rc = kube_config_refresh_for(t->cfg, req->method, req->path, err)) < 0)
 		return rc;
-	}
 	const char *token = t->cfg->token;
 	const char *auth = NULL;
 	struct curl_slist *auth_node = NULL;

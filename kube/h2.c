@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kube/client_priv.h"
 #include "kube/curl_priv.h"
 #include "kube/h2.h"
 #include "kube/internal.h"
@@ -88,13 +89,6 @@ struct kube_h2 {
 	char *auth;       /* "Bearer <token>" as sent last */
 	char user_agent[64];
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void l_push(slist *l, h2s *s)
 {
@@ -369,7 +363,7 @@ static void conn_start(kube_h2 *h)
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
 	h->fd = fd;
 	h->conns++;
-	h->conn_deadline = now_ms() + KUBE_H2_CONNECT_TIMEOUT_MS;
+	h->conn_deadline = kube_now_ms() + KUBE_H2_CONNECT_TIMEOUT_MS;
 	h->state = C_CONNECTING;
 	if (connect(fd, (struct sockaddr *)&h->addr, h->addr_len) < 0 && errno != EINPROGRESS) {
 		snprintf(why, sizeof why, "connect to %s: %s", h->authority, strerror(errno));
@@ -604,12 +598,8 @@ static int refresh_auth(kube_h2 *h, const kube_request *req, bh_error *err)
 {
 	const char *tok;
 	int rc;
-	if (kube_config_refresh(h->cfg, err)) {
-		rc = bh_error_prefix(err, "%s %s", req->method, req->path);
-		if (rc == BH_ETIMEOUT || rc == BH_EUNAVAIL)
-			rc = err ? (err->code = BH_EINVAL) : BH_EINVAL; /* not a transient API error: no retry */
+	if ((rc = kube_config_refresh_for(h->cfg, req->method, req->path, err)) < 0)
 		return rc;
-	}
 	tok = h->cfg->token;
 	if (!tok) {
 		free(h->auth);
@@ -644,7 +634,7 @@ int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_s
 	s->req = req;
 	s->resp = resp;
 	s->clen = UINT64_MAX;
-	s->deadline = now_ms() + (req->timeout_ms > 0 ? req->timeout_ms : KUBE_H2_DEFAULT_TIMEOUT_MS);
+	s->deadline = kube_now_ms() + (req->timeout_ms > 0 ? req->timeout_ms : KUBE_H2_DEFAULT_TIMEOUT_MS);
 	l_push(&h->queue, s);
 	if (h->refused)
 		finish(h, &h->queue, s, BH_EPROTO, "the server does not speak HTTP/2");
@@ -957,7 +947,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 		    (h->goaway || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng))))
 			conn_close(h); /* drained after a GOAWAY, or the session is over */
 	}
-	expire(h, now_ms());
+	expire(h, kube_now_ms());
 	if (h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
 		flush(h); /* the resets of the streams that expired */
 	if (h->state == C_NONE && h->queue.head)
@@ -974,7 +964,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 {
-	long long now = now_ms(), next = -1;
+	long long now = kube_now_ms(), next = -1;
 	short ev = 0;
 	for (h2s *s = h->live.head; s; s = s->next)
 		if (next < 0 || s->deadline < next)
