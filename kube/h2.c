@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,11 +53,11 @@ typedef struct h2s {
 	long long deadline; /* ms, CLOCK_MONOTONIC */
 	int rc;           /* its outcome once known (finished) */
 	char msg[300];
-	struct h2s *next, *prev;
+	TAILQ_ENTRY(h2s) link; /* in one of the client's lists */
 } h2s;
 
 typedef struct {
-	h2s *head, *tail;
+	TAILQ_HEAD(h2s_q, h2s) q;
 	size_t n;
 } slist;
 
@@ -92,40 +93,25 @@ struct kube_h2 {
 
 static void l_push(slist *l, h2s *s)
 {
-	s->next = NULL;
-	s->prev = l->tail;
-	if (l->tail)
-		l->tail->next = s;
-	else
-		l->head = s;
-	l->tail = s;
+	TAILQ_INSERT_TAIL(&l->q, s, link);
 	l->n++;
 }
 
 static void l_push_front(slist *l, h2s *s)
 {
-	s->prev = NULL;
-	s->next = l->head;
-	if (l->head)
-		l->head->prev = s;
-	else
-		l->tail = s;
-	l->head = s;
+	TAILQ_INSERT_HEAD(&l->q, s, link);
 	l->n++;
 }
 
 static void l_del(slist *l, h2s *s)
 {
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		l->head = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	else
-		l->tail = s->prev;
-	s->next = s->prev = NULL;
+	TAILQ_REMOVE(&l->q, s, link);
 	l->n--;
+}
+
+static h2s *l_first(slist *l)
+{
+	return TAILQ_FIRST(&l->q);
 }
 
 /* s (of list l) ends with rc (0: its answer is in resp). */
@@ -322,8 +308,8 @@ static void conn_lost(kube_h2 *h, int code, const char *why)
 {
 	h2s *s, *nx;
 	/* back to the queue's front, in their order */
-	for (s = h->live.tail; s; s = nx) {
-		nx = s->prev;
+	for (s = TAILQ_LAST(&h->live.q, h2s_q); s; s = nx) {
+		nx = TAILQ_PREV(s, h2s_q, link);
 		if (s->sent) { /* one that asked to stop has its outcome */
 			finish(h, &h->live, s, s->stopped ? 0 : code, why);
 			continue;
@@ -334,8 +320,8 @@ static void conn_lost(kube_h2 *h, int code, const char *why)
 		l_push_front(&h->queue, s);
 	}
 	conn_close(h);
-	for (s = h->queue.head; s; s = nx) {
-		nx = s->next;
+	for (s = l_first(&h->queue); s; s = nx) {
+		nx = TAILQ_NEXT(s, link);
 		if (++s->requeues > REQUEUE_MAX)
 			finish(h, &h->queue, s, code, why);
 	}
@@ -345,9 +331,10 @@ static void conn_lost(kube_h2 *h, int code, const char *why)
  * sent). */
 static void conn_failed(kube_h2 *h, int code, const char *why)
 {
+	h2s *s;
 	conn_close(h);
-	while (h->queue.head)
-		finish(h, &h->queue, h->queue.head, code, why);
+	while ((s = l_first(&h->queue)))
+		finish(h, &h->queue, s, code, why);
 }
 
 static void conn_start(kube_h2 *h)
@@ -643,9 +630,10 @@ int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_s
 
 static h2s *find(slist *l, void *sud)
 {
-	h2s *s = l->head;
-	while (s && s->sud != sud)
-		s = s->next;
+	h2s *s;
+	TAILQ_FOREACH(s, &l->q, link)
+		if (s->sud == sud)
+			break;
 	return s;
 }
 
@@ -903,21 +891,21 @@ static void tls_start(kube_h2 *h)
 static void submit_queued(kube_h2 *h)
 {
 	uint32_t max = nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
-	while (h->queue.head && !h->goaway && h->live.n < max)
-		submit(h, h->queue.head);
+	while (l_first(&h->queue) && !h->goaway && h->live.n < max)
+		submit(h, l_first(&h->queue));
 }
 
 /* Streams past their deadline end (a sent one is reset). */
 static void expire(kube_h2 *h, long long now)
 {
 	h2s *s, *nx;
-	for (s = h->queue.head; s; s = nx) {
-		nx = s->next;
+	for (s = l_first(&h->queue); s; s = nx) {
+		nx = TAILQ_NEXT(s, link);
 		if (s->deadline <= now)
 			finish(h, &h->queue, s, BH_ETIMEOUT, "timed out");
 	}
-	for (s = h->live.head; s; s = nx) {
-		nx = s->next;
+	for (s = l_first(&h->live); s; s = nx) {
+		nx = TAILQ_NEXT(s, link);
 		if (s->deadline <= now) {
 			nghttp2_session_set_stream_user_data(h->ng, s->id, NULL);
 			nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
@@ -950,9 +938,9 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 	expire(h, kube_now_ms());
 	if (h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
 		flush(h); /* the resets of the streams that expired */
-	if (h->state == C_NONE && h->queue.head)
+	if (h->state == C_NONE && l_first(&h->queue))
 		conn_start(h);
-	while ((s = h->fin.head)) {
+	while ((s = l_first(&h->fin))) {
 		bh_error e;
 		l_del(&h->fin, s);
 		e.code = s->rc;
@@ -966,17 +954,18 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 {
 	long long now = kube_now_ms(), next = -1;
 	short ev = 0;
-	for (h2s *s = h->live.head; s; s = s->next)
+	h2s *s;
+	TAILQ_FOREACH(s, &h->live.q, link)
 		if (next < 0 || s->deadline < next)
 			next = s->deadline;
-	for (h2s *s = h->queue.head; s; s = s->next)
+	TAILQ_FOREACH(s, &h->queue.q, link)
 		if (next < 0 || s->deadline < next)
 			next = s->deadline;
 	if (h->state == C_CONNECTING || h->state == C_TLS)
 		next = next < 0 || h->conn_deadline < next ? h->conn_deadline : next;
 	*timeout_ms = next < 0 ? -1 : next > now ? (int)(next - now) : 0;
-	if (h->fin.head || (h->state == C_NONE && h->queue.head) ||
-	    (h->state == C_READY && h->queue.head && !h->goaway &&
+	if (l_first(&h->fin) || (h->state == C_NONE && l_first(&h->queue)) ||
+	    (h->state == C_READY && l_first(&h->queue) && !h->goaway &&
 	     h->live.n < nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)) ||
 	    (h->state == C_READY && nghttp2_session_want_write(h->ng) && h->net_off == h->net.len))
 		*timeout_ms = 0; /* to do now */
@@ -1021,6 +1010,9 @@ kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *e
 	}
 	h->fd = -1;
 	h->forget = forget;
+	TAILQ_INIT(&h->queue.q);
+	TAILQ_INIT(&h->live.q);
+	TAILQ_INIT(&h->fin.q);
 	bh_buf_init(&h->out);
 	bh_buf_init(&h->net);
 	snprintf(h->user_agent, sizeof h->user_agent, "bulkhead/%s", PACKAGE_VERSION);
@@ -1034,7 +1026,7 @@ kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *e
 static void drop(slist *l)
 {
 	h2s *s;
-	while ((s = l->head)) {
+	while ((s = l_first(l))) {
 		l_del(l, s);
 		free(s);
 	}
