@@ -37,6 +37,7 @@
 #define REQUEUE_MAX 3            /* new connections a stream not yet sent may wait for */
 #define STREAM_WINDOW (1 << 20)  /* the window we give each stream */
 #define CONN_WINDOW (16 << 20)   /* and the connection */
+#define DL_NONE SIZE_MAX
 
 typedef struct h2s {
 	void *sud;
@@ -51,6 +52,7 @@ typedef struct h2s {
 	size_t body_off;
 	uint64_t clen;
 	long long deadline; /* ms, CLOCK_MONOTONIC */
+	size_t dl_at;     /* its place in the client's deadline heap, DL_NONE once ended */
 	int rc;           /* its outcome once known (finished) */
 	char msg[300];
 	TAILQ_ENTRY(h2s) link; /* in one of the client's lists */
@@ -85,6 +87,8 @@ struct kube_h2 {
 	slist queue;      /* not submitted */
 	slist live;       /* submitted on the connection */
 	slist fin;        /* ended, for the caller */
+	h2s **dl;         /* the deadlines of queue and live: a binary min-heap */
+	size_t ndl, dl_cap;
 	struct pollfd pfd;
 	unsigned long conns;
 	char *auth;       /* "Bearer <token>" as sent last */
@@ -114,10 +118,81 @@ static h2s *l_first(slist *l)
 	return TAILQ_FIRST(&l->q);
 }
 
+/* ---- the streams' deadlines ----------------------------------------------------
+ * A binary min-heap of the streams not ended, each knowing its place in it
+ * (dl_at): the next deadline is the first, a stream goes in or out in
+ * O(log n), so a loop turn does not walk every stream. */
+
+static void dl_set(kube_h2 *h, size_t i, h2s *s)
+{
+	h->dl[i] = s;
+	s->dl_at = i;
+}
+
+static void dl_up(kube_h2 *h, size_t i)
+{
+	h2s *s = h->dl[i];
+	while (i > 0 && h->dl[(i - 1) / 2]->deadline > s->deadline) {
+		dl_set(h, i, h->dl[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	dl_set(h, i, s);
+}
+
+static void dl_down(kube_h2 *h, size_t i)
+{
+	h2s *s = h->dl[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->ndl)
+			break;
+		if (c + 1 < h->ndl && h->dl[c + 1]->deadline < h->dl[c]->deadline)
+			c++;
+		if (s->deadline <= h->dl[c]->deadline)
+			break;
+		dl_set(h, i, h->dl[c]);
+		i = c;
+	}
+	dl_set(h, i, s);
+}
+
+/* s's deadline in: 0, or -1 (no memory). */
+static int dl_add(kube_h2 *h, h2s *s)
+{
+	if (h->ndl == h->dl_cap) {
+		size_t cap = h->dl_cap ? 2 * h->dl_cap : 64;
+		h2s **p = realloc(h->dl, cap * sizeof *p);
+		if (!p)
+			return -1;
+		h->dl = p;
+		h->dl_cap = cap;
+	}
+	dl_set(h, h->ndl++, s);
+	dl_up(h, s->dl_at);
+	return 0;
+}
+
+/* s's deadline out (none: nothing). */
+static void dl_del(kube_h2 *h, h2s *s)
+{
+	size_t i = s->dl_at;
+	h2s *last;
+	if (i == DL_NONE)
+		return;
+	s->dl_at = DL_NONE;
+	last = h->dl[--h->ndl];
+	if (last == s)
+		return;
+	dl_set(h, i, last);
+	dl_up(h, i);
+	dl_down(h, last->dl_at);
+}
+
 /* s (of list l) ends with rc (0: its answer is in resp). */
 static void finish(kube_h2 *h, slist *l, h2s *s, int rc, const char *msg)
 {
 	l_del(l, s);
+	dl_del(h, s);
 	s->rc = rc;
 	if (rc < 0)
 		snprintf(s->msg, sizeof s->msg, "%s %.120s: %s", s->req->method, s->req->path, msg);
@@ -448,6 +523,7 @@ static int on_close(nghttp2_session *ng, int32_t id, uint32_t code, void *ud)
 		finish(h, &h->live, s, 0, NULL);
 	} else if (s->rc) { /* failed here: its message is set */
 		l_del(&h->live, s);
+		dl_del(h, s);
 		l_push(&h->fin, s);
 	} else if (code == NGHTTP2_NO_ERROR && s->resp->status >= 200) {
 		finish(h, &h->live, s, 0, NULL);
@@ -622,6 +698,10 @@ int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_s
 	s->resp = resp;
 	s->clen = UINT64_MAX;
 	s->deadline = kube_now_ms() + (req->timeout_ms > 0 ? req->timeout_ms : KUBE_H2_DEFAULT_TIMEOUT_MS);
+	if (dl_add(h, s) < 0) {
+		free(s);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
 	l_push(&h->queue, s);
 	if (h->refused)
 		finish(h, &h->queue, s, BH_EPROTO, "the server does not speak HTTP/2");
@@ -651,6 +731,7 @@ void kube_h2_stop(kube_h2 *h, void *sud)
 	} else {
 		return;
 	}
+	dl_del(h, s);
 	free(s);
 }
 
@@ -895,22 +976,18 @@ static void submit_queued(kube_h2 *h)
 		submit(h, l_first(&h->queue));
 }
 
-/* Streams past their deadline end (a sent one is reset). */
+/* Streams past their deadline end (a sent one is reset), earliest first. */
 static void expire(kube_h2 *h, long long now)
 {
-	h2s *s, *nx;
-	for (s = l_first(&h->queue); s; s = nx) {
-		nx = TAILQ_NEXT(s, link);
-		if (s->deadline <= now)
+	h2s *s;
+	while (h->ndl && (s = h->dl[0])->deadline <= now) {
+		if (!s->id) { /* waiting: not on the connection */
 			finish(h, &h->queue, s, BH_ETIMEOUT, "timed out");
-	}
-	for (s = l_first(&h->live); s; s = nx) {
-		nx = TAILQ_NEXT(s, link);
-		if (s->deadline <= now) {
-			nghttp2_session_set_stream_user_data(h->ng, s->id, NULL);
-			nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
-			finish(h, &h->live, s, BH_ETIMEOUT, "timed out");
+			continue;
 		}
+		nghttp2_session_set_stream_user_data(h->ng, s->id, NULL);
+		nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
+		finish(h, &h->live, s, BH_ETIMEOUT, "timed out");
 	}
 	if ((h->state == C_CONNECTING || h->state == C_TLS) && h->conn_deadline <= now)
 		conn_failed(h, BH_ETIMEOUT, "connection timed out");
@@ -952,15 +1029,8 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 {
-	long long now = kube_now_ms(), next = -1;
+	long long now = kube_now_ms(), next = h->ndl ? h->dl[0]->deadline : -1;
 	short ev = 0;
-	h2s *s;
-	TAILQ_FOREACH(s, &h->live.q, link)
-		if (next < 0 || s->deadline < next)
-			next = s->deadline;
-	TAILQ_FOREACH(s, &h->queue.q, link)
-		if (next < 0 || s->deadline < next)
-			next = s->deadline;
 	if (h->state == C_CONNECTING || h->state == C_TLS)
 		next = next < 0 || h->conn_deadline < next ? h->conn_deadline : next;
 	*timeout_ms = next < 0 ? -1 : next > now ? (int)(next - now) : 0;
@@ -1040,6 +1110,7 @@ void kube_h2_free(kube_h2 *h)
 	drop(&h->queue);
 	drop(&h->live);
 	drop(&h->fin);
+	free(h->dl);
 	bh_buf_free(&h->out);
 	bh_buf_free(&h->net);
 	if (h->sess)
