@@ -48,7 +48,7 @@ UNIT_TESTS += tests/unit/test_kube_watch_multi
 
 # the process's TLS identity decoded once (an in-process TLS server)
 check_PROGRAMS += tests/unit/test_kube_curl_tls
-tests_unit_test_kube_curl_tls_SOURCES = tests/unit/test_kube_curl_tls.c
+tests_unit_test_kube_curl_tls_SOURCES = tests/unit/test_kube_curl_tls.c tests/unit/tls_server.c tests/unit/tls_server.h
 tests_unit_test_kube_curl_tls_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CURL_CFLAGS) $(OPENSSL_CFLAGS)
 tests_unit_test_kube_curl_tls_LDADD = $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_kube_curl_tls
@@ -62,7 +62,7 @@ kube_libbhkubeh2_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(OPENSSL_CFLAGS) $(NGHT
 BH_KUBEH2_LIBS = kube/libbhkubeh2.a $(NGHTTP2_LIBS)
 
 check_PROGRAMS += tests/unit/test_h2
-tests_unit_test_h2_SOURCES = tests/unit/test_h2.c
+tests_unit_test_h2_SOURCES = tests/unit/test_h2.c tests/unit/tls_server.c tests/unit/tls_server.h
 tests_unit_test_h2_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(OPENSSL_CFLAGS) $(NGHTTP2_CFLAGS)
 tests_unit_test_h2_LDADD = $(BH_KUBEH2_LIBS) $(BH_KUBECURL_LIBS) $(CHECK_LIBS) -lpthread
 TESTS += tests/unit/test_h2

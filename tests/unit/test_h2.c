@@ -13,10 +13,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <nghttp2/nghttp2.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,59 +25,19 @@
 #include <unistd.h>
 
 #include "kube/h2.h"
+#include "tests/unit/tls_server.h"
 
-/* ---- a self-signed certificate for 127.0.0.1 --------------------------------- */
+/* ---- certificates: a CA, the server's certificate of it ------------------------ */
 
-static EVP_PKEY *key;
-static X509 *crt;
-static char *crt_pem;
-
-static void make_cert(void)
-{
-	X509V3_CTX c;
-	X509_EXTENSION *e;
-	BIO *b = BIO_new(BIO_s_mem());
-	char *p;
-	long n;
-	ck_assert_ptr_nonnull(key = EVP_EC_gen("P-256"));
-	crt = X509_new();
-	X509_set_version(crt, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(crt), 7);
-	X509_gmtime_adj(X509_getm_notBefore(crt), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(crt), 86400);
-	X509_set_pubkey(crt, key);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(crt), "CN", MBSTRING_ASC, (const unsigned char *)"h2-test", -1,
-	                           -1, 0);
-	X509_set_issuer_name(crt, X509_get_subject_name(crt));
-	X509V3_set_ctx(&c, crt, crt, NULL, NULL, 0);
-	ck_assert_ptr_nonnull(e = X509V3_EXT_conf_nid(NULL, &c, NID_subject_alt_name, "IP:127.0.0.1"));
-	X509_add_ext(crt, e, -1);
-	X509_EXTENSION_free(e);
-	ck_assert_ptr_nonnull(e = X509V3_EXT_conf_nid(NULL, &c, NID_basic_constraints, "critical,CA:TRUE"));
-	X509_add_ext(crt, e, -1);
-	X509_EXTENSION_free(e);
-	ck_assert_int_gt(X509_sign(crt, key, EVP_sha256()), 0);
-	PEM_write_bio_X509(b, crt);
-	n = BIO_get_mem_data(b, &p);
-	crt_pem = strndup(p, (size_t)n);
-	BIO_free(b);
-}
+static tls_cred ca, srv;
 
 /* ---- the server ----------------------------------------------------------------- */
 
-#define MAX_CONNS 16
-
 typedef struct server {
-	int fd;
-	unsigned port;
-	SSL_CTX *ctx;
-	pthread_t th;
-	volatile int stop;
+	tls_server t;
 	int no_h2;           /* offer no h2 by ALPN */
 	uint32_t max_streams; /* SETTINGS_MAX_CONCURRENT_STREAMS */
 	int goaway_at;       /* the nth request of the first connection: GOAWAY taking only the streams up to it */
-	pthread_t conns[MAX_CONNS];
-	int nconns;
 	pthread_mutex_t mu;
 	int requests;        /* requests answered */
 	int peak;            /* most streams open at once */
@@ -233,12 +190,12 @@ static int s_frame(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	return 0;
 }
 
-static void *serve_conn(void *arg)
+static void serve_conn(tls_server *t, SSL *ssl, int fd, int nth)
 {
-	sconn *k = arg;
+	sconn k = {.s = t->ud, .ssl = ssl, .fd = fd, .first = nth == 0};
 	nghttp2_session_callbacks *cb;
 	nghttp2_session *ng;
-	nghttp2_settings_entry st = {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k->s->max_streams};
+	nghttp2_settings_entry st = {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k.s->max_streams};
 	nghttp2_session_callbacks_new(&cb);
 	nghttp2_session_callbacks_set_send_callback(cb, s_send);
 	nghttp2_session_callbacks_set_recv_callback(cb, s_recv);
@@ -247,13 +204,13 @@ static void *serve_conn(void *arg)
 	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, s_begin);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, s_close);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, s_frame);
-	if (SSL_accept(k->ssl) == 1 && nghttp2_session_server_new(&ng, cb, k) == 0) {
+	if (nghttp2_session_server_new(&ng, cb, &k) == 0) {
 		nghttp2_submit_settings(ng, NGHTTP2_FLAG_NONE, &st, 1);
-		while (!k->s->stop && (nghttp2_session_want_read(ng) || nghttp2_session_want_write(ng))) {
-			struct pollfd p = {k->fd, POLLIN, 0};
+		while (!t->stop && (nghttp2_session_want_read(ng) || nghttp2_session_want_write(ng))) {
+			struct pollfd p = {fd, POLLIN, 0};
 			if (nghttp2_session_send(ng) != 0)
 				break;
-			if (!SSL_pending(k->ssl) && poll(&p, 1, 20) <= 0)
+			if (!SSL_pending(ssl) && poll(&p, 1, 20) <= 0)
 				continue;
 			if (nghttp2_session_recv(ng) != 0)
 				break;
@@ -261,11 +218,7 @@ static void *serve_conn(void *arg)
 		nghttp2_session_del(ng);
 	}
 	nghttp2_session_callbacks_del(cb);
-	SSL_shutdown(k->ssl);
-	SSL_free(k->ssl);
-	close(k->fd);
-	free(k);
-	return NULL;
+	SSL_shutdown(ssl);
 }
 
 static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in, unsigned inlen,
@@ -279,61 +232,22 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen, c
 	                                                                                    : SSL_TLSEXT_ERR_NOACK;
 }
 
-static void *serve(void *arg)
-{
-	server *s = arg;
-	while (!s->stop) {
-		struct pollfd p = {s->fd, POLLIN, 0};
-		int c;
-		sconn *k;
-		if (poll(&p, 1, 20) <= 0 || (c = accept(s->fd, NULL, NULL)) < 0)
-			continue;
-		k = calloc(1, sizeof *k);
-		k->s = s;
-		k->fd = c;
-		k->first = s->nconns == 0;
-		k->ssl = SSL_new(s->ctx);
-		SSL_set_fd(k->ssl, c);
-		if (s->nconns == MAX_CONNS || pthread_create(&s->conns[s->nconns], NULL, serve_conn, k) != 0) {
-			SSL_free(k->ssl);
-			close(c);
-			free(k);
-			continue;
-		}
-		s->nconns++;
-	}
-	return NULL;
-}
-
 static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof a;
 	memset(s, 0, sizeof *s);
 	pthread_mutex_init(&s->mu, NULL);
 	s->no_h2 = no_h2;
 	s->max_streams = max_streams;
 	s->goaway_at = goaway_at;
-	ck_assert_ptr_nonnull(s->ctx = SSL_CTX_new(TLS_server_method()));
-	ck_assert_int_eq(SSL_CTX_use_certificate(s->ctx, crt), 1);
-	ck_assert_int_eq(SSL_CTX_use_PrivateKey(s->ctx, key), 1);
-	SSL_CTX_set_alpn_select_cb(s->ctx, alpn_cb, s);
-	ck_assert_int_ge(s->fd = socket(AF_INET, SOCK_STREAM, 0), 0);
-	ck_assert_int_eq(bind(s->fd, (struct sockaddr *)&a, sizeof a), 0);
-	ck_assert_int_eq(listen(s->fd, 16), 0);
-	getsockname(s->fd, (struct sockaddr *)&a, &al);
-	s->port = ntohs(a.sin_port);
-	ck_assert_int_eq(pthread_create(&s->th, NULL, serve, s), 0);
+	tls_server_listen(&s->t, &srv);
+	SSL_CTX_set_alpn_select_cb(s->t.ctx, alpn_cb, s);
+	tls_server_run(&s->t, serve_conn, s);
 }
 
 static void server_stop(server *s)
 {
-	s->stop = 1;
-	pthread_join(s->th, NULL);
-	for (int i = 0; i < s->nconns; i++)
-		pthread_join(s->conns[i], NULL);
-	close(s->fd);
-	SSL_CTX_free(s->ctx);
+	tls_server_stop(&s->t);
+	pthread_mutex_destroy(&s->mu);
 }
 
 /* ---- the client ------------------------------------------------------------------- */
@@ -362,7 +276,7 @@ static void forget(int fd)
 	forgotten = fd;
 }
 
-static kube_config *cfg_for(unsigned port, const char *ca)
+static kube_config *cfg_for(unsigned port, const char *ca_pem)
 {
 	kube_config *c = calloc(1, sizeof *c);
 	char url[64];
@@ -370,8 +284,8 @@ static kube_config *cfg_for(unsigned port, const char *ca)
 	c->server = strdup(url);
 	c->namespace_ = strdup("default");
 	c->token = strdup("tok-123");
-	c->ca_pem = strdup(ca);
-	c->ca_len = strlen(ca);
+	c->ca_pem = strdup(ca_pem);
+	c->ca_len = strlen(ca_pem);
 	return c;
 }
 
@@ -402,7 +316,7 @@ static kube_h2 *client(const server *s, kube_config **cfg)
 {
 	bh_error e;
 	kube_h2 *h;
-	*cfg = cfg_for(s->port, crt_pem);
+	*cfg = cfg_for(s->t.port, ca.crt_pem);
 	h = kube_h2_new(*cfg, forget, &e);
 	ck_assert_msg(h != NULL, "%s", e.msg);
 	memset(res, 0, sizeof res);
@@ -411,14 +325,14 @@ static kube_h2 *client(const server *s, kube_config **cfg)
 
 static void setup(void)
 {
-	make_cert();
+	ca = tls_cred_make("h2-ca", NULL, NULL);
+	srv = tls_cred_make("h2-test", &ca, "serverAuth");
 }
 
 static void teardown(void)
 {
-	EVP_PKEY_free(key);
-	X509_free(crt);
-	free(crt_pem);
+	tls_cred_free(&ca);
+	tls_cred_free(&srv);
 }
 
 START_TEST(test_many_streams_one_connection)
@@ -566,7 +480,7 @@ START_TEST(test_refused_timeout_stop)
 		socklen_t al = sizeof a;
 		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
 		getsockname(fd, (struct sockaddr *)&a, &al);
-		s.port = ntohs(a.sin_port); /* bound, not listening */
+		s.t.port = ntohs(a.sin_port); /* bound, not listening */
 	}
 	h = client(&s, &cfg);
 	ck_assert_int_eq(kube_h2_add(h, &ok, &r3, NULL, on_end, &res[0], &e), 0);
@@ -604,15 +518,9 @@ START_TEST(test_no_h2_and_bad_certificate)
 	/* a server whose certificate is not of the configuration's CA */
 	server_start(&s, 0, 100, 0);
 	{
-		EVP_PKEY *k0 = key;
-		X509 *c0 = crt;
-		char *p0 = crt_pem;
-		make_cert(); /* another self-signed certificate: the client trusts this one */
-		cfg = cfg_for(s.port, crt_pem);
-		EVP_PKEY_free(key);
-		X509_free(crt);
-		free(crt_pem);
-		key = k0, crt = c0, crt_pem = p0;
+		tls_cred other = tls_cred_make("other-ca", NULL, NULL); /* the client trusts this one */
+		cfg = cfg_for(s.t.port, other.crt_pem);
+		tls_cred_free(&other);
 	}
 	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
 	memset(res, 0, sizeof res);
@@ -706,7 +614,7 @@ START_TEST(test_token_file_rotation)
 	ck_assert_int_eq(write(fd, "first\n", 6), 6);
 	close(fd);
 	server_start(&s, 0, 100, 0);
-	cfg = cfg_for(s.port, crt_pem);
+	cfg = cfg_for(s.t.port, ca.crt_pem);
 	free(cfg->token);
 	cfg->token = NULL;
 	cfg->token_file = strdup(path);
