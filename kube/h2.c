@@ -80,6 +80,9 @@ struct kube_h2 {
 	SSL *ssl;
 	nghttp2_session *ng;
 	long long conn_deadline;
+	int ping_idle, ping_timeout; /* ms: the health check's (kube_h2_options) */
+	long long quiet_since; /* ms: the last time bytes came */
+	long long ping_at;     /* ms: when the health check's PING went, 0: none waits */
 	BIO *rb, *wb;     /* the TLS connection's memory BIOs (the SSL's): bytes read, to write */
 	bh_buf out;       /* nghttp2's bytes, for SSL_write */
 	bh_buf net;       /* TLS bytes not yet written to the socket */
@@ -371,6 +374,7 @@ static void conn_close(kube_h2 *h)
 	h->fd = -1;
 	h->state = C_NONE;
 	h->goaway = 0;
+	h->ping_at = 0;
 	h->rb = h->wb = NULL;
 	bh_buf_reset(&h->out);
 	bh_buf_reset(&h->net);
@@ -810,6 +814,8 @@ static int net_fill(kube_h2 *h, char *why, size_t n)
 		}
 		if (r == 0)
 			return 1;
+		h->quiet_since = kube_now_ms(); /* the connection lives: a PING waiting is answered */
+		h->ping_at = 0;
 		if (BIO_write(h->rb, b, (int)r) != (int)r) {
 			snprintf(why, n, "out of memory");
 			return BH_ENOMEM;
@@ -904,6 +910,8 @@ static void tls_done(kube_h2 *h)
 	nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, st, sizeof st / sizeof st[0]);
 	nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, CONN_WINDOW);
 	h->state = C_READY;
+	h->quiet_since = kube_now_ms();
+	h->ping_at = 0;
 }
 
 static void handshake(kube_h2 *h, short rev)
@@ -976,6 +984,38 @@ static void submit_queued(kube_h2 *h)
 		submit(h, l_first(&h->queue));
 }
 
+/* The health check (as client-go's): a connection with streams open that
+ * read nothing for ping_idle ms gets a PING; one that then reads nothing
+ * for ping_timeout ms is dead (a peer or a path gone without a word, a
+ * watch otherwise silent forever): closed as a lost connection. */
+static void health(kube_h2 *h, long long now)
+{
+	char why[200];
+	if (h->ping_at && now - h->ping_at >= h->ping_timeout) {
+		snprintf(why, sizeof why, "the connection to %.64s is dead: no answer to a PING in %d ms (HTTP/2 health check)",
+		         h->authority, h->ping_timeout);
+		conn_lost(h, BH_EUNAVAIL, why);
+		return;
+	}
+	if (!h->ping_at && h->live.n && now - h->quiet_since >= h->ping_idle) {
+		if (nghttp2_submit_ping(h->ng, NGHTTP2_FLAG_NONE, NULL) != 0) {
+			conn_lost(h, BH_ENOMEM, "out of memory");
+			return;
+		}
+		h->ping_at = now;
+	}
+}
+
+/* The health check's next time (ms), or -1: none. */
+static long long health_due(const kube_h2 *h)
+{
+	if (h->state != C_READY)
+		return -1;
+	if (h->ping_at)
+		return h->ping_at + h->ping_timeout;
+	return h->live.n ? h->quiet_since + h->ping_idle : -1;
+}
+
 /* Streams past their deadline end (a sent one is reset), earliest first. */
 static void expire(kube_h2 *h, long long now)
 {
@@ -995,6 +1035,7 @@ static void expire(kube_h2 *h, long long now)
 
 void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 {
+	long long now;
 	short rev = 0;
 	h2s *s;
 	for (size_t i = 0; i < n; i++)
@@ -1012,9 +1053,12 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 		    (h->goaway || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng))))
 			conn_close(h); /* drained after a GOAWAY, or the session is over */
 	}
-	expire(h, kube_now_ms());
+	now = kube_now_ms();
+	if (h->state == C_READY)
+		health(h, now);
+	expire(h, now);
 	if (h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
-		flush(h); /* the resets of the streams that expired */
+		flush(h); /* the health check's PING, the resets of the streams that expired */
 	if (h->state == C_NONE && l_first(&h->queue))
 		conn_start(h);
 	while ((s = l_first(&h->fin))) {
@@ -1029,8 +1073,10 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 {
-	long long now = kube_now_ms(), next = h->ndl ? h->dl[0]->deadline : -1;
+	long long now = kube_now_ms(), next = h->ndl ? h->dl[0]->deadline : -1, hc = health_due(h);
 	short ev = 0;
+	if (hc >= 0 && (next < 0 || hc < next))
+		next = hc;
 	if (h->state == C_CONNECTING || h->state == C_TLS)
 		next = next < 0 || h->conn_deadline < next ? h->conn_deadline : next;
 	*timeout_ms = next < 0 ? -1 : next > now ? (int)(next - now) : 0;
@@ -1066,12 +1112,20 @@ unsigned long kube_h2_connections(const kube_h2 *h)
 	return h->conns;
 }
 
-kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *err)
+kube_h2 *kube_h2_new(const kube_config *cfg, const kube_h2_options *opt, bh_error *err)
 {
+	static const kube_h2_options none = {0};
 	const char *why;
 	kube_h2 *h;
+	if (!opt)
+		opt = &none;
 	if (!kube_h2_usable(cfg, &why)) {
 		bh_error_set(err, BH_EINVAL, "HTTP/2 client: %s", why);
+		return NULL;
+	}
+	if (opt->ping_idle_ms < 0 || opt->ping_timeout_ms < 0) {
+		bh_error_set(err, BH_EINVAL, "HTTP/2 client: a negative health check interval (ping idle %d ms, timeout %d ms)",
+		             opt->ping_idle_ms, opt->ping_timeout_ms);
 		return NULL;
 	}
 	if (!(h = calloc(1, sizeof *h))) {
@@ -1079,7 +1133,9 @@ kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *e
 		return NULL;
 	}
 	h->fd = -1;
-	h->forget = forget;
+	h->forget = opt->forget;
+	h->ping_idle = opt->ping_idle_ms ? opt->ping_idle_ms : KUBE_H2_PING_IDLE_MS;
+	h->ping_timeout = opt->ping_timeout_ms ? opt->ping_timeout_ms : KUBE_H2_PING_TIMEOUT_MS;
 	TAILQ_INIT(&h->queue.q);
 	TAILQ_INIT(&h->live.q);
 	TAILQ_INIT(&h->fin.q);

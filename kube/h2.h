@@ -17,6 +17,12 @@
  * HEADERS left) is sent again on a new connection; a sent one whose
  * connection goes ends with BH_EUNAVAIL, for the caller's retry policy.
  * Streams beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS wait here.
+ * A connection's health is checked as client-go's HTTP/2 transport does
+ * (ReadIdleTimeout, PingTimeout): one with streams open that read nothing
+ * for ping_idle_ms is sent a PING, and when nothing comes within
+ * ping_timeout_ms it is dead: closed, as if the server had dropped it (a
+ * watch's stream then ends with BH_EUNAVAIL and is started again by its
+ * caller), rather than left to hang until the streams' own timeouts.
  * The caller ignores SIGPIPE (bulkheadd does): a write to a connection the
  * server closed is then an error of that write. */
 #ifndef BH_KUBE_H2_H
@@ -36,17 +42,27 @@
 #define KUBE_H2_MAX_VALUE 8192
 #define KUBE_H2_CONNECT_TIMEOUT_MS 10000
 #define KUBE_H2_DEFAULT_TIMEOUT_MS 60000
+/* The health check's defaults: client-go's (30 s idle, 15 s for the PING). */
+#define KUBE_H2_PING_IDLE_MS 30000
+#define KUBE_H2_PING_TIMEOUT_MS 15000
 
 typedef struct kube_h2 kube_h2;
+
+/* A client's options (zero fields: the defaults). */
+typedef struct kube_h2_options {
+	void (*forget)(int fd); /* called before its socket is closed (a caller whose poll
+	                         * set keeps sockets registered drops it then); NULL: none */
+	int ping_idle_ms;       /* nothing read for this long with streams open: a PING */
+	int ping_timeout_ms;    /* nothing read for this long after it: the connection is dead */
+} kube_h2_options;
 
 /* 1 when cfg can be served here exactly as the libcurl transport would
  * serve it, else 0 with *why (a literal) saying why not. */
 int kube_h2_usable(const kube_config *cfg, const char **why);
-/* A client for cfg (copied); connects on its first request. forget(fd) is
- * called before its socket is closed (a caller whose poll set keeps
- * sockets registered drops it then), NULL: none. NULL with err set when
- * cfg is not usable or its credentials do not load. */
-kube_h2 *kube_h2_new(const kube_config *cfg, void (*forget)(int fd), bh_error *err);
+/* A client for cfg (copied) with the options opt (NULL: the defaults);
+ * connects on its first request. NULL with err set when cfg is not usable,
+ * its credentials do not load, or an interval of opt is negative. */
+kube_h2 *kube_h2_new(const kube_config *cfg, const kube_h2_options *opt, bh_error *err);
 /* Closes the connection; streams not ended are dropped (no end call). */
 void kube_h2_free(kube_h2 *h);
 

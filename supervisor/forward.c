@@ -550,7 +550,7 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 	const char *why;
 	if (!kube_h2_usable(cfg, &why))
 		svlog(SVLOG_DEBUG, "forwarding by libcurl: %s", why);
-	else if (!(h2 = kube_h2_new(cfg, kube_curl_multi_forget, &e)))
+	else if (!(h2 = kube_h2_new(cfg, &(kube_h2_options){.forget = kube_curl_multi_forget}, &e)))
 		svlog(SVLOG_DEBUG, "forwarding by libcurl: %s", e.msg);
 	for (int i = 0; i < n && i < FWD_IDLE_KEEP; i++) { /* connections for the first n at a time */
 		if (!(idle[nidle] = kube_curl_transport_new(cfg, err)))

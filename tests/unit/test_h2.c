@@ -6,8 +6,9 @@
  * response, a POST body over 64 KiB, a server GOAWAY mid-way (the streams
  * it did not take go again on a new connection), a connection refused, a
  * stream's timeout, a stopped stream, a server that does not offer h2
- * (ALPN), a server whose certificate is not of the CA, and a token file
- * replaced between requests. */
+ * (ALPN), a server whose certificate is not of the CA, a token file
+ * replaced between requests, and the connection's health check (a server
+ * that stops answering PINGs, one that answers). */
 #include <arpa/inet.h>
 #include <check.h>
 #include <fcntl.h>
@@ -38,8 +39,10 @@ typedef struct server {
 	int no_h2;           /* offer no h2 by ALPN */
 	uint32_t max_streams; /* SETTINGS_MAX_CONCURRENT_STREAMS */
 	int goaway_at;       /* the nth request of the first connection: GOAWAY taking only the streams up to it */
+	int no_ping_ack;     /* PINGs taken and never answered: a server gone silent */
 	pthread_mutex_t mu;
 	int requests;        /* requests answered */
+	int pings;           /* PINGs received */
 	int peak;            /* most streams open at once */
 	char auth[128], imp[128], ctype[64]; /* of the last request */
 } server;
@@ -169,6 +172,12 @@ static int s_frame(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	nghttp2_nv nv[] = {{(uint8_t *)":status", (uint8_t *)"200", 7, 3, 0},
 	                   {(uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10, 0},
 	                   {(uint8_t *)"retry-after", (uint8_t *)"3", 11, 1, 0}};
+	if (f->hd.type == NGHTTP2_PING && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
+		pthread_mutex_lock(&k->s->mu);
+		k->s->pings++;
+		pthread_mutex_unlock(&k->s->mu);
+		return 0;
+	}
 	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) || !(f->hd.flags & NGHTTP2_FLAG_END_STREAM) ||
 	    !(q = sreq_of(k, f->hd.stream_id)))
 		return 0;
@@ -195,7 +204,10 @@ static void serve_conn(tls_server *t, SSL *ssl, int fd, int nth)
 	sconn k = {.s = t->ud, .ssl = ssl, .fd = fd, .first = nth == 0};
 	nghttp2_session_callbacks *cb;
 	nghttp2_session *ng;
+	nghttp2_option *opt;
 	nghttp2_settings_entry st = {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, k.s->max_streams};
+	nghttp2_option_new(&opt);
+	nghttp2_option_set_no_auto_ping_ack(opt, k.s->no_ping_ack);
 	nghttp2_session_callbacks_new(&cb);
 	nghttp2_session_callbacks_set_send_callback(cb, s_send);
 	nghttp2_session_callbacks_set_recv_callback(cb, s_recv);
@@ -204,7 +216,7 @@ static void serve_conn(tls_server *t, SSL *ssl, int fd, int nth)
 	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, s_begin);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, s_close);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, s_frame);
-	if (nghttp2_session_server_new(&ng, cb, &k) == 0) {
+	if (nghttp2_session_server_new2(&ng, cb, &k, opt) == 0) {
 		nghttp2_submit_settings(ng, NGHTTP2_FLAG_NONE, &st, 1);
 		while (!t->stop && (nghttp2_session_want_read(ng) || nghttp2_session_want_write(ng))) {
 			struct pollfd p = {fd, POLLIN, 0};
@@ -218,6 +230,7 @@ static void serve_conn(tls_server *t, SSL *ssl, int fd, int nth)
 		nghttp2_session_del(ng);
 	}
 	nghttp2_session_callbacks_del(cb);
+	nghttp2_option_del(opt);
 	SSL_shutdown(ssl);
 }
 
@@ -232,13 +245,14 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen, c
 	                                                                                    : SSL_TLSEXT_ERR_NOACK;
 }
 
-static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at)
+static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at, int no_ping_ack)
 {
 	memset(s, 0, sizeof *s);
 	pthread_mutex_init(&s->mu, NULL);
 	s->no_h2 = no_h2;
 	s->max_streams = max_streams;
 	s->goaway_at = goaway_at;
+	s->no_ping_ack = no_ping_ack;
 	tls_server_listen(&s->t, &srv);
 	SSL_CTX_set_alpn_select_cb(s->t.ctx, alpn_cb, s);
 	tls_server_run(&s->t, serve_conn, s);
@@ -312,15 +326,23 @@ static void run(kube_h2 *h, int n)
 	}
 }
 
-static kube_h2 *client(const server *s, kube_config **cfg)
+/* A client of s, its health check's intervals those of opt (NULL: the defaults). */
+static kube_h2 *client_with(const server *s, kube_config **cfg, const kube_h2_options *opt)
 {
 	bh_error e;
 	kube_h2 *h;
+	kube_h2_options o = opt ? *opt : (kube_h2_options){0};
+	o.forget = forget;
 	*cfg = cfg_for(s->t.port, ca.crt_pem);
-	h = kube_h2_new(*cfg, forget, &e);
+	h = kube_h2_new(*cfg, &o, &e);
 	ck_assert_msg(h != NULL, "%s", e.msg);
 	memset(res, 0, sizeof res);
 	return h;
+}
+
+static kube_h2 *client(const server *s, kube_config **cfg)
+{
+	return client_with(s, cfg, NULL);
 }
 
 static void setup(void)
@@ -345,7 +367,7 @@ START_TEST(test_many_streams_one_connection)
 	char paths[NREQ][16];
 	const char *hdr[] = {"Impersonate-User: system:serviceaccount:apps:sa", NULL};
 	bh_error e;
-	server_start(&s, 0, 5, 0);
+	server_start(&s, 0, 5, 0, 0);
 	h = client(&s, &cfg);
 	for (int i = 0; i < NREQ; i++) {
 		snprintf(paths[i], sizeof paths[i], "/r/%d", i);
@@ -390,7 +412,7 @@ START_TEST(test_big_response_and_body)
 	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT;
 	bh_error e;
 	memset(body, 'b', blen);
-	server_start(&s, 0, 100, 0);
+	server_start(&s, 0, 100, 0, 0);
 	h = client(&s, &cfg);
 	ck_assert_int_eq(kube_h2_add(h, &big, &r1, NULL, on_end, &res[0], &e), 0);
 	ck_assert_int_eq(kube_h2_add(h, &post, &r2, NULL, on_end, &res[1], &e), 0);
@@ -419,7 +441,7 @@ START_TEST(test_goaway_midway)
 	kube_response rs[20];
 	char paths[20][16];
 	bh_error e;
-	server_start(&s, 0, 100, 5);
+	server_start(&s, 0, 100, 5, 0);
 	h = client(&s, &cfg);
 	for (int i = 0; i < 20; i++) {
 		snprintf(paths[i], sizeof paths[i], "/g/%d", i);
@@ -454,7 +476,7 @@ START_TEST(test_refused_timeout_stop)
 	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT, r3 = KUBE_RESPONSE_INIT;
 	bh_error e;
 	int fd;
-	server_start(&s, 0, 100, 0);
+	server_start(&s, 0, 100, 0, 0);
 	h = client(&s, &cfg);
 	ck_assert_int_eq(kube_h2_add(h, &slow, &r1, NULL, on_end, &res[0], &e), 0);
 	ck_assert_int_eq(kube_h2_add(h, &stopped, &r2, NULL, on_end, &res[1], &e), 0);
@@ -504,7 +526,7 @@ START_TEST(test_no_h2_and_bad_certificate)
 	kube_response r = KUBE_RESPONSE_INIT;
 	bh_error e;
 	const char *why;
-	server_start(&s, 1, 100, 0);
+	server_start(&s, 1, 100, 0, 0);
 	h = client(&s, &cfg);
 	ck_assert_int_eq(kube_h2_add(h, &ok, &r, NULL, on_end, &res[0], &e), 0);
 	run(h, 1);
@@ -516,7 +538,7 @@ START_TEST(test_no_h2_and_bad_certificate)
 	server_stop(&s);
 
 	/* a server whose certificate is not of the configuration's CA */
-	server_start(&s, 0, 100, 0);
+	server_start(&s, 0, 100, 0, 0);
 	{
 		tls_cred other = tls_cred_make("other-ca", NULL, NULL); /* the client trusts this one */
 		cfg = cfg_for(s.t.port, other.crt_pem);
@@ -564,7 +586,7 @@ START_TEST(test_stream_pieces)
 	kube_request big = {.method = "GET", .path = "/big"};
 	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT;
 	bh_error e;
-	server_start(&s, 0, 100, 0);
+	server_start(&s, 0, 100, 0, 0);
 	h = client(&s, &cfg);
 	piece_bytes[0] = piece_bytes[1] = 0;
 	stop_first = 1;
@@ -613,7 +635,7 @@ START_TEST(test_token_file_rotation)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, "first\n", 6), 6);
 	close(fd);
-	server_start(&s, 0, 100, 0);
+	server_start(&s, 0, 100, 0, 0);
 	cfg = cfg_for(s.t.port, ca.crt_pem);
 	free(cfg->token);
 	cfg->token = NULL;
@@ -635,6 +657,89 @@ START_TEST(test_token_file_rotation)
 	server_stop(&s);
 	kube_config_free(cfg);
 	unlink(path);
+}
+END_TEST
+
+static long long ms_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int pings_of(server *s)
+{
+	int n;
+	pthread_mutex_lock(&s->mu);
+	n = s->pings;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
+/* The health check, with short intervals: a server that takes PINGs and
+ * never answers has its connection closed within the intervals, the watch
+ * on it failing with the health check's error; one that answers keeps its
+ * connection, the stream going on until its own timeout. */
+START_TEST(test_health_check)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_h2_options opt = {.ping_idle_ms = 200, .ping_timeout_ms = 300};
+	/* a loaded machine's late ACK is no failure; an ACK not taken for one
+	 * would end the stream at ~1.2 s, before its own timeout */
+	kube_h2_options lenient = {.ping_idle_ms = 200, .ping_timeout_ms = 1000};
+	kube_request watch = {.method = "GET", .path = "/slow", .timeout_ms = 10000};
+	kube_request quiet = {.method = "GET", .path = "/slow", .timeout_ms = 3000};
+	kube_response r = KUBE_RESPONSE_INIT;
+	long long t0, took;
+	size_t n;
+	int tmo;
+	bh_error e;
+
+	server_start(&s, 0, 100, 0, 1); /* never answers a PING */
+	h = client_with(&s, &cfg, &opt);
+	forgotten = -1;
+	t0 = ms_now();
+	ck_assert_int_eq(kube_h2_add(h, &watch, &r, on_piece, on_end, &res[0], &e), 0);
+	run(h, 1);
+	took = ms_now() - t0;
+	ck_assert_int_eq(res[0].done, 1);
+	ck_assert_int_eq(res[0].rc, BH_EUNAVAIL);
+	ck_assert_int_eq(res[0].sent, 1);
+	ck_assert_msg(strstr(res[0].msg, "no answer to a PING in 300 ms") != NULL, "%s", res[0].msg);
+	ck_assert_int_ge(took, 500);  /* idle 200 ms, then 300 ms for the answer */
+	ck_assert_int_lt(took, 3000); /* not the stream's 10 s */
+	ck_assert_int_eq(pings_of(&s), 1);
+	ck_assert_int_ge(forgotten, 0); /* the connection closed */
+	kube_h2_fds(h, &n, &tmo);
+	ck_assert_uint_eq(n, 0);
+	kube_response_free(&r);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+
+	server_start(&s, 0, 100, 0, 0); /* answers PINGs */
+	h = client_with(&s, &cfg, &lenient);
+	t0 = ms_now();
+	ck_assert_int_eq(kube_h2_add(h, &quiet, &r, on_piece, on_end, &res[0], &e), 0);
+	run(h, 1);
+	took = ms_now() - t0;
+	ck_assert_int_eq(res[0].rc, BH_ETIMEOUT); /* its own timeout, not the health check */
+	ck_assert_int_ge(took, 3000);
+	ck_assert_int_ge(pings_of(&s), 3); /* one per 200 ms quiet, each answered */
+	ck_assert_uint_eq(kube_h2_connections(h), 1);
+	kube_response_free(&r);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+
+	/* a negative interval is refused */
+	cfg = cfg_for(s.t.port, ca.crt_pem);
+	opt.ping_idle_ms = -1;
+	ck_assert_ptr_null(kube_h2_new(cfg, &opt, &e));
+	ck_assert_msg(strstr(e.msg, "health check") != NULL, "%s", e.msg);
+	kube_config_free(cfg);
 }
 END_TEST
 
@@ -677,6 +782,7 @@ int main(void)
 	tcase_add_test(tc, test_head_fields);
 	tcase_add_test(tc, test_token_file_rotation);
 	tcase_add_test(tc, test_stream_pieces);
+	tcase_add_test(tc, test_health_check);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
