@@ -2,7 +2,7 @@
 noinst_LIBRARIES += lib/libbhlib.a
 lib_libbhlib_a_SOURCES = \
 	lib/error.c lib/error.h \
-	lib/buf.c lib/buf.h lib/hash.h lib/fifo.h \
+	lib/buf.c lib/buf.h lib/hash.h \
 	lib/gostrconv.c lib/gostrconv.h \
 	lib/gojson.c lib/gojson.h \
 	lib/yaml.c lib/yaml.h lib/yaml_internal.h lib/yaml_fast.c lib/yaml_emit.c lib/yaml_pretty.c \

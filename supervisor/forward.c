@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kube/curl.h"
 #include "kube/h2.h"
 #include "kube/kube.h"
-#include "lib/fifo.h"
 #include "supervisor/acl.h"
 #include "supervisor/audit.h"
 #include "supervisor/broker.h"
@@ -39,6 +39,13 @@
 
 #define FWD_TIMEOUT_MS 30000
 #define FWD_IDLE_KEEP 16 /* transports kept for the next requests */
+/* At most this many of the supervisor's own requests (fwd_own_send) are
+ * under way at once (sent, or waiting for a retry): each holds a libcurl
+ * handle, its buffers and an HTTP/2 stream, and 1000 objects' finalizers
+ * all queued at start-up would otherwise send 256 at once (status.c's
+ * queues; the supervisor's peak RSS at 1000 HelmReleases: 34 MiB with 256,
+ * within 32 MiB with 16). The others wait their turn, in order. */
+#define FWD_OWN_INFLIGHT 16
 
 /* A request being sent (the loop's own). */
 typedef struct fx {
@@ -55,14 +62,15 @@ typedef struct fx {
 	long due;           /* a retry's time (now_ms) */
 	double t0;
 	struct fx *next;
+	STAILQ_ENTRY(fx) wait; /* an own request waiting for its turn (own_waiting) */
 } fx;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 /* under mu */
-typedef BH_FIFO(fwd_req) fwd_fifo;
-static fwd_fifo ready = BH_FIFO_INITIALIZER(ready); /* intents durable (or failed): to send */
-static fwd_fifo held = BH_FIFO_INITIALIZER(held);   /* waiting for their intent's sync */
-static fwd_fifo done = BH_FIFO_INITIALIZER(done);   /* answered, for fwd_take_done */
+typedef STAILQ_HEAD(fwd_list, fwd_req) fwd_list;
+static fwd_list ready = STAILQ_HEAD_INITIALIZER(ready); /* intents durable (or failed): to send */
+static fwd_list held = STAILQ_HEAD_INITIALIZER(held);   /* waiting for their intent's sync */
+static fwd_list done = STAILQ_HEAD_INITIALIZER(done);   /* answered, for fwd_take_done */
 static int wake = -1;
 static pthread_t loop_thread; /* the one that called fwd_start and runs fwd_run */
 static kube_config *fwd_cfg;
@@ -72,6 +80,8 @@ static struct pollfd *fds;  /* fwd_fds' entries: libcurl's, then h2's */
 static size_t fds_cap, fds_ncurl;
 /* the loop's own */
 static fx *running, *retrying;
+static STAILQ_HEAD(, fx) own_waiting = STAILQ_HEAD_INITIALIZER(own_waiting); /* own requests beyond FWD_OWN_INFLIGHT */
+static unsigned own_inflight; /* own requests under way (at most FWD_OWN_INFLIGHT) */
 static int sync_wanted; /* intents written this turn wait for a sync not yet asked for */
 static kube_transport *idle[FWD_IDLE_KEEP];
 static int nidle;
@@ -190,6 +200,28 @@ static void *remote_main(void *arg)
 
 /* ---- on the loop's thread ------------------------------------------------- */
 
+/* An own request goes: its first attempt at the next run_retries (fwd_run),
+ * never from here. */
+static void own_go(fx *x)
+{
+	own_inflight++;
+	x->t0 = now_ms();
+	x->start = (long)x->t0;
+	x->due = x->start;
+	x->next = retrying;
+	retrying = x;
+}
+
+/* Own requests waiting go, in order, as far as there is room. */
+static void own_next(void)
+{
+	fx *x;
+	while (own_inflight < FWD_OWN_INFLIGHT && (x = STAILQ_FIRST(&own_waiting))) {
+		STAILQ_REMOVE_HEAD(&own_waiting, wait);
+		own_go(x);
+	}
+}
+
 /* x's attempt ended (rc, err as a transport's request returns them): sent
  * again later (a retry), or answered. */
 static void attempt_ended(fx *x, int rc, const bh_error *err)
@@ -226,9 +258,11 @@ static void attempt_ended(fx *x, int rc, const bh_error *err)
 		} else if (why) { /* as kube_client_response_error says it */
 			kube_giveup_text(gave, sizeof gave, NULL, NULL, x->attempt, why);
 		}
+		own_inflight--; /* a request the caller sends from its outcome takes the turn at once */
 		x->own(x->own_ud, rc < 0 ? rc : 0, &x->resp, rc < 0 ? err : NULL, gave[0] ? gave : NULL);
 		kube_response_free(&x->resp);
 		free(x);
+		own_next();
 		return;
 	}
 	if (rc < 0) {
@@ -286,7 +320,6 @@ static void attempt(fx *x)
 static void start(fwd_req *f)
 {
 	fx *x;
-	f->next = NULL;
 	if (f->audit_error[0]) { /* fail closed: never sent */
 		fwd_done(f);
 		return;
@@ -405,21 +438,20 @@ static int wake_owed;
 /* Under mu: f to the loop (fwd_run). */
 static void to_thread(fwd_req *f)
 {
-	int first = BH_FIFO_EMPTY(&ready);
-	BH_FIFO_PUSH(&ready, f, next);
+	int first = STAILQ_EMPTY(&ready);
+	STAILQ_INSERT_TAIL(&ready, f, link);
 	if (first && !on_loop())
 		__atomic_store_n(&wake_owed, 1, __ATOMIC_RELEASE);
 }
 
 /* f's intent is durable, or its sync failed: a watch to the watch thread
  * (broker_watch.h), a remote cluster's request to a thread of its own, any
- * other to the loop (fwd_run). Under mu; *later collects those that
+ * other to the loop (fwd_run). Under mu; later collects those that
  * must be handed on after mu is released (their own locks, a thread). */
-static void to_ready(fwd_req *f, fwd_req **later)
+static void to_ready(fwd_req *f, fwd_list *later)
 {
 	if (f->remote || broker_is_watch(f->r.path)) {
-		f->next = *later;
-		*later = f;
+		STAILQ_INSERT_HEAD(later, f, link);
 	} else {
 		to_thread(f);
 	}
@@ -440,36 +472,34 @@ static void start_remote(fwd_req *f)
 
 /* Hands on what to_ready left for after mu (and wakes the loop for what it
  * gave the loop). */
-static void hand_on(fwd_req *l)
+static void hand_on(fwd_list *l)
 {
+	fwd_req *f;
 	if (__atomic_exchange_n(&wake_owed, 0, __ATOMIC_ACQ_REL))
 		wake_loop();
-	while (l) {
-		fwd_req *n = l->next;
-		l->next = NULL;
-		if (broker_is_watch(l->r.path))
-			bwatch_submit(l);
+	while ((f = STAILQ_FIRST(l))) {
+		STAILQ_REMOVE_HEAD(l, link);
+		if (broker_is_watch(f->r.path))
+			bwatch_submit(f);
 		else
-			start_remote(l);
-		l = n;
+			start_remote(f);
 	}
 }
 
 /* No sync can be asked for: the held requests are answered unsent. */
 static void fail_held(const bh_error *e)
 {
-	fwd_req *later = NULL, *l;
+	fwd_list later = STAILQ_HEAD_INITIALIZER(later);
+	fwd_req *f;
 	svlog(SVLOG_ERROR, "%s", e->msg);
 	pthread_mutex_lock(&mu);
-	BH_FIFO_TAKE(&held, l);
-	while (l) {
-		fwd_req *f = l;
-		l = f->next;
+	while ((f = STAILQ_FIRST(&held))) {
+		STAILQ_REMOVE_HEAD(&held, link);
 		snprintf(f->audit_error, sizeof f->audit_error, "%.500s", e->msg);
 		to_ready(f, &later);
 	}
 	pthread_mutex_unlock(&mu);
-	hand_on(later);
+	hand_on(&later);
 }
 
 /* The audit log's sync thread ended a sync: held requests whose intent it
@@ -477,23 +507,23 @@ static void fail_held(const bh_error *e)
  * began) wait for the next one. */
 static void on_synced(void *ud)
 {
-	fwd_req *l, *still = NULL, *later = NULL;
+	fwd_list l = STAILQ_HEAD_INITIALIZER(l), later = STAILQ_HEAD_INITIALIZER(later);
+	fwd_req *f, *still = NULL;
 	bh_error e;
 	(void)ud;
 	pthread_mutex_lock(&mu);
-	BH_FIFO_TAKE(&held, l);
-	while (l) { /* in order: the ones still waiting stay so */
-		fwd_req *f = l;
-		l = f->next;
+	STAILQ_CONCAT(&l, &held);
+	while ((f = STAILQ_FIRST(&l))) { /* in order: the ones still waiting stay so */
+		STAILQ_REMOVE_HEAD(&l, link);
 		if (synced(f)) {
 			to_ready(f, &later);
 		} else {
 			still = f;
-			BH_FIFO_PUSH(&held, f, next);
+			STAILQ_INSERT_TAIL(&held, f, link);
 		}
 	}
 	pthread_mutex_unlock(&mu);
-	hand_on(later);
+	hand_on(&later);
 	if (still && audit_sync_async(on_synced, NULL, &e) < 0)
 		fail_held(&e);
 }
@@ -502,8 +532,8 @@ void fwd_done(fwd_req *f)
 {
 	int first;
 	pthread_mutex_lock(&mu);
-	first = BH_FIFO_EMPTY(&done);
-	BH_FIFO_PUSH(&done, f, next);
+	first = STAILQ_EMPTY(&done);
+	STAILQ_INSERT_TAIL(&done, f, link);
 	pthread_mutex_unlock(&mu);
 	/* one byte per batch: the main loop drains the pipe before it takes
 	 * the answers, so a byte is needed only when the list was empty; none
@@ -592,7 +622,7 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 			*timeout_ms = th;
 	}
 	pthread_mutex_lock(&mu);
-	pending = !BH_FIFO_EMPTY(&ready) || !BH_FIFO_EMPTY(&done);
+	pending = !STAILQ_EMPTY(&ready) || !STAILQ_EMPTY(&done);
 	pthread_mutex_unlock(&mu);
 	if (pending) { /* to start, or answers to collect: no wait */
 		*timeout_ms = 0;
@@ -606,16 +636,16 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 
 void fwd_run(const struct pollfd *pfd, size_t n)
 {
-	fwd_req *l;
+	fwd_list l = STAILQ_HEAD_INITIALIZER(l);
+	fwd_req *f;
 	if (turn_hook)
 		turn_hook();
 	pthread_mutex_lock(&mu);
-	BH_FIFO_TAKE(&ready, l);
+	STAILQ_CONCAT(&l, &ready);
 	pthread_mutex_unlock(&mu);
-	while (l) {
-		fwd_req *nx = l->next;
-		start(l);
-		l = nx;
+	while ((f = STAILQ_FIRST(&l))) {
+		STAILQ_REMOVE_HEAD(&l, link);
+		start(f);
 	}
 	run_retries();
 	/* the new transfers' first step (libcurl's timer, due now) too */
@@ -632,18 +662,17 @@ void fwd_run(const struct pollfd *pfd, size_t n)
 void fwd_submit(fwd_req *r)
 {
 	bh_error e;
-	fwd_req *later = NULL;
+	fwd_list later = STAILQ_HEAD_INITIALIZER(later);
 	int ask = 0;
-	r->next = NULL;
 	pthread_mutex_lock(&mu);
 	if (synced(r)) {
 		to_ready(r, &later);
 	} else { /* held until a sync covers its intent */
-		BH_FIFO_PUSH(&held, r, next);
+		STAILQ_INSERT_TAIL(&held, r, link);
 		ask = 1;
 	}
 	pthread_mutex_unlock(&mu);
-	hand_on(later);
+	hand_on(&later);
 	if (ask && on_loop())
 		sync_wanted = 1; /* asked for once the turn's requests are in (ask_sync) */
 	else if (ask && audit_sync_async(on_synced, NULL, &e) < 0)
@@ -654,7 +683,8 @@ fwd_req *fwd_take_done(void)
 {
 	fwd_req *l;
 	pthread_mutex_lock(&mu);
-	BH_FIFO_TAKE(&done, l); /* oldest first */
+	l = STAILQ_FIRST(&done); /* oldest first, still linked by link */
+	STAILQ_INIT(&done);
 	pthread_mutex_unlock(&mu);
 	return l;
 }
@@ -667,11 +697,10 @@ int fwd_own_send(const kube_request *req, fwd_own_fn done, void *ud, bh_error *e
 	x->own = done;
 	x->own_ud = ud;
 	x->req = *req;
-	x->t0 = now_ms();
-	x->start = (long)x->t0;
-	x->due = x->start; /* its first attempt: the next run_retries (fwd_run), never here */
-	x->next = retrying;
-	retrying = x;
+	if (own_inflight < FWD_OWN_INFLIGHT)
+		own_go(x);
+	else
+		STAILQ_INSERT_TAIL(&own_waiting, x, wait);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <sys/queue.h>
 
 #include "kube/config.h"
 #include "kube/transport.h"
@@ -41,7 +42,7 @@ typedef struct fwd_req {
 	char audit_error[512];    /* the intent or outcome record failed: not sent, or the answer withheld */
 	double ms;
 	int piece;                /* bytes of a watch's stream (broker_watch.h): more follow */
-	struct fwd_req *next;
+	STAILQ_ENTRY(fwd_req) link; /* in the forwarding's lists; fwd_take_done's list */
 } fwd_req;
 
 /* Sets up the forwarding with transports for n requests at a time (more are
@@ -71,7 +72,8 @@ void fwd_submit(fwd_req *r);
  * groups); nothing without an identity. -1 with f->error set when it does
  * not fit. Used by the forwarding and the watch threads. */
 int fwd_impersonate(fwd_req *f, kube_request *req, char *user_h, size_t user_n, const char *headers[2]);
-/* Takes every answered request (a list linked by next; caller frees each). */
+/* Takes every answered request: the first, the others after it by
+ * STAILQ_NEXT(f, link), oldest first (caller frees each). */
 fwd_req *fwd_take_done(void);
 void fwd_req_free(fwd_req *r);
 /* Hands an answered request (or a piece of a stream) to the main loop. */
@@ -89,8 +91,9 @@ struct kube_h2 *fwd_h2(void);
  * until done(ud, rc, resp, err, giveup) runs on the loop's thread (rc < 0:
  * no answer, err says why; else resp is the answer, any status, and giveup
  * "giving up after N attempts (why)" when retries of such answers ran out,
- * else NULL). Never called from here: at the next fwd_run. Loop's thread
- * only. */
+ * else NULL). Never called from here: at the next fwd_run. At most 16
+ * such requests are under way at once; the others wait their turn, in
+ * order (each holds a handle, buffers and a stream). Loop's thread only. */
 typedef void (*fwd_own_fn)(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
 int fwd_own_send(const kube_request *req, fwd_own_fn done, void *ud, bh_error *err);
 /* fn runs on the loop's thread at the start of each fwd_fds and fwd_run

@@ -1902,7 +1902,7 @@ static void collect_answers(kube_client *kc)
 	fwd_req *f = fwd_take_done();
 	int any = f != NULL;
 	while (f) {
-		fwd_req *n = f->next;
+		fwd_req *n = STAILQ_NEXT(f, link);
 		sv_job *j = NULL;
 		bh_error err;
 		if (noop_collect(kc, f)) {

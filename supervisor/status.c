@@ -1,7 +1,6 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
 #include "kube/curl.h"
-#include "lib/fifo.h"
 #include "lib/hash.h"
 #include "supervisor/forward.h"
 #include "supervisor/jtext.h"
@@ -10,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 
 const kube_resource sv_helmrelease_resource = {"helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", 1};
@@ -318,7 +318,7 @@ typedef struct wr_item {
 	void *ud;
 	unsigned q;     /* its queue (Q): of its object */
 	status_step st; /* its step so far */
-	struct wr_item *next;
+	STAILQ_ENTRY(wr_item) link;
 } wr_item;
 
 /* An object's writes and runs, in order: one at a time, the next when it
@@ -326,24 +326,13 @@ typedef struct wr_item {
  * blocking client). Objects map to WQ_N queues, so a slow write holds up
  * only the few objects of its queue. The loop's own, as all below. */
 #define WQ_N 256
-/* At most this many of the queues' requests are in flight at once: each
- * holds a libcurl handle, its buffers and an HTTP/2 stream, and 1000
- * objects' finalizers all queued at start-up would otherwise send 256
- * (the supervisor's peak RSS at 1000 HelmReleases: 34 MiB with 256, within
- * 32 MiB before the finalizer runs moved here). A queue with a run to start
- * then waits its turn, in order. */
-#define WQ_INFLIGHT 16
 typedef struct wr_q {
-	BH_FIFO(wr_item) items;
+	STAILQ_HEAD(, wr_item) items; /* set up on first use (items.stqh_last NULL before) */
 	int busy;    /* the head's request is in flight, or its run is being called */
-	int waiting; /* in the waiting list, for a request slot */
-	struct wr_q *wnext;
 } wr_q;
 static wr_q Q[WQ_N];
-static BH_FIFO(wr_q) waitq = BH_FIFO_INITIALIZER(waitq); /* queues waiting for a request slot, in order */
 static int async_on;        /* status_async_start */
 static unsigned pending;    /* queued or running */
-static unsigned inflight;   /* requests in flight (at most WQ_INFLIGHT) */
 
 static void on_answer(void *ud, int rc, const kube_response *resp, const bh_error *err, const char *giveup);
 
@@ -368,26 +357,17 @@ static int item_go(wr_item *it)
 	}
 }
 
-/* The runs of q from its head on, until one has a request in flight; when
- * every request slot is taken, q waits for one. */
+/* The runs of q from its head on, until one has a request in flight (how
+ * many are at once is the forwarding's, fwd_own_send). */
 static void q_pump(wr_q *q)
 {
-	while (!BH_FIFO_EMPTY(&q->items) && !q->busy) {
-		wr_item *it = q->items.first;
-		if (inflight >= WQ_INFLIGHT) {
-			if (!q->waiting) {
-				q->waiting = 1;
-				BH_FIFO_PUSH(&waitq, q, wnext);
-			}
-			return;
-		}
+	wr_item *it;
+	while ((it = STAILQ_FIRST(&q->items)) && !q->busy) {
 		q->busy = 1; /* a run that queues another for its object (status_write) does not call itself again */
-		if (item_go(it) == 0) {
-			inflight++;
+		if (item_go(it) == 0)
 			return;
-		}
 		q->busy = 0;
-		BH_FIFO_POP(&q->items, next);
+		STAILQ_REMOVE_HEAD(&q->items, link);
 		free(it);
 		pending--;
 	}
@@ -403,14 +383,7 @@ static void on_answer(void *ud, int rc, const kube_response *resp, const bh_erro
 	it->st.err = err;
 	it->st.giveup = giveup;
 	q->busy = 0;
-	inflight--;
 	q_pump(q); /* it is the head */
-	while (!BH_FIFO_EMPTY(&waitq) && inflight < WQ_INFLIGHT) { /* the slots left to the queues waiting */
-		wr_q *w = waitq.first;
-		BH_FIFO_POP(&waitq, wnext);
-		w->waiting = 0;
-		q_pump(w);
-	}
 }
 
 int status_step_result(const status_step *st, json_t **out, bh_error *e)
@@ -560,9 +533,9 @@ static int submit(const char *ns, const char *name, status_run_fn fn, void *ud, 
 	h = bh_fnv1a(bh_fnv1a(h, "/", 1), n2, strlen(n2));
 	it->q = (unsigned)(h % WQ_N);
 	q = &Q[it->q];
-	if (!q->items.last) /* first use */
-		BH_FIFO_INIT(&q->items);
-	BH_FIFO_PUSH(&q->items, it, next);
+	if (!q->items.stqh_last) /* first use */
+		STAILQ_INIT(&q->items);
+	STAILQ_INSERT_TAIL(&q->items, it, link);
 	pending++;
 	q_pump(q);
 	return 0;

@@ -225,8 +225,7 @@ static fwd_req *answer(void)
 		pending = fwd_take_done();
 	}
 	f = pending;
-	pending = f->next;
-	f->next = NULL;
+	pending = STAILQ_NEXT(f, link);
 	return f;
 }
 
