@@ -1,0 +1,760 @@
+/* tmpl/goregex.c — see goregex.h. */
+#include "tmpl/goregex.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gostrconv.h"
+#include "tmpl/sprig_unicode.h"
+
+#define RE_MATCH_LIMIT 10000000
+#define RE_DEPTH_LIMIT 100000
+#define RE_HEAP_LIMIT (64 * 1024) /* KiB */
+#define RE_MAX_REPEAT 1000
+
+typedef struct re_parse re_parse;
+static int re_error(re_parse *p, const char *code, const char *expr, size_t n);
+
+/* Go's limits on the shape of the parse tree: node height (nesting) and
+ * the product of nested {n,m} counts. */
+#define RE_MAX_HEIGHT 1000
+#define RE_MAX_GROUPS 1001
+
+/* One open group while translating: what Go's parse tree would hold, as
+ * far as its height and nested repeat counts go. Items of the current
+ * alternative: seq_* (all but the last), last_* (the last one, which a
+ * repetition operator applies to). h = node height, pr = product of the
+ * {n,m} counts along the worst chain of nested repeats. */
+typedef struct re_frame {
+	int capture;
+	int nalts, alt_h, alt_pr;  /* finished alternatives */
+	int seq_n, seq_h, seq_pr;  /* items before the last one */
+	int last_h, last_pr;
+	int run;                   /* the last item is a literal run of this many runes */
+} re_frame;
+
+struct re_parse {
+	const char *s;     /* whole pattern */
+	size_t n;
+	bh_buf *out;       /* PCRE2 pattern */
+	bh_buf *err;       /* Go message after "error parsing regexp: " */
+	int depth;         /* open groups */
+	re_frame fr[RE_MAX_GROUPS + 1];
+};
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int nest_error(re_parse *p)
+{
+	bh_buf_puts(p->err, "expression nests too deeply: `");
+	bh_buf_put(p->err, p->s, p->n);
+	bh_buf_putc(p->err, '`');
+	return -1;
+}
+
+/* a new item of height h in the current alternative; lit: a literal rune
+ * (consecutive ones form one node) */
+static void tree_item(re_parse *p, int h, int pr, int lit)
+{
+	re_frame *f = &p->fr[p->depth];
+	if (lit && f->run > 0) {
+		f->run++;
+		return;
+	}
+	if (f->seq_n > 0 || f->last_h > 0) {
+		f->seq_h = imax(f->seq_h, f->last_h);
+		f->seq_pr = imax(f->seq_pr, f->last_pr);
+	}
+	if (f->last_h > 0)
+		f->seq_n++;
+	f->last_h = h;
+	f->last_pr = pr;
+	f->run = lit ? 1 : 0;
+}
+
+/* height and repeat product of the current alternative */
+static void tree_seq(const re_frame *f, int *h, int *pr)
+{
+	int n = f->seq_n + (f->last_h > 0);
+	*pr = imax(imax(f->seq_pr, f->last_pr), 1);
+	if (n == 0)
+		*h = 1;
+	else if (n == 1)
+		*h = f->last_h;
+	else
+		*h = 1 + imax(f->seq_h, f->last_h);
+}
+
+/* a repetition of the last item; m = Go's repeatIsValid count (-1 for
+ * * + ?), check: whether Go validates the nested counts here */
+static int tree_repeat(re_parse *p, long m, int check, size_t op, size_t opn)
+{
+	re_frame *f = &p->fr[p->depth];
+	if (f->run > 1) {
+		/* x in "abx*" is split from its literal run */
+		f->seq_h = imax(f->seq_h, 1);
+		f->seq_n++;
+		f->last_h = 1;
+		f->last_pr = 1;
+	}
+	f->run = 0;
+	f->last_h++;
+	if (f->last_h > RE_MAX_HEIGHT)
+		return nest_error(p);
+	if (m >= 0) {
+		long pr = m == 0 ? 1 : m * (long)f->last_pr;
+		if (check && m > 0 && pr > RE_MAX_REPEAT)
+			return re_error(p, "invalid repeat count", p->s + op, opn);
+		f->last_pr = pr > RE_MAX_REPEAT + 1 ? RE_MAX_REPEAT + 1 : (int)pr;
+	}
+	return 0;
+}
+
+static void tree_alt(re_parse *p)
+{
+	re_frame *f = &p->fr[p->depth];
+	int h, pr;
+	tree_seq(f, &h, &pr);
+	f->alt_h = imax(f->alt_h, h);
+	f->alt_pr = imax(f->alt_pr, pr);
+	f->nalts++;
+	f->seq_n = f->seq_h = f->seq_pr = f->last_h = f->last_pr = f->run = 0;
+}
+
+/* height/product of the whole content of the current group */
+static int tree_close(re_parse *p, int *h, int *pr)
+{
+	re_frame *f = &p->fr[p->depth];
+	tree_seq(f, h, pr);
+	if (f->nalts > 0) {
+		*h = 1 + imax(f->alt_h, *h);
+		*pr = imax(f->alt_pr, *pr);
+	}
+	if (f->capture)
+		(*h)++;
+	if (*h > RE_MAX_HEIGHT)
+		return nest_error(p);
+	return 0;
+}
+
+static int tree_open(re_parse *p, int capture)
+{
+	if (p->depth + 1 > RE_MAX_GROUPS)
+		return nest_error(p);
+	p->depth++;
+	memset(&p->fr[p->depth], 0, sizeof(re_frame));
+	p->fr[p->depth].capture = capture;
+	return 0;
+}
+
+static int re_error(re_parse *p, const char *code, const char *expr, size_t n)
+{
+	bh_buf_printf(p->err, "%s: `", code);
+	bh_buf_put(p->err, expr, n);
+	bh_buf_putc(p->err, '`');
+	return -1;
+}
+
+static void put_rune_lit(bh_buf *out, uint32_t r)
+{
+	bh_buf_printf(out, "\\x{%X}", r);
+}
+
+static int is_alnum_ascii(uint32_t c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Go's parseEscape at s[i] == '\\': the literal rune and the new index,
+ * or -1 with the error set. */
+static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
+{
+	size_t start = i, w;
+	uint32_t c;
+	i++;
+	if (i >= p->n) {
+		bh_buf_puts(p->err, "trailing backslash at end of expression: ``");
+		return -1;
+	}
+	c = uni_decode(p->s + i, p->n - i, &w);
+	i += w;
+	if (c < 0x80 && !is_alnum_ascii(c)) {
+		*rune = c;
+		return (long)i;
+	}
+	switch (c) {
+	case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+		if (i >= p->n || p->s[i] < '0' || p->s[i] > '7')
+			break;
+		/* fallthrough */
+	case '0': {
+		uint32_t r = c - '0';
+		for (int k = 1; k < 3; k++) {
+			if (i >= p->n || p->s[i] < '0' || p->s[i] > '7')
+				break;
+			r = r * 8 + (uint32_t)(p->s[i] - '0');
+			i++;
+		}
+		*rune = r;
+		return (long)i;
+	}
+	case 'x': {
+		if (i >= p->n)
+			break;
+		c = uni_decode(p->s + i, p->n - i, &w);
+		i += w;
+		if (c == '{') {
+			uint32_t r = 0;
+			int nhex = 0, ok = 0;
+			while (i < p->n) {
+				c = uni_decode(p->s + i, p->n - i, &w);
+				i += w;
+				if (c == '}') {
+					ok = 1;
+					break;
+				}
+				int v = go_unhex(c);
+				if (v < 0)
+					break;
+				r = r * 16 + (uint32_t)v;
+				if (r > 0x10FFFF)
+					break;
+				nhex++;
+			}
+			if (!ok || nhex == 0)
+				break;
+			*rune = r;
+			return (long)i;
+		}
+		int x = go_unhex(c);
+		if (i >= p->n)
+			break;
+		c = uni_decode(p->s + i, p->n - i, &w);
+		i += w;
+		int y = go_unhex(c);
+		if (x < 0 || y < 0)
+			break;
+		*rune = (uint32_t)(x * 16 + y);
+		return (long)i;
+	}
+	case 'a': *rune = '\a'; return (long)i;
+	case 'f': *rune = '\f'; return (long)i;
+	case 'n': *rune = '\n'; return (long)i;
+	case 'r': *rune = '\r'; return (long)i;
+	case 't': *rune = '\t'; return (long)i;
+	case 'v': *rune = '\v'; return (long)i;
+	default:
+		break;
+	}
+	re_error(p, "invalid escape sequence", p->s + start, i - start);
+	return -1;
+}
+
+/* \d \D \s \S \w \W: PCRE2 text (inside or outside a class); NULL if not */
+static const char *perl_class(char c, int in_class)
+{
+	switch (c) {
+	case 'd': return in_class ? "0-9" : "[0-9]";
+	case 'D': return in_class ? "\\D" : "[^0-9]";
+	case 's': return in_class ? "\\t\\n\\f\\r " : "[\\t\\n\\f\\r ]";
+	case 'S': return in_class ? "\\S" : "[^\\t\\n\\f\\r ]";
+	case 'w': return in_class ? "0-9A-Za-z_" : "[0-9A-Za-z_]";
+	case 'W': return in_class ? "\\W" : "[^0-9A-Za-z_]";
+	default: return NULL;
+	}
+}
+
+/* \pL, \p{Greek}, \PL ...: copied through; returns new index */
+static long unicode_class(re_parse *p, size_t i)
+{
+	size_t start = i;
+	i += 2;
+	if (i >= p->n)
+		return re_error(p, "invalid character class range", p->s + start, p->n - start);
+	if (p->s[i] == '{') {
+		const char *e = memchr(p->s + i, '}', p->n - i);
+		if (!e)
+			return re_error(p, "invalid character class range", p->s + start, p->n - start);
+		i = (size_t)(e - p->s) + 1;
+	} else {
+		size_t w;
+		uni_decode(p->s + i, p->n - i, &w);
+		i += w;
+	}
+	bh_buf_put(p->out, p->s + start, i - start);
+	return (long)i;
+}
+
+static const char *const posix_names[] = {
+	"alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower",
+	"print", "punct", "space", "upper", "word", "xdigit", NULL,
+};
+
+/* a character class starting at s[i] == '['; returns the new index */
+static long parse_class(re_parse *p, size_t i)
+{
+	size_t start = i, w;
+	int first = 1;
+	i++;
+	bh_buf_putc(p->out, '[');
+	if (i < p->n && p->s[i] == '^') {
+		bh_buf_putc(p->out, '^');
+		i++;
+	}
+	while (i >= p->n || p->s[i] != ']' || first) {
+		uint32_t lo, hi;
+		size_t item = i;
+		first = 0;
+		if (i >= p->n)
+			return re_error(p, "missing closing ]", p->s + start, p->n - start);
+		/* [:name:] */
+		if (p->n - i > 2 && p->s[i] == '[' && p->s[i + 1] == ':') {
+			const char *e = memmem(p->s + i + 2, p->n - i - 2, ":]", 2);
+			if (e) {
+				size_t nl = (size_t)(e - (p->s + i + 2));
+				const char *name = p->s + i + 2;
+				int neg = nl > 0 && name[0] == '^';
+				int ok = 0;
+				for (int k = 0; posix_names[k] && !ok; k++)
+					ok = strlen(posix_names[k]) == nl - (size_t)neg &&
+					     memcmp(posix_names[k], name + neg, nl - (size_t)neg) == 0;
+				if (!ok)
+					return re_error(p, "invalid character class range", p->s + i, nl + 4);
+				bh_buf_put(p->out, p->s + i, nl + 4);
+				i += nl + 4;
+				continue;
+			}
+		}
+		if (p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == 'p' || p->s[i + 1] == 'P')) {
+			long r = unicode_class(p, i);
+			if (r < 0)
+				return r;
+			i = (size_t)r;
+			continue;
+		}
+		if (p->s[i] == '\\' && i + 1 < p->n && perl_class(p->s[i + 1], 1)) {
+			bh_buf_puts(p->out, perl_class(p->s[i + 1], 1));
+			i += 2;
+			continue;
+		}
+		/* single character or range */
+		if (p->s[i] == '\\') {
+			long r = parse_escape(p, i, &lo);
+			if (r < 0)
+				return r;
+			i = (size_t)r;
+		} else {
+			lo = uni_decode(p->s + i, p->n - i, &w);
+			i += w;
+		}
+		hi = lo;
+		if (p->n - i >= 2 && p->s[i] == '-' && p->s[i + 1] != ']') {
+			i++;
+			if (i >= p->n)
+				return re_error(p, "missing closing ]", p->s + start, p->n - start);
+			if (p->s[i] == '\\') {
+				long r = parse_escape(p, i, &hi);
+				if (r < 0)
+					return r;
+				i = (size_t)r;
+			} else {
+				hi = uni_decode(p->s + i, p->n - i, &w);
+				i += w;
+			}
+			if (hi < lo)
+				return re_error(p, "invalid character class range", p->s + item, i - item);
+		}
+		put_rune_lit(p->out, lo);
+		if (hi != lo) {
+			bh_buf_putc(p->out, '-');
+			put_rune_lit(p->out, hi);
+		}
+	}
+	bh_buf_putc(p->out, ']');
+	return (long)i + 1;
+}
+
+/* Go's parseRepeat for "{...}" at s[i]: 1 with min/max and end index, or 0
+ * when it is not a repetition (then '{' is a literal). max -1 = no max. */
+static int parse_repeat(const re_parse *p, size_t i, long *min, long *max, size_t *end)
+{
+	long *dst = min;
+	int have = 0;
+	i++;
+	*min = -1;
+	*max = -1;
+	for (int part = 0; part < 2; part++) {
+		size_t d = i;
+		long v = 0;
+		while (i < p->n && p->s[i] >= '0' && p->s[i] <= '9') {
+			if (v < 100000000)
+				v = v * 10 + (p->s[i] - '0');
+			i++;
+		}
+		if (i == d) {
+			if (part == 0)
+				return 0;
+		} else {
+			if (i - d >= 2 && p->s[d] == '0')
+				return 0;
+			*dst = v >= 100000000 ? -2 : v;
+			have = 1;
+		}
+		if (part == 0) {
+			if (i < p->n && p->s[i] == ',') {
+				i++;
+				dst = max;
+				continue;
+			}
+			*max = *min;
+			break;
+		}
+	}
+	(void)have;
+	if (i >= p->n || p->s[i] != '}')
+		return 0;
+	*end = i + 1;
+	return 1;
+}
+
+/* Translates the Go pattern into PCRE2 syntax. 0 or -1 (err set). */
+static int re_translate(re_parse *p)
+{
+	size_t i = 0, w;
+	long last_rep = -1;
+	int can_repeat = 0;
+	memset(&p->fr[0], 0, sizeof(re_frame));
+	while (i < p->n) {
+		char ch = p->s[i];
+		long this_rep = -1;
+		size_t tok = i;
+		switch (ch) {
+		case '(':
+			if (i + 1 < p->n && p->s[i + 1] == '?') {
+				size_t t = i + 2;
+				/* named group (?P<name> or (?<name> */
+				if ((p->n - i > 4 && p->s[i + 2] == 'P' && p->s[i + 3] == '<') ||
+				    (p->n - i > 3 && p->s[i + 2] == '<')) {
+					size_t ns = p->s[i + 2] == 'P' ? i + 4 : i + 3;
+					const char *gt = memchr(p->s + ns, '>', p->n - ns);
+					if (!gt)
+						return re_error(p, "invalid named capture", p->s + i, p->n - i);
+					size_t ne = (size_t)(gt - p->s);
+					int ok = ne > ns;
+					for (size_t k = ns; k < ne && ok;) {
+						uint32_t r = uni_decode(p->s + k, ne - k, &w);
+						ok = r == '_' || uni_is_letter(r) || uni_is_digit(r);
+						k += w;
+					}
+					if (!ok)
+						return re_error(p, "invalid named capture", p->s + i, ne + 1 - i);
+					bh_buf_puts(p->out, "(?<");
+					bh_buf_put(p->out, p->s + ns, ne - ns);
+					bh_buf_putc(p->out, '>');
+					if (tree_open(p, 1))
+						return -1;
+					i = ne + 1;
+					can_repeat = 0;
+					break;
+				}
+				/* flags */
+				int sign = 1, saw = 0, done = 0;
+				bh_buf flags = BH_BUF_INIT;
+				while (t < p->n && !done) {
+					char f = p->s[t++];
+					switch (f) {
+					case 'i': case 'm': case 's': case 'U':
+						bh_buf_putc(&flags, f);
+						saw = 1;
+						break;
+					case '-':
+						if (sign < 0)
+							goto bad_perl;
+						sign = -1;
+						saw = 0;
+						bh_buf_putc(&flags, f);
+						break;
+					case ':':
+					case ')':
+						if (sign < 0 && !saw)
+							goto bad_perl;
+						if (f == ':') {
+							bh_buf_puts(p->out, "(?");
+							bh_buf_put(p->out, flags.data ? flags.data : "", flags.len);
+							bh_buf_putc(p->out, ':');
+							if (tree_open(p, 0)) {
+								bh_buf_free(&flags);
+								return -1;
+							}
+						} else if (flags.len > 0) {
+							bh_buf_puts(p->out, "(?");
+							bh_buf_put(p->out, flags.data, flags.len);
+							bh_buf_putc(p->out, ')');
+						}
+						done = 1;
+						break;
+					default:
+						goto bad_perl;
+					}
+				}
+				bh_buf_free(&flags);
+				if (!done) {
+					/* ran out of pattern: Go reports what was read */
+					return re_error(p, "invalid or unsupported Perl syntax", p->s + i, t - i);
+				}
+				i = t;
+				can_repeat = 0;
+				break;
+bad_perl:
+				bh_buf_free(&flags);
+				{
+					/* include the offending rune */
+					size_t e = t;
+					if (e > p->n)
+						e = p->n;
+					return re_error(p, "invalid or unsupported Perl syntax", p->s + i, e - i);
+				}
+			}
+			bh_buf_putc(p->out, '(');
+			if (tree_open(p, 1))
+				return -1;
+			i++;
+			can_repeat = 0;
+			break;
+		case ')': {
+			int h, pr;
+			if (p->depth == 0)
+				return re_error(p, "unexpected )", p->s, p->n);
+			if (tree_close(p, &h, &pr))
+				return -1;
+			p->depth--;
+			tree_item(p, h, pr, 0);
+			bh_buf_putc(p->out, ')');
+			i++;
+			can_repeat = 1;
+			break;
+		}
+		case '|':
+			tree_alt(p);
+			bh_buf_putc(p->out, '|');
+			i++;
+			can_repeat = 0;
+			break;
+		case '^':
+		case '$':
+			/* grouped: Go lets assertions take repetition operators */
+			bh_buf_puts(p->out, ch == '^' ? "(?:^)" : "(?:$)");
+			tree_item(p, 1, 1, 0);
+			i++;
+			can_repeat = 1;
+			break;
+		case '.':
+			bh_buf_putc(p->out, ch);
+			tree_item(p, 1, 1, 0);
+			i++;
+			can_repeat = 1;
+			break;
+		case '[': {
+			long r = parse_class(p, i);
+			if (r < 0)
+				return -1;
+			tree_item(p, 1, 1, 0);
+			i = (size_t)r;
+			can_repeat = 1;
+			break;
+		}
+		case '*':
+		case '+':
+		case '?':
+		case '{': {
+			size_t end = i + 1;
+			long min = 0, max = 0;
+			if (ch == '{') {
+				if (!parse_repeat(p, i, &min, &max, &end)) {
+					bh_buf_puts(p->out, "\\{");
+					tree_item(p, 1, 1, 1);
+					i++;
+					can_repeat = 1;
+					break;
+				}
+				if (min < 0 || min > RE_MAX_REPEAT || max > RE_MAX_REPEAT || max == -2 ||
+				    (max >= 0 && min > max))
+					return re_error(p, "invalid repeat count", p->s + i, end - i);
+			}
+			size_t after = end;
+			if (after < p->n && p->s[after] == '?')
+				after++;
+			if (last_rep >= 0)
+				return re_error(p, "invalid nested repetition operator", p->s + last_rep,
+						after - (size_t)last_rep);
+			if (!can_repeat)
+				return re_error(p, "missing argument to repetition operator", p->s + i, after - i);
+			if (ch == '{') {
+				if (tree_repeat(p, max >= 0 ? max : min, min >= 2 || max >= 2, i, end - i))
+					return -1;
+			} else if (tree_repeat(p, -1, 0, i, 0)) {
+				return -1;
+			}
+			bh_buf_put(p->out, p->s + i, after - i);
+			this_rep = (long)tok;
+			i = after;
+			break;
+		}
+		case '\\': {
+			char e = i + 1 < p->n ? p->s[i + 1] : 0;
+			if (e == 'A' || e == 'b' || e == 'B' || e == 'z') {
+				bh_buf_puts(p->out, "(?:\\");
+				bh_buf_putc(p->out, e);
+				bh_buf_putc(p->out, ')');
+				tree_item(p, 1, 1, 0);
+				i += 2;
+				can_repeat = 1;
+				break;
+			}
+			if (e == 'C')
+				return re_error(p, "invalid escape sequence", p->s + i, 2);
+			if (e == 'Q') {
+				const char *q = memmem(p->s + i + 2, p->n - i - 2, "\\E", 2);
+				size_t qe = q ? (size_t)(q - p->s) : p->n;
+				for (size_t k = i + 2; k < qe; k += w) {
+					put_rune_lit(p->out, uni_decode(p->s + k, qe - k, &w));
+					tree_item(p, 1, 1, 1);
+				}
+				i = q ? qe + 2 : p->n;
+				can_repeat = 1;
+				break;
+			}
+			if (e == 'p' || e == 'P') {
+				long r = unicode_class(p, i);
+				if (r < 0)
+					return -1;
+				tree_item(p, 1, 1, 0);
+				i = (size_t)r;
+				can_repeat = 1;
+				break;
+			}
+			if (perl_class(e, 0)) {
+				bh_buf_puts(p->out, perl_class(e, 0));
+				tree_item(p, 1, 1, 0);
+				i += 2;
+				can_repeat = 1;
+				break;
+			}
+			uint32_t r;
+			long ni = parse_escape(p, i, &r);
+			if (ni < 0)
+				return -1;
+			put_rune_lit(p->out, r);
+			tree_item(p, 1, 1, 1);
+			i = (size_t)ni;
+			can_repeat = 1;
+			break;
+		}
+		default: {
+			uint32_t r = uni_decode(p->s + i, p->n - i, &w);
+			if (r == UNI_RUNE_ERROR && w == 1) {
+				bh_buf_puts(p->err, "invalid UTF-8: `");
+				bh_buf_put(p->err, p->s + i, p->n - i);
+				bh_buf_putc(p->err, '`');
+				return -1;
+			}
+			put_rune_lit(p->out, r);
+			tree_item(p, 1, 1, 1);
+			i += w;
+			can_repeat = 1;
+		}
+		}
+		last_rep = this_rep;
+	}
+	if (p->depth > 0)
+		return re_error(p, "missing closing )", p->s, p->n);
+	int h, pr;
+	return tree_close(p, &h, &pr);
+}
+
+int goregex_compile(goregex *re, const char *pat, size_t n, bh_buf *err)
+{
+	bh_buf out = BH_BUF_INIT;
+	pcre2_compile_context *cc;
+	re_parse *p;
+	int ec, tr;
+	PCRE2_SIZE eo;
+	memset(re, 0, sizeof *re);
+	/* not calloc: the 40 KiB of frames are set up as groups open
+	 * (re_translate, tree_open), and zeroing them all cost more than the
+	 * translation of a typical pattern */
+	p = malloc(sizeof(re_parse));
+	bh_buf_puts(err, "error parsing regexp: ");
+	if (!p) {
+		bh_buf_reset(err);
+		bh_buf_puts(err, "out of memory");
+		return -1;
+	}
+	p->s = pat;
+	p->n = n;
+	p->out = &out;
+	p->err = err;
+	p->depth = 0;
+	tr = re_translate(p);
+	free(p);
+	if (tr) {
+		bh_buf_free(&out);
+		return -1;
+	}
+	cc = pcre2_compile_context_create(NULL);
+	if (cc)
+		pcre2_set_parens_nest_limit(cc, 1000);
+	re->code = pcre2_compile((PCRE2_SPTR)(out.data ? out.data : ""), out.len,
+				 PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C,
+				 &ec, &eo, cc);
+	pcre2_compile_context_free(cc);
+	bh_buf_free(&out);
+	if (!re->code) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(ec, msg, sizeof msg);
+		bh_buf_reset(err);
+		bh_buf_printf(err, "error parsing regexp: %s: `", (const char *)msg);
+		bh_buf_put(err, pat, n);
+		bh_buf_putc(err, '`');
+		return -1;
+	}
+	re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
+	re->mctx = pcre2_match_context_create(NULL);
+	if (!re->md || !re->mctx) {
+		goregex_release(re);
+		bh_buf_reset(err);
+		bh_buf_puts(err, "out of memory");
+		return -1;
+	}
+	pcre2_set_match_limit(re->mctx, RE_MATCH_LIMIT);
+	pcre2_set_depth_limit(re->mctx, RE_DEPTH_LIMIT);
+	pcre2_set_heap_limit(re->mctx, RE_HEAP_LIMIT);
+	return 0;
+}
+
+int goregex_match(goregex *re, const char *s, size_t n, bh_error *err)
+{
+	/* compiled with PCRE2_MATCH_INVALID_UTF: no check of the whole subject */
+	int rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, 0, 0, re->md, re->mctx);
+	if (rc >= 0)
+		return 1;
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return 0;
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+		return bh_error_set(err, BH_ELIMIT, "regular expression too costly for this input (backtracking limit)");
+	PCRE2_UCHAR msg[256];
+	pcre2_get_error_message(rc, msg, sizeof msg);
+	return bh_error_set(err, BH_EINVAL, "regexp: %s", (const char *)msg);
+}
+
+void goregex_release(goregex *re)
+{
+	pcre2_match_data_free(re->md);
+	pcre2_match_context_free(re->mctx);
+	pcre2_code_free(re->code);
+	memset(re, 0, sizeof *re);
+}
