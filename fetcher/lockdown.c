@@ -32,8 +32,13 @@ static const char *const allow[] = {
 	"connect", "getsockopt", "setsockopt", "getsockname", "getpeername", "shutdown",
 	"sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "pipe2", "eventfd2",
 	"memfd_create", /* the artifact travels to the supervisor as a sealed memfd */
+	/* libcurl looks a host name up in a thread of its own: glibc registers
+	 * each new thread's rseq area, and a refusal after the main thread's
+	 * registration is fatal (its signal handlers are set up before the
+	 * lock-down: main.c's threads_prepare) */
+	"rseq",
 };
-static const char *const enosys[] = {"clone3", "openat2", "faccessat2", "statx", "close_range", "rseq", "io_uring_setup"};
+static const char *const enosys[] = {"clone3", "openat2", "faccessat2", "statx", "close_range", "io_uring_setup"};
 
 static int rule(scmp_filter_ctx ctx, uint32_t act, const char *name, unsigned n, const struct scmp_arg_cmp *a)
 {

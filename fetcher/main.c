@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,23 @@ static int sealed_fd(const bh_buf *b)
 		return -1;
 	}
 	return fd;
+}
+
+static void *thread_noop(void *arg)
+{
+	return arg;
+}
+
+/* glibc installs its threads' signal handlers (rt_sigaction) at the first
+ * pthread_create, and libcurl's resolver starts a thread for each host name
+ * it looks up: one thread before the lock-down (which has no rt_sigaction),
+ * else a source URL with a host name would kill the fetcher. */
+static int threads_prepare(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, thread_noop, NULL) != 0)
+		return -1;
+	return pthread_join(t, NULL) == 0 ? 0 : -1;
 }
 
 static void answer(int sock, const proto_fetch_result *res, int fd)
@@ -95,7 +113,7 @@ int main(int argc, char **argv)
 		default: fprintf(stderr, "usage: bulkhead-fetcher [--fd N] [--deny HOST:PORT]...\n"); return 2;
 		}
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || http_init(deny, ndeny, &e) < 0) {
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || http_init(deny, ndeny, &e) < 0 || threads_prepare() < 0) {
 		fprintf(stderr, "bulkhead-fetcher: initialisation failed\n");
 		return 1;
 	}
