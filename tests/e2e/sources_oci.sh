@@ -27,20 +27,8 @@ sk_setup --sources builtin
 export HELM_REGISTRY_CONFIG=$SK_DIR/helm-registry.json
 REG_PIDS=
 trap 'st=$?; kill $REG_PIDS 2>/dev/null; (exit $st); sk_cleanup' EXIT
-reg_start "$SK_DIR/reg-open" || sk_fail "docker-registry did not start"
-REG_PIDS="$REG_PIDS $REG_PID"; O=127.0.0.1:$REG_PORT
-reg_start "$SK_DIR/reg-auth" alice:s3cret || sk_fail "docker-registry (htpasswd) did not start"
-REG_PIDS="$REG_PIDS $REG_PID"; A=127.0.0.1:$REG_PORT
+reg_start_pair
 
-# push REGISTRY NAME VERSION: package skeleton/demo as NAME-VERSION, helm push it; prints the manifest digest
-push() {
-	local d=$SK_DIR/src-$2-$3 out
-	rm -rf "$d" && cp -r "$BH_SRCDIR/tests/e2e/skeleton/demo" "$d"
-	sed -i "s/^version: .*/version: $3/; s/^name: .*/name: $2/" "$d/Chart.yaml"
-	helm package "$d" -d "$SK_DIR/pkg" >/dev/null || sk_fail "helm package $2 $3"
-	out=$(helm push "$SK_DIR/pkg/$2-$3.tgz" "oci://$1/charts" --plain-http 2>&1) || sk_fail "helm push: $out"
-	echo "$out" | sed -n 's/^Digest: //p'
-}
 # wait_rev NS HR REV SECS: until the HelmRelease attempted chart version REV
 wait_rev() {
 	local start=$SECONDS
@@ -51,7 +39,7 @@ wait_rev() {
 	echo "$1/$2 moved to $3 after $((SECONDS - start))s"
 }
 mkdir -p "$SK_DIR/pkg"
-push "$O" demo 0.1.0 >/dev/null
+reg_push "$O" demo 0.1.0 >/dev/null
 
 # --- HelmRepository type oci + .spec.chart
 sk_tenant team-o
@@ -90,7 +78,7 @@ c=$(kubectl get helmchart team-o-web -n team-o -o jsonpath='{.status.conditions[
 [ "$c" = "ChartPullSucceeded|0.1.0|sha256:$sum" ] || sk_fail "HelmChart status: '$c' (package sha256:$sum)"
 [ -z "$(kubectl get helmrepository oci -n team-o -o jsonpath='{.status.artifact}')" ] || sk_fail "an OCI HelmRepository got an artifact"
 helm list -n team-o | e2e_has "demo-0.1.0" || sk_fail "helm list does not show demo-0.1.0"
-push "$O" demo 0.2.0 >/dev/null
+reg_push "$O" demo 0.2.0 >/dev/null
 wait_rev team-o web 0.2.0 30
 sk_wait_ready team-o web 30 >/dev/null
 helm history web -n team-o | e2e_has "demo-0.2.0" || sk_fail "helm history has no demo-0.2.0"
@@ -134,7 +122,7 @@ sum=$(sha256sum "$SK_DIR/pkg/demo-0.2.0.tgz" | cut -d' ' -f1)
 helm list -n team-o | e2e_has "demo-0.2.0+${md:7:12}" || sk_fail "helm list does not show demo-0.2.0+${md:7:12}"
 [ "$(kubectl get helmrelease app -n team-o -o jsonpath='{.status.history[0].ociDigest}')" = "$md" ] ||
 	sk_fail "history[0].ociDigest is not $md: $(kubectl get helmrelease app -n team-o -o jsonpath='{.status.history}')"
-md3=$(push "$O" demo 0.3.0)
+md3=$(reg_push "$O" demo 0.3.0)
 wait_rev team-o app "0.3.0+${md3:7:12}" 30
 sk_wait_ready team-o app 30 >/dev/null
 # each revision keeps the digest of the chart it was made from
@@ -143,7 +131,7 @@ sk_wait_ready team-o app 30 >/dev/null
 
 # --- the htpasswd registry: docker config secret, username/password secret, wrong password
 helm registry login "$A" --username alice --password s3cret --plain-http >/dev/null 2>&1 || sk_fail "helm registry login"
-mda=$(push "$A" demo 0.1.0)
+mda=$(reg_push "$A" demo 0.1.0)
 helm registry logout "$A" >/dev/null 2>&1
 # auth_tenant NS PASSWORD
 auth_tenant() {
@@ -262,7 +250,7 @@ e2e_retry 60 sh -c "kubectl get ocirepository paged -n team-o -o jsonpath='{.sta
 	|| sk_fail "paged tag list: OCIRepository paged: $(kubectl get ocirepository paged -n team-o -o jsonpath='{.status}')"
 
 # --- a layer altered in the registry's storage: refused by its digest
-mdb=$(push "$O" bad 0.1.0)
+mdb=$(reg_push "$O" bad 0.1.0)
 sum=$(sha256sum "$SK_DIR/pkg/bad-0.1.0.tgz" | cut -d' ' -f1)
 blob="$SK_DIR/reg-open/data/docker/registry/v2/blobs/sha256/${sum:0:2}/$sum/data"
 [ -f "$blob" ] || sk_fail "no blob file $blob"
