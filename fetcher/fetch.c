@@ -69,6 +69,9 @@ static void http_opts_from(const proto_fetch_request *rq, http_opts *o)
 	o->insecure_skip_verify = rq->insecure_skip_verify;
 	o->pass_credentials = rq->pass_credentials;
 	o->auth_url = rq->url;
+	o->proxy = rq->proxy_url;
+	o->proxy_username = rq->proxy_username;
+	o->proxy_password = rq->proxy_password;
 	o->timeout_ms = rq->timeout_ms > 0 ? (long)rq->timeout_ms : 60000;
 }
 
@@ -220,10 +223,13 @@ static void run_oci(const proto_fetch_request *rq, proto_fetch_result *res, bh_b
 	po.http = &ho;
 	po.helm_tags = chart;
 	po.semver = chart ? rq->version : rq->semver;
+	po.semver_filter = chart ? NULL : rq->semver_filter;
 	po.tag = rq->tag;
 	po.digest = rq->ref_digest;
 	po.media_type = rq->media_type;
 	po.docker_config = rq->docker_config;
+	po.pull_configs = (const char *const *)rq->pull_secret_configs.v;
+	po.npull_configs = rq->pull_secret_configs.n;
 	po.plain_http = rq->plain_http;
 	po.have_revision = chart ? NULL : rq->have_version;
 	po.max_blob = rq->max_chart > 0 ? (size_t)rq->max_chart : FETCH_DEFAULT_MAX_CHART;

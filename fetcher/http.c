@@ -195,8 +195,12 @@ static void set_tls(CURL *c, const http_opts *o)
 	}
 	ca.flags = CURL_BLOB_COPY;
 	curl_easy_setopt(c, CURLOPT_CAPATH, NULL);
-	if (ca.len)
+	curl_easy_setopt(c, CURLOPT_PROXY_CAPATH, NULL);
+	if (ca.len) {
 		curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
+		/* an https proxy is checked with the same CAs (as Go's transport) */
+		curl_easy_setopt(c, CURLOPT_PROXY_CAINFO_BLOB, &ca);
+	}
 	if (o->cert_pem && o->key_pem) {
 		cert.data = (void *)o->cert_pem, cert.len = strlen(o->cert_pem), cert.flags = CURL_BLOB_COPY;
 		key.data = (void *)o->key_pem, key.len = strlen(o->key_pem), key.flags = CURL_BLOB_COPY;
@@ -208,6 +212,8 @@ static void set_tls(CURL *c, const http_opts *o)
 	if (o->insecure_skip_verify) {
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+		curl_easy_setopt(c, CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
 	}
 }
 
@@ -222,7 +228,16 @@ static int one_get(http_opts *o, CURL *c, const char *url, int with_auth, xfer *
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	/* no proxy from the environment; one the request names, for every host */
+	curl_easy_setopt(c, CURLOPT_NOPROXY, o->proxy ? "" : "*");
+	if (o->proxy) {
+		curl_easy_setopt(c, CURLOPT_PROXY, o->proxy);
+		if (o->proxy_username) {
+			curl_easy_setopt(c, CURLOPT_PROXYAUTH, CURLAUTH_BASIC);
+			curl_easy_setopt(c, CURLOPT_PROXYUSERNAME, o->proxy_username);
+			curl_easy_setopt(c, CURLOPT_PROXYPASSWORD, o->proxy_password ? o->proxy_password : "");
+		}
+	}
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "bulkhead-fetcher");
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, remaining_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, remaining_ms < 15000 ? remaining_ms : 15000L);
@@ -279,6 +294,10 @@ int http_get(http_opts *o, const char *url, size_t max, bh_buf *out, bh_error *e
 		curl_easy_cleanup(c);
 		free(cur);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	if (o->proxy && strncmp(o->proxy, "http://", 7) != 0 && strncmp(o->proxy, "https://", 8) != 0) {
+		rc = bh_error_set(err, BH_EINVAL, "proxy URL must use http or https scheme");
+		goto done;
 	}
 	if (url_authority(o->auth_url ? o->auth_url : url, origin, sizeof origin) < 0) {
 		rc = bh_error_set(err, BH_EINVAL, "invalid URL %s", url);

@@ -4,8 +4,10 @@
  * and a low-speed cut-off (a server dripping bytes is dropped), redirects
  * followed by hand (at most 10) with the credentials sent only to the host
  * they belong to unless pass_credentials, TLS from PEM blobs held in
- * memory, and a list of addresses never connected to (the Kubernetes API
- * server's). */
+ * memory, an HTTP(S) proxy only when the request names one (plain http
+ * forwarded, https through CONNECT, as Go's http.ProxyURL), and a list of
+ * addresses never connected to (the Kubernetes API server's; the proxy's
+ * address is checked too). */
 #ifndef BH_FETCHER_HTTP_H
 #define BH_FETCHER_HTTP_H
 
@@ -23,6 +25,8 @@ typedef struct http_opts {
 	int pass_credentials;            /* also to other hosts (redirects, chart URLs) */
 	const char *auth_url;            /* the credentials belong to this URL's host:port
 					  * (NULL: the requested URL's) */
+	const char *proxy;               /* http://host:port or https://host:port, or NULL */
+	const char *proxy_username, *proxy_password; /* the proxy's basic auth, or NULL */
 	long timeout_ms;                 /* whole request, redirects included */
 	long low_speed_secs;             /* abort below 1 KiB/s for this long (0 = 10) */
 	const char *accept;              /* Accept header, or NULL */

@@ -10,7 +10,7 @@ fetcher_libbhfetch_a_SOURCES = \
 	fetcher/ocidec.c fetcher/ocidec.h \
 	fetcher/tarball.c fetcher/tarball.h
 fetcher_libbhfetch_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(ZLIB_CFLAGS)
-BH_FETCH_LIBS = fetcher/libbhfetch.a proto/libbhproto.a $(BH_CHART_LIBS) $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS)
+BH_FETCH_LIBS = fetcher/libbhfetch.a proto/libbhproto.a $(BH_CHART_LIBS) tmpl/libbhtmpl.a $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS)
 
 libexec_PROGRAMS += fetcher/bulkhead-fetcher
 fetcher_bulkhead_fetcher_SOURCES = fetcher/main.c fetcher/lockdown.c fetcher/lockdown.h
@@ -26,7 +26,7 @@ UNIT_TESTS += tests/unit/test_fetcher
 
 # e2e tests of the built-in sources (registered here, not in tests/e2e/local.mk)
 SOURCES_E2E = tests/e2e/sources_helmrepo.sh tests/e2e/sources_hostile.sh tests/e2e/sources_external.sh tests/e2e/sources_template.sh \
-	tests/e2e/sources_oci_template.sh tests/e2e/sources_oci.sh tests/e2e/sources_oci_hostile.sh tests/e2e/sources_valuesfiles.sh \
+	tests/e2e/sources_oci_template.sh tests/e2e/sources_oci.sh tests/e2e/sources_oci_hostile.sh tests/e2e/sources_oci_fields.sh tests/e2e/sources_valuesfiles.sh \
 	tests/e2e/sources_template_deps.sh
 TESTS += $(SOURCES_E2E)
 EXTRA_DIST += $(SOURCES_E2E) tests/e2e/sources

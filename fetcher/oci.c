@@ -10,6 +10,7 @@
 #include "fetcher/fetch.h"
 #include "fetcher/ocidec.h"
 #include "lib/semver.h"
+#include "tmpl/goregex.h"
 
 #define OCI_MANIFEST_ACCEPT "application/vnd.oci.image.manifest.v1+json"
 
@@ -48,10 +49,18 @@ int oci_ref_split(const char *ref, char **url, char **tag, char **digest, bh_err
 	return 0;
 }
 
+/* r's credentials from a docker config's entry for r's host: 0, or
+ * BH_ENOTFOUND when it has none, or an error. */
+static int dockercfg_take(reg *r, const char *cfg, bh_error *err)
+{
+	return oci_dockercfg_lookup(cfg, strlen(cfg), r->host, &r->user, &r->pass, err);
+}
+
 static int reg_init(reg *r, const oci_pull_opts *o, bh_error *err)
 {
 	const char *p = o->url + 6, *slash;
 	size_t n;
+	int rc;
 	memset(r, 0, sizeof *r);
 	r->o = o;
 	if (strncmp(o->url, "oci://", 6) != 0 || !(slash = strchr(p, '/')) || slash == p || !slash[1] ||
@@ -70,9 +79,11 @@ static int reg_init(reg *r, const oci_pull_opts *o, bh_error *err)
 	if (o->http->username) {
 		r->user = strdup(o->http->username);
 		r->pass = strdup(o->http->password ? o->http->password : "");
-	} else if (o->docker_config) {
-		int rc = oci_dockercfg_lookup(o->docker_config, strlen(o->docker_config), r->host, &r->user, &r->pass, err);
-		if (rc < 0 && rc != BH_ENOTFOUND)
+	} else {
+		for (size_t i = o->npull_configs; i-- > 0;) /* the last entry for the host wins */
+			if ((rc = dockercfg_take(r, o->pull_configs[i], err)) != BH_ENOTFOUND)
+				return rc < 0 ? bh_error_prefix(err, "imagePullSecrets[%zu]", i) : 0;
+		if (o->docker_config && (rc = dockercfg_take(r, o->docker_config, err)) < 0 && rc != BH_ENOTFOUND)
 			return rc;
 	}
 	return 0;
@@ -296,6 +307,24 @@ static int cmp_tags_desc(const void *a, const void *b)
 	return c ? c : strcmp(y->original, x->original);
 }
 
+/* Keeps the tags filter matches (in order), freeing the others. */
+static int filter_tags(goregex *filter, char **tags, size_t *nt, bh_error *err)
+{
+	size_t k = 0;
+	int rc = 0;
+	for (size_t i = 0; i < *nt; i++) {
+		int m = rc < 0 ? 0 : goregex_match(filter, tags[i], strlen(tags[i]), err);
+		if (m < 0)
+			rc = bh_error_prefix(err, ".spec.ref.semverFilter, tag '%s'", tags[i]);
+		if (m > 0)
+			tags[k++] = tags[i];
+		else
+			free(tags[i]);
+	}
+	*nt = k;
+	return rc;
+}
+
 /* The tag the options select. */
 static int resolve_tag(reg *r, char **tag, bh_error *err)
 {
@@ -303,6 +332,7 @@ static int resolve_tag(reg *r, char **tag, bh_error *err)
 	const char *con = o->semver && *o->semver ? o->semver : "*";
 	char **tags = NULL, msg[300];
 	semver *sv = NULL;
+	goregex fre, *filter = NULL;
 	size_t nt = 0, nv = 0;
 	int rc;
 	*tag = NULL;
@@ -310,8 +340,29 @@ static int resolve_tag(reg *r, char **tag, bh_error *err)
 		return (*tag = strdup(o->tag)) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (!o->helm_tags && (!o->semver || !*o->semver))
 		return (*tag = strdup("latest")) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
-	if ((rc = list_tags(r, &tags, &nt, err)) < 0)
+	/* a bad filter fails before any request */
+	if (o->semver_filter && *o->semver_filter) {
+		bh_buf m = BH_BUF_INIT;
+		rc = goregex_compile(&fre, o->semver_filter, strlen(o->semver_filter), &m);
+		if (rc < 0)
+			bh_error_set(err, BH_EINVAL, ".spec.ref.semverFilter: %s", bh_buf_str(&m));
+		bh_buf_free(&m);
+		if (rc < 0)
+			return BH_EINVAL;
+		filter = &fre;
+	}
+	if ((rc = list_tags(r, &tags, &nt, err)) < 0) {
+		if (filter)
+			goregex_release(filter);
 		return bh_error_prefix(err, "listing the tags of %s", o->url);
+	}
+	if (filter && (rc = filter_tags(filter, tags, &nt, err)) < 0)
+		goto done;
+	if (filter && nt == 0) {
+		rc = bh_error_set(err, BH_ENOTFOUND, "no tag of %s matches .spec.ref.semverFilter '%s'", o->url,
+				  o->semver_filter);
+		goto done;
+	}
 	if (o->helm_tags)
 		for (size_t i = 0; i < nt; i++)
 			for (char *c = tags[i]; *c; c++)
@@ -350,6 +401,8 @@ static int resolve_tag(reg *r, char **tag, bh_error *err)
 done:
 	free(sv);
 	oci_tags_free(tags, nt);
+	if (filter)
+		goregex_release(filter);
 	return rc;
 }
 

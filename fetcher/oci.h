@@ -3,7 +3,8 @@
  * blobs/<digest>), as Helm's registry client and Flux's source-controller
  * do: the reference resolved (a digest, a tag, or the highest tag matching
  * a semver constraint: Helm's GetTagMatchingVersionOrConstraint, '_' in a
- * tag read as '+'), the manifest decoded (size-capped) and its sha256
+ * tag read as '+'; for an OCIRepository, among the tags a Go regexp
+ * matches, as source-controller's semverFilter), the manifest decoded (size-capped) and its sha256
  * computed, the chart layer picked by media type, the blob downloaded
  * within the chart cap and checked against its digest. Registry auth: an
  * anonymous request first; a 401 answer's WWW-Authenticate challenge
@@ -30,9 +31,12 @@ typedef struct oci_pull_opts {
 	const char *digest;        /* ref: this manifest digest, else */
 	const char *tag;           /* this tag, else */
 	const char *semver;        /* the highest tag matching (NULL/"" with helm: "*") */
+	const char *semver_filter; /* with semver: only tags this Go regexp matches (unanchored) */
 	int helm_tags;             /* tags as Helm writes them ('_' = '+'), exact match first */
 	const char *media_type;    /* the layer to take (NULL: the Helm chart layer) */
 	const char *docker_config; /* .dockerconfigjson, or NULL */
+	const char *const *pull_configs; /* more docker configs (a ServiceAccount's imagePullSecrets): */
+	size_t npull_configs;      /* a later one's entry for the registry wins */
 	int plain_http;
 	const char *have_revision; /* the revision already held: stop before the blob */
 	size_t max_blob;

@@ -35,6 +35,11 @@ static const ffield request_fields[] = {
 	{"semver", F_STR, RQ(semver), 1024, 0},
 	{"refDigest", F_STR, RQ(ref_digest), 200, 0},
 	{"mediaType", F_STR, RQ(media_type), 255, 0},
+	{"semverFilter", F_STR, RQ(semver_filter), 1024, 0},
+	{"pullSecretConfigs", F_STRV, RQ(pull_secret_configs), 65536, 0},
+	{"proxyUrl", F_STR, RQ(proxy_url), 2048, 0},
+	{"proxyUsername", F_STR, RQ(proxy_username), 4096, 0},
+	{"proxyPassword", F_STR, RQ(proxy_password), 16384, 0},
 	{"valuesFiles", F_STRV, RQ(values_files), 1024, 0},
 	{"versionMetadata", F_STR, RQ(version_metadata), 64, 0},
 	{"ignoreMissingValuesFiles", F_BOOL, RQ(ignore_missing_values_files), 0, 0},
@@ -155,7 +160,7 @@ static int decode(const char *what, const ffield *fs, const unsigned char *p, si
 			}
 			json_array_foreach(v, i, it) {
 				if (!json_is_string(it) || json_string_length(it) > f->max ||
-				    !text_ok(json_string_value(it), json_string_length(it), 0)) {
+				    !text_ok(json_string_value(it), json_string_length(it), strstr(f->key, "Config") != NULL)) {
 					json_decref(root);
 					return bh_error_set(err, BH_EPROTO, "%s: field %s must hold strings of at most %zu "
 							    "printable bytes", what, f->key, f->max);
@@ -189,8 +194,11 @@ static void free_strs(const ffield *fs, void *s)
 	for (const ffield *f = fs; f->key; f++)
 		if (f->kind == F_STRV) {
 			proto_strv *sv = (proto_strv *)((char *)s + f->off);
-			for (size_t i = 0; i < sv->n; i++)
+			for (size_t i = 0; i < sv->n; i++) {
+				if (sv->v[i] && strstr(f->key, "Config"))
+					explicit_bzero(sv->v[i], strlen(sv->v[i]));
 				free(sv->v[i]);
+			}
 			free(sv->v);
 			sv->v = NULL;
 			sv->n = 0;
@@ -235,6 +243,8 @@ void proto_fetch_request_free(proto_fetch_request *r)
 {
 	if (r->password)
 		explicit_bzero(r->password, strlen(r->password));
+	if (r->proxy_password)
+		explicit_bzero(r->proxy_password, strlen(r->proxy_password));
 	free_strs(request_fields, r);
 }
 

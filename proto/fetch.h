@@ -41,6 +41,11 @@ typedef struct proto_fetch_request {
 	char *ca_pem, *cert_pem, *key_pem;
 	char *docker_config;             /* .dockerconfigjson of the source's secret */
 	char *tag, *semver, *ref_digest, *media_type; /* OCI: the reference and the layer */
+	char *semver_filter;             /* OCI: a Go regexp the tags must match before semver picks */
+	proto_strv pull_secret_configs;  /* OCI: docker configs of the serviceAccountName's imagePullSecrets,
+					  * in order (a later one's entry wins, also over docker_config) */
+	char *proxy_url;                 /* http(s)://host:port of a proxy for every request, or NULL */
+	char *proxy_username, *proxy_password;
 	proto_strv values_files;         /* CHART: HelmChart .spec.valuesFiles (re-package, chartvalues.h) */
 	char *version_metadata;          /* CHART with values_files: the HelmChart's generation */
 	int ignore_missing_values_files;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kube/curl.h"
+#include "supervisor/acl.h"
 #include "supervisor/artcache.h"
 #include "supervisor/artifact.h"
 #include "supervisor/hccache.h"
@@ -25,6 +26,7 @@ const kube_resource sv_helmrepository_resource = {"source.toolkit.fluxcd.io", "v
 const kube_resource sv_ocirepository_resource = {"source.toolkit.fluxcd.io", "v1", "ocirepositories",
 						  "OCIRepository", 1};
 static const kube_resource secret_resource = {"", "v1", "secrets", "Secret", 1};
+static const kube_resource serviceaccount_resource = {"", "v1", "serviceaccounts", "ServiceAccount", 1};
 
 #define FAIL_RETRY 10.0 /* seconds before a failed object is tried again (at most its interval) */
 #define CTRL "source-controller"
@@ -214,25 +216,87 @@ static int repo_is_oci(const json_t *repo)
 	return t && !strcmp(t, "oci");
 }
 
-int sources_check_oci(const json_t *o, bh_error *err)
+/* spec[key] (at path, for messages): NULL when absent, null or "" (Go's
+ * omitempty), else a string of at most max bytes. */
+static int opt_string(const json_t *obj, const char *key, const char *path, size_t max, const char **out,
+		      bh_error *err)
+{
+	const json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return bh_error_set(err, BH_EINVAL, "%s must be a string", path);
+	if (json_string_length(v) > max)
+		return bh_error_set(err, BH_EINVAL, "%s is longer than %zu bytes", path, max);
+	if (json_string_length(v) > 0)
+		*out = json_string_value(v);
+	return 0;
+}
+
+/* A LocalObjectReference's name (obj[key].name), or NULL. */
+static int opt_ref(const json_t *spec, const char *key, const char **out, bh_error *err)
+{
+	char path[64];
+	snprintf(path, sizeof path, ".spec.%s.name", key);
+	*out = NULL;
+	if (json_object_get(spec, key) && !json_is_null(json_object_get(spec, key)) &&
+	    !json_is_object(json_object_get(spec, key)))
+		return bh_error_set(err, BH_EINVAL, ".spec.%s must be an object with a name", key);
+	return opt_string(json_object_get(spec, key), "name", path, 253, out, err);
+}
+
+int sources_oci_decode(const json_t *o, sources_oci_spec *s, bh_error *err)
 {
 	const json_t *spec = json_object_get(o, "spec"), *ref = json_object_get(spec, "ref");
-	const char *url = str(spec, "url", NULL), *prov = str(spec, "provider", NULL);
-	const char *op = str(spec, "layerSelector", "operation");
-	static const char *const refused[] = {"verify", "serviceAccountName", "proxySecretRef", "ignore"};
+	const json_t *ls = json_object_get(spec, "layerSelector");
+	static const char *const refused[] = {"verify", "ignore"};
+	const char *prov;
+	int rc;
+	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
 		if (json_object_get(spec, refused[i]) && !json_is_null(json_object_get(spec, refused[i])))
 			return bh_error_set(err, BH_EINVAL, ".spec.%s is not supported by bulkhead's built-in sources", refused[i]);
-	if (str(ref, "semverFilter", NULL))
-		return bh_error_set(err, BH_EINVAL, ".spec.ref.semverFilter is not supported by bulkhead's built-in sources");
-	if (prov && *prov && strcmp(prov, "generic") != 0)
+	if ((rc = opt_string(spec, "provider", ".spec.provider", 64, &prov, err)) < 0 ||
+	    (rc = opt_string(spec, "url", ".spec.url", 4096, &s->url, err)) < 0 ||
+	    (rc = opt_string(ref, "digest", ".spec.ref.digest", 200, &s->digest, err)) < 0 ||
+	    (rc = opt_string(ref, "semver", ".spec.ref.semver", 1024, &s->semver, err)) < 0 ||
+	    (rc = opt_string(ref, "semverFilter", ".spec.ref.semverFilter", 1024, &s->semver_filter, err)) < 0 ||
+	    (rc = opt_string(ref, "tag", ".spec.ref.tag", 128, &s->tag, err)) < 0 ||
+	    (rc = opt_string(ls, "mediaType", ".spec.layerSelector.mediaType", 255, &s->media_type, err)) < 0 ||
+	    (rc = opt_string(ls, "operation", ".spec.layerSelector.operation", 16, &s->operation, err)) < 0 ||
+	    (rc = opt_string(spec, "serviceAccountName", ".spec.serviceAccountName", 253, &s->service_account, err)) < 0 ||
+	    (rc = opt_ref(spec, "secretRef", &s->secret_ref, err)) < 0 ||
+	    (rc = opt_ref(spec, "certSecretRef", &s->cert_secret_ref, err)) < 0 ||
+	    (rc = opt_ref(spec, "proxySecretRef", &s->proxy_secret_ref, err)) < 0)
+		return rc;
+	if (prov && strcmp(prov, "generic") != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.provider '%s' is not supported by bulkhead's built-in sources "
 				    "(only 'generic')", prov);
-	if (op && *op && strcmp(op, "extract") != 0 && strcmp(op, "copy") != 0)
-		return bh_error_set(err, BH_EINVAL, ".spec.layerSelector.operation '%s' is invalid (extract or copy)", op);
-	if (!url || strncmp(url, "oci://", 6) != 0)
-		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an oci:// URL", url ? url : "");
+	if (s->operation && strcmp(s->operation, "extract") != 0 && strcmp(s->operation, "copy") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.layerSelector.operation '%s' is invalid (extract or copy)",
+				    s->operation);
+	if (!s->operation)
+		s->operation = "extract";
+	if (!s->url || strncmp(s->url, "oci://", 6) != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an oci:// URL", s->url ? s->url : "");
+	if (s->service_account && (rc = acl_check_sa_name(s->service_account, ".spec.serviceAccountName", err)) < 0)
+		return rc;
+	/* source-controller's precedence: the others are not looked at */
+	if (s->digest)
+		s->semver = s->semver_filter = s->tag = NULL;
+	else if (s->semver)
+		s->tag = NULL;
+	else
+		s->semver_filter = NULL; /* a filter of the semver choice: no semver, nothing to filter */
+	s->insecure = json_is_true(json_object_get(spec, "insecure"));
 	return 0;
+}
+
+int sources_check_oci(const json_t *o, bh_error *err)
+{
+	sources_oci_spec s;
+	return sources_oci_decode(o, &s, err);
 }
 
 int sources_check_chart(const json_t *chart, bh_error *err)
@@ -360,11 +424,10 @@ static char *b64_value(const json_t *data, const char *key)
  * .dockerconfigjson, or username and password; certFile/keyFile/caFile)
  * and certSecretRef (tls.crt, tls.key, ca.crt), read with the controller's
  * identity. */
-static int load_credentials(kube_client *kc, const json_t *repo, proto_fetch_request *rq, bh_error *err)
+static int load_credentials(kube_client *kc, const char *ns, const char *secret_ref, const char *cert_secret_ref,
+			    proto_fetch_request *rq, bh_error *err)
 {
-	const char *ns = str(repo, "metadata", "namespace");
-	const char *refs[2] = {str(json_object_get(repo, "spec"), "secretRef", "name"),
-			       str(json_object_get(repo, "spec"), "certSecretRef", "name")};
+	const char *refs[2] = {secret_ref, cert_secret_ref};
 	for (int i = 0; i < 2; i++) {
 		json_t *sec = NULL, *data;
 		int rc;
@@ -398,15 +461,131 @@ static int load_credentials(kube_client *kc, const json_t *repo, proto_fetch_req
 	return 0;
 }
 
+#define MAX_PULL_SECRETS 64
+
+/* The docker config a pull secret holds, as Kubernetes' keychain reads
+ * it: .dockerconfigjson of a kubernetes.io/dockerconfigjson Secret, or
+ * .dockercfg (the "auths" map alone) of a kubernetes.io/dockercfg one.
+ * *cfg is NULL for another Secret (it holds none). */
+static int pull_secret_config(const json_t *sec, const char *ns, char **cfg, bh_error *err)
+{
+	const char *type = str(sec, "type", NULL), *name = str(sec, "metadata", "name");
+	const json_t *data = json_object_get(sec, "data");
+	int json = type && !strcmp(type, "kubernetes.io/dockerconfigjson") && str(data, ".dockerconfigjson", NULL);
+	int legacy = type && !strcmp(type, "kubernetes.io/dockercfg") && str(data, ".dockercfg", NULL);
+	char *raw;
+	*cfg = NULL;
+	if (!json && !legacy)
+		return 0;
+	if (!(raw = b64_value(data, json ? ".dockerconfigjson" : ".dockercfg")))
+		return bh_error_set(err, BH_EINVAL, "secret '%s/%s': %s is not base64", ns, name ? name : "",
+				    json ? ".dockerconfigjson" : ".dockercfg");
+	if (json) {
+		*cfg = raw;
+		return 0;
+	}
+	if (asprintf(cfg, "{\"auths\":%s}", raw) < 0)
+		*cfg = NULL;
+	explicit_bzero(raw, strlen(raw));
+	free(raw);
+	return *cfg ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+}
+
+/* .spec.serviceAccountName: the docker configs of the ServiceAccount's
+ * imagePullSecrets (in the object's namespace), in their order, into
+ * rq->pull_secret_configs, as source-controller: a missing ServiceAccount
+ * or Secret fails the fetch. */
+static int load_pull_secrets(kube_client *kc, const char *ns, const char *sa, proto_fetch_request *rq,
+			     bh_error *err)
+{
+	json_t *acct = NULL, *it;
+	const json_t *list;
+	size_t i;
+	int rc = kube_get(kc, &serviceaccount_resource, ns, sa, NULL, &acct, err);
+	if (rc == BH_ENOTFOUND)
+		return bh_error_set(err, BH_ENOTFOUND, "serviceaccount '%s/%s' not found", ns, sa);
+	if (rc < 0)
+		return bh_error_prefix(err, "failed to get serviceaccount '%s/%s'", ns, sa);
+	list = json_object_get(acct, "imagePullSecrets");
+	if (json_array_size(list) > MAX_PULL_SECRETS)
+		rc = bh_error_set(err, BH_ELIMIT, "serviceaccount '%s/%s': more than %d imagePullSecrets", ns, sa,
+				  MAX_PULL_SECRETS);
+	else if (!(rq->pull_secret_configs.v = calloc(json_array_size(list) + 1, sizeof(char *))))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_array_foreach(list, i, it) {
+		const char *name = str(it, "name", NULL);
+		json_t *sec = NULL;
+		char *cfg = NULL;
+		if (rc < 0)
+			break;
+		if (!name || !*name)
+			continue;
+		if ((rc = kube_get(kc, &secret_resource, ns, name, NULL, &sec, err)) < 0)
+			bh_error_prefix(err, "failed to get image pull secret for serviceaccount '%s/%s'", ns, sa);
+		else if ((rc = pull_secret_config(sec, ns, &cfg, err)) == 0 && cfg)
+			rq->pull_secret_configs.v[rq->pull_secret_configs.n++] = cfg;
+		json_decref(sec);
+	}
+	json_decref(acct);
+	return rc;
+}
+
+/* .spec.proxySecretRef: the proxy's address (an http or https URL) and
+ * its optional username and password, as source-controller reads them. */
+static int load_proxy(kube_client *kc, const char *ns, const char *name, proto_fetch_request *rq, bh_error *err)
+{
+	json_t *sec = NULL;
+	const json_t *data;
+	const char *a;
+	int rc;
+	if ((rc = kube_get(kc, &secret_resource, ns, name, NULL, &sec, err)) < 0)
+		return bh_error_prefix(err, "failed to get proxy address: failed to get secret '%s/%s'", ns, name);
+	data = json_object_get(sec, "data");
+	if (!str(data, "address", NULL))
+		rc = bh_error_set(err, BH_EINVAL, "failed to get proxy address: secret '%s/%s': key 'address' not found",
+				  ns, name);
+	else if (!(rq->proxy_url = b64_value(data, "address")))
+		rc = bh_error_set(err, BH_EINVAL, "failed to get proxy address: secret '%s/%s': address is not base64",
+				  ns, name);
+	if (rc == 0) {
+		a = rq->proxy_url;
+		if (!*a)
+			rc = bh_error_set(err, BH_EINVAL, "failed to get proxy address: secret '%s/%s': proxy address is "
+					  "empty", ns, name);
+		else if (strlen(a) > 2048)
+			rc = bh_error_set(err, BH_EINVAL, "failed to get proxy address: secret '%s/%s': proxy URL exceeds "
+					  "maximum length of 2048 characters", ns, name);
+		else if (strncmp(a, "http://", 7) != 0 && strncmp(a, "https://", 8) != 0)
+			rc = bh_error_set(err, BH_EINVAL, "failed to get proxy address: secret '%s/%s': proxy URL must use "
+					  "http or https scheme, got '%.*s'", ns, name, (int)strcspn(a, ":"), a);
+		else if (a[strcspn(a, " \t\r\n")])
+			rc = bh_error_set(err, BH_EINVAL, "failed to get proxy address: secret '%s/%s': the proxy address "
+					  "holds a space or a line break", ns, name);
+	}
+	/* a password without a username is not used (as Go's url.User) */
+	if (rc == 0 && (rq->proxy_username = b64_value(data, "username")))
+		rq->proxy_password = b64_value(data, "password");
+	json_decref(sec);
+	return rc;
+}
+
 static void free_credentials(proto_fetch_request *rq)
 {
-	char **p[] = {&rq->username, &rq->password, &rq->cert_pem, &rq->key_pem, &rq->ca_pem, &rq->docker_config};
+	char **p[] = {&rq->username, &rq->password, &rq->cert_pem, &rq->key_pem, &rq->ca_pem, &rq->docker_config,
+		      &rq->proxy_url, &rq->proxy_username, &rq->proxy_password};
 	for (size_t i = 0; i < sizeof p / sizeof *p; i++) {
 		if (*p[i])
 			explicit_bzero(*p[i], strlen(*p[i]));
 		free(*p[i]);
 		*p[i] = NULL;
 	}
+	for (size_t i = 0; i < rq->pull_secret_configs.n; i++) {
+		explicit_bzero(rq->pull_secret_configs.v[i], strlen(rq->pull_secret_configs.v[i]));
+		free(rq->pull_secret_configs.v[i]);
+	}
+	free(rq->pull_secret_configs.v);
+	rq->pull_secret_configs.v = NULL;
+	rq->pull_secret_configs.n = 0;
 }
 
 static double interval_of(const json_t *o)
@@ -427,11 +606,25 @@ static json_t *artifact_json(const char *kind, const obj *x, const char *file, c
 			 "lastUpdateTime", now, "size", size);
 }
 
-/* Fills the request's repository settings and credentials, runs it in a
- * fetcher and, when it fails, writes the failure to x's status. 0 when
- * r->ok (then *fd may hold the artifact), else -1. */
-static int run_fetch(kube_client *kc, const obj *x, const json_t *repo, proto_fetch_request *rq,
-		     proto_fetch_result *r, int *fd)
+/* An OCIRepository's credentials beyond load_credentials': its
+ * ServiceAccount's pull secrets and its proxy. */
+static int load_oci_extras(kube_client *kc, const obj *x, const sources_oci_spec *oci, proto_fetch_request *rq,
+			   bh_error *err)
+{
+	int rc = 0;
+	if (oci->service_account && (rc = load_pull_secrets(kc, x->ns, oci->service_account, rq, err)) < 0)
+		return bh_error_prefix(err, "failed to get credential");
+	if (oci->proxy_secret_ref)
+		rc = load_proxy(kc, x->ns, oci->proxy_secret_ref, rq, err);
+	return rc;
+}
+
+/* Fills the request's repository settings and credentials (from oci, an
+ * OCIRepository's decoded spec, else from repo's), runs it in a fetcher
+ * and, when it fails, writes the failure to x's status. 0 when r->ok
+ * (then *fd may hold the artifact), else -1. */
+static int run_fetch(kube_client *kc, const obj *x, const json_t *repo, const sources_oci_spec *oci,
+		     proto_fetch_request *rq, proto_fetch_result *r, int *fd)
 {
 	const json_t *rspec = json_object_get(repo, "spec");
 	double timeout = source_parse_duration(str(rspec, "timeout", NULL));
@@ -439,14 +632,18 @@ static int run_fetch(kube_client *kc, const obj *x, const json_t *repo, proto_fe
 	char label[600];
 	bh_error e;
 	int rc = -1;
-	rq->url = (char *)str(rspec, "url", NULL);
+	const char *secret = oci ? oci->secret_ref : str(rspec, "secretRef", "name");
+	const char *cert = oci ? oci->cert_secret_ref : str(rspec, "certSecretRef", "name");
+	rq->url = (char *)(oci ? oci->url : str(rspec, "url", NULL));
 	rq->pass_credentials = json_is_true(json_object_get(rspec, "passCredentials"));
 	/* .spec.insecure (OCI only): a registry over plain HTTP */
-	rq->plain_http = !strncmp(rq->url ? rq->url : "", "oci://", 6) && json_is_true(json_object_get(rspec, "insecure"));
+	rq->plain_http = oci ? oci->insecure
+			     : !strncmp(rq->url ? rq->url : "", "oci://", 6) && json_is_true(json_object_get(rspec, "insecure"));
 	rq->timeout_ms = (long long)((timeout > 0 ? timeout : 60) * 1000);
 	snprintf(label, sizeof label, "%s/%s/%s", kind_names[x->chart], x->ns, x->name);
 	fo.label = label;
-	if (load_credentials(kc, repo, rq, &e) < 0)
+	if (load_credentials(kc, str(repo, "metadata", "namespace"), secret, cert, rq, &e) < 0 ||
+	    (oci && load_oci_extras(kc, x, oci, rq, &e) < 0))
 		write_status(kc, x, json_object(), 0, "AuthenticationFailed", e.msg);
 	else if (fetchcl_run(&fo, rq, r, fd, &e) < 0)
 		write_status(kc, x, json_object(), 0, "FetcherFailed", e.msg);
@@ -472,7 +669,7 @@ static int reconcile_repository(kube_client *kc, const obj *x)
 		return -1;
 	}
 	rq.op = FETCH_OP_INDEX;
-	if (run_fetch(kc, x, x->o, &rq, &r, &fd) == 0) {
+	if (run_fetch(kc, x, x->o, NULL, &rq, &r, &fd) == 0) {
 		json_t *st = json_object();
 		snprintf(file, sizeof file, "index-%.64s.yaml", r.digest + 7);
 		json_object_set_new(st, "artifact", artifact_json("helmrepository", x, file, r.revision, &r, r.size));
@@ -529,7 +726,7 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 		rq.have_version = (char *)have_rev;
 		rq.have_digest = (char *)have_digest;
 	}
-	if (run_fetch(kc, x, repo, &rq, &r, &fd) == 0) {
+	if (run_fetch(kc, x, repo, NULL, &rq, &r, &fd) == 0) {
 		json_t *st = json_object();
 		if (!r.unchanged) {
 			artcache_put(r.digest, fd, (size_t)r.size);
@@ -568,27 +765,27 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 {
 	proto_fetch_request rq = {0};
 	proto_fetch_result r = {0};
-	const json_t *spec = json_object_get(x->o, "spec"), *ref = json_object_get(spec, "ref");
+	sources_oci_spec spec;
 	const json_t *art = json_object_get(json_object_get(x->o, "status"), "artifact");
 	const char *have_digest = str(art, "digest", NULL), *have_rev = str(art, "revision", NULL);
-	const char *mt = str(spec, "layerSelector", "mediaType"), *op = str(spec, "layerSelector", "operation");
 	char file[200], msg[600];
 	bh_error e;
 	int fd = -1, rc = -1;
-	if (sources_check_oci(x->o, &e) < 0) {
+	if (sources_oci_decode(x->o, &spec, &e) < 0) {
 		write_status(kc, x, json_object(), 0, "UnsupportedSpec", e.msg);
 		return -1;
 	}
 	rq.op = FETCH_OP_OCI;
-	rq.tag = (char *)str(ref, "tag", NULL);
-	rq.semver = (char *)str(ref, "semver", NULL);
-	rq.ref_digest = (char *)str(ref, "digest", NULL);
-	rq.media_type = (char *)(mt && *mt ? mt : NULL);
+	rq.tag = (char *)spec.tag;
+	rq.semver = (char *)spec.semver;
+	rq.semver_filter = (char *)spec.semver_filter;
+	rq.ref_digest = (char *)spec.digest;
+	rq.media_type = (char *)spec.media_type;
 	if (have_digest && have_rev && artcache_has(have_digest)) {
 		rq.have_version = (char *)have_rev;
 		rq.have_digest = (char *)have_digest;
 	}
-	if (run_fetch(kc, x, x->o, &rq, &r, &fd) == 0) {
+	if (run_fetch(kc, x, x->o, &spec, &rq, &r, &fd) == 0) {
 		json_t *st = json_object();
 		if (!r.unchanged) {
 			artcache_put(r.digest, fd, (size_t)r.size);
@@ -597,9 +794,9 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 			json_object_set_new(st, "artifact", artifact_json("ocirepository", x, file, r.revision, &r, r.size));
 			json_object_set_new(st, "url", json_string(str(json_object_get(st, "artifact"), "url", NULL)));
 		}
-		if (mt && *mt)
+		if (spec.media_type)
 			json_object_set_new(st, "observedLayerSelector",
-					    json_pack("{s:s,s:s}", "mediaType", mt, "operation", op && *op ? op : "extract"));
+					    json_pack("{s:s,s:s}", "mediaType", spec.media_type, "operation", spec.operation));
 		snprintf(msg, sizeof msg, "stored artifact for digest '%.500s'", r.revision);
 		write_status(kc, x, st, 1, "Succeeded", msg); /* its watch event starts the releases (upsert) */
 		rc = 0;

@@ -53,4 +53,26 @@ int sources_check_repository(const json_t *repo, bh_error *err);
 int sources_check_chart(const json_t *chart, bh_error *err);
 int sources_check_oci(const json_t *ocirepo, bh_error *err);
 
+/* An OCIRepository's spec as the built-in source uses it, decoded once
+ * (sources_oci_decode): the strings point into the object decoded, which
+ * must outlive it. */
+typedef struct sources_oci_spec {
+	const char *url;             /* oci://host/path */
+	/* the reference, in source-controller's precedence: digest, else
+	 * semver (among the tags semver_filter matches), else tag, else
+	 * "latest"; only the one that applies is set */
+	const char *digest, *semver, *semver_filter, *tag;
+	const char *media_type;      /* layerSelector.mediaType, or NULL: the Helm chart layer */
+	const char *operation;       /* layerSelector.operation: "extract" (default) or "copy" */
+	const char *secret_ref;      /* Secret names in the object's namespace, or NULL */
+	const char *cert_secret_ref;
+	const char *proxy_secret_ref;
+	const char *service_account; /* serviceAccountName: its imagePullSecrets, or NULL */
+	int insecure;                /* plain HTTP */
+} sources_oci_spec;
+
+/* Decodes and checks an OCIRepository's spec: 0, or BH_EINVAL with err
+ * naming the field (refused, wrong type, too long, invalid). */
+int sources_oci_decode(const json_t *ocirepo, sources_oci_spec *s, bh_error *err);
+
 #endif

@@ -1,7 +1,9 @@
 /* tests/unit/test_fetcher.c — the fetcher's pure parts: index.yaml
  * decoding and version choice, chart URL resolution, the FETCH /
- * FETCH_RESULT codecs with hostile input, and a HelmChart's valuesFiles
- * applied to a chart archive. */
+ * FETCH_RESULT codecs with hostile input (and an OCIRepository's
+ * semverFilter, pull secret configs and proxy carried), the Go regexps of
+ * a semverFilter (tmpl/goregex.h), and a HelmChart's valuesFiles applied
+ * to a chart archive. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "helm/targz.h"
 #include "lib/gzip.h"
 #include "proto/fetch.h"
+#include "tmpl/goregex.h"
 
 static const char *index_text =
 	"apiVersion: v1\n"
@@ -132,6 +135,71 @@ START_TEST(test_proto_fetch)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ck_assert_int_lt(proto_fetch_result_decode((const unsigned char *)bad[i], strlen(bad[i]), &rs, &e), 0);
 	bh_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_proto_fetch_oci)
+{
+	proto_fetch_request rq = {0}, back;
+	bh_buf b = BH_BUF_INIT;
+	bh_error e;
+	char *cfgs[] = {"{\"auths\":{}}", "{\n \"auths\": {}\n}"};
+	rq.op = FETCH_OP_OCI;
+	rq.url = "oci://registry.example/charts/app";
+	rq.semver = ">=1.0.0";
+	rq.semver_filter = "^1\\.";
+	rq.pull_secret_configs.v = cfgs;
+	rq.pull_secret_configs.n = 2;
+	rq.proxy_url = "http://proxy.example:3128";
+	rq.proxy_username = "u";
+	rq.proxy_password = "p";
+	ck_assert_int_eq(proto_fetch_request_encode(&rq, &b, &e), 0);
+	ck_assert_int_eq(proto_fetch_request_decode((unsigned char *)b.data, b.len, &back, &e), 0);
+	ck_assert_str_eq(back.semver_filter, "^1\\.");
+	ck_assert_uint_eq(back.pull_secret_configs.n, 2);
+	ck_assert_str_eq(back.pull_secret_configs.v[1], cfgs[1]); /* a docker config may span lines */
+	ck_assert_str_eq(back.proxy_url, "http://proxy.example:3128");
+	ck_assert_str_eq(back.proxy_username, "u");
+	ck_assert_str_eq(back.proxy_password, "p");
+	proto_fetch_request_free(&back);
+	bh_buf_free(&b);
+}
+END_TEST
+
+/* match(pattern, subject): 1, 0, or -1 for a pattern that does not compile */
+static int re_match(const char *pat, const char *s, char *msg, size_t n)
+{
+	goregex re;
+	bh_buf err = BH_BUF_INIT;
+	bh_error e;
+	int rc;
+	if (goregex_compile(&re, pat, strlen(pat), &err) < 0) {
+		snprintf(msg, n, "%s", bh_buf_str(&err));
+		bh_buf_free(&err);
+		return -1;
+	}
+	bh_buf_free(&err);
+	rc = goregex_match(&re, s, strlen(s), &e);
+	goregex_release(&re);
+	return rc;
+}
+
+START_TEST(test_goregex)
+{
+	char msg[300];
+	/* unanchored, as Go's MatchString */
+	ck_assert_int_eq(re_match("^0\\.", "0.2.0", msg, sizeof msg), 1);
+	ck_assert_int_eq(re_match("^0\\.", "10.2.0", msg, sizeof msg), 0);
+	ck_assert_int_eq(re_match("\\.2\\.", "1.2.0", msg, sizeof msg), 1);
+	ck_assert_int_eq(re_match("-rc\\.[0-9]+$", "1.0.0-rc.1", msg, sizeof msg), 1);
+	ck_assert_int_eq(re_match("(?P<major>\\d+)\\.x", "v1.x", msg, sizeof msg), 1);
+	/* Go's refusals, in Go's words */
+	ck_assert_int_eq(re_match("(0\\.1", "0.1.0", msg, sizeof msg), -1);
+	ck_assert_str_eq(msg, "error parsing regexp: missing closing ): `(0\\.1`");
+	ck_assert_int_eq(re_match("(?=1)", "1", msg, sizeof msg), -1);
+	ck_assert_str_eq(msg, "error parsing regexp: invalid or unsupported Perl syntax: `(?=`");
+	ck_assert_int_eq(re_match("a{1001}", "a", msg, sizeof msg), -1);
+	ck_assert_str_eq(msg, "error parsing regexp: invalid repeat count: `{1001}`");
 }
 END_TEST
 
@@ -330,6 +398,8 @@ int main(void)
 	tcase_add_test(tc, test_index_hostile);
 	tcase_add_test(tc, test_resolve_url);
 	tcase_add_test(tc, test_proto_fetch);
+	tcase_add_test(tc, test_proto_fetch_oci);
+	tcase_add_test(tc, test_goregex);
 	tcase_add_test(tc, test_chartvalues);
 	tcase_add_test(tc, test_targz_paths);
 	suite_add_tcase(s, tc);
