@@ -101,6 +101,13 @@ tests_unit_test_acl_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_acl
 UNIT_TESTS += tests/unit/test_acl
 
+check_PROGRAMS += tests/unit/test_sources_oci
+tests_unit_test_sources_oci_SOURCES = tests/unit/test_sources_oci.c
+tests_unit_test_sources_oci_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_sources_oci_LDADD = $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_sources_oci
+UNIT_TESTS += tests/unit/test_sources_oci
+
 check_PROGRAMS += tests/unit/test_noop
 tests_unit_test_noop_SOURCES = tests/unit/test_noop.c
 tests_unit_test_noop_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
