@@ -167,16 +167,19 @@ kubesim_curl() {
 }
 
 # kubesim_kubeconfig_token NAME TOKEN FILE: write a self-contained kubeconfig
-# (CA data embedded, no file paths) using bearer TOKEN.
+# (CA data embedded, no file paths) using bearer TOKEN. E2E_SERVER_HOST set
+# (opt-in, e.g. localhost): its server is https://$E2E_SERVER_HOST:PORT, the
+# API server given by a name kubesim's certificate holds, not by address.
 kubesim_kubeconfig_token() {
-	local name=$1 token=$2 file=$3
+	local name=$1 token=$2 file=$3 server=$KUBESIM_URL
+	[ -n "${E2E_SERVER_HOST:-}" ] && server="https://$E2E_SERVER_HOST:$KUBESIM_PORT"
 	cat >"$file" <<EOF
 apiVersion: v1
 kind: Config
 clusters:
 - name: kubesim
   cluster:
-    server: $KUBESIM_URL
+    server: $server
     certificate-authority-data: $(base64 -w0 <"$KUBESIM_DIR/ca.crt")
 users:
 - name: $name
