@@ -5,7 +5,14 @@
  * drained into one output buffer (nghttp2_session_mem_send) written with
  * SSL_write. A stream ends from nghttp2's callbacks onto a list that
  * kube_h2_dispatch hands to the caller after nghttp2 returned, so the
- * caller's end call may add or stop streams. */
+ * caller's end call may add or stop streams.
+ *
+ * A server given by name is looked up again for every new connection (its
+ * addresses change), by getaddrinfo on a short-lived thread of its own that
+ * signals an eventfd when done: the caller's loop polls that fd as it polls
+ * the socket, and other work never waits for a slow resolver. Its
+ * addresses are tried in the resolver's order, the next when one cannot be
+ * connected to, as libcurl does. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,10 +24,14 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -63,7 +74,20 @@ typedef struct {
 	size_t n;
 } slist;
 
-enum { C_NONE, C_CONNECTING, C_TLS, C_READY };
+enum { C_NONE, C_RESOLVING, C_CONNECTING, C_TLS, C_READY };
+
+/* A lookup of the server's name, shared by the client and the thread that
+ * runs it: freed by whichever lets it go last (a client may give up on a
+ * slow one, or be freed, while the thread still waits on the resolver). */
+typedef struct lookup {
+	atomic_int refs;
+	atomic_int done;       /* rc, err and ai are set (release/acquire) */
+	int efd;               /* eventfd, written once done */
+	int rc, err;           /* getaddrinfo's, and errno for EAI_SYSTEM */
+	struct addrinfo *ai;   /* the addresses, until the client takes them */
+	char port[8];
+	char host[];
+} lookup;
 
 struct kube_h2 {
 	kube_config *cfg;
@@ -71,8 +95,14 @@ struct kube_h2 {
 	char *prefix;     /* its path, "" for none */
 	char *verify;     /* the name the certificate is verified for (and SNI, unless an address) */
 	int verify_ip;
-	struct sockaddr_storage addr;
-	socklen_t addr_len;
+	char *host;       /* the server's host name, looked up per connection; NULL: an address */
+	char port[8];
+	lookup *lk;       /* the lookup under way (C_RESOLVING) */
+	struct addrinfo *ai;      /* the addresses: the server's own, or its name's last lookup */
+	struct addrinfo *ai_next; /* the next to try for this connection */
+	int last_errno;           /* why the last address tried could not be connected to */
+	char last_addr[64];       /* that address */
+	long long try_deadline;   /* ms: the address tried now gives way to the next */
 	SSL_CTX *ctx;
 	SSL_SESSION *sess; /* the last connection's, resumed by the next */
 	void (*forget)(int fd);
@@ -221,15 +251,15 @@ int kube_h2_usable(const kube_config *cfg, const char **why)
 	return *why == NULL;
 }
 
-/* The server URL's parts; its host must be an address (no resolver
- * here: a name would block the loop). */
+/* The server URL's parts: its host an address (kept), or a name (looked
+ * up on each new connection). */
 static int parse_server(kube_h2 *h, bh_error *err)
 {
 	const char *a = h->cfg->server + 8, *slash = strchr(a, '/'), *portp = NULL;
 	size_t alen = slash ? (size_t)(slash - a) : strlen(a), hlen = alen;
-	char host[64], port[8];
+	char host[256];
 	const char *hs = a;
-	struct addrinfo hints = {0}, *res = NULL;
+	struct addrinfo hints = {0};
 	if (a[0] == '[') {
 		const char *rb = memchr(a, ']', alen);
 		if (!rb)
@@ -245,29 +275,36 @@ static int parse_server(kube_h2 *h, bh_error *err)
 			hlen = (size_t)(colon - a);
 		}
 	}
-	if (hlen == 0 || hlen >= sizeof host || (portp && (size_t)(a + alen - portp) >= sizeof port))
+	if (hlen == 0 || hlen >= sizeof host || (portp && (a + alen == portp || (size_t)(a + alen - portp) >= sizeof h->port ||
+	                                                    strspn(portp, "0123456789") != (size_t)(a + alen - portp))))
 		return bh_error_set(err, BH_EINVAL, "server %s: bad host or port", h->cfg->server);
 	memcpy(host, hs, hlen);
 	host[hlen] = '\0';
 	if (portp)
-		snprintf(port, sizeof port, "%.*s", (int)(a + alen - portp), portp);
+		snprintf(h->port, sizeof h->port, "%.*s", (int)(a + alen - portp), portp);
 	else
-		snprintf(port, sizeof port, "443");
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, port, &hints, &res) != 0 || !res)
-		return bh_error_set(err, BH_EINVAL, "server %s: its host is not an address", h->cfg->server);
-	memcpy(&h->addr, res->ai_addr, res->ai_addrlen);
-	h->addr_len = res->ai_addrlen;
-	freeaddrinfo(res);
+		snprintf(h->port, sizeof h->port, "443");
 	h->authority = strndup(a, alen);
 	h->prefix = strdup(slash ? slash : "");
-	h->verify_ip = !h->cfg->tls_server_name;
-	h->verify = strdup(h->cfg->tls_server_name ? h->cfg->tls_server_name : host);
-	if (!h->authority || !h->prefix || !h->verify)
+	if (!h->authority || !h->prefix)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (kube_has_ctl(h->authority) || kube_has_ctl(h->prefix))
 		return bh_error_set(err, BH_EINVAL, "the server URL holds a control character");
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, h->port, &hints, &h->ai) != 0 || !h->ai) {
+		h->ai = NULL;
+		if (a[0] == '[')
+			return bh_error_set(err, BH_EINVAL, "server %s: bad IPv6 address", h->cfg->server);
+		if (!(h->host = strdup(host)))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	/* the certificate is checked for tls-server-name, else the URL's host
+	 * (an address as an address, a name as a name, with SNI): as libcurl */
+	h->verify_ip = !h->cfg->tls_server_name && !h->host;
+	h->verify = strdup(h->cfg->tls_server_name ? h->cfg->tls_server_name : host);
+	if (!h->verify)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -356,7 +393,100 @@ static int tls_setup(kube_h2 *h, bh_error *err)
 	return 0;
 }
 
+/* ---- the server's name ------------------------------------------------------ */
+
+static void lookup_unref(lookup *lk)
+{
+	if (atomic_fetch_sub_explicit(&lk->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (lk->ai)
+		freeaddrinfo(lk->ai);
+	close(lk->efd);
+	free(lk);
+}
+
+/* The lookup's thread: the resolver may take seconds (a slow or gone DNS
+ * server); nothing else waits for it. */
+static void *lookup_run(void *arg)
+{
+	lookup *lk = arg;
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	uint64_t one = 1;
+	lk->rc = getaddrinfo(lk->host, lk->port, &hints, &lk->ai);
+	lk->err = errno;
+	if (lk->rc)
+		lk->ai = NULL;
+	atomic_store_explicit(&lk->done, 1, memory_order_release);
+	while (write(lk->efd, &one, sizeof one) < 0 && errno == EINTR)
+		;
+	lookup_unref(lk);
+	return NULL;
+}
+
+/* h->host's lookup started on a thread of its own (detached, every signal
+ * blocked in it: the process's handlers run on its other threads): 0, or
+ * -1 with why set. */
+static int lookup_start(kube_h2 *h, char *why, size_t n)
+{
+	size_t hl = strlen(h->host);
+	lookup *lk = calloc(1, sizeof *lk + hl + 1);
+	pthread_attr_t at;
+	pthread_t th;
+	sigset_t all, old;
+	int rc;
+	if (!lk) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	if ((lk->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		snprintf(why, n, "looking up %s: eventfd: %s", h->host, strerror(errno));
+		free(lk);
+		return -1;
+	}
+	atomic_init(&lk->refs, 2);
+	atomic_init(&lk->done, 0);
+	memcpy(lk->port, h->port, sizeof lk->port);
+	memcpy(lk->host, h->host, hl + 1);
+	sigfillset(&all);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&th, &at, lookup_run, lk);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&at);
+	if (rc != 0) {
+		snprintf(why, n, "looking up %s: no thread for it: %s", h->host, strerror(rc));
+		close(lk->efd);
+		free(lk);
+		return -1;
+	}
+	h->lk = lk;
+	return 0;
+}
+
+/* Gives up h's lookup (its thread frees it when done). */
+static void lookup_drop(kube_h2 *h)
+{
+	if (!h->lk)
+		return;
+	if (h->forget)
+		h->forget(h->lk->efd);
+	lookup_unref(h->lk);
+	h->lk = NULL;
+}
+
 /* ---- the connection -------------------------------------------------------- */
+
+/* The socket tried or used now closed (the caller's poll set told first). */
+static void sock_close(kube_h2 *h)
+{
+	if (h->fd >= 0) {
+		if (h->forget)
+			h->forget(h->fd);
+		close(h->fd);
+	}
+	h->fd = -1;
+}
 
 static void conn_close(kube_h2 *h)
 {
@@ -366,12 +496,8 @@ static void conn_close(kube_h2 *h)
 	if (h->ssl)
 		SSL_free(h->ssl);
 	h->ssl = NULL;
-	if (h->fd >= 0) {
-		if (h->forget)
-			h->forget(h->fd);
-		close(h->fd);
-	}
-	h->fd = -1;
+	lookup_drop(h);
+	sock_close(h);
 	h->state = C_NONE;
 	h->goaway = 0;
 	h->ping_at = 0;
@@ -416,24 +542,85 @@ static void conn_failed(kube_h2 *h, int code, const char *why)
 		finish(h, &h->queue, s, code, why);
 }
 
-static void conn_start(kube_h2 *h)
+/* A TCP connection to the next of h's addresses (in the resolver's order)
+ * under way, or, when none is left, the connection failed with the last
+ * one's error. */
+static void connect_next(kube_h2 *h)
 {
-	int fd = socket(h->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
-	char why[160];
-	if (fd < 0) {
-		snprintf(why, sizeof why, "socket: %s", strerror(errno));
+	char why[300];
+	struct addrinfo *a;
+	while ((a = h->ai_next)) {
+		int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+		long long now = kube_now_ms();
+		h->ai_next = a->ai_next;
+		if (getnameinfo(a->ai_addr, a->ai_addrlen, h->last_addr, sizeof h->last_addr, NULL, 0, NI_NUMERICHOST))
+			snprintf(h->last_addr, sizeof h->last_addr, "?");
+		if (fd < 0) {
+			h->last_errno = errno;
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+		h->fd = fd;
+		h->state = C_CONNECTING;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
+			h->last_errno = errno;
+			sock_close(h);
+			continue;
+		}
+		/* with another address left, this one has half the time left: one
+		 * that never answers does not take all of it */
+		h->try_deadline = h->ai_next ? now + (h->conn_deadline - now) / 2 : h->conn_deadline;
+		return;
+	}
+	if (h->host)
+		snprintf(why, sizeof why, "connect to %s (%s, of %s): %s", h->authority, h->last_addr, h->host,
+		         strerror(h->last_errno));
+	else
+		snprintf(why, sizeof why, "connect to %s: %s", h->authority, strerror(h->last_errno));
+	conn_failed(h, BH_EUNAVAIL, why);
+}
+
+/* The lookup is done: its addresses tried, or the connection failed
+ * naming the host. */
+static void lookup_done(kube_h2 *h)
+{
+	lookup *lk = h->lk;
+	char why[300];
+	uint64_t v;
+	if (!atomic_load_explicit(&lk->done, memory_order_acquire))
+		return; /* not yet (a stray wake-up) */
+	(void)!read(lk->efd, &v, sizeof v);
+	if (lk->rc) {
+		snprintf(why, sizeof why, "looking up the server's host %s: %s", h->host,
+		         lk->rc == EAI_SYSTEM ? strerror(lk->err) : gai_strerror(lk->rc));
 		conn_failed(h, BH_EUNAVAIL, why);
 		return;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-	h->fd = fd;
+	if (h->ai)
+		freeaddrinfo(h->ai);
+	h->ai = h->ai_next = lk->ai; /* ours now: the thread is done with lk */
+	lk->ai = NULL;
+	lookup_drop(h);
+	h->last_errno = EADDRNOTAVAIL; /* a lookup with no address */
+	connect_next(h);
+}
+
+/* A new connection: the server's name looked up again (its addresses
+ * change), or its address connected to. */
+static void conn_start(kube_h2 *h)
+{
+	char why[300];
 	h->conns++;
 	h->conn_deadline = kube_now_ms() + KUBE_H2_CONNECT_TIMEOUT_MS;
-	h->state = C_CONNECTING;
-	if (connect(fd, (struct sockaddr *)&h->addr, h->addr_len) < 0 && errno != EINPROGRESS) {
-		snprintf(why, sizeof why, "connect to %s: %s", h->authority, strerror(errno));
+	h->last_errno = ECONNREFUSED;
+	if (!h->host) {
+		h->ai_next = h->ai;
+		connect_next(h);
+	} else if (lookup_start(h, why, sizeof why) < 0) {
 		conn_failed(h, BH_EUNAVAIL, why);
+	} else {
+		h->state = C_RESOLVING;
 	}
 }
 
@@ -947,11 +1134,11 @@ static void tls_start(kube_h2 *h)
 {
 	int soerr = 0;
 	socklen_t sl = sizeof soerr;
-	char why[200];
 	getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-	if (soerr) {
-		snprintf(why, sizeof why, "connect to %s: %s", h->authority, strerror(soerr));
-		conn_failed(h, BH_EUNAVAIL, why);
+	if (soerr) { /* this address refused it: the next, if any */
+		h->last_errno = soerr;
+		sock_close(h);
+		connect_next(h);
 		return;
 	}
 	if (!(h->ssl = SSL_new(h->ctx)) || !(h->rb = BIO_new(BIO_s_mem())) || !(h->wb = BIO_new(BIO_s_mem()))) {
@@ -1029,8 +1216,24 @@ static void expire(kube_h2 *h, long long now)
 		nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
 		finish(h, &h->live, s, BH_ETIMEOUT, "timed out");
 	}
-	if ((h->state == C_CONNECTING || h->state == C_TLS) && h->conn_deadline <= now)
+	if (h->state == C_CONNECTING && h->ai_next && h->try_deadline <= now) { /* the next address */
+		h->last_errno = ETIMEDOUT;
+		sock_close(h);
+		connect_next(h);
+	}
+	if (h->state == C_RESOLVING && h->conn_deadline <= now) {
+		char why[300];
+		snprintf(why, sizeof why, "looking up the server's host %s: timed out", h->host);
+		conn_failed(h, BH_ETIMEOUT, why);
+	} else if ((h->state == C_CONNECTING || h->state == C_TLS) && h->conn_deadline <= now) {
 		conn_failed(h, BH_ETIMEOUT, "connection timed out");
+	}
+}
+
+/* The fd h waits on: the lookup's while it runs, else the socket (or -1). */
+static int poll_fd(const kube_h2 *h)
+{
+	return h->state == C_RESOLVING ? h->lk->efd : h->fd;
 }
 
 void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
@@ -1039,9 +1242,11 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 	short rev = 0;
 	h2s *s;
 	for (size_t i = 0; i < n; i++)
-		if (h->fd >= 0 && pfd[i].fd == h->fd)
+		if (poll_fd(h) >= 0 && pfd[i].fd == poll_fd(h))
 			rev = pfd[i].revents;
-	if (h->state == C_CONNECTING && rev)
+	if (h->state == C_RESOLVING && rev)
+		lookup_done(h);
+	else if (h->state == C_CONNECTING && rev)
 		tls_start(h);
 	else if (h->state == C_TLS && rev)
 		handshake(h, rev);
@@ -1077,8 +1282,10 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 	short ev = 0;
 	if (hc >= 0 && (next < 0 || hc < next))
 		next = hc;
-	if (h->state == C_CONNECTING || h->state == C_TLS)
+	if (h->state == C_RESOLVING || h->state == C_TLS)
 		next = next < 0 || h->conn_deadline < next ? h->conn_deadline : next;
+	else if (h->state == C_CONNECTING)
+		next = next < 0 || h->try_deadline < next ? h->try_deadline : next;
 	*timeout_ms = next < 0 ? -1 : next > now ? (int)(next - now) : 0;
 	if (l_first(&h->fin) || (h->state == C_NONE && l_first(&h->queue)) ||
 	    (h->state == C_READY && l_first(&h->queue) && !h->goaway &&
@@ -1086,6 +1293,9 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 	    (h->state == C_READY && nghttp2_session_want_write(h->ng) && h->net_off == h->net.len))
 		*timeout_ms = 0; /* to do now */
 	switch (h->state) {
+	case C_RESOLVING:
+		ev = POLLIN;
+		break;
 	case C_CONNECTING:
 		ev = POLLOUT;
 		break;
@@ -1097,7 +1307,7 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
 		*n = 0;
 		return NULL;
 	}
-	h->pfd = (struct pollfd){.fd = h->fd, .events = ev};
+	h->pfd = (struct pollfd){.fd = poll_fd(h), .events = ev};
 	*n = 1;
 	return &h->pfd;
 }
@@ -1176,6 +1386,9 @@ void kube_h2_free(kube_h2 *h)
 	free(h->authority);
 	free(h->prefix);
 	free(h->verify);
+	free(h->host);
+	if (h->ai)
+		freeaddrinfo(h->ai);
 	free(h->auth);
 	free(h);
 }

@@ -7,10 +7,16 @@
  * bytes or the system's store, client certificate and key,
  * tls-server-name), the bearer token through kube_config_refresh (token
  * file rotation). Only for a configuration kube_h2_usable accepts (an
- * https server given by address, no proxy, no exec plugin or basic auth,
- * not insecure, not strict); a server that does not negotiate "h2" by ALPN
- * makes kube_h2_refused true, and its requests end unsent, for the caller
- * to send another way. The worker never links it.
+ * https server, no proxy, no exec plugin or basic auth, not insecure, not
+ * strict). A server given by host name is looked up for each new
+ * connection on a short-lived thread (the caller's loop polls its eventfd
+ * meanwhile, never held by a slow resolver), its addresses tried in order,
+ * and its certificate checked for that name (SNI sent), or for
+ * tls-server-name as libcurl does; a name that does not resolve ends the
+ * waiting streams unsent (BH_EUNAVAIL) naming the host. A server that
+ * does not negotiate "h2" by ALPN makes kube_h2_refused true, and its
+ * requests end unsent, for the caller to send another way. The worker
+ * never links it.
  *
  * A stream not yet sent when its connection goes (a GOAWAY that did not
  * take it, the server's REFUSED_STREAM, a connection lost before its
@@ -82,8 +88,10 @@ int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_s
                 kube_h2_end_fn on_end, void *sud, bh_error *err);
 /* Stops sud's stream (reset if it was sent); no end call. */
 void kube_h2_stop(kube_h2 *h, void *sud);
-/* The socket to poll (*n: 0 or 1, h's own, valid until the next call into
- * h) and the longest wait (*timeout_ms, -1: none). */
+/* The fd to poll (*n: 0 or 1, h's own, valid until the next call into h:
+ * its socket, or the eventfd of a lookup of the server's name; either is
+ * given to opt's forget before h lets it go) and the longest wait
+ * (*timeout_ms, -1: none). */
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms);
 /* After the poll: pfd[0..n) (h's entry among them, revents set; others
  * ignored). Moves bytes, starts what waits, ends what is done or due. */

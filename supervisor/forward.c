@@ -13,7 +13,7 @@
  * whose credential plugin may run) goes on a thread of its own.
  *
  * When the API server is one kube/h2.h serves exactly as libcurl would
- * (https by address, no proxy: kube_h2_usable), the loop's requests go
+ * (https, by address or name, no proxy: kube_h2_usable), the loop's requests go
  * instead as streams of one HTTP/2 connection of kube/h2.c, its socket in
  * the same poll set: a fraction of libcurl's instructions and system calls
  * per request. A server that does not negotiate h2 sends the requests back
@@ -582,6 +582,8 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 		svlog(SVLOG_DEBUG, "forwarding by libcurl: %s", why);
 	else if (!(h2 = kube_h2_new(cfg, &(kube_h2_options){.forget = kube_curl_multi_forget}, &e)))
 		svlog(SVLOG_DEBUG, "forwarding by libcurl: %s", e.msg);
+	else
+		svlog(SVLOG_DEBUG, "forwarding over HTTP/2 (kube/h2.c) to %s", cfg->server);
 	for (int i = 0; i < n && i < FWD_IDLE_KEEP; i++) { /* connections for the first n at a time */
 		if (!(idle[nidle] = kube_curl_transport_new(cfg, err)))
 			return err ? err->code : BH_EIO;

@@ -4,7 +4,9 @@
 # https://localhost:PORT (kubesim's certificate names DNS:localhost), under
 # deploy/'s ServiceAccount. A HelmRelease is installed (Ready), upgraded and,
 # deleted, uninstalled: the workers' requests, bulkheadd's status writes
-# and the workers' watches all reach the server by that name.
+# and the workers' watches all reach the server by that name, over
+# bulkheadd's own HTTP/2 client (kube/h2.c: the name looked up off the
+# loop's thread, the certificate checked for it), as its log says.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -27,6 +29,11 @@ rl_wait_gen team-n web 2 60
 e2e_expect_contains "$(sk_ready team-n web)" "True|UpgradeSucceeded|Helm upgrade succeeded for release team-n/web.v2 with chart app@1.0.0" "Ready after upgrade"
 [ "$(rl_history team-n web)" = "1:superseded 2:deployed" ] || sk_fail "helm history after upgrade: $(rl_history team-n web)"
 [ "$(kubectl get cm web-config -n team-n -o jsonpath='{.data.message}')" = two ] || sk_fail "ConfigMap web-config not upgraded"
+
+# bulkheadd's own HTTP/2 client (kube/h2.c) served it, not libcurl
+grep -q "forwarding over HTTP/2 (kube/h2.c) to https://localhost:$KUBESIM_PORT" "$SK_DIR/bulkheadd.log" \
+	|| sk_fail "bulkheadd did not forward over its HTTP/2 client: $(grep forwarding "$SK_DIR/bulkheadd.log")"
+grep -q "forwarding by libcurl" "$SK_DIR/bulkheadd.log" && sk_fail "bulkheadd forwards by libcurl: $(grep forwarding "$SK_DIR/bulkheadd.log")"
 
 # deletion: the release is uninstalled, then the HelmRelease goes
 kubectl delete helmrelease web -n team-n --wait=false >/dev/null

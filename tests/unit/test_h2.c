@@ -7,8 +7,12 @@
  * it did not take go again on a new connection), a connection refused, a
  * stream's timeout, a stopped stream, a server that does not offer h2
  * (ALPN), a server whose certificate is not of the CA, a token file
- * replaced between requests, and the connection's health check (a server
- * that stops answering PINGs, one that answers). */
+ * replaced between requests, the connection's health check (a server
+ * that stops answering PINGs, one that answers), and a server given by host
+ * name ("localhost": looked up on a thread per new connection, never
+ * stalling the caller's loop; the certificate checked for the name, or
+ * tls-server-name, with SNI; a name that does not resolve; a certificate
+ * for another name). */
 #include <arpa/inet.h>
 #include <check.h>
 #include <fcntl.h>
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +49,7 @@ typedef struct server {
 	int requests;        /* requests answered */
 	int pings;           /* PINGs received */
 	int peak;            /* most streams open at once */
+	char sni[64];        /* the server name of the last handshake, "" for none */
 	char auth[128], imp[128], ctype[64]; /* of the last request */
 } server;
 
@@ -245,7 +251,21 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen, c
 	                                                                                    : SSL_TLSEXT_ERR_NOACK;
 }
 
-static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at, int no_ping_ack)
+/* Records the client's SNI. */
+static int sni_cb(SSL *ssl, int *al, void *arg)
+{
+	server *s = arg;
+	const char *n = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+	(void)al;
+	pthread_mutex_lock(&s->mu);
+	snprintf(s->sni, sizeof s->sni, "%s", n ? n : "");
+	pthread_mutex_unlock(&s->mu);
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/* s serving with the certificate crt. */
+static void server_start_crt(server *s, const tls_cred *crt, int no_h2, uint32_t max_streams, int goaway_at,
+                             int no_ping_ack)
 {
 	memset(s, 0, sizeof *s);
 	pthread_mutex_init(&s->mu, NULL);
@@ -253,9 +273,16 @@ static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_
 	s->max_streams = max_streams;
 	s->goaway_at = goaway_at;
 	s->no_ping_ack = no_ping_ack;
-	tls_server_listen(&s->t, &srv);
+	tls_server_listen(&s->t, crt);
 	SSL_CTX_set_alpn_select_cb(s->t.ctx, alpn_cb, s);
+	SSL_CTX_set_tlsext_servername_callback(s->t.ctx, sni_cb);
+	SSL_CTX_set_tlsext_servername_arg(s->t.ctx, s);
 	tls_server_run(&s->t, serve_conn, s);
+}
+
+static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at, int no_ping_ack)
+{
+	server_start_crt(s, &srv, no_h2, max_streams, goaway_at, no_ping_ack);
 }
 
 static void server_stop(server *s)
@@ -290,11 +317,12 @@ static void forget(int fd)
 	forgotten = fd;
 }
 
-static kube_config *cfg_for(unsigned port, const char *ca_pem)
+/* A configuration for https://host:port trusting ca_pem. */
+static kube_config *cfg_host(const char *host, unsigned port, const char *ca_pem)
 {
 	kube_config *c = calloc(1, sizeof *c);
-	char url[64];
-	snprintf(url, sizeof url, "https://127.0.0.1:%u", port);
+	char url[128];
+	snprintf(url, sizeof url, "https://%s:%u", host, port);
 	c->server = strdup(url);
 	c->namespace_ = strdup("default");
 	c->token = strdup("tok-123");
@@ -303,26 +331,56 @@ static kube_config *cfg_for(unsigned port, const char *ca_pem)
 	return c;
 }
 
+static kube_config *cfg_for(unsigned port, const char *ca_pem)
+{
+	return cfg_host("127.0.0.1", port, ca_pem);
+}
+
+/* Seen by run: lookups of the server's name (turns whose fd to poll is not
+ * a socket, after one that was or had none), and the longest a call into
+ * the client took (ms). */
+static int lookups;
+static long long slowest_ms;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Runs h until the first n results are done (or 20 s pass). */
 static void run(kube_h2 *h, int n)
 {
+	int was_lookup = 0;
+	lookups = 0;
+	slowest_ms = 0;
 	for (int turns = 0; turns < 2000; turns++) {
 		size_t k;
-		int tmo, all = 1;
+		int tmo, all = 1, is_lookup = 0;
 		struct pollfd p[1];
 		const struct pollfd *f;
+		struct stat st;
+		long long t0;
 		for (int i = 0; i < n; i++)
 			all &= res[i].done;
 		if (all)
 			return;
+		t0 = mono_ms();
 		f = kube_h2_fds(h, &k, &tmo);
-		if (k)
+		if (k) {
 			p[0] = f[0];
+			is_lookup = fstat(p[0].fd, &st) == 0 && !S_ISSOCK(st.st_mode);
+		}
+		lookups += is_lookup && !was_lookup;
+		was_lookup = is_lookup;
 		if (tmo < 0 || tmo > 10)
 			tmo = 10;
 		if (poll(p, k, tmo) <= 0)
 			p[0].revents = 0;
 		kube_h2_dispatch(h, p, k);
+		if (mono_ms() - t0 - tmo > slowest_ms) /* the poll's wait aside */
+			slowest_ms = mono_ms() - t0 - tmo;
 	}
 }
 
@@ -743,6 +801,116 @@ START_TEST(test_health_check)
 }
 END_TEST
 
+/* A server given by name: looked up on each new connection (the first
+ * connection's GOAWAY makes a second), its certificate checked for the
+ * name with SNI; with tls-server-name, for that name instead. */
+START_TEST(test_host_name)
+{
+	tls_cred named = tls_cred_make_san("h2-named", &ca, "serverAuth", "DNS:localhost");
+	tls_cred other = tls_cred_make_san("h2-other", &ca, "serverAuth", "DNS:api.example.test");
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	kube_request rq[4];
+	kube_response rs[4];
+	bh_error e;
+	const char *why;
+	server_start_crt(&s, &named, 0, 100, 2, 0);
+	cfg = cfg_host("localhost", s.t.port, ca.crt_pem);
+	ck_assert(kube_h2_usable(cfg, &why));
+	h = kube_h2_new(cfg, NULL, &e);
+	ck_assert_msg(h != NULL, "%s", e.msg);
+	memset(res, 0, sizeof res);
+	for (int i = 0; i < 4; i++) {
+		rq[i] = (kube_request){.method = "GET", .path = "/named"};
+		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
+		ck_assert_int_eq(kube_h2_add(h, &rq[i], &rs[i], NULL, on_end, &res[i], &e), 0);
+	}
+	run(h, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_msg(res[i].done && res[i].rc == 0, "%d: %s", i, res[i].msg);
+		ck_assert_int_eq(rs[i].status, 200);
+		kube_response_free(&rs[i]);
+	}
+	ck_assert_uint_eq(kube_h2_connections(h), 2); /* the GOAWAY's */
+	ck_assert_int_eq(lookups, 2);                 /* the name looked up again for the second */
+	ck_assert_str_eq(s.sni, "localhost");
+	ck_assert_int_lt(slowest_ms, 200);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+
+	/* a certificate for another name is refused; with tls-server-name
+	 * naming it, it is the one checked (and sent as SNI) */
+	server_start_crt(&s, &other, 0, 100, 0, 0);
+	cfg = cfg_host("localhost", s.t.port, ca.crt_pem);
+	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
+	memset(res, 0, sizeof res);
+	rs[0] = (kube_response)KUBE_RESPONSE_INIT;
+	ck_assert_int_eq(kube_h2_add(h, &rq[0], &rs[0], NULL, on_end, &res[0], &e), 0);
+	run(h, 1);
+	ck_assert_int_eq(res[0].rc, BH_EINVAL);
+	ck_assert_msg(strstr(res[0].msg, "certificate") != NULL, "%s", res[0].msg);
+	ck_assert_int_eq(s.requests, 0);
+	kube_response_free(&rs[0]);
+	kube_h2_free(h);
+	cfg->tls_server_name = strdup("api.example.test");
+	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
+	memset(res, 0, sizeof res);
+	rs[0] = (kube_response)KUBE_RESPONSE_INIT;
+	ck_assert_int_eq(kube_h2_add(h, &rq[0], &rs[0], NULL, on_end, &res[0], &e), 0);
+	run(h, 1);
+	ck_assert_msg(res[0].rc == 0 && rs[0].status == 200, "%s", res[0].msg);
+	ck_assert_str_eq(s.sni, "api.example.test");
+	kube_response_free(&rs[0]);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+	tls_cred_free(&named);
+	tls_cred_free(&other);
+}
+END_TEST
+
+/* A name that does not resolve: the streams waiting end unsent with an
+ * error naming the host, and the loop was never held by the lookup. */
+START_TEST(test_host_name_unknown)
+{
+	kube_config *cfg = cfg_host("no-such-host.invalid", 6443, ca.crt_pem);
+	kube_request rq = {.method = "GET", .path = "/x"};
+	kube_response rs = KUBE_RESPONSE_INIT;
+	kube_h2 *h;
+	bh_error e;
+	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
+	memset(res, 0, sizeof res);
+	ck_assert_int_eq(kube_h2_add(h, &rq, &rs, NULL, on_end, &res[0], &e), 0);
+	run(h, 1);
+	ck_assert(res[0].done);
+	ck_assert(res[0].rc == BH_EUNAVAIL || res[0].rc == BH_ETIMEOUT); /* a resolver that does not answer in time */
+	ck_assert_int_eq(res[0].sent, 0);
+	ck_assert_msg(strstr(res[0].msg, "looking up the server's host no-such-host.invalid") != NULL, "%s", res[0].msg);
+	ck_assert_int_eq(lookups, 1);
+	ck_assert_int_lt(slowest_ms, 200);
+	kube_response_free(&rs);
+	kube_h2_free(h);
+	/* a client freed while its lookup runs: the lookup's thread frees it
+	 * (under ASan: nothing leaked, nothing used after its free) */
+	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
+	rs = (kube_response)KUBE_RESPONSE_INIT;
+	ck_assert_int_eq(kube_h2_add(h, &rq, &rs, NULL, on_end, &res[0], &e), 0);
+	{
+		size_t k;
+		int tmo;
+		kube_h2_dispatch(h, NULL, 0); /* the connection starts: its lookup */
+		kube_h2_fds(h, &k, &tmo);
+		ck_assert_uint_eq(k, 1);
+	}
+	kube_h2_free(h);
+	usleep(300000);
+	kube_response_free(&rs);
+	kube_config_free(cfg);
+}
+END_TEST
+
 START_TEST(test_head_fields)
 {
 	kube_response r = KUBE_RESPONSE_INIT;
@@ -783,6 +951,8 @@ int main(void)
 	tcase_add_test(tc, test_token_file_rotation);
 	tcase_add_test(tc, test_stream_pieces);
 	tcase_add_test(tc, test_health_check);
+	tcase_add_test(tc, test_host_name);
+	tcase_add_test(tc, test_host_name_unknown);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

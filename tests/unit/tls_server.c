@@ -52,6 +52,11 @@ static void ext(X509 *x, X509 *issuer, int nid, const char *v)
 
 tls_cred tls_cred_make(const char *cn, const tls_cred *ca, const char *eku)
 {
+	return tls_cred_make_san(cn, ca, eku, "IP:127.0.0.1");
+}
+
+tls_cred tls_cred_make_san(const char *cn, const tls_cred *ca, const char *eku, const char *san)
+{
 	static long serial = 1;
 	tls_cred c = {EVP_EC_gen("P-256"), X509_new(), NULL, NULL};
 	X509 *x = c.crt, *issuer = ca ? ca->crt : x;
@@ -69,7 +74,7 @@ tls_cred tls_cred_make(const char *cn, const tls_cred *ca, const char *eku)
 	} else {
 		ext(x, issuer, NID_ext_key_usage, eku);
 		if (!strcmp(eku, "serverAuth"))
-			ext(x, issuer, NID_subject_alt_name, "IP:127.0.0.1");
+			ext(x, issuer, NID_subject_alt_name, san);
 	}
 	ck_assert_int_gt(X509_sign(x, ca ? ca->key : c.key, EVP_sha256()), 0);
 	c.crt_pem = pem_of(w_crt, x);

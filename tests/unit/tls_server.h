@@ -21,6 +21,9 @@ typedef struct tls_cred {
  * by ca with the extended key usage eku ("serverAuth": also the subject
  * alternative name IP:127.0.0.1, "clientAuth"). tls_cred_free frees it. */
 tls_cred tls_cred_make(const char *cn, const tls_cred *ca, const char *eku);
+/* The same, a "serverAuth" one with the subject alternative names san
+ * instead (e.g. "DNS:localhost"). */
+tls_cred tls_cred_make_san(const char *cn, const tls_cred *ca, const char *eku, const char *san);
 void tls_cred_free(tls_cred *c);
 
 #define TLS_SERVER_MAX_CONNS 32
