@@ -16,7 +16,9 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -25,8 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -263,9 +267,9 @@ static int sni_cb(SSL *ssl, int *al, void *arg)
 	return SSL_TLSEXT_ERR_OK;
 }
 
-/* s serving with the certificate crt. */
-static void server_start_crt(server *s, const tls_cred *crt, int no_h2, uint32_t max_streams, int goaway_at,
-                             int no_ping_ack)
+/* s serving with the certificate crt on the loopback address ipv4. */
+static void server_start_at(server *s, const tls_cred *crt, const char *ipv4, int no_h2, uint32_t max_streams,
+                            int goaway_at, int no_ping_ack)
 {
 	memset(s, 0, sizeof *s);
 	pthread_mutex_init(&s->mu, NULL);
@@ -273,11 +277,17 @@ static void server_start_crt(server *s, const tls_cred *crt, int no_h2, uint32_t
 	s->max_streams = max_streams;
 	s->goaway_at = goaway_at;
 	s->no_ping_ack = no_ping_ack;
-	tls_server_listen(&s->t, crt);
+	tls_server_listen_at(&s->t, crt, ipv4);
 	SSL_CTX_set_alpn_select_cb(s->t.ctx, alpn_cb, s);
 	SSL_CTX_set_tlsext_servername_callback(s->t.ctx, sni_cb);
 	SSL_CTX_set_tlsext_servername_arg(s->t.ctx, s);
 	tls_server_run(&s->t, serve_conn, s);
+}
+
+static void server_start_crt(server *s, const tls_cred *crt, int no_h2, uint32_t max_streams, int goaway_at,
+                             int no_ping_ack)
+{
+	server_start_at(s, crt, "127.0.0.1", no_h2, max_streams, goaway_at, no_ping_ack);
 }
 
 static void server_start(server *s, int no_h2, uint32_t max_streams, int goaway_at, int no_ping_ack)
@@ -911,6 +921,79 @@ START_TEST(test_host_name_unknown)
 }
 END_TEST
 
+/* In a child of its own, with an /etc/hosts of its own (a user and mount
+ * namespace): "multi.test" is 127.0.0.1, where nothing listens on the
+ * server's port, then 127.0.0.2, where the server is. The client tries the
+ * second when the first refuses. Exit status: 0, 77 (no namespace here, or
+ * the resolver does not give them in that order), else a failure. */
+static int addresses_child(void)
+{
+	tls_cred named = tls_cred_make_san("h2-multi", &ca, "serverAuth", "DNS:multi.test");
+	char hosts[] = "/tmp/test_h2_hosts.XXXXXX", addr[64];
+	static const char lines[] = "127.0.0.1 multi.test\n127.0.0.2 multi.test\n";
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	kube_request rq = {.method = "GET", .path = "/multi"};
+	kube_response rs = KUBE_RESPONSE_INIT;
+	kube_config *cfg;
+	kube_h2 *h;
+	server s;
+	bh_error e;
+	int fd = mkstemp(hosts), ok;
+	if (fd < 0 || write(fd, lines, sizeof lines - 1) != (ssize_t)(sizeof lines - 1))
+		return 1;
+	close(fd);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(hosts, "/etc/hosts", NULL, MS_BIND, NULL) < 0) {
+		unlink(hosts);
+		return 77;
+	}
+	unlink(hosts);
+	if (getaddrinfo("multi.test", "443", &hints, &ai) != 0 || !ai || !ai->ai_next ||
+	    getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof addr, NULL, 0, NI_NUMERICHOST) != 0 ||
+	    strcmp(addr, "127.0.0.1") != 0) {
+		if (ai)
+			freeaddrinfo(ai);
+		return 77;
+	}
+	freeaddrinfo(ai);
+	server_start_at(&s, &named, "127.0.0.2", 0, 100, 0, 0);
+	cfg = cfg_host("multi.test", s.t.port, ca.crt_pem);
+	if (!(h = kube_h2_new(cfg, NULL, &e)))
+		return 2;
+	memset(res, 0, sizeof res);
+	if (kube_h2_add(h, &rq, &rs, NULL, on_end, &res[0], &e) < 0)
+		return 3;
+	run(h, 1);
+	if (!res[0].done || res[0].rc)
+		fprintf(stderr, "test_host_name_addresses: %s\n", res[0].msg);
+	ok = res[0].done && res[0].rc == 0 && rs.status == 200 && s.requests == 1 && kube_h2_connections(h) == 1;
+	kube_response_free(&rs);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+	tls_cred_free(&named);
+	return ok ? 0 : 4;
+}
+
+START_TEST(test_host_name_addresses)
+{
+	int st;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fflush(stderr);
+		_exit(addresses_child());
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st), "the child died");
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "test_host_name_addresses: skipped (no user namespace, or the resolver's order differs)\n");
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(st) == 0, "the child failed (%d)", WEXITSTATUS(st));
+}
+END_TEST
+
 START_TEST(test_head_fields)
 {
 	kube_response r = KUBE_RESPONSE_INIT;
@@ -953,6 +1036,7 @@ int main(void)
 	tcase_add_test(tc, test_health_check);
 	tcase_add_test(tc, test_host_name);
 	tcase_add_test(tc, test_host_name_unknown);
+	tcase_add_test(tc, test_host_name_addresses);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -133,8 +133,14 @@ static void *accept_main(void *arg)
 
 void tls_server_listen(tls_server *s, const tls_cred *crt)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	tls_server_listen_at(s, crt, "127.0.0.1");
+}
+
+void tls_server_listen_at(tls_server *s, const tls_cred *crt, const char *ipv4)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t al = sizeof a;
+	ck_assert_int_eq(inet_pton(AF_INET, ipv4, &a.sin_addr), 1);
 	memset(s, 0, sizeof *s);
 	ck_assert_ptr_nonnull(s->ctx = SSL_CTX_new(TLS_server_method()));
 	ck_assert_int_eq(SSL_CTX_use_certificate(s->ctx, crt->crt), 1);

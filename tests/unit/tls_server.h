@@ -54,6 +54,8 @@ struct tls_server {
 /* s listening on 127.0.0.1 (a port of the kernel's, s->port), its context
  * presenting crt; nothing accepted until tls_server_run. */
 void tls_server_listen(tls_server *s, const tls_cred *crt);
+/* The same on another loopback address (e.g. "127.0.0.2"). */
+void tls_server_listen_at(tls_server *s, const tls_cred *crt, const char *ipv4);
 /* Accepts connections on a thread of s's, each served by fn. */
 void tls_server_run(tls_server *s, tls_server_fn fn, void *ud);
 /* Stops accepting, waits for every connection's handler, frees s's context. */
