@@ -12,7 +12,9 @@
  * name ("localhost": looked up on a thread per new connection, never
  * stalling the caller's loop; the certificate checked for the name, or
  * tls-server-name, with SNI; a name that does not resolve; a certificate
- * for another name). */
+ * for another name; in a child with namespaces of its own, a name whose
+ * first address refuses, and a DNS server that never answers while another
+ * client in the same loop is served). */
 #include <arpa/inet.h>
 #include <check.h>
 #include <fcntl.h>
@@ -27,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -921,16 +925,70 @@ START_TEST(test_host_name_unknown)
 }
 END_TEST
 
-/* In a child of its own, with an /etc/hosts of its own (a user and mount
- * namespace): "multi.test" is 127.0.0.1, where nothing listens on the
- * server's port, then 127.0.0.2, where the server is. The client tries the
- * second when the first refuses. Exit status: 0, 77 (no namespace here, or
- * the resolver does not give them in that order), else a failure. */
+/* ---- in a namespace of the test's own: its /etc/hosts, its resolver ---------- */
+
+/* text bound over target in this mount namespace: 0, or -1. */
+static int bind_text(const char *target, const char *text)
+{
+	char tmp[] = "/tmp/test_h2_etc.XXXXXX";
+	int fd = mkstemp(tmp), rc = -1;
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) == (ssize_t)strlen(text) && mount(tmp, target, NULL, MS_BIND, NULL) == 0)
+		rc = 0;
+	close(fd);
+	unlink(tmp); /* the mount keeps it */
+	return rc;
+}
+
+/* This process in a user and mount namespace of its own (and a network
+ * one, its loopback up, when net): 0, or -1 (none here). */
+static int ns_own(int net)
+{
+	struct ifreq ifr = {0};
+	int fd;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | (net ? CLONE_NEWNET : 0)) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	if (!net)
+		return 0;
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 || (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* fn run in a child (its namespaces its own): passes on 0, is skipped
+ * with a line on 77 (no namespaces here, or a resolver that does not
+ * behave as the test needs), fails on anything else. */
+static void in_child(int (*fn)(void), const char *name)
+{
+	int st;
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(fn());
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st), "%s: the child died", name);
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "%s: skipped (no user namespace here, or the resolver differs)\n", name);
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(st) == 0, "%s: the child failed (%d)", name, WEXITSTATUS(st));
+}
+
+/* "multi.test" is 127.0.0.1, where nothing listens on the server's port,
+ * then 127.0.0.2, where the server is: the second is tried when the first
+ * refuses. */
 static int addresses_child(void)
 {
 	tls_cred named = tls_cred_make_san("h2-multi", &ca, "serverAuth", "DNS:multi.test");
-	char hosts[] = "/tmp/test_h2_hosts.XXXXXX", addr[64];
-	static const char lines[] = "127.0.0.1 multi.test\n127.0.0.2 multi.test\n";
+	char addr[64];
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
 	kube_request rq = {.method = "GET", .path = "/multi"};
 	kube_response rs = KUBE_RESPONSE_INIT;
@@ -938,16 +996,9 @@ static int addresses_child(void)
 	kube_h2 *h;
 	server s;
 	bh_error e;
-	int fd = mkstemp(hosts), ok;
-	if (fd < 0 || write(fd, lines, sizeof lines - 1) != (ssize_t)(sizeof lines - 1))
-		return 1;
-	close(fd);
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount(hosts, "/etc/hosts", NULL, MS_BIND, NULL) < 0) {
-		unlink(hosts);
+	int ok;
+	if (ns_own(0) < 0 || bind_text("/etc/hosts", "127.0.0.1 multi.test\n127.0.0.2 multi.test\n") < 0)
 		return 77;
-	}
-	unlink(hosts);
 	if (getaddrinfo("multi.test", "443", &hints, &ai) != 0 || !ai || !ai->ai_next ||
 	    getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof addr, NULL, 0, NI_NUMERICHOST) != 0 ||
 	    strcmp(addr, "127.0.0.1") != 0) {
@@ -977,20 +1028,100 @@ static int addresses_child(void)
 
 START_TEST(test_host_name_addresses)
 {
-	int st;
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		fflush(stderr);
-		_exit(addresses_child());
+	in_child(addresses_child, "test_host_name_addresses");
+}
+END_TEST
+
+#define NFAST 16
+
+/* A resolver that never answers (a DNS server on 127.0.0.1:53 of the
+ * child's own network that reads and says nothing; 2 s and the resolver
+ * gives up): a client whose server is "slow.test" waits on it while
+ * another client in the same loop, its server by address, has all its
+ * streams answered, and no call into either takes long. */
+static int slow_dns_child(void)
+{
+	struct sockaddr_in dns = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct addrinfo *ai = NULL;
+	kube_request rq = {.method = "GET", .path = "/fast"};
+	kube_response rs[NFAST + 1];
+	kube_config *cf, *cs;
+	kube_h2 *fast, *slow;
+	long long t0, fast_at = 0, slowest = 0;
+	server s;
+	bh_error e;
+	int u, ok, all;
+	if (ns_own(1) < 0 || (u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(u, (struct sockaddr *)&dns, sizeof dns) < 0 || bind_text("/etc/hosts", "127.0.0.1 localhost\n") < 0 ||
+	    bind_text("/etc/resolv.conf", "nameserver 127.0.0.1\noptions timeout:2 attempts:1\n") < 0)
+		return 77;
+	t0 = mono_ms();
+	if (getaddrinfo("probe.test", "443", NULL, &ai) == 0 || mono_ms() - t0 < 1500) { /* not by that DNS server */
+		if (ai)
+			freeaddrinfo(ai);
+		return 77;
 	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st), "the child died");
-	if (WEXITSTATUS(st) == 77) {
-		fprintf(stderr, "test_host_name_addresses: skipped (no user namespace, or the resolver's order differs)\n");
-		return;
+	server_start(&s, 0, 100, 0, 0);
+	cf = cfg_for(s.t.port, ca.crt_pem);
+	cs = cfg_host("slow.test", s.t.port, ca.crt_pem);
+	if (!(fast = kube_h2_new(cf, NULL, &e)) || !(slow = kube_h2_new(cs, NULL, &e)))
+		return 2;
+	memset(res, 0, sizeof res);
+	t0 = mono_ms();
+	rs[NFAST] = (kube_response)KUBE_RESPONSE_INIT;
+	if (kube_h2_add(slow, &rq, &rs[NFAST], NULL, on_end, &res[NFAST], &e) < 0)
+		return 3;
+	kube_h2_dispatch(slow, NULL, 0); /* its lookup starts first */
+	slowest = mono_ms() - t0;
+	for (int i = 0; i < NFAST; i++) {
+		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
+		if (kube_h2_add(fast, &rq, &rs[i], NULL, on_end, &res[i], &e) < 0)
+			return 3;
 	}
-	ck_assert_msg(WEXITSTATUS(st) == 0, "the child failed (%d)", WEXITSTATUS(st));
+	while (!res[NFAST].done && mono_ms() - t0 < 15000) {
+		struct pollfd p[2];
+		const struct pollfd *f;
+		size_t nf, ns;
+		int tf, ts;
+		long long t1 = mono_ms(), spent;
+		f = kube_h2_fds(fast, &nf, &tf);
+		if (nf)
+			p[0] = f[0];
+		f = kube_h2_fds(slow, &ns, &ts);
+		if (ns)
+			p[nf] = f[0];
+		spent = mono_ms() - t1;
+		poll(p, nf + ns, 10);
+		t1 = mono_ms();
+		kube_h2_dispatch(fast, p, nf);
+		kube_h2_dispatch(slow, p + nf, ns);
+		spent += mono_ms() - t1;
+		slowest = spent > slowest ? spent : slowest;
+		all = 1;
+		for (int i = 0; i < NFAST; i++)
+			all &= res[i].done && res[i].rc == 0;
+		if (all && !fast_at)
+			fast_at = mono_ms();
+	}
+	fprintf(stderr, "test_host_name_slow_dns: %d fast streams answered in %lld ms; the lookup ended after %lld ms (%s); longest call %lld ms\n",
+	        NFAST, fast_at ? fast_at - t0 : -1, mono_ms() - t0, res[NFAST].msg, slowest);
+	ok = fast_at && res[NFAST].done && res[NFAST].rc != 0 && !res[NFAST].sent &&
+	     strstr(res[NFAST].msg, "looking up the server's host slow.test") && fast_at - t0 < 1000 &&
+	     mono_ms() - t0 >= 1500 && slowest < 200;
+	for (int i = 0; i <= NFAST; i++)
+		kube_response_free(&rs[i]);
+	kube_h2_free(fast);
+	kube_h2_free(slow);
+	server_stop(&s);
+	kube_config_free(cf);
+	kube_config_free(cs);
+	close(u);
+	return ok ? 0 : 4;
+}
+
+START_TEST(test_host_name_slow_dns)
+{
+	in_child(slow_dns_child, "test_host_name_slow_dns");
 }
 END_TEST
 
@@ -1037,6 +1168,7 @@ int main(void)
 	tcase_add_test(tc, test_host_name);
 	tcase_add_test(tc, test_host_name_unknown);
 	tcase_add_test(tc, test_host_name_addresses);
+	tcase_add_test(tc, test_host_name_slow_dns);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
