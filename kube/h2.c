@@ -464,7 +464,9 @@ static int lookup_start(kube_h2 *h, char *why, size_t n)
 	return 0;
 }
 
-/* Gives up h's lookup (its thread frees it when done). */
+/* h lets its lookup go: freed now when its thread is done, else by the
+ * thread when it is (a resolver that takes longer than the connection's
+ * time holds only that thread, until the resolver's own timeout). */
 static void lookup_drop(kube_h2 *h)
 {
 	if (!h->lk)
