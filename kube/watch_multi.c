@@ -1,7 +1,8 @@
 /* kube/watch_multi.c — see kube/watch_multi.h. The stream is kube_watch's
  * (kube/watch_priv.h: the same decoder, event handling, request path and
  * verdict on its end); only the waiting differs: a transfer on a multi
- * handle and timers instead of a blocking stream and sleeps. */
+ * handle (or a stream of the caller's carrier, whose bytes are kept for
+ * the next run) and timers instead of a blocking stream and sleeps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "kube/curl.h"
 #include "kube/watch_multi.h"
 #include "kube/watch_priv.h"
+#include "lib/buf.h"
 
 enum { IDLE, WAITING, STREAMING };
 
@@ -32,6 +34,11 @@ struct kube_watch_multi {
 	long began, events_before;
 	int ended, end_rc; /* the transfer is done: its outcome */
 	bh_error end_err;
+	/* another carrier (kube_watch_multi_carrier) */
+	const kube_watch_carrier *car;
+	int carried;  /* STREAMING: the carrier has the stream */
+	int unsent;   /* it ended without leaving: it goes again at once */
+	bh_buf pend;  /* its bytes, for the next kube_watch_multi_run */
 };
 
 kube_watch_multi *kube_watch_multi_new(kube_client *c, const kube_resource *r, const char *ns,
@@ -64,6 +71,8 @@ kube_watch_multi *kube_watch_multi_new(kube_client *c, const kube_resource *r, c
 /* The stream's transfer is over (done, or stopped): its pieces freed. */
 static void stream_free(kube_watch_multi *w)
 {
+	bh_buf_free(&w->pend);
+	w->carried = w->unsent = 0;
 	kube_watchdec_free(&w->w.dec);
 	free(w->headers);
 	free(w->path);
@@ -76,7 +85,9 @@ void kube_watch_multi_free(kube_watch_multi *w)
 {
 	if (!w)
 		return;
-	if (w->state == STREAMING && !w->ended)
+	if (w->state == STREAMING && !w->ended && w->carried)
+		w->car->stop(w->car->cud, w);
+	else if (w->state == STREAMING && !w->ended)
 		kube_curl_multi_stop(w->m, w->c->t);
 	if (w->state == STREAMING)
 		stream_free(w);
@@ -129,7 +140,59 @@ static int stream_start(kube_watch_multi *w, bh_error *err)
 	if (!w->path || !w->headers)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	w->req = (kube_request){.method = "GET", .path = w->path, .headers = w->headers, .timeout_ms = (tmo + 30) * 1000};
+	if (w->car) {
+		int rc = w->car->add(w->car->cud, &w->req, &w->resp, w, err);
+		if (rc <= 0) {
+			w->carried = rc == 0;
+			return rc;
+		}
+	}
 	return kube_curl_multi_add(w->m, w->c->t, &w->req, &w->resp, kube_watch_on_bytes, &w->w, err);
+}
+
+void kube_watch_multi_carrier(kube_watch_multi *w, const kube_watch_carrier *car)
+{
+	w->car = car;
+}
+
+int kube_watch_multi_data(void *ud, const char *data, size_t len)
+{
+	kube_watch_multi *w = ud;
+	bh_buf_put(&w->pend, data, len); /* out of memory: the decoder sees a garbled stream (run) */
+	return 0;
+}
+
+void kube_watch_multi_end(void *ud, int rc, const bh_error *err, int sent)
+{
+	kube_watch_multi *w = ud;
+	w->ended = 1;
+	w->unsent = !sent;
+	w->end_rc = rc;
+	if (rc)
+		w->end_err = *err;
+}
+
+/* The carrier's bytes to the decoder; one that asks to stop (an ERROR
+ * event, the callback, a garbled stream) ends the stream as libcurl's
+ * would: stopped, rc 0, judged by the decoder's state. */
+static void carried_feed(kube_watch_multi *w)
+{
+	int stop;
+	if (!bh_buf_ok(&w->pend)) {
+		bh_error_set(w->w.err, BH_ENOMEM, "watch: out of memory for the stream's bytes");
+		w->w.dec_failed = 1;
+		stop = 1;
+	} else if (!w->pend.len) {
+		return;
+	} else {
+		stop = kube_watch_on_bytes(&w->w, w->pend.data, w->pend.len);
+	}
+	bh_buf_reset(&w->pend);
+	if (stop && !w->ended) {
+		w->car->stop(w->car->cud, w);
+		w->ended = 1;
+		w->end_rc = 0;
+	}
 }
 
 const struct pollfd *kube_watch_multi_fds(kube_watch_multi *w, size_t *n, int *timeout_ms)
@@ -151,11 +214,11 @@ const struct pollfd *kube_watch_multi_fds(kube_watch_multi *w, size_t *n, int *t
 	}
 	if (w->state != STREAMING)
 		return NULL;
-	if (w->ended) {
+	if (w->ended || (w->carried && w->pend.len)) {
 		*timeout_ms = 0;
 		return NULL;
 	}
-	return kube_curl_multi_fds(w->m, n, timeout_ms);
+	return w->carried ? NULL : kube_curl_multi_fds(w->m, n, timeout_ms);
 }
 
 int kube_watch_multi_run(kube_watch_multi *w, const struct pollfd *pfd, size_t n, bh_error *err)
@@ -164,10 +227,18 @@ int kube_watch_multi_run(kube_watch_multi *w, const struct pollfd *pfd, size_t n
 	long d = 0;
 	if (w->state != STREAMING)
 		return 0;
-	if (!w->ended)
+	if (w->carried)
+		carried_feed(w);
+	else if (!w->ended)
 		kube_curl_multi_dispatch(w->m, pfd, n, on_end, w);
 	if (!w->ended)
 		return 0;
+	if (w->unsent) { /* it never left (a server without h2): again, at once */
+		stream_free(w);
+		w->state = WAITING;
+		w->due = kube_now_ms();
+		return 0;
+	}
 	rc = w->end_rc;
 	if (rc)
 		*w->w.err = w->end_err;

@@ -1,7 +1,8 @@
 /* kube/watch_multi.h — a watch driven by the caller's poll loop: the
  * stream of kube_watch (kube.h) as one transfer on a libcurl multi handle
- * (kube/curl.h) whose sockets the caller polls with its own, so its events
- * are decoded and delivered on the caller's thread, with no thread of its
+ * (kube/curl.h) whose sockets the caller polls with its own, or as a
+ * stream of a connection the caller polls anyway (kube_watch_multi_carrier,
+ * below), so its events are decoded and delivered on the caller's thread, with no thread of its
  * own and no hand-over. It resumes from the last resourceVersion, takes
  * bookmarks, reconnects with kube_watch's backoff on a failed or garbled
  * stream and after a stream that ends with nothing to say, as kube_watch
@@ -45,5 +46,30 @@ const struct pollfd *kube_watch_multi_fds(kube_watch_multi *w, size_t *n, int *t
  * a list and kube_watch_multi_resume start it again. 0 and idle too when
  * fn asked to stop. */
 int kube_watch_multi_run(kube_watch_multi *w, const struct pollfd *pfd, size_t n, bh_error *err);
+
+/* Another carrier of the stream than the watch's own libcurl transfer: a
+ * connection the caller's loop already polls (kube/h2.h's, say), so the
+ * events come with that connection's other bytes, on no socket of their
+ * own. add(cud, req, resp, w, err) takes the stream (0; req and resp stay
+ * valid until it ends or is stopped), leaves it to libcurl (1), or fails
+ * (< 0, err set: judged as a stream that failed). The carrier hands the
+ * body's bytes to kube_watch_multi_data(w, ...) and its end to
+ * kube_watch_multi_end(w, ...), both on the loop's thread; they only keep
+ * them for the next kube_watch_multi_run, which decodes and delivers them
+ * (the callback runs from kube_watch_multi_run whichever carries the
+ * stream). stop(cud, w) drops a stream not ended (no end call after it).
+ * car stays the caller's; NULL: libcurl alone. */
+typedef struct kube_watch_carrier {
+	int (*add)(void *cud, const kube_request *req, kube_response *resp, kube_watch_multi *w, bh_error *err);
+	void (*stop)(void *cud, kube_watch_multi *w);
+	void *cud;
+} kube_watch_carrier;
+void kube_watch_multi_carrier(kube_watch_multi *w, const kube_watch_carrier *car);
+/* The carrier's hand-over (w is a kube_watch_multi): a 2xx answer's body
+ * bytes (always 0: kept, judged by kube_watch_multi_run); the stream's end
+ * (rc, err as a transport's stream op returns them; sent 0 when the
+ * request never left: it goes again, by the carrier or libcurl, at once). */
+int kube_watch_multi_data(void *w, const char *data, size_t len);
+void kube_watch_multi_end(void *w, int rc, const bh_error *err, int sent);
 
 #endif

@@ -5,7 +5,11 @@
  * moves the resourceVersion without being delivered; a stream that ends
  * is reconnected from there; 410 Gone asks for a list; a 500 is retried
  * after the backoff; a refusal (403) stops the watch with its error; the
- * callback asking to stop leaves it idle. */
+ * callback asking to stop leaves it idle. Another carrier of the stream
+ * (kube_watch_multi_carrier): it is asked for each stream, with its
+ * resourceVersion; its bytes, split anywhere, are decoded by the next run,
+ * not by the carrier's hand-over; a stream that never left goes again at
+ * once; the callback asking to stop stops the carrier's stream. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
@@ -210,12 +214,108 @@ START_TEST(test_watch_multi)
 }
 END_TEST
 
+/* ---- a carrier of our own --------------------------------------------------------- */
+static char car_path[8][256];
+static int car_adds, car_stops;
+
+static int car_add(void *cud, const kube_request *req, kube_response *resp, kube_watch_multi *w, bh_error *err)
+{
+	(void)cud;
+	(void)w;
+	(void)err;
+	ck_assert_int_lt(car_adds, 8);
+	snprintf(car_path[car_adds++], sizeof car_path[0], "%s", req->path);
+	resp->status = 200; /* as a carrier sets it when the head comes */
+	return 0;
+}
+
+static void car_stop(void *cud, kube_watch_multi *w)
+{
+	(void)cud;
+	(void)w;
+	car_stops++;
+}
+
+static const kube_watch_carrier carrier = {car_add, car_stop, NULL};
+
+/* One turn: the wait fds asks for (*tmo), then a run. */
+static int turn(kube_watch_multi *w, int *tmo, bh_error *e)
+{
+	size_t n;
+	kube_watch_multi_fds(w, &n, tmo);
+	ck_assert_uint_eq(n, 0); /* the carrier's connection is polled by its owner */
+	return kube_watch_multi_run(w, NULL, 0, e);
+}
+
+START_TEST(test_watch_multi_carrier)
+{
+	static const kube_resource cm = {.group = "", .version = "v1", .resource = "configmaps", .kind = "ConfigMap",
+					 .namespaced = 1};
+	static const char ev1[] = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"b\",\"resourceVersion\":\"6\"}}}\n"
+				  "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"7\"}}}\n";
+	static const char ev2[] = "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"c\",\"resourceVersion\":\"8\"}}}\n";
+	bh_error e = {0};
+	int tmo;
+	kube_config cfg = {0};
+	cfg.server = "http://127.0.0.1:1"; /* never contacted: the carrier carries */
+	kube_client *c = kube_curl_client_new(&cfg, &e);
+	ck_assert_ptr_nonnull(c);
+	kube_watch_opts o = {.timeout_seconds = 30};
+	kube_watch_multi *w = kube_watch_multi_new(c, &cm, "ns", &o, on_event, NULL, &e);
+	ck_assert_ptr_nonnull(w);
+	kube_watch_multi_carrier(w, &carrier);
+	kube_watch_multi_resume(w, 0);
+	/* the stream starts on the carrier, which has nothing yet: no wait asked */
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(car_adds, 1);
+	ck_assert_str_eq(car_path[0], "/api/v1/namespaces/ns/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=30");
+	ck_assert_int_eq(tmo, -1);
+	/* bytes split mid-line: kept by the hand-over, decoded by the run */
+	ck_assert_int_eq(kube_watch_multi_data(w, ev1, 30), 0);
+	ck_assert_int_eq(ngot, 0);
+	kube_watch_multi_fds(w, &(size_t){0}, &tmo);
+	ck_assert_int_eq(tmo, 0); /* bytes wait: no sleep before the run */
+	ck_assert_int_eq(kube_watch_multi_run(w, NULL, 0, &e), 0);
+	ck_assert_int_eq(ngot, 0);
+	ck_assert_int_eq(kube_watch_multi_data(w, ev1 + 30, sizeof ev1 - 1 - 30), 0);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(ngot, 1);
+	ck_assert_str_eq(got[0], "ADDED b");
+	/* its end: the next stream, from the bookmark's version */
+	kube_watch_multi_end(w, 0, NULL, 1);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(car_adds, 2);
+	ck_assert(strstr(car_path[1], "&resourceVersion=7"));
+	/* one that never left goes again at once, from the same version */
+	kube_watch_multi_end(w, BH_EUNAVAIL, &(bh_error){BH_EUNAVAIL, "connection refused"}, 0);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(car_adds, 3);
+	ck_assert(strstr(car_path[2], "&resourceVersion=7"));
+	/* the callback asks to stop: the carrier's stream is stopped, the watch idles */
+	stop_at = 2;
+	ck_assert_int_eq(kube_watch_multi_data(w, ev2, sizeof ev2 - 1), 0);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(ngot, 2);
+	ck_assert_str_eq(got[1], "MODIFIED c");
+	ck_assert_int_eq(car_stops, 1);
+	ck_assert_int_eq(turn(w, &tmo, &e), 0);
+	ck_assert_int_eq(tmo, -1);
+	ck_assert_int_eq(car_adds, 3);
+	kube_watch_multi_free(w); /* idle: nothing to stop */
+	ck_assert_int_eq(car_stops, 1);
+	kube_client_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kube_watch_multi");
 	TCase *tc = tcase_create("watch");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_watch_multi);
+	tcase_add_test(tc, test_watch_multi_carrier);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
