@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "kube/curl.h"
+#include "kube/h2.h"
 #include "kube/watch_multi.h"
 #include "proto/jload.h"
 #include "supervisor/forward.h"
@@ -103,6 +104,47 @@ static void *lister_main(void *arg)
 	return NULL;
 }
 
+/* The streams go on the forwarding's HTTP/2 connection (forward.h's
+ * fwd_h2) when it serves their cluster: their events come with the
+ * answers that connection brings anyway (the status writes that make
+ * them, often in the same read), instead of on a libcurl connection and a
+ * TLS session of their own (their own reads and wake-ups of the loop). A
+ * server that does not speak h2 leaves them to libcurl. */
+static int h2_add(void *cud, const kube_request *req, kube_response *resp, kube_watch_multi *w, bh_error *err)
+{
+	kube_h2 *h = fwd_h2();
+	(void)cud;
+	if (!h || kube_h2_refused(h))
+		return 1;
+	return kube_h2_add(h, req, resp, kube_watch_multi_data, kube_watch_multi_end, w, err);
+}
+
+static void h2_stop(void *cud, kube_watch_multi *w)
+{
+	(void)cud;
+	if (fwd_h2())
+		kube_h2_stop(fwd_h2(), w);
+}
+
+static const kube_watch_carrier h2_carrier = {h2_add, h2_stop, NULL};
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Is cfg the forwarding's cluster, as the same user (its HTTP/2
+ * connection may carry cfg's watches)? */
+static int fwd_cluster(const kube_config *cfg)
+{
+	const kube_config *f = fwd_config();
+	return f && same_str(cfg->server, f->server) && same_str(cfg->tls_server_name, f->tls_server_name) &&
+	       same_str(cfg->token, f->token) && same_str(cfg->token_file, f->token_file) &&
+	       same_str(cfg->cert_pem, f->cert_pem) && same_str(cfg->key_pem, f->key_pem) &&
+	       same_str(cfg->ca_pem, f->ca_pem) && same_str(cfg->username, f->username) &&
+	       !cfg->exec_argv && !f->exec_argv;
+}
+
 /* Under mu: a list of x, after delay_ms. */
 static void want_list(lw *x, long delay_ms)
 {
@@ -126,6 +168,8 @@ int loopwatch_add(const kube_config *cfg, const kube_resource *r, const char *ns
 		kube_client_free(x->c);
 		return err->code;
 	}
+	if (fwd_cluster(cfg))
+		kube_watch_multi_carrier(x->w, &h2_carrier);
 	x->fn = fn;
 	x->ud = ud;
 	x->what = what;

@@ -1,6 +1,8 @@
 /* supervisor/loopwatch.h — the supervisor's own watches (the HelmReleases,
  * the external sources) on the main loop: each stream is a transfer the
- * loop polls with its other sockets (kube/watch_multi.h), so an event is
+ * loop polls with its other sockets (kube/watch_multi.h), or a stream of
+ * the forwarding's HTTP/2 connection when that serves the watch's cluster
+ * (forward.h's fwd_h2: the events come with its other bytes), so an event is
  * decoded and handed to its callback on the loop's thread, with no thread
  * and no wake-up in between. A list (at the start, after 410 Gone, after
  * an error: a second later, logged) blocks, so one thread makes the lists
