@@ -48,6 +48,7 @@ typedef struct sv_job {
 	int progress_said;      /* the Progressing status was written */
 	char digest[80];        /* of the chart artifact it was given */
 	int check;              /* no worker: the supervisor's no-op check (noop.h) */
+	int noop_ok;            /* noop_eligible(hr), asked once: hr does not change */
 	struct noop_store *store; /* its release's storage as it listed and wrote it (noop.h), or NULL */
 	char *storage_path;     /* that list's path */
 } sv_job;
