@@ -257,6 +257,8 @@ START_TEST(test_watch_multi_carrier)
 	bh_error e = {0};
 	int tmo;
 	kube_config cfg = {0};
+	ngot = 0; /* as a test of its own (CK_FORK=no runs both in one process) */
+	stop_at = -1;
 	cfg.server = "http://127.0.0.1:1"; /* never contacted: the carrier carries */
 	kube_client *c = kube_curl_client_new(&cfg, &e);
 	ck_assert_ptr_nonnull(c);
