@@ -254,6 +254,17 @@ static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
 	return -1;
 }
 
+/* One character of a class at s[i], escaped or not, in *rune: the index
+ * after it, or a negative error from parse_escape. */
+static long class_rune(re_parse *p, size_t i, uint32_t *rune)
+{
+	size_t w;
+	if (p->s[i] == '\\')
+		return parse_escape(p, i, rune);
+	*rune = uni_decode(p->s + i, p->n - i, &w);
+	return (long)(i + w);
+}
+
 /* \d \D \s \S \w \W: PCRE2 text (inside or outside a class); NULL if not */
 static const char *perl_class(char c, int in_class)
 {
@@ -297,7 +308,7 @@ static const char *const posix_names[] = {
 /* a character class starting at s[i] == '['; returns the new index */
 static long parse_class(re_parse *p, size_t i)
 {
-	size_t start = i, w;
+	size_t start = i;
 	int first = 1;
 	i++;
 	bh_buf_putc(p->out, '[');
@@ -342,29 +353,18 @@ static long parse_class(re_parse *p, size_t i)
 			continue;
 		}
 		/* single character or range */
-		if (p->s[i] == '\\') {
-			long r = parse_escape(p, i, &lo);
-			if (r < 0)
-				return r;
-			i = (size_t)r;
-		} else {
-			lo = uni_decode(p->s + i, p->n - i, &w);
-			i += w;
-		}
+		long r = class_rune(p, i, &lo);
+		if (r < 0)
+			return r;
+		i = (size_t)r;
 		hi = lo;
 		if (p->n - i >= 2 && p->s[i] == '-' && p->s[i + 1] != ']') {
 			i++;
 			if (i >= p->n)
 				return re_error(p, "missing closing ]", p->s + start, p->n - start);
-			if (p->s[i] == '\\') {
-				long r = parse_escape(p, i, &hi);
-				if (r < 0)
-					return r;
-				i = (size_t)r;
-			} else {
-				hi = uni_decode(p->s + i, p->n - i, &w);
-				i += w;
-			}
+			if ((r = class_rune(p, i, &hi)) < 0)
+				return r;
+			i = (size_t)r;
 			if (hi < lo)
 				return re_error(p, "invalid character class range", p->s + item, i - item);
 		}
