@@ -327,7 +327,7 @@ typedef struct wr_item {
  * only the few objects of its queue. The loop's own, as all below. */
 #define WQ_N 256
 typedef struct wr_q {
-	STAILQ_HEAD(, wr_item) items; /* set up on first use (items.stqh_last NULL before) */
+	STAILQ_HEAD(, wr_item) items; /* set up by status_async_start */
 	int busy;    /* the head's request is in flight, or its run is being called */
 } wr_q;
 static wr_q Q[WQ_N];
@@ -510,6 +510,10 @@ static int write_step(void *ud, status_step *st)
 
 void status_async_start(void)
 {
+	if (async_on)
+		return; /* the queues may hold writes already */
+	for (size_t i = 0; i < WQ_N; i++)
+		STAILQ_INIT(&Q[i].items);
 	async_on = 1;
 }
 
@@ -533,8 +537,6 @@ static int submit(const char *ns, const char *name, status_run_fn fn, void *ud, 
 	h = bh_fnv1a(bh_fnv1a(h, "/", 1), n2, strlen(n2));
 	it->q = (unsigned)(h % WQ_N);
 	q = &Q[it->q];
-	if (!q->items.stqh_last) /* first use */
-		STAILQ_INIT(&q->items);
 	STAILQ_INSERT_TAIL(&q->items, it, link);
 	pending++;
 	q_pump(q);
