@@ -10,7 +10,9 @@
  * A server given by name is looked up again for every new connection (its
  * addresses change), by getaddrinfo on a short-lived thread of its own that
  * signals an eventfd when done: the caller's loop polls that fd as it polls
- * the socket, and other work never waits for a slow resolver. Its
+ * the socket, and other work never waits for a slow resolver (nor does a
+ * slow one pile up threads: a connection made while the last one's lookup
+ * still runs waits for that lookup). Its
  * addresses are tried in the resolver's order, the next when one cannot be
  * connected to, as libcurl does. */
 #include <arpa/inet.h>
@@ -49,6 +51,7 @@
 #define STREAM_WINDOW (1 << 20)  /* the window we give each stream */
 #define CONN_WINDOW (16 << 20)   /* and the connection */
 #define DL_NONE SIZE_MAX
+#define LOOKUP_FRESH_MS 3000     /* a lookup started this long before a connection serves it */
 
 typedef struct h2s {
 	void *sud;
@@ -84,6 +87,7 @@ typedef struct lookup {
 	atomic_int done;       /* rc, err and ai are set (release/acquire) */
 	int efd;               /* eventfd, written once done */
 	int rc, err;           /* getaddrinfo's, and errno for EAI_SYSTEM */
+	long long started;     /* ms, CLOCK_MONOTONIC */
 	struct addrinfo *ai;   /* the addresses, until the client takes them */
 	char port[8];
 	char host[];
@@ -97,7 +101,7 @@ struct kube_h2 {
 	int verify_ip;
 	char *host;       /* the server's host name, looked up per connection; NULL: an address */
 	char port[8];
-	lookup *lk;       /* the lookup under way (C_RESOLVING) */
+	lookup *lk;       /* the lookup under way (C_RESOLVING), or the last one's while its thread runs */
 	struct addrinfo *ai;      /* the addresses: the server's own, or its name's last lookup */
 	struct addrinfo *ai_next; /* the next to try for this connection */
 	int last_errno;           /* why the last address tried could not be connected to */
@@ -109,7 +113,7 @@ struct kube_h2 {
 	int state, fd, goaway, refused;
 	SSL *ssl;
 	nghttp2_session *ng;
-	long long conn_deadline;
+	long long conn_started, conn_deadline;
 	int ping_idle, ping_timeout; /* ms: the health check's (kube_h2_options) */
 	long long quiet_since; /* ms: the last time bytes came */
 	long long ping_at;     /* ms: when the health check's PING went, 0: none waits */
@@ -445,6 +449,7 @@ static int lookup_start(kube_h2 *h, char *why, size_t n)
 	}
 	atomic_init(&lk->refs, 2);
 	atomic_init(&lk->done, 0);
+	lk->started = kube_now_ms();
 	memcpy(lk->port, h->port, sizeof lk->port);
 	memcpy(lk->host, h->host, hl + 1);
 	sigfillset(&all);
@@ -477,6 +482,27 @@ static void lookup_drop(kube_h2 *h)
 	h->lk = NULL;
 }
 
+/* The connection h's lookup was for is over: the lookup kept while its
+ * thread runs (out of the caller's poll set), so that the next connection
+ * waits for it rather than start another thread: one lookup thread per
+ * client, however many connections a dead DNS server makes time out. */
+static void lookup_leave(kube_h2 *h)
+{
+	if (!h->lk)
+		return;
+	if (atomic_load_explicit(&h->lk->done, memory_order_acquire))
+		lookup_drop(h);
+	else if (h->forget)
+		h->forget(h->lk->efd);
+}
+
+/* 1 when lk was started so long before the connection now made that its
+ * addresses may have changed since. */
+static int lookup_stale(const kube_h2 *h, const lookup *lk)
+{
+	return lk->started < h->conn_started - LOOKUP_FRESH_MS;
+}
+
 /* ---- the connection -------------------------------------------------------- */
 
 /* The socket tried or used now closed (the caller's poll set told first). */
@@ -498,7 +524,7 @@ static void conn_close(kube_h2 *h)
 	if (h->ssl)
 		SSL_free(h->ssl);
 	h->ssl = NULL;
-	lookup_drop(h);
+	lookup_leave(h);
 	sock_close(h);
 	h->state = C_NONE;
 	h->goaway = 0;
@@ -583,6 +609,8 @@ static void connect_next(kube_h2 *h)
 	conn_failed(h, BH_EUNAVAIL, why);
 }
 
+static void lookup_again(kube_h2 *h);
+
 /* The lookup is done: its addresses tried, or the connection failed
  * naming the host. */
 static void lookup_done(kube_h2 *h)
@@ -593,6 +621,11 @@ static void lookup_done(kube_h2 *h)
 	if (!atomic_load_explicit(&lk->done, memory_order_acquire))
 		return; /* not yet (a stray wake-up) */
 	(void)!read(lk->efd, &v, sizeof v);
+	if (!lk->rc && lookup_stale(h, lk)) { /* a past connection's: looked up again */
+		lookup_drop(h);
+		lookup_again(h);
+		return;
+	}
 	if (lk->rc) {
 		snprintf(why, sizeof why, "looking up the server's host %s: %s", h->host,
 		         lk->rc == EAI_SYSTEM ? strerror(lk->err) : gai_strerror(lk->rc));
@@ -612,18 +645,34 @@ static void lookup_done(kube_h2 *h)
  * change), or its address connected to. */
 static void conn_start(kube_h2 *h)
 {
-	char why[300];
 	h->conns++;
-	h->conn_deadline = kube_now_ms() + KUBE_H2_CONNECT_TIMEOUT_MS;
+	h->conn_started = kube_now_ms();
+	h->conn_deadline = h->conn_started + KUBE_H2_CONNECT_TIMEOUT_MS;
 	h->last_errno = ECONNREFUSED;
 	if (!h->host) {
 		h->ai_next = h->ai;
 		connect_next(h);
-	} else if (lookup_start(h, why, sizeof why) < 0) {
-		conn_failed(h, BH_EUNAVAIL, why);
-	} else {
-		h->state = C_RESOLVING;
+		return;
 	}
+	if (h->lk && atomic_load_explicit(&h->lk->done, memory_order_acquire) && lookup_stale(h, h->lk))
+		lookup_drop(h); /* ended long ago: neither its addresses nor its error are news */
+	if (!h->lk) {
+		lookup_again(h);
+		return;
+	}
+	h->state = C_RESOLVING; /* the last connection's lookup, still under way or just done */
+	if (atomic_load_explicit(&h->lk->done, memory_order_acquire))
+		lookup_done(h);
+}
+
+/* A new lookup for the connection under way. */
+static void lookup_again(kube_h2 *h)
+{
+	char why[300];
+	if (lookup_start(h, why, sizeof why) < 0)
+		conn_failed(h, BH_EUNAVAIL, why);
+	else
+		h->state = C_RESOLVING;
 }
 
 /* ---- nghttp2's callbacks --------------------------------------------------- */
@@ -1374,6 +1423,7 @@ void kube_h2_free(kube_h2 *h)
 {
 	if (!h)
 		return;
+	lookup_drop(h); /* its thread, if it still runs, frees it */
 	conn_close(h);
 	drop(&h->queue);
 	drop(&h->live);

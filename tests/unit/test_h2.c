@@ -17,6 +17,7 @@
  * client in the same loop is served). */
 #include <arpa/inet.h>
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -1125,6 +1126,87 @@ START_TEST(test_host_name_slow_dns)
 }
 END_TEST
 
+/* Threads of this process now. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Runs h for up to ms, or until r is done. */
+static void run_until(kube_h2 *h, const result *r, long long ms)
+{
+	long long end = mono_ms() + ms;
+	while (!r->done && mono_ms() < end) {
+		struct pollfd p[1];
+		size_t n;
+		int tmo;
+		const struct pollfd *f = kube_h2_fds(h, &n, &tmo);
+		if (n)
+			p[0] = f[0];
+		poll(p, n, 20);
+		kube_h2_dispatch(h, p, n);
+	}
+}
+
+/* A DNS server that never answers (and a resolver that waits 30 s for it):
+ * every connection times out looking the name up, yet the client has one
+ * lookup thread at a time, the first, which each new connection waits for. */
+static int dead_dns_child(void)
+{
+	struct sockaddr_in dns = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	kube_request rq = {.method = "GET", .path = "/x"};
+	kube_response rs[3];
+	kube_config *c;
+	kube_h2 *h;
+	bh_error e;
+	int u, base, most = 0, ok = 1;
+	if (ns_own(1) < 0 || (u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(u, (struct sockaddr *)&dns, sizeof dns) < 0 || bind_text("/etc/hosts", "127.0.0.1 localhost\n") < 0 ||
+	    bind_text("/etc/resolv.conf", "nameserver 127.0.0.1\noptions timeout:30 attempts:1\n") < 0)
+		return 77;
+	c = cfg_host("dead.test", 443, ca.crt_pem);
+	if (!(h = kube_h2_new(c, NULL, &e)))
+		return 2;
+	memset(res, 0, sizeof res);
+	base = task_count();
+	for (int i = 0; i < 3; i++) {
+		long long t0 = mono_ms();
+		int n;
+		rs[i] = (kube_response)KUBE_RESPONSE_INIT;
+		if (kube_h2_add(h, &rq, &rs[i], NULL, on_end, &res[i], &e) < 0)
+			return 3;
+		run_until(h, &res[i], 300);
+		n = task_count() - base;
+		most = n > most ? n : most;
+		run_until(h, &res[i], KUBE_H2_CONNECT_TIMEOUT_MS + 2000);
+		fprintf(stderr, "test_host_name_dead_dns: connection %d: %d lookup thread(s); ended after %lld ms: %s\n", i + 1,
+		        n, mono_ms() - t0, res[i].msg);
+		if (i == 0 && (!res[0].done || !strstr(res[0].msg, "looking up the server's host dead.test: timed out")))
+			return 77; /* the name was not asked of that server */
+		ok &= res[i].done && res[i].rc != 0 && n == 1; /* the last may see the resolver give up */
+	}
+	kube_h2_free(h);
+	for (int i = 0; i < 3; i++)
+		kube_response_free(&rs[i]);
+	kube_config_free(c);
+	close(u);
+	return ok && most == 1 ? 0 : 4;
+}
+
+START_TEST(test_host_name_dead_dns)
+{
+	in_child(dead_dns_child, "test_host_name_dead_dns");
+}
+END_TEST
+
 START_TEST(test_head_fields)
 {
 	kube_response r = KUBE_RESPONSE_INIT;
@@ -1169,6 +1251,7 @@ int main(void)
 	tcase_add_test(tc, test_host_name_unknown);
 	tcase_add_test(tc, test_host_name_addresses);
 	tcase_add_test(tc, test_host_name_slow_dns);
+	tcase_add_test(tc, test_host_name_dead_dns);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
