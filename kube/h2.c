@@ -70,9 +70,11 @@ typedef struct h2s {
 	int rc;           /* its outcome once known (finished) */
 	char msg[300];
 	TAILQ_ENTRY(h2s) link; /* in one of the client's lists */
+	struct slist *on;      /* that list, NULL between two */
+	struct h2s *ud_next;   /* in its bucket of the client's streams by sud */
 } h2s;
 
-typedef struct {
+typedef struct slist {
 	TAILQ_HEAD(h2s_q, h2s) q;
 	size_t n;
 } slist;
@@ -126,6 +128,8 @@ struct kube_h2 {
 	slist fin;        /* ended, for the caller */
 	h2s **dl;         /* the deadlines of queue and live: a binary min-heap */
 	size_t ndl, dl_cap;
+	h2s **by_ud;      /* the streams not handed back, by sud (kube_h2_stop's key): chained buckets */
+	size_t nud, ud_cap; /* ud_cap: a power of two, or 0 */
 	struct pollfd pfd;
 	unsigned long conns;
 	char *auth;       /* "Bearer <token>" as sent last */
@@ -136,23 +140,86 @@ static void l_push(slist *l, h2s *s)
 {
 	TAILQ_INSERT_TAIL(&l->q, s, link);
 	l->n++;
+	s->on = l;
 }
 
 static void l_push_front(slist *l, h2s *s)
 {
 	TAILQ_INSERT_HEAD(&l->q, s, link);
 	l->n++;
+	s->on = l;
 }
 
 static void l_del(slist *l, h2s *s)
 {
 	TAILQ_REMOVE(&l->q, s, link);
 	l->n--;
+	s->on = NULL;
 }
 
 static h2s *l_first(slist *l)
 {
 	return TAILQ_FIRST(&l->q);
+}
+
+/* ---- the streams by their caller's pointer --------------------------------------
+ * kube_h2_stop's key is the sud its caller gave kube_h2_add: a hash of it
+ * finds the stream without a walk of the lists (thousands of watches and
+ * requests on one connection). */
+
+static size_t ud_slot(const void *sud, size_t cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)sud * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
+	return (size_t)(x ^ (x >> 29)) & (cap - 1);
+}
+
+/* The buckets doubled (from 64): 0, or -1 out of memory. */
+static int ud_grow(kube_h2 *h)
+{
+	size_t cap = h->ud_cap ? h->ud_cap * 2 : 64;
+	h2s **b = calloc(cap, sizeof *b), *s, *nx;
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < h->ud_cap; i++)
+		for (s = h->by_ud[i]; s; s = nx) {
+			size_t k = ud_slot(s->sud, cap);
+			nx = s->ud_next;
+			s->ud_next = b[k];
+			b[k] = s;
+		}
+	free(h->by_ud);
+	h->by_ud = b;
+	h->ud_cap = cap;
+	return 0;
+}
+
+static int ud_add(kube_h2 *h, h2s *s)
+{
+	size_t k;
+	if (h->nud >= h->ud_cap && ud_grow(h) < 0)
+		return -1;
+	k = ud_slot(s->sud, h->ud_cap);
+	s->ud_next = h->by_ud[k];
+	h->by_ud[k] = s;
+	h->nud++;
+	return 0;
+}
+
+static void ud_del(kube_h2 *h, h2s *s)
+{
+	h2s **p = &h->by_ud[ud_slot(s->sud, h->ud_cap)];
+	while (*p != s)
+		p = &(*p)->ud_next;
+	*p = s->ud_next;
+	h->nud--;
+}
+
+static h2s *ud_find(const kube_h2 *h, const void *sud)
+{
+	h2s *s = h->ud_cap ? h->by_ud[ud_slot(sud, h->ud_cap)] : NULL;
+	while (s && s->sud != sud)
+		s = s->ud_next;
+	return s;
 }
 
 /* ---- the streams' deadlines ----------------------------------------------------
@@ -944,35 +1011,28 @@ int kube_h2_add(kube_h2 *h, const kube_request *req, kube_response *resp, kube_s
 		free(s);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
+	if (ud_add(h, s) < 0) {
+		dl_del(h, s);
+		free(s);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
 	l_push(&h->queue, s);
 	if (h->refused)
 		finish(h, &h->queue, s, BH_EPROTO, "the server does not speak HTTP/2");
 	return 0;
 }
 
-static h2s *find(slist *l, void *sud)
-{
-	h2s *s;
-	TAILQ_FOREACH(s, &l->q, link)
-		if (s->sud == sud)
-			break;
-	return s;
-}
-
 void kube_h2_stop(kube_h2 *h, void *sud)
 {
-	h2s *s;
-	if ((s = find(&h->queue, sud))) {
-		l_del(&h->queue, s);
-	} else if ((s = find(&h->fin, sud))) {
-		l_del(&h->fin, s);
-	} else if ((s = find(&h->live, sud))) {
-		l_del(&h->live, s);
+	h2s *s = ud_find(h, sud);
+	if (!s)
+		return;
+	if (s->on == &h->live) {
 		nghttp2_session_set_stream_user_data(h->ng, s->id, NULL);
 		nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_CANCEL);
-	} else {
-		return;
 	}
+	l_del(s->on, s);
+	ud_del(h, s);
 	dl_del(h, s);
 	free(s);
 }
@@ -1320,6 +1380,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 	while ((s = l_first(&h->fin))) {
 		bh_error e;
 		l_del(&h->fin, s);
+		ud_del(h, s); /* its end call may add another with its sud */
 		e.code = s->rc;
 		snprintf(e.msg, sizeof e.msg, "%s", s->rc ? s->msg : "");
 		s->on_end(s->sud, s->rc, s->rc ? &e : NULL, s->sent);
@@ -1429,6 +1490,7 @@ void kube_h2_free(kube_h2 *h)
 	drop(&h->live);
 	drop(&h->fin);
 	free(h->dl);
+	free(h->by_ud);
 	bh_buf_free(&h->out);
 	bh_buf_free(&h->net);
 	if (h->sess)
