@@ -1207,9 +1207,18 @@ START_TEST(test_host_name_dead_dns)
 }
 END_TEST
 
-/* Stopping each of many streams finds it without a walk of the others:
- * 50000 queued and stopped last first (a walk from the queue's head would
- * pass over about 1.25e9 streams) take well under a second. */
+/* Stopping each of many streams, last first, from the middle of the
+ * queue: each stop takes exactly its own stream (none of them ends, the
+ * one left is dropped by the free). The time is printed, not asserted
+ * (speed lives in benchmarks): a walk from the queue's head would pass
+ * over about 1.25e9 streams, seconds where the hash takes milliseconds. */
+static int stop_many_ends;
+static void stop_many_end(void *sud, int rc, const bh_error *err, int sent)
+{
+	(void)sud, (void)rc, (void)err, (void)sent;
+	stop_many_ends++;
+}
+
 START_TEST(test_stop_many)
 {
 	enum { N = 50000 };
@@ -1222,15 +1231,15 @@ START_TEST(test_stop_many)
 	long long t0;
 	ck_assert_ptr_nonnull(h = kube_h2_new(cfg, NULL, &e));
 	for (int i = 0; i < N; i++)
-		ck_assert_int_eq(kube_h2_add(h, &rq, &r, NULL, on_end, &ud[i], &e), 0);
+		ck_assert_int_eq(kube_h2_add(h, &rq, &r, NULL, stop_many_end, &ud[i], &e), 0);
 	kube_h2_stop(h, &r); /* not a stream's: nothing */
 	t0 = mono_ms();
 	for (int i = N - 1; i > 0; i--)
 		kube_h2_stop(h, &ud[i]);
 	fprintf(stderr, "test_stop_many: %d streams stopped in %lld ms\n", N - 1, mono_ms() - t0);
-	ck_assert_int_lt(mono_ms() - t0, 1000);
 	kube_h2_stop(h, &ud[1]); /* stopped already: nothing */
 	kube_h2_free(h); /* the one left dropped */
+	ck_assert_int_eq(stop_many_ends, 0);
 	kube_config_free(cfg);
 }
 END_TEST
