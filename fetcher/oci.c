@@ -80,11 +80,14 @@ static int reg_init(reg *r, const oci_pull_opts *o, bh_error *err)
 		r->user = strdup(o->http->username);
 		r->pass = strdup(o->http->password ? o->http->password : "");
 	} else {
-		for (size_t i = o->npull_configs; i-- > 0;) /* the last entry for the host wins */
+		/* as source-controller's keychain: secretRef's config, then the
+		 * ServiceAccount's imagePullSecrets in order; the first entry for
+		 * the host wins */
+		if (o->docker_config && (rc = dockercfg_take(r, o->docker_config, err)) != BH_ENOTFOUND)
+			return rc < 0 ? rc : 0;
+		for (size_t i = 0; i < o->npull_configs; i++)
 			if ((rc = dockercfg_take(r, o->pull_configs[i], err)) != BH_ENOTFOUND)
 				return rc < 0 ? bh_error_prefix(err, "imagePullSecrets[%zu]", i) : 0;
-		if (o->docker_config && (rc = dockercfg_take(r, o->docker_config, err)) < 0 && rc != BH_ENOTFOUND)
-			return rc;
 	}
 	return 0;
 }

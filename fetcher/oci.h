@@ -35,8 +35,8 @@ typedef struct oci_pull_opts {
 	int helm_tags;             /* tags as Helm writes them ('_' = '+'), exact match first */
 	const char *media_type;    /* the layer to take (NULL: the Helm chart layer) */
 	const char *docker_config; /* .dockerconfigjson, or NULL */
-	const char *const *pull_configs; /* more docker configs (a ServiceAccount's imagePullSecrets): */
-	size_t npull_configs;      /* a later one's entry for the registry wins */
+	const char *const *pull_configs; /* more docker configs (a ServiceAccount's imagePullSecrets), after */
+	size_t npull_configs;      /* docker_config: the first entry for the registry wins */
 	int plain_http;
 	const char *have_revision; /* the revision already held: stop before the blob */
 	size_t max_blob;

@@ -43,7 +43,7 @@ typedef struct proto_fetch_request {
 	char *tag, *semver, *ref_digest, *media_type; /* OCI: the reference and the layer */
 	char *semver_filter;             /* OCI: a Go regexp the tags must match before semver picks */
 	proto_strv pull_secret_configs;  /* OCI: docker configs of the serviceAccountName's imagePullSecrets,
-					  * in order (a later one's entry wins, also over docker_config) */
+					  * in order, after docker_config (the first entry for a registry wins) */
 	char *proxy_url;                 /* http(s)://host:port of a proxy for every request, or NULL */
 	char *proxy_username, *proxy_password;
 	proto_strv values_files;         /* CHART: HelmChart .spec.valuesFiles (re-package, chartvalues.h) */

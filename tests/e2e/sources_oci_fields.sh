@@ -7,9 +7,11 @@
 #    (unanchored) are weighed by the semver range (0.1.0 and 0.2.0, not the
 #    newer 1.0.0); a regexp Go refuses is Ready=False naming the field;
 #  - .spec.serviceAccountName: the ServiceAccount's imagePullSecrets log in
-#    to an htpasswd registry (401 without them), and win over a secretRef
-#    entry for the same registry (as Kubernetes' keychain merges them); a
-#    missing ServiceAccount is AuthenticationFailed;
+#    to an htpasswd registry (401 without them) and merge with secretRef's
+#    config, whose entry for the same registry comes first (as
+#    source-controller's keychain: secretRef, then the ServiceAccount's
+#    secrets; the first entry for the registry wins); a missing
+#    ServiceAccount is AuthenticationFailed;
 #  - .spec.proxySecretRef: every request goes through the proxy the Secret
 #    names (tests/e2e/sources/count_proxy.py, with basic auth): the source
 #    URL's host does not resolve, only the proxy knows it; the proxy's log
@@ -90,6 +92,8 @@ kubectl create secret docker-registry regcred -n team-f --docker-server="$A" --d
 	--docker-password=s3cret >/dev/null || sk_fail "creating regcred"
 kubectl create secret docker-registry stale -n team-f --docker-server="$A" --docker-username=alice \
 	--docker-password=wrong >/dev/null || sk_fail "creating stale"
+kubectl create secret docker-registry elsewhere -n team-f --docker-server=registry.bulkhead.invalid \
+	--docker-username=carol --docker-password=x >/dev/null || sk_fail "creating elsewhere"
 kubectl create secret generic notdocker -n team-f --from-literal=username=bob --from-literal=password=x >/dev/null ||
 	sk_fail "creating notdocker"
 kubectl apply -f - >/dev/null <<YAML || sk_fail "applying ServiceAccount puller"
@@ -110,6 +114,11 @@ oci team-f sa "oci://$A/charts/demo" '  ref:
 oci team-f merged "oci://$A/charts/demo" '  ref:
     tag: 0.1.0
   secretRef:
+    name: elsewhere
+  serviceAccountName: puller'
+oci team-f first "oci://$A/charts/demo" '  ref:
+    tag: 0.1.0
+  secretRef:
     name: stale
   serviceAccountName: puller'
 oci team-f nosa "oci://$A/charts/demo" '  ref:
@@ -118,6 +127,7 @@ oci team-f nosa "oci://$A/charts/demo" '  ref:
 want team-f anon '^False\|AuthenticationFailed\|\|.*401 Unauthorized'
 want team-f sa "^True\|Succeeded\|0\.1\.0@$ma\|"
 want team-f merged "^True\|Succeeded\|0\.1\.0@$ma\|"
+want team-f first '^False\|AuthenticationFailed\|\|.*401 Unauthorized'
 want team-f nosa "^False\|AuthenticationFailed\|\|failed to get credential: serviceaccount 'team-f/nobody' not found"
 
 # --- .spec.proxySecretRef: a host only the proxy knows
