@@ -37,11 +37,7 @@ grep -q "forwarding by libcurl" "$SK_DIR/bulkheadd.log" && sk_fail "bulkheadd fo
 
 # deletion: the release is uninstalled, then the HelmRelease goes
 kubectl delete helmrelease web -n team-n --wait=false >/dev/null
-end=$((SECONDS + 60))
-while kubectl get helmrelease web -n team-n >/dev/null 2>&1; do
-	[ $SECONDS -ge $end ] && sk_fail "HelmRelease web not deleted: $(rl_status team-n web '{.status.conditions}')"
-	sleep 0.3
-done
+rl_wait_gone team-n web
 helm status web -n team-n >/dev/null 2>&1 && sk_fail "release web still installed"
 [ -z "$(kubectl get secrets -n team-n -l owner=helm,name=web -o name)" ] || sk_fail "Helm storage of web left"
 kubectl get cm web-config -n team-n >/dev/null 2>&1 && sk_fail "ConfigMap web-config left"

@@ -43,11 +43,7 @@ grep -q "running 'unlock' action" "$SK_DIR/bulkheadd.log" || sk_fail "no unlock 
 
 # deletion: uninstall, then the object goes
 kubectl delete helmrelease web -n team-l --wait=false >/dev/null
-end=$((SECONDS + 60))
-while kubectl get helmrelease web -n team-l >/dev/null 2>&1; do
-	[ $SECONDS -ge $end ] && sk_fail "HelmRelease web not deleted: $(rl_status team-l web '{.metadata} {.status.conditions}')"
-	sleep 0.3
-done
+rl_wait_gone team-l web
 helm status web -n team-l >/dev/null 2>&1 && sk_fail "release web still installed"
 [ -z "$(kubectl get secrets -n team-l -l owner=helm,name=web -o name)" ] || sk_fail "Helm storage of web left"
 kubectl get deploy web -n team-l >/dev/null 2>&1 && sk_fail "Deployment web left"
