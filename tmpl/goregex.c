@@ -76,6 +76,18 @@ static void tree_item(re_parse *p, int h, int pr, int lit)
 	f->run = lit ? 1 : 0;
 }
 
+/* A class parsed up to r (parse_class, unicode_class: the index after it,
+ * or negative on an error already reported) is one item of the tree: 0
+ * with *i moved to r, or -1. */
+static int class_item(re_parse *p, long r, size_t *i)
+{
+	if (r < 0)
+		return -1;
+	tree_item(p, 1, 1, 0);
+	*i = (size_t)r;
+	return 0;
+}
+
 /* height and repeat product of the current alternative */
 static void tree_seq(const re_frame *f, int *h, int *pr)
 {
@@ -558,15 +570,11 @@ bad_perl:
 			i++;
 			can_repeat = 1;
 			break;
-		case '[': {
-			long r = parse_class(p, i);
-			if (r < 0)
+		case '[':
+			if (class_item(p, parse_class(p, i), &i) < 0)
 				return -1;
-			tree_item(p, 1, 1, 0);
-			i = (size_t)r;
 			can_repeat = 1;
 			break;
-		}
 		case '*':
 		case '+':
 		case '?':
@@ -629,11 +637,8 @@ bad_perl:
 				break;
 			}
 			if (e == 'p' || e == 'P') {
-				long r = unicode_class(p, i);
-				if (r < 0)
+				if (class_item(p, unicode_class(p, i), &i) < 0)
 					return -1;
-				tree_item(p, 1, 1, 0);
-				i = (size_t)r;
 				can_repeat = 1;
 				break;
 			}
