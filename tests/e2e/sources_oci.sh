@@ -22,12 +22,7 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/lib.sh"
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 . "$BH_SRCDIR/tests/e2e/sources/registry.sh"
-e2e_need_tool docker-registry htpasswd
-sk_setup --sources builtin
-export HELM_REGISTRY_CONFIG=$SK_DIR/helm-registry.json
-REG_PIDS=
-trap 'st=$?; kill $REG_PIDS 2>/dev/null; (exit $st); sk_cleanup' EXIT
-reg_start_pair
+reg_setup_builtin
 
 # wait_rev NS HR REV SECS: until the HelmRelease attempted chart version REV
 wait_rev() {

@@ -23,12 +23,7 @@ set -uo pipefail
 . "$BH_SRCDIR/tests/e2e/skeleton_lib.sh"
 . "$BH_SRCDIR/tests/e2e/sources/registry.sh"
 . "$BH_SRCDIR/tests/e2e/sources/tls.sh"
-e2e_need_tool docker-registry htpasswd
-sk_setup --sources builtin
-export HELM_REGISTRY_CONFIG=$SK_DIR/helm-registry.json
-REG_PIDS=
-trap 'st=$?; kill $REG_PIDS 2>/dev/null; (exit $st); sk_cleanup' EXIT
-reg_start_pair
+reg_setup_builtin
 
 # oci NS NAME URL REF-AND-MORE-SPEC-LINES (4-space indented under spec:)
 oci() {

@@ -10,6 +10,10 @@
 #   reg_start_pair                 -> O: an open registry, A: one with htpasswd
 #                                     alice:s3cret (host:port); their pids added
 #                                     to REG_PIDS for the caller's EXIT trap
+#   reg_setup_builtin              -> a test's start: bulkheadd with the built-in
+#                                     sources (sk_setup), helm's registry config
+#                                     in SK_DIR, an EXIT trap that stops the
+#                                     registries before sk_cleanup, reg_start_pair
 reg_start() {
 	local dir=$1 cred=${2:-} tls=${3:-} auth= tlscfg= url
 	mkdir -p "$dir/data"
@@ -65,4 +69,13 @@ reg_start_pair() {
 	REG_PIDS="${REG_PIDS:-} $REG_PID"; O=127.0.0.1:$REG_PORT
 	reg_start "$SK_DIR/reg-auth" alice:s3cret || sk_fail "docker-registry (htpasswd) did not start"
 	REG_PIDS="$REG_PIDS $REG_PID"; A=127.0.0.1:$REG_PORT
+}
+
+reg_setup_builtin() {
+	e2e_need_tool docker-registry htpasswd
+	sk_setup --sources builtin
+	export HELM_REGISTRY_CONFIG=$SK_DIR/helm-registry.json
+	REG_PIDS=
+	trap 'st=$?; kill $REG_PIDS 2>/dev/null; (exit $st); sk_cleanup' EXIT
+	reg_start_pair
 }
