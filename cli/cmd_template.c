@@ -670,6 +670,10 @@ int cmd_template(int argc, char **argv)
 	 * JSON value was made before this point. */
 	if (!server && !o.verify && !o.dep_update && !free_at_exit() && !template_remote_wanted(&remote, chart_path))
 		json_pool_install();
+	/* The engine's arena chunks are left to the exit too (tmpl/tmpl.h):
+	 * they are mmap'ed, which leak checkers do not follow */
+	if (!free_at_exit())
+		tmpl_arenas_leave_to_exit();
 	if (template_remote_wanted(&remote, chart_path)) {
 		if (o.verify)
 			remote.prov = &prov, remote.prov_name = &prov_name;

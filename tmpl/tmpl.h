@@ -61,6 +61,13 @@ tmpl_engine *tmpl_engine_new_sprig(bh_error *err);
 /* Helm's --enable-dns: getHostByName looks names up (else it answers ""). */
 void tmpl_engine_enable_dns(tmpl_engine *e);
 void tmpl_engine_free(tmpl_engine *e);
+/* For a process that exits right after its render (the `bulkhead
+ * template` command): from now on tmpl_engine_free() leaves the engines'
+ * arena chunks mapped, for exit(2) to return with the rest of the process's
+ * pages. An munmap per chunk costs more than the process's teardown does
+ * for the same pages (vault: 3 chunks, 118 pages; 1.4% of its CPU).
+ * Everything else is freed as before. Call once, from the main thread. */
+void tmpl_arenas_leave_to_exit(void);
 void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l);
 void tmpl_engine_set_lookup(tmpl_engine *e, tmpl_lookup_fn fn, void *ud);
 /* The arena owning the engine's values (use it to build the root value). */

@@ -85,9 +85,17 @@ void tmpl_arena_set_budget(tmpl_arena *a, size_t budget)
 	arena_window(a);
 }
 
+/* tmpl_arenas_leave_to_exit(): chunks are no longer unmapped */
+static int arena_chunks_kept;
+
+void tmpl_arenas_leave_to_exit(void)
+{
+	arena_chunks_kept = 1;
+}
+
 void tmpl_arena_release(tmpl_arena *a)
 {
-	struct arena_chunk *c = a->chunks, *n;
+	struct arena_chunk *c = arena_chunks_kept ? NULL : a->chunks, *n;
 	while (c) {
 		n = c->next;
 		munmap(c, sizeof(*c) + c->cap);
