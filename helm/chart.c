@@ -199,7 +199,8 @@ void chart_free(chart *c)
 	json_decref(c->values);
 	json_decref(c->lock);
 	json_decref(c->warnings);
-	free(c->schema);
+	if (c->schema_file.name)
+		chart_file_release(&c->schema_file);
 	for (size_t i = 0; i < c->ntemplates; i++)
 		chart_file_release(&c->templates[i]);
 	free(c->templates);
@@ -240,12 +241,11 @@ chart *chart_dup(const chart *c)
 	if (copy_files(&d->templates, c->templates, c->ntemplates) ||
 	    copy_files(&d->files, c->files, c->nfiles))
 		goto fail;
-	if (c->schema) {
-		d->schema = malloc(c->schema_len + 1);
-		if (!d->schema)
+	if (c->schema_file.name) {
+		if (file_share(&d->schema_file, c->schema_file.name, &c->schema_file))
 			goto fail;
-		memcpy(d->schema, c->schema, c->schema_len + 1);
-		d->schema_len = c->schema_len;
+		d->schema = (const char *)d->schema_file.data;
+		d->schema_len = d->schema_file.len;
 	}
 	if (c->ndeps) {
 		d->deps = calloc(c->ndeps, sizeof *d->deps);
@@ -852,13 +852,13 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			json_decref(c->values);
 			c->values = v;
 		} else if (!strcmp(f->name, "values.schema.json")) {
-			free(c->schema);
-			c->schema = malloc(f->len + 1);
-			if (!c->schema)
+			if (c->schema_file.name)
+				chart_file_release(&c->schema_file);
+			c->schema = NULL;
+			if (file_share(&c->schema_file, f->name, f))
 				goto oom;
-			memcpy(c->schema, f->data, f->len);
-			c->schema[f->len] = 0;
-			c->schema_len = f->len;
+			c->schema = (const char *)c->schema_file.data;
+			c->schema_len = c->schema_file.len;
 		} else if (!strcmp(f->name, "requirements.yaml")) {
 			json_t *req = NULL;
 			if (!c->metadata)

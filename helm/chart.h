@@ -44,8 +44,11 @@ struct chart {
 			       * chart.Lock marshals it, fields in Go order:
 			       * {"generated","digest","dependencies":[{"name",
 			       * "version","repository",...}]}; NULL when absent */
-	char *schema;         /* values.schema.json (NUL-terminated) or NULL */
+	const char *schema;   /* values.schema.json (NUL-terminated) or NULL:
+			       * schema_file's data */
 	size_t schema_len;
+	chart_file schema_file; /* the file shared (not copied: 181 KiB for
+				 * traefik); its name NULL when none */
 	chart_file *templates; /* templates/... in load order */
 	size_t ntemplates;
 	chart_file *files;     /* everything else (.Files, crds/) in load order */
