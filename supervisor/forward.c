@@ -592,11 +592,37 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
 	return 0;
 }
 
+/* The requests ready to go (their intents durable), and the retries and
+ * own requests due, start. */
+static void start_ready(void)
+{
+	fwd_list l = STAILQ_HEAD_INITIALIZER(l);
+	fwd_req *f;
+	pthread_mutex_lock(&mu);
+	STAILQ_CONCAT(&l, &ready);
+	pthread_mutex_unlock(&mu);
+	while ((f = STAILQ_FIRST(&l))) {
+		STAILQ_REMOVE_HEAD(&l, link);
+		start(f);
+	}
+	run_retries();
+}
+
 const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 {
 	if (turn_hook)
 		turn_hook();
 	ask_sync();
+	/* on h2, what is ready goes before the poll, its frames written now
+	 * (kube_h2_dispatch with no event reads nothing): the poll then waits
+	 * for the server's answer, not a turn of its own (a wait of 0 ms that
+	 * finds nothing) for the writes after it. At 300 installs: 1.3 of the
+	 * loop's 20 epoll_waits per install. libcurl's transfers keep their
+	 * first step after the poll (its timer, due now). */
+	if (h2 && !kube_h2_refused(h2)) {
+		start_ready();
+		kube_h2_dispatch(h2, NULL, 0);
+	}
 	const struct pollfd *pfd = kube_curl_multi_fds(multi, n, timeout_ms);
 	int pending;
 	if (h2) { /* h2's socket after libcurl's */
@@ -638,18 +664,9 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 
 void fwd_run(const struct pollfd *pfd, size_t n)
 {
-	fwd_list l = STAILQ_HEAD_INITIALIZER(l);
-	fwd_req *f;
 	if (turn_hook)
 		turn_hook();
-	pthread_mutex_lock(&mu);
-	STAILQ_CONCAT(&l, &ready);
-	pthread_mutex_unlock(&mu);
-	while ((f = STAILQ_FIRST(&l))) {
-		STAILQ_REMOVE_HEAD(&l, link);
-		start(f);
-	}
-	run_retries();
+	start_ready();
 	/* the new transfers' first step (libcurl's timer, due now) too */
 	if (h2) {
 		size_t nc = n < fds_ncurl ? n : fds_ncurl;

@@ -55,7 +55,10 @@ int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
 /* Before the loop's poll: the sockets the requests in flight wait on (*n of
  * them, valid until fwd_run) for the poll set, and the longest the loop may
  * wait (*timeout_ms; -1: as long as it likes; 0: requests to start or
- * answers to take, fwd_take_done). */
+ * answers to take, fwd_take_done). On kube/h2.h's connection the requests
+ * ready to go start here and their frames are written before the poll (an
+ * answer that ends a stream then may call a fwd_own_send caller's
+ * function, on this thread). */
 const struct pollfd *fwd_fds(size_t *n, int *timeout_ms);
 /* After the loop's poll: pfd[0..n) the entries of fwd_fds, their revents
  * set. Starts the requests whose intent is durable and the retries that are
