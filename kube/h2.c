@@ -117,6 +117,7 @@ struct kube_h2 {
 	nghttp2_session *ng;
 	long long conn_started, conn_deadline;
 	int ping_idle, ping_timeout; /* ms: the health check's (kube_h2_options) */
+	int write_before_poll;       /* kube_h2_options' */
 	long long quiet_since; /* ms: the last time bytes came */
 	long long ping_at;     /* ms: when the health check's PING went, 0: none waits */
 	BIO *rb, *wb;     /* the TLS connection's memory BIOs (the SSL's): bytes read, to write */
@@ -1347,14 +1348,18 @@ static int poll_fd(const kube_h2 *h)
 	return h->state == C_RESOLVING ? h->lk->efd : h->fd;
 }
 
-void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
+/* Nothing to write: no frame waits in nghttp2, no byte for the socket. */
+static int written(const kube_h2 *h)
+{
+	return !nghttp2_session_want_write(h->ng) && h->net_off == h->net.len;
+}
+
+/* One round of dispatch with the poll's events rev; wr: the frames that
+ * wait are written (else nothing is: the caller's rev had no POLLOUT). */
+static void dispatch(kube_h2 *h, short rev, int wr)
 {
 	long long now;
-	short rev = 0;
 	h2s *s;
-	for (size_t i = 0; i < n; i++)
-		if (poll_fd(h) >= 0 && pfd[i].fd == poll_fd(h))
-			rev = pfd[i].revents;
 	if (h->state == C_RESOLVING && rev)
 		lookup_done(h);
 	else if (h->state == C_CONNECTING && rev)
@@ -1365,7 +1370,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 		drain(h);
 	if (h->state == C_READY) {
 		submit_queued(h);
-		if (flush(h) == 0 && h->state == C_READY && !h->live.n &&
+		if ((wr ? flush(h) == 0 : written(h)) && h->state == C_READY && !h->live.n &&
 		    (h->goaway || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng))))
 			conn_close(h); /* drained after a GOAWAY, or the session is over */
 	}
@@ -1373,7 +1378,7 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 	if (h->state == C_READY)
 		health(h, now);
 	expire(h, now);
-	if (h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
+	if (wr && h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
 		flush(h); /* the health check's PING, the resets of the streams that expired */
 	if (h->state == C_NONE && l_first(&h->queue))
 		conn_start(h);
@@ -1386,6 +1391,22 @@ void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 		s->on_end(s->sud, s->rc, s->rc ? &e : NULL, s->sent);
 		free(s);
 	}
+}
+
+void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
+{
+	short rev = 0;
+	for (size_t i = 0; i < n; i++)
+		if (poll_fd(h) >= 0 && pfd[i].fd == poll_fd(h))
+			rev = pfd[i].revents;
+	/* a socket that was full writes on POLLOUT; with write_before_poll
+	 * the rest waits for kube_h2_flush, before the caller's next poll */
+	dispatch(h, rev, !h->write_before_poll || (rev & POLLOUT));
+}
+
+void kube_h2_flush(kube_h2 *h)
+{
+	dispatch(h, 0, 1);
 }
 
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)
@@ -1458,6 +1479,7 @@ kube_h2 *kube_h2_new(const kube_config *cfg, const kube_h2_options *opt, bh_erro
 	h->forget = opt->forget;
 	h->ping_idle = opt->ping_idle_ms ? opt->ping_idle_ms : KUBE_H2_PING_IDLE_MS;
 	h->ping_timeout = opt->ping_timeout_ms ? opt->ping_timeout_ms : KUBE_H2_PING_TIMEOUT_MS;
+	h->write_before_poll = opt->write_before_poll;
 	TAILQ_INIT(&h->queue.q);
 	TAILQ_INIT(&h->live.q);
 	TAILQ_INIT(&h->fin.q);

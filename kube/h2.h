@@ -60,6 +60,12 @@ typedef struct kube_h2_options {
 	                         * set keeps sockets registered drops it then); NULL: none */
 	int ping_idle_ms;       /* nothing read for this long with streams open: a PING */
 	int ping_timeout_ms;    /* nothing read for this long after it: the connection is dead */
+	int write_before_poll;  /* non-zero: kube_h2_dispatch writes only the bytes the socket
+	                         * held back (on POLLOUT); the frames made since (requests,
+	                         * window updates, acknowledgements, PINGs) go at the caller's
+	                         * kube_h2_flush before its next poll, so one turn of its loop
+	                         * makes one write, not one after the poll and one for what it
+	                         * queued before the next */
 } kube_h2_options;
 
 /* 1 when cfg can be served here exactly as the libcurl transport would
@@ -96,6 +102,12 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms);
 /* After the poll: pfd[0..n) (h's entry among them, revents set; others
  * ignored). Moves bytes, starts what waits, ends what is done or due. */
 void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n);
+/* Before the caller's poll: what kube_h2_dispatch does with no event
+ * (streams waiting start, what is due ends) and every frame waiting is
+ * written; ended streams go to their end calls. With write_before_poll the
+ * caller calls it before each poll (then kube_h2_fds wants no wait for a
+ * write). */
+void kube_h2_flush(kube_h2 *h);
 /* The server did not negotiate h2: every request added from now on ends
  * unsent. */
 int kube_h2_refused(const kube_h2 *h);

@@ -364,6 +364,8 @@ static long long mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int flush_first; /* run() calls kube_h2_flush before each poll (write_before_poll) */
+
 /* Runs h until the first n results are done (or 20 s pass). */
 static void run(kube_h2 *h, int n)
 {
@@ -382,6 +384,8 @@ static void run(kube_h2 *h, int n)
 		if (all)
 			return;
 		t0 = mono_ms();
+		if (flush_first)
+			kube_h2_flush(h);
 		f = kube_h2_fds(h, &k, &tmo);
 		if (k) {
 			p[0] = f[0];
@@ -498,6 +502,67 @@ START_TEST(test_big_response_and_body)
 	ck_assert_str_eq(s.ctype, "application/json");
 	kube_response_free(&r1);
 	kube_response_free(&r2);
+	kube_h2_free(h);
+	server_stop(&s);
+	kube_config_free(cfg);
+	free(body);
+}
+END_TEST
+
+/* write_before_poll: a dispatch writes nothing new (the server sees no
+ * request), kube_h2_flush writes it; a big answer and a big body (window
+ * updates, the socket full) still go through when the caller flushes
+ * before each poll. */
+START_TEST(test_write_before_poll)
+{
+	server s;
+	kube_config *cfg;
+	kube_h2 *h;
+	size_t blen = 200000, k;
+	int tmo, before;
+	char *body = malloc(blen);
+	kube_request big = {.method = "GET", .path = "/big"}, one = {.method = "GET", .path = "/one"};
+	kube_request post = {.method = "POST", .path = "/post", .content_type = "application/json", .body = body,
+	                     .body_len = blen};
+	kube_response r1 = KUBE_RESPONSE_INIT, r2 = KUBE_RESPONSE_INIT, r3 = KUBE_RESPONSE_INIT;
+	kube_h2_options o = {.write_before_poll = 1};
+	bh_error e;
+	memset(body, 'b', blen);
+	server_start(&s, 0, 100, 0, 0);
+	h = client_with(&s, &cfg, &o);
+	flush_first = 1;
+	ck_assert_int_eq(kube_h2_add(h, &big, &r1, NULL, on_end, &res[0], &e), 0);
+	ck_assert_int_eq(kube_h2_add(h, &post, &r2, NULL, on_end, &res[1], &e), 0);
+	run(h, 2);
+	ck_assert_msg(res[0].rc == 0 && res[1].rc == 0, "%s / %s", res[0].msg, res[1].msg);
+	ck_assert_uint_eq(r1.body.len, 1u << 20);
+	ck_assert_uint_eq(r2.body.len, strlen("/post 200000"));
+	ck_assert(!memcmp(r2.body.data, "/post 200000", r2.body.len));
+	pthread_mutex_lock(&s.mu);
+	before = s.requests;
+	pthread_mutex_unlock(&s.mu);
+	ck_assert_int_eq(kube_h2_add(h, &one, &r3, NULL, on_end, &res[2], &e), 0);
+	for (int i = 0; i < 5; i++) { /* dispatches with no event: its frames wait */
+		kube_h2_dispatch(h, NULL, 0);
+		usleep(20000);
+	}
+	kube_h2_fds(h, &k, &tmo);
+	ck_assert_int_eq(tmo, 0); /* a write waits: no sleep */
+	pthread_mutex_lock(&s.mu);
+	ck_assert_int_eq(s.requests, before);
+	pthread_mutex_unlock(&s.mu);
+	kube_h2_flush(h);
+	kube_h2_fds(h, &k, &tmo);
+	ck_assert_int_ne(tmo, 0); /* written: the poll waits for the answer */
+	run(h, 3);
+	ck_assert_msg(res[2].done && res[2].rc == 0, "%s", res[2].msg);
+	ck_assert_uint_eq(r3.body.len, strlen("/one 0"));
+	ck_assert_int_eq(s.requests, before + 1);
+	ck_assert_uint_eq(kube_h2_connections(h), 1);
+	flush_first = 0;
+	kube_response_free(&r1);
+	kube_response_free(&r2);
+	kube_response_free(&r3);
 	kube_h2_free(h);
 	server_stop(&s);
 	kube_config_free(cfg);
@@ -1277,6 +1342,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_many_streams_one_connection);
 	tcase_add_test(tc, test_big_response_and_body);
+	tcase_add_test(tc, test_write_before_poll);
 	tcase_add_test(tc, test_goaway_midway);
 	tcase_add_test(tc, test_refused_timeout_stop);
 	tcase_add_test(tc, test_no_h2_and_bad_certificate);
