@@ -85,7 +85,13 @@ static acl_policy lockdown; /* --default-service-account, --no-cross-namespace-r
 static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stopping, reopen_audit;
-static volatile sig_atomic_t child_exited = 1; /* SIGCHLD since reap last looked */
+static atomic_int child_exited = 1; /* SIGCHLD since reap last looked */
+/* The loop is in (or about to enter) its poll: a SIGCHLD then wakes it by
+ * the pipe; at any other time the loop looks at child_exited before it
+ * polls (a wait of 0 ms when it is set), so a worker's exit costs no
+ * write and read of the pipe. Both sides store, then load the other's
+ * flag (sequentially consistent): one of them sees the other. */
+static atomic_int loop_polling;
 
 /* One byte in the pipe per batch, not per event: the first wake after the
  * main loop drained the pipe writes it (drain_watch drains, then clears
@@ -193,10 +199,11 @@ static void on_signal(int sig)
 	if (sig == SIGHUP)
 		reopen_audit = 1;
 	else if (sig == SIGCHLD)
-		child_exited = 1;
-	else if (sig != SIGCHLD && stopping < 2)
+		atomic_store(&child_exited, 1);
+	else if (stopping < 2)
 		stopping++; /* a second signal ends the graceful wait */
-	wake();
+	if (sig != SIGCHLD || atomic_load(&loop_polling))
+		wake();
 }
 
 /* ---- HelmRelease cache and queue -------------------------------------------- */
@@ -1896,8 +1903,7 @@ static int noop_collect(kube_client *kc, fwd_req *f)
 
 static void reap(kube_client *kc)
 {
-	int look = child_exited; /* wait4 only after a SIGCHLD: each call walks every child */
-	child_exited = 0;
+	int look = atomic_exchange(&child_exited, 0); /* wait4 only after a SIGCHLD: each call walks every child */
 	while (look) {
 		int st;
 		struct rusage ru;
@@ -2373,7 +2379,12 @@ int main(int argc, char **argv)
 		pf[0].revents = 0;
 		svlog_flush();
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
-		if (evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout) > 0 || held) {
+		atomic_store(&loop_polling, 1);
+		if (atomic_load(&child_exited)) /* a SIGCHLD since reap(): no pipe byte for it */
+			timeout = 0;
+		int nev = evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout);
+		atomic_store(&loop_polling, 0);
+		if (nev > 0 || held) {
 			for (size_t i = 0; i < polled && i < njobs; i++) {
 				int more = jobs[i]->sock >= 0 && ipc_reader_more(&jobs[i]->rd);
 				if ((pf[i + 1].revents || more) && jobs[i]->sock >= 0)
