@@ -92,6 +92,8 @@ static atomic_int child_exited = 1; /* SIGCHLD since reap last looked */
  * write and read of the pipe. Both sides store, then load the other's
  * flag (sequentially consistent): one of them sees the other. */
 static atomic_int loop_polling;
+static pthread_t loop_thread; /* main's, set before any other thread starts */
+static int loop_woken;        /* the loop's thread gave itself work: its next poll does not wait (drain_watch clears it) */
 
 /* One byte in the pipe per batch, not per event: the first wake after the
  * main loop drained the pipe writes it (drain_watch drains, then clears
@@ -490,14 +492,20 @@ static void obj_free(obj_op *op)
 	free(op);
 }
 
-/* op's outcome to the main loop (obj_collect). */
+/* op's outcome to the main loop (obj_collect). Most come on the loop's
+ * own thread (status.h's runs end in its HTTP/2 callbacks): then a flag
+ * its next poll looks at (loop_woken) is enough, not a pipe byte written
+ * and read back. */
 static void obj_done(obj_op *op)
 {
 	pthread_mutex_lock(&wmu);
 	op->next = obj_results;
 	obj_results = op;
 	pthread_mutex_unlock(&wmu);
-	wake();
+	if (pthread_equal(pthread_self(), loop_thread))
+		loop_woken = 1;
+	else
+		wake();
 }
 
 /* After an uninstall, or a move to chartRef: st->req (1) the next request
@@ -919,6 +927,7 @@ static void drain_watch(void)
 		while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
 			;
 	atomic_store(&wake_pending, 0); /* after the drain, before the queues are taken */
+	loop_woken = 0;
 	snap = discovery_take();
 	if (snap) {
 		json_decref(disc_snapshot);
@@ -2236,6 +2245,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
+	loop_thread = pthread_self();
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		perror("bulkheadd: pipe");
 		return 1;
@@ -2380,7 +2390,7 @@ int main(int argc, char **argv)
 		svlog_flush();
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
 		atomic_store(&loop_polling, 1);
-		if (atomic_load(&child_exited)) /* a SIGCHLD since reap(): no pipe byte for it */
+		if (atomic_load(&child_exited) || loop_woken) /* a SIGCHLD since reap(), an obj_done: no pipe byte for them */
 			timeout = 0;
 		int nev = evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout);
 		atomic_store(&loop_polling, 0);
