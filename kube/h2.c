@@ -117,6 +117,7 @@ struct kube_h2 {
 	nghttp2_session *ng;
 	long long conn_started, conn_deadline;
 	int ping_idle, ping_timeout; /* ms: the health check's (kube_h2_options) */
+	int connect_timeout;         /* ms: kube_h2_options' */
 	int write_before_poll;       /* kube_h2_options' */
 	long long quiet_since; /* ms: the last time bytes came */
 	long long ping_at;     /* ms: when the health check's PING went, 0: none waits */
@@ -715,7 +716,7 @@ static void conn_start(kube_h2 *h)
 {
 	h->conns++;
 	h->conn_started = kube_now_ms();
-	h->conn_deadline = h->conn_started + KUBE_H2_CONNECT_TIMEOUT_MS;
+	h->conn_deadline = h->conn_started + h->connect_timeout;
 	h->last_errno = ECONNREFUSED;
 	if (!h->host) {
 		h->ai_next = h->ai;
@@ -1471,6 +1472,10 @@ kube_h2 *kube_h2_new(const kube_config *cfg, const kube_h2_options *opt, bh_erro
 		             opt->ping_idle_ms, opt->ping_timeout_ms);
 		return NULL;
 	}
+	if (opt->connect_timeout_ms < 0) {
+		bh_error_set(err, BH_EINVAL, "HTTP/2 client: a negative connect timeout (%d ms)", opt->connect_timeout_ms);
+		return NULL;
+	}
 	if (!(h = calloc(1, sizeof *h))) {
 		bh_error_set(err, BH_ENOMEM, "out of memory");
 		return NULL;
@@ -1479,6 +1484,7 @@ kube_h2 *kube_h2_new(const kube_config *cfg, const kube_h2_options *opt, bh_erro
 	h->forget = opt->forget;
 	h->ping_idle = opt->ping_idle_ms ? opt->ping_idle_ms : KUBE_H2_PING_IDLE_MS;
 	h->ping_timeout = opt->ping_timeout_ms ? opt->ping_timeout_ms : KUBE_H2_PING_TIMEOUT_MS;
+	h->connect_timeout = opt->connect_timeout_ms ? opt->connect_timeout_ms : KUBE_H2_CONNECT_TIMEOUT_MS;
 	h->write_before_poll = opt->write_before_poll;
 	TAILQ_INIT(&h->queue.q);
 	TAILQ_INIT(&h->live.q);

@@ -43,7 +43,8 @@
 #include "lib/error.h"
 
 /* Largest response body (as the libcurl transport's), longest response
- * header value taken, connect (TCP + TLS) timeout. */
+ * header value taken, connect (lookup, TCP and TLS) timeout unless
+ * kube_h2_options sets one. */
 #define KUBE_H2_MAX_BODY (512u << 20)
 #define KUBE_H2_MAX_VALUE 8192
 #define KUBE_H2_CONNECT_TIMEOUT_MS 10000
@@ -60,6 +61,7 @@ typedef struct kube_h2_options {
 	                         * set keeps sockets registered drops it then); NULL: none */
 	int ping_idle_ms;       /* nothing read for this long with streams open: a PING */
 	int ping_timeout_ms;    /* nothing read for this long after it: the connection is dead */
+	int connect_timeout_ms; /* a new connection's name lookup, TCP and TLS together */
 	int write_before_poll;  /* non-zero: kube_h2_dispatch writes only the bytes the socket
 	                         * held back (on POLLOUT); the frames made since (requests,
 	                         * window updates, acknowledgements, PINGs) go at the caller's

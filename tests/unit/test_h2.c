@@ -877,6 +877,11 @@ START_TEST(test_health_check)
 	opt.ping_idle_ms = -1;
 	ck_assert_ptr_null(kube_h2_new(cfg, &opt, &e));
 	ck_assert_msg(strstr(e.msg, "health check") != NULL, "%s", e.msg);
+	/* so is a negative connect timeout */
+	opt.ping_idle_ms = 0;
+	opt.connect_timeout_ms = -1;
+	ck_assert_ptr_null(kube_h2_new(cfg, &opt, &e));
+	ck_assert_msg(strstr(e.msg, "connect timeout") != NULL, "%s", e.msg);
 	kube_config_free(cfg);
 }
 END_TEST
@@ -1221,9 +1226,11 @@ static void run_until(kube_h2 *h, const result *r, long long ms)
 	}
 }
 
-/* A DNS server that never answers (and a resolver that waits 30 s for it):
- * every connection times out looking the name up, yet the client has one
- * lookup thread at a time, the first, which each new connection waits for. */
+/* A DNS server that never answers (and a resolver that waits 10 s for it,
+ * longer than three connections' timeouts of 1.5 s): every connection
+ * times out looking the name up, yet the client has one lookup thread at a
+ * time, the first, which each new connection waits for. */
+#define DEAD_DNS_CONNECT_MS 1500
 static int dead_dns_child(void)
 {
 	struct sockaddr_in dns = {.sin_family = AF_INET, .sin_port = htons(53), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -1235,10 +1242,10 @@ static int dead_dns_child(void)
 	int u, base, most = 0, ok = 1;
 	if (ns_own(1) < 0 || (u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    bind(u, (struct sockaddr *)&dns, sizeof dns) < 0 || bind_text("/etc/hosts", "127.0.0.1 localhost\n") < 0 ||
-	    bind_text("/etc/resolv.conf", "nameserver 127.0.0.1\noptions timeout:30 attempts:1\n") < 0)
+	    bind_text("/etc/resolv.conf", "nameserver 127.0.0.1\noptions timeout:10 attempts:1\n") < 0)
 		return 77;
 	c = cfg_host("dead.test", 443, ca.crt_pem);
-	if (!(h = kube_h2_new(c, NULL, &e)))
+	if (!(h = kube_h2_new(c, &(kube_h2_options){.connect_timeout_ms = DEAD_DNS_CONNECT_MS}, &e)))
 		return 2;
 	memset(res, 0, sizeof res);
 	base = task_count();
@@ -1251,7 +1258,7 @@ static int dead_dns_child(void)
 		run_until(h, &res[i], 300);
 		n = task_count() - base;
 		most = n > most ? n : most;
-		run_until(h, &res[i], KUBE_H2_CONNECT_TIMEOUT_MS + 2000);
+		run_until(h, &res[i], DEAD_DNS_CONNECT_MS + 2000);
 		fprintf(stderr, "test_host_name_dead_dns: connection %d: %d lookup thread(s); ended after %lld ms: %s\n", i + 1,
 		        n, mono_ms() - t0, res[i].msg);
 		if (i == 0 && (!res[0].done || !strstr(res[0].msg, "looking up the server's host dead.test: timed out")))
