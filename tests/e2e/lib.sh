@@ -208,7 +208,16 @@ kubesim_bulkheadd_kubeconfig() {
 
 # e2e_free_port: a free TCP port on 127.0.0.1.
 e2e_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	local p given="$E2E_TMP/ports-given"
+	# never a port this test was given before: the kernel may hand out the
+	# same ephemeral port twice while the first taker has not bound it yet,
+	# and two servers would then race for one port
+	while :; do
+		p=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])') || return 1
+		grep -qx "$p" "$given" 2>/dev/null || break
+	done
+	echo "$p" >>"$given"
+	echo "$p"
 }
 
 # e2e_retry SECONDS CMD...: run CMD until it succeeds or SECONDS pass.
