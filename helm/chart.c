@@ -637,6 +637,45 @@ static const char *ext_of(const char *name)
 	return dot ? dot : "";
 }
 
+/* Is a sub-chart group named by the len bytes at name loaded from its own
+ * files (not skipped, not an archive)? The loader's rule below. */
+static int group_is_dir(const char *name, size_t len)
+{
+	if (len && (name[0] == '_' || name[0] == '.'))
+		return 0;
+	const char *dot = NULL;
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '.')
+			dot = name + i;
+	return !(dot && name + len - dot == 4 && !memcmp(dot, ".tgz", 4));
+}
+
+/* Is name (a path in a chart's files) the values.schema.json the loader
+ * shares: the chart's own, or a directory sub-chart's, at any depth? */
+static int is_shared_schema(const char *name)
+{
+	for (;;) {
+		if (!strcmp(name, "values.schema.json"))
+			return 1;
+		if (!has_prefix(name, "charts/"))
+			return 0;
+		const char *sub = name + 7;
+		size_t cl = strcspn(sub, "/");
+		if (!sub[cl] || !group_is_dir(sub, cl))
+			return 0;
+		name = sub + cl + 1;
+	}
+}
+
+size_t chart_files_shared_bytes(const chart_file *files, size_t n)
+{
+	size_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		if (is_shared_schema(files[i].name))
+			sum += files[i].len;
+	return sum;
+}
+
 typedef struct sub_group {
 	char *name;
 	chart_file *files;

@@ -577,20 +577,6 @@ void chart_files_free(chart_file *files, size_t n)
 	files_free(files, n);
 }
 
-/* Bytes of the values.schema.json files among files: charts share them
- * (chart.h), so they are not part of the run's heap. */
-static size_t schema_bytes(const chart_file *files, size_t n)
-{
-	static const char name[] = "values.schema.json";
-	size_t sum = 0, k = sizeof name - 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(files[i].name);
-		if (len >= k && !strcmp(files[i].name + len - k, name) && (len == k || files[i].name[len - k - 1] == '/'))
-			sum += files[i].len;
-	}
-	return sum;
-}
-
 /* The chart in the directory dfd (closed here) at path. */
 static int load_dir_fd(int dfd, const char *path, const chart_limits *lim, chart **out, bh_error *err)
 {
@@ -603,7 +589,7 @@ static int load_dir_fd(int dfd, const char *path, const chart_limits *lim, chart
 	if (!rc) {
 		/* the run's heap: populated now (lib/heap.h), not faulted page
 		 * by page */
-		size_t run = HEAP_RUN_BASE + ctx.total / 20 * 11, shared = schema_bytes(files, n);
+		size_t run = HEAP_RUN_BASE + ctx.total / 20 * 11, shared = chart_files_shared_bytes(files, n);
 		heap_expect(run > shared ? run - shared : 0); /* a chart of mostly schema: no wrap */
 		rc = chart_load_files_budget(files, n, &ctx, out, err);
 		files_free(files, n);

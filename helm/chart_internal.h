@@ -31,6 +31,10 @@ void chart_file_release(chart_file *f);
 int chart_metadata_validate(json_t *md, bh_error *err);
 int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *ctx,
 			    chart **out, bh_error *err);
+/* Bytes among files that chart_load_files_budget will share rather than
+ * copy: the values.schema.json of the chart and of each sub-chart it loads
+ * from a directory under charts/ (the same rule as the loader's). */
+size_t chart_files_shared_bytes(const chart_file *files, size_t n);
 int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			      chart **out, bh_error *err);
 

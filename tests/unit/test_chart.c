@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "helm/chart.h"
+#include "helm/chart_internal.h"
 #include "lib/buf.h"
 
 typedef struct entry {
@@ -731,6 +732,49 @@ START_TEST(test_semver)
 }
 END_TEST
 
+/* The sum of every schema the loaded chart and its sub-charts hold. */
+static size_t schemas_held(const chart *c)
+{
+	size_t sum = c->schema_len;
+	for (size_t i = 0; i < c->ndeps; i++)
+		sum += schemas_held(c->deps[i]);
+	return sum;
+}
+
+/* chart_files_shared_bytes counts exactly the schemas the loader shares
+ * (the directory loader's heap estimate leaves them out): the chart's and
+ * its directory sub-charts', not a values.schema.json anywhere else
+ * (templates/, files/, a skipped _sub-chart). */
+START_TEST(test_shared_bytes)
+{
+	static const char md[] = "apiVersion: v2\nname: %s\nversion: 1.0.0\n";
+	char top[64], sub[64], deep[64];
+	snprintf(top, sizeof top, md, "top");
+	snprintf(sub, sizeof sub, md, "sub");
+	snprintf(deep, sizeof deep, md, "deep");
+	chart_file f[] = {
+		{"Chart.yaml", (unsigned char *)top, strlen(top), NULL},
+		{"values.schema.json", (unsigned char *)"{\"type\":\"object\"}", 17, NULL},
+		{"templates/values.schema.json", (unsigned char *)"{}", 2, NULL},
+		{"files/values.schema.json", (unsigned char *)"{ }", 3, NULL},
+		{"charts/_skip/Chart.yaml", (unsigned char *)sub, strlen(sub), NULL},
+		{"charts/_skip/values.schema.json", (unsigned char *)"{   }", 5, NULL},
+		{"charts/sub/Chart.yaml", (unsigned char *)sub, strlen(sub), NULL},
+		{"charts/sub/values.schema.json", (unsigned char *)"{\"type\":\"object\",\"a\":1}", 23, NULL},
+		{"charts/sub/charts/deep/Chart.yaml", (unsigned char *)deep, strlen(deep), NULL},
+		{"charts/sub/charts/deep/values.schema.json", (unsigned char *)"{\"b\":2}", 7, NULL},
+		{"charts/sub/templates/values.schema.json", (unsigned char *)"{    }", 6, NULL},
+	};
+	size_t n = sizeof f / sizeof f[0];
+	chart *c = NULL;
+	bh_error err = {0};
+	ck_assert_uint_eq(chart_files_shared_bytes(f, n), 17 + 23 + 7);
+	ck_assert_msg(chart_load_files(f, n, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(schemas_held(c), chart_files_shared_bytes(f, n));
+	chart_free(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart");
@@ -753,6 +797,7 @@ int main(void)
 	tcase_add_test(tc, test_directory_large_files);
 	tcase_add_test(tc, test_directory_mapped_truncated);
 	tcase_add_test(tc, test_semver);
+	tcase_add_test(tc, test_shared_bytes);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
