@@ -18,3 +18,11 @@ tests_bench_worker_replay_LDADD = api/libbhapi.a helm/libbhaction.a $(BH_RELEASE
 	$(BH_RENDER_LIBS) kube/libbhkube.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) $(ZLIB_LIBS)
 BENCH_TARGETS += tests/bench/worker_tap tests/bench/worker_replay
 CLEANFILES += tests/bench/worker_tap tests/bench/worker_replay
+
+# bench_relay: the floor of bulkheadd's relay design, per request and per
+# install (tests/bench/bench_relay.sh; issue 14's 0.2 ratio)
+EXTRA_PROGRAMS += tests/bench/bench_relay
+tests_bench_bench_relay_SOURCES = tests/bench/bench_relay.c
+tests_bench_bench_relay_LDADD = ipc/libbhipc.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) -lpthread
+BENCH_TARGETS += tests/bench/bench_relay
+CLEANFILES += tests/bench/bench_relay
