@@ -85,25 +85,42 @@ static acl_policy lockdown; /* --default-service-account, --no-cross-namespace-r
 static pthread_mutex_t wmu = PTHREAD_MUTEX_INITIALIZER;
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stopping, reopen_audit;
-static atomic_int child_exited = 1; /* SIGCHLD since reap last looked */
-/* The loop is in (or about to enter) its poll: a SIGCHLD then wakes it by
- * the pipe; at any other time the loop looks at child_exited before it
- * polls (a wait of 0 ms when it is set), so a worker's exit costs no
- * write and read of the pipe. Both sides store, then load the other's
- * flag (sequentially consistent): one of them sees the other. */
-static atomic_int loop_polling;
-static pthread_t loop_thread; /* main's, set before any other thread starts */
-static int loop_woken;        /* the loop's thread gave itself work: its next poll does not wait (drain_watch clears it) */
+static atomic_int child_exited = 1; /* SIGCHLD since reap last looked (reap's wait4) */
 
-/* One byte in the pipe per batch, not per event: the first wake after the
- * main loop drained the pipe writes it (drain_watch drains, then clears
- * the flag, then takes the queues, so no wake is lost). Signal-safe. */
+/* Waking the main loop. Whoever gives the loop work (a queue under wmu,
+ * a flag, a SIGCHLD, obj_done on the loop's own thread) stores it, then
+ * calls wake(). wake() sets wake_pending and writes a byte to the pipe
+ * only when the loop is in (or about to enter) its poll (loop_polling);
+ * while the loop is busy the flag alone is enough, as the loop looks at
+ * it before it polls and then does not wait (0 ms). So a worker's exit or
+ * an answer that comes while the loop works costs no write and read.
+ *
+ * Why no wake is lost. The loop: drain_watch clears wake_pending (after
+ * reading the pipe), then takes the queues; before its poll it stores
+ * loop_polling = 1, then loads wake_pending; after the poll it stores
+ * loop_polling = 0. wake(): exchanges wake_pending to 1, then loads
+ * loop_polling. All four are sequentially consistent, so of the loop's
+ * (store loop_polling, load wake_pending) and wake()'s (store
+ * wake_pending, load loop_polling) one side sees the other's store:
+ * - wake() ran before drain_watch's clear: the work was stored before it,
+ *   the queues are taken after the clear, so this turn sees it;
+ * - it ran after the clear and before the loop's load: the loop sees
+ *   wake_pending and polls for 0 ms (next turn takes the work);
+ * - it ran after the loop stored loop_polling (in, or about to enter,
+ *   the poll): it sees loop_polling and writes the byte the poll wakes
+ *   on (or has already returned for: drain_watch then reads it, as
+ *   wake_pending is set); both seeing each other costs one spare byte;
+ * - wake_pending was already 1: a wake since the clear that the loop
+ *   sees before its poll or that wrote the pipe, per the cases above.
+ * A byte written after drain_watch read the pipe stays for the next poll:
+ * one spare turn, never a wait. Signal-safe (lock-free atomics, write(2)). */
+static atomic_int loop_polling;
 static atomic_int wake_pending;
 
 static void wake(void)
 {
 	int saved = errno;
-	if (!atomic_exchange(&wake_pending, 1)) {
+	if (!atomic_exchange(&wake_pending, 1) && atomic_load(&loop_polling)) {
 		ssize_t n = write(wake_pipe[1], "x", 1);
 		(void)n;
 	}
@@ -204,8 +221,7 @@ static void on_signal(int sig)
 		atomic_store(&child_exited, 1);
 	else if (stopping < 2)
 		stopping++; /* a second signal ends the graceful wait */
-	if (sig != SIGCHLD || atomic_load(&loop_polling))
-		wake();
+	wake();
 }
 
 /* ---- HelmRelease cache and queue -------------------------------------------- */
@@ -494,19 +510,15 @@ static void obj_free(obj_op *op)
 }
 
 /* op's outcome to the main loop (obj_collect). Most come on the loop's
- * own thread (status.h's runs end in its HTTP/2 callbacks): then a flag
- * its next poll looks at (loop_woken) is enough, not a pipe byte written
- * and read back. */
+ * own thread (status.h's runs end in its HTTP/2 callbacks), never in its
+ * poll: wake() then only sets the flag the next poll looks at. */
 static void obj_done(obj_op *op)
 {
 	pthread_mutex_lock(&wmu);
 	op->next = obj_results;
 	obj_results = op;
 	pthread_mutex_unlock(&wmu);
-	if (pthread_equal(pthread_self(), loop_thread))
-		loop_woken = 1;
-	else
-		wake();
+	wake();
 }
 
 /* After an uninstall, or a move to chartRef: st->req (1) the next request
@@ -933,13 +945,13 @@ static void drain_watch(void)
 	char buf[256];
 	json_t *snap;
 	trees_release(); /* a new turn: the trees decoded in the last one go */
-	/* no read(2) per turn when nothing was written: a byte written since
-	 * the last poll shows as wake_pending (wake), or the next poll finds it */
+	/* no read(2) per turn when nothing was written: a byte wake() wrote
+	 * after the last poll returned shows as wake_pending, or the next poll
+	 * finds it (other threads' raw bytes too: forward.c, discovery.c) */
 	if (pipe_readable || atomic_load(&wake_pending))
 		while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
 			;
-	atomic_store(&wake_pending, 0); /* after the drain, before the queues are taken */
-	loop_woken = 0;
+	atomic_exchange(&wake_pending, 0); /* after the drain, before the queues are taken (wake) */
 	snap = discovery_take();
 	if (snap) {
 		json_decref(disc_snapshot);
@@ -2257,7 +2269,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
-	loop_thread = pthread_self();
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		perror("bulkheadd: pipe");
 		return 1;
@@ -2322,6 +2333,7 @@ int main(int argc, char **argv)
 	while (!stopping || njobs > 0) {
 		double now = now_s(), next = now + 5;
 		int timeout;
+		drain_watch(); /* first: what a signal flagged is read after (wake) */
 		if (reopen_audit) {
 			reopen_audit = 0;
 			if (audit_reopen(&err) < 0)
@@ -2329,7 +2341,6 @@ int main(int argc, char **argv)
 			else
 				svlog(SVLOG_INFO, "audit log reopened");
 		}
-		drain_watch();
 		obj_collect(kc, obj_take());
 		collect_answers(kc);
 		reap(kc);
@@ -2401,8 +2412,8 @@ int main(int argc, char **argv)
 		pf[0].revents = 0;
 		svlog_flush();
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
-		atomic_store(&loop_polling, 1);
-		if (atomic_load(&child_exited) || loop_woken) /* a SIGCHLD since reap(), an obj_done: no pipe byte for them */
+		atomic_store(&loop_polling, 1); /* then wake() writes the pipe (see wake) */
+		if (atomic_load(&wake_pending) || (stopping && njobs == 0)) /* woken while busy: no pipe byte for it; or done */
 			timeout = 0;
 		int nev = evset_poll(loop_ev, pf, njobs + 1 + nfds, timeout);
 		atomic_store(&loop_polling, 0);
