@@ -1179,6 +1179,11 @@ static int net_send(kube_h2 *h, char *why, size_t n)
 static int net_fill(kube_h2 *h, char *why, size_t n)
 {
 	const size_t chunk = 65536;
+	if (h->in_off) { /* a partial record left by the last drain: to the front, so h->in stays bounded */
+		memmove(h->in.data, h->in.data + h->in_off, h->in.len - h->in_off);
+		h->in.len -= h->in_off;
+		h->in_off = 0;
+	}
 	for (;;) {
 		if (bh_buf_grow(&h->in, chunk) < 0) {
 			snprintf(why, n, "out of memory");
