@@ -1436,12 +1436,11 @@ static int written(const kube_h2 *h)
 	return !nghttp2_session_want_write(h->ng) && h->net_off == h->net.len;
 }
 
-/* One round of dispatch with the poll's events rev; wr: the frames that
- * wait are written (else nothing is: the caller's rev had no POLLOUT). */
-static void dispatch(kube_h2 *h, short rev, int wr)
+/* The poll's events rev (none: 0) moved through the connection, the
+ * streams waiting started; wr: the frames that wait are written (else
+ * nothing is: the caller's rev had no POLLOUT). */
+static void step(kube_h2 *h, short rev, int wr)
 {
-	long long now;
-	h2s *s;
 	if (h->state == C_RESOLVING && rev)
 		lookup_done(h);
 	else if (h->state == C_CONNECTING && rev)
@@ -1456,12 +1455,13 @@ static void dispatch(kube_h2 *h, short rev, int wr)
 		    (h->goaway || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng))))
 			conn_close(h); /* drained after a GOAWAY, or the session is over */
 	}
-	now = kube_now_ms();
-	if (h->state == C_READY)
-		health(h, now);
-	expire(h, now);
-	if (wr && h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
-		flush(h); /* the health check's PING, the resets of the streams that expired */
+}
+
+/* A connection for the streams waiting with none, and the ended streams
+ * to their end calls. */
+static void settle(kube_h2 *h)
+{
+	h2s *s;
 	if (h->state == C_NONE && l_first(&h->queue))
 		conn_start(h);
 	while ((s = l_first(&h->fin))) {
@@ -1478,17 +1478,31 @@ static void dispatch(kube_h2 *h, short rev, int wr)
 void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n)
 {
 	short rev = 0;
+	long long now;
+	int wr;
 	for (size_t i = 0; i < n; i++)
 		if (poll_fd(h) >= 0 && pfd[i].fd == poll_fd(h))
 			rev = pfd[i].revents;
 	/* a socket that was full writes on POLLOUT; with write_before_poll
 	 * the rest waits for kube_h2_flush, before the caller's next poll */
-	dispatch(h, rev, !h->write_before_poll || (rev & POLLOUT));
+	wr = !h->write_before_poll || (rev & POLLOUT);
+	step(h, rev, wr);
+	now = kube_now_ms();
+	if (h->state == C_READY)
+		health(h, now);
+	expire(h, now);
+	if (wr && h->state == C_READY && h->ng && nghttp2_session_want_write(h->ng))
+		flush(h); /* the health check's PING, the resets of the streams that expired */
+	settle(h);
 }
 
+/* No clock and no deadline here: the dispatch after the caller's last
+ * poll looked at them, and one due since makes kube_h2_fds's wait 0 ms,
+ * so the dispatch after the next poll ends it. */
 void kube_h2_flush(kube_h2 *h)
 {
-	dispatch(h, 0, 1);
+	step(h, 0, 1);
+	settle(h);
 }
 
 const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms)

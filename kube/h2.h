@@ -104,11 +104,12 @@ const struct pollfd *kube_h2_fds(kube_h2 *h, size_t *n, int *timeout_ms);
 /* After the poll: pfd[0..n) (h's entry among them, revents set; others
  * ignored). Moves bytes, starts what waits, ends what is done or due. */
 void kube_h2_dispatch(kube_h2 *h, const struct pollfd *pfd, size_t n);
-/* Before the caller's poll: what kube_h2_dispatch does with no event
- * (streams waiting start, what is due ends) and every frame waiting is
- * written; ended streams go to their end calls. With write_before_poll the
- * caller calls it before each poll (then kube_h2_fds wants no wait for a
- * write). */
+/* Before the caller's poll: streams waiting start (a connection is begun
+ * for them) and every frame waiting is written; ended streams go to their
+ * end calls. Deadlines and the health check are left to kube_h2_dispatch
+ * (the turn's dispatch looked at them; kube_h2_fds wants no wait for one
+ * due since). With write_before_poll the caller calls it before each poll
+ * (then kube_h2_fds wants no wait for a write). */
 void kube_h2_flush(kube_h2 *h);
 /* The server did not negotiate h2: every request added from now on ends
  * unsent. */

@@ -669,8 +669,12 @@ void fwd_run(const struct pollfd *pfd, size_t n)
 {
 	if (turn_hook)
 		turn_hook();
-	start_ready();
-	/* the new transfers' first step (libcurl's timer, due now) too */
+	/* on h2 fwd_fds started them (what came since starts at the next
+	 * fwd_fds: its frames could not go before then anyway); libcurl's
+	 * transfers, or all when the server refused h2, here: the new
+	 * transfers' first step (libcurl's timer, due now) too */
+	if (!h2 || kube_h2_refused(h2))
+		start_ready();
 	if (h2) {
 		size_t nc = n < fds_ncurl ? n : fds_ncurl;
 		kube_curl_multi_dispatch(multi, pfd, nc, on_end, NULL);
