@@ -63,6 +63,7 @@
 #include <openssl/x509.h>
 
 #include "ipc/ipc.h"
+#include "tests/bench/ipcrec.h"
 
 #define REQ_LEN 400
 #define ANS_LEN 1500
@@ -98,16 +99,8 @@ static double clock_s(clockid_t c)
 
 static void write_all(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			die("write");
-		c += w;
-		n -= (size_t)w;
-	}
+	if (ipcrec_write_all(fd, p, n) < 0)
+		die("write");
 }
 
 static int read_all(int fd, void *p, size_t n)

@@ -10,7 +10,7 @@
 
 #include "lib/buf.h"
 
-static int write_all(int fd, const void *p, size_t n)
+int ipcrec_write_all(int fd, const void *p, size_t n)
 {
 	const unsigned char *c = p;
 	while (n) {
@@ -33,8 +33,8 @@ int ipcrec_append(int fd, char dir, const ipc_hdr *h, const void *payload, const
 	ipc_hdr_encode(h, head + 1);
 	for (int i = 0; i < 8; i++)
 		len[i] = (unsigned char)((uint64_t)file_len >> (8 * i));
-	if (write_all(fd, head, sizeof head) < 0 || write_all(fd, payload, h->len) < 0 ||
-	    ((h->flags & IPC_F_FD) && (write_all(fd, len, sizeof len) < 0 || write_all(fd, file, file_len) < 0)))
+	if (ipcrec_write_all(fd, head, sizeof head) < 0 || ipcrec_write_all(fd, payload, h->len) < 0 ||
+	    ((h->flags & IPC_F_FD) && (ipcrec_write_all(fd, len, sizeof len) < 0 || ipcrec_write_all(fd, file, file_len) < 0)))
 		return bh_error_set(err, BH_EIO, "writing the recording: %s", strerror(errno));
 	return 0;
 }

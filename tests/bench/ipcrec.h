@@ -31,6 +31,9 @@ typedef struct ipcrec {
 	size_t n;
 } ipcrec;
 
+/* Writes all n bytes of p to fd (again after EINTR and short writes);
+ * 0, or -1 with errno. Also the benchmarks' plain writer (bench_relay). */
+int ipcrec_write_all(int fd, const void *p, size_t n);
 /* Appends one frame to fd (file: the passed fd's bytes, or NULL). */
 int ipcrec_append(int fd, char dir, const ipc_hdr *h, const void *payload, const void *file, size_t file_len,
 		  bh_error *err);

@@ -22,7 +22,7 @@ CLEANFILES += tests/bench/worker_tap tests/bench/worker_replay
 # bench_relay: the floor of bulkheadd's relay design, per request and per
 # install (tests/bench/bench_relay.sh; issue 14's 0.2 ratio)
 EXTRA_PROGRAMS += tests/bench/bench_relay
-tests_bench_bench_relay_SOURCES = tests/bench/bench_relay.c
+tests_bench_bench_relay_SOURCES = tests/bench/bench_relay.c tests/bench/ipcrec.c tests/bench/ipcrec.h
 tests_bench_bench_relay_LDADD = ipc/libbhipc.a $(BH_LIB_LIBS) $(OPENSSL_LIBS) -lpthread
 BENCH_TARGETS += tests/bench/bench_relay
 CLEANFILES += tests/bench/bench_relay
