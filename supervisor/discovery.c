@@ -13,11 +13,11 @@ static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	const kube_config *cfg;
-	int wake_fd;
+	void (*wake)(void);
 	double max_age;
 	int stale;     /* a refresh was asked for */
 	json_t *fresh; /* fetched, not taken yet */
-} D = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, -1, 600, 0, NULL};
+} D = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 600, 0, NULL};
 
 static void *discovery_main(void *arg)
 {
@@ -37,13 +37,11 @@ static void *discovery_main(void *arg)
 			svlog(SVLOG_ERROR, "%s (retrying; workers discover for themselves meanwhile)", e.msg);
 			wait = 5;
 		} else {
-			ssize_t n;
 			pthread_mutex_lock(&D.mu);
 			json_decref(D.fresh);
 			D.fresh = snap;
 			pthread_mutex_unlock(&D.mu);
-			n = write(D.wake_fd, "d", 1);
-			(void)n;
+			D.wake();
 			svlog(SVLOG_DEBUG, "API discovery: %zu paths", json_object_size(snap));
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -58,11 +56,11 @@ static void *discovery_main(void *arg)
 	return NULL;
 }
 
-int discovery_start(const kube_config *cfg, int wake_fd, double max_age, bh_error *err)
+int discovery_start(const kube_config *cfg, void (*wake)(void), double max_age, bh_error *err)
 {
 	pthread_t th;
 	D.cfg = cfg;
-	D.wake_fd = wake_fd;
+	D.wake = wake;
 	D.max_age = max_age > 0 ? max_age : 600;
 	if (pthread_create(&th, NULL, discovery_main, NULL) != 0)
 		return bh_error_set(err, BH_EIO, "cannot start the API discovery thread");

@@ -12,9 +12,10 @@
 #include "kube/config.h"
 #include "lib/error.h"
 
-/* Starts the thread with its own client for cfg; a byte to wake_fd for each
- * new snapshot. max_age: seconds before a refresh nobody asked for. */
-int discovery_start(const kube_config *cfg, int wake_fd, double max_age, bh_error *err);
+/* Starts the thread with its own client for cfg; wake() (the main loop's:
+ * from any thread) after each new snapshot. max_age: seconds before a
+ * refresh nobody asked for. */
+int discovery_start(const kube_config *cfg, void (*wake)(void), double max_age, bh_error *err);
 /* A newer snapshot than the last taken (caller owns it), or NULL. */
 json_t *discovery_take(void);
 /* Asks for a new snapshot (the current one may be stale). */

@@ -947,7 +947,7 @@ static void drain_watch(void)
 	trees_release(); /* a new turn: the trees decoded in the last one go */
 	/* no read(2) per turn when nothing was written: a byte wake() wrote
 	 * after the last poll returned shows as wake_pending, or the next poll
-	 * finds it (other threads' raw bytes too: forward.c, discovery.c) */
+	 * finds it (forward.c's raw bytes too) */
 	if (pipe_readable || atomic_load(&wake_pending))
 		while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
 			;
@@ -2297,7 +2297,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	status_async_start();
-	if (discovery_start(cfg, wake_pipe[1], 600, &err) < 0) {
+	if (discovery_start(cfg, wake, 600, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}
