@@ -77,7 +77,7 @@ static int cut_into(bh_buf *b, const char *s, size_t n, const json_skim_found *f
  * read by load (json_loadb's like, kube_watch_opts.tree_load; NULL:
  * json_loadb). */
 static int event_decode(const char *line, size_t len, kube_json_load_fn load, kube_watch_type *type, json_t **obj,
-			bh_error *err)
+			size_t *members, bh_error *err)
 {
 	json_error_t je;
 	json_t *ev = (load ? load : json_loadb)(line, len, JSON_REJECT_DUPLICATES, &je);
@@ -102,8 +102,56 @@ static int event_decode(const char *line, size_t len, kube_json_load_fn load, ku
 	}
 	if (!rc)
 		*obj = json_incref(o);
+	if (members)
+		*members = json_object_size(ev);
 	json_decref(ev);
 	return rc;
+}
+
+/* Just past `key:` (key quoted, klen bytes) at p after blanks, and the
+ * blanks after it; NULL when the member there has another name. */
+static const char *member_at(const char *p, const char *e, const char *key, size_t klen)
+{
+	p = json_skim_ws(p, e);
+	if ((size_t)(e - p) < klen || memcmp(p, key, klen) != 0)
+		return NULL;
+	p = json_skim_ws(p + klen, e);
+	return p < e && *p == ':' ? json_skim_ws(p + 1, e) : NULL;
+}
+
+/* q moved back over the blanks before it, not past p. */
+static const char *ws_back(const char *p, const char *q)
+{
+	while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r' || q[-1] == '\n'))
+		q--;
+	return q;
+}
+
+/* The text of the event's object found without stepping over it: the API
+ * server writes {"type":"...","object":{...}}, and when the event decodes
+ * with those two members alone (the caller checks: event_decode's members,
+ * duplicates refused), the object's value runs from just after
+ * "object": to the line's closing brace. [*vs, *ve), or 0 (*vs NULL) when
+ * the line does not begin that way (json_skim_object then steps over the
+ * whole object to find it, as it must for any other order). 1 when placed. */
+static int object_last(const char *s, size_t n, const char **vs, const char **ve)
+{
+	const char *e = s + n, *p = json_skim_ws(s, e), *q;
+	*vs = *ve = NULL;
+	if (p == e || *p != '{' || !(p = member_at(p + 1, e, "\"type\"", 6)) || !(p = json_skim_value(p, e, 1, 0)))
+		return 0;
+	p = json_skim_ws(p, e);
+	if (p == e || *p != ',' || !(p = member_at(p + 1, e, "\"object\"", 8)))
+		return 0;
+	q = ws_back(p, e);
+	if (q == p || q[-1] != '}')
+		return 0;
+	q = ws_back(p, q - 1);
+	if (q - p < 2 || *p != '{' || q[-1] != '}')
+		return 0;
+	*vs = p;
+	*ve = q;
+	return 1;
 }
 
 /* The event line (len bytes) decoded, its object's managedFields left out
@@ -120,7 +168,8 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 	json_skim_found f;
 	const char *end, *whole = line;
 	size_t wlen = len;
-	int mf = 0, slimmed = 0;
+	int mf = 0, slimmed = 0, last = 0;
+	size_t members = 0;
 	unsigned found = json_skim_find(line, len, ps, &f);
 	if (found & MF_BIT) {
 		if ((mf = cut_into(cut, line, len, &f, MF_BIT)) < 0)
@@ -130,7 +179,8 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 			len = cut->len;
 		}
 	}
-	if (text && (json_skim_object(line, line + len, 0, keys, &v, &end) < 0 || !v.s || *v.s != '{'))
+	if (text && !(last = object_last(line, len, &v.s, &v.e)) &&
+	    (json_skim_object(line, line + len, 0, keys, &v, &end) < 0 || !v.s || *v.s != '{'))
 		v.s = NULL; /* no text: nothing dropped from the tree either */
 	if (v.s && slim && (found & ~MF_BIT)) {
 		int n = cut_into(slim, whole, wlen, &f, found);
@@ -138,10 +188,21 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
 		slimmed = n > mf; /* managedFields go first, from both alike */
 	}
-	int rc = slimmed ? event_decode(slim->data, slim->len, load, type, obj, err)
-			 : event_decode(line, len, load, type, obj, err);
+	int rc = slimmed ? event_decode(slim->data, slim->len, load, type, obj, &members, err)
+			 : event_decode(line, len, load, type, obj, &members, err);
 	if (rc)
 		return rc;
+	if (last && members != 2) { /* more than type and object: found by the full step after all */
+		if (json_skim_object(line, line + len, 0, keys, &v, &end) < 0 || !v.s || *v.s != '{')
+			v.s = NULL;
+		if (!v.s && slimmed) { /* no text: the tree must be whole */
+			json_decref(*obj);
+			*obj = NULL;
+			if ((rc = event_decode(line, len, load, type, obj, NULL, err)))
+				return rc;
+			slimmed = 0;
+		}
+	}
 	/* the cut was not made: the tree's managedFields go, and the text
 	 * (which has them) is not given */
 	if (json_object_del(json_object_get(*obj, "metadata"), "managedFields") == 0) {
@@ -149,7 +210,7 @@ static int event_parse(const char *line, size_t len, bh_buf *cut, bh_buf *slim, 
 		if (slimmed) { /* the tree must then be whole: decoded again */
 			json_decref(*obj);
 			*obj = NULL;
-			if ((rc = event_decode(line, len, load, type, obj, err)))
+			if ((rc = event_decode(line, len, load, type, obj, NULL, err)))
 				return rc;
 			json_object_del(json_object_get(*obj, "metadata"), "managedFields");
 		}

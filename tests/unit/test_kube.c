@@ -1164,6 +1164,15 @@ START_TEST(test_watch_tree_drop)
 		{"{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"managedFields\":[\"\u00e9\"]},\"spec\":{},"
 		 "\"status\":{\"history\":[]}}}",
 		 "{\"metadata\":{},\"spec\":{},\"status\":{\"history\":[]}}", NULL},
+		/* the object placed without a step over it (type, then object last),
+		 * or by the step when the members are in another order or more */
+		{" { \"type\" : \"MODIFIED\" , \"object\" : {\"spec\":{\"x\":1},\"status\":{\"history\":[]}} } ",
+		 "{\"status\":{}}", "{\"spec\":{\"x\":1},\"status\":{\"history\":[]}}"},
+		{"{\"object\":{\"spec\":{\"x\":1},\"status\":{}},\"type\":\"MODIFIED\"}", "{\"status\":{}}",
+		 "{\"spec\":{\"x\":1},\"status\":{}}"},
+		{"{\"type\":\"MODIFIED\",\"object\":{\"spec\":{\"x\":1},\"status\":{}},\"more\":{\"a\":\"}\"}}",
+		 "{\"status\":{}}", "{\"spec\":{\"x\":1},\"status\":{}}"},
+		{"{\"type\":\"MODIFIED\",\"object\":{\"spec\":{}},\"more\":{}}", "{}", "{\"spec\":{}}"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct obj_text ot = {0};
