@@ -122,6 +122,13 @@ tests_unit_test_hrent_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_S
 TESTS += tests/unit/test_hrent
 UNIT_TESTS += tests/unit/test_hrent
 
+check_PROGRAMS += tests/unit/test_status
+tests_unit_test_status_SOURCES = tests/unit/test_status.c
+tests_unit_test_status_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_status_LDADD = supervisor/libbhsupervisor.a $(BH_API_LIBS) $(BH_SUPERVISOR_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_status
+UNIT_TESTS += tests/unit/test_status
+
 check_PROGRAMS += tests/unit/test_jtext
 tests_unit_test_jtext_SOURCES = tests/unit/test_jtext.c
 tests_unit_test_jtext_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
