@@ -54,8 +54,9 @@ int hr_wants_reconcile(const json_t *hr)
 	return hr_wants_reconcile_request(hr);
 }
 
-/* the bulk of a status: hr_wants_reconcile* and source_of read neither */
-const char *const hrent_unread[] = {"status.history", "status.conditions", NULL};
+/* the bulk of a status and of a spec (its values and post-renderers can be
+ * most of an object): hr_wants_reconcile* and source_of read none */
+const char *const hrent_unread[] = {"status.history", "status.conditions", "spec.values", "spec.postRenderers", NULL};
 
 /* Appends s (NUL included) at *p; returns where it went. */
 static const char *put(char **p, const char *s, size_t n)

@@ -89,6 +89,51 @@ END_TEST
 
 /* The text the watch event carried is kept as it is, not encoded again:
  * only its len bytes, NUL-terminated in the copy. */
+/* hrent_unread: what hrent_new reads is the same without those members */
+START_TEST(test_unread)
+{
+	static const char *const objs[] = {
+		full,
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"generation\":2,\"annotations\":"
+		"{\"reconcile.fluxcd.io/requestedAt\":\"r\"}},\"spec\":{\"suspend\":false,\"values\":{\"a\":[1]},"
+		"\"postRenderers\":[{\"kustomize\":{}}],\"chart\":{\"spec\":{\"sourceRef\":{\"namespace\":\"s\"}}}},"
+		"\"status\":{\"observedGeneration\":1,\"conditions\":[],\"history\":[]}}",
+	};
+	for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+		json_t *hr = json_loads(objs[i], 0, NULL), *slim = json_deep_copy(hr);
+		hr_ent *a, *b;
+		ck_assert_ptr_nonnull(hr);
+		for (const char *const *u = hrent_unread; *u; u++) {
+			char top[64];
+			const char *dot = strchr(*u, '.');
+			ck_assert_ptr_nonnull(dot);
+			snprintf(top, sizeof top, "%.*s", (int)(dot - *u), *u);
+			json_object_del(json_object_get(slim, top), dot + 1);
+		}
+		a = hrent_new(hr, objs[i], strlen(objs[i]));
+		b = hrent_new(slim, objs[i], strlen(objs[i]));
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_int_eq(a->gen, b->gen);
+		ck_assert(a->finalizer == b->finalizer && a->deleted == b->deleted && a->suspend == b->suspend);
+		ck_assert(a->wants == b->wants && a->wants_req == b->wants_req && a->has_src == b->has_src);
+		ck_assert(a->fin_list == b->fin_list);
+		ck_assert_str_eq(a->ns, b->ns);
+		ck_assert_str_eq(a->name, b->name);
+		ck_assert_str_eq(a->uid, b->uid);
+		ck_assert(a->req && b->req && !strcmp(a->req, b->req));
+		ck_assert_str_eq(a->src_kind, b->src_kind);
+		ck_assert_str_eq(a->src_ns, b->src_ns);
+		ck_assert_str_eq(a->src_name, b->src_name);
+		ck_assert_str_eq(a->text, b->text);
+		free(a);
+		free(b);
+		json_decref(hr);
+		json_decref(slim);
+	}
+}
+END_TEST
+
 START_TEST(test_event_text)
 {
 	static const char line[] = "{ \"metadata\" : {\"name\":\"a\",\"namespace\":\"n\",\"generation\":4} }, more";
@@ -147,6 +192,7 @@ int main(void)
 	int failed;
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_flags);
+	tcase_add_test(tc, test_unread);
 	tcase_add_test(tc, test_event_text);
 	tcase_add_test(tc, test_hccache_shares);
 	suite_add_tcase(s, tc);
