@@ -3,7 +3,10 @@
  * order, wrapping), the longest-waiting release within a namespace, and at
  * most `cap` reconciles running per namespace. So a tenant with hundreds of
  * queued HelmReleases delays another tenant's release by at most one
- * reconcile slot. Pure: the caller describes its queue in an array. */
+ * reconcile slot. sched_pick is the rule, pure: the caller describes its
+ * whole queue in an array. sched_q makes the same choice from structures
+ * kept up to date one event at a time (bulkheadd's queue: a pick costs
+ * O(namespaces + log n), not a walk of every HelmRelease). */
 #ifndef BH_SUPERVISOR_SCHED_H
 #define BH_SUPERVISOR_SCHED_H
 
@@ -23,5 +26,63 @@ typedef struct sched_state {
 /* Index of the item to start next (and remembers its namespace), or -1
  * when nothing may start. cap: running reconciles per namespace (0: no cap). */
 long sched_pick(sched_state *s, const sched_item *items, size_t n, unsigned cap);
+
+/* ---- the same choice, incrementally ----------------------------------------
+ * The caller keeps a table of items (indexes 0..n), each with a sched_link
+ * (link(ud, i) finds it) and says through waiting(ud, i) whether item i may
+ * start (queued, nothing of it running). Per namespace a min-heap of its
+ * queued items by (due, index): the first in the table among equals, as
+ * sched_pick chooses; the namespaces in a list sorted by name (round-robin
+ * after the one served last); a timer min-heap of the items by due. Items
+ * that stopped waiting leave the heaps lazily, when they come to the top:
+ * the caller reports only queueing, running and removal. */
+typedef struct sched_ns sched_ns;
+
+typedef struct sched_link {
+	sched_ns *ns;      /* its namespace's, or NULL before the first report */
+	double due;        /* when it may start (its last sched_q_queue) */
+	size_t qpos, tpos; /* position + 1 in its namespace's heap, in the timer heap; 0: not in */
+	int running;       /* counted as running in its namespace */
+} sched_link;
+
+typedef struct sched_heap {
+	size_t *a, n, cap; /* item indexes */
+} sched_heap;
+
+typedef struct sched_q {
+	sched_link *(*link)(void *ud, size_t i);
+	int (*waiting)(void *ud, size_t i);
+	void *ud;
+	sched_ns *first;  /* the namespaces, sorted by name */
+	sched_ns *last;   /* served last, or NULL */
+	sched_heap timer; /* by due */
+} sched_q;
+
+#define SCHED_Q_INIT(link_fn, waiting_fn, ud) {(link_fn), (waiting_fn), (ud), NULL, NULL, {NULL, 0, 0}}
+
+/* Item i (namespace ns) is queued, due at `due`: into (or moved within) its
+ * namespace's heap and the timer heap. 0, or BH_ENOMEM: it is in neither
+ * (sched_q_has says so; the caller reports it again later). */
+int sched_q_queue(sched_q *q, size_t i, const char *ns, double due);
+/* Item i waits again (what ran of it ended; queued since, at its last
+ * due): back into the heaps it left meanwhile. 0 or BH_ENOMEM as above. */
+int sched_q_wait(sched_q *q, size_t i, const char *ns);
+/* Is item i in both heaps (as sched_q_queue and sched_q_wait put it)? */
+int sched_q_has(const sched_q *q, size_t i);
+/* Item i (namespace ns) starts (running 1) or ends (0) running: the
+ * per-namespace cap counts it. 0, or BH_ENOMEM (a new namespace): not counted. */
+int sched_q_running(sched_q *q, size_t i, const char *ns, int running);
+/* Item i leaves the table (before the caller moves another into its place). */
+void sched_q_remove(sched_q *q, size_t i);
+/* The item now at index i was moved there from a higher index, its link
+ * copied along. */
+void sched_q_moved(sched_q *q, size_t i);
+/* The item to start next at `now` (and remembers its namespace), or -1:
+ * what sched_pick would choose given every running item and every waiting
+ * one due by now. cap: running items per namespace (0: no cap). */
+long sched_q_pick(sched_q *q, double now, unsigned cap);
+/* The earliest due after now of a waiting item, or HUGE_VAL. */
+double sched_q_next(sched_q *q, double now);
+void sched_q_free(sched_q *q);
 
 #endif

@@ -4,6 +4,7 @@
  * election's take/renew decisions, the fair scheduler. */
 #include <check.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,106 @@ START_TEST(test_sched_cap)
 }
 END_TEST
 
+/* sched_q against sched_pick: the same random run of queue, start, finish,
+ * requeue, dequeue, removal and clock events on a table, the choice of
+ * each (every item described to sched_pick) and the next timer compared
+ * at every step. */
+typedef struct qitem {
+	const char *ns;
+	int queued, running;
+	double due;
+	sched_link l;
+} qitem;
+
+#define QMAX 48
+static qitem qt[QMAX];
+static size_t qn;
+
+static sched_link *qt_link(void *ud, size_t i)
+{
+	(void)ud;
+	return &qt[i].l;
+}
+
+static int qt_waiting(void *ud, size_t i)
+{
+	(void)ud;
+	return qt[i].queued && !qt[i].running;
+}
+
+static long ref_pick(sched_state *st, double now, unsigned cap)
+{
+	sched_item it[QMAX];
+	for (size_t i = 0; i < qn; i++)
+		it[i] = (sched_item){qt[i].ns, qt[i].queued && !qt[i].running && qt[i].due <= now, qt[i].running, qt[i].due};
+	return sched_pick(st, it, qn, cap);
+}
+
+static double ref_next(double now)
+{
+	double t = HUGE_VAL;
+	for (size_t i = 0; i < qn; i++)
+		if (qt[i].queued && !qt[i].running && qt[i].due > now && qt[i].due < t)
+			t = qt[i].due;
+	return t;
+}
+
+START_TEST(test_sched_q_same_choice)
+{
+	static const char *names[] = {"", "b", "a", "tenant-2", "c", "tenant-10"};
+	static const double in[] = {0, 0, 0, 1, 2.5, 5};
+	unsigned long picks = 0;
+	srandom(14);
+	for (int run = 0; run < 200; run++) {
+		sched_q q = SCHED_Q_INIT(qt_link, qt_waiting, NULL);
+		sched_state st = {""};
+		unsigned cap = (unsigned)(run % 3);
+		double now = 100;
+		qn = 0;
+		for (int step = 0; step < 400; step++) {
+			long r = random() % 16, i = qn ? random() % (long)qn : -1;
+			if (r < 2 && qn < QMAX) { /* a new item */
+				memset(&qt[qn], 0, sizeof qt[qn]);
+				qt[qn].ns = names[random() % 6];
+				qn++;
+			} else if (r < 5 && i >= 0) { /* queued (again), maybe while running */
+				qt[i].queued = 1;
+				qt[i].due = now + in[random() % 6];
+				ck_assert_int_eq(sched_q_queue(&q, (size_t)i, qt[i].ns, qt[i].due), 0);
+			} else if (r < 9) { /* the loop starts what it may */
+				long a = ref_pick(&st, now, cap), b = sched_q_pick(&q, now, cap);
+				ck_assert_int_eq(a, b);
+				if (b >= 0) {
+					qt[b].queued = 0;
+					qt[b].running = 1;
+					ck_assert_int_eq(sched_q_running(&q, (size_t)b, qt[b].ns, 1), 0);
+					picks++;
+				}
+			} else if (r < 11 && i >= 0 && qt[i].running) { /* its job ends */
+				qt[i].running = 0;
+				ck_assert_int_eq(sched_q_running(&q, (size_t)i, qt[i].ns, 0), 0);
+				if (qt[i].queued)
+					ck_assert_int_eq(sched_q_wait(&q, (size_t)i, qt[i].ns), 0);
+			} else if (r < 12 && i >= 0 && !qt[i].running) { /* dequeued without a job */
+				qt[i].queued = 0;
+			} else if (r < 13 && i >= 0 && !qt[i].running) { /* removed: the last moves in */
+				sched_q_remove(&q, (size_t)i);
+				qt[i] = qt[--qn];
+				if ((size_t)i != qn)
+					sched_q_moved(&q, (size_t)i);
+			} else if (r < 15) {
+				now += (r == 13 ? 0.5 : 1);
+			} else {
+				double t = ref_next(now);
+				ck_assert(sched_q_next(&q, now) == t);
+			}
+		}
+		sched_q_free(&q);
+	}
+	ck_assert_uint_gt(picks, 3000); /* the runs started things */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ops");
@@ -272,6 +373,7 @@ int main(void)
 	tcase_add_test(tc, test_leader_decisions);
 	tcase_add_test(tc, test_sched_round_robin);
 	tcase_add_test(tc, test_sched_cap);
+	tcase_add_test(tc, test_sched_q_same_choice);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
