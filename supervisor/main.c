@@ -242,7 +242,6 @@ typedef struct nsrec {
 	struct nsrec *next;  /* in its hash chain */
 	struct nsrec *after; /* the namespace shown next after it */
 	double n[2];         /* waiting, running */
-	size_t pick;         /* ops_pick: its ready entry due first, + 1 (0: none) */
 	char ns[];
 } nsrec;
 
@@ -268,7 +267,8 @@ typedef struct entry {
 	int sa_wait;            /* the deletion's ServiceAccount check is in flight */
 	struct obj_op *sa;      /* its answer, for the next start(), or NULL */
 	int fin_added;          /* it was added; the cached object may not show it yet */
-	sv_job *job;
+	sv_job *job;    /* set by entry_job, cleared by entry_unjob (the scheduler counts it) */
+	sched_link sl;  /* its place in the scheduler's queues (squeue) */
 	size_t hnext; /* the next entry (index + 1) in its key's hash chain, 0 at its end */
 	int listed;   /* in the RELIST being applied (drain_watch) */
 } entry;
@@ -287,27 +287,49 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The next timer of the queue (next_timer) as last computed, and whether
- * it may be late: an entry was queued, or one with a job let go of it,
- * since. Anything else only leaves it early (an entry dequeued, started or
- * removed): the loop then wakes for nothing once and looks again. */
+/* The queue (sched.h): every entry queued (queue_after) or that got or
+ * lost a job is reported to it; an entry that stopped waiting otherwise
+ * (started, stalled, refused: queued cleared) leaves it when it comes to
+ * the top (entry_waiting). squeue_lost: a report found no memory; ops_pick
+ * reports the entries again before it picks. */
+static sched_link *entry_link(void *ud, size_t i);
+static int entry_waiting(void *ud, size_t i);
+static sched_q squeue = SCHED_Q_INIT(entry_link, entry_waiting, NULL);
+static int squeue_lost;
+/* The next timer of the queue (next_timer) as last computed. */
 static double timer_at;
-static int timer_stale = 1;
+
+static sched_link *entry_link(void *ud, size_t i)
+{
+	(void)ud;
+	return &entries[i].sl;
+}
 
 /* Queues e to run no sooner than delay_s seconds from now. */
 static void queue_after(entry *e, double delay_s)
 {
 	e->queued = 1;
 	e->not_before = now_s() + delay_s;
-	timer_stale = 1;
+	if (sched_q_queue(&squeue, (size_t)(e - entries), e->ns, e->not_before) < 0)
+		squeue_lost = 1;
 }
 
-/* e's job is over (e->job cleared): a queue time it got meanwhile is a
- * timer again. */
+/* e's reconcile (worker or no-op check) is j. */
+static void entry_job(entry *e, sv_job *j)
+{
+	e->job = j;
+	if (sched_q_running(&squeue, (size_t)(e - entries), e->ns, 1) < 0)
+		squeue_lost = 1;
+}
+
+/* e's job is over (e->job cleared): a queue time it got meanwhile is due
+ * again (its namespace's queue and the timer). */
 static void entry_unjob(entry *e)
 {
 	e->job = NULL;
-	timer_stale = 1;
+	if (sched_q_running(&squeue, (size_t)(e - entries), e->ns, 0) < 0 ||
+	    (e->queued && sched_q_wait(&squeue, (size_t)(e - entries), e->ns) < 0))
+		squeue_lost = 1;
 }
 
 static const char *jstr(const json_t *o, const char *a, const char *b)
@@ -636,6 +658,7 @@ static void entry_remove(entry *e)
 	tree_drop(e);
 	insync_forget(e);
 	obj_free(e->sa);
+	sched_q_remove(&squeue, (size_t)(e - entries));
 	if (ebucket) { /* unlinked; the last entry moves into its place, and its link with it */
 		size_t idx1 = (size_t)(e - entries) + 1;
 		*hash_link(idx1) = e->hnext;
@@ -643,6 +666,8 @@ static void entry_remove(entry *e)
 			*hash_link(nentries) = idx1;
 	}
 	*e = entries[--nentries];
+	if (e != entries + nentries)
+		sched_q_moved(&squeue, (size_t)(e - entries));
 }
 
 #define NSREC_BUCKETS 256 /* a power of two */
@@ -843,51 +868,38 @@ static int ops_leader_start(const kube_config *cfg, bh_error *err)
 	return leader_start(cfg, &opt.le, err);
 }
 
-/* The next entry to start (sched.c: round-robin over tenant namespaces,
- * --concurrent-per-namespace), or NULL. Only the running entries and, of
- * each namespace, the ready one due first (the first in the table among
- * equals, as sched_pick would choose) are described: sched_pick compares
- * namespaces by name, and at 1000 HelmReleases in 10 namespaces giving it
- * every ready entry cost two strcmp per entry and start (half of its time
- * in a profile of bulkheadd's loop). */
+/* May entry i start: queued, no job (nor skipped by --once)? */
+static int entry_waiting(void *ud, size_t i)
+{
+	const entry *e = &entries[i];
+	(void)ud;
+	return e->queued && !e->job && !ops_once_skips(e);
+}
+
+/* After a report to the queue found no memory: every entry again. */
+static void ops_requeue_lost(void)
+{
+	squeue_lost = 0;
+	for (size_t i = 0; i < nentries; i++) {
+		entry *e = &entries[i];
+		if ((e->job && !e->sl.running && sched_q_running(&squeue, i, e->ns, 1) < 0) ||
+		    (e->queued && !e->job && !sched_q_has(&squeue, i) &&
+		     sched_q_queue(&squeue, i, e->ns, e->not_before) < 0))
+			squeue_lost = 1;
+	}
+}
+
+/* The next entry to start (sched.h: round-robin over tenant namespaces,
+ * --concurrent-per-namespace, the one due first, the first in the table
+ * among equals), or NULL: from the queue kept as entries are queued,
+ * started and removed, not a walk of every entry per start. */
 static entry *ops_pick(double now)
 {
-	static sched_state sched;
-	static sched_item *it;
-	static size_t *idx, cap;
-	size_t n = 0;
 	long k;
-	if (cap < nentries) {
-		sched_item *ni = realloc(it, nentries * sizeof *ni);
-		size_t *nx = ni ? realloc(idx, nentries * sizeof *nx) : NULL;
-		if (ni)
-			it = ni;
-		if (!nx)
-			return NULL;
-		idx = nx;
-		cap = nentries;
-	}
-	for (nsrec *r = nsfirst; r; r = r->after)
-		r->pick = 0;
-	for (size_t i = 0; i < nentries; i++) {
-		const entry *e = &entries[i];
-		nsrec *r = e->nsr;
-		if (e->job) {
-			it[n] = (sched_item){e->ns, 0, 1, e->not_before};
-			idx[n++] = i;
-		} else if (e->queued && e->not_before <= now && !ops_once_skips(e) &&
-			   (!r->pick || e->not_before < entries[r->pick - 1].not_before)) {
-			r->pick = i + 1;
-		}
-	}
-	for (const nsrec *r = nsfirst; r; r = r->after)
-		if (r->pick) {
-			const entry *e = &entries[r->pick - 1];
-			it[n] = (sched_item){e->ns, 1, 0, e->not_before};
-			idx[n++] = r->pick - 1;
-		}
-	k = sched_pick(&sched, it, n, opt.per_ns_cap);
-	return k < 0 ? NULL : &entries[idx[k]];
+	if (squeue_lost)
+		ops_requeue_lost();
+	k = sched_q_pick(&squeue, now, opt.per_ns_cap);
+	return k < 0 ? NULL : &entries[k];
 }
 
 /* The per-namespace queue gauges (waiting, running): each entry counted
@@ -1502,7 +1514,7 @@ spawn:
 	}
 	j->started = now_s();
 	j->deadline = j->started + (timeout > 0 ? timeout : 300);
-	e->job = j;
+	entry_job(e, j);
 	jobs = realloc(jobs, (njobs + 1) * sizeof *jobs);
 	jobs[njobs++] = j;
 	svlog_hr(SVLOG_INFO, j->key, e->rid, "started worker %d (release %s in %s, identity %s)", (int)j->pid,
@@ -1526,20 +1538,10 @@ static void start(kube_client *kc, entry *e)
 }
 
 /* The earliest time after now at which a queued entry without a job is
- * due, or HUGE_VAL: the entries are looked at only when that time passed
- * or it may be late (timer_stale), not on every turn of the loop (a
- * walk of every entry per turn: about 2% of the loop thread's CPU at 300
- * HelmReleases, growing with them). */
+ * due, or HUGE_VAL: the top of the queue's timer heap (sched_q_next). */
 static double next_timer(double now)
 {
-	if (!timer_stale && timer_at > now)
-		return timer_at;
-	timer_at = HUGE_VAL;
-	for (size_t i = 0; i < nentries; i++)
-		if (entries[i].queued && !entries[i].job && entries[i].not_before > now && entries[i].not_before < timer_at)
-			timer_at = entries[i].not_before;
-	timer_stale = 0;
-	return timer_at;
+	return timer_at = sched_q_next(&squeue, now);
 }
 
 /* Reconciling=True once the worker acts (its first write): a reconcile
@@ -1857,7 +1859,7 @@ static int noop_try(entry *e)
 		return 0;
 	}
 	e->queued = 0;
-	e->job = j;
+	entry_job(e, j);
 	checks[nchecks++] = j;
 	svlog_hr(SVLOG_DEBUG, e->key, e->rid, "inputs unchanged since the release was in sync: listing its storage");
 	return 1;
