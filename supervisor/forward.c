@@ -640,8 +640,10 @@ const struct pollfd *fwd_fds(size_t *n, int *timeout_ms)
 			}
 		}
 		if (fds_cap >= *n + nh) {
-			memcpy(fds, pfd, *n * sizeof *fds);
-			memcpy(fds + *n, ph, nh * sizeof *fds);
+			if (*n) /* libcurl may have none: pfd NULL */
+				memcpy(fds, pfd, *n * sizeof *fds);
+			if (nh)
+				memcpy(fds + *n, ph, nh * sizeof *fds);
 			fds_ncurl = *n;
 			*n += nh;
 			pfd = fds;
