@@ -2,6 +2,7 @@
 #include "supervisor/metrics.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "lib/buf.h"
+#include "lib/hash.h"
 #include "supervisor/job.h"
 
 #define MAX_SERIES 20000 /* label cardinality bound: new series beyond it are dropped */
@@ -55,6 +57,7 @@ static const double buckets[NBUCKETS] = {0.01, 0.1, 1, 10, 100};
 typedef struct series {
 	metrics_family f;
 	char *labels;
+	uint64_t hash; /* series_hash(f, labels) */
 	double value, sum;
 	unsigned long long count, bucket[NBUCKETS];
 } series;
@@ -62,6 +65,35 @@ typedef struct series {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static series *all;
 static size_t nall, call;
+/* The series by (family, labels): open addressing over all[], each slot an
+ * index + 1 (0: empty), nslot a power of two above twice nall. A lookup
+ * runs for every broker request and reconcile, and with a duration series
+ * per HelmRelease a walk of all[] grew with them. */
+static size_t *slot, nslot;
+
+static uint64_t series_hash(metrics_family f, const char *labels)
+{
+	int fi = (int)f;
+	return bh_fnv1a(bh_fnv1a(BH_FNV1A_INIT, &fi, sizeof fi), labels, strlen(labels));
+}
+
+/* With mu held: the slots rebuilt for n (> 2 * nall) of them; -1 without memory. */
+static int slots_grow(size_t n)
+{
+	size_t *ns = calloc(n, sizeof *ns);
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < nall; i++) {
+		size_t k = (size_t)all[i].hash & (n - 1);
+		while (ns[k])
+			k = (k + 1) & (n - 1);
+		ns[k] = i + 1;
+	}
+	free(slot);
+	slot = ns;
+	nslot = n;
+	return 0;
+}
 
 void metrics_labels(char *buf, size_t n, ...)
 {
@@ -103,10 +135,16 @@ void metrics_labels(char *buf, size_t n, ...)
 /* With mu held: the series, created at 0 if new (NULL past the bound). */
 static series *find(metrics_family f, const char *labels)
 {
+	uint64_t h;
+	size_t k = 0;
 	labels = labels ? labels : "";
-	for (size_t i = 0; i < nall; i++)
-		if (all[i].f == f && !strcmp(all[i].labels, labels))
-			return &all[i];
+	h = series_hash(f, labels);
+	if (nslot)
+		for (k = (size_t)h & (nslot - 1); slot[k]; k = (k + 1) & (nslot - 1)) {
+			series *s = &all[slot[k] - 1];
+			if (s->hash == h && s->f == f && !strcmp(s->labels, labels))
+				return s;
+		}
 	if (nall >= MAX_SERIES)
 		return NULL;
 	if (nall == call) {
@@ -117,10 +155,18 @@ static series *find(metrics_family f, const char *labels)
 		all = ns;
 		call = nc;
 	}
+	if (2 * (nall + 1) > nslot) {
+		if (slots_grow(nslot ? nslot * 2 : 128) < 0)
+			return NULL;
+		for (k = (size_t)h & (nslot - 1); slot[k]; k = (k + 1) & (nslot - 1))
+			;
+	}
 	memset(&all[nall], 0, sizeof all[nall]);
 	all[nall].f = f;
+	all[nall].hash = h;
 	if (!(all[nall].labels = strdup(labels)))
 		return NULL;
+	slot[k] = nall + 1;
 	return &all[nall++];
 }
 
@@ -289,7 +335,9 @@ void metrics_reset(void)
 	for (size_t i = 0; i < nall; i++)
 		free(all[i].labels);
 	free(all);
+	free(slot);
 	all = NULL;
-	nall = call = 0;
+	slot = NULL;
+	nall = call = nslot = 0;
 	pthread_mutex_unlock(&mu);
 }

@@ -29,6 +29,35 @@ START_TEST(test_labels)
 }
 END_TEST
 
+/* Many series (past several growths of the index): each found again, the
+ * same labels in two families kept apart, and every one rendered once. */
+START_TEST(test_many_series)
+{
+	size_t n, lines = 0;
+	char *t, l[64], want[160];
+	metrics_reset();
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3000; i++) {
+			snprintf(l, sizeof l, "namespace=\"ns-%d\"", i);
+			metrics_add(M_INFLIGHT, l, 1);
+			metrics_add(M_QUEUE_DEPTH, l, i % 7);
+		}
+	t = metrics_render_new(&n);
+	ck_assert_ptr_nonnull(t);
+	for (int i = 0; i < 3000; i += 499) {
+		snprintf(want, sizeof want, "\nbulkhead_reconciles_in_flight{namespace=\"ns-%d\"} 2\n", i);
+		ck_assert_msg(strstr(t, want) != NULL, "missing: %s", want);
+		snprintf(want, sizeof want, "\nbulkhead_queue_depth{namespace=\"ns-%d\"} %d\n", i, 2 * (i % 7));
+		ck_assert_msg(strstr(t, want) != NULL, "missing: %s", want);
+	}
+	for (const char *p = t; (p = strstr(p, "{namespace=\"ns-")); p++)
+		lines++;
+	ck_assert_uint_eq(lines, 6000);
+	free(t);
+	metrics_reset();
+}
+END_TEST
+
 START_TEST(test_render)
 {
 	size_t n;
@@ -366,6 +395,7 @@ int main(void)
 	int nf;
 	tcase_add_test(tc, test_labels);
 	tcase_add_test(tc, test_render);
+	tcase_add_test(tc, test_many_series);
 	tcase_add_test(tc, test_death_cause);
 	tcase_add_test(tc, test_log_options);
 	tcase_add_test(tc, test_log_hold);
