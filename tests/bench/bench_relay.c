@@ -7,17 +7,18 @@
  * without, so bulkheadd's CPU per install can come down to this and not
  * below it.
  *
- * usage: bench_relay [-w WORKERS] [-k REQUESTS] [-m MUTATIONS] [-r RUNS] [-t THINK_US] [-d DIR]
+ * usage: bench_relay [-w WORKERS] [-k REQUESTS] [-m MUTATIONS] [-r RUNS] [-t THINK_US] [-d DIR] [-s SIZES]
  *        bench_relay --header
  *
  * Processes, per run:
  *  - a server: one TLS 1.3 connection on loopback TCP (a self-signed P-256
  *    certificate made at start with the OpenSSL API), answers each request
- *    frame with a 1.5 KB answer carrying the request's id, as fast as it can;
+ *    frame with an answer of the size the request asks for (its first 4
+ *    bytes) carrying the request's id, as fast as it can;
  *  - the relay (the process measured): an epoll loop over the workers'
  *    AF_UNIX SOCK_STREAM sockets (ipc/ipc.h framing: 16-byte header, then
  *    the payload), the TLS socket and the sync thread's eventfd. Per request:
- *    recvmsg of the 400-byte request from a worker, write() of a 300-byte
+ *    recvmsg of the request from a worker, write() of a 300-byte
  *    intent line to an O_APPEND audit file in DIR, SSL_write of the request
  *    (its id names the worker) on the one persistent connection; for a
  *    mutation (MUTATIONS of every 12 requests, default 5) the send first
@@ -32,6 +33,12 @@
  *    12-request install, ~475 us a request), so requests overlap as little
  *    as they do under bulkheadd and the relay batches less than with
  *    workers that only send.
+ * Sizes (-s): "small" (default): every request 400 bytes, every answer 1.5
+ * KB; "install": the 12 requests of a podinfo install by their bytes as
+ * kubesim sends and receives them (the release Secret, ~50 KB, written
+ * twice and echoed back twice; the applies, the HelmRelease's status and
+ * finalizer, the Event, the reads and the Deployment's watch: ~111 KB out
+ * and ~126 KB in per install), the 5 mutations the largest.
  * The relay's CPU is getrusage(RUSAGE_SELF) (all its threads) from when the
  * workers are let go (TLS handshake done) to the last worker's close; the
  * sync thread's by its thread CPU clock. Each configuration runs RUNS times
@@ -65,11 +72,26 @@
 #include "ipc/ipc.h"
 #include "tests/bench/ipcrec.h"
 
-#define REQ_LEN 400
-#define ANS_LEN 1500
+#define MAX_LEN (64 * 1024) /* the largest request or answer payload */
 #define LINE_LEN 300
 #define MAX_WORKERS 256
 #define MAX_RUNS 51
+
+/* The 12 requests of an install, by payload bytes (-s): request, answer.
+ * A request's first 4 bytes tell the server its answer's size. */
+typedef struct sizes {
+	uint32_t req[12], ans[12];
+} sizes;
+
+static const sizes sizes_small = {{400, 400, 400, 400, 400, 400, 400, 400, 400, 400, 400, 400},
+				  {1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500}};
+/* the release Secret POSTed and PUT, the Deployment's and the Service's
+ * applies, a status PATCH (the mutations first: -m 5), then the storage
+ * list, the two existence reads, the Deployment's watch (two events), the
+ * finalizer PATCH, the second status PATCH and the Event */
+static const sizes sizes_install = {{50000, 50000, 5000, 1500, 1200, 300, 300, 300, 300, 300, 1200, 1000},
+				    {50000, 50000, 5000, 2000, 2300, 200, 300, 300, 10000, 2300, 2300, 1000}};
+static const sizes *sz = &sizes_small;
 
 static void die(const char *what)
 {
@@ -150,7 +172,7 @@ static void tcp_nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* ---- the server: answers every request frame with ANS_LEN bytes ---- */
+/* ---- the server: answers every request frame with the bytes it asks for ---- */
 
 static void server_run(SSL_CTX *ctx, int lfd)
 {
@@ -162,9 +184,8 @@ static void server_run(SSL_CTX *ctx, int lfd)
 	SSL_set_fd(ssl, fd);
 	if (SSL_accept(ssl) != 1)
 		die("SSL_accept");
-	static unsigned char in[64 * 1024];
-	unsigned char ans[IPC_HDR_SIZE + ANS_LEN];
-	memset(ans + IPC_HDR_SIZE, 'a', ANS_LEN);
+	static unsigned char in[4 * MAX_LEN], ans[IPC_HDR_SIZE + MAX_LEN];
+	memset(ans + IPC_HDR_SIZE, 'a', MAX_LEN);
 	size_t have = 0;
 	for (;;) {
 		int n = SSL_read(ssl, in + have, (int)(sizeof in - have));
@@ -174,13 +195,17 @@ static void server_run(SSL_CTX *ctx, int lfd)
 		size_t off = 0;
 		while (have - off >= IPC_HDR_SIZE) {
 			ipc_hdr h;
-			if (ipc_hdr_decode(in + off, REQ_LEN, &h, NULL) < 0)
+			if (ipc_hdr_decode(in + off, MAX_LEN, &h, NULL) < 0 || h.len < 4)
 				die("server: bad frame");
 			if (have - off < IPC_HDR_SIZE + h.len)
 				break;
-			ipc_hdr a = {.type = h.type, .len = ANS_LEN, .id = h.id};
+			const unsigned char *q = in + off + IPC_HDR_SIZE;
+			uint32_t al = q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+			if (al > MAX_LEN)
+				die("server: answer too large");
+			ipc_hdr a = {.type = h.type, .len = al, .id = h.id};
 			ipc_hdr_encode(&a, ans);
-			if (SSL_write(ssl, ans, sizeof ans) != (int)sizeof ans)
+			if (SSL_write(ssl, ans, (int)(IPC_HDR_SIZE + al)) != (int)(IPC_HDR_SIZE + al))
 				die("server SSL_write");
 			off += IPC_HDR_SIZE + h.len;
 		}
@@ -206,18 +231,22 @@ static void worker_think(int think_us)
 
 static void worker_run(int sock, int go, int k, int think_us)
 {
-	unsigned char req[IPC_HDR_SIZE + REQ_LEN], ans[IPC_HDR_SIZE + ANS_LEN];
-	memset(req + IPC_HDR_SIZE, 'r', REQ_LEN);
+	static unsigned char req[IPC_HDR_SIZE + MAX_LEN], ans[IPC_HDR_SIZE + MAX_LEN];
+	memset(req + IPC_HDR_SIZE, 'r', MAX_LEN);
 	char c;
 	if (read(go, &c, 1) < 0) /* EOF when the relay is ready */
 		die("worker go");
 	for (int i = 0; i < k; i++) {
 		if (think_us > 0)
 			worker_think(think_us);
-		ipc_hdr h = {.type = 1, .len = REQ_LEN, .id = (uint32_t)i};
+		uint32_t rl = sz->req[i % 12], al = sz->ans[i % 12];
+		ipc_hdr h = {.type = 1, .len = rl, .id = (uint32_t)i}, a;
 		ipc_hdr_encode(&h, req);
-		write_all(sock, req, sizeof req);
-		if (read_all(sock, ans, sizeof ans) < 0)
+		for (int b = 0; b < 4; b++)
+			req[IPC_HDR_SIZE + b] = (unsigned char)(al >> (8 * b));
+		write_all(sock, req, IPC_HDR_SIZE + rl);
+		if (read_all(sock, ans, IPC_HDR_SIZE) < 0 || ipc_hdr_decode(ans, MAX_LEN, &a, NULL) < 0 ||
+		    a.len != al || read_all(sock, ans + IPC_HDR_SIZE, a.len) < 0)
 			die("worker: relay closed");
 	}
 	close(sock);
@@ -261,11 +290,12 @@ static void *syncer_main(void *arg)
 
 typedef struct conn {
 	int fd;
-	unsigned char in[2 * (IPC_HDR_SIZE + REQ_LEN)];
+	unsigned char in[IPC_HDR_SIZE + MAX_LEN];
 	size_t have;
 	uint32_t nreq;
 	uint64_t wait_seq; /* a mutation waiting for this intent's sync (0: none) */
-	unsigned char req[IPC_HDR_SIZE + REQ_LEN];
+	unsigned char req[IPC_HDR_SIZE + MAX_LEN];
+	int req_n; /* req's bytes */
 } conn;
 
 typedef struct relay {
@@ -275,7 +305,7 @@ typedef struct relay {
 	conn w[MAX_WORKERS];
 	int nw, nw_live;
 	char line[LINE_LEN];
-	unsigned char tin[64 * 1024];
+	unsigned char tin[4 * MAX_LEN];
 	size_t thave;
 	uint64_t nreq;
 } relay;
@@ -308,12 +338,13 @@ static void relay_request(relay *r, int i)
 {
 	conn *c = &r->w[i];
 	ipc_hdr h;
-	ipc_hdr_decode(c->in, REQ_LEN, &h, NULL);
+	ipc_hdr_decode(c->in, MAX_LEN, &h, NULL);
 	uint32_t id = (uint32_t)i;
 	audit_line(r, 'I', id);
 	ipc_hdr t = {.type = h.type, .len = h.len, .id = id};
 	ipc_hdr_encode(&t, c->req);
 	memcpy(c->req + IPC_HDR_SIZE, c->in + IPC_HDR_SIZE, h.len);
+	c->req_n = IPC_HDR_SIZE + (int)h.len;
 	if ((int)(c->nreq++ % 12) < r->mut) {
 		pthread_mutex_lock(&r->sy.mu);
 		c->wait_seq = ++r->sy.written;
@@ -321,7 +352,7 @@ static void relay_request(relay *r, int i)
 		pthread_mutex_unlock(&r->sy.mu);
 		return;
 	}
-	tls_send(r, c->req, IPC_HDR_SIZE + (int)h.len);
+	tls_send(r, c->req, c->req_n);
 }
 
 /* Worker readable: recvmsg what it holds; a whole frame is relayed. */
@@ -341,9 +372,14 @@ static void relay_worker(relay *r, int i, int ep)
 		return;
 	}
 	c->have += (size_t)n;
-	if (c->have < IPC_HDR_SIZE + REQ_LEN)
+	ipc_hdr h;
+	if (c->have < IPC_HDR_SIZE)
 		return;
-	if (c->have != IPC_HDR_SIZE + REQ_LEN)
+	if (ipc_hdr_decode(c->in, MAX_LEN, &h, NULL) < 0)
+		die("relay: bad request");
+	if (c->have < IPC_HDR_SIZE + h.len)
+		return;
+	if (c->have != IPC_HDR_SIZE + h.len)
 		die("worker sent more than one request");
 	relay_request(r, i);
 	c->have = 0;
@@ -362,7 +398,7 @@ static void relay_synced(relay *r, int efd)
 		conn *c = &r->w[i];
 		if (c->wait_seq && c->wait_seq <= synced) {
 			c->wait_seq = 0;
-			tls_send(r, c->req, IPC_HDR_SIZE + REQ_LEN);
+			tls_send(r, c->req, c->req_n);
 		}
 	}
 }
@@ -383,7 +419,7 @@ static void relay_answers(relay *r)
 		size_t off = 0;
 		while (r->thave - off >= IPC_HDR_SIZE) {
 			ipc_hdr h;
-			if (ipc_hdr_decode(r->tin + off, ANS_LEN, &h, NULL) < 0 || h.id >= MAX_WORKERS)
+			if (ipc_hdr_decode(r->tin + off, MAX_LEN, &h, NULL) < 0 || h.id >= MAX_WORKERS)
 				die("relay: bad answer");
 			if (r->thave - off < IPC_HDR_SIZE + h.len)
 				break;
@@ -619,7 +655,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		if (i + 1 >= argc) {
-			fprintf(stderr, "usage: bench_relay [-w WORKERS] [-k REQUESTS] [-m MUTATIONS] [-r RUNS] [-t THINK_US] [-d DIR]\n");
+			fprintf(stderr, "usage: bench_relay [-w WORKERS] [-k REQUESTS] [-m MUTATIONS] [-r RUNS] [-t THINK_US] [-d DIR] [-s small|install]\n");
 			return 2;
 		}
 		const char *o = argv[i], *v = argv[++i];
@@ -635,6 +671,8 @@ int main(int argc, char **argv)
 			think_us = arg_int(v, 0, 1000000, "-t");
 		else if (strcmp(o, "-d") == 0)
 			dir = v;
+		else if (strcmp(o, "-s") == 0 && (strcmp(v, "small") == 0 || strcmp(v, "install") == 0))
+			sz = strcmp(v, "small") == 0 ? &sizes_small : &sizes_install;
 		else {
 			fprintf(stderr, "bench_relay: unknown option %s\n", o);
 			return 2;
