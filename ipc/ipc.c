@@ -80,9 +80,10 @@ static int take_fds(struct msghdr *mh, int keep_first, int *first)
 	return n;
 }
 
-/* recvmsg of up to len bytes; fds handled per allow. Returns bytes, 0 on EOF,
- * -1 with errno, or -2 on an fd violation (fds closed). */
-static ssize_t recv_some(int sock, void *p, size_t len, int allow, int *fd_out)
+/* recvmsg of up to len bytes with flags (0, or MSG_DONTWAIT); fds handled
+ * per allow. Returns bytes, 0 on EOF, -1 with errno, or -2 on an fd
+ * violation (fds closed). */
+static ssize_t recv_some(int sock, void *p, size_t len, int flags, int allow, int *fd_out)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 8)];
@@ -97,7 +98,7 @@ static ssize_t recv_some(int sock, void *p, size_t len, int allow, int *fd_out)
 	mh.msg_control = cm.buf;
 	mh.msg_controllen = sizeof cm.buf;
 	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
@@ -175,7 +176,7 @@ int ipc_recv(int sock, uint32_t max, int allow_fd, ipc_msg *m, bh_error *err)
 	m->payload = m->mem = NULL;
 	m->fd = -1;
 	while (got < IPC_HDR_SIZE) {
-		ssize_t n = recv_some(sock, hb + got, IPC_HDR_SIZE - got, allow_fd, &fd);
+		ssize_t n = recv_some(sock, hb + got, IPC_HDR_SIZE - got, 0, allow_fd, &fd);
 		if (n == -2)
 			goto fdviol;
 		if (n < 0) {
@@ -202,7 +203,7 @@ int ipc_recv(int sock, uint32_t max, int allow_fd, ipc_msg *m, bh_error *err)
 	}
 	got = 0;
 	while (got < m->hdr.len) {
-		ssize_t n = recv_some(sock, m->payload + got, m->hdr.len - got, 0, &fd);
+		ssize_t n = recv_some(sock, m->payload + got, m->hdr.len - got, 0, 0, &fd);
 		if (n == -2)
 			goto fdviol;
 		if (n <= 0) {
@@ -329,7 +330,9 @@ int ipc_reader_read(ipc_reader *r, int sock, ipc_msg *m, bh_error *err)
 			return rc;
 		/* a reader that allows fds reads no further than this frame */
 		want = r->allow_fd ? need - avail : r->cap - 1 - r->len;
-		n = recv_some(sock, r->buf + r->len, want, r->allow_fd, &r->fd);
+		/* MSG_DONTWAIT, as the writer's sends: the socket itself may
+		 * block (spawn.h's, no fcntl per worker) */
+		n = recv_some(sock, r->buf + r->len, want, MSG_DONTWAIT, r->allow_fd, &r->fd);
 		if (n == -2)
 			return bh_error_set(err, BH_EPROTO, "peer passed a file descriptor where none is allowed");
 		if (n < 0) {

@@ -10,7 +10,8 @@
  * Worker side: blocking ipc_send()/ipc_recv(). Supervisor side: non-blocking
  * ipc_reader (incremental, never blocks, never trusts a byte) and ipc_outq
  * (queued writes flushed when the socket is writable), so a peer that stops
- * reading or writing cannot stall the supervisor. */
+ * reading or writing cannot stall the supervisor. Both pass MSG_DONTWAIT on
+ * each call: the socket may be a blocking one. */
 #ifndef BH_IPC_H
 #define BH_IPC_H
 
@@ -59,7 +60,8 @@ int ipc_send(int sock, uint32_t type, uint32_t id, const void *payload, size_t l
  * when allow_fd is set. Returns 0, or BH_EIO with "peer closed" on EOF. */
 int ipc_recv(int sock, uint32_t max, int allow_fd, ipc_msg *m, bh_error *err);
 
-/* Incremental non-blocking reader. It reads as much as the socket holds
+/* Incremental non-blocking reader (MSG_DONTWAIT: the socket needs no
+ * O_NONBLOCK). It reads as much as the socket holds
  * into one buffer (one recvmsg for many frames) and hands frames out of it;
  * a reader that allows fds reads frame by frame, so an fd belongs to the
  * frame on whose first byte it came. */

@@ -271,7 +271,9 @@ static int spawn_env(const char *path, int path_fd, char *const argv[], char *co
 	int sv[2];
 	pid_t p, parent;
 	sigset_t all, old;
-	if (access(path, X_OK) < 0)
+	/* by path: a clear error here rather than the child's exit 127; by fd
+	 * (an open binary, checked when opened) exec cannot find it missing */
+	if (path_fd < 0 && access(path, X_OK) < 0)
 		return bh_error_set(err, BH_ENOTFOUND, "binary %s: %s", path, strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return bh_error_set(err, BH_EIO, "socketpair: %s", strerror(errno));
@@ -329,8 +331,7 @@ static int spawn_env(const char *path, int path_fd, char *const argv[], char *co
 		execve(path, argv, envp);
 		_exit(127);
 	}
-	close(sv[1]);
-	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	close(sv[1]); /* sv[0] stays blocking: ipc's reader and writer pass MSG_DONTWAIT (spawn.h) */
 	*pid = p;
 	*sock = sv[0];
 	return 0;

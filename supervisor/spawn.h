@@ -27,7 +27,8 @@ typedef struct spawn_opts {
 				  * and identity, one string), or NULL */
 } spawn_opts;
 
-/* Starts a worker. *sock is the supervisor's end (non-blocking, CLOEXEC).
+/* Starts a worker. *sock is the supervisor's end (CLOEXEC; blocking: ipc's
+ * reader and writer pass MSG_DONTWAIT, so no fcntl per worker).
  * With o->tenant, the worker joins that tenant's namespaces (user, network,
  * mount with an empty root, IPC, UTS) instead of making its own: made once
  * by a holder (bulkhead-worker --hold-namespaces, sandbox.h) started here

@@ -130,6 +130,40 @@ START_TEST(test_reader_partial)
 }
 END_TEST
 
+/* the supervisor's reader never waits, on a socket left blocking too
+ * (spawn.h: no O_NONBLOCK per worker): an empty socket, and one holding half
+ * a frame, give IPC_AGAIN at once (a wait would hang here until check's
+ * timeout fails the test), with and without fds allowed */
+START_TEST(test_reader_blocking_socket)
+{
+	for (int allow = 0; allow <= 1; allow++) {
+		int sv[2];
+		bh_error e;
+		ipc_msg m;
+		ipc_reader r;
+		unsigned char hb[IPC_HDR_SIZE];
+		ipc_hdr h = {17, 4, 9, 0};
+		pair(sv);
+		ck_assert_int_eq(fcntl(sv[1], F_GETFL) & O_NONBLOCK, 0);
+		ipc_reader_init(&r, 1024, allow);
+		ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+		ipc_hdr_encode(&h, hb);
+		ck_assert_int_eq(write(sv[0], hb, sizeof hb), (int)sizeof hb);
+		ck_assert_int_eq(write(sv[0], "ab", 2), 2);
+		ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+		ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+		ck_assert_int_eq(write(sv[0], "cd", 2), 2);
+		ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_MSG);
+		ck_assert_str_eq((char *)m.payload, "abcd");
+		ipc_msg_free(&m);
+		ck_assert_int_eq(ipc_reader_read(&r, sv[1], &m, &e), IPC_AGAIN);
+		ipc_reader_free(&r);
+		close(sv[0]);
+		close(sv[1]);
+	}
+}
+END_TEST
+
 /* frames sent in a burst come in one read and are handed out one by one,
  * each NUL-terminated in place without harming the next; ipc_reader_more
  * says when the socket is drained (no read that would fail) */
@@ -352,6 +386,7 @@ int main(void)
 	tcase_add_test(tc, test_fd_passing);
 	tcase_add_test(tc, test_oversized_refused_before_alloc);
 	tcase_add_test(tc, test_reader_partial);
+	tcase_add_test(tc, test_reader_blocking_socket);
 	tcase_add_test(tc, test_reader_burst);
 	tcase_add_test(tc, test_outq_large_and_fd);
 	tcase_add_test(tc, test_outq_send2);
