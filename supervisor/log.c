@@ -51,8 +51,22 @@ int svlog_enabled(svlog_level l)
 
 #define LOG_HELD_MAX 32768
 
+/* How long a held line may wait for the lines after it (svlog_flush_due):
+ * at the scale benchmark's pace a turn held about 2 lines, a write each;
+ * this many ms gather the lines of several installs into one write, a
+ * delay no reader of the log notices. */
+#define LOG_HOLD_MS 50
+
 static __thread int holding; /* this thread's lines go to held */
 static __thread bh_buf held;
+static __thread long long held_at; /* CLOCK_MONOTONIC ms of held's first line */
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void write_all(const char *s, size_t n)
 {
@@ -70,6 +84,17 @@ void svlog_flush(void)
 	if (held.len)
 		write_all(held.data, held.len);
 	bh_buf_reset(&held);
+}
+
+int svlog_flush_due(void)
+{
+	long long left;
+	if (!held.len)
+		return -1;
+	if ((left = held_at + LOG_HOLD_MS - mono_ms()) > 0)
+		return (int)left;
+	svlog_flush();
+	return -1;
 }
 
 static void flush_at_exit(void)
@@ -90,18 +115,22 @@ void svlog_hold(int on)
 	holding = on;
 }
 
-static void write_line(const char *s, size_t n)
+/* A line at level l: out now, or held (an error goes out at once, with
+ * the lines held before it). */
+static void write_line(svlog_level l, const char *s, size_t n)
 {
 	if (!holding) {
 		write_all(s, n);
 		return;
 	}
+	if (!held.len)
+		held_at = mono_ms();
 	bh_buf_put(&held, s, n);
 	if (!bh_buf_ok(&held)) { /* no memory: what is held, then this line, go out now */
 		svlog_flush();
 		bh_buf_free(&held);
 		write_all(s, n);
-	} else if (held.len >= LOG_HELD_MAX) {
+	} else if (held.len >= LOG_HELD_MAX || l == SVLOG_ERROR) {
 		svlog_flush();
 	}
 }
@@ -176,7 +205,7 @@ static void emit(svlog_level l, const char *key, const char *rid, int worker, co
 			n = (int)sizeof line - 1;
 			line[n - 1] = '\n';
 		}
-		write_line(line, (size_t)n);
+		write_line(l, line, (size_t)n);
 		return;
 	}
 	{
@@ -210,7 +239,7 @@ static void emit(svlog_level l, const char *key, const char *rid, int worker, co
 		}
 		bh_buf_puts(&out, "}\n");
 		if (bh_buf_ok(&out))
-			write_line(out.data, out.len);
+			write_line(l, out.data, out.len);
 		bh_buf_free(&out);
 	}
 }

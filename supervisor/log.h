@@ -31,11 +31,16 @@ void svlog_hr(svlog_level l, const char *key, const char *rid, const char *fmt, 
  * HelmRelease and reconcile. */
 void svlog_worker(const char *key, const char *rid, const char *msg, size_t n);
 /* svlog_hold(1): from now on this thread's lines wait in a buffer until
- * svlog_flush (or until it holds 32 KiB, or exit); the main loop flushes
- * once per turn, before it blocks, so a burst of lines costs one write.
- * svlog_hold(0) flushes and writes each line at once again. */
+ * svlog_flush, or svlog_flush_due finds the first of them 50 ms old (or
+ * until it holds 32 KiB, a line at level error comes, or exit); the main
+ * loop calls svlog_flush_due before each poll and waits no longer than it
+ * says, so the lines of many turns cost one write. svlog_hold(0) flushes
+ * and writes each line at once again. */
 void svlog_hold(int on);
 void svlog_flush(void);
+/* Flushes this thread's held lines if the first is 50 ms old: -1 when none
+ * is held (now), else the ms until they are due. */
+int svlog_flush_due(void);
 
 /* A new random reconcile id (UUID v4 text) into out[37]. */
 void svlog_reconcile_id(char out[37]);

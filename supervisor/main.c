@@ -2331,7 +2331,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	kube_curl_multi_forget_hook(loop_forget); /* the sockets of the multi handles this thread runs */
-	svlog_hold(1); /* the loop's lines: one write per turn, before poll */
+	svlog_hold(1); /* the loop's lines: written together once the first is 50 ms old (svlog_flush_due) */
 	while (!stopping || njobs > 0) {
 		double now = now_s(), next = now + 5;
 		int timeout;
@@ -2412,7 +2412,9 @@ int main(int argc, char **argv)
 		if (held) /* the socket may be drained: no event would come for them */
 			timeout = 0;
 		pf[0].revents = 0;
-		svlog_flush();
+		int log_due = svlog_flush_due(); /* held lines: written when 50 ms old, so the wait ends then */
+		if (log_due >= 0 && log_due < timeout)
+			timeout = log_due;
 		size_t polled = njobs; /* service() may end jobs: the sockets after them stay where they were */
 		atomic_store(&loop_polling, 1); /* then wake() writes the pipe (see wake) */
 		if (atomic_load(&wake_pending) || (stopping && njobs == 0)) /* woken while busy: no pipe byte for it; or done */

@@ -161,6 +161,27 @@ START_TEST(test_log_hold)
 	ck_assert_int_gt(n, 0);
 	buf[n] = '\0';
 	ck_assert_str_eq(buf, "bulkheadd: one\nbulkheadd: ns/a: two\n");
+	/* svlog_flush_due: nothing held; a line held waits until 50 ms old */
+	ck_assert_int_eq(svlog_flush_due(), -1);
+	svlog(SVLOG_INFO, "four");
+	int due = svlog_flush_due();
+	ck_assert_int_ge(due, 0);
+	ck_assert_int_le(due, 50);
+	ck_assert_int_lt(read(p[0], buf, sizeof buf), 0);
+	usleep(60 * 1000);
+	ck_assert_int_eq(svlog_flush_due(), -1);
+	n = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "bulkheadd: four\n");
+	/* an error goes out at once, after the lines held before it */
+	svlog(SVLOG_INFO, "five");
+	svlog(SVLOG_ERROR, "six");
+	n = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "bulkheadd: five\nbulkheadd: six\n");
+	ck_assert_int_eq(svlog_flush_due(), -1);
 	svlog_hold(0);
 	svlog(SVLOG_INFO, "three");
 	n = read(p[0], buf, sizeof buf - 1);
