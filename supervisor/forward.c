@@ -71,7 +71,7 @@ typedef STAILQ_HEAD(fwd_list, fwd_req) fwd_list;
 static fwd_list ready = STAILQ_HEAD_INITIALIZER(ready); /* intents durable (or failed): to send */
 static fwd_list held = STAILQ_HEAD_INITIALIZER(held);   /* waiting for their intent's sync */
 static fwd_list done = STAILQ_HEAD_INITIALIZER(done);   /* answered, for fwd_take_done */
-static int wake = -1;
+static void (*wake)(void); /* the loop's (fwd_start) */
 static pthread_t loop_thread; /* the one that called fwd_start and runs fwd_run */
 static kube_config *fwd_cfg;
 static kube_curl_multi *multi;
@@ -423,12 +423,10 @@ static int on_loop(void)
 	return pthread_equal(pthread_self(), loop_thread);
 }
 
-/* One byte per batch to wake the loop; another thread's hand-over. */
+/* Another thread's hand-over (once per batch) wakes the loop. */
 static void wake_loop(void)
 {
-	if (write(wake, "f", 1) < 0) {
-		/* full: a wake-up is pending; the main loop also polls on a timer */
-	}
+	wake();
 }
 
 /* A wake of the loop owed by to_thread, made by hand_on once mu is
@@ -565,10 +563,10 @@ static void ask_sync(void)
 		fail_held(&e); /* no sync: never sent */
 }
 
-int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err)
+int fwd_start(const kube_config *cfg, int n, void (*wake_fn)(void), bh_error *err)
 {
 	bh_error e;
-	wake = wake_fd;
+	wake = wake_fn;
 	loop_thread = pthread_self();
 	if (!(fwd_cfg = kube_config_dup(cfg, err)) || !(multi = kube_curl_multi_new(err)))
 		return err ? err->code : BH_ENOMEM;

@@ -47,11 +47,11 @@ typedef struct fwd_req {
 
 /* Sets up the forwarding with transports for n requests at a time (more are
  * made when more run) for cfg. The calling thread is the loop's: it runs
- * fwd_fds/poll/fwd_run. wake_fd gets a byte when another thread (the audit
- * log's sync thread, a watch's or a remote cluster's) hands the loop a
- * request to send or an answer, to an empty list (the caller drains wake_fd
- * before each fwd_take_done, so it is woken once per batch). */
-int fwd_start(const kube_config *cfg, int n, int wake_fd, bh_error *err);
+ * fwd_fds/poll/fwd_run. wake() (callable from any thread) is called when
+ * another thread (the audit log's sync thread, a watch's or a remote
+ * cluster's) hands the loop a request to send or an answer, to an empty
+ * list (once per batch: the loop takes the lists each turn). */
+int fwd_start(const kube_config *cfg, int n, void (*wake)(void), bh_error *err);
 /* Before the loop's poll: the sockets the requests in flight wait on (*n of
  * them, valid until fwd_run) for the poll set, and the longest the loop may
  * wait (*timeout_ms; -1: as long as it likes; 0: requests to start or

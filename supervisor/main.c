@@ -957,10 +957,10 @@ static void drain_watch(void)
 	char buf[256];
 	json_t *snap;
 	trees_release(); /* a new turn: the trees decoded in the last one go */
-	/* no read(2) per turn when nothing was written: a byte wake() wrote
-	 * after the last poll returned shows as wake_pending, or the next poll
-	 * finds it (forward.c's raw bytes too) */
-	if (pipe_readable || atomic_load(&wake_pending))
+	/* read(2) only when the poll found a byte: a wake() while the loop
+	 * was busy wrote none (wake_pending says it), and a byte written
+	 * after the poll returned is found by the next poll (one spare turn) */
+	if (pipe_readable)
 		while (read(wake_pipe[0], buf, sizeof buf) == (ssize_t)sizeof buf)
 			;
 	atomic_exchange(&wake_pending, 0); /* after the drain, before the queues are taken (wake) */
@@ -2283,7 +2283,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* reopen the audit log */
 	signal(SIGPIPE, SIG_IGN);
-	if (fwd_start(cfg, opt.concurrent, wake_pipe[1], &err) < 0) {
+	if (fwd_start(cfg, opt.concurrent, wake, &err) < 0) {
 		fprintf(stderr, "bulkheadd: %s\n", err.msg);
 		return 1;
 	}

@@ -127,6 +127,13 @@ static void *listener(void *arg)
 static char dir[64];
 static int wake[2]; /* the loop's wake-up pipe */
 
+/* The forwarding's wake-up (fwd_start): a byte to the test loop's pipe. */
+static void wake_test(void)
+{
+	ssize_t n = write(wake[1], "f", 1);
+	(void)n;
+}
+
 /* The server, the audit log and the forwarding, driven by this thread (once per process). */
 static void start(void)
 {
@@ -153,7 +160,7 @@ static void start(void)
 	ck_assert_int_eq(pipe(wake), 0);
 	snprintf(server, sizeof server, "http://127.0.0.1:%d", lport);
 	cfg.server = server;
-	ck_assert_int_eq(fwd_start(&cfg, 2, wake[1], &e), 0);
+	ck_assert_int_eq(fwd_start(&cfg, 2, wake_test, &e), 0);
 }
 
 /* A PUT of path (a GET of a watch's) as the forwarder gets it from the
