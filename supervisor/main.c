@@ -108,12 +108,12 @@ static atomic_int child_exited = 1; /* SIGCHLD since reap last looked (reap's wa
  *   wake_pending and polls for 0 ms (next turn takes the work);
  * - it ran after the loop stored loop_polling (in, or about to enter,
  *   the poll): it sees loop_polling and writes the byte the poll wakes
- *   on (or has already returned for: drain_watch then reads it, as
- *   wake_pending is set); both seeing each other costs one spare byte;
+ *   on (when the poll had already returned, the next poll finds it at
+ *   once); both seeing each other costs one spare byte;
  * - wake_pending was already 1: a wake since the clear that the loop
  *   sees before its poll or that wrote the pipe, per the cases above.
- * A byte written after drain_watch read the pipe stays for the next poll:
- * one spare turn, never a wait. Signal-safe (lock-free atomics, write(2)). */
+ * A byte the poll did not see stays for the next poll (drain_watch reads
+ * only what the poll found): one spare turn, never a wait. Signal-safe (lock-free atomics, write(2)). */
 static atomic_int loop_polling;
 static atomic_int wake_pending;
 
