@@ -5,6 +5,13 @@ tests_bench_runstat_SOURCES = tests/bench/runstat.c
 BENCH_TARGETS += tests/bench/runstat
 CLEANFILES += tests/bench/runstat
 
+# exec_nop: a program that only returns, linked as the worker is (bench_spawn.sh's scale)
+EXTRA_PROGRAMS += tests/bench/exec_nop
+tests_bench_exec_nop_SOURCES = tests/bench/exec_nop.c
+tests_bench_exec_nop_LDFLAGS = $(WORKER_LDFLAGS)
+BENCH_TARGETS += tests/bench/exec_nop
+CLEANFILES += tests/bench/exec_nop
+
 # worker_tap records a worker's IPC conversation (in the worker's place under
 # bulkheadd); worker_replay plays it back to the job code in-process
 # (bench_worker.sh; instruction counts with callgrind, see worker_replay.c)
