@@ -153,11 +153,11 @@ int fetchcl_run(const fetchcl_opts *o, const proto_fetch_request *rq, proto_fetc
 		return bh_error_prefix(err, "starting the fetcher");
 	}
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	fcntl(sock, F_SETFL, 0);
 	rc = ipc_send(sock, PROTO_FETCH, 0, req.data, req.len, -1, err);
 	explicit_bzero(req.data, req.len);
 	bh_buf_free(&req);
-	fcntl(sock, F_SETFL, O_NONBLOCK);
+	/* the socket blocks (spawn_exec's socketpair): ipc_send writes it whole;
+	 * the reader asks MSG_DONTWAIT, after recv_frame's poll */
 	ipc_reader_init(&rd, PROTO_MAX_FETCH_RESULT, 1);
 	if (rc == 0)
 		rc = recv_frame(&rd, sock, deadline, &m, err);
