@@ -176,37 +176,61 @@ int act_delete_removed(const action_config *cfg, const objlist *old, const objli
 	return 0;
 }
 
+/* The existingResourceConflict verdict on obj from its GET (it): 0 when
+ * it does not exist or may be taken (*exists then says which), else the
+ * error, worded as Helm's. */
+static int conflict_verdict(const char *rel, const char *ns, const json_t *obj, const kube_get_item *it,
+			    int take_ownership, const char *what, unsigned char *exists, bh_error *err)
+{
+	char desc[600];
+	int rc = it->rc;
+	if (rc == BH_ENOTFOUND)
+		return 0;
+	obj_describe(obj, desc, sizeof desc);
+	if (rc < 0) {
+		bh_error_set(err, rc, "%s", it->err.msg);
+		bh_error_prefix(err, "unable to continue with %s: could not get information about the resource %s",
+				what, desc);
+		return rc;
+	}
+	*exists = 1;
+	if (!take_ownership && (rc = obj_check_owner(it->out, rel, ns, err)) < 0)
+		bh_error_prefix(err, "unable to continue with %s: %s exists and cannot be imported into the current release",
+				what, desc);
+	return rc;
+}
+
 /* existingResourceConflict: for target objects not in `old` (NULL at
  * install), GET them; an existing one must carry the release's ownership
- * metadata unless take_ownership. exists[i] = 1 when the object exists. */
+ * metadata unless take_ownership. exists[i] = 1 when the object exists.
+ * The GETs go KUBE_BATCH_MAX at a time (one round trip through the
+ * broker); the verdicts are taken in manifest order, so the first object
+ * that fails is the one reported, and no GET goes out after its batch. */
 int act_check_conflicts(const action_config *cfg, const char *rel, const char *ns, const objlist *tgt,
 			const objlist *old, int take_ownership, const char *what, unsigned char *exists, bh_error *err)
 {
+	kube_get_item it[KUBE_BATCH_MAX];
+	size_t at[KUBE_BATCH_MAX];
 	int rc = 0;
-	for (size_t i = 0; i < tgt->n && rc == 0; i++) {
-		json_t *live = NULL;
-		char desc[600];
-		if (old && objlist_find(old, tgt->obj[i], &tgt->r[i]) >= 0) {
-			exists[i] = 1;
-			continue;
+	for (size_t i = 0; i < tgt->n && rc == 0;) {
+		size_t n = 0;
+		for (; i < tgt->n && n < KUBE_BATCH_MAX; i++) {
+			if (old && objlist_find(old, tgt->obj[i], &tgt->r[i]) >= 0) {
+				exists[i] = 1;
+				continue;
+			}
+			it[n].r = &tgt->r[i];
+			it[n].ns = tgt->r[i].namespaced ? obj_ns(tgt->obj[i]) : NULL;
+			it[n].name = obj_name(tgt->obj[i]);
+			at[n++] = i;
 		}
-		rc = kube_get(cfg->kc, &tgt->r[i], tgt->r[i].namespaced ? obj_ns(tgt->obj[i]) : NULL,
-			      obj_name(tgt->obj[i]), NULL, &live, err);
-		if (rc == BH_ENOTFOUND) {
-			rc = 0;
-			continue;
+		kube_get_many(cfg->kc, it, n);
+		for (size_t k = 0; k < n; k++) {
+			if (rc == 0)
+				rc = conflict_verdict(rel, ns, tgt->obj[at[k]], &it[k], take_ownership, what, &exists[at[k]],
+						      err);
+			json_decref(it[k].out);
 		}
-		obj_describe(tgt->obj[i], desc, sizeof desc);
-		if (rc < 0) {
-			bh_error_prefix(err, "unable to continue with %s: could not get information about the resource %s",
-					what, desc);
-		} else {
-			exists[i] = 1;
-			if (!take_ownership && (rc = obj_check_owner(live, rel, ns, err)) < 0)
-				bh_error_prefix(err, "unable to continue with %s: %s exists and cannot be imported into the current release",
-						what, desc);
-		}
-		json_decref(live);
 	}
 	return rc;
 }

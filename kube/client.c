@@ -313,28 +313,39 @@ static int request_ok(const kube_request *req, bh_error *err)
 	return 0;
 }
 
-int kube_request_send(kube_client *c, const kube_request *req, kube_response *resp, bh_error *err)
+/* req made ready to send in *r: validated, the client's headers merged
+ * (*headers, the caller frees it) and the client's timeout as default. */
+static int request_prepare(kube_client *c, const kube_request *req, kube_request *r, const char ***headers,
+			   bh_error *err)
 {
-	int vrc = request_ok(req, err);
-	if (vrc)
-		return vrc;
-	const char **headers = kube_merge_headers(c, req->headers);
-	if (!headers)
+	int rc = request_ok(req, err);
+	if (rc)
+		return rc;
+	if (!(*headers = kube_merge_headers(c, req->headers)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	kube_request r = *req;
-	r.headers = headers;
-	if (!r.timeout_ms)
-		r.timeout_ms = c->timeout_ms;
-	c->giveup_why = NULL;
-	long start = kube_now_ms();
+	*r = *req;
+	r->headers = *headers;
+	if (!r->timeout_ms)
+		r->timeout_ms = c->timeout_ms;
+	return 0;
+}
+
+/* The attempts of r (req as the caller gave it) under the retry policy,
+ * the first already made when sent is set (its outcome in rc and resp),
+ * all counted from start. Returns the outcome of the last. */
+static int request_attempts(kube_client *c, const kube_request *req, const kube_request *r, int sent, int rc,
+			    kube_response *resp, long start, bh_error *err)
+{
 	long slept = 0;
-	int rc = 0;
+	c->giveup_why = NULL;
 	c->last_attempts = 0;
 	c->last_message[0] = 0;
 	for (int attempt = 1;; attempt++) {
-		kube_response_reset(resp);
 		c->last_attempts = attempt;
-		rc = c->t->ops->request(c->t->impl, &r, resp, err);
+		if (attempt > 1 || !sent) {
+			kube_response_reset(resp);
+			rc = c->t->ops->request(c->t->impl, r, resp, err);
+		}
 		/* the budget counts real elapsed time plus the waits we asked for
 		 * (which a test's fake sleep may not really spend) */
 		long used = kube_now_ms() - start;
@@ -351,13 +362,36 @@ int kube_request_send(kube_client *c, const kube_request *req, kube_response *re
 				c->giveup_attempts = attempt;
 				c->giveup_why = why;
 			}
-			break;
+			return rc;
 		}
 		c->sleep_ms(c->hook_ud, wait);
 		slept += wait;
 	}
+}
+
+int kube_request_send(kube_client *c, const kube_request *req, kube_response *resp, bh_error *err)
+{
+	const char **headers;
+	kube_request r;
+	int rc = request_prepare(c, req, &r, &headers, err);
+	if (rc)
+		return rc;
+	rc = request_attempts(c, req, &r, 0, 0, resp, kube_now_ms(), err);
 	free(headers);
 	return rc;
+}
+
+/* The first attempts of n requests: together when the transport can, else
+ * one by one. */
+static void transport_requests(kube_client *c, size_t n, const kube_request *reqs, kube_response *resps, int *rcs,
+			       bh_error *const *errs)
+{
+	if (c->t->ops->requests && n > 1) {
+		c->t->ops->requests(c->t->impl, n, reqs, resps, rcs, errs);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		rcs[i] = c->t->ops->request(c->t->impl, &reqs[i], &resps[i], errs[i]);
 }
 
 /* Extracts Status.message/reason from a JSON error body. */
@@ -495,6 +529,18 @@ int kube_call(kube_client *c, const char *method, const char *path, const char *
 	return kube_call_drop(c, method, path, content_type, body, body_len, NULL, out, err);
 }
 
+/* The answer of what (a request that was sent: rc, resp) as kube_call
+ * gives it: the error of a failed status, else the body decoded into *out. */
+static int call_outcome(kube_client *c, int rc, const kube_response *resp, const char *what,
+			const char *const *drop, json_t **out, bh_error *err)
+{
+	if (!rc)
+		rc = kube_client_response_error(c, resp, what, err);
+	if (!rc)
+		rc = kube_decode_body(resp, drop, out, what, err);
+	return rc;
+}
+
 int kube_call_drop(kube_client *c, const char *method, const char *path, const char *content_type,
 		   const char *body, size_t body_len, const char *const *drop, json_t **out, bh_error *err)
 {
@@ -512,13 +558,49 @@ int kube_call_drop(kube_client *c, const char *method, const char *path, const c
 	bh_buf what = BH_BUF_INIT;
 	bh_buf_printf(&what, "%s %s", method, path);
 	int rc = kube_request_send(c, &req, &resp, err);
-	if (!rc)
-		rc = kube_client_response_error(c, &resp, bh_buf_str(&what), err);
-	if (!rc)
-		rc = kube_decode_body(&resp, drop, out, bh_buf_str(&what), err);
+	rc = call_outcome(c, rc, &resp, bh_buf_str(&what), drop, out, err);
 	bh_buf_free(&what);
 	kube_response_free(&resp);
 	return rc;
+}
+
+void kube_call_many(kube_client *c, size_t n, const kube_request *reqs, json_t **outs, int *rcs,
+		    bh_error *const *errs)
+{
+	kube_request r[KUBE_BATCH_MAX];
+	const char **headers[KUBE_BATCH_MAX];
+	kube_response resps[KUBE_BATCH_MAX];
+	size_t idx[KUBE_BATCH_MAX], m = 0;
+	int first[KUBE_BATCH_MAX];
+	long start;
+	for (size_t i = 0; i < n; i++) {
+		outs[i] = NULL;
+		if ((rcs[i] = request_prepare(c, &reqs[i], &r[m], &headers[m], errs[i])) == 0)
+			idx[m++] = i;
+	}
+	start = kube_now_ms();
+	for (size_t k = 0; k < m; k++)
+		resps[k] = (kube_response)KUBE_RESPONSE_INIT;
+	if (m) {
+		bh_error *e[KUBE_BATCH_MAX];
+		for (size_t k = 0; k < m; k++)
+			e[k] = errs[idx[k]];
+		transport_requests(c, m, r, resps, first, e);
+	}
+	/* in order, each one's retries and then its outcome: the client's
+	 * record of the last call (kube_client_last_*) is that item's */
+	for (size_t k = 0; k < m; k++) {
+		size_t i = idx[k];
+		bh_buf what = BH_BUF_INIT;
+		c->last_status = 0;
+		c->last_reason[0] = 0;
+		rcs[i] = request_attempts(c, &reqs[i], &r[k], 1, first[k], &resps[k], start, errs[i]);
+		bh_buf_printf(&what, "%s %s", reqs[i].method, reqs[i].path);
+		rcs[i] = call_outcome(c, rcs[i], &resps[k], bh_buf_str(&what), NULL, &outs[i], errs[i]);
+		bh_buf_free(&what);
+		kube_response_free(&resps[k]);
+		free(headers[k]);
+	}
 }
 
 int kube_request_json(kube_client *c, const char *method, const char *path, const char *content_type,

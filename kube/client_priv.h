@@ -54,6 +54,13 @@ int kube_call(kube_client *c, const char *method, const char *path, const char *
 /* kube_call, its answer decoded less the members at drop (kube_decode_body). */
 int kube_call_drop(kube_client *c, const char *method, const char *path, const char *content_type,
 		   const char *body, size_t body_len, const char *const *drop, json_t **out, bh_error *err);
+/* kube_call of each of n requests (n <= KUBE_BATCH_MAX, no body decoded
+ * less anything), their first attempts sent together when the transport
+ * can (ops->requests); the retries of each then as kube_call makes them.
+ * outs[i] (NULL or a new reference), rcs[i] and *errs[i]: what kube_call
+ * gives for reqs[i]. */
+void kube_call_many(kube_client *c, size_t n, const kube_request *reqs, json_t **outs, int *rcs,
+		    bh_error *const *errs);
 /* The answer of the last apply of an object (kube_apply records it;
  * kube_wait takes it as its first look instead of a GET), or NULL. Take:
  * the record is removed and the caller owns the object. */

@@ -183,6 +183,22 @@ typedef struct kube_delete_opts {
 
 int kube_get(kube_client *c, const kube_resource *r, const char *ns,
              const char *name, const char *subresource, json_t **out, bh_error *err);
+/* One object of kube_get_many: what to get (r, ns, name as for kube_get,
+ * borrowed), and its outcome: rc as kube_get returns it, out (a new
+ * reference, or NULL) and err. */
+typedef struct kube_get_item {
+	const kube_resource *r;
+	const char *ns;
+	const char *name;
+	json_t *out;
+	int rc;
+	bh_error err;
+} kube_get_item;
+/* kube_get of each of n objects, up to KUBE_BATCH_MAX of their requests
+ * sent together when the transport can (one round trip for independent
+ * reads), each with its own retries and errors: one failing does not fail
+ * the others. kube_client_last_* then describe the last of them. */
+void kube_get_many(kube_client *c, kube_get_item *items, size_t n);
 /* Lists every page (limit/continue) into one List object
  * {"apiVersion","kind":"<Kind>List","metadata":{"resourceVersion"},"items":[...]}.
  * An expired continue token (410) restarts the list from the beginning once. */

@@ -7,7 +7,8 @@
  * Retries, backoff, error typing and JSON live above this seam (kube/kube.h),
  * so every transport gets them.
  *
- * A transport is used by one thread at a time.
+ * A transport is used by one thread at a time. It may send a few requests
+ * together (ops->requests): independent reads then cost one round trip.
  */
 #ifndef BH_KUBE_TRANSPORT_H
 #define BH_KUBE_TRANSPORT_H
@@ -50,6 +51,10 @@ void kube_response_reset(kube_response *resp); /* same, and zeroes it for reuse 
  * Return 0 to go on, non-zero to stop the stream (the call then returns 0). */
 typedef int (*kube_stream_fn)(void *ud, const char *data, size_t len);
 
+/* The most requests ops->requests takes at once: the supervisor's broker
+ * forwards at most 4 requests of one worker at a time. */
+#define KUBE_BATCH_MAX 4
+
 typedef struct kube_transport_ops {
 	/* Performs req and fills resp (any HTTP status is a success here).
 	 * Returns 0, or a negative BH_E* code when no HTTP response came back:
@@ -68,6 +73,13 @@ typedef struct kube_transport_ops {
 	              kube_stream_fn on_data, void *ud, bh_error *err);
 	/* Releases impl. */
 	void (*free)(void *impl);
+	/* Optional (NULL: the client sends them one by one with request):
+	 * performs the n requests (1 <= n <= KUBE_BATCH_MAX) together, their
+	 * answers taken in whatever order they come. rcs[i], resps[i] and
+	 * *errs[i] are what request would have given for reqs[i]: one
+	 * request's failure (a refusal, a timeout) does not fail the others. */
+	void (*requests)(void *impl, size_t n, const kube_request *reqs, kube_response *resps, int *rcs,
+			 bh_error *const *errs);
 } kube_transport_ops;
 
 /* A transport: ops plus its state. kube_client_new() takes ownership. */

@@ -73,6 +73,47 @@ int kube_get(kube_client *c, const kube_resource *r, const char *ns, const char 
 	return rc;
 }
 
+/* One chunk of kube_get_many (n <= KUBE_BATCH_MAX). */
+static void get_chunk(kube_client *c, kube_get_item *items, size_t n)
+{
+	kube_request reqs[KUBE_BATCH_MAX];
+	char *paths[KUBE_BATCH_MAX];
+	json_t *outs[KUBE_BATCH_MAX];
+	int rcs[KUBE_BATCH_MAX];
+	bh_error *errs[KUBE_BATCH_MAX];
+	size_t idx[KUBE_BATCH_MAX], m = 0;
+	for (size_t i = 0; i < n; i++) {
+		kube_get_item *it = &items[i];
+		it->out = NULL;
+		if ((it->rc = check_res(it->r, it->ns, &it->err)) < 0)
+			continue;
+		if (!it->name || !*it->name) {
+			it->rc = bh_error_set(&it->err, BH_EINVAL, "get %s: a name is required", it->r->resource);
+			continue;
+		}
+		if (!(paths[m] = path_q(it->r, it->ns, it->name, NULL, NULL))) {
+			it->rc = bh_error_set(&it->err, BH_ENOMEM, "out of memory");
+			continue;
+		}
+		reqs[m] = (kube_request){.method = "GET", .path = paths[m]};
+		errs[m] = &it->err;
+		idx[m++] = i;
+	}
+	if (m)
+		kube_call_many(c, m, reqs, outs, rcs, errs);
+	for (size_t k = 0; k < m; k++) {
+		items[idx[k]].rc = rcs[k];
+		items[idx[k]].out = outs[k];
+		free(paths[k]);
+	}
+}
+
+void kube_get_many(kube_client *c, kube_get_item *items, size_t n)
+{
+	for (size_t at = 0; at < n; at += KUBE_BATCH_MAX)
+		get_chunk(c, items + at, n - at < KUBE_BATCH_MAX ? n - at : KUBE_BATCH_MAX);
+}
+
 static int list_pages(kube_client *c, const kube_resource *r, const char *ns, const kube_list_opts *o,
                       json_t *items, json_t **meta, json_t **first, bh_error *err)
 {

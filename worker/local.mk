@@ -47,3 +47,11 @@ tests_unit_test_plan_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_plan_LDADD = $(CHECK_LIBS)
 TESTS += tests/unit/test_plan
 UNIT_TESTS += tests/unit/test_plan
+
+# the broker transport's batch of requests against a fake broker (worker/broker.c)
+check_PROGRAMS += tests/unit/test_worker_broker
+tests_unit_test_worker_broker_SOURCES = tests/unit/test_worker_broker.c worker/broker.c worker/broker.h
+tests_unit_test_worker_broker_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_worker_broker_LDADD = kube/libbhkube.a ipc/libbhipc.a proto/libbhproto.a $(BH_LIB_LIBS) $(CHECK_LIBS) -lpthread
+TESTS += tests/unit/test_worker_broker
+UNIT_TESTS += tests/unit/test_worker_broker

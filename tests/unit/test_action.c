@@ -352,6 +352,36 @@ START_TEST(ownership_messages)
 }
 END_TEST
 
+/* The conflict check reads the objects KUBE_BATCH_MAX at a time and takes
+ * the verdicts in manifest order: of two objects that cannot be imported,
+ * the first is reported, and the GETs stop after its batch. */
+START_TEST(conflicts_first_in_manifest_order)
+{
+	bh_error e = {0};
+	bh_buf m = BH_BUF_INIT;
+	json_t *snap = json_pack("{s:{s:[{s:s,s:b,s:s}]}}", "/api/v1", "resources", "name", "secrets", "namespaced", 1,
+				 "kind", "Secret");
+	kube_discovery_preload(KC, snap);
+	json_decref(snap);
+	for (int i = 1; i <= 6; i++)
+		bh_buf_printf(&m, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s%d\n", i);
+	/* s3 and s5 exist, not the release's */
+	json_object_set_new(S.secrets, "s3", json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "Secret",
+						      "metadata", "name", "s3", "namespace", "ns"));
+	json_object_set_new(S.secrets, "s5", json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "Secret",
+						      "metadata", "name", "s5", "namespace", "ns"));
+	ck_assert_int_eq(action_install_check(KC, bh_buf_str(&m), "rel", "ns", 0, &e), BH_ECONFLICT);
+	ck_assert_msg(strstr(e.msg, "unable to continue with install: Secret \"s3\" in namespace \"ns\" exists and "
+				    "cannot be imported into the current release") == e.msg, "%s", e.msg);
+	ck_assert_int_eq(S.requests, 4); /* s1..s4 together; s5 and s6 not read */
+	/* taken over: all six read, no conflict */
+	S.requests = 0;
+	ck_assert_int_eq(action_install_check(KC, bh_buf_str(&m), "rel", "ns", 1, &e), 0);
+	ck_assert_int_eq(S.requests, 6);
+	bh_buf_free(&m);
+}
+END_TEST
+
 START_TEST(hook_order_and_records)
 {
 	const char *paths[] = {"c/templates/hooks.yaml"};
@@ -495,6 +525,7 @@ int main(void)
 	tcase_add_test(tc, prune_keeps_deployed);
 	tcase_add_test(tc, release_field_order);
 	tcase_add_test(tc, ownership_messages);
+	tcase_add_test(tc, conflicts_first_in_manifest_order);
 	tcase_add_test(tc, hook_order_and_records);
 	tcase_add_test(tc, action_storage_rules);
 	tcase_add_test(tc, storage_namespace_apart);

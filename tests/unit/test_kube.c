@@ -783,6 +783,82 @@ START_TEST(test_typed_errors)
 }
 END_TEST
 
+/* A transport that takes requests together: records the size of each
+ * batch, answers from the same script as fake_request. */
+static size_t batches[MAX_STEPS];
+static int nbatches;
+
+static void fake_requests(void *impl, size_t n, const kube_request *reqs, kube_response *resps, int *rcs,
+			  bh_error *const *errs)
+{
+	batches[nbatches++] = n;
+	for (size_t i = 0; i < n; i++)
+		rcs[i] = fake_request(impl, &reqs[i], &resps[i], errs[i]);
+}
+
+static const kube_transport_ops fake_batch_ops = {fake_request, fake_stream, NULL, fake_requests};
+
+/* kube_get_many over ops: each item gets what kube_get would give it (its
+ * words, its own retries), one failing does not fail the others. */
+static void check_get_many(const kube_transport_ops *ops)
+{
+	bh_error e;
+	kube_client *c;
+	kube_get_item it[7];
+	const char *names[] = {"a", "b", "c", "d", "e", "f", ""};
+	static const char *want_log[] = {"GET /api/v1/namespaces/n/pods/a", "GET /api/v1/namespaces/n/pods/b",
+					 "GET /api/v1/namespaces/n/pods/c", "GET /api/v1/namespaces/n/pods/d",
+					 "GET /api/v1/namespaces/n/pods/c", "GET /api/v1/namespaces/n/pods/e"};
+	fake_reset();
+	nbatches = 0;
+	c = kube_client_new(kube_transport_new(ops, &F), &e);
+	ck_assert_ptr_nonnull(c);
+	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	add("pods/a", 200, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}");
+	add("pods/b", 404, "{\"kind\":\"Status\",\"reason\":\"NotFound\",\"message\":\"pods \\\"b\\\" not found\"}");
+	add("pods/c", 503, "");
+	add("pods/d", 429, "{\"kind\":\"Status\",\"reason\":\"TooManyRequests\",\"message\":\"rate limited\"}");
+	F.steps[3].retry_after = "100";
+	add("pods/c", 200, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"c\"}}");
+	add("pods/e", 200, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"e\"}}");
+	for (int i = 0; i < 7; i++)
+		it[i] = (kube_get_item){.r = &pods, .ns = i == 5 ? NULL : "n", .name = names[i]};
+	kube_get_many(c, it, 7);
+	ck_assert_int_eq(F.pos, 6);
+	for (int i = 0; i < 6; i++)
+		ck_assert_str_eq(F.log[i], want_log[i]);
+	ck_assert_int_eq(it[0].rc, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(it[0].out, "metadata"), "name")), "a");
+	ck_assert_int_eq(it[1].rc, BH_ENOTFOUND);
+	ck_assert_ptr_null(it[1].out);
+	ck_assert_str_eq(it[1].err.msg, "GET /api/v1/namespaces/n/pods/b: 404 NotFound: pods \"b\" not found");
+	ck_assert_int_eq(it[2].rc, 0); /* retried after its 503, alone */
+	ck_assert_int_eq(F.nslept, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(it[2].out, "metadata"), "name")), "c");
+	ck_assert_int_eq(it[3].rc, BH_EUNAVAIL); /* its own give-up, not another item's */
+	ck_assert_str_eq(it[3].err.msg, "giving up after 1 attempts (Retry-After exceeds the remaining retry budget): "
+					"GET /api/v1/namespaces/n/pods/d: 429 TooManyRequests: rate limited");
+	ck_assert_int_eq(it[4].rc, 0);
+	ck_assert_int_eq(it[5].rc, BH_EINVAL); /* no request for these two */
+	ck_assert_str_eq(it[5].err.msg, "pods is namespaced: a namespace is required");
+	ck_assert_int_eq(it[6].rc, BH_EINVAL);
+	ck_assert_str_eq(it[6].err.msg, "get pods: a name is required");
+	for (int i = 0; i < 7; i++)
+		json_decref(it[i].out);
+	kube_client_free(c);
+}
+
+START_TEST(test_get_many)
+{
+	check_get_many(&fake_ops); /* a transport without requests: one by one */
+	ck_assert_int_eq(nbatches, 0);
+	check_get_many(&fake_batch_ops);
+	/* the first four together; the retry and the lone fifth one by one */
+	ck_assert_int_eq(nbatches, 1);
+	ck_assert_uint_eq(batches[0], 4);
+}
+END_TEST
+
 START_TEST(test_pagination_and_410)
 {
 	fake_reset();
@@ -1621,6 +1697,7 @@ int main(void)
 	tc = tcase_create("client");
 	tcase_add_test(tc, test_retry_after_and_budget);
 	tcase_add_test(tc, test_typed_errors);
+	tcase_add_test(tc, test_get_many);
 	tcase_add_test(tc, test_pagination_and_410);
 	tcase_add_test(tc, test_mapping);
 	tcase_add_test(tc, test_writes);
