@@ -143,96 +143,120 @@ int act_delete(const action_config *cfg, const json_t *o, const kube_resource *r
 	return rc == BH_ENOTFOUND ? 0 : rc;
 }
 
-/* Deletes objects of `old` not in `cur` (Helm's Update), skipping those
- * whose live object says helm.sh/resource-policy: keep. */
-int act_delete_removed(const action_config *cfg, const objlist *old, const objlist *cur, json_t *objects,
-		       bh_error *err)
+/* Called by act_each_live with l's object i and its GET (it): returns 0
+ * to go on, or an error that stops the walk. */
+typedef int (*act_live_fn)(const action_config *cfg, void *ud, const objlist *l, size_t i, const kube_get_item *it,
+			   bh_error *err);
+
+/* fn on each object of l that skip does not hold (in_skip[i] = 1 for each
+ * one it holds, when in_skip is not NULL), with its live object: the GETs
+ * go KUBE_BATCH_MAX at a time (one round trip through the broker), fn
+ * takes them in manifest order. The first error stops the walk (no GET
+ * goes out after its batch) and is returned. */
+static int act_each_live(const action_config *cfg, const objlist *l, const objlist *skip, unsigned char *in_skip,
+			 act_live_fn fn, void *ud, bh_error *err)
 {
-	for (size_t i = 0; i < old->n; i++) {
-		json_t *live = NULL;
-		const char *pol;
-		int rc;
-		if (objlist_find(cur, old->obj[i], &old->r[i]) >= 0)
-			continue;
-		rc = kube_get(cfg->kc, &old->r[i], old->r[i].namespaced ? obj_ns(old->obj[i]) : NULL,
-			      obj_name(old->obj[i]), NULL, &live, err);
-		if (rc == BH_ENOTFOUND)
-			continue;
-		if (rc < 0)
-			return rc;
-		pol = json_string_value(
-			json_object_get(json_object_get(json_object_get(live, "metadata"), "annotations"), "helm.sh/resource-policy"));
-		if (pol && !strcmp(pol, "keep")) {
-			act_log(cfg, "keeping %s %s (resource policy)", obj_kind(live), obj_name(live));
-			obj_report(objects, "keep", old->obj[i]);
-			json_decref(live);
-			continue;
+	kube_get_item it[KUBE_BATCH_MAX];
+	size_t at[KUBE_BATCH_MAX];
+	int rc = 0;
+	for (size_t i = 0; i < l->n && rc == 0;) {
+		size_t n = 0;
+		for (; i < l->n && n < KUBE_BATCH_MAX; i++) {
+			if (skip && objlist_find(skip, l->obj[i], &l->r[i]) >= 0) {
+				if (in_skip)
+					in_skip[i] = 1;
+				continue;
+			}
+			it[n].r = &l->r[i];
+			it[n].ns = l->r[i].namespaced ? obj_ns(l->obj[i]) : NULL;
+			it[n].name = obj_name(l->obj[i]);
+			at[n++] = i;
 		}
-		json_decref(live);
-		if ((rc = act_delete(cfg, old->obj[i], &old->r[i], "Background", err)) < 0)
-			return rc;
-		obj_report(objects, "delete", old->obj[i]);
+		kube_get_many(cfg->kc, it, n);
+		for (size_t k = 0; k < n; k++) {
+			if (rc == 0)
+				rc = fn(cfg, ud, l, at[k], &it[k], err);
+			json_decref(it[k].out);
+		}
 	}
+	return rc;
+}
+
+/* act_each_live's fn for act_delete_removed (ud: the report's objects):
+ * deletes the object as its GET allows, kept when the live object says
+ * helm.sh/resource-policy: keep. */
+static int delete_removed_one(const action_config *cfg, void *ud, const objlist *l, size_t i,
+			      const kube_get_item *it, bh_error *err)
+{
+	const char *pol;
+	int rc;
+	if (it->rc == BH_ENOTFOUND)
+		return 0;
+	if (it->rc < 0)
+		return bh_error_set(err, it->rc, "%s", it->err.msg);
+	pol = json_string_value(
+		json_object_get(json_object_get(json_object_get(it->out, "metadata"), "annotations"), "helm.sh/resource-policy"));
+	if (pol && !strcmp(pol, "keep")) {
+		act_log(cfg, "keeping %s %s (resource policy)", obj_kind(it->out), obj_name(it->out));
+		obj_report(ud, "keep", l->obj[i]);
+		return 0;
+	}
+	if ((rc = act_delete(cfg, l->obj[i], &l->r[i], "Background", err)) < 0)
+		return rc;
+	obj_report(ud, "delete", l->obj[i]);
 	return 0;
 }
 
-/* The existingResourceConflict verdict on obj from its GET (it): 0 when
- * it does not exist or may be taken (*exists then says which), else the
- * error, worded as Helm's. */
-static int conflict_verdict(const char *rel, const char *ns, const json_t *obj, const kube_get_item *it,
-			    int take_ownership, const char *what, unsigned char *exists, bh_error *err)
+/* Deletes objects of `old` not in `cur` (Helm's Update), skipping those
+ * whose live object says helm.sh/resource-policy: keep. Their GETs go a
+ * batch at a time; the deletes follow in manifest order. */
+int act_delete_removed(const action_config *cfg, const objlist *old, const objlist *cur, json_t *objects,
+		       bh_error *err)
 {
+	return act_each_live(cfg, old, cur, NULL, delete_removed_one, objects, err);
+}
+
+typedef struct conflict_ctx {
+	const char *rel, *ns, *what;
+	int take_ownership;
+	unsigned char *exists;
+} conflict_ctx;
+
+/* act_each_live's fn for act_check_conflicts: the existingResourceConflict
+ * verdict on the object from its GET, worded as Helm's. */
+static int conflict_verdict(const action_config *cfg, void *ud, const objlist *l, size_t i, const kube_get_item *it,
+			    bh_error *err)
+{
+	const conflict_ctx *x = ud;
 	char desc[600];
 	int rc = it->rc;
+	(void)cfg;
 	if (rc == BH_ENOTFOUND)
 		return 0;
-	obj_describe(obj, desc, sizeof desc);
+	obj_describe(l->obj[i], desc, sizeof desc);
 	if (rc < 0) {
 		bh_error_set(err, rc, "%s", it->err.msg);
 		bh_error_prefix(err, "unable to continue with %s: could not get information about the resource %s",
-				what, desc);
+				x->what, desc);
 		return rc;
 	}
-	*exists = 1;
-	if (!take_ownership && (rc = obj_check_owner(it->out, rel, ns, err)) < 0)
+	x->exists[i] = 1;
+	if (!x->take_ownership && (rc = obj_check_owner(it->out, x->rel, x->ns, err)) < 0)
 		bh_error_prefix(err, "unable to continue with %s: %s exists and cannot be imported into the current release",
-				what, desc);
+				x->what, desc);
 	return rc;
 }
 
 /* existingResourceConflict: for target objects not in `old` (NULL at
  * install), GET them; an existing one must carry the release's ownership
  * metadata unless take_ownership. exists[i] = 1 when the object exists.
- * The GETs go KUBE_BATCH_MAX at a time (one round trip through the
- * broker); the verdicts are taken in manifest order, so the first object
- * that fails is the one reported, and no GET goes out after its batch. */
+ * The GETs go a batch at a time; the verdicts are taken in manifest order,
+ * so the first object that fails is the one reported. */
 int act_check_conflicts(const action_config *cfg, const char *rel, const char *ns, const objlist *tgt,
 			const objlist *old, int take_ownership, const char *what, unsigned char *exists, bh_error *err)
 {
-	kube_get_item it[KUBE_BATCH_MAX];
-	size_t at[KUBE_BATCH_MAX];
-	int rc = 0;
-	for (size_t i = 0; i < tgt->n && rc == 0;) {
-		size_t n = 0;
-		for (; i < tgt->n && n < KUBE_BATCH_MAX; i++) {
-			if (old && objlist_find(old, tgt->obj[i], &tgt->r[i]) >= 0) {
-				exists[i] = 1;
-				continue;
-			}
-			it[n].r = &tgt->r[i];
-			it[n].ns = tgt->r[i].namespaced ? obj_ns(tgt->obj[i]) : NULL;
-			it[n].name = obj_name(tgt->obj[i]);
-			at[n++] = i;
-		}
-		kube_get_many(cfg->kc, it, n);
-		for (size_t k = 0; k < n; k++) {
-			if (rc == 0)
-				rc = conflict_verdict(rel, ns, tgt->obj[at[k]], &it[k], take_ownership, what, &exists[at[k]],
-						      err);
-			json_decref(it[k].out);
-		}
-	}
-	return rc;
+	conflict_ctx x = {rel, ns, what, take_ownership, exists};
+	return act_each_live(cfg, tgt, old, exists, conflict_verdict, &x, err);
 }
 
 int action_install_check(kube_client *kc, const char *manifest, const char *name, const char *ns, int take_ownership,

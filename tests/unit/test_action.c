@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "helm/action.h"
+#include "helm/action_internal.h"
 #include "helm/action_objects.h"
 #include "helm/hooks.h"
 #include "helm/release.h"
@@ -352,6 +353,24 @@ START_TEST(ownership_messages)
 }
 END_TEST
 
+static void preload_secrets(void)
+{
+	json_t *snap = json_pack("{s:{s:[{s:s,s:b,s:s}]}}", "/api/v1", "resources", "name", "secrets", "namespaced", 1,
+				 "kind", "Secret");
+	kube_discovery_preload(KC, snap);
+	json_decref(snap);
+}
+
+static void live_secret(const char *name, const char *policy)
+{
+	json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "Secret", "metadata", "name", name,
+			      "namespace", "ns");
+	if (policy)
+		json_object_set_new(json_object_get(o, "metadata"), "annotations",
+				    json_pack("{s:s}", "helm.sh/resource-policy", policy));
+	json_object_set_new(S.secrets, name, o);
+}
+
 /* The conflict check reads the objects KUBE_BATCH_MAX at a time and takes
  * the verdicts in manifest order: of two objects that cannot be imported,
  * the first is reported, and the GETs stop after its batch. */
@@ -359,17 +378,12 @@ START_TEST(conflicts_first_in_manifest_order)
 {
 	bh_error e = {0};
 	bh_buf m = BH_BUF_INIT;
-	json_t *snap = json_pack("{s:{s:[{s:s,s:b,s:s}]}}", "/api/v1", "resources", "name", "secrets", "namespaced", 1,
-				 "kind", "Secret");
-	kube_discovery_preload(KC, snap);
-	json_decref(snap);
+	preload_secrets();
 	for (int i = 1; i <= 6; i++)
 		bh_buf_printf(&m, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s%d\n", i);
 	/* s3 and s5 exist, not the release's */
-	json_object_set_new(S.secrets, "s3", json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "Secret",
-						      "metadata", "name", "s3", "namespace", "ns"));
-	json_object_set_new(S.secrets, "s5", json_pack("{s:s,s:s,s:{s:s,s:s}}", "apiVersion", "v1", "kind", "Secret",
-						      "metadata", "name", "s5", "namespace", "ns"));
+	live_secret("s3", NULL);
+	live_secret("s5", NULL);
 	ck_assert_int_eq(action_install_check(KC, bh_buf_str(&m), "rel", "ns", 0, &e), BH_ECONFLICT);
 	ck_assert_msg(strstr(e.msg, "unable to continue with install: Secret \"s3\" in namespace \"ns\" exists and "
 				    "cannot be imported into the current release") == e.msg, "%s", e.msg);
@@ -379,6 +393,47 @@ START_TEST(conflicts_first_in_manifest_order)
 	ck_assert_int_eq(action_install_check(KC, bh_buf_str(&m), "rel", "ns", 1, &e), 0);
 	ck_assert_int_eq(S.requests, 6);
 	bh_buf_free(&m);
+}
+END_TEST
+
+/* The objects the new release dropped: read KUBE_BATCH_MAX at a time, then
+ * deleted (or kept, or found gone) in manifest order. */
+START_TEST(delete_removed_in_order)
+{
+	bh_error e = {0};
+	action_config cfg = {.kc = KC};
+	objlist old = {0}, cur = {0};
+	json_t *objects = json_array();
+	char *got;
+	preload_secrets();
+	ck_assert_int_eq(objlist_parse(KC, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\n"
+					   "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s2\n"
+					   "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s3\n"
+					   "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s4\n"
+					   "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s5\n"
+					   "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s6\n",
+				       "ns", 0, &old, &e),
+			 0);
+	ck_assert_int_eq(objlist_parse(KC, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s2\n", "ns", 0, &cur, &e),
+			 0);
+	live_secret("s1", NULL);
+	live_secret("s2", NULL);
+	live_secret("s3", "keep");
+	live_secret("s5", NULL);
+	live_secret("s6", NULL);
+	ck_assert_int_eq(act_delete_removed(&cfg, &old, &cur, objects, &e), 0);
+	ck_assert_int_eq(S.requests, 5 + 3); /* a GET of each dropped one, a DELETE of s1, s5, s6 */
+	ck_assert_int_eq(json_object_size(S.secrets), 2); /* s2 (still in the release) and s3 (kept) */
+	ck_assert_ptr_nonnull(json_object_get(S.secrets, "s3"));
+	got = json_dumps(objects, JSON_COMPACT);
+	ck_assert_str_eq(got, "[{\"op\":\"delete\",\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"namespace\":\"ns\",\"name\":\"s1\"},"
+			      "{\"op\":\"keep\",\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"namespace\":\"ns\",\"name\":\"s3\"},"
+			      "{\"op\":\"delete\",\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"namespace\":\"ns\",\"name\":\"s5\"},"
+			      "{\"op\":\"delete\",\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"namespace\":\"ns\",\"name\":\"s6\"}]");
+	free(got);
+	json_decref(objects);
+	objlist_free(&old);
+	objlist_free(&cur);
 }
 END_TEST
 
@@ -526,6 +581,7 @@ int main(void)
 	tcase_add_test(tc, release_field_order);
 	tcase_add_test(tc, ownership_messages);
 	tcase_add_test(tc, conflicts_first_in_manifest_order);
+	tcase_add_test(tc, delete_removed_in_order);
 	tcase_add_test(tc, hook_order_and_records);
 	tcase_add_test(tc, action_storage_rules);
 	tcase_add_test(tc, storage_namespace_apart);
