@@ -564,8 +564,9 @@ int kube_call_drop(kube_client *c, const char *method, const char *path, const c
 	return rc;
 }
 
-void kube_call_many(kube_client *c, size_t n, const kube_request *reqs, json_t **outs, int *rcs,
-		    bh_error *const *errs)
+/* kube_call_many of n <= KUBE_BATCH_MAX requests. */
+static void call_batch(kube_client *c, size_t n, const kube_request *reqs, json_t **outs, int *rcs,
+		       bh_error *const *errs)
 {
 	kube_request r[KUBE_BATCH_MAX];
 	const char **headers[KUBE_BATCH_MAX];
@@ -601,6 +602,13 @@ void kube_call_many(kube_client *c, size_t n, const kube_request *reqs, json_t *
 		kube_response_free(&resps[k]);
 		free(headers[k]);
 	}
+}
+
+void kube_call_many(kube_client *c, size_t n, const kube_request *reqs, json_t **outs, int *rcs,
+		    bh_error *const *errs)
+{
+	for (size_t at = 0; at < n; at += KUBE_BATCH_MAX)
+		call_batch(c, n - at < KUBE_BATCH_MAX ? n - at : KUBE_BATCH_MAX, reqs + at, outs + at, rcs + at, errs + at);
 }
 
 int kube_request_json(kube_client *c, const char *method, const char *path, const char *content_type,

@@ -54,8 +54,8 @@ int kube_call(kube_client *c, const char *method, const char *path, const char *
 /* kube_call, its answer decoded less the members at drop (kube_decode_body). */
 int kube_call_drop(kube_client *c, const char *method, const char *path, const char *content_type,
 		   const char *body, size_t body_len, const char *const *drop, json_t **out, bh_error *err);
-/* kube_call of each of n requests (n <= KUBE_BATCH_MAX, no body decoded
- * less anything), their first attempts sent together when the transport
+/* kube_call of each of n requests (no body decoded less anything), the
+ * first attempts of each KUBE_BATCH_MAX sent together when the transport
  * can (ops->requests); the retries of each then as kube_call makes them.
  * outs[i] (NULL or a new reference), rcs[i] and *errs[i]: what kube_call
  * gives for reqs[i]. */
