@@ -2,7 +2,7 @@
 # tests/bench/bench_scale.sh — the controller at scale (issue 14): for each N
 # in $BENCH_SCALE_N (default "100 300 1000"), a fresh kubesim and bulkheadd
 # (--concurrent $BENCH_SCALE_CONCURRENT, default 10, under its ServiceAccount as in the e2e tests), the
-# podinfo chart of ../shared/conformance published as a HelmChart in 10
+# podinfo chart of ../shared/conformance published as a HelmChart in $BENCH_SCALE_TENANTS (default 10)
 # tenant namespaces, N HelmReleases applied at once, then:
 #   ready_s         time from the apply to every HelmRelease Ready=True
 #   sup_rss_mib     bulkheadd's peak RSS (VmHWM)
@@ -45,7 +45,7 @@ fi
 
 # ---- one run of N HelmReleases ---------------------------------------------------
 n=$2
-tenants=10
+tenants=${BENCH_SCALE_TENANTS:-10} # tenant namespaces, each with the chart published (BENCH_SCALE_TENANTS)
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/skeleton_lib.sh"
 exec 3>&1 >"$E2E_TMP/bench.out" 2>&1 # the helpers' chatter stays out of the table
