@@ -16,6 +16,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/json_skim.c lib/json_skim.h \
 	lib/gzip.c lib/gzip.h \
 	lib/heap.c lib/heap.h \
+	lib/vec.c lib/vec.h \
 	lib/json_pool.c lib/json_pool.h
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) $(LIBDEFLATE_LIBS) -lm
@@ -26,6 +27,13 @@ tests_unit_test_lib_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_lib
 UNIT_TESTS += tests/unit/test_lib
+# lib/vec.h (VEC_RESERVE)
+check_PROGRAMS += tests/unit/test_vec
+tests_unit_test_vec_SOURCES = tests/unit/test_vec.c
+tests_unit_test_vec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_vec_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_vec
+UNIT_TESTS += tests/unit/test_vec
 # lib/heap.c (heap_expect)
 check_PROGRAMS += tests/unit/test_heap
 tests_unit_test_heap_SOURCES = tests/unit/test_heap.c
