@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/vec.h"
 
 static unsigned running_in(const sched_item *items, size_t n, const char *ns)
 {
@@ -44,8 +45,8 @@ long sched_pick(sched_state *s, const sched_item *items, size_t n, unsigned cap)
 
 /* ---- sched_q ------------------------------------------------------------------ */
 struct sched_ns {
-	sched_ns *next; /* the next by name */
-	sched_heap h;   /* its queued items by (due, index) */
+	size_t pos;   /* its place in q->ns (by name) */
+	sched_heap h; /* its queued items by (due, index) */
 	unsigned running;
 	char name[];
 };
@@ -99,14 +100,8 @@ static int heap_put(sched_q *q, sched_heap *h, int timer, size_t i)
 		heap_fix(q, h, timer, pos - 1);
 		return 0;
 	}
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 16;
-		size_t *a = realloc(h->a, cap * sizeof *a);
-		if (!a)
-			return BH_ENOMEM;
-		h->a = a;
-		h->cap = cap;
-	}
+	if (VEC_RESERVE(h->a, h->cap, h->n + 1, 16) < 0)
+		return BH_ENOMEM;
 	h->a[h->n++] = i;
 	heap_fix(q, h, timer, h->n - 1);
 	return 0;
@@ -122,22 +117,122 @@ static void heap_del(sched_q *q, sched_heap *h, int timer, size_t i)
 	}
 }
 
+/* ---- the namespaces' key tree (sched_q.key) ---- */
+static double ns_key(const sched_q *q, const sched_ns *s)
+{
+	if (!s->h.n || (q->cap && s->running >= q->cap))
+		return HUGE_VAL;
+	return q->link(q->ud, s->h.a[0])->due;
+}
+
+/* s's key changed (its heap's top, its running count): its leaf and the
+ * minimums above it, up to the first that stays. */
+static void ns_rekey(sched_q *q, const sched_ns *s)
+{
+	size_t k = q->nscap + s->pos;
+	q->key[k] = ns_key(q, s);
+	for (k /= 2; k >= 1; k /= 2) {
+		double m = fmin(q->key[2 * k], q->key[2 * k + 1]);
+		if (q->key[k] == m)
+			break;
+		q->key[k] = m;
+	}
+}
+
+/* The minimums above leaves [from, to) anew, level by level. */
+static void tree_fix(sched_q *q, size_t from, size_t to)
+{
+	size_t a = (q->nscap + from) / 2, b = (q->nscap + to - 1) / 2;
+	for (; a >= 1; a /= 2, b /= 2)
+		for (size_t k = a; k <= b; k++)
+			q->key[k] = fmin(q->key[2 * k], q->key[2 * k + 1]);
+}
+
+/* Every key anew: a new tree, or another cap. */
+static void tree_build(sched_q *q)
+{
+	for (size_t j = 0; j < q->nscap; j++)
+		q->key[q->nscap + j] = j < q->nns ? ns_key(q, q->ns[j]) : HUGE_VAL;
+	tree_fix(q, 0, q->nscap);
+}
+
+/* The first position from `from` on whose key is due by now (it may start
+ * something, or its top stopped waiting), or q->nns: from leaf `from` up
+ * while no subtree to the right has one, then down to the leftmost. */
+static size_t tree_first(const sched_q *q, size_t from, double now)
+{
+	size_t k;
+	if (from >= q->nns)
+		return q->nns;
+	for (k = q->nscap + from; q->key[k] > now; k++) {
+		while (k & 1) /* a right child: its parent's right is further on */
+			k /= 2;
+		if (k == 0) /* past the root */
+			return q->nns;
+	}
+	while (k < q->nscap)
+		k = q->key[2 * k] <= now ? 2 * k : 2 * k + 1;
+	return k - q->nscap < q->nns ? k - q->nscap : q->nns;
+}
+
+/* Room for one more namespace: the array and the tree double (the tree is
+ * made anew by the caller). */
+static int ns_grow(sched_q *q)
+{
+	size_t cap = q->nscap;
+	double *key;
+	if (VEC_RESERVE(q->ns, cap, q->nns + 1, 16) < 0)
+		return BH_ENOMEM;
+	if (!(key = malloc(2 * cap * sizeof *key)))
+		return BH_ENOMEM; /* the array grew; nscap and the tree stay */
+	free(q->key);
+	q->key = key;
+	q->nscap = cap;
+	return 0;
+}
+
 /* The record of namespace name (made, in its place by name, on first use),
- * or NULL when out of memory. A walk of the namespaces: once per item. */
+ * or NULL when out of memory. A binary search; a new namespace moves the
+ * ones after it and their keys (the minimums above them follow): once per
+ * namespace. */
 static sched_ns *ns_of(sched_q *q, const char *name)
 {
-	sched_ns **p = &q->first, *s;
-	size_t l = strlen(name);
-	int c = 1;
-	while (*p && (c = strcmp((*p)->name, name)) < 0)
-		p = &(*p)->next;
-	if (c == 0)
-		return *p;
+	size_t lo = 0, hi = q->nns, l = strlen(name);
+	int grew = 0;
+	sched_ns *s;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(q->ns[mid]->name, name);
+		if (c == 0)
+			return q->ns[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	if (!(s = calloc(1, sizeof *s + l + 1)))
 		return NULL;
+	if (q->nns == q->nscap) {
+		if (ns_grow(q) < 0) {
+			free(s);
+			return NULL;
+		}
+		grew = 1;
+	}
 	memcpy(s->name, name, l + 1);
-	s->next = *p;
-	*p = s;
+	memmove(&q->ns[lo + 1], &q->ns[lo], (q->nns - lo) * sizeof *q->ns);
+	q->ns[lo] = s;
+	q->nns++;
+	for (size_t j = lo; j < q->nns; j++)
+		q->ns[j]->pos = j;
+	if (grew) {
+		tree_build(q);
+	} else {
+		double *leaf = &q->key[q->nscap + lo];
+		memmove(leaf + 1, leaf, (q->nns - 1 - lo) * sizeof *leaf);
+		*leaf = HUGE_VAL; /* nothing queued in it yet */
+		tree_fix(q, lo, q->nns);
+	}
 	return s;
 }
 
@@ -159,8 +254,10 @@ int sched_q_queue(sched_q *q, size_t i, const char *ns, double due)
 		return BH_ENOMEM;
 	if (heap_put(q, &q->timer, 1, i) < 0) {
 		heap_del(q, &l->ns->h, 0, i); /* in both or in neither (sched_q_has) */
+		ns_rekey(q, l->ns);
 		return BH_ENOMEM;
 	}
+	ns_rekey(q, l->ns);
 	return 0;
 }
 
@@ -185,6 +282,7 @@ int sched_q_running(sched_q *q, size_t i, const char *ns, int running)
 			l->ns->running++;
 		else
 			l->ns->running--;
+		ns_rekey(q, l->ns);
 	}
 	return 0;
 }
@@ -200,6 +298,8 @@ void sched_q_remove(sched_q *q, size_t i)
 		l->running = 0;
 		l->ns->running--;
 	}
+	if (l->ns)
+		ns_rekey(q, l->ns);
 }
 
 void sched_q_moved(sched_q *q, size_t i)
@@ -216,35 +316,47 @@ void sched_q_moved(sched_q *q, size_t i)
 }
 
 /* s's queued item due first that may still start, or -1; the ones that
- * may not (started, dequeued) leave its heap on the way. */
+ * may not (started, dequeued) leave its heap on the way (and its key
+ * follows its new top). */
 static long ns_top(sched_q *q, sched_ns *s)
 {
+	long top = -1;
+	size_t n = s->h.n;
 	while (s->h.n) {
 		size_t i = s->h.a[0];
-		if (q->waiting(q->ud, i))
-			return (long)i;
+		if (q->waiting(q->ud, i)) {
+			top = (long)i;
+			break;
+		}
 		heap_del(q, &s->h, 0, i);
 	}
-	return -1;
+	if (s->h.n != n)
+		ns_rekey(q, s);
+	return top;
 }
 
 long sched_q_pick(sched_q *q, double now, unsigned cap)
 {
 	/* sched_pick's order: the namespaces after the last served, then from
-	 * the first (at first, "" is after nothing: it comes on the wrap) */
-	sched_ns *start = q->last ? q->last->next : q->first;
-	if (!q->last && start && !start->name[0])
-		start = start->next;
-	for (int wrap = 0; wrap < 2; wrap++)
-		for (sched_ns *s = wrap ? q->first : start; s && !(wrap && s == start); s = s->next) {
-			long i;
-			if (cap && s->running >= cap)
-				continue;
-			if ((i = ns_top(q, s)) >= 0 && q->link(q->ud, (size_t)i)->due <= now) {
+	 * the first up to it (at first, "" is after nothing: it comes on the
+	 * wrap); of those, the ones whose key says they may start something */
+	size_t after = q->last ? q->last->pos + 1 : (q->nns && !q->ns[0]->name[0]);
+	if (cap != q->cap) {
+		q->cap = cap;
+		if (q->nns)
+			tree_build(q);
+	}
+	for (int wrap = 0; wrap < 2; wrap++) {
+		size_t end = wrap ? after : q->nns;
+		for (size_t k = wrap ? 0 : after; (k = tree_first(q, k, now)) < end; k++) {
+			sched_ns *s = q->ns[k]; /* not at its cap: its key says */
+			long i = ns_top(q, s);
+			if (i >= 0 && q->link(q->ud, (size_t)i)->due <= now) {
 				q->last = s;
 				return i;
 			}
 		}
+	}
 	return -1;
 }
 
@@ -262,13 +374,17 @@ double sched_q_next(sched_q *q, double now)
 
 void sched_q_free(sched_q *q)
 {
-	while (q->first) {
-		sched_ns *s = q->first;
-		q->first = s->next;
-		free(s->h.a);
-		free(s);
+	for (size_t j = 0; j < q->nns; j++) {
+		free(q->ns[j]->h.a);
+		free(q->ns[j]);
 	}
+	free(q->ns);
+	free(q->key);
 	free(q->timer.a);
+	q->ns = NULL;
+	q->key = NULL;
+	q->nns = q->nscap = 0;
+	q->cap = 0;
 	q->timer = (sched_heap){NULL, 0, 0};
 	q->last = NULL;
 }

@@ -6,7 +6,8 @@
  * reconcile slot. sched_pick is the rule, pure: the caller describes its
  * whole queue in an array. sched_q makes the same choice from structures
  * kept up to date one event at a time (bulkheadd's queue: a pick costs
- * O(namespaces + log n), not a walk of every HelmRelease). */
+ * O(log namespaces + log n), not a walk of every HelmRelease nor of every
+ * namespace: one HelmRelease per tenant is a common layout). */
 #ifndef BH_SUPERVISOR_SCHED_H
 #define BH_SUPERVISOR_SCHED_H
 
@@ -32,8 +33,10 @@ long sched_pick(sched_state *s, const sched_item *items, size_t n, unsigned cap)
  * (link(ud, i) finds it) and says through waiting(ud, i) whether item i may
  * start (queued, nothing of it running). Per namespace a min-heap of its
  * queued items by (due, index): the first in the table among equals, as
- * sched_pick chooses; the namespaces in a list sorted by name (round-robin
- * after the one served last); a timer min-heap of the items by due. Items
+ * sched_pick chooses; the namespaces in an array sorted by name (round-robin
+ * after the one served last) under a tree of their keys, which finds the
+ * first namespace after a place that may start something now; a timer
+ * min-heap of the items by due. Items
  * that stopped waiting leave the heaps lazily, when they come to the top:
  * the caller reports only queueing, running and removal. */
 typedef struct sched_ns sched_ns;
@@ -53,12 +56,19 @@ typedef struct sched_q {
 	sched_link *(*link)(void *ud, size_t i);
 	int (*waiting)(void *ud, size_t i);
 	void *ud;
-	sched_ns *first;  /* the namespaces, sorted by name */
-	sched_ns *last;   /* served last, or NULL */
-	sched_heap timer; /* by due */
+	sched_ns **ns;     /* the namespaces, sorted by name */
+	size_t nns, nscap; /* how many; room for (a power of two, or 0) */
+	/* A min-tree over ns[]: node 1 the root, node k's children 2k and
+	 * 2k + 1, leaf nscap + j namespace j's key: the due of the top of its
+	 * heap, HUGE_VAL when empty or at `cap` (no earlier waiting item; the
+	 * top may have stopped waiting: the pick looks). nscap * 2 doubles. */
+	double *key;
+	unsigned cap;      /* the cap of the keys (a pick with another remakes them) */
+	sched_ns *last;    /* served last, or NULL */
+	sched_heap timer;  /* by due */
 } sched_q;
 
-#define SCHED_Q_INIT(link_fn, waiting_fn, ud) {(link_fn), (waiting_fn), (ud), NULL, NULL, {NULL, 0, 0}}
+#define SCHED_Q_INIT(link_fn, waiting_fn, ud_) {.link = (link_fn), .waiting = (waiting_fn), .ud = (ud_)}
 
 /* Item i (namespace ns) is queued, due at `due`: into (or moved within) its
  * namespace's heap and the timer heap. 0, or BH_ENOMEM: it is in neither

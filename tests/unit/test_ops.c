@@ -319,7 +319,7 @@ typedef struct qitem {
 	sched_link l;
 } qitem;
 
-#define QMAX 48
+#define QMAX 1024
 static qitem qt[QMAX];
 static size_t qn;
 
@@ -352,59 +352,86 @@ static double ref_next(double now)
 	return t;
 }
 
+/* One random run of `steps` events over items of namespaces names[0..nnames)
+ * (prefill items made at first, in a random order of namespaces), both
+ * schedulers compared at every pick and timer; the number of picks. */
+static unsigned long same_choice_run(const char *const *names, size_t nnames, size_t prefill, int steps, unsigned cap)
+{
+	static const double in[] = {0, 0, 0, 1, 2.5, 5};
+	sched_q q = SCHED_Q_INIT(qt_link, qt_waiting, NULL);
+	sched_state st = {""};
+	unsigned long picks = 0;
+	double now = 100;
+	qn = 0;
+	for (int step = 0; step < steps; step++) {
+		long r = qn < prefill ? 0 : random() % 16, i = qn ? random() % (long)qn : -1;
+		if (r < 2 && qn < QMAX) { /* a new item */
+			memset(&qt[qn], 0, sizeof qt[qn]);
+			qt[qn].ns = names[(size_t)random() % nnames];
+			qn++;
+		} else if (r < 5 && i >= 0) { /* queued (again), maybe while running */
+			qt[i].queued = 1;
+			qt[i].due = now + in[random() % 6];
+			ck_assert_int_eq(sched_q_queue(&q, (size_t)i, qt[i].ns, qt[i].due), 0);
+		} else if (r < 9) { /* the loop starts what it may */
+			long a = ref_pick(&st, now, cap), b = sched_q_pick(&q, now, cap);
+			ck_assert_int_eq(a, b);
+			if (b >= 0) {
+				qt[b].queued = 0;
+				qt[b].running = 1;
+				ck_assert_int_eq(sched_q_running(&q, (size_t)b, qt[b].ns, 1), 0);
+				picks++;
+			}
+		} else if (r < 11 && i >= 0 && qt[i].running) { /* its job ends */
+			qt[i].running = 0;
+			ck_assert_int_eq(sched_q_running(&q, (size_t)i, qt[i].ns, 0), 0);
+			if (qt[i].queued)
+				ck_assert_int_eq(sched_q_wait(&q, (size_t)i, qt[i].ns), 0);
+		} else if (r < 12 && i >= 0 && !qt[i].running) { /* dequeued without a job */
+			qt[i].queued = 0;
+		} else if (r < 13 && i >= 0 && !qt[i].running) { /* removed: the last moves in */
+			sched_q_remove(&q, (size_t)i);
+			qt[i] = qt[--qn];
+			if ((size_t)i != qn)
+				sched_q_moved(&q, (size_t)i);
+		} else if (r < 15) {
+			now += (r == 13 ? 0.5 : 1);
+		} else {
+			double t = ref_next(now);
+			ck_assert(sched_q_next(&q, now) == t);
+		}
+	}
+	sched_q_free(&q);
+	return picks;
+}
+
 START_TEST(test_sched_q_same_choice)
 {
-	static const char *names[] = {"", "b", "a", "tenant-2", "c", "tenant-10"};
-	static const double in[] = {0, 0, 0, 1, 2.5, 5};
+	static const char *const names[] = {"", "b", "a", "tenant-2", "c", "tenant-10"};
 	unsigned long picks = 0;
 	srandom(14);
-	for (int run = 0; run < 200; run++) {
-		sched_q q = SCHED_Q_INIT(qt_link, qt_waiting, NULL);
-		sched_state st = {""};
-		unsigned cap = (unsigned)(run % 3);
-		double now = 100;
-		qn = 0;
-		for (int step = 0; step < 400; step++) {
-			long r = random() % 16, i = qn ? random() % (long)qn : -1;
-			if (r < 2 && qn < QMAX) { /* a new item */
-				memset(&qt[qn], 0, sizeof qt[qn]);
-				qt[qn].ns = names[random() % 6];
-				qn++;
-			} else if (r < 5 && i >= 0) { /* queued (again), maybe while running */
-				qt[i].queued = 1;
-				qt[i].due = now + in[random() % 6];
-				ck_assert_int_eq(sched_q_queue(&q, (size_t)i, qt[i].ns, qt[i].due), 0);
-			} else if (r < 9) { /* the loop starts what it may */
-				long a = ref_pick(&st, now, cap), b = sched_q_pick(&q, now, cap);
-				ck_assert_int_eq(a, b);
-				if (b >= 0) {
-					qt[b].queued = 0;
-					qt[b].running = 1;
-					ck_assert_int_eq(sched_q_running(&q, (size_t)b, qt[b].ns, 1), 0);
-					picks++;
-				}
-			} else if (r < 11 && i >= 0 && qt[i].running) { /* its job ends */
-				qt[i].running = 0;
-				ck_assert_int_eq(sched_q_running(&q, (size_t)i, qt[i].ns, 0), 0);
-				if (qt[i].queued)
-					ck_assert_int_eq(sched_q_wait(&q, (size_t)i, qt[i].ns), 0);
-			} else if (r < 12 && i >= 0 && !qt[i].running) { /* dequeued without a job */
-				qt[i].queued = 0;
-			} else if (r < 13 && i >= 0 && !qt[i].running) { /* removed: the last moves in */
-				sched_q_remove(&q, (size_t)i);
-				qt[i] = qt[--qn];
-				if ((size_t)i != qn)
-					sched_q_moved(&q, (size_t)i);
-			} else if (r < 15) {
-				now += (r == 13 ? 0.5 : 1);
-			} else {
-				double t = ref_next(now);
-				ck_assert(sched_q_next(&q, now) == t);
-			}
-		}
-		sched_q_free(&q);
-	}
+	for (int run = 0; run < 200; run++)
+		picks += same_choice_run(names, 6, 0, 400, (unsigned)(run % 3));
 	ck_assert_uint_gt(picks, 3000); /* the runs started things */
+}
+END_TEST
+
+/* The same with one HelmRelease or a few per tenant: 300 namespaces (their
+ * tree grows while items come, names first seen in a random order), about
+ * two items each, with and without a cap. */
+START_TEST(test_sched_q_same_choice_many_ns)
+{
+	static char buf[300][16];
+	const char *names[300];
+	unsigned long picks = 0;
+	for (int k = 0; k < 300; k++) {
+		snprintf(buf[k], sizeof buf[k], k ? "tenant-%d" : "", k);
+		names[k] = buf[k];
+	}
+	srandom(1000);
+	for (int run = 0; run < 6; run++)
+		picks += same_choice_run(names, 300, 600, 6000, (unsigned)(run % 3));
+	ck_assert_uint_gt(picks, 2500); /* the runs started things */
 }
 END_TEST
 
@@ -425,6 +452,8 @@ int main(void)
 	tcase_add_test(tc, test_sched_round_robin);
 	tcase_add_test(tc, test_sched_cap);
 	tcase_add_test(tc, test_sched_q_same_choice);
+	tcase_add_test(tc, test_sched_q_same_choice_many_ns);
+	tcase_set_timeout(tc, 30); /* sched_pick's walk of ~600 items per pick, under ASan */
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
