@@ -9,6 +9,7 @@
 #include "helm/chart_internal.h"
 #include "helm/targz.h"
 #include "lib/buf.h"
+#include "lib/vec.h"
 
 typedef struct file_list {
 	chart_file *v;
@@ -101,14 +102,8 @@ static chart_file *slot_for(file_list *l, json_t *index, const char *name, int *
 		*fresh = 0;
 		return f;
 	}
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		chart_file *nv = realloc(l->v, nc * sizeof *nv);
-		if (!nv)
-			return NULL;
-		l->v = nv;
-		l->cap = nc;
-	}
+	if (VEC_RESERVE(l->v, l->cap, l->n + 1, 64) < 0)
+		return NULL;
 	if (json_object_set_new(index, name, json_integer((json_int_t)l->n)) < 0)
 		return NULL;
 	*fresh = 1;

@@ -15,6 +15,7 @@
 
 #include "helm/chart.h"
 #include "lib/buf.h"
+#include "lib/vec.h"
 #include "lib/yaml.h"
 
 static const char *install_order[] = {
@@ -140,15 +141,9 @@ static int split_spans(const char *text, size_t len, span **out, size_t *n)
 			size_t a, l = trim_span(s + last, dend - last, &a);
 			/* Go keeps d != "" docs only */
 			if (l) {
-				if (cnt == cap) {
-					size_t nc = cap ? cap * 2 : 8;
-					span *nv = realloc(v, nc * sizeof *nv);
-					if (!nv) {
-						free(v);
-						return BH_ENOMEM;
-					}
-					v = nv;
-					cap = nc;
+				if (VEC_RESERVE(v, cap, cnt + 1, 8) < 0) {
+					free(v);
+					return BH_ENOMEM;
 				}
 				v[cnt].start = off + last + a;
 				v[cnt].len = l;
@@ -230,14 +225,8 @@ void manifest_list_free(manifest_list *l)
 
 static manifest *list_push(manifest_list *l)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 32;
-		manifest *nv = realloc(l->v, nc * sizeof *nv);
-		if (!nv)
-			return NULL;
-		l->v = nv;
-		l->cap = nc;
-	}
+	if (VEC_RESERVE(l->v, l->cap, l->n + 1, 32) < 0)
+		return NULL;
 	memset(&l->v[l->n], 0, sizeof l->v[0]);
 	return &l->v[l->n++];
 }
@@ -459,14 +448,9 @@ static int split_values(const char *v, char ***out, size_t *n)
 		for (char *q = item; *q; q++)
 			if (*q >= 'A' && *q <= 'Z')
 				*q = (char)(*q - 'A' + 'a');
-		if (cnt == cap) {
-			cap *= 2;
-			char **na = realloc(arr, cap * sizeof *na);
-			if (!na) {
-				free(item);
-				break;
-			}
-			arr = na;
+		if (VEC_RESERVE(arr, cap, cnt + 1, 4) < 0) {
+			free(item);
+			break;
 		}
 		arr[cnt++] = item;
 		if (!v[l])
@@ -552,16 +536,10 @@ static int sort_files(const char *const *paths, const char *const *texts, char *
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 			break;
 		}
-		if (rw && nundo + nd > capundo) {
-			size_t nc = (nundo + nd) * 2;
-			struct undo *nu = realloc(undo, nc * sizeof *nu);
-			if (!nu) {
-				free(docs);
-				rc = bh_error_set(err, BH_ENOMEM, "out of memory");
-				break;
-			}
-			undo = nu;
-			capundo = nc;
+		if (rw && VEC_RESERVE(undo, capundo, nundo + nd, 16) < 0) {
+			free(docs);
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+			break;
 		}
 		for (size_t d = 0; d < nd && !rc; d++) {
 			char *doc_text;
