@@ -52,7 +52,10 @@ grep -q "READY=1" "$E2E_TMP/notify.log" || sk_fail "no READY=1 after the cache s
 sk_publish "$BH_SRCDIR/tests/e2e/skeleton/demo" team-n demo
 sk_apply_hr team-n web demo
 sk_wait_ready team-n web 60 >/dev/null
-sleep 1.2
+# the STATUS line follows the queue gauges, at most once a second (ops_tick):
+# wait for the one that counts the HelmRelease (a fixed sleep raced it on a
+# loaded machine), then stop
+for i in $(seq 1 50); do grep -q "STATUS=1 HelmReleases" "$E2E_TMP/notify.log" 2>/dev/null && break; sleep 0.2; done
 kill -TERM "$BULKHEADD_PID"
 wait "$BULKHEADD_PID"
 BULKHEADD_PID=
