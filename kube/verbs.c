@@ -57,17 +57,29 @@ static int check_res(const kube_resource *r, const char *ns, bh_error *err)
 	return 0;
 }
 
-int kube_get(kube_client *c, const kube_resource *r, const char *ns, const char *name, const char *sub,
-             json_t **out, bh_error *err)
+/* The path of a GET of object name (sub: its subresource, or NULL) into
+ * *path_new (the caller frees it): 0, or the error that refuses it. */
+static int get_path(const kube_resource *r, const char *ns, const char *name, const char *sub, char **path_new,
+		    bh_error *err)
 {
 	int rc = check_res(r, ns, err);
+	*path_new = NULL;
 	if (rc)
 		return rc;
 	if (!name || !*name)
 		return bh_error_set(err, BH_EINVAL, "get %s: a name is required", r->resource);
-	char *p = path_q(r, ns, name, sub, NULL);
-	if (!p)
+	if (!(*path_new = path_q(r, ns, name, sub, NULL)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	return 0;
+}
+
+int kube_get(kube_client *c, const kube_resource *r, const char *ns, const char *name, const char *sub,
+             json_t **out, bh_error *err)
+{
+	char *p;
+	int rc = get_path(r, ns, name, sub, &p, err);
+	if (rc)
+		return rc;
 	rc = kube_call(c, "GET", p, NULL, NULL, 0, out, err);
 	free(p);
 	return rc;
@@ -85,16 +97,8 @@ static void get_chunk(kube_client *c, kube_get_item *items, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		kube_get_item *it = &items[i];
 		it->out = NULL;
-		if ((it->rc = check_res(it->r, it->ns, &it->err)) < 0)
+		if ((it->rc = get_path(it->r, it->ns, it->name, NULL, &paths[m], &it->err)) < 0)
 			continue;
-		if (!it->name || !*it->name) {
-			it->rc = bh_error_set(&it->err, BH_EINVAL, "get %s: a name is required", it->r->resource);
-			continue;
-		}
-		if (!(paths[m] = path_q(it->r, it->ns, it->name, NULL, NULL))) {
-			it->rc = bh_error_set(&it->err, BH_ENOMEM, "out of memory");
-			continue;
-		}
 		reqs[m] = (kube_request){.method = "GET", .path = paths[m]};
 		errs[m] = &it->err;
 		idx[m++] = i;
