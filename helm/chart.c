@@ -11,6 +11,7 @@
 #include "helm/values.h"
 #include "lib/buf.h"
 #include "lib/semver.h"
+#include "lib/vec.h"
 #include "lib/gostrconv.h"
 #include "lib/yaml.h"
 
@@ -165,13 +166,12 @@ static int file_share(chart_file *dst, const char *name, const chart_file *src)
 	return 0;
 }
 
-static int files_push(chart_file **arr, size_t *n, const chart_file *f)
+/* f shared as the next of the *n files at *arr, of room for *cap */
+static int files_push(chart_file **arr, size_t *n, size_t *cap, const chart_file *f)
 {
-	chart_file *a = realloc(*arr, (*n + 1) * sizeof *a);
-	if (!a)
+	if (VEC_RESERVE(*arr, *cap, *n + 1, 16) < 0)
 		return BH_ENOMEM;
-	*arr = a;
-	if (file_share(&a[*n], f->name, f))
+	if (file_share(&(*arr)[*n], f->name, f))
 		return BH_ENOMEM;
 	(*n)++;
 	return 0;
@@ -679,7 +679,7 @@ size_t chart_files_shared_bytes(const chart_file *files, size_t n)
 typedef struct sub_group {
 	char *name;
 	chart_file *files;
-	size_t n;
+	size_t n, cap;
 } sub_group;
 
 static int group_cmp(const void *a, const void *b)
@@ -831,7 +831,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 {
 	chart *c = calloc(1, sizeof *c);
 	sub_group *groups = NULL;
-	size_t ngroups = 0;
+	size_t ngroups = 0, files_cap = 0, templates_cap = 0;
 	int rc = 0;
 	if (!c)
 		return bh_error_set(err, BH_ENOMEM, "out of memory loading chart");
@@ -877,7 +877,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			json_decref(lock);
 			if (!strcmp(f->name, "requirements.lock") && c->metadata &&
 			    !strcmp(chart_api_version(c), "v1") &&
-			    (rc = files_push(&c->files, &c->nfiles, f)))
+			    (rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
 				goto oom;
 		} else if (!strcmp(f->name, "values.yaml")) {
 			json_t *v = NULL;
@@ -911,14 +911,14 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 				json_object_set(c->metadata, "dependencies", deps);
 			json_decref(req);
 			if (!strcmp(chart_api_version(c), "v1") &&
-			    (rc = files_push(&c->files, &c->nfiles, f)))
+			    (rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
 				goto oom;
 		} else if (has_prefix(f->name, "templates/")) {
-			if ((rc = files_push(&c->templates, &c->ntemplates, f)))
+			if ((rc = files_push(&c->templates, &c->ntemplates, &templates_cap, f)))
 				goto oom;
 		} else if (has_prefix(f->name, "charts/")) {
 			if (!strcmp(ext_of(f->name), ".prov")) {
-				if ((rc = files_push(&c->files, &c->nfiles, f)))
+				if ((rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
 					goto oom;
 				continue;
 			}
@@ -940,17 +940,16 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 					goto oom;
 			}
 			/* borrowed: files outlives the subchart's loading */
-			chart_file *gf = realloc(groups[g].files, (groups[g].n + 1) * sizeof *gf);
-			if (!gf)
+			if (VEC_RESERVE(groups[g].files, groups[g].cap, groups[g].n + 1, 16) < 0)
 				goto oom;
-			groups[g].files = gf;
+			chart_file *gf = groups[g].files;
 			gf[groups[g].n].name = (char *)fname;
 			gf[groups[g].n].data = f->data;
 			gf[groups[g].n].len = f->len;
 			gf[groups[g].n].blob = f->blob;
 			groups[g].n++;
 		} else {
-			if ((rc = files_push(&c->files, &c->nfiles, f)))
+			if ((rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
 				goto oom;
 		}
 	}

@@ -126,20 +126,22 @@ static int rules_parse(ignore_rules *r, const char *text, size_t len, bh_error *
 	return 0;
 }
 
-static int rule_match(const ignore_rule *ir, const char *path)
+/* A path to match, with its base name and their lengths found once for
+ * all the rules (each rule's strrchr and strlen before). */
+typedef struct rule_path {
+	const char *full, *base;
+	size_t full_len, base_len;
+} rule_path;
+
+static int rule_match(const ignore_rule *ir, const rule_path *p)
 {
-	const char *n = path;
-	if (ir->mode == 0) {
-		const char *slash = strrchr(path, '/');
-		n = slash ? slash + 1 : path;
-	}
+	const char *n = ir->mode == 0 ? p->base : p->full;
+	size_t nl = ir->mode == 0 ? p->base_len : p->full_len;
 	if (ir->form == PAT_LITERAL)
 		return !strcmp(ir->pat, n);
-	if (ir->form == PAT_STAR_TAIL) {
-		size_t nl = strlen(n);
-		return nl >= ir->lit && !strcmp(n + nl - ir->lit, ir->pat + 1) &&
+	if (ir->form == PAT_STAR_TAIL)
+		return nl >= ir->lit && !memcmp(n + nl - ir->lit, ir->pat + 1, ir->lit) &&
 		       !memchr(n, '/', nl - ir->lit);
-	}
 	return fnmatch(ir->pat, n, FNM_PATHNAME) == 0;
 }
 
@@ -148,18 +150,21 @@ static int rules_ignore(const ignore_rules *r, const char *path, int is_dir)
 {
 	if (!*path || !strcmp(path, ".") || !strcmp(path, "./"))
 		return 0;
+	const char *slash = strrchr(path, '/');
+	rule_path p = {path, slash ? slash + 1 : path, strlen(path), 0};
+	p.base_len = p.full_len - (size_t)(p.base - path);
 	for (size_t i = 0; i < r->n; i++) {
 		const ignore_rule *ir = &r->v[i];
 		if (ir->negate) {
 			if (ir->must_dir && !is_dir)
 				return 1;
-			if (!rule_match(ir, path))
+			if (!rule_match(ir, &p))
 				return 1;
 			continue;
 		}
 		if (ir->must_dir && !is_dir)
 			continue;
-		if (rule_match(ir, path))
+		if (rule_match(ir, &p))
 			return 1;
 	}
 	return 0;
@@ -188,6 +193,14 @@ typedef struct walk {
 static int read_file(int fd, const char *path, size_t size, size_t max, bh_buf *out, bh_error *err)
 {
 	size_t want = size > 0 && size < max ? size + 1 : 65536;
+	/* the file's size and room for the read that finds its end, not the
+	 * next power of two (file_from_buf need not shrink it then) */
+	if (!out->data && size > 0 && size < max) {
+		if (!(out->data = malloc(size + 2)))
+			return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
+		out->data[0] = '\0';
+		out->cap = size + 2;
+	}
 	for (;;) {
 		if (out->cap - out->len < 2 && bh_buf_grow(out, out->len ? out->len : want) < 0)
 			return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
@@ -229,12 +242,16 @@ static int open_at(int dfd, const char *name, struct stat *st)
 	return fd;
 }
 
+/* A read buffer with more spare room than this is shrunk to its text */
+#define SPARE_MAX 64
+
 /* f = the text read into data (taken from it), without a leading UTF-8
  * BOM, owned by f (shared under a reference count); *raw its size with
  * the BOM. */
 static int file_from_buf(bh_buf *data, const char *path, chart_file *f, size_t *raw, bh_error *err)
 {
 	size_t bom = data->len >= 3 && !memcmp(data->data, "\xEF\xBB\xBF", 3) ? 3 : 0;
+	size_t spare = data->data ? data->cap - data->len - 1 + bom : 0;
 	*raw = data->len;
 	f->len = data->len - bom;
 	if (data->data && bom)
@@ -244,9 +261,11 @@ static int file_from_buf(bh_buf *data, const char *path, chart_file *f, size_t *
 	bh_buf_free(data);
 	if (!f->data)
 		return bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
-	unsigned char *fit = realloc(f->data, f->len + 1);
-	if (fit)
-		f->data = fit;
+	if (spare > SPARE_MAX) {
+		unsigned char *fit = realloc(f->data, f->len + 1);
+		if (fit)
+			f->data = fit;
+	}
 	chart_file_adopt(f);
 	return 0;
 }
@@ -400,6 +419,16 @@ static int walk_file(walk *w, int fd, const struct stat *st, const char *abs, co
 	return rc;
 }
 
+/* b = its first base bytes (a directory's path and its '/'), then name */
+static void path_at(bh_buf *b, size_t base, const char *name)
+{
+	if (b->data && !b->oom) {
+		b->len = base;
+		b->data[base] = '\0';
+	}
+	bh_buf_puts(b, name);
+}
+
 /* Walks the directory dfd (closed here), at rel in the chart and abs on
  * disk, in name order. Each entry is opened relative to dfd, without
  * following a symbolic link; its type is getdents', checked by fstat of
@@ -409,19 +438,21 @@ static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t d
 	dir_entry *names = NULL;
 	size_t nn = 0;
 	int rc = dir_list(w, dfd, abs, &names, &nn);
+	/* the entries' paths: the directory's, then each name in turn (one
+	 * buffer each for the directory, not two grown per entry) */
+	bh_buf ap = BH_BUF_INIT, rp = BH_BUF_INIT;
+	bh_buf_puts(&ap, abs);
+	bh_buf_putc(&ap, '/');
+	if (*rel) {
+		bh_buf_puts(&rp, rel);
+		bh_buf_putc(&rp, '/');
+	}
+	size_t abase = ap.len, rbase = rp.len;
 	for (size_t i = 0; i < nn && !rc; i++) {
-		bh_buf ap = BH_BUF_INIT, rp = BH_BUF_INIT;
 		struct stat st;
 		int type = names[i].type, fd = -1;
-		/* by puts, not printf: two per file of the chart */
-		bh_buf_puts(&ap, abs);
-		bh_buf_putc(&ap, '/');
-		bh_buf_puts(&ap, names[i].name);
-		if (*rel) {
-			bh_buf_puts(&rp, rel);
-			bh_buf_putc(&rp, '/');
-		}
-		bh_buf_puts(&rp, names[i].name);
+		path_at(&ap, abase, names[i].name);
+		path_at(&rp, rbase, names[i].name);
 		if (!bh_buf_ok(&ap) || !bh_buf_ok(&rp)) {
 			rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
 			goto next;
@@ -477,9 +508,9 @@ static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t d
 	next:
 		if (fd >= 0)
 			close(fd);
-		bh_buf_free(&ap);
-		bh_buf_free(&rp);
 	}
+	bh_buf_free(&ap);
+	bh_buf_free(&rp);
 	dir_list_free(names, nn);
 	close(dfd);
 	return rc;
