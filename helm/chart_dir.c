@@ -28,7 +28,8 @@ typedef struct ignore_rule {
 	char *pat;
 	int negate, must_dir, mode; /* mode 0: basename, 1: rooted, 2: full path */
 	int form;                   /* how pat matches (enum below) */
-	size_t lit;                 /* PAT_STAR_TAIL: the length of pat's tail */
+	size_t lit;                 /* PAT_LITERAL: pat's length; PAT_STAR_TAIL: its tail's;
+				     * PAT_FNMATCH: its literal prefix's */
 } ignore_rule;
 
 /* Most rules are a plain name or "*" then a plain tail (".git", "*.bak"),
@@ -38,12 +39,15 @@ enum { PAT_FNMATCH, PAT_LITERAL, PAT_STAR_TAIL };
 
 static int pat_form(const char *pat, size_t *lit)
 {
-	if (!strpbrk(pat, "*?[\\"))
+	if (!strpbrk(pat, "*?[\\")) {
+		*lit = strlen(pat);
 		return PAT_LITERAL;
+	}
 	if (pat[0] == '*' && !strpbrk(pat + 1, "*?[\\/")) {
 		*lit = strlen(pat + 1);
 		return PAT_STAR_TAIL;
 	}
+	*lit = strcspn(pat, "*?[\\");
 	return PAT_FNMATCH;
 }
 
@@ -138,11 +142,12 @@ static int rule_match(const ignore_rule *ir, const rule_path *p)
 	const char *n = ir->mode == 0 ? p->base : p->full;
 	size_t nl = ir->mode == 0 ? p->base_len : p->full_len;
 	if (ir->form == PAT_LITERAL)
-		return !strcmp(ir->pat, n);
+		return nl == ir->lit && !memcmp(ir->pat, n, nl);
 	if (ir->form == PAT_STAR_TAIL)
-		return nl >= ir->lit && !memcmp(n + nl - ir->lit, ir->pat + 1, ir->lit) &&
-		       !memchr(n, '/', nl - ir->lit);
-	return fnmatch(ir->pat, n, FNM_PATHNAME) == 0;
+		return nl >= ir->lit && (!ir->lit || n[nl - 1] == ir->pat[ir->lit]) &&
+		       !memcmp(n + nl - ir->lit, ir->pat + 1, ir->lit) && !memchr(n, '/', nl - ir->lit);
+	/* a name that differs from the literal prefix cannot match */
+	return nl >= ir->lit && !memcmp(n, ir->pat, ir->lit) && fnmatch(ir->pat, n, FNM_PATHNAME) == 0;
 }
 
 /* Rules.Ignore, including Helm's treatment of negated rules. */

@@ -562,6 +562,28 @@ START_TEST(test_directory)
 	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.msg, "chart file \"templates/leak.yaml\" is a symbolic link (refused)"));
 	unlink(p);
+	/* a full-path rule with a literal prefix (a path that differs in it
+	 * is not matched), a one-letter pattern, "*" after a directory */
+	write_file(".helmignore", "docs/*.md\nc?\nlogs/*\n");
+	const char *dirs[] = {"docs", "docsx", "logs"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "%s/%s", tmpdir, dirs[i]);
+		mkdir(p, 0755);
+	}
+	write_file("docs/a.md", "x");
+	write_file("docs/a.txt", "x");
+	write_file("docsx/a.md", "x");
+	write_file("logs/l", "x");
+	write_file("cd", "x");
+	write_file("c", "x");
+	ck_assert_msg(chart_load_dir(tmpdir, NULL, &c, &err) == 0, "%s", err.msg);
+	const char *kept[] = {".helmignore", "OWNERS", "OWNERS2", "bak", "c", "docs/a.txt",
+			      "docsx/a.md", "ignored/x.txt", "notes.txt", "top.tmp"};
+	ck_assert_uint_eq(c->nfiles, 10);
+	for (size_t i = 0; i < 10; i++)
+		ck_assert_str_eq(c->files[i].name, kept[i]);
+	ck_assert_uint_eq(c->ntemplates, 5); /* all but templates/.hidden */
+	chart_free(c);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	ck_assert_int_eq(system(cmd), 0);
