@@ -10,6 +10,7 @@
 
 #include "supervisor/acl.h"
 #include "supervisor/status.h"
+#include "tests/unit/unit_util.h"
 
 int sv_verbose;
 
@@ -175,17 +176,11 @@ int main(void)
 {
 	Suite *s = suite_create("acl");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_sa_names);
 	tcase_add_test(tc, test_identity);
 	tcase_add_test(tc, test_cross_namespace_refs);
 	tcase_add_test(tc, test_sa_check);
 	tcase_add_test(tc, test_stalled_status);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

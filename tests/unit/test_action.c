@@ -19,6 +19,7 @@
 #include "helm/sort.h"
 #include "helm/storage.h"
 #include "kube/kube.h"
+#include "tests/unit/unit_util.h"
 
 /* data.release of sh.helm.release.v1.tiny.v1 as the real helm wrote it
  * (helm install tiny CHART --set a=2 against kubesim; a one-ConfigMap chart) */
@@ -151,25 +152,13 @@ static const kube_transport_ops fake_ops = {fake_request, NULL, NULL};
 static struct store S;
 static kube_client *KC;
 
-static void no_sleep(void *ud, long ms)
-{
-	(void)ud;
-	(void)ms;
-}
-
-static double half(void *ud)
-{
-	(void)ud;
-	return 0.5;
-}
-
 static void setup(void)
 {
 	S.secrets = json_object();
 	S.requests = 0;
 	KC = kube_client_new(kube_transport_new(&fake_ops, &S), NULL);
 	ck_assert_ptr_nonnull(KC);
-	kube_client_set_hooks(KC, no_sleep, half, NULL);
+	kube_client_set_hooks(KC, unit_no_sleep, unit_no_jitter, NULL);
 }
 
 static void teardown(void)
@@ -586,9 +575,5 @@ int main(void)
 	tcase_add_test(tc, action_storage_rules);
 	tcase_add_test(tc, storage_namespace_apart);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -386,9 +386,5 @@ int main(void)
 	tcase_add_test(tc, test_v2beta2);
 	tcase_add_test(tc, test_limits);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "supervisor/audit.h"
+#include "tests/unit/unit_util.h"
 
 static char dir[64], logp[128];
 
@@ -503,9 +504,5 @@ int main(void)
 	tcase_add_test(tc, test_sync_thread_settles);
 	tcase_add_test(tc, test_duration);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -9,6 +9,7 @@
 #include "supervisor/broker.h"
 #include "supervisor/source.h"
 #include "supervisor/status.h"
+#include "tests/unit/unit_util.h"
 
 int sv_verbose;
 
@@ -419,8 +420,6 @@ int main(void)
 {
 	Suite *s = suite_create("broker");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_policy);
 	tcase_add_test(tc, test_verbs);
 	tcase_add_test(tc, test_status_build);
@@ -429,9 +428,5 @@ int main(void)
 	tcase_add_test(tc, test_source_helpers);
 	tcase_add_test(tc, test_artifact_verify);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -17,6 +17,7 @@
 #include "helm/chart.h"
 #include "helm/chart_internal.h"
 #include "lib/buf.h"
+#include "tests/unit/unit_util.h"
 
 typedef struct entry {
 	const char *name;
@@ -821,9 +822,5 @@ int main(void)
 	tcase_add_test(tc, test_semver);
 	tcase_add_test(tc, test_shared_bytes);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

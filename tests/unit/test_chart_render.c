@@ -647,10 +647,7 @@ int main(void)
 	tcase_add_test(tc, test_sort_inplace);
 	tcase_add_test(tc, test_sort_by_kind);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int rc = unit_run(s);
 	bh_buf_free(&logbuf);
-	return failed ? 1 : 0;
+	return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "supervisor/depends.h"
 #include "supervisor/requeue.h"
+#include "tests/unit/unit_util.h"
 
 static json_t *cache;
 
@@ -126,9 +127,5 @@ int main(void)
 	tcase_add_test(tc, test_event);
 	tcase_add_test(tc, test_requeue);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

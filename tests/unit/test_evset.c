@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "supervisor/evset.h"
+#include "tests/unit/unit_util.h"
 
 static void pair(int sv[2])
 {
@@ -136,16 +137,10 @@ int main(void)
 {
 	Suite *s = suite_create("evset");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_readiness_as_poll);
 	tcase_add_test(tc, test_leaving_and_shared_fd);
 	tcase_add_test(tc, test_number_reused_after_forget);
 	tcase_add_test(tc, test_refused_fd_polled);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

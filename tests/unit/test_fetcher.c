@@ -16,6 +16,7 @@
 #include "lib/gzip.h"
 #include "proto/fetch.h"
 #include "tmpl/goregex.h"
+#include "tests/unit/unit_util.h"
 
 static const char *index_text =
 	"apiVersion: v1\n"
@@ -392,8 +393,6 @@ int main(void)
 {
 	Suite *s = suite_create("fetcher");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_index_versions);
 	tcase_add_test(tc, test_index_hostile);
 	tcase_add_test(tc, test_resolve_url);
@@ -403,9 +402,5 @@ int main(void)
 	tcase_add_test(tc, test_chartvalues);
 	tcase_add_test(tc, test_targz_paths);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return unit_run(s);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fetcher/lockdown.h"
+#include "tests/unit/unit_util.h"
 
 static char secret_path[64];
 static int landlocked; /* in the child: lockdown_apply's result */
@@ -125,15 +126,8 @@ int main(void)
 {
 	Suite *s = suite_create("fetcher_sandbox");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_files_and_sockets);
 	tcase_add_test(tc, test_exec_and_fork_die);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return unit_failures(s, CK_NOFORK) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

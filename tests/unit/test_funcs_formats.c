@@ -12,6 +12,7 @@
 #include "lib/yaml.h"
 #include <math.h>
 #include "tmpl/sha256.h"
+#include "tests/unit/unit_util.h"
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -403,9 +404,5 @@ int main(void)
 	tcase_add_test(tc, test_to_yaml_tree);
 	tcase_add_test(tc, test_from_yaml_cached);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

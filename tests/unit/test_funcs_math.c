@@ -2,6 +2,7 @@
  * corner cases the conformance vectors miss, with goldens from the real Helm
  * v4.1.4 (see funcs_golden.h), plus limits and randomness checks. */
 #include "tests/unit/funcs_golden.h"
+#include "tests/unit/unit_util.h"
 
 /* Generated from helm v4.1.4 output. */
 static const fgolden goldens[] = {
@@ -63,9 +64,5 @@ int main(void)
 	tcase_add_test(tc, test_rand_int_range);
 	tcase_add_test(tc, test_list_size_limit);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -2,6 +2,7 @@
  * corner cases the conformance vectors miss, with goldens from the real Helm
  * v4.1.4 (see funcs_golden.h), plus limits and randomness checks. */
 #include "tests/unit/funcs_golden.h"
+#include "tests/unit/unit_util.h"
 
 /* Generated from helm v4.1.4 output. */
 static const fgolden goldens[] = {
@@ -36,9 +37,5 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_goldens, 0, (int)(sizeof(goldens) / sizeof(goldens[0])));
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

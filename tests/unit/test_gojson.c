@@ -9,6 +9,7 @@
 #include "lib/gojson.h"
 #include "lib/yaml.h"
 #include "tests/unit/vectors.h"
+#include "tests/unit/unit_util.h"
 
 static char *enc(json_t *v, int flags)
 {
@@ -398,9 +399,5 @@ int main(void)
 	tcase_add_test(tc, test_funcs_vectors);
 	tcase_add_test(tc, test_decode_as);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -41,6 +41,7 @@
 
 #include "kube/h2.h"
 #include "tests/unit/tls_server.h"
+#include "tests/unit/unit_util.h"
 
 /* ---- certificates: a CA, the server's certificate of it ------------------------ */
 
@@ -1364,9 +1365,5 @@ int main(void)
 	tcase_add_test(tc, test_host_name_dead_dns);
 	tcase_add_test(tc, test_stop_many);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

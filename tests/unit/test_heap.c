@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/heap.h"
+#include "tests/unit/unit_util.h"
 
 /* how many of the pages of [p, p + len) are resident */
 static size_t resident(const void *p, size_t len)
@@ -53,9 +54,5 @@ int main(void)
 	TCase *tc = tcase_create("expect");
 	tcase_add_test(tc, test_heap_expect);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

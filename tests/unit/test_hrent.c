@@ -8,6 +8,7 @@
 
 #include "supervisor/hccache.h"
 #include "supervisor/hrent.h"
+#include "tests/unit/unit_util.h"
 
 static const char full[] =
 	"{\"apiVersion\":\"helm.toolkit.fluxcd.io/v2\",\"kind\":\"HelmRelease\","
@@ -188,17 +189,11 @@ int main(void)
 {
 	Suite *s = suite_create("hrent");
 	TCase *tc = tcase_create("hrent");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_flags);
 	tcase_add_test(tc, test_unread);
 	tcase_add_test(tc, test_event_text);
 	tcase_add_test(tc, test_hccache_shares);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ipc/ipc.h"
+#include "tests/unit/unit_util.h"
 
 static void pair(int sv[2])
 {
@@ -380,8 +381,6 @@ int main(void)
 {
 	Suite *s = suite_create("ipc");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_fd_passing);
 	tcase_add_test(tc, test_oversized_refused_before_alloc);
@@ -392,9 +391,5 @@ int main(void)
 	tcase_add_test(tc, test_outq_send2);
 	tcase_add_test(tc, test_reader_reset_is_eof);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -14,6 +14,7 @@
 #include "lib/jsonschema_internal.h"
 #include "lib/yaml.h"
 #include "tests/unit/vectors.h"
+#include "tests/unit/unit_util.h"
 
 static const struct golden {
 	const char *name, *schema, *values, *want;
@@ -930,9 +931,5 @@ int main(void)
 	tcase_add_test(tc, test_corpus_cases);
 	tcase_add_test(tc, test_meta_quick);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "supervisor/jtext.h"
+#include "tests/unit/unit_util.h"
 
 /* jtext_new(v) and json_dumps(v, JSON_COMPACT) agree (both NULL, or the
  * same text); takes v */
@@ -131,14 +132,8 @@ int main(void)
 {
 	Suite *s = suite_create("jtext");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_fixed);
 	tcase_add_test(tc, test_random_trees);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

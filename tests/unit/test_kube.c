@@ -17,6 +17,7 @@
 #include "kube/ready.h"
 #include "kube/wait.h"
 #include "kube/watchdec.h"
+#include "tests/unit/unit_util.h"
 
 /* ---------------- kubeconfig ---------------- */
 
@@ -640,12 +641,6 @@ static void fake_sleep(void *ud, long ms)
 	f->slept[f->nslept++] = ms;
 }
 
-static double fake_rand(void *ud)
-{
-	(void)ud;
-	return 0.5; /* zero jitter */
-}
-
 static struct fake F;
 
 static kube_client *fake_client(void)
@@ -653,7 +648,7 @@ static kube_client *fake_client(void)
 	bh_error e;
 	kube_client *c = kube_client_new(kube_transport_new(&fake_ops, &F), &e);
 	ck_assert_ptr_nonnull(c);
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	return c;
 }
 
@@ -692,7 +687,7 @@ START_TEST(test_retry_after_and_budget)
 
 	/* Retry-After as an HTTP date (in the past: retry at once) */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("GET", 503, "");
 	F.steps[0].retry_after = "Wed, 21 Oct 2015 07:28:00 GMT";
 	add("GET", 200, "{}");
@@ -703,7 +698,7 @@ START_TEST(test_retry_after_and_budget)
 
 	/* Retry-After beyond the budget: give up at once with a clear error */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	kube_retry_policy p = {5, 100, 1000, 0, 5000};
 	kube_client_set_retry(c, &p);
 	add("GET /api/v1/namespaces/a/pods/p", 429, "{\"kind\":\"Status\",\"reason\":\"TooManyRequests\","
@@ -716,7 +711,7 @@ START_TEST(test_retry_after_and_budget)
 
 	/* attempts exhausted on 500s */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	for (int i = 0; i < 5; i++)
 		add("GET", 500, "{\"message\":\"boom\",\"reason\":\"InternalError\"}");
 	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), BH_EUNAVAIL);
@@ -729,26 +724,26 @@ START_TEST(test_retry_after_and_budget)
 
 	/* connection errors are retried for GET, not for POST */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	F.steps[F.n++] = (struct step){.expect = "GET", .rc = BH_EUNAVAIL};
 	add("GET", 200, "{}");
 	ck_assert_int_eq(kube_get(c, &pods, "a", "p", NULL, &out, &e), 0);
 	json_decref(out);
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	F.steps[F.n++] = (struct step){.expect = "POST", .rc = BH_EUNAVAIL};
 	json_t *obj = json_pack("{s:{s:s}}", "metadata", "name", "p");
 	ck_assert_int_eq(kube_create(c, &pods, "a", obj, NULL, NULL, &e), BH_EUNAVAIL);
 	ck_assert_int_eq(F.pos, 1);
 	/* ... but a POST is retried on 429 (the server did not act on it) */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("POST", 429, "");
 	add("POST", 201, "{}");
 	ck_assert_int_eq(kube_create(c, &pods, "a", obj, NULL, NULL, &e), 0);
 	/* and not on 500 */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("POST", 500, "");
 	ck_assert_int_eq(kube_create(c, &pods, "a", obj, NULL, NULL, &e), BH_EUNAVAIL);
 	ck_assert_int_eq(F.pos, 1);
@@ -813,7 +808,7 @@ static void check_get_many(const kube_transport_ops *ops)
 	nbatches = 0;
 	c = kube_client_new(kube_transport_new(ops, &F), &e);
 	ck_assert_ptr_nonnull(c);
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("pods/a", 200, "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}");
 	add("pods/b", 404, "{\"kind\":\"Status\",\"reason\":\"NotFound\",\"message\":\"pods \\\"b\\\" not found\"}");
 	add("pods/c", 503, "");
@@ -895,7 +890,7 @@ START_TEST(test_pagination_and_410)
 
 	/* max_items */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("GET", 200, "{\"metadata\":{\"continue\":\"x\"},\"items\":[{},{}]}");
 	add("GET", 200, "{\"metadata\":{},\"items\":[{},{}]}");
 	lo.max_items = 3;
@@ -1388,7 +1383,7 @@ START_TEST(test_watch_gives_up)
 	ck_assert_int_eq(F.pos, 4);
 	/* 403 is not retried */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("watch=1", 403, "{\"message\":\"forbidden\",\"reason\":\"Forbidden\"}");
 	ck_assert_int_eq(kube_watch(c, &crds, NULL, &wo, collect_fn, &col, &e), BH_EDENIED);
 	kube_client_free(c);
@@ -1595,7 +1590,7 @@ START_TEST(test_wait)
 
 	/* timeout: polls until the deadline, then Helm's message */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	for (int i = 0; i < 4; i++)
 		add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_PROGRESS);
 	wo.timeout_ms = 2500;
@@ -1608,14 +1603,14 @@ START_TEST(test_wait)
 
 	/* deletion */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_READY);
 	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 404, "{}");
 	wo.mode = KUBE_WAIT_DELETED;
 	ck_assert_msg(kube_wait(c, objs, 1, &wo, &e) == 0, "%s", e.msg);
 	/* forbidden ends the wait at once */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("GET", 403, "{\"message\":\"no\",\"reason\":\"Forbidden\"}");
 	wo.mode = KUBE_WAIT_READY;
 	ck_assert_int_eq(kube_wait(c, objs, 1, &wo, &e), BH_EDENIED);
@@ -1656,7 +1651,7 @@ START_TEST(test_wait_watch)
 
 	/* 410 Gone: the object is listed again, and that look is the answer */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
 	add("GET /apis/apps/v1/namespaces/ns/deployments?watch=1", 200,
 	    WEV("ERROR", "{\"kind\":\"Status\",\"code\":410,\"message\":\"too old resource version\"}"));
@@ -1667,7 +1662,7 @@ START_TEST(test_wait_watch)
 
 	/* a refused watch (no permission to watch, an older broker): polling */
 	fake_reset();
-	kube_client_set_hooks(c, fake_sleep, fake_rand, &F);
+	kube_client_set_hooks(c, fake_sleep, unit_no_jitter, &F);
 	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
 	add("GET /apis/apps/v1/namespaces/ns/deployments?watch=1", 403, "{\"message\":\"no\",\"reason\":\"Forbidden\"}");
 	add("GET /apis/apps/v1/namespaces/ns/deployments/web", 200, DEP_RV("5", "{}"));
@@ -1716,9 +1711,5 @@ int main(void)
 	tcase_add_test(tc, test_wait);
 	tcase_add_test(tc, test_wait_watch);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -32,6 +32,7 @@
 #include "kube/curl.h"
 #include "kube/curl_priv.h"
 #include "kube/transport.h"
+#include "tests/unit/unit_util.h"
 
 /* ---- a loopback listener recording what it receives ------------------------ */
 static int lfd = -1;
@@ -818,9 +819,5 @@ int main(void)
 	tcase_add_test(tc, test_env_proxy_used);
 	tcase_add_test(tc, test_header_lines_per_request);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

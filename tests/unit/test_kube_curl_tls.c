@@ -22,6 +22,7 @@
 #include "kube/curl.h"
 #include "kube/transport.h"
 #include "tests/unit/tls_server.h"
+#include "tests/unit/unit_util.h"
 
 /* ---- a TLS server answering with the client's common name ------------------ */
 
@@ -343,12 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_identity_insecure_refused);
 	tcase_add_test(tc, test_identity_exec_plugin_switches);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
 	/* a process sets its identity once: each test in a process of its own,
 	 * whatever CK_FORK says */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_failures(s, CK_FORK) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #include "kube/kube.h"
 #include "kube/ready.h"
 #include "kube/wait.h"
+#include "tests/unit/unit_util.h"
 
 static kube_config *cfg;
 static char NS[64];      /* kube-e2e-<pid>: a fresh namespace per run */
@@ -702,10 +703,7 @@ int main(void)
 	tcase_add_test(tc, test_api_versions);
 	tcase_add_test(tc, test_deployment_ready);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int rc = unit_run(s);
 	kube_config_free(cfg);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }

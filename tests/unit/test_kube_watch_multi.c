@@ -25,6 +25,7 @@
 #include "kube/curl.h"
 #include "kube/kube.h"
 #include "kube/watch_multi.h"
+#include "tests/unit/unit_util.h"
 
 /* ---- the server: connection i gets answers[i], then is closed ---------------- */
 static const char *const answers[] = {
@@ -319,9 +320,5 @@ int main(void)
 	tcase_add_test(tc, test_watch_multi);
 	tcase_add_test(tc, test_watch_multi_carrier);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

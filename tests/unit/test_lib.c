@@ -9,6 +9,7 @@
 #include "lib/gostrconv.h"
 #include "lib/json_pool.h"
 #include "lib/json_skim.h"
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_error_prefix)
 {
@@ -244,9 +245,5 @@ int main(void)
 	tcase_add_test(tc, test_json_skim_strings);
 	tcase_add_test(tc, test_json_pool);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "supervisor/noop.h"
+#include "tests/unit/unit_util.h"
 
 int sv_verbose;
 
@@ -182,17 +183,11 @@ int main(void)
 {
 	Suite *s = suite_create("noop");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_eligible);
 	tcase_add_test(tc, test_storage_list);
 	tcase_add_test(tc, test_storage_fp);
 	tcase_add_test(tc, test_store_write);
 	tcase_add_test(tc, test_skim);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

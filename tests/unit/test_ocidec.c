@@ -10,6 +10,7 @@
 
 #include "fetcher/ocidec.h"
 #include "lib/buf.h"
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_auth)
 {
@@ -184,17 +185,11 @@ int main(void)
 {
 	Suite *s = suite_create("ocidec");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_auth);
 	tcase_add_test(tc, test_manifest);
 	tcase_add_test(tc, test_tags_token);
 	tcase_add_test(tc, test_link_next);
 	tcase_add_test(tc, test_dockercfg);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -14,6 +14,7 @@
 #include "supervisor/log.h"
 #include "supervisor/metrics.h"
 #include "supervisor/sched.h"
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_labels)
 {
@@ -439,8 +440,6 @@ int main(void)
 {
 	Suite *s = suite_create("ops");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_labels);
 	tcase_add_test(tc, test_render);
 	tcase_add_test(tc, test_many_series);
@@ -455,9 +454,5 @@ int main(void)
 	tcase_add_test(tc, test_sched_q_same_choice_many_ns);
 	tcase_set_timeout(tc, 30); /* sched_pick's walk of ~600 items per pick, under ASan */
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "worker/plan.h"
+#include "tests/unit/unit_util.h"
 
 static plan_target target_result;
 static int target_asked;
@@ -120,9 +121,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_table, 0, (int)(sizeof rows / sizeof rows[0]));
 	tcase_add_test(tc, test_exhausted);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -145,16 +145,10 @@ int main(void)
 {
 	Suite *s = suite_create("postrender");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_files);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_digests);
 	tcase_add_test(tc, test_pointers_and_diff);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

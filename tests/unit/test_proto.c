@@ -6,6 +6,7 @@
 
 #include "proto/jload.h"
 #include "proto/proto.h"
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_kube_request_roundtrip)
 {
@@ -283,17 +284,11 @@ int main(void)
 	Suite *s = suite_create("proto");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_result_status);
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_kube_request_roundtrip);
 	tcase_add_test(tc, test_kube_request_hostile);
 	tcase_add_test(tc, test_response_seccomp_str);
 	tcase_add_test(tc, test_result);
 	tcase_add_test(tc, test_jload);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -8,6 +8,7 @@
 #include "helm/release.h"
 #include "lib/gojson.h"
 #include "lib/gzip.h"
+#include "tests/unit/unit_util.h"
 
 static json_t *sample(void)
 {
@@ -518,8 +519,6 @@ int main(void)
 {
 	Suite *s = suite_create("release");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_marshal_order);
 	tcase_add_test(tc, test_secret_roundtrip);
 	tcase_add_test(tc, test_gzkeep);
@@ -532,9 +531,5 @@ int main(void)
 	tcase_add_test(tc, test_time_and_name);
 	tcase_add_test(tc, test_stored_copy);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

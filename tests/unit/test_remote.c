@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "supervisor/remote.h"
+#include "tests/unit/unit_util.h"
 
 #define KC "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://10.0.0.1:6443'}\n" \
 	   "users:\n- name: u\n  user: {token: abc}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n"
@@ -87,9 +88,5 @@ int main(void)
 	tcase_add_test(tc, test_from_secret);
 	tcase_add_test(tc, test_identity);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

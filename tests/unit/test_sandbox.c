@@ -437,8 +437,6 @@ int main(void)
 {
 	Suite *s = suite_create("sandbox");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_allowed_work);
 	tcase_add_test(tc, test_forbidden);
@@ -446,9 +444,5 @@ int main(void)
 	tcase_add_test(tc, test_filter_is_the_rules);
 	tcase_add_test(tc, test_join_holder);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -10,6 +10,7 @@
 #include "lib/buf.h"
 #include "lib/semver.h"
 #include "lib/semver_match.h"
+#include "tests/unit/unit_util.h"
 
 static const char *const vers[] = {"1.31.0", "1.31.0-gke.100", "1.22.0-0", "1.2.3", "0.12.8", "0.0.4",
 				   "0.2.9", "1.5.0", "2.0.0", "1.2.0-beta", "3.1.0"};
@@ -211,9 +212,5 @@ int main(void)
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_grammar);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "supervisor/sources.h"
+#include "tests/unit/unit_util.h"
 
 int sv_verbose;
 
@@ -123,15 +124,9 @@ int main(void)
 {
 	Suite *s = suite_create("sources_oci");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_ref_precedence);
 	tcase_add_test(tc, test_references);
 	tcase_add_test(tc, test_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

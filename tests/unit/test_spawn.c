@@ -359,8 +359,6 @@ int main(void)
 {
 	Suite *s = suite_create("spawn");
 	TCase *tc = tcase_create("spawn");
-	SRunner *sr;
-	int failed;
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_signals_reset);
 	tcase_add_test(tc, test_worker_env);
@@ -368,9 +366,5 @@ int main(void)
 	tcase_add_test(tc, test_cpu_caps);
 	tcase_add_test(tc, test_tenant_holders_bounded);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "supervisor/status.h"
+#include "tests/unit/unit_util.h"
 
 int sv_verbose;
 
@@ -178,13 +179,7 @@ int main(void)
 {
 	Suite *s = suite_create("status");
 	TCase *tc = tcase_create("status");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_status_patches);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "helm/strvals.h"
+#include "tests/unit/unit_util.h"
 
 typedef struct tcase {
 	enum strvals_mode mode;
@@ -146,9 +147,5 @@ int main(void)
 	tcase_add_test(tc, test_set_file);
 	tcase_add_test(tc, test_merge_into_existing);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -16,6 +16,7 @@
 #include "tmpl/helmctx.h"
 #include "tmpl/strconv.h"
 #include "tmpl/tmpl.h"
+#include "tests/unit/unit_util.h"
 
 #define TNAME "vec/templates/t000.yaml"
 
@@ -870,9 +871,5 @@ int main(void)
 	tcase_add_test(tc, test_json_object_nul_keys);
 	tcase_add_test(tc, test_map_sort_sizes);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -9,6 +9,7 @@
 #include "helm/chart.h"
 #include "helm/values.h"
 #include "lib/buf.h"
+#include "tests/unit/unit_util.h"
 
 static chart *mk(const char *const *names, const char *const *bodies, size_t n)
 {
@@ -333,9 +334,5 @@ int main(void)
 	tcase_add_test(tc, test_dependencies);
 	tcase_add_test(tc, test_values_files_and_flags);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -7,6 +7,7 @@
 
 #include "lib/error.h"
 #include "lib/vec.h"
+#include "tests/unit/unit_util.h"
 
 START_TEST(test_vec_doubles)
 {
@@ -64,15 +65,9 @@ int main(void)
 {
 	Suite *s = suite_create("vec");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 	tcase_add_test(tc, test_vec_doubles);
 	tcase_add_test(tc, test_vec_first);
 	tcase_add_test(tc, test_vec_overflow);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return unit_run(s);
 }

@@ -17,6 +17,7 @@
 #include "kube/kube.h"
 #include "proto/proto.h"
 #include "worker/broker.h"
+#include "tests/unit/unit_util.h"
 
 #define MAX_SEEN 16
 
@@ -139,18 +140,6 @@ typedef struct rig {
 	kube_client *kc;
 } rig;
 
-static void no_sleep(void *ud, long ms)
-{
-	(void)ud;
-	(void)ms;
-}
-
-static double half(void *ud)
-{
-	(void)ud;
-	return 0.5;
-}
-
 static void rig_start(rig *r, int script)
 {
 	bh_error e;
@@ -169,7 +158,7 @@ static void rig_client(rig *r)
 	bh_error e;
 	r->kc = kube_client_new(r->t, &e);
 	ck_assert_ptr_nonnull(r->kc);
-	kube_client_set_hooks(r->kc, no_sleep, half, NULL);
+	kube_client_set_hooks(r->kc, unit_no_sleep, unit_no_jitter, NULL);
 	r->t = NULL; /* the client's now */
 }
 
@@ -301,15 +290,9 @@ int main(void)
 {
 	Suite *s = suite_create("worker_broker");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_batch_out_of_order);
 	tcase_add_test(tc, test_stopped_watch_takes_a_place);
 	tcase_add_test(tc, test_broken_channel);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

@@ -122,15 +122,9 @@ int main(void)
 {
 	Suite *s = suite_create("worker_snapshot");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 	tcase_add_test(tc, test_config_digest);
 	tcase_add_test(tc, test_snapshot);
 	tcase_add_test(tc, test_release_digest);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return unit_run(s);
 }

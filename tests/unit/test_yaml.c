@@ -12,6 +12,7 @@
 #include "lib/yaml_internal.h"
 #include "lib/yaml_resolve.h"
 #include "tests/unit/vectors.h"
+#include "tests/unit/unit_util.h"
 
 static json_t *parse_ok(const char *text)
 {
@@ -934,9 +935,5 @@ int main(void)
 	tcase_add_test(tc, test_funcs_fromyaml);
 	tcase_add_test(tc, test_emit_deep_indent);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -1,7 +1,9 @@
-/* tests/unit/unit_util.h — helpers shared by the unit tests: a whole file
- * read into memory, a test data file under tests/unit/data, a JSON
- * fixture parsed with an assertion, and a process's namespace as /proc
- * names it. Include after <check.h>. */
+/* tests/unit/unit_util.h — helpers shared by the unit tests: a suite run
+ * to the exit status of its main(), the kube client's sleep and random
+ * hooks made instant and jitter-free, a whole file read into memory, a
+ * test data file under tests/unit/data, a JSON fixture parsed with an
+ * assertion, and a process's namespace as /proc names it. Include after
+ * <check.h>. */
 #ifndef BH_TEST_UNIT_UTIL_H
 #define BH_TEST_UNIT_UTIL_H
 
@@ -12,6 +14,41 @@
 #include <unistd.h>
 
 #include "lib/buf.h"
+
+/* Suite S run (CK_NORMAL output) in fork mode FORK (CK_FORK_GETENV: as
+ * the CK_FORK variable says, check's default), then freed: the number
+ * of its tests that failed. */
+static inline int unit_failures(Suite *s, enum fork_status fork)
+{
+	SRunner *sr = srunner_create(s);
+	int nf;
+	srunner_set_fork_status(sr, fork);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf;
+}
+
+/* Suite S run as check's defaults say and freed: the exit status of a
+ * test's main(). */
+static inline int unit_run(Suite *s)
+{
+	return unit_failures(s, CK_FORK_GETENV) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* A kube client's sleep hook (kube_client_set_hooks) that returns at once. */
+static inline void unit_no_sleep(void *ud, long ms)
+{
+	(void)ud;
+	(void)ms;
+}
+
+/* A kube client's random hook that makes the retry jitter zero. */
+static inline double unit_no_jitter(void *ud)
+{
+	(void)ud;
+	return 0.5;
+}
 
 /* The bytes of PATH, NUL-terminated (length in *n when n is not NULL), or
  * NULL when it cannot be opened. Caller frees. */
