@@ -21,6 +21,7 @@
 
 #include "kube/curl.h"
 #include "kube/curl_priv.h"
+#include "lib/vec.h"
 
 struct kube_curl_multi {
 	CURLM *m;
@@ -86,15 +87,9 @@ static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *sockp)
 		return 0;
 	}
 	if (i == m->npfd) {
-		if (m->npfd == m->cap) {
-			size_t cap = m->cap * 2;
-			struct pollfd *p = realloc(m->pfd, cap * sizeof *p);
-			if (!p) {
-				m->nomem = 1;
-				return 0;
-			}
-			m->pfd = p;
-			m->cap = cap;
+		if (VEC_RESERVE(m->pfd, m->cap, m->npfd + 1, 16) < 0) {
+			m->nomem = 1;
+			return 0;
 		}
 		m->pfd[m->npfd++].fd = s;
 	}

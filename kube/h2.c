@@ -44,6 +44,7 @@
 #include "kube/h2.h"
 #include "kube/internal.h"
 #include "lib/buf.h"
+#include "lib/vec.h"
 
 #define PRESIZE_MAX (4u << 20)
 #define MAX_HEADERS 16           /* extra header lines of a request */
@@ -266,14 +267,8 @@ static void dl_down(kube_h2 *h, size_t i)
 /* s's deadline in: 0, or -1 (no memory). */
 static int dl_add(kube_h2 *h, h2s *s)
 {
-	if (h->ndl == h->dl_cap) {
-		size_t cap = h->dl_cap ? 2 * h->dl_cap : 64;
-		h2s **p = realloc(h->dl, cap * sizeof *p);
-		if (!p)
-			return -1;
-		h->dl = p;
-		h->dl_cap = cap;
-	}
+	if (VEC_RESERVE(h->dl, h->dl_cap, h->ndl + 1, 64) < 0)
+		return -1;
 	dl_set(h, h->ndl++, s);
 	dl_up(h, s->dl_at);
 	return 0;

@@ -8,6 +8,7 @@
 #include "kube/internal.h"
 #include "kube/kube.h"
 #include "lib/buf.h"
+#include "lib/vec.h"
 
 static const char *intern(kube_client *c, const char *s)
 {
@@ -308,15 +309,9 @@ static void strlist_add(struct strlist *l, const char *gv, size_t n, const char 
 	char *t;
 	if (l->oom)
 		return;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 128;
-		char **s = realloc(l->s, cap * sizeof *s);
-		if (!s) {
-			l->oom = 1;
-			return;
-		}
-		l->s = s;
-		l->cap = cap;
+	if (VEC_RESERVE(l->s, l->cap, l->n + 1, 128) < 0) {
+		l->oom = 1;
+		return;
 	}
 	if (!(t = malloc(n + nk + 1))) {
 		l->oom = 1;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
+
 void bh_buf_init(bh_buf *b)
 {
 	b->data = NULL;
@@ -27,29 +29,19 @@ void bh_buf_reset(bh_buf *b)
 
 int bh_buf_grow(bh_buf *b, size_t extra)
 {
-	size_t need, cap;
-	char *p;
+	int fresh = !b->data;
 	if (b->oom)
 		return -1;
 	if (extra > (size_t)-1 / 2 - b->len) {
 		b->oom = 1;
 		return -1;
 	}
-	need = b->len + extra + 1;
-	if (need <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 64;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p) {
+	if (VEC_RESERVE(b->data, b->cap, b->len + extra + 1, 64) < 0) {
 		b->oom = 1;
 		return -1;
 	}
-	if (!b->data) /* a buffer grown before its first append reads "" */
-		p[0] = '\0';
-	b->data = p;
-	b->cap = cap;
+	if (fresh) /* a buffer grown before its first append reads "" */
+		b->data[0] = '\0';
 	return 0;
 }
 

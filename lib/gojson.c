@@ -14,6 +14,7 @@
 
 #include "lib/gostrconv.h"
 #include "lib/scan.h"
+#include "lib/vec.h"
 #include "lib/yaml_resolve.h"
 
 /* ---- UTF-8 as Go's utf8.DecodeRune sees it ---------------------------- */
@@ -708,12 +709,8 @@ static int parse_literal(parser *p, const char *word, enum gojson_type t, gojson
  * index (the stack may move while it is parsed: nodes are named by index) */
 static int stk_grow(parser *p)
 {
-	size_t nc = p->stk_cap ? p->stk_cap * 2 : 64;
-	gojson_node *ns = realloc(p->stk, nc * sizeof *ns);
-	if (!ns)
+	if (VEC_RESERVE(p->stk, p->stk_cap, p->stk_n + 1, 64) < 0)
 		return bh_error_set(p->err, BH_ENOMEM, "out of memory");
-	p->stk = ns;
-	p->stk_cap = nc;
 	return 0;
 }
 

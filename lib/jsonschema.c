@@ -17,6 +17,7 @@
 #include "lib/gostrconv.h"
 #include "lib/jsonschema_formats.h"
 #include "lib/jsonschema_internal.h"
+#include "lib/vec.h"
 #include "lib/yaml_resolve.h"
 
 typedef gojson_node node;
@@ -683,16 +684,10 @@ static int errlist_add(vctx *c, errlist *l, verr *e)
 {
 	if (!e)
 		return 0;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 4;
-		verr **nv = realloc(l->v, nc * sizeof *nv);
-		if (!nv) {
-			verr_free(e);
-			c->hard = BH_ENOMEM;
-			return -1;
-		}
-		l->v = nv;
-		l->cap = nc;
+	if (VEC_RESERVE(l->v, l->cap, l->n + 1, 4) < 0) {
+		verr_free(e);
+		c->hard = BH_ENOMEM;
+		return -1;
 	}
 	l->v[l->n++] = e;
 	return 0;

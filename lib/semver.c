@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/semver_match.h"
+#include "lib/vec.h"
 
 static int is_ident_char(char c)
 {
@@ -589,7 +590,7 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 	const char *p, *end;
 	int result = 0, rc = 0;
 	cons *cs = NULL; /* one OR group's terms, grown as they come (a cons is ~800 bytes) */
-	int ncap = 0;
+	size_t ncap = 0;
 	if (n > SEMVER_MAX_CONSTRAINT) {
 		snprintf(errmsg, errsz, "improper constraint: constraint longer than %d bytes", SEMVER_MAX_CONSTRAINT);
 		return -1;
@@ -622,14 +623,11 @@ int semver_constraint_check(const char *cstr, size_t n, const semver *v, char *e
 					rc = -1;
 					break;
 				}
-				if (nc == ncap) { /* most groups hold one or two terms */
-					cons *g = realloc(cs, (ncap = ncap ? 2 * ncap : 4) * sizeof *cs);
-					if (!g) {
-						snprintf(errmsg, errsz, "out of memory");
-						rc = -1;
-						break;
-					}
-					cs = g;
+				/* most groups hold one or two terms */
+				if (VEC_RESERVE(cs, ncap, (size_t)nc + 1, 4) < 0) {
+					snprintf(errmsg, errsz, "out of memory");
+					rc = -1;
+					break;
 				}
 				prc = parse_cons(q + ms, me - ms, &cs[nc]);
 				if (prc) {

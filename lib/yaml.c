@@ -15,6 +15,7 @@
 
 #include "lib/gojson.h"
 #include "lib/gostrconv.h"
+#include "lib/vec.h"
 #include "lib/yaml_internal.h"
 #include "lib/yaml_resolve.h"
 
@@ -159,14 +160,8 @@ ynode *ynode_new_block(builder *b, int kind)
 
 int ynode_add(builder *b, ynode *parent, ynode *kid)
 {
-	if (parent->n == parent->cap) {
-		size_t nc = parent->cap ? parent->cap * 2 : 4;
-		ynode **nk = realloc(parent->kids, nc * sizeof *nk);
-		if (!nk)
-			return bh_error_set(b->err, BH_ENOMEM, "out of memory");
-		parent->kids = nk;
-		parent->cap = nc;
-	}
+	if (VEC_RESERVE(parent->kids, parent->cap, parent->n + 1, 4) < 0)
+		return bh_error_set(b->err, BH_ENOMEM, "out of memory");
 	parent->kids[parent->n++] = kid;
 	return 0;
 }
@@ -290,17 +285,9 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 				if (depth >= b->max_depth) {
 					rc = bh_error_set(b->err, BH_ELIMIT, "yaml: document nested deeper than %zu levels", b->max_depth);
 				} else {
-					if (depth == scap) {
-						size_t nc = scap ? scap * 2 : 16;
-						ynode **ns = realloc(stack, nc * sizeof *ns);
-						if (!ns) {
-							rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
-						} else {
-							stack = ns;
-							scap = nc;
-						}
-					}
-					if (!rc)
+					if (VEC_RESERVE(stack, scap, depth + 1, 16) < 0)
+						rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
+					else
 						stack[depth++] = n;
 				}
 			}

@@ -14,6 +14,7 @@
 #endif
 
 #include "lib/scan.h"
+#include "lib/vec.h"
 #include "lib/yaml_internal.h"
 
 int yaml_fast_off;
@@ -230,12 +231,8 @@ static int advance(fast *f)
 /* kid_push when the stack is full: twice the room */
 static __attribute__((noinline)) int kid_push_grow(fast *f, ynode *kid)
 {
-	size_t nc = f->scap ? f->scap * 2 : 64;
-	ynode **ns = realloc(f->stk, nc * sizeof *ns);
-	if (!ns)
+	if (VEC_RESERVE(f->stk, f->scap, f->sn + 1, 64) < 0)
 		return -1;
-	f->stk = ns;
-	f->scap = nc;
 	f->stk[f->sn++] = kid;
 	return 0;
 }

@@ -23,6 +23,7 @@
 
 #include "ipc/ipc.h"
 #include "kube/kube.h"
+#include "lib/vec.h"
 #include "proto/jload.h"
 #include "proto/proto.h"
 #include "sandbox/sandbox.h"
@@ -147,23 +148,13 @@ static void test_hook(const char *h, int sock)
 
 static unsigned char *read_all(int fd, size_t max, size_t *len)
 {
-	size_t cap = 65536, n = 0;
-	unsigned char *p = malloc(cap);
-	while (p) {
+	size_t cap = 0, n = 0;
+	unsigned char *p = NULL;
+	for (;;) {
 		ssize_t r;
-		if (n == cap) {
-			unsigned char *q;
-			if (cap > max) {
-				free(p);
-				return NULL;
-			}
-			q = realloc(p, cap * 2);
-			if (!q) {
-				free(p);
-				return NULL;
-			}
-			p = q;
-			cap *= 2;
+		if (n == cap && (cap > max || VEC_RESERVE(p, cap, n + 1, 65536) < 0)) {
+			free(p);
+			return NULL;
 		}
 		r = read(fd, p + n, cap - n);
 		if (r < 0) {
@@ -174,7 +165,7 @@ static unsigned char *read_all(int fd, size_t max, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	if (p && n > max) {
+	if (n > max) {
 		free(p);
 		return NULL;
 	}
