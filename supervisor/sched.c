@@ -9,40 +9,6 @@
 #include "lib/error.h"
 #include "lib/vec.h"
 
-static unsigned running_in(const sched_item *items, size_t n, const char *ns)
-{
-	unsigned r = 0;
-	for (size_t i = 0; i < n; i++)
-		r += items[i].running && !strcmp(items[i].ns, ns);
-	return r;
-}
-
-long sched_pick(sched_state *s, const sched_item *items, size_t n, unsigned cap)
-{
-	long after = -1, first = -1; /* best item in the next namespace after last_ns, and overall */
-	for (size_t i = 0; i < n; i++) {
-		const sched_item *it = &items[i];
-		long *slot;
-		int c;
-		if (!it->ready || it->running)
-			continue;
-		slot = strcmp(it->ns, s->last_ns) > 0 ? &after : &first;
-		if (*slot >= 0) {
-			c = strcmp(it->ns, items[*slot].ns);
-			if (c > 0 || (c == 0 && it->since >= items[*slot].since))
-				continue;
-		}
-		if (cap && running_in(items, n, it->ns) >= cap)
-			continue; /* this namespace is at its cap: another may go */
-		*slot = (long)i;
-	}
-	if (after < 0) /* wrap around: the first namespace in order */
-		after = first;
-	if (after >= 0)
-		snprintf(s->last_ns, sizeof s->last_ns, "%s", items[after].ns);
-	return after;
-}
-
 /* ---- sched_q ------------------------------------------------------------------ */
 struct sched_ns {
 	size_t pos;   /* its place in q->ns (by name) */
@@ -337,7 +303,7 @@ static long ns_top(sched_q *q, sched_ns *s)
 
 long sched_q_pick(sched_q *q, double now, unsigned cap)
 {
-	/* sched_pick's order: the namespaces after the last served, then from
+	/* the rule's order: the namespaces after the last served, then from
 	 * the first up to it (at first, "" is after nothing: it comes on the
 	 * wrap); of those, the ones whose key says they may start something */
 	size_t after = q->last ? q->last->pos + 1 : (q->nns && !q->ns[0]->name[0]);

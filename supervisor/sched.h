@@ -3,42 +3,26 @@
  * order, wrapping), the longest-waiting release within a namespace, and at
  * most `cap` reconciles running per namespace. So a tenant with hundreds of
  * queued HelmReleases delays another tenant's release by at most one
- * reconcile slot. sched_pick is the rule, pure: the caller describes its
- * whole queue in an array. sched_q makes the same choice from structures
- * kept up to date one event at a time (bulkheadd's queue: a pick costs
- * O(log namespaces + log n), not a walk of every HelmRelease nor of every
- * namespace: one HelmRelease per tenant is a common layout). */
+ * reconcile slot. sched_q makes that choice from structures kept up to
+ * date one event at a time (bulkheadd's queue: a pick costs O(log
+ * namespaces + log n), not a walk of every HelmRelease nor of every
+ * namespace: one HelmRelease per tenant is a common layout).
+ * tests/unit/test_ops.c holds the rule written as that walk, and checks
+ * sched_q against it on random runs. */
 #ifndef BH_SUPERVISOR_SCHED_H
 #define BH_SUPERVISOR_SCHED_H
 
 #include <stddef.h>
 
-typedef struct sched_item {
-	const char *ns;   /* tenant namespace */
-	int ready;        /* queued and due now */
-	int running;      /* a reconcile of it is running */
-	double since;     /* when it became due (earliest first within a namespace) */
-} sched_item;
-
-typedef struct sched_state {
-	char last_ns[256]; /* namespace served last ("" at first) */
-} sched_state;
-
-/* Index of the item to start next (and remembers its namespace), or -1
- * when nothing may start. cap: running reconciles per namespace (0: no cap). */
-long sched_pick(sched_state *s, const sched_item *items, size_t n, unsigned cap);
-
-/* ---- the same choice, incrementally ----------------------------------------
- * The caller keeps a table of items (indexes 0..n), each with a sched_link
+/* The caller keeps a table of items (indexes 0..n), each with a sched_link
  * (link(ud, i) finds it) and says through waiting(ud, i) whether item i may
  * start (queued, nothing of it running). Per namespace a min-heap of its
- * queued items by (due, index): the first in the table among equals, as
- * sched_pick chooses; the namespaces in an array sorted by name (round-robin
- * after the one served last) under a tree of their keys, which finds the
- * first namespace after a place that may start something now; a timer
- * min-heap of the items by due. Items
- * that stopped waiting leave the heaps lazily, when they come to the top:
- * the caller reports only queueing, running and removal. */
+ * queued items by (due, index): the first in the table among equals. The
+ * namespaces in an array sorted by name (round-robin after the one served
+ * last) under a tree of their keys, which finds the first namespace after
+ * a place that may start something now. A timer min-heap of the items by
+ * due. Items that stopped waiting leave the heaps lazily, when they come to
+ * the top: the caller reports only queueing, running and removal. */
 typedef struct sched_ns sched_ns;
 
 typedef struct sched_link {
@@ -88,8 +72,8 @@ void sched_q_remove(sched_q *q, size_t i);
  * copied along. */
 void sched_q_moved(sched_q *q, size_t i);
 /* The item to start next at `now` (and remembers its namespace), or -1:
- * what sched_pick would choose given every running item and every waiting
- * one due by now. cap: running items per namespace (0: no cap). */
+ * by the rule above, given every running item and every waiting one due
+ * by now. cap: running items per namespace (0: no cap). */
 long sched_q_pick(sched_q *q, double now, unsigned cap);
 /* The earliest due after now of a waiting item, or HUGE_VAL. */
 double sched_q_next(sched_q *q, double now);

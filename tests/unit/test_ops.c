@@ -276,6 +276,56 @@ START_TEST(test_leader_decisions)
 }
 END_TEST
 
+/* The scheduling rule of supervisor/sched.h written directly, as a walk of
+ * the whole queue described in an array: the reference sched_q is checked
+ * against. */
+typedef struct sched_item {
+	const char *ns;   /* tenant namespace */
+	int ready;        /* queued and due now */
+	int running;      /* a reconcile of it is running */
+	double since;     /* when it became due (earliest first within a namespace) */
+} sched_item;
+
+typedef struct sched_state {
+	char last_ns[256]; /* namespace served last ("" at first) */
+} sched_state;
+
+static unsigned running_in(const sched_item *items, size_t n, const char *ns)
+{
+	unsigned r = 0;
+	for (size_t i = 0; i < n; i++)
+		r += items[i].running && !strcmp(items[i].ns, ns);
+	return r;
+}
+
+/* Index of the item to start next (and remembers its namespace), or -1
+ * when nothing may start. cap: running reconciles per namespace (0: no cap). */
+static long sched_pick(sched_state *s, const sched_item *items, size_t n, unsigned cap)
+{
+	long after = -1, first = -1; /* best item in the next namespace after last_ns, and overall */
+	for (size_t i = 0; i < n; i++) {
+		const sched_item *it = &items[i];
+		long *slot;
+		int c;
+		if (!it->ready || it->running)
+			continue;
+		slot = strcmp(it->ns, s->last_ns) > 0 ? &after : &first;
+		if (*slot >= 0) {
+			c = strcmp(it->ns, items[*slot].ns);
+			if (c > 0 || (c == 0 && it->since >= items[*slot].since))
+				continue;
+		}
+		if (cap && running_in(items, n, it->ns) >= cap)
+			continue; /* this namespace is at its cap: another may go */
+		*slot = (long)i;
+	}
+	if (after < 0) /* wrap around: the first namespace in order */
+		after = first;
+	if (after >= 0)
+		snprintf(s->last_ns, sizeof s->last_ns, "%s", items[after].ns);
+	return after;
+}
+
 START_TEST(test_sched_round_robin)
 {
 	sched_item q[] = {
