@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
 #include "tmpl/internal.h"
 #include "tmpl/tmpl.h"
 
@@ -121,14 +122,9 @@ int tmpl_memo_get(const tmpl_engine *e, const char *key, size_t n, int *val)
 
 void tmpl_memo_put(tmpl_engine *e, const char *key, size_t n, int val)
 {
-	if (e->nmemo == e->capmemo) {
-		size_t nc = e->capmemo ? e->capmemo * 2 : 16;
-		struct memo_entry *m;
-		if (nc > MEMO_MAX || (m = realloc(e->memo, nc * sizeof *m)) == NULL)
-			return;
-		e->memo = m;
-		e->capmemo = nc;
-	}
+	/* 16 doubled up to MEMO_MAX entries (a power of two times 16) */
+	if (e->nmemo == MEMO_MAX || VEC_RESERVE(e->memo, e->capmemo, e->nmemo + 1, 16) < 0)
+		return;
 	char *k = malloc(n ? n : 1);
 	if (!k)
 		return;
@@ -214,14 +210,8 @@ int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t)
 		ns->trees[i] = t;
 		return 0;
 	}
-	if (ns->n == ns->cap) {
-		size_t nc = ns->cap ? ns->cap * 2 : 16;
-		ttree **n = realloc(ns->trees, nc * sizeof(ttree *));
-		if (!n)
-			return BH_ENOMEM;
-		ns->trees = n;
-		ns->cap = nc;
-	}
+	if (VEC_RESERVE(ns->trees, ns->cap, ns->n + 1, 16) < 0)
+		return BH_ENOMEM;
 	ns->trees[ns->n++] = t;
 	if (!ns->index || ns->n * 2 > ns->index_cap)
 		return ns_reindex(ns, ns->index_cap ? ns->index_cap * 2 : 64);

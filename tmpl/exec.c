@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
 
@@ -24,7 +25,8 @@ typedef struct state {
 	bh_buf *wr;
 	const tnode *node;
 	var *vars;
-	int nvars, capvars;
+	int nvars;
+	size_t capvars;
 	int depth;
 	xerr *err;
 } state;
@@ -174,14 +176,8 @@ static inline int step(state *s)
 
 static int push(state *s, const char *name, tmpl_value v)
 {
-	if (s->nvars == s->capvars) {
-		int nc = s->capvars ? s->capvars * 2 : 8;
-		var *n = realloc(s->vars, (size_t)nc * sizeof(var));
-		if (!n)
-			return limitf(s, "out of memory");
-		s->vars = n;
-		s->capvars = nc;
-	}
+	if (VEC_RESERVE(s->vars, s->capvars, (size_t)s->nvars + 1, 8) < 0)
+		return limitf(s, "out of memory");
 	s->vars[s->nvars].name = name;
 	s->vars[s->nvars].value = v;
 	s->nvars++;
@@ -213,7 +209,8 @@ static void vars_done(state *s)
 		free(s->vars);
 	}
 	s->vars = NULL;
-	s->nvars = s->capvars = 0;
+	s->nvars = 0;
+	s->capvars = 0;
 }
 
 /* Variable names start with '$': the second byte tells most apart

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
@@ -17,14 +18,8 @@ static long incl_slot(tmpl_engine *e, const char *name)
 		if (e->incl[i].len == len && e->incl[i].name[0] == name[0] &&
 		    memcmp(e->incl[i].name, name, len) == 0)
 			return (long)i;
-	if (e->nincl == e->capincl) {
-		size_t nc = e->capincl ? e->capincl * 2 : 16;
-		struct incl_count *n = realloc(e->incl, nc * sizeof(*n));
-		if (!n)
-			return -1;
-		e->incl = n;
-		e->capincl = nc;
-	}
+	if (VEC_RESERVE(e->incl, e->capincl, e->nincl + 1, 16) < 0)
+		return -1;
 	char *nm = tmpl_arena_strdup(&e->parse_arena, name, len);
 	if (!nm)
 		return -1;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "lib/gostrconv.h"
+#include "lib/vec.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/goregex.h"
@@ -179,14 +180,9 @@ static int regex_cache_add(tmpl_engine *e, const char *pat, size_t n, const rege
 			return 0;
 		e->regex_cache_free = regex_cache_free;
 	}
-	if (rc->n == rc->cap) {
-		size_t nc = rc->cap ? rc->cap * 2 : 8;
-		regex_cached *v;
-		if (rc->cap == REGEX_CACHE_MAX || (v = realloc(rc->v, nc * sizeof *v)) == NULL)
-			return 0;
-		rc->v = v;
-		rc->cap = nc;
-	}
+	/* 8 doubled up to REGEX_CACHE_MAX (a power of two times 8) */
+	if (rc->n == REGEX_CACHE_MAX || VEC_RESERVE(rc->v, rc->cap, rc->n + 1, 8) < 0)
+		return 0;
 	char *k = malloc(n + 1);
 	if (!k)
 		return 0;

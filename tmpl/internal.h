@@ -332,7 +332,7 @@ struct tmpl_engine {
 	bh_buf spare_bufs[8];
 	int nspare_bufs;
 	/* variable stacks given back by finished executions (exec.c) */
-	struct spare_vars { void *v; int cap; } spare_vars[16];
+	struct spare_vars { void *v; size_t cap; } spare_vars[16];
 	int nspare_vars;
 	/* results of pure functions (tmpl_memo_get) */
 	struct memo_entry { char *key; size_t n; int val; } *memo;

@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "lib/vec.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
 #include "tmpl/strconv.h"
@@ -1423,12 +1424,8 @@ static void stk_grow(parser *p) __attribute__((noinline));
 static void stk_grow(parser *p)
 {
 	struct tnode_stack *st = p->stk;
-	size_t nc = st->cap ? st->cap * 2 : 256;
-	tnode **nv = realloc(st->v, nc * sizeof(*nv));
-	if (!nv)
+	if (VEC_RESERVE(st->v, st->cap, st->n + 1, 256) < 0)
 		palloc_failed(p);
-	st->v = nv;
-	st->cap = nc;
 }
 
 static inline void stk_push(parser *p, tnode *n)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/vec.h"
 #include "lib/yaml.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gotime.h"
@@ -26,14 +27,8 @@ typedef struct conv {
 
 static int ptrset_add(ptrset *s, const json_t *j)
 {
-	if (s->len == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		const json_t **p = realloc(s->p, cap * sizeof *p);
-		if (!p)
-			return -1;
-		s->p = p;
-		s->cap = cap;
-	}
+	if (VEC_RESERVE(s->p, s->cap, s->len + 1, 16) < 0)
+		return -1;
 	s->p[s->len++] = j;
 	return 0;
 }
