@@ -15,6 +15,7 @@
 #include "helm/chart_internal.h"
 #include "lib/buf.h"
 #include "lib/heap.h"
+#include "lib/vec.h"
 
 /* A template run's peak heap is at least HEAP_RUN_BASE bytes and 11/20
  * of its chart's (all files loaded, sub-charts included; mapped ones too),
@@ -318,14 +319,8 @@ static int load_file(int fd, const char *path, const struct stat *st, size_t max
 /* f (its data) becomes the walk's next file, named name */
 static int files_add(walk *w, chart_file *f, const char *name)
 {
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 64;
-		chart_file *nv = realloc(w->files, nc * sizeof *nv);
-		if (!nv)
-			return bh_error_set(w->err, BH_ENOMEM, "out of memory");
-		w->files = nv;
-		w->cap = nc;
-	}
+	if (VEC_RESERVE(w->files, w->cap, w->n + 1, 64) < 0)
+		return bh_error_set(w->err, BH_ENOMEM, "out of memory");
 	if (!(f->name = strdup(name)))
 		return bh_error_set(w->err, BH_ENOMEM, "out of memory");
 	w->files[w->n++] = *f;
@@ -367,13 +362,8 @@ static int dir_list(walk *w, int dfd, const char *abs, dir_entry **out, size_t *
 			off += de->d_reclen;
 			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 32;
-				dir_entry *nv = realloc(v, cap * sizeof *nv);
-				if (!nv)
-					goto oom;
-				v = nv;
-			}
+			if (VEC_RESERVE(v, cap, n + 1, 32) < 0)
+				goto oom;
 			if (!(v[n].name = strdup(de->d_name)))
 				goto oom;
 			v[n].ino = de->d_ino;

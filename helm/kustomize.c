@@ -12,6 +12,7 @@
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
 #include "helm/kustomize_schema.h"
+#include "lib/vec.h"
 #include "lib/yaml.h"
 
 /* ---- label selectors (k8s.io/apimachinery labels.Parse) ------------------------------- */
@@ -415,12 +416,8 @@ static int split_docs(const char *text, char ***docs, size_t *n)
 		const char *eol = strchr(p, '\n');
 		int sep = !strncmp(p, "---", 3) && is_separator_rest(p + 3);
 		if (sep || !*p) {
-			if (*n == cap) {
-				char **nd = realloc(*docs, (cap = cap ? cap * 2 : 8) * sizeof *nd);
-				if (!nd)
-					return -1;
-				*docs = nd;
-			}
+			if (VEC_RESERVE(*docs, cap, *n + 1, 8) < 0)
+				return -1;
 			if (!((*docs)[(*n)++] = strndup(start, (size_t)(p - start))))
 				return -1;
 			if (!*p)

@@ -12,6 +12,7 @@
 #include "helm/values.h"
 #include "lib/buf.h"
 #include "lib/semver.h"
+#include "lib/vec.h"
 #include "tmpl/helmctx.h"
 #include "tmpl/tmpl.h"
 
@@ -119,7 +120,8 @@ typedef struct collect {
 	size_t n, cap;
 	tmpl_value *roots;
 	size_t nroots, rootcap;
-	helmctx_file **files; /* per root, freed at the end */
+	helmctx_file **files; /* per root (nroots, filecap), freed at the end */
+	size_t filecap;
 	bh_error *err;
 } collect;
 
@@ -135,18 +137,9 @@ static int count_slashes(const char *s)
 static int rec_all(collect *cx, const chart *c, const json_t *values, int is_root, size_t *root_out)
 {
 	size_t ri = cx->nroots;
-	if (cx->nroots == cx->rootcap) {
-		size_t nc = cx->rootcap ? cx->rootcap * 2 : 16;
-		tmpl_value *nr = realloc(cx->roots, nc * sizeof *nr);
-		helmctx_file **nf = realloc(cx->files, nc * sizeof *nf);
-		if (nr)
-			cx->roots = nr;
-		if (nf)
-			cx->files = nf;
-		if (!nr || !nf)
-			return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
-		cx->rootcap = nc;
-	}
+	if (VEC_RESERVE(cx->roots, cx->rootcap, cx->nroots + 1, 16) < 0 ||
+	    VEC_RESERVE(cx->files, cx->filecap, cx->nroots + 1, 16) < 0)
+		return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
 	cx->nroots++;
 	helmctx_file *hf = calloc(c->nfiles + 1, sizeof *hf);
 	cx->files[ri] = hf;
@@ -200,15 +193,9 @@ static int rec_all(collect *cx, const chart *c, const json_t *values, int is_roo
 		base = base ? base + 1 : t->name;
 		if (library && base[0] != '_')
 			continue;
-		if (cx->n == cx->cap) {
-			size_t nc = cx->cap ? cx->cap * 2 : 64;
-			renderable *nv = realloc(cx->v, nc * sizeof *nv);
-			if (!nv) {
-				free(full);
-				return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
-			}
-			cx->v = nv;
-			cx->cap = nc;
+		if (VEC_RESERVE(cx->v, cx->cap, cx->n + 1, 64) < 0) {
+			free(full);
+			return bh_error_set(cx->err, BH_ENOMEM, "out of memory");
 		}
 		renderable *r = &cx->v[cx->n];
 		bh_buf nb = BH_BUF_INIT, bb = BH_BUF_INIT;
