@@ -184,13 +184,107 @@ static inline __attribute__((always_inline)) int kw_true(const node *s, const ch
 
 /* ---- compile --------------------------------------------------------------- */
 
+/* The members of one big object (a "$defs" that hundreds of references
+ * point into) hashed by key: slot[h] is a member's index + 1, 0 when empty.
+ * A later duplicate key takes its slot, so the last wins, as in Go. */
+typedef struct key_index {
+	const node *obj;
+	size_t cap; /* a power of two, at least twice obj->n */
+	uint32_t *slot;
+} key_index;
+
+/* objects with fewer members are searched by a plain walk */
+#define KEY_INDEX_MIN 16
+
 typedef struct compiler {
 	jsonschema *s;
 	bh_error *err;
 	int depth;
 	int exact;         /* leaves go through `seen` too */
 	int redo;          /* a leaf at the depth limit: compile again, exact */
+	key_index *idx;    /* of the big objects references went through */
+	size_t nidx, idx_cap;
 } compiler;
+
+static void compiler_free_indexes(compiler *c)
+{
+	for (size_t i = 0; i < c->nidx; i++)
+		free(c->idx[i].slot);
+	free(c->idx);
+	c->idx = NULL;
+	c->nidx = c->idx_cap = 0;
+}
+
+/* 8 bytes a step: "$defs" keys are long dotted paths */
+static size_t key_hash(const char *k, size_t n)
+{
+	uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull, w;
+	for (; n >= 8; k += 8, n -= 8) {
+		memcpy(&w, k, 8);
+		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 31;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, k, n);
+		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* the index of obj's keys (built on first use); NULL when out of memory */
+static const key_index *key_index_of(compiler *c, const node *obj)
+{
+	key_index *ki;
+	for (size_t i = 0; i < c->nidx; i++)
+		if (c->idx[i].obj == obj)
+			return &c->idx[i];
+	if (VEC_RESERVE(c->idx, c->idx_cap, c->nidx + 1, 4) < 0)
+		return NULL;
+	ki = &c->idx[c->nidx];
+	ki->obj = obj;
+	ki->cap = 64;
+	while (ki->cap < 2 * obj->n)
+		ki->cap *= 2;
+	if (!(ki->slot = calloc(ki->cap, sizeof *ki->slot)))
+		return NULL;
+	for (size_t m = 0; m < obj->n; m++) {
+		const node *k = &obj->items[2 * m];
+		size_t h = key_hash(k->text, k->len) & (ki->cap - 1);
+		while (ki->slot[h]) {
+			const node *o = &obj->items[2 * (ki->slot[h] - 1)];
+			if (o->len == k->len && memcmp(o->text, k->text, k->len) == 0)
+				break;
+			h = (h + 1) & (ki->cap - 1);
+		}
+		ki->slot[h] = (uint32_t)(m + 1);
+	}
+	c->nidx++;
+	return ki;
+}
+
+/* The value of obj's member named t[0..tl) (the last of duplicates), or
+ * NULL; *oom set when an index could not be built */
+static const node *member_find(compiler *c, const node *obj, const char *t, size_t tl, int *oom)
+{
+	const key_index *ki;
+	if (obj->n < KEY_INDEX_MIN || obj->n > UINT32_MAX - 1) {
+		for (size_t i = obj->n; i-- > 0;)
+			if (obj->items[2 * i].len == tl && memcmp(obj->items[2 * i].text, t, tl) == 0)
+				return &obj->items[2 * i + 1];
+		return NULL;
+	}
+	if (!(ki = key_index_of(c, obj))) {
+		*oom = 1;
+		return NULL;
+	}
+	for (size_t h = key_hash(t, tl) & (ki->cap - 1); ki->slot[h]; h = (h + 1) & (ki->cap - 1)) {
+		const node *k = &obj->items[2 * (ki->slot[h] - 1)];
+		if (k->len == tl && memcmp(k->text, t, tl) == 0)
+			return k + 1;
+	}
+	return NULL;
+}
 
 /* One JSON-pointer token of a URI fragment: percent-decoding, then
  * "~1" -> "/" and "~0" -> "~". */
@@ -232,8 +326,9 @@ out:
 	return rc;
 }
 
-/* Resolves a JSON pointer fragment ("" or "/a/b") against the root. */
-static const node *resolve_pointer(const node *root, const char *frag)
+/* Resolves a JSON pointer fragment ("" or "/a/b") against the root;
+ * *oom set when out of memory. */
+static const node *resolve_pointer(compiler *c, const node *root, const char *frag, int *oom)
 {
 	const node *cur = root;
 	const char *p = frag;
@@ -257,12 +352,7 @@ static const node *resolve_pointer(const node *root, const char *frag)
 			tl = tok.len;
 		}
 		if (cur->type == GOJSON_OBJECT) {
-			for (size_t i = cur->n; i-- > 0;) {
-				if (cur->items[2 * i].len == tl && memcmp(cur->items[2 * i].text, t, tl) == 0) {
-					next = &cur->items[2 * i + 1];
-					break;
-				}
-			}
+			next = member_find(c, cur, t, tl, oom);
 		} else if (cur->type == GOJSON_ARRAY) {
 			char *end;
 			if (!tok.len) /* not unescaped: strtoul wants it NUL-terminated */
@@ -424,10 +514,10 @@ static int resolve_ref(compiler *c, const node *refnode)
 					    (int)base_len, ref);
 	}
 	if (*frag == '/' || *frag == '\0') {
-		bh_buf f = BH_BUF_INIT;
-		bh_buf_puts(&f, frag);
-		target = resolve_pointer(c->s->root, bh_buf_str(&f));
-		bh_buf_free(&f);
+		int oom = 0;
+		target = resolve_pointer(c, c->s->root, frag, &oom);
+		if (oom)
+			return bh_error_set(c->err, BH_ENOMEM, "out of memory");
 	} else {
 		target = find_anchor(c->s, frag);
 	}
@@ -2275,6 +2365,8 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 	c.err = err;
 	c.depth = 0;
 	c.exact = c.redo = 0;
+	c.idx = NULL;
+	c.nidx = c.idx_cap = 0;
 	rc = compile_schema(&c, s->root);
 	if (rc && c.redo) {
 		/* rare (a $ref chain some 256 deep): again, with every node seen */
@@ -2285,6 +2377,7 @@ static int compile_internal(const char *text, size_t len, int meta, jsonschema *
 		c.exact = 1;
 		rc = compile_schema(&c, s->root);
 	}
+	compiler_free_indexes(&c);
 	if (rc) {
 		jsonschema_free(s);
 		return rc;

@@ -861,6 +861,36 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 	return check_escapes(s, n, r, rl, why);
 }
 
+/* A fragment-only reference ("#/$defs/x": most $refs of a schema) with no
+ * backslash, control byte or '%' in it: url_parse finds no scheme, path or
+ * host in it and nothing to unescape, so ri accepts it; one pass instead
+ * of url_parse's several. */
+static int plain_fragment(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 1;
+	if (!n || s[0] != '#')
+		return 0;
+	/* 8 bytes a step: a byte below 0x20, or equal to one of the three
+	 * (x ^ c zero), sets its high bit in `hit` (exact when none does) */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, pct, bsl, del, hit;
+		memcpy(&x, s + i, 8);
+		pct = x ^ (ones * '%');
+		bsl = x ^ (ones * '\\');
+		del = x ^ (ones * 0x7F);
+		hit = ((x - ones * 0x20) & ~x) | ((pct - ones) & ~pct) | ((bsl - ones) & ~bsl) | ((del - ones) & ~del);
+		if (hit & highs)
+			return 0;
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7F || c == '%' || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
 /* v6 (as shipped with Helm 4.1): uri needs a scheme, uri-reference refuses
  * backslashes; both run url.Parse plus an IPv6 host check */
 static int ri(const char *s, size_t n, int reference, bh_buf *why)
@@ -868,6 +898,8 @@ static int ri(const char *s, size_t n, int reference, bh_buf *why)
 	int has_scheme;
 	const char *host;
 	size_t hostl;
+	if (reference && plain_fragment(s, n))
+		return 0;
 	if (reference && memchr(s, '\\', n))
 		return fail(why, "contains \\");
 	if (url_parse(s, n, &has_scheme, &host, &hostl, why))
@@ -1217,6 +1249,9 @@ int jsonschema_regex_check(const char *re, size_t n, bh_buf *why)
 
 int jsonschema_format_check(const char *name, const char *s, size_t n, bh_buf *why)
 {
+	/* first the two the meta-schema check asks for (every $ref, pattern) */
+	if (!strcmp(name, "uri-reference") || !strcmp(name, "iri-reference")) return ri(s, n, 1, why);
+	if (!strcmp(name, "regex")) return jsonschema_regex_check(s, n, why);
 	if (!strcmp(name, "json-pointer")) return json_pointer(s, n, why);
 	if (!strcmp(name, "relative-json-pointer")) return rel_json_pointer(s, n, why);
 	if (!strcmp(name, "uuid")) return uuid(s, n, why);
@@ -1229,7 +1264,5 @@ int jsonschema_format_check(const char *name, const char *s, size_t n, bh_buf *w
 	if (!strcmp(name, "time")) return timefmt(s, n, why);
 	if (!strcmp(name, "date-time")) return datetime(s, n, why);
 	if (!strcmp(name, "uri") || !strcmp(name, "iri")) return ri(s, n, 0, why);
-	if (!strcmp(name, "uri-reference") || !strcmp(name, "iri-reference")) return ri(s, n, 1, why);
-	if (!strcmp(name, "regex")) return jsonschema_regex_check(s, n, why);
 	return -1;
 }

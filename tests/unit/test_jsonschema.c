@@ -711,6 +711,27 @@ START_TEST(test_ref_pointers)
 	expect_compile_error("{\"$defs\":{\"a~1b\":{}},\"$ref\":\"#/$defs/a~1b\"}", BH_EINVAL, "no schema");
 	expect_compile_error("{\"allOf\":[{}],\"$ref\":\"#/allOf/00\"}", BH_EINVAL, "no schema");
 	expect_compile_error("{\"allOf\":[{}],\"$ref\":\"#/allOf/1\"}", BH_EINVAL, "no schema");
+	/* a "$defs" big enough to be looked up by hash: a duplicate key's
+	 * last value wins, as with the small ones; an absent name fails */
+	bh_buf defs = BH_BUF_INIT, big = BH_BUF_INIT;
+	for (int i = 0; i < 40; i++)
+		bh_buf_printf(&defs, "\"helm-values.component%d.settings\":{\"type\":\"%s\"},", i, i == 25 ? "string" : "boolean");
+	bh_buf_puts(&defs, "\"helm-values.component25.settings\":{\"type\":\"integer\"}");
+	bh_buf_printf(&big, "{\"$defs\":{%s},\"properties\":{\"a\":{\"$ref\":\"#/$defs/helm-values.component25.settings\"},"
+			    "\"b\":{\"$ref\":\"#/$defs/helm-values.component3.settings\"}}}", bh_buf_str(&defs));
+	ck_assert_msg(jsonschema_compile_text(big.data, big.len, &s, &e) == 0, "%s", e.msg);
+	v = json_pack("{s:s,s:i}", "a", "x", "b", 1);
+	bh_buf_reset(&out);
+	ck_assert_int_eq(jsonschema_validate(s, v, &out, &e), 1);
+	ck_assert_str_eq(bh_buf_str(&out), "- at '/a': got string, want integer\n- at '/b': got number, want boolean\n");
+	json_decref(v);
+	jsonschema_free(s);
+	bh_buf_free(&out);
+	bh_buf_reset(&big);
+	bh_buf_printf(&big, "{\"$defs\":{%s},\"$ref\":\"#/$defs/helm-values.component40.settings\"}", bh_buf_str(&defs));
+	expect_compile_error(bh_buf_str(&big), BH_EINVAL, "no schema");
+	bh_buf_free(&big);
+	bh_buf_free(&defs);
 }
 END_TEST
 
