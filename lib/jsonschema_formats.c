@@ -751,14 +751,14 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 	*has_scheme = 0;
 	*host = NULL;
 	*hostl = 0;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
-			return url_fail(why, s, n, "net/url: invalid control character in URL");
-	/* the fragment is split off first */
+	/* the fragment is split off first; what is before it is parsed (its
+	 * errors quote only that part), then the fragment unescaped (its
+	 * errors quote the whole) */
 	for (hash = 0; hash < n && s[hash] != '#'; hash++)
 		;
-	if (hash < n && check_escapes(s, n, s + hash + 1, n - hash - 1, why))
-		return 1;
+	for (i = 0; i < hash; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
+			return url_fail(why, s, hash, "net/url: invalid control character in URL");
 	/* scheme */
 	for (i = 0; i < hash; i++) {
 		char c = s[i];
@@ -768,7 +768,7 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 			continue;
 		if (c == ':') {
 			if (i == 0)
-				return url_fail(why, s, n, "missing protocol scheme");
+				return url_fail(why, s, hash, "missing protocol scheme");
 			*has_scheme = 1;
 			rest = i + 1;
 		}
@@ -785,7 +785,7 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 		while (seg < rl && r[seg] != '/')
 			seg++;
 		if (memchr(r, ':', seg))
-			return url_fail(why, s, n, "first path segment in URL cannot contain colon");
+			return url_fail(why, s, hash, "first path segment in URL cannot contain colon");
 	}
 	if ((*has_scheme || !(rl >= 3 && r[0] == '/' && r[1] == '/' && r[2] == '/')) && rl >= 2 && r[0] == '/' && r[1] == '/') {
 		const char *auth = r + 2, *at, *h;
@@ -805,11 +805,11 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 			int zone;
 			bh_buf inner = BH_BUF_INIT;
 			if (!close)
-				return url_fail(why, s, n, "missing ']' in host");
+				return url_fail(why, s, hash, "missing ']' in host");
 			if (parse_addr(h + 1, (size_t)(close - h - 1), &zone, &inner)) {
 				bh_buf m = BH_BUF_INIT;
 				bh_buf_printf(&m, "invalid host: %s", bh_buf_str(&inner));
-				url_fail(why, s, n, bh_buf_str(&m));
+				url_fail(why, s, hash, bh_buf_str(&m));
 				bh_buf_free(&m);
 				bh_buf_free(&inner);
 				return 1;
@@ -832,7 +832,7 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 						bh_buf_puts(&m, "invalid port ");
 						go_quote(&m, colon, (size_t)(h + hl - colon));
 						bh_buf_puts(&m, " after host");
-						url_fail(why, s, n, bh_buf_str(&m));
+						url_fail(why, s, hash, bh_buf_str(&m));
 						bh_buf_free(&m);
 						return 1;
 					}
@@ -844,12 +844,12 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 					bh_buf_puts(&m, "invalid character ");
 					go_quote(&m, h + k, 1);
 					bh_buf_puts(&m, " in host name");
-					url_fail(why, s, n, bh_buf_str(&m));
+					url_fail(why, s, hash, bh_buf_str(&m));
 					bh_buf_free(&m);
 					return 1;
 				}
 			}
-			if (check_escapes(s, n, h, hl, why))
+			if (check_escapes(s, hash, h, hl, why))
 				return 1;
 			/* URL.Hostname(): without the port */
 			*host = h;
@@ -858,37 +858,18 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 		r = auth + al;
 		rl = rl - 2 - al;
 	}
-	return check_escapes(s, n, r, rl, why);
+	if (check_escapes(s, hash, r, rl, why))
+		return 1;
+	return hash < n && check_escapes(s, n, s + hash + 1, n - hash - 1, why);
 }
 
 /* A fragment-only reference ("#/$defs/x": most $refs of a schema) with no
- * backslash, control byte or '%' in it: url_parse finds no scheme, path or
- * host in it and nothing to unescape, so ri accepts it; one pass instead
- * of url_parse's several. */
+ * backslash or '%' in it: url_parse finds no scheme, path or host in it
+ * and nothing to unescape (a fragment may hold controls), so ri accepts
+ * it; two memchr instead of url_parse's passes. */
 static int plain_fragment(const char *s, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	size_t i = 1;
-	if (!n || s[0] != '#')
-		return 0;
-	/* 8 bytes a step: a byte below 0x20, or equal to one of the three
-	 * (x ^ c zero), sets its high bit in `hit` (exact when none does) */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, pct, bsl, del, hit;
-		memcpy(&x, s + i, 8);
-		pct = x ^ (ones * '%');
-		bsl = x ^ (ones * '\\');
-		del = x ^ (ones * 0x7F);
-		hit = ((x - ones * 0x20) & ~x) | ((pct - ones) & ~pct) | ((bsl - ones) & ~bsl) | ((del - ones) & ~del);
-		if (hit & highs)
-			return 0;
-	}
-	for (; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7F || c == '%' || c == '\\')
-			return 0;
-	}
-	return 1;
+	return n && s[0] == '#' && !memchr(s, '%', n) && !memchr(s, '\\', n);
 }
 
 /* v6 (as shipped with Helm 4.1): uri needs a scheme, uri-reference refuses
