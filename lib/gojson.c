@@ -392,7 +392,7 @@ static void quote_char(char out[16], unsigned c)
  * memory. A short one (most keys and numbers) is copied as 16 bytes with
  * no call: its allocation is rounded up to 16 bytes (max_align_t), and the
  * input holds 16 from st; the bytes past the NUL are never read. */
-static inline char *text_dup(parser *p, size_t st, size_t n)
+static inline __attribute__((always_inline)) char *text_dup(parser *p, size_t st, size_t n)
 {
 	if (_Alignof(max_align_t) >= 16 && n < 16 && p->n - st >= 16) {
 		char *t = tree_alloc(p->mem, n + 1);
@@ -508,7 +508,7 @@ static void fold_breaks(parser *p, bh_buf *b)
 
 /* The first byte of s[i..n) that is a quote, a backslash, a control or
  * not ASCII; n when there is none. */
-static size_t string_run_end(const unsigned char *s, size_t i, size_t n)
+static inline __attribute__((always_inline)) size_t string_run_end(const unsigned char *s, size_t i, size_t n)
 {
 	/* 16 bytes a step first (a schema's descriptions are long) */
 	for (i = plain_ascii_run(s, i, n, 0); i < n; i++)
