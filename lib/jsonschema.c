@@ -856,7 +856,9 @@ static void quote(bh_buf *b, const char *str, size_t n)
 		unsigned c = s[i];
 		if (c < 0x80) {
 			switch (c) {
-			case '\\': bh_buf_puts(b, "\\\\"); break;
+			case '\\': /* v6's \" -> " eats the second \ of a final one */
+				bh_buf_puts(b, i + 1 == n ? "\\" : "\\\\");
+				break;
 			case '\'': bh_buf_puts(b, "\\'"); break;
 			case '\a': bh_buf_puts(b, "\\a"); break;
 			case '\b': bh_buf_puts(b, "\\b"); break;
