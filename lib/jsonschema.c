@@ -17,6 +17,7 @@
 #include "lib/gostrconv.h"
 #include "lib/jsonschema_formats.h"
 #include "lib/jsonschema_internal.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 #include "lib/yaml_resolve.h"
 
@@ -215,23 +216,6 @@ static void compiler_free_indexes(compiler *c)
 	c->nidx = c->idx_cap = 0;
 }
 
-/* 8 bytes a step: "$defs" keys are long dotted paths */
-static size_t key_hash(const char *k, size_t n)
-{
-	uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull, w;
-	for (; n >= 8; k += 8, n -= 8) {
-		memcpy(&w, k, 8);
-		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-		h ^= h >> 31;
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, k, n);
-		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-	}
-	return (size_t)(h ^ (h >> 29));
-}
-
 /* the index of obj's keys (built on first use); NULL when out of memory */
 static const key_index *key_index_of(compiler *c, const node *obj)
 {
@@ -250,7 +234,7 @@ static const key_index *key_index_of(compiler *c, const node *obj)
 		return NULL;
 	for (size_t m = 0; m < obj->n; m++) {
 		const node *k = &obj->items[2 * m];
-		size_t h = key_hash(k->text, k->len) & (ki->cap - 1);
+		size_t h = bh_fnv1a(BH_FNV1A_INIT, k->text, k->len) & (ki->cap - 1);
 		while (ki->slot[h]) {
 			const node *o = &obj->items[2 * (ki->slot[h] - 1)];
 			if (o->len == k->len && memcmp(o->text, k->text, k->len) == 0)
@@ -278,7 +262,7 @@ static const node *member_find(compiler *c, const node *obj, const char *t, size
 		*oom = 1;
 		return NULL;
 	}
-	for (size_t h = key_hash(t, tl) & (ki->cap - 1); ki->slot[h]; h = (h + 1) & (ki->cap - 1)) {
+	for (size_t h = bh_fnv1a(BH_FNV1A_INIT, t, tl) & (ki->cap - 1); ki->slot[h]; h = (h + 1) & (ki->cap - 1)) {
 		const node *k = &obj->items[2 * (ki->slot[h] - 1)];
 		if (k->len == tl && memcmp(k->text, t, tl) == 0)
 			return k + 1;
