@@ -1,6 +1,7 @@
 /* supervisor/depends.c — see depends.h. Names and texts follow fluxcd/
  * helm-controller internal/controller (checkDependencies). */
 #include "supervisor/depends.h"
+#include "supervisor/hrent.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,7 @@ static int dep_ready(const json_t *dep)
 {
 	const json_t *st = json_object_get(dep, "status"), *c;
 	size_t i;
-	if (json_integer_value(json_object_get(json_object_get(dep, "metadata"), "generation")) !=
+	if (flux_generation(dep) !=
 	    json_integer_value(json_object_get(st, "observedGeneration")))
 		return 0;
 	json_array_foreach(json_object_get(st, "conditions"), i, c)

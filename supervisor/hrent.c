@@ -12,9 +12,14 @@ static const char *jstr2(const json_t *o, const char *a, const char *b)
 	return json_string_value(json_object_get(json_object_get(o, a), b));
 }
 
-static const char *request_of(const json_t *hr)
+json_int_t flux_generation(const json_t *o)
 {
-	return json_string_value(json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"),
+	return json_integer_value(json_object_get(json_object_get(o, "metadata"), "generation"));
+}
+
+const char *flux_requested_at(const json_t *o)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"),
 						 "reconcile.fluxcd.io/requestedAt"));
 }
 
@@ -35,7 +40,7 @@ int hr_being_deleted(const json_t *hr)
 
 int hr_wants_reconcile_request(const json_t *hr)
 {
-	const char *req = request_of(hr);
+	const char *req = flux_requested_at(hr);
 	const char *handled = jstr2(hr, "status", "lastHandledReconcileAt");
 	return req && (!handled || strcmp(req, handled) != 0);
 }
@@ -72,7 +77,7 @@ hr_ent *hrent_new(const json_t *hr, const char *text, size_t len)
 {
 	char kind[254], sns[254], sname[520];
 	const char *ns = jstr2(hr, "metadata", "namespace"), *name = jstr2(hr, "metadata", "name");
-	const char *uid = jstr2(hr, "metadata", "uid"), *req = request_of(hr);
+	const char *uid = jstr2(hr, "metadata", "uid"), *req = flux_requested_at(hr);
 	int has_src = source_of(hr, kind, sizeof kind, sns, sizeof sns, sname, sizeof sname) == 0;
 	size_t nl, nn, ul, rl, kl, snl, sml, tl;
 	char *p;

@@ -46,6 +46,12 @@ hr_ent *hrent_dup(const hr_ent *h);
 /* The object as a new tree; NULL when out of memory. */
 json_t *hrent_tree_new(const hr_ent *h);
 
+/* A Flux object's (any kind's) metadata.generation (0 when absent) and its
+ * reconcile.fluxcd.io/requestedAt annotation (NULL when absent): read in
+ * one place, not by path at each use. */
+json_int_t flux_generation(const json_t *o);
+const char *flux_requested_at(const json_t *o);
+
 /* The predicates on a decoded object behind the flags above. */
 int hr_has_finalizer(const json_t *hr);
 int hr_being_deleted(const json_t *hr);

@@ -1708,10 +1708,9 @@ static void finish(kube_client *kc, sv_job *j)
 		return;
 	}
 	if (e) {
-		const char *req = json_string_value(json_object_get(
-			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
+		const char *req = flux_requested_at(j->hr);
 		entry_unjob(e);
-		e->done_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+		e->done_gen = flux_generation(j->hr);
 		snprintf(e->done_req, sizeof e->done_req, "%s", req ? req : "");
 		if (!(j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NOW))
 			e->retries = 0;
@@ -1719,26 +1718,26 @@ static void finish(kube_client *kc, sv_job *j)
 			/* Flux's ErrMustRequeue: remediation goes on, with the
 			 * work queue's exponential backoff (1s, 2s, ... 64s) */
 			queue_after(e, requeue_backoff(e));
-			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+			e->sched_gen = flux_generation(j->hr);
 		} else if (j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_RETRY) {
 			double d = requeue_retry_secs(j->hr, j->result.status); /* RetryOnFailure */
 			queue_after(e, (d > 0 ? d : hr_interval(j->hr)));
-			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+			e->sched_gen = flux_generation(j->hr);
 		} else if (!o.ready && j->has_result && j->result.status && j->result.requeue == PROTO_REQUEUE_NEVER) {
 			e->queued = 0; /* stalled until the object changes */
-			if (e->hr->gen != json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
+			if (e->hr->gen != flux_generation(j->hr)) {
 				queue_after(e, 0);
 			}
 		} else if (!o.ready) {
 			queue_after(e, hr_interval(j->hr));
-			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
-		} else if (e->hr->gen != json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"))) {
+			e->sched_gen = flux_generation(j->hr);
+		} else if (e->hr->gen != flux_generation(j->hr)) {
 			queue_after(e, 0); /* changed while we worked */
 		} else if (j->has_result && j->result.status) {
 			/* Flux's RequeueAfter .spec.interval: the state machine looks
 			 * again (a release changed behind its back, tests, ...) */
 			queue_after(e, requeue_jitter(hr_interval(j->hr)));
-			e->sched_gen = json_integer_value(json_object_get(json_object_get(j->hr, "metadata"), "generation"));
+			e->sched_gen = flux_generation(j->hr);
 		}
 		insync_forget(e);
 		if (o.ready && insync_fits(j))
@@ -1749,11 +1748,6 @@ static void finish(kube_client *kc, sv_job *j)
 /* ---- the no-op without a worker (noop.h) ------------------------------------- */
 static sv_job **checks; /* storage lists in flight instead of workers */
 static size_t nchecks;
-
-static json_int_t generation(const json_t *hr)
-{
-	return json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
-}
 
 /* Did j leave its release Ready (found in sync, or installed or upgraded
  * with every storage write followed), and have inputs the memory can
@@ -1778,7 +1772,7 @@ static void insync_keep(entry *e, sv_job *j)
 		free(s);
 		return;
 	}
-	s->gen = generation(j->hr);
+	s->gen = flux_generation(j->hr);
 	snprintf(s->digest, sizeof s->digest, "%s", j->digest);
 	s->storage_fp = noop_store_fp(j->store);
 	if (j->result.status && !(s->status = jtext_new(j->result.status))) {
@@ -1834,7 +1828,7 @@ static int noop_try(entry *e)
 		insync_forget(e);
 		return 0;
 	}
-	if (e->deleting || !noop_eligible(hr) || !has_finalizer(hr) || generation(hr) != e->sync->gen ||
+	if (e->deleting || !noop_eligible(hr) || !has_finalizer(hr) || flux_generation(hr) != e->sync->gen ||
 	    source_cached_digest(hr, digest, sizeof digest) < 0 || strcmp(digest, e->sync->digest) != 0 ||
 	    acl_identity(&lockdown, hr, identity, sizeof identity, &err) < 0 || acl_check_refs(&lockdown, hr, &err) < 0 ||
 	    depends_check(hr, cache_lookup, NULL, err.msg, sizeof err.msg) != DEPENDS_READY ||
@@ -1879,7 +1873,7 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 	 * (the object's spec did not while its generation is the one j has:
 	 * j's tree names the same source, and is not decoded again) */
 	if (f->audit_error[0] || f->status != 200 || !e->sync || e->hr->gen != e->sync->gen || e->hr->deleted ||
-	    generation(j->hr) != e->sync->gen || source_cached_digest(j->hr, digest, sizeof digest) < 0 ||
+	    flux_generation(j->hr) != e->sync->gen || source_cached_digest(j->hr, digest, sizeof digest) < 0 ||
 	    strcmp(digest, e->sync->digest) != 0 ||
 	    noop_storage_fp(f->body.data ? f->body.data : "", f->body.len, j->release_name, &fp) < 0 ||
 	    fp != e->sync->storage_fp) {
@@ -1891,8 +1885,7 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 	{
 		const insync *s = e->sync;
 		json_t *wstatus = s->status ? jload_new(s->status, strlen(s->status), 0, NULL) : NULL;
-		const char *req = json_string_value(json_object_get(
-			json_object_get(json_object_get(j->hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
+		const char *req = flux_requested_at(j->hr);
 		sv_outcome o = {0};
 		o.ready = s->res.ready;
 		o.reason = s->res.reason;
@@ -1913,11 +1906,11 @@ static void noop_answered(kube_client *kc, sv_job *j, const fwd_req *f)
 		report(kc, j->hr, &o);
 		json_decref(wstatus);
 		metrics_reconcile_done(j, 1, 0, now_s() - j->started, opt.worker_cpu);
-		e->done_gen = generation(j->hr);
+		e->done_gen = flux_generation(j->hr);
 		snprintf(e->done_req, sizeof e->done_req, "%s", req ? req : "");
 		e->retries = 0;
 		queue_after(e, requeue_jitter(hr_interval(j->hr)));
-		e->sched_gen = generation(j->hr);
+		e->sched_gen = flux_generation(j->hr);
 	}
 }
 

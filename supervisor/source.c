@@ -1,5 +1,6 @@
 /* supervisor/source.c — see source.h. */
 #include "supervisor/source.h"
+#include "supervisor/hrent.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -250,7 +251,7 @@ static int artifact_take(source_info *si, const json_t *art, bh_error *err)
 static int resolve_oci(kube_client *kc, const char *ns, const char *name, source_info *si, bh_error *err)
 {
 	json_t *o = NULL;
-	const json_t *art, *md;
+	const json_t *art;
 	int rc;
 	snprintf(si->kind, sizeof si->kind, "OCIRepository");
 	snprintf(si->ns, sizeof si->ns, "%s", ns);
@@ -260,10 +261,9 @@ static int resolve_oci(kube_client *kc, const char *ns, const char *name, source
 		return bh_error_set(err, BH_ENOTFOUND, "could not get source 'OCIRepository/%s/%s': not found", ns, name);
 	if (rc < 0)
 		return bh_error_prefix(err, "could not get source 'OCIRepository/%s/%s'", ns, name);
-	md = json_object_get(o, "metadata");
 	art = json_object_get(json_object_get(o, "status"), "artifact");
 	if (json_integer_value(json_object_get(json_object_get(o, "status"), "observedGeneration")) <
-		    json_integer_value(json_object_get(md, "generation")) &&
+		    flux_generation(o) &&
 	    json_object_get(json_object_get(o, "status"), "observedGeneration")) {
 		json_decref(o);
 		bh_error_set(err, BH_OK, "OCIRepository '%s/%s' is not ready: latest generation of object has not been "
@@ -342,8 +342,7 @@ int source_resolve(kube_client *kc, const json_t *hr, source_info *si, bh_error 
 	if (rc < 0)
 		return bh_error_prefix(err, "could not get source 'HelmChart/%s/%s'", ns, name);
 	if (!json_is_object(ref)) {
-		const json_t *md = json_object_get(hc, "metadata");
-		json_int_t gen = json_integer_value(json_object_get(md, "generation"));
+		json_int_t gen = flux_generation(hc);
 		json_int_t seen = json_integer_value(json_object_get(json_object_get(hc, "status"), "observedGeneration"));
 		int updated = helmchart_sync(kc, hr, hc, err);
 		if (updated < 0) {

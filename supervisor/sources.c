@@ -1,5 +1,6 @@
 /* supervisor/sources.c — see sources.h. */
 #include "supervisor/sources.h"
+#include "supervisor/hrent.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -364,7 +365,7 @@ static void cond_set(json_t *conds, const char *type, const char *status, const 
 static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, const char *reason, const char *msg)
 {
 	const json_t *o = x->o;
-	json_int_t gen = json_integer_value(json_object_get(json_object_get(o, "metadata"), "generation"));
+	json_int_t gen = flux_generation(o);
 	json_t *conds = json_deep_copy(json_object_get(json_object_get(o, "status"), "conditions")), *patch, *out = NULL;
 	const char *req;
 	kube_write_opts wo = {CTRL, 0, 0, "status"};
@@ -384,8 +385,7 @@ static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, cons
 	cond_set(conds, "Stalled", NULL, "", "", gen, now);
 	json_object_set_new(st, "conditions", conds);
 	json_object_set_new(st, "observedGeneration", json_integer(gen));
-	req = json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"),
-						"reconcile.fluxcd.io/requestedAt"));
+	req = flux_requested_at(o);
 	if (req)
 		json_object_set_new(st, "lastHandledReconcileAt", json_string(req));
 	patch = json_pack("{s:o}", "status", st);
@@ -719,7 +719,7 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 	rq.values_files.v = vf;
 	rq.ignore_missing_values_files = json_is_true(json_object_get(spec, "ignoreMissingValuesFiles"));
 	snprintf(gen, sizeof gen, "%lld",
-		 (long long)json_integer_value(json_object_get(json_object_get(x->o, "metadata"), "generation")));
+		 (long long)flux_generation(x->o));
 	rq.version_metadata = gen;
 	/* with values files the artifact is re-packaged each time (same bytes, same digest) */
 	if (!rq.values_files.n && have_digest && artcache_has(have_digest)) {
@@ -811,11 +811,11 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 static int is_due(const obj *x, double now)
 {
 	const json_t *md = json_object_get(x->o, "metadata");
-	const char *req = json_string_value(json_object_get(json_object_get(md, "annotations"), "reconcile.fluxcd.io/requestedAt"));
+	const char *req = flux_requested_at(x->o);
 	if (x->busy || x->gone || json_is_true(json_object_get(json_object_get(x->o, "spec"), "suspend")) ||
 	    str(md, "deletionTimestamp", NULL) || (x->chart == K_REPO && repo_is_oci(x->o)))
 		return 0; /* an OCI HelmRepository holds settings only: no artifact, no status (as Flux) */
-	return json_integer_value(json_object_get(md, "generation")) != x->handled_gen ||
+	return flux_generation(x->o) != x->handled_gen ||
 	       (req && strcmp(req, x->handled_req) != 0) || now >= x->due;
 }
 
@@ -848,9 +848,8 @@ static void *reconcile_main(void *arg)
 			continue;
 		}
 		x->busy = 1;
-		x->handled_gen = json_integer_value(json_object_get(json_object_get(x->o, "metadata"), "generation"));
-		req = json_string_value(json_object_get(json_object_get(json_object_get(x->o, "metadata"), "annotations"),
-							"reconcile.fluxcd.io/requestedAt"));
+		x->handled_gen = flux_generation(x->o);
+		req = flux_requested_at(x->o);
 		snprintf(x->handled_req, sizeof x->handled_req, "%s", req ? req : "");
 		copy = *x;
 		o = json_incref(x->o);

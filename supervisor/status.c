@@ -1,5 +1,6 @@
 /* supervisor/status.c — see status.h. */
 #include "supervisor/status.h"
+#include "supervisor/hrent.h"
 #include "kube/curl.h"
 #include "lib/hash.h"
 #include "supervisor/forward.h"
@@ -140,7 +141,7 @@ static json_t *snapshot_json(const proto_snapshot *s)
 json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 {
 	const json_t *old = json_object_get(hr, "status");
-	json_int_t gen = json_integer_value(json_object_get(json_object_get(hr, "metadata"), "generation"));
+	json_int_t gen = flux_generation(hr);
 	/* st and conds share the values of the cached object (no deep copy of
 	 * its status per write): only their own top level changes, and a
 	 * value that changes below it is copied first */
@@ -148,8 +149,7 @@ json_t *status_build(const json_t *hr, const sv_outcome *o, const char *now)
 	json_t *oldconds = json_object_get(old, "conditions");
 	json_t *conds = json_array(), *c;
 	size_t i;
-	const char *req = json_string_value(
-		json_object_get(json_object_get(json_object_get(hr, "metadata"), "annotations"), "reconcile.fluxcd.io/requestedAt"));
+	const char *req = flux_requested_at(hr);
 	/* keep other conditions, drop Reconciling (negative polarity: only while true) */
 	json_array_foreach(oldconds, i, c) {
 		const char *t = json_string_value(json_object_get(c, "type"));
