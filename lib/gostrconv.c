@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/gostrconv_print.h"
+
 int go_shortest_digits(double v, char digits[32], int *ndigits, int *dp)
 {
 	char tmp[64];
@@ -135,4 +137,76 @@ int go_unhex(unsigned c)
 	if (c >= 'A' && c <= 'F')
 		return (int)(c - 'A' + 10);
 	return -1;
+}
+
+int go_is_print(int32_t r)
+{
+	/* ASCII and Latin-1 directly: U+0020..U+007E, and U+00A1..U+00FF but
+	 * the soft hyphen U+00AD (Cf) */
+	if (r < 0x100)
+		return (r >= 0x20 && r < 0x7F) || (r >= 0xA1 && r != 0xAD);
+	if (r > 0x10FFFF)
+		return 0;
+	size_t lo = 0, hi = go_print_len;
+	while (lo < hi) { /* the first range whose last code point is >= r */
+		size_t mid = lo + (hi - lo) / 2;
+		if (go_print[mid][1] < (uint32_t)r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < go_print_len && go_print[lo][0] <= (uint32_t)r;
+}
+
+void go_append_rune(bh_buf *b, int32_t r)
+{
+	char u[4];
+	if (r < 0 || r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF))
+		r = 0xFFFD;
+	if (r < 0x80) {
+		bh_buf_putc(b, (char)r);
+		return;
+	}
+	if (r < 0x800) {
+		u[0] = (char)(0xC0 | (r >> 6));
+		u[1] = (char)(0x80 | (r & 0x3F));
+		bh_buf_put(b, u, 2);
+	} else if (r < 0x10000) {
+		u[0] = (char)(0xE0 | (r >> 12));
+		u[1] = (char)(0x80 | ((r >> 6) & 0x3F));
+		u[2] = (char)(0x80 | (r & 0x3F));
+		bh_buf_put(b, u, 3);
+	} else {
+		u[0] = (char)(0xF0 | (r >> 18));
+		u[1] = (char)(0x80 | ((r >> 12) & 0x3F));
+		u[2] = (char)(0x80 | ((r >> 6) & 0x3F));
+		u[3] = (char)(0x80 | (r & 0x3F));
+		bh_buf_put(b, u, 4);
+	}
+}
+
+void go_quote_rune(bh_buf *b, int32_t r, char quote, int ascii_only)
+{
+	static const char esc[] = "\aa\bb\ff\nn\rr\tt\vv";
+	if (r == quote || r == '\\') {
+		bh_buf_putc(b, '\\');
+		bh_buf_putc(b, (char)r);
+		return;
+	}
+	if ((!ascii_only || r < 0x80) && go_is_print(r)) {
+		go_append_rune(b, r);
+		return;
+	}
+	for (const char *e = esc; *e; e += 2)
+		if (r == *e) {
+			bh_buf_putc(b, '\\');
+			bh_buf_putc(b, e[1]);
+			return;
+		}
+	if (r < 0x20 || r == 0x7F)
+		bh_buf_printf(b, "\\x%02x", (unsigned)r);
+	else if (r < 0x10000)
+		bh_buf_printf(b, "\\u%04x", (unsigned)r);
+	else
+		bh_buf_printf(b, "\\U%08x", (unsigned)r);
 }

@@ -814,21 +814,6 @@ static verr *with_causes(verr *e, errlist *l)
 
 /* ---- message pieces (kind/kind.go) ----------------------------------------- */
 
-static int go_is_print(int32_t r)
-{
-	if (r < 0x20 || r == 0x7F)
-		return 0;
-	if (r < 0x7F)
-		return 1;
-	if (r < 0xA0 || r == 0xAD)
-		return 0;
-	if (r == 0x2028 || r == 0x2029 || r == 0xFEFF || (r >= 0x200B && r <= 0x200F) ||
-	    (r >= 0x2060 && r <= 0x2064) || (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xFFF9 && r <= 0xFFFB) ||
-	    r == 0xFFFE || r == 0xFFFF)
-		return 0;
-	return 1;
-}
-
 /* kind.quote(): Go's %q, then \" -> " and ' -> \', in single quotes. */
 static void quote(bh_buf *b, const char *str, size_t n)
 {
@@ -836,39 +821,15 @@ static void quote(bh_buf *b, const char *str, size_t n)
 	bh_buf_putc(b, '\'');
 	for (size_t i = 0; i < n;) {
 		int32_t r;
-		int sz;
-		unsigned c = s[i];
-		if (c < 0x80) {
-			switch (c) {
-			case '\\': /* v6's \" -> " eats the second \ of a final one */
-				bh_buf_puts(b, i + 1 == n ? "\\" : "\\\\");
-				break;
-			case '\'': bh_buf_puts(b, "\\'"); break;
-			case '\a': bh_buf_puts(b, "\\a"); break;
-			case '\b': bh_buf_puts(b, "\\b"); break;
-			case '\f': bh_buf_puts(b, "\\f"); break;
-			case '\n': bh_buf_puts(b, "\\n"); break;
-			case '\r': bh_buf_puts(b, "\\r"); break;
-			case '\t': bh_buf_puts(b, "\\t"); break;
-			case '\v': bh_buf_puts(b, "\\v"); break;
-			default:
-				if (c < 0x20 || c == 0x7F)
-					bh_buf_printf(b, "\\x%02x", c);
-				else
-					bh_buf_putc(b, (char)c);
-			}
-			i++;
-			continue;
-		}
-		sz = utf8_rune_go(s + i, n - i, &r);
+		int sz = utf8_rune_go(s + i, n - i, &r);
 		if (r < 0)
-			bh_buf_printf(b, "\\x%02x", c);
-		else if (go_is_print(r))
-			bh_buf_put(b, s + i, (size_t)sz);
-		else if (r < 0x10000)
-			bh_buf_printf(b, "\\u%04x", (unsigned)r);
+			bh_buf_printf(b, "\\x%02x", s[i]);
+		else if (r == '\\' && i + 1 == n) /* v6's \" -> " eats the second \ of a final one */
+			bh_buf_putc(b, '\\');
+		else if (r == '"')
+			bh_buf_putc(b, '"');
 		else
-			bh_buf_printf(b, "\\U%08x", (unsigned)r);
+			go_quote_rune(b, r, '\'', 0);
 		i += (size_t)sz;
 	}
 	bh_buf_putc(b, '\'');

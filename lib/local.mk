@@ -3,7 +3,7 @@ noinst_LIBRARIES += lib/libbhlib.a
 lib_libbhlib_a_SOURCES = \
 	lib/error.c lib/error.h \
 	lib/buf.c lib/buf.h lib/hash.h \
-	lib/gostrconv.c lib/gostrconv.h \
+	lib/gostrconv.c lib/gostrconv.h lib/gostrconv_print.c lib/gostrconv_print.h \
 	lib/gojson.c lib/gojson.h \
 	lib/yaml.c lib/yaml.h lib/yaml_internal.h lib/yaml_fast.c lib/yaml_emit.c lib/yaml_pretty.c \
 	lib/yaml_resolve.c lib/yaml_resolve.h \
@@ -18,11 +18,15 @@ lib_libbhlib_a_SOURCES = \
 	lib/heap.c lib/heap.h \
 	lib/vec.c lib/vec.h \
 	lib/json_pool.c lib/json_pool.h
+# regenerates lib/gostrconv_print.c from the Unicode Character Database
+EXTRA_DIST += lib/gostrconv_print_gen.py
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) $(LIBDEFLATE_LIBS) -lm
 
 check_PROGRAMS += tests/unit/test_lib
-tests_unit_test_lib_SOURCES = tests/unit/test_lib.c
+tests_unit_test_lib_SOURCES = tests/unit/test_lib.c tests/unit/go_print_helm.h
+# regenerates tests/unit/go_print_helm.h (Go's IsPrint of every code point) from helm
+EXTRA_DIST += tests/unit/gen_go_print_ranges.py
 tests_unit_test_lib_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_lib

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/gostrconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
@@ -506,18 +507,6 @@ static int dec_utf8(const unsigned char *s, size_t n, int *size)
 	return 0xFFFD;
 }
 
-static int js_printable(int r)
-{
-	if (r <= 0xA0 || r == 0xAD)
-		return 0;
-	if ((r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) || (r >= 0x205F && r <= 0x206F) ||
-	    r == 0x3000 || r == 0xFEFF || (r >= 0xD800 && r <= 0xF8FF) || r == 0xFFFE || r == 0xFFFF ||
-	    r == 0x1680 || r == 0x180E || (r >= 0x600 && r <= 0x605) || r == 0x61C || r == 0x6DD ||
-	    r == 0x70F || (r >= 0xFFF9 && r <= 0xFFFB) || r >= 0xF0000 || (r >= 0xE0000 && r <= 0xE0FFF))
-		return 0;
-	return 1;
-}
-
 static int fn_js(tmpl_call *c)
 {
 	static const char hx[] = "0123456789ABCDEF";
@@ -547,7 +536,7 @@ static int fn_js(tmpl_call *c)
 			continue;
 		}
 		int sz, r = dec_utf8(b + i, s.len - i, &sz);
-		if (r == 0xFFFD || js_printable(r))
+		if (go_is_print(r)) /* U+FFFD (a bad byte, too) is printable */
 			bh_buf_put(&o, (const char *)b + i, (size_t)sz);
 		else
 			bh_buf_printf(&o, "\\u%04X", r);

@@ -70,27 +70,6 @@ static int utf8_decode(const unsigned char *s, size_t n, int *size)
 	return -1; /* RuneError */
 }
 
-static void utf8_put(bh_buf *b, int r)
-{
-	if (r < 0 || r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF))
-		r = 0xFFFD;
-	if (r < 0x80) {
-		bh_buf_putc(b, (char)r);
-	} else if (r < 0x800) {
-		bh_buf_putc(b, (char)(0xC0 | (r >> 6)));
-		bh_buf_putc(b, (char)(0x80 | (r & 0x3F)));
-	} else if (r < 0x10000) {
-		bh_buf_putc(b, (char)(0xE0 | (r >> 12)));
-		bh_buf_putc(b, (char)(0x80 | ((r >> 6) & 0x3F)));
-		bh_buf_putc(b, (char)(0x80 | (r & 0x3F)));
-	} else {
-		bh_buf_putc(b, (char)(0xF0 | (r >> 18)));
-		bh_buf_putc(b, (char)(0x80 | ((r >> 12) & 0x3F)));
-		bh_buf_putc(b, (char)(0x80 | ((r >> 6) & 0x3F)));
-		bh_buf_putc(b, (char)(0x80 | (r & 0x3F)));
-	}
-}
-
 static size_t rune_count(const char *s, size_t n)
 {
 	size_t c = 0, i = 0;
@@ -101,33 +80,6 @@ static size_t rune_count(const char *s, size_t n)
 		c++;
 	}
 	return c;
-}
-
-/* Approximation of Go's unicode.IsPrint for non-ASCII runes: everything
- * except separators, controls, format characters, surrogates, private use
- * and noncharacters. */
-static int rune_is_print(int r)
-{
-	if (r < 0x20 || r == 0x7F)
-		return 0;
-	if (r < 0x7F)
-		return 1;
-	if (r <= 0xA0 || r == 0xAD)
-		return 0;
-	if ((r >= 0x600 && r <= 0x605) || r == 0x61C || r == 0x6DD || r == 0x70F ||
-	    r == 0x890 || r == 0x891 || r == 0x8E2 || r == 0x1680 || r == 0x180E)
-		return 0;
-	if ((r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
-	    (r >= 0x205F && r <= 0x206F) || r == 0x3000 || r == 0xFEFF ||
-	    (r >= 0xFFF9 && r <= 0xFFFB) || (r >= 0xD800 && r <= 0xF8FF) ||
-	    r == 0xFFFE || r == 0xFFFF)
-		return 0;
-	if ((r & 0xFFFE) == 0xFFFE || (r >= 0xE0000 && r <= 0xE0FFF) || r >= 0xF0000 ||
-	    (r >= 0x110BD && r <= 0x110CD && (r == 0x110BD || r == 0x110CD)) ||
-	    (r >= 0x1D173 && r <= 0x1D17A) || (r >= 0x13430 && r <= 0x1343F) ||
-	    (r >= 0x1BCA0 && r <= 0x1BCA3))
-		return 0;
-	return 1;
 }
 
 /* ---- padding ---- */
@@ -160,42 +112,6 @@ static void pad(fstate *f, const char *s, size_t n)
 
 /* ---- quoting (strconv) ---- */
 
-static void quote_rune_into(bh_buf *b, int r, int width, char q, int ascii_only)
-{
-	static const char hx[] = "0123456789abcdef";
-	if (r == q || r == '\\') {
-		bh_buf_putc(b, '\\');
-		bh_buf_putc(b, (char)r);
-		return;
-	}
-	if (r >= 0 && (ascii_only ? (r < 0x80 && rune_is_print(r)) : rune_is_print(r))) {
-		utf8_put(b, r);
-		return;
-	}
-	switch (r) {
-	case '\a': bh_buf_puts(b, "\\a"); return;
-	case '\b': bh_buf_puts(b, "\\b"); return;
-	case '\f': bh_buf_puts(b, "\\f"); return;
-	case '\n': bh_buf_puts(b, "\\n"); return;
-	case '\r': bh_buf_puts(b, "\\r"); return;
-	case '\t': bh_buf_puts(b, "\\t"); return;
-	case '\v': bh_buf_puts(b, "\\v"); return;
-	}
-	if (r < 0 || (r < ' ' && width == 1) || r == 0x7F) {
-		/* invalid byte or ASCII control */
-		int c = r < 0 ? width : r;
-		bh_buf_puts(b, "\\x");
-		bh_buf_putc(b, hx[(c >> 4) & 15]);
-		bh_buf_putc(b, hx[c & 15]);
-		return;
-	}
-	if (r < 0x10000) {
-		bh_buf_printf(b, "\\u%04x", r);
-	} else {
-		bh_buf_printf(b, "\\U%08x", r);
-	}
-}
-
 static void quote_with(bh_buf *b, const char *s, size_t n, char q, int ascii_only)
 {
 	size_t i = 0;
@@ -203,7 +119,7 @@ static void quote_with(bh_buf *b, const char *s, size_t n, char q, int ascii_onl
 	bh_buf_putc(b, q);
 	while (i < n) {
 		/* a run of printable ASCII other than the quote and '\\' is
-		 * written as it is (what quote_rune_into does per rune) */
+		 * written as it is (what go_quote_rune does per rune) */
 		size_t j = i;
 		while (j < n && (unsigned char)s[j] >= ' ' && (unsigned char)s[j] < 0x7F && s[j] != q &&
 		       s[j] != '\\')
@@ -221,7 +137,7 @@ static void quote_with(bh_buf *b, const char *s, size_t n, char q, int ascii_onl
 			bh_buf_putc(b, hx[c >> 4]);
 			bh_buf_putc(b, hx[c & 15]);
 		} else {
-			quote_rune_into(b, r, sz, q, ascii_only);
+			go_quote_rune(b, r, q, ascii_only);
 		}
 		i += (size_t)sz;
 	}
@@ -361,11 +277,11 @@ static void fmt_unicode(fstate *f, uint64_t u)
 		n = snprintf(buf, sizeof buf, "U+%0*llX", f->prec > 40 ? 40 : f->prec,
 			     (unsigned long long)u);
 	}
-	if (f->sharp && u <= 0x10FFFF && rune_is_print((int)u)) {
+	if (f->sharp && u <= 0x10FFFF && go_is_print((int32_t)u)) {
 		bh_buf tmp = BH_BUF_INIT;
 		bh_buf_put(&tmp, buf, (size_t)n);
 		bh_buf_puts(&tmp, " '");
-		utf8_put(&tmp, (int)u);
+		go_append_rune(&tmp, (int)u);
 		bh_buf_putc(&tmp, '\'');
 		int oz = f->zero;
 		f->zero = 0;
@@ -384,7 +300,7 @@ static void fmt_c(fstate *f, uint64_t c)
 {
 	bh_buf tmp = BH_BUF_INIT;
 	int r = c > 0x10FFFF ? 0xFFFD : (int)c;
-	utf8_put(&tmp, r);
+	go_append_rune(&tmp, r);
 	pad(f, bh_buf_str(&tmp), tmp.len);
 	bh_buf_free(&tmp);
 }
@@ -396,7 +312,7 @@ static void fmt_qc(fstate *f, uint64_t c)
 	if (r >= 0xD800 && r <= 0xDFFF)
 		r = 0xFFFD;
 	bh_buf_putc(&tmp, '\'');
-	quote_rune_into(&tmp, r, r < 0x80 ? 1 : 2, '\'', f->plus);
+	go_quote_rune(&tmp, r, '\'', f->plus);
 	bh_buf_putc(&tmp, '\'');
 	pad(f, bh_buf_str(&tmp), tmp.len);
 	bh_buf_free(&tmp);
@@ -712,7 +628,7 @@ static void bad_verb(fstate *f, char verb, const tmpl_value *v)
 {
 	f->erroring = 1;
 	bh_buf_puts(f->out, "%!");
-	utf8_put(f->out, (unsigned char)verb);
+	go_append_rune(f->out, (unsigned char)verb);
 	bh_buf_putc(f->out, '(');
 	if (v && !tmpl_value_is_nil(v)) {
 		bh_buf_puts(f->out, tmpl_value_type_name(v));
@@ -1348,13 +1264,13 @@ int gofmt_sprintf(bh_buf *out, const char *format, size_t end,
 		}
 		if (!goodArgNum) {
 			bh_buf_puts(out, "%!");
-			utf8_put(out, verb);
+			go_append_rune(out, verb);
 			bh_buf_puts(out, "(BADINDEX)");
 			continue;
 		}
 		if (argNum >= nargs) {
 			bh_buf_puts(out, "%!");
-			utf8_put(out, verb);
+			go_append_rune(out, verb);
 			bh_buf_puts(out, "(MISSING)");
 			continue;
 		}
@@ -1374,7 +1290,7 @@ int gofmt_sprintf(bh_buf *out, const char *format, size_t end,
 			/* non-ASCII verbs are always bad */
 			f.erroring = 1;
 			bh_buf_puts(out, "%!");
-			utf8_put(out, verb);
+			go_append_rune(out, verb);
 			bh_buf_putc(out, '(');
 			if (!tmpl_value_is_nil(&args[argNum])) {
 				bh_buf_puts(out, tmpl_value_type_name(&args[argNum]));

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """tests/unit/gen_funcs_formats_goldens.py — regenerates the golden table of
 tests/unit/test_funcs_formats.c from the real Helm CLI (v4.1.4 at
-.tools/bin/helm), with the sentinel/--debug method of
+.tools/bin/helm, or $HELM), with the sentinel/--debug method of
 ../shared/conformance/functions/README.md (errors rendered unwrapped, Helm's
 "Error: " prefix and --debug hint removed). Prints C table rows.
 Usage: tests/unit/gen_funcs_formats_goldens.py CASES.json"""
 import json, os, subprocess, sys, tempfile
 
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-helm = os.path.join(top, ".tools/bin/helm")
+helm = os.environ.get("HELM", os.path.join(top, ".tools/bin/helm"))
 A, B = "SENTINELAAA", "SENTINELBBB"
 
 
@@ -22,13 +22,14 @@ def render(src, values, wrap):
             open(d + "/templates/zz_bad.yaml", "w").write("a: b: c\n")
         env = dict(os.environ, TZ="UTC")
         args = [helm, "template", "x", d, "--namespace", "ns"] + (["--debug"] if wrap else [])
-        p = subprocess.run(args, capture_output=True, text=True, env=env)
-        return p.stdout, p.stderr
+        p = subprocess.run(args, capture_output=True, env=env)
+        # bytes that are not UTF-8 (Go strings may hold them) survive as surrogates
+        return p.stdout.decode("utf-8", "surrogateescape"), p.stderr.decode("utf-8", "surrogateescape")
 
 
 def cstr(s):
     out = []
-    for ch in s.encode():
+    for ch in s.encode("utf-8", "surrogateescape"):
         c = chr(ch)
         if c == '"' or c == "\\":
             out.append("\\" + c)

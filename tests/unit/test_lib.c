@@ -9,6 +9,7 @@
 #include "lib/gostrconv.h"
 #include "lib/json_pool.h"
 #include "lib/json_skim.h"
+#include "tests/unit/go_print_helm.h"
 #include "tests/unit/unit_util.h"
 
 START_TEST(test_error_prefix)
@@ -180,6 +181,45 @@ START_TEST(test_go_float_g)
 }
 END_TEST
 
+/* go_is_print against Go itself, on every code point: helm_escaped holds
+ * the ones Helm's printf "%q" escaped (tests/unit/gen_go_print_ranges.py);
+ * the surrogates, which no UTF-8 string can carry, are category Cs and so
+ * not printable, and the generator folds them into their escaped
+ * neighbours. */
+START_TEST(test_go_is_print_helm)
+{
+	size_t n = sizeof helm_escaped / sizeof helm_escaped[0], k = 0;
+	for (int32_t r = 0; r <= 0x10FFFF; r++) {
+		while (k < n && helm_escaped[k][1] < (unsigned)r)
+			k++;
+		int escaped = k < n && helm_escaped[k][0] <= (unsigned)r;
+		ck_assert_msg(go_is_print(r) == !escaped, "U+%04X: go_is_print %d, helm %s", (unsigned)r,
+			      go_is_print(r), escaped ? "escaped it" : "printed it");
+	}
+	ck_assert_uint_gt(n, 600); /* the facts were really taken */
+	ck_assert_int_eq(go_is_print(-1), 0);
+	ck_assert_int_eq(go_is_print(0x110000), 0);
+	ck_assert_int_eq(go_is_print(INT32_MAX), 0);
+}
+END_TEST
+
+/* go_quote_rune: strconv's escapes, by kind; the wanted text is helm
+ * v4.1.4's printf "%q" and "%+q" of the same runes */
+START_TEST(test_go_quote_rune)
+{
+	static const int32_t rs[] = {'a', '"', '\\', '\'', '\n', 0x01, 0x7F, 0xA0, 0xE9, 0x2028, 0x1E4D0, 0xE0001};
+	bh_buf b = BH_BUF_INIT;
+	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+		go_quote_rune(&b, rs[i], '"', 0);
+	ck_assert_str_eq(bh_buf_str(&b), "a\\\"\\\\'\\n\\x01\\x7f\\u00a0\xc3\xa9\\u2028\xf0\x9e\x93\x90\\U000e0001");
+	bh_buf_reset(&b);
+	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+		go_quote_rune(&b, rs[i], '"', 1);
+	ck_assert_str_eq(bh_buf_str(&b), "a\\\"\\\\'\\n\\x01\\x7f\\u00a0\\u00e9\\u2028\\U0001e4d0\\U000e0001");
+	bh_buf_free(&b);
+}
+END_TEST
+
 /* lib/json_pool: a freed block is the next one of its size class; classes
  * and large blocks do not overlap; jansson works through the pools, and
  * json_dumps_dup's text is malloc's */
@@ -241,6 +281,8 @@ int main(void)
 	tcase_add_test(tc, test_error_prefix);
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_go_float_g);
+	tcase_add_test(tc, test_go_is_print_helm);
+	tcase_add_test(tc, test_go_quote_rune);
 	tcase_add_test(tc, test_json_skim_cuts);
 	tcase_add_test(tc, test_json_skim_strings);
 	tcase_add_test(tc, test_json_pool);
