@@ -17,31 +17,6 @@
 #include "lib/vec.h"
 #include "lib/yaml_resolve.h"
 
-/* ---- UTF-8 as Go's utf8.DecodeRune sees it ---------------------------- */
-
-static void put_rune(bh_buf *b, int32_t r)
-{
-	char t[4];
-	if (r < 0x80) {
-		bh_buf_putc(b, (char)r);
-	} else if (r < 0x800) {
-		t[0] = (char)(0xC0 | (r >> 6));
-		t[1] = (char)(0x80 | (r & 0x3F));
-		bh_buf_put(b, t, 2);
-	} else if (r < 0x10000) {
-		t[0] = (char)(0xE0 | (r >> 12));
-		t[1] = (char)(0x80 | ((r >> 6) & 0x3F));
-		t[2] = (char)(0x80 | (r & 0x3F));
-		bh_buf_put(b, t, 3);
-	} else {
-		t[0] = (char)(0xF0 | (r >> 18));
-		t[1] = (char)(0x80 | ((r >> 12) & 0x3F));
-		t[2] = (char)(0x80 | ((r >> 6) & 0x3F));
-		t[3] = (char)(0x80 | (r & 0x3F));
-		bh_buf_put(b, t, 4);
-	}
-}
-
 /* ---- encoding ------------------------------------------------------------ */
 
 /* From s[i], 16 bytes a step (SSE2; none without): the first block of 16
@@ -380,7 +355,7 @@ static void quote_char(char out[16], unsigned c)
 		snprintf(out, 16, "'\\x%02x'", c);
 	} else if (c < 0x80) {
 		snprintf(out, 16, "'%c'", (char)c);
-	} else if (c < 0xA0 || c == 0xAD) {
+	} else if (!go_is_print((int32_t)c)) {
 		snprintf(out, 16, "'\\u%04x'", c);
 	} else {
 		/* string(byte) is the rune U+00XX, printed as UTF-8 */
@@ -566,7 +541,7 @@ static int parse_string_slow(parser *p, gojson_node *node)
 						if ((rc = read_u4(p, &lo)))
 							goto fail;
 						if (lo >= 0xDC00 && lo < 0xE000) {
-							put_rune(&b, 0x10000 + ((r - 0xD800) << 10) + (lo - 0xDC00));
+							go_append_rune(&b, 0x10000 + ((r - 0xD800) << 10) + (lo - 0xDC00));
 							continue;
 						}
 					}
@@ -575,7 +550,7 @@ static int parse_string_slow(parser *p, gojson_node *node)
 				} else if (r >= 0xDC00 && r < 0xE000) {
 					r = 0xFFFD;
 				}
-				put_rune(&b, r);
+				go_append_rune(&b, r);
 				continue;
 			default:
 				rc = bad(p, "in string escape code");
@@ -601,7 +576,7 @@ static int parse_string_slow(parser *p, gojson_node *node)
 				continue;
 			}
 			if (r < 0)
-				put_rune(&b, 0xFFFD);
+				go_append_rune(&b, 0xFFFD);
 			else
 				bh_buf_put(&b, p->s + p->i, (size_t)sz);
 			p->i += (size_t)sz;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/gostrconv_print.h"
+#include "lib/yaml_resolve.h"
 
 int go_shortest_digits(double v, char digits[32], int *ndigits, int *dp)
 {
@@ -209,4 +210,31 @@ void go_quote_rune(bh_buf *b, int32_t r, char quote, int ascii_only)
 		bh_buf_printf(b, "\\u%04x", (unsigned)r);
 	else
 		bh_buf_printf(b, "\\U%08x", (unsigned)r);
+}
+
+void go_quote(bh_buf *b, const char *s, size_t n, char quote, int ascii_only)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	bh_buf_putc(b, quote);
+	while (i < n) {
+		/* a run of printable ASCII other than the quote and '\\' is written
+		 * as it is (what go_quote_rune does per rune) */
+		size_t j = i;
+		while (j < n && u[j] >= ' ' && u[j] < 0x7F && u[j] != (unsigned char)quote && u[j] != '\\')
+			j++;
+		if (j > i) {
+			bh_buf_put(b, s + i, j - i);
+			i = j;
+			continue;
+		}
+		int32_t r;
+		int sz = utf8_rune_go(u + i, n - i, &r);
+		if (r < 0)
+			bh_buf_printf(b, "\\x%02x", u[i]);
+		else
+			go_quote_rune(b, r, quote, ascii_only);
+		i += (size_t)sz;
+	}
+	bh_buf_putc(b, quote);
 }

@@ -43,4 +43,9 @@ void go_append_rune(bh_buf *b, int32_t r);
  * a backslash. A byte that is not UTF-8 is the caller's (Go writes \xNN). */
 void go_quote_rune(bh_buf *b, int32_t r, char quote, int ascii_only);
 
+/* strconv.Quote (ascii_only: QuoteToASCII) of s[0..n) appended to b, in
+ * quote characters: each rune as go_quote_rune writes it, each byte that is
+ * not UTF-8 as \xNN. */
+void go_quote(bh_buf *b, const char *s, size_t n, char quote, int ascii_only);
+
 #endif

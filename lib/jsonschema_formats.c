@@ -7,71 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/gostrconv.h"
 #include "lib/yaml_resolve.h"
 
-/* Go's %q of a string (double quotes) */
-static void go_quote(bh_buf *b, const char *str, size_t n)
+/* time's own quote (time/format.go), for its ParseError: ASCII as it is
+ * but '"' and '\\' escaped, and every byte of a control character or of a
+ * non-ASCII rune (valid or not) as \xNN; DEL stays as it is */
+static void time_quote(bh_buf *b, const char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
 	bh_buf_putc(b, '"');
-	for (size_t i = 0; i < n;) {
-		int32_t r;
-		int sz = utf8_rune_go(s + i, n - i, &r);
-		if (r == '"' || r == '\\') {
-			bh_buf_putc(b, '\\');
-			bh_buf_putc(b, (char)r);
-		} else if (r == '\n') {
-			bh_buf_puts(b, "\\n");
-		} else if (r == '\t') {
-			bh_buf_puts(b, "\\t");
-		} else if (r == '\r') {
-			bh_buf_puts(b, "\\r");
-		} else if (r < 0 || r < 0x20 || r == 0x7F) {
-			bh_buf_printf(b, "\\x%02x", s[i]);
-		} else if (r >= 0x80 && r < 0xA0) {
-			bh_buf_printf(b, "\\u%04x", (unsigned)r);
-		} else {
-			bh_buf_put(b, s + i, (size_t)sz);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < ' ' || c >= 0x80) {
+			bh_buf_printf(b, "\\x%02x", c);
+			continue;
 		}
-		i += (size_t)sz;
+		if (c == '"' || c == '\\')
+			bh_buf_putc(b, '\\');
+		bh_buf_putc(b, (char)c);
 	}
 	bh_buf_putc(b, '"');
 }
 
-/* Go's %q of a rune */
-static void go_quote_rune(bh_buf *b, int32_t r)
+/* Go's %q of a string */
+static void str_quote(bh_buf *b, const char *s, size_t n)
 {
-	if (r == '\'')
-		bh_buf_puts(b, "'\\''");
-	else if (r == '\\')
-		bh_buf_puts(b, "'\\\\'");
-	else if (r == '\n')
-		bh_buf_puts(b, "'\\n'");
-	else if (r == '\t')
-		bh_buf_puts(b, "'\\t'");
-	else if (r < 0x20 || r == 0x7F)
-		bh_buf_printf(b, "'\\x%02x'", (unsigned)r);
-	else if (r >= 0x80 && r < 0xA0)
-		bh_buf_printf(b, "'\\u%04x'", (unsigned)r);
-	else {
-		char t[5] = {0};
-		if (r < 0x80) {
-			t[0] = (char)r;
-		} else if (r < 0x800) {
-			t[0] = (char)(0xC0 | (r >> 6));
-			t[1] = (char)(0x80 | (r & 0x3F));
-		} else if (r < 0x10000) {
-			t[0] = (char)(0xE0 | (r >> 12));
-			t[1] = (char)(0x80 | ((r >> 6) & 0x3F));
-			t[2] = (char)(0x80 | (r & 0x3F));
-		} else {
-			t[0] = (char)(0xF0 | (r >> 18));
-			t[1] = (char)(0x80 | ((r >> 12) & 0x3F));
-			t[2] = (char)(0x80 | ((r >> 6) & 0x3F));
-			t[3] = (char)(0x80 | (r & 0x3F));
-		}
-		bh_buf_printf(b, "'%s'", t);
-	}
+	go_quote(b, s, n, '"', 0);
+}
+
+/* Go's %q of a rune */
+static void rune_quote(bh_buf *b, int32_t r)
+{
+	bh_buf_putc(b, '\'');
+	go_quote_rune(b, r, '\'', 0);
+	bh_buf_putc(b, '\'');
 }
 
 static int fail(bh_buf *why, const char *msg)
@@ -108,7 +77,7 @@ static int json_pointer(const char *s, size_t n, bh_buf *why)
 				esc = 1;
 			} else if (!((r >= 0 && r <= 0x2E) || (r >= 0x30 && r <= 0x7D) || r >= 0x7F)) {
 				bh_buf_puts(why, "invalid character ");
-				go_quote_rune(why, r);
+				rune_quote(why, r);
 				return 1;
 			}
 			i += (size_t)sz;
@@ -156,7 +125,7 @@ static int uuid(const char *s, size_t n, bh_buf *why)
 			int sz = utf8_rune_go((const unsigned char *)s + k, n - k, &r);
 			if (!(isdig((char)r) || (r >= 'a' && r <= 'f') || (r >= 'A' && r <= 'F'))) {
 				bh_buf_puts(why, "non-hex character ");
-				go_quote_rune(why, r < 0 ? 0xFFFD : r);
+				rune_quote(why, r < 0 ? 0xFFFD : r);
 				return 1;
 			}
 			k += (size_t)sz;
@@ -209,11 +178,11 @@ static int duration(const char *s, size_t n, bh_buf *why)
 			if (!j || !s[d]) {
 				if (strchr(all[part], s[d]) && s[d]) {
 					bh_buf_puts(why, "unit ");
-					go_quote_rune(why, (unsigned char)s[d]);
+					rune_quote(why, (unsigned char)s[d]);
 					bh_buf_puts(why, " out of order");
 				} else {
 					bh_buf_puts(why, "invalid unit ");
-					go_quote_rune(why, (unsigned char)s[d]);
+					rune_quote(why, (unsigned char)s[d]);
 				}
 				return 1;
 			}
@@ -250,7 +219,7 @@ static int go_atoi(const char *s, size_t n, long long *out, bh_buf *why)
 			goto bad;
 		if (v > 922337203685477580LL) {
 			bh_buf_puts(why, "strconv.Atoi: parsing ");
-			go_quote(why, s, n);
+			str_quote(why, s, n);
 			bh_buf_puts(why, ": value out of range");
 			return 1;
 		}
@@ -260,7 +229,7 @@ static int go_atoi(const char *s, size_t n, long long *out, bh_buf *why)
 	return 0;
 bad:
 	bh_buf_puts(why, "strconv.Atoi: parsing ");
-	go_quote(why, s, n);
+	str_quote(why, s, n);
 	bh_buf_puts(why, ": invalid syntax");
 	return 1;
 }
@@ -292,11 +261,11 @@ static int ipv4(const char *s, size_t n, bh_buf *why)
 static int addr_err(bh_buf *why, const char *in, size_t inl, const char *msg, const char *at, size_t atl)
 {
 	bh_buf_puts(why, "ParseAddr(");
-	go_quote(why, in, inl);
+	str_quote(why, in, inl);
 	bh_buf_printf(why, "): %s", msg);
 	if (at && atl) {
 		bh_buf_puts(why, " (at ");
-		go_quote(why, at, atl);
+		str_quote(why, at, atl);
 		bh_buf_putc(why, ')');
 	}
 	return 1;
@@ -464,7 +433,7 @@ static int hostname(const char *s, size_t n, bh_buf *why)
 			int sz = utf8_rune_go((const unsigned char *)s + k, i - k, &r);
 			if (!((r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || isdig((char)r) || r == '-')) {
 				bh_buf_puts(why, "invalid character ");
-				go_quote_rune(why, r < 0 ? 0xFFFD : r);
+				rune_quote(why, r < 0 ? 0xFFFD : r);
 				return 1;
 			}
 			k += (size_t)sz;
@@ -512,7 +481,7 @@ static int email(const char *s, size_t n, bh_buf *why)
 			if (!((r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || isdig((char)r) ||
 			      (r > 0 && r < 0x80 && strchr(".!#$%&'*+-/=?^_`{|}~", (char)r)))) {
 				bh_buf_puts(why, "invalid character ");
-				go_quote_rune(why, r < 0 ? 0xFFFD : r);
+				rune_quote(why, r < 0 ? 0xFFFD : r);
 				return 1;
 			}
 			i += (size_t)sz;
@@ -571,7 +540,7 @@ static int date(const char *s, size_t n, bh_buf *why)
 	i += 2;
 	if (m < 1 || m > 12) {
 		bh_buf_puts(why, "parsing time ");
-		go_quote(why, s, n);
+		time_quote(why, s, n);
 		bh_buf_puts(why, ": month out of range");
 		return 1;
 	}
@@ -584,23 +553,23 @@ static int date(const char *s, size_t n, bh_buf *why)
 	i += 2;
 	if (i < n) {
 		bh_buf_puts(why, "parsing time ");
-		go_quote(why, s, n);
+		time_quote(why, s, n);
 		bh_buf_puts(why, ": extra text: ");
-		go_quote(why, s + i, n - i);
+		time_quote(why, s + i, n - i);
 		return 1;
 	}
 	if (d < 1 || d > days_in(m, y)) {
 		bh_buf_puts(why, "parsing time ");
-		go_quote(why, s, n);
+		time_quote(why, s, n);
 		bh_buf_puts(why, ": day out of range");
 		return 1;
 	}
 	return 0;
 cannot:
 	bh_buf_puts(why, "parsing time ");
-	go_quote(why, s, n);
+	time_quote(why, s, n);
 	bh_buf_puts(why, " as \"2006-01-02\": cannot parse ");
-	go_quote(why, s + i, n - i);
+	time_quote(why, s + i, n - i);
 	bh_buf_printf(why, " as \"%s\"", elem);
 	return 1;
 #undef CANNOT
@@ -704,7 +673,7 @@ static int datetime(const char *s, size_t n, bh_buf *why)
 static int url_fail(bh_buf *why, const char *s, size_t n, const char *msg)
 {
 	bh_buf_puts(why, "parse ");
-	go_quote(why, s, n);
+	str_quote(why, s, n);
 	bh_buf_printf(why, ": %s", msg);
 	return 1;
 }
@@ -724,7 +693,7 @@ static int check_escapes(const char *full, size_t fn, const char *s, size_t n, b
 			size_t e = i + 3 < n ? i + 3 : n;
 			bh_buf m = BH_BUF_INIT;
 			bh_buf_puts(&m, "invalid URL escape ");
-			go_quote(&m, s + i, e - i);
+			str_quote(&m, s + i, e - i);
 			url_fail(why, full, fn, bh_buf_str(&m));
 			bh_buf_free(&m);
 			return 1;
@@ -830,7 +799,7 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 					if (!isdig(*p)) {
 						bh_buf m = BH_BUF_INIT;
 						bh_buf_puts(&m, "invalid port ");
-						go_quote(&m, colon, (size_t)(h + hl - colon));
+						str_quote(&m, colon, (size_t)(h + hl - colon));
 						bh_buf_puts(&m, " after host");
 						url_fail(why, s, hash, bh_buf_str(&m));
 						bh_buf_free(&m);
@@ -842,7 +811,7 @@ static int url_parse(const char *s, size_t n, int *has_scheme, const char **host
 				if (!host_char_ok((unsigned char)h[k])) {
 					bh_buf m = BH_BUF_INIT;
 					bh_buf_puts(&m, "invalid character ");
-					go_quote(&m, h + k, 1);
+					str_quote(&m, h + k, 1);
 					bh_buf_puts(&m, " in host name");
 					url_fail(why, s, hash, bh_buf_str(&m));
 					bh_buf_free(&m);

@@ -112,41 +112,9 @@ static void pad(fstate *f, const char *s, size_t n)
 
 /* ---- quoting (strconv) ---- */
 
-static void quote_with(bh_buf *b, const char *s, size_t n, char q, int ascii_only)
-{
-	size_t i = 0;
-	int sz;
-	bh_buf_putc(b, q);
-	while (i < n) {
-		/* a run of printable ASCII other than the quote and '\\' is
-		 * written as it is (what go_quote_rune does per rune) */
-		size_t j = i;
-		while (j < n && (unsigned char)s[j] >= ' ' && (unsigned char)s[j] < 0x7F && s[j] != q &&
-		       s[j] != '\\')
-			j++;
-		if (j > i) {
-			bh_buf_put(b, s + i, j - i);
-			i = j;
-			continue;
-		}
-		int r = utf8_decode((const unsigned char *)s + i, n - i, &sz);
-		if (r < 0 && sz == 1) {
-			static const char hx[] = "0123456789abcdef";
-			unsigned char c = (unsigned char)s[i];
-			bh_buf_puts(b, "\\x");
-			bh_buf_putc(b, hx[c >> 4]);
-			bh_buf_putc(b, hx[c & 15]);
-		} else {
-			go_quote_rune(b, r, q, ascii_only);
-		}
-		i += (size_t)sz;
-	}
-	bh_buf_putc(b, q);
-}
-
 void gofmt_quote(bh_buf *out, const char *s, size_t n)
 {
-	quote_with(out, s, n, '"', 0);
+	go_quote(out, s, n, '"', 0);
 }
 
 static int can_backquote(const char *s, size_t n)
@@ -612,7 +580,7 @@ static void fmt_q(fstate *f, const char *s, size_t n)
 		bh_buf_put(&tmp, s, n);
 		bh_buf_putc(&tmp, '`');
 	} else {
-		quote_with(&tmp, s, n, '"', f->plus);
+		go_quote(&tmp, s, n, '"', f->plus);
 	}
 	pad(f, bh_buf_str(&tmp), tmp.len);
 	bh_buf_free(&tmp);

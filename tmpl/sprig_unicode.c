@@ -3,6 +3,8 @@
  * tmpl/unicode_tables.c). */
 #include "tmpl/sprig_unicode.h"
 
+#include "lib/gostrconv.h"
+
 static int in_ranges(const uni_range *t, size_t n, uint32_t r)
 {
 	size_t lo = 0, hi = n;
@@ -122,26 +124,5 @@ uint32_t uni_decode(const char *str, size_t n, size_t *width)
 
 void uni_put(bh_buf *out, uint32_t r)
 {
-	char b[4];
-	if (r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF))
-		r = UNI_RUNE_ERROR;
-	if (r < 0x80) {
-		b[0] = (char)r;
-		bh_buf_put(out, b, 1);
-	} else if (r < 0x800) {
-		b[0] = (char)(0xC0 | (r >> 6));
-		b[1] = (char)(0x80 | (r & 0x3F));
-		bh_buf_put(out, b, 2);
-	} else if (r < 0x10000) {
-		b[0] = (char)(0xE0 | (r >> 12));
-		b[1] = (char)(0x80 | ((r >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (r & 0x3F));
-		bh_buf_put(out, b, 3);
-	} else {
-		b[0] = (char)(0xF0 | (r >> 18));
-		b[1] = (char)(0x80 | ((r >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((r >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (r & 0x3F));
-		bh_buf_put(out, b, 4);
-	}
+	go_append_rune(out, r > 0x10FFFF ? -1 : (int32_t)r);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/gostrconv.h"
 #include "tmpl/gotime.h"
 #include "tmpl/gotime_zone.h"
 #include "tmpl/toml.h"
@@ -147,25 +148,6 @@ static int is_bare(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-static void put_utf8(bh_buf *b, unsigned long cp)
-{
-	if (cp < 0x80) {
-		bh_buf_putc(b, (char)cp);
-	} else if (cp < 0x800) {
-		bh_buf_putc(b, (char)(0xC0 | cp >> 6));
-		bh_buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		bh_buf_putc(b, (char)(0xE0 | cp >> 12));
-		bh_buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		bh_buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		bh_buf_putc(b, (char)(0xF0 | cp >> 18));
-		bh_buf_putc(b, (char)(0x80 | ((cp >> 12) & 0x3F)));
-		bh_buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		bh_buf_putc(b, (char)(0x80 | (cp & 0x3F)));
-	}
-}
-
 /* Strings: basic, literal, and their multi-line forms. *P->p is the quote. */
 static int parse_string(parser *P, bh_buf *out, int allow_multi)
 {
@@ -243,7 +225,7 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 				}
 				if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
 					return fail(P, "invalid escape in string '\\%c'", c);
-				put_utf8(out, cp);
+				go_append_rune(out, (int32_t)cp); /* cp checked above */
 				break;
 			}
 			case ' ':

@@ -128,6 +128,13 @@ START_TEST(test_decode_errors)
 	dec_err("\"\\x\"", "invalid character 'x' in string escape code");
 	dec_err("\"\\u12g4\"", "invalid character 'g' in \\u hexadecimal character escape");
 	dec_err("-a", "invalid character 'a' in numeric literal");
+	/* a byte >= 0x80 is the rune U+00XX, quoted by strconv.IsPrint (helm
+	 * 4.1.4's (fromJson "\xa0").Error and the like) */
+	dec_err("\xa0", "invalid character '\\u00a0' looking for beginning of value");
+	dec_err("\xad", "invalid character '\\u00ad' looking for beginning of value");
+	dec_err("\x85", "invalid character '\\u0085' looking for beginning of value");
+	dec_err("\xa1", "invalid character '\xc2\xa1' looking for beginning of value");
+	dec_err("{\"a\":1\xa0}", "invalid character '\\u00a0' after object key:value pair");
 	dec_err("1.e", "invalid character 'e' after decimal point in numeric literal");
 	dec_err("1e+", "unexpected end of JSON input");
 	dec_err("01", "invalid character '1' after top-level value");
