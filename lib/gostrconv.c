@@ -186,6 +186,19 @@ void go_append_rune(bh_buf *b, int32_t r)
 	}
 }
 
+/* \<esc> then v as ndigits lower-case hex digits (printf is most of the
+ * cost of quoting a string full of escapes) */
+static void put_hex_escape(bh_buf *b, char esc, uint32_t v, int ndigits)
+{
+	static const char hx[] = "0123456789abcdef";
+	char t[10];
+	t[0] = '\\';
+	t[1] = esc;
+	for (int k = ndigits - 1; k >= 0; k--, v >>= 4)
+		t[2 + k] = hx[v & 15];
+	bh_buf_put(b, t, (size_t)ndigits + 2);
+}
+
 void go_quote_rune(bh_buf *b, int32_t r, char quote, int ascii_only)
 {
 	static const char esc[] = "\aa\bb\ff\nn\rr\tt\vv";
@@ -205,11 +218,11 @@ void go_quote_rune(bh_buf *b, int32_t r, char quote, int ascii_only)
 			return;
 		}
 	if (r < 0x20 || r == 0x7F)
-		bh_buf_printf(b, "\\x%02x", (unsigned)r);
+		put_hex_escape(b, 'x', (uint32_t)r, 2);
 	else if (r < 0x10000)
-		bh_buf_printf(b, "\\u%04x", (unsigned)r);
+		put_hex_escape(b, 'u', (uint32_t)r, 4);
 	else
-		bh_buf_printf(b, "\\U%08x", (unsigned)r);
+		put_hex_escape(b, 'U', (uint32_t)r, 8);
 }
 
 void go_quote(bh_buf *b, const char *s, size_t n, char quote, int ascii_only)
@@ -231,7 +244,7 @@ void go_quote(bh_buf *b, const char *s, size_t n, char quote, int ascii_only)
 		int32_t r;
 		int sz = utf8_rune_go(u + i, n - i, &r);
 		if (r < 0)
-			bh_buf_printf(b, "\\x%02x", u[i]);
+			put_hex_escape(b, 'x', u[i], 2);
 		else
 			go_quote_rune(b, r, quote, ascii_only);
 		i += (size_t)sz;
