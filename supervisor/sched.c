@@ -11,11 +11,16 @@
 
 /* ---- sched_q ------------------------------------------------------------------ */
 struct sched_ns {
-	size_t pos;   /* its place in q->ns (by name) */
+	size_t pos;   /* its place in q->ns (by name), or NS_GONE */
+	size_t refs;  /* the items whose link names it: at 0 it leaves q->ns */
 	sched_heap h; /* its queued items by (due, index) */
 	unsigned running;
 	char name[];
 };
+
+/* The pos of a namespace that left q->ns while it was q->last: kept (its
+ * heap freed) for its name only, which the round-robin goes on after. */
+#define NS_GONE ((size_t)-1)
 
 static size_t *pos_of(sched_q *q, size_t i, int timer)
 {
@@ -157,25 +162,34 @@ static int ns_grow(sched_q *q)
 	return 0;
 }
 
-/* The record of namespace name (made, in its place by name, on first use),
- * or NULL when out of memory. A binary search; a new namespace moves the
- * ones after it and their keys (the minimums above them follow): once per
- * namespace. */
-static sched_ns *ns_of(sched_q *q, const char *name)
+/* The first position in q->ns whose name is not before name (a binary
+ * search); *found: it is name. */
+static size_t ns_find(const sched_q *q, const char *name, int *found)
 {
-	size_t lo = 0, hi = q->nns, l = strlen(name);
-	int grew = 0;
-	sched_ns *s;
+	size_t lo = 0, hi = q->nns;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(q->ns[mid]->name, name);
-		if (c == 0)
-			return q->ns[mid];
-		if (c < 0)
+		if (strcmp(q->ns[mid]->name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	*found = lo < q->nns && !strcmp(q->ns[lo]->name, name);
+	return lo;
+}
+
+/* The record of namespace name (made, in its place by name, on first use,
+ * with no reference yet), or NULL when out of memory. A new namespace
+ * moves the ones after it and their keys (the minimums above them
+ * follow): once per namespace. */
+static sched_ns *ns_of(sched_q *q, const char *name)
+{
+	size_t l = strlen(name);
+	int grew = 0, found;
+	size_t lo = ns_find(q, name, &found);
+	sched_ns *s;
+	if (found)
+		return q->ns[lo];
 	if (!(s = calloc(1, sizeof *s + l + 1)))
 		return NULL;
 	if (q->nns == q->nscap) {
@@ -202,11 +216,98 @@ static sched_ns *ns_of(sched_q *q, const char *name)
 	return s;
 }
 
+/* At most a quarter of the room used: the array and the tree halve (not
+ * below 16), so a controller that once saw many namespaces holds and
+ * rebuilds for the ones it has now; a quarter, not a half, so that a
+ * count going up and down across a boundary does not remake them each
+ * time. 1 when they did (the tree made anew), 0 when they stay (out of
+ * memory too: nothing lost, the room stays). */
+static int ns_shrink(sched_q *q)
+{
+	size_t cap = q->nscap / 2;
+	sched_ns **a;
+	double *key;
+	if (q->nscap <= 16 || q->nns > q->nscap / 4)
+		return 0;
+	if (!(key = malloc(2 * cap * sizeof *key)))
+		return 0;
+	if (!(a = realloc(q->ns, cap * sizeof *a))) {
+		free(key);
+		return 0;
+	}
+	q->ns = a;
+	free(q->key);
+	q->key = key;
+	q->nscap = cap;
+	tree_build(q);
+	return 1;
+}
+
+/* s (no item names it: its heap empty, nothing running) leaves q->ns: the
+ * ones after it and their keys move down (the minimums above them
+ * follow). The namespace served last stays for its name (NS_GONE): the
+ * next pick goes on after it, whatever comes or goes meanwhile. */
+static void ns_leave(sched_q *q, sched_ns *s)
+{
+	size_t p = s->pos;
+	free(s->h.a);
+	s->h = (sched_heap){NULL, 0, 0};
+	memmove(&q->ns[p], &q->ns[p + 1], (q->nns - p - 1) * sizeof *q->ns);
+	q->nns--;
+	for (size_t j = p; j < q->nns; j++)
+		q->ns[j]->pos = j;
+	if (!ns_shrink(q)) {
+		double *leaf = &q->key[q->nscap + p];
+		memmove(leaf, leaf + 1, (q->nns - p) * sizeof *leaf);
+		q->key[q->nscap + q->nns] = HUGE_VAL;
+		tree_fix(q, p, q->nns + 1);
+	}
+	if (s == q->last)
+		s->pos = NS_GONE;
+	else
+		free(s);
+}
+
+/* An item's link stops naming s: 1 when that was the last (s left q->ns). */
+static int ns_unref(sched_q *q, sched_ns *s)
+{
+	if (--s->refs)
+		return 0;
+	ns_leave(q, s);
+	return 1;
+}
+
+/* Item i's link, naming namespace ns (made on the first report). An item
+ * reported with another namespace moves there: its place in the queue
+ * (its due) and its running count go along, and the old one may leave.
+ * NULL when out of memory: the link as it was, or moved but out of the
+ * heap (sched_q_has says so). */
 static sched_link *link_in(sched_q *q, size_t i, const char *ns)
 {
 	sched_link *l = q->link(q->ud, i);
-	if (!l->ns && !(l->ns = ns_of(q, ns)))
+	sched_ns *s, *old = l->ns;
+	int queued = l->qpos != 0;
+	if (old && !strcmp(old->name, ns))
+		return l;
+	if (!(s = ns_of(q, ns)))
 		return NULL;
+	s->refs++;
+	l->ns = s;
+	if (!old)
+		return l;
+	if (queued)
+		heap_del(q, &old->h, 0, i);
+	if (l->running) {
+		old->running--;
+		s->running++;
+	}
+	if (!ns_unref(q, old))
+		ns_rekey(q, old);
+	if (queued && heap_put(q, &s->h, 0, i) < 0) {
+		ns_rekey(q, s);
+		return NULL;
+	}
+	ns_rekey(q, s);
 	return l;
 }
 
@@ -264,8 +365,9 @@ void sched_q_remove(sched_q *q, size_t i)
 		l->running = 0;
 		l->ns->running--;
 	}
-	if (l->ns)
+	if (l->ns && !ns_unref(q, l->ns))
 		ns_rekey(q, l->ns);
+	l->ns = NULL;
 }
 
 void sched_q_moved(sched_q *q, size_t i)
@@ -301,12 +403,33 @@ static long ns_top(sched_q *q, sched_ns *s)
 	return top;
 }
 
+/* The first position in q->ns after the namespace served last by name:
+ * at first after "" (it comes on the wrap), after one that left by its
+ * name (not one of the same name that came since). */
+static size_t ns_after_last(const sched_q *q)
+{
+	int found;
+	size_t p;
+	if (q->last && q->last->pos != NS_GONE)
+		return q->last->pos + 1;
+	p = ns_find(q, q->last ? q->last->name : "", &found);
+	return p + (size_t)found;
+}
+
+/* s is served: the last, instead of one kept only for its name. */
+static void ns_served(sched_q *q, sched_ns *s)
+{
+	if (q->last && q->last->pos == NS_GONE)
+		free(q->last);
+	q->last = s;
+}
+
 long sched_q_pick(sched_q *q, double now, unsigned cap)
 {
 	/* the rule's order: the namespaces after the last served, then from
-	 * the first up to it (at first, "" is after nothing: it comes on the
-	 * wrap); of those, the ones whose key says they may start something */
-	size_t after = q->last ? q->last->pos + 1 : (q->nns && !q->ns[0]->name[0]);
+	 * the first up to it; of those, the ones whose key says they may
+	 * start something */
+	size_t after = ns_after_last(q);
 	if (cap != q->cap) {
 		q->cap = cap;
 		if (q->nns)
@@ -318,7 +441,7 @@ long sched_q_pick(sched_q *q, double now, unsigned cap)
 			sched_ns *s = q->ns[k]; /* not at its cap: its key says */
 			long i = ns_top(q, s);
 			if (i >= 0 && q->link(q->ud, (size_t)i)->due <= now) {
-				q->last = s;
+				ns_served(q, s);
 				return i;
 			}
 		}
@@ -340,6 +463,8 @@ double sched_q_next(sched_q *q, double now)
 
 void sched_q_free(sched_q *q)
 {
+	if (q->last && q->last->pos == NS_GONE) /* not in q->ns */
+		free(q->last);
 	for (size_t j = 0; j < q->nns; j++) {
 		free(q->ns[j]->h.a);
 		free(q->ns[j]);

@@ -22,11 +22,16 @@
  * last) under a tree of their keys, which finds the first namespace after
  * a place that may start something now. A timer min-heap of the items by
  * due. Items that stopped waiting leave the heaps lazily, when they come to
- * the top: the caller reports only queueing, running and removal. */
+ * the top: the caller reports only queueing, running and removal.
+ * A namespace is held while an item's link names it (from the item's
+ * first report to its removal, queued or not): when the last such item is
+ * removed, or reported with another namespace, it leaves the array (the
+ * round-robin goes on after its name), so namespaces that come and go
+ * (one per preview environment, off-boarded tenants) are not held on. */
 typedef struct sched_ns sched_ns;
 
 typedef struct sched_link {
-	sched_ns *ns;      /* its namespace's, or NULL before the first report */
+	sched_ns *ns;      /* its namespace's, or NULL before the first report and after removal */
 	double due;        /* when it may start (its last sched_q_queue) */
 	size_t qpos, tpos; /* position + 1 in its namespace's heap, in the timer heap; 0: not in */
 	int running;       /* counted as running in its namespace */
@@ -45,10 +50,11 @@ typedef struct sched_q {
 	/* A min-tree over ns[]: node 1 the root, node k's children 2k and
 	 * 2k + 1, leaf nscap + j namespace j's key: the due of the top of its
 	 * heap, HUGE_VAL when empty or at `cap` (no earlier waiting item; the
-	 * top may have stopped waiting: the pick looks). nscap * 2 doubles. */
+	 * top may have stopped waiting: the pick looks). nscap * 2 doubles,
+	 * and halves when a quarter of it is used. */
 	double *key;
 	unsigned cap;      /* the cap of the keys (a pick with another remakes them) */
-	sched_ns *last;    /* served last, or NULL */
+	sched_ns *last;    /* served last, or NULL; kept for its name alone once it left */
 	sched_heap timer;  /* by due */
 } sched_q;
 
@@ -56,7 +62,10 @@ typedef struct sched_q {
 
 /* Item i (namespace ns) is queued, due at `due`: into (or moved within) its
  * namespace's heap and the timer heap. 0, or BH_ENOMEM: it is in neither
- * (sched_q_has says so; the caller reports it again later). */
+ * (sched_q_has says so; the caller reports it again later). Here, in
+ * sched_q_wait and in sched_q_running, an item reported with another
+ * namespace than before moves to it, its queue place and running count
+ * along. */
 int sched_q_queue(sched_q *q, size_t i, const char *ns, double due);
 /* Item i waits again (what ran of it ended; queued since, at its last
  * due): back into the heaps it left meanwhile. 0 or BH_ENOMEM as above. */
@@ -66,7 +75,8 @@ int sched_q_has(const sched_q *q, size_t i);
 /* Item i (namespace ns) starts (running 1) or ends (0) running: the
  * per-namespace cap counts it. 0, or BH_ENOMEM (a new namespace): not counted. */
 int sched_q_running(sched_q *q, size_t i, const char *ns, int running);
-/* Item i leaves the table (before the caller moves another into its place). */
+/* Item i leaves the table (before the caller moves another into its place),
+ * and its namespace with it when it was the last item naming it. */
 void sched_q_remove(sched_q *q, size_t i);
 /* The item now at index i was moved there from a higher index, its link
  * copied along. */

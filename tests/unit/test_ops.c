@@ -360,12 +360,13 @@ START_TEST(test_sched_cap)
 END_TEST
 
 /* sched_q against sched_pick: the same random run of queue, start, finish,
- * requeue, dequeue, removal and clock events on a table, the choice of
- * each (every item described to sched_pick) and the next timer compared
- * at every step. */
+ * requeue, dequeue, removal, namespace change and clock events on a table,
+ * the choice of each (every item described to sched_pick) and the next
+ * timer compared at every step, and the namespaces sched_q holds counted. */
 typedef struct qitem {
 	const char *ns;
 	int queued, running;
+	int known; /* reported to sched_q since it was made */
 	double due;
 	sched_link l;
 } qitem;
@@ -403,25 +404,66 @@ static double ref_next(double now)
 	return t;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* How many namespaces the items reported to sched_q name, told apart by name. */
+static size_t ref_namespaces(void)
+{
+	const char *n[QMAX];
+	size_t k = 0, d = 0;
+	for (size_t i = 0; i < qn; i++)
+		if (qt[i].known)
+			n[k++] = qt[i].ns;
+	qsort(n, k, sizeof *n, name_cmp);
+	for (size_t j = 0; j < k; j++)
+		d += !j || strcmp(n[j], n[j - 1]) != 0;
+	return d;
+}
+
+/* Times a same_choice_run step ended with fewer namespaces held. */
+static unsigned long ns_left;
+
+/* Item i leaves the table: the last moves into its place. */
+static void qt_remove(sched_q *q, size_t i)
+{
+	sched_q_remove(q, i);
+	qt[i] = qt[--qn];
+	if (i != qn)
+		sched_q_moved(q, i);
+}
+
 /* One random run of `steps` events over items of namespaces names[0..nnames)
  * (prefill items made at first, in a random order of namespaces), both
- * schedulers compared at every pick and timer; the number of picks. */
-static unsigned long same_choice_run(const char *const *names, size_t nnames, size_t prefill, int steps, unsigned cap)
+ * schedulers compared at every pick and timer, and sched_q's namespaces
+ * counted after every step; the number of picks. window 0: a new item's
+ * namespace any of names; else one of `window` after the (n / 2)th for
+ * the nth new item, and more removals (of running items too): namespaces
+ * come, and go with their last item. */
+static unsigned long same_choice_run(const char *const *names, size_t nnames, size_t prefill, int steps, unsigned cap,
+				     size_t window)
 {
 	static const double in[] = {0, 0, 0, 1, 2.5, 5};
 	sched_q q = SCHED_Q_INIT(qt_link, qt_waiting, NULL);
 	sched_state st = {""};
 	unsigned long picks = 0;
+	size_t made = 0, held = 0;
 	double now = 100;
 	qn = 0;
 	for (int step = 0; step < steps; step++) {
-		long r = qn < prefill ? 0 : random() % 16, i = qn ? random() % (long)qn : -1;
+		long r = qn < prefill ? 0 : random() % (window ? 20 : 17), i = qn ? random() % (long)qn : -1;
 		if (r < 2 && qn < QMAX) { /* a new item */
 			memset(&qt[qn], 0, sizeof qt[qn]);
-			qt[qn].ns = names[(size_t)random() % nnames];
+			if (window)
+				qt[qn].ns = names[(made++ / 2 + (size_t)random() % window) % nnames];
+			else
+				qt[qn].ns = names[(size_t)random() % nnames];
 			qn++;
 		} else if (r < 5 && i >= 0) { /* queued (again), maybe while running */
 			qt[i].queued = 1;
+			qt[i].known = 1;
 			qt[i].due = now + in[random() % 6];
 			ck_assert_int_eq(sched_q_queue(&q, (size_t)i, qt[i].ns, qt[i].due), 0);
 		} else if (r < 9) { /* the loop starts what it may */
@@ -430,7 +472,7 @@ static unsigned long same_choice_run(const char *const *names, size_t nnames, si
 			if (b >= 0) {
 				qt[b].queued = 0;
 				qt[b].running = 1;
-				ck_assert_int_eq(sched_q_running(&q, (size_t)b, qt[b].ns, 1), 0);
+				ck_assert_int_eq(sched_q_running(&q, (size_t)b, qt[b].ns, 1), 0); /* queued: known */
 				picks++;
 			}
 		} else if (r < 11 && i >= 0 && qt[i].running) { /* its job ends */
@@ -441,16 +483,22 @@ static unsigned long same_choice_run(const char *const *names, size_t nnames, si
 		} else if (r < 12 && i >= 0 && !qt[i].running) { /* dequeued without a job */
 			qt[i].queued = 0;
 		} else if (r < 13 && i >= 0 && !qt[i].running) { /* removed: the last moves in */
-			sched_q_remove(&q, (size_t)i);
-			qt[i] = qt[--qn];
-			if ((size_t)i != qn)
-				sched_q_moved(&q, (size_t)i);
+			qt_remove(&q, (size_t)i);
 		} else if (r < 15) {
 			now += (r == 13 ? 0.5 : 1);
-		} else {
+		} else if (r < 16) {
 			double t = ref_next(now);
 			ck_assert(sched_q_next(&q, now) == t);
+		} else if (r < 17 && i >= 0) { /* reported with another namespace: it moves there */
+			qt[i].ns = names[(size_t)random() % nnames];
+			if (qt[i].known)
+				ck_assert_int_eq(sched_q_running(&q, (size_t)i, qt[i].ns, qt[i].running), 0);
+		} else if (i >= 0) { /* removed, running or not */
+			qt_remove(&q, (size_t)i);
 		}
+		ck_assert_uint_eq(q.nns, ref_namespaces());
+		ns_left += q.nns < held;
+		held = q.nns;
 	}
 	sched_q_free(&q);
 	return picks;
@@ -462,10 +510,19 @@ START_TEST(test_sched_q_same_choice)
 	unsigned long picks = 0;
 	srandom(14);
 	for (int run = 0; run < 200; run++)
-		picks += same_choice_run(names, 6, 0, 400, (unsigned)(run % 3));
+		picks += same_choice_run(names, 6, 0, 400, (unsigned)(run % 3), 0);
 	ck_assert_uint_gt(picks, 3000); /* the runs started things */
 }
 END_TEST
+
+/* names[k] = buf[k] = "<prefix>k", but "" for k = 0. */
+static void ns_names(char (*buf)[16], const char **names, int n, const char *prefix)
+{
+	for (int k = 0; k < n; k++) {
+		snprintf(buf[k], sizeof buf[k], "%s%d", prefix, k);
+		names[k] = k ? buf[k] : "";
+	}
+}
 
 /* The same with one HelmRelease or a few per tenant: 300 namespaces (their
  * tree grows while items come, names first seen in a random order), about
@@ -475,14 +532,115 @@ START_TEST(test_sched_q_same_choice_many_ns)
 	static char buf[300][16];
 	const char *names[300];
 	unsigned long picks = 0;
-	for (int k = 0; k < 300; k++) {
-		snprintf(buf[k], sizeof buf[k], k ? "tenant-%d" : "", k);
-		names[k] = buf[k];
-	}
+	ns_names(buf, names, 300, "tenant-");
 	srandom(1000);
 	for (int run = 0; run < 6; run++)
-		picks += same_choice_run(names, 300, 600, 6000, (unsigned)(run % 3));
+		picks += same_choice_run(names, 300, 600, 6000, (unsigned)(run % 3), 0);
 	ck_assert_uint_gt(picks, 2500); /* the runs started things */
+}
+END_TEST
+
+/* Namespaces that come and go (one per preview environment): new items
+ * name a few namespaces further on as the run goes, old ones lose their
+ * last item and leave; sched_q holds only those named, picks as the rule
+ * does, and goes on after one served last that left. */
+START_TEST(test_sched_q_ns_churn)
+{
+	static char buf[2000][16];
+	const char *names[2000];
+	unsigned long picks = 0;
+	ns_names(buf, names, 2000, "pr-");
+	srandom(77);
+	ns_left = 0;
+	for (int run = 0; run < 60; run++)
+		picks += same_choice_run(names, 2000, run % 2 ? 40 : 0, 2000, (unsigned)(run % 3), (size_t)(2 + run % 7));
+	ck_assert_uint_gt(picks, 3000); /* the runs started things */
+	ck_assert_uint_gt(ns_left, 4000); /* and namespaces left */
+}
+END_TEST
+
+/* A namespace whose last HelmRelease is deleted is no longer held; one of
+ * the same name later is new, and the round-robin goes on after the name
+ * served last even when that one left. */
+START_TEST(test_sched_q_ns_leaves)
+{
+	static const char *const ns[] = {"a", "b", "c"};
+	sched_q q = SCHED_Q_INIT(qt_link, qt_waiting, NULL);
+	qn = 0;
+	for (size_t i = 0; i < 3; i++) {
+		qt[qn++] = (qitem){.ns = ns[i], .queued = 1, .known = 1};
+		ck_assert_int_eq(sched_q_queue(&q, i, ns[i], 0), 0);
+	}
+	ck_assert_uint_eq(q.nns, 3);
+	ck_assert_int_eq(sched_q_pick(&q, 1, 0), 0); /* a */
+	qt[0].queued = 0;
+	qt[0].running = 1;
+	ck_assert_int_eq(sched_q_running(&q, 0, "a", 1), 0);
+	qt_remove(&q, 1); /* b's last item: c's moves to 1 */
+	ck_assert_uint_eq(q.nns, 2);
+	ck_assert_int_eq(sched_q_pick(&q, 1, 0), 1); /* c */
+	qt[1].queued = 0;
+	qt_remove(&q, 1); /* c, served last, leaves */
+	ck_assert_uint_eq(q.nns, 1);
+	ck_assert_int_eq(sched_q_pick(&q, 1, 0), -1);
+	/* new items in b, d and c again: after c comes d, then the wrap */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const again[] = {"b", "d", "c"};
+		qt[qn] = (qitem){.ns = again[i], .queued = 1, .known = 1};
+		ck_assert_int_eq(sched_q_queue(&q, qn, again[i], 0), 0);
+		qn++;
+	}
+	ck_assert_uint_eq(q.nns, 4);
+	for (size_t k = 0; k < 3; k++) {
+		static const long want[] = {2, 1, 3}; /* d, b, c */
+		ck_assert_int_eq(sched_q_pick(&q, 1, 0), want[k]);
+		qt[want[k]].queued = 0;
+	}
+	ck_assert_int_eq(sched_q_pick(&q, 1, 0), -1);
+	while (qn)
+		qt_remove(&q, qn - 1);
+	ck_assert_uint_eq(q.nns, 0);
+	sched_q_free(&q);
+}
+END_TEST
+
+/* 100000 namespaces, each with one item at a time of 50: the ones held
+ * (and the room for them) stay bounded by the items, not by the
+ * namespaces ever seen. */
+START_TEST(test_sched_q_ns_bounded)
+{
+	sched_q q = SCHED_Q_INIT(qt_link, qt_waiting, NULL);
+	static char name[50][16];
+	size_t most = 0, mostcap = 0;
+	qn = 0;
+	for (size_t k = 0; k < 100000; k++) {
+		const char *ns = name[k % 50];
+		long p;
+		for (size_t i = 0; i < qn; i++)
+			if (qt[i].ns == ns) { /* the item of 50 namespaces ago */
+				qt_remove(&q, i);
+				break;
+			}
+		snprintf(name[k % 50], sizeof name[k % 50], "pr-%zu", k);
+		qt[qn] = (qitem){.ns = ns, .queued = 1, .known = 1, .due = (double)k};
+		ck_assert_int_eq(sched_q_queue(&q, qn, ns, (double)k), 0);
+		qn++;
+		if ((p = sched_q_pick(&q, (double)k, 1)) >= 0) {
+			qt[p].queued = 0;
+			ck_assert_int_eq(sched_q_running(&q, (size_t)p, qt[p].ns, k % 3 == 0), 0);
+			qt[p].running = k % 3 == 0;
+		}
+		most = q.nns > most ? q.nns : most;
+		mostcap = q.nscap > mostcap ? q.nscap : mostcap;
+	}
+	ck_assert_uint_eq(q.nns, 50);
+	ck_assert_uint_le(most, 50);
+	ck_assert_uint_le(mostcap, 64);
+	while (qn)
+		qt_remove(&q, 0);
+	ck_assert_uint_eq(q.nns, 0);
+	ck_assert_uint_le(q.nscap, 16); /* halved as they left */
+	sched_q_free(&q);
 }
 END_TEST
 
@@ -502,6 +660,9 @@ int main(void)
 	tcase_add_test(tc, test_sched_cap);
 	tcase_add_test(tc, test_sched_q_same_choice);
 	tcase_add_test(tc, test_sched_q_same_choice_many_ns);
+	tcase_add_test(tc, test_sched_q_ns_churn);
+	tcase_add_test(tc, test_sched_q_ns_leaves);
+	tcase_add_test(tc, test_sched_q_ns_bounded);
 	tcase_set_timeout(tc, 30); /* sched_pick's walk of ~600 items per pick, under ASan */
 	suite_add_tcase(s, tc);
 	return unit_run(s);
