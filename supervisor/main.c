@@ -271,6 +271,7 @@ typedef struct entry {
 	sched_link sl;  /* its place in the scheduler's queues (squeue) */
 	size_t hnext; /* the next entry (index + 1) in its key's hash chain, 0 at its end */
 	int listed;   /* in the RELIST being applied (drain_watch) */
+	int gone;     /* its object went (deleted, not relisted) while it had a job: it goes when that ends */
 } entry;
 
 static int worker_fd = -1;
@@ -724,6 +725,7 @@ static void upsert(hr_ent *h)
 	tree_drop(e);
 	e->hr = h;
 	e->ns = h->ns;
+	e->gone = 0;
 	if (h->finalizer)
 		e->fin_added = 0;
 	if (e->stalled_gen && (e->stalled_gen != gen || h->wants_req))
@@ -750,7 +752,18 @@ static void drop(const hr_ent *h)
 	char key[320];
 	entry *e;
 	snprintf(key, sizeof key, "%s/%s", h->ns, h->name);
-	if ((e = find_entry(key)) && !e->job)
+	if ((e = find_entry(key)) && e->job)
+		e->gone = 1;
+	else if (e)
+		entry_remove(e);
+}
+
+/* A job for key ended: its entry goes if its object went meanwhile (and
+ * its namespace leaves the queue with its last entry, sched.h). */
+static void entry_job_ended(const char *key)
+{
+	entry *e = find_entry(key);
+	if (e && e->gone && !e->job)
 		entry_remove(e);
 }
 
@@ -1010,6 +1023,7 @@ static void relisted(hr_ent **items, size_t n)
 			entry_remove(&entries[k]);
 			continue;
 		}
+		entries[k].gone = !found;
 		k++;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -1922,6 +1936,7 @@ static int noop_collect(kube_client *kc, fwd_req *f)
 			sv_job *j = checks[i];
 			checks[i] = checks[--nchecks]; /* its outcome audited by the forwarding thread */
 			noop_answered(kc, j, f);
+			entry_job_ended(j->key);
 			job_free(j);
 			fwd_req_free(f);
 			return 1;
@@ -1955,6 +1970,7 @@ static void reap(kube_client *kc)
 				job_close_sock(j);
 			}
 			finish(kc, j);
+			entry_job_ended(j->key);
 			job_free(j);
 			jobs[i] = jobs[--njobs];
 			continue;
