@@ -236,12 +236,14 @@ typedef struct insync {
 	char *status;     /* res.status as compact JSON, or NULL */
 } insync;
 
-/* A namespace the entries have shown, with its queue gauges (ns_gauges):
- * one per namespace, kept to the end (entries point at it). */
+/* A namespace the entries show, with its queue gauges (ns_gauges): one per
+ * namespace while an entry points at it (refs), freed with its last entry,
+ * so namespaces that come and go leave nothing behind. */
 typedef struct nsrec {
-	struct nsrec *next;  /* in its hash chain */
-	struct nsrec *after; /* the namespace shown next after it */
-	double n[2];         /* waiting, running */
+	struct nsrec *next;           /* in its hash chain */
+	struct nsrec *after, *before; /* the namespaces shown next after it, and before it */
+	size_t refs;                  /* entries pointing at it */
+	double n[2];                  /* waiting, running */
 	char ns[];
 } nsrec;
 
@@ -653,12 +655,53 @@ static int attempted(const entry *e, const hr_ent *h)
 	return e->done_gen && e->done_gen == h->gen && (!h->req || !strcmp(h->req, e->done_req));
 }
 
+#define NSREC_BUCKETS 256 /* a power of two */
+static nsrec *nsbucket[NSREC_BUCKETS], *nsfirst, *nstail;
+
+/* The record of namespace ns for one more entry, made on its first
+ * HelmRelease; NULL when out of memory. */
+static nsrec *nsrec_get(const char *ns)
+{
+	nsrec **b = &nsbucket[key_hash(ns) & (NSREC_BUCKETS - 1)], *r;
+	size_t l = strlen(ns);
+	for (r = *b; r; r = r->next)
+		if (!strcmp(r->ns, ns)) {
+			r->refs++;
+			return r;
+		}
+	if (!(r = calloc(1, sizeof *r + l + 1)))
+		return NULL;
+	memcpy(r->ns, ns, l + 1);
+	r->refs = 1;
+	r->next = *b;
+	*b = r;
+	r->before = nstail;
+	*(nstail ? &nstail->after : &nsfirst) = r;
+	nstail = r;
+	return r;
+}
+
+/* An entry of r's namespace left: r goes with the last one. */
+static void nsrec_put(nsrec *r)
+{
+	nsrec **b = &nsbucket[key_hash(r->ns) & (NSREC_BUCKETS - 1)];
+	if (--r->refs)
+		return;
+	while (*b != r)
+		b = &(*b)->next;
+	*b = r->next;
+	*(r->before ? &r->before->after : &nsfirst) = r->after;
+	*(r->after ? &r->after->before : &nstail) = r->before;
+	free(r);
+}
+
 static void entry_remove(entry *e)
 {
 	free(e->hr);
 	tree_drop(e);
 	insync_forget(e);
 	obj_free(e->sa);
+	nsrec_put(e->nsr);
 	sched_q_remove(&squeue, (size_t)(e - entries));
 	if (ebucket) { /* unlinked; the last entry moves into its place, and its link with it */
 		size_t idx1 = (size_t)(e - entries) + 1;
@@ -671,28 +714,6 @@ static void entry_remove(entry *e)
 		sched_q_moved(&squeue, (size_t)(e - entries));
 }
 
-#define NSREC_BUCKETS 256 /* a power of two */
-static nsrec *nsbucket[NSREC_BUCKETS], *nsfirst, **nslast = &nsfirst;
-
-/* The record of namespace ns, made on its first HelmRelease; NULL when out
- * of memory. */
-static nsrec *nsrec_of(const char *ns)
-{
-	nsrec **b = &nsbucket[key_hash(ns) & (NSREC_BUCKETS - 1)], *r;
-	size_t l = strlen(ns);
-	for (r = *b; r; r = r->next)
-		if (!strcmp(r->ns, ns))
-			return r;
-	if (!(r = calloc(1, sizeof *r + l + 1)))
-		return NULL;
-	memcpy(r->ns, ns, l + 1);
-	r->next = *b;
-	*b = r;
-	*nslast = r;
-	nslast = &r->after;
-	return r;
-}
-
 /* Takes h (the main thread's copy). */
 static void upsert(hr_ent *h)
 {
@@ -701,7 +722,7 @@ static void upsert(hr_ent *h)
 	json_int_t gen = h->gen;
 	snprintf(key, sizeof key, "%s/%s", h->ns, h->name);
 	if (!(e = find_entry(key))) {
-		nsrec *nsr = nsrec_of(h->ns);
+		nsrec *nsr = nsrec_get(h->ns);
 		if (!nsr) {
 			free(h);
 			return;
@@ -709,6 +730,7 @@ static void upsert(hr_ent *h)
 		if (nentries == centries) {
 			entry *ne = realloc(entries, (centries ? centries * 2 : 32) * sizeof *ne);
 			if (!ne) {
+				nsrec_put(nsr);
 				free(h);
 				return;
 			}
