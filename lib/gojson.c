@@ -1017,16 +1017,8 @@ int gojson_decode_as(const char *text, size_t len, const gojson_limits *lim, int
 	*out = NULL;
 	if (rc)
 		return rc;
-	if (json_is_null(v)) {
-		if (want == GOJSON_WANT_LIST) {
-			*out = v;
-			return 0;
-		}
-		json_decref(v);
-		*out = json_object();
-		return *out ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
-	}
-	if ((want == GOJSON_WANT_LIST && json_is_array(v)) || (want != GOJSON_WANT_LIST && json_is_object(v))) {
+	if (json_is_null(v) || (want == GOJSON_WANT_LIST && json_is_array(v)) ||
+	    (want != GOJSON_WANT_LIST && json_is_object(v))) {
 		*out = v;
 		return 0;
 	}

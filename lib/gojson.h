@@ -63,8 +63,8 @@ int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int fl
 		  json_t **out, bh_error *err);
 
 /* fromJson / fromJsonArray: json.Unmarshal into map[string]interface{}
- * (GOJSON_WANT_MAP; JSON null leaves the map empty) or []interface{}
- * (GOJSON_WANT_LIST; null gives json null, a nil slice). Numbers are
+ * (GOJSON_WANT_MAP) or []interface{} (GOJSON_WANT_LIST). JSON null gives
+ * json null for both: Go sets the map or slice to nil. Numbers are
  * float64. A value of another kind fails with Go's "json: cannot unmarshal
  * array into Go value of type map[string]interface {}". */
 #define GOJSON_WANT_MAP 1

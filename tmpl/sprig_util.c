@@ -191,11 +191,17 @@ int sprig_check_size(tmpl_call *c, const bh_buf *b)
 int sprig_unmarshal_result(tmpl_call *c, json_t *j, int list, const char *msg)
 {
 	if (j) {
+		/* Go's Unmarshal of null sets the slice or map to nil */
 		if (list && json_is_null(j)) {
 			tmpl_list *l = tmpl_list_new(c->arena, NULL, 0);
 			if (l)
 				l->is_nil = 1;
 			c->result = l ? tmpl_list_value(l) : tmpl_invalid();
+		} else if (json_is_null(j)) {
+			tmpl_map *m = tmpl_map_new(c->arena, NULL);
+			if (m)
+				m->is_nil = 1;
+			c->result = m ? tmpl_map_value(m) : tmpl_invalid();
 		} else {
 			c->result = tmpl_value_from_json(c->arena, j);
 		}

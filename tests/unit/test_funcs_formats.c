@@ -32,6 +32,7 @@ static const fgolden goldens[] = {
 	{"toprettyjson_nested", "{{ toPrettyJson (dict \"a\" (list (dict) (list) (dict \"b\" (list 1 nil)))) }}", "{}", 0, "{\n  \"a\": [\n    {},\n    [],\n    {\n      \"b\": [\n        1,\n        null\n      ]\n    }\n  ]\n}"},
 	{"torawjson_nested", "{{ toRawJson (dict \"h\" (list \"<a href='x'>\" \"\\u2028\")) }}", "{}", 0, "{\"h\":[\"<a href='x'>\",\"\\u2028\"]}"},
 	{"fromjson_nested", "{{ $m := fromJson \"{\\\"a\\\":{\\\"b\\\":[1,{\\\"c\\\":\\\"d\\\"}]}}\" }}{{ index $m.a.b 1 | toJson }}|{{ typeOf (index $m.a.b 0) }}", "{}", 0, "{\"c\":\"d\"}|float64"},
+	{"fromjson_null_nil_map", "{{ $m := fromJson \"null\" }}{{ $m }}|{{ kindOf $m }}|{{ len $m }}|{{ empty $m }}|{{ toJson $m }}|{{ toYaml $m }}|{{ toPrettyJson $m }}|{{ toRawJson (dict \"m\" $m) }}|{{ toYaml (list $m) }}|{{ hasKey $m \"a\" }}|{{ fromJson \" null \" | toJson }}|{{ fromJsonArray \"null\" | toJson }}", "{}", 0, "map[]|map|0|true|null|null|null|{\"m\":null}|- null|false|null|null"},
 	{"fromjson_errors", "{{ (fromJson \"{\\\"a\\\":}\").Error }}|{{ (fromJson \"{\\\"a\\\":1,}\").Error }}", "{}", 0, "invalid character '}' looking for beginning of value|invalid character '}' looking for beginning of object key string"},
 	{"fromyaml_anchors", "{{ fromYaml \"base: &b {x: 1, y: 2}\\nd:\\n  <<: *b\\n  y: 3\" | toJson }}", "{}", 0, "{\"base\":{\"true\":2,\"x\":1},\"d\":{\"true\":3,\"x\":1}}"},
 	{"fromyamlarray_nested", "{{ fromYamlArray \"- [1, [2, 3]]\\n- {a: ~}\\n- 'q'\" | toJson }}", "{}", 0, "[[1,[2,3]],{\"a\":null},\"q\"]"},

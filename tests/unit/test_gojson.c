@@ -366,7 +366,7 @@ START_TEST(test_decode_as)
 		{"[1,2]", GOJSON_WANT_MAP, "json: cannot unmarshal array into Go value of type map[string]interface {}"},
 		{"not json", GOJSON_WANT_MAP, "invalid character 'o' in literal null (expecting 'u')"},
 		{"", GOJSON_WANT_MAP, "unexpected end of JSON input"},
-		{"null", GOJSON_WANT_MAP, "{}"},
+		{"null", GOJSON_WANT_MAP, "null"},
 		{"\"str\"", GOJSON_WANT_MAP, "json: cannot unmarshal string into Go value of type map[string]interface {}"},
 		{"{\"a\":1,\"a\":2}", GOJSON_WANT_MAP, "{\"a\":2}"},
 		{"{\"a\":1}", GOJSON_WANT_LIST, "json: cannot unmarshal object into Go value of type []interface {}"},
