@@ -373,13 +373,27 @@ static void *arena_alloc(void *ud, size_t n)
 	return tmpl_arena_alloc(ud, n);
 }
 
+/* tok[at..] matches pat, where '9' is any digit and other bytes stand for
+ * themselves (sscanf alone would take "2=" for a 2-digit day) */
+static int dt_shape(const char *tok, size_t n, size_t at, const char *pat)
+{
+	size_t k;
+	for (k = 0; pat[k]; k++) {
+		if (at + k >= n)
+			return 0;
+		if (pat[k] == '9' ? !(tok[at + k] >= '0' && tok[at + k] <= '9') : tok[at + k] != pat[k])
+			return 0;
+	}
+	return 1;
+}
+
 static int parse_datetime(parser *P, const char *tok, size_t n, tmpl_value *out)
 {
 	int Y = 0, M = 1, D = 1, h = 0, mi = 0, s = 0, nsec = 0, off = 0, have_date = 0, have_time = 0, have_off = 0, zulu = 0;
-	size_t i = 0;
+	size_t i = 0, shown;
 	char em[64];
 	if (n >= 10 && tok[4] == '-' && tok[7] == '-') {
-		if (sscanf(tok, "%4d-%2d-%2d", &Y, &M, &D) != 3)
+		if (!dt_shape(tok, n, 0, "9999-99-99") || sscanf(tok, "%4d-%2d-%2d", &Y, &M, &D) != 3)
 			goto bad;
 		have_date = 1;
 		i = 10;
@@ -389,7 +403,7 @@ static int parse_datetime(parser *P, const char *tok, size_t n, tmpl_value *out)
 			goto bad;
 	}
 	if (i < n) {
-		if (n - i < 8 || tok[i + 2] != ':' || tok[i + 5] != ':' ||
+		if (!dt_shape(tok, n, i, "99:99:99") ||
 		    sscanf(tok + i, "%2d:%2d:%2d", &h, &mi, &s) != 3)
 			goto bad;
 		have_time = 1;
@@ -414,7 +428,7 @@ static int parse_datetime(parser *P, const char *tok, size_t n, tmpl_value *out)
 			i++;
 		} else if (i < n && (tok[i] == '+' || tok[i] == '-')) {
 			int oh, om;
-			if (n - i < 6 || tok[i + 3] != ':' || sscanf(tok + i + 1, "%2d:%2d", &oh, &om) != 2)
+			if (!dt_shape(tok, n, i + 1, "99:99") || sscanf(tok + i + 1, "%2d:%2d", &oh, &om) != 2)
 				goto bad;
 			off = (oh * 60 + om) * 60 * (tok[i] == '-' ? -1 : 1);
 			have_off = 1;
@@ -460,7 +474,9 @@ static int parse_datetime(parser *P, const char *tok, size_t n, tmpl_value *out)
 	*out = tmpl_time_value(P->a, &t);
 	return out->kind == TMPL_INVALID ? oom(P) : 0;
 bad:
-	return fail(P, "invalid datetime: \"%.*s\"", (int)n, tok);
+	/* BurntSushi's lexer ends a datetime at the first byte that cannot be in one */
+	shown = strspn(tok, "0123456789-:.+TtZz ");
+	return fail(P, "invalid datetime: \"%.*s\"", (int)(shown < n ? shown : n), tok);
 }
 
 static int parse_number_or_date(parser *P, tmpl_value *out)
@@ -505,7 +521,9 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 		*out = tmpl_float(neg ? -NAN : NAN);
 		return 0;
 	}
-	if ((n >= 10 && tok[4] == '-' && tok[7] == '-') || (n >= 8 && tok[2] == ':'))
+	/* BurntSushi's lexer: digits then '-' or ':' start a datetime */
+	size_t lead = strspn(tok, "0123456789");
+	if (lead > 0 && (tok[lead] == '-' || tok[lead] == ':'))
 		return parse_datetime(P, tok, n, out);
 	if (t[0] == '0' && (t[1] == 'x' || t[1] == 'o' || t[1] == 'b')) {
 		int base = t[1] == 'x' ? 16 : t[1] == 'o' ? 8 : 2;
@@ -573,7 +591,12 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 				return fail(P, "Invalid float value: \"%s\"", tok);
 		}
 	}
-	*out = tmpl_float(strtod(clean, NULL));
+	errno = 0;
+	double f = strtod(clean, NULL);
+	/* Go's ParseFloat refuses overflow only; underflow is 0 */
+	if (errno == ERANGE && isinf(f))
+		return fail(P, "%s is out of range for float64", tok);
+	*out = tmpl_float(f);
 	return 0;
 }
 

@@ -106,11 +106,25 @@ static int toml_is_time(const tmpl_value *v)
 	return tmpl_time_of(v) != NULL;
 }
 
-/* RFC 3339 with nanoseconds, as BurntSushi writes time.Time */
+/* RFC 3339 with nanoseconds, as BurntSushi writes time.Time, except for
+ * the local date/time/datetime its decoder makes (toml_decode.c names their
+ * zones): those are written back in their own form, without a zone */
 static void toml_time_text(const tmpl_value *v, bh_buf *out)
 {
-	static const char layout[] = "2006-01-02T15:04:05.999999999Z07:00";
-	gotime_format(tmpl_time_of(v), layout, sizeof layout - 1, out);
+	static const struct { const char *zone, *layout; } local[] = {
+		{"datetime-local", "2006-01-02T15:04:05.999999999"},
+		{"date-local", "2006-01-02"},
+		{"time-local", "15:04:05.999999999"},
+	};
+	const char *layout = "2006-01-02T15:04:05.999999999Z07:00";
+	const gotime *t = tmpl_time_of(v);
+	const char *zone;
+	int off;
+	gotime_zone(t, &zone, &off);
+	for (size_t i = 0; zone && i < sizeof local / sizeof local[0]; i++)
+		if (strcmp(zone, local[i].zone) == 0)
+			layout = local[i].layout;
+	gotime_format(t, layout, strlen(layout), out);
 }
 
 /* Go structs (objects whose JSON view is an ordered object) are tables */
