@@ -263,8 +263,23 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 	}
 }
 
-/* One key segment into out. */
-static int parse_key_part(parser *P, bh_buf *out)
+/* BurntSushi's words for a key segment that is missing where c stands:
+ * stop is '=' for a key/value line and ']' for a table name */
+static int missing_key(parser *P, char stop, int first, char c)
+{
+	if (stop == ']' && first && c == ']')
+		return fail(P, "unexpected end of table name (table names cannot be empty)");
+	if (stop == ']' && c == '=')
+		return fail(P, "expected '.' or ']' to end table name, but got '=' instead");
+	if (c == '=')
+		return fail(P, first ? "unexpected '=': key name appears blank" : "unexpected '='");
+	if (c == '\n')
+		return fail(P, "expected a key but found ' ' instead");
+	return fail(P, "bare keys cannot contain '%c'", c);
+}
+
+/* One key segment into out (the first of its key when first). */
+static int parse_key_part(parser *P, bh_buf *out, char stop, int first)
 {
 	skip_ws(P);
 	if (at_end(P))
@@ -274,11 +289,8 @@ static int parse_key_part(parser *P, bh_buf *out)
 	const char *st = P->p;
 	while (!at_end(P) && is_bare(*P->p))
 		P->p++;
-	if (P->p == st) {
-		if (*P->p == '\n' || *P->p == '=')
-			return fail(P, "expected a key but found '%c' instead", *P->p == '\n' ? ' ' : *P->p);
-		return fail(P, "bare keys cannot contain '%c'", *P->p);
-	}
+	if (P->p == st)
+		return missing_key(P, stop, first, *P->p);
 	bh_buf_put(out, st, (size_t)(P->p - st));
 	return 0;
 }
@@ -304,7 +316,7 @@ static int parse_key(parser *P, keypath *k, char stop)
 		bh_buf b = BH_BUF_INIT;
 		if (k->n >= TOML_MAX_DEPTH)
 			return bh_error_set(P->err, BH_ELIMIT, "toml: key nested deeper than %d", TOML_MAX_DEPTH);
-		if (parse_key_part(P, &b)) {
+		if (parse_key_part(P, &b, stop, k->n == 0)) {
 			bh_buf_free(&b);
 			return -1;
 		}
