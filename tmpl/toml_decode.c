@@ -165,7 +165,9 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 	}
 	for (;;) {
 		if (at_end(P))
-			return fail(P, "unexpected EOF; expected '%c'", q);
+			/* BurntSushi quotes the missing delimiter with the other quote */
+			return fail(P, "unexpected EOF; expected %s",
+				    q == '"' ? (multi ? "'\"\"\"'" : "'\"'") : (multi ? "\"'''\"" : "\"'\""));
 		char c = *P->p;
 		if (c == q) {
 			if (!multi) {
@@ -512,7 +514,13 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 	}
 	n = (size_t)(P->p - st);
 	if (n == 0 || n >= sizeof tok)
-		return fail(P, "expected value but found '%c' instead", n ? *st : (at_end(P) ? ' ' : *P->p));
+	{
+		/* Go's %q of the rune: a newline shows as '\n' */
+		char c = n ? *st : (at_end(P) ? ' ' : *P->p);
+		if (c == '\n')
+			return fail(P, "expected value but found '\\n' instead");
+		return fail(P, "expected value but found '%c' instead", c);
+	}
 	memcpy(tok, st, n);
 	tok[n] = '\0';
 	if (strcmp(tok, "true") == 0 || strcmp(tok, "false") == 0) {
