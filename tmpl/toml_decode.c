@@ -527,6 +527,14 @@ static int parse_number_or_date(parser *P, tmpl_value *out)
 		*out = tmpl_bool(tok[0] == 't');
 		return 0;
 	}
+	/* BurntSushi's lexer takes a value only from a digit, sign or '.' (or
+	 * true/false/inf/nan); it names a letter run in quotes, else the byte */
+	if ((!strchr("0123456789+-.", tok[0]) || !tok[0]) && strcmp(tok, "inf") && strcmp(tok, "nan")) {
+		size_t w = strspn(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+		if (w)
+			return fail(P, "expected value but found \"%.*s\" instead", (int)w, tok);
+		return fail(P, "expected value but found '%c' instead", tok[0]);
+	}
 	const char *t = tok;
 	int neg = 0;
 	if (*t == '+' || *t == '-') {
