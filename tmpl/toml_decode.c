@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/gostrconv.h"
+#include "tmpl/gofmt.h"
 #include "tmpl/gotime.h"
 #include "tmpl/gotime_zone.h"
 #include "tmpl/toml.h"
@@ -149,11 +150,28 @@ static int is_bare(char c)
 }
 
 /* Strings: basic, literal, and their multi-line forms. *P->p is the quote. */
+/* A \x, \u or \U escape without its hex digits: BurntSushi quotes the
+ * string's text from its opening delimiter through the offending byte */
+static int bad_hex_escape(parser *P, const char *body, char c, int ndigits)
+{
+	bh_buf q = BH_BUF_INIT;
+	int rc;
+	size_t len = (size_t)(P->p - body) + !at_end(P);
+	if (!at_end(P) && *P->p == '\n')
+		P->line++;
+	gofmt_quote(&q, body, len);
+	rc = fail(P, "expected %s hexadecimal digits after '\\%c', but got %s instead",
+		  ndigits == 2 ? "two" : ndigits == 4 ? "four" : "eight", c, bh_buf_ok(&q) ? bh_buf_str(&q) : "");
+	bh_buf_free(&q);
+	return rc;
+}
+
 static int parse_string(parser *P, bh_buf *out, int allow_multi)
 {
 	char q = *P->p;
 	int multi = allow_multi && P->end - P->p >= 3 && P->p[1] == q && P->p[2] == q;
 	P->p += multi ? 3 : 1;
+	const char *body = P->p;
 	if (multi) {
 		if (!at_end(P) && *P->p == '\n') {
 			P->p++;
@@ -221,12 +239,13 @@ static int parse_string(parser *P, bh_buf *out, int allow_multi)
 					int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
 						: h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
 					if (d < 0)
-						return fail(P, "invalid escape in string '\\%c'", c);
+						return bad_hex_escape(P, body, c, n);
 					cp = cp * 16 + (unsigned long)d;
 					P->p++;
 				}
 				if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-					return fail(P, "invalid escape in string '\\%c'", c);
+					/* BurntSushi writes \u before the digits whatever the escape */
+					return fail(P, "Escaped character '\\u%.*s' is not valid UTF-8.", n, P->p - n);
 				go_append_rune(out, (int32_t)cp); /* cp checked above */
 				break;
 			}
