@@ -389,6 +389,17 @@ static int bad(parser *p, const char *context)
 	return bh_error_set(p->err, BH_EPARSE, "invalid character %s %s", q, context);
 }
 
+/* bad() inside a number or a literal: at the end of the input Go's scanner
+ * steps one space through the token's state (scanner.eof), so a token cut
+ * short is "invalid character ' ' in literal true (expecting 'e')", not
+ * the end of the input */
+static int bad_in_token(parser *p, const char *context)
+{
+	if (p->i >= p->n)
+		return bh_error_set(p->err, BH_EPARSE, "invalid character ' ' %s", context);
+	return bad(p, context);
+}
+
 static void skip_ws_run(parser *p)
 {
 	const unsigned char *s = p->s;
@@ -626,7 +637,7 @@ static int parse_number(parser *p, gojson_node *node)
 	if (p->s[p->i] == '-') {
 		p->i++;
 		if (!isdig(p))
-			return bad(p, "in numeric literal");
+			return bad_in_token(p, "in numeric literal");
 	}
 	if (p->s[p->i] == '0') {
 		p->i++;
@@ -637,7 +648,7 @@ static int parse_number(parser *p, gojson_node *node)
 	if (p->i < p->n && p->s[p->i] == '.') {
 		p->i++;
 		if (!isdig(p))
-			return bad(p, "after decimal point in numeric literal");
+			return bad_in_token(p, "after decimal point in numeric literal");
 		while (isdig(p))
 			p->i++;
 	}
@@ -647,7 +658,7 @@ static int parse_number(parser *p, gojson_node *node)
 		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
 			p->i++;
 		if (!isdig(p))
-			return bad(p, "in exponent of numeric literal");
+			return bad_in_token(p, "in exponent of numeric literal");
 		while (isdig(p))
 			p->i++;
 	}
@@ -669,7 +680,7 @@ static int parse_literal(parser *p, const char *word, enum gojson_type t, gojson
 		char ctx[64];
 		if (p->i >= p->n || p->s[p->i] != (unsigned char)word[k]) {
 			snprintf(ctx, sizeof ctx, "in literal %s (expecting '%c')", word, word[k]);
-			return bad(p, ctx);
+			return bad_in_token(p, ctx);
 		}
 		p->i++;
 	}

@@ -136,7 +136,16 @@ START_TEST(test_decode_errors)
 	dec_err("\xa1", "invalid character '\xc2\xa1' looking for beginning of value");
 	dec_err("{\"a\":1\xa0}", "invalid character '\\u00a0' after object key:value pair");
 	dec_err("1.e", "invalid character 'e' after decimal point in numeric literal");
-	dec_err("1e+", "unexpected end of JSON input");
+	/* a number or literal cut short: Go's scanner steps a space through
+	 * its state at the end (helm 4.1.4's fromJson) */
+	dec_err("1e+", "invalid character ' ' in exponent of numeric literal");
+	dec_err("n", "invalid character ' ' in literal null (expecting 'u')");
+	dec_err("[tru", "invalid character ' ' in literal true (expecting 'e')");
+	dec_err("{\"a\":nul", "invalid character ' ' in literal null (expecting 'l')");
+	dec_err("[-", "invalid character ' ' in numeric literal");
+	dec_err("-0.", "invalid character ' ' after decimal point in numeric literal");
+	dec_err("[1", "unexpected end of JSON input");
+	dec_err("\"abc", "unexpected end of JSON input");
 	dec_err("01", "invalid character '1' after top-level value");
 	dec_err("[1e400]", "json: cannot unmarshal number 1e400 into Go value of type float64");
 	dec_err("'a'", "invalid character '\\'' looking for beginning of value");
