@@ -12,9 +12,11 @@
 #include <emmintrin.h>
 #endif
 
+#include "lib/gostrconv.h"
 #include "lib/vec.h"
 #include "tmpl/gofmt.h"
 #include "tmpl/internal.h"
+#include "tmpl/sprig_unicode.h"
 #include "tmpl/strconv.h"
 
 static size_t rune_count_str(const char *s, size_t n);
@@ -70,55 +72,15 @@ typedef struct lexer {
 
 typedef int (*state_fn)(lexer *l); /* returns next state id, 0 = emitted */
 
-/* ---- unicode classes (approximations of Go's unicode tables) ---- */
-
-static int is_letter_rune(int r)
-{
-	if (r < 0x80)
-		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
-	if (r == 0xAA || r == 0xB5 || r == 0xBA)
-		return 1;
-	if (r < 0xC0 || r == 0xD7 || r == 0xF7)
-		return 0;
-	if (r <= 0x2C1)
-		return 1;
-	if (r >= 0x370 && r <= 0x3FF)
-		return r != 0x37E && r != 0x387 && r != 0x375 && r != 0x384 && r != 0x385;
-	if (r >= 0x400 && r <= 0x52F)
-		return !(r >= 0x482 && r <= 0x489);
-	if (r >= 0x5D0 && r <= 0x5EA)
-		return 1;
-	if (r >= 0x620 && r <= 0x64A)
-		return 1;
-	if (r >= 0x1E00 && r <= 0x1FFF)
-		return 1;
-	if (r >= 0x3041 && r <= 0x30FF)
-		return r != 0x30A0 && r != 0x30FB;
-	if (r >= 0x3400 && r <= 0x4DBF)
-		return 1;
-	if (r >= 0x4E00 && r <= 0x9FFF)
-		return 1;
-	if (r >= 0xAC00 && r <= 0xD7A3)
-		return 1;
-	if (r >= 0x20000 && r <= 0x2FA1F)
-		return 1;
-	return 0;
-}
-
-static int is_digit_rune(int r)
-{
-	if (r < 0x80)
-		return r >= '0' && r <= '9';
-	return (r >= 0x660 && r <= 0x669) || (r >= 0x6F0 && r <= 0x6F9) ||
-	       (r >= 0x966 && r <= 0x96F) || (r >= 0xFF10 && r <= 0xFF19);
-}
+/* ---- unicode classes: Go's unicode.IsLetter and IsDigit (sprig_unicode.h's
+ * tables, Unicode 15.0.0 as Go 1.25) ---- */
 
 static inline int is_alnum(int r)
 {
 	if (r < 0x80)
 		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') ||
 		       r == '_';
-	return is_letter_rune(r) || is_digit_rune(r);
+	return r >= 0 && (uni_is_letter((uint32_t)r) || uni_is_digit((uint32_t)r));
 }
 
 static int is_space(int r)
@@ -295,34 +257,17 @@ static int lerrorf(lexer *l, const char *fmt, ...)
 	return 0;
 }
 
-/* Go's %#U */
+/* Go's %#U: U+0041 'A' when r is printable (strconv.IsPrint), else U+0001 */
 static void fmt_U(char *buf, size_t n, int r)
 {
-	char tmp[8] = {0};
-	int k = 0;
-	if (r < 0x80) {
-		tmp[k++] = (char)r;
-	} else if (r < 0x800) {
-		tmp[k++] = (char)(0xC0 | (r >> 6));
-		tmp[k++] = (char)(0x80 | (r & 0x3F));
-	} else if (r < 0x10000) {
-		tmp[k++] = (char)(0xE0 | (r >> 12));
-		tmp[k++] = (char)(0x80 | ((r >> 6) & 0x3F));
-		tmp[k++] = (char)(0x80 | (r & 0x3F));
-	} else {
-		tmp[k++] = (char)(0xF0 | (r >> 18));
-		tmp[k++] = (char)(0x80 | ((r >> 12) & 0x3F));
-		tmp[k++] = (char)(0x80 | ((r >> 6) & 0x3F));
-		tmp[k++] = (char)(0x80 | (r & 0x3F));
-	}
-	/* printable: U+0041 'A'; else just U+0001 */
-	int printable = r >= 0x20 && r != 0x7F && !(r >= 0x80 && r <= 0xA0) &&
-			!(r >= 0x2000 && r <= 0x200F) && !(r >= 0x2028 && r <= 0x202F) && r != 0xFEFF &&
-			r != 0xFFFD + 100000;
-	if (printable)
-		snprintf(buf, n, "U+%04X '%s'", r, tmp);
+	bh_buf t = BH_BUF_INIT;
+	if (go_is_print(r))
+		go_append_rune(&t, r);
+	if (bh_buf_ok(&t) && t.len)
+		snprintf(buf, n, "U+%04X '%s'", r, bh_buf_str(&t));
 	else
 		snprintf(buf, n, "U+%04X", r);
+	bh_buf_free(&t);
 }
 
 /* ---- lexer states ---- */

@@ -74,6 +74,14 @@ static const golden goldens[] = {
 	{"eq_multi", "{{ eq 1 2 3 1 }}{{ eq \"a\" \"b\" }}{{ ne 1 2 }}{{ eq .Values.nope nil }}{{ eq nil nil }}{{ lt \"B\" \"a\" }}{{ ge 2 2 }}{{ le 1.5 1.5 }}{{ gt \"b\" \"a\" }}", "{}", 0, "truefalsetruetruetruetruetruetruetrue"},
 	{"no_value_include", "{{ define \"nv\" }}{{ .nope }}{{ end }}[{{ include \"nv\" . }}]{{ len (include \"nv\" .) }}", "{}", 0, "[]10"},
 	{"err_undefined_var", "{{ $x }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): undefined variable \"$x\""},
+	/* the lexer's letters and digits are unicode.IsLetter/IsDigit (Unicode 15.0.0), and
+	 * %#U prints a rune strconv.IsPrint accepts: helm 4.1.4's messages */
+	{"err_rune_unassigned", "{{ 1 \315\270 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): U+0378"},
+	{"err_rune_nbsp", "{{ 1 \302\240 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): U+00A0"},
+	{"err_rune_sup2", "{{ 1 \302\262 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): U+00B2 '\302\262'"},
+	{"err_rune_thai_letter", "{{ 1 \340\270\201 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"\340\270\201\" not defined"},
+	{"err_rune_thai_digit", "{{ 1 \340\271\220 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"\340\271\220\" not defined"},
+	{"err_rune_unicode15", "{{ 1 \360\236\223\220 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"\360\236\223\220\" not defined"},
 	{"err_undefined_func", "{{ nope 1 }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"nope\" not defined"},
 	{"err_undefined_func_long", "{{ fxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): function \"fxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" not defined"},
 	{"err_multi_define", "{{ define \"a\" }}1{{ end }}{{ define \"a\" }}2{{ end }}", "{}", 1, "parse error at (vec/templates/t000.yaml:1): multiple definition of template \"a\""},
