@@ -968,6 +968,46 @@ static void print_value(fstate *f, const tmpl_value *v, char verb, int depth)
 	}
 }
 
+/* %p of a map, slice or pointer is its address in Go (fmtPointer: %#x,
+ * or plain hex with '#'), and 0x0 when nil; anything else is a bad verb.
+ * Go's heap addresses differ on every run (0xc000026c30), so the address
+ * printed has their shape: 0xc000000000 plus the low bits of ours. An
+ * empty slice points at the Go runtime's zerobase, a fixed address of the
+ * helm binary (GO_ZEROBASE: helm 4.1.4's). */
+#define GO_ZEROBASE 0x4029440u
+static void fmt_pointer(fstate *f, const tmpl_value *v)
+{
+	const void *p;
+	uint64_t u;
+	int sharp = f->sharp, zerobase = 0;
+	switch (v->kind) {
+	case TMPL_MAP:
+		p = v->u.map->is_nil ? NULL : (const void *)v->u.map;
+		break;
+	case TMPL_LIST:
+		p = v->u.list->is_nil ? NULL : (const void *)v->u.list;
+		zerobase = p && !v->u.list->len;
+		break;
+	case TMPL_BYTES:
+		p = v->u.s.ptr;
+		zerobase = p && !v->u.s.len;
+		break;
+	case TMPL_OBJECT:
+		if (v->u.obj->cls->pointer) {
+			p = v->u.obj;
+			break;
+		}
+		/* fall through */
+	default:
+		bad_verb(f, 'p', v);
+		return;
+	}
+	u = zerobase ? GO_ZEROBASE : p ? 0xc000000000u | ((uintptr_t)p & 0xfffff8u) : 0;
+	f->sharp = !sharp;
+	fmt_integer(f, u, 16, 0, 'v', "0123456789abcdefx");
+	f->sharp = sharp;
+}
+
 static void print_arg(fstate *f, const tmpl_value *v, char verb)
 {
 	if (tmpl_value_is_nil(v)) {
@@ -983,7 +1023,7 @@ static void print_arg(fstate *f, const tmpl_value *v, char verb)
 		return;
 	}
 	if (verb == 'p') {
-		bad_verb(f, verb, v);
+		fmt_pointer(f, v);
 		return;
 	}
 	print_value(f, v, verb, 0);

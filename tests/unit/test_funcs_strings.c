@@ -112,6 +112,11 @@ static const fgolden goldens[] = {
 	{"goprint_sharpq", "{{ printf \"%#q\" \"a\\u00a0\\u3000\\u200b\\U0001e4d0\" }}|{{ printf \"%#q\" \"a\\ufeffb\" }}|{{ printf \"%#q\" \"\\u0378\\xff\" }}|{{ printf \"%8q\" \"\\u3000\\u0378\" }}", "{}", 0, "`a\xc2""\xa0""\xe3""\x80""\x80""\xe2""\x80""\x8b""\xf0""\x9e""\x93""\x90""`|\"a\\ufeffb\"|\"\\u0378\\xff\"|\"\\u3000\\u0378\""},
 	{"goprint_rune_q", "{{ printf \"%q|%+q|%q|%q|%q|%+q|%q\" 0xa0 0x3000 0x200b 0x378 0x1e4d0 0x1e4d0 0xe0100 }}", "{}", 0, "'\\u00a0'|'\\u3000'|'\\u200b'|'\\u0378'|'\xf0""\x9e""\x93""\x90""'|'\\U0001e4d0'|'\xf3""\xa0""\x84""\x80""'"},
 	{"goprint_sharp_u", "{{ printf \"%#U|%#U|%#U|%#U|%#U|%#U|%#U\" 0xa0 0xa1 0x3000 0x378 0x1e4d0 0x31350 0xfeff }}", "{}", 0, "U+00A0|U+00A1 '\xc2""\xa1""'|U+3000|U+0378|U+1E4D0 '\xf0""\x9e""\x93""\x90""'|U+31350 '\xf0""\xb1""\x8d""\x90""'|U+FEFF"},
+	/* %p: a map's, slice's or pointer's address (Go's heap: 0xc000xxxxxx,
+	 * different every run), 0x0 when nil, runtime.zerobase (helm 4.1.4's
+	 * 0x4029440) for an empty slice; a bad verb otherwise (helm 4.1.4) */
+	{"printf_p_fixed", "{{ printf \"%p|%#p|%+12p|%-5p|%p|%p\" (fromJson \"null\") (list) (list) (fromJson \"null\") 1 \"s\" }}", "{}", 0, "0x0|4029440|  +0x4029440|0x0  |%!p(int=1)|%!p(string=s)"},
+	{"printf_p_addr", "{{ regexMatch \"^0xc000[0-9a-f]{6}$\" (printf \"%p\" dict) }}|{{ regexMatch \"^c000[0-9a-f]{6}$\" (printf \"%#p\" (list 1)) }}|{{ regexMatch \"^0xc000[0-9a-f]{6}$\" (printf \"%p\" .Capabilities) }}|{{ printf \"%p\" .Capabilities.KubeVersion.Major }}", "{}", 0, "true|true|true|%!p(string=1)"},
 };
 
 START_TEST(test_goldens)
