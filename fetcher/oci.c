@@ -10,7 +10,7 @@
 #include "fetcher/fetch.h"
 #include "fetcher/ocidec.h"
 #include "lib/semver.h"
-#include "tmpl/goregex.h"
+#include "lib/goregex.h"
 
 #define OCI_MANIFEST_ACCEPT "application/vnd.oci.image.manifest.v1+json"
 

@@ -6,7 +6,6 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
-#include <pcre2.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <string.h>
 
 #include "lib/gojson.h"
+#include "lib/goregex.h"
 #include "lib/gostrconv.h"
 #include "lib/jsonschema_formats.h"
 #include "lib/jsonschema_internal.h"
@@ -39,7 +39,7 @@ struct jsonschema {
 	gojson_node *root;
 	int draft;            /* 4, 6, 7, 2019, 2020 */
 	ptr_map refs;         /* $ref string node -> target schema node */
-	ptr_map regexes;      /* pattern string node -> pcre2_code */
+	ptr_map regexes;      /* pattern string node -> goregex (Go's syntax and matching) */
 	ptr_map seen;         /* schema nodes already compiled */
 	size_t nschemas;      /* objects with a key compile_schema looks for
 			       * (counted by collect_anchors): at most that
@@ -512,6 +512,12 @@ static int resolve_ref(compiler *c, const node *refnode)
 	return compile_schema(c, target);
 }
 
+static void regex_free(goregex *re)
+{
+	goregex_release(re);
+	free(re);
+}
+
 static int compile_regex(compiler *c, const node *pat)
 {
 	bh_buf why = BH_BUF_INIT;
@@ -523,19 +529,20 @@ static int compile_regex(compiler *c, const node *pat)
 	}
 	bh_buf_free(&why);
 	{
-	int ec;
-	PCRE2_SIZE off;
-	pcre2_code *re;
+	goregex *re;
 	if (map_get(&c->s->regexes, pat))
 		return 0;
-	re = pcre2_compile((PCRE2_SPTR)pat->text, pat->len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
-	if (!re) {
-		char msg[256];
-		pcre2_get_error_message(ec, (PCRE2_UCHAR *)msg, sizeof msg);
-		return bh_error_set(c->err, BH_EINVAL, "jsonschema: invalid regex '%s': %s", pat->text, msg);
+	if (!(re = calloc(1, sizeof *re)))
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	if (goregex_compile(re, pat->text, pat->len, &why)) {
+		bh_error_set(c->err, BH_EINVAL, "jsonschema: invalid regex '%s': %s", pat->text, bh_buf_str(&why));
+		bh_buf_free(&why);
+		free(re);
+		return BH_EINVAL;
 	}
+	bh_buf_free(&why);
 	if (map_put(&c->s->regexes, pat, re)) {
-		pcre2_code_free(re);
+		regex_free(re);
 		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
 	}
 	return 0;
@@ -624,7 +631,7 @@ void jsonschema_free(jsonschema *s)
 		return;
 	for (size_t i = 0; i < s->regexes.cap; i++)
 		if (s->regexes.e[i].key)
-			pcre2_code_free(s->regexes.e[i].val);
+			regex_free(s->regexes.e[i].val);
 	free(s->regexes.e);
 	free(s->refs.e);
 	free(s->seen.e);
@@ -1327,6 +1334,19 @@ static verr *validate_self(vctx *c, const node *sch, const json_t *v, int bool_r
 	return e;
 }
 
+/* 1 when the Go regexp re matches s[0..n) anywhere (Go's MatchString),
+ * 0 when not; -1 with c->hard set past goregex's backtracking limits
+ * (Go's engine has none: no answer is better than a wrong one) */
+static int regex_match(vctx *c, goregex *re, const char *s, size_t n)
+{
+	int m = goregex_match(re, s, n, NULL);
+	if (m < 0) {
+		c->hard = BH_ELIMIT;
+		return -1;
+	}
+	return m;
+}
+
 /* validateVal: a child value, at the location token tok[0..toklen) (an
  * array index toklen when tok is NULL) */
 static verr *validate_val(vctx *c, const node *sch, const json_t *v, const char *tok, size_t toklen, int bool_result)
@@ -1458,19 +1478,13 @@ static void members_validate(vctx *c, const node *props, const node *pprops, con
 		}
 		if (pprops && pprops->type == GOJSON_OBJECT) {
 			for (size_t j = 0; j < pprops->n; j++) {
-				pcre2_code *re = map_get(&js->regexes, &pprops->items[2 * j]);
-				pcre2_match_data *md;
+				goregex *re = map_get(&js->regexes, &pprops->items[2 * j]);
 				int m;
 				if (!re || !is_schema(&pprops->items[2 * j + 1]))
 					continue;
-				md = pcre2_match_data_create_from_pattern(re, NULL);
-				if (!md) {
-					c->hard = BH_ENOMEM;
+				if ((m = regex_match(c, re, k, kl)) < 0)
 					break;
-				}
-				m = pcre2_match(re, (PCRE2_SPTR)k, kl, 0, 0, md, NULL);
-				pcre2_match_data_free(md);
-				if (m >= 0) {
+				if (m) {
 					evaluated = 1;
 					errlist_add(c, errs, validate_val(c, &pprops->items[2 * j + 1], pv, k, kl, br));
 				}
@@ -1804,17 +1818,12 @@ static void str_validate(vctx *c, const node *s, const json_t *v, errlist *errs)
 	if (kw_int(s, "maxLength", &lim) && runes > lim)
 		errlist_add(c, errs, got_want(c, "maxLength", (long long)runes, lim));
 	if ((pat = kw(s, "pattern")) && pat->type == GOJSON_STRING) {
-		pcre2_code *re = map_get(&c->s->regexes, pat);
+		goregex *re = map_get(&c->s->regexes, pat);
 		if (re) {
-			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-			int m;
-			if (!md) {
-				c->hard = BH_ENOMEM;
+			int m = regex_match(c, re, str, len);
+			if (m < 0)
 				return;
-			}
-			m = pcre2_match(re, (PCRE2_SPTR)str, len, 0, 0, md, NULL);
-			pcre2_match_data_free(md);
-			if (m < 0) {
+			if (!m) {
 				bh_buf b = BH_BUF_INIT;
 				quote(&b, str, len);
 				bh_buf_puts(&b, " does not match pattern ");

@@ -8,7 +8,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/yaml.c lib/yaml.h lib/yaml_internal.h lib/yaml_fast.c lib/yaml_emit.c lib/yaml_pretty.c \
 	lib/yaml_resolve.c lib/yaml_resolve.h \
 	lib/scan.h \
-	lib/jsonschema.c lib/jsonschema.h \
+	lib/jsonschema.c lib/jsonschema.h lib/goregex.c lib/goregex.h \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
 	lib/jsonschema_quick.c \

@@ -5,7 +5,7 @@
  * is leftmost-first like Go's, iteration over matches, ReplaceAll's $
  * expansion and Split follow Go's regexp package. Backtracking is bounded
  * by PCRE2 match/depth/heap limits (Go's RE2 engine is linear-time). The
- * translation and compilation are tmpl/goregex.c's. */
+ * translation and compilation are lib/goregex.c's. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #include "lib/vec.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
-#include "tmpl/goregex.h"
+#include "lib/goregex.h"
 #include "tmpl/internal.h"
 #include "tmpl/sprig_unicode.h"
 #include "tmpl/sprig_util.h"
@@ -521,13 +521,16 @@ static void expand(bh_buf *out, regex *re, const char *tpl, size_t tn)
 		if (num >= 0) {
 			put_group(out, re, (uint32_t)num);
 		} else {
-			/* first group with that name, in group order */
+			/* the first group with that name that took part in
+			 * the match, in group order (Go allows a name twice) */
+			PCRE2_SIZE *o = ovec(re);
 			uint32_t best = 0;
 			for (uint32_t e = 0; e < re->name_count; e++) {
 				PCRE2_SPTR ent = re->names + e * re->name_size;
 				uint32_t g = (uint32_t)(ent[0] << 8 | ent[1]);
 				const char *en = (const char *)ent + 2;
-				if (strlen(en) == nl && memcmp(en, name, nl) == 0 && (best == 0 || g < best))
+				if (strlen(en) == nl && memcmp(en, name, nl) == 0 && (best == 0 || g < best) &&
+				    g <= re->ncap && o[2 * g] != PCRE2_UNSET)
 					best = g;
 			}
 			if (best)

@@ -38,7 +38,7 @@ BH_TMPL_LIBS += $(OPENSSL_LIBS) $(ZLIB_LIBS)
 tmpl_libbhtmpl_a_SOURCES += tmpl/sprig_unicode.h tmpl/sprig_unicode.c tmpl/unicode_tables.c \
 	tmpl/sprig_util.h tmpl/sprig_util.c \
 	tmpl/funcs_strings.c tmpl/funcs_lists.c tmpl/funcs_dicts.c tmpl/funcs_reflect.c \
-	tmpl/funcs_conv.c tmpl/funcs_math.c tmpl/funcs_paths.c tmpl/funcs_regex.c tmpl/goregex.h tmpl/goregex.c
+	tmpl/funcs_conv.c tmpl/funcs_math.c tmpl/funcs_paths.c tmpl/funcs_regex.c
 BH_TMPL_LIBS += $(OPENSSL_LIBS)
 EXTRA_DIST += tmpl/unicode_gen.py
 check_PROGRAMS += tests/unit/test_funcs_strings

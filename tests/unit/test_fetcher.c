@@ -2,7 +2,7 @@
  * decoding and version choice, chart URL resolution, the FETCH /
  * FETCH_RESULT codecs with hostile input (and an OCIRepository's
  * semverFilter, pull secret configs and proxy carried), the Go regexps of
- * a semverFilter (tmpl/goregex.h), and a HelmChart's valuesFiles applied
+ * a semverFilter (lib/goregex.h), and a HelmChart's valuesFiles applied
  * to a chart archive. */
 #include <check.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "helm/targz.h"
 #include "lib/gzip.h"
 #include "proto/fetch.h"
-#include "tmpl/goregex.h"
+#include "lib/goregex.h"
 #include "tests/unit/unit_util.h"
 
 static const char *index_text =

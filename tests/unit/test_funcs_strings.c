@@ -83,6 +83,12 @@ static const fgolden goldens[] = {
 	{"rep_prod2", "{{ mustRegexMatch \"((a{10}){10}){11}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"((a{10}){10}){11}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid repeat count: `{11}`"},
 	{"rep_prod3", "{{ mustRegexMatch \"(a{2,}){501}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(a{2,}){501}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid repeat count: `{501}`"},
 	{"rep_prod4", "{{ mustRegexMatch \"(a{0}){1000}(b{1,1000}){1}x{1000}\" \"a\" }}", "{}", 0, "false"},
+	/* Go takes a capture group name twice; ${name} is the first group of
+	 * that name that took part in the match (helm 4.1.4) */
+	{"re_dupname", "{{ mustRegexFind \"(?P<n>a)(?P<n>b)\" \"ab\" }}|{{ regexReplaceAll \"(?P<n>a)(?P<n>b)\" \"xaby\" \"[${n}|$1|$2]\" }}|{{ regexFindAll \"(?<n>a)|(?<n>b)\" \"ab\" -1 }}|{{ regexReplaceAll \"(?<n>x)?(?<n>b)\" \"ab\" \"[${n}]\" }}|{{ regexReplaceAll \"(?<n>x)|(?<n>b)\" \"ab\" \"[$n]\" }}", "{}", 0, "ab|x[a|a|b]y|[a b]|a[b]|a[b]"},
+	/* a group name is ASCII letters, digits and _ (Go's isValidCaptureName);
+	 * [\S] holds \v, which \s leaves out (helm 4.1.4) */
+	{"re_go_classes", "{{ regexMatch \"(?P<\u00e9>a)\" \"a\" }}|{{ regexReplaceAll \"[\\\\S]\" \"a\\vb c\" \"X\" | quote }}|{{ regexReplaceAll \"[^\\\\S]\" \"a\\vb c\" \"X\" | quote }}|{{ regexReplaceAll \"[\\\\s]\" \"a\\vb c\" \"X\" | quote }}|{{ regexReplaceAll \"\\\\v\" \"a\\vb c\" \"X\" | quote }}", "{}", 0, "false|\"XXX X\"|\"a\\vbXc\"|\"a\\vbXc\"|\"aXb c\""},
 	{"re_large1", "{{ mustRegexMatch \"(a{1000}){1000}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"(a{1000}){1000}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid repeat count: `{1000}`"},
 	{"re_large2", "{{ mustRegexMatch \"((a{100}){100}){100}\" \"a\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <mustRegexMatch \"((a{100}){100}){100}\" \"a\">: error calling mustRegexMatch: error parsing regexp: invalid repeat count: `{100}`"},
 	{"re_large3", "{{ mustRegexMatch \"(a{30}){30}\" \"a\" }}", "{}", 0, "false"},

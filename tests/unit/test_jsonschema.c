@@ -302,6 +302,12 @@ static const struct golden {
 	 "{\"properties\":{\"a\":{\"pattern\":\"^x$\"}}}",
 	 "a: \"x\\n\"\n",
 	 "- at '/a': 'x\\n' does not match pattern '^x$'\n"},
+	/* Go's regexp, not PCRE2's: \s and [\s] leave out \v, [\S] holds it, a
+	 * group name may come twice (helm 4.1.4) */
+	{"pattern-go-syntax",
+	 "{\"properties\":{\"a\":{\"pattern\":\"^x\\\\sy$\"},\"b\":{\"pattern\":\"^x[\\\\s]y$\"},\"c\":{\"pattern\":\"^x[^\\\\S]y$\"},\"d\":{\"pattern\":\"^((?<n>a)|(?<n>b))$\"},\"e\":{\"pattern\":\"^x[\\\\S]y$\"}}}",
+	 "a: \"x\\vy\"\nb: \"x\\vy\"\nc: \"x\\vy\"\nd: \"b\"\ne: \"x\\vy\"\n",
+	 "- at '/a': 'x\\vy' does not match pattern '^x\\\\sy$'\n- at '/b': 'x\\vy' does not match pattern '^x[\\\\s]y$'\n- at '/c': 'x\\vy' does not match pattern '^x[^\\\\S]y$'\n"},
 	{"required-empty",
 	 "{\"required\":[]}",
 	 "a: 1\n",

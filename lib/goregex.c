@@ -1,17 +1,42 @@
-/* tmpl/goregex.c — see goregex.h. */
-#include "tmpl/goregex.h"
+/* lib/goregex.c — see goregex.h. */
+#include "lib/goregex.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/gostrconv.h"
-#include "tmpl/sprig_unicode.h"
+#include "lib/yaml_resolve.h"
 
 #define RE_MATCH_LIMIT 10000000
 #define RE_DEPTH_LIMIT 100000
 #define RE_HEAP_LIMIT (64 * 1024) /* KiB */
 #define RE_MAX_REPEAT 1000
+#define RUNE_ERROR 0xFFFDu
+
+/* Go's utf8.DecodeRuneInString: an invalid byte is U+FFFD, width 1 */
+static uint32_t decode(const char *s, size_t n, size_t *width)
+{
+	int32_t r;
+	if (n == 0) {
+		*width = 0;
+		return RUNE_ERROR;
+	}
+	*width = (size_t)utf8_rune_go((const unsigned char *)s, n, &r);
+	return r < 0 ? RUNE_ERROR : (uint32_t)r;
+}
+
+/* Go's isValidCaptureName: [A-Za-z0-9_]+, ASCII only */
+static int capture_name_ok(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= 'a' && s[i] <= 'z')))
+			return 0;
+	return 1;
+}
 
 typedef struct re_parse re_parse;
 static int re_error(re_parse *p, const char *code, const char *expr, size_t n);
@@ -192,7 +217,7 @@ static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
 		bh_buf_puts(p->err, "trailing backslash at end of expression: ``");
 		return -1;
 	}
-	c = uni_decode(p->s + i, p->n - i, &w);
+	c = decode(p->s + i, p->n - i, &w);
 	i += w;
 	if (c < 0x80 && !is_alnum_ascii(c)) {
 		*rune = c;
@@ -217,13 +242,13 @@ static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
 	case 'x': {
 		if (i >= p->n)
 			break;
-		c = uni_decode(p->s + i, p->n - i, &w);
+		c = decode(p->s + i, p->n - i, &w);
 		i += w;
 		if (c == '{') {
 			uint32_t r = 0;
 			int nhex = 0, ok = 0;
 			while (i < p->n) {
-				c = uni_decode(p->s + i, p->n - i, &w);
+				c = decode(p->s + i, p->n - i, &w);
 				i += w;
 				if (c == '}') {
 					ok = 1;
@@ -245,7 +270,7 @@ static long parse_escape(re_parse *p, size_t i, uint32_t *rune)
 		int x = go_unhex(c);
 		if (i >= p->n)
 			break;
-		c = uni_decode(p->s + i, p->n - i, &w);
+		c = decode(p->s + i, p->n - i, &w);
 		i += w;
 		int y = go_unhex(c);
 		if (x < 0 || y < 0)
@@ -273,7 +298,7 @@ static long class_rune(re_parse *p, size_t i, uint32_t *rune)
 	size_t w;
 	if (p->s[i] == '\\')
 		return parse_escape(p, i, rune);
-	*rune = uni_decode(p->s + i, p->n - i, &w);
+	*rune = decode(p->s + i, p->n - i, &w);
 	return (long)(i + w);
 }
 
@@ -284,7 +309,9 @@ static const char *perl_class(char c, int in_class)
 	case 'd': return in_class ? "0-9" : "[0-9]";
 	case 'D': return in_class ? "\\D" : "[^0-9]";
 	case 's': return in_class ? "\\t\\n\\f\\r " : "[\\t\\n\\f\\r ]";
-	case 'S': return in_class ? "\\S" : "[^\\t\\n\\f\\r ]";
+	/* in a class, PCRE2's \S would leave out \v too: Go's is all but the
+	 * five above */
+	case 'S': return in_class ? "\\x00-\\x08\\x0b\\x0e-\\x1f\\x21-\\x{10ffff}" : "[^\\t\\n\\f\\r ]";
 	case 'w': return in_class ? "0-9A-Za-z_" : "[0-9A-Za-z_]";
 	case 'W': return in_class ? "\\W" : "[^0-9A-Za-z_]";
 	default: return NULL;
@@ -305,7 +332,7 @@ static long unicode_class(re_parse *p, size_t i)
 		i = (size_t)(e - p->s) + 1;
 	} else {
 		size_t w;
-		uni_decode(p->s + i, p->n - i, &w);
+		decode(p->s + i, p->n - i, &w);
 		i += w;
 	}
 	bh_buf_put(p->out, p->s + start, i - start);
@@ -456,13 +483,7 @@ static int re_translate(re_parse *p)
 					if (!gt)
 						return re_error(p, "invalid named capture", p->s + i, p->n - i);
 					size_t ne = (size_t)(gt - p->s);
-					int ok = ne > ns;
-					for (size_t k = ns; k < ne && ok;) {
-						uint32_t r = uni_decode(p->s + k, ne - k, &w);
-						ok = r == '_' || uni_is_letter(r) || uni_is_digit(r);
-						k += w;
-					}
-					if (!ok)
+					if (!capture_name_ok(p->s + ns, ne - ns))
 						return re_error(p, "invalid named capture", p->s + i, ne + 1 - i);
 					bh_buf_puts(p->out, "(?<");
 					bh_buf_put(p->out, p->s + ns, ne - ns);
@@ -629,7 +650,7 @@ bad_perl:
 				const char *q = memmem(p->s + i + 2, p->n - i - 2, "\\E", 2);
 				size_t qe = q ? (size_t)(q - p->s) : p->n;
 				for (size_t k = i + 2; k < qe; k += w) {
-					put_rune_lit(p->out, uni_decode(p->s + k, qe - k, &w));
+					put_rune_lit(p->out, decode(p->s + k, qe - k, &w));
 					tree_item(p, 1, 1, 1);
 				}
 				i = q ? qe + 2 : p->n;
@@ -660,8 +681,8 @@ bad_perl:
 			break;
 		}
 		default: {
-			uint32_t r = uni_decode(p->s + i, p->n - i, &w);
-			if (r == UNI_RUNE_ERROR && w == 1) {
+			uint32_t r = decode(p->s + i, p->n - i, &w);
+			if (r == RUNE_ERROR && w == 1) {
 				bh_buf_puts(p->err, "invalid UTF-8: `");
 				bh_buf_put(p->err, p->s + i, p->n - i);
 				bh_buf_putc(p->err, '`');
@@ -714,7 +735,8 @@ int goregex_compile(goregex *re, const char *pat, size_t n, bh_buf *err)
 	if (cc)
 		pcre2_set_parens_nest_limit(cc, 1000);
 	re->code = pcre2_compile((PCRE2_SPTR)(out.data ? out.data : ""), out.len,
-				 PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C,
+				 PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C |
+					 PCRE2_DUPNAMES, /* Go takes a group name twice */
 				 &ec, &eo, cc);
 	pcre2_compile_context_free(cc);
 	bh_buf_free(&out);

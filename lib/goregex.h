@@ -1,13 +1,15 @@
-/* tmpl/goregex.h — Go regular expressions (the regexp package's RE2
+/* lib/goregex.h — Go regular expressions (the regexp package's RE2
  * syntax) on PCRE2: a Go pattern is parsed with Go's rules (Go's error
  * messages; no backreferences, lookaround, possessive or atomic groups),
  * translated to an equivalent PCRE2 pattern and compiled with match,
  * depth and heap limits that bound backtracking (Go's engine is
  * linear-time). Used by the template engine's regex functions
- * (funcs_regex.c) and by fields whose value is a Go regexp (an
- * OCIRepository's .spec.ref.semverFilter, in the fetcher). Pure: no I/O. */
-#ifndef BH_TMPL_GOREGEX_H
-#define BH_TMPL_GOREGEX_H
+ * (tmpl/funcs_regex.c), by values.schema.json's pattern and
+ * patternProperties (lib/jsonschema.c) and by fields whose value is a Go
+ * regexp (an OCIRepository's .spec.ref.semverFilter, in the fetcher).
+ * Pure: no I/O. */
+#ifndef BH_LIB_GOREGEX_H
+#define BH_LIB_GOREGEX_H
 
 #ifndef PCRE2_CODE_UNIT_WIDTH
 #define PCRE2_CODE_UNIT_WIDTH 8
