@@ -446,7 +446,7 @@ static int has_range_dash(const char *s, size_t n)
 	return 0;
 }
 
-/* rewriteRange: "A - B" -> ">= A, <= B" */
+/* rewriteRange: "A - B" -> ">= A, <= B " */
 static void rewrite_range(const char *s, size_t n, bh_buf *out)
 {
 	size_t pos = 0, ov[SEMVER_RANGE_GROUPS * 2];
@@ -456,7 +456,7 @@ static void rewrite_range(const char *s, size_t n, bh_buf *out)
 		const char *a, *b;
 		size_t an = group(ov, s, 1, &a), bn = group(ov, s, 11, &b);
 		bh_buf_put(out, s + pos, ov[0] - pos);
-		bh_buf_printf(out, ">= %.*s, <= %.*s", (int)an, a, (int)bn, b);
+		bh_buf_printf(out, ">= %.*s, <= %.*s ", (int)an, a, (int)bn, b); /* with the space after, as Masterminds writes it */
 		pos = ov[1];
 	}
 	if (pos < n)
