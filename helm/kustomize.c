@@ -498,11 +498,12 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 	if (rc == 0 && !p->smp && !p->json)
 		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
 	if (rc == 0 && p->json) {
+		/* a list of operations (each an object; what they hold is
+		 * checked as the library applies them: "Unexpected kind") */
 		size_t i;
 		json_t *op;
-		json_array_foreach(p->json, i, op) if (!json_is_object(op) || !json_is_string(json_object_get(op, "op")))
-			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: operation %zu has no \"op\"",
-					    i);
+		json_array_foreach(p->json, i, op) if (!json_is_object(op))
+			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: operation %zu is not a map", i);
 	}
 	return rc;
 }
@@ -721,6 +722,39 @@ static int same_id(const json_t *a, const json_t *b)
 	       !strcmp(effective_namespace(a), effective_namespace(b));
 }
 
+/* The annotations kustomize keeps on a resource while it builds, and
+ * takes off every resource at the end (a chart's own ones too). A JSON
+ * patch sees the build annotations (the previous kind, name and namespace
+ * are set on every resource), so an "add" under /metadata/annotations
+ * finds the map even when the chart made none. */
+static const char *const build_annotations[] = {
+	"internal.config.kubernetes.io/previousKinds", "internal.config.kubernetes.io/previousNames",
+	"internal.config.kubernetes.io/previousNamespaces", "config.k8s.io/id", "config.kubernetes.io/index",
+	"config.kubernetes.io/path", "internal.config.kubernetes.io/annotations-migration-resource-id",
+	"internal.config.kubernetes.io/generatorBehavior", "internal.config.kubernetes.io/id",
+	"internal.config.kubernetes.io/index", "internal.config.kubernetes.io/needsHashSuffix",
+	"internal.config.kubernetes.io/path", "internal.config.kubernetes.io/prefixes",
+	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
+	"internal.config.kubernetes.io/suffixes", NULL};
+
+static void build_annotations_add(json_t *o)
+{
+	json_t *md = json_object_get(o, "metadata"), *an;
+	const char *vals[3];
+	if (!json_is_object(md))
+		return;
+	an = json_object_get(md, "annotations");
+	if (!an || json_is_null(an))
+		json_object_set_new(md, "annotations", an = json_object());
+	if (!json_is_object(an))
+		return;
+	vals[0] = sget(o, "kind");
+	vals[1] = sget(md, "name");
+	vals[2] = effective_namespace(o);
+	for (int i = 0; i < 3; i++)
+		json_object_set_new(an, build_annotations[i], json_string(vals[i]));
+}
+
 static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 {
 	size_t n = json_array_size(objs);
@@ -758,6 +792,7 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 				rc = apply_smp_one(objs, i, json_array_get(p->smp, 0), err);
 			} else {
 				json_t *o = json_incref(json_array_get(objs, i));
+				build_annotations_add(o);
 				if ((rc = kz_json_patch(&o, p->json, err)) < 0) {
 					char id[512];
 					obj_id(o, id, sizeof id);
@@ -896,15 +931,23 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 		}
 	}
 	/* kustomize's build annotations come off at the end, and an annotation
-	 * map left empty (or null) goes with them */
+	 * map left empty (or null) goes with them; a resource marked
+	 * config.kubernetes.io/local-config (but "false") is not in the output */
 	{
-		size_t i;
-		json_t *o;
-		json_array_foreach(objs, i, o) {
-			json_t *md = json_object_get(o, "metadata");
+		size_t i = 0;
+		while (i < json_array_size(objs)) {
+			json_t *md = json_object_get(json_array_get(objs, i), "metadata");
 			json_t *an = json_object_get(md, "annotations");
+			const json_t *local = json_object_get(an, "config.kubernetes.io/local-config");
+			if (local && !(json_is_string(local) && !strcmp(json_string_value(local), "false"))) {
+				json_array_remove(objs, i);
+				continue;
+			}
+			for (int k = 0; json_is_object(an) && build_annotations[k]; k++)
+				json_object_del(an, build_annotations[k]);
 			if (an && (json_is_null(an) || (json_is_object(an) && !json_object_size(an))))
 				json_object_del(md, "annotations");
+			i++;
 		}
 	}
 	return 0;

@@ -481,10 +481,13 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 				break;
 			}
 		}
-		elem_set(items, val, keys, nk, &vl[i], valid);
+		/* a list with several merge keys (ports: port and protocol) keeps a
+		 * merged element where the object had it: only new ones go first */
+		if (!(de && nk > 1))
+			elem_set(items, val, keys, nk, &vl[i], valid);
 		json_decref(val);
 	}
-	if (nv > 0) { /* prepend: the patch's items, then the object's in their order */
+	if (nv > 0) { /* prepend: the patch's items (new ones only, with several keys), then the object's in their order */
 		size_t j;
 		json_t *e;
 		json_array_foreach(d, j, e) {
