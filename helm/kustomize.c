@@ -12,6 +12,7 @@
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
 #include "helm/kustomize_schema.h"
+#include "lib/gostrconv.h"
 #include "lib/vec.h"
 #include "lib/yaml.h"
 
@@ -737,6 +738,29 @@ static const char *const build_annotations[] = {
 	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
 	"internal.config.kubernetes.io/suffixes", NULL};
 
+/* kustomize keeps annotations (and a targeted patch's labels) as strings:
+ * a value that is not one becomes its scalar text ("null" for null), a
+ * map or list "". (The YAML text itself is gone here: 1.50 is "1.5".) */
+static void values_to_text(json_t *map)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(map))
+		return;
+	json_object_foreach(map, k, v) {
+		char buf[64] = "";
+		if (json_is_string(v))
+			continue;
+		if (json_is_real(v))
+			go_format_float(buf, sizeof buf, json_real_value(v), 'g', -1);
+		else if (json_is_null(v))
+			snprintf(buf, sizeof buf, "null");
+		else if (!json_is_object(v) && !json_is_array(v))
+			kz_scalar_text(v, buf, sizeof buf);
+		json_object_set_new(map, k, json_string(buf));
+	}
+}
+
 static void build_annotations_add(json_t *o)
 {
 	json_t *md = json_object_get(o, "metadata"), *an;
@@ -785,11 +809,17 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
 		for (size_t i = 0; i < n; i++)
 			sel[i] = kz_selector_match(p->target, json_array_get(objs, i));
+		json_t *tsmp = p->smp ? json_deep_copy(json_array_get(p->smp, 0)) : NULL;
+		if (tsmp) { /* a targeted patch is read as a resource first */
+			json_t *md = json_object_get(tsmp, "metadata");
+			values_to_text(json_object_get(md, "labels"));
+			values_to_text(json_object_get(md, "annotations"));
+		}
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (!sel[i])
 				continue;
-			if (p->smp) {
-				rc = apply_smp_one(objs, i, json_array_get(p->smp, 0), err);
+			if (tsmp) {
+				rc = apply_smp_one(objs, i, tsmp, err);
 			} else {
 				json_t *o = json_incref(json_array_get(objs, i));
 				build_annotations_add(o);
@@ -803,6 +833,7 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 				json_decref(o);
 			}
 		}
+		json_decref(tsmp);
 		free(sel);
 	}
 	drop_removed(objs);
@@ -945,6 +976,7 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 			}
 			for (int k = 0; json_is_object(an) && build_annotations[k]; k++)
 				json_object_del(an, build_annotations[k]);
+			values_to_text(an);
 			if (an && (json_is_null(an) || (json_is_object(an) && !json_object_size(an))))
 				json_object_del(md, "annotations");
 			i++;

@@ -352,6 +352,12 @@ static int kv_eq(const kv *a, const kv *b, int nk)
 	return 1;
 }
 
+static int is_replace_directive(const json_t *el)
+{
+	const char *d = json_string_value(json_object_get(el, "$patch"));
+	return d && !strcmp(d, "replace");
+}
+
 static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
 {
 	json_t *d = NULL, *o = NULL, *items = NULL;
@@ -472,8 +478,13 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		for (int k = 0; k < nk; k++)
 			if (valid[k] && json_is_object(val) && !json_object_get(val, keys[k]) && vl[i].v[k][0])
 				json_object_set_new(val, keys[k], scalar_new(vl[i].v[k]));
-		/* the merged element replaces the object's own (kyaml merges in place) */
-		if (de) {
+		/* the merged element replaces the object's own (kyaml merges in
+		 * place); an element the patch replaces ($patch: replace) is a new
+		 * node that kyaml then swaps back for the object's unchanged one */
+		if (de && is_replace_directive(oe)) {
+			json_decref(val);
+			val = json_incref(de);
+		} else if (de) {
 			size_t j;
 			json_t *e;
 			json_array_foreach(d, j, e) if (e == de) {
