@@ -339,15 +339,17 @@ static int process_import_values(chart *c, const logctx *lc, bh_error *err)
 				json_array_append_new(outiv, o);
 				bh_buf p = BH_BUF_INIT;
 				bh_buf_printf(&p, "%s.%s", rn, child);
-				json_t *vv = values_table(cvals, bh_buf_str(&p));
+				bh_buf why = BH_BUF_INIT;
+				json_t *vv = values_table_why(cvals, bh_buf_str(&p), &why);
 				bh_buf_free(&p);
 				if (!vv) {
-					warn2(lc, "ImportValues missing table from chart", "chart", rn, NULL, NULL);
+					warn2(lc, "ImportValues missing table from chart", "chart", rn, "error", bh_buf_str(&why));
 				} else {
 					json_t *pm = path_to_map(parent, vv);
 					values_coalesce_tables(b, pm, 1, values_warn, (void *)lc);
 					json_decref(pm);
 				}
+				bh_buf_free(&why);
 				free(child);
 				free(parent);
 			} else if (json_is_string(riv)) {
@@ -358,11 +360,13 @@ static int process_import_values(chart *c, const logctx *lc, bh_error *err)
 				json_object_set_new(o, "parent", json_string("."));
 				json_array_append_new(outiv, o);
 				bh_buf_printf(&p, "%s.%s", rn, bh_buf_str(&child));
-				json_t *vm = values_table(cvals, bh_buf_str(&p));
-				if (!vm)
-					warn2(lc, "ImportValues missing table", "chart", rn, NULL, NULL);
+				bh_buf why = BH_BUF_INIT;
+				json_t *vm = values_table_why(cvals, bh_buf_str(&p), &why);
+				if (!vm) /* Helm names no chart here */
+					warn2(lc, "ImportValues missing table", "error", bh_buf_str(&why), NULL, NULL);
 				else
 					values_coalesce_tables(b, vm, 1, values_warn, (void *)lc);
+				bh_buf_free(&why);
 				bh_buf_free(&child);
 				bh_buf_free(&p);
 			}

@@ -609,19 +609,28 @@ int values_coalesce_take_top(chart *c, const json_t *vals, int merge,
 	return coalesce_taking(c, vals, merge, TAKE_ROOT, warn, ud, out, err);
 }
 
-json_t *values_table(const json_t *v, const char *path)
+json_t *values_table_why(const json_t *v, const char *path, bh_buf *why)
 {
 	const json_t *t = v;
 	const char *p = path;
 	for (;;) {
 		size_t l = strcspn(p, ".");
-		if (!json_is_object(t))
+		if (json_is_object(t))
+			t = json_object_getn(t, p, l);
+		if (!json_is_object(t)) {
+			if (why) {
+				go_quote(why, p, l, '"', 0);
+				bh_buf_puts(why, " is not a table");
+			}
 			return NULL;
-		t = json_object_getn(t, p, l);
-		if (!json_is_object(t))
-			return NULL;
+		}
 		if (!p[l])
 			return (json_t *)t;
 		p += l + 1;
 	}
+}
+
+json_t *values_table(const json_t *v, const char *path)
+{
+	return values_table_why(v, path, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include "helm/chart.h"
 #include "helm/strvals.h"
+#include "lib/buf.h"
 #include "lib/error.h"
 
 typedef void (*values_warn_fn)(void *ud, const char *msg);
@@ -81,5 +82,8 @@ json_t *values_coalesce_tables(json_t *dst, json_t *src, int merge, values_warn_
 
 /* Values.Table("a.b"): borrowed object or NULL. */
 json_t *values_table(const json_t *v, const char *path);
+/* The same; when NULL, why (if not NULL) gets Helm's ErrNoTable text for
+ * the first name that is missing or not a table: "\"b\" is not a table". */
+json_t *values_table_why(const json_t *v, const char *path, bh_buf *why);
 
 #endif
