@@ -1124,7 +1124,9 @@ static void report(kube_client *kc, const json_t *hr, const sv_outcome *o)
 	svlog_hr(SVLOG_INFO, key, en ? en->rid : NULL, "Ready=%s %s: %s", o->ready ? "True" : "False", o->reason,
 		 o->message);
 	ow.written = en ? &en->st_written : NULL;
-	if (status_write(kc, hr, &ow, &e) < 0)
+	if (en && en->gone) /* deleted while its job ran: no object to write to (a 404 logged as an error) */
+		svlog_hr(SVLOG_DEBUG, key, en->rid, "status not written: the HelmRelease is gone");
+	else if (status_write(kc, hr, &ow, &e) < 0)
 		svlog_hr(SVLOG_ERROR, key, en ? en->rid : NULL, "%s", e.msg);
 	ops_once_reported(key, o->ready);
 }

@@ -27,7 +27,8 @@ EXTRA_DIST += $(ACTIONS_E2E) tests/e2e/actions_lib.sh tests/e2e/heads
 # --- end release actions ---
 # --- release state machine (worker/reconcile): sync, upgrade, test, remediation, uninstall, unlock ---
 RELEASE_E2E = tests/e2e/release_upgrade.sh tests/e2e/release_remediation.sh tests/e2e/release_lifecycle.sh \
-	tests/e2e/release_values.sh tests/e2e/release_hooks.sh tests/e2e/release_delete_owned.sh tests/e2e/release_host_name.sh
+	tests/e2e/release_values.sh tests/e2e/release_hooks.sh tests/e2e/release_delete_owned.sh tests/e2e/release_host_name.sh \
+	tests/e2e/hr_delete_during_job.sh
 TESTS += $(RELEASE_E2E)
 EXTRA_DIST += $(RELEASE_E2E) tests/e2e/release_lib.sh tests/e2e/release
 # --- end release state machine ---
