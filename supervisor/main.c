@@ -781,12 +781,19 @@ static void drop(const hr_ent *h)
 }
 
 /* A job for key ended: its entry goes if its object went meanwhile (and
- * its namespace leaves the queue with its last entry, sched.h). */
+ * its namespace leaves the queue with its last entry, sched.h). If the
+ * object was deleted meanwhile (upsert found it busy), the watch event of
+ * the job's status write queues its uninstall (upsert), with that status
+ * in the cache; a failed or unchanged write brings no event, so the
+ * uninstall is also queued after --requeue-dependency, not left to the
+ * interval (or to nothing, when the outcome stalls it). */
 static void entry_job_ended(const char *key)
 {
 	entry *e = find_entry(key);
 	if (e && e->gone && !e->job)
 		entry_remove(e);
+	else if (e && !e->job && e->hr->deleted && e->hr->finalizer && !e->deleting)
+		queue_after(e, opt.requeue_dependency);
 }
 
 /* ---- operations: probes, metrics ------------------------------------------- */
