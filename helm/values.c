@@ -229,19 +229,6 @@ fail:
 	return rc;
 }
 
-static void clean_nil_values(json_t *m)
-{
-	const char *k;
-	json_t *v;
-	void *tmp;
-	json_object_foreach_safe(m, tmp, k, v) {
-		if (json_is_null(v))
-			json_object_del(m, k);
-		else if (json_is_object(v))
-			clean_nil_values(v);
-	}
-}
-
 /* The dotted key of a table being merged, written out only for a warning:
  * the top holds the prefix text ("" for none), each level below one key. */
 typedef struct keypath {
@@ -336,28 +323,17 @@ static int is_dep_name(const chart *c, const char *key)
  * unchanged shared instead of copied. */
 enum { TAKE_NONE, TAKE_ROOT, TAKE_ALL, TAKE_VIEW };
 
-static int has_null_value(const json_t *m)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)m, k, v)
-		if (json_is_null(v) || (json_is_object(v) && has_null_value(v)))
-			return 1;
-	return 0;
-}
-
 /* For TAKE_VIEW: whether the merge below would change chart c's table val
- * under key k (merged as a source, cleaned of nulls) or later merges reach
- * it through the result (a sub-chart's table, the globals). Scalars and
- * lists are never changed. */
-static int view_must_copy(const chart *c, const char *k, const json_t *val, const json_t *value,
-			  int merge, const char *prefix)
+ * under key k (merged as a source) or later merges reach it through the
+ * result (a sub-chart's table, the globals). Scalars and lists are never
+ * changed. */
+static int view_must_copy(const chart *c, const char *k, const json_t *val, const json_t *value)
 {
 	if (!json_is_object(val))
 		return 0;
 	if (value)
 		return json_is_object(value);
-	return (!merge && *prefix && has_null_value(val)) || !strcmp(k, "global") || is_dep_name(c, k);
+	return !strcmp(k, "global") || is_dep_name(c, k);
 }
 
 /* take: the chart's values tree itself is merged (and changed), not a copy.
@@ -375,7 +351,7 @@ static int coalesce_values(const chart *c, json_t *v, const char *prefix, int me
 		json_t *own = NULL;
 		if (rc)
 			break;
-		if (take == TAKE_VIEW && view_must_copy(c, k, val, value, merge, prefix) &&
+		if (take == TAKE_VIEW && view_must_copy(c, k, val, value) &&
 		    !(val = own = json_deep_copy(val))) {
 			rc = -1;
 			break;
@@ -389,19 +365,15 @@ static int coalesce_values(const chart *c, json_t *v, const char *prefix, int me
 						warnf(warn, ud, "warning: skipped value for %s.%s: Not a table.", sub_prefix, k);
 				} else {
 					int m2 = is_dep_name(c, k) ? 1 : merge;
-					if (!m2 && *prefix)
-						clean_nil_values(val);
 					char *full = concat_prefix(sub_prefix, k);
 					tables_full_key(value, val, full, m2, warn, ud);
 					free(full);
 				}
 			}
 		} else {
-			int drop = !merge && *prefix && json_is_null(val);
-			if (!merge && *prefix && json_is_object(val))
-				clean_nil_values(val);
-			if (!drop)
-				json_object_set(v, k, val);
+			/* a default the values do not set is taken as it is, its
+			 * nulls too (helm 4.1.4; later Helm drops a sub-chart's) */
+			json_object_set(v, k, val);
 		}
 		json_decref(own);
 	}

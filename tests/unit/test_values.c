@@ -157,9 +157,9 @@ END_TEST
 
 /* values_coalesce_view: the result values_coalesce gives, the charts'
  * values trees unchanged after it (a sub-chart's table under the parent's
- * values, the globals, a table merged under the user's, a sub-chart table
- * with nulls that the merge cleans: each changed by the merge unless
- * copied), and a table the merge leaves alone shared, not copied */
+ * values, the globals, a table merged under the user's: each changed by
+ * the merge unless copied), and a table the merge leaves alone shared, not
+ * copied */
 START_TEST(test_coalesce_view)
 {
 	const char *n[] = {"Chart.yaml", "values.yaml", "charts/sub/Chart.yaml", "charts/sub/values.yaml"};
@@ -187,7 +187,9 @@ START_TEST(test_coalesce_view)
 		assert_json(c->deps[0]->values, sub_before);
 		ck_assert_ptr_eq(json_object_get(got, "alone"), json_object_get(c->values, "alone"));
 		ck_assert_ptr_ne(json_object_get(got, "sub"), json_object_get(c->values, "sub"));
-		ck_assert_ptr_null(json_object_get(json_object_get(json_object_get(got, "sub"), "nulls"), "gone"));
+		/* a sub-chart default's null stays (helm 4.1.4 renders
+		 * {"nulls":{"gone":null,"k":1}} for these charts) */
+		ck_assert(json_is_null(json_object_get(json_object_get(json_object_get(got, "sub"), "nulls"), "gone")));
 		/* a second view from the unchanged charts is the same again */
 		json_decref(got);
 		ck_assert_int_eq(values_coalesce_view(c, user, 0, NULL, NULL, &got, &err), 0);
