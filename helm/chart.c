@@ -484,16 +484,109 @@ static int check_string_list(json_t *obj, const char *key, const char *owner, bh
 	return 0;
 }
 
-/* Type checks json.Unmarshal into chart.Metadata would make. */
+/* Type checks json.Unmarshal into chart.Metadata would make. Go keeps the
+ * first type error in the JSON text, and sigs.k8s.io/yaml writes that text
+ * from a map: keys sorted, at every level. So each object's members are
+ * checked in key order, one member at a time (check_member). */
+typedef int (*member_check)(json_t *obj, const char *k, bh_error *err);
+
+static int key_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int check_sorted(json_t *obj, member_check one, bh_error *err)
+{
+	size_t n = json_object_size(obj), i = 0;
+	const char **keys = n ? malloc(n * sizeof *keys) : NULL, *k;
+	json_t *v;
+	int rc = 0;
+	if (n && !keys)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_object_foreach(obj, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof *keys, key_str_cmp);
+	for (i = 0; i < n && !rc; i++)
+		rc = one(obj, keys[i], err);
+	free(keys);
+	return rc;
+}
+
+static int is_one_of(const char *k, const char *const *set)
+{
+	for (int i = 0; set[i]; i++)
+		if (!strcmp(k, set[i]))
+			return 1;
+	return 0;
+}
+
+static int check_one_string(json_t *obj, const char *k, const char *owner, bh_error *err)
+{
+	const char *one[] = {k, NULL};
+	return check_strings(obj, one, owner, err);
+}
+
+static int check_maintainer(json_t *m, const char *k, bh_error *err)
+{
+	static const char *const strs[] = {"name", "email", "url", NULL};
+	return is_one_of(k, strs) ? check_one_string(m, k, "Maintainer.maintainers", err) : 0;
+}
+
+static int check_dependency(json_t *d, const char *k, bh_error *err)
+{
+	static const char *const strs[] = {"name", "version", "repository", "condition", "alias", NULL};
+	json_t *v = json_object_get(d, k);
+	if (is_one_of(k, strs))
+		return check_one_string(d, k, "Dependency.dependencies", err);
+	if (!strcmp(k, "tags"))
+		return check_string_list(d, k, "Dependency.dependencies", err);
+	if (!strcmp(k, "enabled") && !json_is_boolean(v) && !json_is_null(v))
+		return type_error(err, v, "Dependency.dependencies.enabled", "bool");
+	if (!strcmp(k, "import-values") && !json_is_array(v) && !json_is_null(v))
+		return type_error(err, v, "Dependency.dependencies.import-values", "[]interface {}");
+	return 0;
+}
+
+static int check_metadata_member(json_t *md, const char *k, bh_error *err)
+{
+	static const char *const strs[] = {"name", "home", "version", "description", "icon", "apiVersion",
+					   "condition", "tags", "appVersion", "kubeVersion", "type", NULL};
+	json_t *v = json_object_get(md, k), *x;
+	size_t i;
+	int rc;
+	if (is_one_of(k, strs))
+		return check_one_string(md, k, "Metadata", err);
+	if (!strcmp(k, "sources") || !strcmp(k, "keywords"))
+		return check_string_list(md, k, "Metadata", err);
+	if (json_is_null(v))
+		return 0;
+	if (!strcmp(k, "deprecated")) {
+		if (!json_is_boolean(v))
+			return type_error(err, v, "Metadata.deprecated", "bool");
+	} else if (!strcmp(k, "annotations")) {
+		const char *ak;
+		if (!json_is_object(v))
+			return type_error(err, v, "Metadata.annotations", "map[string]string");
+		json_object_foreach(v, ak, x) {
+			stringify_member(v, ak, 0);
+			x = json_object_get(v, ak);
+			if (!json_is_string(x) && !json_is_null(x))
+				return type_error(err, x, "Metadata.annotations", "string");
+		}
+	} else if (!strcmp(k, "maintainers") || !strcmp(k, "dependencies")) {
+		int deps = k[0] == 'd';
+		if (!json_is_array(v))
+			return type_error(err, v, deps ? "Metadata.dependencies" : "Metadata.maintainers",
+					  deps ? "[]*v2.Dependency" : "[]*v2.Maintainer");
+		json_array_foreach(v, i, x)
+			if (json_is_object(x) && (rc = check_sorted(x, deps ? check_dependency : check_maintainer, err)))
+				return rc;
+	}
+	return 0;
+}
+
 static int check_types(json_t *md, bh_error *err)
 {
-	static const char *strs[] = {"name", "home", "version", "description", "icon", "apiVersion",
-				     "condition", "tags", "appVersion", "kubeVersion", "type", NULL};
-	static const char *dep_strs[] = {"name", "version", "repository", "condition", "alias", NULL};
-	static const char *m_strs[] = {"name", "email", "url", NULL};
-	int rc;
-	size_t i;
-	json_t *v;
 	if (!json_is_object(md))
 		return bh_error_set(err, BH_EINVAL, "cannot load Chart.yaml: error unmarshaling JSON: while decoding "
 				    "JSON: json: cannot unmarshal %s into Go value of type loader.chartBase", json_kind(md));
@@ -501,50 +594,7 @@ static int check_types(json_t *md, bh_error *err)
 	json_t *av = json_object_get(md, "apiVersion");
 	if (json_is_array(av) || json_is_object(av))
 		return type_error(err, av, "chartBase.apiVersion", "string");
-	if ((rc = check_strings(md, strs, "Metadata", err)) ||
-	    (rc = check_string_list(md, "sources", "Metadata", err)) ||
-	    (rc = check_string_list(md, "keywords", "Metadata", err)))
-		return rc;
-	json_t *dep = json_object_get(md, "deprecated");
-	if (dep && !json_is_boolean(dep) && !json_is_null(dep))
-		return type_error(err, dep, "Metadata.deprecated", "bool");
-	json_t *ann = json_object_get(md, "annotations");
-	if (ann && !json_is_null(ann)) {
-		const char *k;
-		if (!json_is_object(ann))
-			return type_error(err, ann, "Metadata.annotations", "map[string]string");
-		json_object_foreach(ann, k, v) {
-			stringify_member(ann, k, 0);
-			v = json_object_get(ann, k);
-			if (!json_is_string(v) && !json_is_null(v))
-				return type_error(err, v, "Metadata.annotations", "string");
-		}
-	}
-	json_t *ms = json_object_get(md, "maintainers");
-	if (ms && !json_is_null(ms)) {
-		if (!json_is_array(ms))
-			return type_error(err, ms, "Metadata.maintainers", "[]*v2.Maintainer");
-		json_array_foreach(ms, i, v)
-			if (json_is_object(v) && (rc = check_strings(v, m_strs, "Maintainer.maintainers", err)))
-				return rc;
-	}
-	json_t *deps = json_object_get(md, "dependencies");
-	if (deps && !json_is_array(deps) && !json_is_null(deps))
-		return type_error(err, deps, "Metadata.dependencies", "[]*v2.Dependency");
-	json_array_foreach(deps, i, v) {
-		if (!json_is_object(v))
-			continue;
-		if ((rc = check_strings(v, dep_strs, "Dependency.dependencies", err)) ||
-		    (rc = check_string_list(v, "tags", "Dependency.dependencies", err)))
-			return rc;
-		json_t *en = json_object_get(v, "enabled");
-		if (en && !json_is_boolean(en) && !json_is_null(en))
-			return type_error(err, en, "Dependency.dependencies.enabled", "bool");
-		json_t *iv = json_object_get(v, "import-values");
-		if (iv && !json_is_array(iv) && !json_is_null(iv))
-			return type_error(err, iv, "Dependency.dependencies.import-values", "[]interface {}");
-	}
-	return 0;
+	return check_sorted(md, check_metadata_member, err);
 }
 
 int chart_metadata_validate(json_t *md, bh_error *err)
@@ -1049,6 +1099,7 @@ int chart_check_dependencies(const chart *c, bh_error *err)
 	size_t i;
 	json_t *r;
 	bh_buf missing = BH_BUF_INIT;
+	size_t nmissing = 0; /* a dependency without a name is missing too */
 	json_array_foreach(reqs, i, r) {
 		const char *rn = json_string_value(json_object_get(r, "name"));
 		int found = 0;
@@ -1058,12 +1109,12 @@ int chart_check_dependencies(const chart *c, bh_error *err)
 			if (!strcmp(chart_name(c->deps[k]), rn))
 				found = 1;
 		if (!found) {
-			if (missing.len)
+			if (nmissing++)
 				bh_buf_puts(&missing, ", ");
 			bh_buf_puts(&missing, rn);
 		}
 	}
-	if (missing.len) {
+	if (nmissing) {
 		bh_error_set(err, BH_ENOTFOUND,
 			     "an error occurred while checking for chart dependencies. You may need to run "
 			     "`helm dependency build` to fetch missing dependencies: found in Chart.yaml, but "
