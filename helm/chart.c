@@ -831,6 +831,89 @@ static int lock_dependency(const json_t *d, json_t **out, bh_error *err)
 	return 0;
 }
 
+/* json.Unmarshal of a lock file's JSON into v2.Lock: the first type error
+ * in key order (as check_types), a "generated" that is no string before
+ * any (time.Time's own error ends the decoding). Strings are not checked
+ * as times. Fields that are strings in Go take YAML numbers and bools as
+ * their text (sigs.k8s.io/yaml). */
+#define LOCK_ERR "error unmarshaling JSON: while decoding JSON: "
+
+static int lock_type_error(bh_error *err, const json_t *v, const char *field, const char *gotype)
+{
+	return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go struct field %s of type %s",
+			    json_kind(v), field, gotype);
+}
+
+/* 1 when o's member k is a string (after stringify_member) or absent */
+static int lock_string_member(json_t *o, const char *k)
+{
+	stringify_member(o, k, 0);
+	const json_t *v = json_object_get(o, k);
+	return !v || json_is_null(v) || json_is_string(v);
+}
+
+static int lock_check_dependency(json_t *d, const char *k, bh_error *err)
+{
+	static const char *const strs[] = {"name", "version", "repository", "condition", "alias", NULL};
+	json_t *v = json_object_get(d, k), *x;
+	char field[64];
+	size_t i;
+	snprintf(field, sizeof field, "Dependency.dependencies.%s", k);
+	if (is_one_of(k, strs))
+		return lock_string_member(d, k) ? 0 : lock_type_error(err, json_object_get(d, k), field, "string");
+	if (json_is_null(v))
+		return 0;
+	if (!strcmp(k, "tags")) {
+		if (!json_is_array(v))
+			return lock_type_error(err, v, field, "[]string");
+		json_array_foreach(v, i, x) {
+			stringify_member(v, NULL, i);
+			x = json_array_get(v, i);
+			if (!json_is_string(x) && !json_is_null(x))
+				return lock_type_error(err, x, field, "string");
+		}
+	} else if (!strcmp(k, "enabled") && !json_is_boolean(v)) {
+		return lock_type_error(err, v, field, "bool");
+	} else if (!strcmp(k, "import-values") && !json_is_array(v)) {
+		return lock_type_error(err, v, field, "[]interface {}");
+	}
+	return 0;
+}
+
+static int lock_check_member(json_t *lock, const char *k, bh_error *err)
+{
+	json_t *v = json_object_get(lock, k), *d;
+	size_t i;
+	int rc;
+	if (!strcmp(k, "digest"))
+		return lock_string_member(lock, k) ? 0
+			: lock_type_error(err, json_object_get(lock, k), "Lock.digest", "string");
+	if (strcmp(k, "dependencies") || json_is_null(v))
+		return 0;
+	if (!json_is_array(v))
+		return lock_type_error(err, v, "Lock.dependencies", "[]*v2.Dependency");
+	json_array_foreach(v, i, d) {
+		if (json_is_null(d))
+			continue;
+		if (!json_is_object(d))
+			return lock_type_error(err, d, "Lock.dependencies", "v2.Dependency");
+		if ((rc = check_sorted(d, lock_check_dependency, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static int lock_validate(json_t *y, bh_error *err)
+{
+	const json_t *gen = json_object_get(y, "generated");
+	if (!json_is_object(y))
+		return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go value of type v2.Lock",
+				    json_kind(y));
+	if (gen && !json_is_null(gen) && !json_is_string(gen))
+		return bh_error_set(err, BH_EINVAL, LOCK_ERR "Time.UnmarshalJSON: input is not a JSON string");
+	return check_sorted(y, lock_check_member, err);
+}
+
 /* Helm's yaml.Unmarshal of a lock file into chart.Lock, then that Lock as
  * encoding/json marshals it. A null document leaves *out NULL (a nil Lock
  * pointer: "lock": null). */
@@ -843,8 +926,8 @@ static int lock_build(const json_t *y, json_t **out, bh_error *err)
 	*out = NULL;
 	if (!y || json_is_null(y))
 		return 0;
-	if (!json_is_object(y))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal a non-object into Go value of type chart.Lock");
+	if (lock_validate((json_t *)y, err))
+		return BH_EINVAL;
 	if (lock_str(y, "generated", "Lock", &gen, err) < 0 || lock_str(y, "digest", "Lock", &digest, err) < 0)
 		return BH_EINVAL;
 	deps = json_object_get(y, "dependencies");
