@@ -70,6 +70,15 @@ int render_validate_release_name(const char *name, bh_error *err)
 	return 0;
 }
 
+/* 1 when the decimal digits s[0..n) exceed a uint64 (Go's ParseUint range) */
+static int digits_overflow(const char *s, size_t n)
+{
+	static const char max[] = "18446744073709551615";
+	while (n > 1 && *s == '0')
+		s++, n--;
+	return n > sizeof max - 1 || (n == sizeof max - 1 && memcmp(s, max, n) > 0);
+}
+
 /* common.ParseKubeVersion: "v"-prefixed original, at least major.minor. */
 int render_parse_kube_version(const char *in, char **out, bh_error *err)
 {
@@ -79,12 +88,21 @@ int render_parse_kube_version(const char *in, char **out, bh_error *err)
 	if (*p == 'v')
 		p++;
 	int comps = 0;
+	const char *first = p;
+	size_t first_len = 0;
 	for (;;) {
+		const char *c = p;
 		if (!isdigit((unsigned char)*p))
 			break;
 		while (isdigit((unsigned char)*p))
 			p++;
-		comps++;
+		if (!comps++)
+			first_len = (size_t)(p - c);
+		if (digits_overflow(c, (size_t)(p - c)))
+			return bh_error_set(err, BH_EINVAL,
+					    "invalid kube version '%s': illegal non-numeric version component \"%.*s\" in \"%s\": "
+					    "strconv.ParseUint: parsing \"%.*s\": value out of range",
+					    in, (int)(p - c), c, in, (int)(p - c), c);
 		if (*p == '.' && isdigit((unsigned char)p[1]))
 			p++;
 		else
@@ -94,6 +112,11 @@ int render_parse_kube_version(const char *in, char **out, bh_error *err)
 		return bh_error_set(err, BH_EINVAL, "invalid kube version '%s': could not parse \"%s\" as version", in, in);
 	if (comps < 2)
 		return bh_error_set(err, BH_EINVAL, "invalid kube version '%s': illegal version string \"%s\"", in, in);
+	/* k8s ParseGeneric: the first component has no leading zero */
+	if (first_len > 1 && first[0] == '0')
+		return bh_error_set(err, BH_EINVAL,
+				    "invalid kube version '%s': illegal zero-prefixed version component \"%.*s\" in \"%s\"", in,
+				    (int)first_len, first, in);
 	bh_buf b = BH_BUF_INIT;
 	if (in[0] != 'v')
 		bh_buf_putc(&b, 'v');
@@ -568,10 +591,16 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	/* the release exists from here on: errors get Helm's --debug hint */
 	out->debug_hint = 1;
 	const char *kv = json_string_value(json_object_get(c->metadata, "kubeVersion"));
-	if (kv && *kv && !semver_satisfies(kv, kube)) {
-		rc = bh_error_set(err, BH_EINVAL, "chart requires kubeVersion: %s which is incompatible with Kubernetes %s",
-				  kv, kube);
-		goto text;
+	if (kv && *kv) { /* against the normalized version (v1.31.0-eks-1 is v1.31.0) */
+		bh_buf norm = BH_BUF_INIT;
+		helmctx_kube_normalized(kube, &norm);
+		int ok = semver_satisfies(kv, bh_buf_str(&norm));
+		bh_buf_free(&norm);
+		if (!ok) {
+			rc = bh_error_set(err, BH_EINVAL,
+					  "chart requires kubeVersion: %s which is incompatible with Kubernetes %s", kv, kube);
+			goto text;
+		}
 	}
 	if ((rc = render_templates(c, out->values, o, kube, &files, &out->error_text, err)))
 		goto text;

@@ -50,12 +50,14 @@ static int set_str(tmpl_arena *a, tmpl_map *m, const char *k, const char *v)
 
 typedef struct kube_version {
 	char *version, *major, *minor;
+	char *normalized; /* "v" and the numeric components (what %v prints second) */
 } kube_version;
 
 static int kv_field(const tmpl_value *self, const char *name, tmpl_value *out)
 {
 	kube_version *kv = self->u.obj->data;
-	const char *s = strcmp(name, "Version") == 0 || strcmp(name, "normalizedVersion") == 0 ? kv->version
+	const char *s = strcmp(name, "Version") == 0 ? kv->version
+			: strcmp(name, "normalizedVersion") == 0 ? kv->normalized
 			: strcmp(name, "Major") == 0 ? kv->major
 			: strcmp(name, "Minor") == 0 ? kv->minor : NULL;
 	if (!s)
@@ -64,10 +66,18 @@ static int kv_field(const tmpl_value *self, const char *name, tmpl_value *out)
 	return 0;
 }
 
-static int kv_string(tmpl_call *c)
+static int kv_git_version(tmpl_call *c)
 {
 	kube_version *kv = c->self->u.obj->data;
 	c->result = tmpl_str_static(kv->version, strlen(kv->version));
+	return 0;
+}
+
+/* String() is the normalized version in Helm 4 */
+static int kv_string(tmpl_call *c)
+{
+	kube_version *kv = c->self->u.obj->data;
+	c->result = tmpl_str_static(kv->normalized, strlen(kv->normalized));
 	return 0;
 }
 
@@ -86,7 +96,7 @@ static json_t *kv_json(const tmpl_value *self, bh_error *err)
 }
 
 static const tmpl_method kv_methods[] = {
-	{"GitVersion", kv_string, "", NULL},
+	{"GitVersion", kv_git_version, "", NULL},
 	{"String", kv_string, "", NULL},
 	{NULL, NULL, NULL, NULL},
 };
@@ -184,30 +194,47 @@ static const tmpl_class caps_class = {
 	"*common.Capabilities", 1, NULL, caps_field, NULL, caps_json, 1, caps_fields, 0,
 };
 
+void helmctx_kube_normalized(const char *version, bh_buf *out)
+{
+	const char *p = version;
+	char *end;
+	if (*p == 'v' || *p == 'V')
+		p++;
+	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		p++;
+	bh_buf_putc(out, 'v');
+	for (int i = 0; *p >= '0' && *p <= '9'; i++) { /* as k8s Version.String prints them */
+		bh_buf_printf(out, "%s%llu", i ? "." : "", strtoull(p, &end, 10));
+		p = end;
+		if (*p != '.' || p[1] < '0' || p[1] > '9')
+			break;
+		p++;
+	}
+}
+
 /* "v1.28.3" / "1.28" -> Version "v1.28.3" / "v1.28", Major "1", Minor "28" */
 static int parse_kube_version(tmpl_arena *a, const char *s, kube_version *kv, bh_error *err)
 {
-	unsigned long long maj = 0, min = 0, pat = 0;
+	unsigned long long maj = 0, min = 0;
 	const char *p = s;
 	char *end;
 	char buf[256];
+	/* what k8s ParseGeneric took (render_parse_kube_version, or a
+	 * cluster's gitVersion): "v", blanks, major.minor[.more][anything] */
 	if (*p == 'v' || *p == 'V')
 		p++;
+	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		p++;
 	if (*p < '0' || *p > '9')
-		return bh_error_set(err, BH_EINVAL, "invalid kube version %s: Invalid Semantic Version", s);
+		return bh_error_set(err, BH_EINVAL, "invalid kube version %s: could not parse it as a version", s);
+	bh_buf norm = BH_BUF_INIT;
 	maj = strtoull(p, &end, 10);
 	p = end;
-	if (*p == '.') {
+	if (*p == '.' && p[1] >= '0' && p[1] <= '9')
 		min = strtoull(p + 1, &end, 10);
-		p = end;
-		if (*p == '.') {
-			pat = strtoull(p + 1, &end, 10);
-			p = end;
-		}
-	}
-	if (*p && *p != '-' && *p != '+')
-		return bh_error_set(err, BH_EINVAL, "invalid kube version %s: Invalid Semantic Version", s);
-	(void)pat;
+	helmctx_kube_normalized(s, &norm);
+	kv->normalized = tmpl_arena_strdup(a, bh_buf_str(&norm), norm.len);
+	bh_buf_free(&norm);
 	/* Helm 4 keeps the text given (with a "v" prefix), e.g. "v1.30" */
 	snprintf(buf, sizeof buf, "%s%s", s[0] == 'v' ? "" : "v", s);
 	kv->version = tmpl_arena_strdup(a, buf, strlen(buf));
@@ -215,7 +242,7 @@ static int parse_kube_version(tmpl_arena *a, const char *s, kube_version *kv, bh
 	kv->major = tmpl_arena_strdup(a, buf, strlen(buf));
 	snprintf(buf, sizeof buf, "%llu", min);
 	kv->minor = tmpl_arena_strdup(a, buf, strlen(buf));
-	if (!kv->version || !kv->major || !kv->minor)
+	if (!kv->version || !kv->major || !kv->minor || !kv->normalized)
 		return bh_error_set(err, BH_ELIMIT, "out of memory");
 	return 0;
 }

@@ -40,6 +40,12 @@ typedef struct helmctx_opts {
 /* Builds the root map into *out. Values are deep-copied into the arena
  * (numbers: json_real -> float64, json_integer -> int64). 0 or BH_E*. */
 int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_error *err);
+
+/* Helm 4's normalized Kubernetes version of a --kube-version / gitVersion
+ * that k8s ParseGeneric took: "v" and its numeric components as integers
+ * ("v1.31.0-eks-1" -> "v1.31.0", "1.031.x" -> "v1.31"). KubeVersion's
+ * String() and the chart's kubeVersion check use it. */
+void helmctx_kube_normalized(const char *version, bh_buf *out);
 /* Sets .Template = {Name: name, BasePath: base_path} on a root built by
  * helmctx_build (Helm does this before executing each file). */
 int helmctx_set_template(tmpl_arena *a, tmpl_value *root, const char *name,
