@@ -1247,6 +1247,32 @@ static size_t next_dashes_line(const char *text, size_t len, size_t pos)
 	return len;
 }
 
+/* A document as apimachinery's LineReader hands it on: bufio.ReadLine
+ * drops each line's "\n" or "\r\n" and a "\n" is put back, so a CRLF
+ * becomes a LF and a last line without one gets one ("a: |\n  x" reads
+ * "x\n"). Returns text itself when nothing changes, else *copy (caller
+ * frees), NULL when out of memory. */
+static const char *doc_lines(const char *text, size_t *len, char **copy)
+{
+	size_t n = *len, i, o = 0;
+	char *c;
+	*copy = NULL;
+	if (n && text[n - 1] == '\n' && !memmem(text, n, "\r\n", 2))
+		return text;
+	c = malloc(n + 2);
+	if (!c)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!(text[i] == '\r' && i + 1 < n && text[i + 1] == '\n'))
+			c[o++] = text[i];
+	if (!o || c[o - 1] != '\n')
+		c[o++] = '\n';
+	c[o] = '\0';
+	*len = o;
+	*copy = c;
+	return c;
+}
+
 static int parse_values(const char *text, size_t len, const yaml_limits *lim, json_t *dups,
 			json_t **out, bh_error *err)
 {
@@ -1294,7 +1320,15 @@ static int parse_values(const char *text, size_t len, const yaml_limits *lim, js
 				int rc;
 				for (; counted < doc_start; counted++)
 					line0 += text[counted] == '\n';
-				rc = unmarshal_doc(text + doc_start, doc_end - doc_start, lim, 0, dups, line0, &doc, err);
+				size_t dn = doc_end - doc_start;
+				char *copy;
+				const char *dt = doc_lines(text + doc_start, &dn, &copy);
+				if (!dt) {
+					json_decref(values);
+					return bh_error_set(err, BH_ENOMEM, "out of memory");
+				}
+				rc = unmarshal_doc(dt, dn, lim, 0, dups, line0, &doc, err);
+				free(copy);
 				if (rc) {
 					json_decref(values);
 					bh_error_prefix(err, "cannot unmarshal yaml document");

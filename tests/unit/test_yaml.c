@@ -183,6 +183,36 @@ START_TEST(test_error_shapes)
 }
 END_TEST
 
+static void expect_values(const char *text, const char *json)
+{
+	json_t *v = parse_ok(text);
+	char *got = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	ck_assert_str_eq(got, json);
+	free(got);
+	json_decref(v);
+}
+
+/* helm 4.1.4 reads a values file line by line (apimachinery's LineReader):
+ * every line ends in "\n", CRLF included, the last one too. Expected values
+ * and messages from `helm template` on these values.yaml files. */
+START_TEST(test_values_lines)
+{
+	expect_values("a: |\n  x", "{\"a\":\"x\\n\"}");
+	expect_values("a: |\r\n  x\r\n  y", "{\"a\":\"x\\ny\\n\"}");
+	expect_values("a: 1\r\nb: 2\r\n", "{\"a\":1.0,\"b\":2.0}"); /* float64s */
+	expect_err("a: \"", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
+	expect_err("a: '", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
+	expect_err("a: \"\\", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
+	/* a UTF-16 file is cut at its 0x0A bytes: the NUL after the last one
+	 * is a line of its own */
+	static const char u16[] = "\xff\xfe" "a\0:\0 \0" "1\0\n\0";
+	json_t *v = NULL;
+	bh_error e = {0};
+	ck_assert_int_eq(yaml_parse_values(u16, sizeof u16 - 1, NULL, &v, &e), BH_EPARSE);
+	ck_assert_str_eq(e.msg, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: incomplete UTF-16 character");
+}
+END_TEST
+
 /* The billion-laughs shape: a0 has 10 scalars, each further level 10
  * aliases of the one before. */
 static void laughs(bh_buf *b, int levels)
@@ -918,6 +948,7 @@ int main(void)
 	tcase_add_test(tc, test_bool_keys_and_values);
 	tcase_add_test(tc, test_multi_document_values);
 	tcase_add_test(tc, test_error_shapes);
+	tcase_add_test(tc, test_values_lines);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_anchor_cycles_in_keys);
 	tcase_add_test(tc, test_error_value_budget);
