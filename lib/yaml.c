@@ -185,26 +185,156 @@ static int parser_fail(yaml_parser_t *p, bh_error *err)
 	return bh_error_set(err, BH_EPARSE, "yaml: %s", msg);
 }
 
-/* Reads the first document of text into a node tree; *root is NULL for an
- * empty stream. */
-static int build(builder *b, const char *text, size_t len, ynode **root)
+/* goyaml.v2 takes only %YAML 1.1 (libyaml 0.2.5 1.2 too); the directive
+ * is checked before the document's content is read. */
+static int version_check(const char *text, size_t len, bh_error *err)
+{
+	yaml_parser_t p;
+	yaml_token_t t;
+	int rc = 0;
+	if (!memmem(text, len, "%YAML", 5))
+		return 0;
+	if (!yaml_parser_initialize(&p))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (yaml_parser_scan(&p, &t)) { /* a scanner error: the parse reports it */
+		yaml_token_type_t type = t.type;
+		if (type == YAML_VERSION_DIRECTIVE_TOKEN && t.data.version_directive.minor != 1) {
+			/* a parser error: its line is not counted from 1 */
+			if (t.start_mark.line)
+				rc = bh_error_set(err, BH_EPARSE, "yaml: line %zu: found incompatible YAML document", t.start_mark.line);
+			else
+				rc = bh_error_set(err, BH_EPARSE, "yaml: found incompatible YAML document");
+		}
+		yaml_token_delete(&t);
+		if (type != YAML_STREAM_START_TOKEN && type != YAML_TAG_DIRECTIVE_TOKEN)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+/* libyaml's marks count characters: where the idx'th one starts in text
+ * (UTF-8, after a BOM). c carries the last answer forward. */
+typedef struct charpos {
+	size_t ch, off, base;
+} charpos;
+
+static size_t char_offset(const char *text, size_t len, charpos *c, size_t idx)
+{
+	if (idx < c->ch)
+		c->ch = 0, c->off = c->base;
+	while (c->ch < idx && c->off < len) {
+		unsigned char u = (unsigned char)text[c->off];
+		c->off += u < 0x80 ? 1 : u < 0xE0 ? 2 : u < 0xF0 ? 3 : 4;
+		c->ch++;
+	}
+	return c->off < len ? c->off : len;
+}
+
+/* The line breaks libyaml counts in text[from, to). */
+static size_t breaks_between(const char *text, size_t from, size_t to)
+{
+	size_t n = 0;
+	for (size_t i = from; i < to; i++) {
+		unsigned char u = (unsigned char)text[i];
+		if (u == '\n' || (u == '\r' && (i + 1 >= to || text[i + 1] != '\n')))
+			n++;
+		else if (u == 0xC2 && i + 1 < to && (unsigned char)text[i + 1] == 0x85)
+			n++;
+		else if (u == 0xE2 && i + 2 < to && (unsigned char)text[i + 1] == 0x80 &&
+			 ((unsigned char)text[i + 2] == 0xA8 || (unsigned char)text[i + 2] == 0xA9))
+			n++;
+	}
+	return n;
+}
+
+/* goyaml.v2 has no "\/" escape (libyaml 0.2.5 has): a double-quoted scalar
+ * at text[s, e) (its quotes included) whose text has one is refused as
+ * goyaml's scanner words it, its line that of the backslash. */
+static int slash_escape_check(const char *text, size_t s, size_t e, size_t line, bh_error *err)
+{
+	for (size_t i = s + 1; i + 1 < e; i++) {
+		if (text[i] != '\\')
+			continue;
+		if (text[i + 1] == '/') {
+			line += breaks_between(text, s, i);
+			if (line) /* a scanner error: counted from 1 */
+				return bh_error_set(err, BH_EPARSE, "yaml: line %zu: found unknown escape character", line + 1);
+			return bh_error_set(err, BH_EPARSE, "yaml: found unknown escape character");
+		}
+		i++;
+	}
+	return 0;
+}
+
+/* goyaml.v2 reads "\'" in a double-quoted scalar as a quote, libyaml 0.2.5
+ * refuses it. When libyaml stopped at one (at *text + off), every "\'" of
+ * that scalar becomes "\x27" in a copy of the text (lines stay where they
+ * are) that libyaml reads again: 1 when done, 0 when off is no "\'". */
+static int quote_escape_fix(const char **text, size_t *len, size_t off, bh_buf *copy)
+{
+	const char *t = *text;
+	bh_buf nb = BH_BUF_INIT;
+	size_t i = off;
+	if (off + 1 >= *len || t[off] != '\\' || t[off + 1] != '\'')
+		return 0;
+	bh_buf_put(&nb, t, off);
+	while (i < *len && t[i] != '"') {
+		if (t[i] == '\\' && i + 1 < *len) {
+			if (t[i + 1] == '\'')
+				bh_buf_puts(&nb, "\\x27");
+			else
+				bh_buf_put(&nb, t + i, 2);
+			i += 2;
+			continue;
+		}
+		bh_buf_putc(&nb, t[i++]);
+	}
+	bh_buf_put(&nb, t + i, *len - i);
+	bh_buf_free(copy);
+	*copy = nb;
+	*text = nb.data;
+	*len = nb.len;
+	return 1;
+}
+
+/* Reads the first document of text into a node tree with libyaml; *fix is
+ * set to the character index of an unknown escape it stopped at. */
+static int build_libyaml(builder *b, const char *text, size_t len, ynode **root, size_t *fix)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
 	ynode **stack = NULL;
 	size_t depth = 0, scap = 0;
 	int rc = 0, done = 0, docs = 0;
+	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
+	charpos cp = {0, 0, 0};
 	*root = NULL;
-	if (yaml_fast_build(b, text, len, root) == 0)
-		return 0;
+	*fix = SIZE_MAX;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		cp.off = cp.base = 3;
+	if ((rc = version_check(text, len, b->err)))
+		return rc;
 	if (!yaml_parser_initialize(&p))
 		return bh_error_set(b->err, BH_ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	while (!done) {
 		ynode *n = NULL;
 		if (!yaml_parser_parse(&p, &ev)) {
+			if (utf8 && p.error == YAML_SCANNER_ERROR && p.problem &&
+			    strcmp(p.problem, "found unknown escape character") == 0)
+				*fix = char_offset(text, len, &cp, p.problem_mark.index);
 			rc = parser_fail(&p, b->err);
 			break;
+		}
+		if (utf8 && ev.type == YAML_SCALAR_EVENT && ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+			size_t s = char_offset(text, len, &cp, ev.start_mark.index);
+			size_t e = char_offset(text, len, &cp, ev.end_mark.index);
+			if ((rc = slash_escape_check(text, s, e, ev.start_mark.line, b->err))) {
+				yaml_event_delete(&ev);
+				break;
+			}
 		}
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
@@ -298,6 +428,37 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 	}
 	free(stack);
 	yaml_parser_delete(&p);
+	return rc;
+}
+
+/* Reads the first document of text into a node tree; *root is NULL for an
+ * empty stream. yaml_fast_build first, else libyaml, read again after each
+ * "\'" escape made readable (a bounded number of times: each is a full
+ * read). */
+static int build(builder *b, const char *text, size_t len, ynode **root)
+{
+	bh_buf copy = BH_BUF_INIT;
+	size_t fix, fixes = 0;
+	int rc;
+	*root = NULL;
+	if (yaml_fast_build(b, text, len, root) == 0)
+		return 0;
+	while ((rc = build_libyaml(b, text, len, root, &fix)) && fix != SIZE_MAX) {
+		if (fixes >= 8 && fixes * len >= 64u << 20) {
+			rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many double-quoted scalars with a \\' escape (%zu)", fixes);
+			break;
+		}
+		if (!quote_escape_fix(&text, &len, fix, &copy))
+			break;
+		if (!bh_buf_ok(&copy)) {
+			rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
+			break;
+		}
+		fixes++;
+		ybuilder_reset(b);
+		*root = NULL;
+	}
+	bh_buf_free(&copy);
 	return rc;
 }
 

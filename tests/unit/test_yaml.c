@@ -213,6 +213,23 @@ START_TEST(test_values_lines)
 }
 END_TEST
 
+/* goyaml.v2's double-quoted escapes and %YAML versions where libyaml
+ * 0.2.5 differs. Values and messages from helm 4.1.4's `helm template` on
+ * these values.yaml files. */
+START_TEST(test_goyaml_escapes)
+{
+	expect_values("a: [\"\\'\", \"a\\'b\"]\nb: \"\\'\"\n", "{\"a\":[\"'\",\"a'b\"],\"b\":\"'\"}");
+	expect_values("\"k\\'\": 1\n", "{\"k'\":1.0}");
+	expect_err("a: \"x\\/y\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	expect_err("a:\n  b: \"x\n   \\/y\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: found unknown escape character");
+	expect_err("a: \"\\'x\\/\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	expect_err("x: \"\\' \\q\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	expect_err("\xc3\xa9: \"\\/\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	expect_err("%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found incompatible YAML document");
+	expect_err("# c\n%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: found incompatible YAML document");
+}
+END_TEST
+
 /* The billion-laughs shape: a0 has 10 scalars, each further level 10
  * aliases of the one before. */
 static void laughs(bh_buf *b, int levels)
@@ -949,6 +966,7 @@ int main(void)
 	tcase_add_test(tc, test_multi_document_values);
 	tcase_add_test(tc, test_error_shapes);
 	tcase_add_test(tc, test_values_lines);
+	tcase_add_test(tc, test_goyaml_escapes);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_anchor_cycles_in_keys);
 	tcase_add_test(tc, test_error_value_budget);
