@@ -471,6 +471,8 @@ typedef struct decoder {
 	int utf8_valid; /* every scalar's text is valid UTF-8 (yaml_fast_build's) */
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
 	int pending_code;         /* first key-conversion error (reported after decoding) */
+	const ynode *key_map;     /* the mapping whose key key_string converts */
+	const ynode *nil_map;     /* the mapping whose null key made pending */
 	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
 	json_t *dups;             /* duplicate keys found, when asked for */
 	char pending[512];
@@ -886,6 +888,12 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key, c
 		{
 			char msg[512];
 			snprintf(msg, sizeof msg, "unsupported map key of type: %%!s(<nil>), key: <nil>, value: %s", bh_buf_str(&m));
+			/* a later null key of the same mapping replaces the value
+			 * in goyaml's map: the message names the last one */
+			if (d->pending_code && d->nil_map == d->key_map)
+				d->pending_code = 0;
+			if (!d->pending_code)
+				d->nil_map = d->key_map;
 			pend(d, msg);
 		}
 		bh_buf_free(&m);
@@ -1048,6 +1056,7 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 			kl = k->len;
 			kr = 0;
 		} else {
+			d->key_map = n;
 			kr = key_string(d, k, v, &key, &ks, &kl);
 		}
 		if (kr < 0) {

@@ -176,6 +176,9 @@ START_TEST(test_error_shapes)
 	expect_err("? [a]\n: 1\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\"}");
 	expect_err("<<: [1]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value");
 	expect_err("v: .inf\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: json: unsupported value: +Inf");
+	/* a later null key of the same map replaces the value Go's map holds */
+	expect_err("~: 1\nnull: 2\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: 2");
+	expect_err("a: 1\n~: x\nb: 2\n~: [1]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: []interface {}{1}");
 	/* json.Marshal meets map keys in sorted order */
 	expect_err("b: .nan\na: -.inf\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: json: unsupported value: -Inf");
 	/* "off" and "n" are both the key false: the later value replaces -Inf */
