@@ -1527,7 +1527,11 @@ static int parse_values(const char *text, size_t len, const yaml_limits *lim, js
 			}
 			if (at_eof)
 				break;
-			doc_start = eol < len ? eol + 1 : eol;
+			/* a separator that ends no document (nothing read since
+			 * the last one) is the first line of the next one, as
+			 * YAMLReader keeps it: goyaml counts its lines from it */
+			if (doc_end > doc_start)
+				doc_start = eol < len ? eol + 1 : eol;
 		}
 		pos = eol < len ? eol + 1 : len;
 		if (at_eof)

@@ -206,6 +206,11 @@ START_TEST(test_values_lines)
 	expect_err("a: \"", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
 	expect_err("a: '", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
 	expect_err("a: \"\\", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
+	/* a "---" line that ends no document is the first line of the next:
+	 * goyaml's line numbers count it */
+	expect_err("---\na: \"\\/\"\n---\nb: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unknown escape character");
+	expect_err("--- # c\n\na: [\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: did not find expected node content");
+	expect_err("---\n---\na: [\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected node content");
 	/* a UTF-16 file is cut at its 0x0A bytes: the NUL after the last one
 	 * is a line of its own */
 	static const char u16[] = "\xff\xfe" "a\0:\0 \0" "1\0\n\0";
