@@ -299,6 +299,41 @@ static int quote_escape_fix(const char **text, size_t *len, size_t off, bh_buf *
 	return 1;
 }
 
+/* libyaml stopped: goyaml stopped at a "\\/" before that point of a
+ * double-quoted scalar (say a quote left open) already. *fix is set when
+ * the stop is at an escape quote_escape_fix can mend. */
+static int quoted_stop(yaml_parser_t *p, const char *text, size_t len, charpos *cp, int utf8,
+		       size_t *fix, bh_error *err)
+{
+	if (utf8 && p->error == YAML_SCANNER_ERROR && p->context &&
+	    strstr(p->context, "a quoted scalar")) { /* "while scanning/parsing" */
+		size_t s = char_offset(text, len, cp, p->context_mark.index);
+		size_t e = char_offset(text, len, cp, p->problem_mark.index);
+		int rc;
+		if (s < len && text[s] == '"' &&
+		    (rc = slash_escape_check(text, s, e < len ? e + 1 : len, p->context_mark.line, err)))
+			return rc;
+		if (p->problem && strcmp(p->problem, "found unknown escape character") == 0)
+			*fix = e;
+	}
+	return parser_fail(p, err);
+}
+
+/* goyaml.v2 ends a plain scalar in a flow collection at a '?' (libyaml
+ * 0.2.5 reads on): the '?' is then a key indicator where a ',' or the
+ * collection's end (end) must come. text[s, e) is the scalar, from line. */
+static int flow_question_check(const char *text, size_t s, size_t e, size_t line, int end, bh_error *err)
+{
+	const char *q = memchr(text + s, '?', e - s);
+	const char *want = end == ']' ? "did not find expected ',' or ']'" : "did not find expected ',' or '}'";
+	if (!q)
+		return 0;
+	line += breaks_between(text, s, (size_t)(q - text));
+	if (line) /* a parser error: its line is not counted from 1 */
+		return bh_error_set(err, BH_EPARSE, "yaml: line %zu: %s", line, want);
+	return bh_error_set(err, BH_EPARSE, "yaml: %s", want);
+}
+
 /* Reads the first document of text into a node tree with libyaml; *fix is
  * set to the character index of an unknown escape it stopped at. */
 static int build_libyaml(builder *b, const char *text, size_t len, ynode **root, size_t *fix)
@@ -307,7 +342,11 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	yaml_event_t ev;
 	ynode **stack = NULL;
 	size_t depth = 0, scap = 0;
-	int rc = 0, done = 0, docs = 0;
+	size_t flow_base = SIZE_MAX; /* stack index of the outermost flow collection */
+	unsigned char *ends = NULL;  /* per stack level: ']' or '}' that a flow
+				      * collection's entries end at */
+	size_t ecap = 0;
+	int rc = 0, done = 0, docs = 0, flow = 0;
 	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	charpos cp = {0, 0, 0};
 	*root = NULL;
@@ -322,16 +361,19 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	while (!done) {
 		ynode *n = NULL;
 		if (!yaml_parser_parse(&p, &ev)) {
-			if (utf8 && p.error == YAML_SCANNER_ERROR && p.problem &&
-			    strcmp(p.problem, "found unknown escape character") == 0)
-				*fix = char_offset(text, len, &cp, p.problem_mark.index);
-			rc = parser_fail(&p, b->err);
+			rc = quoted_stop(&p, text, len, &cp, utf8, fix, b->err);
 			break;
 		}
-		if (utf8 && ev.type == YAML_SCALAR_EVENT && ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+		if (utf8 && ev.type == YAML_SCALAR_EVENT &&
+		    (ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE ||
+		     (ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && flow_base != SIZE_MAX))) {
 			size_t s = char_offset(text, len, &cp, ev.start_mark.index);
 			size_t e = char_offset(text, len, &cp, ev.end_mark.index);
-			if ((rc = slash_escape_check(text, s, e, ev.start_mark.line, b->err))) {
+			if (ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+				rc = slash_escape_check(text, s, e, ev.start_mark.line, b->err);
+			else
+				rc = flow_question_check(text, s, e, ev.start_mark.line, ends[depth - 1], b->err);
+			if (rc) {
 				yaml_event_delete(&ev);
 				break;
 			}
@@ -349,6 +391,8 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 		case YAML_MAPPING_END_EVENT:
 			if (depth)
 				depth--;
+			if (depth <= flow_base)
+				flow_base = SIZE_MAX;
 			break;
 		case YAML_ALIAS_EVENT:
 			n = ynode_new(b, N_ALIAS);
@@ -391,6 +435,16 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 				rc = b->err ? b->err->code : BH_ENOMEM;
 				break;
 			}
+			flow = seq ? ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+				   : ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+			if (flow && !seq && depth && ends && ends[depth - 1] == ']' && utf8) {
+				/* "[a: b]": a single-pair mapping without braces
+				 * ends with its sequence's entry */
+				size_t s = char_offset(text, len, &cp, ev.start_mark.index);
+				flow = s < len && text[s] == '{' ? '}' : ']';
+			} else if (flow) {
+				flow = seq ? ']' : '}';
+			}
 			if (tag) {
 				n->tag = (char *)tag; /* taken from the event */
 				if (seq)
@@ -417,8 +471,14 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 				} else {
 					if (VEC_RESERVE(stack, scap, depth + 1, 16) < 0)
 						rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
-					else
+					else if (VEC_RESERVE(ends, ecap, depth + 1, 16) < 0)
+						rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
+					else {
+						ends[depth] = (unsigned char)flow;
 						stack[depth++] = n;
+					}
+					if (flow && flow_base == SIZE_MAX)
+						flow_base = depth - 1;
 				}
 			}
 		}
@@ -427,6 +487,7 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 			break;
 	}
 	free(stack);
+	free(ends);
 	yaml_parser_delete(&p);
 	return rc;
 }

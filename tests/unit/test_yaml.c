@@ -233,6 +233,16 @@ START_TEST(test_goyaml_escapes)
 	expect_err("a: \"\\'x\\/\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
 	expect_err("x: \"\\' \\q\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
 	expect_err("\xc3\xa9: \"\\/\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	/* goyaml stops at the "\\/" before libyaml's end of stream */
+	expect_err("\"\\/': 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	expect_err("k: \"a\\/ \\'\"\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found unknown escape character");
+	/* a '?' ends a plain scalar in a flow collection */
+	expect_err("k: [a?b]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or ']'");
+	expect_err("k: {a?b: c}\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
+	expect_err("k: [\n  a,\n  b?c]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected ',' or ']'");
+	expect_err("k: [a: b?c]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or ']'");
+	expect_err("k: [{a: b?c}]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
+	expect_err("k: [a: {b: c?}]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
 	expect_err("%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found incompatible YAML document");
 	expect_err("# c\n%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: found incompatible YAML document");
 }
