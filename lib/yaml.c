@@ -1460,6 +1460,33 @@ int yaml_find_duplicates(const char *text, size_t len, const yaml_limits *lim, i
 	return rc;
 }
 
+/* Go's unicode.IsSpace rune at the start of s[0, n) (strings.TrimSpace
+ * trims them): its length in bytes, 0 if none. */
+static size_t go_space_at(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	if (n && (u[0] == ' ' || (u[0] >= '\t' && u[0] <= '\r')))
+		return 1;
+	if (n >= 2 && u[0] == 0xC2 && (u[1] == 0x85 || u[1] == 0xA0))
+		return 2;
+	if (n < 3)
+		return 0;
+	if ((u[0] == 0xE1 && u[1] == 0x9A && u[2] == 0x80) || (u[0] == 0xE3 && u[1] == 0x80 && u[2] == 0x80) ||
+	    (u[0] == 0xE2 && u[1] == 0x80 && (u[2] <= 0x8A || u[2] == 0xA8 || u[2] == 0xA9 || u[2] == 0xAF)) ||
+	    (u[0] == 0xE2 && u[1] == 0x81 && u[2] == 0x9F))
+		return 3;
+	return 0;
+}
+
+/* The same for the rune that ends s[0, n). */
+static size_t go_space_before(const char *s, size_t n)
+{
+	for (size_t w = 1; w <= 3 && w <= n; w++)
+		if (go_space_at(s + n - w, w) == w)
+			return w;
+	return 0;
+}
+
 /* The first line start at or after pos (itself a line start) whose line
  * begins with "---"; len if none. Skips by '-' (fewer than lines in values
  * files), not line by line. */
@@ -1529,15 +1556,15 @@ static int parse_values(const char *text, size_t len, const yaml_limits *lim, js
 		}
 		at_eof = pos >= len;
 		if (!at_eof && len - pos >= 3 && memcmp(text + pos, "---", 3) == 0) {
-			size_t t = pos + 3, e = eol < len ? eol + 1 : eol;
-			while (t < e && (text[t] == ' ' || text[t] == '\t' || text[t] == '\n' ||
-					 text[t] == '\r' || text[t] == '\v' || text[t] == '\f'))
-				t++;
+			size_t t = pos + 3, e = eol, w;
+			if (e > t && text[e - 1] == '\r') /* ReadLine drops a CRLF */
+				e--;
+			while (t < e && (w = go_space_at(text + t, e - t)))
+				t += w;
 			if (t < e && text[t] != '#') {
 				size_t te = e;
-				while (te > t && (text[te - 1] == '\n' || text[te - 1] == '\r' ||
-						  text[te - 1] == ' ' || text[te - 1] == '\t'))
-					te--;
+				while (te > t && (w = go_space_before(text + t, te - t)))
+					te -= w;
 				json_decref(values);
 				return bh_error_set(err, BH_EPARSE, "error reading yaml document: invalid Yaml document separator: %.*s",
 						    (int)(te - t), text + t);

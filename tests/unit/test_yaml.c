@@ -211,6 +211,11 @@ START_TEST(test_values_lines)
 	expect_err("---\na: \"\\/\"\n---\nb: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unknown escape character");
 	expect_err("--- # c\n\na: [\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: did not find expected node content");
 	expect_err("---\n---\na: [\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected node content");
+	/* the text after "---" is trimmed as strings.TrimSpace does: Unicode
+	 * spaces too */
+	expect_values("a: 1\n---\xc2\xa0\nb: 2\n", "{\"a\":1.0,\"b\":2.0}");
+	expect_err("---\xe2\x80\xa8 {\n,a: 1\n", BH_EPARSE, "error reading yaml document: invalid Yaml document separator: {");
+	expect_err("a: 1\n--- x\xe3\x80\x80\r\nb: 2\n", BH_EPARSE, "error reading yaml document: invalid Yaml document separator: x");
 	/* a UTF-16 file is cut at its 0x0A bytes: the NUL after the last one
 	 * is a line of its own */
 	static const char u16[] = "\xff\xfe" "a\0:\0 \0" "1\0\n\0";
