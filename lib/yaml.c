@@ -492,6 +492,73 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	return rc;
 }
 
+/* goyaml.v2 reads ',', '[' and ']' as part of a tag ("!a[b]", "!!b,nary");
+ * libyaml 0.2.5 ends the tag there (and then refuses it, or in a flow
+ * collection takes a ',' as the next entry). Where libyaml's scanner ends a
+ * tag at one, they and the tag characters after them become %XX escapes in
+ * a copy of the text (libyaml decodes them back into the tag): the offset
+ * to mend from, or SIZE_MAX when there is none. */
+static size_t tag_stop(const char *text, size_t len)
+{
+	yaml_parser_t p;
+	yaml_token_t t;
+	charpos cp = {0, 0, 0};
+	size_t at = SIZE_MAX;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		cp.off = cp.base = 3;
+	if (!yaml_parser_initialize(&p))
+		return SIZE_MAX;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	for (;;) {
+		if (!yaml_parser_scan(&p, &t)) {
+			if (p.context && strcmp(p.context, "while scanning a tag") == 0) {
+				size_t o = char_offset(text, len, &cp, p.problem_mark.index);
+				if (o < len && strchr(",[]", text[o]))
+					at = o;
+			}
+			break;
+		}
+		if (t.type == YAML_TAG_TOKEN) {
+			size_t s = char_offset(text, len, &cp, t.start_mark.index);
+			size_t e = char_offset(text, len, &cp, t.end_mark.index);
+			if (e < len && strchr(",[]", text[e]) && !(s + 1 < len && text[s + 1] == '<'))
+				at = e;
+		}
+		yaml_token_type_t type = t.type;
+		yaml_token_delete(&t);
+		if (at != SIZE_MAX || type == YAML_STREAM_END_TOKEN)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return at;
+}
+
+/* goyaml.v2's tag characters (yaml_parser_scan_tag_uri) */
+static int goyaml_tag_char(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	       (c && strchr("-_;/?:@&=+$,.!~*'()[]%", c));
+}
+
+static void tag_escape_fix(const char **text, size_t *len, size_t off, bh_buf *copy)
+{
+	const char *t = *text;
+	bh_buf nb = BH_BUF_INIT;
+	size_t i = off;
+	bh_buf_put(&nb, t, off);
+	for (; i < *len && goyaml_tag_char((unsigned char)t[i]); i++) {
+		if (strchr(",[]", t[i]))
+			bh_buf_printf(&nb, "%%%02X", (unsigned char)t[i]);
+		else
+			bh_buf_putc(&nb, t[i]);
+	}
+	bh_buf_put(&nb, t + i, *len - i);
+	bh_buf_free(copy);
+	*copy = nb;
+	*text = nb.data ? nb.data : "";
+	*len = nb.len;
+}
+
 /* Reads the first document of text into a node tree; *root is NULL for an
  * empty stream. yaml_fast_build first, else libyaml, read again after each
  * "\'" escape made readable (a bounded number of times: each is a full
@@ -504,6 +571,23 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 	*root = NULL;
 	if (yaml_fast_build(b, text, len, root) == 0)
 		return 0;
+	if (memchr(text, '!', len) &&
+	    !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE))) {
+		size_t at;
+		while ((at = tag_stop(text, len)) != SIZE_MAX) {
+			if (fixes >= 8 && fixes * len >= 64u << 20) {
+				rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many tags with ',', '[' or ']' (%zu)", fixes);
+				bh_buf_free(&copy);
+				return rc;
+			}
+			tag_escape_fix(&text, &len, at, &copy);
+			if (!bh_buf_ok(&copy)) {
+				bh_buf_free(&copy);
+				return bh_error_set(b->err, BH_ENOMEM, "out of memory");
+			}
+			fixes++;
+		}
+	}
 	while ((rc = build_libyaml(b, text, len, root, &fix)) && fix != SIZE_MAX) {
 		if (fixes >= 8 && fixes * len >= 64u << 20) {
 			rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many double-quoted scalars with a \\' escape (%zu)", fixes);

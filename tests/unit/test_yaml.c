@@ -248,6 +248,14 @@ START_TEST(test_goyaml_escapes)
 	expect_err("k: [a: b?c]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or ']'");
 	expect_err("k: [{a: b?c}]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
 	expect_err("k: [a: {b: c?}]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
+	/* ',', '[' and ']' belong to a tag */
+	expect_values("k: !a[b] x\n", "{\"k\":\"x\"}");
+	expect_values("!!b,nary aG=: 1\n", "{\"aG=\":1.0}");
+	expect_values("k: {!]: b}\n", "{\"k\":{\"b\":null}}");
+	expect_values("k: [!!str, a]\n", "{\"k\":[\"a\"]}");
+	expect_values("k: [!a, b]\n", "{\"k\":[\"b\"]}");
+	expect_values("k: !!binary[ aGk=\n", "{\"k\":\"aGk=\"}");
+	expect_err("k: [!a,b]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'");
 	expect_err("%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found incompatible YAML document");
 	expect_err("# c\n%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: found incompatible YAML document");
 }
