@@ -299,12 +299,70 @@ static int quote_escape_fix(const char **text, size_t *len, size_t off, bh_buf *
 	return 1;
 }
 
-/* libyaml stopped: goyaml stopped at a "\\/" before that point of a
- * double-quoted scalar (say a quote left open) already. *fix is set when
- * the stop is at an escape quote_escape_fix can mend. */
-static int quoted_stop(yaml_parser_t *p, const char *text, size_t len, charpos *cp, int utf8,
-		       size_t *fix, bh_error *err)
+/* goyaml.v2 reads on past a ':' that a flow indicator follows in a plain
+ * scalar of a flow collection ("[a:]" is ["a:"]), libyaml 0.2.5 refuses
+ * it ("found unexpected ':'"). Such a scalar (from from, the ':' at colon)
+ * is a string whatever its text: in a copy of the text it becomes a
+ * single-quoted one, up to where goyaml ends it. 1 when done, 0 when the
+ * scalar runs over more than its line (left to libyaml's error). */
+static int plain_colon_fix(const char **text, size_t *len, size_t from, size_t colon, bh_buf *copy)
 {
+	const char *t = *text;
+	size_t n = *len, i, end;
+	bh_buf nb = BH_BUF_INIT;
+	if (colon >= n || t[colon] != ':' || from > colon || memchr(t + from, '\n', colon - from) ||
+	    memchr(t + from, '\r', colon - from))
+		return 0;
+	for (i = colon + 1; i < n; i++) {
+		char c = t[i];
+		if (c == '\n' || c == '\r')
+			return 0;
+		if ((c == ':' && (i + 1 >= n || strchr(" \t\r\n", t[i + 1]))) || strchr(",?[]{}", c) ||
+		    (c == '#' && (t[i - 1] == ' ' || t[i - 1] == '\t')))
+			break;
+	}
+	if (i >= n)
+		return 0;
+	for (end = i; end > colon + 1 && (t[end - 1] == ' ' || t[end - 1] == '\t');)
+		end--;
+	bh_buf_put(&nb, t, from);
+	bh_buf_putc(&nb, '\'');
+	for (i = from; i < end; i++) {
+		if (t[i] == '\'')
+			bh_buf_putc(&nb, '\'');
+		bh_buf_putc(&nb, t[i]);
+	}
+	bh_buf_putc(&nb, '\'');
+	bh_buf_put(&nb, t + end, n - end);
+	bh_buf_free(copy);
+	*copy = nb;
+	*text = nb.data;
+	*len = nb.len;
+	return 1;
+}
+
+/* Where libyaml stopped and build reads again: fix[0] the offset, fix[1]
+ * the plain scalar's start for plain_colon_fix, SIZE_MAX for
+ * quote_escape_fix. */
+static int stop_mend(const char **text, size_t *len, const size_t fix[2], bh_buf *copy)
+{
+	if (fix[1] != SIZE_MAX)
+		return plain_colon_fix(text, len, fix[1], fix[0], copy);
+	return quote_escape_fix(text, len, fix[0], copy);
+}
+
+/* libyaml stopped: goyaml stopped at a "\\/" before that point of a
+ * double-quoted scalar (say a quote left open) already. fix is set when
+ * the stop is one stop_mend can mend. */
+static int quoted_stop(yaml_parser_t *p, const char *text, size_t len, charpos *cp, int utf8,
+		       size_t fix[2], bh_error *err)
+{
+	if (utf8 && p->error == YAML_SCANNER_ERROR && p->context && p->problem &&
+	    strcmp(p->context, "while scanning a plain scalar") == 0 &&
+	    strcmp(p->problem, "found unexpected ':'") == 0) {
+		fix[1] = char_offset(text, len, cp, p->context_mark.index);
+		fix[0] = char_offset(text, len, cp, p->problem_mark.index);
+	}
 	if (utf8 && p->error == YAML_SCANNER_ERROR && p->context &&
 	    strstr(p->context, "a quoted scalar")) { /* "while scanning/parsing" */
 		size_t s = char_offset(text, len, cp, p->context_mark.index);
@@ -314,7 +372,7 @@ static int quoted_stop(yaml_parser_t *p, const char *text, size_t len, charpos *
 		    (rc = slash_escape_check(text, s, e < len ? e + 1 : len, p->context_mark.line, err)))
 			return rc;
 		if (p->problem && strcmp(p->problem, "found unknown escape character") == 0)
-			*fix = e;
+			fix[0] = e;
 	}
 	return parser_fail(p, err);
 }
@@ -334,9 +392,9 @@ static int flow_question_check(const char *text, size_t s, size_t e, size_t line
 	return bh_error_set(err, BH_EPARSE, "yaml: %s", want);
 }
 
-/* Reads the first document of text into a node tree with libyaml; *fix is
- * set to the character index of an unknown escape it stopped at. */
-static int build_libyaml(builder *b, const char *text, size_t len, ynode **root, size_t *fix)
+/* Reads the first document of text into a node tree with libyaml; fix is
+ * set where it stopped at something goyaml reads (see stop_mend). */
+static int build_libyaml(builder *b, const char *text, size_t len, ynode **root, size_t fix[2])
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -350,7 +408,7 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	charpos cp = {0, 0, 0};
 	*root = NULL;
-	*fix = SIZE_MAX;
+	fix[0] = fix[1] = SIZE_MAX;
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		cp.off = cp.base = 3;
 	if ((rc = version_check(text, len, b->err)))
@@ -561,12 +619,12 @@ static void tag_escape_fix(const char **text, size_t *len, size_t off, bh_buf *c
 
 /* Reads the first document of text into a node tree; *root is NULL for an
  * empty stream. yaml_fast_build first, else libyaml, read again after each
- * "\'" escape made readable (a bounded number of times: each is a full
+ * scalar stop_mend made readable (a bounded number of times: each is a full
  * read). */
 static int build(builder *b, const char *text, size_t len, ynode **root)
 {
 	bh_buf copy = BH_BUF_INIT;
-	size_t fix, fixes = 0;
+	size_t fix[2], fixes = 0;
 	int rc;
 	*root = NULL;
 	if (yaml_fast_build(b, text, len, root) == 0)
@@ -588,12 +646,12 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 			fixes++;
 		}
 	}
-	while ((rc = build_libyaml(b, text, len, root, &fix)) && fix != SIZE_MAX) {
+	while ((rc = build_libyaml(b, text, len, root, fix)) && fix[0] != SIZE_MAX) {
 		if (fixes >= 8 && fixes * len >= 64u << 20) {
-			rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many double-quoted scalars with a \\' escape (%zu)", fixes);
+			rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many scalars read again (%zu)", fixes);
 			break;
 		}
-		if (!quote_escape_fix(&text, &len, fix, &copy))
+		if (!stop_mend(&text, &len, fix, &copy))
 			break;
 		if (!bh_buf_ok(&copy)) {
 			rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");

@@ -256,6 +256,16 @@ START_TEST(test_goyaml_escapes)
 	expect_values("k: [!a, b]\n", "{\"k\":[\"b\"]}");
 	expect_values("k: !!binary[ aGk=\n", "{\"k\":\"aGk=\"}");
 	expect_err("k: [!a,b]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'");
+	/* a ':' that a flow indicator follows stays in a plain scalar */
+	expect_values("k: [a:, b]\n", "{\"k\":[\"a:\",\"b\"]}");
+	expect_values("k: {a:}\n", "{\"k\":{\"a:\":null}}");
+	expect_values("k: [http://a:]\n", "{\"k\":[\"http://a:\"]}");
+	expect_values("k: [it's:, b]\n", "{\"k\":[\"it's:\",\"b\"]}");
+	expect_values("k: [a::]\n", "{\"k\":[\"a::\"]}");
+	expect_values("k: [&x a:, *x]\n", "{\"k\":[\"a:\",\"a:\"]}");
+	expect_err("k: [a:[b]]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or ']'");
+	expect_err("{k%:{a: -}\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
+	expect_err("k: [!!int a:]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: cannot decode !!str `a:` as a !!int");
 	expect_err("%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found incompatible YAML document");
 	expect_err("# c\n%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: found incompatible YAML document");
 }
