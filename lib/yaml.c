@@ -617,47 +617,104 @@ static void tag_escape_fix(const char **text, size_t *len, size_t off, bh_buf *c
 	*len = nb.len;
 }
 
+/* goyaml.v2 reads a BOM that starts a line (not the text) as the first
+ * character of a plain scalar ("\uFEFFb: 2" has the key "\uFEFFb"); libyaml
+ * 0.2.5 skips it, the scalar then a column further in. The first plain
+ * scalar libyaml's scanner finds right after such a BOM: its text is
+ * text[*s, *e), the BOM at *s - 3; 0 when there is none. */
+static int bom_stop(const char *text, size_t len, size_t *s, size_t *e)
+{
+	yaml_parser_t p;
+	yaml_token_t t;
+	charpos cp = {0, 0, 0};
+	int found = 0;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		cp.off = cp.base = 3;
+	if (!yaml_parser_initialize(&p))
+		return 0;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (!found && yaml_parser_scan(&p, &t)) {
+		yaml_token_type_t type = t.type;
+		if (type == YAML_SCALAR_TOKEN && t.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		    t.start_mark.column == 1) {
+			size_t a = char_offset(text, len, &cp, t.start_mark.index);
+			size_t b = char_offset(text, len, &cp, t.end_mark.index);
+			if (a >= 4 && memcmp(text + a - 3, "\xef\xbb\xbf", 3) == 0 && text[a - 4] == '\n') {
+				*s = a;
+				*e = b;
+				found = 1;
+			}
+		}
+		yaml_token_delete(&t);
+		if (type == YAML_STREAM_END_TOKEN)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return found;
+}
+
+/* The scalar bom_stop found becomes a double-quoted one that starts with
+ * the BOM (such a scalar is a string whatever its text). */
+static void bom_fix(const char **text, size_t *len, size_t s, size_t e, bh_buf *copy)
+{
+	const char *t = *text;
+	bh_buf nb = BH_BUF_INIT;
+	bh_buf_put(&nb, t, s - 3);
+	bh_buf_puts(&nb, "\"\\uFEFF");
+	for (size_t i = s; i < e; i++) {
+		if (t[i] == '"' || t[i] == '\\')
+			bh_buf_putc(&nb, '\\');
+		bh_buf_putc(&nb, t[i]);
+	}
+	bh_buf_putc(&nb, '"');
+	bh_buf_put(&nb, t + e, *len - e);
+	bh_buf_free(copy);
+	*copy = nb;
+	*text = nb.data;
+	*len = nb.len;
+}
+
 /* Reads the first document of text into a node tree; *root is NULL for an
  * empty stream. yaml_fast_build first, else libyaml, read again after each
  * scalar stop_mend made readable (a bounded number of times: each is a full
  * read). */
+/* Before each read again: 0, or the error when the text was read again too
+ * often already (each time is a full read) or the last copy failed. */
+static int mend_check(builder *b, size_t fixes, size_t len, const bh_buf *copy)
+{
+	if (!bh_buf_ok(copy))
+		return bh_error_set(b->err, BH_ENOMEM, "out of memory");
+	if (fixes >= 8 && fixes * len >= 64u << 20)
+		return bh_error_set(b->err, BH_ELIMIT, "yaml: too many scalars read again (%zu)", fixes);
+	return 0;
+}
+
 static int build(builder *b, const char *text, size_t len, ynode **root)
 {
 	bh_buf copy = BH_BUF_INIT;
-	size_t fix[2], fixes = 0;
-	int rc;
+	size_t fix[2], fixes = 0, s, e;
+	int rc = 0;
+	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	*root = NULL;
 	if (yaml_fast_build(b, text, len, root) == 0)
 		return 0;
-	if (memchr(text, '!', len) &&
-	    !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE))) {
-		size_t at;
-		while ((at = tag_stop(text, len)) != SIZE_MAX) {
-			if (fixes >= 8 && fixes * len >= 64u << 20) {
-				rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many tags with ',', '[' or ']' (%zu)", fixes);
-				bh_buf_free(&copy);
-				return rc;
-			}
-			tag_escape_fix(&text, &len, at, &copy);
-			if (!bh_buf_ok(&copy)) {
-				bh_buf_free(&copy);
-				return bh_error_set(b->err, BH_ENOMEM, "out of memory");
-			}
-			fixes++;
-		}
-	}
-	while ((rc = build_libyaml(b, text, len, root, fix)) && fix[0] != SIZE_MAX) {
-		if (fixes >= 8 && fixes * len >= 64u << 20) {
-			rc = bh_error_set(b->err, BH_ELIMIT, "yaml: too many scalars read again (%zu)", fixes);
+	if (utf8 && memmem(text, len, "\n\xef\xbb\xbf", 4))
+		while (!rc && bom_stop(text, len, &s, &e) && !(rc = mend_check(b, fixes++, len, &copy)))
+			bom_fix(&text, &len, s, e, &copy);
+	if (!rc && utf8 && memchr(text, '!', len))
+		while (!rc && (s = tag_stop(text, len)) != SIZE_MAX && !(rc = mend_check(b, fixes++, len, &copy)))
+			tag_escape_fix(&text, &len, s, &copy);
+	if (!rc)
+		rc = mend_check(b, 0, len, &copy);
+	while (!rc && (rc = build_libyaml(b, text, len, root, fix)) && fix[0] != SIZE_MAX) {
+		int mrc = mend_check(b, fixes++, len, &copy);
+		if (mrc) {
+			rc = mrc;
 			break;
 		}
 		if (!stop_mend(&text, &len, fix, &copy))
 			break;
-		if (!bh_buf_ok(&copy)) {
-			rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
-			break;
-		}
-		fixes++;
+		rc = mend_check(b, 0, len, &copy);
 		ybuilder_reset(b);
 		*root = NULL;
 	}

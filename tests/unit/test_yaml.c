@@ -216,6 +216,13 @@ START_TEST(test_values_lines)
 	expect_values("a: 1\n---\xc2\xa0\nb: 2\n", "{\"a\":1.0,\"b\":2.0}");
 	expect_err("---\xe2\x80\xa8 {\n,a: 1\n", BH_EPARSE, "error reading yaml document: invalid Yaml document separator: {");
 	expect_err("a: 1\n--- x\xe3\x80\x80\r\nb: 2\n", BH_EPARSE, "error reading yaml document: invalid Yaml document separator: x");
+	/* a BOM that starts a line (not the file) starts a plain scalar */
+	expect_values("a: 1\n\xef\xbb\xbf" "b: 2\n", "{\"a\":1.0,\"\xef\xbb\xbf" "b\":2.0}");
+	expect_values("a: 1\n\xef\xbb\xbf" "1: 2\n", "{\"a\":1.0,\"\xef\xbb\xbf" "1\":2.0}");
+	expect_values("a: 1\n\xef\xbb\xbf" "b\"\\: 2\n", "{\"a\":1.0,\"\xef\xbb\xbf" "b\\\"\\\\\":2.0}");
+	expect_values("a: \"x\n\xef\xbb\xbf" "b: 2\"\n", "{\"a\":\"x \xef\xbb\xbf" "b: 2\"}");
+	expect_values("a: |\n  x\n\xef\xbb\xbf" "b: 2\n", "{\"a\":\"x\\n\",\"\xef\xbb\xbf" "b\":2.0}");
+	expect_err("a: 1\n\xef\xbb\xbf" "b\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
 	/* a UTF-16 file is cut at its 0x0A bytes: the NUL after the last one
 	 * is a line of its own */
 	static const char u16[] = "\xff\xfe" "a\0:\0 \0" "1\0\n\0";
