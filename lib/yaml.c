@@ -598,6 +598,19 @@ static int goyaml_tag_char(unsigned char c)
 	       (c && strchr("-_;/?:@&=+$,.!~*'()[]%", c));
 }
 
+/* Whether some '!' is followed, through tag characters, by a ',', '[' or
+ * ']' (tag_stop's full scan is needed only then). */
+static int tag_may_stop(const char *text, size_t len)
+{
+	const char *q = text, *end = text + len;
+	while ((q = memchr(q, '!', (size_t)(end - q)))) {
+		for (q++; q < end && goyaml_tag_char((unsigned char)*q); q++)
+			if (*q == ',' || *q == '[' || *q == ']')
+				return 1;
+	}
+	return 0;
+}
+
 static void tag_escape_fix(const char **text, size_t *len, size_t off, bh_buf *copy)
 {
 	const char *t = *text;
@@ -701,7 +714,7 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 	if (utf8 && memmem(text, len, "\n\xef\xbb\xbf", 4))
 		while (!rc && bom_stop(text, len, &s, &e) && !(rc = mend_check(b, fixes++, len, &copy)))
 			bom_fix(&text, &len, s, e, &copy);
-	if (!rc && utf8 && memchr(text, '!', len))
+	if (!rc && utf8 && tag_may_stop(text, len))
 		while (!rc && (s = tag_stop(text, len)) != SIZE_MAX && !(rc = mend_check(b, fixes++, len, &copy)))
 			tag_escape_fix(&text, &len, s, &copy);
 	if (!rc)
