@@ -691,43 +691,47 @@ static void bom_fix(const char **text, size_t *len, size_t s, size_t e, bh_buf *
  * empty stream. yaml_fast_build first, else libyaml, read again after each
  * scalar stop_mend made readable (a bounded number of times: each is a full
  * read). */
-/* Before each read again: 0, or the error when the text was read again too
- * often already (each time is a full read) or the last copy failed. */
-static int mend_check(builder *b, size_t fixes, size_t len, const bh_buf *copy)
+/* Before each read again: 0, or the error when the last copy failed or the
+ * reads so far went too far (*spent: the bytes read up to each stop, at the
+ * latest; a read again starts from the top). */
+static int mend_check(builder *b, size_t fixes, size_t *spent, size_t at, const bh_buf *copy)
 {
 	if (!bh_buf_ok(copy))
 		return bh_error_set(b->err, BH_ENOMEM, "out of memory");
-	if (fixes >= 8 && fixes * len >= 64u << 20)
-		return bh_error_set(b->err, BH_ELIMIT, "yaml: too many scalars read again (%zu)", fixes);
+	*spent += at;
+	if (fixes >= 8 && *spent >= (size_t)64 << 20)
+		return bh_error_set(b->err, BH_ELIMIT,
+				    "yaml: gave up after reading the document again %zu times (for goyaml's \\' escapes, "
+				    "tags with ',', '[' or ']', line-start BOMs, plain scalars with ':' in flow collections)", fixes);
 	return 0;
 }
 
 static int build(builder *b, const char *text, size_t len, ynode **root)
 {
 	bh_buf copy = BH_BUF_INIT;
-	size_t fix[2], fixes = 0, s, e;
+	size_t fix[2], fixes = 0, spent = 0, s, e;
 	int rc = 0;
 	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	*root = NULL;
 	if (yaml_fast_build(b, text, len, root) == 0)
 		return 0;
 	if (utf8 && memmem(text, len, "\n\xef\xbb\xbf", 4))
-		while (!rc && bom_stop(text, len, &s, &e) && !(rc = mend_check(b, fixes++, len, &copy)))
+		while (!rc && bom_stop(text, len, &s, &e) && !(rc = mend_check(b, fixes++, &spent, s, &copy)))
 			bom_fix(&text, &len, s, e, &copy);
 	if (!rc && utf8 && tag_may_stop(text, len))
-		while (!rc && (s = tag_stop(text, len)) != SIZE_MAX && !(rc = mend_check(b, fixes++, len, &copy)))
+		while (!rc && (s = tag_stop(text, len)) != SIZE_MAX && !(rc = mend_check(b, fixes++, &spent, s, &copy)))
 			tag_escape_fix(&text, &len, s, &copy);
 	if (!rc)
-		rc = mend_check(b, 0, len, &copy);
+		rc = mend_check(b, 0, &spent, 0, &copy);
 	while (!rc && (rc = build_libyaml(b, text, len, root, fix)) && fix[0] != SIZE_MAX) {
-		int mrc = mend_check(b, fixes++, len, &copy);
+		int mrc = mend_check(b, fixes++, &spent, fix[0], &copy);
 		if (mrc) {
 			rc = mrc;
 			break;
 		}
 		if (!stop_mend(&text, &len, fix, &copy))
 			break;
-		rc = mend_check(b, 0, len, &copy);
+		rc = mend_check(b, 0, &spent, 0, &copy);
 		ybuilder_reset(b);
 		*root = NULL;
 	}

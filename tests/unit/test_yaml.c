@@ -273,6 +273,22 @@ START_TEST(test_goyaml_escapes)
 	expect_err("k: [a:[b]]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or ']'");
 	expect_err("{k%:{a: -}\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected ',' or '}'");
 	expect_err("k: [!!int a:]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: cannot decode !!str `a:` as a !!int");
+	/* each "\\'" scalar is a read again up to it: forty near the top of
+	 * a 2 MB document cost little and are all read (helm: all read) */
+	{
+		bh_buf big = BH_BUF_INIT;
+		json_t *v = NULL;
+		bh_error e = {0};
+		for (int i = 0; i < 40; i++)
+			bh_buf_printf(&big, "k%d: [\"a\\'b\"]\n", i);
+		for (int i = 0; i < 100000; i++)
+			bh_buf_printf(&big, "p%d: [x, y]\n", i);
+		ck_assert_int_eq(yaml_parse_values(big.data, big.len, NULL, &v, &e), 0);
+		ck_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "k39"), 0)), "a'b");
+		ck_assert_int_eq(json_object_size(v), 100040);
+		json_decref(v);
+		bh_buf_free(&big);
+	}
 	expect_err("%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: found incompatible YAML document");
 	expect_err("# c\n%YAML 1.2\n---\na: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: found incompatible YAML document");
 }
