@@ -569,7 +569,7 @@ static size_t tag_stop(const char *text, size_t len)
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	for (;;) {
 		if (!yaml_parser_scan(&p, &t)) {
-			if (p.context && strcmp(p.context, "while scanning a tag") == 0) {
+			if (p.context && (strcmp(p.context, "while scanning a tag") == 0 || strcmp(p.context, "while parsing a tag") == 0)) {
 				size_t o = char_offset(text, len, &cp, p.problem_mark.index);
 				if (o < len && strchr(",[]", text[o]))
 					at = o;
@@ -1072,8 +1072,8 @@ static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, size_t start)
 				bh_buf_puts(b, t);
 				break;
 			}
-			default:
-				gojson_quote(b, n->value, n->len, GOJSON_NO_HTML_ESCAPE);
+			default: /* %#v of a string is strconv.Quote's */
+				go_quote(b, n->value ? n->value : "", n->len, '"', 0);
 				break;
 			}
 		}

@@ -179,6 +179,10 @@ START_TEST(test_error_shapes)
 	/* a later null key of the same map replaces the value Go's map holds */
 	expect_err("~: 1\nnull: 2\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: 2");
 	expect_err("a: 1\n~: x\nb: 2\n~: [1]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: []interface {}{1}");
+	/* %#v quotes strings as strconv.Quote does */
+	expect_err("[\"\\u2028\", \"<&>\", \"\\x7f\", \"\\t\", \"\\xe9\\U0001F600\", \"\\u00ad\"]: 1\n", BH_EINVAL,
+		   "cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid map key: []interface {}{\"\\u2028\", \"<&>\", \"\\x7f\", \"\\t\", \"\xc3\xa9\xf0\x9f\x98\x80\", \"\\u00ad\"}");
+	expect_err("? {a: \"\\u00a0\"}\n: 1\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid map key: map[interface {}]interface {}{\"a\":\"\\u00a0\"}");
 	/* json.Marshal meets map keys in sorted order */
 	expect_err("b: .nan\na: -.inf\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: json: unsupported value: -Inf");
 	/* "off" and "n" are both the key false: the later value replaces -Inf */
@@ -262,6 +266,8 @@ START_TEST(test_goyaml_escapes)
 	expect_values("k: [!!str, a]\n", "{\"k\":[\"a\"]}");
 	expect_values("k: [!a, b]\n", "{\"k\":[\"b\"]}");
 	expect_values("k: !!binary[ aGk=\n", "{\"k\":\"aGk=\"}");
+	expect_values("a: !!,\n  loa\\/t .!inf\n", "{\"a\":\"loa\\\\/t .!inf\"}");
+	expect_err("a\t: [!!]}fl@at .inf\\\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected whitespace or line break");
 	expect_err("k: [!a,b]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'");
 	/* a ':' that a flow indicator follows stays in a plain scalar */
 	expect_values("k: [a:, b]\n", "{\"k\":[\"a:\",\"b\"]}");
