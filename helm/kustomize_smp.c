@@ -352,6 +352,28 @@ static int kv_eq(const kv *a, const kv *b, int nk)
 	return 1;
 }
 
+/* the index + 1 of the first element of the patch list a (its list
+ * directive taken out) that is only a "$patch", or 0 */
+static size_t lone_directive(const json_t *a)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(a, i, e) if (json_is_object(e) && json_object_size(e) == 1) {
+		const char *d = json_string_value(json_object_get(e, "$patch"));
+		if (d && (!strcmp(d, "replace") || !strcmp(d, "merge") || !strcmp(d, "delete")))
+			return i + 1;
+	}
+	return 0;
+}
+
+static size_t index_of(const json_t *a, const json_t *e)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x) if (x == e) return i;
+	return (size_t)-1;
+}
+
 static int is_replace_directive(const json_t *el)
 {
 	const char *d = json_string_value(json_object_get(el, "$patch"));
@@ -367,6 +389,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 	kv *vl = NULL;
 	size_t nv = 0, cap;
 	int valid[MAX_KEYS] = {0};
+	size_t clear = 0; /* a lone "$patch" element (index + 1) drops the object's elements (below) */
 	*out = NULL;
 	if (origin && json_is_null(origin) && !is_null(dest))
 		return 0;
@@ -457,6 +480,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 				valid[k] = 1;
 	}
 	items = json_array();
+	clear = dir == D_MERGE && nk == 1 && o && lone_directive(o);
 	for (size_t i = 0; i < nv; i++) {
 		int use[MAX_KEYS];
 		json_t *de, *oe, *val = NULL;
@@ -468,6 +492,10 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			use[k] = anyv ? vl[i].v[k][0] != 0 : 1;
 		de = find_elem(d, keys, nk, &vl[i], use);
 		oe = find_elem(o, keys, nk, &vl[i], use);
+		if (clear && !oe) /* cleared (below), and not in the patch */
+			continue;
+		if (clear && de && index_of(o, oe) >= clear)
+			de = NULL; /* named after the clearing: the patch's element alone */
 		if ((rc = walk(de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
 			goto done;
 		if (is_null(val) || (json_is_object(val) && !json_object_size(val))) {
@@ -508,6 +536,12 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 				json_array_append(items, e);
 				continue;
 			}
+			/* a lone "$patch: X" element that is not the list's own
+			 * directive has no key value, and kyaml's ElementSetter for an
+			 * empty value drops every element that has the key: what the
+			 * patch did not merge or add is gone */
+			if (clear && index_of(items, e) == (size_t)-1)
+				continue; /* not merged before the clearing */
 			elem_set(items, e, keys, nk, &x, valid);
 		}
 		json_decref(d);
