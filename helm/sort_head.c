@@ -325,7 +325,8 @@ static int quoted(const scan *sc, const char *p, int n, value *v, const char **a
 				p += 4; /* "\u003c", as Go's JSON encoder writes '<' */
 				continue;
 			}
-			if (eol(sc, p) || !strchr("abtnvfre \"/\\", *p))
+			/* goyaml.v2 has no "\/" escape (lib/yaml.c refuses it) */
+			if (eol(sc, p) || !strchr("abtnvfre \"\\", *p))
 				return UNSURE;
 			continue;
 		}
@@ -460,6 +461,9 @@ static int flow_scalar(const scan *sc, const char *p, int key, const char **afte
 		if (*q != ' ')
 			last = q + 1;
 	size_t n = (size_t)(last - p);
+	/* goyaml.v2 ends a flow plain scalar at a '?' (lib/yaml.c refuses it) */
+	if (memchr(p, '?', n))
+		return UNSURE;
 	if (!n || n > HEAD_MAX_KEY || (key ? typed_word(p, n) || *q != ':' || last != q || !blank_at(sc, q + 1) :
 			 float_risk(p, n) || *q == ':' || *q == '#'))
 		return UNSURE;
