@@ -465,22 +465,33 @@ static int check_strings(json_t *obj, const char *const *keys, const char *owner
 	return 0;
 }
 
+/* A []string from YAML: its numbers and bools become their text; the
+ * first element that is then no string (nor null), or NULL. */
+static const json_t *strings_first_bad(json_t *a)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v) {
+		stringify_member(a, NULL, i);
+		v = json_array_get(a, i);
+		if (!json_is_string(v) && !json_is_null(v))
+			return v;
+	}
+	return NULL;
+}
+
 static int check_string_list(json_t *obj, const char *key, const char *owner, bh_error *err)
 {
-	json_t *a = json_object_get(obj, key), *v;
-	size_t i;
+	json_t *a = json_object_get(obj, key);
+	const json_t *bad;
 	char field[128];
 	snprintf(field, sizeof field, "%s.%s", owner, key);
 	if (!a || json_is_null(a))
 		return 0;
 	if (!json_is_array(a))
 		return type_error(err, a, field, "[]string");
-	json_array_foreach(a, i, v) {
-		stringify_member(a, NULL, i);
-		v = json_array_get(a, i);
-		if (!json_is_string(v) && !json_is_null(v))
-			return type_error(err, v, field, "string");
-	}
+	if ((bad = strings_first_bad(a)))
+		return type_error(err, bad, field, "string");
 	return 0;
 }
 
@@ -739,20 +750,12 @@ static int group_cmp(const void *a, const void *b)
 
 /* ---- Chart.lock: Helm's chart.Lock as encoding/json writes it ---- */
 
-/* A string field of a lock entry: absent/null = "", other types refused
- * (Go's json.Unmarshal into a string field). */
-static int lock_str(const json_t *o, const char *k, const char *what, const char **out, bh_error *err)
+/* A string field of a lock entry (lock_validate checked its type):
+ * absent or null = "". */
+static const char *lock_str(const json_t *o, const char *k)
 {
-	const json_t *v = json_object_get(o, k);
-	*out = "";
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal %s into Go struct field %s.%s of type string",
-				    json_is_object(v) ? "object" : json_is_array(v) ? "array" :
-				    json_is_boolean(v) ? "bool" : "number", what, k);
-	*out = json_string_value(v);
-	return 0;
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
 }
 
 /* time.Time's MarshalJSON (RFC3339Nano: trailing zeros of the fraction
@@ -775,7 +778,7 @@ static json_t *lock_time(const char *s)
 	return json_string(buf);
 }
 
-static int lock_dependency(const json_t *d, json_t **out, bh_error *err)
+static int lock_dependency(const json_t *d, json_t **out)
 {
 	static const char *const strs[] = {"name", "version", "repository", "condition", "alias"};
 	const char *sv[5];
@@ -787,19 +790,8 @@ static int lock_dependency(const json_t *d, json_t **out, bh_error *err)
 		*out = json_null();
 		return 0;
 	}
-	if (!json_is_object(d))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal a non-object into Go struct field "
-				    "Lock.dependencies of type chart.Dependency");
 	for (size_t i = 0; i < 5; i++)
-		if (lock_str(d, strs[i], "Dependency", &sv[i], err) < 0)
-			return BH_EINVAL;
-	if (tags && !json_is_null(tags) && !json_is_array(tags))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field Dependency.tags of type []string");
-	if (en && !json_is_null(en) && !json_is_boolean(en))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field Dependency.enabled of type bool");
-	if (iv && !json_is_null(iv) && !json_is_array(iv))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field "
-				    "Dependency.import-values of type []interface {}");
+		sv[i] = lock_str(d, strs[i]);
 	if (!(o = json_object()))
 		return BH_ENOMEM;
 	json_object_set_new(o, "name", json_string(sv[0]));
@@ -811,14 +803,8 @@ static int lock_dependency(const json_t *d, json_t **out, bh_error *err)
 	if (json_array_size(tags)) {
 		size_t i;
 		json_t *t, *a = json_array();
-		json_array_foreach(tags, i, t) {
-			if (!json_is_string(t) && !json_is_null(t)) {
-				json_decref(a);
-				json_decref(o);
-				return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field Dependency.tags of type string");
-			}
+		json_array_foreach(tags, i, t)
 			json_array_append_new(a, json_string(json_is_string(t) ? json_string_value(t) : ""));
-		}
 		json_object_set_new(o, "tags", a);
 	}
 	if (json_is_true(en))
@@ -855,9 +841,9 @@ static int lock_string_member(json_t *o, const char *k)
 static int lock_check_dependency(json_t *d, const char *k, bh_error *err)
 {
 	static const char *const strs[] = {"name", "version", "repository", "condition", "alias", NULL};
-	json_t *v = json_object_get(d, k), *x;
+	json_t *v = json_object_get(d, k);
+	const json_t *bad;
 	char field[64];
-	size_t i;
 	snprintf(field, sizeof field, "Dependency.dependencies.%s", k);
 	if (is_one_of(k, strs))
 		return lock_string_member(d, k) ? 0 : lock_type_error(err, json_object_get(d, k), field, "string");
@@ -866,12 +852,8 @@ static int lock_check_dependency(json_t *d, const char *k, bh_error *err)
 	if (!strcmp(k, "tags")) {
 		if (!json_is_array(v))
 			return lock_type_error(err, v, field, "[]string");
-		json_array_foreach(v, i, x) {
-			stringify_member(v, NULL, i);
-			x = json_array_get(v, i);
-			if (!json_is_string(x) && !json_is_null(x))
-				return lock_type_error(err, x, field, "string");
-		}
+		if ((bad = strings_first_bad(v)))
+			return lock_type_error(err, bad, field, "string");
 	} else if (!strcmp(k, "enabled") && !json_is_boolean(v)) {
 		return lock_type_error(err, v, field, "bool");
 	} else if (!strcmp(k, "import-values") && !json_is_array(v)) {
@@ -928,12 +910,9 @@ static int lock_build(const json_t *y, json_t **out, bh_error *err)
 		return 0;
 	if (lock_validate((json_t *)y, err))
 		return BH_EINVAL;
-	if (lock_str(y, "generated", "Lock", &gen, err) < 0 || lock_str(y, "digest", "Lock", &digest, err) < 0)
-		return BH_EINVAL;
+	gen = lock_str(y, "generated");
+	digest = lock_str(y, "digest");
 	deps = json_object_get(y, "dependencies");
-	if (deps && !json_is_null(deps) && !json_is_array(deps))
-		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal into Go struct field "
-				    "Lock.dependencies of type []*chart.Dependency");
 	if (!(o = json_object()))
 		return BH_ENOMEM;
 	json_object_set_new(o, "generated", lock_time(gen));
@@ -947,7 +926,7 @@ static int lock_build(const json_t *y, json_t **out, bh_error *err)
 		json_object_set_new(o, "dependencies", arr);
 		json_array_foreach(deps, i, d) {
 			json_t *e;
-			int rc = lock_dependency(d, &e, err);
+			int rc = lock_dependency(d, &e);
 			if (rc < 0) {
 				json_decref(o);
 				return rc;
