@@ -8,6 +8,7 @@
  * post-renderer plugins are never found (bulkhead runs none). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +572,17 @@ static void free_or_leave(chart *c, render_result *res, int ok)
 	chart_free(c);
 }
 
+/* Threads that parse the chart's templates (helm/render.h): two when this
+ * process may run on two CPUs or more (measured on two: 8% off the median
+ * wall time of the corpus, 0.2-0.5 ms more CPU a run). */
+static int parse_threads(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 1;
+	return CPU_COUNT(&set) >= 2 ? 2 : 1;
+}
+
 int cmd_template(int argc, char **argv);
 
 int cmd_template(int argc, char **argv)
@@ -777,6 +789,7 @@ int cmd_template(int argc, char **argv)
 		.show_only = o.show_only.v, .n_show_only = o.show_only.n, .debug = debug,
 		.skip_schema_validation = o.skip_schema, .sub_notes = o.sub_notes, .enable_dns = o.enable_dns,
 		.take_values = 1, /* c is rendered once, its values not read after */
+		.parse_threads = parse_threads(),
 		.text_only = !server, /* res.manifest is read for the install check only */
 		.log = log_cb, .log_ud = &debug,
 		.post_render = pr ? postrender_files : NULL, .post_render_ud = pr,

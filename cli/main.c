@@ -57,7 +57,10 @@ static void usage(FILE *f)
 
 static int heap_prefault(void)
 {
-	if (!mallopt(M_MMAP_THRESHOLD, HEAP_MMAP))
+	/* template's parse threads (tmpl/engine_parallel.c) allocate little:
+	 * from this heap, not from an arena of their own (a 64 MiB mapping and
+	 * its trimming per thread) */
+	if (!mallopt(M_MMAP_THRESHOLD, HEAP_MMAP) || !mallopt(M_ARENA_MAX, 1))
 		return -1;
 	return heap_populate(HEAP_START);
 }

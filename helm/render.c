@@ -145,6 +145,10 @@ typedef struct collect {
 	size_t nroots, rootcap;
 	helmctx_file **files; /* per root (nroots, filecap), freed at the end */
 	size_t filecap;
+	size_t ncharts;       /* charts numbered so far (rec_templates) */
+	tmpl_engine *e;       /* the engine the templates are parsed into */
+	tmpl_source *src;     /* v's sources, in v's order (the parse job's) */
+	tmpl_parse_job *job;  /* a parse running on other threads, or NULL */
 	bh_error *err;
 } collect;
 
@@ -157,7 +161,9 @@ static int count_slashes(const char *s)
 	return n;
 }
 
-static int rec_all(collect *cx, const chart *c, const json_t *values, int is_root, size_t *root_out)
+/* The chart tree's roots (Helm's per-chart top-level objects), numbered in
+ * pre-order as rec_templates numbers the charts. */
+static int rec_roots(collect *cx, const chart *c, const json_t *values, int is_root, size_t *root_out)
 {
 	size_t ri = cx->nroots;
 	if (VEC_RESERVE(cx->roots, cx->rootcap, cx->nroots + 1, 16) < 0 ||
@@ -197,11 +203,25 @@ static int rec_all(collect *cx, const chart *c, const json_t *values, int is_roo
 		if (!json_is_object(sv))
 			sv = empty = json_object();
 		size_t si;
-		rc = rec_all(cx, sub, sv, 0, &si);
+		rc = rec_roots(cx, sub, sv, 0, &si);
 		json_decref(empty);
 		if (rc)
 			return rc;
 		rc = helmctx_add_subchart(cx->arena, &cx->roots[ri], chart_name(sub), &cx->roots[si], cx->err);
+		if (rc)
+			return rc;
+	}
+	*root_out = ri;
+	return 0;
+}
+
+/* The chart tree's templates (a library chart's "_" files only), each
+ * with its chart's pre-order number: they do not depend on the values. */
+static int rec_templates(collect *cx, const chart *c)
+{
+	size_t ri = cx->ncharts++;
+	for (size_t i = 0; i < c->ndeps; i++) {
+		int rc = rec_templates(cx, c->deps[i]);
 		if (rc)
 			return rc;
 	}
@@ -242,7 +262,6 @@ static int rec_all(collect *cx, const chart *c, const json_t *values, int is_roo
 		cx->n++;
 	}
 	free(full);
-	*root_out = ri;
 	return 0;
 }
 
@@ -272,58 +291,97 @@ static void rendered_free(rendered *r)
 	memset(r, 0, sizeof *r);
 }
 
-static int render_templates(const chart *c, const json_t *values, const render_options *o,
+/* Frees what templates_prepare made (a parse still running is stopped). */
+static void templates_release(collect *cx)
+{
+	if (cx->job)
+		tmpl_parse_job_cancel(cx->job);
+	for (size_t i = 0; i < cx->n; i++) {
+		free(cx->v[i].name);
+		free(cx->v[i].base_path);
+	}
+	free(cx->v);
+	free(cx->src);
+	for (size_t i = 0; i < cx->nroots; i++)
+		free(cx->files[i]);
+	free(cx->files);
+	free(cx->roots);
+	tmpl_engine_free(cx->e);
+	memset(cx, 0, sizeof *cx);
+}
+
+/* The engine and the chart tree's templates in render order, and, with
+ * o->parse_threads > 1, their parse started on other threads: it runs
+ * while the caller coalesces and checks the values (which the templates'
+ * text does not depend on), and render_templates joins in. */
+static int templates_prepare(const chart *c, const render_options *o, collect *cx, bh_error *err)
+{
+	int rc;
+	memset(cx, 0, sizeof *cx);
+	cx->o = o;
+	cx->err = err;
+	if (!(cx->e = tmpl_engine_new(err)))
+		return err ? err->code : BH_ENOMEM;
+	if (o->lookup)
+		tmpl_engine_set_lookup(cx->e, o->lookup, o->lookup_ud);
+	if (o->enable_dns)
+		tmpl_engine_enable_dns(cx->e);
+	cx->arena = tmpl_engine_arena(cx->e);
+	if ((rc = rec_templates(cx, c)))
+		return rc;
+	if (!cx->n)
+		return 0;
+	qsort(cx->v, cx->n, sizeof *cx->v, renderable_cmp);
+	if (!(cx->src = malloc(cx->n * sizeof *cx->src)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < cx->n; i++)
+		cx->src[i] = (tmpl_source){cx->v[i].name, (const char *)cx->v[i].src->data, cx->v[i].src->len};
+	cx->job = tmpl_parse_job_start(cx->e, cx->src, cx->n, o->parse_threads);
+	return 0;
+}
+
+static int render_templates(collect *cx, const chart *c, const json_t *values, const render_options *o,
 			    const char *kube_version, rendered *out, char **long_err, bh_error *err)
 {
-	collect cx;
 	int rc;
-	memset(&cx, 0, sizeof cx);
 	memset(out, 0, sizeof *out);
-	tmpl_engine *e = tmpl_engine_new(err);
+	tmpl_engine *e = cx->e;
 	tmpl_limits lim;
 	size_t cap = o->max_output ? o->max_output : RENDER_MAX_OUTPUT, total = 0;
-	if (!e)
-		return err ? err->code : BH_ENOMEM;
 	if (o->limits)
 		lim = *o->limits;
 	else
 		tmpl_limits_default(&lim);
 	size_t engine_max = lim.max_output;
-	if (o->lookup)
-		tmpl_engine_set_lookup(e, o->lookup, o->lookup_ud);
-	if (e && o->enable_dns)
-		tmpl_engine_enable_dns(e);
-	cx.arena = tmpl_engine_arena(e);
-	cx.o = o;
-	cx.kube_version = kube_version;
-	cx.err = err;
+	cx->kube_version = kube_version;
+	cx->err = err;
 	size_t top;
-	rc = rec_all(&cx, c, values, 1, &top);
-	if (!rc && cx.n)
-		qsort(cx.v, cx.n, sizeof *cx.v, renderable_cmp);
-	for (size_t i = 0; i < cx.n && !rc; i++)
-		rc = tmpl_engine_add_borrowed(e, cx.v[i].name, (const char *)cx.v[i].src->data,
-					      cx.v[i].src->len, err);
+	rc = rec_roots(cx, c, values, 1, &top);
+	if (!rc && cx->job) /* joins in; done when it returns */
+		rc = tmpl_parse_job_finish(cx->job, err);
+	else if (!rc && cx->n)
+		rc = tmpl_engine_add_borrowed_all(e, cx->src, cx->n, 1, err);
+	cx->job = NULL;
 	if (!rc) {
-		out->paths = calloc(cx.n + 1, sizeof *out->paths);
-		out->texts = calloc(cx.n + 1, sizeof *out->texts);
+		out->paths = calloc(cx->n + 1, sizeof *out->paths);
+		out->texts = calloc(cx->n + 1, sizeof *out->texts);
 		if (!out->paths || !out->texts)
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < cx.n && !rc; i++) {
-		const renderable *r = &cx.v[i];
+	for (size_t i = 0; i < cx->n && !rc; i++) {
+		const renderable *r = &cx->v[i];
 		const char *base = strrchr(r->name, '/');
 		base = base ? base + 1 : r->name;
 		if (base[0] == '_')
 			continue;
-		rc = helmctx_set_template(cx.arena, &cx.roots[r->root], r->name, r->base_path, err);
+		rc = helmctx_set_template(cx->arena, &cx->roots[r->root], r->name, r->base_path, err);
 		if (rc)
 			break;
 		bh_buf b = BH_BUF_INIT;
 		/* each execution may write only what is left of the budget */
 		lim.max_output = cap - total < engine_max ? cap - total : engine_max;
 		tmpl_engine_set_limits(e, &lim);
-		rc = tmpl_engine_render(e, r->name, &cx.roots[r->root], &b, err);
+		rc = tmpl_engine_render(e, r->name, &cx->roots[r->root], &b, err);
 		if (rc)
 			*long_err = tmpl_engine_take_error_text(e);
 		if ((!rc || rc == BH_ELIMIT) && b.len > cap - total) {
@@ -346,16 +404,6 @@ static int render_templates(const chart *c, const json_t *values, const render_o
 		if (!out->paths[out->n - 1] || !out->texts[out->n - 1])
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < cx.n; i++) {
-		free(cx.v[i].name);
-		free(cx.v[i].base_path);
-	}
-	free(cx.v);
-	for (size_t i = 0; i < cx.nroots; i++)
-		free(cx.files[i]);
-	free(cx.files);
-	free(cx.roots);
-	tmpl_engine_free(e);
 	if (rc)
 		rendered_free(out);
 	return rc;
@@ -549,9 +597,11 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 	json_t *empty = NULL;
 	char *kube = NULL;
 	rendered files;
+	collect cx;
 	int rc;
 	memset(out, 0, sizeof *out);
 	memset(&files, 0, sizeof files);
+	memset(&cx, 0, sizeof cx);
 	out->notes = strdup("");
 	if (!user_values)
 		user_values = empty = json_object();
@@ -579,6 +629,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		bh_error_prefix(err, "chart dependencies processing failed");
 		goto done;
 	}
+	if ((rc = templates_prepare(c, o, &cx, err)))
+		goto done;
 	if ((rc = o->take_values ? values_coalesce_take(c, user_values, 0, warn_cb, (void *)o, &out->values, err)
 				 : values_coalesce(c, user_values, 0, warn_cb, (void *)o, &out->values, err)))
 		goto done;
@@ -602,7 +654,9 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 			goto text;
 		}
 	}
-	if ((rc = render_templates(c, out->values, o, kube, &files, &out->error_text, err)))
+	rc = render_templates(&cx, c, out->values, o, kube, &files, &out->error_text, err);
+	templates_release(&cx); /* the engine: before the documents are sorted */
+	if (rc)
 		goto text;
 
 	/* NOTES.txt: rendered, then pulled out */
@@ -723,6 +777,7 @@ text:
 		finish_text(out, o, NULL);
 	}
 done:
+	templates_release(&cx);
 	rendered_free(&files);
 	free(kube);
 	json_decref(empty);

@@ -54,6 +54,9 @@ typedef struct render_options {
 	int text_only;                 /* the caller reads template_text, not
 					* manifest: a rendered chart's text is built
 					* where the manifest was (manifest NULL) */
+	int parse_threads;             /* threads that may parse the templates
+					* (tmpl_engine_add_borrowed_all): 0 or 1 =
+					* the caller's alone (the sandboxed worker) */
 	render_log_fn log;             /* optional */
 	void *log_ud;
 	const tmpl_limits *limits;     /* template engine limits (NULL = defaults) */

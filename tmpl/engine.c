@@ -225,7 +225,7 @@ int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t)
 
 /* Helm's parse error shape: "parse error at (LOC): LAST" from Go's
  * "template: LOC: ...: LAST". */
-static void helm_parse_error(bh_error *err)
+void tmpl_helm_parse_error(bh_error *err)
 {
 	char *msg = err->msg;
 	const char *p1 = strstr(msg, ": ");
@@ -269,7 +269,7 @@ int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t le
 {
 	int r = engine_add(e, name, src, len, 0, err);
 	if (r == BH_EPARSE)
-		helm_parse_error(err);
+		tmpl_helm_parse_error(err);
 	return r;
 }
 
@@ -278,7 +278,7 @@ int tmpl_engine_add_borrowed(tmpl_engine *e, const char *name, const char *src, 
 {
 	int r = engine_add(e, name, src, len, 1, err);
 	if (r == BH_EPARSE)
-		helm_parse_error(err);
+		tmpl_helm_parse_error(err);
 	return r;
 }
 

@@ -30,6 +30,9 @@ struct tmpl_arena {
 void tmpl_arena_init(tmpl_arena *a, size_t budget);
 void tmpl_arena_set_budget(tmpl_arena *a, size_t budget);
 void tmpl_arena_release(tmpl_arena *a);
+/* Moves src's chunks (and what they hold) into dst, which frees them with
+ * its own; src is left empty. Counts src's bytes against dst's budget. */
+void tmpl_arena_adopt(tmpl_arena *dst, tmpl_arena *src);
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -404,7 +407,17 @@ static inline void tmpl_stack_set_base(tmpl_engine *e, uintptr_t base)
  * err->msg in Go's form "template: NAME:LINE: MSG". */
 int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	       size_t len, int borrow, bh_error *err);
+/* tmpl_parse's two halves: the trees of one source into *set, *nset (an
+ * array in e's parse arena; no namespace is touched, so engines may parse
+ * on separate threads), then those trees added to ns as Go's AddParseTree
+ * does (an empty define does not replace a template of the same name). */
+int tmpl_parse_set(tmpl_engine *e, const char *name, const char *src, size_t len, int borrow,
+		   ttree ***set, size_t *nset, bh_error *err);
+int tmpl_ns_associate(tmpl_engine *e, tmpl_ns *ns, ttree *const *set, size_t nset, const char *name,
+		      bh_error *err);
 ttree *tmpl_ns_find(const tmpl_ns *ns, const char *name);
+/* Rewrites a parse error into Helm's "parse error at (LOC): MSG". */
+void tmpl_helm_parse_error(bh_error *err);
 /* t: a tree of tmpl_parse (its name_hash set) */
 int tmpl_ns_add(tmpl_engine *e, tmpl_ns *ns, ttree *t);
 

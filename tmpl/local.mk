@@ -5,7 +5,7 @@ tmpl_libbhtmpl_a_SOURCES = tmpl/sandbox_prep.c \
 	tmpl/tmpl.h tmpl/value.h tmpl/funcs.h tmpl/gofmt.h tmpl/helmctx.h \
 	tmpl/internal.h tmpl/strconv.h \
 	tmpl/value.c tmpl/valuejson.c tmpl/gofmt.c tmpl/strconv.c tmpl/parse.c tmpl/exec.c \
-	tmpl/engine.c tmpl/funcs.c tmpl/funcs_registry.c tmpl/funcs_builtin.c \
+	tmpl/engine.c tmpl/engine_parallel.c tmpl/funcs.c tmpl/funcs_registry.c tmpl/funcs_builtin.c \
 	tmpl/funcs_core.c tmpl/funcs_helm.c tmpl/funcs_sprig_only.c tmpl/helmctx.c
 # Link line for anything using tmpl/ (lib/ comes with it).
 BH_TMPL_LIBS = tmpl/libbhtmpl.a $(BH_LIB_LIBS)

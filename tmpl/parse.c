@@ -1153,7 +1153,6 @@ static void lex_next_slow(lexer *l, item *out)
 
 typedef struct parser {
 	tmpl_engine *e;
-	tmpl_ns *ns;
 	tmpl_arena *a;
 	lexer *lex;
 	ttree *tree;
@@ -2222,7 +2221,6 @@ static void sub_parser(parser *sub, parser *p, const char *name)
 {
 	memset(sub, 0, sizeof(*sub));
 	sub->e = p->e;
-	sub->ns = p->ns;
 	sub->a = p->a;
 	sub->lex = p->lex;
 	sub->jb = p->jb;
@@ -2427,8 +2425,8 @@ static size_t rune_count_str(const char *s, size_t n)
 	return c;
 }
 
-int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
-	       size_t len, int borrow, bh_error *err)
+int tmpl_parse_set(tmpl_engine *e, const char *name, const char *src, size_t len, int borrow,
+		   ttree ***setp, size_t *nsetp, bh_error *err)
 {
 	jmp_buf jb;
 	lexer lx;
@@ -2438,6 +2436,8 @@ int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	const char *text;
 	/* positions and token lengths are ints */
 	size_t max = e->limits.max_source < INT_MAX ? e->limits.max_source : INT_MAX;
+	*setp = NULL;
+	*nsetp = 0;
 	if (len > max)
 		return bh_error_set(err, BH_ELIMIT, "template: %s: source is %zu bytes, over the limit of %zu",
 				    name, len, max);
@@ -2450,7 +2450,6 @@ int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	lx.a = &e->parse_arena;
 	memset(&p, 0, sizeof(p));
 	p.e = e;
-	p.ns = ns;
 	p.a = &e->parse_arena;
 	p.lex = &lx;
 	p.jb = &jb;
@@ -2473,7 +2472,14 @@ int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 	push_var(&p, "$");
 	parse_top(&p);
 	tree_add(&p);
-	/* associate every tree with the namespace (Go's AddParseTree rules) */
+	*setp = set;
+	*nsetp = nset;
+	return 0;
+}
+
+int tmpl_ns_associate(tmpl_engine *e, tmpl_ns *ns, ttree *const *set, size_t nset, const char *name,
+		      bh_error *err)
+{
 	for (size_t i = 0; i < nset; i++) {
 		ttree *t = set[i];
 		ttree *old = tmpl_ns_find(ns, t->name);
@@ -2483,6 +2489,15 @@ int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
 			return bh_error_set(err, BH_ELIMIT, "template: %s: out of memory", name);
 	}
 	return 0;
+}
+
+int tmpl_parse(tmpl_engine *e, tmpl_ns *ns, const char *name, const char *src,
+	       size_t len, int borrow, bh_error *err)
+{
+	ttree **set;
+	size_t nset;
+	int rc = tmpl_parse_set(e, name, src, len, borrow, &set, &nset, err);
+	return rc ? rc : tmpl_ns_associate(e, ns, set, nset, name, err);
 }
 
 /* ---- Node.String() ---- */

@@ -83,6 +83,33 @@ int tmpl_engine_add(tmpl_engine *e, const char *name, const char *src, size_t le
  * outlive its rendering; kube-prometheus-stack's are 1.7 MB). */
 int tmpl_engine_add_borrowed(tmpl_engine *e, const char *name, const char *src, size_t len,
 			     bh_error *err);
+/* One source of tmpl_engine_add_borrowed_all. */
+typedef struct tmpl_source {
+	const char *name;
+	const char *src;
+	size_t len;
+} tmpl_source;
+/* tmpl_engine_add_borrowed of v[0], v[1], ... v[n-1] in turn, with the
+ * same result (the same templates; of several failing sources, the first's
+ * error), the parsing shared by up to `threads` threads: the caller's and
+ * threads - 1 it starts and joins (tmpl/engine_parallel.c). With threads
+ * <= 1, or too little to parse to repay a thread, no thread is started: a
+ * process whose seccomp filter does not allow clone (the worker) passes 1. */
+int tmpl_engine_add_borrowed_all(tmpl_engine *e, const tmpl_source *v, size_t n, int threads, bh_error *err);
+/* tmpl_engine_add_borrowed_all in two steps, for a caller with other work
+ * meanwhile: _start starts threads - 1 threads parsing v from its first
+ * source on, and returns at once; e may then be used for anything but
+ * parsing, and v and its sources must stay unchanged. _finish joins in on
+ * the caller's thread, waits for the others, adds the templates and frees
+ * the job (its result: tmpl_engine_add_borrowed_all's); _cancel stops the
+ * threads after their current source, waits for them and frees the job, e
+ * getting none of it. _start returns NULL when it started no thread (too
+ * little to parse, threads <= 1, or none could be started): the caller
+ * then parses as tmpl_engine_add_borrowed_all with threads = 1 does. */
+typedef struct tmpl_parse_job tmpl_parse_job;
+tmpl_parse_job *tmpl_parse_job_start(tmpl_engine *e, const tmpl_source *v, size_t n, int threads);
+int tmpl_parse_job_finish(tmpl_parse_job *j, bh_error *err);
+void tmpl_parse_job_cancel(tmpl_parse_job *j);
 /* tmpl_engine_add with Go's parse error text ("template: NAME:1: unclosed
  * action"), not Helm's "parse error at (...)" shape. */
 int tmpl_engine_add_go(tmpl_engine *e, const char *name, const char *src, size_t len, bh_error *err);

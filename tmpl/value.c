@@ -161,6 +161,29 @@ void *tmpl_arena_alloc(tmpl_arena *a, size_t n)
 	return p;
 }
 
+void tmpl_arena_adopt(tmpl_arena *dst, tmpl_arena *src)
+{
+	struct arena_chunk *last;
+	if (!src->chunks)
+		return;
+	arena_sync(src);
+	arena_sync(dst);
+	for (last = src->chunks; last->next; last = last->next)
+		;
+	if (dst->chunks) { /* dst's front chunk stays in front: its bump goes on */
+		last->next = dst->chunks->next;
+		dst->chunks->next = src->chunks;
+	} else {
+		dst->chunks = src->chunks;
+	}
+	dst->used += src->used;
+	dst->over |= src->over;
+	src->chunks = NULL;
+	src->cur = src->lim = NULL;
+	src->used = 0;
+	arena_window(dst);
+}
+
 char *tmpl_arena_strdup(tmpl_arena *a, const char *s, size_t n)
 {
 	char *p = tmpl_arena_bump(a, n + 1);

@@ -850,6 +850,115 @@ START_TEST(test_json_object_nul_keys)
 }
 END_TEST
 
+/* sources for test_parallel_parse: n files of ~2 KiB (past the size below
+ * which no thread is started); file i defines "d<i % 7>" as "F<i>", file 31
+ * an empty "d0" (which replaces nothing: Go's AddParseTree), file 0 calls
+ * them all; bad1/bad2 (or -1) have parse errors */
+static void parallel_sources(tmpl_source *v, bh_buf *bufs, size_t n, long bad1, long bad2)
+{
+	for (size_t i = 0; i < n; i++) {
+		bh_buf *b = &bufs[i];
+		bh_buf_reset(b);
+		if (i == 0)
+			for (int d = 0; d < 7; d++)
+				bh_buf_printf(b, "{{ template \"d%d\" }} ", d);
+		if (i == 31)
+			bh_buf_puts(b, "{{ define \"d0\" }}{{ end }}");
+		else
+			bh_buf_printf(b, "{{ define \"d%zu\" }}F%zu{{ end }}", i % 7, i);
+		for (int k = 0; k < 40; k++)
+			bh_buf_printf(b, "{{/* padding %d */}}{{ $x%d := .Values.a%zu }}\n", k, k, i);
+		if ((long)i == bad1 || (long)i == bad2)
+			bh_buf_printf(b, "{{ if }} in file %zu", i);
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i].src = bufs[i].data;
+		v[i].len = bufs[i].len;
+	}
+}
+
+START_TEST(test_parallel_parse)
+{
+	/* tmpl_engine_add_borrowed_all and the parse job on two threads give
+	 * what one tmpl_engine_add_borrowed per file gives: the same templates
+	 * (later defines win, an empty one replaces nothing), the first
+	 * failing file's error; a cancelled job adds nothing */
+	enum { N = 60 };
+	tmpl_source v[N];
+	bh_buf bufs[N];
+	char names[N][32];
+	bh_error err, err1;
+	helmctx_opts o;
+	memset(&o, 0, sizeof(o));
+	for (size_t i = 0; i < N; i++) {
+		bh_buf_init(&bufs[i]);
+		snprintf(names[i], sizeof names[i], "c/templates/f%02zu.yaml", i);
+	}
+	for (int round = 0; round < 20; round++) {
+		long bad1 = round % 2 ? 20 + round : -1, bad2 = round % 2 ? 45 : -1;
+		parallel_sources(v, bufs, N, bad1, bad2);
+		for (size_t i = 0; i < N; i++)
+			v[i].name = names[i];
+		/* one file at a time */
+		tmpl_engine *e1 = tmpl_engine_new(&err1);
+		int rc1 = 0;
+		for (size_t i = 0; i < N && !rc1; i++)
+			rc1 = tmpl_engine_add_borrowed(e1, v[i].name, v[i].src, v[i].len, &err1);
+		/* on two threads: at once, or started with work in between */
+		tmpl_engine *e = tmpl_engine_new(&err);
+		int rc;
+		if (round % 4 < 2) {
+			rc = tmpl_engine_add_borrowed_all(e, v, N, 2, &err);
+		} else {
+			tmpl_parse_job *j = tmpl_parse_job_start(e, v, N, 2);
+			ck_assert_ptr_nonnull(j);
+			ck_assert(!tmpl_engine_has(e, "d1")); /* nothing added yet */
+			rc = tmpl_parse_job_finish(j, &err);
+		}
+		ck_assert_int_eq(rc, rc1);
+		if (bad1 >= 0) {
+			ck_assert_int_eq(rc, BH_EPARSE);
+			ck_assert_str_eq(err.msg, err1.msg);
+			char want[64];
+			snprintf(want, sizeof want, "f%02ld.yaml", bad1);
+			ck_assert_ptr_nonnull(strstr(err.msg, want));
+		} else {
+			bh_buf out = BH_BUF_INIT, out1 = BH_BUF_INIT;
+			tmpl_value root, root1;
+			ck_assert_int_eq(helmctx_build(tmpl_engine_arena(e), &o, &root, &err), 0);
+			ck_assert_int_eq(helmctx_build(tmpl_engine_arena(e1), &o, &root1, &err), 0);
+			ck_assert_int_eq(tmpl_engine_render(e, names[0], &root, &out, &err), 0);
+			ck_assert_int_eq(tmpl_engine_render(e1, names[0], &root1, &out1, &err), 0);
+			ck_assert_str_eq(bh_buf_str(&out), bh_buf_str(&out1));
+			ck_assert_ptr_nonnull(strstr(bh_buf_str(&out), "F56 F57 F58 F59 F53 F54 F55"));
+			for (size_t i = 0; i < N; i++)
+				ck_assert(tmpl_engine_has(e, names[i]));
+			bh_buf_free(&out);
+			bh_buf_free(&out1);
+		}
+		tmpl_engine_free(e);
+		tmpl_engine_free(e1);
+	}
+	/* cancelled: the engine gets none of it */
+	parallel_sources(v, bufs, N, -1, -1);
+	for (size_t i = 0; i < N; i++)
+		v[i].name = names[i];
+	tmpl_engine *e = tmpl_engine_new(&err);
+	tmpl_parse_job *j = tmpl_parse_job_start(e, v, N, 2);
+	ck_assert_ptr_nonnull(j);
+	tmpl_parse_job_cancel(j);
+	ck_assert(!tmpl_engine_has(e, names[0]) && !tmpl_engine_has(e, "d1"));
+	tmpl_engine_free(e);
+	/* too little to parse, or one thread: no job */
+	e = tmpl_engine_new(&err);
+	ck_assert_ptr_null(tmpl_parse_job_start(e, v, 2, 2));
+	ck_assert_ptr_null(tmpl_parse_job_start(e, v, N, 1));
+	tmpl_engine_free(e);
+	for (size_t i = 0; i < N; i++)
+		bh_buf_free(&bufs[i]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tmpl");
@@ -871,6 +980,7 @@ int main(void)
 	tcase_add_test(tc, test_capabilities_and_chart);
 	tcase_add_test(tc, test_later_define_wins);
 	tcase_add_test(tc, test_shared_names);
+	tcase_add_test(tc, test_parallel_parse);
 	tcase_add_test(tc, test_gofmt_direct);
 	tcase_add_test(tc, test_strconv);
 	tcase_add_test(tc, test_gojson_root_objects);
