@@ -3,11 +3,14 @@
  * primes are computed once, then stepped), and tested with Miller-Rabin on
  * random bases. */
 #include "tmpl/rsa_keygen.h"
+#include "tmpl/tmpl.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/param_build.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -95,8 +98,17 @@ out:
 	return rc;
 }
 
-/* A random prime of exactly `bits` bits whose top two bits are set. */
-static int random_prime(BIGNUM *p, int bits, const uint32_t *sp, BN_CTX *ctx)
+/* tmpl_rsa_keygen_threads() (tmpl/tmpl.h) */
+static int keygen_threads = 1;
+
+void tmpl_rsa_keygen_threads(int n)
+{
+	keygen_threads = n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
+/* A random prime of exactly `bits` bits whose top two bits are set; 1 when
+ * *stop became set first (another search found one). */
+static int random_prime(BIGNUM *p, int bits, const uint32_t *sp, BN_CTX *ctx, atomic_int *stop)
 {
 	uint32_t *res = malloc(NSMALL * sizeof *res);
 	BIGNUM *start = BN_new();
@@ -119,6 +131,10 @@ static int random_prime(BIGNUM *p, int bits, const uint32_t *sp, BN_CTX *ctx)
 					break;
 			if (i < NSMALL)
 				continue;
+			if (stop && atomic_load(stop)) {
+				rc = 1;
+				goto out;
+			}
 			if (!BN_copy(p, start) || !BN_add_word(p, d))
 				goto out;
 			if (BN_num_bits(p) != bits)
@@ -135,6 +151,62 @@ static int random_prime(BIGNUM *p, int bits, const uint32_t *sp, BN_CTX *ctx)
 out:
 	free(res);
 	BN_free(start);
+	return rc;
+}
+
+/* One search of prime_race: its own candidate and context. */
+struct prime_search {
+	int bits;
+	const uint32_t *sp;
+	atomic_int *stop;
+	BIGNUM *p;
+	BN_CTX *ctx;
+	int rc;
+	pthread_t th;
+};
+
+static void *prime_search_main(void *arg)
+{
+	struct prime_search *s = arg;
+	s->rc = random_prime(s->p, s->bits, s->sp, s->ctx, s->stop);
+	if (s->rc == 0)
+		atomic_store(s->stop, 1);
+	return NULL;
+}
+
+/* random_prime, as keygen_threads independent searches from their own
+ * random starts, the first prime found taken: the time to a prime is the
+ * shortest of theirs (the search's time is its prime gap's, which varies
+ * tenfold), and a key's two primes take about the time one took. */
+static int prime_race(BIGNUM *p, int bits, const uint32_t *sp, BN_CTX *ctx)
+{
+	struct prime_search s[8];
+	atomic_int stop;
+	int n = keygen_threads, started = 0, rc = -1;
+	if (n <= 1)
+		return random_prime(p, bits, sp, ctx, NULL);
+	atomic_init(&stop, 0);
+	for (int i = 0; i < n; i++) {
+		s[i] = (struct prime_search){bits, sp, &stop, BN_secure_new(), BN_CTX_secure_new(), -1, 0};
+		if (!s[i].p || !s[i].ctx || (i > 0 && pthread_create(&s[i].th, NULL, prime_search_main, &s[i]))) {
+			BN_clear_free(s[i].p);
+			BN_CTX_free(s[i].ctx);
+			break;
+		}
+		started++;
+	}
+	if (started > 0)
+		prime_search_main(&s[0]);
+	for (int i = 1; i < started; i++)
+		pthread_join(s[i].th, NULL);
+	for (int i = 0; i < started; i++) {
+		if (rc != 0 && s[i].rc == 0)
+			rc = BN_copy(p, s[i].p) ? 0 : -1;
+		BN_clear_free(s[i].p);
+		BN_CTX_free(s[i].ctx);
+	}
+	if (!started)
+		return random_prime(p, bits, sp, ctx, NULL);
 	return rc;
 }
 
@@ -179,7 +251,7 @@ EVP_PKEY *rsa_keygen_go(int bits)
 	BIGNUM *n = v[0], *e = v[1], *d = v[2], *p = v[3], *q = v[4];
 	BIGNUM *p1 = v[8], *q1 = v[9], *lcm = v[10], *g = v[11], *t = v[12];
 	for (;;) {
-		if (random_prime(p, (bits + 1) / 2, sp, ctx) || random_prime(q, bits / 2, sp, ctx))
+		if (prime_race(p, (bits + 1) / 2, sp, ctx) || prime_race(q, bits / 2, sp, ctx))
 			goto out;
 		/* |p - q| large, as FIPS 186-5 A.1.3 asks */
 		if (!BN_sub(t, p, q))

@@ -68,6 +68,13 @@ void tmpl_engine_free(tmpl_engine *e);
  * for the same pages (vault: 3 chunks, 118 pages; 1.4% of its CPU).
  * Everything else is freed as before. Call once, from the main thread. */
 void tmpl_arenas_leave_to_exit(void);
+/* genCA, genSelfSignedCert, genSignedCert and genPrivateKey search each of
+ * an RSA key's primes on n threads at once (1 to 8; default 1: no thread,
+ * as the sandboxed worker needs), the first prime found taken: a search
+ * takes as long as its prime gap, which varies tenfold, and the shortest of
+ * n is taken (tmpl/rsa_keygen.c). For a process of its own (the `bulkhead
+ * template` command); call once, from the main thread, before any key. */
+void tmpl_rsa_keygen_threads(int n);
 void tmpl_engine_set_limits(tmpl_engine *e, const tmpl_limits *l);
 void tmpl_engine_set_lookup(tmpl_engine *e, tmpl_lookup_fn fn, void *ud);
 /* The arena owning the engine's values (use it to build the root value). */

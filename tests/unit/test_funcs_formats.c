@@ -182,6 +182,19 @@ START_TEST(test_rsa_keys)
 	free(a);
 	free(b);
 	free(c);
+	/* the same with each prime searched for on 3 threads (the first found
+	 * taken, the others stopped): well-formed, and different keys */
+	tmpl_rsa_keygen_threads(3);
+	for (int i = 0; i < 3; i++) {
+		a = fg_render("{{ (genCA \"x\" 1).Key }}", NULL, NULL);
+		b = fg_render("{{ genPrivateKey \"rsa\" }}", NULL, NULL);
+		check_rsa_pem(a, 2048);
+		check_rsa_pem(b, 4096);
+		ck_assert_str_ne(a, b);
+		free(a);
+		free(b);
+	}
+	tmpl_rsa_keygen_threads(1);
 }
 END_TEST
 
