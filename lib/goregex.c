@@ -318,10 +318,117 @@ static const char *perl_class(char c, int in_class)
 	}
 }
 
-/* \pL, \p{Greek}, \PL ...: copied through; returns new index */
-static long unicode_class(re_parse *p, size_t i)
+/* Go 1.25's names for \p{...} (regexp/syntax unicodeTable): a name is
+ * first put in canonical form (its first letter upper case, the others
+ * lower case, without '_', '-' and ' '), then looked up among
+ * unicode.Categories, unicode.Scripts (Unicode 15.0.0: a script whose key
+ * is not itself canonical, Old_Italic or SignWriting, is never found) and
+ * the long names of the categories (unicode.CategoryAliases, by their
+ * canonical form), besides Any, Assigned, Ascii and Lc. */
+static const char *const go_categories[] = {
+	"C", "Cc", "Cf", "Cn", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
+	"Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl", "Zp",
+	"Zs", NULL,
+};
+static const char *const go_category_aliases[][2] = {
+	{"Casedletter", "L&"}, {"Closepunctuation", "Pe"}, {"Combiningmark", "M"},
+	{"Connectorpunctuation", "Pc"}, {"Control", "Cc"}, {"Cntrl", "Cc"}, {"Currencysymbol", "Sc"},
+	{"Dashpunctuation", "Pd"}, {"Decimalnumber", "Nd"}, {"Digit", "Nd"}, {"Enclosingmark", "Me"},
+	{"Finalpunctuation", "Pf"}, {"Format", "Cf"}, {"Initialpunctuation", "Pi"}, {"Letter", "L"},
+	{"Letternumber", "Nl"}, {"Lineseparator", "Zl"}, {"Lowercaseletter", "Ll"}, {"Mark", "M"},
+	{"Mathsymbol", "Sm"}, {"Modifierletter", "Lm"}, {"Modifiersymbol", "Sk"}, {"Nonspacingmark", "Mn"},
+	{"Number", "N"}, {"Openpunctuation", "Ps"}, {"Other", "C"}, {"Otherletter", "Lo"},
+	{"Othernumber", "No"}, {"Otherpunctuation", "Po"}, {"Othersymbol", "So"},
+	{"Paragraphseparator", "Zp"}, {"Privateuse", "Co"}, {"Punct", "P"}, {"Punctuation", "P"},
+	{"Separator", "Z"}, {"Spaceseparator", "Zs"}, {"Spacingmark", "Mc"}, {"Surrogate", "Cs"},
+	{"Symbol", "S"}, {"Titlecaseletter", "Lt"}, {"Unassigned", "Cn"}, {"Uppercaseletter", "Lu"},
+	{NULL, NULL},
+};
+/* the keys of unicode.Scripts that are canonical (the others cannot be named) */
+static const char *const go_scripts[] = {
+	"Adlam", "Ahom", "Arabic", "Armenian", "Avestan", "Balinese", "Bamum", "Batak", "Bengali",
+	"Bhaiksuki", "Bopomofo", "Brahmi", "Braille", "Buginese", "Buhid", "Carian", "Chakma", "Cham",
+	"Cherokee", "Chorasmian", "Common", "Coptic", "Cuneiform", "Cypriot", "Cyrillic", "Deseret",
+	"Devanagari", "Dogra", "Duployan", "Elbasan", "Elymaic", "Ethiopic", "Georgian", "Glagolitic",
+	"Gothic", "Grantha", "Greek", "Gujarati", "Gurmukhi", "Han", "Hangul", "Hanunoo", "Hatran", "Hebrew",
+	"Hiragana", "Inherited", "Javanese", "Kaithi", "Kannada", "Katakana", "Kawi", "Kharoshthi", "Khmer",
+	"Khojki", "Khudawadi", "Lao", "Latin", "Lepcha", "Limbu", "Lisu", "Lycian", "Lydian", "Mahajani",
+	"Makasar", "Malayalam", "Mandaic", "Manichaean", "Marchen", "Medefaidrin", "Miao", "Modi",
+	"Mongolian", "Mro", "Multani", "Myanmar", "Nabataean", "Nandinagari", "Newa", "Nko", "Nushu",
+	"Ogham", "Oriya", "Osage", "Osmanya", "Palmyrene", "Phoenician", "Rejang", "Runic", "Samaritan",
+	"Saurashtra", "Sharada", "Shavian", "Siddham", "Sinhala", "Sogdian", "Soyombo", "Sundanese",
+	"Syriac", "Tagalog", "Tagbanwa", "Takri", "Tamil", "Tangsa", "Tangut", "Telugu", "Thaana", "Thai",
+	"Tibetan", "Tifinagh", "Tirhuta", "Toto", "Ugaritic", "Vai", "Vithkuqi", "Wancho", "Yezidi", "Yi",
+	NULL,
+};
+
+/* regexp/syntax canonicalName into out (size outn); 0 when too long */
+static int canonical_name(const char *s, size_t n, char *out, size_t outn)
 {
-	size_t start = i;
+	size_t k = 0;
+	int first = 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '_' || c == '-' || c == ' ')
+			continue;
+		if (first) {
+			if (c >= 'a' && c <= 'z')
+				c = (char)(c - 'a' + 'A');
+			first = 0;
+		} else if (c >= 'A' && c <= 'Z') {
+			c = (char)(c - 'A' + 'a');
+		}
+		if (k + 1 >= outn)
+			return 0;
+		out[k++] = c;
+	}
+	out[k] = '\0';
+	return 1;
+}
+
+static int in_list(const char *const *v, const char *name)
+{
+	for (; *v; v++)
+		if (!strcmp(*v, name))
+			return 1;
+	return 0;
+}
+
+/* Code point ranges for the names PCRE2 (Unicode 14) lacks or names
+ * otherwise: Ascii, and Kawi (new in Unicode 15.0.0) */
+typedef struct rune_ranges {
+	size_t n;
+	uint32_t r[3][2];
+} rune_ranges;
+static const rune_ranges ascii_ranges = {1, {{0x0, 0x7f}}};
+static const rune_ranges kawi_ranges = {3, {{0x11f00, 0x11f10}, {0x11f12, 0x11f3a}, {0x11f3e, 0x11f59}}};
+
+/* the ranges, or their complement, as class items */
+static void put_ranges(bh_buf *out, const rune_ranges *rr, int negate)
+{
+	uint32_t next = 0;
+	for (size_t k = 0; k < rr->n; k++) {
+		if (!negate) {
+			bh_buf_printf(out, "\\x{%x}-\\x{%x}", (unsigned)rr->r[k][0], (unsigned)rr->r[k][1]);
+			continue;
+		}
+		if (rr->r[k][0] > next)
+			bh_buf_printf(out, "\\x{%x}-\\x{%x}", (unsigned)next, (unsigned)rr->r[k][0] - 1);
+		next = rr->r[k][1] + 1;
+	}
+	if (negate && next <= 0x10ffff)
+		bh_buf_printf(out, "\\x{%x}-\\x{10ffff}", (unsigned)next);
+}
+
+/* \pL, \p{Greek}, \PL, \p{^Letter} ... at s[i], looked up as Go 1.25 does
+ * and written for PCRE2 (in a class: as class items); returns the new
+ * index */
+static long unicode_class(re_parse *p, size_t i, int in_class)
+{
+	size_t start = i, nl;
+	const char *name;
+	int neg = p->s[i + 1] == 'P';
+	char canon[64];
 	i += 2;
 	if (i >= p->n)
 		return re_error(p, "invalid character class range", p->s + start, p->n - start);
@@ -329,13 +436,52 @@ static long unicode_class(re_parse *p, size_t i)
 		const char *e = memchr(p->s + i, '}', p->n - i);
 		if (!e)
 			return re_error(p, "invalid character class range", p->s + start, p->n - start);
+		name = p->s + i + 1;
+		nl = (size_t)(e - name);
 		i = (size_t)(e - p->s) + 1;
+		if (nl > 0 && name[0] == '^') {
+			neg = !neg;
+			name++;
+			nl--;
+		}
 	} else {
 		size_t w;
 		decode(p->s + i, p->n - i, &w);
+		name = p->s + i;
+		nl = w;
 		i += w;
 	}
-	bh_buf_put(p->out, p->s + start, i - start);
+	const char *pcre = NULL;
+	const rune_ranges *ranges = NULL;
+	if (canonical_name(name, nl, canon, sizeof canon)) {
+		if (!strcmp(canon, "Any"))
+			pcre = "Any";
+		else if (!strcmp(canon, "Assigned"))
+			pcre = "Cn", neg = !neg;
+		else if (!strcmp(canon, "Ascii"))
+			ranges = &ascii_ranges;
+		else if (!strcmp(canon, "Lc"))
+			pcre = "L&";
+		else if (!strcmp(canon, "Kawi"))
+			ranges = &kawi_ranges;
+		else if (in_list(go_categories, canon) || in_list(go_scripts, canon))
+			pcre = canon;
+		else
+			for (size_t k = 0; go_category_aliases[k][0] && !pcre; k++)
+				if (!strcmp(go_category_aliases[k][0], canon))
+					pcre = go_category_aliases[k][1];
+	}
+	if (!pcre && !ranges)
+		return re_error(p, "invalid character class range", p->s + start, i - start);
+	if (pcre) {
+		bh_buf_printf(p->out, "\\%c{%s}", neg ? 'P' : 'p', pcre);
+	} else if (in_class) {
+		put_ranges(p->out, ranges, neg);
+	} else {
+		bh_buf_puts(p->out, neg ? "[^" : "[");
+		put_ranges(p->out, ranges, 0);
+		bh_buf_putc(p->out, ']');
+	}
 	return (long)i;
 }
 
@@ -380,7 +526,7 @@ static long parse_class(re_parse *p, size_t i)
 			}
 		}
 		if (p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == 'p' || p->s[i + 1] == 'P')) {
-			long r = unicode_class(p, i);
+			long r = unicode_class(p, i, 1);
 			if (r < 0)
 				return r;
 			i = (size_t)r;
@@ -658,7 +804,7 @@ bad_perl:
 				break;
 			}
 			if (e == 'p' || e == 'P') {
-				if (class_item(p, unicode_class(p, i), &i) < 0)
+				if (class_item(p, unicode_class(p, i, 0), &i) < 0)
 					return -1;
 				can_repeat = 1;
 				break;
@@ -702,18 +848,15 @@ bad_perl:
 	return tree_close(p, &h, &pr);
 }
 
-int goregex_compile(goregex *re, const char *pat, size_t n, bh_buf *err)
+/* Go's parse of pat[0..n) (its translation to PCRE2 made and dropped): 0,
+ * or -1 with err holding Go's Error() text. */
+static int go_parse(const char *pat, size_t n, bh_buf *out, bh_buf *err)
 {
-	bh_buf out = BH_BUF_INIT;
-	pcre2_compile_context *cc;
-	re_parse *p;
-	int ec, tr;
-	PCRE2_SIZE eo;
-	memset(re, 0, sizeof *re);
 	/* not calloc: the 40 KiB of frames are set up as groups open
 	 * (re_translate, tree_open), and zeroing them all cost more than the
 	 * translation of a typical pattern */
-	p = malloc(sizeof(re_parse));
+	re_parse *p = malloc(sizeof(re_parse));
+	int tr;
 	bh_buf_puts(err, "error parsing regexp: ");
 	if (!p) {
 		bh_buf_reset(err);
@@ -722,12 +865,33 @@ int goregex_compile(goregex *re, const char *pat, size_t n, bh_buf *err)
 	}
 	p->s = pat;
 	p->n = n;
-	p->out = &out;
+	p->out = out;
 	p->err = err;
 	p->depth = 0;
 	tr = re_translate(p);
 	free(p);
-	if (tr) {
+	return tr ? -1 : 0;
+}
+
+int goregex_check(const char *pat, size_t n, bh_buf *err)
+{
+	bh_buf out = BH_BUF_INIT, why = BH_BUF_INIT;
+	int rc = go_parse(pat, n, &out, &why);
+	if (rc)
+		bh_buf_put(err, why.data, why.len);
+	bh_buf_free(&out);
+	bh_buf_free(&why);
+	return rc;
+}
+
+int goregex_compile(goregex *re, const char *pat, size_t n, bh_buf *err)
+{
+	bh_buf out = BH_BUF_INIT;
+	pcre2_compile_context *cc;
+	int ec;
+	PCRE2_SIZE eo;
+	memset(re, 0, sizeof *re);
+	if (go_parse(pat, n, &out, err)) {
 		bh_buf_free(&out);
 		return -1;
 	}

@@ -30,6 +30,11 @@ typedef struct goregex {
  * Go's Error() text ("error parsing regexp: ..."). */
 int goregex_compile(goregex *re, const char *pat, size_t n, bh_buf *err);
 
+/* Only Go's parse of pat[0..n), as regexp.Compile checks it (no PCRE2
+ * pattern made): 0 (err untouched), or -1 with err holding Go's Error()
+ * text, as goregex_compile. */
+int goregex_check(const char *pat, size_t n, bh_buf *err);
+
 /* 1 when s[0..n) holds a match (unanchored, as Go's MatchString), 0 when
  * not, BH_ELIMIT (err set) past the backtracking limits. Invalid UTF-8 in
  * s never matches. */
