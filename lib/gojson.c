@@ -922,7 +922,12 @@ static int is_integral_literal(const char *s)
 	return strpbrk(s, ".eE") == NULL;
 }
 
-static json_t *to_json(const gojson_node *n, int flags, bh_error *err)
+/* flags: GOJSON_KEEP_INTS; TO_JSON_SAVE_NUMBERS: a number past float64's
+ * range becomes null, the first such error kept in err and *saved set (Go's
+ * decoder into interface{}: d.saveError, and the decoding goes on) */
+#define TO_JSON_SAVE_NUMBERS 0x100
+
+static json_t *to_json(const gojson_node *n, int flags, bh_error *err, int *saved)
 {
 	switch (n->type) {
 	case GOJSON_NULL: return json_null();
@@ -951,8 +956,13 @@ static json_t *to_json(const gojson_node *n, int flags, bh_error *err)
 		}
 		d = strtod(n->text, NULL);
 		if (isinf(d)) {
-			bh_error_set(err, BH_EINVAL, "json: cannot unmarshal number %s into Go value of type float64", n->text);
-			return NULL;
+			if (!(flags & TO_JSON_SAVE_NUMBERS) || !*saved)
+				bh_error_set(err, BH_EINVAL, "json: cannot unmarshal number %s into Go value of type float64",
+					     n->text);
+			if (!(flags & TO_JSON_SAVE_NUMBERS))
+				return NULL;
+			*saved = 1;
+			return json_null();
 		}
 		v = json_real(d);
 		if (!v)
@@ -966,7 +976,7 @@ static json_t *to_json(const gojson_node *n, int flags, bh_error *err)
 			return NULL;
 		}
 		for (size_t i = 0; i < n->n; i++) {
-			json_t *e = to_json(&n->items[i], flags, err);
+			json_t *e = to_json(&n->items[i], flags, err, saved);
 			if (!e || json_array_append_new(a, e)) {
 				if (e)
 					bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -984,7 +994,7 @@ static json_t *to_json(const gojson_node *n, int flags, bh_error *err)
 		}
 		for (size_t i = 0; i < n->n; i++) {
 			const gojson_node *k = &n->items[2 * i];
-			json_t *e = to_json(&n->items[2 * i + 1], flags, err);
+			json_t *e = to_json(&n->items[2 * i + 1], flags, err, saved);
 			if (!e || json_object_setn_new_nocheck(o, k->text, k->len, e)) {
 				if (e)
 					bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -1015,34 +1025,40 @@ int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int fl
 
 int gojson_tree_decode(const gojson_node *root, int flags, json_t **out, bh_error *err)
 {
-	*out = to_json(root, flags, err);
+	int saved = 0;
+	*out = to_json(root, flags, err, &saved);
 	return *out ? 0 : (err ? err->code : BH_EINVAL);
 }
 
 int gojson_decode_as(const char *text, size_t len, const gojson_limits *lim, int want,
 		     json_t **out, bh_error *err)
 {
-	json_t *v = NULL;
+	gojson_node *root;
 	const char *kind;
-	int rc = gojson_decode(text, len, lim, 0, &v, err);
+	int saved = 0;
+	int rc = gojson_tree_load(text, len, lim, &root, err);
 	*out = NULL;
 	if (rc)
 		return rc;
-	if (json_is_null(v) || (want == GOJSON_WANT_LIST && json_is_array(v)) ||
-	    (want != GOJSON_WANT_LIST && json_is_object(v))) {
-		*out = v;
-		return 0;
-	}
-	switch (json_typeof(v)) {
-	case JSON_ARRAY: kind = "array"; break;
-	case JSON_OBJECT: kind = "object"; break;
-	case JSON_STRING: kind = "string"; break;
-	case JSON_TRUE: case JSON_FALSE: kind = "bool"; break;
+	/* the top level's kind first: a value of another kind is skipped whole */
+	switch (root->type) {
+	case GOJSON_NULL: kind = NULL; break;
+	case GOJSON_ARRAY: kind = want == GOJSON_WANT_LIST ? NULL : "array"; break;
+	case GOJSON_OBJECT: kind = want == GOJSON_WANT_LIST ? "object" : NULL; break;
+	case GOJSON_STRING: kind = "string"; break;
+	case GOJSON_TRUE: case GOJSON_FALSE: kind = "bool"; break;
 	default: kind = "number"; break;
 	}
-	json_decref(v);
-	return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal %s into Go value of type %s", kind,
-			    want == GOJSON_WANT_LIST ? "[]interface {}" : "map[string]interface {}");
+	if (kind) {
+		gojson_tree_free(root);
+		return bh_error_set(err, BH_EINVAL, "json: cannot unmarshal %s into Go value of type %s", kind,
+				    want == GOJSON_WANT_LIST ? "[]interface {}" : "map[string]interface {}");
+	}
+	*out = to_json(root, TO_JSON_SAVE_NUMBERS, err, &saved);
+	gojson_tree_free(root);
+	if (!*out)
+		return err ? err->code : BH_EINVAL;
+	return saved ? BH_EINVAL : 0;
 }
 
 int gojson_equal(const json_t *a, const json_t *b)

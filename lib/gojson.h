@@ -66,7 +66,11 @@ int gojson_decode(const char *text, size_t len, const gojson_limits *lim, int fl
  * (GOJSON_WANT_MAP) or []interface{} (GOJSON_WANT_LIST). JSON null gives
  * json null for both: Go sets the map or slice to nil. Numbers are
  * float64. A value of another kind fails with Go's "json: cannot unmarshal
- * array into Go value of type map[string]interface {}". */
+ * array into Go value of type map[string]interface {}" (*out NULL). A
+ * number past float64's range fails as Go's does, after the whole value is
+ * decoded: BH_EINVAL with the first such number's error in err, and *out
+ * holding the value with those numbers as null (the caller json_decref()s
+ * it; Helm's fromJson keeps it, fromJsonArray does not). */
 #define GOJSON_WANT_MAP 1
 #define GOJSON_WANT_LIST 2
 int gojson_decode_as(const char *text, size_t len, const gojson_limits *lim, int want,

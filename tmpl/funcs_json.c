@@ -46,7 +46,14 @@ static int from_json(tmpl_call *c, int want)
 	json_t *j = NULL;
 	bh_error e;
 	bh_error_clear(&e);
-	gojson_decode_as(c->argv[0].u.s.ptr, c->argv[0].u.s.len, NULL, want, &j, &e);
+	if (gojson_decode_as(c->argv[0].u.s.ptr, c->argv[0].u.s.len, NULL, want, &j, &e) && j) {
+		/* a number past float64: the map keeps what was decoded, its
+		 * "Error" set after; the list is replaced by [msg] */
+		if (want == GOJSON_WANT_LIST || json_object_set_new(j, "Error", json_string(e.msg))) {
+			json_decref(j);
+			j = NULL;
+		}
+	}
 	return sprig_unmarshal_result(c, j, want == GOJSON_WANT_LIST, e.msg);
 }
 
