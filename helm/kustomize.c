@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
@@ -15,6 +16,280 @@
 #include "lib/gostrconv.h"
 #include "lib/vec.h"
 #include "lib/yaml.h"
+
+/* ---- the text of label and annotation values ------------------------------------------- */
+
+/* kustomize (kyaml) reads labels and annotations as the text of their YAML
+ * nodes: 1.50 is "1.50", 0x10 "0x10", ~ "~", True "True", !!binary aGk=
+ * "aGk=", a map or list "". An object read by kz_objects_parse_texts (or a
+ * strategic merge patch) keeps, under KZ_TEXTS, each value whose text is not
+ * what its JSON value prints: {"labels"|"annotations": {key: [value,
+ * text]}}. The text stands for the value while the value is still the one
+ * recorded; a JSON patch makes kustomize go through JSON, so the object's
+ * texts are dropped then. kustomize_apply removes them at the end. */
+#define KZ_TEXTS "\001kustomize-texts"
+#define KZ_TEXTS_MERGE_DEPTH 16
+
+static const char *const text_fields[] = {"labels", "annotations", NULL};
+
+/* The text of a JSON scalar as kustomize reads it back from JSON (a map or
+ * list is ""); not for strings. */
+static void scalar_as_text(const json_t *v, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (json_is_real(v))
+		go_format_float(buf, n, json_real_value(v), 'g', -1);
+	else if (json_is_null(v))
+		snprintf(buf, n, "null");
+	else if (!json_is_object(v) && !json_is_array(v))
+		kz_scalar_text(v, buf, n);
+}
+
+/* The text kustomize reads for v, the value of key in metadata.FIELD of an
+ * object whose KZ_TEXTS record for FIELD is rec (or NULL); NULL when v is
+ * NULL. buf holds a text made here. */
+static const char *value_text(const json_t *v, const char *key, const json_t *rec, char *buf, size_t n)
+{
+	const json_t *r = json_object_get(rec, key);
+	if (!v)
+		return NULL;
+	if (r && json_equal(json_array_get(r, 0), (json_t *)v))
+		return json_string_value(json_array_get(r, 1));
+	if (json_is_string(v))
+		return json_string_value(v);
+	scalar_as_text(v, buf, n);
+	return buf;
+}
+
+static const json_t *texts_of(const json_t *obj, const char *field)
+{
+	return json_object_get(json_object_get(obj, KZ_TEXTS), field);
+}
+
+static int yscalar_is(const yaml_node_t *n, const char *s)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.length == strlen(s) &&
+	       !memcmp(n->data.scalar.value, s, n->data.scalar.length);
+}
+
+/* The value of key in a mapping node (the last one, as the reader takes). */
+static yaml_node_t *ymap_get(yaml_document_t *d, const yaml_node_t *m, const char *key)
+{
+	yaml_node_t *found = NULL;
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
+		if (yscalar_is(yaml_document_get_node(d, p->key), key))
+			found = yaml_document_get_node(d, p->value);
+	return found;
+}
+
+static int ymerge_key(const yaml_node_t *k)
+{
+	return yscalar_is(k, "<<") && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+/* Sets out[key] to the text of each scalar value of mapping node m (aliases
+ * are the nodes they name); a key merged in with "<<" only when no key of
+ * m (or an earlier merged map) set it. */
+static void ymap_texts(yaml_document_t *d, const yaml_node_t *m, json_t *out, int depth)
+{
+	json_t *mine = json_object();
+	if (!mine || !m || m->type != YAML_MAPPING_NODE || depth > KZ_TEXTS_MERGE_DEPTH) {
+		json_decref(mine);
+		return;
+	}
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key), *v = yaml_document_get_node(d, p->value);
+		if (!k || k->type != YAML_SCALAR_NODE || !v || ymerge_key(k))
+			continue;
+		json_object_set_new(mine, (const char *)k->data.scalar.value,
+				    v->type == YAML_SCALAR_NODE
+					? json_stringn((const char *)v->data.scalar.value, v->data.scalar.length)
+					: json_string(""));
+	}
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		yaml_node_t *v = yaml_document_get_node(d, p->value);
+		if (!ymerge_key(yaml_document_get_node(d, p->key)) || !v)
+			continue;
+		if (v->type == YAML_SEQUENCE_NODE) {
+			for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++)
+				ymap_texts(d, yaml_document_get_node(d, *i), out, depth + 1);
+		} else {
+			ymap_texts(d, v, out, depth + 1);
+		}
+	}
+	json_object_update(out, mine);
+	json_decref(mine);
+}
+
+/* libyaml's node tree of text; 0 when libyaml does not read it. */
+static int ydoc_load(const char *text, yaml_parser_t *parser, yaml_document_t *doc)
+{
+	if (!yaml_parser_initialize(parser))
+		return 0;
+	yaml_parser_set_input_string(parser, (const unsigned char *)text, strlen(text));
+	if (!yaml_parser_load(parser, doc)) {
+		yaml_parser_delete(parser);
+		return 0;
+	}
+	return 1;
+}
+
+static void ydoc_free(yaml_parser_t *parser, yaml_document_t *doc)
+{
+	yaml_document_delete(doc);
+	yaml_parser_delete(parser);
+}
+
+/* A value of metadata.labels/annotations whose text another reader would
+ * not print from its JSON value: parsed text has one. */
+static int texts_needed(const json_t *obj, const char *text)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	if (strstr(text, "binary"))
+		return 1;
+	for (int f = 0; text_fields[f]; f++) {
+		const char *k;
+		json_t *v;
+		json_object_foreach((json_t *)json_object_get(md, text_fields[f]), k, v) if (!json_is_string(v)) return 1;
+	}
+	return 0;
+}
+
+/* Records under KZ_TEXTS the texts of obj's labels and annotations that
+ * its JSON values do not print, from the YAML text obj was read from.
+ * Nothing is recorded when libyaml does not read the text. */
+static void texts_record(json_t *obj, const char *text)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	const json_t *md = json_object_get(obj, "metadata");
+	yaml_node_t *ymd;
+	json_t *rec;
+	if (!json_is_object(md) || !texts_needed(obj, text) || !ydoc_load(text, &parser, &doc))
+		return;
+	ymd = ymap_get(&doc, yaml_document_get_root_node(&doc), "metadata");
+	rec = json_object();
+	for (int f = 0; rec && text_fields[f]; f++) {
+		json_t *vals = json_object_get(md, text_fields[f]), *t = json_object(), *fr = json_object(), *v;
+		const char *k;
+		ymap_texts(&doc, ymap_get(&doc, ymd, text_fields[f]), t, 0);
+		json_object_foreach(vals, k, v) {
+			const char *tx = json_string_value(json_object_get(t, k));
+			char buf[64];
+			if (!tx || json_is_object(v) || json_is_array(v))
+				continue;
+			if (!json_is_string(v))
+				scalar_as_text(v, buf, sizeof buf);
+			if (strcmp(tx, json_is_string(v) ? json_string_value(v) : buf))
+				json_object_set_new(fr, k, json_pack("[O,s]", v, tx));
+		}
+		if (json_object_size(fr))
+			json_object_set(rec, text_fields[f], fr);
+		json_decref(fr);
+		json_decref(t);
+	}
+	if (json_object_size(rec))
+		json_object_set(obj, KZ_TEXTS, rec);
+	json_decref(rec);
+	ydoc_free(&parser, &doc);
+}
+
+static int yaml_inf_nan(const char *v, size_t n)
+{
+	static const char *const forms[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+					    "-.Inf", "-.INF", ".nan", ".NaN", ".NAN", NULL};
+	for (int i = 0; forms[i]; i++)
+		if (strlen(forms[i]) == n && !memcmp(v, forms[i], n))
+			return 1;
+	return 0;
+}
+
+/* kyaml reads an annotation .inf or .nan as its text, where a JSON reader
+ * refuses the number: text with each such plain annotation value quoted
+ * (a new string), or NULL when there is none. */
+static char *quote_inf_annotations(const char *text)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *an;
+	bh_buf out = BH_BUF_INIT;
+	size_t done = 0;
+	if (!strstr(text, ".inf") && !strstr(text, ".Inf") && !strstr(text, ".INF") && !strstr(text, ".nan") &&
+	    !strstr(text, ".NaN") && !strstr(text, ".NAN"))
+		return NULL;
+	if (!ydoc_load(text, &parser, &doc))
+		return NULL;
+	an = ymap_get(&doc, ymap_get(&doc, yaml_document_get_root_node(&doc), "metadata"), "annotations");
+	for (yaml_node_pair_t *p = an && an->type == YAML_MAPPING_NODE ? an->data.mapping.pairs.start : NULL;
+	     p && p < an->data.mapping.pairs.top; p++) {
+		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+		size_t s, e;
+		if (!v || v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+		    !yaml_inf_nan((const char *)v->data.scalar.value, v->data.scalar.length))
+			continue;
+		s = v->start_mark.index;
+		e = v->end_mark.index;
+		/* only the scalar itself (no anchor or tag before it), in order */
+		if (s < done || e - s != v->data.scalar.length || memcmp(text + s, v->data.scalar.value, e - s))
+			continue;
+		bh_buf_put(&out, text + done, s - done);
+		bh_buf_putc(&out, '"');
+		bh_buf_put(&out, text + s, e - s);
+		bh_buf_putc(&out, '"');
+		done = e;
+	}
+	ydoc_free(&parser, &doc);
+	if (!done || !bh_buf_ok(&out)) {
+		bh_buf_free(&out);
+		return NULL;
+	}
+	bh_buf_puts(&out, text + done);
+	return bh_buf_ok(&out) ? bh_buf_detach(&out) : (bh_buf_free(&out), NULL);
+}
+
+/* The texts after a strategic merge of patch (texts prec) into an object
+ * (texts orec): a label or annotation the patch names is the patch's. */
+static json_t *texts_merge(const json_t *orec, const json_t *prec, const json_t *patch)
+{
+	json_t *out = json_object();
+	const json_t *pmd = json_object_get(patch, "metadata");
+	for (int f = 0; out && text_fields[f]; f++) {
+		json_t *m = json_deep_copy(json_object_get(orec, text_fields[f])), *v;
+		const char *k;
+		if (!m)
+			m = json_object();
+		json_object_foreach((json_t *)json_object_get(pmd, text_fields[f]), k, v) json_object_del(m, k);
+		json_object_update(m, json_object_get(prec, text_fields[f]));
+		if (json_object_size(m))
+			json_object_set(out, text_fields[f], m);
+		json_decref(m);
+	}
+	if (!json_object_size(out)) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* kustomize keeps annotations (and a targeted patch's labels) as strings:
+ * each value becomes the text kustomize reads (value_text). */
+static void values_to_text(json_t *map, const json_t *rec)
+{
+	const char *k;
+	json_t *v;
+	if (!json_is_object(map))
+		return;
+	json_object_foreach(map, k, v) {
+		char buf[64];
+		const char *t;
+		if (json_is_string(v) && !json_object_get(rec, k))
+			continue;
+		t = value_text(v, k, rec, buf, sizeof buf);
+		json_object_set_new(map, k, json_string(t));
+	}
+}
 
 /* ---- label selectors (k8s.io/apimachinery labels.Parse) ------------------------------- */
 
@@ -162,11 +437,14 @@ static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error
 	return 0;
 }
 
-static int labelsel_match(const labelsel *l, const json_t *labels)
+/* labels (or annotations) as kustomize reads them: their texts (rec, the
+ * object's KZ_TEXTS record for them) */
+static int labelsel_match(const labelsel *l, const json_t *labels, const json_t *rec)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		const sel_req *r = &l->r[i];
-		const char *v = json_string_value(json_object_get(labels, r->key));
+		char buf[64];
+		const char *v = value_text(json_object_get(labels, r->key), r->key, rec, buf, sizeof buf);
 		int in = 0;
 		for (size_t j = 0; v && j < r->nvals; j++)
 			in |= !strcmp(v, r->vals[j]);
@@ -347,9 +625,10 @@ int kz_selector_match(const kz_selector *s, const json_t *obj)
 	for (int i = 0; i < SEL_N; i++)
 		if (s->re[i] && !re_match(s->re[i], vals[i]))
 			return 0;
-	if (s->has_labels && !labelsel_match(&s->labels, json_object_get(md, "labels")))
+	if (s->has_labels && !labelsel_match(&s->labels, json_object_get(md, "labels"), texts_of(obj, "labels")))
 		return 0;
-	if (s->has_annotations && !labelsel_match(&s->annotations, json_object_get(md, "annotations")))
+	if (s->has_annotations && !labelsel_match(&s->annotations, json_object_get(md, "annotations"),
+							       texts_of(obj, "annotations")))
 		return 0;
 	return 1;
 }
@@ -463,6 +742,11 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		json_t *d = NULL;
+		char *q = quote_inf_annotations(docs[i]);
+		if (q) {
+			free(docs[i]);
+			docs[i] = q;
+		}
 		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
 		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
 		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
@@ -493,6 +777,7 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		}
 		if (!p->smp)
 			p->smp = json_array();
+		texts_record(d, docs[i]);
 		json_array_append_new(p->smp, d);
 	}
 	docs_free(docs, n);
@@ -613,7 +898,7 @@ int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
 
 /* ---- objects ------------------------------------------------------------------------- */
 
-int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
+static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_error *err)
 {
 	char **docs = NULL;
 	size_t n = 0;
@@ -627,6 +912,11 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		json_t *d = NULL;
+		char *q = keep_texts ? quote_inf_annotations(docs[i]) : NULL;
+		if (q) {
+			free(docs[i]);
+			docs[i] = q;
+		}
 		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
 			bh_error_prefix(err, "document %zu", i + 1);
 			break;
@@ -640,6 +930,8 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
 			break;
 		}
+		if (keep_texts)
+			texts_record(d, docs[i]);
 		json_array_append_new(a, d);
 	}
 	docs_free(docs, n);
@@ -649,6 +941,16 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 	}
 	*objs = a;
 	return 0;
+}
+
+int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
+{
+	return objects_parse(text, 0, objs, err);
+}
+
+int kz_objects_parse_texts(const char *text, json_t **objs, bh_error *err)
+{
+	return objects_parse(text, 1, objs, err);
 }
 
 static int emit_objects(const json_t *objs, int (*emit)(const json_t *, bh_buf *, bh_error *), bh_buf *out,
@@ -686,15 +988,26 @@ static void obj_id(const json_t *o, char *buf, size_t n)
 
 static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *err)
 {
-	json_t *obj = json_array_get(objs, i), *p, *r = NULL;
+	json_t *obj = json_array_get(objs, i), *p, *r = NULL, *orec, *prec;
 	int rc;
 	if (!(p = json_deep_copy(patch)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	/* resmap.ApplySmPatch: the patch takes the object's apiVersion */
 	if (json_object_get(obj, "apiVersion"))
 		json_object_set(p, "apiVersion", json_object_get(obj, "apiVersion"));
+	orec = json_incref(json_object_get(obj, KZ_TEXTS));
+	prec = json_incref(json_object_get(p, KZ_TEXTS));
+	json_object_del(obj, KZ_TEXTS);
+	json_object_del(p, KZ_TEXTS);
 	rc = kz_smp_apply(obj, p, &r, err);
+	if (r) {
+		json_t *rec = texts_merge(orec, prec, p);
+		if (rec)
+			json_object_set_new(r, KZ_TEXTS, rec);
+	}
 	json_decref(p);
+	json_decref(orec);
+	json_decref(prec);
 	if (rc < 0) {
 		char id[512];
 		obj_id(obj, id, sizeof id);
@@ -737,29 +1050,6 @@ static const char *const build_annotations[] = {
 	"internal.config.kubernetes.io/path", "internal.config.kubernetes.io/prefixes",
 	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
 	"internal.config.kubernetes.io/suffixes", NULL};
-
-/* kustomize keeps annotations (and a targeted patch's labels) as strings:
- * a value that is not one becomes its scalar text ("null" for null), a
- * map or list "". (The YAML text itself is gone here: 1.50 is "1.5".) */
-static void values_to_text(json_t *map)
-{
-	const char *k;
-	json_t *v;
-	if (!json_is_object(map))
-		return;
-	json_object_foreach(map, k, v) {
-		char buf[64] = "";
-		if (json_is_string(v))
-			continue;
-		if (json_is_real(v))
-			go_format_float(buf, sizeof buf, json_real_value(v), 'g', -1);
-		else if (json_is_null(v))
-			snprintf(buf, sizeof buf, "null");
-		else if (!json_is_object(v) && !json_is_array(v))
-			kz_scalar_text(v, buf, sizeof buf);
-		json_object_set_new(map, k, json_string(buf));
-	}
-}
 
 static void build_annotations_add(json_t *o)
 {
@@ -812,8 +1102,9 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 		json_t *tsmp = p->smp ? json_deep_copy(json_array_get(p->smp, 0)) : NULL;
 		if (tsmp) { /* a targeted patch is read as a resource first */
 			json_t *md = json_object_get(tsmp, "metadata");
-			values_to_text(json_object_get(md, "labels"));
-			values_to_text(json_object_get(md, "annotations"));
+			values_to_text(json_object_get(md, "labels"), texts_of(tsmp, "labels"));
+			values_to_text(json_object_get(md, "annotations"), texts_of(tsmp, "annotations"));
+			json_object_del(tsmp, KZ_TEXTS);
 		}
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (!sel[i])
@@ -822,6 +1113,7 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 				rc = apply_smp_one(objs, i, tsmp, err);
 			} else {
 				json_t *o = json_incref(json_array_get(objs, i));
+				json_object_del(o, KZ_TEXTS); /* kustomize goes through JSON */
 				build_annotations_add(o);
 				if ((rc = kz_json_patch(&o, p->json, err)) < 0) {
 					char id[512];
@@ -967,16 +1259,20 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 	{
 		size_t i = 0;
 		while (i < json_array_size(objs)) {
-			json_t *md = json_object_get(json_array_get(objs, i), "metadata");
+			json_t *o = json_array_get(objs, i), *md = json_object_get(o, "metadata");
 			json_t *an = json_object_get(md, "annotations");
-			const json_t *local = json_object_get(an, "config.kubernetes.io/local-config");
-			if (local && !(json_is_string(local) && !strcmp(json_string_value(local), "false"))) {
+			const json_t *rec = texts_of(o, "annotations");
+			char buf[64];
+			const char *local = value_text(json_object_get(an, "config.kubernetes.io/local-config"),
+						       "config.kubernetes.io/local-config", rec, buf, sizeof buf);
+			if (local && strcmp(local, "false")) {
 				json_array_remove(objs, i);
 				continue;
 			}
 			for (int k = 0; json_is_object(an) && build_annotations[k]; k++)
 				json_object_del(an, build_annotations[k]);
-			values_to_text(an);
+			values_to_text(an, rec);
+			json_object_del(o, KZ_TEXTS);
 			if (an && (json_is_null(an) || (json_is_object(an) && !json_object_size(an))))
 				json_object_del(md, "annotations");
 			i++;

@@ -46,6 +46,12 @@ void kz_selector_free(kz_selector *s);
  * empty documents skipped; a document that is not a map is an error naming
  * it). *objs is a new array. */
 int kz_objects_parse(const char *text, json_t **objs, bh_error *err);
+/* kz_objects_parse for kustomize_apply: each object also keeps, in a
+ * member of its own, the YAML text of its label and annotation values
+ * (kustomize reads them as text: an annotation 1.50 is written "1.50", 0x10
+ * "0x10"). kustomize_apply uses that member and removes it, so objects read
+ * this way go through kustomize_apply before anything else reads them. */
+int kz_objects_parse_texts(const char *text, json_t **objs, bh_error *err);
 /* kustomize's output: each object printed as sigs.k8s.io/yaml prints it,
  * separated by "---\n". */
 int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err);

@@ -163,8 +163,8 @@ static int blank(const char *s)
 }
 
 /* Helm's annotateAndMerge: the documents of every file in path order, each
- * annotated with its file. */
-static int merge_files(char **paths, char **texts, size_t n, json_t **objs, bh_error *err)
+ * annotated with its file; read for kustomize_apply when keep_texts. */
+static int merge_files(char **paths, char **texts, size_t n, int keep_texts, json_t **objs, bh_error *err)
 {
 	char ***order = malloc((n + 1) * sizeof *order);
 	int rc = 0;
@@ -182,7 +182,7 @@ static int merge_files(char **paths, char **texts, size_t n, json_t **objs, bh_e
 		size_t k;
 		if (base_name(paths[i])[0] == '_' || blank(texts[i]))
 			continue;
-		if ((rc = kz_objects_parse(texts[i], &docs, err)) < 0) {
+		if ((rc = (keep_texts ? kz_objects_parse_texts : kz_objects_parse)(texts[i], &docs, err)) < 0) {
 			bh_error_prefix(err, "parsing %s", paths[i]);
 			break;
 		}
@@ -282,7 +282,7 @@ int postrender_files(void *ud, char ***paths, char ***texts, size_t *n, bh_error
 	const postrender *p = ud;
 	json_t *objs = NULL;
 	int rc;
-	if ((rc = merge_files(*paths, *texts, *n, &objs, err)) < 0)
+	if ((rc = merge_files(*paths, *texts, *n, p->nk > 0, &objs, err)) < 0)
 		return bh_error_prefix(err, "post-render");
 	if ((rc = postrender_objects(p, objs, err)) == 0)
 		rc = split_files(objs, paths, texts, n, err);

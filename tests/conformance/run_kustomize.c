@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	if (yaml_parse_any(kz, strlen(kz), NULL, YAML_KEEP_INTS, &spec, &err) < 0 ||
-	    kustomization_decode(spec, &k, &err) < 0 || kz_objects_parse(res, &objs, &err) < 0 ||
+	    kustomization_decode(spec, &k, &err) < 0 || kz_objects_parse_texts(res, &objs, &err) < 0 ||
 	    kustomize_apply(k, objs, &err) < 0 || kz_objects_emit(objs, &out, &err) < 0) {
 		fprintf(stderr, "Error: %s\n", err.msg);
 		goto done;
