@@ -37,7 +37,7 @@ static const char *const text_fields[] = {"labels", "annotations", NULL};
 static void scalar_as_text(const json_t *v, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	if (json_is_real(v))
+	if (json_is_real(v)) /* JSON's float64 as yaml.v3 writes it */
 		go_format_float(buf, n, json_real_value(v), 'g', -1);
 	else if (json_is_null(v))
 		snprintf(buf, n, "null");
@@ -208,14 +208,16 @@ static int yaml_inf_nan(const char *v, size_t n)
 
 /* kyaml reads an annotation .inf or .nan as its text, where a JSON reader
  * refuses the number: text with each such plain annotation value quoted
- * (a new string), or NULL when there is none. */
-static char *quote_inf_annotations(const char *text)
+ * (a new string), or NULL when there is none. *quoted: a new object of the
+ * annotations quoted and their texts, or NULL. */
+static char *quote_inf_annotations(const char *text, json_t **quoted)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *an;
 	bh_buf out = BH_BUF_INIT;
 	size_t done = 0;
+	*quoted = NULL;
 	if (!strstr(text, ".inf") && !strstr(text, ".Inf") && !strstr(text, ".INF") && !strstr(text, ".nan") &&
 	    !strstr(text, ".NaN") && !strstr(text, ".NAN"))
 		return NULL;
@@ -224,9 +226,9 @@ static char *quote_inf_annotations(const char *text)
 	an = ymap_get(&doc, ymap_get(&doc, yaml_document_get_root_node(&doc), "metadata"), "annotations");
 	for (yaml_node_pair_t *p = an && an->type == YAML_MAPPING_NODE ? an->data.mapping.pairs.start : NULL;
 	     p && p < an->data.mapping.pairs.top; p++) {
-		yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+		yaml_node_t *v = yaml_document_get_node(&doc, p->value), *k = yaml_document_get_node(&doc, p->key);
 		size_t s, e;
-		if (!v || v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+		if (!v || !k || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
 		    !yaml_inf_nan((const char *)v->data.scalar.value, v->data.scalar.length))
 			continue;
 		s = v->start_mark.index;
@@ -239,31 +241,84 @@ static char *quote_inf_annotations(const char *text)
 		bh_buf_put(&out, text + s, e - s);
 		bh_buf_putc(&out, '"');
 		done = e;
+		if (!*quoted)
+			*quoted = json_object();
+		json_object_set_new(*quoted, (const char *)k->data.scalar.value,
+				    json_stringn((const char *)v->data.scalar.value, v->data.scalar.length));
 	}
 	ydoc_free(&parser, &doc);
 	if (!done || !bh_buf_ok(&out)) {
 		bh_buf_free(&out);
+		json_decref(*quoted);
+		*quoted = NULL;
 		return NULL;
 	}
 	bh_buf_puts(&out, text + done);
-	return bh_buf_ok(&out) ? bh_buf_detach(&out) : (bh_buf_free(&out), NULL);
+	if (!bh_buf_ok(&out)) {
+		bh_buf_free(&out);
+		json_decref(*quoted);
+		*quoted = NULL;
+		return NULL;
+	}
+	return bh_buf_detach(&out);
+}
+
+/* A document's text with its .inf/.nan annotations quoted (*quoted as
+ * quote_inf_annotations sets it): docs[i] replaced. */
+static void doc_quote_inf(char **doc, json_t **quoted)
+{
+	char *q = quote_inf_annotations(*doc, quoted);
+	if (q) {
+		free(*doc);
+		*doc = q;
+	}
+}
+
+/* Records the annotations quote_inf_annotations quoted in obj (a JSON
+ * patch, which goes through JSON, fails on them). Takes quoted. */
+static void texts_record_nonjson(json_t *obj, json_t *quoted)
+{
+	json_t *rec;
+	if (!quoted)
+		return;
+	if (!(rec = json_object_get(obj, KZ_TEXTS)))
+		json_object_set_new(obj, KZ_TEXTS, rec = json_object());
+	json_object_set_new(rec, "nonjson", quoted);
+}
+
+/* kustomize's JSON patch first marshals the object to JSON: an annotation
+ * still the .inf/.nan its YAML said is refused as encoding/json refuses it. */
+static int json_patch_nonjson(const json_t *o, bh_error *err)
+{
+	const json_t *an = json_object_get(json_object_get(o, "metadata"), "annotations"), *t;
+	const char *k;
+	json_object_foreach((json_t *)texts_of(o, "nonjson"), k, t) {
+		const char *v = json_string_value(json_object_get(an, k)), *tx = json_string_value(t);
+		if (v && tx && !strcmp(v, tx))
+			return bh_error_set(err, BH_EINVAL, "json: unsupported value: %s",
+					    strchr("nN", tx[1]) ? "NaN" : tx[0] == '-' ? "-Inf" : "+Inf");
+	}
+	return 0;
 }
 
 /* The texts after a strategic merge of patch (texts prec) into an object
  * (texts orec): a label or annotation the patch names is the patch's. */
 static json_t *texts_merge(const json_t *orec, const json_t *prec, const json_t *patch)
 {
+	/* each record, and the metadata field its keys are of */
+	static const char *const recs[][2] = {
+		{"labels", "labels"}, {"annotations", "annotations"}, {"nonjson", "annotations"}};
 	json_t *out = json_object();
 	const json_t *pmd = json_object_get(patch, "metadata");
-	for (int f = 0; out && text_fields[f]; f++) {
-		json_t *m = json_deep_copy(json_object_get(orec, text_fields[f])), *v;
+	for (size_t f = 0; out && f < sizeof recs / sizeof recs[0]; f++) {
+		json_t *m = json_deep_copy(json_object_get(orec, recs[f][0])), *v;
 		const char *k;
 		if (!m)
 			m = json_object();
-		json_object_foreach((json_t *)json_object_get(pmd, text_fields[f]), k, v) json_object_del(m, k);
-		json_object_update(m, json_object_get(prec, text_fields[f]));
+		json_object_foreach((json_t *)json_object_get(pmd, recs[f][1]), k, v) json_object_del(m, k);
+		json_object_update(m, json_object_get(prec, recs[f][0]));
 		if (json_object_size(m))
-			json_object_set(out, text_fields[f], m);
+			json_object_set(out, recs[f][0], m);
 		json_decref(m);
 	}
 	if (!json_object_size(out)) {
@@ -741,12 +796,8 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		json_t *d = NULL;
-		char *q = quote_inf_annotations(docs[i]);
-		if (q) {
-			free(docs[i]);
-			docs[i] = q;
-		}
+		json_t *d = NULL, *quoted = NULL;
+		doc_quote_inf(&docs[i], &quoted);
 		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
 		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
 		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
@@ -754,6 +805,10 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 			json_decref(d);
 			d = NULL;
 			rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS, &d, err);
+		}
+		if (rc < 0 || !json_is_object(d)) {
+			json_decref(quoted); /* set for a map only */
+			quoted = NULL;
 		}
 		if (rc < 0)
 			break;
@@ -771,6 +826,7 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 			continue;
 		}
 		if (!json_is_object(d) || p->json) {
+			json_decref(quoted);
 			json_decref(d);
 			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
 			break;
@@ -778,6 +834,8 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		if (!p->smp)
 			p->smp = json_array();
 		texts_record(d, docs[i]);
+		texts_record_nonjson(d, quoted);
+		quoted = NULL;
 		json_array_append_new(p->smp, d);
 	}
 	docs_free(docs, n);
@@ -911,27 +969,28 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		json_t *d = NULL;
-		char *q = keep_texts ? quote_inf_annotations(docs[i]) : NULL;
-		if (q) {
-			free(docs[i]);
-			docs[i] = q;
-		}
+		json_t *d = NULL, *quoted = NULL;
+		if (keep_texts)
+			doc_quote_inf(&docs[i], &quoted);
 		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
+			json_decref(quoted);
 			bh_error_prefix(err, "document %zu", i + 1);
 			break;
 		}
-		if (json_is_null(d)) {
-			json_decref(d);
-			continue;
-		}
 		if (!json_is_object(d)) {
+			json_decref(quoted);
+			if (json_is_null(d)) {
+				json_decref(d);
+				continue;
+			}
 			json_decref(d);
 			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
 			break;
 		}
-		if (keep_texts)
+		if (keep_texts) {
 			texts_record(d, docs[i]);
+			texts_record_nonjson(d, quoted);
+		}
 		json_array_append_new(a, d);
 	}
 	docs_free(docs, n);
@@ -1036,6 +1095,358 @@ static int same_id(const json_t *a, const json_t *b)
 	       !strcmp(effective_namespace(a), effective_namespace(b));
 }
 
+/* ---- kustomize's name reference transformer --------------------------------------------- */
+
+/* kustomize ends every build with its name reference transformer, which
+ * walks each referrer field spec of its default nameReference
+ * configuration (api/internal/konfig/builtinpluginconsts/namereference.go)
+ * through the objects. Names never change here (no prefix, suffix or
+ * generator), so it only matters where it fails: on an object a patch
+ * left in a shape the walk refuses. */
+typedef struct nameref_spec {
+	const char *group, *version, *kind, *path;
+} nameref_spec;
+
+/* kustomize v5.7.1's referrer field specs, in the order the transformer
+ * visits them (its back references sorted as resid.Gvk.IsLessThan sorts,
+ * each one's referrers in the order given; repeats left out). */
+static const nameref_spec nameref_specs[] = {
+	/* StorageClass */
+	{"", "", "PersistentVolume", "spec/storageClassName"},
+	{"", "", "PersistentVolumeClaim", "spec/storageClassName"},
+	{"", "", "StatefulSet", "spec/volumeClaimTemplates/spec/storageClassName"},
+	/* ServiceAccount */
+	{"rbac.authorization.k8s.io", "", "RoleBinding", "subjects"},
+	{"rbac.authorization.k8s.io", "", "ClusterRoleBinding", "subjects"},
+	{"", "", "Pod", "spec/serviceAccountName"},
+	{"", "", "StatefulSet", "spec/template/spec/serviceAccountName"},
+	{"", "", "Deployment", "spec/template/spec/serviceAccountName"},
+	{"", "", "ReplicationController", "spec/template/spec/serviceAccountName"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/serviceAccountName"},
+	{"", "", "Job", "spec/template/spec/serviceAccountName"},
+	{"", "", "DaemonSet", "spec/template/spec/serviceAccountName"},
+	/* Role */
+	{"rbac.authorization.k8s.io", "", "RoleBinding", "roleRef/name"},
+	/* ClusterRole */
+	{"rbac.authorization.k8s.io", "", "ClusterRoleBinding", "roleRef/name"},
+	/* ConfigMap */
+	{"", "v1", "Pod", "spec/volumes/configMap/name"},
+	{"", "v1", "Pod", "spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "v1", "Pod", "spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "v1", "Pod", "spec/containers/envFrom/configMapRef/name"},
+	{"", "v1", "Pod", "spec/initContainers/envFrom/configMapRef/name"},
+	{"", "v1", "Pod", "spec/volumes/projected/sources/configMap/name"},
+	{"", "", "PodTemplate", "template/spec/volumes/configMap/name"},
+	{"", "", "PodTemplate", "template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "PodTemplate", "template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "PodTemplate", "template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "PodTemplate", "template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "PodTemplate", "template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "Deployment", "spec/template/spec/volumes/configMap/name"},
+	{"", "", "Deployment", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "Deployment", "spec/template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "Deployment", "spec/template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/configMap/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/configMap/name"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/configMap/name"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "Job", "spec/template/spec/volumes/configMap/name"},
+	{"", "", "Job", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "Job", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "Job", "spec/template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "Job", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "Job", "spec/template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/configMap/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/projected/sources/configMap/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/envFrom/configMapRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/envFrom/configMapRef/name"},
+	{"", "", "Node", "spec/configSource/configMap"},
+	{"", "", "Role", "rules/resourceNames"},
+	{"", "", "ClusterRole", "rules/resourceNames"},
+	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap"},
+	/* Secret */
+	{"", "v1", "Pod", "spec/volumes/secret/secretName"},
+	{"", "v1", "Pod", "spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "v1", "Pod", "spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "v1", "Pod", "spec/containers/envFrom/secretRef/name"},
+	{"", "v1", "Pod", "spec/initContainers/envFrom/secretRef/name"},
+	{"", "v1", "Pod", "spec/imagePullSecrets/name"},
+	{"", "v1", "Pod", "spec/volumes/projected/sources/secret/name"},
+	{"", "", "PodTemplate", "template/spec/volumes/secret/secretName"},
+	{"", "", "PodTemplate", "template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "PodTemplate", "template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "PodTemplate", "template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "PodTemplate", "template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "PodTemplate", "template/spec/imagePullSecrets/name"},
+	{"", "", "PodTemplate", "template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "Deployment", "spec/template/spec/volumes/secret/secretName"},
+	{"", "", "Deployment", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "Deployment", "spec/template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "Deployment", "spec/template/spec/imagePullSecrets/name"},
+	{"", "", "Deployment", "spec/template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/secret/secretName"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/imagePullSecrets/name"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/secret/secretName"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "DaemonSet", "spec/template/spec/imagePullSecrets/name"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/secret/secretName"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "StatefulSet", "spec/template/spec/imagePullSecrets/name"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "Job", "spec/template/spec/volumes/secret/secretName"},
+	{"", "", "Job", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "Job", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "Job", "spec/template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "Job", "spec/template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "Job", "spec/template/spec/imagePullSecrets/name"},
+	{"", "", "Job", "spec/template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/secret/secretName"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/projected/sources/secret/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/envFrom/secretRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/envFrom/secretRef/name"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/imagePullSecrets/name"},
+	{"", "", "Ingress", "spec/tls/secretName"},
+	{"", "", "Ingress", "metadata/annotations/ingress.kubernetes.io\\/auth-secret"},
+	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret"},
+	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-tls-secret"},
+	{"", "", "ServiceAccount", "imagePullSecrets/name"},
+	{"", "", "StorageClass", "parameters/secretName"},
+	{"", "", "StorageClass", "parameters/adminSecretName"},
+	{"", "", "StorageClass", "parameters/userSecretName"},
+	{"", "", "StorageClass", "parameters/secretRef"},
+	{"serving.knative.dev", "v1", "Service", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
+	{"", "", "PersistentVolume", "spec/azureFile/secretName"},
+	/* Service */
+	{"apps", "", "StatefulSet", "spec/serviceName"},
+	{"", "", "Ingress", "spec/rules/http/paths/backend/serviceName"},
+	{"", "", "Ingress", "spec/backend/serviceName"},
+	{"", "", "Ingress", "spec/rules/http/paths/backend/service/name"},
+	{"", "", "Ingress", "spec/defaultBackend/service/name"},
+	{"apiregistration.k8s.io", "", "APIService", "spec/service/name"},
+	{"admissionregistration.k8s.io", "", "ValidatingWebhookConfiguration", "webhooks/clientConfig/service"},
+	{"admissionregistration.k8s.io", "", "MutatingWebhookConfiguration", "webhooks/clientConfig/service"},
+	/* PriorityClass */
+	{"", "", "Pod", "spec/priorityClassName"},
+	{"", "", "StatefulSet", "spec/template/spec/priorityClassName"},
+	{"", "", "Deployment", "spec/template/spec/priorityClassName"},
+	{"", "", "ReplicationController", "spec/template/spec/priorityClassName"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/priorityClassName"},
+	{"", "", "Job", "spec/template/spec/priorityClassName"},
+	{"", "", "DaemonSet", "spec/template/spec/priorityClassName"},
+	/* PersistentVolume */
+	{"", "", "PersistentVolumeClaim", "spec/volumeName"},
+	/* PersistentVolumeClaim */
+	{"", "", "Pod", "spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "Deployment", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "ReplicationController", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "Job", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	/* Deployment */
+	{"", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
+	/* ValidatingAdmissionPolicy */
+	{"admissionregistration.k8s.io", "", "ValidatingAdmissionPolicyBinding", "spec/policyName"},
+	/* IngressClass */
+	{"", "", "Ingress", "spec/ingressClassName"},
+	{NULL, NULL, NULL, NULL},
+};
+
+/* resid.ResId.String(): Kind.version.group/name.namespace */
+static void res_id(const json_t *o, char *buf, size_t n)
+{
+	const char *av = sget(o, "apiVersion"), *slash = strchr(av, '/');
+	const json_t *md = json_object_get(o, "metadata");
+	const char *kind = sget(o, "kind"), *name = sget(md, "name"), *ns = sget(md, "namespace");
+	char group[256], version[256];
+	snprintf(group, sizeof group, "%.*s", slash ? (int)(slash - av) : 0, av);
+	snprintf(version, sizeof version, "%s", slash ? slash + 1 : av);
+	snprintf(buf, n, "%s.%s.%s/%s.%s", *kind ? kind : "[noKind]", *version ? version : "[noVer]",
+		 *group ? group : "[noGrp]", *name ? name : "[noName]", *ns ? ns : "[noNs]");
+}
+
+/* The Go type kustomize's map of the object holds for v */
+static const char *go_type(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "map[string]interface {}";
+	case JSON_ARRAY:
+		return "[]interface {}";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+		return "int";
+	case JSON_REAL:
+		return "float64";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "bool";
+	default:
+		return "nil";
+	}
+}
+
+/* nameref.Filter.set on the node at the end of the path: a map must hold
+ * a "name", a list only names or such maps. */
+static int nameref_leaf(const json_t *v, bh_error *err)
+{
+	size_t i;
+	const json_t *e;
+	if (json_is_object(v) && !json_object_get(v, "name"))
+		return bh_error_set(err, BH_EINVAL, "path config error; no 'name' field in node");
+	json_array_foreach(v, i, e) {
+		if (json_is_object(e) && !json_object_get(e, "name"))
+			return bh_error_set(err, BH_EINVAL, "path config error; no 'name' field in node");
+		if (json_is_array(e))
+			return bh_error_set(err, BH_EINVAL,
+					    "a list in the list is expected to be either a string or a map of string");
+	}
+	return 0;
+}
+
+/* fieldspec.Filter's walk of segs[at..] from v */
+static int nameref_walk(const json_t *v, char **segs, size_t nseg, size_t at, int depth, bh_error *err)
+{
+	if (at == nseg)
+		return nameref_leaf(v, err);
+	if (!v || json_is_null(v) || depth > KZ_MAX_DEPTH)
+		return 0;
+	if (json_is_object(v))
+		return nameref_walk(json_object_get(v, segs[at]), segs, nseg, at + 1, depth + 1, err);
+	if (json_is_array(v)) {
+		size_t i;
+		const json_t *e;
+		json_array_foreach(v, i, e) if (nameref_walk(e, segs, nseg, at, depth + 1, err) < 0)
+		{
+			char rest[512] = "";
+			for (size_t k = at; k < nseg; k++)
+				snprintf(rest + strlen(rest), sizeof rest - strlen(rest), "%s%s", k > at ? " " : "",
+					 segs[k]);
+			return bh_error_prefix(err, "visit traversal on path: [%s]", rest);
+		}
+		return 0;
+	}
+	return bh_error_set(err, BH_EINVAL, "expected sequence or mapping node");
+}
+
+static int gvk_selects(const nameref_spec *s, const json_t *o)
+{
+	const char *av = sget(o, "apiVersion"), *slash = strchr(av, '/');
+	size_t gl = slash ? (size_t)(slash - av) : 0;
+	const char *version = slash ? slash + 1 : av;
+	if (*s->group && (strlen(s->group) != gl || strncmp(s->group, av, gl)))
+		return 0;
+	if (*s->version && strcmp(s->version, version))
+		return 0;
+	return !*s->kind || !strcmp(s->kind, sget(o, "kind"));
+}
+
+/* resmap.SubsetThatCouldBeReferencedByResource on a RoleBinding: its
+ * subjects must be maps, a ServiceAccount's namespace a string (kustomize
+ * panics on the first, fails on the second). */
+static int nameref_role_binding(const json_t *o, const char *id, bh_error *err)
+{
+	const json_t *subjects = json_object_get(o, "subjects"), *s;
+	size_t i;
+	if (strcmp(sget(o, "kind"), "RoleBinding") || !json_is_array(subjects))
+		return 0;
+	json_array_foreach(subjects, i, s) {
+		const json_t *ns, *kind;
+		if (!json_is_object(s))
+			return bh_error_set(err, BH_EINVAL,
+					    "%s: subjects[%zu]: interface conversion: interface {} is %s, not "
+					    "map[string]interface {} (kustomize v5.7.1 panics)",
+					    id, i, go_type(s));
+		ns = json_object_get(s, "namespace");
+		kind = json_object_get(s, "kind");
+		if (!ns || !kind)
+			continue;
+		if (!json_is_string(kind))
+			return bh_error_set(err, BH_EINVAL,
+					    "%s: subjects[%zu].kind: interface conversion: interface {} is %s, not string "
+					    "(kustomize v5.7.1 panics)",
+					    id, i, go_type(kind));
+		if (!strcmp(json_string_value(kind), "ServiceAccount") && !json_is_string(ns))
+			return bh_error_set(err, BH_EINVAL, "Invalid Input: namespace is blank for resource \"%s\"\n", id);
+	}
+	return 0;
+}
+
+/* The name reference transformer's walk over one object; an error as
+ * kustomize words it. */
+static int nameref_check(const json_t *o, bh_error *err)
+{
+	char id[1024];
+	int first = 1;
+	for (const nameref_spec *s = nameref_specs; s->path; s++) {
+		char *path, *segs[16], *save = NULL;
+		size_t nseg = 0;
+		int rc;
+		if (!gvk_selects(s, o))
+			continue;
+		if (first) {
+			res_id(o, id, sizeof id);
+			if ((rc = nameref_role_binding(o, id, err)) < 0)
+				return rc;
+			first = 0;
+		}
+		if (!(path = strdup(s->path)))
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		/* utils.PathSplitter: "\\/" does not split */
+		for (char *t = strtok_r(path, "/", &save); t && nseg < 16; t = strtok_r(NULL, "/", &save)) {
+			size_t l = nseg ? strlen(segs[nseg - 1]) : 0;
+			if (l && segs[nseg - 1][l - 1] == '\\') {
+				segs[nseg - 1][l - 1] = '/';
+				memmove(segs[nseg - 1] + l, t, strlen(t) + 1);
+			} else {
+				segs[nseg++] = t;
+			}
+		}
+		rc = nameref_walk(o, segs, nseg, 0, 0, err);
+		free(path);
+		if (rc < 0) {
+			bh_error_prefix(err, "considering field '%s' of object %s", s->path, id);
+			return bh_error_prefix(err, "updating name reference in '%s' field of '%s'", s->path, id);
+		}
+	}
+	return 0;
+}
+
 /* The annotations kustomize keeps on a resource while it builds, and
  * takes off every resource at the end (a chart's own ones too). A JSON
  * patch sees the build annotations (the previous kind, name and namespace
@@ -1050,6 +1461,37 @@ static const char *const build_annotations[] = {
 	"internal.config.kubernetes.io/path", "internal.config.kubernetes.io/prefixes",
 	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
 	"internal.config.kubernetes.io/suffixes", NULL};
+
+/* PatchTransformer.transformJson6902 after the patch: the annotations are
+ * set again from kyaml's GetAnnotations of the result, so they are the
+ * texts of their values (a map or list ""), a list's elements are read in
+ * pairs (key, value), anything else is none; a key "" leaves none. */
+static int annotations_after_json_patch(json_t *o, bh_error *err)
+{
+	json_t *md = json_object_get(o, "metadata"), *an, *m, *v;
+	const char *k;
+	size_t i;
+	char kb[64], vb[64];
+	if (!json_is_object(md) || !(an = json_object_get(md, "annotations")))
+		return 0;
+	if (json_is_array(an) && json_array_size(an) % 2)
+		return bh_error_set(err, BH_EINVAL,
+				    "metadata.annotations is a list of %zu elements: runtime error: index out of range "
+				    "[%zu] with length %zu (kustomize v5.7.1 panics reading its pairs)",
+				    json_array_size(an), json_array_size(an), json_array_size(an));
+	if (!(m = json_object()))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_object_foreach(an, k, v) json_object_set_new(m, k, json_string(value_text(v, k, NULL, vb, sizeof vb)));
+	for (i = 0; json_is_array(an) && i + 1 < json_array_size(an); i += 2)
+		json_object_set_new(m, value_text(json_array_get(an, i), "", NULL, kb, sizeof kb),
+				    json_string(value_text(json_array_get(an, i + 1), "", NULL, vb, sizeof vb)));
+	/* SetAnnotations sets the keys in order: "" replaces the map with a
+	 * string, on which the next key fails (the error is dropped) */
+	if (json_object_get(m, ""))
+		json_object_clear(m);
+	json_object_set_new(md, "annotations", m);
+	return 0;
+}
 
 static void build_annotations_add(json_t *o)
 {
@@ -1113,9 +1555,11 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 				rc = apply_smp_one(objs, i, tsmp, err);
 			} else {
 				json_t *o = json_incref(json_array_get(objs, i));
+				rc = json_patch_nonjson(o, err);
 				json_object_del(o, KZ_TEXTS); /* kustomize goes through JSON */
 				build_annotations_add(o);
-				if ((rc = kz_json_patch(&o, p->json, err)) < 0) {
+				if (rc < 0 || (rc = kz_json_patch(&o, p->json, err)) < 0 ||
+				    (rc = annotations_after_json_patch(o, err)) < 0) {
 					char id[512];
 					obj_id(o, id, sizeof id);
 					bh_error_prefix(err, "%s", id);
@@ -1252,6 +1696,11 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 			image_volumes(&k->images[j], spec);
 			image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"));
 		}
+	}
+	{
+		size_t i;
+		json_t *o;
+		json_array_foreach(objs, i, o) if (nameref_check(o, err) < 0) return err ? err->code : BH_EINVAL;
 	}
 	/* kustomize's build annotations come off at the end, and an annotation
 	 * map left empty (or null) goes with them; a resource marked
