@@ -143,11 +143,12 @@ static void ydoc_free(yaml_parser_t *parser, yaml_document_t *doc)
 }
 
 /* A value of metadata.labels/annotations whose text another reader would
- * not print from its JSON value: parsed text has one. */
-static int texts_needed(const json_t *obj, const char *text)
+ * not print from its JSON value: parsed text has one (rewritten: obj was
+ * read from the text rewrite_scalars made of it). */
+static int texts_needed(const json_t *obj, const char *text, int rewritten)
 {
 	const json_t *md = json_object_get(obj, "metadata");
-	if (strstr(text, "binary"))
+	if (rewritten || strstr(text, "binary"))
 		return 1;
 	for (int f = 0; text_fields[f]; f++) {
 		const char *k;
@@ -158,16 +159,17 @@ static int texts_needed(const json_t *obj, const char *text)
 }
 
 /* Records under KZ_TEXTS the texts of obj's labels and annotations that
- * its JSON values do not print, from the YAML text obj was read from.
- * Nothing is recorded when libyaml does not read the text. */
-static void texts_record(json_t *obj, const char *text)
+ * its JSON values do not print, from the YAML text obj was read from (its
+ * text before rewrite_scalars when rewritten). Nothing is recorded when
+ * libyaml does not read the text. */
+static void texts_record(json_t *obj, const char *text, int rewritten)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	const json_t *md = json_object_get(obj, "metadata");
 	yaml_node_t *ymd;
 	json_t *rec;
-	if (!json_is_object(md) || !texts_needed(obj, text) || !ydoc_load(text, &parser, &doc))
+	if (!json_is_object(md) || !texts_needed(obj, text, rewritten) || !ydoc_load(text, &parser, &doc))
 		return;
 	ymd = ymap_get(&doc, yaml_document_get_root_node(&doc), "metadata");
 	rec = json_object();
@@ -206,55 +208,261 @@ static int yaml_inf_nan(const char *v, size_t n)
 	return 0;
 }
 
-/* kyaml reads an annotation .inf or .nan as its text, where a JSON reader
- * refuses the number: text with each such plain annotation value quoted
- * (a new string), or NULL when there is none. *quoted: a new object of the
- * annotations quoted and their texts, or NULL. */
-static char *quote_inf_annotations(const char *text, json_t **quoted)
+/* yaml.v3's parseTimestamp (2006-1-2T15:4:5.999999999Z07:00, the same
+ * with 't' or ' ' and no zone, or 2006-1-2, as Go's time.Parse reads them):
+ * 1 with the time as encoding/json writes it (RFC 3339, nanoseconds
+ * trimmed) in out, which kustomize prints where it went through JSON; 2
+ * for a time encoding/json refuses (a zone of 24 hours or more). */
+static int v3_timestamp(const char *s, size_t n, char *out, size_t outn)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0, off = 0;
+	long nsec = 0;
+	size_t i;
+	if (n < 8 || s[4] != '-')
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+#define KZ_NUM(v)                                                                                       \
+	do {                                                                                            \
+		if (i >= n || s[i] < '0' || s[i] > '9')                                                 \
+			return 0;                                                                       \
+		v = s[i++] - '0';                                                                       \
+		if (i < n && s[i] >= '0' && s[i] <= '9')                                                \
+			v = v * 10 + (s[i++] - '0');                                                    \
+	} while (0)
+	i = 5;
+	KZ_NUM(mo);
+	if (i >= n || s[i++] != '-')
+		return 0;
+	KZ_NUM(d);
+	if (i < n) {
+		char sep = s[i++];
+		if (sep != 'T' && sep != 't' && sep != ' ')
+			return 0;
+		KZ_NUM(h);
+		if (i >= n || s[i++] != ':')
+			return 0;
+		KZ_NUM(mi);
+		if (i >= n || s[i++] != ':')
+			return 0;
+		KZ_NUM(sec);
+		if (i + 1 < n && (s[i] == '.' || s[i] == ',') && s[i + 1] >= '0' && s[i + 1] <= '9') {
+			int digits = 0;
+			for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+				if (digits++ < 9)
+					nsec = nsec * 10 + (s[i] - '0');
+			for (; digits < 9; digits++)
+				nsec *= 10;
+		}
+		if (sep != ' ') { /* Z07:00 */
+			if (i < n && s[i] == 'Z') {
+				i++;
+			} else {
+				int oh, om;
+				if (n - i < 6 || (s[i] != '+' && s[i] != '-') || s[i + 3] != ':')
+					return 0;
+				for (size_t k = 1; k < 6; k++)
+					if (k != 3 && (s[i + k] < '0' || s[i + k] > '9'))
+						return 0;
+				oh = (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
+				om = (s[i + 4] - '0') * 10 + (s[i + 5] - '0');
+				if (oh > 24 || om > 60)
+					return 0;
+				off = (s[i] == '-' ? -1 : 1) * (oh * 60 + om);
+				i += 6;
+			}
+		}
+	}
+#undef KZ_NUM
+	if (i != n || mo < 1 || mo > 12 || h > 23 || mi > 59 || sec > 59)
+		return 0;
+	if (off <= -24 * 60 || off >= 24 * 60)
+		return 2;
+	{
+		static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+		int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+		if (d < 1 || d > mdays[mo - 1] + (mo == 2 && leap))
+			return 0;
+	}
+	{
+		char frac[24] = "", zone[16] = "Z";
+		if (nsec) {
+			snprintf(frac, sizeof frac, ".%09ld", nsec);
+			for (size_t k = strlen(frac); frac[k - 1] == '0'; k--)
+				frac[k - 1] = '\0';
+		}
+		if (off)
+			snprintf(zone, sizeof zone, "%c%02d:%02d", off < 0 ? '-' : '+', abs(off) / 60 % 100, abs(off) % 60);
+		snprintf(out, outn, "%04d-%02d-%02dT%02d:%02d:%02d%s%s", y, mo, d, h, mi, sec, frac, zone);
+	}
+	return 1;
+}
+
+/* Some "YYYY-" in text: a timestamp may be there. */
+static int may_have_timestamp(const char *text)
+{
+	for (const char *p = strchr(text, '-'); p; p = strchr(p + 1, '-'))
+		if (p - text >= 4 && p[-1] >= '0' && p[-1] <= '9' && p[-2] >= '0' && p[-2] <= '9' && p[-3] >= '0' &&
+		    p[-3] <= '9' && p[-4] >= '0' && p[-4] <= '9')
+			return 1;
+	return 0;
+}
+
+/* A plain mapping key yaml.v3 reads as no string (null, a bool, a number,
+ * a timestamp): kustomize's objects then hold a map[interface{}]interface{},
+ * which encoding/json refuses. */
+static int key_nonstring(const char *k, size_t n)
+{
+	static const char *const words[] = {"~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
+					    NULL};
+	char t[64];
+	json_t *v = NULL;
+	int r;
+	for (int i = 0; words[i]; i++)
+		if (strlen(words[i]) == n && !memcmp(k, words[i], n))
+			return 1;
+	if (v3_timestamp(k, n, t, sizeof t))
+		return 1;
+	if (!n || n > 400 || !strchr("0123456789+-.", k[0]) || strspn(k, "0123456789abcdefABCDEFxXoO_+-.nNiI") < n)
+		return 0;
+	if (yaml_parse_any(k, n, NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &v, NULL) < 0)
+		return 0;
+	r = !json_is_string(v);
+	json_decref(v);
+	return r;
+}
+
+typedef struct scalar_edit {
+	size_t s, e;
+	char *rep;
+} scalar_edit;
+
+static int edit_cmp(const void *a, const void *b)
+{
+	const scalar_edit *x = a, *y = b;
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Plain scalar node v of text to be written as the quoted string rep (when
+ * its text is the scalar itself, or an anchor and the scalar: not a tag). 0,
+ * or -1 when it is not. */
+static int edit_add(scalar_edit **ed, size_t *n, size_t *cap, const char *text, const yaml_node_t *v, const char *rep)
+{
+	size_t s = v->start_mark.index, e = v->end_mark.index, len = v->data.scalar.length;
+	if (e - s > len && text[s] == '&' && !memchr(text + s, '!', e - s - len))
+		s = e - len; /* &anchor value */
+	if (e - s != len || memcmp(text + s, v->data.scalar.value, len) ||
+	    VEC_RESERVE(*ed, *cap, *n + 1, 8) < 0 || !((*ed)[*n].rep = malloc(strlen(rep) + 3)))
+		return -1;
+	sprintf((*ed)[*n].rep, "\"%s\"", rep);
+	(*ed)[*n].s = s;
+	(*ed)[*n].e = e;
+	(*n)++;
+	return 0;
+}
+
+/* Plain scalars that kustomize reads otherwise than our reader, written as
+ * quoted strings: an annotation .inf or .nan is its text to kyaml (a JSON
+ * reader refuses the number; *quoted, a new object, gets each such
+ * annotation and its text), and in a document that is a map a timestamp
+ * (a time of day only outside flow collections) goes out through JSON as
+ * encoding/json writes a time.Time (2001-12-14 is "2001-12-14T00:00:00Z").
+ * The new text, or NULL when nothing changed.
+ * *badkey: a new string, why kustomize cannot write the document as JSON
+ * (a map key key_nonstring, a time), or NULL. */
+static char *rewrite_scalars(const char *text, json_t **quoted, json_t **badkey)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_node_t *an;
+	yaml_node_t *root, *an;
 	bh_buf out = BH_BUF_INIT;
-	size_t done = 0;
+	scalar_edit *ed = NULL;
+	size_t ned = 0, cap = 0, done = 0;
+	int inf = strstr(text, ".inf") || strstr(text, ".Inf") || strstr(text, ".INF") || strstr(text, ".nan") ||
+		  strstr(text, ".NaN") || strstr(text, ".NAN");
+	int ts = may_have_timestamp(text);
 	*quoted = NULL;
-	if (!strstr(text, ".inf") && !strstr(text, ".Inf") && !strstr(text, ".INF") && !strstr(text, ".nan") &&
-	    !strstr(text, ".NaN") && !strstr(text, ".NAN"))
-		return NULL;
+	*badkey = NULL;
 	if (!ydoc_load(text, &parser, &doc))
 		return NULL;
-	an = ymap_get(&doc, ymap_get(&doc, yaml_document_get_root_node(&doc), "metadata"), "annotations");
-	for (yaml_node_pair_t *p = an && an->type == YAML_MAPPING_NODE ? an->data.mapping.pairs.start : NULL;
+	root = yaml_document_get_root_node(&doc);
+	an = ymap_get(&doc, ymap_get(&doc, root, "metadata"), "annotations");
+	for (yaml_node_pair_t *p = inf && an && an->type == YAML_MAPPING_NODE ? an->data.mapping.pairs.start : NULL;
 	     p && p < an->data.mapping.pairs.top; p++) {
 		yaml_node_t *v = yaml_document_get_node(&doc, p->value), *k = yaml_document_get_node(&doc, p->key);
-		size_t s, e;
-		if (!v || !k || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-		    !yaml_inf_nan((const char *)v->data.scalar.value, v->data.scalar.length))
+		if (!v || !k || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE ||
+		    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+		    !yaml_inf_nan((const char *)v->data.scalar.value, v->data.scalar.length) ||
+		    edit_add(&ed, &ned, &cap, text, v, (const char *)v->data.scalar.value) < 0)
 			continue;
-		s = v->start_mark.index;
-		e = v->end_mark.index;
-		/* only the scalar itself (no anchor or tag before it), in order */
-		if (s < done || e - s != v->data.scalar.length || memcmp(text + s, v->data.scalar.value, e - s))
-			continue;
-		bh_buf_put(&out, text + done, s - done);
-		bh_buf_putc(&out, '"');
-		bh_buf_put(&out, text + s, e - s);
-		bh_buf_putc(&out, '"');
-		done = e;
 		if (!*quoted)
 			*quoted = json_object();
 		json_object_set_new(*quoted, (const char *)k->data.scalar.value,
 				    json_stringn((const char *)v->data.scalar.value, v->data.scalar.length));
 	}
-	ydoc_free(&parser, &doc);
-	if (!done || !bh_buf_ok(&out)) {
-		bh_buf_free(&out);
-		json_decref(*quoted);
-		*quoted = NULL;
-		return NULL;
+	if (root && root->type == YAML_MAPPING_NODE) {
+		size_t nn = (size_t)(doc.nodes.top - doc.nodes.start);
+		char *iskey = calloc(nn + 1, 1), *inflow = calloc(nn + 1, 1);
+		for (size_t id = 1; iskey && inflow && id <= nn; id++) {
+			yaml_node_t *m = yaml_document_get_node(&doc, (int)id);
+			for (yaml_node_item_t *it = m->type == YAML_SEQUENCE_NODE ? m->data.sequence.items.start : NULL;
+			     it && it < m->data.sequence.items.top; it++)
+				if (*it >= 1 && (size_t)*it <= nn)
+					inflow[*it] = m->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE;
+			for (yaml_node_pair_t *p = m->type == YAML_MAPPING_NODE ? m->data.mapping.pairs.start : NULL;
+			     p && p < m->data.mapping.pairs.top; p++) {
+				yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+				if (p->key >= 1 && (size_t)p->key <= nn)
+					iskey[p->key] = 1;
+				if (p->value >= 1 && (size_t)p->value <= nn)
+					inflow[p->value] = m->data.mapping.style == YAML_FLOW_MAPPING_STYLE;
+				if (!*badkey && k && k->type == YAML_SCALAR_NODE &&
+				    k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ymerge_key(k) &&
+				    key_nonstring((const char *)k->data.scalar.value, k->data.scalar.length))
+					*badkey = json_sprintf("map key %s is no string to kustomize (yaml.v3 reads it as "
+							       "another type): json: unsupported type: map[interface "
+							       "{}]interface {}",
+							       (const char *)k->data.scalar.value);
+			}
+		}
+		for (size_t id = 1; ts && iskey && inflow && id <= nn; id++) {
+			yaml_node_t *v = yaml_document_get_node(&doc, (int)id);
+			char t[64];
+			int r;
+			if (iskey[id] || v->type != YAML_SCALAR_NODE || v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+			    !(r = v3_timestamp((const char *)v->data.scalar.value, v->data.scalar.length, t, sizeof t)))
+				continue;
+			/* a date is a time.Time to kustomize; a time of day only
+			 * outside a flow collection ({...}, [...]) */
+			if (inflow[id] && memchr(v->data.scalar.value, ':', v->data.scalar.length))
+				continue;
+			if (r == 1)
+				edit_add(&ed, &ned, &cap, text, v, t);
+			else if (!*badkey)
+				*badkey = json_sprintf("%s: json: error calling MarshalJSON for type time.Time: "
+						       "Time.MarshalJSON: timezone hour outside of range [0,23]",
+						       (const char *)v->data.scalar.value);
+		}
+		free(iskey);
+		free(inflow);
 	}
-	bh_buf_puts(&out, text + done);
-	if (!bh_buf_ok(&out)) {
+	ydoc_free(&parser, &doc);
+	if (ned)
+		qsort(ed, ned, sizeof *ed, edit_cmp);
+	for (size_t i = 0; i < ned; i++) {
+		if (ed[i].s >= done) {
+			bh_buf_put(&out, text + done, ed[i].s - done);
+			bh_buf_puts(&out, ed[i].rep);
+			done = ed[i].e;
+		}
+		free(ed[i].rep);
+	}
+	free(ed);
+	if (done)
+		bh_buf_puts(&out, text + done);
+	if (!done || !bh_buf_ok(&out)) {
 		bh_buf_free(&out);
 		json_decref(*quoted);
 		*quoted = NULL;
@@ -263,27 +471,40 @@ static char *quote_inf_annotations(const char *text, json_t **quoted)
 	return bh_buf_detach(&out);
 }
 
-/* A document's text with its .inf/.nan annotations quoted (*quoted as
- * quote_inf_annotations sets it): docs[i] replaced. */
-static void doc_quote_inf(char **doc, json_t **quoted)
+/* rewrite_scalars on a document: *doc replaced when it changed, its first
+ * text then in *orig (the caller frees it), else *orig NULL. */
+static void doc_rewrite(char **doc, json_t **quoted, json_t **badkey, char **orig)
 {
-	char *q = quote_inf_annotations(*doc, quoted);
+	char *q = rewrite_scalars(*doc, quoted, badkey);
+	*orig = NULL;
 	if (q) {
-		free(*doc);
+		*orig = *doc;
 		*doc = q;
 	}
 }
 
-/* Records the annotations quote_inf_annotations quoted in obj (a JSON
- * patch, which goes through JSON, fails on them). Takes quoted. */
-static void texts_record_nonjson(json_t *obj, json_t *quoted)
+/* Records in obj what rewrite_scalars found that kustomize cannot write
+ * as JSON (an output or a JSON patch fails on them): the annotations it
+ * quoted, the first map key that is no string. Takes quoted and badkey. */
+static void texts_record_nonjson(json_t *obj, json_t *quoted, json_t *badkey)
 {
 	json_t *rec;
-	if (!quoted)
+	if (!quoted && !badkey)
 		return;
 	if (!(rec = json_object_get(obj, KZ_TEXTS)))
 		json_object_set_new(obj, KZ_TEXTS, rec = json_object());
-	json_object_set_new(rec, "nonjson", quoted);
+	if (quoted)
+		json_object_set_new(rec, "nonjson", quoted);
+	if (badkey)
+		json_object_set_new(rec, "badkey", badkey);
+}
+
+static int badkey_error(const char *key, bh_error *err)
+{
+	return bh_error_set(err, BH_EINVAL,
+			    "map key %s is no string to kustomize (yaml.v3 reads it as another type): json: unsupported "
+			    "type: map[interface {}]interface {}",
+			    key);
 }
 
 /* kustomize's JSON patch first marshals the object to JSON: an annotation
@@ -292,6 +513,14 @@ static int json_patch_nonjson(const json_t *o, bh_error *err)
 {
 	const json_t *an = json_object_get(json_object_get(o, "metadata"), "annotations"), *t;
 	const char *k;
+	/* kustomize sets its previous-id annotations first (resmap.Select
+	 * refused an odd list already) */
+	if (json_is_array(an))
+		return bh_error_set(err, BH_EINVAL,
+				    "metadata.annotations is a list, not a map (kustomize v5.7.1 panics: wrong node kind: "
+				    "expected MappingNode but got SequenceNode)");
+	if ((t = json_object_get(json_object_get(o, KZ_TEXTS), "badkey")))
+		return bh_error_set(err, BH_EINVAL, "%s", json_string_value(t));
 	json_object_foreach((json_t *)texts_of(o, "nonjson"), k, t) {
 		const char *v = json_string_value(json_object_get(an, k)), *tx = json_string_value(t);
 		if (v && tx && !strcmp(v, tx))
@@ -320,6 +549,11 @@ static json_t *texts_merge(const json_t *orec, const json_t *prec, const json_t 
 		if (json_object_size(m))
 			json_object_set(out, recs[f][0], m);
 		json_decref(m);
+	}
+	if (out) { /* a key the patch or the object brought */
+		json_t *bk = json_object_get(prec, "badkey") ? json_object_get(prec, "badkey") : json_object_get(orec, "badkey");
+		if (bk)
+			json_object_set(out, "badkey", bk);
 	}
 	if (!json_object_size(out)) {
 		json_decref(out);
@@ -665,7 +899,8 @@ static const char *effective_namespace(const json_t *obj)
 	return *ns ? ns : "default";
 }
 
-int kz_selector_match(const kz_selector *s, const json_t *obj)
+/* kz_selector_match's group/version/kind/name/namespace part */
+static int selector_ids_match(const kz_selector *s, const json_t *obj)
 {
 	const char *av = sget(obj, "apiVersion"), *slash = strchr(av, '/');
 	const json_t *md = json_object_get(obj, "metadata");
@@ -680,6 +915,14 @@ int kz_selector_match(const kz_selector *s, const json_t *obj)
 	for (int i = 0; i < SEL_N; i++)
 		if (s->re[i] && !re_match(s->re[i], vals[i]))
 			return 0;
+	return 1;
+}
+
+int kz_selector_match(const kz_selector *s, const json_t *obj)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	if (!selector_ids_match(s, obj))
+		return 0;
 	if (s->has_labels && !labelsel_match(&s->labels, json_object_get(md, "labels"), texts_of(obj, "labels")))
 		return 0;
 	if (s->has_annotations && !labelsel_match(&s->annotations, json_object_get(md, "annotations"),
@@ -796,8 +1039,9 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		json_t *d = NULL, *quoted = NULL;
-		doc_quote_inf(&docs[i], &quoted);
+		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
+		char *orig;
+		doc_rewrite(&docs[i], &quoted, &badkey, &orig);
 		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
 		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
 		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
@@ -806,9 +1050,12 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 			d = NULL;
 			rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS, &d, err);
 		}
-		if (rc < 0 || !json_is_object(d)) {
+		if (rc < 0 || !json_is_object(d) || p->json) {
 			json_decref(quoted); /* set for a map only */
-			quoted = NULL;
+			json_decref(badkey);
+			quoted = badkey = NULL;
+			free(orig);
+			orig = NULL;
 		}
 		if (rc < 0)
 			break;
@@ -826,16 +1073,15 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 			continue;
 		}
 		if (!json_is_object(d) || p->json) {
-			json_decref(quoted);
 			json_decref(d);
 			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
 			break;
 		}
 		if (!p->smp)
 			p->smp = json_array();
-		texts_record(d, docs[i]);
-		texts_record_nonjson(d, quoted);
-		quoted = NULL;
+		texts_record(d, orig ? orig : docs[i], orig != NULL);
+		free(orig);
+		texts_record_nonjson(d, quoted, badkey);
 		json_array_append_new(p->smp, d);
 	}
 	docs_free(docs, n);
@@ -969,16 +1215,21 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		json_t *d = NULL, *quoted = NULL;
+		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
+		char *orig = NULL;
 		if (keep_texts)
-			doc_quote_inf(&docs[i], &quoted);
+			doc_rewrite(&docs[i], &quoted, &badkey, &orig);
 		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
 			json_decref(quoted);
+			json_decref(badkey);
+			free(orig);
 			bh_error_prefix(err, "document %zu", i + 1);
 			break;
 		}
 		if (!json_is_object(d)) {
 			json_decref(quoted);
+			json_decref(badkey);
+			free(orig);
 			if (json_is_null(d)) {
 				json_decref(d);
 				continue;
@@ -988,9 +1239,10 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 			break;
 		}
 		if (keep_texts) {
-			texts_record(d, docs[i]);
-			texts_record_nonjson(d, quoted);
+			texts_record(d, orig ? orig : docs[i], orig != NULL);
+			texts_record_nonjson(d, quoted, badkey);
 		}
+		free(orig);
 		json_array_append_new(a, d);
 	}
 	docs_free(docs, n);
@@ -1069,6 +1321,7 @@ static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *
 	json_decref(prec);
 	if (rc < 0) {
 		char id[512];
+		json_decref(r);
 		obj_id(obj, id, sizeof id);
 		return bh_error_prefix(err, "%s", id);
 	}
@@ -1539,8 +1792,25 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 		char *sel = calloc(n + 1, 1);
 		if (!sel)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		for (size_t i = 0; i < n; i++)
-			sel[i] = kz_selector_match(p->target, json_array_get(objs, i));
+		for (size_t i = 0; i < n; i++) {
+			const json_t *o = json_array_get(objs, i), *md = json_object_get(o, "metadata");
+			/* resmap.Select reads the labels and annotations of every
+			 * object of the target's kinds and names in pairs: an odd
+			 * list is kustomize's panic */
+			for (int f = 0; f < 2 && selector_ids_match(p->target, o); f++) {
+				const json_t *m = json_object_get(md, text_fields[f]);
+				if (json_is_array(m) && json_array_size(m) % 2) {
+					char id[512];
+					free(sel);
+					obj_id(o, id, sizeof id);
+					return bh_error_set(err, BH_EINVAL,
+							    "%s: metadata.%s is a list of %zu elements, not a map "
+							    "(kustomize v5.7.1 panics: runtime error: index out of range)",
+							    id, text_fields[f], json_array_size(m));
+				}
+			}
+			sel[i] = kz_selector_match(p->target, o);
+		}
 		json_t *tsmp = p->smp ? json_deep_copy(json_array_get(p->smp, 0)) : NULL;
 		if (tsmp) { /* a targeted patch is read as a resource first */
 			json_t *md = json_object_get(tsmp, "metadata");
@@ -1721,6 +1991,21 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 			for (int k = 0; json_is_object(an) && build_annotations[k]; k++)
 				json_object_del(an, build_annotations[k]);
 			values_to_text(an, rec);
+			{ /* kustomize writes annotation keys back as plain scalars */
+				const json_t *bk = json_object_get(json_object_get(o, KZ_TEXTS), "badkey");
+				const char *k, *bad = NULL;
+				json_t *v;
+				json_object_foreach(an, k, v) if (!bad && key_nonstring(k, strlen(k))) bad = k;
+				if (bk || bad) {
+					char id[512];
+					obj_id(o, id, sizeof id);
+					if (bk)
+						bh_error_set(err, BH_EINVAL, "%s", json_string_value(bk));
+					else
+						badkey_error(bad, err);
+					return bh_error_prefix(err, "%s", id);
+				}
+			}
 			json_object_del(o, KZ_TEXTS);
 			if (an && (json_is_null(an) || (json_is_object(an) && !json_object_size(an))))
 				json_object_del(md, "annotations");
