@@ -5,6 +5,7 @@
  * `containers`/`initContainers` list, then its image field specs). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -639,6 +640,98 @@ static int push_val(sel_req *r, char *v)
 	return 0;
 }
 
+/* k8s.io/apimachinery validation: ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
+ * (empty allowed) */
+static int qualified_part(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n)
+		return 1;
+	if (!isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
+			return 0;
+	return 1;
+}
+
+/* [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)* */
+static int dns1123_subdomain(const char *s)
+{
+	const char *p = s;
+	for (;;) {
+		size_t n = strcspn(p, ".");
+		if (!n || !(islower((unsigned char)p[0]) || isdigit((unsigned char)p[0])) ||
+		    !(islower((unsigned char)p[n - 1]) || isdigit((unsigned char)p[n - 1])))
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			if (!islower((unsigned char)p[i]) && !isdigit((unsigned char)p[i]) && p[i] != '-')
+				return 0;
+		if (!p[n])
+			return 1;
+		p += n + 1;
+	}
+}
+
+#define KZ_NAME_RE_ERR                                                                                       \
+	"must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric " \
+	"character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "                 \
+	"'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+
+/* labels.Parse's checks of a requirement's key (a qualified name) and
+ * values (label values), worded as k8s.io/apimachinery words them. */
+static int labelsel_req_check(const sel_req *r, bh_error *err)
+{
+	char msg[1024] = "";
+	const char *slash = strchr(r->key, '/'), *name = slash ? slash + 1 : r->key;
+#define KZ_ADD(...) snprintf(msg + strlen(msg), sizeof msg - strlen(msg), __VA_ARGS__)
+	if (slash && strchr(slash + 1, '/')) {
+		KZ_ADD("a qualified name " KZ_NAME_RE_ERR " with an optional DNS subdomain prefix and '/' (e.g. "
+		       "'example.com/MyName')");
+	} else {
+		if (slash && slash == r->key)
+			KZ_ADD("prefix part must be non-empty");
+		else if (slash) {
+			char prefix[512];
+			snprintf(prefix, sizeof prefix, "%.*s", (int)(slash - r->key), r->key);
+			if (slash - r->key > 253)
+				KZ_ADD("prefix part must be no more than 253 characters");
+			if (!dns1123_subdomain(prefix))
+				KZ_ADD("%sprefix part a DNS-1123 subdomain must consist of lower case alphanumeric "
+				       "characters, '-' or '.', and must start and end with an alphanumeric character "
+				       "(e.g. 'example.com', regex used for validation is "
+				       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+				       *msg ? "; " : "");
+		}
+		if (!*name)
+			KZ_ADD("%sname part must be non-empty", *msg ? "; " : "");
+		else if (strlen(name) > 63)
+			KZ_ADD("%sname part must be no more than 63 characters", *msg ? "; " : "");
+		if (!*name || !qualified_part(name))
+			KZ_ADD("%sname part " KZ_NAME_RE_ERR, *msg ? "; " : "");
+	}
+	if (*msg)
+		return bh_error_set(err, BH_EINVAL, "unable to parse requirement: invalid label key \"%s\": %s", r->key,
+				    msg);
+	for (size_t i = 0; i < r->nvals; i++) {
+		const char *v = r->vals[i];
+		if (strlen(v) > 63)
+			KZ_ADD("must be no more than 63 characters");
+		if (!qualified_part(v))
+			KZ_ADD("%sa valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+			       "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+			       "'my_value',  or '12345', regex used for validation is "
+			       "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+			       *msg ? "; " : "");
+		if (*msg)
+			return bh_error_set(err, BH_EINVAL,
+					    "unable to parse requirement: invalid label value: \"%s\": at key: \"%s\": %s", v,
+					    r->key, msg);
+	}
+#undef KZ_ADD
+	return 0;
+}
+
 static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error *err)
 {
 	const char *p = s;
@@ -701,6 +794,8 @@ static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error
 				}
 			}
 		}
+		if (labelsel_req_check(&r, err) < 0)
+			goto invalid;
 		nr = realloc(l->r, (l->n + 1) * sizeof *nr);
 		if (!nr)
 			goto bad;
@@ -722,6 +817,13 @@ static int labelsel_parse(const char *s, labelsel *l, const char *what, bh_error
 	bad_nofree:
 		labelsel_free(l);
 		return bh_error_set(err, BH_EINVAL, "invalid %s %s: cannot parse near %.40s", what, s, p);
+	invalid:
+		free(r.key);
+		for (size_t j = 0; j < r.nvals; j++)
+			free(r.vals[j]);
+		free(r.vals);
+		labelsel_free(l);
+		return err ? err->code : BH_EINVAL;
 	}
 	return 0;
 }
@@ -1034,6 +1136,15 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
 	if (tl > KZ_MAX_PATCH_BYTES)
 		return bh_error_set(err, BH_ELIMIT, "patch longer than %d bytes", KZ_MAX_PATCH_BYTES);
+	if (text[strspn(text, " \t\r\n")] == '[') { /* jsonPatchFromBytes (trimmed): JSON, not YAML */
+		json_error_t je;
+		json_t *j = json_loads(text, JSON_DECODE_ANY, &je);
+		int ok = json_is_array(j);
+		json_decref(j);
+		if (!ok)
+			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: not JSON: %s (line %d)",
+					    je.text, je.line);
+	}
 	if (split_docs(text, &docs, &n) < 0) {
 		docs_free(docs, n);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
