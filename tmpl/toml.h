@@ -19,6 +19,10 @@
  * top-level values must be Go maps or structs", ...) on failure. */
 int toml_encode(const tmpl_value *v, bh_buf *out, bh_error *err);
 
+/* BurntSushi's dblQuotedReplacer: s with '"', '\\' and control bytes
+ * escaped as inside a TOML basic string (\b \t \n \f \r, else \u00XX). */
+void toml_dbl_quoted(bh_buf *b, const char *s, size_t n);
+
 /* Parses text into a map value allocated in a. BH_EPARSE with the
  * decoder's message ("toml: line 1: expected '.' or '=', but got 't'
  * instead"), BH_ELIMIT for limits. */

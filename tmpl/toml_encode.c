@@ -40,10 +40,8 @@ static void newline(enc *e)
 		bh_buf_putc(e->out, '\n');
 }
 
-static void quoted(enc *e, const char *s, size_t n)
+void toml_dbl_quoted(bh_buf *b, const char *s, size_t n)
 {
-	bh_buf *b = e->out;
-	bh_buf_putc(b, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		switch (c) {
@@ -61,7 +59,13 @@ static void quoted(enc *e, const char *s, size_t n)
 				bh_buf_putc(b, (char)c);
 		}
 	}
-	bh_buf_putc(b, '"');
+}
+
+static void quoted(enc *e, const char *s, size_t n)
+{
+	bh_buf_putc(e->out, '"');
+	toml_dbl_quoted(e->out, s, n);
+	bh_buf_putc(e->out, '"');
 	e->written = 1;
 }
 
