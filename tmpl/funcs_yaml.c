@@ -221,7 +221,7 @@ static int fn_from_toml(tmpl_call *c)
 {
 	bh_error e;
 	bh_error_clear(&e);
-	if (toml_decode(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len, &c->result, &e))
+	if (toml_from_toml(c->arena, c->argv[0].u.s.ptr, c->argv[0].u.s.len, &c->result, &e))
 		return sprig_unmarshal_result(c, NULL, 0, e.msg);
 	return 0;
 }

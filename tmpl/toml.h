@@ -28,4 +28,9 @@ void toml_dbl_quoted(bh_buf *b, const char *s, size_t n);
  * instead"), BH_ELIMIT for limits. */
 int toml_decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err);
 
+/* Helm's fromToml: the document's map, or when it is refused (a parse error
+ * or a limit) the map {"Error": message}, the message with all its bytes
+ * (BurntSushi's %c of EOF puts a NUL byte in a few). 0, or BH_ENOMEM. */
+int toml_from_toml(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err);
+
 #endif

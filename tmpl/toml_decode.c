@@ -832,8 +832,10 @@ static stfn lexStringEscape(lexer *lx)
 	case 'U':
 		return S(lexLongUnicodeEscape);
 	}
+	if (r < 0x80) /* %c: EOF is a NUL byte */
+		return lx_error(lx, "invalid escape in string '\\%c'", (char)r);
 	bh_buf b = BH_BUF_INIT;
-	go_append_rune(&b, r); /* %c */
+	go_append_rune(&b, r);
 	stfn s = lx_error(lx, "invalid escape in string '\\%s'", bh_buf_ok(&b) ? bh_buf_str(&b) : "");
 	bh_buf_free(&b);
 	return s;
@@ -963,12 +965,13 @@ static stfn lexDecimalNumberStart(lexer *lx)
 static stfn base_prefix(lexer *lx, int (*digit)(int32_t), const char *what, stfn next)
 {
 	int32_t r = lx_peek(lx);
-	if (!digit(r)) {
+	if (digit(r))
+		return next;
+	if (r < 0x80) { /* %c: EOF is a NUL byte */
+		lx_errorf(lx, "not a%s number: '%.*s%c'", what, curlen(lx), cur(lx), (char)r);
+	} else {
 		bh_buf b = BH_BUF_INIT;
-		if (r)
-			go_append_rune(&b, r);
-		else
-			bh_buf_put(&b, "", 1); /* %c of 0 is a NUL byte */
+		go_append_rune(&b, r);
 		lx_errorf(lx, "not a%s number: '%.*s%s'", what, curlen(lx), cur(lx), bh_buf_ok(&b) ? bh_buf_str(&b) : "");
 		bh_buf_free(&b);
 	}
@@ -1094,7 +1097,8 @@ typedef struct parser {
 	tmpl_map *implicits; /* Key.String() -> true */
 	tmpl_map *arrays;    /* Key.String() of keys whose keyInfo type is Array */
 	int depth;
-	bh_buf sb; /* scratch */
+	bh_buf sb;         /* scratch */
+	tmpl_value *msgout; /* the whole error message, NUL bytes too */
 } parser;
 
 static void p_oom(parser *p)
@@ -1184,9 +1188,11 @@ static void p_fail_msg(parser *p, int line, const char *msg, size_t mlen)
 	}
 	bh_buf_puts(&out, ": ");
 	bh_buf_put(&out, msg, mlen);
-	if (bh_buf_ok(&out))
+	if (bh_buf_ok(&out)) {
 		bh_error_set(p->err, BH_EPARSE, "%s", bh_buf_str(&out));
-	else
+		if (p->msgout)
+			*p->msgout = tmpl_str(p->a, out.data, out.len);
+	} else
 		bh_error_set(p->err, BH_ENOMEM, "out of memory");
 	bh_buf_free(&lk);
 	bh_buf_free(&out);
@@ -1948,7 +1954,7 @@ static void sort_all(tmpl_value *v, int depth)
 	}
 }
 
-int toml_decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err)
+static int decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err, tmpl_value *msg)
 {
 	if (len > TOML_MAX_BYTES)
 		return bh_error_set(err, BH_ELIMIT, "toml: document larger than %zu bytes", TOML_MAX_BYTES);
@@ -1967,6 +1973,7 @@ int toml_decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	p->a = a;
 	p->err = err;
+	p->msgout = msg;
 	p->lx.input = text;
 	p->lx.n = len;
 	p->lx.line = 1;
@@ -1994,4 +2001,24 @@ done:
 	bh_buf_free(&p->sb);
 	free(p);
 	return rc;
+}
+
+int toml_decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err)
+{
+	return decode(a, text, len, out, err, NULL);
+}
+
+int toml_from_toml(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err)
+{
+	tmpl_value msg = tmpl_invalid();
+	int rc = decode(a, text, len, out, err, &msg);
+	if (rc == 0 || rc == BH_ENOMEM)
+		return rc;
+	if (msg.kind == TMPL_INVALID)
+		msg = tmpl_cstr(a, err->msg);
+	tmpl_map *m = tmpl_map_new(a, NULL);
+	if (msg.kind == TMPL_INVALID || !m || tmpl_map_set(a, m, "Error", 5, msg))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	*out = tmpl_map_value(m);
+	return 0;
 }
