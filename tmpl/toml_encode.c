@@ -152,6 +152,9 @@ static enum ttype type_of(enc *e, const tmpl_value *v, int *bad)
 				*bad = 1;
 				return T_NONE;
 			}
+			/* Go's tomlTypeOfGo looks into nested arrays too (isTableArray) */
+			if (l->items[i].kind == TMPL_LIST && (type_of(e, &l->items[i], bad), *bad))
+				return T_NONE;
 			if (!is_table(&l->items[i]))
 				all = 0;
 		}

@@ -139,6 +139,7 @@ static const fgolden goldens[] = {
 	{"totoml_lists_of_lists", "{{ toToml (dict \"l\" (list (list 1 2) (list \"a\")) \"e\" (list (list)) \"t\" (list (dict))) }}", "{}", 0, "e = [[]]\nl = [[1, 2], [\"a\"]]\n\n[[t]]\n"},
 	{"totoml_nested_tables_order", "{{ toToml (dict \"b\" (dict \"y\" 1) \"a\" (dict \"z\" (dict \"q\" 1) \"x\" 2) \"c\" 3) }}", "{}", 0, "c = 3\n\n[a]\n  x = 2\n  [a.z]\n    q = 1\n\n[b]\n  y = 1\n"},
 	{"totoml_nil_in_list", "{{ toToml (dict \"l\" (list 1 nil)) }}", "{}", 0, "toml: cannot encode array with nil element"},
+	{"totoml_nil_in_nested_list", "{{ toToml (dict \"l\" (list (list 1 (list nil)))) }}|{{ toToml (dict \"m\" (list (list (dict \"a\" 1)) 2 (list nil))) }}", "{}", 0, "toml: cannot encode array with nil element|toml: cannot encode array with nil element"},
 	{"totoml_float_forms", "{{ toToml (dict \"a\" 100000.0 \"b\" 0.0001 \"c\" 0.00001 \"d\" -1e-7 \"e\" (float64 \"-Inf\")) }}", "{}", 0, "a = 100000.0\nb = 0.0001\nc = 1e-05\nd = -1e-07\ne = -inf\n"},
 };
 
