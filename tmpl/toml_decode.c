@@ -1125,34 +1125,44 @@ static Key key_prefix(Key k, int n)
 	return k;
 }
 
-static void key_string(bh_buf *b, Key k)
+static void key_part_string(bh_buf *b, kstr kk)
+{
+	if (kk.n == 0) {
+		bh_buf_puts(b, "\"\"");
+		return;
+	}
+	int bare = 1;
+	for (size_t j = 0; j < kk.n && bare; j++)
+		bare = isBareKeyChar((unsigned char)kk.s[j]);
+	if (bare) {
+		bh_buf_put(b, kk.s, kk.n);
+	} else {
+		bh_buf_putc(b, '"');
+		toml_dbl_quoted(b, kk.s, kk.n);
+		bh_buf_putc(b, '"');
+	}
+}
+
+/* Key.String() of k, with extra (when not NULL) as one more part */
+static void key_string(bh_buf *b, Key k, const kstr *extra)
 {
 	for (int i = 0; i < k.n; i++) {
 		if (i)
 			bh_buf_putc(b, '.');
-		kstr kk = k.p[i];
-		if (kk.n == 0) {
-			bh_buf_puts(b, "\"\"");
-			continue;
-		}
-		int bare = 1;
-		for (size_t j = 0; j < kk.n && bare; j++)
-			bare = isBareKeyChar((unsigned char)kk.s[j]);
-		if (bare) {
-			bh_buf_put(b, kk.s, kk.n);
-		} else {
-			bh_buf_putc(b, '"');
-			toml_dbl_quoted(b, kk.s, kk.n);
-			bh_buf_putc(b, '"');
-		}
+		key_part_string(b, k.p[i]);
+	}
+	if (extra) {
+		if (k.n)
+			bh_buf_putc(b, '.');
+		key_part_string(b, *extra);
 	}
 }
 
 /* Key.String() in p->sb */
-static const char *kstring(parser *p, Key k, size_t *len)
+static const char *kstring(parser *p, Key k, const kstr *extra, size_t *len)
 {
 	p->sb.len = 0;
-	key_string(&p->sb, k);
+	key_string(&p->sb, k, extra);
 	if (!bh_buf_ok(&p->sb))
 		p_oom(p);
 	*len = p->sb.len;
@@ -1163,14 +1173,14 @@ static const char *kstring(parser *p, Key k, size_t *len)
 static void current(parser *p, bh_buf *b)
 {
 	if (p->currentKey.n == 0) {
-		key_string(b, p->context);
+		key_string(b, p->context, NULL);
 		return;
 	}
 	if (p->context.n == 0) {
 		bh_buf_put(b, p->currentKey.s, p->currentKey.n);
 		return;
 	}
-	key_string(b, p->context);
+	key_string(b, p->context, NULL);
 	bh_buf_putc(b, '.');
 	bh_buf_put(b, p->currentKey.s, p->currentKey.n);
 }
@@ -1211,10 +1221,10 @@ static void p_failf(parser *p, int line, const char *fmt, ...)
 }
 
 /* "Key '%s' ...": Key.String() copied out of the scratch buffer */
-static void p_fail_key(parser *p, const char *fmt, Key k)
+static void p_fail_key(parser *p, const char *fmt, Key k, const kstr *extra)
 {
 	bh_buf b = BH_BUF_INIT;
-	key_string(&b, k);
+	key_string(&b, k, extra);
 	char *s = bh_buf_ok(&b) ? tmpl_arena_strdup(p->a, bh_buf_str(&b), b.len) : NULL;
 	bh_buf_free(&b);
 	if (!s)
@@ -1254,18 +1264,18 @@ static void p_expect(parser *p, int typ)
 
 /* string sets keyed by Key.String(); a key taken out stays, as false
  * (tmpl_map_delete then adding could leave a map's index behind) */
-static int set_has(parser *p, tmpl_map *set, Key k)
+static int set_has(parser *p, tmpl_map *set, Key k, const kstr *extra)
 {
 	size_t n;
-	const char *s = kstring(p, k, &n);
+	const char *s = kstring(p, k, extra, &n);
 	const tmpl_value *v = tmpl_map_get(set, s, n);
 	return v && v->u.b;
 }
 
-static void set_put(parser *p, tmpl_map *set, Key k, int on)
+static void set_put(parser *p, tmpl_map *set, Key k, const kstr *extra, int on)
 {
 	size_t n;
-	const char *s = kstring(p, k, &n);
+	const char *s = kstring(p, k, extra, &n);
 	tmpl_value *v = tmpl_map_get(set, s, n);
 	if (v)
 		*v = tmpl_bool(on);
@@ -1312,22 +1322,22 @@ static void setValue(parser *p, kstr key, tmpl_value value)
 		else if (t->kind == TMPL_MAP)
 			hash = t->u.map;
 		else
-			p_fail_key(p, "Key '%s' has already been defined.", key_prefix(p->context, i + 1));
+			p_fail_key(p, "Key '%s' has already been defined.", key_prefix(p->context, i + 1), NULL);
 	}
-	Key keyContext = key_add(p, p->context, key);
+	/* keyContext is p->context and key */
 	if (tmpl_map_get(hash, key.s, key.n)) {
-		if (set_has(p, p->arrays, keyContext)) {
-			if (!set_has(p, p->implicits, keyContext))
-				p_fail_key(p, "Key '%s' has already been defined.", keyContext);
-			set_put(p, p->implicits, keyContext, 0);
+		if (set_has(p, p->arrays, p->context, &key)) {
+			if (!set_has(p, p->implicits, p->context, &key))
+				p_fail_key(p, "Key '%s' has already been defined.", p->context, &key);
+			set_put(p, p->implicits, p->context, &key, 0);
 			map_put(p, hash, key, value);
 			return;
 		}
-		if (set_has(p, p->implicits, keyContext)) {
-			set_put(p, p->implicits, keyContext, 0);
+		if (set_has(p, p->implicits, p->context, &key)) {
+			set_put(p, p->implicits, p->context, &key, 0);
 			return;
 		}
-		p_fail_key(p, "Key '%s' has already been defined.", keyContext);
+		p_fail_key(p, "Key '%s' has already been defined.", p->context, &key);
 	}
 	map_put(p, hash, key, value);
 }
@@ -1335,12 +1345,8 @@ static void setValue(parser *p, kstr key, tmpl_value value)
 /* setType: only whether the key's type is Array matters here */
 static void setType(parser *p, kstr key, int isarray)
 {
-	Key kc = p->context;
-	if (key.n)
-		kc = key_add(p, kc, key);
-	if (kc.n == 0)
-		kc = key_add(p, kc, (kstr){"", 0});
-	set_put(p, p->arrays, kc, isarray);
+	/* the context and key, or Key{""} when both are empty */
+	set_put(p, p->arrays, p->context, key.n || !p->context.n ? &key : NULL, isarray);
 }
 
 static void addContext(parser *p, Key key, int array)
@@ -1352,7 +1358,7 @@ static void addContext(parser *p, Key key, int array)
 		tmpl_value *v = tmpl_map_get(hashContext, k.s, k.n);
 		keyContext = key_prefix(key, i + 1);
 		if (!v) {
-			set_put(p, p->implicits, keyContext, 1);
+			set_put(p, p->implicits, keyContext, NULL, 1);
 			map_put(p, hashContext, k, tmpl_map_value(new_map(p)));
 			v = tmpl_map_get(hashContext, k.s, k.n);
 		}
@@ -1361,7 +1367,7 @@ static void addContext(parser *p, Key key, int array)
 		else if (v->kind == TMPL_MAP)
 			hashContext = v->u.map;
 		else
-			p_fail_key(p, "Key '%s' was already created as a hash.", keyContext);
+			p_fail_key(p, "Key '%s' was already created as a hash.", keyContext, NULL);
 	}
 	p->context = keyContext;
 	kstr last = key.p[key.n - 1];
@@ -1378,17 +1384,17 @@ static void addContext(parser *p, Key key, int array)
 			if (tmpl_list_push(p->a, v->u.list, tmpl_map_value(new_map(p))))
 				p_oom(p);
 		} else {
-			p_fail_key(p, "Key '%s' was already created and cannot be used as an array.", key);
+			p_fail_key(p, "Key '%s' was already created and cannot be used as an array.", key, NULL);
 		}
 	} else {
 		setValue(p, last, tmpl_map_value(new_map(p)));
 	}
-	p->context = key_add(p, key_prefix(key, key.n - 1), last);
+	p->context = key; /* keys are never changed once made */
 }
 
 static void addImplicitContext(parser *p, Key key)
 {
-	set_put(p, p->implicits, key, 1);
+	set_put(p, p->implicits, key, NULL, 1);
 	addContext(p, key, 0);
 }
 
@@ -1416,9 +1422,23 @@ static kstr keyString(parser *p, item it)
 static Key read_key(parser *p, item first, int end)
 {
 	Key key = {NULL, 0};
+	int cap = 0;
 	item name = first;
-	for (; name.typ != end && name.typ != itemEOF; name = p_next(p))
-		key = key_add(p, key, keyString(p, name));
+	for (; name.typ != end && name.typ != itemEOF; name = p_next(p)) {
+		kstr part = keyString(p, name);
+		if (key.n == cap) { /* doubled: a long dotted key stays linear */
+			if (key.n >= TOML_MAX_DEPTH)
+				lx_limit(&p->lx, "keys");
+			cap = cap ? cap * 2 : 4;
+			kstr *np = tmpl_arena_alloc(p->a, sizeof(kstr) * (size_t)cap);
+			if (!np)
+				p_oom(p);
+			if (key.n)
+				memcpy(np, key.p, sizeof(kstr) * (size_t)key.n);
+			key.p = np;
+		}
+		key.p[key.n++] = part;
+	}
 	if (name.typ != end)
 		p_bug(p, "unexpected end of key");
 	return key;
@@ -1832,7 +1852,7 @@ static tmpl_value valueInlineTable(parser *p, item it0, int parentIsArray)
 	p->context = key_add(p, p->context, p->currentKey);
 	Key prevContext = p->context;
 	p->currentKey = (kstr){"", 0};
-	set_put(p, p->implicits, p->context, 1);
+	set_put(p, p->implicits, p->context, NULL, 1);
 	addContext(p, p->context, parentIsArray);
 	for (item it = p_next(p); it.typ != itemInlineTableEnd; it = p_next(p)) {
 		if (it.typ == itemCommentStart) {
@@ -1853,7 +1873,7 @@ static tmpl_value valueInlineTable(parser *p, item it0, int parentIsArray)
 			}
 			if (h->kind != TMPL_MAP || is_aot(h)) {
 				bh_buf b = BH_BUF_INIT, q = BH_BUF_INIT;
-				key_string(&b, p->context);
+				key_string(&b, p->context, NULL);
 				go_quote(&q, b.data ? b.data : "", b.len, '"', 0);
 				char *qs = bh_buf_ok(&q) ? tmpl_arena_strdup(p->a, bh_buf_str(&q), q.len) : NULL;
 				bh_buf_free(&b);
