@@ -347,6 +347,14 @@ static stfn lexBool(lexer *lx);
 static stfn lexCommentStart(lexer *lx);
 static stfn lexComment(lexer *lx);
 
+/* the last rune read is not the token's: the token before it is emitted */
+static stfn emit_before(lexer *lx, int typ)
+{
+	lx_backup(lx);
+	lx_emit(lx, typ);
+	return lx_pop(lx);
+}
+
 static stfn lexSkip(lexer *lx, stfn next)
 {
 	lx_ignore(lx);
@@ -462,9 +470,7 @@ static stfn lexBareName(lexer *lx)
 	int32_t r = lx_next(lx);
 	if (isBareKeyChar(r))
 		return S(lexBareName);
-	lx_backup(lx);
-	lx_emit(lx, itemText);
-	return lx_pop(lx);
+	return emit_before(lx, itemText);
 }
 
 static stfn lexQuotedName(lexer *lx)
@@ -879,9 +885,7 @@ static stfn lexNumberOrDate(lexer *lx)
 	case 'E':
 		return S(lexFloat);
 	}
-	lx_backup(lx);
-	lx_emit(lx, itemInteger);
-	return lx_pop(lx);
+	return emit_before(lx, itemInteger);
 }
 
 static stfn lexDatetime(lexer *lx)
@@ -904,9 +908,7 @@ static stfn based_integer(lexer *lx, int (*digit)(int32_t), stfn self)
 	int32_t r = lx_next(lx);
 	if (digit(r) || r == '_')
 		return self;
-	lx_backup(lx);
-	lx_emit(lx, itemInteger);
-	return lx_pop(lx);
+	return emit_before(lx, itemInteger);
 }
 
 static stfn lexHexInteger(lexer *lx) { return based_integer(lx, isHex, S(lexHexInteger)); }
@@ -926,9 +928,7 @@ static stfn lexDecimalNumber(lexer *lx)
 	case '_':
 		return S(lexDecimalNumber);
 	}
-	lx_backup(lx);
-	lx_emit(lx, itemInteger);
-	return lx_pop(lx);
+	return emit_before(lx, itemInteger);
 }
 
 static stfn lexDecimalNumberStart(lexer *lx)
@@ -997,9 +997,7 @@ static stfn lexBaseNumberOrDate(lexer *lx)
 	case 'x':
 		return base_prefix(lx, isHex, " hexadecimal", S(lexHexInteger));
 	}
-	lx_backup(lx);
-	lx_emit(lx, itemInteger);
-	return lx_pop(lx);
+	return emit_before(lx, itemInteger);
 }
 
 static stfn lexFloat(lexer *lx)
@@ -1011,9 +1009,7 @@ static stfn lexFloat(lexer *lx)
 	case '_': case '.': case '-': case '+': case 'e': case 'E':
 		return S(lexFloat);
 	}
-	lx_backup(lx);
-	lx_emit(lx, itemFloat);
-	return lx_pop(lx);
+	return emit_before(lx, itemFloat);
 }
 
 static stfn lexBool(lexer *lx)
@@ -1049,9 +1045,7 @@ static stfn lexComment(lexer *lx)
 {
 	int32_t r = lx_next(lx);
 	if (isNL(r) || r == 0) {
-		lx_backup(lx);
-		lx_emit(lx, itemText);
-		return lx_pop(lx);
+		return emit_before(lx, itemText);
 	}
 	return S(lexComment);
 }
