@@ -12,7 +12,9 @@
 #include "lib/buf.h"
 #include "lib/semver.h"
 #include "lib/vec.h"
+#include "lib/gojson.h"
 #include "lib/gostrconv.h"
+#include "lib/gotime_rfc3339.h"
 #include "lib/yaml.h"
 
 void chart_limits_default(chart_limits *l)
@@ -758,23 +760,13 @@ static const char *lock_str(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* time.Time's MarshalJSON (RFC3339Nano: trailing zeros of the fraction
- * dropped) of the generated time as written; the zero time when absent. */
-static json_t *lock_time(const char *s)
+/* time.Time's MarshalJSON of the generated time (RFC3339Nano in its own
+ * offset). An offset of 24 hours or more, which Go refuses to marshal, is
+ * kept as formatted: `helm template` never marshals the lock. */
+static json_t *lock_time(const rfc3339_time *t)
 {
-	char buf[80];
-	const char *dot, *end;
-	size_t n;
-	if (!*s)
-		return json_string("0001-01-01T00:00:00Z");
-	if (strlen(s) >= sizeof buf || !(dot = strchr(s, '.')))
-		return json_string(s);
-	for (end = dot + 1; *end >= '0' && *end <= '9'; end++)
-		;
-	n = (size_t)(end - dot - 1);
-	while (n > 0 && dot[n] == '0')
-		n--;
-	snprintf(buf, sizeof buf, "%.*s%s", (int)(dot - s) + (n ? (int)n + 1 : 0), s, end);
+	char buf[RFC3339_FORMAT_MAX];
+	rfc3339_format(t, buf, NULL);
 	return json_string(buf);
 }
 
@@ -818,11 +810,11 @@ static int lock_dependency(const json_t *d, json_t **out)
 }
 
 /* json.Unmarshal of a lock file's JSON into v2.Lock: the first type error
- * in key order (as check_types), a "generated" that is no string before
- * any (time.Time's own error ends the decoding). Strings are not checked
- * as times. Fields that are strings in Go take YAML numbers and bools as
+ * in key order (as check_types), a "generated" that time.Time's
+ * UnmarshalJSON refuses before any (its error ends the decoding). Fields that are strings in Go take YAML numbers and bools as
  * their text (sigs.k8s.io/yaml). */
-#define LOCK_ERR "error unmarshaling JSON: while decoding JSON: "
+#define LOCK_ERR_HEAD "error unmarshaling JSON: while decoding JSON"
+#define LOCK_ERR LOCK_ERR_HEAD ": "
 
 static int lock_type_error(bh_error *err, const json_t *v, const char *field, const char *gotype)
 {
@@ -885,14 +877,34 @@ static int lock_check_member(json_t *lock, const char *k, bh_error *err)
 	return 0;
 }
 
-static int lock_validate(json_t *y, bh_error *err)
+/* time.Time's UnmarshalJSON of "generated" into *t (left alone when absent
+ * or null): it reads the JSON text sigs.k8s.io/yaml wrote, escapes and all. */
+static int lock_generated(const json_t *gen, rfc3339_time *t, bh_error *err)
 {
-	const json_t *gen = json_object_get(y, "generated");
+	bh_buf lit = BH_BUF_INIT;
+	int rc;
+	if (!gen)
+		return 0;
+	if (json_is_string(gen))
+		gojson_quote(&lit, json_string_value(gen), json_string_length(gen), 0);
+	else
+		bh_buf_puts(&lit, json_is_null(gen) ? "null" : "{}");
+	if (lit.oom)
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory reading Chart.lock's generated time");
+	else if ((rc = rfc3339_unmarshal_json(lit.data, lit.len, t, err)))
+		bh_error_prefix(err, LOCK_ERR_HEAD);
+	bh_buf_free(&lit);
+	return rc;
+}
+
+static int lock_validate(json_t *y, rfc3339_time *gen, bh_error *err)
+{
+	int rc;
 	if (!json_is_object(y))
 		return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go value of type v2.Lock",
 				    json_kind(y));
-	if (gen && !json_is_null(gen) && !json_is_string(gen))
-		return bh_error_set(err, BH_EINVAL, LOCK_ERR "Time.UnmarshalJSON: input is not a JSON string");
+	if ((rc = lock_generated(json_object_get(y, "generated"), gen, err)))
+		return rc;
 	return check_sorted(y, lock_check_member, err);
 }
 
@@ -901,21 +913,22 @@ static int lock_validate(json_t *y, bh_error *err)
  * pointer: "lock": null). */
 static int lock_build(const json_t *y, json_t **out, bh_error *err)
 {
-	const char *gen, *digest;
+	const char *digest;
 	const json_t *deps;
 	json_t *o, *arr;
+	rfc3339_time gen = RFC3339_ZERO;
+	int rc;
 	json_decref(*out);
 	*out = NULL;
 	if (!y || json_is_null(y))
 		return 0;
-	if (lock_validate((json_t *)y, err))
-		return BH_EINVAL;
-	gen = lock_str(y, "generated");
+	if ((rc = lock_validate((json_t *)y, &gen, err)))
+		return rc;
 	digest = lock_str(y, "digest");
 	deps = json_object_get(y, "dependencies");
 	if (!(o = json_object()))
 		return BH_ENOMEM;
-	json_object_set_new(o, "generated", lock_time(gen));
+	json_object_set_new(o, "generated", lock_time(&gen));
 	json_object_set_new(o, "digest", json_string(digest));
 	if (!json_is_array(deps)) {
 		json_object_set_new(o, "dependencies", json_null());

@@ -13,6 +13,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
 	lib/jsonschema_quick.c \
 	lib/semver.c lib/semver.h lib/semver_match.h \
+	lib/gotime_rfc3339.c lib/gotime_rfc3339.h \
 	lib/json_skim.c lib/json_skim.h \
 	lib/gzip.c lib/gzip.h \
 	lib/heap.c lib/heap.h \
