@@ -17,6 +17,7 @@
 #include "helm/chart.h"
 #include "helm/chart_internal.h"
 #include "lib/buf.h"
+#include "lib/gotime_rfc3339.h"
 #include "tests/unit/unit_util.h"
 
 typedef struct entry {
@@ -217,6 +218,61 @@ START_TEST(test_chart_lock)
 	c = NULL;
 	ck_assert_int_lt(load(bad, sizeof bad / sizeof bad[0], NULL, &c, &err), 0);
 	ck_assert_msg(strstr(err.msg, "cannot load Chart.lock") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/* lib/gotime_rfc3339: what Go 1.25's time.Time.UnmarshalJSON and
+ * MarshalJSON make of Chart.lock's generated (texts from helm 4.1.4) */
+START_TEST(test_rfc3339)
+{
+	static const struct {
+		const char *lit, *want; /* want: the MarshalJSON text, or the error */
+		int rc;
+	} cases[] = {
+		{"\"2020-01-01T00:00:00Z\"", "2020-01-01T00:00:00Z", 0},
+		{"\"2024-02-29T23:59:59.120000000+05:30\"", "2024-02-29T23:59:59.12+05:30", 0},
+		{"\"2021-06-15T1:02:03,5-00:00\"", "2021-06-15T01:02:03.5Z", 0},
+		{"\"2026-11-29T02:25:22.123456789012Z\"", "2026-11-29T02:25:22.123456789Z", 0},
+		{"\"0000-01-01T00:00:00+01:60\"", "0000-01-01T00:00:00+02:00", 0},
+		{"\"2020-01-01T00:00:00+24:00\"", "Time.MarshalJSON: timezone hour outside of range [0,23]", 1},
+		{"null", "0001-01-01T00:00:00Z", 0},
+		{"7", "Time.UnmarshalJSON: input is not a JSON string", -1},
+		{"\"\"", "parsing time \"\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as \"2006\"", -1},
+		{"\"2020-01-01T24:00:00Z\"", "parsing time \"2020-01-01T24:00:00Z\": hour out of range", -1},
+		{"\"1999-12-31T23:59:60Z\"", "parsing time \"1999-12-31T23:59:60Z\": second out of range", -1},
+		{"\"2019-02-29T00:00:00Z\"", "parsing time \"2019-02-29T00:00:00Z\": day out of range", -1},
+		{"\"2020-13-01T00:00:00Z\"", "parsing time \"2020-13-01T00:00:00Z\": month out of range", -1},
+		{"\"2020-01-01T00:00:00+25:00\"",
+		 "parsing time \"2020-01-01T00:00:00+25:00\": time zone offset hour out of range", -1},
+		{"\"2020-01-01t00:00:00Z\"",
+		 "parsing time \"2020-01-01t00:00:00Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse "
+		 "\"t00:00:00Z\" as \"T\"", -1},
+		{"\"2020-01-01T00:00:00z\"",
+		 "parsing time \"2020-01-01T00:00:00z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"z\" as "
+		 "\"Z07:00\"", -1},
+		{"\"2020-1-01T00:00:00Z\"",
+		 "parsing time \"2020-1-01T00:00:00Z\" as \"2006-01-02T15:04:05Z07:00\": cannot parse "
+		 "\"1-01T00:00:00Z\" as \"01\"", -1},
+		{"\"2020-01-01T00:00:00.5+01:00x\"", "parsing time \"2020-01-01T00:00:00.5+01:00x\": extra text: \"x\"", -1},
+		{"\"\xc3\xa9\\n\"",
+		 "parsing time \"\\xc3\\xa9\\\\n\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\\xc3\\xa9\\\\n\" as "
+		 "\"2006\"", -1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rfc3339_time t = RFC3339_ZERO;
+		char buf[RFC3339_FORMAT_MAX];
+		bh_error err;
+		int rc = rfc3339_unmarshal_json(cases[i].lit, strlen(cases[i].lit), &t, &err);
+		if (cases[i].rc < 0) {
+			ck_assert_int_eq(rc, BH_EINVAL);
+			ck_assert_str_eq(err.msg, cases[i].want);
+			continue;
+		}
+		ck_assert_msg(rc == 0, "%s: %s", cases[i].lit, err.msg);
+		rc = rfc3339_format(&t, buf, &err);
+		ck_assert_str_eq(rc ? err.msg : buf, cases[i].want);
+		ck_assert_int_eq(rc != 0, cases[i].rc);
+	}
 }
 END_TEST
 
@@ -815,6 +871,7 @@ int main(void)
 	tcase_add_test(tc, test_metadata_validation);
 	tcase_add_test(tc, test_metadata_scalars);
 	tcase_add_test(tc, test_chart_lock);
+	tcase_add_test(tc, test_rfc3339);
 	tcase_add_test(tc, test_missing_dependency);
 	tcase_add_test(tc, test_directory);
 	tcase_add_test(tc, test_directory_large_files);
