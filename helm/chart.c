@@ -508,18 +508,29 @@ static int key_str_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int check_sorted(json_t *obj, member_check one, bh_error *err)
+/* obj's keys in byte order, NULL-terminated (free() it); NULL when out of
+ * memory. */
+static const char **sorted_keys(json_t *obj)
 {
 	size_t n = json_object_size(obj), i = 0;
-	const char **keys = n ? malloc(n * sizeof *keys) : NULL, *k;
+	const char **keys = malloc((n + 1) * sizeof *keys), *k;
 	json_t *v;
-	int rc = 0;
-	if (n && !keys)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	if (!keys)
+		return NULL;
 	json_object_foreach(obj, k, v)
 		keys[i++] = k;
+	keys[n] = NULL;
 	qsort(keys, n, sizeof *keys, key_str_cmp);
-	for (i = 0; i < n && !rc; i++)
+	return keys;
+}
+
+static int check_sorted(json_t *obj, member_check one, bh_error *err)
+{
+	const char **keys = sorted_keys(obj);
+	int rc = 0;
+	if (!keys)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; keys[i] && !rc; i++)
 		rc = one(obj, keys[i], err);
 	free(keys);
 	return rc;
@@ -750,141 +761,189 @@ static int group_cmp(const void *a, const void *b)
 	return strcmp(((const sub_group *)a)->name, ((const sub_group *)b)->name);
 }
 
-/* ---- Chart.lock: Helm's chart.Lock as encoding/json writes it ---- */
-
-/* A string field of a lock entry (lock_validate checked its type):
- * absent or null = "". */
-static const char *lock_str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
-/* time.Time's MarshalJSON of the generated time (RFC3339Nano in its own
- * offset). An offset of 24 hours or more, which Go refuses to marshal, is
- * kept as formatted: `helm template` never marshals the lock. */
-static json_t *lock_time(const rfc3339_time *t)
-{
-	char buf[RFC3339_FORMAT_MAX];
-	rfc3339_format(t, buf, NULL);
-	return json_string(buf);
-}
-
-static int lock_dependency(const json_t *d, json_t **out)
-{
-	static const char *const strs[] = {"name", "version", "repository", "condition", "alias"};
-	const char *sv[5];
-	const json_t *tags = json_object_get(d, "tags"), *en = json_object_get(d, "enabled"),
-		     *iv = json_object_get(d, "import-values");
-	json_t *o;
-	*out = NULL;
-	if (json_is_null(d)) {
-		*out = json_null();
-		return 0;
-	}
-	for (size_t i = 0; i < 5; i++)
-		sv[i] = lock_str(d, strs[i]);
-	if (!(o = json_object()))
-		return BH_ENOMEM;
-	json_object_set_new(o, "name", json_string(sv[0]));
-	if (*sv[1])
-		json_object_set_new(o, "version", json_string(sv[1]));
-	json_object_set_new(o, "repository", json_string(sv[2]));
-	if (*sv[3])
-		json_object_set_new(o, "condition", json_string(sv[3]));
-	if (json_array_size(tags)) {
-		size_t i;
-		json_t *t, *a = json_array();
-		json_array_foreach(tags, i, t)
-			json_array_append_new(a, json_string(json_is_string(t) ? json_string_value(t) : ""));
-		json_object_set_new(o, "tags", a);
-	}
-	if (json_is_true(en))
-		json_object_set_new(o, "enabled", json_true());
-	if (json_array_size(iv))
-		json_object_set_new(o, "import-values", json_deep_copy(iv));
-	if (*sv[4])
-		json_object_set_new(o, "alias", json_string(sv[4]));
-	*out = o;
-	return 0;
-}
-
-/* json.Unmarshal of a lock file's JSON into v2.Lock: the first type error
- * in key order (as check_types), a "generated" that time.Time's
- * UnmarshalJSON refuses before any (its error ends the decoding). Fields that are strings in Go take YAML numbers and bools as
- * their text (sigs.k8s.io/yaml). */
+/* ---- Chart.lock: Helm's chart.Lock as encoding/json writes it ----
+ *
+ * yaml.Unmarshal into v2.Lock is sigs.k8s.io/yaml: the YAML as JSON (object
+ * keys sorted, a YAML number or bool where the Go field is a string turned
+ * into its text), then json.Unmarshal. That decodes the members in key order,
+ * each into the field its key names, exactly or case-folded, so several keys
+ * may fill one field: a null leaves a string, bool or time as it was and
+ * empties a slice; an array is decoded into the slice already there, a
+ * dependency's fields merging into the one at its index. The first type
+ * error is kept while decoding goes on; time.Time's own error ends it. */
 #define LOCK_ERR_HEAD "error unmarshaling JSON: while decoding JSON"
 #define LOCK_ERR LOCK_ERR_HEAD ": "
 
-static int lock_type_error(bh_error *err, const json_t *v, const char *field, const char *gotype)
+static const char *const lock_fields[] = {"dependencies", "digest", "generated", NULL};
+enum { LF_DEPENDENCIES, LF_DIGEST, LF_GENERATED };
+static const char *const dep_fields[] = {"name",    "version",       "repository", "condition",
+					 "tags",    "enabled",       "import-values", "alias", NULL};
+enum { DF_TAGS = 4, DF_ENABLED, DF_IMPORT_VALUES };
+
+/* The field of fields (lower-case ASCII) that the JSON key names for
+ * encoding/json (and sigs.k8s.io/yaml): the same name, or the same once
+ * case-folded as bytes.EqualFold does (U+017F and U+212A fold with S and
+ * K), else -1. */
+static int lock_field(const char *key, const char *const *fields)
 {
-	return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go struct field %s of type %s",
-			    json_kind(v), field, gotype);
+	for (int f = 0; fields[f]; f++) {
+		const unsigned char *k = (const unsigned char *)key;
+		const char *n = fields[f];
+		for (; *n && *k; n++) {
+			unsigned up = (unsigned)(*n >= 'a' && *n <= 'z' ? *n - 32 : *n), c = *k;
+			if (c < 0x80 && (c >= 'a' && c <= 'z' ? c - 32 : c) == up)
+				k++;
+			else if (c == 0xC5 && k[1] == 0xBF && up == 'S')
+				k += 2;
+			else if (c == 0xE2 && k[1] == 0x84 && k[2] == 0xAA && up == 'K')
+				k += 3;
+			else
+				break;
+		}
+		if (!*n && !*k)
+			return f;
+	}
+	return -1;
 }
 
-/* 1 when o's member k is a string (after stringify_member) or absent */
-static int lock_string_member(json_t *o, const char *k)
+typedef struct lock_decoder {
+	bh_error *err;
+	int failed; /* a type error is kept in err */
+} lock_decoder;
+
+static void lock_type_error(lock_decoder *d, const json_t *v, const char *field, const char *gotype)
 {
-	stringify_member(o, k, 0);
-	const json_t *v = json_object_get(o, k);
-	return !v || json_is_null(v) || json_is_string(v);
+	if (!d->failed++)
+		bh_error_set(d->err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go struct field %s of type %s",
+			     json_kind(v), field, gotype);
 }
 
-static int lock_check_dependency(json_t *d, const char *k, bh_error *err)
+/* v as sigs.k8s.io/yaml hands it to a Go string (a new reference) */
+static json_t *lock_string_value(json_t *v)
 {
-	static const char *const strs[] = {"name", "version", "repository", "condition", "alias", NULL};
-	json_t *v = json_object_get(d, k);
-	const json_t *bad;
+	json_t *s = chart_yaml_string_new(v);
+	return s ? s : json_incref(v);
+}
+
+/* json.Unmarshal of one member into a string field of *o (key name) */
+static void lock_set_string(lock_decoder *d, json_t *o, const char *name, json_t *v, const char *field)
+{
+	json_t *s = lock_string_value(v);
+	if (json_is_string(s))
+		json_object_set(o, name, s);
+	else if (!json_is_null(s))
+		lock_type_error(d, s, field, "string");
+	json_decref(s);
+}
+
+/* a dependency's member k (value v) into its decoded fields dep */
+static void lock_dep_member(lock_decoder *d, json_t *dep, const char *k, json_t *v)
+{
+	int f = lock_field(k, dep_fields);
+	const char *name = f < 0 ? NULL : dep_fields[f];
 	char field[64];
-	snprintf(field, sizeof field, "Dependency.dependencies.%s", k);
-	if (is_one_of(k, strs))
-		return lock_string_member(d, k) ? 0 : lock_type_error(err, json_object_get(d, k), field, "string");
-	if (json_is_null(v))
-		return 0;
-	if (!strcmp(k, "tags")) {
-		if (!json_is_array(v))
-			return lock_type_error(err, v, field, "[]string");
-		if ((bad = strings_first_bad(v)))
-			return lock_type_error(err, bad, field, "string");
-	} else if (!strcmp(k, "enabled") && !json_is_boolean(v)) {
-		return lock_type_error(err, v, field, "bool");
-	} else if (!strcmp(k, "import-values") && !json_is_array(v)) {
-		return lock_type_error(err, v, field, "[]interface {}");
-	}
-	return 0;
-}
-
-static int lock_check_member(json_t *lock, const char *k, bh_error *err)
-{
-	json_t *v = json_object_get(lock, k), *d;
 	size_t i;
-	int rc;
-	if (!strcmp(k, "digest"))
-		return lock_string_member(lock, k) ? 0
-			: lock_type_error(err, json_object_get(lock, k), "Lock.digest", "string");
-	if (strcmp(k, "dependencies") || json_is_null(v))
-		return 0;
-	if (!json_is_array(v))
-		return lock_type_error(err, v, "Lock.dependencies", "[]*v2.Dependency");
-	json_array_foreach(v, i, d) {
-		if (json_is_null(d))
-			continue;
-		if (!json_is_object(d))
-			return lock_type_error(err, d, "Lock.dependencies", "v2.Dependency");
-		if ((rc = check_sorted(d, lock_check_dependency, err)))
-			return rc;
+	json_t *x;
+	if (f < 0)
+		return;
+	snprintf(field, sizeof field, "Dependency.dependencies.%s", name);
+	if (f == DF_ENABLED) {
+		if (json_is_boolean(v))
+			json_object_set(dep, name, v);
+		else if (!json_is_null(v))
+			lock_type_error(d, v, field, "bool");
+	} else if (f == DF_TAGS || f == DF_IMPORT_VALUES) {
+		if (json_is_null(v)) {
+			json_object_del(dep, name);
+		} else if (!json_is_array(v)) {
+			lock_type_error(d, v, field, f == DF_TAGS ? "[]string" : "[]interface {}");
+		} else if (f == DF_IMPORT_VALUES) {
+			x = json_deep_copy(v);
+			ints_to_reals(x);
+			json_object_set_new(dep, name, x);
+		} else { /* []string: the elements already there reused, a null keeps one */
+			json_t *old = json_object_get(dep, name), *a = json_array();
+			json_array_foreach(v, i, x) {
+				json_t *s = lock_string_value(x), *keep = json_array_get(old, i);
+				if (!json_is_string(s) && !json_is_null(s))
+					lock_type_error(d, s, field, "string");
+				json_array_append_new(a, json_is_string(s) ? json_incref(s)
+						      : keep ? json_incref(keep) : json_string(""));
+				json_decref(s);
+			}
+			json_object_set_new(dep, name, a);
+		}
+	} else {
+		lock_set_string(d, dep, name, v, field);
 	}
-	return 0;
 }
 
-/* time.Time's UnmarshalJSON of "generated" into *t (left alone when absent
- * or null): it reads the JSON text sigs.k8s.io/yaml wrote, escapes and all. */
+/* json.Unmarshal of an array into the []*v2.Dependency *deps */
+static void lock_deps(lock_decoder *d, json_t **deps, json_t *v)
+{
+	size_t i;
+	json_t *x;
+	if (json_is_null(v)) {
+		json_decref(*deps);
+		*deps = NULL;
+		return;
+	}
+	if (!json_is_array(v)) {
+		lock_type_error(d, v, "Lock.dependencies", "[]*v2.Dependency");
+		return;
+	}
+	if (!*deps)
+		*deps = json_array();
+	json_array_foreach(v, i, x) {
+		json_t *dep = json_array_get(*deps, i);
+		if (json_is_null(x)) {
+			dep = json_null();
+		} else {
+			dep = json_is_object(dep) ? json_incref(dep) : json_object();
+			if (!json_is_object(x)) {
+				lock_type_error(d, x, "Lock.dependencies", "v2.Dependency");
+			} else {
+				const char **keys = sorted_keys(x);
+				for (size_t j = 0; keys && keys[j]; j++)
+					lock_dep_member(d, dep, keys[j], json_object_get(x, keys[j]));
+				free(keys);
+			}
+		}
+		if (i < json_array_size(*deps))
+			json_array_set_new(*deps, i, dep);
+		else
+			json_array_append_new(*deps, dep);
+	}
+	while (json_array_size(*deps) > json_array_size(v))
+		json_array_remove(*deps, json_array_size(v));
+}
+
+/* a decoded dependency as encoding/json marshals v2.Dependency: Go field
+ * order, omitempty fields left out */
+static json_t *lock_dep_out(const json_t *dep)
+{
+	json_t *o;
+	if (!json_is_object(dep))
+		return json_null();
+	o = json_object();
+	for (int f = 0; dep_fields[f]; f++) {
+		json_t *v = json_object_get(dep, dep_fields[f]);
+		int always = f == 0 || f == 2; /* name, repository */
+		if (f == DF_ENABLED ? json_is_true(v) : json_is_array(v) ? json_array_size(v) > 0 :
+		    json_string_length(v) > 0 || (always && v))
+			json_object_set(o, dep_fields[f], v);
+		else if (always)
+			json_object_set_new(o, dep_fields[f], json_string(""));
+	}
+	return o;
+}
+
+/* time.Time's UnmarshalJSON of a generated member into *t (left alone by a
+ * null): it reads the JSON text sigs.k8s.io/yaml wrote, escapes and all. */
 static int lock_generated(const json_t *gen, rfc3339_time *t, bh_error *err)
 {
 	bh_buf lit = BH_BUF_INIT;
 	int rc;
-	if (!gen)
-		return 0;
 	if (json_is_string(gen))
 		gojson_quote(&lit, json_string_value(gen), json_string_length(gen), 0);
 	else
@@ -897,56 +956,67 @@ static int lock_generated(const json_t *gen, rfc3339_time *t, bh_error *err)
 	return rc;
 }
 
-static int lock_validate(json_t *y, rfc3339_time *gen, bh_error *err)
+/* time.Time's MarshalJSON of the generated time (RFC3339Nano in its own
+ * offset). An offset of 24 hours or more, which Go refuses to marshal, is
+ * kept as formatted: `helm template` never marshals the lock. */
+static json_t *lock_time(const rfc3339_time *t)
 {
-	int rc;
-	if (!json_is_object(y))
-		return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go value of type v2.Lock",
-				    json_kind(y));
-	if ((rc = lock_generated(json_object_get(y, "generated"), gen, err)))
-		return rc;
-	return check_sorted(y, lock_check_member, err);
+	char buf[RFC3339_FORMAT_MAX];
+	rfc3339_format(t, buf, NULL);
+	return json_string(buf);
 }
 
 /* Helm's yaml.Unmarshal of a lock file into chart.Lock, then that Lock as
  * encoding/json marshals it. A null document leaves *out NULL (a nil Lock
  * pointer: "lock": null). */
-static int lock_build(const json_t *y, json_t **out, bh_error *err)
+static int lock_build(json_t *y, json_t **out, bh_error *err)
 {
-	const char *digest;
-	const json_t *deps;
-	json_t *o, *arr;
+	lock_decoder d = {err, 0};
 	rfc3339_time gen = RFC3339_ZERO;
-	int rc;
+	json_t *digest = json_string(""), *deps = NULL, *o, *arr;
+	const char **keys;
+	int rc = 0;
 	json_decref(*out);
 	*out = NULL;
 	if (!y || json_is_null(y))
 		return 0;
-	if ((rc = lock_validate((json_t *)y, &gen, err)))
-		return rc;
-	digest = lock_str(y, "digest");
-	deps = json_object_get(y, "dependencies");
-	if (!(o = json_object()))
-		return BH_ENOMEM;
-	json_object_set_new(o, "generated", lock_time(&gen));
-	json_object_set_new(o, "digest", json_string(digest));
-	if (!json_is_array(deps)) {
-		json_object_set_new(o, "dependencies", json_null());
-	} else {
-		size_t i;
-		const json_t *d;
-		arr = json_array();
-		json_object_set_new(o, "dependencies", arr);
-		json_array_foreach(deps, i, d) {
-			json_t *e;
-			int rc = lock_dependency(d, &e);
-			if (rc < 0) {
-				json_decref(o);
-				return rc;
-			}
-			json_array_append_new(arr, e);
+	if (!json_is_object(y))
+		return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go value of type v2.Lock",
+				    json_kind(y));
+	keys = sorted_keys(y);
+	for (size_t i = 0; keys && keys[i] && !rc; i++) {
+		json_t *v = json_object_get(y, keys[i]), *holder;
+		int f = lock_field(keys[i], lock_fields);
+		if (f == LF_GENERATED) {
+			rc = lock_generated(v, &gen, err);
+		} else if (f == LF_DIGEST) {
+			holder = json_object();
+			json_object_set(holder, "digest", digest);
+			lock_set_string(&d, holder, "digest", v, "Lock.digest");
+			json_decref(digest);
+			digest = json_incref(json_object_get(holder, "digest"));
+			json_decref(holder);
+		} else if (f == LF_DEPENDENCIES) {
+			lock_deps(&d, &deps, v);
 		}
 	}
+	if (!keys && json_object_size(y))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory reading Chart.lock");
+	free(keys);
+	if (!rc && d.failed)
+		rc = BH_EINVAL;
+	if (rc || !(o = json_object())) {
+		json_decref(digest);
+		json_decref(deps);
+		return rc ? rc : BH_ENOMEM;
+	}
+	json_object_set_new(o, "generated", lock_time(&gen));
+	json_object_set_new(o, "digest", digest);
+	arr = deps ? json_array() : json_null();
+	for (size_t i = 0; i < json_array_size(deps); i++)
+		json_array_append_new(arr, lock_dep_out(json_array_get(deps, i)));
+	json_object_set_new(o, "dependencies", arr);
+	json_decref(deps);
 	*out = o;
 	return 0;
 }
@@ -993,7 +1063,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			continue;
 		if (!strcmp(f->name, "Chart.lock") || !strcmp(f->name, "requirements.lock")) {
 			json_t *lock = NULL;
-			if ((rc = yaml_parse_any((const char *)f->data, f->len, NULL, 0, &lock, err)) ||
+			if ((rc = yaml_parse_any((const char *)f->data, f->len, NULL, YAML_KEEP_INTS, &lock, err)) ||
 			    (rc = lock_build(lock, &c->lock, err))) {
 				json_decref(lock);
 				bh_error_prefix(err, "cannot load %s", f->name);
