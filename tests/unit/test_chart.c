@@ -218,6 +218,24 @@ START_TEST(test_chart_lock)
 	c = NULL;
 	ck_assert_int_lt(load(bad, sizeof bad / sizeof bad[0], NULL, &c, &err), 0);
 	ck_assert_msg(strstr(err.msg, "cannot load Chart.lock") != NULL, "%s", err.msg);
+	/* keys case-folded into one field, in key order: the later array
+	 * decoded into the dependency already there, a null tag keeping the
+	 * old one, "digest" after "Digest" (the lock as helm 4.1.4's
+	 * `install --dry-run=client -o json` writes it) */
+	entry fold[] = {
+		{"mychart/Chart.yaml", 'f', CHART_YAML, 0},
+		{"mychart/Chart.lock", 'f',
+		 "DEPENDENCIES: [{name: a, alias: x, tags: [t1, t2], import-values: [1, {a: 2}]}, {name: z}]\n"
+		 "dependencies: [{name: b, Tags: [null], enabled: true}]\ndigest: 5\nDigest: 16777217\n"
+		 "generated: \"2021-06-15T1:02:03,1234567891+01:60\"\n", 0},
+	};
+	ck_assert_msg(load(fold, sizeof fold / sizeof fold[0], NULL, &c, &err) == 0, "%s", err.msg);
+	s = json_dumps(c->lock, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	ck_assert_str_eq(s, "{\"generated\":\"2021-06-15T01:02:03.123456789+02:00\",\"digest\":\"5\",\"dependencies\":"
+			    "[{\"name\":\"b\",\"repository\":\"\",\"tags\":[\"t1\"],\"enabled\":true,"
+			    "\"import-values\":[1.0,{\"a\":2.0}],\"alias\":\"x\"}]}");
+	free(s);
+	chart_free(c);
 }
 END_TEST
 
