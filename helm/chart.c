@@ -448,25 +448,6 @@ static void ints_to_reals(json_t *v)
 	}
 }
 
-/* string fields of obj (null allowed, then dropped) */
-static int check_strings(json_t *obj, const char *const *keys, const char *owner, bh_error *err)
-{
-	for (int i = 0; keys[i]; i++) {
-		stringify_member(obj, keys[i], 0);
-		json_t *v = json_object_get(obj, keys[i]);
-		if (v && json_is_null(v)) {
-			json_object_del(obj, keys[i]);
-			continue;
-		}
-		if (v && !json_is_string(v)) {
-			char field[128];
-			snprintf(field, sizeof field, "%s.%s", owner, keys[i]);
-			return type_error(err, v, field, "string");
-		}
-	}
-	return 0;
-}
-
 /* A []string from YAML: its numbers and bools become their text; the
  * first element that is then no string (nor null), or NULL. */
 static const json_t *strings_first_bad(json_t *a)
@@ -482,12 +463,10 @@ static const json_t *strings_first_bad(json_t *a)
 	return NULL;
 }
 
-static int check_string_list(json_t *obj, const char *key, const char *owner, bh_error *err)
+static int check_string_list(json_t *obj, const char *key, const char *field, bh_error *err)
 {
 	json_t *a = json_object_get(obj, key);
 	const json_t *bad;
-	char field[128];
-	snprintf(field, sizeof field, "%s.%s", owner, key);
 	if (!a || json_is_null(a))
 		return 0;
 	if (!json_is_array(a))
@@ -536,88 +515,261 @@ static int check_sorted(json_t *obj, member_check one, bh_error *err)
 	return rc;
 }
 
-static int is_one_of(const char *k, const char *const *set)
+/* A field of a Go struct that Chart.yaml or Chart.lock is decoded into:
+ * its JSON name and kind: 's' string, 'b' bool, 'l' []string, 'a'
+ * []interface{}, 'o' map[string]string, 'm' a slice of pointers to the
+ * struct elem, 't' time.Time. */
+typedef struct go_field {
+	const char *name;
+	char kind;
+	const struct go_field *elem;
+} go_field;
+
+static const go_field maint_def[] = {{"name", 's', NULL}, {"email", 's', NULL}, {"url", 's', NULL}, {NULL, 0, NULL}};
+static const go_field dep_def[] = {{"name", 's', NULL},      {"version", 's', NULL},       {"repository", 's', NULL},
+				   {"condition", 's', NULL}, {"tags", 'l', NULL},          {"enabled", 'b', NULL},
+				   {"import-values", 'a', NULL}, {"alias", 's', NULL},     {NULL, 0, NULL}};
+static const go_field md_def[] = {
+	{"name", 's', NULL},        {"home", 's', NULL},       {"sources", 'l', NULL},     {"version", 's', NULL},
+	{"description", 's', NULL}, {"keywords", 'l', NULL},   {"maintainers", 'm', maint_def},
+	{"icon", 's', NULL},        {"apiVersion", 's', NULL}, {"condition", 's', NULL},   {"tags", 's', NULL},
+	{"appVersion", 's', NULL},  {"deprecated", 'b', NULL}, {"annotations", 'o', NULL}, {"kubeVersion", 's', NULL},
+	{"dependencies", 'm', dep_def}, {"type", 's', NULL},   {NULL, 0, NULL}};
+#define GO_FIELDS_MAX 17
+
+/* The index in defs of the field the JSON key names for encoding/json (and
+ * sigs.k8s.io/yaml): the same name, or the same once case-folded as
+ * bytes.EqualFold does (U+017F and U+212A fold with S and K), else -1. */
+static int go_field_index(const char *key, const go_field *defs)
 {
-	for (int i = 0; set[i]; i++)
-		if (!strcmp(k, set[i]))
-			return 1;
-	return 0;
+	for (int f = 0; defs[f].name; f++) {
+		const unsigned char *k = (const unsigned char *)key;
+		const char *n = defs[f].name;
+		for (; *n && *k; n++) {
+			unsigned up = (unsigned)(*n >= 'a' && *n <= 'z' ? *n - 32 : *n), c = *k;
+			if (c < 0x80 && (c >= 'a' && c <= 'z' ? c - 32 : c) == up)
+				k++;
+			else if (c == 0xC5 && k[1] == 0xBF && up == 'S')
+				k += 2;
+			else if (c == 0xE2 && k[1] == 0x84 && k[2] == 0xAA && up == 'K')
+				k += 3;
+			else
+				break;
+		}
+		if (!*n && !*k)
+			return f;
+	}
+	return -1;
 }
 
-static int check_one_string(json_t *obj, const char *k, const char *owner, bh_error *err)
+static void fold_members(json_t *obj, const go_field *defs);
+
+/* The field f after json.Unmarshal decoded v (type-checked) into it when
+ * it held old (NULL: zero): a null keeps a string or bool and empties
+ * the rest; a []string keeps an old element where v has a null (else
+ * ""); a map
+ * takes v's keys into the old map; a slice of structs decodes each object
+ * into the struct already at its index. A new reference or NULL. */
+static json_t *go_merge(json_t *old, json_t *v, const go_field *f)
 {
-	const char *one[] = {k, NULL};
-	return check_strings(obj, one, owner, err);
+	size_t i;
+	json_t *x, *a;
+	if (json_is_null(v))
+		return (f->kind == 's' || f->kind == 'b') && old ? json_incref(old) : NULL;
+	if (f->kind == 'o' && json_is_object(old) && json_is_object(v)) {
+		a = json_copy(old);
+		json_object_update(a, v);
+		return a;
+	}
+	if ((f->kind != 'l' && f->kind != 'm') || !json_is_array(v))
+		return json_incref(v);
+	a = json_array();
+	json_array_foreach(v, i, x) {
+		json_t *was = json_array_get(old, i), *e;
+		const char *k;
+		json_t *y;
+		if (f->kind == 'l' || !json_is_object(x)) {
+			if (f->kind == 'l' && json_is_null(x)) /* a string left as it was, or "" */
+				json_array_append_new(a, json_is_string(was) ? json_incref(was) : json_string(""));
+			else
+				json_array_append(a, x);
+			continue;
+		}
+		e = json_deep_copy(x);
+		fold_members(e, f->elem);
+		if (json_is_object(was)) {
+			json_t *b = json_deep_copy(was);
+			json_object_foreach(e, k, y) {
+				int g = go_field_index(k, f->elem);
+				json_t *m = g >= 0 ? go_merge(json_object_get(b, k), y, &f->elem[g]) : json_incref(y);
+				if (m)
+					json_object_set_new(b, k, m);
+				else
+					json_object_del(b, k);
+			}
+			json_decref(e);
+			e = b;
+		}
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
+/* obj's members that name a field of defs case-folded (type-checked) merged
+ * into the field's own member as json.Unmarshal fills the field key after
+ * key (sorted); the elements of struct slices likewise. */
+static void fold_members(json_t *obj, const go_field *defs)
+{
+	json_t *merged[GO_FIELDS_MAX] = {0};
+	unsigned char folded[GO_FIELDS_MAX] = {0}, seen[GO_FIELDS_MAX] = {0};
+	const char **keys = sorted_keys(obj);
+	if (!keys)
+		return;
+	for (size_t i = 0; keys[i]; i++) {
+		int x = go_field_index(keys[i], defs);
+		if (x < 0)
+			continue;
+		json_t *m = go_merge(merged[x], json_object_get(obj, keys[i]), &defs[x]);
+		json_decref(merged[x]);
+		merged[x] = m;
+		seen[x] = 1;
+		if (strcmp(keys[i], defs[x].name)) {
+			folded[x] = 1;
+			json_object_del(obj, keys[i]);
+		}
+	}
+	free(keys);
+	for (int x = 0; defs[x].name; x++) {
+		if (seen[x] && merged[x] && (folded[x] || defs[x].kind == 'm' || defs[x].kind == 'l'))
+			json_object_set_new(obj, defs[x].name, merged[x]);
+		else if (seen[x] && folded[x])
+			json_object_del(obj, defs[x].name);
+		else
+			json_decref(merged[x]);
+	}
+}
+
+static int check_maintainer(json_t *m, const char *k, bh_error *err);
+static int check_dependency(json_t *d, const char *k, bh_error *err);
+
+/* json.Unmarshal's type check of obj's member k into the field of defs it
+ * names (owner: the Go struct and field path for messages); a null string
+ * is dropped. */
+static int check_field(json_t *obj, const char *k, const go_field *defs, const char *owner, bh_error *err)
+{
+	int x = go_field_index(k, defs), rc;
+	const go_field *f = x < 0 ? NULL : &defs[x];
+	char field[128];
+	json_t *v, *e;
+	size_t i;
+	if (!f)
+		return 0;
+	snprintf(field, sizeof field, "%s.%s", owner, f->name);
+	if (f->kind == 's')
+		stringify_member(obj, k, 0);
+	if (f->kind == 'l')
+		return check_string_list(obj, k, field, err);
+	v = json_object_get(obj, k);
+	if (json_is_null(v)) {
+		if (f->kind == 's')
+			json_object_del(obj, k);
+		return 0;
+	}
+	switch (f->kind) {
+	case 's':
+		return json_is_string(v) ? 0 : type_error(err, v, field, "string");
+	case 'b':
+		return json_is_boolean(v) ? 0 : type_error(err, v, field, "bool");
+	case 'a':
+		return json_is_array(v) ? 0 : type_error(err, v, field, "[]interface {}");
+	case 'o': {
+		const char *ak;
+		if (!json_is_object(v))
+			return type_error(err, v, field, "map[string]string");
+		json_object_foreach(v, ak, e) {
+			stringify_member(v, ak, 0);
+			e = json_object_get(v, ak);
+			if (!json_is_string(e) && !json_is_null(e))
+				return type_error(err, e, field, "string");
+		}
+		return 0;
+	}
+	default: { /* 'm' */
+		int deps = f->elem == dep_def;
+		if (!json_is_array(v))
+			return type_error(err, v, field, deps ? "[]*v2.Dependency" : "[]*v2.Maintainer");
+		json_array_foreach(v, i, e) {
+			if (json_is_null(e))
+				continue;
+			if (!json_is_object(e))
+				return type_error(err, e, field, deps ? "v2.Dependency" : "v2.Maintainer");
+			if ((rc = check_sorted(e, deps ? check_dependency : check_maintainer, err)))
+				return rc;
+		}
+		return 0;
+	}
+	}
 }
 
 static int check_maintainer(json_t *m, const char *k, bh_error *err)
 {
-	static const char *const strs[] = {"name", "email", "url", NULL};
-	return is_one_of(k, strs) ? check_one_string(m, k, "Maintainer.maintainers", err) : 0;
+	return check_field(m, k, maint_def, "Maintainer.maintainers", err);
 }
 
 static int check_dependency(json_t *d, const char *k, bh_error *err)
 {
-	static const char *const strs[] = {"name", "version", "repository", "condition", "alias", NULL};
-	json_t *v = json_object_get(d, k);
-	if (is_one_of(k, strs))
-		return check_one_string(d, k, "Dependency.dependencies", err);
-	if (!strcmp(k, "tags"))
-		return check_string_list(d, k, "Dependency.dependencies", err);
-	if (!strcmp(k, "enabled") && !json_is_boolean(v) && !json_is_null(v))
-		return type_error(err, v, "Dependency.dependencies.enabled", "bool");
-	if (!strcmp(k, "import-values") && !json_is_array(v) && !json_is_null(v))
-		return type_error(err, v, "Dependency.dependencies.import-values", "[]interface {}");
-	return 0;
+	return check_field(d, k, dep_def, "Dependency.dependencies", err);
 }
 
 static int check_metadata_member(json_t *md, const char *k, bh_error *err)
 {
-	static const char *const strs[] = {"name", "home", "version", "description", "icon", "apiVersion",
-					   "condition", "tags", "appVersion", "kubeVersion", "type", NULL};
-	json_t *v = json_object_get(md, k), *x;
-	size_t i;
-	int rc;
-	if (is_one_of(k, strs))
-		return check_one_string(md, k, "Metadata", err);
-	if (!strcmp(k, "sources") || !strcmp(k, "keywords"))
-		return check_string_list(md, k, "Metadata", err);
-	if (json_is_null(v))
-		return 0;
-	if (!strcmp(k, "deprecated")) {
-		if (!json_is_boolean(v))
-			return type_error(err, v, "Metadata.deprecated", "bool");
-	} else if (!strcmp(k, "annotations")) {
-		const char *ak;
-		if (!json_is_object(v))
-			return type_error(err, v, "Metadata.annotations", "map[string]string");
-		json_object_foreach(v, ak, x) {
-			stringify_member(v, ak, 0);
-			x = json_object_get(v, ak);
-			if (!json_is_string(x) && !json_is_null(x))
-				return type_error(err, x, "Metadata.annotations", "string");
-		}
-	} else if (!strcmp(k, "maintainers") || !strcmp(k, "dependencies")) {
-		int deps = k[0] == 'd';
-		if (!json_is_array(v))
-			return type_error(err, v, deps ? "Metadata.dependencies" : "Metadata.maintainers",
-					  deps ? "[]*v2.Dependency" : "[]*v2.Maintainer");
-		json_array_foreach(v, i, x)
-			if (json_is_object(x) && (rc = check_sorted(x, deps ? check_dependency : check_maintainer, err)))
-				return rc;
-	}
-	return 0;
+	return check_field(md, k, md_def, "Metadata", err);
 }
 
-static int check_types(json_t *md, bh_error *err)
+/* A root chart's Chart.yaml is first read as loader.chartBase{apiVersion}
+ * (a type error names chartBase), whose apiVersion picks the loader: any
+ * but "", v1, v2 and v3 is "unsupported chart version" before the full
+ * read. The value is the last of the keys naming it (case-folded, in key
+ * order) that is not null; YAML numbers and bools as their text. */
+static int check_chart_base(json_t *md, bh_error *err)
 {
+	static const go_field base_def[] = {{"apiVersion", 's', NULL}, {NULL, 0, NULL}};
+	const char **keys = sorted_keys(md);
+	const json_t *bad = NULL;
+	json_t *api = NULL;
+	int rc = 0;
+	if (!keys)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; keys[i] && !bad; i++) {
+		json_t *v = json_object_get(md, keys[i]), *s;
+		if (go_field_index(keys[i], base_def))
+			continue;
+		if (json_is_array(v) || json_is_object(v))
+			bad = v;
+		else if ((s = chart_yaml_string_new(v)) || json_is_string(v))
+			json_decref(api), api = s ? s : json_incref(v);
+	}
+	free(keys);
+	const char *av = api ? json_string_value(api) : "";
+	if (bad)
+		rc = type_error(err, bad, "chartBase.apiVersion", "string");
+	else if (*av && strcmp(av, "v1") && strcmp(av, "v2") && strcmp(av, "v3"))
+		rc = bh_error_set(err, BH_EINVAL, "unsupported chart version");
+	json_decref(api);
+	return rc;
+}
+
+/* Type checks of Chart.yaml as helm reads it: a root chart's
+ * (check_chart_base) first, then json.Unmarshal into v2.Metadata. */
+static int check_types(json_t *md, int root, bh_error *err)
+{
+	int rc;
 	if (!json_is_object(md))
 		return bh_error_set(err, BH_EINVAL, "cannot load Chart.yaml: error unmarshaling JSON: while decoding "
-				    "JSON: json: cannot unmarshal %s into Go value of type loader.chartBase", json_kind(md));
-	/* loader.Load reads chartBase{apiVersion} first */
-	json_t *av = json_object_get(md, "apiVersion");
-	if (json_is_array(av) || json_is_object(av))
-		return type_error(err, av, "chartBase.apiVersion", "string");
+				    "JSON: json: cannot unmarshal %s into Go value of type %s", json_kind(md),
+				    root ? "loader.chartBase" : "v2.Metadata");
+	if (root && (rc = check_chart_base(md, err)))
+		return rc;
 	return check_sorted(md, check_metadata_member, err);
 }
 
@@ -774,37 +926,10 @@ static int group_cmp(const void *a, const void *b)
 #define LOCK_ERR_HEAD "error unmarshaling JSON: while decoding JSON"
 #define LOCK_ERR LOCK_ERR_HEAD ": "
 
-static const char *const lock_fields[] = {"dependencies", "digest", "generated", NULL};
+static const go_field lock_def[] = {{"dependencies", 'm', dep_def}, {"digest", 's', NULL}, {"generated", 't', NULL},
+				    {NULL, 0, NULL}};
 enum { LF_DEPENDENCIES, LF_DIGEST, LF_GENERATED };
-static const char *const dep_fields[] = {"name",    "version",       "repository", "condition",
-					 "tags",    "enabled",       "import-values", "alias", NULL};
 enum { DF_TAGS = 4, DF_ENABLED, DF_IMPORT_VALUES };
-
-/* The field of fields (lower-case ASCII) that the JSON key names for
- * encoding/json (and sigs.k8s.io/yaml): the same name, or the same once
- * case-folded as bytes.EqualFold does (U+017F and U+212A fold with S and
- * K), else -1. */
-static int lock_field(const char *key, const char *const *fields)
-{
-	for (int f = 0; fields[f]; f++) {
-		const unsigned char *k = (const unsigned char *)key;
-		const char *n = fields[f];
-		for (; *n && *k; n++) {
-			unsigned up = (unsigned)(*n >= 'a' && *n <= 'z' ? *n - 32 : *n), c = *k;
-			if (c < 0x80 && (c >= 'a' && c <= 'z' ? c - 32 : c) == up)
-				k++;
-			else if (c == 0xC5 && k[1] == 0xBF && up == 'S')
-				k += 2;
-			else if (c == 0xE2 && k[1] == 0x84 && k[2] == 0xAA && up == 'K')
-				k += 3;
-			else
-				break;
-		}
-		if (!*n && !*k)
-			return f;
-	}
-	return -1;
-}
 
 typedef struct lock_decoder {
 	bh_error *err;
@@ -839,8 +964,8 @@ static void lock_set_string(lock_decoder *d, json_t *o, const char *name, json_t
 /* a dependency's member k (value v) into its decoded fields dep */
 static void lock_dep_member(lock_decoder *d, json_t *dep, const char *k, json_t *v)
 {
-	int f = lock_field(k, dep_fields);
-	const char *name = f < 0 ? NULL : dep_fields[f];
+	int f = go_field_index(k, dep_def);
+	const char *name = f < 0 ? NULL : dep_def[f].name;
 	char field[64];
 	size_t i;
 	json_t *x;
@@ -926,14 +1051,14 @@ static json_t *lock_dep_out(const json_t *dep)
 	if (!json_is_object(dep))
 		return json_null();
 	o = json_object();
-	for (int f = 0; dep_fields[f]; f++) {
-		json_t *v = json_object_get(dep, dep_fields[f]);
+	for (int f = 0; dep_def[f].name; f++) {
+		json_t *v = json_object_get(dep, dep_def[f].name);
 		int always = f == 0 || f == 2; /* name, repository */
 		if (f == DF_ENABLED ? json_is_true(v) : json_is_array(v) ? json_array_size(v) > 0 :
 		    json_string_length(v) > 0 || (always && v))
-			json_object_set(o, dep_fields[f], v);
+			json_object_set(o, dep_def[f].name, v);
 		else if (always)
-			json_object_set_new(o, dep_fields[f], json_string(""));
+			json_object_set_new(o, dep_def[f].name, json_string(""));
 	}
 	return o;
 }
@@ -986,7 +1111,7 @@ static int lock_build(json_t *y, json_t **out, bh_error *err)
 	keys = sorted_keys(y);
 	for (size_t i = 0; keys && keys[i] && !rc; i++) {
 		json_t *v = json_object_get(y, keys[i]), *holder;
-		int f = lock_field(keys[i], lock_fields);
+		int f = go_field_index(keys[i], lock_def);
 		if (f == LF_GENERATED) {
 			rc = lock_generated(v, &gen, err);
 		} else if (f == LF_DIGEST) {
@@ -1050,8 +1175,9 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 		}
 		json_decref(c->metadata);
 		c->metadata = md;
-		if ((rc = check_types(md, err)))
+		if ((rc = check_types(md, !ctx->depth, err)))
 			goto fail;
+		fold_members(md, md_def);
 		ints_to_reals(md);
 		const char *api = json_string_value(json_object_get(md, "apiVersion"));
 		if (!api || !*api)
