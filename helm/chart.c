@@ -837,9 +837,8 @@ int chart_metadata_validate(json_t *md, bh_error *err)
 			}
 			const char *key = al && *al ? al : dn;
 			if (json_object_get(seen, key)) {
-				bh_error_set(err, BH_EINVAL,
-					     "validation: more than one dependency with name or alias \"%s\". "
-					     "Try using distinct aliases for dependencies with the same chart name.", key);
+				bh_error_set(err, BH_EINVAL, "validation: more than one dependency with name or alias \"%s\"",
+					     key);
 				json_decref(seen);
 				return BH_EINVAL;
 			}
