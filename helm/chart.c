@@ -375,10 +375,11 @@ static const char *json_kind(const json_t *v)
 	       json_is_string(v) ? "string" : "object";
 }
 
+/* json.Unmarshal's type error (the caller names the file) */
 static int type_error(bh_error *err, const json_t *v, const char *field, const char *gotype)
 {
 	return bh_error_set(err, BH_EINVAL,
-			    "cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: "
+			    "error unmarshaling JSON: while decoding JSON: "
 			    "json: cannot unmarshal %s into Go struct field %s of type %s",
 			    json_kind(v), field, gotype);
 }
@@ -649,6 +650,23 @@ static void fold_members(json_t *obj, const go_field *defs)
 	}
 }
 
+/* json.Unmarshal of src into the struct dst already holds (both objects
+ * with defs' fields): each of src's fields, case-folded, merged into
+ * dst's as go_merge does. */
+static void merge_members(json_t *dst, json_t *src, const go_field *defs)
+{
+	fold_members(src, defs);
+	for (int x = 0; defs[x].name; x++) {
+		json_t *v = json_object_get(src, defs[x].name), *m;
+		if (!v)
+			continue;
+		if ((m = go_merge(json_object_get(dst, defs[x].name), v, &defs[x])))
+			json_object_set_new(dst, defs[x].name, m);
+		else
+			json_object_del(dst, defs[x].name);
+	}
+}
+
 static int check_maintainer(json_t *m, const char *k, bh_error *err);
 static int check_dependency(json_t *d, const char *k, bh_error *err);
 
@@ -751,26 +769,31 @@ static int check_chart_base(json_t *md, bh_error *err)
 	}
 	free(keys);
 	const char *av = api ? json_string_value(api) : "";
-	if (bad)
+	if (bad) {
 		rc = type_error(err, bad, "chartBase.apiVersion", "string");
+		bh_error_prefix(err, "cannot load Chart.yaml");
+	}
 	else if (*av && strcmp(av, "v1") && strcmp(av, "v2") && strcmp(av, "v3"))
 		rc = bh_error_set(err, BH_EINVAL, "unsupported chart version");
 	json_decref(api);
 	return rc;
 }
 
-/* Type checks of Chart.yaml as helm reads it: a root chart's
- * (check_chart_base) first, then json.Unmarshal into v2.Metadata. */
-static int check_types(json_t *md, int root, bh_error *err)
+/* Type checks of Chart.yaml (or requirements.yaml, file) as helm reads
+ * it: a root chart's Chart.yaml as chartBase first (check_chart_base), then
+ * json.Unmarshal into v2.Metadata. */
+static int check_types(json_t *md, int root, const char *file, bh_error *err)
 {
 	int rc;
 	if (!json_is_object(md))
-		return bh_error_set(err, BH_EINVAL, "cannot load Chart.yaml: error unmarshaling JSON: while decoding "
-				    "JSON: json: cannot unmarshal %s into Go value of type %s", json_kind(md),
+		return bh_error_set(err, BH_EINVAL, "cannot load %s: error unmarshaling JSON: while decoding "
+				    "JSON: json: cannot unmarshal %s into Go value of type %s", file, json_kind(md),
 				    root ? "loader.chartBase" : "v2.Metadata");
 	if (root && (rc = check_chart_base(md, err)))
 		return rc;
-	return check_sorted(md, check_metadata_member, err);
+	if ((rc = check_sorted(md, check_metadata_member, err)))
+		bh_error_prefix(err, "cannot load %s", file);
+	return rc;
 }
 
 int chart_metadata_validate(json_t *md, bh_error *err)
@@ -1174,7 +1197,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 		}
 		json_decref(c->metadata);
 		c->metadata = md;
-		if ((rc = check_types(md, !ctx->depth, err)))
+		if ((rc = check_types(md, !ctx->depth, "Chart.yaml", err)))
 			goto fail;
 		fold_members(md, md_def);
 		ints_to_reals(md);
@@ -1219,16 +1242,21 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			c->schema = (const char *)c->schema_file.data;
 			c->schema_len = c->schema_file.len;
 		} else if (!strcmp(f->name, "requirements.yaml")) {
+			/* yaml.Unmarshal into the chart's Metadata: any field of it */
 			json_t *req = NULL;
 			if (!c->metadata)
 				c->metadata = json_object();
-			if ((rc = yaml_parse_values((const char *)f->data, f->len, NULL, &req, err))) {
+			if ((rc = yaml_parse_any((const char *)f->data, f->len, NULL, YAML_KEEP_INTS, &req, err))) {
 				bh_error_prefix(err, "cannot load requirements.yaml");
 				goto fail;
 			}
-			json_t *deps = json_object_get(req, "dependencies");
-			if (deps)
-				json_object_set(c->metadata, "dependencies", deps);
+			if (!json_is_null(req) && (rc = check_types(req, 0, "requirements.yaml", err))) {
+				json_decref(req);
+				goto fail;
+			}
+			ints_to_reals(req);
+			if (json_is_object(req))
+				merge_members(c->metadata, req, md_def);
 			json_decref(req);
 			if (!strcmp(chart_api_version(c), "v1") &&
 			    (rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
