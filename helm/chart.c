@@ -587,8 +587,6 @@ static json_t *go_merge(json_t *old, json_t *v, const go_field *f)
 	a = json_array();
 	json_array_foreach(v, i, x) {
 		json_t *was = json_array_get(old, i), *e;
-		const char *k;
-		json_t *y;
 		if (f->kind == 'l' || !json_is_object(x)) {
 			if (f->kind == 'l' && json_is_null(x)) /* a string left as it was, or "" */
 				json_array_append_new(a, json_is_string(was) ? json_incref(was) : json_string(""));
@@ -596,21 +594,20 @@ static json_t *go_merge(json_t *old, json_t *v, const go_field *f)
 				json_array_append(a, x);
 			continue;
 		}
-		e = json_deep_copy(x);
-		fold_members(e, f->elem);
-		if (json_is_object(was)) {
-			json_t *b = json_deep_copy(was);
-			json_object_foreach(e, k, y) {
-				int g = go_field_index(k, f->elem);
-				json_t *m = g >= 0 ? go_merge(json_object_get(b, k), y, &f->elem[g]) : json_incref(y);
-				if (m)
-					json_object_set_new(b, k, m);
-				else
-					json_object_del(b, k);
-			}
-			json_decref(e);
-			e = b;
+		/* the object's members in key order into the struct at i */
+		const char **keys = sorted_keys(x);
+		e = json_is_object(was) ? json_deep_copy(was) : json_object();
+		for (size_t j = 0; keys && keys[j]; j++) {
+			int g = go_field_index(keys[j], f->elem);
+			const char *k = g < 0 ? keys[j] : f->elem[g].name;
+			json_t *m, *y = json_object_get(x, keys[j]);
+			m = g < 0 ? json_incref(y) : go_merge(json_object_get(e, k), y, &f->elem[g]);
+			if (m)
+				json_object_set_new(e, k, m);
+			else
+				json_object_del(e, k);
 		}
+		free(keys);
 		json_array_append_new(a, e);
 	}
 	return a;
@@ -937,133 +934,16 @@ static int group_cmp(const void *a, const void *b)
 
 /* ---- Chart.lock: Helm's chart.Lock as encoding/json writes it ----
  *
- * yaml.Unmarshal into v2.Lock is sigs.k8s.io/yaml: the YAML as JSON (object
- * keys sorted, a YAML number or bool where the Go field is a string turned
- * into its text), then json.Unmarshal. That decodes the members in key order,
- * each into the field its key names, exactly or case-folded, so several keys
- * may fill one field: a null leaves a string, bool or time as it was and
- * empties a slice; an array is decoded into the slice already there, a
- * dependency's fields merging into the one at its index. The first type
+ * yaml.Unmarshal into v2.Lock is sigs.k8s.io/yaml then json.Unmarshal, as
+ * for Chart.yaml (check_field, fold_members): members in key order, each
+ * into the field its key names, exactly or case-folded. The first type
  * error is kept while decoding goes on; time.Time's own error ends it. */
 #define LOCK_ERR_HEAD "error unmarshaling JSON: while decoding JSON"
 #define LOCK_ERR LOCK_ERR_HEAD ": "
 
 static const go_field lock_def[] = {{"dependencies", 'm', dep_def}, {"digest", 's', NULL}, {"generated", 't', NULL},
 				    {NULL, 0, NULL}};
-enum { LF_DEPENDENCIES, LF_DIGEST, LF_GENERATED };
-enum { DF_TAGS = 4, DF_ENABLED, DF_IMPORT_VALUES };
-
-typedef struct lock_decoder {
-	bh_error *err;
-	int failed; /* a type error is kept in err */
-} lock_decoder;
-
-static void lock_type_error(lock_decoder *d, const json_t *v, const char *field, const char *gotype)
-{
-	if (!d->failed++)
-		bh_error_set(d->err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go struct field %s of type %s",
-			     json_kind(v), field, gotype);
-}
-
-/* v as sigs.k8s.io/yaml hands it to a Go string (a new reference) */
-static json_t *lock_string_value(json_t *v)
-{
-	json_t *s = chart_yaml_string_new(v);
-	return s ? s : json_incref(v);
-}
-
-/* json.Unmarshal of one member into a string field of *o (key name) */
-static void lock_set_string(lock_decoder *d, json_t *o, const char *name, json_t *v, const char *field)
-{
-	json_t *s = lock_string_value(v);
-	if (json_is_string(s))
-		json_object_set(o, name, s);
-	else if (!json_is_null(s))
-		lock_type_error(d, s, field, "string");
-	json_decref(s);
-}
-
-/* a dependency's member k (value v) into its decoded fields dep */
-static void lock_dep_member(lock_decoder *d, json_t *dep, const char *k, json_t *v)
-{
-	int f = go_field_index(k, dep_def);
-	const char *name = f < 0 ? NULL : dep_def[f].name;
-	char field[64];
-	size_t i;
-	json_t *x;
-	if (f < 0)
-		return;
-	snprintf(field, sizeof field, "Dependency.dependencies.%s", name);
-	if (f == DF_ENABLED) {
-		if (json_is_boolean(v))
-			json_object_set(dep, name, v);
-		else if (!json_is_null(v))
-			lock_type_error(d, v, field, "bool");
-	} else if (f == DF_TAGS || f == DF_IMPORT_VALUES) {
-		if (json_is_null(v)) {
-			json_object_del(dep, name);
-		} else if (!json_is_array(v)) {
-			lock_type_error(d, v, field, f == DF_TAGS ? "[]string" : "[]interface {}");
-		} else if (f == DF_IMPORT_VALUES) {
-			x = json_deep_copy(v);
-			ints_to_reals(x);
-			json_object_set_new(dep, name, x);
-		} else { /* []string: the elements already there reused, a null keeps one */
-			json_t *old = json_object_get(dep, name), *a = json_array();
-			json_array_foreach(v, i, x) {
-				json_t *s = lock_string_value(x), *keep = json_array_get(old, i);
-				if (!json_is_string(s) && !json_is_null(s))
-					lock_type_error(d, s, field, "string");
-				json_array_append_new(a, json_is_string(s) ? json_incref(s)
-						      : keep ? json_incref(keep) : json_string(""));
-				json_decref(s);
-			}
-			json_object_set_new(dep, name, a);
-		}
-	} else {
-		lock_set_string(d, dep, name, v, field);
-	}
-}
-
-/* json.Unmarshal of an array into the []*v2.Dependency *deps */
-static void lock_deps(lock_decoder *d, json_t **deps, json_t *v)
-{
-	size_t i;
-	json_t *x;
-	if (json_is_null(v)) {
-		json_decref(*deps);
-		*deps = NULL;
-		return;
-	}
-	if (!json_is_array(v)) {
-		lock_type_error(d, v, "Lock.dependencies", "[]*v2.Dependency");
-		return;
-	}
-	if (!*deps)
-		*deps = json_array();
-	json_array_foreach(v, i, x) {
-		json_t *dep = json_array_get(*deps, i);
-		if (json_is_null(x)) {
-			dep = json_null();
-		} else {
-			dep = json_is_object(dep) ? json_incref(dep) : json_object();
-			if (!json_is_object(x)) {
-				lock_type_error(d, x, "Lock.dependencies", "v2.Dependency");
-			} else {
-				const char **keys = sorted_keys(x);
-				for (size_t j = 0; keys && keys[j]; j++)
-					lock_dep_member(d, dep, keys[j], json_object_get(x, keys[j]));
-				free(keys);
-			}
-		}
-		if (i < json_array_size(*deps))
-			json_array_set_new(*deps, i, dep);
-		else
-			json_array_append_new(*deps, dep);
-	}
-	while (json_array_size(*deps) > json_array_size(v))
-		json_array_remove(*deps, json_array_size(v));
-}
+enum { LF_GENERATED = 2 };
 
 /* a decoded dependency as encoding/json marshals v2.Dependency: Go field
  * order, omitempty fields left out */
@@ -1076,8 +956,8 @@ static json_t *lock_dep_out(const json_t *dep)
 	for (int f = 0; dep_def[f].name; f++) {
 		json_t *v = json_object_get(dep, dep_def[f].name);
 		int always = f == 0 || f == 2; /* name, repository */
-		if (f == DF_ENABLED ? json_is_true(v) : json_is_array(v) ? json_array_size(v) > 0 :
-		    json_string_length(v) > 0 || (always && v))
+		if (dep_def[f].kind == 'b' ? json_is_true(v) : json_is_array(v) ? json_array_size(v) > 0 :
+		    json_string_length(v) > 0 || (always && json_is_string(v)))
 			json_object_set(o, dep_def[f].name, v);
 		else if (always)
 			json_object_set_new(o, dep_def[f].name, json_string(""));
@@ -1118,11 +998,11 @@ static json_t *lock_time(const rfc3339_time *t)
  * pointer: "lock": null). */
 static int lock_build(json_t *y, json_t **out, bh_error *err)
 {
-	lock_decoder d = {err, 0};
 	rfc3339_time gen = RFC3339_ZERO;
-	json_t *digest = json_string(""), *deps = NULL, *o, *arr;
+	json_t *o, *deps, *arr;
 	const char **keys;
-	int rc = 0;
+	int rc = 0, failed = 0;
+	bh_error first;
 	json_decref(*out);
 	*out = NULL;
 	if (!y || json_is_null(y))
@@ -1130,40 +1010,31 @@ static int lock_build(json_t *y, json_t **out, bh_error *err)
 	if (!json_is_object(y))
 		return bh_error_set(err, BH_EINVAL, LOCK_ERR "json: cannot unmarshal %s into Go value of type v2.Lock",
 				    json_kind(y));
-	keys = sorted_keys(y);
-	for (size_t i = 0; keys && keys[i] && !rc; i++) {
-		json_t *v = json_object_get(y, keys[i]), *holder;
-		int f = go_field_index(keys[i], lock_def);
-		if (f == LF_GENERATED) {
-			rc = lock_generated(v, &gen, err);
-		} else if (f == LF_DIGEST) {
-			holder = json_object();
-			json_object_set(holder, "digest", digest);
-			lock_set_string(&d, holder, "digest", v, "Lock.digest");
-			json_decref(digest);
-			digest = json_incref(json_object_get(holder, "digest"));
-			json_decref(holder);
-		} else if (f == LF_DEPENDENCIES) {
-			lock_deps(&d, &deps, v);
-		}
+	if (!(keys = sorted_keys(y)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory reading Chart.lock");
+	for (size_t i = 0; keys[i] && !rc; i++) {
+		if (go_field_index(keys[i], lock_def) == LF_GENERATED)
+			rc = lock_generated(json_object_get(y, keys[i]), &gen, err);
+		else if (!failed && (failed = check_field(y, keys[i], lock_def, "Lock", &first)) == BH_ENOMEM)
+			rc = bh_error_set(err, BH_ENOMEM, "%s", first.msg);
 	}
-	if (!keys && json_object_size(y))
-		rc = bh_error_set(err, BH_ENOMEM, "out of memory reading Chart.lock");
 	free(keys);
-	if (!rc && d.failed)
-		rc = BH_EINVAL;
-	if (rc || !(o = json_object())) {
-		json_decref(digest);
-		json_decref(deps);
-		return rc ? rc : BH_ENOMEM;
-	}
+	if (!rc && failed)
+		rc = bh_error_set(err, failed, "%s", first.msg);
+	if (rc)
+		return rc;
+	fold_members(y, lock_def);
+	ints_to_reals(y);
+	if (!(o = json_object()))
+		return BH_ENOMEM;
 	json_object_set_new(o, "generated", lock_time(&gen));
-	json_object_set_new(o, "digest", digest);
-	arr = deps ? json_array() : json_null();
+	const char *digest = json_string_value(json_object_get(y, "digest"));
+	json_object_set_new(o, "digest", json_string(digest ? digest : ""));
+	deps = json_object_get(y, "dependencies");
+	arr = json_is_array(deps) ? json_array() : json_null();
 	for (size_t i = 0; i < json_array_size(deps); i++)
 		json_array_append_new(arr, lock_dep_out(json_array_get(deps, i)));
 	json_object_set_new(o, "dependencies", arr);
-	json_decref(deps);
 	*out = o;
 	return 0;
 }
