@@ -564,13 +564,13 @@ static int go_field_index(const char *key, const go_field *defs)
 }
 
 static void fold_members(json_t *obj, const go_field *defs);
+static void merge_members(json_t *dst, const json_t *src, const go_field *defs, int keep_unknown);
 
 /* The field f after json.Unmarshal decoded v (type-checked) into it when
  * it held old (NULL: zero): a null keeps a string or bool and empties
- * the rest; a []string keeps an old element where v has a null (else
- * ""); a map
- * takes v's keys into the old map; a slice of structs decodes each object
- * into the struct already at its index. A new reference or NULL. */
+ * the rest; a []string keeps an old element where v has a null (else "");
+ * a map takes v's keys into the old map; a slice of structs decodes each
+ * object into the struct already at its index. A new reference or NULL. */
 static json_t *go_merge(json_t *old, json_t *v, const go_field *f)
 {
 	size_t i;
@@ -594,20 +594,8 @@ static json_t *go_merge(json_t *old, json_t *v, const go_field *f)
 				json_array_append(a, x);
 			continue;
 		}
-		/* the object's members in key order into the struct at i */
-		const char **keys = sorted_keys(x);
 		e = json_is_object(was) ? json_deep_copy(was) : json_object();
-		for (size_t j = 0; keys && keys[j]; j++) {
-			int g = go_field_index(keys[j], f->elem);
-			const char *k = g < 0 ? keys[j] : f->elem[g].name;
-			json_t *m, *y = json_object_get(x, keys[j]);
-			m = g < 0 ? json_incref(y) : go_merge(json_object_get(e, k), y, &f->elem[g]);
-			if (m)
-				json_object_set_new(e, k, m);
-			else
-				json_object_del(e, k);
-		}
-		free(keys);
+		merge_members(e, x, f->elem, 1);
 		json_array_append_new(a, e);
 	}
 	return a;
@@ -647,21 +635,25 @@ static void fold_members(json_t *obj, const go_field *defs)
 	}
 }
 
-/* json.Unmarshal of src into the struct dst already holds (both objects
- * with defs' fields): each of src's fields, case-folded, merged into
- * dst's as go_merge does. */
-static void merge_members(json_t *dst, json_t *src, const go_field *defs)
+/* json.Unmarshal of the object src into the struct dst already holds:
+ * src's members in key order, each merged (go_merge) into the field its
+ * key names; with keep_unknown, members naming no field are kept too. */
+static void merge_members(json_t *dst, const json_t *src, const go_field *defs, int keep_unknown)
 {
-	fold_members(src, defs);
-	for (int x = 0; defs[x].name; x++) {
-		json_t *v = json_object_get(src, defs[x].name), *m;
-		if (!v)
+	const char **keys = sorted_keys((json_t *)src);
+	for (size_t i = 0; keys && keys[i]; i++) {
+		int x = go_field_index(keys[i], defs);
+		const char *k = x < 0 ? keys[i] : defs[x].name;
+		json_t *m, *v = json_object_get(src, keys[i]);
+		if (x < 0 && !keep_unknown)
 			continue;
-		if ((m = go_merge(json_object_get(dst, defs[x].name), v, &defs[x])))
-			json_object_set_new(dst, defs[x].name, m);
+		m = x < 0 ? json_incref(v) : go_merge(json_object_get(dst, k), v, &defs[x]);
+		if (m)
+			json_object_set_new(dst, k, m);
 		else
-			json_object_del(dst, defs[x].name);
+			json_object_del(dst, k);
 	}
+	free(keys);
 }
 
 static int check_maintainer(json_t *m, const char *k, bh_error *err);
@@ -1127,7 +1119,7 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			}
 			ints_to_reals(req);
 			if (json_is_object(req))
-				merge_members(c->metadata, req, md_def);
+				merge_members(c->metadata, req, md_def, 0);
 			json_decref(req);
 			if (!strcmp(chart_api_version(c), "v1") &&
 			    (rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
