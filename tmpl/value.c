@@ -427,7 +427,9 @@ static inline int map_push(tmpl_arena *a, tmpl_map *m, const char *key, size_t k
 static int map_append(tmpl_arena *a, tmpl_map *m, const char *key, size_t keylen, tmpl_value v)
 {
 	int rc = map_push(a, m, key, keylen, v);
-	if (rc || m->len <= 8)
+	/* a map of 8 or fewer is scanned, unless it keeps the index it had
+	 * when it was larger (tmpl_map_delete): then the index takes the key */
+	if (rc || (m->len <= 8 && !m->index))
 		return rc;
 	if (!m->index || m->len * 2 > m->index_cap)
 		return map_index_build(a, m);

@@ -6,6 +6,7 @@
 
 /* Generated from helm v4.1.4 output. */
 static const fgolden goldens[] = {
+	{"set_after_unset_shrinks", "{{ $d := dict }}{{ range $i := until 12 }}{{ $_ := set $d (printf \"k%02d\" $i) $i }}{{ end }}{{ range $i := until 6 }}{{ $_ := unset $d (printf \"k%02d\" $i) }}{{ end }}{{ $_ := set $d \"new\" 1 }}{{ hasKey $d \"new\" }} {{ $d.new }} {{ get $d \"new\" }} {{ len $d }} {{ keys $d | sortAlpha | join \",\" }} {{ $_ := set $d \"k11\" 99 }}{{ $d.k11 }} {{ len $d }}", "{}", 0, "true 1 1 7 k06,k07,k08,k09,k10,k11,new 99 7"},
 	{"chunk_negative", "{{ chunk -1 (list 1 2) | toJson }}|{{ chunk 3 (list 1 2 3 4 5 6 7) | toJson }}|{{ chunk 5 (list) | toJson }}", "{}", 0, "[]|[[1,2,3],[4,5,6],[7]]|[]"},
 	{"chunk_negative_err", "{{ chunk -1 (list 1 2 3) }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <chunk -1 (list 1 2 3)>: error calling chunk: runtime error: makeslice: len out of range"},
 	{"merge_empty_dst_list", "{{ merge (dict) (dict \"l\" (list 1)) | toJson }}|{{ merge (dict \"x\" 1) (dict \"l\" (list 1)) | toJson }}|{{ merge (dict \"l\" nil) (dict \"l\" (list 2)) | toJson }}", "{}", 0, "{\"l\":[1]}|{\"l\":[1],\"x\":1}|{\"l\":[2]}"},
