@@ -108,6 +108,19 @@ static void warn_chart_duplicates(int *debug, const chart *c)
 		warn_chart_duplicates(debug, c->deps[i]);
 }
 
+/* Helm's loader's line for each chart (sub-charts too) that is not v1 and
+ * has a requirements.yaml */
+static void note_requirements(int *debug, const chart *c)
+{
+	if (c->requirements_v2)
+		log_cb(debug, "INFO",
+		       "Warning: Dependencies are handled in Chart.yaml since apiVersion \"v2\". We recommend "
+		       "migrating dependencies to Chart.yaml.",
+		       NULL);
+	for (size_t i = 0; i < c->ndeps; i++)
+		note_requirements(debug, c->deps[i]);
+}
+
 static int read_all(const char *path, bh_buf *out, bh_error *err)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
@@ -766,6 +779,7 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out;
 	}
+	note_requirements(&debug, c);
 	warn_chart_duplicates(&debug, c);
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
 		log_cb(&debug, "WARN", "this chart is deprecated", NULL);

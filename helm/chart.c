@@ -238,6 +238,7 @@ chart *chart_dup(const chart *c)
 	d->values = json_deep_copy(c->values);
 	if (c->lock && !(d->lock = json_deep_copy(c->lock)))
 		goto fail;
+	d->requirements_v2 = c->requirements_v2;
 	d->ntemplates = c->ntemplates;
 	d->nfiles = c->nfiles;
 	if (copy_files(&d->templates, c->templates, c->ntemplates) ||
@@ -1121,8 +1122,9 @@ int chart_load_files_budget(const chart_file *files, size_t n, chart_load_ctx *c
 			if (json_is_object(req))
 				merge_members(c->metadata, req, md_def, 0);
 			json_decref(req);
-			if (!strcmp(chart_api_version(c), "v1") &&
-			    (rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
+			if (strcmp(chart_api_version(c), "v1"))
+				c->requirements_v2 = 1;
+			else if ((rc = files_push(&c->files, &c->nfiles, &files_cap, f)))
 				goto oom;
 		} else if (has_prefix(f->name, "templates/")) {
 			if ((rc = files_push(&c->templates, &c->ntemplates, &templates_cap, f)))

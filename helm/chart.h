@@ -60,6 +60,9 @@ struct chart {
 				* [{"file":"values.yaml","text":"line 3: key \"a\"
 				* already set in map"}] for duplicate keys in
 				* Chart.yaml or values.yaml; NULL when none */
+	int requirements_v2;   /* a requirements.yaml in a chart whose apiVersion
+				* is not v1 (Helm's loader logs it: "Warning:
+				* Dependencies are handled in Chart.yaml ...") */
 };
 
 typedef struct chart_limits {
