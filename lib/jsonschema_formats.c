@@ -874,18 +874,11 @@ static int ri(const char *s, size_t n, int reference, bh_buf *why)
 	return 0;
 }
 
-/* ---- Go regexp/syntax parse errors ---- */
-
-int jsonschema_regex_check(const char *re, size_t n, bh_buf *why)
-{
-	return goregex_check(re, n, why) ? 1 : 0;
-}
-
 int jsonschema_format_check(const char *name, const char *s, size_t n, bh_buf *why)
 {
 	/* first the two the meta-schema check asks for (every $ref, pattern) */
 	if (!strcmp(name, "uri-reference") || !strcmp(name, "iri-reference")) return ri(s, n, 1, why);
-	if (!strcmp(name, "regex")) return jsonschema_regex_check(s, n, why);
+	if (!strcmp(name, "regex")) return goregex_check(s, n, why) ? 1 : 0;
 	if (!strcmp(name, "json-pointer")) return json_pointer(s, n, why);
 	if (!strcmp(name, "relative-json-pointer")) return rel_json_pointer(s, n, why);
 	if (!strcmp(name, "uuid")) return uuid(s, n, why);

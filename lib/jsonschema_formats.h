@@ -11,9 +11,4 @@
  * not know (not asserted), 0 when valid, 1 when not (why = the reason). */
 int jsonschema_format_check(const char *name, const char *s, size_t n, bh_buf *why);
 
-/* Go regexp (RE2) syntax check, lib/goregex.h's goregex_check: 0 when Go's
- * regexp.Compile accepts re, 1 when not with why = Go's message ("error
- * parsing regexp: missing closing ): `(`"). */
-int jsonschema_regex_check(const char *re, size_t n, bh_buf *why);
-
 #endif
