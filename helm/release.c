@@ -806,11 +806,32 @@ static int gzip_record(release_gzkeep *k, const char *json, size_t len, bh_buf *
 	return gzip_kept(k, json, len, gz) < 0 ? bh_error_set(err, BH_EIO, "gzip: compressing the release failed") : 0;
 }
 
+/* A record whose text would pass RELEASE_STORED_MAX at its level is
+ * compressed again, whole, at libdeflate's best (smaller than Go's
+ * BestCompression), and the smaller kept: a chart Helm can store is never
+ * refused here for our faster level. */
+static int gzip_tight(const char *json, size_t len, bh_buf *gz, bh_error *err)
+{
+	bh_buf best = BH_BUF_INIT;
+	if ((gz->len + 2) / 3 * 4 <= RELEASE_STORED_MAX)
+		return 0;
+	if (bh_gzip(json, len, RELEASE_GZIP_BEST, &best, err) < 0)
+		return -1;
+	if (best.len < gz->len) {
+		bh_buf t = *gz;
+		*gz = best;
+		best = t;
+	}
+	bh_buf_free(&best);
+	return 0;
+}
+
 char *release_encode_text_keep_new(release_gzkeep *k, const char *json, size_t len, bh_error *err)
 {
 	bh_buf gz = BH_BUF_INIT;
 	char *s = NULL;
-	if (gzip_record(k, json, len, &gz, err) == 0 && !(s = release_base64_new((unsigned char *)gz.data, gz.len)))
+	if (gzip_record(k, json, len, &gz, err) == 0 && gzip_tight(json, len, &gz, err) == 0 &&
+	    !(s = release_base64_new((unsigned char *)gz.data, gz.len)))
 		bh_error_set(err, BH_ENOMEM, "out of memory encoding the release");
 	bh_buf_free(&gz);
 	return s;

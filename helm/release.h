@@ -30,6 +30,12 @@
 #define RELEASE_GZIP_LEVEL 6
 #define RELEASE_GZIP_FAST_LEVEL 1
 #define RELEASE_GZIP_FAST_MAX ((size_t)1 << 20)
+/* The API server refuses a Secret or ConfigMap whose data passes 1 MiB. A
+ * record whose base64 text would pass it is compressed again at
+ * RELEASE_GZIP_BEST (libdeflate's 12, tighter than zlib's 9), the smaller
+ * stored. */
+#define RELEASE_STORED_MAX ((size_t)1 << 20)
+#define RELEASE_GZIP_BEST 12
 
 /* What a release record is built from. Strings are borrowed; json_t values
  * are borrowed (NULL = absent / null). */
