@@ -525,6 +525,15 @@ static int cross_checks(const json_t *md, const json_t *spec, bh_error *err)
 		    (rc = required(sr, "kind", ".spec.chart.spec.sourceRef", err)) < 0 ||
 		    (rc = required(sr, "name", ".spec.chart.spec.sourceRef", err)) < 0)
 			return rc;
+		const json_t *v = json_object_get(cs, "verify");
+		if (json_is_object(json_object_get(v, "secretRef")) &&
+		    (rc = required(json_object_get(v, "secretRef"), "name", ".spec.chart.spec.verify.secretRef", err)) < 0)
+			return rc;
+		json_array_foreach(json_object_get(v, "matchOIDCIdentity"), i, x) {
+			if ((rc = required(x, "issuer", ".spec.chart.spec.verify.matchOIDCIdentity[]", err)) < 0 ||
+			    (rc = required(x, "subject", ".spec.chart.spec.verify.matchOIDCIdentity[]", err)) < 0)
+				return bh_error_prefix(err, "in .spec.chart.spec.verify.matchOIDCIdentity[%zu]", i);
+		}
 	} else if ((rc = required(ref, "kind", ".spec.chartRef", err)) < 0 ||
 		   (rc = required(ref, "name", ".spec.chartRef", err)) < 0) {
 		return rc;

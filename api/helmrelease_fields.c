@@ -20,7 +20,6 @@
 #define REFUSED(p, t, why) {p, t, NULL, 0, 0, HR_C_NONE, why, NULL}
 
 #define NO_PROVIDER "workload identity providers (configMapRef) do not exist here; use .spec.kubeConfig.secretRef"
-#define NO_VERIFY "chart signature verification; refusing rather than installing an unverified chart"
 
 const hr_field hr_fields[] = {
 	S("apiVersion"),
@@ -55,13 +54,15 @@ const hr_field hr_fields[] = {
 	E("spec.chart.spec.reconcileStrategy", "ChartVersion|Revision"),
 	SLIST("spec.chart.spec.valuesFiles"),
 	B("spec.chart.spec.ignoreMissingValuesFiles"),
-	REFUSED("spec.chart.spec.verify", HR_T_OBJECT, NO_VERIFY),
-	REFUSED("spec.chart.spec.verify.provider", HR_T_STRING, NO_VERIFY),
-	REFUSED("spec.chart.spec.verify.secretRef", HR_T_OBJECT, NO_VERIFY),
-	REFUSED("spec.chart.spec.verify.secretRef.name", HR_T_STRING, NO_VERIFY),
-	REFUSED("spec.chart.spec.verify.matchOIDCIdentity", HR_T_LIST, NO_VERIFY),
-	REFUSED("spec.chart.spec.verify.matchOIDCIdentity[].issuer", HR_T_STRING, NO_VERIFY),
-	REFUSED("spec.chart.spec.verify.matchOIDCIdentity[].subject", HR_T_STRING, NO_VERIFY),
+	/* HelmChartTemplateVerification: copied into the HelmChart (source.c);
+	 * bulkhead's built-in sources verify cosign public keys (sources.c) */
+	O("spec.chart.spec.verify"),
+	E("spec.chart.spec.verify.provider", "cosign|notation"),
+	O("spec.chart.spec.verify.secretRef"),
+	SL("spec.chart.spec.verify.secretRef.name", 1, 253, HR_C_DNS1123_SUBDOMAIN),
+	L("spec.chart.spec.verify.matchOIDCIdentity"),
+	S("spec.chart.spec.verify.matchOIDCIdentity[].issuer"),
+	S("spec.chart.spec.verify.matchOIDCIdentity[].subject"),
 	/* .spec.chartRef */
 	O("spec.chartRef"),
 	S("spec.chartRef.apiVersion"),

@@ -178,6 +178,8 @@
 	F(ASN1_TIME *, NULL, X509_time_adj_ex, (ASN1_TIME *a, int b, long c, time_t *d), (a, b, c, d)) \
 	F(PKCS8_PRIV_KEY_INFO *, NULL, d2i_PKCS8_PRIV_KEY_INFO, (PKCS8_PRIV_KEY_INFO **a, const unsigned char **b, long c), (a, b, c)) \
 	F(EVP_PKEY *, NULL, d2i_PrivateKey, (int a, EVP_PKEY **b, const unsigned char **c, long d), (a, b, c, d)) \
+	F(EVP_PKEY *, NULL, d2i_PUBKEY, (EVP_PKEY **a, const unsigned char **b, long c), (a, b, c)) \
+	F(EVP_PKEY *, NULL, d2i_PublicKey, (int a, EVP_PKEY **b, const unsigned char **c, long d), (a, b, c, d)) \
 	F(X509 *, NULL, d2i_X509, (X509 **a, const unsigned char **b, long c), (a, b, c)) \
 	F(int, -1, i2d_ECDSA_SIG, (const ECDSA_SIG *a, unsigned char **b), (a, b)) \
 	F(int, -1, i2d_PKCS8_PRIV_KEY_INFO, (const PKCS8_PRIV_KEY_INFO *a, unsigned char **b), (a, b)) \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fetcher/chartvalues.h"
+#include "fetcher/cosign.h"
 #include "fetcher/http.h"
 #include "fetcher/index.h"
 #include "fetcher/oci.h"
@@ -136,6 +137,11 @@ static void run_chart(const proto_fetch_request *rq, proto_fetch_result *res, bh
 		fail(res, "ChartPullFailed", &e, "invalid chart reference: failed to get chart version for remote reference: ");
 		goto done;
 	}
+	if (rq->verify) { /* source-controller's ChartRepository.VerifyChart */
+		bh_error_set(&e, BH_EINVAL, "not implemented");
+		fail(res, "ChartVerificationError", &e, "chart verification error: ");
+		goto done;
+	}
 	snprintf(want, sizeof want, "sha256:%.64s", v->digest ? v->digest : "");
 	res->chart = strdup(v->name);
 	res->revision = strdup(v->version);
@@ -205,6 +211,23 @@ static void run_artifact(const proto_fetch_request *rq, proto_fetch_result *res,
 	opts_free(&o);
 }
 
+/* A failed cosign verification as source-controller reports it: for a
+ * HelmChart, the chart build's error naming the chart's reference; for an
+ * OCIRepository, the one message its key-based path has. */
+static void verify_failed(proto_fetch_result *res, const oci_pull_opts *po, const oci_pulled *p, int chart,
+			  const bh_error *e)
+{
+	bh_error m;
+	if (chart) {
+		bh_error_set(&m, BH_EDENIED, "failed to verify %s:%s: %.3500s", po->url, p->version ? p->version : "", e->msg);
+		fail(res, "ChartVerificationError", &m, "chart verification error: ");
+	} else {
+		bh_error_set(&m, BH_EDENIED, "no matching signatures were found for '%.1200s@%s'", po->url + 6,
+			     p->manifest_digest ? p->manifest_digest : "");
+		fail(res, "VerificationError", &m, "failed to verify the signature using provider 'cosign': ");
+	}
+}
+
 /* An OCI pull: a HelmChart from a HelmRepository of type oci (chart set:
  * Helm's tags, version constraint), or an OCIRepository. */
 static void run_oci(const proto_fetch_request *rq, proto_fetch_result *res, bh_buf *art)
@@ -232,15 +255,28 @@ static void run_oci(const proto_fetch_request *rq, proto_fetch_result *res, bh_b
 	po.npull_configs = rq->pull_secret_configs.n;
 	po.plain_http = rq->plain_http;
 	po.have_revision = chart ? NULL : rq->have_version;
+	po.verify = rq->verify;
+	po.verify_keys = (const char *const *)rq->cosign_keys.v;
+	po.nverify_keys = rq->cosign_keys.n;
+	po.verified_revision = chart ? NULL : rq->verified_revision; /* a HelmChart verifies every time */
+	for (size_t i = 0; rq->verify && i < rq->cosign_keys.n; i++)
+		if (cosign_key_check(rq->cosign_keys.v[i], strlen(rq->cosign_keys.v[i]), &e) < 0) {
+			fail(res, "VerificationError", &e, "failed to verify the signature using provider 'cosign': ");
+			goto done;
+		}
 	po.max_blob = rq->max_chart > 0 ? (size_t)rq->max_chart : FETCH_DEFAULT_MAX_CHART;
 	if (!po.url) {
 		bh_error_set(&e, BH_ENOMEM, "out of memory");
 		fail(res, "ChartPullFailed", &e, "");
 	} else if (oci_pull(&po, art, &p, &e) < 0) {
-		fail(res, p.auth_failed ? "AuthenticationFailed" : chart ? "ChartPullFailed" : "OCIArtifactPullFailed", &e,
-		     chart ? "failed to pull chart: " : "failed to pull artifact: ");
+		if (p.verify_failed)
+			verify_failed(res, &po, &p, chart, &e);
+		else
+			fail(res, p.auth_failed ? "AuthenticationFailed" : chart ? "ChartPullFailed" : "OCIArtifactPullFailed", &e,
+			     chart ? "failed to pull chart: " : "failed to pull artifact: ");
 	} else {
 		res->ok = 1;
+		res->verified = p.verified;
 		res->unchanged = p.unchanged;
 		res->chart = strdup(chart ? rq->chart : p.name);
 		res->revision = strdup(chart ? p.version : p.revision);
@@ -257,6 +293,7 @@ static void run_oci(const proto_fetch_request *rq, proto_fetch_result *res, bh_b
 		}
 	}
 	oci_pulled_free(&p);
+done:
 	free(url);
 	opts_free(&ho);
 }

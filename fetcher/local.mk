@@ -3,6 +3,7 @@
 noinst_LIBRARIES += fetcher/libbhfetch.a
 fetcher_libbhfetch_a_SOURCES = \
 	fetcher/chartvalues.c fetcher/chartvalues.h \
+	fetcher/cosign.c fetcher/cosign.h \
 	fetcher/fetch.c fetcher/fetch.h \
 	fetcher/http.c fetcher/http.h \
 	fetcher/index.c fetcher/index.h \
@@ -44,3 +45,10 @@ tests_unit_test_ocidec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_ocidec_LDADD = $(BH_FETCH_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_ocidec
 UNIT_TESTS += tests/unit/test_ocidec
+
+check_PROGRAMS += tests/unit/test_cosign
+tests_unit_test_cosign_SOURCES = tests/unit/test_cosign.c
+tests_unit_test_cosign_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_cosign_LDADD = $(BH_FETCH_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_cosign
+UNIT_TESTS += tests/unit/test_cosign

@@ -7,12 +7,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fetcher/cosign.h"
 #include "fetcher/fetch.h"
 #include "fetcher/ocidec.h"
 #include "lib/semver.h"
 #include "lib/goregex.h"
 
 #define OCI_MANIFEST_ACCEPT "application/vnd.oci.image.manifest.v1+json"
+/* cosign writes its signature manifests as OCI or Docker image manifests */
+#define COSIGN_MANIFEST_ACCEPT OCI_MANIFEST_ACCEPT ", application/vnd.docker.distribution.manifest.v2+json"
 
 typedef struct reg {
 	const oci_pull_opts *o;
@@ -419,6 +422,97 @@ static const oci_descriptor *pick_layer(const oci_manifest *m, const char *want)
 	return NULL;
 }
 
+/* The payload of signature layer l into b, or why it cannot be had
+ * (cosign's texts) in why. -1 only when the registry could not be asked
+ * (then err is set). */
+static int signature_payload(reg *r, const cosign_layer *l, bh_buf *b, char *why, size_t wn, bh_error *err)
+{
+	char what[100], d[72];
+	bh_error e;
+	*why = '\0';
+	if (!l->b64sig) {
+		snprintf(why, wn, "signature layer %s is missing \"%s\" annotation", l->digest, COSIGN_SIG_ANNOTATION);
+		return 0;
+	}
+	if ((size_t)l->size > COSIGN_MAX_PAYLOAD) {
+		snprintf(why, wn, "size of layer (%lld) exceeded the limit (%zu)", l->size, COSIGN_MAX_PAYLOAD);
+		return 0;
+	}
+	snprintf(what, sizeof what, "blobs/%s", l->digest);
+	if (reg_get(r, what, NULL, COSIGN_MAX_PAYLOAD, b, NULL, &e) < 0) {
+		if (r->auth_failed) {
+			*err = e;
+			return -1;
+		}
+		snprintf(why, wn, "%.500s", e.msg);
+		return 0;
+	}
+	fetch_sha256(b->data ? b->data : "", b->len, d);
+	if (strcmp(d, l->digest) != 0)
+		snprintf(why, wn, "error verifying sha256 checksum after reading %zu bytes; got \"%s\", want \"%s\"", b->len,
+			 d, l->digest);
+	return 0;
+}
+
+/* cosign's VerifyImageSignatures with each key in turn (Offline,
+ * IgnoreTlog): 0 as soon as one signature verifies with one key; else
+ * cosign's error for the first key ("no signatures found", "no matching
+ * signatures: ..."). */
+static int verify_signatures(reg *r, const char *md, bh_error *err)
+{
+	const oci_pull_opts *o = r->o;
+	char what[120], (*why)[600] = NULL;
+	bh_buf mb = BH_BUF_INIT, *payloads = NULL, msg = BH_BUF_INIT;
+	cosign_sigs sigs = {0};
+	int rc;
+	snprintf(what, sizeof what, "manifests/sha256-%.64s.sig", md + 7);
+	rc = reg_get(r, what, COSIGN_MANIFEST_ACCEPT, COSIGN_MAX_MANIFEST, &mb, NULL, err);
+	if (rc == BH_ENOTFOUND || (rc == 0 && (rc = cosign_sigmanifest_decode(mb.data ? mb.data : "", mb.len, &sigs, err)) == 0 &&
+				   sigs.n == 0)) {
+		rc = bh_error_set(err, BH_EDENIED, "no signatures found");
+		goto done;
+	}
+	if (rc < 0) {
+		bh_error_prefix(err, "signatures of %s", md);
+		goto done;
+	}
+	if (!(payloads = calloc(sigs.n, sizeof *payloads)) || !(why = calloc(sigs.n, sizeof *why))) {
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < sigs.n; i++)
+		if ((rc = signature_payload(r, &sigs.v[i], &payloads[i], why[i], sizeof why[i], err)) < 0)
+			goto done;
+	for (size_t k = 0; k < o->nverify_keys; k++) {
+		bh_buf_reset(&msg);
+		bh_buf_puts(&msg, "no matching signatures: ");
+		for (size_t i = 0; i < sigs.n; i++) {
+			bh_error e;
+			if (!why[i][0] &&
+			    cosign_check(o->verify_keys[k], strlen(o->verify_keys[k]), payloads[i].data ? payloads[i].data : "",
+					 payloads[i].len, sigs.v[i].b64sig, md, &e) == 0) {
+				rc = 0;
+				goto done;
+			}
+			if (i)
+				bh_buf_puts(&msg, "\n ");
+			bh_buf_puts(&msg, why[i][0] ? why[i] : e.msg);
+		}
+		if (k == 0)
+			bh_error_set(err, BH_EDENIED, "%.3000s", bh_buf_str(&msg));
+	}
+	rc = o->nverify_keys ? BH_EDENIED : bh_error_set(err, BH_EDENIED, "no matching signatures: no public keys");
+done:
+	for (size_t i = 0; payloads && i < sigs.n; i++)
+		bh_buf_free(&payloads[i]);
+	free(payloads);
+	free(why);
+	cosign_sigs_free(&sigs);
+	bh_buf_free(&mb);
+	bh_buf_free(&msg);
+	return rc;
+}
+
 int oci_pull(const oci_pull_opts *o, bh_buf *blob, oci_pulled *out, bh_error *err)
 {
 	reg r;
@@ -469,6 +563,13 @@ int oci_pull(const oci_pull_opts *o, bh_buf *blob, oci_pulled *out, bh_error *er
 	if (!out->revision || !out->manifest_digest || !out->name) {
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto done;
+	}
+	if (o->verify && !(o->verified_revision && !strcmp(o->verified_revision, out->revision))) {
+		if ((rc = verify_signatures(&r, md, err)) < 0) {
+			out->verify_failed = 1;
+			goto done;
+		}
+		out->verified = 1;
 	}
 	if (o->have_revision && strcmp(o->have_revision, out->revision) == 0) {
 		out->unchanged = 1;

@@ -13,7 +13,9 @@
  * credentials when there are any, then sent to the registry only). The
  * credentials come from the request or from a docker config JSON for the
  * registry's host, and are never sent to another host (redirects to blob
- * storage go without them). https unless plain_http. */
+ * storage go without them). https unless plain_http. With verify, the
+ * manifest's cosign signatures are checked (cosign.h) before the layer is
+ * pulled, and also when the revision is the one already held. */
 #ifndef BH_FETCHER_OCI_H
 #define BH_FETCHER_OCI_H
 
@@ -39,6 +41,10 @@ typedef struct oci_pull_opts {
 	size_t npull_configs;      /* docker_config: the first entry for the registry wins */
 	int plain_http;
 	const char *have_revision; /* the revision already held: stop before the blob */
+	int verify;                /* check the manifest's cosign signatures (cosign.h) with these keys */
+	const char *const *verify_keys; /* PEM public keys: one good signature with any of them suffices */
+	size_t nverify_keys;
+	const char *verified_revision; /* a revision verified before: not checked again */
 	size_t max_blob;
 	http_opts *http;           /* credentials, TLS, timeout */
 } oci_pull_opts;
@@ -51,6 +57,8 @@ typedef struct oci_pulled {
 	char *name;            /* last path element of the repository */
 	int unchanged;         /* revision == have_revision: no blob fetched */
 	int auth_failed;       /* the failure was the registry's refusal of our credentials */
+	int verified;          /* verify: a signature of manifest_digest verified with one of the keys */
+	int verify_failed;     /* the failure was the verification's (the error is cosign's) */
 } oci_pulled;
 
 /* 0 with the layer's bytes in blob (verified), or an error whose message

@@ -186,7 +186,7 @@ const char *oci_auth_param_get(const oci_challenge *c, const char *name)
 }
 
 /* ---- JSON helpers ---------------------------------------------------------- */
-static json_t *load(const char *what, const char *text, size_t n, size_t max, bh_error *err)
+json_t *oci_json_load(const char *what, const char *text, size_t n, size_t max, bh_error *err)
 {
 	json_error_t je;
 	json_t *root;
@@ -276,7 +276,7 @@ static void descriptor_free(oci_descriptor *d)
 
 int oci_manifest_decode(const char *text, size_t n, oci_manifest **out, bh_error *err)
 {
-	json_t *root = load("manifest", text, n, OCI_MAX_MANIFEST, err), *list, *v;
+	json_t *root = oci_json_load("manifest", text, n, OCI_MAX_MANIFEST, err), *list, *v;
 	oci_manifest *m;
 	size_t i;
 	int rc = 0;
@@ -335,7 +335,7 @@ void oci_manifest_free(oci_manifest *m)
 /* ---- tags, tokens ------------------------------------------------------------ */
 int oci_tags_decode(const char *text, size_t n, char ***tags, size_t *ntags, bh_error *err)
 {
-	json_t *root = load("tag list", text, n, (size_t)16 << 20, err), *list, *v;
+	json_t *root = oci_json_load("tag list", text, n, (size_t)16 << 20, err), *list, *v;
 	size_t i;
 	*tags = NULL;
 	*ntags = 0;
@@ -404,7 +404,7 @@ int oci_link_next(const char *s, size_t n, char **next, bh_error *err)
 
 int oci_token_decode(const char *text, size_t n, char **token, bh_error *err)
 {
-	json_t *root = load("token service answer", text, n, OCI_MAX_TOKEN_ANSWER, err);
+	json_t *root = oci_json_load("token service answer", text, n, OCI_MAX_TOKEN_ANSWER, err);
 	int rc = 0;
 	*token = NULL;
 	if (!root)
@@ -467,7 +467,7 @@ static void key_host(const char *k, char *buf, size_t n)
 int oci_dockercfg_lookup(const char *text, size_t n, const char *host, char **username, char **password,
 			 bh_error *err)
 {
-	json_t *root = load("docker config", text, n, OCI_MAX_DOCKER_CONFIG, err), *auths, *v;
+	json_t *root = oci_json_load("docker config", text, n, OCI_MAX_DOCKER_CONFIG, err), *auths, *v;
 	const char *k;
 	char kh[512];
 	int rc = BH_ENOTFOUND;

@@ -9,6 +9,7 @@
 #ifndef BH_FETCHER_OCIDEC_H
 #define BH_FETCHER_OCIDEC_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -23,6 +24,10 @@
 #define OCI_MAX_LINK 8192         /* bytes of one Link header value */
 #define OCI_MAX_TOKEN_ANSWER ((size_t)1 << 20)
 #define OCI_MAX_DOCKER_CONFIG ((size_t)1 << 20)
+
+/* A JSON object of at most max bytes (duplicate keys refused; jansson's
+ * depth limit), or NULL with err (BH_ELIMIT, BH_EPARSE naming what). */
+json_t *oci_json_load(const char *what, const char *text, size_t n, size_t max, bh_error *err);
 
 /* ---- WWW-Authenticate ---------------------------------------------------- */
 typedef struct oci_auth_param {

@@ -43,6 +43,9 @@ static const ffield request_fields[] = {
 	{"valuesFiles", F_STRV, RQ(values_files), 1024, 0},
 	{"versionMetadata", F_STR, RQ(version_metadata), 64, 0},
 	{"ignoreMissingValuesFiles", F_BOOL, RQ(ignore_missing_values_files), 0, 0},
+	{"verify", F_BOOL, RQ(verify), 0, 0},
+	{"cosignKeyPems", F_STRV, RQ(cosign_keys), 65536, 0},
+	{"verifiedRevision", F_STR, RQ(verified_revision), 256, 0},
 	{"insecureSkipVerify", F_BOOL, RQ(insecure_skip_verify), 0, 0},
 	{"plainHttp", F_BOOL, RQ(plain_http), 0, 0},
 	{"passCredentials", F_BOOL, RQ(pass_credentials), 0, 0},
@@ -62,6 +65,7 @@ static const ffield result_fields[] = {
 	{"chart", F_STR, RS(chart), 253, 0},
 	{"observedValuesFiles", F_STRV, RS(observed_values_files), 1024, 0},
 	{"size", F_INT, RS(size), (size_t)1 << 30, 0},
+	{"verified", F_BOOL, RS(verified), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -160,7 +164,8 @@ static int decode(const char *what, const ffield *fs, const unsigned char *p, si
 			}
 			json_array_foreach(v, i, it) {
 				if (!json_is_string(it) || json_string_length(it) > f->max ||
-				    !text_ok(json_string_value(it), json_string_length(it), strstr(f->key, "Config") != NULL)) {
+				    !text_ok(json_string_value(it), json_string_length(it),
+					     strstr(f->key, "Config") || strstr(f->key, "Pem"))) {
 					json_decref(root);
 					return bh_error_set(err, BH_EPROTO, "%s: field %s must hold strings of at most %zu "
 							    "printable bytes", what, f->key, f->max);

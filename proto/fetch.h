@@ -49,6 +49,11 @@ typedef struct proto_fetch_request {
 	proto_strv values_files;         /* CHART: HelmChart .spec.valuesFiles (re-package, chartvalues.h) */
 	char *version_metadata;          /* CHART with values_files: the HelmChart's generation */
 	int ignore_missing_values_files;
+	int verify;                      /* CHART, OCI: check the cosign signatures of the manifest
+					  * (fetcher/cosign.h; an HTTP repository's chart: refused as
+					  * source-controller refuses it) */
+	proto_strv cosign_keys;          /* verify: the PEM public keys (the Secret's *.pub) */
+	char *verified_revision;         /* OCI verify: a revision verified before (not checked again) */
 	int insecure_skip_verify, pass_credentials, plain_http;
 	long long timeout_ms, max_index, max_chart;
 } proto_fetch_request;
@@ -62,6 +67,7 @@ typedef struct proto_fetch_result {
 	char *revision;  /* INDEX: the index digest; CHART: the chart version; OCI: <tag>@<manifest digest> */
 	char *chart;     /* CHART: chart name */
 	proto_strv observed_values_files; /* CHART with values files: those merged */
+	int verified;    /* verify: a signature of the revision verified now */
 	long long size;
 } proto_fetch_result;
 

@@ -99,6 +99,27 @@ double source_parse_duration(const char *s)
 /* HelmChart spec from .spec.chart.spec (internal/reconcile/helmchart_template.go). */
 static void template_metadata(json_t *hc, const json_t *tmd);
 
+/* .spec.chart.spec.verify as the HelmChart's .spec.verify, as helm-controller's
+ * templateVerificationToSourceVerification: provider (the CRDs' default
+ * cosign when unset), secretRef, matchOIDCIdentity (omitted when empty). */
+static json_t *verify_template(const json_t *tv)
+{
+	const char *prov = str_at(tv, "provider", NULL, NULL), *secret = str_at(tv, "secretRef", "name", NULL);
+	const json_t *ids = json_object_get(tv, "matchOIDCIdentity");
+	json_t *v = json_pack("{s:s}", "provider", prov && *prov ? prov : "cosign"), *it;
+	size_t i;
+	if (secret && *secret)
+		json_object_set_new(v, "secretRef", json_pack("{s:s}", "name", secret));
+	if (json_array_size(ids)) {
+		json_t *a = json_array();
+		json_array_foreach(ids, i, it)
+			json_array_append_new(a, json_pack("{s:s,s:s}", "issuer", str_at(it, "issuer", NULL, NULL) ? str_at(it, "issuer", NULL, NULL) : "",
+						"subject", str_at(it, "subject", NULL, NULL) ? str_at(it, "subject", NULL, NULL) : ""));
+		json_object_set_new(v, "matchOIDCIdentity", a);
+	}
+	return v;
+}
+
 static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
 {
 	const json_t *cs = json_object_get(json_object_get(json_object_get(hr, "spec"), "chart"), "spec");
@@ -121,6 +142,8 @@ static json_t *helmchart_new(const json_t *hr, const char *ns, const char *name)
 		json_object_set(spec, "valuesFiles", json_object_get(cs, "valuesFiles"));
 	if (json_is_true(json_object_get(cs, "ignoreMissingValuesFiles")))
 		json_object_set_new(spec, "ignoreMissingValuesFiles", json_true());
+	if (json_is_object(json_object_get(cs, "verify")))
+		json_object_set_new(spec, "verify", verify_template(json_object_get(cs, "verify")));
 	json_object_set_new(hc, "spec", spec);
 	template_metadata(hc, json_object_get(json_object_get(json_object_get(hr, "spec"), "chart"), "metadata"));
 	return hc;

@@ -29,6 +29,7 @@ const kube_resource sv_ocirepository_resource = {"source.toolkit.fluxcd.io", "v1
 static const kube_resource secret_resource = {"", "v1", "secrets", "Secret", 1};
 static const kube_resource serviceaccount_resource = {"", "v1", "serviceaccounts", "ServiceAccount", 1};
 
+#define COSIGN_KEYS_MAX 64 /* public keys of one .spec.verify.secretRef */
 #define FAIL_RETRY 10.0 /* seconds before a failed object is tried again (at most its interval) */
 #define CTRL "source-controller"
 
@@ -235,15 +236,15 @@ static int opt_string(const json_t *obj, const char *key, const char *path, size
 	return 0;
 }
 
-/* A LocalObjectReference's name (obj[key].name), or NULL. */
-static int opt_ref(const json_t *spec, const char *key, const char **out, bh_error *err)
+/* A LocalObjectReference's name (obj[key].name, obj at path parent), or NULL. */
+static int opt_ref(const json_t *spec, const char *parent, const char *key, const char **out, bh_error *err)
 {
-	char path[64];
-	snprintf(path, sizeof path, ".spec.%s.name", key);
+	char path[96];
+	snprintf(path, sizeof path, "%s.%s.name", parent, key);
 	*out = NULL;
 	if (json_object_get(spec, key) && !json_is_null(json_object_get(spec, key)) &&
 	    !json_is_object(json_object_get(spec, key)))
-		return bh_error_set(err, BH_EINVAL, ".spec.%s must be an object with a name", key);
+		return bh_error_set(err, BH_EINVAL, "%s.%s must be an object with a name", parent, key);
 	return opt_string(json_object_get(spec, key), "name", path, 253, out, err);
 }
 
@@ -251,7 +252,7 @@ int sources_oci_decode(const json_t *o, sources_oci_spec *s, bh_error *err)
 {
 	const json_t *spec = json_object_get(o, "spec"), *ref = json_object_get(spec, "ref");
 	const json_t *ls = json_object_get(spec, "layerSelector");
-	static const char *const refused[] = {"verify", "ignore"};
+	static const char *const refused[] = {"ignore"};
 	const char *prov;
 	int rc;
 	memset(s, 0, sizeof *s);
@@ -267,9 +268,9 @@ int sources_oci_decode(const json_t *o, sources_oci_spec *s, bh_error *err)
 	    (rc = opt_string(ls, "mediaType", ".spec.layerSelector.mediaType", 255, &s->media_type, err)) < 0 ||
 	    (rc = opt_string(ls, "operation", ".spec.layerSelector.operation", 16, &s->operation, err)) < 0 ||
 	    (rc = opt_string(spec, "serviceAccountName", ".spec.serviceAccountName", 253, &s->service_account, err)) < 0 ||
-	    (rc = opt_ref(spec, "secretRef", &s->secret_ref, err)) < 0 ||
-	    (rc = opt_ref(spec, "certSecretRef", &s->cert_secret_ref, err)) < 0 ||
-	    (rc = opt_ref(spec, "proxySecretRef", &s->proxy_secret_ref, err)) < 0)
+	    (rc = opt_ref(spec, ".spec", "secretRef", &s->secret_ref, err)) < 0 ||
+	    (rc = opt_ref(spec, ".spec", "certSecretRef", &s->cert_secret_ref, err)) < 0 ||
+	    (rc = opt_ref(spec, ".spec", "proxySecretRef", &s->proxy_secret_ref, err)) < 0)
 		return rc;
 	if (prov && strcmp(prov, "generic") != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.provider '%s' is not supported by bulkhead's built-in sources "
@@ -282,6 +283,9 @@ int sources_oci_decode(const json_t *o, sources_oci_spec *s, bh_error *err)
 	if (!s->url || strncmp(s->url, "oci://", 6) != 0)
 		return bh_error_set(err, BH_EINVAL, ".spec.url '%s' must be an oci:// URL", s->url ? s->url : "");
 	if (s->service_account && (rc = acl_check_sa_name(s->service_account, ".spec.serviceAccountName", err)) < 0)
+		return rc;
+	s->verify = json_object_get(spec, "verify") && !json_is_null(json_object_get(spec, "verify"));
+	if (s->verify && (rc = sources_verify_decode(json_object_get(spec, "verify"), 1, &s->verify_secret, err)) < 0)
 		return rc;
 	/* source-controller's precedence: the others are not looked at */
 	if (s->digest)
@@ -300,12 +304,50 @@ int sources_check_oci(const json_t *o, bh_error *err)
 	return sources_oci_decode(o, &s, err);
 }
 
+int sources_verify_decode(const json_t *v, int builtin, const char **secret, bh_error *err)
+{
+	const json_t *ids = json_object_get(v, "matchOIDCIdentity"), *it;
+	const char *prov;
+	size_t i;
+	int rc;
+	*secret = NULL;
+	if (!json_is_object(v))
+		return bh_error_set(err, BH_EINVAL, ".spec.verify must be an object");
+	if ((rc = opt_string(v, "provider", ".spec.verify.provider", 64, &prov, err)) < 0 ||
+	    (rc = opt_ref(v, ".spec.verify", "secretRef", secret, err)) < 0)
+		return rc;
+	if (prov && strcmp(prov, "cosign") != 0 && strcmp(prov, "notation") != 0)
+		return bh_error_set(err, BH_EINVAL, ".spec.verify.provider '%s' is invalid (cosign or notation)", prov);
+	if (ids && !json_is_null(ids) && !json_is_array(ids))
+		return bh_error_set(err, BH_EINVAL, ".spec.verify.matchOIDCIdentity must be a list");
+	json_array_foreach(ids, i, it) {
+		const char *iss = str(it, "issuer", NULL), *sub = str(it, "subject", NULL);
+		if (!iss || !*iss || !sub || !*sub)
+			return bh_error_set(err, BH_EINVAL, ".spec.verify.matchOIDCIdentity[%zu]: issuer and subject are required", i);
+	}
+	if (!builtin)
+		return 0;
+	if (prov && !strcmp(prov, "notation"))
+		return bh_error_set(err, BH_EINVAL, ".spec.verify.provider 'notation' is not supported by bulkhead's built-in "
+				    "sources (only 'cosign' with the public keys of .spec.verify.secretRef)");
+	if (!*secret)
+		return bh_error_set(err, BH_EINVAL, ".spec.verify without .spec.verify.secretRef (cosign keyless "
+				    "verification, which needs Sigstore's public Fulcio and Rekor online) is not supported by "
+				    "bulkhead's built-in sources: give the public keys in .spec.verify.secretRef");
+	if (json_object_get(v, "trustedRootSecretRef") && !json_is_null(json_object_get(v, "trustedRootSecretRef")))
+		return bh_error_set(err, BH_EINVAL, ".spec.verify.trustedRootSecretRef (keyless verification) is not "
+				    "supported by bulkhead's built-in sources");
+	return 0;
+}
+
 int sources_check_chart(const json_t *chart, bh_error *err)
 {
 	const json_t *spec = json_object_get(chart, "spec");
-	const char *kind = str(spec, "sourceRef", "kind");
-	if (json_is_object(json_object_get(spec, "verify")))
-		return bh_error_set(err, BH_EINVAL, ".spec.verify is not supported by bulkhead's built-in sources yet");
+	const char *kind = str(spec, "sourceRef", "kind"), *secret;
+	int rc;
+	if (json_object_get(spec, "verify") && !json_is_null(json_object_get(spec, "verify")) &&
+	    (rc = sources_verify_decode(json_object_get(spec, "verify"), 0, &secret, err)) < 0)
+		return rc;
 	const json_t *vf = json_object_get(spec, "valuesFiles");
 	size_t i;
 	json_t *it;
@@ -361,8 +403,39 @@ static void cond_set(json_t *conds, const char *type, const char *status, const 
 						       reason, "message", msg));
 }
 
-/* Writes st (merge patch of .status) and the Ready condition from ok/reason/msg. */
-static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, const char *reason, const char *msg)
+static int is_verification_error(const char *reason)
+{
+	return !strcmp(reason, "VerificationError") || !strcmp(reason, "ChartVerificationError");
+}
+
+/* SourceVerified as source-controller keeps it: gone without .spec.verify;
+ * False (VerificationError) when the verification failed; True with
+ * verified (the message) when it succeeded now; a False one from before
+ * is dropped (it is recalculated), a True one kept. */
+static void verified_cond(json_t *conds, const json_t *o, int ok, const char *reason, const char *msg,
+			  const char *verified, json_int_t gen, const char *now)
+{
+	const json_t *v = json_object_get(json_object_get(o, "spec"), "verify");
+	size_t i;
+	json_t *c;
+	if (!v || json_is_null(v))
+		cond_set(conds, "SourceVerified", NULL, "", "", gen, now);
+	else if (!ok && is_verification_error(reason))
+		cond_set(conds, "SourceVerified", "False", "VerificationError", msg, gen, now);
+	else if (ok && verified)
+		cond_set(conds, "SourceVerified", "True", "Succeeded", verified, gen, now);
+	else
+		json_array_foreach(conds, i, c) if (!strcmp(str(c, "type", NULL) ? str(c, "type", NULL) : "", "SourceVerified") &&
+						    !strcmp(str(c, "status", NULL) ? str(c, "status", NULL) : "", "False")) {
+			json_array_remove(conds, i);
+			break;
+		}
+}
+
+/* Writes st (merge patch of .status) and the Ready condition from
+ * ok/reason/msg (and SourceVerified, verified_cond). */
+static void write_status_v(kube_client *kc, const obj *x, json_t *st, int ok, const char *reason, const char *msg,
+			   const char *verified)
 {
 	const json_t *o = x->o;
 	json_int_t gen = flux_generation(o);
@@ -378,8 +451,13 @@ static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, cons
 		conds = json_array();
 	}
 	cond_set(conds, "Ready", ok ? "True" : "False", reason, msg, gen, now);
-	build = !ok && !strcmp(reason, "ValuesFilesError"); /* source-controller: a build error, not a fetch error */
-	cond_set(conds, "FetchFailed", ok || build ? NULL : "True", reason, msg, gen, now);
+	/* source-controller: a build error, not a fetch error */
+	build = !ok && (!strcmp(reason, "ValuesFilesError") || !strcmp(reason, "ChartVerificationError"));
+	/* an OCIRepository's failed verification, or a HelmChart's verifier
+	 * that could not be made: SourceVerified alone */
+	cond_set(conds, "FetchFailed", ok || build || !strcmp(reason, "VerificationError") ? NULL : "True", reason, msg,
+		 gen, now);
+	verified_cond(conds, o, ok, reason, msg, verified, gen, now);
 	cond_set(conds, "BuildFailed", build ? "True" : NULL, reason, msg, gen, now);
 	cond_set(conds, "Reconciling", NULL, "", "", gen, now);
 	cond_set(conds, "Stalled", NULL, "", "", gen, now);
@@ -396,6 +474,11 @@ static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, cons
 		svlog(SVLOG_ERROR, "sources: %s/%s: writing status: %s", x->ns, x->name, e.msg);
 	free(text);
 	json_decref(out);
+}
+
+static void write_status(kube_client *kc, const obj *x, json_t *st, int ok, const char *reason, const char *msg)
+{
+	write_status_v(kc, x, st, ok, reason, msg, NULL);
 }
 
 /* ---- credentials ------------------------------------------------------------------- */
@@ -569,6 +652,38 @@ static int load_proxy(kube_client *kc, const char *ns, const char *name, proto_f
 	return rc;
 }
 
+/* .spec.verify.secretRef: its public keys (every data key ending in
+ * ".pub", in key order) into rq->cosign_keys, as source-controller reads
+ * them. The error is the Secret's (not found: as the API client words it). */
+static int load_cosign_keys(kube_client *kc, const char *ns, const char *name, proto_fetch_request *rq, bh_error *err)
+{
+	json_t *sec = NULL, *v;
+	const json_t *data;
+	const char *k;
+	int rc = kube_get(kc, &secret_resource, ns, name, NULL, &sec, err);
+	if (rc == BH_ENOTFOUND)
+		return bh_error_set(err, BH_ENOTFOUND, "secrets \"%s\" not found", name);
+	if (rc < 0)
+		return rc;
+	data = json_object_get(sec, "data");
+	if (!(rq->cosign_keys.v = calloc(json_object_size(data) + 1, sizeof(char *))))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_object_foreach((json_t *)data, k, v) {
+		size_t kl = strlen(k);
+		char *pem;
+		if (rc < 0 || kl < 4 || strcmp(k + kl - 4, ".pub") != 0)
+			continue;
+		if (rq->cosign_keys.n == COSIGN_KEYS_MAX)
+			rc = bh_error_set(err, BH_ELIMIT, "secret '%s/%s' holds more than %d public keys", ns, name, COSIGN_KEYS_MAX);
+		else if (!(pem = b64_value(data, k)))
+			rc = bh_error_set(err, BH_EINVAL, "secret '%s/%s': %s is not base64", ns, name, k);
+		else
+			rq->cosign_keys.v[rq->cosign_keys.n++] = pem;
+	}
+	json_decref(sec);
+	return rc;
+}
+
 static void free_credentials(proto_fetch_request *rq)
 {
 	char **p[] = {&rq->username, &rq->password, &rq->cert_pem, &rq->key_pem, &rq->ca_pem, &rq->docker_config,
@@ -586,6 +701,11 @@ static void free_credentials(proto_fetch_request *rq)
 	free(rq->pull_secret_configs.v);
 	rq->pull_secret_configs.v = NULL;
 	rq->pull_secret_configs.n = 0;
+	for (size_t i = 0; i < rq->cosign_keys.n; i++)
+		free(rq->cosign_keys.v[i]);
+	free(rq->cosign_keys.v);
+	rq->cosign_keys.v = NULL;
+	rq->cosign_keys.n = 0;
 }
 
 static double interval_of(const json_t *o)
@@ -684,6 +804,33 @@ static int reconcile_repository(kube_client *kc, const obj *x)
 	return changed;
 }
 
+/* A HelmChart's .spec.verify: for an OCI HelmRepository, the public keys
+ * of its secretRef into rq (keyless and notation refused by name); for an
+ * HTTP one, nothing (the fetcher fails as source-controller's
+ * ChartRepository.VerifyChart does). 0, or -1 with the failure written. */
+static int chart_verify_setup(kube_client *kc, const obj *x, const json_t *repo, proto_fetch_request *rq)
+{
+	const char *secret;
+	char msg[1200];
+	bh_error e;
+	rq->verify = 1;
+	if (!repo_is_oci(repo))
+		return 0;
+	if (sources_verify_decode(json_object_get(json_object_get(x->o, "spec"), "verify"), 1, &secret, &e) < 0) {
+		write_status(kc, x, json_object(), 0, "UnsupportedSpec", e.msg);
+		return -1;
+	}
+	if (load_cosign_keys(kc, x->ns, secret, rq, &e) == 0 && rq->cosign_keys.n == 0)
+		bh_error_set(&e, BH_ENOTFOUND, "no public keys found in secret '%s/%s'", x->ns, secret);
+	if (rq->cosign_keys.n == 0) {
+		free_credentials(rq);
+		snprintf(msg, sizeof msg, "failed to verify the signature using provider 'cosign': %.1000s", e.msg);
+		write_status(kc, x, json_object(), 0, "VerificationError", msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* 0, or -1 on failure. */
 static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 {
@@ -692,9 +839,9 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 	const json_t *spec = json_object_get(x->o, "spec");
 	const json_t *art = json_object_get(json_object_get(x->o, "status"), "artifact");
 	const char *have_digest = str(art, "digest", NULL), *have_rev = str(art, "revision", NULL);
-	char file[600], msg[1200], gen[32], *vf[257];
+	char file[600], msg[1200], gen[32], *vf[257], vmsg[400];
 	bh_error e;
-	int fd = -1, rc = -1;
+	int fd = -1, rc = -1, verify = json_object_get(spec, "verify") && !json_is_null(json_object_get(spec, "verify"));
 	size_t i;
 	json_t *it;
 	if (sources_check_chart(x->o, &e) < 0) {
@@ -712,6 +859,8 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 		write_status(kc, x, json_object(), 0, "UnsupportedSpec", msg);
 		return -1;
 	}
+	if (verify && chart_verify_setup(kc, x, repo, &rq) < 0)
+		return -1;
 	rq.op = FETCH_OP_CHART;
 	rq.chart = (char *)str(spec, "chart", NULL);
 	rq.version = (char *)str(spec, "version", NULL);
@@ -726,7 +875,11 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 		rq.have_version = (char *)have_rev;
 		rq.have_digest = (char *)have_digest;
 	}
-	if (run_fetch(kc, x, repo, NULL, &rq, &r, &fd) == 0) {
+	if (run_fetch(kc, x, repo, NULL, &rq, &r, &fd) == 0 && verify && !r.verified) {
+		/* the fetcher must have verified it (source-controller verifies a chart every time) */
+		write_status(kc, x, json_object(), 0, "ChartVerificationError",
+			     "chart verification error: the fetcher did not report a verified signature");
+	} else if (r.ok) {
 		json_t *st = json_object();
 		if (!r.unchanged) {
 			artcache_put(r.digest, fd, (size_t)r.size);
@@ -749,13 +902,41 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 					    json_string(str(json_object_get(json_object_get(repo, "status"), "artifact"),
 							    "revision", NULL)));
 		snprintf(msg, sizeof msg, "pulled '%s' chart with version '%s'", r.chart ? r.chart : "", r.revision);
-		write_status(kc, x, st, 1, "ChartPullSucceeded", msg); /* its watch event starts the releases (upsert) */
+		snprintf(vmsg, sizeof vmsg, "verified signature of version %s", r.revision);
+		/* its watch event starts the releases (upsert) */
+		write_status_v(kc, x, st, 1, "ChartPullSucceeded", msg, r.verified ? vmsg : NULL);
 		rc = 0;
 	}
 	if (fd >= 0)
 		close(fd);
 	proto_fetch_result_free(&r);
 	return rc;
+}
+
+/* An OCIRepository's .spec.verify: the public keys of its secretRef into
+ * rq; the revision held is not verified again while SourceVerified is True
+ * for this generation (source-controller's rule). 0, or -1 with the
+ * failure written. */
+static int oci_verify_setup(kube_client *kc, const obj *x, const sources_oci_spec *spec, const char *have_rev,
+			    proto_fetch_request *rq)
+{
+	size_t i;
+	json_t *c;
+	char msg[1200];
+	bh_error e;
+	rq->verify = 1;
+	if (load_cosign_keys(kc, x->ns, spec->verify_secret, rq, &e) < 0) {
+		free_credentials(rq);
+		snprintf(msg, sizeof msg, "failed to verify the signature using provider 'cosign': %.1000s", e.msg);
+		write_status(kc, x, json_object(), 0, "VerificationError", msg);
+		return -1;
+	}
+	json_array_foreach(json_object_get(json_object_get(x->o, "status"), "conditions"), i, c)
+		if (have_rev && !strcmp(str(c, "type", NULL) ? str(c, "type", NULL) : "", "SourceVerified") &&
+		    !strcmp(str(c, "status", NULL) ? str(c, "status", NULL) : "", "True") &&
+		    json_integer_value(json_object_get(c, "observedGeneration")) == flux_generation(x->o))
+			rq->verified_revision = (char *)have_rev;
+	return 0;
 }
 
 /* An OCIRepository: the artifact is the selected layer as it is in the
@@ -768,7 +949,7 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 	sources_oci_spec spec;
 	const json_t *art = json_object_get(json_object_get(x->o, "status"), "artifact");
 	const char *have_digest = str(art, "digest", NULL), *have_rev = str(art, "revision", NULL);
-	char file[200], msg[600];
+	char file[200], msg[600], vmsg[400];
 	bh_error e;
 	int fd = -1, rc = -1;
 	if (sources_oci_decode(x->o, &spec, &e) < 0) {
@@ -785,7 +966,14 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 		rq.have_version = (char *)have_rev;
 		rq.have_digest = (char *)have_digest;
 	}
-	if (run_fetch(kc, x, x->o, &spec, &rq, &r, &fd) == 0) {
+	if (spec.verify && oci_verify_setup(kc, x, &spec, have_rev, &rq) < 0)
+		return -1;
+	if (run_fetch(kc, x, x->o, &spec, &rq, &r, &fd) == 0 && spec.verify && !r.verified &&
+	    !(rq.verified_revision && r.revision && !strcmp(r.revision, rq.verified_revision))) {
+		write_status(kc, x, json_object(), 0, "VerificationError",
+			     "failed to verify the signature using provider 'cosign': the fetcher did not report a verified "
+			     "signature");
+	} else if (r.ok) {
 		json_t *st = json_object();
 		if (!r.unchanged) {
 			artcache_put(r.digest, fd, (size_t)r.size);
@@ -798,7 +986,9 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 			json_object_set_new(st, "observedLayerSelector",
 					    json_pack("{s:s,s:s}", "mediaType", spec.media_type, "operation", spec.operation));
 		snprintf(msg, sizeof msg, "stored artifact for digest '%.500s'", r.revision);
-		write_status(kc, x, st, 1, "Succeeded", msg); /* its watch event starts the releases (upsert) */
+		snprintf(vmsg, sizeof vmsg, "verified signature of revision %.300s", r.revision);
+		/* its watch event starts the releases (upsert) */
+		write_status_v(kc, x, st, 1, "Succeeded", msg, r.verified ? vmsg : NULL);
 		rc = 0;
 	}
 	if (fd >= 0)

@@ -69,7 +69,18 @@ typedef struct sources_oci_spec {
 	const char *proxy_secret_ref;
 	const char *service_account; /* serviceAccountName: its imagePullSecrets, or NULL */
 	int insecure;                /* plain HTTP */
+	const char *verify_secret;   /* .spec.verify (provider cosign): the Secret of its public keys, or NULL */
+	int verify;                  /* .spec.verify is set */
 } sources_oci_spec;
+
+/* .spec.verify of a HelmChart or an OCIRepository, checked: provider
+ * cosign (the CRDs' default) or notation, secretRef.name, the
+ * matchOIDCIdentity entries. With builtin, only what bulkhead's built-in
+ * sources verify is accepted: cosign with public keys (a secretRef); keyless
+ * cosign (Sigstore's public Fulcio and Rekor, online) and notation are
+ * refused by name. *secret: the secretRef's name, or NULL. 0, or BH_EINVAL
+ * naming the field. */
+int sources_verify_decode(const json_t *verify, int builtin, const char **secret, bh_error *err);
 
 /* Decodes and checks an OCIRepository's spec: 0, or BH_EINVAL with err
  * naming the field (refused, wrong type, too long, invalid). */

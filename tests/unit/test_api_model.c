@@ -297,10 +297,25 @@ START_TEST(test_refused_by_name)
 	expect(OBJ("v2", CHART ",\"kubeConfig\":{\"secretRef\":{\"key\":\"value\"}}"), BH_EINVAL,
 	       ".spec.kubeConfig.secretRef.name is required");
 	expect(OBJ("v2", CHART ",\"kubeConfig\":{}"), BH_EINVAL, ".spec.kubeConfig needs a secretRef");
+	/* .spec.chart.spec.verify: accepted (copied into the HelmChart), checked as the CRD does */
+	ck_assert_msg(decode(OBJ("v2", ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\","
+				       "\"name\":\"r\"},\"verify\":{\"provider\":\"cosign\",\"secretRef\":{\"name\":\"keys\"},"
+				       "\"matchOIDCIdentity\":[{\"issuer\":\"^https://x$\",\"subject\":\".*\"}]}}}"),
+			     &m, &err) == 0,
+		      "%s", err.msg);
+	hr_model_free(m);
 	expect(OBJ("v2",
 		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
-		   "\"verify\":{\"provider\":\"cosign\"}}}"),
-	       BH_EDENIED, ".spec.chart.spec.verify is not supported");
+		   "\"verify\":{\"provider\":\"gpg\"}}}"),
+	       BH_EINVAL, ".spec.chart.spec.verify.provider");
+	expect(OBJ("v2",
+		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
+		   "\"verify\":{\"provider\":\"cosign\",\"secretRef\":{}}}}"),
+	       BH_EINVAL, ".spec.chart.spec.verify.secretRef.name is required");
+	expect(OBJ("v2",
+		   ",\"chart\":{\"spec\":{\"chart\":\"d\",\"sourceRef\":{\"kind\":\"HelmRepository\",\"name\":\"r\"},"
+		   "\"verify\":{\"matchOIDCIdentity\":[{\"issuer\":\"i\"}]}}}"),
+	       BH_EINVAL, "in .spec.chart.spec.verify.matchOIDCIdentity[0]: .spec.chart.spec.verify.matchOIDCIdentity[].subject is required");
 	expect(OBJ("v2", ",\"chart\":{\"metadata\":{\"labels\":{\"a\":1}},\"spec\":{\"chart\":\"d\",\"sourceRef\":{"
 			 "\"kind\":\"HelmRepository\",\"name\":\"r\"}}}"),
 	       BH_EINVAL, ".spec.chart.metadata.labels.a must be a string");

@@ -92,7 +92,15 @@ START_TEST(test_refused)
 		const char *spec, *msg;
 	} bad[] = {
 		{"{\"url\":\"oci://r/c\",\"verify\":{\"provider\":\"cosign\"}}",
-		 ".spec.verify is not supported by bulkhead's built-in sources"},
+		 ".spec.verify without .spec.verify.secretRef (cosign keyless verification, which needs Sigstore's public "
+		 "Fulcio and Rekor online) is not supported by bulkhead's built-in sources: give the public keys in "
+		 ".spec.verify.secretRef"},
+		{"{\"url\":\"oci://r/c\",\"verify\":{\"provider\":\"notation\",\"secretRef\":{\"name\":\"k\"}}}",
+		 ".spec.verify.provider 'notation' is not supported by bulkhead's built-in sources (only 'cosign' with the "
+		 "public keys of .spec.verify.secretRef)"},
+		{"{\"url\":\"oci://r/c\",\"verify\":{\"provider\":\"gpg\",\"secretRef\":{\"name\":\"k\"}}}",
+		 ".spec.verify.provider 'gpg' is invalid (cosign or notation)"},
+		{"{\"url\":\"oci://r/c\",\"verify\":{\"secretRef\":\"k\"}}", ".spec.verify.secretRef must be an object with a name"},
 		{"{\"url\":\"oci://r/c\",\"ignore\":\"*.md\"}", ".spec.ignore is not supported by bulkhead's built-in sources"},
 		{"{\"url\":\"oci://r/c\",\"provider\":\"aws\"}",
 		 ".spec.provider 'aws' is not supported by bulkhead's built-in sources (only 'generic')"},
@@ -110,6 +118,9 @@ START_TEST(test_refused)
 		ck_assert_int_eq(decode(bad[i].spec, &e), BH_EINVAL);
 		ck_assert_str_eq(e.msg, bad[i].msg);
 	}
+	/* cosign with public keys: accepted (the provider defaults to cosign) */
+	ck_assert_int_eq(decode("{\"url\":\"oci://r/c\",\"verify\":{\"secretRef\":{\"name\":\"keys\"}}}", &e), 0);
+	ck_assert_int_eq(decode("{\"url\":\"oci://r/c\",\"verify\":null}", &e), 0);
 	ck_assert_int_eq(decode("{\"url\":\"oci://r/c\",\"serviceAccountName\":\"Bad_Name\"}", &e), BH_EINVAL);
 	ck_assert_ptr_nonnull(strstr(e.msg, ".spec.serviceAccountName \"Bad_Name\" is invalid"));
 	memset(longer, 'a', 1025);
