@@ -24,7 +24,7 @@
 #define COSIGN_SIG_ANNOTATION "dev.cosignproject.cosign/signature"
 #define COSIGN_MAX_MANIFEST ((size_t)1 << 20)   /* bytes of a signature manifest */
 #define COSIGN_MAX_SIGNATURES 64                /* layers of a signature manifest */
-#define COSIGN_MAX_PAYLOAD ((size_t)1 << 20)    /* bytes of one simple-signing payload */
+#define COSIGN_MAX_PAYLOAD ((size_t)64 << 10)   /* bytes of one simple-signing payload (cosign writes ~250) */
 #define COSIGN_MAX_SIGNATURE_B64 16384          /* bytes of one base64 signature */
 #define COSIGN_MAX_KEYS 64                      /* public keys of one verification */
 #define COSIGN_MAX_KEY_PEM 65536

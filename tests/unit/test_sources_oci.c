@@ -131,6 +131,51 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* .spec.verify of a HelmChart or an OCIRepository (sources_verify_decode):
+ * its shape checked in both modes; keyless cosign and notation refused by
+ * name only where the built-in sources would verify */
+START_TEST(test_verify_decode)
+{
+	static const struct {
+		const char *verify;
+		int builtin_ok, external_ok;
+		const char *msg;
+	} cases[] = {
+		{"{\"provider\":\"cosign\",\"secretRef\":{\"name\":\"keys\"}}", 1, 1, NULL},
+		{"{\"secretRef\":{\"name\":\"keys\"}}", 1, 1, NULL},
+		{"{\"provider\":\"cosign\",\"matchOIDCIdentity\":[{\"issuer\":\"i\",\"subject\":\"s\"}]}", 0, 1,
+		 ".spec.verify without .spec.verify.secretRef"},
+		{"{\"provider\":\"notation\",\"secretRef\":{\"name\":\"keys\"}}", 0, 1,
+		 ".spec.verify.provider 'notation' is not supported by bulkhead's built-in sources"},
+		{"{\"provider\":\"cosign\",\"secretRef\":{\"name\":\"keys\"},\"trustedRootSecretRef\":{\"name\":\"r\"}}", 0,
+		 1, ".spec.verify.trustedRootSecretRef (keyless verification) is not supported"},
+		{"{\"provider\":\"pgp\"}", 0, 0, ".spec.verify.provider 'pgp' is invalid (cosign or notation)"},
+		{"{\"provider\":7}", 0, 0, ".spec.verify.provider must be a string"},
+		{"{\"matchOIDCIdentity\":[{\"issuer\":\"i\"}]}", 0, 0,
+		 ".spec.verify.matchOIDCIdentity[0]: issuer and subject are required"},
+		{"{\"matchOIDCIdentity\":{}}", 0, 0, ".spec.verify.matchOIDCIdentity must be a list"},
+		{"{\"secretRef\":{\"name\":1}}", 0, 0, ".spec.verify.secretRef.name must be a string"},
+		{"[]", 0, 0, ".spec.verify must be an object"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *v = json_loads(cases[i].verify, 0, NULL);
+		const char *secret;
+		bh_error e;
+		for (int builtin = 0; builtin < 2; builtin++) {
+			int ok = builtin ? cases[i].builtin_ok : cases[i].external_ok;
+			int rc = sources_verify_decode(v, builtin, &secret, &e);
+			ck_assert_msg(ok ? rc == 0 : rc == BH_EINVAL, "%s (builtin %d): %d %s", cases[i].verify, builtin, rc,
+				      rc ? e.msg : "");
+			if (!ok)
+				ck_assert_msg(strstr(e.msg, cases[i].msg) != NULL, "%s: '%s'", cases[i].verify, e.msg);
+			else if (strstr(cases[i].verify, "keys"))
+				ck_assert_str_eq(secret, "keys");
+		}
+		json_decref(v);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sources_oci");
@@ -138,6 +183,7 @@ int main(void)
 	tcase_add_test(tc, test_ref_precedence);
 	tcase_add_test(tc, test_references);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_verify_decode);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
