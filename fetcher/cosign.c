@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -283,5 +284,56 @@ done:
 	free(sig);
 	EVP_MD_CTX_free(ctx);
 	EVP_PKEY_free(key);
+	return rc;
+}
+
+char *cosign_b64(const void *p, size_t n)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = p;
+	char *o = n / 3 < ((size_t)1 << 28) ? malloc((n + 2) / 3 * 4 + 1) : NULL, *w = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
+		*w++ = abc[v >> 18 & 63];
+		*w++ = abc[v >> 12 & 63];
+		*w++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		*w++ = i + 2 < n ? abc[v & 63] : '=';
+	}
+	*w = '\0';
+	return o;
+}
+
+int cosign_check_evidence(const char *pem, const char *manifest_b64, const char *payload_b64, const char *b64sig,
+			  const char *artifact_digest, char md[72], bh_error *err)
+{
+	unsigned char *man = NULL, *pay = NULL, d[32];
+	size_t mn = 0, pn = 0;
+	unsigned dl = 0;
+	oci_manifest *m = NULL;
+	int rc;
+	if ((rc = b64_decode(manifest_b64, strlen(manifest_b64), 0, &man, &mn, err)) < 0 ||
+	    (rc = b64_decode(payload_b64, strlen(payload_b64), 0, &pay, &pn, err)) < 0)
+		goto done;
+	EVP_Digest(man, mn, d, &dl, EVP_sha256(), NULL);
+	memcpy(md, "sha256:", 7);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(md + 7 + 2 * i, 3, "%02x", d[i]);
+	if ((rc = cosign_check(pem, strlen(pem), pay, pn, b64sig, md, err)) < 0)
+		goto done;
+	if (artifact_digest) {
+		size_t i = 0;
+		if ((rc = oci_manifest_decode((const char *)man, mn, &m, err)) < 0)
+			goto done;
+		while (!m->is_index && i < m->nlayers && strcmp(m->layers[i].digest, artifact_digest) != 0)
+			i++;
+		if (m->is_index || i == m->nlayers)
+			rc = bh_error_set(err, BH_EDENIED, "the artifact %s is no layer of the signed manifest %s", artifact_digest, md);
+	}
+done:
+	oci_manifest_free(m);
+	free(man);
+	free(pay);
 	return rc;
 }

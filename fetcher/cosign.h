@@ -66,4 +66,16 @@ int cosign_key_check(const char *pem, size_t n, bh_error *err);
 int cosign_check(const char *pem, size_t pem_len, const void *payload, size_t n, const char *b64sig,
 		 const char *want_digest, bh_error *err);
 
+/* The supervisor's own check of a verification a fetcher reports (the
+ * fetcher faces the registry and may be compromised): manifest_b64,
+ * payload_b64 and b64sig as the fetcher hands them (base64 of the artifact
+ * manifest's bytes and of the signed payload; the signature): the signature
+ * verifies over the payload with pem, the payload claims the sha256 of the
+ * manifest (into md), and artifact_digest (NULL: not checked) is the digest
+ * of one of the manifest's layers. 0, or an error naming what does not hold. */
+int cosign_check_evidence(const char *pem, const char *manifest_b64, const char *payload_b64, const char *b64sig,
+			  const char *artifact_digest, char md[72], bh_error *err);
+/* base64 (standard, padded) of n bytes; caller frees; NULL without memory */
+char *cosign_b64(const void *p, size_t n);
+
 #endif

@@ -211,6 +211,8 @@ static void run_artifact(const proto_fetch_request *rq, proto_fetch_result *res,
 	opts_free(&o);
 }
 
+#define FETCH_MAX_SIGNED_MANIFEST_B64 24576 /* proto/fetch.c's sigManifest */
+
 /* A failed cosign verification as source-controller reports it: for a
  * HelmChart, the chart build's error naming the chart's reference; for an
  * OCIRepository, the one message its key-based path has. */
@@ -274,9 +276,18 @@ static void run_oci(const proto_fetch_request *rq, proto_fetch_result *res, bh_b
 		else
 			fail(res, p.auth_failed ? "AuthenticationFailed" : chart ? "ChartPullFailed" : "OCIArtifactPullFailed", &e,
 			     chart ? "failed to pull chart: " : "failed to pull artifact: ");
+	} else if (p.verified && strlen(p.ev_manifest) > FETCH_MAX_SIGNED_MANIFEST_B64) {
+		bh_error_set(&e, BH_ELIMIT, "the signed manifest of %s is %zu bytes (base64), more than bulkhead checks "
+			     "again (%d)", po.url, strlen(p.ev_manifest), FETCH_MAX_SIGNED_MANIFEST_B64);
+		verify_failed(res, &po, &p, chart, &e);
 	} else {
 		res->ok = 1;
 		res->verified = p.verified;
+		res->sig_key = p.ev_key;
+		res->sig_manifest = p.ev_manifest;
+		res->sig_payload = p.ev_payload;
+		res->sig_signature = p.ev_signature;
+		p.ev_manifest = p.ev_payload = p.ev_signature = NULL;
 		res->unchanged = p.unchanged;
 		res->chart = strdup(chart ? rq->chart : p.name);
 		res->revision = strdup(chart ? p.version : p.revision);

@@ -3,15 +3,19 @@
 noinst_LIBRARIES += fetcher/libbhfetch.a
 fetcher_libbhfetch_a_SOURCES = \
 	fetcher/chartvalues.c fetcher/chartvalues.h \
-	fetcher/cosign.c fetcher/cosign.h \
 	fetcher/fetch.c fetcher/fetch.h \
 	fetcher/http.c fetcher/http.h \
 	fetcher/index.c fetcher/index.h \
 	fetcher/oci.c fetcher/oci.h \
-	fetcher/ocidec.c fetcher/ocidec.h \
 	fetcher/tarball.c fetcher/tarball.h
 fetcher_libbhfetch_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(ZLIB_CFLAGS)
-BH_FETCH_LIBS = fetcher/libbhfetch.a proto/libbhproto.a $(BH_CHART_LIBS) tmpl/libbhtmpl.a $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS)
+# the registry decoders and cosign's checks, also for the supervisor (which
+# checks again what a fetcher reports verified)
+noinst_LIBRARIES += fetcher/libbhcosign.a
+fetcher_libbhcosign_a_SOURCES = \
+	fetcher/cosign.c fetcher/cosign.h \
+	fetcher/ocidec.c fetcher/ocidec.h
+BH_FETCH_LIBS = fetcher/libbhfetch.a fetcher/libbhcosign.a proto/libbhproto.a $(BH_CHART_LIBS) tmpl/libbhtmpl.a $(BH_LIB_LIBS) $(CURL_LIBS) $(OPENSSL_LIBS)
 
 libexec_PROGRAMS += fetcher/bulkhead-fetcher
 fetcher_bulkhead_fetcher_SOURCES = fetcher/main.c fetcher/lockdown.c fetcher/lockdown.h

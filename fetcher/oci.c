@@ -458,7 +458,7 @@ static int signature_payload(reg *r, const cosign_layer *l, bh_buf *b, char *why
  * IgnoreTlog): 0 as soon as one signature verifies with one key; else
  * cosign's error for the first key ("no signatures found", "no matching
  * signatures: ..."). */
-static int verify_signatures(reg *r, const char *md, bh_error *err)
+static int verify_signatures(reg *r, const char *md, oci_pulled *out, bh_error *err)
 {
 	const oci_pull_opts *o = r->o;
 	char what[120], (*why)[600] = NULL;
@@ -491,7 +491,10 @@ static int verify_signatures(reg *r, const char *md, bh_error *err)
 			if (!why[i][0] &&
 			    cosign_check(o->verify_keys[k], strlen(o->verify_keys[k]), payloads[i].data ? payloads[i].data : "",
 					 payloads[i].len, sigs.v[i].b64sig, md, &e) == 0) {
-				rc = 0;
+				out->ev_payload = cosign_b64(payloads[i].data ? payloads[i].data : "", payloads[i].len);
+				out->ev_signature = strdup(sigs.v[i].b64sig);
+				out->ev_key = (int)k;
+				rc = out->ev_payload && out->ev_signature ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 				goto done;
 			}
 			if (i)
@@ -565,8 +568,12 @@ int oci_pull(const oci_pull_opts *o, bh_buf *blob, oci_pulled *out, bh_error *er
 		goto done;
 	}
 	if (o->verify && !(o->verified_revision && !strcmp(o->verified_revision, out->revision))) {
-		if ((rc = verify_signatures(&r, md, err)) < 0) {
+		if ((rc = verify_signatures(&r, md, out, err)) < 0) {
 			out->verify_failed = 1;
+			goto done;
+		}
+		if (!(out->ev_manifest = cosign_b64(mb.data ? mb.data : "", mb.len))) {
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 			goto done;
 		}
 		out->verified = 1;
@@ -630,5 +637,8 @@ void oci_pulled_free(oci_pulled *p)
 	free(p->manifest_digest);
 	free(p->revision);
 	free(p->name);
+	free(p->ev_manifest);
+	free(p->ev_payload);
+	free(p->ev_signature);
 	memset(p, 0, sizeof *p);
 }

@@ -58,6 +58,10 @@ typedef struct oci_pulled {
 	int unchanged;         /* revision == have_revision: no blob fetched */
 	int auth_failed;       /* the failure was the registry's refusal of our credentials */
 	int verified;          /* verify: a signature of manifest_digest verified with one of the keys */
+	/* verified: the evidence, for the supervisor to check again (cosign_check_evidence):
+	 * the manifest's bytes and the signed payload (base64), the signature, the key's index */
+	char *ev_manifest, *ev_payload, *ev_signature;
+	int ev_key;
 	int verify_failed;     /* the failure was the verification's (the error is cosign's) */
 } oci_pulled;
 

@@ -66,6 +66,10 @@ static const ffield result_fields[] = {
 	{"observedValuesFiles", F_STRV, RS(observed_values_files), 1024, 0},
 	{"size", F_INT, RS(size), (size_t)1 << 30, 0},
 	{"verified", F_BOOL, RS(verified), 0, 0},
+	{"sigManifest", F_STR, RS(sig_manifest), 24576, 0},
+	{"sigPayload", F_STR, RS(sig_payload), 8192, 0},
+	{"sigSignature", F_STR, RS(sig_signature), 4096, 0},
+	{"sigKey", F_I32, RS(sig_key), 255, 0},
 	{NULL, 0, 0, 0, 0},
 };
 

@@ -16,7 +16,7 @@
 #include "lib/error.h"
 
 #define PROTO_MAX_FETCH_REQUEST (256u << 10)
-#define PROTO_MAX_FETCH_RESULT (16u << 10)
+#define PROTO_MAX_FETCH_RESULT (64u << 10)
 
 enum proto_fetch_op {
 	FETCH_OP_INDEX = 1,    /* a Helm repository's index.yaml (artifact: the index) */
@@ -67,7 +67,12 @@ typedef struct proto_fetch_result {
 	char *revision;  /* INDEX: the index digest; CHART: the chart version; OCI: <tag>@<manifest digest> */
 	char *chart;     /* CHART: chart name */
 	proto_strv observed_values_files; /* CHART with values files: those merged */
-	int verified;    /* verify: a signature of the revision verified now */
+	int verified;    /* verify: a signature of the revision verified now, and its evidence for the
+			  * supervisor (fetcher/cosign.h cosign_check_evidence): */
+	char *sig_manifest;  /* base64 of the artifact manifest's bytes */
+	char *sig_payload;   /* base64 of the signed simple-signing payload */
+	char *sig_signature; /* the base64 signature */
+	int sig_key;         /* the index of the key in the request's cosign_keys */
 	long long size;
 } proto_fetch_result;
 

@@ -32,7 +32,7 @@ supervisor_libbhsupervisor_a_SOURCES = \
 	supervisor/hrent.c supervisor/hrent.h \
 	supervisor/jtext.c supervisor/jtext.h
 supervisor_libbhsupervisor_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS) $(SYSTEMD_CFLAGS)
-BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBEH2_LIBS) $(BH_KUBECURL_LIBS) \
+BH_SUPERVISOR_LIBS = supervisor/libbhsupervisor.a fetcher/libbhcosign.a $(BH_RELEASE_LIBS) $(BH_SANDBOX_LIBS) $(BH_KUBEH2_LIBS) $(BH_KUBECURL_LIBS) \
 	$(OPENSSL_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS)
 
 sbin_PROGRAMS += supervisor/bulkheadd

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fetcher/cosign.h"
 #include "kube/curl.h"
 #include "supervisor/acl.h"
 #include "supervisor/artcache.h"
@@ -403,6 +404,31 @@ static void cond_set(json_t *conds, const char *type, const char *status, const 
 						       reason, "message", msg));
 }
 
+/* What the fetcher reports verified, checked again here (the fetcher faces
+ * the registry): the signature with the key it names, over a payload that
+ * claims the manifest's digest, the artifact (artifact_digest, unless NULL)
+ * a layer of that manifest, the revision (unless NULL) ending with the
+ * manifest's digest. 0, or -1 with msg (source-controller's words). */
+static int recheck_verified(const proto_fetch_request *rq, const proto_fetch_result *r, const char *artifact_digest,
+			    const char *revision, char *msg, size_t mn)
+{
+	char md[72];
+	bh_error e;
+	size_t rl = revision ? strlen(revision) : 0;
+	if (!r->sig_manifest || !r->sig_payload || !r->sig_signature || r->sig_key < 0 ||
+	    (size_t)r->sig_key >= rq->cosign_keys.n)
+		bh_error_set(&e, BH_EPROTO, "the fetcher reported a verified signature without its evidence");
+	else if (cosign_check_evidence(rq->cosign_keys.v[r->sig_key], r->sig_manifest, r->sig_payload, r->sig_signature,
+				       artifact_digest, md, &e) == 0 &&
+		 (!revision || (rl >= 71 && !strcmp(revision + rl - 71, md))))
+		return 0;
+	else if (e.code == BH_OK || !e.msg[0])
+		bh_error_set(&e, BH_EPROTO, "the revision %s is not the signed manifest %s", revision, md);
+	snprintf(msg, mn, "failed to verify the signature using provider 'cosign': bulkhead's check of the "
+		 "fetcher's verification failed: %.900s", e.msg);
+	return -1;
+}
+
 static int is_verification_error(const char *reason)
 {
 	return !strcmp(reason, "VerificationError") || !strcmp(reason, "ChartVerificationError");
@@ -701,6 +727,11 @@ static void free_credentials(proto_fetch_request *rq)
 	free(rq->pull_secret_configs.v);
 	rq->pull_secret_configs.v = NULL;
 	rq->pull_secret_configs.n = 0;
+}
+
+/* the public keys stay until the fetcher's verification is checked again */
+static void free_cosign_keys(proto_fetch_request *rq)
+{
 	for (size_t i = 0; i < rq->cosign_keys.n; i++)
 		free(rq->cosign_keys.v[i]);
 	free(rq->cosign_keys.v);
@@ -823,7 +854,7 @@ static int chart_verify_setup(kube_client *kc, const obj *x, const json_t *repo,
 	if (load_cosign_keys(kc, x->ns, secret, rq, &e) == 0 && rq->cosign_keys.n == 0)
 		bh_error_set(&e, BH_ENOTFOUND, "no public keys found in secret '%s/%s'", x->ns, secret);
 	if (rq->cosign_keys.n == 0) {
-		free_credentials(rq);
+		free_cosign_keys(rq);
 		snprintf(msg, sizeof msg, "failed to verify the signature using provider 'cosign': %.1000s", e.msg);
 		write_status(kc, x, json_object(), 0, "VerificationError", msg);
 		return -1;
@@ -875,10 +906,12 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 		rq.have_version = (char *)have_rev;
 		rq.have_digest = (char *)have_digest;
 	}
-	if (run_fetch(kc, x, repo, NULL, &rq, &r, &fd) == 0 && verify && !r.verified) {
+	if (run_fetch(kc, x, repo, NULL, &rq, &r, &fd) == 0 && verify && repo_is_oci(repo) &&
+	    (!r.verified || recheck_verified(&rq, &r, rq.values_files.n ? NULL : r.digest, NULL, msg, sizeof msg) < 0)) {
 		/* the fetcher must have verified it (source-controller verifies a chart every time) */
-		write_status(kc, x, json_object(), 0, "ChartVerificationError",
-			     "chart verification error: the fetcher did not report a verified signature");
+		write_status(kc, x, json_object(), 0, "VerificationError",
+			     r.verified ? msg : "failed to verify the signature using provider 'cosign': the fetcher did "
+						"not report a verified signature");
 	} else if (r.ok) {
 		json_t *st = json_object();
 		if (!r.unchanged) {
@@ -910,6 +943,7 @@ static int reconcile_chart(kube_client *kc, const obj *x, json_t *repo)
 	if (fd >= 0)
 		close(fd);
 	proto_fetch_result_free(&r);
+	free_cosign_keys(&rq);
 	return rc;
 }
 
@@ -926,7 +960,7 @@ static int oci_verify_setup(kube_client *kc, const obj *x, const sources_oci_spe
 	bh_error e;
 	rq->verify = 1;
 	if (load_cosign_keys(kc, x->ns, spec->verify_secret, rq, &e) < 0) {
-		free_credentials(rq);
+		free_cosign_keys(rq);
 		snprintf(msg, sizeof msg, "failed to verify the signature using provider 'cosign': %.1000s", e.msg);
 		write_status(kc, x, json_object(), 0, "VerificationError", msg);
 		return -1;
@@ -968,11 +1002,12 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 	}
 	if (spec.verify && oci_verify_setup(kc, x, &spec, have_rev, &rq) < 0)
 		return -1;
-	if (run_fetch(kc, x, x->o, &spec, &rq, &r, &fd) == 0 && spec.verify && !r.verified &&
-	    !(rq.verified_revision && r.revision && !strcmp(r.revision, rq.verified_revision))) {
+	if (run_fetch(kc, x, x->o, &spec, &rq, &r, &fd) == 0 && spec.verify &&
+	    (r.verified ? recheck_verified(&rq, &r, r.unchanged ? have_digest : r.digest, r.revision, msg, sizeof msg) < 0
+			: !(rq.verified_revision && r.revision && !strcmp(r.revision, rq.verified_revision)))) {
 		write_status(kc, x, json_object(), 0, "VerificationError",
-			     "failed to verify the signature using provider 'cosign': the fetcher did not report a verified "
-			     "signature");
+			     r.verified ? msg : "failed to verify the signature using provider 'cosign': the fetcher did not "
+						"report a verified signature");
 	} else if (r.ok) {
 		json_t *st = json_object();
 		if (!r.unchanged) {
@@ -994,6 +1029,7 @@ static int reconcile_oci(kube_client *kc, const obj *x)
 	if (fd >= 0)
 		close(fd);
 	proto_fetch_result_free(&r);
+	free_cosign_keys(&rq);
 	return rc;
 }
 

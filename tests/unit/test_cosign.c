@@ -207,6 +207,61 @@ START_TEST(test_manifest_decoder)
 }
 END_TEST
 
+/* the supervisor's check of a fetcher's report (cosign_check_evidence) */
+START_TEST(test_evidence)
+{
+	EVP_PKEY *k = keygen("P-256"), *other = keygen("P-256");
+	char *pem = pub_pem(k), *opem = pub_pem(other), manifest[600], md[72], want[72], payload[600], *mb, *pb, *sig;
+	unsigned char d[32];
+	unsigned dl = 0;
+	bh_error e;
+	snprintf(manifest, sizeof manifest,
+		 "{\"schemaVersion\":2,\"config\":{\"mediaType\":\"application/vnd.cncf.helm.config.v1+json\",\"size\":1,"
+		 "\"digest\":\"%s\"},\"layers\":[{\"mediaType\":\"application/vnd.cncf.helm.chart.content.v1.tar+gzip\","
+		 "\"size\":3,\"digest\":\"%s\"}]}",
+		 OTHER, DIGEST);
+	EVP_Digest(manifest, strlen(manifest), d, &dl, EVP_sha256(), NULL);
+	strcpy(want, "sha256:");
+	for (int i = 0; i < 32; i++)
+		snprintf(want + 7 + 2 * i, 3, "%02x", d[i]);
+	payload_for(want, payload, sizeof payload);
+	sig = sign_b64(k, payload);
+	mb = cosign_b64(manifest, strlen(manifest));
+	pb = cosign_b64(payload, strlen(payload));
+	ck_assert_msg(cosign_check_evidence(pem, mb, pb, sig, DIGEST, md, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(md, want);
+	ck_assert_int_eq(cosign_check_evidence(pem, mb, pb, sig, NULL, md, &e), 0);
+	/* the artifact is not a layer of the signed manifest */
+	ck_assert_int_eq(cosign_check_evidence(pem, mb, pb, sig, OTHER, md, &e), BH_EDENIED);
+	{
+		char m[300];
+		snprintf(m, sizeof m, "the artifact %s is no layer of the signed manifest %s", OTHER, want);
+		ck_assert_str_eq(e.msg, m);
+	}
+	/* another key; another manifest than the payload claims */
+	ck_assert_int_eq(cosign_check_evidence(opem, mb, pb, sig, DIGEST, md, &e), BH_EDENIED);
+	free(mb);
+	manifest[strlen(manifest) - 1] = ' ';
+	mb = cosign_b64(manifest, strlen(manifest));
+	ck_assert_int_eq(cosign_check_evidence(pem, mb, pb, sig, DIGEST, md, &e), BH_EDENIED);
+	ck_assert_ptr_nonnull(strstr(e.msg, "invalid or missing digest in claim: sha256:"));
+	/* cosign_b64 is base64's standard alphabet with padding */
+	free(mb);
+	mb = cosign_b64("\xfb\xff", 2);
+	ck_assert_str_eq(mb, "+/8=");
+	free(mb);
+	mb = cosign_b64("abc", 3);
+	ck_assert_str_eq(mb, "YWJj");
+	free(mb);
+	free(pb);
+	free(sig);
+	free(pem);
+	free(opem);
+	EVP_PKEY_free(k);
+	EVP_PKEY_free(other);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cosign");
@@ -216,6 +271,7 @@ int main(void)
 	tcase_add_test(tc, test_undecodable);
 	tcase_add_test(tc, test_payload_decoder);
 	tcase_add_test(tc, test_manifest_decoder);
+	tcase_add_test(tc, test_evidence);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
