@@ -7,7 +7,9 @@
  * object through a new bulkhead-fetcher (fetchcl.h) with that source's
  * credentials only, writes .status (artifact with revision and sha256
  * digest, conditions Ready/FetchFailed with source-controller's reasons)
- * and keeps chart artifacts in artcache.h. A HelmChart whose artifact
+ * and keeps chart artifacts in artcache.h. With .spec.verify (cosign public
+ * keys), the fetcher verifies the signature and the supervisor checks the
+ * evidence it hands back (fetcher/cosign.h cosign_check_evidence). A HelmChart whose artifact
  * revision changes is reported through on_artifact, so the HelmReleases
  * using it reconcile at once; a HelmRepository whose index changes makes
  * its HelmCharts due at once. */
