@@ -12,6 +12,8 @@
 #  - a HelmRelease with .spec.chart.spec.verify: its HelmChart carries the
 #    verify block, verifies (SourceVerified True, 'verified signature of
 #    version 0.1.0') and the release installs;
+#  - a HelmChart whose signature manifest holds two signatures, the second
+#    by the trusted key;
 #  - an OCIRepository verified with an RSA key among two keys of the Secret
 #    (the other an Ed25519 key), and one signed with Ed25519;
 #  - a HelmChart whose chart another key signed, one without signature, one
@@ -56,23 +58,29 @@ put_blob() {
 	echo "$d"
 }
 
-# sign NAME DIGEST KEY [CLAIMED_DIGEST]: a cosign signature of charts/NAME@DIGEST
-# made with openssl and KEY, its payload claiming CLAIMED_DIGEST (default DIGEST)
+# sign NAME DIGEST KEY [CLAIMED_DIGEST] [KEY2]: a cosign signature of
+# charts/NAME@DIGEST made with openssl and KEY, its payload claiming
+# CLAIMED_DIGEST (default DIGEST); with KEY2, a second signature layer
+# (as a second `cosign attach` adds one) by KEY2 over the same payload
 sign() {
-	local repo=charts/$1 md=$2 key=$3 claim=${4:-$2} dir=$SK_DIR/sig-$1 pd cd sig
+	local repo=charts/$1 md=$2 claim=${4:-$2} dir=$SK_DIR/sig-$1 pd cd layers= key sig
 	mkdir -p "$dir"
 	printf '{"critical":{"identity":{"docker-reference":"%s"},"image":{"docker-manifest-digest":"%s"},"type":"cosign container image signature"},"optional":null}' \
 		"$O/$repo" "$claim" >"$dir/payload.json"
-	case "$key" in
-	*ed.pem) sig=$(openssl pkeyutl -sign -inkey "$key" -rawin -in "$dir/payload.json" | base64 -w0) ;;
-	*) sig=$(openssl dgst -sha256 -sign "$key" "$dir/payload.json" | base64 -w0) ;;
-	esac
-	[ -n "$sig" ] || sk_fail "signing $1"
 	printf '{}' >"$dir/config.json"
 	pd=$(put_blob "$repo" "$dir/payload.json")
 	cd=$(put_blob "$repo" "$dir/config.json")
-	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":2,"digest":"%s"},"layers":[{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","size":%d,"digest":"%s","annotations":{"dev.cosignproject.cosign/signature":"%s"}}]}' \
-		"$cd" "$(stat -c %s "$dir/payload.json")" "$pd" "$sig" >"$dir/manifest.json"
+	for key in "$3" ${5:-}; do
+		case "$key" in
+		*ed.pem) sig=$(openssl pkeyutl -sign -inkey "$key" -rawin -in "$dir/payload.json" | base64 -w0) ;;
+		*) sig=$(openssl dgst -sha256 -sign "$key" "$dir/payload.json" | base64 -w0) ;;
+		esac
+		[ -n "$sig" ] || sk_fail "signing $1"
+		layers="$layers${layers:+,}$(printf '{"mediaType":"application/vnd.dev.cosign.simplesigning.v1+json","size":%d,"digest":"%s","annotations":{"dev.cosignproject.cosign/signature":"%s"}}' \
+			"$(stat -c %s "$dir/payload.json")" "$pd" "$sig")"
+	done
+	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","size":2,"digest":"%s"},"layers":[%s]}' \
+		"$cd" "$layers" >"$dir/manifest.json"
 	curl -sSf -o /dev/null -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' \
 		--data-binary "@$dir/manifest.json" "http://$O/v2/$repo/manifests/sha256-${md#sha256:}.sig" ||
 		sk_fail "putting the signature manifest of $1"
@@ -111,6 +119,8 @@ mde=$(reg_push "$O" ed 0.1.0)
 sign ed "$mde" "$K/ed.pem"
 mdw=$(reg_push "$O" wrongkey 0.1.0)
 sign wrongkey "$mdw" "$K/other.pem"
+mdt=$(reg_push "$O" twosigs 0.1.0)
+sign twosigs "$mdt" "$K/other.pem" "" "$K/ec.pem"
 mdu=$(reg_push "$O" unsigned 0.1.0)
 mdc=$(reg_push "$O" claim 0.1.0)
 sign claim "$mdc" "$K/ec.pem" sha256:0000000000000000000000000000000000000000000000000000000000000000
@@ -188,6 +198,7 @@ KEYS="    provider: cosign
     secretRef:
       name: cosign-pub"
 chart_of wrongkey wrongkey "$KEYS"
+chart_of twosigs twosigs "$KEYS"
 chart_of unsigned unsigned "$KEYS"
 chart_of claim claim "$KEYS"
 chart_of nokeys signed "    provider: cosign
@@ -225,6 +236,9 @@ helm list -n team-v | e2e_has "signed-0.1.0" || sk_fail "helm list does not show
 wait_cond OCIRepository team-v rsa SourceVerified "True|Succeeded|verified signature of revision 0.1.0@$mdr"
 wait_cond OCIRepository team-v rsa Ready "True|Succeeded|stored artifact for digest '0.1.0@$mdr'"
 wait_cond OCIRepository team-v ed SourceVerified "True|Succeeded|verified signature of revision 0.1.0@$mde"
+
+# --- two signature layers, the second by the trusted key
+wait_cond HelmChart team-v twosigs SourceVerified "True|Succeeded|verified signature of version 0.1.0"
 
 # --- HelmCharts that do not verify (source-controller's texts)
 m="chart verification error: failed to verify oci://$O/charts/wrongkey:0.1.0: no matching signatures: invalid signature when validating ASN.1 encoded signature"
