@@ -32,7 +32,7 @@ UNIT_TESTS += tests/unit/test_fetcher
 # e2e tests of the built-in sources (registered here, not in tests/e2e/local.mk)
 SOURCES_E2E = tests/e2e/sources_helmrepo.sh tests/e2e/sources_hostile.sh tests/e2e/sources_external.sh tests/e2e/sources_template.sh \
 	tests/e2e/sources_oci_template.sh tests/e2e/sources_oci.sh tests/e2e/sources_oci_hostile.sh tests/e2e/sources_oci_fields.sh tests/e2e/sources_valuesfiles.sh \
-	tests/e2e/sources_template_deps.sh tests/e2e/sources_oci_verify.sh
+	tests/e2e/sources_template_deps.sh tests/e2e/sources_oci_verify.sh tests/e2e/sources_oci_verify_external.sh
 TESTS += $(SOURCES_E2E)
 EXTRA_DIST += $(SOURCES_E2E) tests/e2e/sources
 

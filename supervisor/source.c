@@ -224,6 +224,22 @@ char *source_helmchart_path_new(const json_t *hr, bh_error *err)
 	return p;
 }
 
+/* Makes the merge patch patch (an object) replace have: a null for each
+ * member of have it lacks, at every depth where both hold an object (so a
+ * .spec.verify without matchOIDCIdentity removes it). */
+static void merge_nulls(json_t *patch, const json_t *have)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)have, key, v) {
+		json_t *p = json_object_get(patch, key);
+		if (!p)
+			json_object_set_new(patch, key, json_null());
+		else if (json_is_object(p) && json_is_object(v))
+			merge_nulls(p, v);
+	}
+}
+
 /* Brings the HelmChart made from .spec.chart in line with it (merge patch
  * of .spec): 1 when it was changed, 0 when it was already so. */
 static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, bh_error *err)
@@ -241,9 +257,9 @@ static int helmchart_sync(kube_client *kc, const json_t *hr, const json_t *hc, b
 	if (!metadata_has(json_object_get(hc, "metadata"), json_object_get(want, "metadata")))
 		same = 0;
 	if (!same) {
-		patch = json_pack("{s:O,s:O}", "spec", ws, "metadata", json_object_get(want, "metadata"));
-		json_object_foreach((json_t *)have, key, v) if (!json_object_get(ws, key))
-			json_object_set_new(json_object_get(patch, "spec"), key, json_null());
+		json_t *pspec = json_deep_copy(ws);
+		merge_nulls(pspec, have);
+		patch = json_pack("{s:o,s:O}", "spec", pspec, "metadata", json_object_get(want, "metadata"));
 		text = jtext_new(patch);
 		json_decref(patch);
 		rc = text ? kube_patch(kc, &sv_helmchart_resource, ns, name, KUBE_PATCH_MERGE, text, &wo, &out, err) : BH_ENOMEM;
