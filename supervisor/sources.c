@@ -412,9 +412,10 @@ static void cond_set(json_t *conds, const char *type, const char *status, const 
 static int recheck_verified(const proto_fetch_request *rq, const proto_fetch_result *r, const char *artifact_digest,
 			    const char *revision, char *msg, size_t mn)
 {
-	char md[72];
+	char md[72] = "";
 	bh_error e;
 	size_t rl = revision ? strlen(revision) : 0;
+	memset(&e, 0, sizeof e);
 	if (!r->sig_manifest || !r->sig_payload || !r->sig_signature || r->sig_key < 0 ||
 	    (size_t)r->sig_key >= rq->cosign_keys.n)
 		bh_error_set(&e, BH_EPROTO, "the fetcher reported a verified signature without its evidence");
