@@ -215,7 +215,8 @@ static void run_artifact(const proto_fetch_request *rq, proto_fetch_result *res,
 
 /* A failed cosign verification as source-controller reports it: for a
  * HelmChart, the chart build's error naming the chart's reference; for an
- * OCIRepository, the one message its key-based path has. */
+ * OCIRepository, the one message its key-based path has (with why, when
+ * the only signature is a cosign v3 bundle, which is not read). */
 static void verify_failed(proto_fetch_result *res, const oci_pull_opts *po, const oci_pulled *p, int chart,
 			  const bh_error *e)
 {
@@ -224,8 +225,9 @@ static void verify_failed(proto_fetch_result *res, const oci_pull_opts *po, cons
 		bh_error_set(&m, BH_EDENIED, "failed to verify %s:%s: %.3500s", po->url, p->version ? p->version : "", e->msg);
 		fail(res, "ChartVerificationError", &m, "chart verification error: ");
 	} else {
-		bh_error_set(&m, BH_EDENIED, "no matching signatures were found for '%.1200s@%s'", po->url + 6,
-			     p->manifest_digest ? p->manifest_digest : "");
+		bh_error_set(&m, BH_EDENIED, "no matching signatures were found for '%.1200s@%s'%s%.1500s", po->url + 6,
+			     p->manifest_digest ? p->manifest_digest : "", p->bundle_only ? ": " : "",
+			     p->bundle_only ? e->msg : "");
 		fail(res, "VerificationError", &m, "failed to verify the signature using provider 'cosign': ");
 	}
 }

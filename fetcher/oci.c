@@ -16,6 +16,10 @@
 #define OCI_MANIFEST_ACCEPT "application/vnd.oci.image.manifest.v1+json"
 /* cosign writes its signature manifests as OCI or Docker image manifests */
 #define COSIGN_MANIFEST_ACCEPT OCI_MANIFEST_ACCEPT ", application/vnd.docker.distribution.manifest.v2+json"
+/* cosign v3's signatures: Sigstore bundles, OCI referrers of the artifact
+ * (application/vnd.dev.sigstore.bundle.v0.3+json and later versions) */
+#define OCI_INDEX_ACCEPT "application/vnd.oci.image.index.v1+json"
+#define COSIGN_BUNDLE_TYPE "application/vnd.dev.sigstore.bundle"
 
 typedef struct reg {
 	const oci_pull_opts *o;
@@ -454,6 +458,42 @@ static int signature_payload(reg *r, const cosign_layer *l, bh_buf *b, char *why
 	return 0;
 }
 
+/* The artifact type of a cosign v3 bundle (OCI referrer) of the manifest
+ * md, into t, when the registry holds one: asked of the referrers API,
+ * then of the referrers tag schema's index at tag sha256-<hex> (as cosign
+ * finds them). 1 when one is found, 0 when none (or the registry cannot
+ * say), -1 when the registry refused our credentials (err set). */
+static int bundle_referrer(reg *r, const char *md, char *t, size_t tn, bh_error *err)
+{
+	static const char *const where[] = {"referrers/%s", "manifests/sha256-%.64s"};
+	int found = 0;
+	for (size_t w = 0; w < 2 && !found; w++) {
+		char what[120];
+		bh_buf b = BH_BUF_INIT;
+		oci_manifest *ix = NULL;
+		bh_error e;
+		snprintf(what, sizeof what, where[w], w ? md + 7 : md);
+		if (reg_get(r, what, OCI_INDEX_ACCEPT, OCI_MAX_MANIFEST, &b, NULL, &e) < 0) {
+			bh_buf_free(&b);
+			if (r->auth_failed) {
+				*err = e;
+				return -1;
+			}
+			continue;
+		}
+		if (oci_manifest_decode(b.data ? b.data : "", b.len, &ix, &e) == 0 && ix->is_index)
+			for (size_t i = 0; i < ix->nlayers && !found; i++)
+				if (ix->layers[i].artifact_type &&
+				    !strncmp(ix->layers[i].artifact_type, COSIGN_BUNDLE_TYPE, strlen(COSIGN_BUNDLE_TYPE))) {
+					snprintf(t, tn, "%.255s", ix->layers[i].artifact_type);
+					found = 1;
+				}
+		oci_manifest_free(ix);
+		bh_buf_free(&b);
+	}
+	return found;
+}
+
 /* cosign's VerifyImageSignatures with each key in turn (Offline,
  * IgnoreTlog): 0 as soon as one signature verifies with one key; else
  * cosign's error for the first key ("no signatures found", "no matching
@@ -469,7 +509,16 @@ static int verify_signatures(reg *r, const char *md, oci_pulled *out, bh_error *
 	rc = reg_get(r, what, COSIGN_MANIFEST_ACCEPT, COSIGN_MAX_MANIFEST, &mb, NULL, err);
 	if (rc == BH_ENOTFOUND || (rc == 0 && (rc = cosign_sigmanifest_decode(mb.data ? mb.data : "", mb.len, &sigs, err)) == 0 &&
 				   sigs.n == 0)) {
-		rc = bh_error_set(err, BH_EDENIED, "no signatures found");
+		char t[256];
+		if ((rc = bundle_referrer(r, md, t, sizeof t, err)) < 0)
+			goto done;
+		if (rc && (out->bundle_only = 1))
+			rc = bh_error_set(err, BH_EDENIED, "no signatures found: the signature is a cosign v3 bundle (an OCI "
+					  "referrer of type %s), which bulkhead's built-in sources do not read; sign with "
+					  "'cosign sign --new-bundle-format=false', or use Flux's source-controller "
+					  "(bulkheadd --sources=external)", t);
+		else
+			rc = bh_error_set(err, BH_EDENIED, "no signatures found");
 		goto done;
 	}
 	if (rc < 0) {

@@ -63,6 +63,7 @@ typedef struct oci_pulled {
 	char *ev_manifest, *ev_payload, *ev_signature;
 	int ev_key;
 	int verify_failed;     /* the failure was the verification's (the error is cosign's) */
+	int bundle_only;       /* no cosign v2 signature, but a cosign v3 bundle referrer: verify_failed too */
 } oci_pulled;
 
 /* 0 with the layer's bytes in blob (verified), or an error whose message

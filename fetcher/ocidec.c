@@ -264,6 +264,8 @@ static int descriptor(const char *what, const json_t *o, oci_descriptor *d, bh_e
 		return bh_error_set(err, BH_EINVAL, "%s: digest is missing or invalid", what);
 	if (!json_is_integer(sz) || json_integer_value(sz) < 0)
 		return bh_error_set(err, BH_EINVAL, "%s: size is missing or negative", what);
+	if (opt_str(o, "artifactType", 255, &d->artifact_type) < 0)
+		return bh_error_set(err, BH_EINVAL, "%s: artifactType is not a string", what);
 	d->size = json_integer_value(sz);
 	return 0;
 }
@@ -272,6 +274,7 @@ static void descriptor_free(oci_descriptor *d)
 {
 	free(d->media_type);
 	free(d->digest);
+	free(d->artifact_type);
 }
 
 int oci_manifest_decode(const char *text, size_t n, oci_manifest **out, bh_error *err)

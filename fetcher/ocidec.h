@@ -61,6 +61,7 @@ typedef struct oci_descriptor {
 	char *media_type;
 	char *digest; /* "<algorithm>:<hex>", checked */
 	long long size;
+	char *artifact_type; /* or NULL (an index's manifests: the referrers API's) */
 } oci_descriptor;
 
 typedef struct oci_manifest {

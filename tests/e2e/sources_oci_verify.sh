@@ -25,6 +25,8 @@
 #    generation changes (its signature deleted meanwhile);
 #  - a HelmChart of an HTTP HelmRepository: 'chart verification error: not
 #    implemented', as source-controller;
+#  - a chart whose only signature is a cosign v3 bundle (an OCI referrer
+#    through the referrers tag schema): a failure that says so;
 #  - keyless cosign (no secretRef) and notation: refused by name.
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -86,6 +88,30 @@ sign() {
 		sk_fail "putting the signature manifest of $1"
 }
 
+# bundle NAME DIGEST: a cosign v3 signature of charts/NAME@DIGEST as cosign
+# leaves it on a registry without the referrers API: a Sigstore bundle as
+# an artifact manifest whose subject is the chart, listed in the index at
+# tag sha256-<hex> (the OCI referrers tag schema). Its content is never read.
+bundle() {
+	local repo=charts/$1 md=$2 dir=$SK_DIR/bundle-$1 bt=application/vnd.dev.sigstore.bundle.v0.3+json bd ed ad n
+	mkdir -p "$dir"
+	printf '{"mediaType":"%s","verificationMaterial":{},"messageSignature":{}}' "$bt" >"$dir/bundle.json"
+	printf '{}' >"$dir/empty.json"
+	bd=$(put_blob "$repo" "$dir/bundle.json")
+	ed=$(put_blob "$repo" "$dir/empty.json")
+	n=$(curl -sSf -H 'Accept: application/vnd.oci.image.manifest.v1+json' "http://$O/v2/$repo/manifests/$md" | wc -c)
+	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"%s","config":{"mediaType":"application/vnd.oci.empty.v1+json","size":2,"digest":"%s"},"layers":[{"mediaType":"%s","size":%d,"digest":"%s"}],"subject":{"mediaType":"application/vnd.oci.image.manifest.v1+json","size":%d,"digest":"%s"}}' \
+		"$bt" "$ed" "$bt" "$(stat -c %s "$dir/bundle.json")" "$bd" "$n" "$md" >"$dir/manifest.json"
+	ad=sha256:$(sha256sum "$dir/manifest.json" | cut -d' ' -f1)
+	curl -sSf -o /dev/null -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' \
+		--data-binary "@$dir/manifest.json" "http://$O/v2/$repo/manifests/$ad" || sk_fail "putting the bundle of $1"
+	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"%s","size":%d,"digest":"%s"}]}' \
+		"$bt" "$(stat -c %s "$dir/manifest.json")" "$ad" >"$dir/index.json"
+	curl -sSf -o /dev/null -X PUT -H 'Content-Type: application/vnd.oci.image.index.v1+json' \
+		--data-binary "@$dir/index.json" "http://$O/v2/$repo/manifests/sha256-${md#sha256:}" ||
+		sk_fail "putting the referrers index of $1"
+}
+
 # chart_cond NS NAME TYPE: "status|reason|message" of a HelmChart's condition
 chart_cond() {
 	kubectl get helmchart "$2" -n "$1" -o jsonpath="{range .status.conditions[?(@.type==\"$3\")]}{.status}|{.reason}|{.message}{end}"
@@ -122,6 +148,8 @@ sign wrongkey "$mdw" "$K/other.pem"
 mdt=$(reg_push "$O" twosigs 0.1.0)
 sign twosigs "$mdt" "$K/other.pem" "" "$K/ec.pem"
 mdu=$(reg_push "$O" unsigned 0.1.0)
+mdb=$(reg_push "$O" bundled 0.1.0)
+bundle bundled "$mdb"
 mdc=$(reg_push "$O" claim 0.1.0)
 sign claim "$mdc" "$K/ec.pem" sha256:0000000000000000000000000000000000000000000000000000000000000000
 
@@ -201,6 +229,7 @@ chart_of wrongkey wrongkey "$KEYS"
 chart_of twosigs twosigs "$KEYS"
 chart_of unsigned unsigned "$KEYS"
 chart_of claim claim "$KEYS"
+chart_of bundled bundled "$KEYS"
 chart_of nokeys signed "    provider: cosign
     secretRef:
       name: no-keys"
@@ -219,6 +248,7 @@ oci_of ed ed "    provider: cosign
       name: ed-pub"
 oci_of unsigned unsigned "$KEYS"
 oci_of wrongkey wrongkey "$KEYS"
+oci_of bundled bundled "$KEYS"
 oci_of keyless signed "    provider: cosign"
 oci_of notation signed "    provider: notation
     secretRef:
@@ -248,6 +278,8 @@ wait_cond HelmChart team-v wrongkey BuildFailed "True|ChartVerificationError|$m"
 [ -z "$(kubectl get helmchart wrongkey -n team-v -o jsonpath='{.status.artifact}')" ] || sk_fail "HelmChart wrongkey got an artifact"
 wait_cond HelmChart team-v unsigned Ready "False|ChartVerificationError|chart verification error: failed to verify oci://$O/charts/unsigned:0.1.0: no signatures found"
 wait_cond HelmChart team-v claim Ready "False|ChartVerificationError|chart verification error: failed to verify oci://$O/charts/claim:0.1.0: no matching signatures: invalid or missing digest in claim: sha256:0000000000000000000000000000000000000000000000000000000000000000"
+b="no signatures found: the signature is a cosign v3 bundle (an OCI referrer of type application/vnd.dev.sigstore.bundle.v0.3+json), which bulkhead's built-in sources do not read; sign with 'cosign sign --new-bundle-format=false', or use Flux's source-controller (bulkheadd --sources=external)"
+wait_cond HelmChart team-v bundled Ready "False|ChartVerificationError|chart verification error: failed to verify oci://$O/charts/bundled:0.1.0: $b"
 wait_cond HelmChart team-v nokeys Ready "False|VerificationError|failed to verify the signature using provider 'cosign': no public keys found in secret 'team-v/no-keys'"
 wait_cond HelmChart team-v keyless Ready "False|UnsupportedSpec|.spec.verify without .spec.verify.secretRef (cosign keyless verification, which needs Sigstore's public Fulcio and Rekor online) is not supported by bulkhead's built-in sources: give the public keys in .spec.verify.secretRef"
 wait_cond HelmChart team-v notation Ready "False|UnsupportedSpec|.spec.verify.provider 'notation' is not supported by bulkhead's built-in sources (only 'cosign' with the public keys of .spec.verify.secretRef)"
@@ -257,6 +289,7 @@ wait_cond OCIRepository team-v unsigned Ready "False|VerificationError|failed to
 wait_cond OCIRepository team-v unsigned SourceVerified "False|VerificationError|failed to verify the signature using provider 'cosign': no matching signatures were found for '$O/charts/unsigned@$mdu'"
 wait_cond OCIRepository team-v wrongkey Ready "False|VerificationError|failed to verify the signature using provider 'cosign': no matching signatures were found for '$O/charts/wrongkey@$mdw'"
 [ -z "$(kubectl get ocirepository wrongkey -n team-v -o jsonpath='{.status.artifact}')" ] || sk_fail "OCIRepository wrongkey got an artifact"
+wait_cond OCIRepository team-v bundled Ready "False|VerificationError|failed to verify the signature using provider 'cosign': no matching signatures were found for '$O/charts/bundled@$mdb': $b"
 wait_cond OCIRepository team-v keyless Ready "False|UnsupportedSpec|.spec.verify without .spec.verify.secretRef (cosign keyless verification, which needs Sigstore's public Fulcio and Rekor online) is not supported by bulkhead's built-in sources: give the public keys in .spec.verify.secretRef"
 wait_cond OCIRepository team-v notation Ready "False|UnsupportedSpec|.spec.verify.provider 'notation' is not supported by bulkhead's built-in sources (only 'cosign' with the public keys of .spec.verify.secretRef)"
 

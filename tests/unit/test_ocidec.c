@@ -73,8 +73,16 @@ START_TEST(test_manifest)
 			  "586771faef07a7d5578aa7c75c42c832ec74b5094c5c4b6b22b8284342022d28\",\"size\":1}]}";
 	ck_assert_int_eq(oci_manifest_decode(idx, strlen(idx), &m, &e), 0);
 	ck_assert_int_eq(m->is_index, 1);
+	ck_assert_ptr_null(m->layers[0].artifact_type);
+	oci_manifest_free(m);
+	/* a referrers index: each manifest's artifactType */
+	const char *refs = "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"x\",\"artifactType\":"
+			   "\"application/vnd.dev.sigstore.bundle.v0.3+json\",\"digest\":\"a:b\",\"size\":1}]}";
+	ck_assert_int_eq(oci_manifest_decode(refs, strlen(refs), &m, &e), 0);
+	ck_assert_str_eq(m->layers[0].artifact_type, "application/vnd.dev.sigstore.bundle.v0.3+json");
 	oci_manifest_free(m);
 	const char *bad[] = {
+		"{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"x\",\"artifactType\":1,\"digest\":\"a:b\",\"size\":1}]}",
 		"[]", "{\"schemaVersion\":1,\"layers\":[]}", "{\"schemaVersion\":2}",
 		"{\"schemaVersion\":2,\"config\":{\"mediaType\":\"a\",\"digest\":\"sha256:00\",\"size\":1},\"layers\":[]}",
 		"{\"schemaVersion\":2,\"config\":{\"mediaType\":\"a\",\"digest\":\"md5:0\",\"size\":-1},\"layers\":[]}",
