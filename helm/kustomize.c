@@ -14,6 +14,7 @@
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
 #include "helm/kustomize_schema.h"
+#include "lib/gojson.h"
 #include "lib/gostrconv.h"
 #include "lib/vec.h"
 #include "lib/yaml.h"
@@ -30,6 +31,9 @@
  * texts are dropped then. kustomize_apply removes them at the end. */
 #define KZ_TEXTS "\001kustomize-texts"
 #define KZ_TEXTS_MERGE_DEPTH 16
+/* An integer above int64 that yaml.v3 reads as a uint64 (see yuint). */
+#define KZ_UINT "\001kz-uint:"
+#define KZ_UINT_JSON "\"\\u0001kz-uint:"
 
 static const char *const text_fields[] = {"labels", "annotations", NULL};
 
@@ -143,6 +147,193 @@ static void ydoc_free(yaml_parser_t *parser, yaml_document_t *doc)
 	yaml_parser_delete(parser);
 }
 
+/* ---- the styles of scalars (see kz_smp_apply) ---------------------------------------- */
+
+
+static int ytagged(const char *text, const yaml_node_t *n);
+static int emit_one(const json_t *o, int unfolded, bh_buf *out, bh_error *err);
+
+/* An integer above int64 that yaml.v3 reads as a uint64 (kustomize keeps it
+ * exactly; lib/yaml reads a float64) is held, while kustomize works on the
+ * object, as a string KZ_UINT "digits"; kz_objects_emit writes the digits. */
+
+/* yaml.v3's resolve of a plain scalar: underscores dropped, then Go's
+ * ParseInt(s, 0, 64) fails and ParseUint(s, 0, 64) reads it. The decimal
+ * digits in out (at least 21 bytes), or 0. */
+static int v3_uint(const char *s, size_t n, char *out, size_t outn)
+{
+	char t[128];
+	size_t m = 0, i = 0;
+	unsigned base = 10;
+	unsigned long long v = 0;
+	for (size_t j = 0; j < n; j++)
+		if (s[j] != '_') {
+			if (m + 1 >= sizeof t)
+				return 0;
+			t[m++] = s[j];
+		}
+	t[m] = '\0';
+	if (!m || !(t[0] >= '0' && t[0] <= '9'))
+		return 0;
+	if (t[0] == '0' && m > 1) {
+		i = 2;
+		if (t[1] == 'x' || t[1] == 'X')
+			base = 16;
+		else if (t[1] == 'o' || t[1] == 'O')
+			base = 8;
+		else if (t[1] == 'b' || t[1] == 'B')
+			base = 2;
+		else
+			base = 8, i = 1;
+	}
+	if (i >= m)
+		return 0;
+	for (; i < m; i++) {
+		int c = t[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+		if ((unsigned)d >= base || v > (~0ULL - (unsigned)d) / base)
+			return 0;
+		v = v * base + (unsigned)d;
+	}
+	if (v <= 9223372036854775807ULL)
+		return 0;
+	snprintf(out, outn, "%llu", v);
+	return 1;
+}
+
+/* v's member or element (child, the value of node n) as KZ_UINT when n is
+ * a plain untagged integer above int64. */
+static json_t *yuint(const char *text, const yaml_node_t *n, const json_t *child)
+{
+	char d[32];
+	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !json_is_real(child) ||
+	    ytagged(text, n) || !v3_uint((const char *)n->data.scalar.value, n->data.scalar.length, d, sizeof d))
+		return NULL;
+	return json_sprintf("%s%s", KZ_UINT, d);
+}
+
+/* A scalar node written with a tag (after its anchor, if any). */
+static int ytagged(const char *text, const yaml_node_t *n)
+{
+	size_t s = n->start_mark.index;
+	if (text[s] == '&')
+		while (text[s] && !strchr(" \t\r\n", text[s]))
+			s++;
+	while (text[s] == ' ' || text[s] == '\t')
+		s++;
+	return text[s] == '!';
+}
+
+/* Records in rec the style of each scalar of node n (the value v): quoted
+ * ones; in a patch also the text of a plain one that v does not print, and
+ * a tagged one whose text alone is another type ([false, null, true]). */
+#define YS_PATCH 1 /* a patch: the texts of its scalars too */
+#define YS_UINTS 2 /* integers above int64 become KZ_UINT */
+
+static void ystyles(const char *text, yaml_document_t *d, const yaml_node_t *n, json_t *v, json_t *rec, int flags,
+		    char *path, size_t len, int depth)
+{
+	int patch = flags & YS_PATCH;
+	if (!n || !v || depth > KZ_MAX_DEPTH)
+		return;
+	if (n->type == YAML_SCALAR_NODE) {
+		int quoted = n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE && n->data.scalar.style != YAML_ANY_SCALAR_STYLE;
+		char buf[64];
+		if (json_is_object(v) || json_is_array(v) || json_is_null(v) || n->start_mark.index >= strlen(text))
+			return;
+		if (ytagged(text, n)) {
+			json_t *plain = NULL;
+			if (patch && !json_is_string(v) &&
+			    (yaml_parse_any((const char *)n->data.scalar.value, n->data.scalar.length, NULL,
+					    YAML_KEEP_INTS | YAML_V3_TYPING, &plain, NULL) < 0 ||
+			     json_typeof(plain) != json_typeof(v)))
+				json_object_set_new(rec, path, json_pack("[b,n,b]", 0, 1));
+			json_decref(plain);
+			return;
+		}
+		if (quoted) {
+			json_object_set_new(rec, path, json_pack("[b,n]", 1));
+			return;
+		}
+		if (!patch)
+			return;
+		if (json_is_string(v) ? strlen(json_string_value(v)) == n->data.scalar.length &&
+						!memcmp(json_string_value(v), n->data.scalar.value, n->data.scalar.length)
+				      : (kz_scalar_text(v, buf, sizeof buf), strlen(buf) == n->data.scalar.length &&
+						 !memcmp(buf, n->data.scalar.value, n->data.scalar.length)))
+			return;
+		json_object_set_new(rec, path,
+				    json_pack("[b,s%]", 0, (const char *)n->data.scalar.value, n->data.scalar.length));
+		return;
+	}
+	if (n->type == YAML_SEQUENCE_NODE && json_is_array(v)) {
+		size_t i = 0;
+		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, i++) {
+			char idx[32];
+			size_t l;
+			snprintf(idx, sizeof idx, "%zu", i);
+			if (!(l = kz_path_push(path, len, idx)))
+				return;
+			ystyles(text, d, yaml_document_get_node(d, *it), json_array_get(v, i), rec, flags, path, l, depth + 1);
+			if (flags & YS_UINTS) {
+				json_t *u = yuint(text, yaml_document_get_node(d, *it), json_array_get(v, i));
+				if (u)
+					json_array_set_new(v, i, u);
+			}
+			path[len] = '\0';
+		}
+		return;
+	}
+	if (n->type != YAML_MAPPING_NODE || !json_is_object(v))
+		return;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+		const char *key;
+		size_t l = len;
+		if (!k || k->type != YAML_SCALAR_NODE || ymerge_key(k))
+			continue;
+		key = (const char *)k->data.scalar.value;
+		if (strlen(key) != k->data.scalar.length || !json_object_get(v, key))
+			continue;
+		if ((l = kz_path_push(path, len, key))) {
+			yaml_node_t *vn = yaml_document_get_node(d, p->value);
+			json_t *u;
+			ystyles(text, d, vn, json_object_get(v, key), rec, flags, path, l, depth + 1);
+			if ((flags & YS_UINTS) && (u = yuint(text, vn, json_object_get(v, key))))
+				json_object_set_new(v, key, u);
+		}
+		path[len] = '\0';
+	}
+}
+
+/* Sets obj's style record (KZ_TEXTS "styles", {} when nothing is quoted)
+ * from the YAML text it was read from (flags YS_*). */
+static void styles_record(json_t *obj, const char *text, int flags)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	json_t *rec, *t;
+	char path[KZ_PATH_MAX] = "";
+	if (!ydoc_load(text, &parser, &doc))
+		return;
+	rec = json_object();
+	ystyles(text, &doc, yaml_document_get_root_node(&doc), obj, rec, flags, path, 0, 0);
+	ydoc_free(&parser, &doc);
+	if (!(t = json_object_get(obj, KZ_TEXTS)))
+		json_object_set_new(obj, KZ_TEXTS, t = json_object());
+	json_object_set_new(t, "styles", rec);
+}
+
+/* After a JSON patch kustomize makes the object's nodes again from JSON
+ * (yaml.v3 writes it, kyaml reads it): a string is quoted where it cannot
+ * be written plain. */
+static void styles_from_json(json_t *obj)
+{
+	bh_buf out = BH_BUF_INIT;
+	if (emit_one(obj, 0, &out, NULL) == 0 && bh_buf_ok(&out) && out.data)
+		styles_record(obj, out.data, 0);
+	bh_buf_free(&out);
+}
+
 /* A value of metadata.labels/annotations whose text another reader would
  * not print from its JSON value: parsed text has one (rewritten: obj was
  * read from the text rewrite_scalars made of it). */
@@ -154,7 +345,8 @@ static int texts_needed(const json_t *obj, const char *text, int rewritten)
 	for (int f = 0; text_fields[f]; f++) {
 		const char *k;
 		json_t *v;
-		json_object_foreach((json_t *)json_object_get(md, text_fields[f]), k, v) if (!json_is_string(v)) return 1;
+		json_object_foreach((json_t *)json_object_get(md, text_fields[f]), k, v) if (!json_is_string(v) ||
+											     !strncmp(json_string_value(v), KZ_UINT, strlen(KZ_UINT))) return 1;
 	}
 	return 0;
 }
@@ -193,7 +385,9 @@ static void texts_record(json_t *obj, const char *text, int rewritten)
 		json_decref(fr);
 		json_decref(t);
 	}
-	if (json_object_size(rec))
+	if (json_object_size(rec) && json_object_get(obj, KZ_TEXTS))
+		json_object_update(json_object_get(obj, KZ_TEXTS), rec);
+	else if (json_object_size(rec))
 		json_object_set(obj, KZ_TEXTS, rec);
 	json_decref(rec);
 	ydoc_free(&parser, &doc);
@@ -1190,6 +1384,7 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		}
 		if (!p->smp)
 			p->smp = json_array();
+		styles_record(d, orig ? orig : docs[i], YS_PATCH | YS_UINTS);
 		texts_record(d, orig ? orig : docs[i], orig != NULL);
 		free(orig);
 		texts_record_nonjson(d, quoted, badkey);
@@ -1350,6 +1545,7 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 			break;
 		}
 		if (keep_texts) {
+			styles_record(d, orig ? orig : docs[i], YS_UINTS);
 			texts_record(d, orig ? orig : docs[i], orig != NULL);
 			texts_record_nonjson(d, quoted, badkey);
 		}
@@ -1375,15 +1571,47 @@ int kz_objects_parse_texts(const char *text, json_t **objs, bh_error *err)
 	return objects_parse(text, 1, objs, err);
 }
 
-static int emit_objects(const json_t *objs, int (*emit)(const json_t *, bh_buf *, bh_error *), bh_buf *out,
-			bh_error *err)
+/* sigs.k8s.io/yaml's Marshal of o (unfolded: no line folded), with each
+ * KZ_UINT written as its digits. */
+static int emit_one(const json_t *o, int unfolded, bh_buf *out, bh_error *err)
+{
+	bh_buf js = BH_BUF_INIT;
+	int rc = gojson_encode(o, 0, &js, err);
+	const char *u;
+	if (rc) {
+		bh_buf_free(&js);
+		return bh_error_prefix(err, "error marshaling into JSON");
+	}
+	if (js.data && (u = strstr(bh_buf_str(&js), KZ_UINT_JSON))) {
+		bh_buf t = BH_BUF_INIT;
+		const char *p = bh_buf_str(&js);
+		do {
+			const char *d = u + strlen(KZ_UINT_JSON), *e = d + strspn(d, "0123456789");
+			bh_buf_put(&t, p, (size_t)(u - p));
+			bh_buf_put(&t, d, (size_t)(e - d));
+			p = *e == '"' ? e + 1 : e;
+		} while ((u = strstr(p, KZ_UINT_JSON)));
+		bh_buf_puts(&t, p);
+		bh_buf_free(&js);
+		js = t;
+		if (!bh_buf_ok(&js)) {
+			bh_buf_free(&js);
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		}
+	}
+	rc = (unfolded ? yaml_emit_json_text_unfolded : yaml_emit_json_text)(bh_buf_str(&js), js.len, out, err);
+	bh_buf_free(&js);
+	return rc;
+}
+
+static int emit_objects(const json_t *objs, int unfolded, bh_buf *out, bh_error *err)
 {
 	size_t i;
 	json_t *o;
 	json_array_foreach(objs, i, o) {
 		if (i)
 			bh_buf_puts(out, "---\n");
-		if (emit(o, out, err) < 0)
+		if (emit_one(o, unfolded, out, err) < 0)
 			return err ? err->code : BH_EINVAL;
 	}
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -1391,12 +1619,12 @@ static int emit_objects(const json_t *objs, int (*emit)(const json_t *, bh_buf *
 
 int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err)
 {
-	return emit_objects(objs, yaml_emit, out, err);
+	return emit_objects(objs, 0, out, err);
 }
 
 int kz_objects_emit_unfolded(const json_t *objs, bh_buf *out, bh_error *err)
 {
-	return emit_objects(objs, yaml_emit_unfolded, out, err);
+	return emit_objects(objs, 1, out, err);
 }
 
 /* ---- applying ------------------------------------------------------------------------ */
@@ -1410,7 +1638,7 @@ static void obj_id(const json_t *o, char *buf, size_t n)
 
 static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *err)
 {
-	json_t *obj = json_array_get(objs, i), *p, *r = NULL, *orec, *prec;
+	json_t *obj = json_array_get(objs, i), *p, *r = NULL, *orec, *prec, *styles = NULL;
 	int rc;
 	if (!(p = json_deep_copy(patch)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -1421,12 +1649,18 @@ static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *
 	prec = json_incref(json_object_get(p, KZ_TEXTS));
 	json_object_del(obj, KZ_TEXTS);
 	json_object_del(p, KZ_TEXTS);
-	rc = kz_smp_apply(obj, p, &r, err);
+	rc = kz_smp_apply(obj, json_object_get(orec, "styles"), p, json_object_get(prec, "styles"), &r, &styles, err);
 	if (r) {
 		json_t *rec = texts_merge(orec, prec, p);
+		if (json_object_size(styles)) {
+			if (!rec)
+				rec = json_object();
+			json_object_set(rec, "styles", styles);
+		}
 		if (rec)
 			json_object_set_new(r, KZ_TEXTS, rec);
 	}
+	json_decref(styles);
 	json_decref(p);
 	json_decref(orec);
 	json_decref(prec);
@@ -1473,6 +1707,40 @@ static const char *const build_annotations[] = {
 	"internal.config.kubernetes.io/path", "internal.config.kubernetes.io/prefixes",
 	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
 	"internal.config.kubernetes.io/suffixes", NULL};
+
+/* kustomize's JSON patch reads the object back with encoding/json into
+ * interface{} values: every number is a float64 (a KZ_UINT too, before). */
+static json_t *as_float(const json_t *x)
+{
+	const char *s = json_string_value(x);
+	if (s && !strncmp(s, KZ_UINT, strlen(KZ_UINT)))
+		return json_real(strtod(s + strlen(KZ_UINT), NULL));
+	if (json_is_integer(x) && (json_integer_value(x) > (1LL << 53) || json_integer_value(x) < -(1LL << 53)))
+		return json_real((double)json_integer_value(x));
+	return NULL;
+}
+
+static void numbers_to_float(json_t *v, int depth)
+{
+	const char *k;
+	json_t *x, *f;
+	size_t i;
+	void *tmp;
+	if (depth > KZ_MAX_DEPTH + 8)
+		return;
+	json_object_foreach_safe(v, tmp, k, x) {
+		if ((f = as_float(x)))
+			json_object_set_new(v, k, f);
+		else
+			numbers_to_float(x, depth + 1);
+	}
+	json_array_foreach(v, i, x) {
+		if ((f = as_float(x)))
+			json_array_set_new(v, i, f);
+		else
+			numbers_to_float(x, depth + 1);
+	}
+}
 
 /* PatchTransformer.transformJson6902 after the patch: the annotations are
  * set again from kyaml's GetAnnotations of the result, so they are the
@@ -1575,7 +1843,12 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 			json_t *md = json_object_get(tsmp, "metadata");
 			values_to_text(json_object_get(md, "labels"), texts_of(tsmp, "labels"));
 			values_to_text(json_object_get(md, "annotations"), texts_of(tsmp, "annotations"));
-			json_object_del(tsmp, KZ_TEXTS);
+			{ /* the patch's styles stay */
+				json_t *st = json_incref(json_object_get(json_object_get(tsmp, KZ_TEXTS), "styles"));
+				json_object_del(tsmp, KZ_TEXTS);
+				if (st)
+					json_object_set_new(tsmp, KZ_TEXTS, json_pack("{s:o}", "styles", st));
+			}
 		}
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (!sel[i])
@@ -1587,12 +1860,15 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 				rc = json_patch_nonjson(o, err);
 				json_object_del(o, KZ_TEXTS); /* kustomize goes through JSON */
 				build_annotations_add(o);
+				numbers_to_float(o, 0);
 				if (rc < 0 || (rc = kz_json_patch(&o, p->json, err)) < 0 ||
 				    (rc = annotations_after_json_patch(o, err)) < 0) {
 					char id[512];
 					obj_id(o, id, sizeof id);
 					bh_error_prefix(err, "%s", id);
 				} else {
+					numbers_to_float(o, 0);
+					styles_from_json(o);
 					json_array_set(objs, i, o);
 				}
 				json_decref(o);
@@ -1709,6 +1985,12 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 {
 	if (!json_is_array(objs))
 		return bh_error_set(err, BH_EINVAL, "kustomize: objects must be a list");
+	{ /* objects not read from their text here (a previous post-renderer's
+	   * output): kustomize reads the text sigs.k8s.io/yaml wrote */
+		size_t i;
+		json_t *o;
+		json_array_foreach(objs, i, o) if (json_is_object(o) && !texts_of(o, "styles")) styles_from_json(o);
+	}
 	for (size_t i = 0; i < k->npatches; i++) {
 		int rc = apply_patch(&k->patches[i], objs, err);
 		if (rc < 0)

@@ -9,8 +9,20 @@
 /* Strategic merge of patch into obj (kyaml merge2 with kustomize's
  * prepend-list option): *out is the merged object (new reference), or NULL
  * when the patch deletes it. The object keeps its kind, name and
- * namespace. */
-int kz_smp_apply(const json_t *obj, const json_t *patch, json_t **out, bh_error *err);
+ * namespace. ostyles and pstyles (either may be NULL) are the style records
+ * of obj and patch: {JSON pointer: [quoted, text or null]} for each scalar
+ * kyaml holds quoted (single, double, literal or folded, no tag) or, in a
+ * patch, whose YAML text is not what its JSON value prints. A patch's
+ * scalar that replaces a quoted one is its text as a string (kyaml gives
+ * it the replaced node's style). *styles is the result's record (new
+ * reference, its quoted scalars), or NULL. */
+int kz_smp_apply(const json_t *obj, const json_t *ostyles, const json_t *patch, const json_t *pstyles, json_t **out,
+		 json_t **styles, bh_error *err);
+
+/* RFC 6901: the token of key appended to path (a buffer of KZ_PATH_MAX
+ * bytes, len of them used); the new length, or 0 when it does not fit. */
+#define KZ_PATH_MAX 8192
+size_t kz_path_push(char *path, size_t len, const char *key);
 
 /* The text of a scalar as YAML printed it ("80", "true", "x"). */
 void kz_scalar_text(const json_t *v, char *buf, size_t n);

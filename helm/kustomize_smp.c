@@ -24,8 +24,11 @@ enum dir { D_MERGE, D_REPLACE, D_DELETE };
 
 static const sch NOSCH = {NULL, NULL};
 
+static const json_t *unbox(const json_t *v);
+
 void kz_scalar_text(const json_t *v, char *buf, size_t n)
 {
+	v = unbox(v);
 	switch (json_typeof(v)) {
 	case JSON_STRING:
 		snprintf(buf, n, "%s", json_string_value(v));
@@ -47,6 +50,42 @@ void kz_scalar_text(const json_t *v, char *buf, size_t n)
 	}
 }
 
+/* ---- scalar styles -------------------------------------------------------------------- */
+
+/* While a merge runs, a scalar whose YAML node kyaml would hold quoted
+ * (single, double, literal or folded style, no tag), or whose patch text
+ * is not what its JSON value prints, is boxed: {KZ_BOX: [value, quoted,
+ * text or null, typed]} (typed: a patch's tag that its text does not
+ * resolve to, as !!float 1). */
+#define KZ_BOX "\001kz-style"
+
+static int is_box(const json_t *v)
+{
+	return json_is_object(v) && json_object_size(v) == 1 && json_object_get(v, KZ_BOX);
+}
+
+static const json_t *unbox(const json_t *v)
+{
+	return is_box(v) ? json_array_get(json_object_get(v, KZ_BOX), 0) : v;
+}
+
+static int box_quoted(const json_t *v)
+{
+	return is_box(v) && json_is_true(json_array_get(json_object_get(v, KZ_BOX), 1));
+}
+
+static json_t *box_new(json_t *value, int quoted, const char *text)
+{
+	json_t *b = json_object();
+	json_object_set_new(b, KZ_BOX, json_pack("[o,b,s?]", value, quoted, text));
+	return b;
+}
+
+static int is_map(const json_t *v)
+{
+	return json_is_object(v) && !is_box(v);
+}
+
 static int is_null(const json_t *v)
 {
 	return !v || json_is_null(v);
@@ -54,7 +93,103 @@ static int is_null(const json_t *v)
 
 static int is_scalar(const json_t *v)
 {
-	return v && !json_is_object(v) && !json_is_array(v) && !json_is_null(v);
+	return v && (is_box(v) || (!json_is_object(v) && !json_is_array(v) && !json_is_null(v)));
+}
+
+size_t kz_path_push(char *path, size_t len, const char *key)
+{
+	size_t n = len;
+	if (n + 1 >= KZ_PATH_MAX)
+		return 0;
+	path[n++] = '/';
+	for (const char *k = key; *k; k++) {
+		if (n + 3 >= KZ_PATH_MAX)
+			return 0;
+		if (*k == '~' || *k == '/') {
+			path[n++] = '~';
+			path[n++] = *k == '~' ? '0' : '1';
+		} else {
+			path[n++] = *k;
+		}
+	}
+	path[n] = '\0';
+	return n;
+}
+
+/* A copy of v with the scalars of the style record rec ({pointer: [quoted,
+ * text]}) boxed. */
+static json_t *boxed(const json_t *v, const json_t *rec, char *path, size_t len, int depth)
+{
+	json_t *out, *x;
+	const json_t *ent;
+	if (json_is_object(v) || json_is_array(v)) {
+		const char *k;
+		size_t i;
+		char idx[32];
+		out = json_is_object(v) ? json_object() : json_array();
+		if (!out)
+			return NULL;
+		json_object_foreach((json_t *)v, k, x) {
+			size_t l = depth < KZ_MAX_DEPTH ? kz_path_push(path, len, k) : 0;
+			json_object_set_new(out, k, l ? boxed(x, rec, path, l, depth + 1) : json_deep_copy(x));
+			path[len] = '\0';
+		}
+		json_array_foreach((json_t *)v, i, x) {
+			size_t l;
+			snprintf(idx, sizeof idx, "%zu", i);
+			l = depth < KZ_MAX_DEPTH ? kz_path_push(path, len, idx) : 0;
+			json_array_append_new(out, l ? boxed(x, rec, path, l, depth + 1) : json_deep_copy(x));
+			path[len] = '\0';
+		}
+		return out;
+	}
+	if (json_is_null(v) || !(ent = json_object_get(rec, path)))
+		return json_deep_copy(v);
+	{
+		json_t *b = box_new(json_deep_copy(v), json_is_true(json_array_get(ent, 0)),
+				    json_string_value(json_array_get(ent, 1)));
+		json_array_append(json_object_get(b, KZ_BOX), json_array_get(ent, 2) ? json_array_get(ent, 2) : json_false());
+		return b;
+	}
+}
+
+static void unboxed(json_t *v, json_t *rec, char *path, size_t len);
+
+/* What replaces the child x of a value at path (l its length, 0 when too
+ * long): its box's value (a quoted one recorded in rec), or NULL when x is
+ * no box (its own children then unboxed). */
+static json_t *unboxed_child(json_t *x, json_t *rec, char *path, size_t l)
+{
+	if (!is_box(x)) {
+		if (l)
+			unboxed(x, rec, path, l);
+		return NULL;
+	}
+	if (l && box_quoted(x))
+		json_object_set_new(rec, path, json_pack("[b,n]", 1));
+	return (json_t *)unbox(x);
+}
+
+/* Takes the boxes out of v (changed in place): each quoted one is recorded
+ * in rec as [true, null]. v itself is no box. */
+static void unboxed(json_t *v, json_t *rec, char *path, size_t len)
+{
+	json_t *x, *r;
+	const char *k;
+	size_t i;
+	void *tmp;
+	char idx[32];
+	json_object_foreach_safe(v, tmp, k, x) {
+		if ((r = unboxed_child(x, rec, path, kz_path_push(path, len, k))))
+			json_object_set(v, k, r);
+		path[len] = '\0';
+	}
+	json_array_foreach(v, i, x) {
+		snprintf(idx, sizeof idx, "%zu", i);
+		if ((r = unboxed_child(x, rec, path, kz_path_push(path, len, idx))))
+			json_array_set(v, i, r);
+		path[len] = '\0';
+	}
 }
 
 /* ---- schema -------------------------------------------------------------------------- */
@@ -62,8 +197,8 @@ static int is_scalar(const json_t *v)
 static sch sch_root_of(const json_t *o)
 {
 	sch s = NOSCH;
-	const char *av = json_string_value(json_object_get(o, "apiVersion"));
-	const char *k = json_string_value(json_object_get(o, "kind"));
+	const char *av = json_string_value(unbox(json_object_get(o, "apiVersion")));
+	const char *k = json_string_value(unbox(json_object_get(o, "kind")));
 	if (json_is_object(o) && av && k)
 		s.t = kz_schema_root(av, k);
 	return s;
@@ -140,7 +275,7 @@ static int list_directive(json_t *a, enum dir *d, bh_error *err)
 	size_t i;
 	char t[256];
 	*d = D_MERGE;
-	json_array_foreach(a, i, e) if (json_is_object(e) && json_object_get(e, "$patch")) {
+	json_array_foreach(a, i, e) if (is_map(e) && json_object_get(e, "$patch")) {
 		first = e;
 		break;
 	}
@@ -154,8 +289,8 @@ static int list_directive(json_t *a, enum dir *d, bh_error *err)
 	for (i = 0; i < json_array_size(a);) {
 		json_t *x = json_array_get(a, i);
 		char u[256];
-		int drop = is_null(x) || (json_is_object(x) && json_object_size(x) == 0);
-		if (!drop && json_is_object(x) && is_scalar(json_object_get(x, "$patch"))) {
+		int drop = is_null(x) || (is_map(x) && json_object_size(x) == 0);
+		if (!drop && is_map(x) && is_scalar(json_object_get(x, "$patch"))) {
 			kz_scalar_text(json_object_get(x, "$patch"), u, sizeof u);
 			drop = !strcmp(u, t);
 		}
@@ -179,7 +314,7 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 	enum dir d = D_MERGE;
 	int rc = 0;
 	*out = NULL;
-	if (origin && json_is_object(origin)) {
+	if (origin && is_map(origin)) {
 		src = json_deep_copy(origin);
 		if (!src)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -207,12 +342,12 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 		}
 		base = d == D_REPLACE ? json_incref(src) : json_incref(dest);
 	}
-	if (!json_is_object(base)) {
+	if (!is_map(base)) {
 		json_decref(base);
 		json_decref(src);
 		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
 	}
-	if (src && !json_is_object(src)) {
+	if (src && !is_map(src)) {
 		json_decref(base);
 		json_decref(src);
 		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
@@ -255,7 +390,7 @@ static void elem_values(const json_t *e, char keys[][64], int nk, kv *out)
 			kz_scalar_text(e, out->v[0], sizeof out->v[0]);
 		return;
 	}
-	out->present = json_is_object(e);
+	out->present = is_map(e);
 	for (int i = 0; i < nk && out->present; i++) {
 		json_t *f = json_object_get(e, keys[i]);
 		if (f && is_scalar(f))
@@ -273,14 +408,14 @@ static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals
 		kz_scalar_text(e, t, sizeof t);
 		return !strcmp(t, vals->v[0]);
 	}
-	if (!json_is_object(e))
+	if (!is_map(e))
 		return 0;
 	for (int i = 0; i < nk; i++) {
 		json_t *f;
 		if (!use[i])
 			continue;
 		f = json_object_get(e, keys[i]);
-		if (!f || json_is_object(f) || json_is_array(f))
+		if (!f || is_map(f) || json_is_array(f))
 			return 0;
 		kz_scalar_text(f, t, sizeof t);
 		if (json_is_null(f))
@@ -310,9 +445,9 @@ static void elem_set(json_t *a, json_t *el, char keys[][64], int nk, const kv *v
 	json_t *e;
 	int found = 0;
 	json_array_foreach(a, i, e) {
-		if (is_null(e) || (json_is_object(e) && !json_object_size(e)))
+		if (is_null(e) || (is_map(e) && !json_object_size(e)))
 			continue;
-		if (nk > 0 && !json_is_object(e)) {
+		if (nk > 0 && !is_map(e)) {
 			json_array_append(n, e);
 			continue;
 		}
@@ -358,8 +493,8 @@ static size_t lone_directive(const json_t *a)
 {
 	size_t i;
 	json_t *e;
-	json_array_foreach(a, i, e) if (json_is_object(e) && json_object_size(e) == 1) {
-		const char *d = json_string_value(json_object_get(e, "$patch"));
+	json_array_foreach(a, i, e) if (is_map(e) && json_object_size(e) == 1) {
+		const char *d = json_string_value(unbox(json_object_get(e, "$patch")));
 		if (d && (!strcmp(d, "replace") || !strcmp(d, "merge") || !strcmp(d, "delete")))
 			return i + 1;
 	}
@@ -376,7 +511,7 @@ static size_t index_of(const json_t *a, const json_t *e)
 
 static int is_replace_directive(const json_t *el)
 {
-	const char *d = json_string_value(json_object_get(el, "$patch"));
+	const char *d = json_string_value(unbox(json_object_get(el, "$patch")));
 	return d && !strcmp(d, "replace");
 }
 
@@ -498,13 +633,13 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			de = NULL; /* named after the clearing: the patch's element alone */
 		if ((rc = walk(de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
 			goto done;
-		if (is_null(val) || (json_is_object(val) && !json_object_size(val))) {
+		if (is_null(val) || (is_map(val) && !json_object_size(val))) {
 			elem_set(d, NULL, keys, nk, &vl[i], valid);
 			json_decref(val);
 			continue;
 		}
 		for (int k = 0; k < nk; k++)
-			if (valid[k] && json_is_object(val) && !json_object_get(val, keys[k]) && vl[i].v[k][0])
+			if (valid[k] && is_map(val) && !json_object_get(val, keys[k]) && vl[i].v[k][0])
 				json_object_set_new(val, keys[k], scalar_new(vl[i].v[k]));
 		/* the merged element replaces the object's own (kyaml merges in
 		 * place); an element the patch replaces ($patch: replace) is a new
@@ -564,9 +699,9 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 	*out = NULL;
 	if (depth > KZ_MAX_DEPTH)
 		return bh_error_set(err, BH_ELIMIT, "patch nested deeper than %d", KZ_MAX_DEPTH);
-	if (!s.t && !s.f && k && json_is_object(k))
+	if (!s.t && !s.f && k && is_map(k))
 		s = sch_root_of(k);
-	if (!k || json_is_object(k))
+	if (!k || is_map(k))
 		return walk_map(dest, origin, s, depth, out, err);
 	if (json_is_array(k)) {
 		if ((!is_null(dest) && !json_is_array(dest)) || (!is_null(origin) && !json_is_array(origin)))
@@ -582,6 +717,28 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 	}
 	if ((!is_null(dest) && !is_scalar(dest)) || (!is_null(origin) && !is_scalar(origin)))
 		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode");
+	if (origin && dest && !json_is_null(origin)) {
+		/* kyaml's FieldSetter gives the patch's node the style of the
+		 * node it replaces: over a quoted one, yaml.v3 writes the patch's
+		 * text quoted (a string), unless the patch's tag is not what its
+		 * text resolves to (kept by the tag; not modelled) */
+		const json_t *ov = unbox(origin), *ob = json_object_get(origin, KZ_BOX);
+		char t[256];
+		const char *tx = json_string_value(json_array_get(ob, 2));
+		if (!box_quoted(dest)) {
+			*out = json_deep_copy(ov);
+		} else if (json_is_true(json_array_get(ob, 3))) { /* a tag its text does not resolve to */
+			*out = box_new(json_deep_copy(ov), 1, NULL);
+		} else if (tx) {
+			*out = box_new(json_string(tx), 1, NULL);
+		} else if (json_is_string(ov)) {
+			*out = box_new(json_deep_copy(ov), 1, NULL);
+		} else {
+			kz_scalar_text(ov, t, sizeof t);
+			*out = box_new(json_string(t), 1, NULL);
+		}
+		return 0;
+	}
 	if (origin) {
 		*out = json_is_null(origin) ? NULL : json_deep_copy(origin);
 		return 0;
@@ -590,21 +747,30 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 	return 0;
 }
 
-int kz_smp_apply(const json_t *obj, const json_t *patch, json_t **out, bh_error *err)
+int kz_smp_apply(const json_t *obj, const json_t *ostyles, const json_t *patch, const json_t *pstyles, json_t **out,
+		 json_t **styles, bh_error *err)
 {
-	json_t *r = NULL;
+	json_t *r = NULL, *bo, *bp;
 	json_t *md;
 	int rc;
 	const json_t *omd = json_object_get(obj, "metadata");
 	const char *keep[] = {"name", "namespace"};
+	char path[KZ_PATH_MAX] = "";
 	*out = NULL;
-	rc = walk((json_t *)obj, (json_t *)patch, sch_root_of(obj), 0, &r, err);
+	*styles = NULL;
+	bo = boxed(obj, ostyles, path, 0, 0);
+	bp = boxed(patch, pstyles, path, 0, 0);
+	rc = bo && bp ? walk(bo, bp, sch_root_of(obj), 0, &r, err) : bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_decref(bo);
+	json_decref(bp);
 	if (rc < 0)
 		return rc;
-	if (!r || !json_is_object(r) || !json_object_size(r)) {
+	if (!r || !is_map(r) || !json_object_size(r)) {
 		json_decref(r);
 		return 0;
 	}
+	if ((*styles = json_object()))
+		unboxed(r, *styles, path, 0);
 	/* ApplySmPatch: kind, name and namespace stay the object's */
 	if (json_object_get(obj, "kind"))
 		json_object_set(r, "kind", json_object_get(obj, "kind"));

@@ -105,6 +105,8 @@ int yaml_unmarshal_as(const char *text, size_t len, const yaml_limits *lim, int 
  * mustToYaml reports them ("yaml: control characters are not allowed");
  * toYaml prints "" instead. Nothing is appended on error. */
 int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err);
+/* yaml_emit_json_text with no line folded (as yaml_emit_unfolded). */
+int yaml_emit_json_text_unfolded(const char *json, size_t len, bh_buf *out, bh_error *err);
 
 /* yaml_emit_json_text on a libyaml emitter kept in *kept between calls (its
  * buffers are allocated once, not per call). *kept starts NULL; the caller

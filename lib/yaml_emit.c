@@ -772,6 +772,11 @@ int yaml_emit_json_text(const char *json, size_t len, bh_buf *out, bh_error *err
 	return emit_json_text(json, len, 0, NULL, out, err);
 }
 
+int yaml_emit_json_text_unfolded(const char *json, size_t len, bh_buf *out, bh_error *err)
+{
+	return emit_json_text(json, len, -1, NULL, out, err);
+}
+
 int yaml_emit_json_text_kept(yaml_emitter_kept **kept, const char *json, size_t len, bh_buf *out, bh_error *err)
 {
 	return emit_json_text(json, len, 0, kept, out, err);
