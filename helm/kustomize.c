@@ -225,7 +225,8 @@ static int ytagged(const char *text, const yaml_node_t *n)
 
 /* Records in rec the style of each scalar of node n (the value v): quoted
  * ones; in a patch also the text of a plain one that v does not print, and
- * a tagged one whose text alone is another type ([false, null, true]). */
+ * a tagged one whose text alone is another type ([false, null, true]); a
+ * tagged string as [false, null, true] too. */
 #define YS_PATCH 1 /* a patch: the texts of its scalars too */
 #define YS_UINTS 2 /* integers above int64 become KZ_UINT */
 
@@ -242,7 +243,9 @@ static void ystyles(const char *text, yaml_document_t *d, const yaml_node_t *n, 
 			return;
 		if (ytagged(text, n)) {
 			json_t *plain = NULL;
-			if (patch && !json_is_string(v) &&
+			if (json_is_string(v)) /* tagged: kyaml never quotes it */
+				json_object_set_new(rec, path, json_pack("[b,n,b]", 0, 1));
+			else if (patch &&
 			    (yaml_parse_any((const char *)n->data.scalar.value, n->data.scalar.length, NULL,
 					    YAML_KEEP_INTS | YAML_V3_TYPING, &plain, NULL) < 0 ||
 			     json_typeof(plain) != json_typeof(v)))

@@ -12,17 +12,19 @@
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
 #include "helm/kustomize_schema.h"
+#include "lib/yaml.h"
 
 #define MAX_KEYS 4
 
 typedef struct sch {
 	const kz_type *t;  /* object type of the value, or NULL */
 	const kz_field *f; /* the field that holds the value (lists, maps of), or NULL */
+	int field;         /* the value is a map's field (kyaml sets it with its FieldSetter) */
 } sch;
 
 enum dir { D_MERGE, D_REPLACE, D_DELETE };
 
-static const sch NOSCH = {NULL, NULL};
+static const sch NOSCH = {NULL, NULL, 0};
 
 static const json_t *unbox(const json_t *v);
 
@@ -72,6 +74,11 @@ static const json_t *unbox(const json_t *v)
 static int box_quoted(const json_t *v)
 {
 	return is_box(v) && json_is_true(json_array_get(json_object_get(v, KZ_BOX), 1));
+}
+
+static int box_typed(const json_t *v)
+{
+	return is_box(v) && json_is_true(json_array_get(json_object_get(v, KZ_BOX), 3));
 }
 
 static json_t *box_new(json_t *value, int quoted, const char *text)
@@ -156,7 +163,7 @@ static json_t *boxed(const json_t *v, const json_t *rec, char *path, size_t len,
 static void unboxed(json_t *v, json_t *rec, char *path, size_t len);
 
 /* What replaces the child x of a value at path (l its length, 0 when too
- * long): its box's value (a quoted one recorded in rec), or NULL when x is
+ * long): its box's value (a quoted or typed one recorded in rec), or NULL when x is
  * no box (its own children then unboxed). */
 static json_t *unboxed_child(json_t *x, json_t *rec, char *path, size_t l)
 {
@@ -165,13 +172,13 @@ static json_t *unboxed_child(json_t *x, json_t *rec, char *path, size_t l)
 			unboxed(x, rec, path, l);
 		return NULL;
 	}
-	if (l && box_quoted(x))
-		json_object_set_new(rec, path, json_pack("[b,n]", 1));
+	if (l && (box_quoted(x) || box_typed(x)))
+		json_object_set_new(rec, path, json_pack("[b,n,b]", box_quoted(x), box_typed(x)));
 	return (json_t *)unbox(x);
 }
 
-/* Takes the boxes out of v (changed in place): each quoted one is recorded
- * in rec as [true, null]. v itself is no box. */
+/* Takes the boxes out of v (changed in place): each quoted or typed one is
+ * recorded in rec as [quoted, null, typed]. v itself is no box. */
 static void unboxed(json_t *v, json_t *rec, char *path, size_t len)
 {
 	json_t *x, *r;
@@ -359,8 +366,9 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 	*out = json_object();
 	json_object_foreach(keys, k, v) {
 		json_t *r = NULL;
-		if ((rc = walk(json_object_get(base, k), src ? json_object_get(src, k) : NULL, sch_field(s, k), depth + 1,
-			       &r, err)) < 0)
+		sch fs = sch_field(s, k);
+		fs.field = 1;
+		if ((rc = walk(json_object_get(base, k), src ? json_object_get(src, k) : NULL, fs, depth + 1, &r, err)) < 0)
 			break;
 		if (r)
 			json_object_set_new(*out, k, r);
@@ -537,6 +545,22 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		if (!o)
 			return 0;
 		d = json_deep_copy(o);
+		if (s.f && s.f->keys[0] && !strchr(s.f->keys, ',')) {
+			/* a list the object lacks (or null): kyaml adds the patch's,
+			 * and each of its maps without the merge key (a lone "$patch"
+			 * too) drops the elements before it and after it: the last one
+			 * is left alone */
+			json_t *last = NULL, *e;
+			size_t i;
+			json_array_foreach(o, i, e) if (is_map(e) && !json_object_get(e, s.f->keys)) last = e;
+			if (last) {
+				json_decref(d);
+				d = json_pack("[O]", last);
+				*out = d;
+				d = NULL;
+				goto done;
+			}
+		}
 	} else {
 		if (o && (rc = list_directive(o, &dir, err)) < 0)
 			goto done;
@@ -693,30 +717,26 @@ done:
 	return rc;
 }
 
-static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
+/* kyaml's FieldSetter quotes a plain string that YAML 1.1 reads as another
+ * type (yes, on, n): a later patch's scalar over it is a string. */
+static int yaml11_nonstring(const json_t *v)
 {
-	const json_t *k = !is_null(dest) ? dest : (!is_null(origin) ? origin : NULL);
-	*out = NULL;
-	if (depth > KZ_MAX_DEPTH)
-		return bh_error_set(err, BH_ELIMIT, "patch nested deeper than %d", KZ_MAX_DEPTH);
-	if (!s.t && !s.f && k && is_map(k))
-		s = sch_root_of(k);
-	if (!k || is_map(k))
-		return walk_map(dest, origin, s, depth, out, err);
-	if (json_is_array(k)) {
-		if ((!is_null(dest) && !json_is_array(dest)) || (!is_null(origin) && !json_is_array(origin)))
-			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
-		if (s.f && s.f->assoc)
-			return walk_assoc(dest, origin, s, depth, out, err);
-		if (origin) {
-			*out = json_is_null(origin) ? NULL : json_deep_copy(origin);
-			return 0;
-		}
-		*out = json_deep_copy(dest);
+	const char *t = json_string_value(v);
+	size_t n = strlen(t);
+	json_t *j = NULL;
+	int r;
+	if (!n || n > 32 || strpbrk(t, " \t\n:#"))
 		return 0;
-	}
-	if ((!is_null(dest) && !is_scalar(dest)) || (!is_null(origin) && !is_scalar(origin)))
-		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode");
+	if (yaml_parse_any(t, n, NULL, 0, &j, NULL) < 0)
+		return 0;
+	r = j && !json_is_string(j);
+	json_decref(j);
+	return r;
+}
+
+/* A scalar field or element: the patch's (null: none) or the object's. */
+static int walk_scalar(json_t *dest, json_t *origin, json_t **out)
+{
 	if (origin && dest && !json_is_null(origin)) {
 		/* kyaml's FieldSetter gives the patch's node the style of the
 		 * node it replaces: over a quoted one, yaml.v3 writes the patch's
@@ -745,6 +765,42 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 	}
 	*out = json_deep_copy(dest);
 	return 0;
+}
+
+static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
+{
+	int rc;
+	const json_t *k = !is_null(dest) ? dest : (!is_null(origin) ? origin : NULL);
+	*out = NULL;
+	if (depth > KZ_MAX_DEPTH)
+		return bh_error_set(err, BH_ELIMIT, "patch nested deeper than %d", KZ_MAX_DEPTH);
+	if (!s.t && !s.f && k && is_map(k))
+		s = sch_root_of(k);
+	if (!k || is_map(k))
+		return walk_map(dest, origin, s, depth, out, err);
+	if (json_is_array(k)) {
+		if ((!is_null(dest) && !json_is_array(dest)) || (!is_null(origin) && !json_is_array(origin)))
+			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+		if (s.f && s.f->assoc)
+			return walk_assoc(dest, origin, s, depth, out, err);
+		if (origin) {
+			*out = json_is_null(origin) ? NULL : json_deep_copy(origin);
+			return 0;
+		}
+		*out = json_deep_copy(dest);
+		return 0;
+	}
+	if ((!is_null(dest) && !is_scalar(dest)) || (!is_null(origin) && !is_scalar(origin)))
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode");
+	/* the quoting lasts where the field keeps its node (the object's
+	 * unpatched, or the patch's new one); a replaced node takes the
+	 * object's style */
+	if ((rc = walk_scalar(dest, origin, out)) == 0 && s.field && (!dest || !origin || dest == origin) &&
+	    json_is_string(*out) && yaml11_nonstring(*out)) {
+		json_t *b = box_new(*out, 1, NULL);
+		*out = b;
+	}
+	return rc;
 }
 
 int kz_smp_apply(const json_t *obj, const json_t *ostyles, const json_t *patch, const json_t *pstyles, json_t **out,
