@@ -3,6 +3,8 @@
  * object (YAML: patches and images, from a HelmRelease, i.e. untrusted) and
  * a multi-document manifest. Decoding, strategic merge, JSON 6902, target
  * selection and images must never crash, leak or recurse without bound.
+ * The objects are read as a post-renderer reads them (with the texts and
+ * styles of their scalars), and the kustomization applied twice.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,9 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sep) {
 		*sep = '\0';
 		if (yaml_parse_any(s, strlen(s), NULL, YAML_KEEP_INTS, &spec, &err) == 0 &&
-		    kustomization_decode(spec, &k, &err) == 0 && kz_objects_parse(sep + 5, &objs, &err) == 0 &&
-		    kustomize_apply(k, objs, &err) == 0)
-			kz_objects_emit(objs, &out, &err);
+		    kustomization_decode(spec, &k, &err) == 0 && kz_objects_parse_texts(sep + 5, &objs, &err) == 0 &&
+		    kustomize_apply(k, objs, &err) == 0 && kz_objects_emit(objs, &out, &err) == 0)
+			kustomize_apply(k, objs, &err); /* a second post-renderer: styles from the output */
 	} else if (kz_objects_parse(s, &objs, &err) == 0) {
 		/* no kustomization: the objects as their own JSON patch / selector */
 		json_t *ops = json_array_get(objs, 0);
