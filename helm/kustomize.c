@@ -1199,6 +1199,21 @@ static const char *effective_namespace(const json_t *obj)
 }
 
 /* kz_selector_match's group/version/kind/name/namespace part */
+/* The annotations kustomize keeps on a resource while it builds, and
+ * takes off every resource at the end (a chart's own ones too). A JSON
+ * patch sees the build annotations (the previous kind, name and namespace
+ * are set on every resource), so an "add" under /metadata/annotations
+ * finds the map even when the chart made none. */
+static const char *const build_annotations[] = {
+	"internal.config.kubernetes.io/previousKinds", "internal.config.kubernetes.io/previousNames",
+	"internal.config.kubernetes.io/previousNamespaces", "config.k8s.io/id", "config.kubernetes.io/index",
+	"config.kubernetes.io/path", "internal.config.kubernetes.io/annotations-migration-resource-id",
+	"internal.config.kubernetes.io/generatorBehavior", "internal.config.kubernetes.io/id",
+	"internal.config.kubernetes.io/index", "internal.config.kubernetes.io/needsHashSuffix",
+	"internal.config.kubernetes.io/path", "internal.config.kubernetes.io/prefixes",
+	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
+	"internal.config.kubernetes.io/suffixes", NULL};
+
 static int selector_ids_match(const kz_selector *s, const json_t *obj)
 {
 	const char *av = kz_sget(obj, "apiVersion"), *slash = strchr(av, '/');
@@ -1211,9 +1226,22 @@ static int selector_ids_match(const kz_selector *s, const json_t *obj)
 	vals[SEL_KIND] = kz_sget(obj, "kind");
 	vals[SEL_NAME] = kz_sget(md, "name");
 	vals[SEL_NAMESPACE] = effective_namespace(obj);
-	for (int i = 0; i < SEL_N; i++)
-		if (s->re[i] && !re_match(s->re[i], vals[i]))
+	for (int i = 0; i < SEL_N; i++) {
+		const json_t *an = json_object_get(md, "annotations");
+		/* resmap.Select: a name or namespace also matches as the object's
+		 * original one (its first previous id, after a JSON patch) */
+		const char *prev = i == SEL_NAME		? json_string_value(json_object_get(an, build_annotations[1]))
+				   : i == SEL_NAMESPACE ? json_string_value(json_object_get(an, build_annotations[2]))
+							: NULL;
+		char org[512];
+		if (!s->re[i] || re_match(s->re[i], vals[i]))
+			continue;
+		if (!prev || !json_is_object(an))
 			return 0;
+		snprintf(org, sizeof org, "%.*s", (int)strcspn(prev, ","), prev);
+		if (!re_match(s->re[i], org))
+			return 0;
+	}
 	return 1;
 }
 
@@ -1696,20 +1724,6 @@ static int same_id(const json_t *a, const json_t *b)
 	       !strcmp(effective_namespace(a), effective_namespace(b));
 }
 
-/* The annotations kustomize keeps on a resource while it builds, and
- * takes off every resource at the end (a chart's own ones too). A JSON
- * patch sees the build annotations (the previous kind, name and namespace
- * are set on every resource), so an "add" under /metadata/annotations
- * finds the map even when the chart made none. */
-static const char *const build_annotations[] = {
-	"internal.config.kubernetes.io/previousKinds", "internal.config.kubernetes.io/previousNames",
-	"internal.config.kubernetes.io/previousNamespaces", "config.k8s.io/id", "config.kubernetes.io/index",
-	"config.kubernetes.io/path", "internal.config.kubernetes.io/annotations-migration-resource-id",
-	"internal.config.kubernetes.io/generatorBehavior", "internal.config.kubernetes.io/id",
-	"internal.config.kubernetes.io/index", "internal.config.kubernetes.io/needsHashSuffix",
-	"internal.config.kubernetes.io/path", "internal.config.kubernetes.io/prefixes",
-	"internal.config.kubernetes.io/refBy", "internal.config.kubernetes.io/seqindent",
-	"internal.config.kubernetes.io/suffixes", NULL};
 
 /* kustomize's JSON patch reads the object back with encoding/json into
  * interface{} values: every number is a float64 (a KZ_UINT too, before). */
@@ -1790,8 +1804,13 @@ static void build_annotations_add(json_t *o)
 	vals[0] = kz_sget(o, "kind");
 	vals[1] = kz_sget(md, "name");
 	vals[2] = effective_namespace(o);
-	for (int i = 0; i < 3; i++)
-		json_object_set_new(an, build_annotations[i], json_string(vals[i]));
+	for (int i = 0; i < 3; i++) { /* appendCsvAnnotation: after the ids of earlier patches */
+		const char *cur = json_string_value(json_object_get(an, build_annotations[i]));
+		if (!*vals[i])
+			continue;
+		json_object_set_new(an, build_annotations[i],
+				    cur ? json_sprintf("%s,%s", cur, vals[i]) : json_string(vals[i]));
+	}
 }
 
 static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
@@ -1984,6 +2003,35 @@ static void image_volumes(const kz_image *im, json_t *spec)
 	}
 }
 
+/* kustomize's IgnoreLocal makes a resource map of what is left at the end:
+ * two objects with one id (a JSON patch renamed one to the other's name)
+ * are its panic. */
+static int ids_unique(const json_t *objs, bh_error *err)
+{
+	json_t *seen = json_object();
+	size_t i;
+	const json_t *o;
+	int rc = 0;
+	if (!seen)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_array_foreach(objs, i, o) {
+		char id[1024];
+		const char *av = kz_sget(o, "apiVersion"), *slash = strchr(av, '/');
+		snprintf(id, sizeof id, "%s.%s.%.*s/%s.%s", kz_sget(o, "kind"), slash ? slash + 1 : av,
+			 slash ? (int)(slash - av) : 6, slash ? av : "[noGrp]", kz_sget(json_object_get(o, "metadata"), "name"),
+			 effective_namespace(o));
+		if (json_object_get(seen, id)) {
+			rc = bh_error_set(err, BH_EINVAL,
+					  "may not add resource with an already registered id: %s (kustomize v5.7.1 panics)",
+					  id);
+			break;
+		}
+		json_object_set_new(seen, id, json_true());
+	}
+	json_decref(seen);
+	return rc;
+}
+
 int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 {
 	if (!json_is_array(objs))
@@ -2015,6 +2063,8 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 		size_t i;
 		json_t *o;
 		json_array_foreach(objs, i, o) if (kz_nameref_check(o, err) < 0) return err ? err->code : BH_EINVAL;
+		if (kz_nameref_rename(objs, err) < 0)
+			return err ? err->code : BH_EINVAL;
 	}
 	/* kustomize's build annotations come off at the end, and an annotation
 	 * map left empty (or null) goes with them; a resource marked
@@ -2056,5 +2106,5 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 			i++;
 		}
 	}
-	return 0;
+	return ids_unique(objs, err);
 }

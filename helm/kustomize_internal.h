@@ -37,4 +37,12 @@ const char *kz_sget(const json_t *o, const char *k);
  * 0, or an error with kustomize's text. Names are never changed here. */
 int kz_nameref_check(const json_t *o, bh_error *err);
 
+/* The transformer's renames: a JSON patch may rename an object (kustomize
+ * keeps its previous ids in build annotations), and each reference, in
+ * the default referrer field specs, to a previous name of an object of the
+ * referral's kind that the referrer can see becomes its current name (a
+ * map reference's namespace too). Several such objects that differ: the
+ * error "found multiple possible referrals". */
+int kz_nameref_rename(json_t *objs, bh_error *err);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
+#include "helm/kustomize_schema.h"
 
 /* kustomize ends every build with its name reference transformer, which
  * walks each referrer field spec of its default nameReference
@@ -15,185 +16,190 @@
  * left in a shape the walk refuses. */
 typedef struct nameref_spec {
 	const char *group, *version, *kind, *path;
+	const char *tgroup, *tversion, *tkind; /* the referral's kind (the back reference) */
 } nameref_spec;
 
 /* kustomize v5.7.1's referrer field specs, in the order the transformer
  * visits them (its back references sorted as resid.Gvk.IsLessThan sorts,
- * each one's referrers in the order given; repeats left out). */
+ * each one's referrers in the order given; the HorizontalPodAutoscaler's,
+ * which four back references share, last for the other three). */
 static const nameref_spec nameref_specs[] = {
 	/* StorageClass */
-	{"", "", "PersistentVolume", "spec/storageClassName"},
-	{"", "", "PersistentVolumeClaim", "spec/storageClassName"},
-	{"", "", "StatefulSet", "spec/volumeClaimTemplates/spec/storageClassName"},
+	{"", "", "PersistentVolume", "spec/storageClassName", "storage.k8s.io", "v1", "StorageClass"},
+	{"", "", "PersistentVolumeClaim", "spec/storageClassName", "storage.k8s.io", "v1", "StorageClass"},
+	{"", "", "StatefulSet", "spec/volumeClaimTemplates/spec/storageClassName", "storage.k8s.io", "v1", "StorageClass"},
 	/* ServiceAccount */
-	{"rbac.authorization.k8s.io", "", "RoleBinding", "subjects"},
-	{"rbac.authorization.k8s.io", "", "ClusterRoleBinding", "subjects"},
-	{"", "", "Pod", "spec/serviceAccountName"},
-	{"", "", "StatefulSet", "spec/template/spec/serviceAccountName"},
-	{"", "", "Deployment", "spec/template/spec/serviceAccountName"},
-	{"", "", "ReplicationController", "spec/template/spec/serviceAccountName"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/serviceAccountName"},
-	{"", "", "Job", "spec/template/spec/serviceAccountName"},
-	{"", "", "DaemonSet", "spec/template/spec/serviceAccountName"},
+	{"rbac.authorization.k8s.io", "", "RoleBinding", "subjects", "", "v1", "ServiceAccount"},
+	{"rbac.authorization.k8s.io", "", "ClusterRoleBinding", "subjects", "", "v1", "ServiceAccount"},
+	{"", "", "Pod", "spec/serviceAccountName", "", "v1", "ServiceAccount"},
+	{"", "", "StatefulSet", "spec/template/spec/serviceAccountName", "", "v1", "ServiceAccount"},
+	{"", "", "Deployment", "spec/template/spec/serviceAccountName", "", "v1", "ServiceAccount"},
+	{"", "", "ReplicationController", "spec/template/spec/serviceAccountName", "", "v1", "ServiceAccount"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/serviceAccountName", "", "v1", "ServiceAccount"},
+	{"", "", "Job", "spec/template/spec/serviceAccountName", "", "v1", "ServiceAccount"},
+	{"", "", "DaemonSet", "spec/template/spec/serviceAccountName", "", "v1", "ServiceAccount"},
 	/* Role */
-	{"rbac.authorization.k8s.io", "", "RoleBinding", "roleRef/name"},
+	{"rbac.authorization.k8s.io", "", "RoleBinding", "roleRef/name", "rbac.authorization.k8s.io", "", "Role"},
 	/* ClusterRole */
-	{"rbac.authorization.k8s.io", "", "ClusterRoleBinding", "roleRef/name"},
+	{"rbac.authorization.k8s.io", "", "ClusterRoleBinding", "roleRef/name", "rbac.authorization.k8s.io", "", "ClusterRole"},
 	/* ConfigMap */
-	{"", "v1", "Pod", "spec/volumes/configMap/name"},
-	{"", "v1", "Pod", "spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "v1", "Pod", "spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "v1", "Pod", "spec/containers/envFrom/configMapRef/name"},
-	{"", "v1", "Pod", "spec/initContainers/envFrom/configMapRef/name"},
-	{"", "v1", "Pod", "spec/volumes/projected/sources/configMap/name"},
-	{"", "", "PodTemplate", "template/spec/volumes/configMap/name"},
-	{"", "", "PodTemplate", "template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "PodTemplate", "template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "PodTemplate", "template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "PodTemplate", "template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "PodTemplate", "template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "Deployment", "spec/template/spec/volumes/configMap/name"},
-	{"", "", "Deployment", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "Deployment", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "Deployment", "spec/template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "Deployment", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "Deployment", "spec/template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/volumes/configMap/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "DaemonSet", "spec/template/spec/volumes/configMap/name"},
-	{"", "", "DaemonSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "StatefulSet", "spec/template/spec/volumes/configMap/name"},
-	{"", "", "StatefulSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "Job", "spec/template/spec/volumes/configMap/name"},
-	{"", "", "Job", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "Job", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "Job", "spec/template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "Job", "spec/template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "Job", "spec/template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/configMap/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/projected/sources/configMap/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/envFrom/configMapRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/envFrom/configMapRef/name"},
-	{"", "", "Node", "spec/configSource/configMap"},
-	{"", "", "Role", "rules/resourceNames"},
-	{"", "", "ClusterRole", "rules/resourceNames"},
-	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap"},
+	{"", "v1", "Pod", "spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "v1", "Pod", "spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "v1", "Pod", "spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "v1", "Pod", "spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "v1", "Pod", "spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "v1", "Pod", "spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "PodTemplate", "template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "PodTemplate", "template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "PodTemplate", "template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "PodTemplate", "template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "PodTemplate", "template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "PodTemplate", "template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "Deployment", "spec/template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "Deployment", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Deployment", "spec/template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Deployment", "spec/template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "Job", "spec/template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "Job", "spec/template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Job", "spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Job", "spec/template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Job", "spec/template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Job", "spec/template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/projected/sources/configMap/name", "", "v1", "ConfigMap"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/configMapKeyRef/name", "", "v1", "ConfigMap"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/envFrom/configMapRef/name", "", "v1", "ConfigMap"},
+	{"", "", "Node", "spec/configSource/configMap", "", "v1", "ConfigMap"},
+	{"", "", "Role", "rules/resourceNames", "", "v1", "ConfigMap"},
+	{"", "", "ClusterRole", "rules/resourceNames", "", "v1", "ConfigMap"},
+	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap", "", "v1", "ConfigMap"},
 	/* Secret */
-	{"", "v1", "Pod", "spec/volumes/secret/secretName"},
-	{"", "v1", "Pod", "spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "v1", "Pod", "spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "v1", "Pod", "spec/containers/envFrom/secretRef/name"},
-	{"", "v1", "Pod", "spec/initContainers/envFrom/secretRef/name"},
-	{"", "v1", "Pod", "spec/imagePullSecrets/name"},
-	{"", "v1", "Pod", "spec/volumes/projected/sources/secret/name"},
-	{"", "", "PodTemplate", "template/spec/volumes/secret/secretName"},
-	{"", "", "PodTemplate", "template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "PodTemplate", "template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "PodTemplate", "template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "PodTemplate", "template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "PodTemplate", "template/spec/imagePullSecrets/name"},
-	{"", "", "PodTemplate", "template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "Deployment", "spec/template/spec/volumes/secret/secretName"},
-	{"", "", "Deployment", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "Deployment", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "Deployment", "spec/template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "Deployment", "spec/template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "Deployment", "spec/template/spec/imagePullSecrets/name"},
-	{"", "", "Deployment", "spec/template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/volumes/secret/secretName"},
-	{"", "", "ReplicaSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/imagePullSecrets/name"},
-	{"", "", "ReplicaSet", "spec/template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "DaemonSet", "spec/template/spec/volumes/secret/secretName"},
-	{"", "", "DaemonSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "DaemonSet", "spec/template/spec/imagePullSecrets/name"},
-	{"", "", "DaemonSet", "spec/template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "StatefulSet", "spec/template/spec/volumes/secret/secretName"},
-	{"", "", "StatefulSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "StatefulSet", "spec/template/spec/imagePullSecrets/name"},
-	{"", "", "StatefulSet", "spec/template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "Job", "spec/template/spec/volumes/secret/secretName"},
-	{"", "", "Job", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "Job", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "Job", "spec/template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "Job", "spec/template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "Job", "spec/template/spec/imagePullSecrets/name"},
-	{"", "", "Job", "spec/template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/secret/secretName"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/projected/sources/secret/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/envFrom/secretRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/envFrom/secretRef/name"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/imagePullSecrets/name"},
-	{"", "", "Ingress", "spec/tls/secretName"},
-	{"", "", "Ingress", "metadata/annotations/ingress.kubernetes.io\\/auth-secret"},
-	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret"},
-	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-tls-secret"},
-	{"", "", "ServiceAccount", "imagePullSecrets/name"},
-	{"", "", "StorageClass", "parameters/secretName"},
-	{"", "", "StorageClass", "parameters/adminSecretName"},
-	{"", "", "StorageClass", "parameters/userSecretName"},
-	{"", "", "StorageClass", "parameters/secretRef"},
-	{"serving.knative.dev", "v1", "Service", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name"},
-	{"", "", "PersistentVolume", "spec/azureFile/secretName"},
+	{"", "v1", "Pod", "spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "v1", "Pod", "spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "v1", "Pod", "spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "v1", "Pod", "spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "v1", "Pod", "spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "v1", "Pod", "spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "v1", "Pod", "spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "PodTemplate", "template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "Deployment", "spec/template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "ReplicaSet", "spec/template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "Job", "spec/template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/secret/secretName", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/projected/sources/secret/name", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/containers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/initContainers/envFrom/secretRef/name", "", "v1", "Secret"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "Ingress", "spec/tls/secretName", "", "v1", "Secret"},
+	{"", "", "Ingress", "metadata/annotations/ingress.kubernetes.io\\/auth-secret", "", "v1", "Secret"},
+	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret", "", "v1", "Secret"},
+	{"", "", "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-tls-secret", "", "v1", "Secret"},
+	{"", "", "ServiceAccount", "imagePullSecrets/name", "", "v1", "Secret"},
+	{"", "", "StorageClass", "parameters/secretName", "", "v1", "Secret"},
+	{"", "", "StorageClass", "parameters/adminSecretName", "", "v1", "Secret"},
+	{"", "", "StorageClass", "parameters/userSecretName", "", "v1", "Secret"},
+	{"", "", "StorageClass", "parameters/secretRef", "", "v1", "Secret"},
+	{"serving.knative.dev", "v1", "Service", "spec/template/spec/containers/env/valueFrom/secretKeyRef/name", "", "v1", "Secret"},
+	{"", "", "PersistentVolume", "spec/azureFile/secretName", "", "v1", "Secret"},
 	/* Service */
-	{"apps", "", "StatefulSet", "spec/serviceName"},
-	{"", "", "Ingress", "spec/rules/http/paths/backend/serviceName"},
-	{"", "", "Ingress", "spec/backend/serviceName"},
-	{"", "", "Ingress", "spec/rules/http/paths/backend/service/name"},
-	{"", "", "Ingress", "spec/defaultBackend/service/name"},
-	{"apiregistration.k8s.io", "", "APIService", "spec/service/name"},
-	{"admissionregistration.k8s.io", "", "ValidatingWebhookConfiguration", "webhooks/clientConfig/service"},
-	{"admissionregistration.k8s.io", "", "MutatingWebhookConfiguration", "webhooks/clientConfig/service"},
+	{"apps", "", "StatefulSet", "spec/serviceName", "", "v1", "Service"},
+	{"", "", "Ingress", "spec/rules/http/paths/backend/serviceName", "", "v1", "Service"},
+	{"", "", "Ingress", "spec/backend/serviceName", "", "v1", "Service"},
+	{"", "", "Ingress", "spec/rules/http/paths/backend/service/name", "", "v1", "Service"},
+	{"", "", "Ingress", "spec/defaultBackend/service/name", "", "v1", "Service"},
+	{"apiregistration.k8s.io", "", "APIService", "spec/service/name", "", "v1", "Service"},
+	{"admissionregistration.k8s.io", "", "ValidatingWebhookConfiguration", "webhooks/clientConfig/service", "", "v1", "Service"},
+	{"admissionregistration.k8s.io", "", "MutatingWebhookConfiguration", "webhooks/clientConfig/service", "", "v1", "Service"},
 	/* PriorityClass */
-	{"", "", "Pod", "spec/priorityClassName"},
-	{"", "", "StatefulSet", "spec/template/spec/priorityClassName"},
-	{"", "", "Deployment", "spec/template/spec/priorityClassName"},
-	{"", "", "ReplicationController", "spec/template/spec/priorityClassName"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/priorityClassName"},
-	{"", "", "Job", "spec/template/spec/priorityClassName"},
-	{"", "", "DaemonSet", "spec/template/spec/priorityClassName"},
+	{"", "", "Pod", "spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
+	{"", "", "StatefulSet", "spec/template/spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
+	{"", "", "Deployment", "spec/template/spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
+	{"", "", "ReplicationController", "spec/template/spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
+	{"", "", "Job", "spec/template/spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
+	{"", "", "DaemonSet", "spec/template/spec/priorityClassName", "scheduling.k8s.io", "v1", "PriorityClass"},
 	/* PersistentVolume */
-	{"", "", "PersistentVolumeClaim", "spec/volumeName"},
+	{"", "", "PersistentVolumeClaim", "spec/volumeName", "", "v1", "PersistentVolume"},
 	/* PersistentVolumeClaim */
-	{"", "", "Pod", "spec/volumes/persistentVolumeClaim/claimName"},
-	{"", "", "StatefulSet", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
-	{"", "", "Deployment", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
-	{"", "", "ReplicationController", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
-	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/persistentVolumeClaim/claimName"},
-	{"", "", "Job", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
-	{"", "", "DaemonSet", "spec/template/spec/volumes/persistentVolumeClaim/claimName"},
+	{"", "", "Pod", "spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
+	{"", "", "StatefulSet", "spec/template/spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
+	{"", "", "Deployment", "spec/template/spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
+	{"", "", "ReplicationController", "spec/template/spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
+	{"", "", "CronJob", "spec/jobTemplate/spec/template/spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
+	{"", "", "Job", "spec/template/spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
+	{"", "", "DaemonSet", "spec/template/spec/volumes/persistentVolumeClaim/claimName", "", "v1", "PersistentVolumeClaim"},
 	/* Deployment */
-	{"", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name"},
+	{"", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name", "", "", "Deployment"},
+	{"", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name", "", "", "ReplicationController"},
+	{"", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name", "", "", "ReplicaSet"},
+	{"", "", "HorizontalPodAutoscaler", "spec/scaleTargetRef/name", "", "", "StatefulSet"},
 	/* ValidatingAdmissionPolicy */
-	{"admissionregistration.k8s.io", "", "ValidatingAdmissionPolicyBinding", "spec/policyName"},
+	{"admissionregistration.k8s.io", "", "ValidatingAdmissionPolicyBinding", "spec/policyName", "admissionregistration.k8s.io", "", "ValidatingAdmissionPolicy"},
 	/* IngressClass */
-	{"", "", "Ingress", "spec/ingressClassName"},
-	{NULL, NULL, NULL, NULL},
+	{"", "", "Ingress", "spec/ingressClassName", "networking.k8s.io/v1", "v1", "IngressClass"},
+	{NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 /* resid.ResId.String(): Kind.version.group/name.namespace */
@@ -317,6 +323,48 @@ static int nameref_role_binding(const json_t *o, const char *id, bh_error *err)
 	return 0;
 }
 
+/* utils.PathSplitter: path split at "/" in place ("\\/" does not split). */
+static size_t split_path(char *path, char **segs, size_t max)
+{
+	char *save = NULL;
+	size_t nseg = 0;
+	for (char *t = strtok_r(path, "/", &save); t && nseg < max; t = strtok_r(NULL, "/", &save)) {
+		size_t l = nseg ? strlen(segs[nseg - 1]) : 0;
+		if (l && segs[nseg - 1][l - 1] == '\\') {
+			segs[nseg - 1][l - 1] = '/';
+			memmove(segs[nseg - 1] + l, t, strlen(t) + 1);
+		} else {
+			segs[nseg++] = t;
+		}
+	}
+	return nseg;
+}
+
+/* fn on the path segments of spec s, in referrer id; its error prefixed as
+ * kustomize words it. */
+static int spec_walk(const nameref_spec *s, const char *id, int (*fn)(void *, char **, size_t, bh_error *), void *ctx,
+		     bh_error *err)
+{
+	char *path, *segs[16];
+	size_t nseg;
+	int rc;
+	if (!(path = strdup(s->path)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	nseg = split_path(path, segs, 16);
+	rc = fn(ctx, segs, nseg, err);
+	free(path);
+	if (rc < 0) {
+		bh_error_prefix(err, "considering field '%s' of object %s", s->path, id);
+		return bh_error_prefix(err, "updating name reference in '%s' field of '%s'", s->path, id);
+	}
+	return 0;
+}
+
+static int check_walk(void *o, char **segs, size_t nseg, bh_error *err)
+{
+	return nameref_walk(o, segs, nseg, 0, 0, err);
+}
+
 /* The name reference transformer's walk over one object; an error as
  * kustomize words it. */
 int kz_nameref_check(const json_t *o, bh_error *err)
@@ -324,8 +372,6 @@ int kz_nameref_check(const json_t *o, bh_error *err)
 	char id[1024];
 	int first = 1;
 	for (const nameref_spec *s = nameref_specs; s->path; s++) {
-		char *path, *segs[16], *save = NULL;
-		size_t nseg = 0;
 		int rc;
 		if (!gvk_selects(s, o))
 			continue;
@@ -335,23 +381,239 @@ int kz_nameref_check(const json_t *o, bh_error *err)
 				return rc;
 			first = 0;
 		}
-		if (!(path = strdup(s->path)))
-			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		/* utils.PathSplitter: "\\/" does not split */
-		for (char *t = strtok_r(path, "/", &save); t && nseg < 16; t = strtok_r(NULL, "/", &save)) {
-			size_t l = nseg ? strlen(segs[nseg - 1]) : 0;
-			if (l && segs[nseg - 1][l - 1] == '\\') {
-				segs[nseg - 1][l - 1] = '/';
-				memmove(segs[nseg - 1] + l, t, strlen(t) + 1);
-			} else {
-				segs[nseg++] = t;
-			}
+		if ((rc = spec_walk(s, id, check_walk, (void *)o, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- renames: a JSON patch may rename an object -------------------------------------- */
+
+/* kustomize stores an object's id (name, namespace, kind) in its build
+ * annotations before each JSON patch (PatchTransformer, StorePreviousId);
+ * at the end its name reference transformer points each reference to a
+ * previous name at the object's current name. Objects never JSON-patched
+ * have no previous ids and are never referrals. */
+#define PREV_NAMES "internal.config.kubernetes.io/previousNames"
+#define PREV_NAMESPACES "internal.config.kubernetes.io/previousNamespaces"
+#define PREV_KINDS "internal.config.kubernetes.io/previousKinds"
+
+typedef struct nr_ctx {
+	json_t *objs;
+	const json_t *referrer;
+	const nameref_spec *spec;
+	char rid[1024];
+} nr_ctx;
+
+static const char *anno(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"), k));
+}
+
+/* The i-th comma-separated field of csv into buf; 0 when there is none. */
+static int csv_at(const char *csv, size_t i, char *buf, size_t n)
+{
+	for (; i > 0 && csv; i--)
+		if ((csv = strchr(csv, ',')))
+			csv++;
+	if (!csv)
+		return 0;
+	snprintf(buf, n, "%.*s", (int)strcspn(csv, ","), csv);
+	return 1;
+}
+
+static int gvk_is(const char *group, const char *version, const char *kind, const char *sg, const char *sv,
+		  const char *sk)
+{
+	return (!*sg || !strcmp(sg, group)) && (!*sv || !strcmp(sv, version)) && (!*sk || !strcmp(sk, kind));
+}
+
+static void group_version(const json_t *o, char *g, char *v, size_t n)
+{
+	const char *av = kz_sget(o, "apiVersion"), *slash = strchr(av, '/');
+	snprintf(g, n, "%.*s", slash ? (int)(slash - av) : 0, av);
+	snprintf(v, n, "%s", slash ? slash + 1 : av);
+}
+
+/* resid.IsSelected on c's previous ids: one named name (NULL: any) of the
+ * kind sg/sv/sk. */
+static int prev_selected(const json_t *c, const char *name, const char *sg, const char *sv, const char *sk)
+{
+	const char *names = anno(c, PREV_NAMES), *kinds = anno(c, PREV_KINDS);
+	char g[256], v[256], nm[512], k[256];
+	if (!names)
+		return 0;
+	group_version(c, g, v, sizeof g);
+	for (size_t i = 0; csv_at(names, i, nm, sizeof nm); i++) {
+		if (!csv_at(kinds ? kinds : "", i, k, sizeof k))
+			k[0] = '\0';
+		if ((!name || !strcmp(nm, name)) && gvk_is(g, v, k, sg, sv, sk))
+			return 1;
+	}
+	return 0;
+}
+
+static int cluster_scoped(const json_t *o)
+{
+	return kz_schema_cluster_scoped(kz_sget(o, "apiVersion"), kz_sget(o, "kind"));
+}
+
+static const char *eff_ns(const json_t *o)
+{
+	const char *ns = kz_sget(json_object_get(o, "metadata"), "namespace");
+	return cluster_scoped(o) ? "_non_namespaceable_" : *ns ? ns : "default";
+}
+
+/* SubsetThatCouldBeReferencedByResource */
+static int could_refer(const json_t *r, const json_t *c)
+{
+	const json_t *s;
+	size_t i;
+	if (cluster_scoped(r) || cluster_scoped(c) || !strcmp(eff_ns(r), eff_ns(c)))
+		return 1;
+	if (strcmp(kz_sget(r, "kind"), "RoleBinding"))
+		return 0;
+	json_array_foreach(json_object_get(r, "subjects"), i, s) if (!strcmp(kz_sget(s, "kind"), "ServiceAccount") &&
+								      json_is_string(json_object_get(s, "namespace")) &&
+								      !strcmp(kz_sget(s, "namespace"),
+									      kz_sget(json_object_get(c, "metadata"),
+										      "namespace"))) return 1;
+	return 0;
+}
+
+/* nameref.Filter.selectReferral: the one object a reference to name
+ * means, NULL for none; -1 (err set) when several differ. ns: the
+ * namespace a map reference names, or NULL. */
+static int select_referral(nr_ctx *x, const char *name, const char *ns, int mapping, const json_t **out,
+			   bh_error *err)
+{
+	const json_t *c, *first = NULL;
+	size_t i, n = 0;
+	int same = 1;
+	char ids[2048] = "";
+	const char *rr = strstr(x->spec->path, "roleRef/name");
+	*out = NULL;
+	json_array_foreach(x->objs, i, c) {
+		if (!json_is_object(c) || !could_refer(x->referrer, c) ||
+		    !prev_selected(c, name, x->spec->tgroup, x->spec->tversion, x->spec->tkind))
+			continue;
+		if (ns) { /* GroupedByOriginalNamespace: the first previous namespace */
+			char on[512];
+			const char *pn = anno(c, PREV_NAMESPACES);
+			if (!pn || !csv_at(pn, 0, on, sizeof on))
+				snprintf(on, sizeof on, "%s", kz_sget(json_object_get(c, "metadata"), "namespace"));
+			if (strcmp(on, ns) && strcmp(kz_sget(json_object_get(c, "metadata"), "namespace"), ns))
+				continue;
 		}
-		rc = nameref_walk(o, segs, nseg, 0, 0, err);
-		free(path);
-		if (rc < 0) {
-			bh_error_prefix(err, "considering field '%s' of object %s", s->path, id);
-			return bh_error_prefix(err, "updating name reference in '%s' field of '%s'", s->path, id);
+		if (rr && rr[strlen("roleRef/name")] == '\0') {
+			const json_t *ref = json_object_get(x->referrer, "roleRef");
+			if (json_is_object(ref) && !prev_selected(c, NULL, kz_sget(ref, "apiGroup"), "", kz_sget(ref, "kind")))
+				continue;
+		}
+		if (!cluster_scoped(x->referrer) && !cluster_scoped(c) && strcmp(kz_sget(c, "kind"), "ServiceAccount") &&
+		    strcmp(eff_ns(x->referrer), eff_ns(c)))
+			continue;
+		if (!first)
+			first = c;
+		else if (strcmp(kz_sget(json_object_get(c, "metadata"), "name"),
+				kz_sget(json_object_get(first, "metadata"), "name")) ||
+			 (mapping && strcmp(kz_sget(json_object_get(c, "metadata"), "namespace"),
+					    kz_sget(json_object_get(first, "metadata"), "namespace"))))
+			same = 0;
+		{
+			char id[1024];
+			res_id(c, id, sizeof id);
+			snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", n ? ", " : "", id);
+		}
+		n++;
+	}
+	if (n > 1 && !same)
+		return bh_error_set(err, BH_EINVAL, "found multiple possible referrals: %s", ids);
+	*out = first;
+	return 0;
+}
+
+static int rename_leaf(nr_ctx *x, json_t *holder, const char *key, size_t idx, json_t *v, bh_error *err)
+{
+	const json_t *ref;
+	if (json_is_string(v)) {
+		if (select_referral(x, json_string_value(v), NULL, 0, &ref, err) < 0)
+			return -1;
+		if (ref && strcmp(json_string_value(v), kz_sget(json_object_get(ref, "metadata"), "name"))) {
+			json_t *nv = json_string(kz_sget(json_object_get(ref, "metadata"), "name"));
+			if (key)
+				json_object_set_new(holder, key, nv);
+			else
+				json_array_set_new(holder, idx, nv);
+		}
+		return 0;
+	}
+	if (json_is_object(v) && json_is_string(json_object_get(v, "name"))) {
+		const char *name = kz_sget(v, "name");
+		const json_t *nsv = json_object_get(v, "namespace");
+		const char *rns;
+		if (select_referral(x, name, nsv ? (json_is_string(nsv) ? json_string_value(nsv) : "") : NULL, 1, &ref,
+				    err) < 0)
+			return -1;
+		if (!ref)
+			return 0;
+		rns = kz_sget(json_object_get(ref, "metadata"), "namespace");
+		if (!strcmp(kz_sget(json_object_get(ref, "metadata"), "name"), name) && !*rns)
+			return 0;
+		json_object_set_new(v, "name", json_string(kz_sget(json_object_get(ref, "metadata"), "name")));
+		if (*rns)
+			json_object_set_new(v, "namespace", json_string(rns));
+	}
+	return 0;
+}
+
+static int rename_walk(nr_ctx *x, json_t *holder, const char *key, size_t idx, json_t *v, char **segs, size_t nseg,
+		       size_t at, int depth, bh_error *err)
+{
+	size_t i;
+	json_t *e;
+	if (!v || json_is_null(v) || depth > KZ_MAX_DEPTH)
+		return 0;
+	if (at == nseg) {
+		if (!json_is_array(v))
+			return rename_leaf(x, holder, key, idx, v, err);
+		json_array_foreach(v, i, e) if (rename_leaf(x, v, NULL, i, e, err) < 0) return -1;
+		return 0;
+	}
+	if (json_is_object(v))
+		return rename_walk(x, v, segs[at], 0, json_object_get(v, segs[at]), segs, nseg, at + 1, depth + 1, err);
+	json_array_foreach(v, i, e) if (rename_walk(x, v, NULL, i, e, segs, nseg, at, depth + 1, err) < 0) return -1;
+	return 0;
+}
+
+static int rename_spec(void *x, char **segs, size_t nseg, bh_error *err)
+{
+	nr_ctx *c = x;
+	return rename_walk(c, NULL, NULL, 0, (json_t *)c->referrer, segs, nseg, 0, 0, err);
+}
+
+int kz_nameref_rename(json_t *objs, bh_error *err)
+{
+	size_t i, j;
+	json_t *o, *c;
+	int any = 0;
+	nr_ctx x;
+	json_array_foreach(objs, j, c) any |= anno(c, PREV_NAMES) != NULL;
+	if (!any)
+		return 0;
+	x.objs = objs;
+	json_array_foreach(objs, i, o) {
+		if (!json_is_object(o))
+			continue;
+		x.referrer = o;
+		res_id(o, x.rid, sizeof x.rid);
+		for (const nameref_spec *s = nameref_specs; s->path; s++) {
+			int rc;
+			if (!gvk_selects(s, o))
+				continue;
+			x.spec = s;
+			if ((rc = spec_walk(s, x.rid, rename_spec, &x, err)) < 0)
+				return rc;
 		}
 	}
 	return 0;
