@@ -224,7 +224,8 @@ static int ytagged(const char *text, const yaml_node_t *n)
 }
 
 /* Records in rec the style of each scalar of node n (the value v): quoted
- * ones; in a patch also the text of a plain one that v does not print, and
+ * ones; the text of a plain one that v does not print (kyaml matches list
+ * elements by it); in a patch
  * a tagged one whose text alone is another type ([false, null, true]); a
  * tagged string as [false, null, true] too. */
 #define YS_PATCH 1 /* a patch: the texts of its scalars too */
@@ -257,8 +258,6 @@ static void ystyles(const char *text, yaml_document_t *d, const yaml_node_t *n, 
 			json_object_set_new(rec, path, json_pack("[b,n]", 1));
 			return;
 		}
-		if (!patch)
-			return;
 		if (json_is_string(v) ? strlen(json_string_value(v)) == n->data.scalar.length &&
 						!memcmp(json_string_value(v), n->data.scalar.value, n->data.scalar.length)
 				      : (kz_scalar_text(v, buf, sizeof buf), strlen(buf) == n->data.scalar.length &&

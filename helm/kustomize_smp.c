@@ -58,7 +58,7 @@ void kz_scalar_text(const json_t *v, char *buf, size_t n)
  * (single, double, literal or folded style, no tag), or whose patch text
  * is not what its JSON value prints, is boxed: {KZ_BOX: [value, quoted,
  * text or null, typed]} (typed: a patch's tag that its text does not
- * resolve to, as !!float 1). */
+ * resolve to, as !!float 1; or a tagged string). */
 #define KZ_BOX "\001kz-style"
 
 static int is_box(const json_t *v)
@@ -74,6 +74,21 @@ static const json_t *unbox(const json_t *v)
 static int box_quoted(const json_t *v)
 {
 	return is_box(v) && json_is_true(json_array_get(json_object_get(v, KZ_BOX), 1));
+}
+
+static const char *box_text(const json_t *v)
+{
+	return is_box(v) ? json_string_value(json_array_get(json_object_get(v, KZ_BOX), 2)) : NULL;
+}
+
+/* The text kyaml holds for a scalar (its YAML text where recorded). */
+static void stext(const json_t *v, char *buf, size_t n)
+{
+	const char *t = box_text(v);
+	if (t)
+		snprintf(buf, n, "%s", t);
+	else
+		kz_scalar_text(v, buf, n);
 }
 
 static int box_typed(const json_t *v)
@@ -163,7 +178,7 @@ static json_t *boxed(const json_t *v, const json_t *rec, char *path, size_t len,
 static void unboxed(json_t *v, json_t *rec, char *path, size_t len);
 
 /* What replaces the child x of a value at path (l its length, 0 when too
- * long): its box's value (a quoted or typed one recorded in rec), or NULL when x is
+ * long): its box's value (recorded in rec unless plain with no text), or NULL when x is
  * no box (its own children then unboxed). */
 static json_t *unboxed_child(json_t *x, json_t *rec, char *path, size_t l)
 {
@@ -172,13 +187,13 @@ static json_t *unboxed_child(json_t *x, json_t *rec, char *path, size_t l)
 			unboxed(x, rec, path, l);
 		return NULL;
 	}
-	if (l && (box_quoted(x) || box_typed(x)))
-		json_object_set_new(rec, path, json_pack("[b,n,b]", box_quoted(x), box_typed(x)));
+	if (l && (box_quoted(x) || box_typed(x) || box_text(x)))
+		json_object_set_new(rec, path, json_pack("[b,s?,b]", box_quoted(x), box_text(x), box_typed(x)));
 	return (json_t *)unbox(x);
 }
 
-/* Takes the boxes out of v (changed in place): each quoted or typed one is
- * recorded in rec as [quoted, null, typed]. v itself is no box. */
+/* Takes the boxes out of v (changed in place): each quoted, typed or texted
+ * one is recorded in rec as [quoted, text, typed]. v itself is no box. */
 static void unboxed(json_t *v, json_t *rec, char *path, size_t len)
 {
 	json_t *x, *r;
@@ -395,14 +410,14 @@ static void elem_values(const json_t *e, char keys[][64], int nk, kv *out)
 	if (nk == 0) {
 		out->present = is_scalar(e);
 		if (out->present)
-			kz_scalar_text(e, out->v[0], sizeof out->v[0]);
+			stext(e, out->v[0], sizeof out->v[0]);
 		return;
 	}
 	out->present = is_map(e);
 	for (int i = 0; i < nk && out->present; i++) {
 		json_t *f = json_object_get(e, keys[i]);
 		if (f && is_scalar(f))
-			kz_scalar_text(f, out->v[i], sizeof out->v[i]);
+			stext(f, out->v[i], sizeof out->v[i]);
 	}
 }
 
@@ -413,7 +428,7 @@ static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals
 	if (nk == 0) {
 		if (!is_scalar(e))
 			return 0;
-		kz_scalar_text(e, t, sizeof t);
+		stext(e, t, sizeof t);
 		return !strcmp(t, vals->v[0]);
 	}
 	if (!is_map(e))
@@ -425,7 +440,7 @@ static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals
 		f = json_object_get(e, keys[i]);
 		if (!f || is_map(f) || json_is_array(f))
 			return 0;
-		kz_scalar_text(f, t, sizeof t);
+		stext(f, t, sizeof t);
 		if (json_is_null(f))
 			t[0] = '\0';
 		if (strcmp(t, vals->v[i]))
@@ -668,7 +683,10 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		/* the merged element replaces the object's own (kyaml merges in
 		 * place); an element the patch replaces ($patch: replace) is a new
 		 * node that kyaml then swaps back for the object's unchanged one */
-		if (de && is_replace_directive(oe)) {
+		if (de && nk == 0) { /* a scalar matched by its text: kyaml's ElementSetter puts the object's back */
+			json_decref(val);
+			val = json_incref(de);
+		} else if (de && is_replace_directive(oe)) {
 			json_decref(val);
 			val = json_incref(de);
 		} else if (de) {
@@ -695,6 +713,8 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 				json_array_append(items, e);
 				continue;
 			}
+			if (nk == 0 && is_null(e))
+				continue; /* ElementSetter with a null element: nothing added */
 			/* a lone "$patch: X" element that is not the list's own
 			 * directive has no key value, and kyaml's ElementSetter for an
 			 * empty value drops every element that has the key: what the
@@ -745,8 +765,10 @@ static int walk_scalar(json_t *dest, json_t *origin, json_t **out)
 		const json_t *ov = unbox(origin), *ob = json_object_get(origin, KZ_BOX);
 		char t[256];
 		const char *tx = json_string_value(json_array_get(ob, 2));
-		if (!box_quoted(dest)) {
-			*out = json_deep_copy(ov);
+		if (!box_quoted(dest)) { /* the patch's node, in the object's plain style */
+			*out = json_deep_copy(is_box(origin) ? origin : ov);
+			if (is_box(*out))
+				json_array_set(json_object_get(*out, KZ_BOX), 1, json_false());
 		} else if (json_is_true(json_array_get(ob, 3))) { /* a tag its text does not resolve to */
 			*out = box_new(json_deep_copy(ov), 1, NULL);
 		} else if (tx) {
