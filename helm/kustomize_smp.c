@@ -362,7 +362,8 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 			json_decref(src);
 			return 0;
 		}
-		base = d == D_REPLACE ? json_incref(src) : json_incref(dest);
+		/* a map walked against itself (a replaced list's element) keeps its nodes */
+		base = d == D_REPLACE || (src && dest == origin) ? json_incref(src) : json_incref(dest);
 	}
 	if (!is_map(base)) {
 		json_decref(base);
@@ -670,7 +671,9 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			continue;
 		if (clear && de && index_of(o, oe) >= clear)
 			de = NULL; /* named after the clearing: the patch's element alone */
-		if ((rc = walk(de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
+		/* a replaced list is the patch's: kyaml walks its elements against
+		 * themselves (the same nodes) */
+		if ((rc = walk(dir == D_REPLACE && de && oe ? oe : de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
 			goto done;
 		if (is_null(val) || (is_map(val) && !json_object_size(val))) {
 			elem_set(d, NULL, keys, nk, &vl[i], valid);
