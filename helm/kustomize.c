@@ -1553,7 +1553,7 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
 		char *orig = NULL;
-		if (keep_texts)
+		if (keep_texts == 1)
 			doc_rewrite(&docs[i], &quoted, &badkey, &orig);
 		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
 			json_decref(quoted);
@@ -1574,10 +1574,13 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
 			break;
 		}
-		if (keep_texts) {
+		if (keep_texts == 1) {
 			styles_record(d, orig ? orig : docs[i], YS_UINTS);
 			texts_record(d, orig ? orig : docs[i], orig != NULL);
 			texts_record_nonjson(d, quoted, badkey);
+		} else if (keep_texts == 2) { /* the integers above int64 only */
+			styles_record(d, docs[i], YS_UINTS);
+			json_object_del(d, KZ_TEXTS);
 		}
 		free(orig);
 		json_array_append_new(a, d);
@@ -1599,6 +1602,11 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
 int kz_objects_parse_texts(const char *text, json_t **objs, bh_error *err)
 {
 	return objects_parse(text, 1, objs, err);
+}
+
+int kz_objects_parse_exact(const char *text, json_t **objs, bh_error *err)
+{
+	return objects_parse(text, 2, objs, err);
 }
 
 /* sigs.k8s.io/yaml's Marshal of o (unfolded: no line folded), with each

@@ -52,6 +52,11 @@ int kz_objects_parse(const char *text, json_t **objs, bh_error *err);
  * "0x10"). kustomize_apply uses that member and removes it, so objects read
  * this way go through kustomize_apply before anything else reads them. */
 int kz_objects_parse_texts(const char *text, json_t **objs, bh_error *err);
+/* kz_objects_parse keeping an integer above int64 that yaml.v3 reads as a
+ * uint64 exactly, for kz_objects_emit* (kustomize's resource map writes its
+ * digits; lib/yaml reads a float64): it is held as a string of its own
+ * form, so nothing else reads these objects. */
+int kz_objects_parse_exact(const char *text, json_t **objs, bh_error *err);
 /* kustomize's output: each object printed as sigs.k8s.io/yaml prints it,
  * separated by "---\n". */
 int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err);

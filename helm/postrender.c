@@ -163,7 +163,9 @@ static int blank(const char *s)
 }
 
 /* Helm's annotateAndMerge: the documents of every file in path order, each
- * annotated with its file; read for kustomize_apply when keep_texts. */
+ * annotated with its file; read for kustomize_apply when keep_texts, else
+ * with integers above int64 kept (Flux's own post-renderers write them
+ * through kustomize's resource map too). */
 static int merge_files(char **paths, char **texts, size_t n, int keep_texts, json_t **objs, bh_error *err)
 {
 	char ***order = malloc((n + 1) * sizeof *order);
@@ -182,7 +184,7 @@ static int merge_files(char **paths, char **texts, size_t n, int keep_texts, jso
 		size_t k;
 		if (base_name(paths[i])[0] == '_' || blank(texts[i]))
 			continue;
-		if ((rc = (keep_texts ? kz_objects_parse_texts : kz_objects_parse)(texts[i], &docs, err)) < 0) {
+		if ((rc = (keep_texts ? kz_objects_parse_texts : kz_objects_parse_exact)(texts[i], &docs, err)) < 0) {
 			bh_error_prefix(err, "parsing %s", paths[i]);
 			break;
 		}

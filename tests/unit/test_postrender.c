@@ -62,6 +62,31 @@ START_TEST(test_files)
 }
 END_TEST
 
+/* without a kustomize post-renderer an integer above int64 still comes out
+ * exactly (kustomize's resource map writes uint64 digits) */
+START_TEST(test_files_uint64)
+{
+	json_t *spec = unit_json_new("{}");
+	postrender *p = NULL;
+	bh_error e;
+	char **paths = calloc(1, sizeof *paths), **texts = calloc(1, sizeof *texts);
+	size_t n = 1;
+	paths[0] = strdup("c/templates/cm.yaml");
+	texts[0] = strdup("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  b: 12345678901234567890\n"
+			  "  c: 18446744073709551616\n");
+	ck_assert_int_eq(postrender_new(spec, "hr", "ns", &p, &e), 0);
+	ck_assert_int_eq(postrender_files(p, &paths, &texts, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_nonnull(strstr(texts[0], "  b: 12345678901234567890\n  c: 1.8446744073709552e+19\n"));
+	free(paths[0]);
+	free(texts[0]);
+	free(paths);
+	free(texts);
+	postrender_free(p);
+	json_decref(spec);
+}
+END_TEST
+
 START_TEST(test_refused)
 {
 	static const char *const bad[] = {
@@ -146,6 +171,7 @@ int main(void)
 	Suite *s = suite_create("postrender");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_files);
+	tcase_add_test(tc, test_files_uint64);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_digests);
 	tcase_add_test(tc, test_pointers_and_diff);
