@@ -392,6 +392,138 @@ static int flow_question_check(const char *text, size_t s, size_t e, size_t line
 	return bh_error_set(err, BH_EPARSE, "yaml: %s", want);
 }
 
+/* Where the flow collection text[o] opens ends, when there is nothing but
+ * blanks, line breaks and comments before its end; else 0. */
+static size_t empty_flow(const char *text, size_t len, size_t o)
+{
+	if (o >= len || (text[o] != '[' && text[o] != '{'))
+		return 0;
+	for (size_t i = o + 1; i < len; i++) {
+		if (text[i] == '#')
+			while (i + 1 < len && text[i + 1] != '\n' && text[i + 1] != '\r')
+				i++;
+		else if (text[i] == (text[o] == '[' ? ']' : '}'))
+			return i;
+		else if (!strchr(" \t\r\n", text[i]))
+			return 0;
+	}
+	return 0;
+}
+
+/* goyaml.v2 hands an empty flow collection to its parser before the KEY
+ * token a ':' after it adds (the key is gone from simple_keys_by_tok, see
+ * below): where libyaml reads one as the next key of a block mapping open
+ * at its column, goyaml's parser fails on it, unless the mapping waits for
+ * a value (libyaml ended it with an empty one there). Where libyaml starts
+ * a block mapping with it, *doc is set when goyaml's document is just the
+ * collection. */
+static int empty_flow_key_check(const yaml_event_t *ev, const char *text, size_t len, charpos *cp,
+				ynode *const *stack, const size_t *cols, const unsigned char *ends, size_t depth,
+				int *doc, bh_error *err)
+{
+	size_t line = ev->start_mark.line;
+	const ynode *top = depth && !ends[depth - 1] ? stack[depth - 1] : NULL;
+	const ynode *last = top && top->n ? top->kids[top->n - 1] : NULL;
+	const char *what = "did not find expected key";
+	if (!top || top->kind != N_MAP || top->n % 2 || cols[depth - 1] != ev->start_mark.column ||
+	    (last && last->kind == N_SCALAR && !last->len && last->implicit && !last->tag) || /* goyaml: the value */
+	    !empty_flow(text, len, char_offset(text, len, cp, ev->start_mark.index)))
+		return 0;
+	if (top->n == 0 && top->line == line) {
+		/* libyaml's mapping starts at this key; goyaml's parser takes the
+		 * collection where the mapping would be: as the document (what
+		 * follows is not read), as a mapping's value (the ':' after it is
+		 * where a key must be) or as a sequence's entry (a '-' must come) */
+		const ynode *up = depth > 1 && !ends[depth - 2] ? stack[depth - 2] : NULL;
+		if (depth == 1) {
+			*doc = 1;
+			return 0;
+		}
+		if (!up || (up->kind == N_MAP && up->n % 2))
+			return 0;
+		if (up->kind == N_SEQ && !(depth > 2 && !ends[depth - 3] && stack[depth - 3]->kind == N_MAP &&
+					   cols[depth - 3] == cols[depth - 2])) /* not an indentless one */
+			what = "did not find expected '-' indicator";
+	}
+	if (line) /* a parser error: its line is not counted from 1 */
+		return bh_error_set(err, BH_EPARSE, "yaml: line %zu: %s", line, what);
+	return bh_error_set(err, BH_EPARSE, "yaml: %s", what);
+}
+
+/* goyaml.v2 takes the empty flow collection that ends before text[i] as
+ * the value its mapping waits for and keeps its stale required key: the
+ * parser fails on a plain scalar after it on its line ("did not find
+ * expected key"), the scanner on the first token of a later line or the
+ * stream's end (removing the key: "could not find expected ':'"). */
+static int empty_flow_value_stop(const char *text, size_t len, size_t i, bh_error *err)
+{
+	size_t line;
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	if (i < len && text[i] == '#')
+		while (i < len && text[i] != '\n' && text[i] != '\r')
+			i++;
+	if (i < len && text[i] != '\n' && text[i] != '\r') {
+		if (!((text[i] >= 'a' && text[i] <= 'z') || (text[i] >= 'A' && text[i] <= 'Z') ||
+		      (text[i] >= '0' && text[i] <= '9')))
+			return 0;
+		line = breaks_between(text, 0, i);
+		if (line) /* a parser error: its line is not counted from 1 */
+			return bh_error_set(err, BH_EPARSE, "yaml: line %zu: did not find expected key", line);
+		return bh_error_set(err, BH_EPARSE, "yaml: did not find expected key");
+	}
+	while (i < len) {
+		if (text[i] == '#')
+			while (i < len && text[i] != '\n' && text[i] != '\r')
+				i++;
+		else if (text[i] == ' ' || text[i] == '\n' || text[i] == '\r')
+			i++;
+		else if (text[i] == '\t')
+			return 0;
+		else
+			break;
+	}
+	line = breaks_between(text, 0, i);
+	if (i >= len && len && text[len - 1] != '\n' && text[len - 1] != '\r')
+		line++; /* the stream's end starts a line */
+	return bh_error_set(err, BH_EPARSE, "yaml: line %zu: could not find expected ':'", line + 1);
+}
+
+/* goyaml.v2 loses the simple key an empty flow collection ("[]", "{}",
+ * "[ # c\n]") saved where a key is required (the column of the block
+ * collection it is in): closing it drops the key's token from
+ * simple_keys_by_tok, so no "could not find expected ':'" comes; the parser
+ * is handed the '[' or '{' where a key or a '-' must come and fails there
+ * (libyaml 0.2.5 fails on the stale key instead). top/parent: the block
+ * collections open, with their start columns; a mapping that waits for a
+ * value takes the collection as that value (empty_flow_value_stop). */
+static int empty_flow_key_stop(const yaml_parser_t *p, const char *text, size_t len, charpos *cp, int utf8,
+			       const ynode *top, size_t top_col, const ynode *parent, size_t parent_col,
+			       bh_error *err)
+{
+	size_t o, end, line = p->context_mark.line;
+	const char *what;
+	if (!utf8 || !top || p->error != YAML_SCANNER_ERROR || !p->context || !p->problem ||
+	    strcmp(p->context, "while scanning a simple key") != 0 ||
+	    strcmp(p->problem, "could not find expected ':'") != 0)
+		return 0;
+	o = char_offset(text, len, cp, p->context_mark.index);
+	end = empty_flow(text, len, o);
+	if (!end || top_col != p->context_mark.column)
+		return 0;
+	if (top->kind == N_MAP && top->n % 2)
+		return empty_flow_value_stop(text, len, end + 1, err);
+	if (top->kind == N_MAP || (parent && parent->kind == N_MAP && parent_col == top_col))
+		what = "did not find expected key"; /* an indentless sequence ends first */
+	else
+		what = "did not find expected '-' indicator";
+	if (!line)
+		line = top->line;
+	if (line) /* a parser error: its line is not counted from 1 */
+		return bh_error_set(err, BH_EPARSE, "yaml: line %zu: %s", line, what);
+	return bh_error_set(err, BH_EPARSE, "yaml: %s", what);
+}
+
 /* Reads the first document of text into a node tree with libyaml; fix is
  * set where it stopped at something goyaml reads (see stop_mend). */
 static int build_libyaml(builder *b, const char *text, size_t len, ynode **root, size_t fix[2])
@@ -403,8 +535,9 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	size_t flow_base = SIZE_MAX; /* stack index of the outermost flow collection */
 	unsigned char *ends = NULL;  /* per stack level: ']' or '}' that a flow
 				      * collection's entries end at */
-	size_t ecap = 0;
-	int rc = 0, done = 0, docs = 0, flow = 0;
+	size_t *cols = NULL;         /* per stack level: the start column */
+	size_t ecap = 0, ccap = 0;
+	int rc = 0, done = 0, docs = 0, flow = 0, whole = 0;
 	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	charpos cp = {0, 0, 0};
 	*root = NULL;
@@ -419,7 +552,12 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	while (!done) {
 		ynode *n = NULL;
 		if (!yaml_parser_parse(&p, &ev)) {
-			rc = quoted_stop(&p, text, len, &cp, utf8, fix, b->err);
+			const ynode *top = depth && !ends[depth - 1] ? stack[depth - 1] : NULL;
+			const ynode *parent = depth > 1 && !ends[depth - 2] ? stack[depth - 2] : NULL;
+			rc = empty_flow_key_stop(&p, text, len, &cp, utf8, top, top ? cols[depth - 1] : 0, parent,
+						 parent ? cols[depth - 2] : 0, b->err);
+			if (!rc)
+				rc = quoted_stop(&p, text, len, &cp, utf8, fix, b->err);
 			break;
 		}
 		if (utf8 && ev.type == YAML_SCALAR_EVENT &&
@@ -495,6 +633,15 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 			}
 			flow = seq ? ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
 				   : ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+			if (flow && utf8 &&
+			    (rc = empty_flow_key_check(&ev, text, len, &cp, stack, cols, ends, depth, &whole, b->err)))
+				break;
+			if (whole) { /* goyaml's document is this empty collection */
+				*root = n;
+				n = NULL;
+				done = 1;
+				break;
+			}
 			if (flow && !seq && depth && ends && ends[depth - 1] == ']' && utf8) {
 				/* "[a: b]": a single-pair mapping without braces
 				 * ends with its sequence's entry */
@@ -529,10 +676,12 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 				} else {
 					if (VEC_RESERVE(stack, scap, depth + 1, 16) < 0)
 						rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
-					else if (VEC_RESERVE(ends, ecap, depth + 1, 16) < 0)
+					else if (VEC_RESERVE(ends, ecap, depth + 1, 16) < 0 ||
+						 VEC_RESERVE(cols, ccap, depth + 1, 16) < 0)
 						rc = bh_error_set(b->err, BH_ENOMEM, "out of memory");
 					else {
 						ends[depth] = (unsigned char)flow;
+						cols[depth] = ev.start_mark.column;
 						stack[depth++] = n;
 					}
 					if (flow && flow_base == SIZE_MAX)
@@ -546,6 +695,7 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	}
 	free(stack);
 	free(ends);
+	free(cols);
 	yaml_parser_delete(&p);
 	return rc;
 }

@@ -168,6 +168,19 @@ START_TEST(test_error_shapes)
 	expect_err("a:\n  - b\n c: d\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
 	expect_err("a: \"x\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: found unexpected end of stream");
 	expect_err("a: 1\n~: 2\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: 2");
+	/* an empty flow collection where a key or entry must come (goyaml.v2 loses its simple key) */
+	expect_err("a:\n- b: 1\n\n[]\n  c: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: did not find expected key");
+	expect_err("a:\n  - b: 1\n  []\n    c: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected '-' indicator");
+	expect_err("a:\n  b: 1\n  {}\n  c: 2\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
+	expect_err("x: 1\na:\n  b: 1\n  [\n  ]\n  c: 2\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: did not find expected key");
+	expect_err("v0: 1\n\n[]: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
+	expect_err("a:\n- x\n[]: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
+	expect_err("k0:\n\n  []: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
+	expect_err("k2:\n[] x\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected key");
+	expect_err("k0:\n[\n]", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 4: could not find expected ':'");
+	expect_err("k0:\n[ # c\n]\n[x]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 4: could not find expected ':'");
+	expect_err("a:\n[]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
+	expect_err("[]: 1\nk1:\n", BH_EINVAL, "cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}");
 	expect_err("a: !!int abc\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: cannot decode !!str `abc` as a !!int");
 	expect_err("a: &x [*x]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: anchor 'x' value contains itself");
 	expect_err("a: *y\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: unknown anchor 'y' referenced");
