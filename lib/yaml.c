@@ -414,8 +414,9 @@ static size_t empty_flow(const char *text, size_t len, size_t o)
  * token a ':' after it adds (the key is gone from simple_keys_by_tok, see
  * below): where libyaml reads one as the next key of a block mapping open
  * at its column, goyaml's parser fails on it, unless the mapping waits for
- * a value (libyaml ended it with an empty one there). Where libyaml starts
- * a block mapping with it, *doc is set when goyaml's document is just the
+ * a value (libyaml ended it with an empty one there): then *doc is 2, the
+ * collection is that value and the empty one the key. Where libyaml starts
+ * a block mapping with it, *doc is 1 when goyaml's document is just the
  * collection. */
 static int empty_flow_key_check(const yaml_event_t *ev, const char *text, size_t len, charpos *cp,
 				ynode *const *stack, const size_t *cols, const unsigned char *ends, size_t depth,
@@ -426,9 +427,12 @@ static int empty_flow_key_check(const yaml_event_t *ev, const char *text, size_t
 	const ynode *last = top && top->n ? top->kids[top->n - 1] : NULL;
 	const char *what = "did not find expected key";
 	if (!top || top->kind != N_MAP || top->n % 2 || cols[depth - 1] != ev->start_mark.column ||
-	    (last && last->kind == N_SCALAR && !last->len && last->implicit && !last->tag) || /* goyaml: the value */
 	    !empty_flow(text, len, char_offset(text, len, cp, ev->start_mark.index)))
 		return 0;
+	if (last && last->kind == N_SCALAR && !last->len && last->implicit && !last->tag) {
+		*doc = 2; /* goyaml: the value libyaml left empty; the key is null */
+		return 0;
+	}
 	if (top->n == 0 && top->line == line) {
 		/* libyaml's mapping starts at this key; goyaml's parser takes the
 		 * collection where the mapping would be: as the document (what
@@ -537,7 +541,7 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 				      * collection's entries end at */
 	size_t *cols = NULL;         /* per stack level: the start column */
 	size_t ecap = 0, ccap = 0;
-	int rc = 0, done = 0, docs = 0, flow = 0, whole = 0;
+	int rc = 0, done = 0, docs = 0, flow = 0, whole = 0, swap = 0;
 	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	charpos cp = {0, 0, 0};
 	*root = NULL;
@@ -636,6 +640,10 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 			if (flow && utf8 &&
 			    (rc = empty_flow_key_check(&ev, text, len, &cp, stack, cols, ends, depth, &whole, b->err)))
 				break;
+			if (whole == 2) { /* goyaml: the value, and the key is the empty one */
+				whole = 0;
+				swap = 1;
+			}
 			if (whole) { /* goyaml's document is this empty collection */
 				*root = n;
 				n = NULL;
@@ -668,7 +676,12 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 			n->line = ev.start_mark.line;
 			if (depth)
 				rc = ynode_add(b, stack[depth - 1], n);
-			else if (!*root)
+			if (depth && !rc && swap) {
+				ynode **k = stack[depth - 1]->kids + stack[depth - 1]->n - 2;
+				k[1] = k[0];
+				k[0] = n;
+				swap = 0;
+			} else if (!depth && !*root)
 				*root = n;
 			if (!rc && (n->kind == N_SEQ || n->kind == N_MAP)) {
 				if (depth >= b->max_depth) {

@@ -180,6 +180,8 @@ START_TEST(test_error_shapes)
 	expect_err("k0:\n[\n]", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 4: could not find expected ':'");
 	expect_err("k0:\n[ # c\n]\n[x]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 4: could not find expected ':'");
 	expect_err("a:\n[]\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
+	expect_err("k0:\n[]: 1\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: 1");
+	expect_err("k0:\n{}: {a: 1}\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: map[interface {}]interface {}{\"a\":1}");
 	expect_err("[]: 1\nk1:\n", BH_EINVAL, "cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}");
 	expect_err("a: !!int abc\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: cannot decode !!str `abc` as a !!int");
 	expect_err("a: &x [*x]\n", BH_EINVAL, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: anchor 'x' value contains itself");
