@@ -18,6 +18,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "lib/gostrconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/rsa_keygen.h"
 #include "tmpl/sprig_util.h"
@@ -544,6 +545,30 @@ static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 	return 0;
 }
 
+/* x509.CreateCertificate's isIA5String on the DNS names (after
+ * san_list took them as strings): a rune above ASCII (a byte >= 0x80,
+ * invalid UTF-8 too) fails it. */
+static int dns_ia5_check(tmpl_call *c, const tmpl_value *dns)
+{
+	if (!dns || dns->kind != TMPL_LIST)
+		return 0;
+	for (size_t i = 0; i < dns->u.list->len; i++) {
+		const tmpl_value *it = &dns->u.list->items[i];
+		for (size_t k = 0; k < it->u.s.len; k++) {
+			if ((unsigned char)it->u.s.ptr[k] >= 0x80) {
+				bh_buf b = BH_BUF_INIT;
+				int rc;
+				go_quote(&b, it->u.s.ptr, it->u.s.len, '"', 0);
+				rc = tmpl_call_errorf(c, "error creating certificate: x509: %s cannot be encoded as an IA5String",
+						      bh_buf_str(&b));
+				bh_buf_free(&b);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Builds and signs a certificate (Sprig's getBaseCertTemplate +
  * x509.CreateCertificate); appends the PEMs of the certificate and of the
  * signee key. issuer NULL = self-signed. */
@@ -597,6 +622,8 @@ static int make_cert(tmpl_call *c, const tmpl_value *cn, const tmpl_value *ips, 
 		rc = tmpl_call_errorf(c, "error creating certificate: x509: only RSA, ECDSA and Ed25519 keys supported");
 		goto out;
 	}
+	if (dns_ia5_check(c, dns))
+		goto out;
 	if (!X509_sign(x, signer, id == EVP_PKEY_ED25519 ? NULL : EVP_sha256()) || (n = i2d_X509(x, &der)) <= 0) {
 		rc = tmpl_call_errorf(c, "error creating certificate: signing failed");
 		goto out;

@@ -88,6 +88,12 @@ static const fgolden goldens[] = {
 	{"derive_password_more", "{{ derivePassword 3 \"basic\" \"p\" \"u\" \"s\" }}|{{ derivePassword 7 \"maximum\" \"correct horse\" \"alice\" \"example.org\" }}", "{}", 0, "MeI4DWz7|u2*XXpFcFfqvzuR4aRzh"},
 	{"decrypt_aes_blocks", "{{ decryptAES \"k\" \"YWJjZGVmZ2hpamtsbW5vcHFy\" }}", "{}", 1, "template: vec/templates/test.yaml:1:3: executing \"vec/templates/test.yaml\" at <decryptAES \"k\" \"YWJjZGVmZ2hpamtsbW5vcHFy\">: error calling decryptAES: crypto/cipher: input not full blocks"},
 	{"selfsigned_ipv6", "{{ $c := genSelfSignedCert \"h\" (list \"::1\" \"fe80::1\") (list \"a\" \"b\") 1 }}{{ $c.Cert | hasPrefix \"-----BEGIN CERTIFICATE-----\" }}", "{}", 0, "true"},
+	/* x509.CreateCertificate's isIA5String: a DNS name with a rune above
+	 * ASCII fails, quoted as %q does (helm v4.1.4; found by
+	 * appmesh-controller with a fullnameOverride of U+00E9) */
+	{"signedcert_dns_not_ia5", "{{ $ca := genCA \"ca\" 1 }}{{ $c := genSignedCert \"x\" nil (list \"ok.com\" \"\\u00e9.com\" \"\\u00a0x\") 1 $ca }}{{ $c.Cert | hasPrefix \"-----\" }}", "{}", 1, "template: vec/templates/test.yaml:1:34: executing \"vec/templates/test.yaml\" at <genSignedCert \"x\" nil (list \"ok.com\" \"\\u00e9.com\" \"\\u00a0x\") 1 $ca>: error calling genSignedCert: error creating certificate: x509: \"\303\251.com\" cannot be encoded as an IA5String"},
+	{"selfsignedcert_dns_bad_utf8", "{{ $c := genSelfSignedCert \"x\" (list \"10.0.0.1\") (list \"a\\xffb\" \"\\u00e9\") 1 }}{{ $c.Cert | hasPrefix \"-----\" }}", "{}", 1, "template: vec/templates/test.yaml:1:9: executing \"vec/templates/test.yaml\" at <genSelfSignedCert \"x\" (list \"10.0.0.1\") (list \"a\\xffb\" \"\\u00e9\") 1>: error calling genSelfSignedCert: error creating certificate: x509: \"a\\xffb\" cannot be encoded as an IA5String"},
+	{"selfsignedcert_cn_utf8", "{{ $c := genSelfSignedCert \"\\u00e9\" nil (list \"a\") 1 }}{{ $c.Cert | hasPrefix \"-----\" }}", "{}", 0, "true"},
 	{"cert_typeof", "{{ $c := genCA \"x\" 1 }}{{ typeOf $c }} {{ kindOf $c }}", "{}", 0, "sprig.certificate struct"},
 	{"derive_password_overflow", "{{ derivePassword 4294967296 \"pin\" \"p\" \"u\" \"s\" }}", "{}", 0, "9426"},
 	{"tojson_caps", "{{ toJson .Capabilities.KubeVersion }}|{{ toJson .Capabilities.HelmVersion }}", "{}", 0, "{\"Version\":\"v1.35.0\",\"Major\":\"1\",\"Minor\":\"35\"}|{\"version\":\"v4.1.4\",\"git_commit\":\"05fa37973dc9e42b76e1d2883494c87174b6074f\",\"git_tree_state\":\"clean\",\"go_version\":\"go1.25.9\",\"kube_client_version\":\"v1.35\"}"},
