@@ -129,17 +129,18 @@ static void run_chart(const proto_fetch_request *rq, proto_fetch_result *res, bh
 	bh_error e;
 	char d[72], want[72], *url = NULL;
 	http_opts_from(rq, &o);
+	if (rq->verify) { /* no signatures to check: refused before any fetch, as source-controller refuses it */
+		bh_error_set(&e, BH_EINVAL, ".spec.verify applies only to charts of a HelmRepository of type 'oci' (an "
+			     "HTTP repository's charts carry no cosign signature)");
+		fail(res, "ChartVerificationError", &e, "chart verification error: ");
+		goto done;
+	}
 	if (get_index(rq, &o, &raw, &idx, &e) < 0) {
 		fail(res, "ChartPullFailed", &e, "failed to fetch Helm repository index: ");
 		goto done;
 	}
 	if (index_get(idx, rq->chart, rq->version, &v, &e) < 0) {
 		fail(res, "ChartPullFailed", &e, "invalid chart reference: failed to get chart version for remote reference: ");
-		goto done;
-	}
-	if (rq->verify) { /* source-controller's ChartRepository.VerifyChart */
-		bh_error_set(&e, BH_EINVAL, "not implemented");
-		fail(res, "ChartVerificationError", &e, "chart verification error: ");
 		goto done;
 	}
 	snprintf(want, sizeof want, "sha256:%.64s", v->digest ? v->digest : "");

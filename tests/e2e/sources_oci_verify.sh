@@ -23,8 +23,8 @@
 #    were found for ...'; a Secret with no *.pub key;
 #  - a verified OCIRepository revision is not checked again until its
 #    generation changes (its signature deleted meanwhile);
-#  - a HelmChart of an HTTP HelmRepository: 'chart verification error: not
-#    implemented', as source-controller;
+#  - a HelmChart of an HTTP HelmRepository: refused by name (.spec.verify
+#    applies only to OCI HelmRepositories), as source-controller fails it;
 #  - a chart whose only signature is a cosign v3 bundle (an OCI referrer
 #    through the referrers tag schema): a failure that says so;
 #  - keyless cosign (no secretRef) and notation: refused by name.
@@ -306,7 +306,7 @@ wait_cond OCIRepository team-v rsa SourceVerified "True|Succeeded|verified signa
 kubectl patch ocirepository rsa -n team-v --type merge -p '{"spec":{"interval":"2m"}}' >/dev/null
 wait_cond OCIRepository team-v rsa Ready "False|VerificationError|failed to verify the signature using provider 'cosign': no matching signatures were found for '$O/charts/rsa@$mdr'"
 
-# --- an HTTP HelmRepository: source-controller's ChartRepository.VerifyChart is "not implemented"
+# --- an HTTP HelmRepository: refused by name, before any fetch (source-controller fails it too)
 helm repo index "$SK_DIR/pkg" >/dev/null || sk_fail "helm repo index"
 hport=$(sk_free_port)
 (cd "$SK_DIR/pkg" && exec python3 -m http.server "$hport" --bind 127.0.0.1) >"$SK_DIR/http.log" 2>&1 &
@@ -323,8 +323,8 @@ spec:
   interval: 1m
 YAML
 chart_of http signed "$KEYS" http
-wait_cond HelmChart team-v http Ready "False|ChartVerificationError|chart verification error: not implemented"
-wait_cond HelmChart team-v http SourceVerified "False|VerificationError|chart verification error: not implemented"
+wait_cond HelmChart team-v http Ready "False|ChartVerificationError|chart verification error: .spec.verify applies only to charts of a HelmRepository of type 'oci' (an HTTP repository's charts carry no cosign signature)"
+wait_cond HelmChart team-v http SourceVerified "False|VerificationError|chart verification error: .spec.verify applies only to charts of a HelmRepository of type 'oci' (an HTTP repository's charts carry no cosign signature)"
 
 # --- the key fixed: the wrong-key HelmChart verifies on its next try
 kubectl create secret generic cosign-pub -n team-v --from-file=cosign.pub="$K/ec.pub" --from-file=other.pub="$K/other.pub" \
