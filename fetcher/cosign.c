@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "fetcher/ocidec.h"
+#include "lib/buf.h"
 
 /* ---- decoders ------------------------------------------------------------------ */
 static int printable(const char *s, size_t n)
@@ -135,24 +136,23 @@ int cosign_payload_digest(const char *text, size_t n, char **digest, bh_error *e
  * (caller frees) holds *outn bytes. */
 static int b64_decode(const char *s, size_t n, int pem, unsigned char **out, size_t *outn, bh_error *err)
 {
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t k = 0, pad = 0, at = 0;
 	unsigned char *o = malloc(n / 4 * 3 + 3);
 	unsigned q[4];
 	if (!o)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		const char *p;
+		int v;
 		if (s[i] == '\r' || s[i] == '\n' || (pem && (s[i] == ' ' || s[i] == '\t')))
 			continue;
 		if (s[i] == '=' && k >= 2) {
 			pad++;
 			q[k++] = 0;
-		} else if (pad || !s[i] || !(p = strchr(abc, s[i]))) {
+		} else if (pad || (v = bh_base64_value((unsigned char)s[i])) < 0) {
 			free(o);
 			return bh_error_set(err, BH_EINVAL, "illegal base64 data at input byte %zu", i);
 		} else {
-			q[k++] = (unsigned)(p - abc);
+			q[k++] = (unsigned)v;
 		}
 		if (k == 4) {
 			unsigned v = q[0] << 18 | q[1] << 12 | q[2] << 6 | q[3];
@@ -289,20 +289,13 @@ done:
 
 char *cosign_b64(const void *p, size_t n)
 {
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *s = p;
-	char *o = n / 3 < ((size_t)1 << 28) ? malloc((n + 2) / 3 * 4 + 1) : NULL, *w = o;
-	if (!o)
+	bh_buf b = BH_BUF_INIT;
+	bh_buf_put_base64(&b, p, n, 0);
+	if (!bh_buf_ok(&b)) {
+		bh_buf_free(&b);
 		return NULL;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
-		*w++ = abc[v >> 18 & 63];
-		*w++ = abc[v >> 12 & 63];
-		*w++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
-		*w++ = i + 2 < n ? abc[v & 63] : '=';
 	}
-	*w = '\0';
-	return o;
+	return bh_buf_detach(&b);
 }
 
 int cosign_check_evidence(const char *pem, const char *manifest_b64, const char *payload_b64, const char *b64sig,
