@@ -25,6 +25,7 @@
 #include "cli/budget.h"
 #include "cli/template_cluster.h"
 #include "cli/template_deps.h"
+#include "cli/template_deps_files.h"
 #include "cli/template_flags.h"
 #include "cli/template_postrender.h"
 #include "cli/template_remote.h"
@@ -75,6 +76,25 @@ static void log_cb(void *ud, const char *level, const char *msg, const char *con
 		slog_value(stderr, attrs[i + 1] ? attrs[i + 1] : "");
 	}
 	fputc('\n', stderr);
+}
+
+/* LocateChart's filepath.Abs of an existing chart path (symbolic links
+ * kept, as Helm names the chart and its files): new, or NULL when the path
+ * does not exist. */
+static char *chart_abs_dup(const char *path)
+{
+	struct stat st;
+	char cwd[4096];
+	bh_buf b = BH_BUF_INIT;
+	if (stat(path, &st))
+		return NULL;
+	if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+		bh_buf_printf(&b, "%s/", cwd);
+	bh_buf_puts(&b, path);
+	deps_clean_path(&b);
+	char *r = bh_buf_ok(&b) ? bh_buf_detach(&b) : NULL;
+	bh_buf_free(&b);
+	return r;
 }
 
 /* Duplicate mapping keys, which helm reads silently (the later value wins):
@@ -552,7 +572,7 @@ static int update_deps(const template_opts *o, const char *path, const template_
 		return rc;
 	chart_free(*c);
 	*c = NULL;
-	if ((rc = chart_load_path(path, NULL, c, err)) < 0)
+	if ((rc = chart_load_path_log(path, NULL, log_cb, debug, c, err)) < 0)
 		bh_error_prefix(err, "failed reloading chart after repo update");
 	return rc;
 }
@@ -729,7 +749,7 @@ int cmd_template(int argc, char **argv)
 		rc = fail(msg, 0);
 		goto out;
 	}
-	abs = realpath(chart_path, NULL);
+	abs = chart_abs_dup(chart_path);
 	if (o.verify) {
 		if (o.keyring)
 			bh_buf_puts(&keyring, o.keyring);
@@ -775,7 +795,8 @@ int cmd_template(int argc, char **argv)
 		rc = fail(err.msg, 0);
 		goto out;
 	}
-	if (chart_load_path(abs ? abs : chart_path, NULL, &c, &err) || chart_check_api_version(c, &err)) {
+	if (chart_load_path_log(abs ? abs : chart_path, NULL, log_cb, &debug, &c, &err) ||
+	    chart_check_api_version(c, &err)) {
 		rc = fail(err.msg, 0);
 		goto out;
 	}

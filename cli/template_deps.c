@@ -575,7 +575,7 @@ static int resolve(state *st, bh_error *err)
 				rc = set_locked(l, x->name, "", x->version) ? oom(err) : 0;
 			} else if (rc == 0) {
 				chart *c = NULL;
-				rc = chart_load_dir(bh_buf_str(&p), NULL, &c, err);
+				rc = chart_load_dir_log(bh_buf_str(&p), NULL, st->d->log, st->d->log_ud, &c, err);
 				int ok = rc == 0 ? version_ok(x->version, chart_version(c)) : 0;
 				if (rc == 0 && ok == 1)
 					rc = set_locked(l, x->name, x->repository, chart_version(c)) ? oom(err) : 0;
@@ -697,7 +697,7 @@ static int tar_local(const state *st, dep *l, const char *tmp, bh_error *err)
 	size_t nfiles = 0;
 	int rc = local_path(l->repository, st->d->chart_path, &p, err);
 	if (rc == 0)
-		rc = chart_load_dir(bh_buf_str(&p), NULL, &c, err);
+		rc = chart_load_dir_log(bh_buf_str(&p), NULL, st->d->log, st->d->log_ud, &c, err);
 	if (rc == 0 && version_ok(l->version, chart_version(c)) != 1)
 		rc = bh_error_set(err, BH_ENOTFOUND, "can't get a valid version for dependency %s", l->name);
 	if (rc == 0)
@@ -739,7 +739,7 @@ static int check_in_charts(const state *st, const dep *l, bh_error *err)
 	chart *c = NULL;
 	int rc;
 	bh_buf_printf(&p, "%s/charts/%s", st->d->chart_path, l->name);
-	if ((rc = chart_load_dir(bh_buf_str(&p), NULL, &c, err)) < 0)
+	if ((rc = chart_load_dir_log(bh_buf_str(&p), NULL, st->d->log, st->d->log_ud, &c, err)) < 0)
 		rc = bh_error_prefix(err, "unable to load chart '%s'", bh_buf_str(&p));
 	else if (version_ok(l->version, chart_version(c)) == 0)
 		rc = bh_error_set(err, BH_EINVAL, "dependency %s at version %s does not satisfy the constraint %s", l->name,

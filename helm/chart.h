@@ -78,13 +78,23 @@ typedef struct chart_limits {
 
 void chart_limits_default(chart_limits *l);
 
+/* What Helm logs (slog): level, message, and NULL-terminated key/value
+ * attribute pairs (msg="..." key=value). */
+typedef void (*chart_warn_fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
+
 /* Loads a gzip'd tar chart from memory. lim NULL = defaults. */
 int chart_load_archive(const void *buf, size_t len, const chart_limits *lim,
 		       chart **out, bh_error *err);
 /* Reads the whole fd (at most lim->max_archive bytes), then as above. */
 int chart_load_fd(int fd, const chart_limits *lim, chart **out, bh_error *err);
-/* Loads a chart directory (symbolic links and irregular files refused). */
+/* Loads a chart directory as Helm's LoadDir does: a symbolic link is
+ * followed (its target read, a directory walked under the link's name;
+ * Helm's INFO "found symbolic link in path. Contents of linked file
+ * included and used" path=... resolved=... to warn when given); irregular
+ * files are refused. */
 int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err);
+int chart_load_dir_log(const char *path, const chart_limits *lim, chart_warn_fn warn, void *ud,
+		       chart **out, bh_error *err);
 /* The files chart_load_dir would load from path (.helmignore applied,
  * sorted as Helm walks them, names chart-relative): *files is new, free
  * with chart_files_free. */
@@ -92,6 +102,8 @@ int chart_dir_read_files(const char *path, const chart_limits *lim, chart_file *
 void chart_files_free(chart_file *files, size_t n);
 /* A directory or an archive file, as `helm template` accepts CHART. */
 int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_error *err);
+int chart_load_path_log(const char *path, const chart_limits *lim, chart_warn_fn warn, void *ud,
+			chart **out, bh_error *err);
 /* Helm's LoadFiles: builds a chart from chart-relative files (takes the
  * names/data as given; copies them). Used by the loaders above. */
 int chart_load_files(const chart_file *files, size_t n, const chart_limits *lim,
@@ -119,7 +131,6 @@ char *chart_full_path_dup(const chart *c);
  * What Helm logs goes to warn() when given: level ("WARN" for dependency
  * notes, "INFO" for coalescing warnings), message, and NULL-terminated
  * key/value attribute pairs (slog style: msg="..." key=value). */
-typedef void (*chart_warn_fn)(void *ud, const char *level, const char *msg, const char *const *attrs);
 int chart_process_dependencies(chart *c, const json_t *user_values,
 			       chart_warn_fn warn, void *ud, bh_error *err);
 

@@ -23,8 +23,7 @@ static void list_free(file_list *l)
 	free(l->v);
 }
 
-/* path.Clean for a '/' path. Returns a new string; *ncomp = components. */
-static char *path_clean(const char *p, size_t *ncomp)
+char *chart_path_clean_dup(const char *p, size_t *ncomp)
 {
 	size_t n = strlen(p), nc = 0;
 	const char **cs = malloc((n / 2 + 2) * sizeof *cs);
@@ -200,7 +199,7 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			goto done;
 		}
 		size_t comps = 0;
-		char *clean = path_clean(n, &comps);
+		char *clean = chart_path_clean_dup(n, &comps);
 		free(n);
 		if (!clean) {
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");

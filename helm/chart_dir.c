@@ -1,10 +1,13 @@
 /* helm/chart_dir.c — Helm's LoadDir (pkg/chart/v2/loader/directory.go) and
  * `.helmignore` rules (pkg/ignore/rules.go, quirks included): a lexical walk
- * of the chart directory. Unlike Helm, symbolic links are refused. */
+ * of the chart directory that follows symbolic links as Helm's sympath.Walk
+ * does (filepath.EvalSymlinks, an INFO line for each). Only the CLI loads
+ * charts from directories: the controller's charts are archives. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +191,7 @@ typedef struct walk {
 	bh_buf ignore_text;
 	struct stat ignore_st;
 	int have_ignore;
+	char *root;  /* filepath.Abs of the chart directory, as Helm names paths in its log */
 } walk;
 
 #define DENTS_SIZE 32768
@@ -424,6 +428,182 @@ static void path_at(bh_buf *b, size_t base, const char *name)
 	bh_buf_puts(b, name);
 }
 
+/* Go's text of an errno (syscall.Errno's table is glibc's, lower-cased). */
+static void go_errno_text(int e, char *out, size_t n)
+{
+	snprintf(out, n, "%s", strerror(e));
+	if (out[0] >= 'A' && out[0] <= 'Z' && out[1] >= 'a' && out[1] <= 'z')
+		out[0] = (char)(out[0] - 'A' + 'a');
+}
+
+/* Go's filepath.EvalSymlinks (walkSymlinks) of the absolute path p: 0 and
+ * *out (new, cleaned), BH_ENOMEM, or -1 with why holding Go's error text. */
+static int eval_symlinks(const char *p, char **out, char *why, size_t nwhy)
+{
+	bh_buf path = BH_BUF_INIT, dest = BH_BUF_INIT, next = BH_BUF_INIT;
+	char link[PATH_MAX + 1], e[128];
+	int links = 0, rc = -1;
+	size_t start, end, vol = 1; /* p is absolute: the volume is its '/' */
+	*out = NULL;
+	bh_buf_puts(&path, p);
+	bh_buf_putc(&dest, '/');
+	for (start = end = vol;; start = end) {
+		if (!bh_buf_ok(&path) || !bh_buf_ok(&dest)) {
+			rc = BH_ENOMEM;
+			goto done;
+		}
+		const char *s = path.data;
+		while (start < path.len && s[start] == '/')
+			start++;
+		for (end = start; end < path.len && s[end] != '/';)
+			end++;
+		size_t l = end - start;
+		if (!l)
+			break;
+		if (l == 1 && s[start] == '.')
+			continue;
+		if (l == 2 && s[start] == '.' && s[start + 1] == '.') {
+			size_t r = dest.len; /* r - 1: the last '/' after the volume */
+			while (r > vol && dest.data[r - 1] != '/')
+				r--;
+			if (r <= vol || !strcmp(dest.data + r, "..")) {
+				if (dest.len > vol)
+					bh_buf_putc(&dest, '/');
+				bh_buf_puts(&dest, "..");
+			} else {
+				dest.len = r - 1;
+				dest.data[dest.len] = '\0';
+			}
+			continue;
+		}
+		if (dest.len > 0 && dest.data[dest.len - 1] != '/')
+			bh_buf_putc(&dest, '/');
+		bh_buf_put(&dest, s + start, l);
+		if (!bh_buf_ok(&dest)) {
+			rc = BH_ENOMEM;
+			goto done;
+		}
+		struct stat st;
+		if (lstat(dest.data, &st)) {
+			go_errno_text(errno, e, sizeof e);
+			snprintf(why, nwhy, "lstat %s: %s", dest.data, e);
+			goto done;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			if (!S_ISDIR(st.st_mode) && end < path.len) {
+				go_errno_text(ENOTDIR, why, nwhy);
+				goto done;
+			}
+			continue;
+		}
+		if (++links > 255) {
+			snprintf(why, nwhy, "EvalSymlinks: too many links");
+			goto done;
+		}
+		ssize_t k = readlink(dest.data, link, sizeof link - 1);
+		if (k < 0) {
+			go_errno_text(errno, e, sizeof e);
+			snprintf(why, nwhy, "readlink %s: %s", dest.data, e);
+			goto done;
+		}
+		link[k] = '\0';
+		bh_buf_reset(&next); /* path = link + path[end:] */
+		bh_buf_put(&next, link, (size_t)k);
+		bh_buf_put(&next, s + end, path.len - end);
+		bh_buf tmp = path;
+		path = next;
+		next = tmp;
+		if (k > 0 && link[0] == '/') { /* to an absolute path: from the root again */
+			bh_buf_reset(&dest);
+			bh_buf_putc(&dest, '/');
+			end = 1;
+		} else { /* relative: replaces dest's last component */
+			size_t r = dest.len;
+			while (r > vol && dest.data[r - 1] != '/')
+				r--;
+			dest.len = r <= vol ? vol : r - 1;
+			dest.data[dest.len] = '\0';
+			end = 0;
+		}
+	}
+	*out = chart_path_clean_dup(dest.data, NULL);
+	rc = *out ? 0 : BH_ENOMEM;
+done:
+	bh_buf_free(&path);
+	bh_buf_free(&dest);
+	bh_buf_free(&next);
+	return rc;
+}
+
+static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t depth);
+
+/* The symbolic link at rel (abs on disk), in a directory at depth, as
+ * Helm's symwalk takes it: resolved (EvalSymlinks), logged, then walked as
+ * what it resolves to, under the link's own name. */
+static int walk_link(walk *w, const char *abs, const char *rel, size_t depth)
+{
+	bh_buf full = BH_BUF_INIT;
+	char why[PATH_MAX + 64], *res = NULL;
+	struct stat st;
+	int rc, fd = -1;
+	bh_buf_printf(&full, "%s%s%s", w->root, strcmp(w->root, "/") ? "/" : "", rel);
+	if (!bh_buf_ok(&full)) {
+		rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = eval_symlinks(full.data, &res, why, sizeof why)) < 0) {
+		rc = rc == BH_ENOMEM ? bh_error_set(w->err, BH_ENOMEM, "out of memory")
+				     : bh_error_set(w->err, BH_EIO, "error evaluating symlink %s: %s", full.data, why);
+		goto out;
+	}
+	if (w->ctx->warn) {
+		const char *attrs[] = {"path", full.data, "resolved", res, NULL};
+		w->ctx->warn(w->ctx->warn_ud, "INFO", "found symbolic link in path. Contents of linked file included and used",
+			     attrs);
+	}
+	if (lstat(res, &st)) {
+		go_errno_text(errno, why, sizeof why);
+		rc = bh_error_set(w->err, BH_EIO, "lstat %s: %s", res, why);
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (rules_ignore(&w->rules, rel, 1))
+			goto out;
+		if (depth + 1 > w->ctx->lim.max_path_depth) {
+			rc = bh_error_set(w->err, BH_ELIMIT, "chart directory \"%s\" is nested deeper than %zu directories",
+					  rel, w->ctx->lim.max_path_depth);
+			goto out;
+		}
+		if ((fd = open(res, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			rc = bh_error_set(w->err, BH_EIO, "cannot read directory %s: %s", abs, strerror(errno));
+			goto out;
+		}
+		rc = walk_dir(w, fd, abs, rel, depth + 1);
+		fd = -1;
+		goto out;
+	}
+	if (rules_ignore(&w->rules, rel, 0))
+		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		rc = bh_error_set(w->err, BH_EDENIED, "cannot load irregular file %s as it has file mode type bits set",
+				  full.data);
+		goto out;
+	}
+	if ((fd = open(res, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0 || fstat(fd, &st) ||
+	    !S_ISREG(st.st_mode)) {
+		rc = bh_error_set(w->err, BH_EIO, "error reading %s: %s", rel, fd < 0 ? strerror(errno) : "changed while read");
+		goto out;
+	}
+	const char *base = strrchr(res, '/'); /* Go's fi.Name(): the resolved file's */
+	rc = walk_file(w, fd, &st, abs, rel, base ? base + 1 : res);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(res);
+	bh_buf_free(&full);
+	return rc;
+}
+
 /* Walks the directory dfd (closed here), at rel in the chart and abs on
  * disk, in name order. Each entry is opened relative to dfd, without
  * following a symbolic link; its type is getdents', checked by fstat of
@@ -459,6 +639,10 @@ static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t d
 			}
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : S_ISREG(st.st_mode) ? DT_REG : DT_FIFO;
 		}
+		if (type == DT_LNK) {
+			rc = walk_link(w, ap.data, rp.data, depth);
+			goto next;
+		}
 		if (type == DT_DIR) {
 			if (rules_ignore(&w->rules, rp.data, 1))
 				goto next;
@@ -477,10 +661,6 @@ static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t d
 		}
 		if (rules_ignore(&w->rules, rp.data, 0))
 			goto next;
-		if (type == DT_LNK) {
-			rc = bh_error_set(w->err, BH_EDENIED, "chart file \"%s\" is a symbolic link (refused)", rp.data);
-			goto next;
-		}
 		if (type == DT_REG && depth == 0 && w->have_ignore && names[i].ino == w->ignore_st.st_ino &&
 		    !strcmp(names[i].name, ".helmignore")) {
 			/* the file ignore_read read for its rules */
@@ -489,7 +669,7 @@ static int walk_dir(walk *w, int dfd, const char *abs, const char *rel, size_t d
 		}
 		if (type == DT_REG && (fd = open_at(dfd, names[i].name, &st)) < 0) {
 			if (errno == ELOOP) /* it became a link since */
-				rc = bh_error_set(w->err, BH_EDENIED, "chart file \"%s\" is a symbolic link (refused)", rp.data);
+				rc = bh_error_set(w->err, BH_EIO, "chart file \"%s\" became a symbolic link while it was read", rp.data);
 			else
 				rc = bh_error_set(w->err, BH_EIO, "error reading %s: %s", ap.data, strerror(errno));
 			goto next;
@@ -525,14 +705,21 @@ static int ignore_read(walk *w, int dfd, const char *path)
 	struct stat st;
 	int rc, fd = open_at(dfd, ".helmignore", &st);
 	bh_buf ip = BH_BUF_INIT;
-	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+	if (fd < 0 && errno == ELOOP) { /* a symbolic link: Helm's os.Stat follows it */
+		fd = openat(dfd, ".helmignore", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
 		return 0;
 	bh_buf_printf(&ip, "%s/.helmignore", path);
 	if (!bh_buf_ok(&ip))
 		rc = bh_error_set(w->err, BH_ENOMEM, "out of memory");
-	else if (fd < 0 && errno != ELOOP)
+	else if (fd < 0)
 		rc = bh_error_set(w->err, BH_EIO, "error reading %s: %s", ip.data, strerror(errno));
-	else if (fd < 0 || !S_ISREG(st.st_mode))
+	else if (!S_ISREG(st.st_mode))
 		rc = bh_error_set(w->err, BH_EDENIED, "%s is not a regular file (refused)", ip.data);
 	else
 		rc = read_file(fd, ip.data, (size_t)st.st_size, w->ctx->lim.max_file, &w->ignore_text, w->err);
@@ -548,6 +735,25 @@ static int ignore_read(walk *w, int dfd, const char *path)
 	return rc;
 }
 
+/* Go's filepath.Abs of path: new, NULL with errno set on failure. */
+static char *abs_path_dup(const char *path)
+{
+	bh_buf b = BH_BUF_INIT;
+	char cwd[PATH_MAX], *r = NULL;
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof cwd))
+			return NULL;
+		bh_buf_printf(&b, "%s/", cwd);
+	}
+	bh_buf_puts(&b, path);
+	if (bh_buf_ok(&b))
+		r = chart_path_clean_dup(b.data, NULL);
+	if (!r)
+		errno = ENOMEM;
+	bh_buf_free(&b);
+	return r;
+}
+
 /* The files of the chart directory dfd (closed here) at path. */
 static int dir_read(int dfd, const char *path, chart_load_ctx *ctx, chart_file **files, size_t *n, bh_error *err)
 {
@@ -558,6 +764,10 @@ static int dir_read(int dfd, const char *path, chart_load_ctx *ctx, chart_file *
 	w.err = err;
 	*files = NULL;
 	*n = 0;
+	if (!(w.root = abs_path_dup(path))) {
+		close(dfd);
+		return bh_error_set(err, BH_EIO, "cannot make %s absolute: %s", path, strerror(errno));
+	}
 	rc = ignore_read(&w, dfd, path);
 	if (!rc)
 		rc = rules_add(&w.rules, "templates/.?*", 13, err);
@@ -568,6 +778,7 @@ static int dir_read(int dfd, const char *path, chart_load_ctx *ctx, chart_file *
 	rules_free(&w.rules);
 	bh_buf_free(&w.ignore_text);
 	free(w.dents);
+	free(w.root);
 	if (rc) {
 		files_free(w.files, w.n);
 		return rc;
@@ -604,13 +815,16 @@ void chart_files_free(chart_file *files, size_t n)
 }
 
 /* The chart in the directory dfd (closed here) at path. */
-static int load_dir_fd(int dfd, const char *path, const chart_limits *lim, chart **out, bh_error *err)
+static int load_dir_fd(int dfd, const char *path, const chart_limits *lim, chart_warn_fn warn, void *ud,
+		       chart **out, bh_error *err)
 {
 	chart_load_ctx ctx;
 	chart_file *files;
 	size_t n;
 	memset(&ctx, 0, sizeof ctx);
 	chart_limits_fill(&ctx.lim, lim);
+	ctx.warn = warn;
+	ctx.warn_ud = ud;
 	int rc = dir_read(dfd, path, &ctx, &files, &n, err);
 	if (!rc) {
 		/* the run's heap: populated now (lib/heap.h), not faulted page
@@ -623,13 +837,25 @@ static int load_dir_fd(int dfd, const char *path, const chart_limits *lim, chart
 	return rc;
 }
 
-int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+int chart_load_dir_log(const char *path, const chart_limits *lim, chart_warn_fn warn, void *ud,
+		       chart **out, bh_error *err)
 {
 	int dfd = dir_open(path, err);
-	return dfd < 0 ? dfd : load_dir_fd(dfd, path, lim, out, err);
+	return dfd < 0 ? dfd : load_dir_fd(dfd, path, lim, warn, ud, out, err);
+}
+
+int chart_load_dir(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+{
+	return chart_load_dir_log(path, lim, NULL, NULL, out, err);
 }
 
 int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_error *err)
+{
+	return chart_load_path_log(path, lim, NULL, NULL, out, err);
+}
+
+int chart_load_path_log(const char *path, const chart_limits *lim, chart_warn_fn warn, void *ud,
+			chart **out, bh_error *err)
 {
 	struct stat st;
 	/* opened once, a directory or an archive */
@@ -641,11 +867,11 @@ int chart_load_path(const char *path, const chart_limits *lim, chart **out, bh_e
 		if (stat(path, &st))
 			return bh_error_set(err, BH_ENOTFOUND, "path \"%s\" not found", path);
 		if (S_ISDIR(st.st_mode))
-			return chart_load_dir(path, lim, out, err);
+			return chart_load_dir_log(path, lim, warn, ud, out, err);
 		return bh_error_set(err, BH_EIO, "file '%s' cannot be read: %s", path, strerror(e));
 	}
 	if (S_ISDIR(st.st_mode))
-		return load_dir_fd(fd, path, lim, out, err);
+		return load_dir_fd(fd, path, lim, warn, ud, out, err);
 	unsigned char head[512] = {0};
 	ssize_t got = read(fd, head, sizeof head);
 	if (got < 3 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 0x08) {

@@ -11,7 +11,13 @@ typedef struct chart_load_ctx {
 	size_t total;  /* decompressed bytes so far (all archives) */
 	size_t nfiles; /* files so far */
 	size_t depth;  /* sub-chart nesting */
+	chart_warn_fn warn; /* what Helm logs while it walks a directory; NULL: nothing */
+	void *warn_ud;
 } chart_load_ctx;
+
+/* path.Clean of the '/' path p: a new string, NULL when out of memory;
+ * *ncomp (when not NULL) = its components. */
+char *chart_path_clean_dup(const char *p, size_t *ncomp);
 
 void chart_limits_fill(chart_limits *dst, const chart_limits *src);
 int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t len);

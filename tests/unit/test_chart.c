@@ -571,6 +571,26 @@ static void write_file(const char *rel, const char *text)
 	fclose(f);
 }
 
+/* chart_load_dir_log's lines, "LEVEL msg k=v ...\n" each */
+static struct {
+	char text[4096];
+	size_t len;
+} link_log;
+
+static void note_link(void *ud, const char *level, const char *msg, const char *const *attrs)
+{
+	(void)ud;
+	size_t room = sizeof link_log.text - link_log.len;
+	int k = snprintf(link_log.text + link_log.len, room, "%s %s", level, msg);
+	for (size_t i = 0; attrs && attrs[i] && k > 0 && (size_t)k < room; i += 2)
+		k += snprintf(link_log.text + link_log.len + k, room - (size_t)k, " %s=%s", attrs[i], attrs[i + 1]);
+	if (k > 0 && (size_t)k + 1 < room) {
+		link_log.text[link_log.len + (size_t)k] = '\n';
+		link_log.len += (size_t)k + 1;
+		link_log.text[link_log.len] = '\0';
+	}
+}
+
 START_TEST(test_directory)
 {
 	char p[512];
@@ -616,14 +636,20 @@ START_TEST(test_directory)
 	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.msg, "templates/pipe.yaml as it has file mode type bits set"));
 	unlink(p);
-	/* a .helmignore that is a symbolic link is refused */
+	/* a .helmignore that is a symbolic link is followed (Helm's os.Stat):
+	 * its rules apply, and the link's target is a file of the chart too */
 	snprintf(p, sizeof p, "%s/.helmignore", tmpdir);
 	char moved[600];
 	snprintf(moved, sizeof moved, "%s/helmignore.real", tmpdir);
 	ck_assert_int_eq(rename(p, moved), 0);
 	ck_assert_int_eq(symlink("helmignore.real", p), 0);
-	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
-	ck_assert_ptr_nonnull(strstr(err.msg, ".helmignore is not a regular file (refused)"));
+	ck_assert_msg(chart_load_dir(tmpdir, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ntemplates, 3);
+	ck_assert_uint_eq(c->nfiles, 4); /* .helmignore, OWNERS2, bak, helmignore.real */
+	ck_assert_str_eq(c->files[0].name, ".helmignore");
+	ck_assert_str_eq((const char *)c->files[0].data, "# comment\nignored/\n*.bak\nOWNERS\n*~\nn?tes.txt\n/*.tmp\n");
+	ck_assert_str_eq(c->files[3].name, "helmignore.real");
+	chart_free(c);
 	unlink(p);
 	ck_assert_int_eq(rename(moved, p), 0);
 	/* loaded again the same, by chart_load_path too (one open) */
@@ -631,11 +657,26 @@ START_TEST(test_directory)
 	ck_assert_uint_eq(c->ntemplates, 3);
 	ck_assert_uint_eq(c->nfiles, 3);
 	chart_free(c);
-	/* a symbolic link inside the chart is refused */
-	snprintf(p, sizeof p, "%s/templates/leak.yaml", tmpdir);
-	ck_assert_int_eq(symlink("/etc/passwd", p), 0);
+	/* a symbolic link inside the chart is followed, with Helm's INFO line */
+	char target[600], want[1400];
+	snprintf(p, sizeof p, "%s/templates/linked.yaml", tmpdir);
+	snprintf(target, sizeof target, "%s/OWNERS2", tmpdir);
+	ck_assert_int_eq(symlink("../OWNERS2", p), 0);
+	link_log.len = 0;
+	ck_assert_msg(chart_load_dir_log(tmpdir, NULL, note_link, NULL, &c, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(c->ntemplates, 4);
+	snprintf(want, sizeof want,
+		 "INFO found symbolic link in path. Contents of linked file included and used path=%s resolved=%s\n", p,
+		 target);
+	ck_assert_str_eq(link_log.text, want);
+	chart_free(c);
+	unlink(p);
+	/* a dangling one fails with Go's EvalSymlinks text */
+	ck_assert_int_eq(symlink("nowhere.yaml", p), 0);
 	ck_assert_int_lt(chart_load_dir(tmpdir, NULL, &c, &err), 0);
-	ck_assert_ptr_nonnull(strstr(err.msg, "chart file \"templates/leak.yaml\" is a symbolic link (refused)"));
+	snprintf(want, sizeof want, "error evaluating symlink %s: lstat %s/templates/nowhere.yaml: no such file or directory",
+		 p, tmpdir);
+	ck_assert_str_eq(err.msg, want);
 	unlink(p);
 	/* a full-path rule with a literal prefix (a path that differs in it
 	 * is not matched), a one-letter pattern, "*" after a directory */
