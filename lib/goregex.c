@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/goregex_uni.h"
 #include "lib/gostrconv.h"
 #include "lib/yaml_resolve.h"
 
@@ -57,6 +58,7 @@ typedef struct re_frame {
 	int seq_n, seq_h, seq_pr;  /* items before the last one */
 	int last_h, last_pr;
 	int run;                   /* the last item is a literal run of this many runes */
+	int icase;                 /* (?i) in effect here */
 } re_frame;
 
 struct re_parse {
@@ -65,6 +67,9 @@ struct re_parse {
 	bh_buf *out;       /* PCRE2 pattern */
 	bh_buf *err;       /* Go message after "error parsing regexp: " */
 	int depth;         /* open groups */
+	int restore_i;     /* a class turned PCRE2's case folding off: "(?i)" due after its repetition */
+	char **defs;       /* big classes, written once (put_set) */
+	size_t ndefs;
 	re_frame fr[RE_MAX_GROUPS + 1];
 };
 
@@ -185,6 +190,7 @@ static int tree_open(re_parse *p, int capture)
 	p->depth++;
 	memset(&p->fr[p->depth], 0, sizeof(re_frame));
 	p->fr[p->depth].capture = capture;
+	p->fr[p->depth].icase = p->fr[p->depth - 1].icase;
 	return 0;
 }
 
@@ -302,36 +308,62 @@ static long class_rune(re_parse *p, size_t i, uint32_t *rune)
 	return (long)(i + w);
 }
 
-/* \d \D \s \S \w \W: PCRE2 text (inside or outside a class); NULL if not */
-static const char *perl_class(char c, int in_class)
+/* \d \D \s \S \w \W outside a class: PCRE2 text; NULL if not */
+static const char *perl_class(char c)
 {
 	switch (c) {
-	case 'd': return in_class ? "0-9" : "[0-9]";
-	case 'D': return in_class ? "\\D" : "[^0-9]";
-	case 's': return in_class ? "\\t\\n\\f\\r " : "[\\t\\n\\f\\r ]";
-	/* in a class, PCRE2's \S would leave out \v too: Go's is all but the
-	 * five above */
-	case 'S': return in_class ? "\\x00-\\x08\\x0b\\x0e-\\x1f\\x21-\\x{10ffff}" : "[^\\t\\n\\f\\r ]";
-	case 'w': return in_class ? "0-9A-Za-z_" : "[0-9A-Za-z_]";
-	case 'W': return in_class ? "\\W" : "[^0-9A-Za-z_]";
+	case 'd': return "[0-9]";
+	case 'D': return "[^0-9]";
+	case 's': return "[\\t\\n\\f\\r ]";
+	case 'S': return "[^\\t\\n\\f\\r ]";
+	case 'w': return "[0-9A-Za-z_]";
+	case 'W': return "[^0-9A-Za-z_]";
 	default: return NULL;
 	}
 }
 
+/* Go's perlGroup and posixGroup: the ASCII ranges of a class, "" ending */
+static const char *group_ranges(const char *name, size_t n)
+{
+	static const char *const groups[][2] = {
+		{"\\d", "09"}, {"\\s", "\t\n\f\r  "}, {"\\w", "09AZ__az"},
+		{"alnum", "09AZaz"}, {"alpha", "AZaz"}, {"ascii", "\x01\x7f"}, {"blank", "\t\t  "},
+		{"cntrl", "\x01\x1f\x7f\x7f"}, {"digit", "09"}, {"graph", "!~"}, {"lower", "az"},
+		{"print", " ~"}, {"punct", "!/:@[`{~"}, {"space", "\t\r  "}, {"upper", "AZ"},
+		{"word", "09AZ__az"}, {"xdigit", "09AFaf"},
+	};
+	for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++)
+		if (strlen(groups[k][0]) == n && !memcmp(groups[k][0], name, n))
+			return groups[k][1];
+	return NULL;
+}
+
+/* adds a group's ranges to set, folded under (?i) and negated as Go's
+ * appendGroup does */
+static void add_group(goregex_set *set, const char *rg, int neg, int icase)
+{
+	goregex_set t = GOREGEX_SET_INIT;
+	/* ascii's and cntrl's ranges start at U+0000, written \x01 above */
+	for (; rg[0]; rg += 2)
+		goregex_set_add(&t, rg[0] == 1 ? 0 : (unsigned char)rg[0], (unsigned char)rg[1]);
+	if (icase)
+		goregex_set_fold(&t);
+	if (neg)
+		goregex_set_negate(&t);
+	goregex_set_union(set, &t);
+	goregex_set_free(&t);
+}
+
 /* Go 1.25's names for \p{...} (regexp/syntax unicodeTable): a name is
  * first put in canonical form (its first letter upper case, the others
- * lower case, without '_', '-' and ' '), then looked up among
- * unicode.Categories, unicode.Scripts (Unicode 15.0.0: a script whose key
- * is not itself canonical, Old_Italic or SignWriting, is never found) and
- * the long names of the categories (unicode.CategoryAliases, by their
- * canonical form), besides Any, Assigned, Ascii and Lc. */
-static const char *const go_categories[] = {
-	"C", "Cc", "Cf", "Cn", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
-	"Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl", "Zp",
-	"Zs", NULL,
-};
+ * lower case, without '_', '-' and ' '), then looked up among Any,
+ * Assigned, Ascii and Lc, unicode.Categories, unicode.Scripts (Unicode
+ * 15.0.0: a script whose key is not itself canonical, Old_Italic or
+ * SignWriting, is never found) and the long names of the categories
+ * (unicode.CategoryAliases, by their canonical form) — goregex_uni_table
+ * and the aliases below. */
 static const char *const go_category_aliases[][2] = {
-	{"Casedletter", "L&"}, {"Closepunctuation", "Pe"}, {"Combiningmark", "M"},
+	{"Casedletter", "LC"}, {"Closepunctuation", "Pe"}, {"Combiningmark", "M"},
 	{"Connectorpunctuation", "Pc"}, {"Control", "Cc"}, {"Cntrl", "Cc"}, {"Currencysymbol", "Sc"},
 	{"Dashpunctuation", "Pd"}, {"Decimalnumber", "Nd"}, {"Digit", "Nd"}, {"Enclosingmark", "Me"},
 	{"Finalpunctuation", "Pf"}, {"Format", "Cf"}, {"Initialpunctuation", "Pi"}, {"Letter", "L"},
@@ -343,23 +375,6 @@ static const char *const go_category_aliases[][2] = {
 	{"Separator", "Z"}, {"Spaceseparator", "Zs"}, {"Spacingmark", "Mc"}, {"Surrogate", "Cs"},
 	{"Symbol", "S"}, {"Titlecaseletter", "Lt"}, {"Unassigned", "Cn"}, {"Uppercaseletter", "Lu"},
 	{NULL, NULL},
-};
-/* the keys of unicode.Scripts that are canonical (the others cannot be named) */
-static const char *const go_scripts[] = {
-	"Adlam", "Ahom", "Arabic", "Armenian", "Avestan", "Balinese", "Bamum", "Batak", "Bengali",
-	"Bhaiksuki", "Bopomofo", "Brahmi", "Braille", "Buginese", "Buhid", "Carian", "Chakma", "Cham",
-	"Cherokee", "Chorasmian", "Common", "Coptic", "Cuneiform", "Cypriot", "Cyrillic", "Deseret",
-	"Devanagari", "Dogra", "Duployan", "Elbasan", "Elymaic", "Ethiopic", "Georgian", "Glagolitic",
-	"Gothic", "Grantha", "Greek", "Gujarati", "Gurmukhi", "Han", "Hangul", "Hanunoo", "Hatran", "Hebrew",
-	"Hiragana", "Inherited", "Javanese", "Kaithi", "Kannada", "Katakana", "Kawi", "Kharoshthi", "Khmer",
-	"Khojki", "Khudawadi", "Lao", "Latin", "Lepcha", "Limbu", "Lisu", "Lycian", "Lydian", "Mahajani",
-	"Makasar", "Malayalam", "Mandaic", "Manichaean", "Marchen", "Medefaidrin", "Miao", "Modi",
-	"Mongolian", "Mro", "Multani", "Myanmar", "Nabataean", "Nandinagari", "Newa", "Nko", "Nushu",
-	"Ogham", "Oriya", "Osage", "Osmanya", "Palmyrene", "Phoenician", "Rejang", "Runic", "Samaritan",
-	"Saurashtra", "Sharada", "Shavian", "Siddham", "Sinhala", "Sogdian", "Soyombo", "Sundanese",
-	"Syriac", "Tagalog", "Tagbanwa", "Takri", "Tamil", "Tangsa", "Tangut", "Telugu", "Thaana", "Thai",
-	"Tibetan", "Tifinagh", "Tirhuta", "Toto", "Ugaritic", "Vai", "Vithkuqi", "Wancho", "Yezidi", "Yi",
-	NULL,
 };
 
 /* regexp/syntax canonicalName into out (size outn); 0 when too long */
@@ -386,49 +401,59 @@ static int canonical_name(const char *s, size_t n, char *out, size_t outn)
 	return 1;
 }
 
-static int in_list(const char *const *v, const char *name)
+/* Writes a class built as Go builds it. Under (?i), PCRE2 would fold it
+ * again: its case folding is turned off before it and on again after its
+ * repetition, if any (re_translate, class_next); not with a group
+ * "(?-i:...)", which a counted repetition would copy. A class of more than
+ * RE_SET_INLINE ranges (\pL has some 650) is written once, with case
+ * folding off, in a "(?(DEFINE)...)" at the end of the pattern
+ * (go_parse), and called where it stands ("(?&_bhN)"), so that a pattern
+ * with many stays under PCRE2's size limit of a compiled pattern. Those
+ * groups come after the pattern's own, which keep their numbers, and
+ * never capture. */
+#define RE_SET_INLINE 32
+#define RE_DEF_NAME "_bh"
+static void put_set(re_parse *p, const goregex_set *set)
 {
-	for (; *v; v++)
-		if (!strcmp(*v, name))
-			return 1;
-	return 0;
-}
-
-/* Code point ranges for the names PCRE2 (Unicode 14) lacks or names
- * otherwise: Ascii, and Kawi (new in Unicode 15.0.0) */
-typedef struct rune_ranges {
-	size_t n;
-	uint32_t r[3][2];
-} rune_ranges;
-static const rune_ranges ascii_ranges = {1, {{0x0, 0x7f}}};
-static const rune_ranges kawi_ranges = {3, {{0x11f00, 0x11f10}, {0x11f12, 0x11f3a}, {0x11f3e, 0x11f59}}};
-
-/* the ranges, or their complement, as class items */
-static void put_ranges(bh_buf *out, const rune_ranges *rr, int negate)
-{
-	uint32_t next = 0;
-	for (size_t k = 0; k < rr->n; k++) {
-		if (!negate) {
-			bh_buf_printf(out, "\\x{%x}-\\x{%x}", (unsigned)rr->r[k][0], (unsigned)rr->r[k][1]);
-			continue;
+	if (set->n > RE_SET_INLINE) {
+		bh_buf cls = BH_BUF_INIT;
+		size_t k;
+		goregex_set_put(&cls, set);
+		for (k = 0; k < p->ndefs; k++)
+			if (!strcmp(p->defs[k], bh_buf_str(&cls)))
+				break;
+		if (k == p->ndefs) {
+			char **d = realloc(p->defs, (k + 1) * sizeof *d);
+			if (!d || cls.oom) {
+				p->out->oom = 1;
+				bh_buf_free(&cls);
+				return;
+			}
+			p->defs = d;
+			p->defs[p->ndefs++] = bh_buf_detach(&cls);
 		}
-		if (rr->r[k][0] > next)
-			bh_buf_printf(out, "\\x{%x}-\\x{%x}", (unsigned)next, (unsigned)rr->r[k][0] - 1);
-		next = rr->r[k][1] + 1;
+		bh_buf_free(&cls);
+		bh_buf_printf(p->out, "(?&" RE_DEF_NAME "%zu)", k);
+		return;
 	}
-	if (negate && next <= 0x10ffff)
-		bh_buf_printf(out, "\\x{%x}-\\x{10ffff}", (unsigned)next);
+	if (p->fr[p->depth].icase && !p->restore_i) {
+		bh_buf_puts(p->out, "(?-i)");
+		p->restore_i = 1;
+	}
+	goregex_set_put(p->out, set);
 }
 
-/* \pL, \p{Greek}, \PL, \p{^Letter} ... at s[i], looked up as Go 1.25 does
- * and written for PCRE2 (in a class: as class items); returns the new
- * index */
-static long unicode_class(re_parse *p, size_t i, int in_class)
+/* \pL, \p{Greek}, \PL, \p{^Letter} ... at s[i], looked up as Go 1.25 does:
+ * its code points, folded under (?i) where Go folds them, added to set
+ * (in a class) or written as a class; returns the new index */
+static long unicode_class(re_parse *p, size_t i, goregex_set *set)
 {
 	size_t start = i, nl;
 	const char *name;
-	int neg = p->s[i + 1] == 'P';
+	int neg = p->s[i + 1] == 'P', ok = 0;
+	int icase = p->fr[p->depth].icase;
 	char canon[64];
+	goregex_set t = GOREGEX_SET_INIT;
 	i += 2;
 	if (i >= p->n)
 		return re_error(p, "invalid character class range", p->s + start, p->n - start);
@@ -451,62 +476,59 @@ static long unicode_class(re_parse *p, size_t i, int in_class)
 		nl = w;
 		i += w;
 	}
-	const char *pcre = NULL;
-	const rune_ranges *ranges = NULL;
 	if (canonical_name(name, nl, canon, sizeof canon)) {
-		if (!strcmp(canon, "Any"))
-			pcre = "Any";
-		else if (!strcmp(canon, "Assigned"))
-			pcre = "Cn", neg = !neg;
-		else if (!strcmp(canon, "Ascii"))
-			ranges = &ascii_ranges;
-		else if (!strcmp(canon, "Lc"))
-			pcre = "L&";
-		else if (!strcmp(canon, "Kawi"))
-			ranges = &kawi_ranges;
-		else if (in_list(go_categories, canon) || in_list(go_scripts, canon))
-			pcre = canon;
-		else
-			for (size_t k = 0; go_category_aliases[k][0] && !pcre; k++)
-				if (!strcmp(go_category_aliases[k][0], canon))
-					pcre = go_category_aliases[k][1];
+		ok = goregex_uni_table(canon, icase, &t);
+		for (size_t k = 0; go_category_aliases[k][0] && !ok; k++)
+			if (!strcmp(go_category_aliases[k][0], canon))
+				ok = goregex_uni_table(go_category_aliases[k][1], icase, &t);
 	}
-	if (!pcre && !ranges)
+	if (!ok) {
+		goregex_set_free(&t);
 		return re_error(p, "invalid character class range", p->s + start, i - start);
-	if (pcre) {
-		bh_buf_printf(p->out, "\\%c{%s}", neg ? 'P' : 'p', pcre);
-	} else if (in_class) {
-		put_ranges(p->out, ranges, neg);
+	}
+	if (neg)
+		goregex_set_negate(&t);
+	if (set) {
+		goregex_set_union(set, &t);
 	} else {
-		bh_buf_puts(p->out, neg ? "[^" : "[");
-		put_ranges(p->out, ranges, 0);
-		bh_buf_putc(p->out, ']');
+		goregex_set_clean(&t);
+		put_set(p, &t);
+	}
+	ok = !t.oom;
+	goregex_set_free(&t);
+	if (!ok) {
+		bh_buf_reset(p->err);
+		bh_buf_puts(p->err, "out of memory");
+		return -1;
 	}
 	return (long)i;
 }
 
-static const char *const posix_names[] = {
-	"alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower",
-	"print", "punct", "space", "upper", "word", "xdigit", NULL,
-};
-
-/* a character class starting at s[i] == '['; returns the new index */
+/* a character class starting at s[i] == '[', built as Go's parseClass
+ * builds it (literal ranges and ASCII groups case folded under (?i), then
+ * the whole negated for [^...]) and written as explicit ranges; returns
+ * the new index */
 static long parse_class(re_parse *p, size_t i)
 {
 	size_t start = i;
-	int first = 1;
+	int first = 1, negated = 0, icase = p->fr[p->depth].icase;
+	long rc;
+	/* set: what Go has folded already (or never folds); lits: literal
+	 * ranges, folded at the end under (?i) */
+	goregex_set set = GOREGEX_SET_INIT, lits = GOREGEX_SET_INIT;
 	i++;
-	bh_buf_putc(p->out, '[');
 	if (i < p->n && p->s[i] == '^') {
-		bh_buf_putc(p->out, '^');
+		negated = 1;
 		i++;
 	}
 	while (i >= p->n || p->s[i] != ']' || first) {
 		uint32_t lo, hi;
 		size_t item = i;
 		first = 0;
-		if (i >= p->n)
-			return re_error(p, "missing closing ]", p->s + start, p->n - start);
+		if (i >= p->n) {
+			rc = re_error(p, "missing closing ]", p->s + start, p->n - start);
+			goto out;
+		}
 		/* [:name:] */
 		if (p->n - i > 2 && p->s[i] == '[' && p->s[i + 1] == ':') {
 			const char *e = memmem(p->s + i + 2, p->n - i - 2, ":]", 2);
@@ -514,53 +536,65 @@ static long parse_class(re_parse *p, size_t i)
 				size_t nl = (size_t)(e - (p->s + i + 2));
 				const char *name = p->s + i + 2;
 				int neg = nl > 0 && name[0] == '^';
-				int ok = 0;
-				for (int k = 0; posix_names[k] && !ok; k++)
-					ok = strlen(posix_names[k]) == nl - (size_t)neg &&
-					     memcmp(posix_names[k], name + neg, nl - (size_t)neg) == 0;
-				if (!ok)
-					return re_error(p, "invalid character class range", p->s + i, nl + 4);
-				bh_buf_put(p->out, p->s + i, nl + 4);
+				const char *rg = group_ranges(name + neg, nl - (size_t)neg);
+				if (!rg || name[neg] == '\\') {
+					rc = re_error(p, "invalid character class range", p->s + i, nl + 4);
+					goto out;
+				}
+				add_group(neg || !icase ? &set : &lits, rg, neg, neg && icase);
 				i += nl + 4;
 				continue;
 			}
 		}
 		if (p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == 'p' || p->s[i + 1] == 'P')) {
-			long r = unicode_class(p, i, 1);
-			if (r < 0)
-				return r;
-			i = (size_t)r;
+			if ((rc = unicode_class(p, i, &set)) < 0)
+				goto out;
+			i = (size_t)rc;
 			continue;
 		}
-		if (p->s[i] == '\\' && i + 1 < p->n && perl_class(p->s[i + 1], 1)) {
-			bh_buf_puts(p->out, perl_class(p->s[i + 1], 1));
+		if (p->s[i] == '\\' && i + 1 < p->n && perl_class(p->s[i + 1])) {
+			char c = p->s[i + 1];
+			int neg = c >= 'A' && c <= 'Z';
+			char lower[2] = {'\\', (char)(neg ? c - 'A' + 'a' : c)};
+			add_group(neg || !icase ? &set : &lits, group_ranges(lower, 2), neg, neg && icase);
 			i += 2;
 			continue;
 		}
 		/* single character or range */
-		long r = class_rune(p, i, &lo);
-		if (r < 0)
-			return r;
-		i = (size_t)r;
+		if ((rc = class_rune(p, i, &lo)) < 0)
+			goto out;
+		i = (size_t)rc;
 		hi = lo;
 		if (p->n - i >= 2 && p->s[i] == '-' && p->s[i + 1] != ']') {
 			i++;
-			if (i >= p->n)
-				return re_error(p, "missing closing ]", p->s + start, p->n - start);
-			if ((r = class_rune(p, i, &hi)) < 0)
-				return r;
-			i = (size_t)r;
-			if (hi < lo)
-				return re_error(p, "invalid character class range", p->s + item, i - item);
+			if ((rc = class_rune(p, i, &hi)) < 0)
+				goto out;
+			i = (size_t)rc;
+			if (hi < lo) {
+				rc = re_error(p, "invalid character class range", p->s + item, i - item);
+				goto out;
+			}
 		}
-		put_rune_lit(p->out, lo);
-		if (hi != lo) {
-			bh_buf_putc(p->out, '-');
-			put_rune_lit(p->out, hi);
-		}
+		goregex_set_add(&lits, lo, hi);
 	}
-	bh_buf_putc(p->out, ']');
-	return (long)i + 1;
+	if (icase)
+		goregex_set_fold(&lits);
+	goregex_set_union(&set, &lits);
+	if (negated)
+		goregex_set_negate(&set);
+	goregex_set_clean(&set);
+	if (set.oom) {
+		bh_buf_reset(p->err);
+		bh_buf_puts(p->err, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	put_set(p, &set);
+	rc = (long)i + 1;
+out:
+	goregex_set_free(&set);
+	goregex_set_free(&lits);
+	return rc;
 }
 
 /* Go's parseRepeat for "{...}" at s[i]: 1 with min/max and end index, or 0
@@ -606,6 +640,18 @@ static int parse_repeat(const re_parse *p, size_t i, long *min, long *max, size_
 	return 1;
 }
 
+/* Is s[i] a repetition of the item before, or a class written with case
+ * folding off (then PCRE2's folding stays off: put_set)? */
+static int class_next(const re_parse *p, size_t i)
+{
+	long min, max;
+	size_t end;
+	char c = p->s[i];
+	return c == '*' || c == '+' || c == '?' || c == '[' ||
+	       (c == '{' && parse_repeat(p, i, &min, &max, &end)) ||
+	       (c == '\\' && i + 1 < p->n && (p->s[i + 1] == 'p' || p->s[i + 1] == 'P'));
+}
+
 /* Translates the Go pattern into PCRE2 syntax. 0 or -1 (err set). */
 static int re_translate(re_parse *p)
 {
@@ -617,6 +663,10 @@ static int re_translate(re_parse *p)
 		char ch = p->s[i];
 		long this_rep = -1;
 		size_t tok = i;
+		if (p->restore_i && !class_next(p, i)) {
+			bh_buf_puts(p->out, "(?i)");
+			p->restore_i = 0;
+		}
 		switch (ch) {
 		case '(':
 			if (i + 1 < p->n && p->s[i + 1] == '?') {
@@ -641,12 +691,14 @@ static int re_translate(re_parse *p)
 					break;
 				}
 				/* flags */
-				int sign = 1, saw = 0, done = 0;
+				int sign = 1, saw = 0, done = 0, ic = -1;
 				bh_buf flags = BH_BUF_INIT;
 				while (t < p->n && !done) {
 					char f = p->s[t++];
 					switch (f) {
 					case 'i': case 'm': case 's': case 'U':
+						if (f == 'i')
+							ic = sign > 0;
 						bh_buf_putc(&flags, f);
 						saw = 1;
 						break;
@@ -669,7 +721,11 @@ static int re_translate(re_parse *p)
 								bh_buf_free(&flags);
 								return -1;
 							}
+							if (ic >= 0)
+								p->fr[p->depth].icase = ic;
 						} else if (flags.len > 0) {
+							if (ic >= 0)
+								p->fr[p->depth].icase = ic;
 							bh_buf_puts(p->out, "(?");
 							bh_buf_put(p->out, flags.data, flags.len);
 							bh_buf_putc(p->out, ')');
@@ -804,13 +860,13 @@ bad_perl:
 				break;
 			}
 			if (e == 'p' || e == 'P') {
-				if (class_item(p, unicode_class(p, i, 0), &i) < 0)
+				if (class_item(p, unicode_class(p, i, NULL), &i) < 0)
 					return -1;
 				can_repeat = 1;
 				break;
 			}
-			if (perl_class(e, 0)) {
-				bh_buf_puts(p->out, perl_class(e, 0));
+			if (perl_class(e)) {
+				bh_buf_puts(p->out, perl_class(e));
 				tree_item(p, 1, 1, 0);
 				i += 2;
 				can_repeat = 1;
@@ -868,7 +924,24 @@ static int go_parse(const char *pat, size_t n, bh_buf *out, bh_buf *err)
 	p->out = out;
 	p->err = err;
 	p->depth = 0;
+	p->restore_i = 0;
+	p->defs = NULL;
+	p->ndefs = 0;
 	tr = re_translate(p);
+	if (p->ndefs && !tr) {
+		bh_buf_puts(out, "(?(DEFINE)");
+		for (size_t k = 0; k < p->ndefs; k++)
+			bh_buf_printf(out, "(?<" RE_DEF_NAME "%zu>(?-i)%s)", k, p->defs[k]);
+		bh_buf_putc(out, ')');
+	}
+	for (size_t k = 0; k < p->ndefs; k++)
+		free(p->defs[k]);
+	free(p->defs);
+	if (!tr && out->oom) {
+		bh_buf_reset(err);
+		bh_buf_puts(err, "out of memory");
+		tr = -1;
+	}
 	free(p);
 	return tr ? -1 : 0;
 }

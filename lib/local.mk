@@ -9,6 +9,7 @@ lib_libbhlib_a_SOURCES = \
 	lib/yaml_resolve.c lib/yaml_resolve.h \
 	lib/scan.h \
 	lib/jsonschema.c lib/jsonschema.h lib/goregex.c lib/goregex.h \
+	lib/goregex_uni.c lib/goregex_uni.h lib/goregex_uni_tables.c \
 	lib/jsonschema_formats.c lib/jsonschema_formats.h \
 	lib/jsonschema_meta.c lib/jsonschema_internal.h \
 	lib/jsonschema_quick.c \
@@ -21,6 +22,8 @@ lib_libbhlib_a_SOURCES = \
 	lib/json_pool.c lib/json_pool.h
 # regenerates lib/gostrconv_print.c from the Unicode Character Database
 EXTRA_DIST += lib/gostrconv_print_gen.py
+# regenerates lib/goregex_uni_tables.c from the Unicode Character Database
+EXTRA_DIST += lib/goregex_uni_gen.py
 # Link line for anything using lib/ (libraries it needs come with it).
 BH_LIB_LIBS = lib/libbhlib.a $(JANSSON_LIBS) $(YAML_LIBS) $(PCRE2_LIBS) $(ZLIB_LIBS) $(LIBDEFLATE_LIBS) -lm
 
