@@ -68,7 +68,7 @@ struct re_parse {
 	bh_buf *err;       /* Go message after "error parsing regexp: " */
 	int depth;         /* open groups */
 	int restore_i;     /* a class turned PCRE2's case folding off: "(?i)" due after its repetition */
-	char **defs;       /* big classes, written once (put_set) */
+	char **defs;       /* big classes, written once (put_class) */
 	size_t ndefs;
 	re_frame fr[RE_MAX_GROUPS + 1];
 };
@@ -401,59 +401,157 @@ static int canonical_name(const char *s, size_t n, char *out, size_t outn)
 	return 1;
 }
 
-/* Writes a class built as Go builds it. Under (?i), PCRE2 would fold it
- * again: its case folding is turned off before it and on again after its
+/* A class as Go builds it (u: its code points before a [^...] negation)
+ * and the PCRE2 property classes of the names in it, exact but for code
+ * points new in Unicode 15.0 (goregex_uni_table): it is written with those
+ * of them that fall within it or within its complement (fast to match),
+ * and explicit ranges for the rest. */
+#define RE_MAX_PROPS 8
+typedef struct re_prop {
+	char text[GOREGEX_PROP_MAX];
+	goregex_set q;
+} re_prop;
+typedef struct re_class {
+	goregex_set u;
+	size_t nprops; /* the names' PCRE2 classes, candidates for writing it */
+	re_prop props[RE_MAX_PROPS];
+} re_class;
+#define RE_CLASS_INIT {GOREGEX_SET_INIT, 0, {{"", GOREGEX_SET_INIT}}}
+
+static void class_free(re_class *c)
+{
+	goregex_set_free(&c->u);
+	for (size_t k = 0; k < c->nprops; k++)
+		goregex_set_free(&c->props[k].q);
+}
+
+/* target written as "[" props E "]": the PCRE2 classes (each also
+ * negated) within it in props, returns the rest E */
+static goregex_set class_form(const re_class *c, const goregex_set *target, bh_buf *props)
+{
+	goregex_set e = GOREGEX_SET_INIT;
+	goregex_set_union(&e, target);
+	for (size_t k = 0; k < 2 * c->nprops; k++) {
+		const re_prop *pr = &c->props[k / 2];
+		goregex_set q = GOREGEX_SET_INIT;
+		goregex_set_union(&q, &pr->q);
+		if (k % 2)
+			goregex_set_negate(&q);
+		goregex_set_clean(&q);
+		goregex_set_minus(&q, target);
+		if (!q.n && !q.oom) { /* within target */
+			goregex_set_free(&q);
+			goregex_set_union(&q, &pr->q);
+			if (k % 2)
+				goregex_set_negate(&q);
+			goregex_set_minus(&e, &q);
+			bh_buf_putc(props, '\\');
+			bh_buf_putc(props, (pr->text[1] == 'p') == !(k % 2) ? 'p' : 'P');
+			bh_buf_puts(props, pr->text + 2);
+		}
+		e.oom |= q.oom;
+		goregex_set_free(&q);
+	}
+	return e;
+}
+
+static int oom_error(re_parse *p)
+{
+	bh_buf_reset(p->err);
+	bh_buf_puts(p->err, "out of memory");
+	return -1;
+}
+
+/* Writes a class. Under (?i), PCRE2 would fold its explicit ranges again:
+ * its case folding is turned off before it and on again after its
  * repetition, if any (re_translate, class_next); not with a group
  * "(?-i:...)", which a counted repetition would copy. A class of more than
- * RE_SET_INLINE ranges (\pL has some 650) is written once, with case
- * folding off, in a "(?(DEFINE)...)" at the end of the pattern
- * (go_parse), and called where it stands ("(?&_bhN)"), so that a pattern
+ * RE_SET_INLINE explicit ranges ((?i)\p{Lu}, \p{Cn}) is written once, with
+ * case folding off, in a "(?(DEFINE)...)" at the end of the pattern
+ * (go_parse) and called where it stands ("(?&_bhN)"), so that a pattern
  * with many stays under PCRE2's size limit of a compiled pattern. Those
  * groups come after the pattern's own, which keep their numbers, and
- * never capture. */
+ * never capture. 0, or -1 (err set). */
 #define RE_SET_INLINE 32
 #define RE_DEF_NAME "_bh"
-static void put_set(re_parse *p, const goregex_set *set)
+static int put_class(re_parse *p, re_class *c, int negated)
 {
-	if (set->n > RE_SET_INLINE) {
-		bh_buf cls = BH_BUF_INIT;
-		size_t k;
-		goregex_set_put(&cls, set);
-		for (k = 0; k < p->ndefs; k++)
-			if (!strcmp(p->defs[k], bh_buf_str(&cls)))
-				break;
-		if (k == p->ndefs) {
-			char **d = realloc(p->defs, (k + 1) * sizeof *d);
-			if (!d || cls.oom) {
-				p->out->oom = 1;
-				bh_buf_free(&cls);
-				return;
-			}
-			p->defs = d;
-			p->defs[p->ndefs++] = bh_buf_detach(&cls);
+	goregex_set e, ne, nu = GOREGEX_SET_INIT;
+	bh_buf txt = BH_BUF_INIT, props = BH_BUF_INIT, nprops = BH_BUF_INIT;
+	size_t k, n;
+	int oom;
+	/* u and its complement, each as PCRE2 classes and the rest: the
+	 * one with fewer explicit ranges, which cost matching time */
+	goregex_set_clean(&c->u);
+	goregex_set_union(&nu, &c->u);
+	goregex_set_negate(&nu);
+	e = class_form(c, &c->u, &props);
+	ne = class_form(c, &nu, &nprops);
+	if (ne.n < e.n) {
+		goregex_set t = e;
+		bh_buf tb = props;
+		e = ne, ne = t;
+		props = nprops, nprops = tb;
+		negated = !negated;
+	}
+	oom = e.oom || ne.oom || nu.oom || c->u.oom;
+	goregex_set_free(&ne);
+	goregex_set_free(&nu);
+	bh_buf_free(&nprops);
+	bh_buf_puts(&txt, negated ? "[^" : "[");
+	bh_buf_put(&txt, bh_buf_str(&props), props.len);
+	n = goregex_set_put(&txt, &e);
+	if (!n && !props.len) { /* nothing, or everything */
+		bh_buf_reset(&txt);
+		bh_buf_puts(&txt, negated ? "[" : "[^");
+		bh_buf_puts(&txt, "\\x{0}-\\x{10ffff}");
+	}
+	bh_buf_putc(&txt, ']');
+	oom |= e.oom || txt.oom || props.oom;
+	goregex_set_free(&e);
+	bh_buf_free(&props);
+	if (oom) {
+		bh_buf_free(&txt);
+		return oom_error(p);
+	}
+	if (n <= RE_SET_INLINE) {
+		if (p->fr[p->depth].icase && !p->restore_i) {
+			bh_buf_puts(p->out, "(?-i)");
+			p->restore_i = 1;
 		}
-		bh_buf_free(&cls);
-		bh_buf_printf(p->out, "(?&" RE_DEF_NAME "%zu)", k);
-		return;
+		bh_buf_put(p->out, txt.data, txt.len);
+		bh_buf_free(&txt);
+		return 0;
 	}
-	if (p->fr[p->depth].icase && !p->restore_i) {
-		bh_buf_puts(p->out, "(?-i)");
-		p->restore_i = 1;
+	for (k = 0; k < p->ndefs; k++)
+		if (!strcmp(p->defs[k], txt.data))
+			break;
+	if (k == p->ndefs) {
+		char **d = realloc(p->defs, (k + 1) * sizeof *d);
+		if (!d) {
+			bh_buf_free(&txt);
+			return oom_error(p);
+		}
+		p->defs = d;
+		p->defs[p->ndefs++] = bh_buf_detach(&txt);
 	}
-	goregex_set_put(p->out, set);
+	bh_buf_free(&txt);
+	bh_buf_printf(p->out, "(?&" RE_DEF_NAME "%zu)", k);
+	return 0;
 }
 
 /* \pL, \p{Greek}, \PL, \p{^Letter} ... at s[i], looked up as Go 1.25 does:
- * its code points, folded under (?i) where Go folds them, added to set
- * (in a class) or written as a class; returns the new index */
-static long unicode_class(re_parse *p, size_t i, goregex_set *set)
+ * its code points, folded under (?i) where Go folds them, added to c. In a
+ * class (negp NULL) a negated one is added negated; else its negation is
+ * left to the caller in *negp. Returns the new index. */
+static long unicode_class(re_parse *p, size_t i, re_class *c, int *negp)
 {
 	size_t start = i, nl;
 	const char *name;
 	int neg = p->s[i + 1] == 'P', ok = 0;
 	int icase = p->fr[p->depth].icase;
-	char canon[64];
-	goregex_set t = GOREGEX_SET_INIT;
+	char canon[64], prop[GOREGEX_PROP_MAX] = "";
+	goregex_set t = GOREGEX_SET_INIT, q = GOREGEX_SET_INIT;
 	i += 2;
 	if (i >= p->n)
 		return re_error(p, "invalid character class range", p->s + start, p->n - start);
@@ -477,45 +575,63 @@ static long unicode_class(re_parse *p, size_t i, goregex_set *set)
 		i += w;
 	}
 	if (canonical_name(name, nl, canon, sizeof canon)) {
-		ok = goregex_uni_table(canon, icase, &t);
+		ok = goregex_uni_table(canon, icase, &t, prop, &q);
 		for (size_t k = 0; go_category_aliases[k][0] && !ok; k++)
 			if (!strcmp(go_category_aliases[k][0], canon))
-				ok = goregex_uni_table(go_category_aliases[k][1], icase, &t);
+				ok = goregex_uni_table(go_category_aliases[k][1], icase, &t, prop, &q);
 	}
 	if (!ok) {
 		goregex_set_free(&t);
+		goregex_set_free(&q);
 		return re_error(p, "invalid character class range", p->s + start, i - start);
+	}
+	if (negp) {
+		*negp = neg;
+		neg = 0;
 	}
 	if (neg)
 		goregex_set_negate(&t);
-	if (set) {
-		goregex_set_union(set, &t);
-	} else {
-		goregex_set_clean(&t);
-		put_set(p, &t);
-	}
-	ok = !t.oom;
+	goregex_set_union(&c->u, &t);
+	ok = !t.oom && !q.oom;
 	goregex_set_free(&t);
-	if (!ok) {
-		bh_buf_reset(p->err);
-		bh_buf_puts(p->err, "out of memory");
-		return -1;
+	for (size_t k = 0; k < c->nprops && prop[0]; k++)
+		if (!strcmp(c->props[k].text + 2, prop + 2))
+			prop[0] = '\0';
+	if (prop[0] && c->nprops < RE_MAX_PROPS) {
+		memcpy(c->props[c->nprops].text, prop, sizeof prop);
+		c->props[c->nprops++].q = q;
+	} else {
+		goregex_set_free(&q);
 	}
+	if (!ok)
+		return oom_error(p);
 	return (long)i;
+}
+
+/* \pL ... outside a class: one item of the tree; returns the new index */
+static long unicode_item(re_parse *p, size_t i)
+{
+	re_class c = RE_CLASS_INIT;
+	int neg;
+	long r = unicode_class(p, i, &c, &neg);
+	if (r >= 0 && put_class(p, &c, neg))
+		r = -1;
+	class_free(&c);
+	return r;
 }
 
 /* a character class starting at s[i] == '[', built as Go's parseClass
  * builds it (literal ranges and ASCII groups case folded under (?i), then
- * the whole negated for [^...]) and written as explicit ranges; returns
- * the new index */
+ * the whole negated for [^...]); returns the new index */
 static long parse_class(re_parse *p, size_t i)
 {
 	size_t start = i;
 	int first = 1, negated = 0, icase = p->fr[p->depth].icase;
 	long rc;
-	/* set: what Go has folded already (or never folds); lits: literal
+	/* c.u: what Go has folded already (or never folds); lits: literal
 	 * ranges, folded at the end under (?i) */
-	goregex_set set = GOREGEX_SET_INIT, lits = GOREGEX_SET_INIT;
+	re_class c = RE_CLASS_INIT;
+	goregex_set lits = GOREGEX_SET_INIT;
 	i++;
 	if (i < p->n && p->s[i] == '^') {
 		negated = 1;
@@ -541,22 +657,22 @@ static long parse_class(re_parse *p, size_t i)
 					rc = re_error(p, "invalid character class range", p->s + i, nl + 4);
 					goto out;
 				}
-				add_group(neg || !icase ? &set : &lits, rg, neg, neg && icase);
+				add_group(neg || !icase ? &c.u : &lits, rg, neg, neg && icase);
 				i += nl + 4;
 				continue;
 			}
 		}
 		if (p->s[i] == '\\' && i + 1 < p->n && (p->s[i + 1] == 'p' || p->s[i + 1] == 'P')) {
-			if ((rc = unicode_class(p, i, &set)) < 0)
+			if ((rc = unicode_class(p, i, &c, NULL)) < 0)
 				goto out;
 			i = (size_t)rc;
 			continue;
 		}
 		if (p->s[i] == '\\' && i + 1 < p->n && perl_class(p->s[i + 1])) {
-			char c = p->s[i + 1];
-			int neg = c >= 'A' && c <= 'Z';
-			char lower[2] = {'\\', (char)(neg ? c - 'A' + 'a' : c)};
-			add_group(neg || !icase ? &set : &lits, group_ranges(lower, 2), neg, neg && icase);
+			char ch = p->s[i + 1];
+			int neg = ch >= 'A' && ch <= 'Z';
+			char lower[2] = {'\\', (char)(neg ? ch - 'A' + 'a' : ch)};
+			add_group(neg || !icase ? &c.u : &lits, group_ranges(lower, 2), neg, neg && icase);
 			i += 2;
 			continue;
 		}
@@ -579,20 +695,10 @@ static long parse_class(re_parse *p, size_t i)
 	}
 	if (icase)
 		goregex_set_fold(&lits);
-	goregex_set_union(&set, &lits);
-	if (negated)
-		goregex_set_negate(&set);
-	goregex_set_clean(&set);
-	if (set.oom) {
-		bh_buf_reset(p->err);
-		bh_buf_puts(p->err, "out of memory");
-		rc = -1;
-		goto out;
-	}
-	put_set(p, &set);
-	rc = (long)i + 1;
+	goregex_set_union(&c.u, &lits);
+	rc = put_class(p, &c, negated) ? -1 : (long)i + 1;
 out:
-	goregex_set_free(&set);
+	class_free(&c);
 	goregex_set_free(&lits);
 	return rc;
 }
@@ -641,7 +747,7 @@ static int parse_repeat(const re_parse *p, size_t i, long *min, long *max, size_
 }
 
 /* Is s[i] a repetition of the item before, or a class written with case
- * folding off (then PCRE2's folding stays off: put_set)? */
+ * folding off (then PCRE2's folding stays off: put_class)? */
 static int class_next(const re_parse *p, size_t i)
 {
 	long min, max;
@@ -860,7 +966,7 @@ bad_perl:
 				break;
 			}
 			if (e == 'p' || e == 'P') {
-				if (class_item(p, unicode_class(p, i, NULL), &i) < 0)
+				if (class_item(p, unicode_item(p, i), &i) < 0)
 					return -1;
 				can_repeat = 1;
 				break;

@@ -1,6 +1,7 @@
 /* lib/goregex_uni.c — see goregex_uni.h. */
 #include "lib/goregex_uni.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,28 @@ void goregex_set_union(goregex_set *s, const goregex_set *t)
 	for (size_t i = 0; i < t->n; i++)
 		goregex_set_add(s, t->r[i][0], t->r[i][1]);
 	s->oom |= t->oom;
+}
+
+void goregex_set_minus(goregex_set *s, const goregex_set *t)
+{
+	goregex_set r = GOREGEX_SET_INIT, nt = GOREGEX_SET_INIT;
+	size_t j = 0;
+	goregex_set_union(&nt, t);
+	goregex_set_negate(&nt);
+	goregex_set_clean(s);
+	for (size_t i = 0; i < s->n; i++) {
+		while (j < nt.n && nt.r[j][1] < s->r[i][0])
+			j++;
+		for (size_t k = j; k < nt.n && nt.r[k][0] <= s->r[i][1]; k++) {
+			uint32_t lo = nt.r[k][0] > s->r[i][0] ? nt.r[k][0] : s->r[i][0];
+			uint32_t hi = nt.r[k][1] < s->r[i][1] ? nt.r[k][1] : s->r[i][1];
+			goregex_set_add(&r, lo, hi);
+		}
+	}
+	r.oom |= s->oom | nt.oom;
+	goregex_set_free(&nt);
+	free(s->r);
+	*s = r;
 }
 
 int goregex_set_has(const goregex_set *s, uint32_t c)
@@ -176,15 +199,25 @@ static const char *const fold_names[] = {
 	"L", "Ll", "Lt", "Lu", "M", "Mn", "Common", "Greek", "Inherited", NULL,
 };
 
-int goregex_uni_table(const char *canon, int fold, goregex_set *tab)
+/* the code points new in Unicode 15.0 */
+static void add_new15(goregex_set *s)
+{
+	for (size_t k = 0; k + 1 < goregex_uni_new15_len; k += 2)
+		goregex_set_add(s, goregex_uni_new15[k], goregex_uni_new15[k + 1]);
+}
+
+int goregex_uni_table(const char *canon, int fold, goregex_set *tab, char prop[GOREGEX_PROP_MAX], goregex_set *q)
 {
 	goregex_set t = GOREGEX_SET_INIT;
 	int ok = 1;
+	const char *pcre = NULL, *fmt = "\\p{%s}";
 	if (!strcmp(canon, "Any")) {
 		goregex_set_add(&t, 0, RUNE_MAX);
+		pcre = "Any";
 	} else if (!strcmp(canon, "Assigned")) {
 		add_categories(&t, 0, "Cn");
 		goregex_set_negate(&t);
+		pcre = "Cn", fmt = "\\P{%s}";
 	} else if (!strcmp(canon, "Ascii")) {
 		goregex_set_add(&t, 0, 0x7F);
 		fold = fold ? 2 : 0;
@@ -192,16 +225,35 @@ int goregex_uni_table(const char *canon, int fold, goregex_set *tab)
 		add_categories(&t, 0, "Lu");
 		add_categories(&t, 0, "Ll");
 		add_categories(&t, 0, "Lt");
+		pcre = "L&";
 	} else if (canon[0] && !canon[1] && strchr("CLMNPSZ", canon[0])) {
 		add_categories(&t, canon[0], NULL);
+		pcre = canon;
 	} else if (strlen(canon) == 2 && name_index(goregex_uni_cat_names, canon) >= 0) {
 		add_categories(&t, 0, canon);
+		pcre = canon;
 	} else {
 		int id = name_index(goregex_uni_script_names, canon);
 		if (id >= 0)
 			add_runs(&t, goregex_uni_script_runs, goregex_uni_script_runs_len, &id, 1);
 		else
 			ok = 0;
+		pcre = canon, fmt = "\\p{sc:%s}";
+	}
+	prop[0] = '\0';
+	if (ok && pcre) {
+		/* PCRE2's class for the name: Go's table but for what is new
+		 * in 15.0, unassigned in PCRE2's Unicode 14 (so in its C and Cn) */
+		goregex_set n15 = GOREGEX_SET_INIT;
+		add_new15(&n15);
+		goregex_set_union(q, &t);
+		if (fmt[1] == 'p' && pcre[0] == 'C' && (!pcre[1] || pcre[1] == 'n'))
+			goregex_set_union(q, &n15);
+		else if (strcmp(pcre, "Any"))
+			goregex_set_minus(q, &n15);
+		goregex_set_free(&n15);
+		if (q->n) /* else not a name in Unicode 14 (Kawi) */
+			snprintf(prop, GOREGEX_PROP_MAX, fmt, pcre);
 	}
 	if (ok && fold && (fold == 2 || name_index(fold_names, canon) >= 0))
 		goregex_set_fold(&t);
@@ -225,14 +277,13 @@ static void put_range(bh_buf *out, uint32_t lo, uint32_t hi)
 	}
 }
 
-void goregex_set_put(bh_buf *out, const goregex_set *s)
+size_t goregex_set_put(bh_buf *out, const goregex_set *s)
 {
 	size_t items = 0;
-	bh_buf_putc(out, '[');
 	for (size_t i = 0; i < s->n; i++) {
 		uint32_t lo = s->r[i][0], hi = s->r[i][1];
 		if (lo < 0xD800 && hi >= 0xD800) {
-			put_range(out, lo, hi < 0xD800 ? hi : 0xD7FF);
+			put_range(out, lo, 0xD7FF);
 			items++;
 		}
 		if (hi > 0xDFFF) {
@@ -243,7 +294,5 @@ void goregex_set_put(bh_buf *out, const goregex_set *s)
 			items++;
 		}
 	}
-	if (!items) /* matches nothing */
-		bh_buf_puts(out, "^\\x{0}-\\x{10ffff}");
-	bh_buf_putc(out, ']');
+	return items;
 }

@@ -35,17 +35,27 @@ void goregex_set_union(goregex_set *s, const goregex_set *t);
 int goregex_set_has(const goregex_set *s, uint32_t c); /* s cleaned */
 void goregex_set_free(goregex_set *s);
 
+/* s minus t (t cleaned); s cleaned after */
+void goregex_set_minus(goregex_set *s, const goregex_set *t);
+
+#define GOREGEX_PROP_MAX 32
+
 /* Go's unicodeTable for a name already in canonical form (regexp/syntax
  * canonicalName): 1 with the table added to tab (negated when Go inverts
  * it: Assigned), folded too when fold is set and Go has a fold table for
- * the name; 0 for a name Go does not know. */
-int goregex_uni_table(const char *canon, int fold, goregex_set *tab);
+ * the name; 0 for a name Go does not know. prop: PCRE2's class for the
+ * name ("\p{L}", "\p{sc:Greek}", "\P{Cn}"), whose code points are added
+ * to q: Go's but for those new in Unicode 15.0, which PCRE2's Unicode 14
+ * tables have as unassigned (in C and Cn); "" when PCRE2 has none (ASCII,
+ * a script new in 15.0). tests/unit/test_goregex checks all of PCRE2
+ * 10.42's classes so. */
+int goregex_uni_table(const char *canon, int fold, goregex_set *tab, char prop[GOREGEX_PROP_MAX], goregex_set *q);
 
-/* The cleaned set as a PCRE2 class of explicit ranges "[...]" (surrogates
- * left out: they are never in valid UTF-8; a class matching nothing when
- * empty). PCRE2's caseless mode would add its own case folding: the
- * caller turns it off. */
-void goregex_set_put(bh_buf *out, const goregex_set *s);
+/* The cleaned set as explicit ranges for a PCRE2 class (surrogates left
+ * out: they are never in valid UTF-8); returns how many were written.
+ * PCRE2's caseless mode would add its own case folding: the caller turns
+ * it off. */
+size_t goregex_set_put(bh_buf *out, const goregex_set *s);
 
 /* generated tables (lib/goregex_uni_tables.c) */
 typedef struct goregex_fold_run {
@@ -60,6 +70,8 @@ extern const size_t goregex_uni_cat_runs_len;
 extern const char *const goregex_uni_script_names[]; /* sorted, NULL-ended */
 extern const uint32_t goregex_uni_script_runs[];    /* start << 8 | script index, 0xFF none */
 extern const size_t goregex_uni_script_runs_len;
+extern const uint32_t goregex_uni_new15[];         /* lo, hi, ...: new in Unicode 15.0 */
+extern const size_t goregex_uni_new15_len;
 extern const goregex_fold_run goregex_uni_fold[];
 extern const size_t goregex_uni_fold_len;
 

@@ -36,6 +36,15 @@ tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_lib
 UNIT_TESTS += tests/unit/test_lib
 # lib/vec.h (VEC_RESERVE)
+# lib/goregex.c's \p{...} classes and (?i) folding (lib/goregex_uni.c)
+check_PROGRAMS += tests/unit/test_goregex
+tests_unit_test_goregex_SOURCES = tests/unit/test_goregex.c tests/unit/goregex_helm.h
+# regenerates tests/unit/goregex_helm.h from helm
+EXTRA_DIST += tests/unit/gen_goregex_goldens.py
+tests_unit_test_goregex_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_goregex_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_goregex
+UNIT_TESTS += tests/unit/test_goregex
 check_PROGRAMS += tests/unit/test_vec
 tests_unit_test_vec_SOURCES = tests/unit/test_vec.c
 tests_unit_test_vec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
