@@ -33,9 +33,13 @@ static int range_cmp(const void *a, const void *b)
 void goregex_set_clean(goregex_set *s)
 {
 	size_t k = 0;
+	size_t i = 1;
 	if (s->n < 2)
 		return;
-	qsort(s->r, s->n, sizeof *s->r, range_cmp);
+	while (i < s->n && s->r[i][0] >= s->r[i - 1][0])
+		i++;
+	if (i < s->n) /* most sets come sorted */
+		qsort(s->r, s->n, sizeof *s->r, range_cmp);
 	for (size_t i = 1; i < s->n; i++) {
 		if (s->r[i][0] <= s->r[k][1] || s->r[i][0] - 1 == s->r[k][1]) {
 			if (s->r[i][1] > s->r[k][1])
