@@ -70,6 +70,7 @@ struct re_parse {
 	int restore_i;     /* a class turned PCRE2's case folding off: "(?i)" due after its repetition */
 	char **defs;       /* big classes, written once (put_class) */
 	size_t ndefs;
+	size_t ncap;       /* the pattern's capture groups */
 	re_frame fr[RE_MAX_GROUPS + 1];
 };
 
@@ -468,12 +469,14 @@ static int oom_error(re_parse *p)
  * "(?-i:...)", which a counted repetition would copy. A class of more than
  * RE_SET_INLINE explicit ranges ((?i)\p{Lu}, \p{Cn}) is written once, with
  * case folding off, in a "(?(DEFINE)...)" at the end of the pattern
- * (go_parse) and called where it stands ("(?&_bhN)"), so that a pattern
- * with many stays under PCRE2's size limit of a compiled pattern. Those
- * groups come after the pattern's own, which keep their numbers, and
- * never capture. 0, or -1 (err set). */
+ * (go_parse) and called where it stands, so that a pattern with many
+ * stays under PCRE2's size limit of a compiled pattern. Those groups are
+ * unnamed and come after the pattern's own, which keep their numbers and
+ * names; they never capture. Their numbers are known at the end: a call
+ * is written RE_DEF_MARK k RE_DEF_MARK meanwhile (a byte the translation
+ * never writes otherwise) and numbered by go_parse. 0, or -1 (err set). */
 #define RE_SET_INLINE 32
-#define RE_DEF_NAME "_bh"
+#define RE_DEF_MARK '\x01'
 static int put_class(re_parse *p, re_class *c, int negated)
 {
 	goregex_set e, ne, nu = GOREGEX_SET_INIT;
@@ -536,7 +539,7 @@ static int put_class(re_parse *p, re_class *c, int negated)
 		p->defs[p->ndefs++] = bh_buf_detach(&txt);
 	}
 	bh_buf_free(&txt);
-	bh_buf_printf(p->out, "(?&" RE_DEF_NAME "%zu)", k);
+	bh_buf_printf(p->out, "%c%zu%c", RE_DEF_MARK, k, RE_DEF_MARK);
 	return 0;
 }
 
@@ -788,6 +791,7 @@ static int re_translate(re_parse *p)
 					if (!capture_name_ok(p->s + ns, ne - ns))
 						return re_error(p, "invalid named capture", p->s + i, ne + 1 - i);
 					bh_buf_puts(p->out, "(?<");
+					p->ncap++;
 					bh_buf_put(p->out, p->s + ns, ne - ns);
 					bh_buf_putc(p->out, '>');
 					if (tree_open(p, 1))
@@ -861,6 +865,7 @@ bad_perl:
 				}
 			}
 			bh_buf_putc(p->out, '(');
+			p->ncap++;
 			if (tree_open(p, 1))
 				return -1;
 			i++;
@@ -1033,12 +1038,29 @@ static int go_parse(const char *pat, size_t n, bh_buf *out, bh_buf *err)
 	p->restore_i = 0;
 	p->defs = NULL;
 	p->ndefs = 0;
+	p->ncap = 0;
 	tr = re_translate(p);
-	if (p->ndefs && !tr) {
-		bh_buf_puts(out, "(?(DEFINE)");
+	if (p->ndefs && !tr && !out->oom) {
+		/* the calls numbered after the pattern's own groups */
+		bh_buf o = BH_BUF_INIT;
+		for (size_t i = 0; i < out->len; i++) {
+			if (out->data[i] != RE_DEF_MARK) {
+				bh_buf_putc(&o, out->data[i]);
+				continue;
+			}
+			char *e;
+			unsigned long k = strtoul(out->data + i + 1, &e, 10);
+			bh_buf_printf(&o, "(?%lu)", (unsigned long)p->ncap + k + 1);
+			i = (size_t)(e - out->data);
+		}
+		bh_buf_puts(&o, "(?(DEFINE)");
 		for (size_t k = 0; k < p->ndefs; k++)
-			bh_buf_printf(out, "(?<" RE_DEF_NAME "%zu>(?-i)%s)", k, p->defs[k]);
-		bh_buf_putc(out, ')');
+			bh_buf_printf(&o, "((?-i)%s)", p->defs[k]);
+		bh_buf_putc(&o, ')');
+		bh_buf_reset(out);
+		bh_buf_put(out, bh_buf_str(&o), o.len);
+		out->oom |= o.oom;
+		bh_buf_free(&o);
 	}
 	for (size_t k = 0; k < p->ndefs; k++)
 		free(p->defs[k]);

@@ -30,6 +30,7 @@ PATTERNS = [
     r"(?i)[\P{L}\p{Greek}a]", r"[^\p{L}\p{N}_]", r"(?i)[^\P{Any}\P{^Unassigned}]", r"[\p{Cn}\p{Kawi}]",
     r"(?i)[[:upper:]]", r"(?i)[^[:lower:]\p{Greek}]", r"(?i)[k\x{130}]", r"(?i)[^k\p{Cherokee}]",
     r"(?i:\p{Lu})\p{Any}|x", r"(?i)(?-i:\p{Lu})", r"(?i)[\x{3c2}-\x{3c3}\PN]", r"(?i)\w", r"(?i)[\W\p{Lt}]",
+    r"(?P<_bh0>\d)?(?i)\p{Lu}(?P<_bh1>_)?(\p{Cn})?",
 ]
 
 
