@@ -2,8 +2,14 @@
 #ifndef BH_KUSTOMIZE_INTERNAL_H
 #define BH_KUSTOMIZE_INTERNAL_H
 
+#ifndef PCRE2_CODE_UNIT_WIDTH
+#define PCRE2_CODE_UNIT_WIDTH 8
+#endif
+#include <pcre2.h>
 #include <jansson.h>
 
+#include "helm/kustomize.h"
+#include "lib/buf.h"
 #include "lib/error.h"
 
 /* Strategic merge of patch into obj (kyaml merge2 with kustomize's
@@ -44,5 +50,105 @@ int kz_nameref_check(const json_t *o, bh_error *err);
  * map reference's namespace too). Several such objects that differ: the
  * error "found multiple possible referrals". */
 int kz_nameref_rename(json_t *objs, bh_error *err);
+
+
+/* ---- a decoded kustomization (kustomize_decode.c) ---------------------- */
+
+typedef struct kz_patch {
+	json_t *smp;  /* array of strategic merge patch documents, or NULL */
+	json_t *json; /* JSON 6902 operations, or NULL */
+	kz_selector *target;
+} kz_patch;
+
+typedef struct kz_image {
+	char *name, *new_name, *new_tag, *digest;
+	pcre2_code *re; /* kustomize's IsImageMatched pattern; NULL never matches */
+} kz_image;
+
+struct kustomization {
+	kz_patch *patches;
+	size_t npatches;
+	kz_image *images;
+	size_t nimages;
+};
+/* sigs.k8s.io/yaml's Marshal of o (unfolded: no line folded), with each
+ * KZ_UINT written as its digits. */
+int kz_emit_one(const json_t *o, int unfolded, bh_buf *out, bh_error *err);
+
+/* ---- selection (kustomize_select.c) ------------------------------------ */
+
+/* PCRE2 pattern (anchored: ^(?:pattern)$); NULL with err set when invalid. */
+pcre2_code *kz_re_compile(const char *pattern, int anchor, bh_error *err);
+int kz_re_match(const pcre2_code *re, const char *s);
+/* o's members are all in known (NULL-terminated), else an error naming one. */
+int kz_check_fields(const json_t *o, const char *const *known, const char *what, bh_error *err);
+/* o's member k: *out its string, NULL when absent or null; an error when
+ * it is no string. */
+int kz_want_string(const json_t *o, const char *k, const char *what, const char **out, bh_error *err);
+/* ResId.EffectiveNamespace: "default" for a namespaced object without one. */
+const char *kz_effective_namespace(const json_t *obj);
+/* The annotations kustomize keeps on a resource while it builds (the
+ * first three: previousKinds, previousNames, previousNamespaces). */
+extern const char *const kz_build_annotations[];
+/* kz_selector_match's group/version/kind/name/namespace part. */
+int kz_selector_ids_match(const kz_selector *s, const json_t *obj);
+
+/* ---- the texts of scalars (kustomize_texts.c) -------------------------- */
+
+/* kustomize (kyaml) reads labels and annotations as the text of their YAML
+ * nodes: 1.50 is "1.50", 0x10 "0x10", ~ "~", True "True", !!binary aGk=
+ * "aGk=", a map or list "". An object read by kz_objects_parse_texts (or a
+ * strategic merge patch) keeps, under KZ_TEXTS, each value whose text is not
+ * what its JSON value prints: {"labels"|"annotations": {key: [value,
+ * text]}}. The text stands for the value while the value is still the one
+ * recorded; a JSON patch makes kustomize go through JSON, so the object's
+ * texts are dropped then. kustomize_apply removes them at the end. */
+#define KZ_TEXTS "\001kustomize-texts"
+#define KZ_TEXTS_MERGE_DEPTH 16
+/* An integer above int64 that yaml.v3 reads as a uint64 (kustomize keeps it
+ * exactly; lib/yaml reads a float64) is held, while kustomize works on the
+ * object, as a string KZ_UINT "digits"; kz_objects_emit writes the digits. */
+#define KZ_UINT "\001kz-uint:"
+#define KZ_UINT_JSON "\"\\u0001kz-uint:"
+
+/* "labels", "annotations", NULL */
+extern const char *const kz_text_fields[];
+
+/* The text kustomize reads for v, the value of key in metadata.FIELD of an
+ * object whose KZ_TEXTS record for FIELD is rec (or NULL); NULL when v is
+ * NULL. buf holds a text made here. */
+const char *kz_value_text(const json_t *v, const char *key, const json_t *rec, char *buf, size_t n);
+/* obj's KZ_TEXTS record field ("labels", "annotations", "styles", ...). */
+const json_t *kz_texts_of(const json_t *obj, const char *field);
+
+#define KZ_YS_PATCH 1 /* a patch: the texts of its scalars too */
+#define KZ_YS_UINTS 2 /* integers above int64 become KZ_UINT */
+/* Sets obj's style record (KZ_TEXTS "styles") from the YAML text it was
+ * read from (flags KZ_YS_*). */
+void kz_styles_record(json_t *obj, const char *text, int flags);
+/* The style record of obj as kustomize reads it after writing it as JSON. */
+void kz_styles_from_json(json_t *obj);
+/* Records under KZ_TEXTS the texts of obj's labels and annotations that
+ * its JSON values do not print (rewritten: text is from before
+ * kz_doc_rewrite changed it). */
+void kz_texts_record(json_t *obj, const char *text, int rewritten);
+/* Plain scalars kustomize reads otherwise than our reader rewritten as
+ * quoted strings in *doc (its first text then in *orig, else NULL); what
+ * kustomize cannot write as JSON in *quoted and *badkey (new references
+ * or NULL), for kz_texts_record_nonjson, which takes them. */
+void kz_doc_rewrite(char **doc, json_t **quoted, json_t **badkey, char **orig);
+void kz_texts_record_nonjson(json_t *obj, json_t *quoted, json_t *badkey);
+/* A plain mapping key yaml.v3 reads as no string; the error kustomize's
+ * output then fails with. */
+int kz_key_nonstring(const char *k, size_t n);
+int kz_badkey_error(const char *key, bh_error *err);
+/* What a JSON patch refuses as encoding/json refuses it (.inf/.nan
+ * annotations, keys that are no strings, a list of annotations). */
+int kz_json_patch_nonjson(const json_t *o, bh_error *err);
+/* The KZ_TEXTS record after a strategic merge of patch (record prec) into
+ * an object (record orec); NULL when empty. */
+json_t *kz_texts_merge(const json_t *orec, const json_t *prec, const json_t *patch);
+/* Each value of map becomes the text kustomize reads (kz_value_text). */
+void kz_values_to_text(json_t *map, const json_t *rec);
 
 #endif

@@ -41,6 +41,7 @@ EXTRA_DIST += tests/unit/data/pgp
 noinst_LIBRARIES += helm/libbhkustomize.a
 helm_libbhkustomize_a_SOURCES = \
 	helm/kustomize.c helm/kustomize.h helm/kustomize_internal.h \
+	helm/kustomize_texts.c helm/kustomize_select.c helm/kustomize_decode.c \
 	helm/kustomize_smp.c helm/kustomize_jsonpatch.c helm/kustomize_nameref.c \
 	helm/kustomize_schema.c helm/kustomize_schema.h \
 	helm/postrender.c helm/postrender.h

@@ -1,0 +1,404 @@
+/* helm/kustomize_decode.c — decoding a kustomization (patches, told
+ * apart as strategic merge or JSON 6902 as kustomize does, and images) and
+ * reading/writing the object lists kustomize works on (documents split as
+ * k8s.io's YAMLReader splits them, written as sigs.k8s.io/yaml writes them). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helm/kustomize.h"
+#include "helm/kustomize_internal.h"
+#include "lib/gojson.h"
+#include "lib/vec.h"
+#include "lib/yaml.h"
+
+/* ---- decoding ------------------------------------------------------------------------ */
+
+
+void kustomization_free(kustomization *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->npatches; i++) {
+		json_decref(k->patches[i].smp);
+		json_decref(k->patches[i].json);
+		kz_selector_free(k->patches[i].target);
+	}
+	for (size_t i = 0; i < k->nimages; i++) {
+		free(k->images[i].name);
+		free(k->images[i].new_name);
+		free(k->images[i].new_tag);
+		free(k->images[i].digest);
+		pcre2_code_free(k->images[i].re);
+	}
+	free(k->patches);
+	free(k->images);
+	free(k);
+}
+
+/* What may follow "---" on a separator line, as k8s.io's YAMLReader allows:
+ * blanks, then nothing or a comment ("---# note" separates, as helm and
+ * kubectl read it; cert-manager's rbac.yaml has one). */
+static int is_separator_rest(const char *q)
+{
+	while (*q == ' ' || *q == '\t' || *q == '\r')
+		q++;
+	return *q == '\0' || *q == '\n' || *q == '#';
+}
+
+/* Documents split at "---" lines (k8s.io YAMLReader), kept whole: a block
+ * scalar at the end of a document keeps its final newline. */
+static int split_docs(const char *text, char ***docs, size_t *n)
+{
+	const char *p = text, *start = text;
+	size_t cap = 0;
+	*docs = NULL;
+	*n = 0;
+	for (;;) {
+		const char *eol = strchr(p, '\n');
+		int sep = !strncmp(p, "---", 3) && is_separator_rest(p + 3);
+		if (sep || !*p) {
+			if (VEC_RESERVE(*docs, cap, *n + 1, 8) < 0)
+				return -1;
+			if (!((*docs)[(*n)++] = strndup(start, (size_t)(p - start))))
+				return -1;
+			if (!*p)
+				return 0;
+			start = eol ? eol + 1 : p + strlen(p);
+		}
+		if (!eol)
+			p += strlen(p);
+		else
+			p = eol + 1;
+		if (!*p && start == p) {
+			return 0;
+		}
+	}
+}
+
+static void docs_free(char **docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(docs[i]);
+	free(docs);
+}
+
+/* The patch text: every document a map -> strategic merge; one list ->
+ * JSON 6902 (kustomize's PatchTransformer.Config). */
+static int patch_parse(const char *text, kz_patch *p, bh_error *err)
+{
+	char **docs = NULL;
+	size_t n = 0;
+	int rc = 0;
+	yaml_limits lim = {KZ_MAX_PATCH_BYTES, KZ_MAX_DEPTH, 100000};
+	size_t tl = strlen(text);
+	while (tl && strchr(" \t\r\n", text[tl - 1]))
+		tl--;
+	if (!tl)
+		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
+	if (tl > KZ_MAX_PATCH_BYTES)
+		return bh_error_set(err, BH_ELIMIT, "patch longer than %d bytes", KZ_MAX_PATCH_BYTES);
+	if (text[strspn(text, " \t\r\n")] == '[') { /* jsonPatchFromBytes (trimmed): JSON, not YAML */
+		json_error_t je;
+		json_t *j = json_loads(text, JSON_DECODE_ANY, &je);
+		int ok = json_is_array(j);
+		json_decref(j);
+		if (!ok)
+			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: not JSON: %s (line %d)",
+					    je.text, je.line);
+	}
+	if (split_docs(text, &docs, &n) < 0) {
+		docs_free(docs, n);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
+		char *orig;
+		kz_doc_rewrite(&docs[i], &quoted, &badkey, &orig);
+		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
+		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
+		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
+		if (rc == 0 && json_is_array(d)) {
+			json_decref(d);
+			d = NULL;
+			rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS, &d, err);
+		}
+		if (rc < 0 || !json_is_object(d) || p->json) {
+			json_decref(quoted); /* set for a map only */
+			json_decref(badkey);
+			quoted = badkey = NULL;
+			free(orig);
+			orig = NULL;
+		}
+		if (rc < 0)
+			break;
+		if (json_is_null(d)) {
+			json_decref(d);
+			continue;
+		}
+		if (json_is_array(d)) {
+			if (p->json || p->smp) {
+				json_decref(d);
+				rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+				break;
+			}
+			p->json = d;
+			continue;
+		}
+		if (!json_is_object(d) || p->json) {
+			json_decref(d);
+			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+			break;
+		}
+		if (!p->smp)
+			p->smp = json_array();
+		kz_styles_record(d, orig ? orig : docs[i], KZ_YS_PATCH | KZ_YS_UINTS);
+		kz_texts_record(d, orig ? orig : docs[i], orig != NULL);
+		free(orig);
+		kz_texts_record_nonjson(d, quoted, badkey);
+		json_array_append_new(p->smp, d);
+	}
+	docs_free(docs, n);
+	if (rc == 0 && !p->smp && !p->json)
+		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+	if (rc == 0 && p->json) {
+		/* a list of operations (each an object; what they hold is
+		 * checked as the library applies them: "Unexpected kind") */
+		size_t i;
+		json_t *op;
+		json_array_foreach(p->json, i, op) if (!json_is_object(op))
+			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: operation %zu is not a map", i);
+	}
+	return rc;
+}
+
+static char *dup_opt(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s && *s ? strdup(s) : NULL;
+}
+
+static int image_decode(const json_t *o, kz_image *im, size_t i, bh_error *err)
+{
+	static const char *const known[] = {"name", "newName", "newTag", "digest", NULL};
+	char what[32];
+	const char *dummy;
+	snprintf(what, sizeof what, "images[%zu]", i);
+	if (!json_is_object(o))
+		return bh_error_set(err, BH_EINVAL, "%s: must be an object", what);
+	if (kz_check_fields(o, known, what, err) < 0)
+		return BH_EINVAL;
+	for (size_t f = 0; known[f]; f++)
+		if (kz_want_string(o, known[f], what, &dummy, err) < 0)
+			return BH_EINVAL;
+	im->name = dup_opt(o, "name");
+	im->new_name = dup_opt(o, "newName");
+	im->new_tag = dup_opt(o, "newTag");
+	im->digest = dup_opt(o, "digest");
+	if (!im->name)
+		return bh_error_set(err, BH_EINVAL, "%s: name is required", what);
+	{
+		char *pat = malloc(strlen(im->name) + 80);
+		if (!pat)
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		sprintf(pat, "^%s(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$", im->name);
+		im->re = kz_re_compile(pat, 0, NULL); /* Go ignores a bad pattern: nothing matches */
+		free(pat);
+	}
+	return 0;
+}
+
+int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
+{
+	static const char *const known[] = {"patches", "images", NULL};
+	static const char *const pknown[] = {"patch", "target", NULL};
+	const json_t *patches = json_object_get(spec, "patches"), *images = json_object_get(spec, "images");
+	kustomization *k;
+	size_t i;
+	json_t *v;
+	*out = NULL;
+	if (!json_is_object(spec))
+		return bh_error_set(err, BH_EINVAL, "kustomize: must be an object");
+	if (kz_check_fields(spec, known, "kustomize", err) < 0)
+		return BH_EINVAL;
+	if ((patches && !json_is_array(patches) && !json_is_null(patches)) ||
+	    (images && !json_is_array(images) && !json_is_null(images)))
+		return bh_error_set(err, BH_EINVAL, "kustomize: patches and images must be lists");
+	if (json_array_size(patches) > KZ_MAX_PATCHES || json_array_size(images) > KZ_MAX_IMAGES)
+		return bh_error_set(err, BH_ELIMIT, "kustomize: more than %d patches or images", KZ_MAX_PATCHES);
+	if (!(k = calloc(1, sizeof *k)))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	k->patches = calloc(json_array_size(patches) + 1, sizeof *k->patches);
+	k->images = calloc(json_array_size(images) + 1, sizeof *k->images);
+	if (!k->patches || !k->images) {
+		kustomization_free(k);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	json_array_foreach(patches, i, v) {
+		kz_patch *p = &k->patches[k->npatches++];
+		const char *text;
+		if (!json_is_object(v) || kz_check_fields(v, pknown, "patches[]", err) < 0 ||
+		    kz_want_string(v, "patch", "patches[]", &text, err) < 0) {
+			if (!json_is_object(v))
+				bh_error_set(err, BH_EINVAL, "must be an object");
+			goto fail_patch;
+		}
+		if (patch_parse(text ? text : "", p, err) < 0)
+			goto fail_patch;
+		if (json_object_get(v, "target") && !json_is_null(json_object_get(v, "target")) &&
+		    kz_selector_decode(json_object_get(v, "target"), &p->target, err) < 0)
+			goto fail_patch;
+		if (p->json && !p->target) {
+			bh_error_set(err, BH_EINVAL, "must specify a target for JSON patch");
+			goto fail_patch;
+		}
+		if (p->smp && p->target && json_array_size(p->smp) > 1) {
+			bh_error_set(err, BH_EINVAL,
+				     "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field");
+			goto fail_patch;
+		}
+		continue;
+	fail_patch:
+		bh_error_prefix(err, "kustomize.patches[%zu]", i);
+		kustomization_free(k);
+		return err ? err->code : BH_EINVAL;
+	}
+	json_array_foreach(images, i, v) {
+		if (image_decode(v, &k->images[k->nimages++], i, err) < 0) {
+			bh_error_prefix(err, "kustomize");
+			kustomization_free(k);
+			return err ? err->code : BH_EINVAL;
+		}
+	}
+	*out = k;
+	return 0;
+}
+
+/* ---- objects ------------------------------------------------------------------------- */
+
+static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_error *err)
+{
+	char **docs = NULL;
+	size_t n = 0;
+	int rc = 0;
+	json_t *a = json_array();
+	*objs = NULL;
+	if (!a || split_docs(text, &docs, &n) < 0) {
+		docs_free(docs, n);
+		json_decref(a);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
+		char *orig = NULL;
+		if (keep_texts == 1)
+			kz_doc_rewrite(&docs[i], &quoted, &badkey, &orig);
+		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
+			json_decref(quoted);
+			json_decref(badkey);
+			free(orig);
+			bh_error_prefix(err, "document %zu", i + 1);
+			break;
+		}
+		if (!json_is_object(d)) {
+			json_decref(quoted);
+			json_decref(badkey);
+			free(orig);
+			if (json_is_null(d)) {
+				json_decref(d);
+				continue;
+			}
+			json_decref(d);
+			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
+			break;
+		}
+		if (keep_texts == 1) {
+			kz_styles_record(d, orig ? orig : docs[i], KZ_YS_UINTS);
+			kz_texts_record(d, orig ? orig : docs[i], orig != NULL);
+			kz_texts_record_nonjson(d, quoted, badkey);
+		} else if (keep_texts == 2) { /* the integers above int64 only */
+			kz_styles_record(d, docs[i], KZ_YS_UINTS);
+			json_object_del(d, KZ_TEXTS);
+		}
+		free(orig);
+		json_array_append_new(a, d);
+	}
+	docs_free(docs, n);
+	if (rc < 0) {
+		json_decref(a);
+		return rc;
+	}
+	*objs = a;
+	return 0;
+}
+
+int kz_objects_parse(const char *text, json_t **objs, bh_error *err)
+{
+	return objects_parse(text, 0, objs, err);
+}
+
+int kz_objects_parse_texts(const char *text, json_t **objs, bh_error *err)
+{
+	return objects_parse(text, 1, objs, err);
+}
+
+int kz_objects_parse_exact(const char *text, json_t **objs, bh_error *err)
+{
+	return objects_parse(text, 2, objs, err);
+}
+
+/* sigs.k8s.io/yaml's Marshal of o (unfolded: no line folded), with each
+ * KZ_UINT written as its digits. */
+int kz_emit_one(const json_t *o, int unfolded, bh_buf *out, bh_error *err)
+{
+	bh_buf js = BH_BUF_INIT;
+	int rc = gojson_encode(o, 0, &js, err);
+	const char *u;
+	if (rc) {
+		bh_buf_free(&js);
+		return bh_error_prefix(err, "error marshaling into JSON");
+	}
+	if (js.data && (u = strstr(bh_buf_str(&js), KZ_UINT_JSON))) {
+		bh_buf t = BH_BUF_INIT;
+		const char *p = bh_buf_str(&js);
+		do {
+			const char *d = u + strlen(KZ_UINT_JSON), *e = d + strspn(d, "0123456789");
+			bh_buf_put(&t, p, (size_t)(u - p));
+			bh_buf_put(&t, d, (size_t)(e - d));
+			p = *e == '"' ? e + 1 : e;
+		} while ((u = strstr(p, KZ_UINT_JSON)));
+		bh_buf_puts(&t, p);
+		bh_buf_free(&js);
+		js = t;
+		if (!bh_buf_ok(&js)) {
+			bh_buf_free(&js);
+			return bh_error_set(err, BH_ENOMEM, "out of memory");
+		}
+	}
+	rc = (unfolded ? yaml_emit_json_text_unfolded : yaml_emit_json_text)(bh_buf_str(&js), js.len, out, err);
+	bh_buf_free(&js);
+	return rc;
+}
+
+static int emit_objects(const json_t *objs, int unfolded, bh_buf *out, bh_error *err)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(objs, i, o) {
+		if (i)
+			bh_buf_puts(out, "---\n");
+		if (kz_emit_one(o, unfolded, out, err) < 0)
+			return err ? err->code : BH_EINVAL;
+	}
+	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
+}
+
+int kz_objects_emit(const json_t *objs, bh_buf *out, bh_error *err)
+{
+	return emit_objects(objs, 0, out, err);
+}
+
+int kz_objects_emit_unfolded(const json_t *objs, bh_buf *out, bh_error *err)
+{
+	return emit_objects(objs, 1, out, err);
+}
