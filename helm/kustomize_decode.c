@@ -85,18 +85,15 @@ static void docs_free(char **docs, size_t n)
 
 /* The patch text: every document a map -> strategic merge; one list ->
  * JSON 6902 (kustomize's PatchTransformer.Config). */
-static int patch_parse(const char *text, kz_patch *p, bh_error *err)
+static int patch_parse_trimmed(const char *text, kz_patch *p, bh_error *err)
 {
 	char **docs = NULL;
 	size_t n = 0;
 	int rc = 0;
 	yaml_limits lim = {KZ_MAX_PATCH_BYTES, KZ_MAX_DEPTH, 100000};
-	size_t tl = strlen(text);
-	while (tl && strchr(" \t\r\n", text[tl - 1]))
-		tl--;
-	if (!tl)
+	if (!*text)
 		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
-	if (tl > KZ_MAX_PATCH_BYTES)
+	if (strlen(text) > KZ_MAX_PATCH_BYTES)
 		return bh_error_set(err, BH_ELIMIT, "patch longer than %d bytes", KZ_MAX_PATCH_BYTES);
 	if (text[strspn(text, " \t\r\n")] == '[') { /* jsonPatchFromBytes (trimmed): JSON, not YAML */
 		json_error_t je;
@@ -169,6 +166,33 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		json_array_foreach(p->json, i, op) if (!json_is_object(op))
 			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: operation %zu is not a map", i);
 	}
+	return rc;
+}
+
+/* Go's unicode.IsSpace over UTF-8 at s (ASCII blanks, U+0085, U+00A0): its
+ * length in bytes, or 0. */
+static size_t go_space(const unsigned char *s)
+{
+	if (*s && strchr(" \t\n\v\f\r", *s))
+		return 1;
+	return s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0) ? 2 : 0;
+}
+
+/* PatchTransformer.Config reads strings.TrimSpace(patch): a block scalar
+ * that ends the patch loses its final newline ("a: |\n  x\n" is "x"). */
+static int patch_parse(const char *text, kz_patch *p, bh_error *err)
+{
+	const unsigned char *s = (const unsigned char *)text, *e = s + strlen(text);
+	char *t;
+	int rc;
+	for (size_t k; (k = go_space(s)); s += k)
+		;
+	while (e > s && (go_space(e - 1) == 1 || (e - s >= 2 && go_space(e - 2) == 2)))
+		e -= go_space(e - 1) == 1 ? 1 : 2;
+	if (!(t = strndup((const char *)s, (size_t)(e - s))))
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	rc = patch_parse_trimmed(t, p, err);
+	free(t);
 	return rc;
 }
 
