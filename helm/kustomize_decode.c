@@ -85,7 +85,7 @@ static void docs_free(char **docs, size_t n)
 
 /* The patch text: every document a map -> strategic merge; one list ->
  * JSON 6902 (kustomize's PatchTransformer.Config). */
-static int patch_parse_trimmed(const char *text, kz_patch *p, bh_error *err)
+static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_error *err)
 {
 	char **docs = NULL;
 	size_t n = 0;
@@ -111,7 +111,7 @@ static int patch_parse_trimmed(const char *text, kz_patch *p, bh_error *err)
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
 		char *orig;
-		kz_doc_rewrite(&docs[i], &quoted, &badkey, &orig);
+		kz_doc_rewrite(&docs[i], targeted, &quoted, &badkey, &orig);
 		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
 		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
 		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
@@ -180,7 +180,7 @@ static size_t go_space(const unsigned char *s)
 
 /* PatchTransformer.Config reads strings.TrimSpace(patch): a block scalar
  * that ends the patch loses its final newline ("a: |\n  x\n" is "x"). */
-static int patch_parse(const char *text, kz_patch *p, bh_error *err)
+static int patch_parse(const char *text, int targeted, kz_patch *p, bh_error *err)
 {
 	const unsigned char *s = (const unsigned char *)text, *e = s + strlen(text);
 	char *t;
@@ -191,7 +191,7 @@ static int patch_parse(const char *text, kz_patch *p, bh_error *err)
 		e -= go_space(e - 1) == 1 ? 1 : 2;
 	if (!(t = strndup((const char *)s, (size_t)(e - s))))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	rc = patch_parse_trimmed(t, p, err);
+	rc = patch_parse_trimmed(t, targeted, p, err);
 	free(t);
 	return rc;
 }
@@ -267,7 +267,9 @@ int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
 				bh_error_set(err, BH_EINVAL, "must be an object");
 			goto fail_patch;
 		}
-		if (patch_parse(text ? text : "", p, err) < 0)
+		/* a targeted patch is read as a resource: its labels are texts */
+		if (patch_parse(text ? text : "", json_object_get(v, "target") && !json_is_null(json_object_get(v, "target")), p,
+				err) < 0)
 			goto fail_patch;
 		if (json_object_get(v, "target") && !json_is_null(json_object_get(v, "target")) &&
 		    kz_selector_decode(json_object_get(v, "target"), &p->target, err) < 0)
@@ -316,7 +318,7 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
 		char *orig = NULL;
 		if (keep_texts == 1)
-			kz_doc_rewrite(&docs[i], &quoted, &badkey, &orig);
+			kz_doc_rewrite(&docs[i], 0, &quoted, &badkey, &orig);
 		if ((rc = yaml_parse_any(docs[i], strlen(docs[i]), NULL, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err)) < 0) {
 			json_decref(quoted);
 			json_decref(badkey);

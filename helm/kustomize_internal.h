@@ -132,11 +132,12 @@ void kz_styles_from_json(json_t *obj);
  * its JSON values do not print (rewritten: text is from before
  * kz_doc_rewrite changed it). */
 void kz_texts_record(json_t *obj, const char *text, int rewritten);
-/* Plain scalars kustomize reads otherwise than our reader rewritten as
- * quoted strings in *doc (its first text then in *orig, else NULL); what
+/* Plain scalars kustomize reads otherwise than our reader (labels_too:
+ * a label's .inf/.nan as well as an annotation's) rewritten as quoted
+ * strings in *doc (its first text then in *orig, else NULL); what
  * kustomize cannot write as JSON in *quoted and *badkey (new references
  * or NULL), for kz_texts_record_nonjson, which takes them. */
-void kz_doc_rewrite(char **doc, json_t **quoted, json_t **badkey, char **orig);
+void kz_doc_rewrite(char **doc, int labels_too, json_t **quoted, json_t **badkey, char **orig);
 void kz_texts_record_nonjson(json_t *obj, json_t *quoted, json_t *badkey);
 /* A plain mapping key yaml.v3 reads as no string; the error kustomize's
  * output then fails with. */

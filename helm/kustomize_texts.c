@@ -536,13 +536,14 @@ static int edit_add(scalar_edit **ed, size_t *n, size_t *cap, const char *text, 
 /* Plain scalars that kustomize reads otherwise than our reader, written as
  * quoted strings: an annotation .inf or .nan is its text to kyaml (a JSON
  * reader refuses the number; *quoted, a new object, gets each such
- * annotation and its text), and in a document that is a map a timestamp
+ * annotation and its text; with labels_too, a targeted patch read as a
+ * resource, a label's too, not in *quoted), and in a document that is a map a timestamp
  * (a time of day only outside flow collections) goes out through JSON as
  * encoding/json writes a time.Time (2001-12-14 is "2001-12-14T00:00:00Z").
  * The new text, or NULL when nothing changed.
  * *badkey: a new string, why kustomize cannot write the document as JSON
  * (a map key kz_key_nonstring, a time), or NULL. */
-static char *rewrite_scalars(const char *text, json_t **quoted, json_t **badkey)
+static char *rewrite_scalars(const char *text, int labels_too, json_t **quoted, json_t **badkey)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -558,19 +559,21 @@ static char *rewrite_scalars(const char *text, json_t **quoted, json_t **badkey)
 	if (!ydoc_load(text, &parser, &doc))
 		return NULL;
 	root = yaml_document_get_root_node(&doc);
-	an = ymap_get(&doc, ymap_get(&doc, root, "metadata"), "annotations");
-	for (yaml_node_pair_t *p = inf && an && an->type == YAML_MAPPING_NODE ? an->data.mapping.pairs.start : NULL;
-	     p && p < an->data.mapping.pairs.top; p++) {
-		yaml_node_t *v = yaml_document_get_node(&doc, p->value), *k = yaml_document_get_node(&doc, p->key);
-		if (!v || !k || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE ||
-		    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-		    !yaml_inf_nan((const char *)v->data.scalar.value, v->data.scalar.length) ||
-		    edit_add(&ed, &ned, &cap, text, v, (const char *)v->data.scalar.value) < 0)
-			continue;
-		if (!*quoted)
-			*quoted = json_object();
-		json_object_set_new(*quoted, (const char *)k->data.scalar.value,
-				    json_stringn((const char *)v->data.scalar.value, v->data.scalar.length));
+	for (int f = 0; f < (labels_too ? 2 : 1); f++) {
+		an = ymap_get(&doc, ymap_get(&doc, root, "metadata"), f ? "labels" : "annotations");
+		for (yaml_node_pair_t *p = inf && an && an->type == YAML_MAPPING_NODE ? an->data.mapping.pairs.start : NULL;
+		     p && p < an->data.mapping.pairs.top; p++) {
+			yaml_node_t *v = yaml_document_get_node(&doc, p->value), *k = yaml_document_get_node(&doc, p->key);
+			if (!v || !k || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE ||
+			    v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+			    !yaml_inf_nan((const char *)v->data.scalar.value, v->data.scalar.length) ||
+			    edit_add(&ed, &ned, &cap, text, v, (const char *)v->data.scalar.value) < 0 || f)
+				continue;
+			if (!*quoted)
+				*quoted = json_object();
+			json_object_set_new(*quoted, (const char *)k->data.scalar.value,
+					    json_stringn((const char *)v->data.scalar.value, v->data.scalar.length));
+		}
 	}
 	if (root && root->type == YAML_MAPPING_NODE) {
 		size_t nn = (size_t)(doc.nodes.top - doc.nodes.start);
@@ -643,9 +646,9 @@ static char *rewrite_scalars(const char *text, json_t **quoted, json_t **badkey)
 
 /* rewrite_scalars on a document: *doc replaced when it changed, its first
  * text then in *orig (the caller frees it), else *orig NULL. */
-void kz_doc_rewrite(char **doc, json_t **quoted, json_t **badkey, char **orig)
+void kz_doc_rewrite(char **doc, int labels_too, json_t **quoted, json_t **badkey, char **orig)
 {
-	char *q = rewrite_scalars(*doc, quoted, badkey);
+	char *q = rewrite_scalars(*doc, labels_too, quoted, badkey);
 	*orig = NULL;
 	if (q) {
 		*orig = *doc;
