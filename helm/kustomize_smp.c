@@ -108,9 +108,15 @@ static int is_map(const json_t *v)
 	return json_is_object(v) && !is_box(v);
 }
 
+/* An object's null written as nothing (its box's text ""). */
+static int is_empty_null(const json_t *v)
+{
+	return is_box(v) && json_is_null(unbox(v)) && box_text(v) && !*box_text(v);
+}
+
 static int is_null(const json_t *v)
 {
-	return !v || json_is_null(v);
+	return !v || json_is_null(v) || is_empty_null(v);
 }
 
 static int is_scalar(const json_t *v)
@@ -165,7 +171,7 @@ static json_t *boxed(const json_t *v, const json_t *rec, char *path, size_t len,
 		}
 		return out;
 	}
-	if (json_is_null(v) || !(ent = json_object_get(rec, path)))
+	if (!(ent = json_object_get(rec, path)) || (json_is_null(v) && !json_is_string(json_array_get(ent, 1))))
 		return json_deep_copy(v);
 	{
 		json_t *b = box_new(json_deep_copy(v), json_is_true(json_array_get(ent, 0)),
@@ -381,10 +387,14 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 		json_object_foreach(src, k, v) json_object_set(keys, k, json_true());
 	*out = json_object();
 	json_object_foreach(keys, k, v) {
-		json_t *r = NULL;
+		json_t *r = NULL, *dv = json_object_get(base, k), *ov = src ? json_object_get(src, k) : NULL;
 		sch fs = sch_field(s, k);
 		fs.field = 1;
-		if ((rc = walk(json_object_get(base, k), src ? json_object_get(src, k) : NULL, fs, depth + 1, &r, err)) < 0)
+		/* kyaml's VisitMap: a null written as nothing, with nothing from
+		 * the patch, is dropped */
+		if (is_empty_null(dv) && !ov)
+			continue;
+		if ((rc = walk(is_empty_null(dv) ? NULL : dv, ov, fs, depth + 1, &r, err)) < 0)
 			break;
 		if (r)
 			json_object_set_new(*out, k, r);

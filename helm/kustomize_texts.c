@@ -213,6 +213,13 @@ static void ystyles(const char *text, yaml_document_t *d, const yaml_node_t *n, 
 	if (n->type == YAML_SCALAR_NODE) {
 		int quoted = n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE && n->data.scalar.style != YAML_ANY_SCALAR_STYLE;
 		char buf[64];
+		/* an object's null written as nothing ("k:"): kyaml's merge drops
+		 * it where it walks ("null" and "~" stay) */
+		if (json_is_null(v) && !patch && !quoted && !n->data.scalar.length && n->start_mark.index < strlen(text) &&
+		    !ytagged(text, n)) {
+			json_object_set_new(rec, path, json_pack("[b,s]", 0, ""));
+			return;
+		}
 		if (json_is_object(v) || json_is_array(v) || json_is_null(v) || n->start_mark.index >= strlen(text))
 			return;
 		if (ytagged(text, n)) {
