@@ -462,3 +462,33 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 	}
 	return ids_unique(objs, err);
 }
+
+/* Flux's kustomize post-renderer reads the rendered text and prints its
+ * result (resMap.AsYaml): the next one reads that text, not the objects. */
+static int objects_reread(json_t *objs, bh_error *err)
+{
+	bh_buf out = BH_BUF_INIT;
+	json_t *again = NULL;
+	int rc = kz_objects_emit(objs, &out, err);
+	if (rc == 0)
+		rc = kz_objects_parse_texts(bh_buf_str(&out), &again, err);
+	bh_buf_free(&out);
+	if (rc < 0)
+		return rc;
+	json_array_clear(objs);
+	json_array_extend(objs, again);
+	json_decref(again);
+	return 0;
+}
+
+int kustomize_apply_chain(kustomization *const *k, size_t n, json_t *objs, bh_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = i ? objects_reread(objs, err) : 0;
+		if (rc == 0)
+			rc = kustomize_apply(k[i], objs, err);
+		if (rc < 0)
+			return n > 1 ? bh_error_prefix(err, "post-renderer %zu", i + 1) : rc;
+	}
+	return 0;
+}

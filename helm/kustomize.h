@@ -35,6 +35,12 @@ void kustomization_free(kustomization *k);
  * name the patch ("patch 2: ...") and the object. */
 int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err);
 
+/* kustomize_apply of k[0], ..., k[n-1] in order, as a HelmRelease's
+ * post-renderers run: each reads the text the one before printed
+ * (kz_objects_emit, then kz_objects_parse_texts). With several, an error
+ * names the post-renderer ("post-renderer 2: ..."). */
+int kustomize_apply_chain(kustomization *const *k, size_t n, json_t *objs, bh_error *err);
+
 /* A target selector ({group, version, kind, name, namespace regular
  * expressions, anchored; labelSelector, annotationSelector}), also used by
  * drift detection's ignore rules. */

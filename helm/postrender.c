@@ -135,11 +135,9 @@ static void set_meta(json_t *objs, const char *field, const json_t *kv)
 
 int postrender_objects(const postrender *p, json_t *objs, bh_error *err)
 {
-	for (size_t i = 0; i < p->nk; i++) {
-		int rc = kustomize_apply(p->k[i], objs, err);
-		if (rc < 0)
-			return rc;
-	}
+	int rc = kustomize_apply_chain(p->k, p->nk, objs, err);
+	if (rc < 0)
+		return rc;
 	set_meta(objs, "labels", p->labels);
 	set_meta(objs, "annotations", p->annotations);
 	set_meta(objs, "labels", p->origin);

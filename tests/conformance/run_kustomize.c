@@ -1,8 +1,10 @@
 /* tests/conformance/run_kustomize.c — prints what helm/kustomize makes of a
  * conformance case: CASE/resources.yaml through the `patches` and `images`
  * of CASE/kustomize.yaml (a Flux postRenderers[].kustomize object), as
- * `kubectl kustomize` prints it. Exit 1 with the error on stderr when the
- * kustomization or a patch fails. Used by run_kustomize.sh. */
+ * `kubectl kustomize` prints it; with CASE/kustomize2.yaml (3, ...), those
+ * after it in order, as a HelmRelease's post-renderers run. Exit 1 with
+ * the error on stderr when a kustomization or a patch fails. Used by
+ * run_kustomize.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +37,42 @@ static char *slurp(const char *dir, const char *name)
 	return buf;
 }
 
+/* The kustomizations of a case: kustomize.yaml, then kustomize2.yaml,
+ * kustomize3.yaml... when present (a HelmRelease's post-renderers in
+ * order); *n of them, or -1 with err set. */
+#define MAX_CHAIN 8
+static int load_chain(const char *dir, kustomization **ks, size_t *n, bh_error *err)
+{
+	*n = 0;
+	for (int i = 1; i <= MAX_CHAIN; i++) {
+		char name[32];
+		char *text;
+		json_t *spec = NULL;
+		int rc;
+		snprintf(name, sizeof name, i == 1 ? "kustomize.yaml" : "kustomize%d.yaml", i);
+		if (!(text = slurp(dir, name))) {
+			if (i == 1)
+				return bh_error_set(err, BH_EINVAL, "%s: missing kustomize.yaml", dir);
+			break;
+		}
+		rc = yaml_parse_any(text, strlen(text), NULL, YAML_KEEP_INTS, &spec, err);
+		free(text);
+		if (rc == 0)
+			rc = kustomization_decode(spec, &ks[*n], err);
+		json_decref(spec);
+		if (rc < 0)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	char *res, *kz;
-	json_t *objs = NULL, *spec = NULL;
-	kustomization *k = NULL;
+	char *res;
+	json_t *objs = NULL;
+	kustomization *ks[MAX_CHAIN] = {0};
+	size_t nk = 0;
 	bh_error err;
 	bh_buf out = BH_BUF_INIT;
 	int rc = 1;
@@ -47,15 +80,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: run_kustomize CASE_DIR\n");
 		return 2;
 	}
-	res = slurp(argv[1], "resources.yaml");
-	kz = slurp(argv[1], "kustomize.yaml");
-	if (!res || !kz) {
-		fprintf(stderr, "%s: missing resources.yaml or kustomize.yaml\n", argv[1]);
+	if (!(res = slurp(argv[1], "resources.yaml"))) {
+		fprintf(stderr, "%s: missing resources.yaml\n", argv[1]);
 		goto done;
 	}
-	if (yaml_parse_any(kz, strlen(kz), NULL, YAML_KEEP_INTS, &spec, &err) < 0 ||
-	    kustomization_decode(spec, &k, &err) < 0 || kz_objects_parse_texts(res, &objs, &err) < 0 ||
-	    kustomize_apply(k, objs, &err) < 0 || kz_objects_emit(objs, &out, &err) < 0) {
+	if (load_chain(argv[1], ks, &nk, &err) < 0 || kz_objects_parse_texts(res, &objs, &err) < 0 ||
+	    kustomize_apply_chain(ks, nk, objs, &err) < 0 || kz_objects_emit(objs, &out, &err) < 0) {
 		fprintf(stderr, "Error: %s\n", err.msg);
 		goto done;
 	}
@@ -63,10 +93,9 @@ int main(int argc, char **argv)
 	rc = 0;
 done:
 	bh_buf_free(&out);
-	kustomization_free(k);
+	for (size_t i = 0; i < nk; i++)
+		kustomization_free(ks[i]);
 	json_decref(objs);
-	json_decref(spec);
 	free(res);
-	free(kz);
 	return rc;
 }
