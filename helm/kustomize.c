@@ -117,14 +117,41 @@ static void numbers_to_float(json_t *v, int depth)
  * set again from kyaml's GetAnnotations of the result, so they are the
  * texts of their values (a map or list ""), a list's elements are read in
  * pairs (key, value), anything else is none; a key "" leaves none. */
-static int annotations_after_json_patch(json_t *o, bh_error *err)
+/* kioutil.GetInternalAnnotations: the texts of o's annotations that are
+ * internal.config.kubernetes.io/ ones (or the legacy path, index and id),
+ * rec the KZ_TEXTS record of its annotations; a new object. */
+static json_t *internal_annotations(const json_t *o, const json_t *rec)
+{
+	static const char *const legacy[] = {"config.kubernetes.io/path", "config.kubernetes.io/index", "config.k8s.io/id"};
+	const json_t *an = json_object_get(json_object_get(o, "metadata"), "annotations");
+	json_t *out = json_object(), *v;
+	const char *k;
+	json_object_foreach((json_t *)an, k, v) {
+		char buf[64];
+		int want = !strncmp(k, "internal.config.kubernetes.io/", 30);
+		for (size_t i = 0; i < sizeof legacy / sizeof legacy[0] && !want; i++)
+			want = !strcmp(k, legacy[i]);
+		if (want)
+			json_object_set_new(out, k, json_string(kz_value_text(v, k, rec, buf, sizeof buf)));
+	}
+	return out;
+}
+
+/* ... and internal (internal_annotations before the patch) set again over
+ * them, as transformJson6902 does. */
+static int annotations_after_json_patch(json_t *o, const json_t *internal, bh_error *err)
 {
 	json_t *md = json_object_get(o, "metadata"), *an, *m, *v;
 	const char *k;
 	size_t i;
 	char kb[64], vb[64];
-	if (!json_is_object(md) || !(an = json_object_get(md, "annotations")))
+	if (!json_is_object(md))
 		return 0;
+	if (!(an = json_object_get(md, "annotations"))) {
+		if (json_object_size(internal))
+			json_object_set(md, "annotations", (json_t *)internal);
+		return 0;
+	}
 	if (json_is_array(an) && json_array_size(an) % 2)
 		return bh_error_set(err, BH_EINVAL,
 				    "metadata.annotations is a list of %zu elements: runtime error: index out of range "
@@ -136,6 +163,7 @@ static int annotations_after_json_patch(json_t *o, bh_error *err)
 	for (i = 0; json_is_array(an) && i + 1 < json_array_size(an); i += 2)
 		json_object_set_new(m, kz_value_text(json_array_get(an, i), "", NULL, kb, sizeof kb),
 				    json_string(kz_value_text(json_array_get(an, i + 1), "", NULL, vb, sizeof vb)));
+	json_object_update(m, (json_t *)internal);
 	/* SetAnnotations sets the keys in order: "" replaces the map with a
 	 * string, on which the next key fails (the error is dropped) */
 	if (json_object_get(m, ""))
@@ -232,13 +260,16 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 			if (tsmp) {
 				rc = apply_smp_one(objs, i, tsmp, err);
 			} else {
-				json_t *o = json_incref(json_array_get(objs, i));
+				json_t *o = json_incref(json_array_get(objs, i)), *internal;
+				json_t *arec = json_incref((json_t *)kz_texts_of(o, "annotations"));
 				rc = kz_json_patch_nonjson(o, err);
 				json_object_del(o, KZ_TEXTS); /* kustomize goes through JSON */
 				build_annotations_add(o);
+				internal = internal_annotations(o, arec); /* read before, as texts */
+				json_decref(arec);
 				numbers_to_float(o, 0);
 				if (rc < 0 || (rc = kz_json_patch(&o, p->json, err)) < 0 ||
-				    (rc = annotations_after_json_patch(o, err)) < 0) {
+				    (rc = annotations_after_json_patch(o, internal, err)) < 0) {
 					char id[512];
 					obj_id(o, id, sizeof id);
 					bh_error_prefix(err, "%s", id);
@@ -247,6 +278,7 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 					kz_styles_from_json(o);
 					json_array_set(objs, i, o);
 				}
+				json_decref(internal);
 				json_decref(o);
 			}
 		}
