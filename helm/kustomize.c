@@ -389,6 +389,19 @@ static void image_volumes(const kz_image *im, json_t *spec)
 	}
 }
 
+/* The image field specs (spec/containers[]/image, .../initContainers[]/...,
+ * .../volumes[]/image/reference, under spec and spec/template/spec): the
+ * fieldspec filter makes a null list on its path an empty one. */
+static void image_null_lists(json_t *spec)
+{
+	static const char *const lists[] = {"containers", "initContainers", "volumes"};
+	for (size_t i = 0; json_is_object(spec) && i < sizeof lists / sizeof lists[0]; i++) {
+		json_t *l = json_object_get(spec, lists[i]);
+		if (l && json_is_null(l))
+			json_object_set_new(spec, lists[i], json_array());
+	}
+}
+
 /* kustomize's IgnoreLocal makes a resource map of what is left at the end:
  * two objects with one id (a JSON patch renamed one to the other's name)
  * are its panic. */
@@ -440,6 +453,8 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 			json_t *spec = json_object_get(o, "spec");
 			if (!strcmp(kz_sget(o, "kind"), "CustomResourceDefinition"))
 				continue;
+			image_null_lists(spec);
+			image_null_lists(json_object_get(json_object_get(spec, "template"), "spec"));
 			image_walk(&k->images[j], o, 0);
 			image_volumes(&k->images[j], spec);
 			image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"));
