@@ -432,8 +432,10 @@ static void elem_values(const json_t *e, char keys[][64], int nk, kv *out)
 	}
 }
 
-/* kyaml FieldMatcher over the given keys/values (cnt of them). */
-static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals, const int *use)
+/* kyaml's FieldMatcher over the keys in use: MatchField's (ElementList:
+ * the field's text is the value, "" too), or with setter, ElementSetter's
+ * (a value "" matches any element that has the field). */
+static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals, const int *use, int setter)
 {
 	char t[128];
 	if (nk == 0) {
@@ -449,6 +451,8 @@ static int elem_matches(const json_t *e, char keys[][64], int nk, const kv *vals
 		if (!use[i])
 			continue;
 		f = json_object_get(e, keys[i]);
+		if (f && setter && !vals->v[i][0])
+			continue;
 		if (!f || is_map(f) || json_is_array(f))
 			return 0;
 		stext(f, t, sizeof t);
@@ -466,7 +470,7 @@ static json_t *find_elem(json_t *a, char keys[][64], int nk, const kv *vals, con
 	json_t *e;
 	if (!a || !json_is_array(a))
 		return NULL;
-	json_array_foreach(a, i, e) if (elem_matches(e, keys, nk, vals, use)) return e;
+	json_array_foreach(a, i, e) if (elem_matches(e, keys, nk, vals, use, 0)) return e;
 	return NULL;
 }
 
@@ -485,7 +489,7 @@ static void elem_set(json_t *a, json_t *el, char keys[][64], int nk, const kv *v
 			json_array_append(n, e);
 			continue;
 		}
-		if (!elem_matches(e, keys, nk, vals, use)) {
+		if (!elem_matches(e, keys, nk, vals, use, 1)) {
 			json_array_append(n, e);
 			continue;
 		}
@@ -541,6 +545,15 @@ static size_t index_of(const json_t *a, const json_t *e)
 	json_t *x;
 	json_array_foreach(a, i, x) if (x == e) return i;
 	return (size_t)-1;
+}
+
+/* e (a map) has one of the keys. */
+static int any_key(const json_t *e, char keys[][64], int nk)
+{
+	for (int k = 0; k < nk; k++)
+		if (json_object_get(e, keys[k]))
+			return 1;
+	return 0;
 }
 
 static int is_replace_directive(const json_t *el)
@@ -723,6 +736,13 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			kv x;
 			elem_values(e, keys, nk, &x);
 			if (nk > 0 && !x.present) {
+				json_array_append(items, e);
+				continue;
+			}
+			if (nk > 0 && !any_key(e, keys, nk)) {
+				/* appendListNode: an element without any key is appended,
+				 * then ElementSetter with no values keeps nothing but it */
+				json_array_clear(items);
 				json_array_append(items, e);
 				continue;
 			}
