@@ -484,6 +484,66 @@ static int could_refer(const json_t *r, const json_t *c)
 /* nameref.Filter.selectReferral: the one object a reference to name
  * means, NULL for none; -1 (err set) when several differ. ns: the
  * namespace a map reference names, or NULL. */
+/* c is a candidate for a reference to name (namespace ns, or NULL) of
+ * the referrer. */
+static int candidate(const nr_ctx *x, const json_t *c, const char *name, const char *ns)
+{
+	const char *rr = strstr(x->spec->path, "roleRef/name");
+	if (!json_is_object(c) || !could_refer(x->referrer, c) ||
+	    !prev_selected(c, name, x->spec->tgroup, x->spec->tversion, x->spec->tkind))
+		return 0;
+	if (ns) { /* GroupedByOriginalNamespace: the first previous namespace */
+		char on[512];
+		const char *pn = anno(c, PREV_NAMESPACES);
+		if (!pn || !csv_at(pn, 0, on, sizeof on))
+			snprintf(on, sizeof on, "%s", kz_sget(json_object_get(c, "metadata"), "namespace"));
+		if (strcmp(on, ns) && strcmp(kz_sget(json_object_get(c, "metadata"), "namespace"), ns))
+			return 0;
+	}
+	if (rr && rr[strlen("roleRef/name")] == '\0') {
+		const json_t *ref = json_object_get(x->referrer, "roleRef");
+		if (json_is_object(ref) && !prev_selected(c, NULL, kz_sget(ref, "apiGroup"), "", kz_sget(ref, "kind")))
+			return 0;
+	}
+	if (!cluster_scoped(x->referrer) && !cluster_scoped(c) && strcmp(kz_sget(c, "kind"), "ServiceAccount") &&
+	    strcmp(eff_ns(x->referrer), eff_ns(c)))
+		return 0;
+	return 1;
+}
+
+/* An object as kustomize's MustYaml prints it (our records left out). */
+static void put_yaml(const json_t *o, bh_buf *b)
+{
+	json_t *c = json_copy((json_t *)o);
+	if (c) {
+		json_object_del(c, KZ_TEXTS);
+		kz_emit_one(c, 0, b, NULL);
+	}
+	json_decref(c);
+}
+
+/* nameref's "found multiple possible referrals" error with its
+ * failureDetails: the referrer and each candidate, as YAML. */
+static int referrals_error(const nr_ctx *x, const char *name, const char *ns, const char *ids, bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	const json_t *c;
+	size_t i, k = 0;
+	int rc;
+	bh_buf_printf(&b, "found multiple possible referrals: %s\n\n**** Too many possible referral targets to referrer:\n",
+		      ids);
+	put_yaml(x->referrer, &b);
+	bh_buf_puts(&b, "\n");
+	json_array_foreach(x->objs, i, c) if (candidate(x, c, name, ns)) {
+		bh_buf_printf(&b, "--- possible referral %zu:\n", k++);
+		put_yaml(c, &b);
+		bh_buf_puts(&b, "\n");
+	}
+	rc = bh_error_set(err, BH_EINVAL, "%s", bh_buf_str(&b));
+	bh_buf_free(&b);
+	return rc;
+}
+
 static int select_referral(nr_ctx *x, const char *name, const char *ns, int mapping, const json_t **out,
 			   bh_error *err)
 {
@@ -491,27 +551,9 @@ static int select_referral(nr_ctx *x, const char *name, const char *ns, int mapp
 	size_t i, n = 0;
 	int same = 1;
 	char ids[2048] = "";
-	const char *rr = strstr(x->spec->path, "roleRef/name");
 	*out = NULL;
 	json_array_foreach(x->objs, i, c) {
-		if (!json_is_object(c) || !could_refer(x->referrer, c) ||
-		    !prev_selected(c, name, x->spec->tgroup, x->spec->tversion, x->spec->tkind))
-			continue;
-		if (ns) { /* GroupedByOriginalNamespace: the first previous namespace */
-			char on[512];
-			const char *pn = anno(c, PREV_NAMESPACES);
-			if (!pn || !csv_at(pn, 0, on, sizeof on))
-				snprintf(on, sizeof on, "%s", kz_sget(json_object_get(c, "metadata"), "namespace"));
-			if (strcmp(on, ns) && strcmp(kz_sget(json_object_get(c, "metadata"), "namespace"), ns))
-				continue;
-		}
-		if (rr && rr[strlen("roleRef/name")] == '\0') {
-			const json_t *ref = json_object_get(x->referrer, "roleRef");
-			if (json_is_object(ref) && !prev_selected(c, NULL, kz_sget(ref, "apiGroup"), "", kz_sget(ref, "kind")))
-				continue;
-		}
-		if (!cluster_scoped(x->referrer) && !cluster_scoped(c) && strcmp(kz_sget(c, "kind"), "ServiceAccount") &&
-		    strcmp(eff_ns(x->referrer), eff_ns(c)))
+		if (!candidate(x, c, name, ns))
 			continue;
 		if (!first)
 			first = c;
@@ -528,7 +570,7 @@ static int select_referral(nr_ctx *x, const char *name, const char *ns, int mapp
 		n++;
 	}
 	if (n > 1 && !same)
-		return bh_error_set(err, BH_EINVAL, "found multiple possible referrals: %s", ids);
+		return referrals_error(x, name, ns, ids, err);
 	*out = first;
 	return 0;
 }

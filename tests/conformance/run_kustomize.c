@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 	}
 	if (load_chain(argv[1], ks, &nk, &err) < 0 || kz_objects_parse_texts(res, &objs, &err) < 0 ||
 	    kustomize_apply_chain(ks, nk, objs, &err) < 0 || kz_objects_emit(objs, &out, &err) < 0) {
-		fprintf(stderr, "Error: %s\n", err.msg);
+		/* as kubectl prints it */
+		fprintf(stderr, "error: %s%s", err.msg, err.msg[0] && err.msg[strlen(err.msg) - 1] == '\n' ? "" : "\n");
 		goto done;
 	}
 	fwrite(out.data ? out.data : "", 1, out.len, stdout);

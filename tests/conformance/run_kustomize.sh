@@ -5,7 +5,8 @@
 # (CASE/expected.yaml, made by gen_kustomize_goldens.sh) after putting the
 # documents of both in the same order (kustomize sorts resources by kind;
 # bulkhead keeps Helm's order). A case whose golden is expected.err must
-# fail. Prints a count; fails on any difference.
+# fail (with its text, when the case has a file same-error). Prints a
+# count; fails on any difference.
 src=${BH_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BH_BUILDDIR:-$PWD}
 exec python3 - "$build/tests/conformance/run_kustomize" "$src/tests/conformance/kustomize" <<'PY'
@@ -28,6 +29,10 @@ for c in cases:
     if os.path.exists(os.path.join(d, 'expected.err')):
         good = p.returncode != 0
         why = 'kustomize fails, bulkhead succeeded'
+        if good and os.path.exists(os.path.join(d, 'same-error')):
+            want = open(os.path.join(d, 'expected.err')).read()
+            good = p.stderr == want
+            why = 'error text differs:\n--- want\n%s--- got\n%s' % (want, p.stderr)
     else:
         want = open(os.path.join(d, 'expected.yaml')).read()
         good = p.returncode == 0 and docs(p.stdout) == docs(want)
