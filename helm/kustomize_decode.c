@@ -338,6 +338,13 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
 			break;
 		}
+		if (keep_texts == 1 && (rc = kz_duplicate_keys(orig ? orig : docs[i], err)) < 0) {
+			json_decref(d);
+			json_decref(quoted);
+			json_decref(badkey);
+			free(orig);
+			break;
+		}
 		if (keep_texts == 1) {
 			kz_styles_record(d, orig ? orig : docs[i], KZ_YS_UINTS);
 			kz_texts_record(d, orig ? orig : docs[i], orig != NULL);

@@ -139,6 +139,11 @@ void kz_texts_record(json_t *obj, const char *text, int rewritten);
  * or NULL), for kz_texts_record_nonjson, which takes them. */
 void kz_doc_rewrite(char **doc, int labels_too, json_t **quoted, json_t **badkey, char **orig);
 void kz_texts_record_nonjson(json_t *obj, json_t *quoted, json_t *badkey);
+/* kustomize's resources are unmarshalled into maps (yaml.v3, unique
+ * keys): a key twice in a mapping of the document text fails, but in its
+ * metadata.annotations (kyaml rebuilds them; the last one counts). 0, or
+ * the error as yaml.v3 words it. */
+int kz_duplicate_keys(const char *text, bh_error *err);
 /* A plain mapping key yaml.v3 reads as no string; the error kustomize's
  * output then fails with. */
 int kz_key_nonstring(const char *k, size_t n);

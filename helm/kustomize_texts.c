@@ -651,6 +651,59 @@ static char *rewrite_scalars(const char *text, int labels_too, json_t **quoted, 
 	return bh_buf_detach(&out);
 }
 
+/* yaml.v3's decoder over node n (preorder): a mapping with a key text
+ * twice (same kind) adds "line L: mapping key K already defined at line
+ * M" for each pair and is not entered; skip is a mapping left alone. */
+static void dup_walk(yaml_document_t *d, yaml_node_t *n, const yaml_node_t *skip, bh_buf *out, int depth)
+{
+	if (!n || depth > KZ_MAX_DEPTH)
+		return;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+			dup_walk(d, yaml_document_get_node(d, *it), skip, out, depth + 1);
+		return;
+	}
+	if (n->type != YAML_MAPPING_NODE || n == skip)
+		return;
+	{
+		size_t before = out->len;
+		yaml_node_pair_t *a, *b, *top = n->data.mapping.pairs.top;
+		for (a = n->data.mapping.pairs.start; a < top; a++)
+			for (b = a + 1; b < top; b++) {
+				yaml_node_t *ka = yaml_document_get_node(d, a->key), *kb = yaml_document_get_node(d, b->key);
+				if (!ka || !kb || ka->type != YAML_SCALAR_NODE || kb->type != YAML_SCALAR_NODE ||
+				    ka->data.scalar.length != kb->data.scalar.length ||
+				    memcmp(ka->data.scalar.value, kb->data.scalar.value, ka->data.scalar.length))
+					continue;
+				bh_buf_printf(out, "\n  line %zu: mapping key ", kb->start_mark.line + 1);
+				go_quote(out, (const char *)kb->data.scalar.value, kb->data.scalar.length, '"', 0);
+				bh_buf_printf(out, " already defined at line %zu", ka->start_mark.line + 1);
+			}
+		if (out->len != before)
+			return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+		dup_walk(d, yaml_document_get_node(d, p->value), skip, out, depth + 1);
+}
+
+int kz_duplicate_keys(const char *text, bh_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	bh_buf out = BH_BUF_INIT;
+	int rc = 0;
+	if (!ydoc_load(text, &parser, &doc))
+		return 0;
+	root = yaml_document_get_root_node(&doc);
+	dup_walk(&doc, root, ymap_get(&doc, ymap_get(&doc, root, "metadata"), "annotations"), &out, 0);
+	ydoc_free(&parser, &doc);
+	if (out.len)
+		rc = bh_error_set(err, BH_EINVAL, "map[string]interface {}(nil): yaml: unmarshal errors:%s", bh_buf_str(&out));
+	bh_buf_free(&out);
+	return rc;
+}
+
 /* rewrite_scalars on a document: *doc replaced when it changed, its first
  * text then in *orig (the caller frees it), else *orig NULL. */
 void kz_doc_rewrite(char **doc, int labels_too, json_t **quoted, json_t **badkey, char **orig)
