@@ -71,11 +71,28 @@ static void drop_removed(json_t *objs)
 			i++;
 }
 
+/* resWrangler.GetMatchingResourcesByAnyId: a's current id, or one of its
+ * previous ones (its build annotations, after a JSON patch renamed it), is
+ * b's. */
 static int same_id(const json_t *a, const json_t *b)
 {
-	return !strcmp(kz_sget(a, "apiVersion"), kz_sget(b, "apiVersion")) && !strcmp(kz_sget(a, "kind"), kz_sget(b, "kind")) &&
-	       !strcmp(kz_sget(json_object_get(a, "metadata"), "name"), kz_sget(json_object_get(b, "metadata"), "name")) &&
-	       !strcmp(kz_effective_namespace(a), kz_effective_namespace(b));
+	const json_t *an = json_object_get(json_object_get(a, "metadata"), "annotations");
+	const char *prev[3], *bkind = kz_sget(b, "kind"), *bname = kz_sget(json_object_get(b, "metadata"), "name");
+	char k[256], n[512], ns[256];
+	if (strcmp(kz_sget(a, "apiVersion"), kz_sget(b, "apiVersion")))
+		return 0;
+	if (!strcmp(kz_sget(a, "kind"), bkind) && !strcmp(kz_sget(json_object_get(a, "metadata"), "name"), bname) &&
+	    !strcmp(kz_effective_namespace(a), kz_effective_namespace(b)))
+		return 1;
+	for (int f = 0; f < 3; f++)
+		if (!(prev[f] = json_string_value(json_object_get(an, kz_build_annotations[f]))))
+			return 0;
+	for (size_t i = 0; kz_csv_at(prev[0], i, k, sizeof k) && kz_csv_at(prev[1], i, n, sizeof n) &&
+			   kz_csv_at(prev[2], i, ns, sizeof ns);
+	     i++)
+		if (!strcmp(k, bkind) && !strcmp(n, bname) && !strcmp(ns, kz_effective_namespace(b)))
+			return 1;
+	return 0;
 }
 
 
@@ -203,18 +220,20 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 		size_t j;
 		json_t *doc;
 		json_array_foreach(p->smp, j, doc) {
-			size_t i, found = 0;
-			for (i = 0; i < n && !found; i++)
-				if (json_is_object(json_array_get(objs, i)) && same_id(json_array_get(objs, i), doc)) {
-					found = 1;
-					if ((rc = apply_smp_one(objs, i, doc, err)) < 0)
-						return rc;
-				}
-			if (!found) {
-				char id[512];
-				obj_id(doc, id, sizeof id);
+			size_t i, found = 0, at = 0;
+			char id[512];
+			for (i = 0; i < n; i++)
+				if (json_is_object(json_array_get(objs, i)) && same_id(json_array_get(objs, i), doc) && !found++)
+					at = i;
+			obj_id(doc, id, sizeof id);
+			if (!found)
 				return bh_error_set(err, BH_ENOTFOUND, "no resource matches strategic merge patch \"%s\"", id);
-			}
+			if (found > 1) /* GetById's demandOneMatch */
+				return bh_error_set(err, BH_EINVAL,
+						    "no resource matches strategic merge patch \"%s\": multiple matches for Id %s", id,
+						    id);
+			if ((rc = apply_smp_one(objs, at, doc, err)) < 0)
+				return rc;
 		}
 		drop_removed(objs);
 		return 0;

@@ -90,6 +90,9 @@ const char *kz_effective_namespace(const json_t *obj);
 /* The annotations kustomize keeps on a resource while it builds (the
  * first three: previousKinds, previousNames, previousNamespaces). */
 extern const char *const kz_build_annotations[];
+/* Field i of a comma-separated list (a previous-ids annotation) in buf;
+ * 0 when it has no field i. */
+int kz_csv_at(const char *csv, size_t i, char *buf, size_t n);
 /* kz_selector_match's group/version/kind/name/namespace part. */
 int kz_selector_ids_match(const kz_selector *s, const json_t *obj);
 

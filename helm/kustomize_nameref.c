@@ -410,17 +410,6 @@ static const char *anno(const json_t *o, const char *k)
 	return json_string_value(json_object_get(json_object_get(json_object_get(o, "metadata"), "annotations"), k));
 }
 
-/* The i-th comma-separated field of csv into buf; 0 when there is none. */
-static int csv_at(const char *csv, size_t i, char *buf, size_t n)
-{
-	for (; i > 0 && csv; i--)
-		if ((csv = strchr(csv, ',')))
-			csv++;
-	if (!csv)
-		return 0;
-	snprintf(buf, n, "%.*s", (int)strcspn(csv, ","), csv);
-	return 1;
-}
 
 static int gvk_is(const char *group, const char *version, const char *kind, const char *sg, const char *sv,
 		  const char *sk)
@@ -444,8 +433,8 @@ static int prev_selected(const json_t *c, const char *name, const char *sg, cons
 	if (!names)
 		return 0;
 	group_version(c, g, v, sizeof g);
-	for (size_t i = 0; csv_at(names, i, nm, sizeof nm); i++) {
-		if (!csv_at(kinds ? kinds : "", i, k, sizeof k))
+	for (size_t i = 0; kz_csv_at(names, i, nm, sizeof nm); i++) {
+		if (!kz_csv_at(kinds ? kinds : "", i, k, sizeof k))
 			k[0] = '\0';
 		if ((!name || !strcmp(nm, name)) && gvk_is(g, v, k, sg, sv, sk))
 			return 1;
@@ -495,7 +484,7 @@ static int candidate(const nr_ctx *x, const json_t *c, const char *name, const c
 	if (ns) { /* GroupedByOriginalNamespace: the first previous namespace */
 		char on[512];
 		const char *pn = anno(c, PREV_NAMESPACES);
-		if (!pn || !csv_at(pn, 0, on, sizeof on))
+		if (!pn || !kz_csv_at(pn, 0, on, sizeof on))
 			snprintf(on, sizeof on, "%s", kz_sget(json_object_get(c, "metadata"), "namespace"));
 		if (strcmp(on, ns) && strcmp(kz_sget(json_object_get(c, "metadata"), "namespace"), ns))
 			return 0;

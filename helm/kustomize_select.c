@@ -490,3 +490,14 @@ int kz_selector_match(const kz_selector *s, const json_t *obj)
 		return 0;
 	return 1;
 }
+
+int kz_csv_at(const char *csv, size_t i, char *buf, size_t n)
+{
+	for (; i > 0 && csv; i--)
+		if ((csv = strchr(csv, ',')))
+			csv++;
+	if (!csv)
+		return 0;
+	snprintf(buf, n, "%.*s", (int)strcspn(csv, ","), csv);
+	return 1;
+}
