@@ -62,6 +62,40 @@ START_TEST(test_files)
 }
 END_TEST
 
+/* two kustomize post-renderers: the second reads the text the first
+ * printed (a label 12345678901234567890 is that text to its labelSelector),
+ * and the files still come back to their paths */
+START_TEST(test_files_chain)
+{
+	json_t *spec = unit_json_new(
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"kind: ConfigMap\\nmetadata:\\n  name: any\\n"
+		"data:\\n  b: x\\n\",\"target\":{\"kind\":\"ConfigMap\"}}]}},{\"kustomize\":{\"patches\":[{\"patch\":\"apiVersion: v1\\nkind: "
+		"ConfigMap\\nmetadata:\\n  name: any\\n  labels:\\n    second: by-big\\n\",\"target\":{\"labelSelector\":"
+		"\"big=12345678901234567890\"}}]}}]}");
+	postrender *p = NULL;
+	bh_error e;
+	char **paths = calloc(1, sizeof *paths), **texts = calloc(1, sizeof *texts);
+	size_t n = 1;
+	paths[0] = strdup("c/templates/cm.yaml");
+	texts[0] = strdup("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    big: 12345678901234567890\n"
+			  "data:\n  a: z\n");
+	ck_assert_int_eq(postrender_new(spec, "hr", "ns", &p, &e), 0);
+	if (postrender_files(p, &paths, &texts, &n, &e) < 0)
+		ck_abort_msg("%s", e.msg);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(paths[0], "c/templates/cm.yaml");
+	ck_assert_str_eq(texts[0], "apiVersion: v1\ndata:\n  a: z\n  b: x\nkind: ConfigMap\nmetadata:\n  labels:\n"
+				   "    big: 12345678901234567890\n    helm.toolkit.fluxcd.io/name: hr\n"
+				   "    helm.toolkit.fluxcd.io/namespace: ns\n    second: by-big\n  name: a\n");
+	free(paths[0]);
+	free(texts[0]);
+	free(paths);
+	free(texts);
+	postrender_free(p);
+	json_decref(spec);
+}
+END_TEST
+
 /* without a kustomize post-renderer an integer above int64 still comes out
  * exactly (kustomize's resource map writes uint64 digits) */
 START_TEST(test_files_uint64)
@@ -172,6 +206,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_files);
 	tcase_add_test(tc, test_files_uint64);
+	tcase_add_test(tc, test_files_chain);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_digests);
 	tcase_add_test(tc, test_pointers_and_diff);
