@@ -62,37 +62,45 @@ START_TEST(test_files)
 }
 END_TEST
 
-/* two kustomize post-renderers: the second reads the text the first
- * printed (a label 12345678901234567890 is that text to its labelSelector),
- * and the files still come back to their paths */
-START_TEST(test_files_chain)
+/* One file (c/templates/cm.yaml, text) through the chain of the
+ * HelmRelease .spec spec: the file's text after it (the caller frees it). */
+static char *render_one(const char *spec, const char *text)
 {
-	json_t *spec = unit_json_new(
-		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"kind: ConfigMap\\nmetadata:\\n  name: any\\n"
-		"data:\\n  b: x\\n\",\"target\":{\"kind\":\"ConfigMap\"}}]}},{\"kustomize\":{\"patches\":[{\"patch\":\"apiVersion: v1\\nkind: "
-		"ConfigMap\\nmetadata:\\n  name: any\\n  labels:\\n    second: by-big\\n\",\"target\":{\"labelSelector\":"
-		"\"big=12345678901234567890\"}}]}}]}");
+	json_t *s = unit_json_new(spec);
 	postrender *p = NULL;
 	bh_error e;
-	char **paths = calloc(1, sizeof *paths), **texts = calloc(1, sizeof *texts);
+	char **paths = calloc(1, sizeof *paths), **texts = calloc(1, sizeof *texts), *out;
 	size_t n = 1;
 	paths[0] = strdup("c/templates/cm.yaml");
-	texts[0] = strdup("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    big: 12345678901234567890\n"
-			  "data:\n  a: z\n");
-	ck_assert_int_eq(postrender_new(spec, "hr", "ns", &p, &e), 0);
+	texts[0] = strdup(text);
+	ck_assert_int_eq(postrender_new(s, "hr", "ns", &p, &e), 0);
 	if (postrender_files(p, &paths, &texts, &n, &e) < 0)
 		ck_abort_msg("%s", e.msg);
 	ck_assert_int_eq(n, 1);
 	ck_assert_str_eq(paths[0], "c/templates/cm.yaml");
-	ck_assert_str_eq(texts[0], "apiVersion: v1\ndata:\n  a: z\n  b: x\nkind: ConfigMap\nmetadata:\n  labels:\n"
-				   "    big: 12345678901234567890\n    helm.toolkit.fluxcd.io/name: hr\n"
-				   "    helm.toolkit.fluxcd.io/namespace: ns\n    second: by-big\n  name: a\n");
+	out = texts[0];
 	free(paths[0]);
-	free(texts[0]);
 	free(paths);
 	free(texts);
 	postrender_free(p);
-	json_decref(spec);
+	json_decref(s);
+	return out;
+}
+
+/* two kustomize post-renderers: the second reads the text the first
+ * printed (a label 12345678901234567890 is that text to its labelSelector) */
+START_TEST(test_files_chain)
+{
+	char *out = render_one(
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"kind: ConfigMap\\nmetadata:\\n  name: any\\n"
+		"data:\\n  b: x\\n\",\"target\":{\"kind\":\"ConfigMap\"}}]}},{\"kustomize\":{\"patches\":[{\"patch\":\"apiVersion: v1\\nkind: "
+		"ConfigMap\\nmetadata:\\n  name: any\\n  labels:\\n    second: by-big\\n\",\"target\":{\"labelSelector\":"
+		"\"big=12345678901234567890\"}}]}}]}",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    big: 12345678901234567890\ndata:\n  a: z\n");
+	ck_assert_str_eq(out, "apiVersion: v1\ndata:\n  a: z\n  b: x\nkind: ConfigMap\nmetadata:\n  labels:\n"
+			      "    big: 12345678901234567890\n    helm.toolkit.fluxcd.io/name: hr\n"
+			      "    helm.toolkit.fluxcd.io/namespace: ns\n    second: by-big\n  name: a\n");
+	free(out);
 }
 END_TEST
 
@@ -100,24 +108,10 @@ END_TEST
  * exactly (kustomize's resource map writes uint64 digits) */
 START_TEST(test_files_uint64)
 {
-	json_t *spec = unit_json_new("{}");
-	postrender *p = NULL;
-	bh_error e;
-	char **paths = calloc(1, sizeof *paths), **texts = calloc(1, sizeof *texts);
-	size_t n = 1;
-	paths[0] = strdup("c/templates/cm.yaml");
-	texts[0] = strdup("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  b: 12345678901234567890\n"
-			  "  c: 18446744073709551616\n");
-	ck_assert_int_eq(postrender_new(spec, "hr", "ns", &p, &e), 0);
-	ck_assert_int_eq(postrender_files(p, &paths, &texts, &n, &e), 0);
-	ck_assert_int_eq(n, 1);
-	ck_assert_ptr_nonnull(strstr(texts[0], "  b: 12345678901234567890\n  c: 1.8446744073709552e+19\n"));
-	free(paths[0]);
-	free(texts[0]);
-	free(paths);
-	free(texts);
-	postrender_free(p);
-	json_decref(spec);
+	char *out = render_one("{}", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  b: 12345678901234567890\n"
+				     "  c: 18446744073709551616\n");
+	ck_assert_ptr_nonnull(strstr(out, "  b: 12345678901234567890\n  c: 1.8446744073709552e+19\n"));
+	free(out);
 }
 END_TEST
 
