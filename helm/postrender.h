@@ -2,7 +2,8 @@
  * helm-controller builds it (internal/postrender BuildPostRenderers) and
  * Helm 4 runs it (the "combined" post-render strategy, Flux's default):
  *
- *   1. every .spec.postRenderers[].kustomize, in order (helm/kustomize.h);
+ *   1. every .spec.postRenderers[].kustomize, in order (helm/kustomize.h),
+ *      each over the text the one before printed (kustomize_apply_chain);
  *   2. .spec.commonMetadata labels and annotations on every object
  *      (metadata only; they override what the chart set);
  *   3. the origin labels helm.toolkit.fluxcd.io/name and
