@@ -978,7 +978,8 @@ static int lock_generated(const json_t *gen, rfc3339_time *t, bh_error *err)
 
 /* time.Time's MarshalJSON of the generated time (RFC3339Nano in its own
  * offset). An offset of 24 hours or more, which Go refuses to marshal, is
- * kept as formatted: `helm template` never marshals the lock. */
+ * kept as formatted: `helm template` never marshals the lock; storing the
+ * release fails on it as Go's json.Marshal does (release_marshal). */
 static json_t *lock_time(const rfc3339_time *t)
 {
 	char buf[RFC3339_FORMAT_MAX];

@@ -354,8 +354,30 @@ static int emit(bh_buf *b, const json_t *v, int depth, release_gzkeep *keep)
 	}
 }
 
+/* json.Marshal of the release calls time.Time's MarshalJSON on its chart's
+ * Chart.lock generated time, which fails when the offset's hour is 24 or
+ * more: Go parses offsets up to +24:60, and chart_load keeps such a time as
+ * rfc3339_format wrote it (`helm template` never marshals it), so its text
+ * ends in a zone hour of two digits, 24 or 25. */
+static int lock_time_check(const json_t *rel, bh_error *err)
+{
+	const json_t *g = json_object_get(json_object_get(json_object_get(rel, "chart"), "lock"), "generated");
+	const char *s = json_string_value(g);
+	size_t n = json_string_length(g);
+	if (!s || n < 6 || (s[n - 6] != '+' && s[n - 6] != '-') || s[n - 3] != ':')
+		return 0;
+	if (s[n - 5] < '0' || s[n - 5] > '9' || s[n - 4] < '0' || s[n - 4] > '9' ||
+	    (s[n - 5] - '0') * 10 + (s[n - 4] - '0') < 24)
+		return 0;
+	return bh_error_set(err, BH_EINVAL, "json: error calling MarshalJSON for type time.Time: "
+			    "Time.MarshalJSON: timezone hour outside of range [0,23]");
+}
+
 int release_marshal_keep(release_gzkeep *keep, const json_t *rel, bh_buf *out, bh_error *err)
 {
+	int rc;
+	if ((rc = lock_time_check(rel, err)) < 0)
+		return rc;
 	if (keep)
 		keep_split_start(keep, out->len);
 	if (emit(out, rel, 0, keep) < 0)

@@ -62,7 +62,10 @@ json_t *release_json_new(const release_fields *f, bh_error *err);
 /* Go's json.Marshal text of an ordered release object (struct field order
  * kept, nested map keys of config/values/annotations sorted, numbers and
  * strings as Go writes them: 3.0 is "3", <>& are \u003c \u003e \u0026).
- * Appends to out. */
+ * Appends to out. Fails as Go does (BH_EINVAL, "json: error calling
+ * MarshalJSON for type time.Time: Time.MarshalJSON: timezone hour outside
+ * of range [0,23]") when chart.lock.generated has a zone offset of 24 hours
+ * or more. */
 int release_marshal(const json_t *rel, bh_buf *out, bh_error *err);
 /* What release_encode_text_keep_new and release_marshal_keep keep between
  * the records of one release (below). */

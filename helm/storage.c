@@ -372,6 +372,9 @@ static int write_secret(kube_client *kc, const char *ns, const json_t *rel, int 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if ((rc = release_marshal_keep(memo.kc == kc ? memo.gz : NULL, rel, &js, err)) < 0) {
 		bh_buf_free(&js);
+		if (rc == BH_EINVAL) /* the Secrets driver's words */
+			bh_error_prefix(err, "%s: failed to encode release \"%s\"", create ? "create" : "update",
+					rel_name(rel));
 		return rc;
 	}
 	if (!(sec = release_secret_keep_new(rel, bh_buf_str(&js), js.len, (long long)ts.tv_sec,

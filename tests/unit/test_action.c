@@ -317,6 +317,37 @@ START_TEST(release_field_order)
 }
 END_TEST
 
+/* A Chart.lock generated time with a zone offset of 24 hours or more (Go
+ * parses offsets up to +24:60; `helm template` takes it) fails json.Marshal
+ * of the release, so helm v4.1.4's install and upgrade store nothing: the
+ * Secrets driver's "create: failed to encode release" with encoding/json's
+ * MarshalerError around time.Time's own text. */
+START_TEST(lock_time_not_encodable)
+{
+	static const char *bad[] = {"2020-01-01T00:00:00+24:00", "2021-06-15T01:02:03.5-25:00"};
+	bh_error e = {0};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *r = mkrel("lk", 1, "pending-install");
+		json_object_set_new(json_object_get(r, "chart"), "lock",
+				    json_pack("{s:s,s:s,s:n}", "generated", bad[i], "digest", "", "dependencies"));
+		ck_assert_int_eq(storage_create(KC, NULL, r, &e), BH_EINVAL);
+		ck_assert_str_eq(e.msg, "create: failed to encode release \"lk\": json: error calling MarshalJSON for type "
+					"time.Time: Time.MarshalJSON: timezone hour outside of range [0,23]");
+		ck_assert_int_eq(storage_update(KC, NULL, r, &e), BH_EINVAL);
+		ck_assert_str_eq(e.msg, "update: failed to encode release \"lk\": json: error calling MarshalJSON for type "
+					"time.Time: Time.MarshalJSON: timezone hour outside of range [0,23]");
+		ck_assert_ptr_null(json_object_get(S.secrets, "sh.helm.release.v1.lk.v1"));
+		json_decref(r);
+	}
+	json_t *r = mkrel("lk", 1, "pending-install");
+	json_object_set_new(json_object_get(r, "chart"), "lock",
+			    json_pack("{s:s,s:s,s:n}", "generated", "2020-01-01T00:00:00-23:59", "digest", "", "dependencies"));
+	ck_assert_msg(storage_create(KC, NULL, r, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_nonnull(json_object_get(S.secrets, "sh.helm.release.v1.lk.v1"));
+	json_decref(r);
+}
+END_TEST
+
 START_TEST(ownership_messages)
 {
 	bh_error e = {0};
@@ -568,6 +599,7 @@ int main(void)
 	tcase_add_test(tc, history_last_deployed);
 	tcase_add_test(tc, prune_keeps_deployed);
 	tcase_add_test(tc, release_field_order);
+	tcase_add_test(tc, lock_time_not_encodable);
 	tcase_add_test(tc, ownership_messages);
 	tcase_add_test(tc, conflicts_first_in_manifest_order);
 	tcase_add_test(tc, delete_removed_in_order);
