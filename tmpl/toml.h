@@ -13,7 +13,15 @@
 #include "tmpl/value.h"
 
 #define TOML_MAX_BYTES ((size_t)16 << 20)
-#define TOML_MAX_DEPTH 200
+/* Nesting of arrays and inline tables: BurntSushi's recursion takes a
+ * million nested arrays (helm v4.1.4 runs out of Go's 1 GB stack between
+ * 500,000 and 1,000,000); toml_decode keeps them on the heap. */
+#define TOML_MAX_DEPTH 1000000
+/* Parts of a key, with the keys of the inline tables around it: each part
+ * costs BurntSushi (and toml_decode) the length of the key so far. */
+#define TOML_MAX_KEY_PARTS 5000
+/* Nesting of the tables toml_encode writes (its key path) */
+#define TOML_ENCODE_MAX_DEPTH 200
 
 /* Appends the encoding of v. BH_EINVAL with the encoder's message ("toml:
  * top-level values must be Go maps or structs", ...) on failure. */

@@ -51,8 +51,8 @@ struct lexer {
 	int esc;
 	size_t prevWidths[4];
 	int nprev, atEOF;
-	stfn stack[STACK_MAX];
-	int nstack;
+	stfn *stack; /* grown as needed, up to STACK_MAX */
+	int nstack, stack_cap;
 	tmpl_arena *a;
 	jmp_buf *jb;
 	bh_error *err;
@@ -63,7 +63,10 @@ struct lexer {
 
 static void lx_limit(lexer *lx, const char *what)
 {
-	bh_error_set(lx->err, BH_ELIMIT, "toml: %s nested deeper than %d", what, TOML_MAX_DEPTH);
+	if (!strcmp(what, "keys"))
+		bh_error_set(lx->err, BH_ELIMIT, "toml: keys of more than %d parts", TOML_MAX_KEY_PARTS);
+	else
+		bh_error_set(lx->err, BH_ELIMIT, "toml: %s nested deeper than %d", what, TOML_MAX_DEPTH);
 	longjmp(*lx->jb, 1);
 }
 
@@ -83,8 +86,16 @@ static void push_item(lexer *lx, item it)
 
 static void lx_push(lexer *lx, stfn s)
 {
-	if (lx->nstack == STACK_MAX)
-		lx_limit(lx, "values");
+	if (lx->nstack == lx->stack_cap) {
+		if (lx->nstack >= STACK_MAX)
+			lx_limit(lx, "values");
+		int cap = lx->stack_cap ? lx->stack_cap * 2 : 64;
+		stfn *ns = realloc(lx->stack, (size_t)cap * sizeof *ns);
+		if (!ns)
+			lx_oom(lx);
+		lx->stack = ns;
+		lx->stack_cap = cap;
+	}
 	lx->stack[lx->nstack++] = s;
 }
 
@@ -1090,7 +1101,8 @@ typedef struct parser {
 	tmpl_map *mapping;
 	tmpl_map *implicits; /* Key.String() -> true */
 	tmpl_map *arrays;    /* Key.String() of keys whose keyInfo type is Array */
-	int depth;
+	struct vframe *vs; /* value()'s arrays and inline tables being read */
+	size_t nvs, vcap;
 	bh_buf sb;         /* scratch */
 	tmpl_value *msgout; /* the whole error message, NUL bytes too */
 } parser;
@@ -1102,7 +1114,7 @@ static void p_oom(parser *p)
 
 static Key key_add(parser *p, Key k, kstr piece)
 {
-	if (k.n >= TOML_MAX_DEPTH)
+	if (k.n >= TOML_MAX_KEY_PARTS)
 		lx_limit(&p->lx, "keys");
 	Key r = {tmpl_arena_alloc(p->a, sizeof(kstr) * (size_t)(k.n + 1)), k.n + 1};
 	if (!r.p)
@@ -1420,9 +1432,9 @@ static Key read_key(parser *p, item first, int end)
 	item name = first;
 	for (; name.typ != end && name.typ != itemEOF; name = p_next(p)) {
 		kstr part = keyString(p, name);
+		if (key.n >= TOML_MAX_KEY_PARTS)
+			lx_limit(&p->lx, "keys");
 		if (key.n == cap) { /* doubled: a long dotted key stays linear */
-			if (key.n >= TOML_MAX_DEPTH)
-				lx_limit(&p->lx, "keys");
 			cap = cap ? cap * 2 : 4;
 			kstr *np = tmpl_arena_alloc(p->a, sizeof(kstr) * (size_t)cap);
 			if (!np)
@@ -1818,79 +1830,23 @@ static tmpl_value valueDatetime(parser *p, item it)
 	return (tmpl_value){0};
 }
 
-static tmpl_value valueArray(parser *p, item it)
-{
-	(void)it;
-	setType(p, p->currentKey, 1);
-	tmpl_list *l = tmpl_list_new(p->a, NULL, 2);
-	if (!l)
-		p_oom(p);
-	for (it = p_next(p); it.typ != itemArrayEnd; it = p_next(p)) {
-		if (it.typ == itemCommentStart) {
-			p_expect(p, itemText);
-			continue;
-		}
-		tmpl_value v = value(p, it, 1);
-		if (tmpl_list_push(p->a, l, v))
-			p_oom(p);
-	}
-	return tmpl_list_value(l);
-}
+/* An array or inline table being read: value() keeps them on p->vs, not
+ * on the C stack, so nesting costs memory, not stack. */
+typedef struct vframe {
+	int table;          /* an inline table, else an array */
+	int parentIsArray;  /* the table is an array's element */
+	tmpl_list *list;    /* the array's elements */
+	tmpl_map *topHash;  /* the table's members */
+	Key outerContext, prevContext;
+	kstr outerKey;
+	Key key;            /* the table's member whose value is being read */
+} vframe;
 
-static tmpl_value valueInlineTable(parser *p, item it0, int parentIsArray)
-{
-	(void)it0;
-	tmpl_map *topHash = new_map(p);
-	Key outerContext = p->context;
-	kstr outerKey = p->currentKey;
-	p->context = key_add(p, p->context, p->currentKey);
-	Key prevContext = p->context;
-	p->currentKey = (kstr){"", 0};
-	set_put(p, p->implicits, p->context, NULL, 1);
-	addContext(p, p->context, parentIsArray);
-	for (item it = p_next(p); it.typ != itemInlineTableEnd; it = p_next(p)) {
-		if (it.typ == itemCommentStart) {
-			p_expect(p, itemText);
-			continue;
-		}
-		Key key = read_key(p, p_next_pos(p), itemKeyEnd);
-		key_context(p, key);
-		tmpl_value val = value(p, p_next(p), 0);
-		setValue(p, p->currentKey, val);
-		setType(p, p->currentKey, val.kind == TMPL_LIST);
-		tmpl_map *hash = topHash;
-		for (int i = 0; i < key.n - 1; i++) {
-			tmpl_value *h = tmpl_map_get(hash, key.p[i].s, key.p[i].n);
-			if (!h) {
-				map_put(p, hash, key.p[i], tmpl_map_value(new_map(p)));
-				h = tmpl_map_get(hash, key.p[i].s, key.p[i].n);
-			}
-			if (h->kind != TMPL_MAP || is_aot(h)) {
-				bh_buf b = BH_BUF_INIT, q = BH_BUF_INIT;
-				key_string(&b, p->context, NULL);
-				go_quote(&q, b.data ? b.data : "", b.len, '"', 0);
-				char *qs = bh_buf_ok(&q) ? tmpl_arena_strdup(p->a, bh_buf_str(&q), q.len) : NULL;
-				bh_buf_free(&b);
-				bh_buf_free(&q);
-				if (!qs)
-					p_oom(p);
-				p_failf(p, p->posline, "%s is not a table", qs);
-			}
-			hash = h->u.map;
-		}
-		map_put(p, hash, p->currentKey, val);
-		p->context = prevContext;
-	}
-	p->context = outerContext;
-	p->currentKey = outerKey;
-	return tmpl_map_value(topHash);
-}
-
-static tmpl_value value(parser *p, item it, int parentIsArray)
+/* a scalar item's value */
+static tmpl_value scalar_value(parser *p, item it)
 {
 	const char *s = it.val;
 	size_t n = it.len;
-	tmpl_value r;
 	switch (it.typ) {
 	case itemString:
 	case itemRawString:
@@ -1912,16 +1868,129 @@ static tmpl_value value(parser *p, item it, int parentIsArray)
 		return tmpl_bool(n == 4);
 	case itemDatetime:
 		return valueDatetime(p, it);
-	case itemArray:
-	case itemInlineTableStart:
-		if (++p->depth > TOML_MAX_DEPTH)
-			lx_limit(&p->lx, "values");
-		r = it.typ == itemArray ? valueArray(p, it) : valueInlineTable(p, it, parentIsArray);
-		p->depth--;
-		return r;
 	}
 	p_bug(p, "Unexpected value type");
 	return (tmpl_value){0};
+}
+
+/* the start of valueArray / valueInlineTable: a new frame on p->vs */
+static void value_open(parser *p, item it, int parentIsArray)
+{
+	if (p->nvs >= TOML_MAX_DEPTH)
+		lx_limit(&p->lx, "values");
+	if (p->nvs == p->vcap) {
+		size_t cap = p->vcap ? p->vcap * 2 : 16;
+		vframe *nv = realloc(p->vs, cap * sizeof *nv);
+		if (!nv)
+			p_oom(p);
+		p->vs = nv;
+		p->vcap = cap;
+	}
+	vframe *f = &p->vs[p->nvs++];
+	memset(f, 0, sizeof *f);
+	f->parentIsArray = parentIsArray;
+	if (it.typ == itemArray) {
+		setType(p, p->currentKey, 1);
+		if (!(f->list = tmpl_list_new(p->a, NULL, 2)))
+			p_oom(p);
+		return;
+	}
+	f->table = 1;
+	f->topHash = new_map(p);
+	f->outerContext = p->context;
+	f->outerKey = p->currentKey;
+	p->context = key_add(p, p->context, p->currentKey);
+	f->prevContext = p->context;
+	p->currentKey = (kstr){"", 0};
+	set_put(p, p->implicits, p->context, NULL, 1);
+	addContext(p, p->context, parentIsArray);
+}
+
+static void not_a_table(parser *p) __attribute__((noinline, cold));
+static void not_a_table(parser *p)
+{
+	bh_buf b = BH_BUF_INIT, q = BH_BUF_INIT;
+	key_string(&b, p->context, NULL);
+	go_quote(&q, b.data ? b.data : "", b.len, '"', 0);
+	char *qs = bh_buf_ok(&q) ? tmpl_arena_strdup(p->a, bh_buf_str(&q), q.len) : NULL;
+	bh_buf_free(&b);
+	bh_buf_free(&q);
+	if (!qs)
+		p_oom(p);
+	p_failf(p, p->posline, "%s is not a table", qs);
+}
+
+/* valueInlineTable's member f->key read as val */
+static void table_put(parser *p, vframe *f, tmpl_value val)
+{
+	Key key = f->key;
+	setValue(p, p->currentKey, val);
+	setType(p, p->currentKey, val.kind == TMPL_LIST);
+	tmpl_map *hash = f->topHash;
+	for (int i = 0; i < key.n - 1; i++) {
+		tmpl_value *h = tmpl_map_get(hash, key.p[i].s, key.p[i].n);
+		if (!h) {
+			map_put(p, hash, key.p[i], tmpl_map_value(new_map(p)));
+			h = tmpl_map_get(hash, key.p[i].s, key.p[i].n);
+		}
+		if (h->kind != TMPL_MAP || is_aot(h))
+			not_a_table(p);
+		hash = h->u.map;
+	}
+	map_put(p, hash, p->currentKey, val);
+	p->context = f->prevContext;
+}
+
+/* BurntSushi's p.value: arrays and inline tables read with a stack of
+ * frames instead of its recursion (valueArray, valueInlineTable), in the
+ * same order of steps. */
+static tmpl_value value(parser *p, item it, int parentIsArray)
+{
+	if (it.typ != itemArray && it.typ != itemInlineTableStart)
+		return scalar_value(p, it);
+	size_t base = p->nvs;
+	value_open(p, it, parentIsArray);
+	for (;;) {
+		vframe *f = &p->vs[p->nvs - 1];
+		tmpl_value v;
+		it = p_next(p);
+		if (it.typ == itemCommentStart) {
+			p_expect(p, itemText);
+			continue;
+		}
+		if (f->table && it.typ == itemInlineTableEnd) {
+			p->context = f->outerContext;
+			p->currentKey = f->outerKey;
+			v = tmpl_map_value(f->topHash);
+		} else if (!f->table && it.typ == itemArrayEnd) {
+			v = tmpl_list_value(f->list);
+		} else {
+			int inArray = !f->table;
+			if (f->table) {
+				f->key = read_key(p, p_next_pos(p), itemKeyEnd);
+				key_context(p, f->key);
+				it = p_next(p);
+			}
+			if (it.typ == itemArray || it.typ == itemInlineTableStart) {
+				value_open(p, it, inArray);
+				continue;
+			}
+			v = scalar_value(p, it);
+			if (f->table)
+				table_put(p, f, v);
+			else if (tmpl_list_push(p->a, f->list, v))
+				p_oom(p);
+			continue;
+		}
+		/* the frame's value is done: it goes to the frame below */
+		if (--p->nvs == base)
+			return v;
+		f = &p->vs[p->nvs - 1];
+		if (f->table)
+			table_put(p, f, v);
+		else if (tmpl_list_push(p->a, f->list, v))
+			p_oom(p);
+	}
 }
 
 static void topLevel(parser *p, item it)
@@ -1954,18 +2023,41 @@ static void topLevel(parser *p, item it)
 	}
 }
 
-static void sort_all(tmpl_value *v, int depth)
+/* every map of the tree at v sorted, walked with a stack of its own (the
+ * tree is as deep as the document nests) */
+static int sort_all(tmpl_value *v)
 {
-	if (depth > TOML_MAX_DEPTH + 2)
-		return;
-	if (v->kind == TMPL_MAP) {
-		tmpl_map_sort(v->u.map);
-		for (size_t i = 0; i < v->u.map->len; i++)
-			sort_all(&v->u.map->entries[i].val, depth + 1);
-	} else if (v->kind == TMPL_LIST) {
-		for (size_t i = 0; i < v->u.list->len; i++)
-			sort_all(&v->u.list->items[i], depth + 1);
+	tmpl_value **st = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (;;) {
+		size_t k = 0;
+		if (v->kind == TMPL_MAP)
+			tmpl_map_sort(v->u.map), k = v->u.map->len;
+		else if (v->kind == TMPL_LIST)
+			k = v->u.list->len;
+		if (k && n + k > cap) {
+			size_t nc = cap ? cap : 64;
+			while (nc < n + k)
+				nc *= 2;
+			tmpl_value **ns = realloc(st, nc * sizeof *ns);
+			if (!ns) {
+				rc = BH_ENOMEM;
+				break;
+			}
+			st = ns, cap = nc;
+		}
+		for (size_t i = 0; i < k; i++) {
+			tmpl_value *c = v->kind == TMPL_MAP ? &v->u.map->entries[i].val : &v->u.list->items[i];
+			if (c->kind == TMPL_MAP || c->kind == TMPL_LIST)
+				st[n++] = c;
+		}
+		if (!n)
+			break;
+		v = st[--n];
 	}
+	free(st);
+	return rc;
 }
 
 static int decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, bh_error *err, tmpl_value *msg)
@@ -2010,9 +2102,12 @@ static int decode(tmpl_arena *a, const char *text, size_t len, tmpl_value *out, 
 		topLevel(p, it);
 	}
 	*out = tmpl_map_value(p->mapping);
-	sort_all(out, 0);
+	if (sort_all(out))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 done:
 	bh_buf_free(&p->sb);
+	free(p->vs);
+	free(p->lx.stack);
 	free(p);
 	return rc;
 }

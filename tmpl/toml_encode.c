@@ -18,8 +18,8 @@ typedef struct enc {
 } enc;
 
 typedef struct key {
-	const char *parts[TOML_MAX_DEPTH + 1];
-	size_t lens[TOML_MAX_DEPTH + 1];
+	const char *parts[TOML_ENCODE_MAX_DEPTH + 1];
+	size_t lens[TOML_ENCODE_MAX_DEPTH + 1];
 	int n;
 } key;
 
@@ -371,8 +371,8 @@ static int table_body(enc *e, key *k, const tmpl_value *v, int inl)
 				if ((pass == 0 && ns > 0) || i + 1 != cnt)
 					wstr(e, ", ");
 			} else {
-				if (k->n >= TOML_MAX_DEPTH) {
-					rc = bh_error_set(e->err, BH_ELIMIT, "toml: nesting deeper than %d", TOML_MAX_DEPTH);
+				if (k->n >= TOML_ENCODE_MAX_DEPTH) {
+					rc = bh_error_set(e->err, BH_ELIMIT, "toml: nesting deeper than %d", TOML_ENCODE_MAX_DEPTH);
 					break;
 				}
 				k->parts[k->n] = en->key;
