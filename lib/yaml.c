@@ -850,6 +850,65 @@ static void bom_fix(const char **text, size_t *len, size_t s, size_t e, bh_buf *
 	*len = nb.len;
 }
 
+/* Is text[i] right after a line break as goyaml.v2 reads them: '\n', '\r',
+ * NEL, LS or PS? */
+static int after_break(const unsigned char *t, size_t i)
+{
+	return i >= 1 && (t[i - 1] == '\n' || t[i - 1] == '\r' || (i >= 2 && t[i - 2] == 0xc2 && t[i - 1] == 0x85) ||
+			  (i >= 3 && t[i - 3] == 0xe2 && t[i - 2] == 0x80 && (t[i - 1] == 0xa8 || t[i - 1] == 0xa9)));
+}
+
+/* goyaml.v2 reads a BOM that starts a line (after any of its line breaks;
+ * not the text's first) as a character that starts a plain scalar, whatever
+ * follows it ("\uFEFF[1]: 2" has the key "\uFEFF[1]", "\uFEFF# c" is a
+ * scalar, a lone BOM a string); libyaml 0.2.5 skips it. Each such BOM is
+ * written as a private-use character of the same length that the text does
+ * not hold, which libyaml reads as goyaml reads the BOM (lines, columns
+ * and offsets unchanged); sentinel_unfix turns them back in the tree. 1
+ * with *text the copy and sent[] the character's bytes; 0 when there is no
+ * such BOM, or no character is free (then bom_stop mends what it can). */
+static int bom_sentinel_fix(const char **text, size_t *len, bh_buf *copy, unsigned char sent[3])
+{
+	const unsigned char *t = (const unsigned char *)*text;
+	const char *at = memmem(*text, *len, "\xef\xbb\xbf", 3);
+	int need = 0, found = 0;
+	for (; at && !need; at = memmem(at + 1, *len - (size_t)(at + 1 - *text), "\xef\xbb\xbf", 3))
+		need = after_break(t, (size_t)(at - *text));
+	for (unsigned cp = 0xE000; need && !found && cp < 0xE100; cp++) {
+		sent[0] = 0xee, sent[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f)), sent[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		found = !memmem(*text, *len, sent, 3);
+	}
+	if (!found)
+		return 0;
+	bh_buf nb = BH_BUF_INIT;
+	bh_buf_put(&nb, *text, *len);
+	if (!bh_buf_ok(&nb)) {
+		bh_buf_free(&nb);
+		return 0;
+	}
+	for (size_t i = 1; i + 3 <= nb.len; i++)
+		if (!memcmp(nb.data + i, "\xef\xbb\xbf", 3) && after_break((const unsigned char *)nb.data, i))
+			memcpy(nb.data + i, sent, 3);
+	bh_buf_free(copy);
+	*copy = nb;
+	*text = nb.data;
+	*len = nb.len;
+	return 1;
+}
+
+/* the BOMs bom_sentinel_fix replaced, back in every scalar of b */
+static void sentinel_unfix(builder *b, const unsigned char sent[3])
+{
+	for (yblock *blk = b->blocks; blk; blk = blk->next)
+		for (size_t i = 0; i < blk->n; i++) {
+			ynode *n = &YBLOCK_NODES(blk)[i];
+			if (n->kind != N_SCALAR || !n->value || n->len < 3)
+				continue;
+			for (char *q = n->value; (q = memmem(q, n->len - (size_t)(q - n->value), sent, 3)); q += 3)
+				memcpy(q, "\xef\xbb\xbf", 3);
+		}
+}
+
 /* Reads the first document of text into a node tree; *root is NULL for an
  * empty stream. yaml_fast_build first, else libyaml, read again after each
  * scalar stop_mend made readable (a bounded number of times: each is a full
@@ -878,7 +937,9 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 	*root = NULL;
 	if (yaml_fast_build(b, text, len, root) == 0)
 		return 0;
-	if (utf8 && memmem(text, len, "\n\xef\xbb\xbf", 4))
+	unsigned char sent[3];
+	int sentinel = utf8 && bom_sentinel_fix(&text, &len, &copy, sent);
+	if (!sentinel && utf8 && memmem(text, len, "\n\xef\xbb\xbf", 4))
 		while (!rc && bom_stop(text, len, &s, &e) && !(rc = mend_check(b, fixes++, &spent, s, &copy)))
 			bom_fix(&text, &len, s, e, &copy);
 	if (!rc && utf8 && tag_may_stop(text, len))
@@ -898,6 +959,8 @@ static int build(builder *b, const char *text, size_t len, ynode **root)
 		ybuilder_reset(b);
 		*root = NULL;
 	}
+	if (sentinel)
+		sentinel_unfix(b, sent);
 	bh_buf_free(&copy);
 	return rc;
 }

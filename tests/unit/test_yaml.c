@@ -242,6 +242,22 @@ START_TEST(test_values_lines)
 	expect_values("a: \"x\n\xef\xbb\xbf" "b: 2\"\n", "{\"a\":\"x \xef\xbb\xbf" "b: 2\"}");
 	expect_values("a: |\n  x\n\xef\xbb\xbf" "b: 2\n", "{\"a\":\"x\\n\",\"\xef\xbb\xbf" "b\":2.0}");
 	expect_err("a: 1\n\xef\xbb\xbf" "b\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
+	/* after any of goyaml's line breaks, and whatever follows it (an
+	 * indicator, spaces, a comment, nothing): the BOM starts a plain scalar
+	 * (helm v4.1.4, values.yaml and fromYaml) */
+	expect_values("a: 1\r\xef\xbb\xbf" "b: 2", "{\"a\":1.0,\"\xef\xbb\xbf" "b\":2.0}");
+	expect_values("a: 1\xe2\x80\xa8\xef\xbb\xbf" "b: 2", "{\"a\":1.0,\"\xef\xbb\xbf" "b\":2.0}");
+	expect_values("a: 1\xe2\x80\xa9\xef\xbb\xbf" "b: 2", "{\"a\":1.0,\"\xef\xbb\xbf" "b\":2.0}");
+	expect_values("a: 1\r\xef\xbb\xbf{b: 1}", "{\"a\":1.0,\"\xef\xbb\xbf{b\":\"1}\"}");
+	expect_values("a: 1\xe2\x80\xa8\xef\xbb\xbf[1]: 2", "{\"a\":1.0,\"\xef\xbb\xbf[1]\":2.0}");
+	expect_values("a: 1\xc2\x85\xef\xbb\xbf&x b: 2", "{\"a\":1.0,\"\xef\xbb\xbf&x b\":2.0}");
+	expect_values("a: 1\n\xef\xbb\xbf  b: 2", "{\"a\":1.0,\"\xef\xbb\xbf  b\":2.0}");
+	expect_values("a: 1\n\xef\xbb\xbf!!str \"q\": 2", "{\"a\":1.0,\"\xef\xbb\xbf!!str \\\"q\\\"\":2.0}");
+	expect_err("a: 1\n\xef\xbb\xbf# c", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
+	expect_err("a: 1\n\xef\xbb\xbf- x", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
+	expect_err("a: 1\n\xef\xbb\xbf", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: could not find expected ':'");
+	/* a private-use character of the text stays as it is */
+	expect_values("a: \xee\x80\x80\n\xef\xbb\xbf" "b: 2", "{\"a\":\"\xee\x80\x80\",\"\xef\xbb\xbf" "b\":2.0}");
 	/* a UTF-16 file is cut at its 0x0A bytes: the NUL after the last one
 	 * is a line of its own */
 	static const char u16[] = "\xff\xfe" "a\0:\0 \0" "1\0\n\0";
