@@ -21,6 +21,8 @@ typedef struct emit_ctx {
 	bh_buf *out;
 	bh_error *err;
 	int marked; /* a TAIL_MARK was emitted (see emit_string) */
+	bh_buf boms; /* bom_placeholder's pairs, in the order sent */
+	size_t nboms;
 } emit_ctx;
 
 /* libyaml (0.2.5) indents before the closing quote of a single-quoted
@@ -66,11 +68,137 @@ static yaml_scalar_style_t string_style(const char *s, size_t n)
 	return YAML_DOUBLE_QUOTED_SCALAR_STYLE;
 }
 
+/* the rune of valid UTF-8 at s[*i] (n bytes), *i moved past it */
+static uint32_t utf8_next(const unsigned char *s, size_t n, size_t *i)
+{
+	uint32_t v = s[*i];
+	int k = v < 0x80 ? 0 : v < 0xE0 ? 1 : v < 0xF0 ? 2 : 3;
+	v &= k == 0 ? 0x7F : k == 1 ? 0x1F : k == 2 ? 0x0F : 0x07;
+	for (int j = 1; j <= k && *i + (size_t)j < n; j++)
+		v = (v << 6) | (s[*i + (size_t)j] & 0x3F);
+	*i += (size_t)k + 1;
+	return v;
+}
+
+/* goyaml.v2's escape of v in a double-quoted scalar */
+static void goyaml_escape(bh_buf *b, uint32_t v)
+{
+	static const struct {
+		uint32_t v;
+		char c;
+	} short_esc[] = {{0, '0'},    {7, 'a'},     {8, 'b'},      {9, 't'},      {0xA, 'n'},
+			 {0xB, 'v'},  {0xC, 'f'},   {0xD, 'r'},    {0x1B, 'e'},   {'"', '"'},
+			 {'\\', '\\'}, {0x85, 'N'}, {0xA0, '_'}, {0x2028, 'L'}, {0x2029, 'P'}};
+	for (size_t k = 0; k < sizeof short_esc / sizeof short_esc[0]; k++)
+		if (short_esc[k].v == v) {
+			bh_buf_putc(b, '\\');
+			bh_buf_putc(b, short_esc[k].c);
+			return;
+		}
+	bh_buf_printf(b, v <= 0xFF ? "\\x%02X" : v <= 0xFFFF ? "\\u%04X" : "\\U%08X", (unsigned)v);
+}
+
+/* goyaml.v2's is_bom(b, i) reads b[0..2], not b[i..]: in a string that
+ * starts with a BOM every character is "the BOM", and its double-quoted
+ * writer escapes them all ("\uFEFFk" is written "\uFEFF\x6B"), where
+ * libyaml escapes only the BOM. Such a string goes to libyaml as a
+ * placeholder of the same length in bytes (libyaml's simple key check)
+ * that libyaml writes as wide as goyaml's text, with no space (nothing is
+ * folded): a character both escape alike (the BOM, line breaks, '"', '\\',
+ * control characters with a short escape) as it is, any other as bytes
+ * 'x' (1 column), '\t' (2: "\t") and 0x01 (4: "\x01"). Appends to c->boms
+ * what libyaml writes for it and goyaml's text (each with its NUL); *ph is
+ * the placeholder (free it). */
+static int bom_placeholder(emit_ctx *c, const char *s, size_t n, char **ph, size_t *phn)
+{
+	static const uint32_t alike[] = {'"', '\\', 0, 7, 8, 9, 0xA, 0xB, 0xC, 0xD, 0x1B, 0x85, 0x2028, 0x2029, 0xFEFF};
+	const unsigned char *u = (const unsigned char *)s;
+	bh_buf p = BH_BUF_INIT, lib = BH_BUF_INIT, go = BH_BUF_INIT;
+	bh_buf_putc(&lib, '"');
+	bh_buf_putc(&go, '"');
+	for (size_t i = 0; i < n;) {
+		size_t at = i, mark = go.len, same = 0;
+		uint32_t v = utf8_next(u, n, &i);
+		goyaml_escape(&go, v);
+		for (size_t k = 0; k < sizeof alike / sizeof alike[0]; k++)
+			same |= alike[k] == v;
+		if (same) {
+			bh_buf_put(&p, s + at, i - at);
+			bh_buf_put(&lib, go.data + mark, go.len - mark);
+			continue;
+		}
+		/* i - at bytes, as many columns as goyaml's escape */
+		size_t b = i - at, cols = go.len - mark;
+		while (b > 0) {
+			size_t w = cols >= 4 + (b - 1) ? 4 : cols >= 2 + (b - 1) ? 2 : 1;
+			bh_buf_putc(&p, w == 4 ? '\x01' : w == 2 ? '\t' : 'x');
+			bh_buf_puts(&lib, w == 4 ? "\\x01" : w == 2 ? "\\t" : "x");
+			cols -= w;
+			b--;
+		}
+	}
+	bh_buf_putc(&lib, '"');
+	bh_buf_putc(&go, '"');
+	bh_buf_put(&c->boms, lib.data, lib.len + 1);
+	bh_buf_put(&c->boms, go.data, go.len + 1);
+	int ok = bh_buf_ok(&p) && bh_buf_ok(&lib) && bh_buf_ok(&go) && bh_buf_ok(&c->boms);
+	bh_buf_free(&lib);
+	bh_buf_free(&go);
+	if (!ok) {
+		bh_buf_free(&p);
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	}
+	c->nboms++;
+	*phn = p.len;
+	*ph = bh_buf_detach(&p);
+	return 0;
+}
+
+/* Each placeholder's text from bom_placeholder, in order, replaced by
+ * goyaml's in out from from on (at an opening quote: not after a '\\'). */
+static int bom_unplace(emit_ctx *c, bh_buf *out, size_t from)
+{
+	bh_buf nb = BH_BUF_INIT;
+	const char *pair = c->boms.data;
+	size_t pos = from;
+	bh_buf_put(&nb, out->data, from);
+	for (size_t k = 0; k < c->nboms; k++) {
+		const char *lib = pair, *go = pair + strlen(pair) + 1;
+		size_t ln = strlen(lib);
+		const char *at = out->data + pos;
+		while ((at = memmem(at, out->len - (size_t)(at - out->data), lib, ln)) && at > out->data && at[-1] == '\\')
+			at++;
+		if (at) {
+			bh_buf_put(&nb, out->data + pos, (size_t)(at - out->data) - pos);
+			bh_buf_puts(&nb, go);
+			pos = (size_t)(at - out->data) + ln;
+		}
+		pair = go + strlen(go) + 1;
+	}
+	bh_buf_put(&nb, out->data + pos, out->len - pos);
+	if (!bh_buf_ok(&nb)) {
+		bh_buf_free(&nb);
+		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	}
+	bh_buf_free(out);
+	*out = nb;
+	return 0;
+}
+
 /* goyaml.v2 encoder.stringv for a valid UTF-8 string without a tag. */
 static int emit_string(emit_ctx *c, const char *s, size_t n)
 {
 	yaml_scalar_style_t style = string_style(s, n);
 	int rc;
+	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+		char *ph = NULL;
+		size_t phn = 0;
+		if ((rc = bom_placeholder(c, s, n, &ph, &phn)))
+			return rc;
+		rc = emit_scalar(c, ph, phn, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+		free(ph);
+		return rc;
+	}
 	if (n >= 3 && (unsigned char)s[n - 3] == 0xE2 && (unsigned char)s[n - 2] == 0x80 &&
 	    ((unsigned char)s[n - 1] == 0xA8 || (unsigned char)s[n - 1] == 0xA9)) {
 		char *t = malloc(n + TAIL_MARK_LEN);
@@ -741,6 +869,9 @@ static int emit_tree(const gojson_node *root, int width, int libyaml_only, yaml_
 	emitter_close(kept, c.em, rc != 0);
 	if (!rc && c.marked)
 		unmark(out, mark);
+	if (!rc && c.nboms)
+		rc = bom_unplace(&c, out, mark);
+	bh_buf_free(&c.boms);
 	if (!rc && !bh_buf_ok(out))
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (rc) {

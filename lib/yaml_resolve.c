@@ -597,7 +597,8 @@ int go_format_float32_g(char *buf, size_t n, double v)
 /* ---- goyaml's map key order (sorter.go keyList.Less, string keys) ---------- */
 
 /* unicode.IsLetter, closely enough for keys: ASCII letters, and non-ASCII
- * runes except common punctuation, symbols and combining marks */
+ * runes except common punctuation, symbols, combining marks, the BOM and
+ * private use */
 static int rune_is_letter(int32_t r)
 {
 	if (r < 0x80)
@@ -608,6 +609,9 @@ static int rune_is_letter(int32_t r)
 		return 0;
 	if ((r >= 0x2000 && r <= 0x2BFF) || (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFF20) ||
 	    (r >= 0x0300 && r <= 0x036F))
+		return 0;
+	/* the BOM (a format character), private use, specials (U+FFFD) */
+	if (r == 0xFEFF || (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xFFF0 && r <= 0xFFFF) || r >= 0xF0000)
 		return 0;
 	return 1;
 }
