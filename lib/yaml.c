@@ -393,7 +393,8 @@ static int flow_question_check(const char *text, size_t s, size_t e, size_t line
 }
 
 /* Where the flow collection text[o] opens ends, when there is nothing but
- * blanks, line breaks and comments before its end; else 0. */
+ * blanks, line breaks and comments before its end; else 0. Either closing
+ * bracket ends it: goyaml.v2's scanner drops the key at any. */
 static size_t empty_flow(const char *text, size_t len, size_t o)
 {
 	if (o >= len || (text[o] != '[' && text[o] != '{'))
@@ -402,7 +403,7 @@ static size_t empty_flow(const char *text, size_t len, size_t o)
 		if (text[i] == '#')
 			while (i + 1 < len && text[i + 1] != '\n' && text[i + 1] != '\r')
 				i++;
-		else if (text[i] == (text[o] == '[' ? ']' : '}'))
+		else if (text[i] == ']' || text[i] == '}')
 			return i;
 		else if (!strchr(" \t\r\n", text[i]))
 			return 0;
@@ -528,6 +529,67 @@ static int empty_flow_key_stop(const yaml_parser_t *p, const char *text, size_t 
 	return bh_error_set(err, BH_EPARSE, "yaml: %s", what);
 }
 
+/* goyaml.v2 drops the simple key a flow collection's start saved when any
+ * closing bracket ends it, so an empty one ('[ ]', '{]', '[ }') goes to its
+ * parser at once; libyaml 0.2.5 scans on for the key and fails on a later
+ * token ('{]- b': "block sequence entries are not allowed in this
+ * context"). Where a block collection open at the collection's column wants
+ * a key or a '-' (top, parent: as for empty_flow_key_stop), the parser
+ * fails on the '[' or '{' ("did not find expected key" / "did not find
+ * expected '-' indicator"); elsewhere on a mismatched closing bracket ("did
+ * not find expected node content"). from_mark: libyaml's mark where its
+ * last event ended; the collection must start there (after blanks,
+ * comments and block indicators), outside any flow collection. */
+static int empty_flow_scan_stop(const yaml_parser_t *p, const char *text, size_t len, charpos *cp,
+				size_t from_mark, const ynode *top, size_t top_col, const ynode *parent,
+				size_t parent_col, bh_error *err)
+{
+	size_t i, o, stop, line, col = 0;
+	const char *what = "did not find expected node content";
+	if (p->error != YAML_SCANNER_ERROR || p->problem_mark.index < from_mark)
+		return 0;
+	i = char_offset(text, len, cp, from_mark);
+	stop = char_offset(text, len, cp, p->problem_mark.index);
+	while (i < stop) {
+		if (text[i] && strchr(" \t\r\n", text[i]))
+			i++;
+		else if (text[i] == '#')
+			while (i < stop && text[i] != '\n' && text[i] != '\r')
+				i++;
+		else if (text[i] && strchr("-?:", text[i]) && i + 1 < len && text[i + 1] && strchr(" \t\r\n", text[i + 1]))
+			i += 2;
+		else
+			break;
+	}
+	if (i >= stop || (text[i] != '[' && text[i] != '{'))
+		return 0;
+	o = i;
+	for (i++; i < stop && text[i] && strchr(" \t\r\n", text[i]); i++)
+		;
+	if (i >= stop || (text[i] != ']' && text[i] != '}'))
+		return 0;
+	size_t k = o;
+	for (; k > 0 && text[k - 1] != '\n' && text[k - 1] != '\r'; k--)
+		col += ((unsigned char)text[k - 1] & 0xC0) != 0x80;
+	if (k == 0 && cp->base == 3) /* the text's BOM is no column */
+		col--;
+	if (top && top_col == col) {
+		if (top->kind == N_MAP && top->n % 2)
+			return 0; /* the value the mapping waits for: not followed here */
+		if (top->kind == N_MAP || (parent && parent->kind == N_MAP && parent_col == top_col))
+			what = "did not find expected key"; /* an indentless sequence ends first */
+		else
+			what = "did not find expected '-' indicator";
+		i = o;
+	} else if (text[i] == (text[o] == '[' ? ']' : '}')) {
+		return 0; /* libyaml fails where goyaml does */
+	}
+	line = breaks_between(text, 0, i);
+	if (line) /* a parser error: its line is not counted from 1 */
+		return bh_error_set(err, BH_EPARSE, "yaml: line %zu: %s", line, what);
+	return bh_error_set(err, BH_EPARSE, "yaml: %s", what);
+}
+
 /* Reads the first document of text into a node tree with libyaml; fix is
  * set where it stopped at something goyaml reads (see stop_mend). */
 static int build_libyaml(builder *b, const char *text, size_t len, ynode **root, size_t fix[2])
@@ -542,6 +604,7 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 	size_t *cols = NULL;         /* per stack level: the start column */
 	size_t ecap = 0, ccap = 0;
 	int rc = 0, done = 0, docs = 0, flow = 0, whole = 0, swap = 0;
+	size_t last_end = 0; /* libyaml's mark of the last event's end */
 	int utf8 = !(len >= 2 && ((unsigned char)text[0] == 0xFF || (unsigned char)text[0] == 0xFE));
 	charpos cp = {0, 0, 0};
 	*root = NULL;
@@ -560,6 +623,9 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 			const ynode *parent = depth > 1 && !ends[depth - 2] ? stack[depth - 2] : NULL;
 			rc = empty_flow_key_stop(&p, text, len, &cp, utf8, top, top ? cols[depth - 1] : 0, parent,
 						 parent ? cols[depth - 2] : 0, b->err);
+			if (!rc && utf8 && flow_base == SIZE_MAX)
+				rc = empty_flow_scan_stop(&p, text, len, &cp, last_end, top, top ? cols[depth - 1] : 0,
+							  parent, parent ? cols[depth - 2] : 0, b->err);
 			if (!rc)
 				rc = quoted_stop(&p, text, len, &cp, utf8, fix, b->err);
 			break;
@@ -702,6 +768,7 @@ static int build_libyaml(builder *b, const char *text, size_t len, ynode **root,
 				}
 			}
 		}
+		last_end = ev.end_mark.index;
 		yaml_event_delete(&ev);
 		if (rc)
 			break;

@@ -171,6 +171,14 @@ START_TEST(test_error_shapes)
 	/* an empty flow collection where a key or entry must come (goyaml.v2 loses its simple key) */
 	expect_err("a:\n- b: 1\n\n[]\n  c: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: did not find expected key");
 	expect_err("a:\n  - b: 1\n  []\n    c: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected '-' indicator");
+	/* an empty flow collection closed by the other bracket, or one where a
+	 * key must come, with a scanner error after it: goyaml.v2's parser
+	 * fails first (helm v4.1.4, values.yaml) */
+	expect_err("a: {]- b", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: did not find expected node content");
+	expect_err("a: 1\nb: {]- b", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected node content");
+	expect_err("k: v\n{]- b", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected key");
+	expect_err("k: v\n[ ]- b", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected key");
+	expect_err("k: v\n{\n]- b", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected key");
 	expect_err("a:\n  b: 1\n  {}\n  c: 2\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
 	expect_err("x: 1\na:\n  b: 1\n  [\n  ]\n  c: 2\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 3: did not find expected key");
 	expect_err("v0: 1\n\n[]: 1\n", BH_EPARSE, "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected key");
