@@ -211,13 +211,16 @@ static void write_double(bh_buf *b, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	static const char hex[] = "0123456789ABCDEF";
+	/* yaml.v3's is_bom(b, i) reads b[0..2], not b[i..]: in a string that
+	 * starts with a BOM every character is escaped */
+	int bom = n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF;
 	bh_buf_putc(b, '"');
 	for (size_t i = 0; i < n;) {
 		size_t w = width_at(s, i);
 		int32_t r;
 		if (w > n - i)
 			w = n - i;
-		if (!is_printable_at(s, n, i) || (s[i] == 0xEF && i + 2 < n && s[i + 1] == 0xBB && s[i + 2] == 0xBF) ||
+		if (!is_printable_at(s, n, i) || bom ||
 		    is_break_at(s, n, i) || s[i] == '"' || s[i] == '\\') {
 			utf8_rune_go(s + i, n - i, &r);
 			if (r < 0)
@@ -305,8 +308,8 @@ static void write_literal(bh_buf *b, const char *str, size_t n, int indent)
 		size_t w = width_at(s, i);
 		if (w > n - i)
 			w = n - i;
-		if (s[i] == '\n') {
-			bh_buf_putc(b, '\n');
+		if (is_break_at(s, n, i)) { /* yaml.v3 writes NEL, LS, PS as they are, then no indent */
+			bh_buf_put(b, s + i, w);
 			breaks = 1;
 		} else {
 			if (breaks)
@@ -477,7 +480,9 @@ static int emit_value(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, in
 	if (json_is_array(v) && json_array_size(v))
 		return emit_seq(b, h, v, indent + 2, 0, depth);
 	bh_buf_putc(b, ' ');
-	write_scalar(b, h, v, indent, indent + 2);
+	/* yaml.v3 raises the indent by 2 for the scalar (emit_scalar's
+	 * increase_indent): a single-quoted one's lines after a break */
+	write_scalar(b, h, v, indent + 2, indent + 2);
 	return 0;
 }
 
