@@ -299,9 +299,17 @@ static void write_literal(bh_buf *b, const char *str, size_t n, int indent)
 	bh_buf_putc(b, '|');
 	if (n && (s[0] == ' ' || is_break_at(s, n, 0)))
 		bh_buf_putc(b, '2');
-	if (n == 0 || s[n - 1] != '\n')
+	/* yaml.v3's chomping: '-' unless the last character is a break (NEL,
+	 * LS, PS too), '+' when the one before it is one as well */
+	size_t last = n, prev;
+	while (last > 0 && (s[--last] & 0xC0) == 0x80)
+		;
+	prev = last;
+	while (prev > 0 && (s[--prev] & 0xC0) == 0x80)
+		;
+	if (n == 0 || !is_break_at(s, n, last))
 		bh_buf_putc(b, '-');
-	else if (n == 1 || s[n - 2] == '\n')
+	else if (last == 0 || is_break_at(s, n, prev))
 		bh_buf_putc(b, '+');
 	bh_buf_putc(b, '\n');
 	for (size_t i = 0; i < n;) {
