@@ -23,6 +23,7 @@ typedef struct emit_ctx {
 	int marked; /* a TAIL_MARK was emitted (see emit_string) */
 	bh_buf boms; /* bom_placeholder's pairs, in the order sent */
 	size_t nboms;
+	int no_boms; /* a string holds the text \uFEFF: no placeholders (see bom_safe) */
 } emit_ctx;
 
 /* libyaml (0.2.5) indents before the closing quote of a single-quoted
@@ -154,6 +155,25 @@ static int bom_placeholder(emit_ctx *c, const char *s, size_t n, char **ph, size
 	return 0;
 }
 
+/* Whether no string of the tree n holds the text \uFEFF: bom_unplace
+ * finds a placeholder by what libyaml wrote for it, which starts '"\uFEFF'
+ * (a '"' that is no escaped one, then the BOM's escape); only a string
+ * holding that text could put it elsewhere in the output. When one does,
+ * BOM strings are left to libyaml (its text escapes only the BOM: the same
+ * value, less escaped than goyaml's). */
+static int bom_safe(const gojson_node *n, int depth)
+{
+	if (n->type == GOJSON_STRING)
+		return !memmem(n->text, n->len, "\\uFEFF", 6);
+	if ((n->type != GOJSON_ARRAY && n->type != GOJSON_OBJECT) || depth > GOJSON_MAX_DEPTH)
+		return 1;
+	size_t k = n->type == GOJSON_OBJECT ? 2 * n->n : n->n;
+	for (size_t i = 0; i < k; i++)
+		if (!bom_safe(&n->items[i], depth + 1))
+			return 0;
+	return 1;
+}
+
 /* Each placeholder's text from bom_placeholder, in order, replaced by
  * goyaml's in out from from on (at an opening quote: not after a '\\'). */
 static int bom_unplace(emit_ctx *c, bh_buf *out, size_t from)
@@ -190,7 +210,7 @@ static int emit_string(emit_ctx *c, const char *s, size_t n)
 {
 	yaml_scalar_style_t style = string_style(s, n);
 	int rc;
-	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0 && !c->no_boms) {
 		char *ph = NULL;
 		size_t phn = 0;
 		if ((rc = bom_placeholder(c, s, n, &ph, &phn)))
@@ -842,6 +862,7 @@ static int emit_tree(const gojson_node *root, int width, int libyaml_only, yaml_
 	memset(&c, 0, sizeof c);
 	c.out = out;
 	c.err = err;
+	c.no_boms = !bom_safe(root, 0);
 	c.em = emitter_open(kept, &local);
 	if (!c.em)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
