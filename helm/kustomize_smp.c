@@ -562,6 +562,272 @@ static int is_replace_directive(const json_t *el)
 	return d && !strcmp(d, "replace");
 }
 
+/* ---- several merge keys (ports: containerPort and protocol) ----------------------------
+ * kyaml's walkAssociativeSequence as it runs for a list with more than one
+ * merge key, step by step (walk/associative_sequence.go): the key values of
+ * the patch's elements then the object's (mergeValues joins two that agree
+ * where both have a value), an element merged for each, then
+ * appendListNode, which puts the object's elements back, each after
+ * removing from the result every element whose keys match its own. */
+
+/* A field's text as yaml.v3 holds it: a scalar's, "" for a map or list. */
+static void field_text(const json_t *f, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (is_scalar(f))
+		stext(f, buf, n);
+}
+
+/* kyaml's ElementSetter over a (keys[0..nk), values vals[0..nv), nv <= nk):
+ * null and empty-map elements dropped; an element that matches (a value
+ * "" matches any element that has the field; past the values, the last
+ * field's outcome stands, as in kyaml's loop) is replaced by el (removed
+ * when el is NULL); a non-matching one is kept when there are values; el
+ * appended when nothing matched. */
+static int setter_apply(json_t *a, json_t *el, char keys[][64], int nk, char vals[][128], int nv, bh_error *err)
+{
+	json_t *n = json_array(), *e;
+	size_t i;
+	int found = 0;
+	int mapping_setter = nk > 0 && keys[0][0] && nv > 0 && vals[0][0];
+	if (!n)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	json_array_foreach(a, i, e) {
+		const json_t *val = NULL;
+		int match = 1;
+		if (is_null(e) || (is_map(e) && !json_object_size(e)))
+			continue;
+		if (!is_map(e) && mapping_setter) {
+			json_array_append(n, e);
+			continue;
+		}
+		for (int j = 0; j < nk; j++) {
+			if (j < nv) {
+				const json_t *f;
+				char t[128];
+				if (!is_map(e)) {
+					json_decref(n);
+					return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+				}
+				f = json_object_get(e, keys[j]);
+				field_text(f, t, sizeof t);
+				val = f && (!vals[j][0] || !strcmp(t, vals[j])) ? f : NULL;
+			}
+			if (!val) {
+				match = 0;
+				break;
+			}
+		}
+		if (!match) {
+			if (nv > 0)
+				json_array_append(n, e);
+			continue;
+		}
+		found = 1;
+		if (el)
+			json_array_append(n, el);
+	}
+	if (el && !is_null(el) && !found)
+		json_array_append(n, el);
+	json_array_clear(a);
+	json_array_extend(a, n);
+	json_decref(n);
+	return 0;
+}
+
+/* kyaml's ElementList (MatchElementList): the first map element whose
+ * fields keys[k] (use[k]) hold the texts vals[k] ("" too). */
+static json_t *element_list(json_t *a, char keys[][64], int nk, const kv *vals, const int *use)
+{
+	size_t i;
+	json_t *e;
+	if (!a || !json_is_array(a))
+		return NULL;
+	json_array_foreach(a, i, e) {
+		int ok = is_map(e);
+		for (int k = 0; k < nk && ok; k++) {
+			const json_t *f;
+			char t[128];
+			if (!use[k])
+				continue;
+			f = json_object_get(e, keys[k]);
+			field_text(f, t, sizeof t);
+			ok = f && !strcmp(t, vals->v[k]);
+		}
+		if (ok)
+			return e;
+	}
+	return NULL;
+}
+
+/* validateKeys: the keys that have a value in some entry of vl (all of
+ * them when none has), as valid[k]. */
+static void valid_keys(const kv *vl, size_t nv, int nk, int *valid)
+{
+	int any = 0;
+	for (int k = 0; k < nk; k++) {
+		valid[k] = 0;
+		for (size_t i = 0; i < nv && !valid[k]; i++)
+			valid[k] = vl[i].v[k][0] != 0;
+		any |= valid[k];
+	}
+	if (!any)
+		for (int k = 0; k < nk; k++)
+			valid[k] = 1;
+}
+
+/* The keys and values of the valid ones, in order. */
+static int pick_keys(char keys[][64], int nk, const int *valid, const kv *x, char ok[][64], char ov[][128])
+{
+	int n = 0;
+	for (int k = 0; k < nk; k++)
+		if (valid[k]) {
+			memcpy(ok[n], keys[k], sizeof ok[0]);
+			if (ov)
+				memcpy(ov[n], x->v[k], sizeof ov[0]);
+			n++;
+		}
+	return n;
+}
+
+/* d: the object's list (a copy, changed), o: the patch's (or NULL), or d
+ * itself when kyaml's two are one node (each element then walked against
+ * itself, its "$patch" taken out of it as kyaml elides it). *out: the
+ * merged list. */
+static int assoc_multi(json_t *d, json_t *o, char keys[][64], int nk, sch s, int depth, json_t **out, bh_error *err)
+{
+	size_t nv = 0, cap = json_array_size(d) + (o ? json_array_size(o) : 0) + 1;
+	kv *vl = calloc(cap, sizeof *vl);
+	json_t *items = json_array();
+	int valid[MAX_KEYS], rc = 0, nvk;
+	char vkeys[MAX_KEYS][64], vvals[MAX_KEYS][128];
+	*out = NULL;
+	if (!vl || !items) {
+		free(vl);
+		json_decref(items);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	/* elementValues: the patch's first, then the object's, each once */
+	for (int src = 0; src < 2; src++) {
+		json_t *a = src == 0 ? o : d, *e;
+		size_t i;
+		json_array_foreach(a, i, e) {
+			kv x;
+			int seen = 0;
+			elem_values(e, keys, nk, &x);
+			x.present = 1;
+			for (size_t j = 0; j < nv && !seen; j++)
+				seen = kv_eq(&vl[j], &x, nk);
+			if (!seen)
+				vl[nv++] = x;
+		}
+	}
+	/* mergeValues: values1 is the entry as the outer loop found it */
+	for (size_t i = 0; i < nv; i++) {
+		kv v1 = vl[i];
+		for (size_t j = 0; j < nv; j++) {
+			kv m = v1;
+			int common = 0, ok = 1;
+			for (int k = 0; k < nk && ok; k++) {
+				if (!strcmp(v1.v[k], vl[j].v[k]))
+					common = 1;
+				else if (v1.v[k][0] && vl[j].v[k][0])
+					ok = 0;
+				else if (!v1.v[k][0])
+					strcpy(m.v[k], vl[j].v[k]);
+			}
+			if (ok && common) {
+				vl[i] = m;
+				vl[j] = m;
+			}
+		}
+	}
+	valid_keys(vl, nv, nk, valid);
+	nvk = pick_keys(keys, nk, valid, NULL, vkeys, NULL);
+	for (size_t i = 0; i < nv && rc == 0; i++) {
+		int use[MAX_KEYS], anyv = 0, in_place;
+		json_t *de, *oe, *val = NULL;
+		pick_keys(keys, nk, valid, &vl[i], vkeys, vvals);
+		/* elementValueList: matched on the valid keys this entry has values for */
+		for (int k = 0; k < nk; k++)
+			anyv |= valid[k] && vl[i].v[k][0];
+		for (int k = 0; k < nk; k++)
+			use[k] = valid[k] && (!anyv || vl[i].v[k][0]);
+		de = element_list(d, keys, nk, &vl[i], use);
+		oe = element_list(o, keys, nk, &vl[i], use);
+		if ((rc = walk(de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
+			break;
+		/* kyaml elides a walked element's "$patch" from the patch's node:
+		 * the same key values met again find it without */
+		if (is_map(oe) && json_object_get(oe, "$patch"))
+			json_object_del(oe, "$patch");
+		/* kyaml merges into the object's element in place, unless the
+		 * patch's replaces it (a new node; the object keeps its own) */
+		in_place = de && is_map(de) && val && !(oe && is_replace_directive(oe));
+		if (is_null(val) || (is_map(val) && !json_object_size(val))) {
+			json_decref(val);
+			rc = setter_apply(d, NULL, vkeys, nvk, vvals, nvk, err);
+			continue;
+		}
+		for (int k = 0, n = 0; k < nk; k++) {
+			if (!valid[k])
+				continue;
+			if (is_map(val) && !json_object_get(val, keys[k]) && vvals[n][0])
+				json_object_set_new(val, keys[k], scalar_new(vvals[n]));
+			n++;
+		}
+		if (in_place) {
+			size_t j;
+			json_t *e;
+			json_array_foreach(d, j, e) if (e == de) {
+				json_array_set(d, j, val);
+				break;
+			}
+		}
+		rc = setter_apply(items, val, vkeys, nvk, vvals, nvk, err);
+		json_decref(val);
+	}
+	/* appendListNode (the patch's list prepended): the object's elements
+	 * after, each first removing what matches its key values */
+	if (rc == 0 && nv > 0) {
+		size_t j;
+		json_t *e;
+		json_array_foreach(d, j, e) {
+			char v[MAX_KEYS][128];
+			int n = 0;
+			for (int k = 0; k < nvk && rc == 0; k++) {
+				const json_t *f;
+				if (!is_null(e) && !is_map(e)) {
+					rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+					break;
+				}
+				f = is_map(e) ? json_object_get(e, vkeys[k]) : NULL;
+				if (!f) {
+					json_array_append(items, e);
+					continue;
+				}
+				field_text(f, v[n], sizeof v[0]);
+				n++;
+			}
+			if (rc == 0 && nvk > 1)
+				rc = setter_apply(items, NULL, vkeys, nvk, v, n, err);
+			if (rc == 0)
+				rc = setter_apply(items, e, vkeys, nvk, v, n, err);
+			if (rc < 0)
+				break;
+		}
+		if (rc == 0) {
+			*out = items;
+			items = NULL;
+		}
+	} else if (rc == 0) {
+		*out = json_incref(d);
+	}
+	json_decref(items);
+	free(vl);
+	return rc;
+}
+
 static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
 {
 	json_t *d = NULL, *o = NULL, *items = NULL;
@@ -619,6 +885,12 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			p += l + (p[l] == ',');
 		}
 	}
+	if (nk > 1) {
+		/* a list the object lacks, or one the patch replaces, is the
+		 * patch's own node in kyaml: one list, walked against itself */
+		rc = assoc_multi(d, is_null(dest) || dir == D_REPLACE ? d : o, keys, nk, s, depth, out, err);
+		goto done;
+	}
 	/* the key values: the patch's elements first, then the object's */
 	cap = json_array_size(d) + (o ? json_array_size(o) : 0) + 1;
 	vl = calloc(cap, sizeof *vl);
@@ -644,39 +916,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 				vl[nv++] = x;
 		}
 	}
-	if (nk > 1) /* mergeValues */
-		for (size_t i = 0; i < nv; i++)
-			for (size_t j = 0; j < nv; j++) {
-				kv m;
-				int common = 0, ok = 1;
-				for (int k = 0; k < nk && ok; k++) {
-					if (!strcmp(vl[i].v[k], vl[j].v[k])) {
-						common = 1;
-						strcpy(m.v[k], vl[i].v[k]);
-					} else if (vl[i].v[k][0] && vl[j].v[k][0]) {
-						ok = 0;
-					} else {
-						strcpy(m.v[k], vl[i].v[k][0] ? vl[i].v[k] : vl[j].v[k]);
-					}
-				}
-				if (ok && common) {
-					m.present = 1;
-					vl[i] = m;
-					vl[j] = m;
-				}
-			}
-	for (size_t i = 0; i < nv; i++)
-		for (int k = 0; k < nk; k++)
-			if (vl[i].v[k][0])
-				valid[k] = 1;
-	{
-		int any = 0;
-		for (int k = 0; k < nk; k++)
-			any |= valid[k];
-		if (!any)
-			for (int k = 0; k < nk; k++)
-				valid[k] = 1;
-	}
+	valid_keys(vl, nv, nk, valid);
 	items = json_array();
 	clear = dir == D_MERGE && nk == 1 && o && lone_directive(o);
 	for (size_t i = 0; i < nv; i++) {
@@ -723,13 +963,10 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 				break;
 			}
 		}
-		/* a list with several merge keys (ports: port and protocol) keeps a
-		 * merged element where the object had it: only new ones go first */
-		if (!(de && nk > 1))
-			elem_set(items, val, keys, nk, &vl[i], valid);
+		elem_set(items, val, keys, nk, &vl[i], valid);
 		json_decref(val);
 	}
-	if (nv > 0) { /* prepend: the patch's items (new ones only, with several keys), then the object's in their order */
+	if (nv > 0) { /* prepend: the patch's items, then the object's in their order */
 		size_t j;
 		json_t *e;
 		json_array_foreach(d, j, e) {
