@@ -30,6 +30,7 @@
 #include "cli/template_postrender.h"
 #include "cli/template_remote.h"
 #include "lib/buf.h"
+#include "lib/gopath.h"
 #include "lib/yaml.h"
 #include "tmpl/tmpl.h"
 
@@ -84,17 +85,7 @@ static void log_cb(void *ud, const char *level, const char *msg, const char *con
 static char *chart_abs_dup(const char *path)
 {
 	struct stat st;
-	char cwd[4096];
-	bh_buf b = BH_BUF_INIT;
-	if (stat(path, &st))
-		return NULL;
-	if (path[0] != '/' && getcwd(cwd, sizeof cwd))
-		bh_buf_printf(&b, "%s/", cwd);
-	bh_buf_puts(&b, path);
-	deps_clean_path(&b);
-	char *r = bh_buf_ok(&b) ? bh_buf_detach(&b) : NULL;
-	bh_buf_free(&b);
-	return r;
+	return stat(path, &st) ? NULL : gopath_abs_dup(path);
 }
 
 /* Duplicate mapping keys, which helm reads silently (the later value wins):
@@ -144,9 +135,9 @@ static void note_requirements(int *debug, const chart *c)
 static int read_all(const char *path, bh_buf *out, bh_error *err)
 {
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	char chunk[65536];
+	char chunk[65536], why[64];
 	if (fd < 0)
-		return bh_error_set(err, BH_EIO, "open %s: %s", path, errno == ENOENT ? "no such file or directory" : strerror(errno));
+		return bh_error_set(err, BH_EIO, "open %s: %s", path, gopath_errno_text(errno, why, sizeof why));
 	for (;;) {
 		ssize_t got = read(fd, chunk, sizeof chunk);
 		if (got < 0) {
@@ -154,7 +145,7 @@ static int read_all(const char *path, bh_buf *out, bh_error *err)
 				continue;
 			if (fd)
 				close(fd);
-			return bh_error_set(err, BH_EIO, "read %s: %s", path, strerror(errno));
+			return bh_error_set(err, BH_EIO, "read %s: %s", path, gopath_errno_text(errno, why, sizeof why));
 		}
 		if (!got)
 			break;
@@ -201,52 +192,39 @@ static void write_out(const char *s)
 	}
 }
 
-/* mkdir -p of the directory part of path */
-static int mkdir_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
 /* template.go writeToFile: "---\n# Source: NAME\nDATA\n" into DIR/NAME,
  * appending when asked, then "wrote DIR/NAME" on stdout. */
 static int write_to_file(const char *dir, const char *name, const char *data, size_t len, int append,
 			 bh_error *err)
 {
-	bh_buf p = BH_BUF_INIT;
+	bh_buf p = BH_BUF_INIT, d = BH_BUF_INIT;
+	char why[64];
+	struct stat st;
+	size_t at;
+	int rc = 0, e;
 	bh_buf_printf(&p, "%s/%s", dir, name);
-	if (!bh_buf_ok(&p) || mkdir_parents(p.data)) {
-		int e = errno;
-		bh_error_set(err, BH_EIO, "mkdir %s: %s", bh_buf_str(&p), strerror(e));
-		bh_buf_free(&p);
-		return BH_EIO;
+	gopath_dir_buf(&d, p.data, p.len); /* ensureDirectoryForFile */
+	if (!bh_buf_ok(&p) || !bh_buf_ok(&d))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	else if (stat(d.data, &st) && errno != ENOENT)
+		rc = bh_error_set(err, BH_EIO, "stat %s: %s", d.data, gopath_errno_text(errno, why, sizeof why));
+	else if ((e = gopath_mkdir_all(d.data, 0755, &at)))
+		rc = bh_error_set(err, BH_EIO, "mkdir %.*s: %s", (int)at, d.data, gopath_errno_text(e, why, sizeof why));
+	FILE *f = rc ? NULL : fopen(p.data, append ? "a" : "w");
+	if (!rc && !f)
+		rc = bh_error_set(err, BH_EIO, "open %s: %s", p.data, gopath_errno_text(errno, why, sizeof why));
+	if (f) {
+		fprintf(f, "---\n# Source: %s\n", name);
+		fwrite(data, 1, len, f);
+		fputc('\n', f);
+		if (fclose(f))
+			rc = bh_error_set(err, BH_EIO, "write %s: %s", p.data, gopath_errno_text(errno, why, sizeof why));
+		else
+			printf("wrote %s\n", p.data);
 	}
-	FILE *f = fopen(p.data, append ? "a" : "w");
-	if (!f) {
-		bh_error_set(err, BH_EIO, "open %s: %s", p.data, strerror(errno));
-		bh_buf_free(&p);
-		return BH_EIO;
-	}
-	fprintf(f, "---\n# Source: %s\n", name);
-	fwrite(data, 1, len, f);
-	fputc('\n', f);
-	if (fclose(f)) {
-		bh_error_set(err, BH_EIO, "write %s: %s", p.data, strerror(errno));
-		bh_buf_free(&p);
-		return BH_EIO;
-	}
-	printf("wrote %s\n", p.data);
 	bh_buf_free(&p);
-	return 0;
+	bh_buf_free(&d);
+	return rc;
 }
 
 static int seen(strlist *written, const char *name)
@@ -259,7 +237,7 @@ static int seen(strlist *written, const char *name)
 
 /* --output-dir: what renderResources and template.go write instead of stdout */
 static int write_output_dir(const render_result *r, const char *dir, const char *release, int use_release_name,
-			    int include_crds, int no_hooks, int skip_tests, bh_error *err)
+			    int include_crds, int no_hooks, int skip_tests, int *in_render, bh_error *err)
 {
 	strlist written = {0};
 	bh_buf nd = BH_BUF_INIT;
@@ -279,6 +257,7 @@ static int write_output_dir(const render_result *r, const char *dir, const char 
 		strlist_push(&written, m->path);
 	}
 	fflush(stdout);
+	*in_render = rc != 0; /* CRDs and manifests: in the install action, hooks: after it */
 	for (size_t i = 0; !no_hooks && !rc && i < r->hooks.n; i++) {
 		const manifest *h = &r->hooks.v[i];
 		struct stat st;
@@ -401,11 +380,12 @@ static int verify_chart(const char *path, const char *keyring, const bh_buf *pro
 static int tls_file(const char *path, const char *what, const char *pem_err, bh_error *err)
 {
 	bh_buf b = BH_BUF_INIT;
+	char why[64];
 	int rc = 0;
 	if (read_all(path, &b, err)) {
 		rc = bh_error_set(err, BH_EIO,
 				  "missing registry client: can't create TLS config for client: %s: \"%s\": open %s: %s",
-				  what, path, path, errno == ENOENT ? "no such file or directory" : strerror(errno));
+				  what, path, path, gopath_errno_text(errno, why, sizeof why));
 	} else if (pem_err && !strstr(bh_buf_str(&b), "-----BEGIN ")) {
 		rc = bh_error_set(err, BH_EINVAL, "missing registry client: can't create TLS config for client: %s", pem_err);
 	}
@@ -847,9 +827,10 @@ int cmd_template(int argc, char **argv)
 		goto out;
 	}
 	if (o.output_dir && *o.output_dir && r == 0) {
+		int in_render = 0;
 		if (write_output_dir(&res, o.output_dir, bh_buf_str(&relname), o.release_name, o.include_crds,
-				     o.no_hooks, o.skip_tests, &err)) {
-			rc = fail(err.msg, 0);
+				     o.no_hooks, o.skip_tests, &in_render, &err)) {
+			rc = fail(err.msg, in_render && !debug);
 			goto out;
 		}
 		if (o.show_only.n) {

@@ -19,6 +19,7 @@
 #include "fetcher/index.h"
 #include "fetcher/tarball.h"
 #include "lib/buf.h"
+#include "lib/gopath.h"
 #include "lib/gojson.h"
 #include "lib/semver.h"
 #include "lib/yaml.h"
@@ -190,6 +191,8 @@ static int repos_read(state *st, bh_error *err)
 		return 0;
 	}
 	if (rc == 0 && yaml_parse_any(b.data ? b.data : "", b.len, NULL, 0, &doc, err) < 0)
+		rc = BH_EPARSE;
+	if (rc < 0)
 		rc = bh_error_prefix(err, "couldn't load repositories file (%s)", path);
 	bh_buf_free(&b);
 	const json_t *list = json_object_get(doc, "repositories");
@@ -256,14 +259,15 @@ static int local_path(const char *repo, const char *chart_path, bh_buf *out, bh_
 {
 	const char *p = is_file(repo) ? repo + 7 : repo;
 	struct stat st;
+	char why[64];
 	if (p[0] == '/')
 		bh_buf_puts(out, p);
 	else
 		bh_buf_printf(out, "%s/%s", chart_path, p);
-	deps_clean_path(out);
+	gopath_clean_in_place(out);
 	if (stat(bh_buf_str(out), &st))
 		return errno == ENOENT ? bh_error_set(err, BH_ENOTFOUND, "directory %s not found", bh_buf_str(out))
-				       : bh_error_set(err, BH_EIO, "stat %s: %s", bh_buf_str(out), strerror(errno));
+				       : bh_error_set(err, BH_EIO, "stat %s: %s", bh_buf_str(out), gopath_errno_text(errno, why, sizeof why));
 	return 0;
 }
 
@@ -858,8 +862,9 @@ static int download_all(state *st, bh_error *err)
 {
 	bh_buf dest = BH_BUF_INIT, tmp = BH_BUF_INIT;
 	char **seen = calloc(st->n + 1, sizeof *seen);
-	size_t nseen = 0;
-	int rc = 0;
+	size_t nseen = 0, at;
+	int rc = 0, e;
+	char why[64];
 	struct stat sb;
 	if (!seen)
 		return oom(err);
@@ -870,12 +875,19 @@ static int download_all(state *st, bh_error *err)
 	}
 	bh_buf_printf(&dest, "%s/charts", st->d->chart_path);
 	bh_buf_printf(&tmp, "%s/tmpcharts-%ld", st->d->chart_path, (long)getpid());
-	if (rc == 0 && stat(bh_buf_str(&dest), &sb) == 0 && !S_ISDIR(sb.st_mode))
-		rc = bh_error_set(err, BH_EINVAL, "\"%s\" is not a directory", bh_buf_str(&dest));
-	else if (rc == 0 && (mkdir(bh_buf_str(&dest), 0755) && errno != EEXIST))
-		rc = bh_error_set(err, BH_EIO, "mkdir %s: %s", bh_buf_str(&dest), strerror(errno));
-	if (rc == 0 && mkdir(bh_buf_str(&tmp), 0755) && errno != EEXIST)
-		rc = bh_error_set(err, BH_EIO, "mkdir %s: %s", bh_buf_str(&tmp), strerror(errno));
+	if (rc == 0 && stat(bh_buf_str(&dest), &sb) == 0) {
+		if (!S_ISDIR(sb.st_mode))
+			rc = bh_error_set(err, BH_EINVAL, "\"%s\" is not a directory", bh_buf_str(&dest));
+	} else if (rc == 0 && errno != ENOENT) {
+		rc = bh_error_set(err, BH_EIO, "unable to retrieve file info for '%s': stat %s: %s", bh_buf_str(&dest),
+				  bh_buf_str(&dest), gopath_errno_text(errno, why, sizeof why));
+	} else if (rc == 0 && (e = gopath_mkdir_all(bh_buf_str(&dest), 0755, &at))) {
+		rc = bh_error_set(err, BH_EIO, "mkdir %.*s: %s", (int)at, bh_buf_str(&dest),
+				  gopath_errno_text(e, why, sizeof why));
+	}
+	if (rc == 0 && (e = gopath_mkdir_all(bh_buf_str(&tmp), 0755, &at)))
+		rc = bh_error_set(err, BH_EIO, "mkdir %.*s: %s", (int)at, bh_buf_str(&tmp),
+				  gopath_errno_text(e, why, sizeof why));
 	if (rc < 0)
 		goto out;
 	printf("Saving %zu charts\n", st->n);
@@ -981,13 +993,13 @@ int template_deps_update(const template_deps *d, bh_error *err)
 {
 	state st;
 	struct stat sb;
-	char digest[72];
+	char digest[72], why[64];
 	int rc;
 	memset(&st, 0, sizeof st);
 	st.d = d;
 	if (stat(d->chart_path, &sb))
 		return bh_error_set(err, BH_ENOTFOUND, "could not find %s: stat %s: %s", d->chart_path, d->chart_path,
-				    errno == ENOENT ? "no such file or directory" : strerror(errno));
+				    gopath_errno_text(errno, why, sizeof why));
 	if (!S_ISDIR(sb.st_mode))
 		return bh_error_set(err, BH_EINVAL, "only unpacked charts can be updated");
 	if ((rc = deps_read(&st, err)) < 0 || !st.n)

@@ -11,22 +11,24 @@
 #include <unistd.h>
 
 #include "helm/chart.h"
+#include "lib/gopath.h"
 
 int deps_read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char chunk[65536];
+	char chunk[65536], why[64];
+	int e = errno;
 	if (fd < 0)
-		return bh_error_set(err, errno == ENOENT ? BH_ENOTFOUND : BH_EIO, "open %s: %s", path,
-				    errno == ENOENT ? "no such file or directory" : strerror(errno));
+		return bh_error_set(err, e == ENOENT ? BH_ENOTFOUND : BH_EIO, "open %s: %s", path,
+				    gopath_errno_text(e, why, sizeof why));
 	for (;;) {
 		ssize_t got = read(fd, chunk, sizeof chunk);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			int e = errno;
+			e = errno;
 			close(fd);
-			return bh_error_set(err, BH_EIO, "read %s: %s", path, strerror(e));
+			return bh_error_set(err, BH_EIO, "read %s: %s", path, gopath_errno_text(e, why, sizeof why));
 		}
 		if (!got)
 			break;
@@ -40,90 +42,35 @@ int deps_read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 	return bh_buf_ok(out) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory reading %s", path);
 }
 
-static int mkdir_all(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		int bad = mkdir(path, 0755) && errno != EEXIST;
-		*p = '/';
-		if (bad)
-			return -1;
-	}
-	return 0;
-}
-
 int deps_write_file(const char *path, const void *data, size_t len, bh_error *err)
 {
-	char *dir = strdup(path);
-	int rc = 0;
-	if (!dir)
-		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	if (mkdir_all(dir))
-		rc = bh_error_set(err, BH_EIO, "mkdir %s: %s", path, strerror(errno));
-	free(dir);
+	bh_buf dir = BH_BUF_INIT;
+	char why[64];
+	size_t at;
+	int rc = 0, e;
+	gopath_dir_buf(&dir, path, strlen(path));
+	if (!bh_buf_ok(&dir))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	else if ((e = gopath_mkdir_all(dir.data, 0755, &at)))
+		rc = bh_error_set(err, BH_EIO, "mkdir %.*s: %s", (int)at, dir.data, gopath_errno_text(e, why, sizeof why));
+	bh_buf_free(&dir);
 	FILE *f = rc ? NULL : fopen(path, "we");
 	if (!rc && !f)
-		return bh_error_set(err, BH_EIO, "open %s: %s", path, strerror(errno));
+		return bh_error_set(err, BH_EIO, "open %s: %s", path, gopath_errno_text(errno, why, sizeof why));
 	if (f && len && fwrite(data, 1, len, f) != len)
-		rc = bh_error_set(err, BH_EIO, "write %s: %s", path, strerror(errno));
+		rc = bh_error_set(err, BH_EIO, "write %s: %s", path, gopath_errno_text(errno, why, sizeof why));
 	if (f && fclose(f) && !rc)
-		rc = bh_error_set(err, BH_EIO, "write %s: %s", path, strerror(errno));
+		rc = bh_error_set(err, BH_EIO, "write %s: %s", path, gopath_errno_text(errno, why, sizeof why));
 	return rc;
-}
-
-void deps_clean_path(bh_buf *b)
-{
-	char *s = b->data;
-	if (!s || !*s)
-		return;
-	int rooted = s[0] == '/';
-	char *out = s, *p = s;
-	size_t w = 0, floor = rooted ? 1 : 0;
-	if (rooted)
-		w = 1;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		size_t n = strcspn(p, "/");
-		if (n == 1 && p[0] == '.') {
-			/* skip */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
-			if (w > floor && !(w - floor >= 2 && !strncmp(out + w - 2, "..", 2) &&
-					   (w - 2 == floor || out[w - 3] == '/'))) {
-				while (w > floor && out[w - 1] != '/')
-					w--;
-				if (w > floor)
-					w--;
-			} else if (!rooted) {
-				if (w > floor)
-					out[w++] = '/';
-				memmove(out + w, "..", 2);
-				w += 2;
-			}
-		} else {
-			if (w > floor)
-				out[w++] = '/';
-			memmove(out + w, p, n);
-			w += n;
-		}
-		p += n;
-	}
-	if (!w)
-		out[w++] = '.';
-	out[w] = '\0';
-	b->len = w;
 }
 
 static int names_sorted(const char *dir, char ***out, size_t *n, bh_error *err)
 {
 	struct dirent **v = NULL;
+	char why[64];
 	int k = scandir(dir, &v, NULL, alphasort);
 	if (k < 0)
-		return bh_error_set(err, BH_EIO, "open %s: %s", dir, strerror(errno));
+		return bh_error_set(err, BH_EIO, "open %s: %s", dir, gopath_errno_text(errno, why, sizeof why));
 	*out = calloc((size_t)k + 1, sizeof **out);
 	*n = 0;
 	for (int i = 0; i < k; i++) {
@@ -148,6 +95,20 @@ static int is_regular(const char *dir, const char *name)
 	struct stat sb;
 	snprintf(p, sizeof p, "%s/%s", dir, name);
 	return stat(p, &sb) == 0 && !S_ISDIR(sb.st_mode);
+}
+
+/* Go's os.Rename: 0, or the errno its LinkError holds (EEXIST for a
+ * directory at to, before trying). */
+static int go_rename(const char *from, const char *to)
+{
+	struct stat st, ost;
+	if (!lstat(to, &st) && S_ISDIR(st.st_mode)) {
+		if (lstat(from, &ost))
+			return errno;
+		if (!strcmp(from, to) || st.st_dev != ost.st_dev || st.st_ino != ost.st_ino)
+			return EEXIST;
+	}
+	return rename(from, to) ? errno : 0;
 }
 
 /* loader.LoadFile: the chart of an archive, or NULL with err set. */
@@ -179,8 +140,11 @@ int deps_move(const char *src, const char *dest, const char *const *local_names,
 			continue;
 		}
 		chart_free(c);
-		if (rename(from, to))
-			printf("Unable to move %s to charts dir %s (Skipping)", from, strerror(errno));
+		int e = go_rename(from, to);
+		char why[64];
+		if (e) /* fs.RenameWithFallback's error (no copy across devices) */
+			printf("Unable to move %s to charts dir link error: cannot rename %s to %s: rename %s %s: %s "
+			       "(Skipping)", from, from, to, from, to, gopath_errno_text(e, why, sizeof why));
 	}
 	if (rc == 0)
 		printf("Deleting outdated charts\n");
@@ -202,8 +166,9 @@ int deps_move(const char *src, const char *dest, const char *const *local_names,
 		for (size_t j = 0; j < n; j++)
 			local |= local_names[j] && *local_names[j] && !strcmp(local_names[j], chart_name(c));
 		chart_free(c);
-		if (!local && unlink(p))
-			printf("Could not delete %s: %s (Skipping)", p, strerror(errno));
+		char why[64];
+		if (!local && unlink(p)) /* os.Remove's PathError */
+			printf("Could not delete %s: remove %s: %s (Skipping)", p, p, gopath_errno_text(errno, why, sizeof why));
 	}
 	names_free(sv, ns);
 	names_free(dv, nd);

@@ -1,7 +1,7 @@
 /* cli/template_deps_files.h — the file work of `bulkhead template
  * --dependency-update` (template_deps.c): reading and writing whole files
- * with Go's error texts, filepath.Clean, and Helm's safeMoveDeps (the
- * downloaded archives moved into charts/, outdated ones deleted). */
+ * with Go's error texts, and Helm's safeMoveDeps (the downloaded archives
+ * moved into charts/, outdated ones deleted). */
 #ifndef BH_CLI_TEMPLATE_DEPS_FILES_H
 #define BH_CLI_TEMPLATE_DEPS_FILES_H
 
@@ -15,8 +15,6 @@
 int deps_read_file(const char *path, size_t max, bh_buf *out, bh_error *err);
 /* Writes data to path (its directory made first), mode 0644. */
 int deps_write_file(const char *path, const void *data, size_t len, bh_error *err);
-/* filepath.Clean of the path in b, in place. */
-void deps_clean_path(bh_buf *b);
 /* safeMoveDeps: every archive of src that loads as a chart is renamed into
  * dest; then each archive of dest that src did not hold is deleted unless
  * it is the chart of a dependency without a repository (local_names[0..n),

@@ -9,6 +9,7 @@
 #include "helm/chart_internal.h"
 #include "helm/targz.h"
 #include "lib/buf.h"
+#include "lib/gopath.h"
 #include "lib/vec.h"
 
 typedef struct file_list {
@@ -21,60 +22,6 @@ static void list_free(file_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		chart_file_release(&l->v[i]);
 	free(l->v);
-}
-
-char *chart_path_clean_dup(const char *p, size_t *ncomp)
-{
-	size_t n = strlen(p), nc = 0;
-	const char **cs = malloc((n / 2 + 2) * sizeof *cs);
-	size_t *cl = malloc((n / 2 + 2) * sizeof *cl);
-	char *out = malloc(n + 3);
-	int rooted = p[0] == '/';
-	const char *s = p;
-	if (!cs || !cl || !out) {
-		free(cs);
-		free(cl);
-		free(out);
-		return NULL;
-	}
-	while (*s) {
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		size_t l = strcspn(s, "/");
-		if (l == 1 && s[0] == '.') {
-			/* skip */
-		} else if (l == 2 && s[0] == '.' && s[1] == '.') {
-			if (nc && !(cl[nc - 1] == 2 && !strncmp(cs[nc - 1], "..", 2)))
-				nc--;
-			else if (!rooted) {
-				cs[nc] = s;
-				cl[nc++] = l;
-			}
-		} else {
-			cs[nc] = s;
-			cl[nc++] = l;
-		}
-		s += l;
-	}
-	size_t o = 0;
-	if (rooted)
-		out[o++] = '/';
-	for (size_t i = 0; i < nc; i++) {
-		if (i)
-			out[o++] = '/';
-		memcpy(out + o, cs[i], cl[i]);
-		o += cl[i];
-	}
-	if (o == 0)
-		out[o++] = '.';
-	out[o] = 0;
-	if (ncomp)
-		*ncomp = nc;
-	free(cs);
-	free(cl);
-	return out;
 }
 
 /* A ".." component, with either separator. */
@@ -199,7 +146,7 @@ int chart_load_archive_budget(const void *buf, size_t len, chart_load_ctx *ctx,
 			goto done;
 		}
 		size_t comps = 0;
-		char *clean = chart_path_clean_dup(n, &comps);
+		char *clean = gopath_clean_dup(n, &comps);
 		free(n);
 		if (!clean) {
 			rc = bh_error_set(err, BH_ENOMEM, "out of memory reading chart archive");

@@ -17,6 +17,7 @@
 
 #include "helm/chart_internal.h"
 #include "lib/buf.h"
+#include "lib/gopath.h"
 #include "lib/heap.h"
 #include "lib/vec.h"
 
@@ -428,14 +429,6 @@ static void path_at(bh_buf *b, size_t base, const char *name)
 	bh_buf_puts(b, name);
 }
 
-/* Go's text of an errno (syscall.Errno's table is glibc's, lower-cased). */
-static void go_errno_text(int e, char *out, size_t n)
-{
-	snprintf(out, n, "%s", strerror(e));
-	if (out[0] >= 'A' && out[0] <= 'Z' && out[1] >= 'a' && out[1] <= 'z')
-		out[0] = (char)(out[0] - 'A' + 'a');
-}
-
 /* Go's filepath.EvalSymlinks (walkSymlinks) of the absolute path p: 0 and
  * *out (new, cleaned), BH_ENOMEM, or -1 with why holding Go's error text. */
 static int eval_symlinks(const char *p, char **out, char *why, size_t nwhy)
@@ -485,13 +478,13 @@ static int eval_symlinks(const char *p, char **out, char *why, size_t nwhy)
 		}
 		struct stat st;
 		if (lstat(dest.data, &st)) {
-			go_errno_text(errno, e, sizeof e);
+			gopath_errno_text(errno, e, sizeof e);
 			snprintf(why, nwhy, "lstat %s: %s", dest.data, e);
 			goto done;
 		}
 		if (!S_ISLNK(st.st_mode)) {
 			if (!S_ISDIR(st.st_mode) && end < path.len) {
-				go_errno_text(ENOTDIR, why, nwhy);
+				gopath_errno_text(ENOTDIR, why, nwhy);
 				goto done;
 			}
 			continue;
@@ -502,7 +495,7 @@ static int eval_symlinks(const char *p, char **out, char *why, size_t nwhy)
 		}
 		ssize_t k = readlink(dest.data, link, sizeof link - 1);
 		if (k < 0) {
-			go_errno_text(errno, e, sizeof e);
+			gopath_errno_text(errno, e, sizeof e);
 			snprintf(why, nwhy, "readlink %s: %s", dest.data, e);
 			goto done;
 		}
@@ -526,7 +519,7 @@ static int eval_symlinks(const char *p, char **out, char *why, size_t nwhy)
 			end = 0;
 		}
 	}
-	*out = chart_path_clean_dup(dest.data, NULL);
+	*out = gopath_clean_dup(dest.data, NULL);
 	rc = *out ? 0 : BH_ENOMEM;
 done:
 	bh_buf_free(&path);
@@ -562,7 +555,7 @@ static int walk_link(walk *w, const char *abs, const char *rel, size_t depth)
 			     attrs);
 	}
 	if (lstat(res, &st)) {
-		go_errno_text(errno, why, sizeof why);
+		gopath_errno_text(errno, why, sizeof why);
 		rc = bh_error_set(w->err, BH_EIO, "lstat %s: %s", res, why);
 		goto out;
 	}
@@ -735,25 +728,6 @@ static int ignore_read(walk *w, int dfd, const char *path)
 	return rc;
 }
 
-/* Go's filepath.Abs of path: new, NULL with errno set on failure. */
-static char *abs_path_dup(const char *path)
-{
-	bh_buf b = BH_BUF_INIT;
-	char cwd[PATH_MAX], *r = NULL;
-	if (path[0] != '/') {
-		if (!getcwd(cwd, sizeof cwd))
-			return NULL;
-		bh_buf_printf(&b, "%s/", cwd);
-	}
-	bh_buf_puts(&b, path);
-	if (bh_buf_ok(&b))
-		r = chart_path_clean_dup(b.data, NULL);
-	if (!r)
-		errno = ENOMEM;
-	bh_buf_free(&b);
-	return r;
-}
-
 /* The files of the chart directory dfd (closed here) at path. */
 static int dir_read(int dfd, const char *path, chart_load_ctx *ctx, chart_file **files, size_t *n, bh_error *err)
 {
@@ -764,7 +738,7 @@ static int dir_read(int dfd, const char *path, chart_load_ctx *ctx, chart_file *
 	w.err = err;
 	*files = NULL;
 	*n = 0;
-	if (!(w.root = abs_path_dup(path))) {
+	if (!(w.root = gopath_abs_dup(path))) {
 		close(dfd);
 		return bh_error_set(err, BH_EIO, "cannot make %s absolute: %s", path, strerror(errno));
 	}

@@ -15,10 +15,6 @@ typedef struct chart_load_ctx {
 	void *warn_ud;
 } chart_load_ctx;
 
-/* path.Clean of the '/' path p: a new string, NULL when out of memory;
- * *ncomp (when not NULL) = its components. */
-char *chart_path_clean_dup(const char *p, size_t *ncomp);
-
 void chart_limits_fill(chart_limits *dst, const chart_limits *src);
 int chart_file_copy(chart_file *dst, const char *name, const void *data, size_t len);
 /* Puts f->data (malloc'd, owned by f) under a reference count, so that

@@ -1,5 +1,4 @@
 /* helm/provenance.c — Helm's provenance check (see helm/provenance.h). */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -13,17 +12,10 @@
 
 #include "helm/provenance.h"
 #include "helm/chart.h"
+#include "lib/gopath.h"
 #include "lib/yaml.h"
 
 #define PROV_MAX_ARCHIVE ((size_t)1 << 30) /* bytes of a chart archive read to hash it */
-
-/* Go's syscall error strings are glibc's, lowercased. */
-static const char *go_errno(int e, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s", strerror(e));
-	buf[0] = (char)tolower((unsigned char)buf[0]);
-	return buf;
-}
 
 static const char *memmem_s(const char *h, size_t hn, const char *needle)
 {
@@ -179,7 +171,7 @@ static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 	char eb[128];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return bh_error_set(err, BH_EIO, "open %s: %s", path, go_errno(errno, eb, sizeof eb));
+		return bh_error_set(err, BH_EIO, "open %s: %s", path, gopath_errno_text(errno, eb, sizeof eb));
 	char buf[65536];
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof buf)) > 0) {
@@ -192,7 +184,7 @@ static int read_file(const char *path, size_t max, bh_buf *out, bh_error *err)
 	int e = errno;
 	close(fd);
 	if (n < 0)
-		return bh_error_set(err, BH_EIO, "read %s: %s", path, go_errno(e, eb, sizeof eb));
+		return bh_error_set(err, BH_EIO, "read %s: %s", path, gopath_errno_text(e, eb, sizeof eb));
 	if (!bh_buf_ok(out))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	return 0;
@@ -214,7 +206,7 @@ static int verify_as(const char *path, const char *name, const void *prov, size_
 	bh_buf_printf(&provpath, "%s.prov", path);
 	if (!prov && stat(bh_buf_str(&provpath), &st)) {
 		rc = bh_error_set(err, BH_EIO, "could not load provenance file %s: stat %s: %s", bh_buf_str(&provpath),
-				  bh_buf_str(&provpath), go_errno(errno, eb, sizeof eb));
+				  bh_buf_str(&provpath), gopath_errno_text(errno, eb, sizeof eb));
 		goto out;
 	}
 	if ((rc = read_file(keyring, PGP_MAX_INPUT, &ring, err)) ||
@@ -247,7 +239,7 @@ int provenance_verify_chart(const char *path, const char *keyring, int64_t now, 
 	struct stat st;
 	char eb[128];
 	if (stat(path, &st))
-		return bh_error_set(err, BH_EIO, "stat %s: %s", path, go_errno(errno, eb, sizeof eb));
+		return bh_error_set(err, BH_EIO, "stat %s: %s", path, gopath_errno_text(errno, eb, sizeof eb));
 	if (S_ISDIR(st.st_mode))
 		return bh_error_set(err, BH_EINVAL, "unpacked charts cannot be verified");
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;

@@ -19,7 +19,8 @@ lib_libbhlib_a_SOURCES = \
 	lib/gzip.c lib/gzip.h \
 	lib/heap.c lib/heap.h \
 	lib/vec.c lib/vec.h \
-	lib/json_pool.c lib/json_pool.h
+	lib/json_pool.c lib/json_pool.h \
+	lib/gopath.c lib/gopath.h
 # regenerates lib/gostrconv_print.c from the Unicode Character Database
 EXTRA_DIST += lib/gostrconv_print_gen.py
 # regenerates lib/goregex_uni_tables.c from the Unicode Character Database
@@ -35,6 +36,13 @@ tests_unit_test_lib_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_lib_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test_lib
 UNIT_TESTS += tests/unit/test_lib
+# lib/gopath.c: Go's path.Clean/Dir/Base (helm goldens), filepath.Abs, errno texts
+check_PROGRAMS += tests/unit/test_gopath
+tests_unit_test_gopath_SOURCES = tests/unit/test_gopath.c
+tests_unit_test_gopath_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_gopath_LDADD = $(BH_LIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test_gopath
+UNIT_TESTS += tests/unit/test_gopath
 # lib/vec.h (VEC_RESERVE)
 # lib/goregex.c's \p{...} classes and (?i) folding (lib/goregex_uni.c)
 check_PROGRAMS += tests/unit/test_goregex

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "lib/gopath.h"
 #include "lib/gostrconv.h"
 #include "tmpl/funcs.h"
 #include "tmpl/gofmt.h"
@@ -14,57 +15,10 @@
 
 /* ---- path ---- */
 
-/* path.Clean of s[0..n) appended to out */
-static void path_clean(bh_buf *out, const char *p, size_t n)
-{
-	size_t start = out->len, r = 0, dotdot = 0;
-	int rooted;
-	if (n == 0) {
-		bh_buf_putc(out, '.');
-		return;
-	}
-	rooted = p[0] == '/';
-	if (rooted) {
-		bh_buf_putc(out, '/');
-		r = 1;
-		dotdot = 1;
-	}
-#define W (out->len - start)
-	while (r < n) {
-		if (p[r] == '/') {
-			r++;
-		} else if (p[r] == '.' && (r + 1 == n || p[r + 1] == '/')) {
-			r++;
-		} else if (p[r] == '.' && p[r + 1] == '.' && (r + 2 == n || p[r + 2] == '/')) {
-			r += 2;
-			if (W > dotdot) {
-				out->len--;
-				while (W > dotdot && out->data[out->len] != '/')
-					out->len--;
-			} else if (!rooted) {
-				if (W > 0)
-					bh_buf_putc(out, '/');
-				bh_buf_puts(out, "..");
-				dotdot = W;
-			}
-		} else {
-			if ((rooted && W != 1) || (!rooted && W != 0))
-				bh_buf_putc(out, '/');
-			for (; r < n && p[r] != '/'; r++)
-				bh_buf_putc(out, p[r]);
-		}
-	}
-	if (W == 0)
-		bh_buf_putc(out, '.');
-	if (out->data)
-		out->data[out->len] = '\0';
-#undef W
-}
-
 static int fn_clean(tmpl_call *c)
 {
 	bh_buf b = BH_BUF_INIT;
-	path_clean(&b, ARG_S(0), ARG_N(0));
+	gopath_clean_buf(&b, ARG_S(0), ARG_N(0));
 	return sprig_ret_buf(c, &b);
 }
 
@@ -76,27 +30,15 @@ static int ret_str(tmpl_call *c, const char *s, size_t n)
 
 static int fn_base(tmpl_call *c)
 {
-	const char *p = ARG_S(0);
-	size_t n = ARG_N(0), i;
-	if (n == 0)
-		return ret_str(c, ".", 1);
-	while (n > 0 && p[n - 1] == '/')
-		n--;
-	for (i = n; i > 0 && p[i - 1] != '/'; i--)
-		;
-	if (n - i == 0)
-		return ret_str(c, "/", 1);
-	return ret_str(c, p + i, n - i);
+	size_t n;
+	const char *b = gopath_base(ARG_S(0), ARG_N(0), &n);
+	return ret_str(c, b, n);
 }
 
 static int fn_dir(tmpl_call *c)
 {
-	const char *p = ARG_S(0);
-	size_t n = ARG_N(0), i;
 	bh_buf b = BH_BUF_INIT;
-	for (i = n; i > 0 && p[i - 1] != '/'; i--)
-		;
-	path_clean(&b, p, i);
+	gopath_dir_buf(&b, ARG_S(0), ARG_N(0));
 	return sprig_ret_buf(c, &b);
 }
 
