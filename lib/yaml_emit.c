@@ -14,6 +14,7 @@
 
 #include "lib/gojson.h"
 #include "lib/gostrconv.h"
+#include "lib/vec.h"
 #include "lib/yaml_resolve.h"
 
 typedef struct emit_ctx {
@@ -21,9 +22,10 @@ typedef struct emit_ctx {
 	bh_buf *out;
 	bh_error *err;
 	int marked; /* a TAIL_MARK was emitted (see emit_string) */
-	bh_buf boms; /* bom_placeholder's pairs, in the order sent */
-	size_t nboms;
-	int no_boms; /* a string holds the text \uFEFF: no placeholders (see bom_safe) */
+	size_t nscalars; /* scalar events sent */
+	bh_buf boms; /* goyaml's text of each BOM placeholder, in the order sent, each with its NUL */
+	size_t *bom_at; /* the number of scalars sent before each */
+	size_t nboms, capboms;
 } emit_ctx;
 
 /* libyaml (0.2.5) indents before the closing quote of a single-quoted
@@ -53,6 +55,7 @@ static int emit_scalar(emit_ctx *c, const char *s, size_t n, yaml_scalar_style_t
 	yaml_event_t ev;
 	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)n, 1, 1, style))
 		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	c->nscalars++;
 	return emit_event(c, &ev);
 }
 
@@ -107,98 +110,104 @@ static void goyaml_escape(bh_buf *b, uint32_t v)
  * that libyaml writes as wide as goyaml's text, with no space (nothing is
  * folded): a character both escape alike (the BOM, line breaks, '"', '\\',
  * control characters with a short escape) as it is, any other as bytes
- * 'x' (1 column), '\t' (2: "\t") and 0x01 (4: "\x01"). Appends to c->boms
- * what libyaml writes for it and goyaml's text (each with its NUL); *ph is
- * the placeholder (free it). */
+ * 'x' (1 column), '\t' (2: "\t") and 0x01 (4: "\x01"). Appends goyaml's
+ * text (with its NUL) to c->boms and the placeholder's place among the
+ * scalars to c->bom_at; *ph is the placeholder (free it). */
 static int bom_placeholder(emit_ctx *c, const char *s, size_t n, char **ph, size_t *phn)
 {
 	static const uint32_t alike[] = {'"', '\\', 0, 7, 8, 9, 0xA, 0xB, 0xC, 0xD, 0x1B, 0x85, 0x2028, 0x2029, 0xFEFF};
 	const unsigned char *u = (const unsigned char *)s;
-	bh_buf p = BH_BUF_INIT, lib = BH_BUF_INIT, go = BH_BUF_INIT;
-	bh_buf_putc(&lib, '"');
-	bh_buf_putc(&go, '"');
+	bh_buf p = BH_BUF_INIT;
+	bh_buf_putc(&c->boms, '"');
 	for (size_t i = 0; i < n;) {
-		size_t at = i, mark = go.len, same = 0;
+		size_t at = i, mark = c->boms.len, same = 0;
 		uint32_t v = utf8_next(u, n, &i);
-		goyaml_escape(&go, v);
+		goyaml_escape(&c->boms, v);
 		for (size_t k = 0; k < sizeof alike / sizeof alike[0]; k++)
 			same |= alike[k] == v;
 		if (same) {
 			bh_buf_put(&p, s + at, i - at);
-			bh_buf_put(&lib, go.data + mark, go.len - mark);
 			continue;
 		}
 		/* i - at bytes, as many columns as goyaml's escape */
-		size_t b = i - at, cols = go.len - mark;
+		size_t b = i - at, cols = c->boms.len - mark;
 		while (b > 0) {
 			size_t w = cols >= 4 + (b - 1) ? 4 : cols >= 2 + (b - 1) ? 2 : 1;
 			bh_buf_putc(&p, w == 4 ? '\x01' : w == 2 ? '\t' : 'x');
-			bh_buf_puts(&lib, w == 4 ? "\\x01" : w == 2 ? "\\t" : "x");
 			cols -= w;
 			b--;
 		}
 	}
-	bh_buf_putc(&lib, '"');
-	bh_buf_putc(&go, '"');
-	bh_buf_put(&c->boms, lib.data, lib.len + 1);
-	bh_buf_put(&c->boms, go.data, go.len + 1);
-	int ok = bh_buf_ok(&p) && bh_buf_ok(&lib) && bh_buf_ok(&go) && bh_buf_ok(&c->boms);
-	bh_buf_free(&lib);
-	bh_buf_free(&go);
-	if (!ok) {
+	bh_buf_put(&c->boms, "\"", 2); /* the closing quote and the NUL */
+	if (!bh_buf_ok(&p) || !bh_buf_ok(&c->boms) ||
+	    VEC_RESERVE(c->bom_at, c->capboms, c->nboms + 1, 8) < 0) {
 		bh_buf_free(&p);
 		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
 	}
-	c->nboms++;
+	c->bom_at[c->nboms++] = c->nscalars;
 	*phn = p.len;
 	*ph = bh_buf_detach(&p);
 	return 0;
 }
 
-/* Whether no string of the tree n holds the text \uFEFF: bom_unplace
- * finds a placeholder by what libyaml wrote for it, which starts '"\uFEFF'
- * (a '"' that is no escaped one, then the BOM's escape); only a string
- * holding that text could put it elsewhere in the output. When one does,
- * BOM strings are left to libyaml (its text escapes only the BOM: the same
- * value, less escaped than goyaml's). */
-static int bom_safe(const gojson_node *n, int depth)
-{
-	if (n->type == GOJSON_STRING)
-		return !memmem(n->text, n->len, "\\uFEFF", 6);
-	if ((n->type != GOJSON_ARRAY && n->type != GOJSON_OBJECT) || depth > GOJSON_MAX_DEPTH)
-		return 1;
-	size_t k = n->type == GOJSON_OBJECT ? 2 * n->n : n->n;
-	for (size_t i = 0; i < k; i++)
-		if (!bom_safe(&n->items[i], depth + 1))
-			return 0;
-	return 1;
-}
-
-/* Each placeholder's text from bom_placeholder, in order, replaced by
- * goyaml's in out from from on (at an opening quote: not after a '\\'). */
+/* Each placeholder in libyaml's output out[from..), replaced by goyaml's
+ * text. They are found by place, not by text (any string may hold the
+ * text libyaml wrote for one): out, read back by libyaml's parser, has a
+ * scalar event for each scalar sent, in order; a placeholder's event marks
+ * its text (from its opening quote to after its closing one) in characters,
+ * counted here into bytes. */
 static int bom_unplace(emit_ctx *c, bh_buf *out, size_t from)
 {
+	yaml_parser_t parser;
+	yaml_event_t ev;
 	bh_buf nb = BH_BUF_INIT;
-	const char *pair = c->boms.data;
-	size_t pos = from;
-	bh_buf_put(&nb, out->data, from);
-	for (size_t k = 0; k < c->nboms; k++) {
-		const char *lib = pair, *go = pair + strlen(pair) + 1;
-		size_t ln = strlen(lib);
-		const char *at = out->data + pos;
-		while ((at = memmem(at, out->len - (size_t)(at - out->data), lib, ln)) && at > out->data && at[-1] == '\\')
-			at++;
-		if (at) {
-			bh_buf_put(&nb, out->data + pos, (size_t)(at - out->data) - pos);
-			bh_buf_puts(&nb, go);
-			pos = (size_t)(at - out->data) + ln;
-		}
-		pair = go + strlen(go) + 1;
-	}
-	bh_buf_put(&nb, out->data + pos, out->len - pos);
-	if (!bh_buf_ok(&nb)) {
-		bh_buf_free(&nb);
+	const unsigned char *t = (const unsigned char *)out->data + from;
+	size_t len = out->len - from, scalar = 0, k = 0, chars = 0, bytes = 0, copied = 0;
+	const char *go = c->boms.data;
+	int rc = 0, done = 0;
+	if (!yaml_parser_initialize(&parser))
 		return bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&parser, t, len);
+	bh_buf_put(&nb, out->data, from);
+	while (!done && !rc) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = bh_error_set(c->err, BH_EINVAL, "yaml: libyaml cannot read back what it wrote: %s",
+					  parser.problem ? parser.problem : "unknown problem");
+			break;
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		if (ev.type == YAML_SCALAR_EVENT && k < c->nboms && scalar++ == c->bom_at[k]) {
+			size_t span[2], mark[2] = {ev.start_mark.index, ev.end_mark.index};
+			for (int e = 0; e < 2; e++) { /* characters to bytes (valid UTF-8) */
+				while (chars < mark[e] && bytes < len) {
+					bytes++;
+					while (bytes < len && (t[bytes] & 0xC0) == 0x80)
+						bytes++;
+					chars++;
+				}
+				span[e] = bytes;
+			}
+			if (span[1] - span[0] < 2 || t[span[0]] != '"' || t[span[1] - 1] != '"') {
+				rc = bh_error_set(c->err, BH_EINVAL, "yaml: a BOM string's placeholder is not where libyaml put it");
+			} else {
+				bh_buf_put(&nb, t + copied, span[0] - copied);
+				bh_buf_puts(&nb, go);
+				copied = span[1];
+				go += strlen(go) + 1;
+				k++;
+			}
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	if (!rc && k != c->nboms)
+		rc = bh_error_set(c->err, BH_EINVAL, "yaml: %zu of %zu BOM string placeholders found", k, c->nboms);
+	bh_buf_put(&nb, t + copied, len - copied);
+	if (!rc && !bh_buf_ok(&nb))
+		rc = bh_error_set(c->err, BH_ENOMEM, "out of memory");
+	if (rc) {
+		bh_buf_free(&nb);
+		return rc;
 	}
 	bh_buf_free(out);
 	*out = nb;
@@ -210,7 +219,7 @@ static int emit_string(emit_ctx *c, const char *s, size_t n)
 {
 	yaml_scalar_style_t style = string_style(s, n);
 	int rc;
-	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0 && !c->no_boms) {
+	if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
 		char *ph = NULL;
 		size_t phn = 0;
 		if ((rc = bom_placeholder(c, s, n, &ph, &phn)))
@@ -862,7 +871,6 @@ static int emit_tree(const gojson_node *root, int width, int libyaml_only, yaml_
 	memset(&c, 0, sizeof c);
 	c.out = out;
 	c.err = err;
-	c.no_boms = !bom_safe(root, 0);
 	c.em = emitter_open(kept, &local);
 	if (!c.em)
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
@@ -888,11 +896,12 @@ static int emit_tree(const gojson_node *root, int width, int libyaml_only, yaml_
 		rc = emit_event(&c, &ev);
 	}
 	emitter_close(kept, c.em, rc != 0);
+	if (!rc && c.nboms) /* on libyaml's own text: before unmark */
+		rc = bom_unplace(&c, out, mark);
 	if (!rc && c.marked)
 		unmark(out, mark);
-	if (!rc && c.nboms)
-		rc = bom_unplace(&c, out, mark);
 	bh_buf_free(&c.boms);
+	free(c.bom_at);
 	if (!rc && !bh_buf_ok(out))
 		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (rc) {
