@@ -176,6 +176,21 @@ static void add_runs(goregex_set *s, const uint32_t *runs, size_t n, const int *
 	}
 }
 
+const char *goregex_uni_category(uint32_t c)
+{
+	size_t lo = 0, hi = goregex_uni_cat_runs_len; /* the last run starting at or before c */
+	if (c > RUNE_MAX)
+		return "Cn";
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((goregex_uni_cat_runs[mid] >> 8) <= c)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return goregex_uni_cat_names[goregex_uni_cat_runs[lo] & 0xFF];
+}
+
 static int name_index(const char *const *names, const char *name)
 {
 	for (int k = 0; names[k]; k++)

@@ -57,6 +57,11 @@ int goregex_uni_table(const char *canon, int fold, goregex_set *tab, char prop[G
  * it off. */
 size_t goregex_set_put(bh_buf *out, const goregex_set *s);
 
+/* Go's general category of c ("Lu", "Nd", ... "Cn" when unassigned), as
+ * its Unicode 15.0 tables have it: unicode.IsLetter(c) is a name starting
+ * with 'L'. */
+const char *goregex_uni_category(uint32_t c);
+
 /* generated tables (lib/goregex_uni_tables.c) */
 typedef struct goregex_fold_run {
 	uint32_t lo;

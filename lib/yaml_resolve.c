@@ -2,6 +2,8 @@
  * resolve.go (v2.4) and the Go strconv/time functions it calls. */
 #include "lib/yaml_resolve.h"
 
+#include "lib/goregex_uni.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -596,24 +598,20 @@ int go_format_float32_g(char *buf, size_t n, double v)
 
 /* ---- goyaml's map key order (sorter.go keyList.Less, string keys) ---------- */
 
-/* unicode.IsLetter, closely enough for keys: ASCII letters, and non-ASCII
- * runes except common punctuation, symbols, combining marks, the BOM and
- * private use */
+/* unicode.IsLetter: Go's category L (Unicode 15.0) */
 static int rune_is_letter(int32_t r)
 {
 	if (r < 0x80)
 		return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
-	if (r < 0xC0)
-		return r == 0xAA || r == 0xB5 || r == 0xBA;
-	if (r == 0xD7 || r == 0xF7)
-		return 0;
-	if ((r >= 0x2000 && r <= 0x2BFF) || (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFF20) ||
-	    (r >= 0x0300 && r <= 0x036F))
-		return 0;
-	/* the BOM (a format character), private use, specials (U+FFFD) */
-	if (r == 0xFEFF || (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xFFF0 && r <= 0xFFFF) || r >= 0xF0000)
-		return 0;
-	return 1;
+	return r >= 0 && goregex_uni_category((uint32_t)r)[0] == 'L';
+}
+
+/* unicode.IsDigit: Go's category Nd */
+static int rune_is_digit(int32_t r)
+{
+	if (r < 0x80)
+		return r >= '0' && r <= '9';
+	return r >= 0 && !strcmp(goregex_uni_category((uint32_t)r), "Nd");
 }
 
 int yaml_key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn, int v3)
@@ -625,7 +623,7 @@ int yaml_key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn, in
 		/* Go's int64 arithmetic wraps; do it unsigned, compare signed */
 		uint64_t anum = 0, bnum = 0;
 		if (ar[i] == br[i]) {
-			digits = ar[i] >= '0' && ar[i] <= '9';
+			digits = rune_is_digit(ar[i]);
 			continue;
 		}
 		al = rune_is_letter(ar[i]);
@@ -635,7 +633,7 @@ int yaml_key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn, in
 		if (al || bl)
 			return v3 && digits ? al : bl;
 		if (ar[i] == '0' || br[i] == '0') {
-			for (size_t j = i; j-- > 0 && ar[j] >= '0' && ar[j] <= '9';) {
+			for (size_t j = i; j-- > 0 && rune_is_digit(ar[j]);) {
 				if (ar[j] != '0') {
 					anum = 1;
 					bnum = 1;
@@ -643,9 +641,9 @@ int yaml_key_less(const int32_t *ar, size_t an, const int32_t *br, size_t bn, in
 				}
 			}
 		}
-		for (ai = i; ai < an && ar[ai] >= '0' && ar[ai] <= '9'; ai++)
+		for (ai = i; ai < an && rune_is_digit(ar[ai]); ai++)
 			anum = anum * 10 + (uint64_t)(ar[ai] - '0');
-		for (bi = i; bi < bn && br[bi] >= '0' && br[bi] <= '9'; bi++)
+		for (bi = i; bi < bn && rune_is_digit(br[bi]); bi++)
 			bnum = bnum * 10 + (uint64_t)(br[bi] - '0');
 		if (anum != bnum)
 			return (int64_t)anum < (int64_t)bnum;
