@@ -86,9 +86,11 @@ static size_t rune_count(const char *s, size_t n)
 
 static void write_padding(fstate *f, int n)
 {
-	char c = f->zero ? '0' : ' ';
-	for (int i = 0; i < n; i++)
-		bh_buf_putc(f->out, c);
+	if (n <= 0 || bh_buf_grow(f->out, (size_t)n) < 0)
+		return; /* out of memory: the buffer says so */
+	memset(f->out->data + f->out->len, f->zero ? '0' : ' ', (size_t)n);
+	f->out->len += (size_t)n;
+	f->out->data[f->out->len] = '\0';
 }
 
 static void pad(fstate *f, const char *s, size_t n)
