@@ -282,12 +282,15 @@ int postrender_files(void *ud, char ***paths, char ***texts, size_t *n, bh_error
 	const postrender *p = ud;
 	json_t *objs = NULL;
 	int rc;
+	/* Helm 4's texts for its three steps (renderResources, the combined
+	 * strategy): merging the files, running the post-renderers, splitting
+	 * their output back into files */
 	if ((rc = merge_files(*paths, *texts, *n, p->nk > 0, &objs, err)) < 0)
-		return bh_error_prefix(err, "post-render");
-	if ((rc = postrender_objects(p, objs, err)) == 0)
-		rc = split_files(objs, paths, texts, n, err);
+		return bh_error_prefix(err, "error merging manifests");
+	if ((rc = postrender_objects(p, objs, err)) < 0)
+		bh_error_prefix(err, "error while running post render on files");
+	else if ((rc = split_files(objs, paths, texts, n, err)) < 0)
+		bh_error_prefix(err, "error while parsing post rendered output");
 	json_decref(objs);
-	if (rc < 0)
-		bh_error_prefix(err, "post-render");
 	return rc;
 }
