@@ -48,6 +48,14 @@ int kz_selector_decode(const json_t *target, kz_selector **out, bh_error *err);
 int kz_selector_match(const kz_selector *s, const json_t *obj);
 void kz_selector_free(kz_selector *s);
 
+/* What Flux's post-renderers check when they print the objects of text
+ * (kustomize's resource map unmarshals each into a map with yaml.v3's
+ * unique keys): a mapping key twice in a document fails with yaml.v3's
+ * text ("map[string]interface {}(nil): yaml: unmarshal errors:" and a line
+ * per pair, counted in the document). With annotations_too 0, keys twice
+ * in metadata.annotations pass (a kustomize build rebuilds them: the last
+ * one counts); Flux's commonMetadata and origin labels alone do not. */
+int kz_objects_check_keys(const char *text, int annotations_too, bh_error *err);
 /* The objects of a multi-document YAML text (Helm's document separator;
  * empty documents skipped; a document that is not a map is an error naming
  * it). *objs is a new array. */

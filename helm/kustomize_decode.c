@@ -338,13 +338,6 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 			rc = bh_error_set(err, BH_EINVAL, "document %zu: not a map", i + 1);
 			break;
 		}
-		if (keep_texts == 1 && (rc = kz_duplicate_keys(orig ? orig : docs[i], err)) < 0) {
-			json_decref(d);
-			json_decref(quoted);
-			json_decref(badkey);
-			free(orig);
-			break;
-		}
 		if (keep_texts == 1) {
 			kz_styles_record(d, orig ? orig : docs[i], KZ_YS_UINTS);
 			kz_texts_record(d, orig ? orig : docs[i], orig != NULL);
@@ -363,6 +356,21 @@ static int objects_parse(const char *text, int keep_texts, json_t **objs, bh_err
 	}
 	*objs = a;
 	return 0;
+}
+
+int kz_objects_check_keys(const char *text, int annotations_too, bh_error *err)
+{
+	char **docs = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (split_docs(text, &docs, &n) < 0) {
+		docs_free(docs, n);
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = kz_duplicate_keys(docs[i], annotations_too, err);
+	docs_free(docs, n);
+	return rc;
 }
 
 int kz_objects_parse(const char *text, json_t **objs, bh_error *err)

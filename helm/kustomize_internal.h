@@ -144,9 +144,9 @@ void kz_doc_rewrite(char **doc, int labels_too, json_t **quoted, json_t **badkey
 void kz_texts_record_nonjson(json_t *obj, json_t *quoted, json_t *badkey);
 /* kustomize's resources are unmarshalled into maps (yaml.v3, unique
  * keys): a key twice in a mapping of the document text fails, but in its
- * metadata.annotations (kyaml rebuilds them; the last one counts). 0, or
- * the error as yaml.v3 words it. */
-int kz_duplicate_keys(const char *text, bh_error *err);
+ * metadata.annotations unless annotations_too (a kustomize build rebuilds
+ * them; the last one counts). 0, or the error as yaml.v3 words it. */
+int kz_duplicate_keys(const char *text, int annotations_too, bh_error *err);
 /* A plain mapping key yaml.v3 reads as no string; the error kustomize's
  * output then fails with. */
 int kz_key_nonstring(const char *k, size_t n);

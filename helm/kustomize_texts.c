@@ -686,7 +686,7 @@ static void dup_walk(yaml_document_t *d, yaml_node_t *n, const yaml_node_t *skip
 		dup_walk(d, yaml_document_get_node(d, p->value), skip, out, depth + 1);
 }
 
-int kz_duplicate_keys(const char *text, bh_error *err)
+int kz_duplicate_keys(const char *text, int annotations_too, bh_error *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -696,7 +696,8 @@ int kz_duplicate_keys(const char *text, bh_error *err)
 	if (!ydoc_load(text, &parser, &doc))
 		return 0;
 	root = yaml_document_get_root_node(&doc);
-	dup_walk(&doc, root, ymap_get(&doc, ymap_get(&doc, root, "metadata"), "annotations"), &out, 0);
+	dup_walk(&doc, root, annotations_too ? NULL : ymap_get(&doc, ymap_get(&doc, root, "metadata"), "annotations"), &out,
+		 0);
 	ydoc_free(&parser, &doc);
 	if (out.len)
 		rc = bh_error_set(err, BH_EINVAL, "map[string]interface {}(nil): yaml: unmarshal errors:%s", bh_buf_str(&out));

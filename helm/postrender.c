@@ -164,18 +164,12 @@ static int blank(const char *s)
  * annotated with its file; read for kustomize_apply when keep_texts, else
  * with integers above int64 kept (Flux's own post-renderers write them
  * through kustomize's resource map too). */
-static int merge_files(char **paths, char **texts, size_t n, int keep_texts, json_t **objs, bh_error *err)
+static int merge_files(char **paths, char **texts, char ***order, size_t n, int keep_texts, json_t **objs,
+		       bh_error *err)
 {
-	char ***order = malloc((n + 1) * sizeof *order);
 	int rc = 0;
-	*objs = json_array();
-	if (!order || !*objs) {
-		free(order);
+	if (!(*objs = json_array()))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = &paths[i];
-	qsort(order, n, sizeof *order, path_cmp);
 	for (size_t j = 0; j < n && rc == 0; j++) {
 		size_t i = (size_t)(order[j] - paths);
 		json_t *docs = NULL, *d;
@@ -202,7 +196,6 @@ static int merge_files(char **paths, char **texts, size_t n, int keep_texts, jso
 		}
 		json_decref(docs);
 	}
-	free(order);
 	if (rc < 0) {
 		json_decref(*objs);
 		*objs = NULL;
@@ -281,13 +274,30 @@ int postrender_files(void *ud, char ***paths, char ***texts, size_t *n, bh_error
 {
 	const postrender *p = ud;
 	json_t *objs = NULL;
+	char ***order = malloc((*n + 1) * sizeof *order); /* the files in path order (Helm's sorted names) */
 	int rc;
+	if (!order)
+		return bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < *n; i++)
+		order[i] = &(*paths)[i];
+	qsort(order, *n, sizeof *order, path_cmp);
 	/* Helm 4's texts for its three steps (renderResources, the combined
 	 * strategy): merging the files, running the post-renderers, splitting
 	 * their output back into files */
-	if ((rc = merge_files(*paths, *texts, *n, p->nk > 0, &objs, err)) < 0)
+	if ((rc = merge_files(*paths, *texts, order, *n, p->nk > 0, &objs, err)) < 0) {
+		free(order);
 		return bh_error_prefix(err, "error merging manifests");
-	if ((rc = postrender_objects(p, objs, err)) < 0)
+	}
+	/* Flux's post-renderers print every object through kustomize's
+	 * resource map, which refuses a mapping key twice (the origin labels
+	 * alone too: then in annotations as well) */
+	for (size_t j = 0; j < *n && rc == 0; j++)
+		if (base_name(*order[j])[0] != '_')
+			rc = kz_objects_check_keys((*texts)[order[j] - *paths], p->nk == 0, err);
+	free(order);
+	if (rc == 0)
+		rc = postrender_objects(p, objs, err);
+	if (rc < 0)
 		bh_error_prefix(err, "error while running post render on files");
 	else if ((rc = split_files(objs, paths, texts, n, err)) < 0)
 		bh_error_prefix(err, "error while parsing post rendered output");

@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: missing resources.yaml\n", argv[1]);
 		goto done;
 	}
-	if (load_chain(argv[1], ks, &nk, &err) < 0 || kz_objects_parse_texts(res, &objs, &err) < 0 ||
+	if (load_chain(argv[1], ks, &nk, &err) < 0 || kz_objects_check_keys(res, 0, &err) < 0 ||
+	    kz_objects_parse_texts(res, &objs, &err) < 0 ||
 	    kustomize_apply_chain(ks, nk, objs, &err) < 0 || kz_objects_emit(objs, &out, &err) < 0) {
 		/* as kubectl prints it */
 		fprintf(stderr, "error: %s%s", err.msg, err.msg[0] && err.msg[strlen(err.msg) - 1] == '\n' ? "" : "\n");

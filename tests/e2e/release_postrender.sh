@@ -117,4 +117,14 @@ sk_apply_hr team-p bad app "  postRenderers:
             value: 1"
 r=$(sk_wait_cond team-p bad False 60)
 e2e_expect_contains "$r" "must specify a target for JSON patch" "Ready of an invalid post-renderer"
+# a rendered object with a key twice fails as Flux's post-renderers fail
+# (its origin labels alone print every object through kustomize's resource
+# map); nothing of it is installed
+sk_apply_hr team-p dup app "  values:
+    rawData: 'message: again'"
+r=$(sk_wait_cond team-p dup False 60)
+e2e_expect_contains "$r" 'Helm install failed for release team-p/dup with chart app@' "Ready of a key twice"
+e2e_expect_contains "$r" 'error while running post render on files: map[string]interface {}(nil): yaml: unmarshal errors:' "Ready of a key twice"
+e2e_expect_contains "$r" 'line 7: mapping key "message" already defined at line 6' "Ready of a key twice"
+kubectl get configmap -n team-p dup-config >/dev/null 2>&1 && sk_fail "the ConfigMap with a key twice was applied"
 echo "PASS: post-renderers and commonMetadata applied, recorded, and upgraded on change"

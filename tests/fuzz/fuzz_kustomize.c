@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sep) {
 		*sep = '\0';
 		if (yaml_parse_any(s, strlen(s), NULL, YAML_KEEP_INTS, &spec, &err) == 0 &&
-		    kustomization_decode(spec, &k, &err) == 0 && kz_objects_parse_texts(sep + 5, &objs, &err) == 0 &&
+		    kustomization_decode(spec, &k, &err) == 0 && kz_objects_check_keys(sep + 5, size & 1, &err) == 0 &&
+		    kz_objects_parse_texts(sep + 5, &objs, &err) == 0 &&
 		    kustomize_apply(k, objs, &err) == 0 && kz_objects_emit(objs, &out, &err) == 0)
 			kustomize_apply(k, objs, &err); /* a second post-renderer: styles from the output */
 	} else if (kz_objects_parse(s, &objs, &err) == 0) {

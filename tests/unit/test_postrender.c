@@ -115,6 +115,70 @@ START_TEST(test_files_uint64)
 }
 END_TEST
 
+/* One file through the chain of spec: the error (the caller frees it). */
+static char *render_error(const char *spec, const char *text)
+{
+	json_t *s = unit_json_new(spec);
+	postrender *p = NULL;
+	bh_error e;
+	char **paths = calloc(1, sizeof *paths), **texts = calloc(1, sizeof *texts), *msg = NULL;
+	size_t n = 1;
+	paths[0] = strdup("c/templates/cm.yaml");
+	texts[0] = strdup(text);
+	ck_assert_int_eq(postrender_new(s, "hr", "ns", &p, &e), 0);
+	if (postrender_files(p, &paths, &texts, &n, &e) < 0)
+		msg = strdup(e.msg);
+	ck_assert_int_eq(n, 1); /* the files as they were */
+	ck_assert_str_eq(texts[0], text);
+	free(paths[0]);
+	free(texts[0]);
+	free(paths);
+	free(texts);
+	postrender_free(p);
+	json_decref(s);
+	return msg;
+}
+
+/* A mapping key twice fails as Flux's post-renderers fail on it (kustomize's
+ * resource map unmarshals each object with yaml.v3's unique keys), with the
+ * origin labels alone too (Flux always runs them), Helm's text before it.
+ * For data_twice the text after the prefix is kubectl kustomize v5.7.1's
+ * for the same document. The lines named are the document's as rendered;
+ * kustomize counts them in the object as it re-prints it (for both_twice,
+ * after rebuilding the annotations: 9 and 8). A kustomize build lets keys
+ * twice in metadata.annotations pass (it rebuilds them), the origin labels
+ * alone do not. */
+START_TEST(test_duplicate_keys)
+{
+	static const char *const kz = "{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"name\":\"x\",\"newTag\":\"1\"}]}}]}";
+	const char *data_twice = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    x: \"1\"\n"
+				 "data:\n  k: \"1\"\n  k: \"2\"\n  j: \"3\"\n  j: \"4\"\n";
+	const char *both_twice = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    x: \"1\"\n"
+				 "    x: \"2\"\ndata:\n  k: \"1\"\n  k: \"2\"\n";
+	const char *annotation_twice = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n"
+				       "    x: \"1\"\n    x: \"2\"\n";
+	char *m;
+	m = render_error("{}", data_twice);
+	ck_assert_str_eq(m, "error while running post render on files: map[string]interface {}(nil): yaml: unmarshal "
+			    "errors:\n  line 9: mapping key \"k\" already defined at line 8\n  line 11: mapping key \"j\" "
+			    "already defined at line 10");
+	free(m);
+	m = render_error(kz, both_twice);
+	ck_assert_str_eq(m, "error while running post render on files: map[string]interface {}(nil): yaml: unmarshal "
+			    "errors:\n  line 10: mapping key \"k\" already defined at line 9");
+	free(m);
+	m = render_error("{}", annotation_twice);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(strstr(m, "line 7: mapping key \"x\" already defined at line 6"));
+	free(m);
+	{ /* through a kustomize build, the last annotation counts */
+		char *out = render_one(kz, annotation_twice);
+		ck_assert_ptr_nonnull(strstr(out, "  annotations:\n    x: \"2\"\n"));
+		free(out);
+	}
+}
+END_TEST
+
 START_TEST(test_refused)
 {
 	static const char *const bad[] = {
@@ -201,6 +265,7 @@ int main(void)
 	tcase_add_test(tc, test_files);
 	tcase_add_test(tc, test_files_uint64);
 	tcase_add_test(tc, test_files_chain);
+	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_digests);
 	tcase_add_test(tc, test_pointers_and_diff);
