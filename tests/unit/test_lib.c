@@ -193,8 +193,9 @@ START_TEST(test_go_is_print_helm)
 		while (k < n && helm_escaped[k][1] < (unsigned)r)
 			k++;
 		int escaped = k < n && helm_escaped[k][0] <= (unsigned)r;
-		ck_assert_msg(go_is_print(r) == !escaped, "U+%04X: go_is_print %d, helm %s", (unsigned)r,
-			      go_is_print(r), escaped ? "escaped it" : "printed it");
+		if (go_is_print(r) == escaped) /* checked cheaply: 1.1M code points under ASan */
+			ck_abort_msg("U+%04X: go_is_print %d, helm %s", (unsigned)r, go_is_print(r),
+				     escaped ? "escaped it" : "printed it");
 	}
 	ck_assert_uint_gt(n, 600); /* the facts were really taken */
 	ck_assert_int_eq(go_is_print(-1), 0);
