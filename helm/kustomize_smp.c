@@ -836,7 +836,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 	int nk = 0, rc = 0;
 	kv *vl = NULL;
 	size_t nv = 0, cap;
-	int valid[MAX_KEYS] = {0};
+	int valid[MAX_KEYS] = {0}, self;
 	size_t clear = 0; /* a lone "$patch" element (index + 1) drops the object's elements (below) */
 	*out = NULL;
 	if (origin && json_is_null(origin) && !is_null(dest))
@@ -917,8 +917,12 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		}
 	}
 	valid_keys(vl, nv, nk, valid);
+	/* a list the object lacks, or one the patch replaces, is the patch's
+	 * own node in kyaml, walked against itself: an element's "$patch" is
+	 * gone from both (determineSmpDirective edits the one node) */
+	self = is_null(dest) || dir == D_REPLACE || dest == origin;
 	items = json_array();
-	clear = dir == D_MERGE && nk == 1 && o && lone_directive(o);
+	clear = dir == D_MERGE && nk == 1 && o ? lone_directive(o) : 0;
 	for (size_t i = 0; i < nv; i++) {
 		int use[MAX_KEYS];
 		json_t *de, *oe, *val = NULL;
@@ -936,7 +940,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			de = NULL; /* named after the clearing: the patch's element alone */
 		/* a replaced list is the patch's: kyaml walks its elements against
 		 * themselves (the same nodes) */
-		if ((rc = walk(dir == D_REPLACE && de && oe ? oe : de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
+		if ((rc = walk(self && de && oe ? oe : de, oe, sch_elem(s), depth + 1, &val, err)) < 0)
 			goto done;
 		if (is_null(val) || (is_map(val) && !json_object_size(val))) {
 			elem_set(d, NULL, keys, nk, &vl[i], valid);
@@ -952,7 +956,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		if (de && nk == 0) { /* a scalar matched by its text: kyaml's ElementSetter puts the object's back */
 			json_decref(val);
 			val = json_incref(de);
-		} else if (de && is_replace_directive(oe)) {
+		} else if (de && !self && is_replace_directive(oe)) {
 			json_decref(val);
 			val = json_incref(de);
 		} else if (de) {
