@@ -162,6 +162,8 @@ static int annotations_after_json_patch(json_t *o, const json_t *internal, bh_er
 	const char *k;
 	size_t i;
 	char kb[64], vb[64];
+	if (!md && json_object_size(internal)) /* SetAnnotations makes metadata */
+		json_object_set_new(o, "metadata", md = json_object());
 	if (!json_is_object(md))
 		return 0;
 	if (!(an = json_object_get(md, "annotations"))) {
@@ -189,6 +191,15 @@ static int annotations_after_json_patch(json_t *o, const json_t *internal, bh_er
 	return 0;
 }
 
+/* The text kyaml's GetMeta reads of a metadata field: a scalar's, ""
+ * for a map, a list or null. */
+static void meta_text(const json_t *v, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (v && !json_is_null(v) && !json_is_object(v) && !json_is_array(v))
+		kz_scalar_text(v, buf, n);
+}
+
 static void build_annotations_add(json_t *o)
 {
 	json_t *md = json_object_get(o, "metadata"), *an;
@@ -200,8 +211,10 @@ static void build_annotations_add(json_t *o)
 		json_object_set_new(md, "annotations", an = json_object());
 	if (!json_is_object(an))
 		return;
+	char name[256];
+	meta_text(json_object_get(md, "name"), name, sizeof name);
 	vals[0] = kz_sget(o, "kind");
-	vals[1] = kz_sget(md, "name");
+	vals[1] = name;
 	vals[2] = kz_effective_namespace(o);
 	for (int i = 0; i < 3; i++) { /* appendCsvAnnotation: after the ids of earlier patches */
 		const char *cur = json_string_value(json_object_get(an, kz_build_annotations[i]));
@@ -287,10 +300,13 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 				internal = internal_annotations(o, arec); /* read before, as texts */
 				json_decref(arec);
 				numbers_to_float(o, 0);
-				if (rc < 0 || (rc = kz_json_patch(&o, p->json, err)) < 0 ||
-				    (rc = annotations_after_json_patch(o, internal, err)) < 0) {
+				if (rc == 0 && (rc = kz_json_patch(&o, p->json, err)) == 0 && !json_is_object(o))
+					/* RNode.UnmarshalJSON into a map (a scalar root is the patch's error) */
+					rc = bh_error_set(err, BH_EINVAL,
+							  "json: cannot unmarshal array into Go value of type map[string]interface {}");
+				if (rc < 0 || (rc = annotations_after_json_patch(o, internal, err)) < 0) {
 					char id[512];
-					obj_id(o, id, sizeof id);
+					obj_id(json_array_get(objs, i), id, sizeof id);
 					bh_error_prefix(err, "%s", id);
 				} else {
 					numbers_to_float(o, 0);
@@ -306,6 +322,76 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 	}
 	drop_removed(objs);
 	return rc;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A map of strings as Go's fmt prints it: map[k:v k:v], keys sorted. */
+static void go_map(bh_buf *b, const json_t *m)
+{
+	size_t n = json_is_object(m) ? json_object_size(m) : 0, i = 0;
+	const char **keys = n ? malloc(n * sizeof *keys) : NULL;
+	const char *k;
+	json_t *v;
+	char t[512];
+	bh_buf_puts(b, "map[");
+	if (keys) {
+		json_object_foreach((json_t *)m, k, v) keys[i++] = k;
+		qsort(keys, n, sizeof *keys, key_cmp);
+		for (i = 0; i < n; i++) {
+			meta_text(json_object_get(m, keys[i]), t, sizeof t);
+			bh_buf_printf(b, "%s%s:%s", i ? " " : "", keys[i], t);
+		}
+	}
+	free(keys);
+	bh_buf_puts(b, "]");
+}
+
+/* IgnoreLocal's GetValidatedMetadata: an object needs a kind, and a name
+ * unless its kind ends in "List" (the error prints its ResourceMeta as Go's
+ * %v does); then the name reference transformer's PrevIds: kustomize
+ * panics when its build annotations hold different numbers of previous
+ * names, namespaces and kinds (appendCsvAnnotation skipped an empty name
+ * before a JSON patch, or a name held a comma). */
+static int meta_valid(const json_t *o, bh_error *err)
+{
+	const json_t *md = json_object_get(o, "metadata");
+	const json_t *an = json_object_get(md, "annotations");
+	char kind[256], name[256], av[256], ns[256];
+	size_t counts[3];
+	meta_text(json_object_get(o, "kind"), kind, sizeof kind);
+	meta_text(json_object_get(md, "name"), name, sizeof name);
+	if (!kind[0] || (!name[0] && (strlen(kind) < 4 || strcmp(kind + strlen(kind) - 4, "List")))) {
+		bh_buf b = BH_BUF_INIT;
+		int rc;
+		meta_text(json_object_get(o, "apiVersion"), av, sizeof av);
+		meta_text(json_object_get(md, "namespace"), ns, sizeof ns);
+		bh_buf_printf(&b, "{{%s %s} {{%s %s} ", av, kind, name, ns);
+		go_map(&b, json_object_get(md, "labels"));
+		bh_buf_puts(&b, " ");
+		go_map(&b, an);
+		bh_buf_puts(&b, "}}");
+		rc = bh_error_set(err, BH_EINVAL, "missing %s in object %s", kind[0] ? "metadata.name" : "kind",
+				  b.oom ? "" : bh_buf_str(&b));
+		bh_buf_free(&b);
+		return rc;
+	}
+	if (!json_is_object(an) || !json_object_get(an, kz_build_annotations[1]))
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		const char *t = json_string_value(json_object_get(an, kz_build_annotations[i]));
+		counts[i] = 1;
+		for (; t && *t; t++)
+			counts[i] += *t == ',';
+	}
+	if (counts[0] != counts[1] || counts[0] != counts[2])
+		return bh_error_set(err, BH_EINVAL,
+				    "number of previous names, number of previous namespaces, number of previous kinds not "
+				    "equal (kustomize v5.7.1 panics)");
+	return 0;
 }
 
 /* image.Split */
@@ -482,6 +568,7 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 	{
 		size_t i;
 		json_t *o;
+		json_array_foreach(objs, i, o) if (meta_valid(o, err) < 0) return err ? err->code : BH_EINVAL;
 		json_array_foreach(objs, i, o) if (kz_nameref_check(o, err) < 0) return err ? err->code : BH_EINVAL;
 		if (kz_nameref_rename(objs, err) < 0)
 			return err ? err->code : BH_EINVAL;
