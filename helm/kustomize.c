@@ -425,14 +425,26 @@ static void image_split(const char *s, char **name, char **tag, char **digest)
 	}
 }
 
-static void image_update(const kz_image *im, json_t *holder, const char *key)
+/* imageTagUpdater.SetImageValue: a scalar's text (null's "null", a
+ * number's digits) is matched and rewritten as a string; a map or a list
+ * is ErrorIfInvalid's error. */
+static int image_update(const kz_image *im, json_t *holder, const char *key, bh_error *err)
 {
 	json_t *v = json_object_get(holder, key);
-	char *name, *tag, *digest, *r;
+	char *name, *tag, *digest, *r, text[512];
 	const char *t, *d;
-	if (!json_is_string(v) || !im->re || !kz_re_match(im->re, json_string_value(v)))
-		return;
-	image_split(json_string_value(v), &name, &tag, &digest);
+	if (!v)
+		return 0;
+	if (json_is_object(v) || json_is_array(v))
+		return bh_error_set(err, BH_EINVAL, "%s: wrong node kind: expected ScalarNode but got %s", key,
+				    json_is_object(v) ? "MappingNode" : "SequenceNode");
+	if (json_is_null(v))
+		snprintf(text, sizeof text, "null");
+	else
+		kz_scalar_text(v, text, sizeof text);
+	if (!im->re || !kz_re_match(im->re, text))
+		return 0;
+	image_split(text, &name, &tag, &digest);
 	if (im->new_name) {
 		free(name);
 		name = strdup(im->new_name);
@@ -452,46 +464,52 @@ static void image_update(const kz_image *im, json_t *holder, const char *key)
 	r = malloc(strlen(name ? name : "") + (t ? strlen(t) : 0) + (d ? strlen(d) : 0) + 3);
 	if (r && name) {
 		sprintf(r, "%s%s%s%s%s", name, t && *t ? ":" : "", t && *t ? t : "", d && *d ? "@" : "", d && *d ? d : "");
-		json_object_set_new(holder, key, json_string(r));
+		if (strcmp(r, text)) /* the same text: the node (its tag) stays */
+			json_object_set_new(holder, key, json_string(r));
 	}
 	free(r);
 	free(name);
 	free(tag);
 	free(digest);
+	return 0;
 }
 
-static void image_walk(const kz_image *im, json_t *v, int depth)
+static int image_walk(const kz_image *im, json_t *v, int depth, bh_error *err)
 {
 	if (depth > KZ_MAX_DEPTH)
-		return;
+		return 0;
 	if (json_is_object(v)) {
 		const char *k;
 		json_t *x;
 		json_object_foreach(v, k, x) {
-			image_walk(im, x, depth + 1);
+			if (image_walk(im, x, depth + 1, err) < 0)
+				return err ? err->code : BH_EINVAL;
 			if ((!strcmp(k, "containers") || !strcmp(k, "initContainers")) && json_is_array(x)) {
 				size_t i;
 				json_t *c;
-				json_array_foreach(x, i, c) if (json_is_object(c)) image_update(im, c, "image");
+				json_array_foreach(x, i, c) if (json_is_object(c) && image_update(im, c, "image", err) < 0) return
+					err ? err->code : BH_EINVAL;
 			}
 		}
 	} else if (json_is_array(v)) {
 		size_t i;
 		json_t *x;
-		json_array_foreach(v, i, x) image_walk(im, x, depth + 1);
+		json_array_foreach(v, i, x) if (image_walk(im, x, depth + 1, err) < 0) return err ? err->code : BH_EINVAL;
 	}
+	return 0;
 }
 
 /* The image field specs kustomize adds to the legacy walk: image volumes. */
-static void image_volumes(const kz_image *im, json_t *spec)
+static int image_volumes(const kz_image *im, json_t *spec, bh_error *err)
 {
 	size_t i;
 	json_t *vol;
 	json_array_foreach(json_object_get(spec, "volumes"), i, vol) {
 		json_t *img = json_object_get(vol, "image");
-		if (json_is_object(img))
-			image_update(im, img, "reference");
+		if (json_is_object(img) && image_update(im, img, "reference", err) < 0)
+			return err ? err->code : BH_EINVAL;
 	}
+	return 0;
 }
 
 /* The image field specs (spec/containers[]/image, .../initContainers[]/...,
@@ -560,9 +578,13 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 				continue;
 			image_null_lists(spec);
 			image_null_lists(json_object_get(json_object_get(spec, "template"), "spec"));
-			image_walk(&k->images[j], o, 0);
-			image_volumes(&k->images[j], spec);
-			image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"));
+			if (image_walk(&k->images[j], o, 0, err) < 0 || image_volumes(&k->images[j], spec, err) < 0 ||
+			    image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"), err) < 0) {
+				char id[512];
+				obj_id(o, id, sizeof id);
+				bh_error_prefix(err, "%s", id);
+				return bh_error_prefix(err, "kustomize.images[%zu]", j);
+			}
 		}
 	}
 	{

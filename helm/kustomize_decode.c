@@ -29,7 +29,7 @@ void kustomization_free(kustomization *k)
 		free(k->images[i].new_name);
 		free(k->images[i].new_tag);
 		free(k->images[i].digest);
-		pcre2_code_free(k->images[i].re);
+		kz_re_free(k->images[i].re);
 	}
 	free(k->patches);
 	free(k->images);
@@ -222,10 +222,10 @@ static int image_decode(const json_t *o, kz_image *im, size_t i, bh_error *err)
 	if (!im->name)
 		return bh_error_set(err, BH_EINVAL, "%s: name is required", what);
 	{
-		char *pat = malloc(strlen(im->name) + 80);
+		char *pat = malloc(strlen(im->name) + 96);
 		if (!pat)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		sprintf(pat, "^%s(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$", im->name);
+		sprintf(pat, "^%s(:[a-zA-Z0-9_.{}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{}-]*)?$", im->name);
 		im->re = kz_re_compile(pat, 0, NULL); /* Go ignores a bad pattern: nothing matches */
 		free(pat);
 	}

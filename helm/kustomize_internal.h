@@ -2,14 +2,11 @@
 #ifndef BH_KUSTOMIZE_INTERNAL_H
 #define BH_KUSTOMIZE_INTERNAL_H
 
-#ifndef PCRE2_CODE_UNIT_WIDTH
-#define PCRE2_CODE_UNIT_WIDTH 8
-#endif
-#include <pcre2.h>
 #include <jansson.h>
 
 #include "helm/kustomize.h"
 #include "lib/buf.h"
+#include "lib/goregex.h"
 #include "lib/error.h"
 
 /* Strategic merge of patch into obj (kyaml merge2 with kustomize's
@@ -62,7 +59,7 @@ typedef struct kz_patch {
 
 typedef struct kz_image {
 	char *name, *new_name, *new_tag, *digest;
-	pcre2_code *re; /* kustomize's IsImageMatched pattern; NULL never matches */
+	goregex *re; /* kustomize's IsImageMatched pattern; NULL never matches */
 } kz_image;
 
 struct kustomization {
@@ -77,9 +74,11 @@ int kz_emit_one(const json_t *o, int unfolded, bh_buf *out, bh_error *err);
 
 /* ---- selection (kustomize_select.c) ------------------------------------ */
 
-/* PCRE2 pattern (anchored: ^(?:pattern)$); NULL with err set when invalid. */
-pcre2_code *kz_re_compile(const char *pattern, int anchor, bh_error *err);
-int kz_re_match(const pcre2_code *re, const char *s);
+/* A Go regexp (anchored: ^(?:pattern)$); NULL with err set (Go's
+ * "error parsing regexp: ..." text) when invalid. */
+goregex *kz_re_compile(const char *pattern, int anchor, bh_error *err);
+int kz_re_match(goregex *re, const char *s);
+void kz_re_free(goregex *re);
 /* o's members are all in known (NULL-terminated), else an error naming one. */
 int kz_check_fields(const json_t *o, const char *const *known, const char *what, bh_error *err);
 /* o's member k: *out its string, NULL when absent or null; an error when

@@ -299,41 +299,44 @@ enum { SEL_GROUP, SEL_VERSION, SEL_KIND, SEL_NAME, SEL_NAMESPACE, SEL_N };
 static const char *const sel_fields[SEL_N] = {"group", "version", "kind", "name", "namespace"};
 
 struct kz_selector {
-	pcre2_code *re[SEL_N]; /* NULL = any */
+	goregex *re[SEL_N]; /* NULL = any */
 	labelsel labels, annotations;
 	int has_labels, has_annotations;
 };
 
-pcre2_code *kz_re_compile(const char *pattern, int anchor, bh_error *err)
+goregex *kz_re_compile(const char *pattern, int anchor, bh_error *err)
 {
-	char *full = malloc(strlen(pattern) + 16);
-	int ec;
-	PCRE2_SIZE off;
-	pcre2_code *re;
-	if (!full) {
+	bh_buf full = BH_BUF_INIT, msg = BH_BUF_INIT;
+	goregex *re = calloc(1, sizeof *re);
+	if (re)
+		bh_buf_printf(&full, anchor ? "^(?:%s)$" : "%s", pattern);
+	if (!re || full.oom) {
+		free(re);
+		bh_buf_free(&full);
 		bh_error_set(err, BH_ENOMEM, "out of memory");
 		return NULL;
 	}
-	sprintf(full, anchor ? "^(?:%s)$" : "%s", pattern);
-	re = pcre2_compile((PCRE2_SPTR)full, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
-	free(full);
-	if (!re) {
-		PCRE2_UCHAR msg[256];
-		pcre2_get_error_message(ec, msg, sizeof msg);
-		bh_error_set(err, BH_EINVAL, "invalid regular expression %s: %s", pattern, (char *)msg);
+	if (goregex_compile(re, bh_buf_str(&full), full.len, &msg) < 0) {
+		bh_error_set(err, BH_EINVAL, "%s", msg.oom ? "error parsing regexp" : bh_buf_str(&msg));
+		free(re);
+		re = NULL;
 	}
+	bh_buf_free(&full);
+	bh_buf_free(&msg);
 	return re;
 }
 
-int kz_re_match(const pcre2_code *re, const char *s)
+int kz_re_match(goregex *re, const char *s)
 {
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-	int rc;
-	if (!md)
-		return 0;
-	rc = pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL);
-	pcre2_match_data_free(md);
-	return rc >= 0;
+	return goregex_match(re, s, strlen(s), NULL) == 1;
+}
+
+void kz_re_free(goregex *re)
+{
+	if (!re)
+		return;
+	goregex_release(re);
+	free(re);
 }
 
 void kz_selector_free(kz_selector *s)
@@ -341,7 +344,7 @@ void kz_selector_free(kz_selector *s)
 	if (!s)
 		return;
 	for (int i = 0; i < SEL_N; i++)
-		pcre2_code_free(s->re[i]);
+		kz_re_free(s->re[i]);
 	labelsel_free(&s->labels);
 	labelsel_free(&s->annotations);
 	free(s);
