@@ -21,6 +21,20 @@ static void obj_id(const json_t *o, char *buf, size_t n)
 		 kz_sget(md, "name"));
 }
 
+/* resid.ResId's String(): Kind.version.group/name.namespace, "[noGrp]",
+ * "[noNs]" and the like for what is empty (a patch's own namespace). */
+static void res_id(const json_t *o, char *buf, size_t n)
+{
+	const json_t *md = json_object_get(o, "metadata");
+	const char *av = kz_sget(o, "apiVersion"), *slash = strchr(av, '/');
+	const char *kind = kz_sget(o, "kind"), *name = kz_sget(md, "name"), *ns = kz_sget(md, "namespace");
+	char g[256], v[256];
+	snprintf(g, sizeof g, "%.*s", slash ? (int)(slash - av) : 0, av);
+	snprintf(v, sizeof v, "%s", slash ? slash + 1 : av);
+	snprintf(buf, n, "%.100s.%.60s.%.100s/%.160s.%.80s", *kind ? kind : "[noKind]", *v ? v : "[noVer]", *g ? g : "[noGrp]",
+		 *name ? name : "[noName]", *ns ? ns : "[noNs]");
+}
+
 static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *err)
 {
 	json_t *obj = json_array_get(objs, i), *p, *r = NULL, *orec, *prec, *styles = NULL;
@@ -238,13 +252,12 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 			for (i = 0; i < n; i++)
 				if (json_is_object(json_array_get(objs, i)) && same_id(json_array_get(objs, i), doc) && !found++)
 					at = i;
-			obj_id(doc, id, sizeof id);
-			if (!found)
-				return bh_error_set(err, BH_ENOTFOUND, "no resource matches strategic merge patch \"%s\"", id);
-			if (found > 1) /* GetById's demandOneMatch */
-				return bh_error_set(err, BH_EINVAL,
-						    "no resource matches strategic merge patch \"%s\": multiple matches for Id %s", id,
-						    id);
+			res_id(doc, id, sizeof id);
+			if (found != 1) /* GetById's demandOneMatch */
+				return bh_error_set(err, found ? BH_EINVAL : BH_ENOTFOUND,
+						    "no resource matches strategic merge patch \"%s\": %s for Id %s; failed to find "
+						    "unique target for patch %s",
+						    id, found ? "multiple matches" : "no matches", id, id);
 			if ((rc = apply_smp_one(objs, at, doc, err)) < 0)
 				return rc;
 		}
