@@ -1127,7 +1127,7 @@ int kz_smp_apply(const json_t *obj, const json_t *ostyles, const json_t *patch, 
 	if (json_object_get(obj, "kind"))
 		json_object_set(r, "kind", json_object_get(obj, "kind"));
 	md = json_object_get(r, "metadata");
-	if (!json_is_object(md) && json_is_object(omd)) {
+	if (!json_is_object(md)) {
 		md = json_object();
 		json_object_set_new(r, "metadata", md);
 	}
@@ -1137,6 +1137,10 @@ int kz_smp_apply(const json_t *obj, const json_t *ostyles, const json_t *patch, 
 			json_object_set(md, keep[i], v);
 		else if (i == 1)
 			json_object_del(md, keep[i]);
+		else if (!v || !is_scalar(v) || json_is_null(v)) /* SetName(GetName()): "" for none */
+			json_object_set_new(md, keep[i], json_string(""));
+		else
+			json_object_set(md, keep[i], v);
 	}
 	*out = r;
 	return 0;
