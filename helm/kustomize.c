@@ -363,35 +363,14 @@ static void go_map(bh_buf *b, const json_t *m)
 	bh_buf_puts(b, "]");
 }
 
-/* IgnoreLocal's GetValidatedMetadata: an object needs a kind, and a name
- * unless its kind ends in "List" (the error prints its ResourceMeta as Go's
- * %v does); then the name reference transformer's PrevIds: kustomize
- * panics when its build annotations hold different numbers of previous
- * names, namespaces and kinds (appendCsvAnnotation skipped an empty name
- * before a JSON patch, or a name held a comma). */
-static int meta_valid(const json_t *o, bh_error *err)
+/* The name reference transformer's PrevIds: kustomize panics when an
+ * object's build annotations hold different numbers of previous names,
+ * namespaces and kinds (appendCsvAnnotation skipped an empty name before
+ * a JSON patch, or a name held a comma). */
+static int prev_ids_valid(const json_t *o, bh_error *err)
 {
-	const json_t *md = json_object_get(o, "metadata");
-	const json_t *an = json_object_get(md, "annotations");
-	char kind[256], name[256], av[256], ns[256];
+	const json_t *an = json_object_get(json_object_get(o, "metadata"), "annotations");
 	size_t counts[3];
-	meta_text(json_object_get(o, "kind"), kind, sizeof kind);
-	meta_text(json_object_get(md, "name"), name, sizeof name);
-	if (!kind[0] || (!name[0] && (strlen(kind) < 4 || strcmp(kind + strlen(kind) - 4, "List")))) {
-		bh_buf b = BH_BUF_INIT;
-		int rc;
-		meta_text(json_object_get(o, "apiVersion"), av, sizeof av);
-		meta_text(json_object_get(md, "namespace"), ns, sizeof ns);
-		bh_buf_printf(&b, "{{%s %s} {{%s %s} ", av, kind, name, ns);
-		go_map(&b, json_object_get(md, "labels"));
-		bh_buf_puts(&b, " ");
-		go_map(&b, an);
-		bh_buf_puts(&b, "}}");
-		rc = bh_error_set(err, BH_EINVAL, "missing %s in object %s", kind[0] ? "metadata.name" : "kind",
-				  b.oom ? "" : bh_buf_str(&b));
-		bh_buf_free(&b);
-		return rc;
-	}
 	if (!json_is_object(an) || !json_object_get(an, kz_build_annotations[1]))
 		return 0;
 	for (int i = 0; i < 3; i++) {
@@ -405,6 +384,32 @@ static int meta_valid(const json_t *o, bh_error *err)
 				    "number of previous names, number of previous namespaces, number of previous kinds not "
 				    "equal (kustomize v5.7.1 panics)");
 	return 0;
+}
+
+/* IgnoreLocal's GetValidatedMetadata, after the name references: an
+ * object needs a kind, and a name unless its kind ends in "List" (the
+ * error prints its ResourceMeta as Go's %v does). */
+static int meta_valid(const json_t *o, bh_error *err)
+{
+	const json_t *md = json_object_get(o, "metadata");
+	char kind[256], name[256], av[256], ns[256];
+	bh_buf b = BH_BUF_INIT;
+	int rc;
+	meta_text(json_object_get(o, "kind"), kind, sizeof kind);
+	meta_text(json_object_get(md, "name"), name, sizeof name);
+	if (kind[0] && (name[0] || (strlen(kind) >= 4 && !strcmp(kind + strlen(kind) - 4, "List"))))
+		return 0;
+	meta_text(json_object_get(o, "apiVersion"), av, sizeof av);
+	meta_text(json_object_get(md, "namespace"), ns, sizeof ns);
+	bh_buf_printf(&b, "{{%s %s} {{%s %s} ", av, kind, name, ns);
+	go_map(&b, json_object_get(md, "labels"));
+	bh_buf_puts(&b, " ");
+	go_map(&b, json_object_get(md, "annotations"));
+	bh_buf_puts(&b, "}}");
+	rc = bh_error_set(err, BH_EINVAL, "missing %s in object %s", kind[0] ? "metadata.name" : "kind",
+			  b.oom ? "" : bh_buf_str(&b));
+	bh_buf_free(&b);
+	return rc;
 }
 
 /* image.Split */
@@ -603,10 +608,11 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 	{
 		size_t i;
 		json_t *o;
-		json_array_foreach(objs, i, o) if (meta_valid(o, err) < 0) return err ? err->code : BH_EINVAL;
+		json_array_foreach(objs, i, o) if (prev_ids_valid(o, err) < 0) return err ? err->code : BH_EINVAL;
 		json_array_foreach(objs, i, o) if (kz_nameref_check(o, err) < 0) return err ? err->code : BH_EINVAL;
 		if (kz_nameref_rename(objs, err) < 0)
 			return err ? err->code : BH_EINVAL;
+		json_array_foreach(objs, i, o) if (meta_valid(o, err) < 0) return err ? err->code : BH_EINVAL;
 	}
 	/* kustomize's build annotations come off at the end, and an annotation
 	 * map left empty (or null) goes with them; a resource marked
