@@ -346,10 +346,16 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 		src = json_deep_copy(origin);
 		if (!src)
 			return bh_error_set(err, BH_ENOMEM, "out of memory");
-		if ((rc = map_directive(src, &d, err)) < 0) {
+		/* over nothing, kyaml's VisitMap ignores a bad directive: the
+		 * patch's map is added with its "$patch" */
+		if ((rc = map_directive(src, &d, is_null(dest) ? NULL : err)) < 0 && !is_null(dest)) {
 			json_decref(src);
 			return rc;
 		}
+		rc = 0;
+	} else if (!is_null(origin) && !is_null(dest)) { /* ErrorIfAnyInvalidAndNonNull */
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode but got %s",
+				    json_is_array(origin) ? "SequenceNode" : "ScalarNode");
 	}
 	if (is_null(dest)) {
 		if (!origin) { /* an explicit null kept */
