@@ -863,13 +863,21 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			 * is left alone */
 			json_t *last = NULL, *e;
 			size_t i;
-			json_array_foreach(o, i, e) if (is_map(e) && !json_object_get(e, s.f->keys)) last = e;
+			json_array_foreach(o, i, e) if (is_map(e) && json_object_size(e) && !json_object_get(e, s.f->keys))
+				last = e;
 			if (last) {
 				json_decref(d);
 				d = json_pack("[O]", last);
 				*out = d;
 				d = NULL;
 				goto done;
+			}
+			/* an empty map: the patch's elements from it on are gone,
+			 * those before it are merged as usual */
+			json_array_foreach(o, i, e) if (is_map(e) && !json_object_size(e)) break;
+			while (json_array_size(o) > i) {
+				json_array_remove(o, i);
+				json_array_remove(d, i);
 			}
 		}
 	} else {
