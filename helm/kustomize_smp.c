@@ -990,6 +990,11 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		json_array_foreach(d, j, e) {
 			kv x;
 			elem_values(e, keys, nk, &x);
+			if (nk > 0 && !is_null(e) && !is_map(e)) { /* appendListNode's Get(key) on it */
+				rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode but got %s",
+						  json_is_array(e) ? "SequenceNode" : "ScalarNode");
+				goto done;
+			}
 			if (nk > 0 && !x.present) {
 				json_array_append(items, e);
 				continue;
@@ -1077,6 +1082,12 @@ static int walk_scalar(json_t *dest, json_t *origin, json_t **out)
 	return 0;
 }
 
+/* yaml.v3's name of the kind of v's node. */
+static const char *node_kind(const json_t *v)
+{
+	return is_map(v) ? "MappingNode" : json_is_array(v) ? "SequenceNode" : "ScalarNode";
+}
+
 static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
 {
 	int rc;
@@ -1090,7 +1101,8 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 		return walk_map(dest, origin, s, depth, out, err);
 	if (json_is_array(k)) {
 		if ((!is_null(dest) && !json_is_array(dest)) || (!is_null(origin) && !json_is_array(origin)))
-			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode but got %s",
+					    node_kind(is_null(dest) || json_is_array(dest) ? origin : dest));
 		if (s.f && s.f->assoc)
 			return walk_assoc(dest, origin, s, depth, out, err);
 		if (origin) {
@@ -1101,7 +1113,8 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 		return 0;
 	}
 	if ((!is_null(dest) && !is_scalar(dest)) || (!is_null(origin) && !is_scalar(origin)))
-		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode");
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode but got %s",
+				    node_kind(is_null(dest) || is_scalar(dest) ? origin : dest));
 	/* the quoting lasts where the field keeps its node (the object's
 	 * unpatched, or the patch's new one); a replaced node takes the
 	 * object's style */
