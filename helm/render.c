@@ -133,6 +133,7 @@ typedef struct renderable {
 	size_t root;           /* index into roots */
 	char *base_path;
 	int depth;             /* '/' count */
+	size_t seq;            /* order collected: of two with one name, the later is kept */
 } renderable;
 
 typedef struct collect {
@@ -253,6 +254,7 @@ static int rec_templates(collect *cx, const chart *c)
 		r->src = t;
 		r->root = ri;
 		r->depth = r->name ? count_slashes(r->name) : 0;
+		r->seq = cx->n;
 		if (!r->name || !r->base_path) {
 			free(r->name);
 			free(r->base_path);
@@ -271,7 +273,29 @@ static int renderable_cmp(const void *a, const void *b)
 	const renderable *x = a, *y = b;
 	if (x->depth != y->depth)
 		return x->depth > y->depth ? -1 : 1;
-	return -strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return -c;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
+}
+
+/* Helm keys the templates by name: of two subcharts with one name (two
+ * archives of one chart in charts/, say redis-10.8.1.tgz and
+ * redis-11.2.1.tgz), the later one's template replaces the earlier one's
+ * of the same path, and those of only one of them are all rendered.
+ * v is sorted, the later of one name first: the others are dropped. */
+static void drop_replaced(collect *cx)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < cx->n; i++) {
+		if (k && !strcmp(cx->v[k - 1].name, cx->v[i].name)) {
+			free(cx->v[i].name);
+			free(cx->v[i].base_path);
+			continue;
+		}
+		cx->v[k++] = cx->v[i];
+	}
+	cx->n = k;
 }
 
 typedef struct rendered {
@@ -332,6 +356,7 @@ static int templates_prepare(const chart *c, const render_options *o, collect *c
 	if (!cx->n)
 		return 0;
 	qsort(cx->v, cx->n, sizeof *cx->v, renderable_cmp);
+	drop_replaced(cx);
 	if (!(cx->src = malloc(cx->n * sizeof *cx->src)))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	for (size_t i = 0; i < cx->n; i++)
