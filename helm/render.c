@@ -616,6 +616,14 @@ static int finish_text(render_result *out, const render_options *o, bh_error *er
 	return 0;
 }
 
+int render_check_installable(const chart *c, bh_error *err)
+{
+	const char *type = json_string_value(json_object_get(c->metadata, "type"));
+	if (type && *type && strcmp(type, "application"))
+		return bh_error_set(err, BH_EINVAL, "%s charts are not installable", type);
+	return 0;
+}
+
 int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		 render_result *out, bh_error *err)
 {
@@ -637,13 +645,8 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		rc = (kube = strdup("v1.35.0")) ? 0 : bh_error_set(err, BH_ENOMEM, "out of memory");
 	if (rc)
 		goto done;
-	{
-		const char *type = json_string_value(json_object_get(c->metadata, "type"));
-		if (type && *type && strcmp(type, "application")) {
-			rc = bh_error_set(err, BH_EINVAL, "%s charts are not installable", type);
-			goto done;
-		}
-	}
+	if ((rc = render_check_installable(c, err)))
+		goto done;
 	if ((rc = render_validate_release_name(o->release_name, err))) {
 		logf_(o, "ERROR", "release name check failed", err);
 		bh_error_prefix(err, "release name check failed");

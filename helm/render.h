@@ -108,6 +108,11 @@ int render_chart(chart *c, const json_t *user_values, const render_options *o,
 		 render_result *out, bh_error *err);
 void render_result_free(render_result *r);
 
+/* helm install's and template's checkIfInstallable: "TYPE charts are not
+ * installable" unless c's type is "" or "application". helm runs it right
+ * after loading the chart, before its "this chart is deprecated" warning and
+ * the dependency check; render_chart runs it too. */
+int render_check_installable(const chart *c, bh_error *err);
 /* chartutil.ValidateReleaseName. */
 int render_validate_release_name(const char *name, bh_error *err);
 /* --kube-version as `helm template` parses it: *out is a new "vX.Y[.Z]"; the
