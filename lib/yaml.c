@@ -1043,6 +1043,8 @@ typedef struct decoder {
 	int pending_code;         /* first key-conversion error (reported after decoding) */
 	const ynode *key_map;     /* the mapping whose key key_string converts */
 	const ynode *nil_map;     /* the mapping whose null key made pending */
+	const ynode *u64_map;     /* the mapping whose uint64 key made pending */
+	unsigned long long u64_key; /* that key */
 	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
 	json_t *dups;             /* duplicate keys found, when asked for */
 	char pending[512];
@@ -1409,6 +1411,28 @@ static void sharp_v_new(bh_buf *b, decoder *d, const ynode *n)
 	go_sharp_v(b, d, n, b->len);
 }
 
+/* The value of an unsupported key as sigs.k8s.io/yaml's %+#v prints it:
+ * "<nil>" for a null scalar (a nil interface), else go_sharp_v's. */
+static void unsupported_value(decoder *d, const ynode *v, bh_buf *m)
+{
+	const ynode *vv = v;
+	while (vv->kind == N_ALIAS && vv->alias)
+		vv = vv->alias;
+	if (vv->kind == N_SCALAR) {
+		yres vr;
+		bh_error scratch;
+		bh_error *save = d->err;
+		d->err = &scratch;
+		if (!scalar_value(d, vv, &vr) && vr.kind == YR_NULL)
+			bh_buf_puts(m, "<nil>");
+		else
+			sharp_v_new(m, d, vv);
+		d->err = save;
+	} else {
+		sharp_v_new(m, d, vv);
+	}
+}
+
 /* The JSON key sigs.k8s.io/yaml makes of a YAML key: a string key is left
  * in *kp, *kn (the node's own text), any other is written to key (and *kp
  * left alone); 1 if it is unsupported (a pending error is recorded), -1 on
@@ -1438,23 +1462,7 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key, c
 	switch (r.kind) {
 	case YR_NULL: {
 		bh_buf m = BH_BUF_INIT;
-		const ynode *vv = v;
-		while (vv->kind == N_ALIAS && vv->alias)
-			vv = vv->alias;
-		if (vv->kind == N_SCALAR) {
-			yres vr;
-			bh_error scratch;
-			bh_error *save = d->err;
-			d->err = &scratch;
-			if (!scalar_value(d, vv, &vr) && vr.kind == YR_NULL) {
-				bh_buf_puts(&m, "<nil>");
-			} else {
-				sharp_v_new(&m, d, vv);
-			}
-			d->err = save;
-		} else {
-			sharp_v_new(&m, d, vv);
-		}
+		unsupported_value(d, v, &m);
 		{
 			char msg[512];
 			snprintf(msg, sizeof msg, "unsupported map key of type: %%!s(<nil>), key: <nil>, value: %s", bh_buf_str(&m));
@@ -1476,8 +1484,20 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key, c
 		bh_buf_printf(key, "%lld", (long long)r.i);
 		return 0;
 	case YR_UINT: {
-		char msg[256];
-		snprintf(msg, sizeof msg, "unsupported map key of type: uint64, key: 0x%llx, value: ...", (unsigned long long)r.u);
+		bh_buf m = BH_BUF_INIT;
+		char msg[512];
+		unsupported_value(d, v, &m);
+		snprintf(msg, sizeof msg, "unsupported map key of type: uint64, key: 0x%llx, value: %s",
+			 (unsigned long long)r.u, bh_buf_str(&m));
+		bh_buf_free(&m);
+		/* the same key again in that mapping replaces the value in
+		 * goyaml's map: the message names the last one */
+		if (d->pending_code && d->u64_map == d->key_map && d->u64_key == r.u)
+			d->pending_code = 0;
+		if (!d->pending_code) {
+			d->u64_map = d->key_map;
+			d->u64_key = r.u;
+		}
 		pend(d, msg);
 		return 1;
 	}
