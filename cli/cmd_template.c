@@ -782,6 +782,10 @@ int cmd_template(int argc, char **argv)
 	}
 	note_requirements(&debug, c);
 	warn_chart_duplicates(&debug, c);
+	if (render_check_installable(c, &err)) {
+		rc = fail(err.msg, 0);
+		goto out;
+	}
 	if (json_is_true(json_object_get(c->metadata, "deprecated")))
 		log_cb(&debug, "WARN", "this chart is deprecated", NULL);
 	if (json_object_get(c->metadata, "dependencies") && chart_check_dependencies(c, &err)) {

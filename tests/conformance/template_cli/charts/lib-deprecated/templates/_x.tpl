@@ -1,0 +1,1 @@
+{{- define "lib.x" }}x: 1{{ end }}

@@ -1,0 +1,1 @@
+{{- define "lib.y" }}y: 1{{ end }}
