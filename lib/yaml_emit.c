@@ -31,7 +31,9 @@ typedef struct emit_ctx {
 /* libyaml (0.2.5) indents before the closing quote of a single-quoted
  * scalar that ends in a line break; goyaml does not. Strings ending in
  * U+2028/U+2029 (the only breaks that reach that writer) get this marker
- * appended, and unmark() removes it with whatever libyaml put before it. */
+ * appended, and unmark() removes it with whatever libyaml put before it.
+ * Not a literal scalar's: there libyaml does as goyaml (the '|' without a
+ * chomping indicator, what follows right after the raw LS or PS). */
 #define TAIL_MARK "\xEE\x80\x80\xEF\xA3\xBF\xEE\x80\x80"
 #define TAIL_MARK_LEN 9
 
@@ -228,8 +230,8 @@ static int emit_string(emit_ctx *c, const char *s, size_t n)
 		free(ph);
 		return rc;
 	}
-	if (n >= 3 && (unsigned char)s[n - 3] == 0xE2 && (unsigned char)s[n - 2] == 0x80 &&
-	    ((unsigned char)s[n - 1] == 0xA8 || (unsigned char)s[n - 1] == 0xA9)) {
+	if (style != YAML_LITERAL_SCALAR_STYLE && n >= 3 && (unsigned char)s[n - 3] == 0xE2 &&
+	    (unsigned char)s[n - 2] == 0x80 && ((unsigned char)s[n - 1] == 0xA8 || (unsigned char)s[n - 1] == 0xA9)) {
 		char *t = malloc(n + TAIL_MARK_LEN);
 		if (!t)
 			return bh_error_set(c->err, BH_ENOMEM, "out of memory");

@@ -327,9 +327,21 @@ static void write_literal(bh_buf *b, const char *str, size_t n, int indent)
 		}
 		i += w;
 	}
-	/* the document or the next key starts on a new line */
-	if (b->len && b->data[b->len - 1] == '\n')
-		b->len--, b->data[b->len] = '\0';
+	/* a last '\n' (or NEL, LS, PS) ends the line: see next_line */
+}
+
+/* yaml.v3's write_indent before the next key, item or ": ", or at the
+ * document's end: a line break and the indent, but no break after a
+ * literal scalar that ended in a break, '\n' or a raw LS or PS
+ * (write_break left the column at 0: only the spaces follow). Nothing
+ * else ends in a break: other scalars end in a quote or a non-break. */
+static void next_line(bh_buf *b, int indent)
+{
+	const unsigned char *e = (const unsigned char *)b->data + b->len;
+	if (!(b->len >= 1 && e[-1] == '\n') &&
+	    !(b->len >= 3 && e[-3] == 0xE2 && e[-2] == 0x80 && (e[-1] == 0xA8 || e[-1] == 0xA9)))
+		bh_buf_putc(b, '\n');
+	put_indent(b, indent);
 }
 
 static void write_string(bh_buf *b, const char *s, size_t n, int simple_key, int indent, int content_indent)
@@ -444,10 +456,8 @@ static int emit_map(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int 
 	for (i = 0; i < n && !rc; i++) {
 		analysis a;
 		int complex;
-		if (i > 0 || !inline_first) {
-			bh_buf_putc(b, '\n');
-			put_indent(b, indent);
-		}
+		if (i > 0 || !inline_first)
+			next_line(b, indent);
 		choose_style(keys[i].key, keys[i].len, 1, &a);
 		complex = keys[i].len > 128 || a.multiline;
 		if (complex) {
@@ -456,8 +466,7 @@ static int emit_map(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int 
 			const json_t *val = keys[i].val;
 			bh_buf_puts(b, "? ");
 			write_string(b, keys[i].key, keys[i].len, 0, indent + 2, indent + 2);
-			bh_buf_putc(b, '\n');
-			put_indent(b, indent);
+			next_line(b, indent);
 			bh_buf_puts(b, ": ");
 			if (json_is_object(val) && json_object_size(val))
 				rc = emit_map(b, h, val, indent + 2, 1, depth + 1);
@@ -501,10 +510,8 @@ static int emit_seq(bh_buf *b, const yaml_pretty_hooks *h, const json_t *v, int 
 		return BH_ELIMIT;
 	for (size_t i = 0; i < json_array_size(v) && !rc; i++) {
 		const json_t *e = json_array_get(v, i);
-		if (i > 0 || !inline_first) {
-			bh_buf_putc(b, '\n');
-			put_indent(b, indent);
-		}
+		if (i > 0 || !inline_first)
+			next_line(b, indent);
 		bh_buf_puts(b, "- ");
 		if (json_is_object(e) && json_object_size(e))
 			rc = emit_map(b, h, e, indent + 2, 1, depth + 1);
@@ -526,13 +533,13 @@ int yaml_emit_pretty_hooks(const json_t *v, const yaml_pretty_hooks *h, bh_buf *
 	size_t mark = out->len;
 	int rc = 0;
 	if (!v || !is_block(v))
-		write_scalar(out, h, v ? v : json_null(), 0, 2);
+		write_scalar(out, h, v ? v : json_null(), 2, 2); /* v3's root indent: best_indent */
 	else if (json_is_object(v))
 		rc = emit_map(out, h, v, 0, 1, 0);
 	else
 		rc = emit_seq(out, h, v, 0, 1, 0);
 	if (!rc)
-		bh_buf_putc(out, '\n');
+		next_line(out, 0); /* the document's end */
 	if (!rc && !bh_buf_ok(out))
 		rc = BH_ENOMEM;
 	if (rc) {
