@@ -1040,14 +1040,20 @@ typedef struct decoder {
 	int v3; /* YAML_V3_TYPING */
 	int utf8_valid; /* every scalar's text is valid UTF-8 (yaml_fast_build's) */
 	size_t decode_count, alias_count, alias_depth, max_nodes, depth, max_depth;
-	int pending_code;         /* first key-conversion error (reported after decoding) */
-	const ynode *key_map;     /* the mapping whose key key_string converts */
-	const ynode *nil_map;     /* the mapping whose null key made pending */
-	const ynode *u64_map;     /* the mapping whose uint64 key made pending */
-	unsigned long long u64_key; /* that key */
+	/* key-conversion errors, reported after decoding: the first whose
+	 * mapping is still in the document (not in a value a later
+	 * duplicate key replaced, nor in an unsupported key's value) */
+	struct pending_key {
+		json_t *obj;              /* the mapping's object (a reference) */
+		int u64;                  /* a uint64 key (else a null one) */
+		unsigned long long key;   /* that key */
+		char msg[512];
+	} *pend;
+	size_t npend, cappend;
+	int pend_lost;            /* more than YAML_MAX_PENDING: pend[0] is reported if none is left */
+	json_t *key_obj;          /* the object of the mapping whose key key_string converts */
 	int sharp_cut;            /* go_sharp_v reached YAML_MAX_ERROR_VALUE */
 	json_t *dups;             /* duplicate keys found, when asked for */
-	char pending[512];
 	/* NaN/Inf values: placeholders in the tree, reported in json.Marshal
 	 * order (sorted keys, depth first) once decoding is done */
 	json_t **nonfinite;
@@ -1074,12 +1080,63 @@ static int dec_fail(decoder *d, int code, const char *fmt, ...)
 	return code;
 }
 
-static void pend(decoder *d, const char *msg)
+#define YAML_MAX_PENDING 32
+
+/* Records an unsupported key of the mapping decoded into d->key_obj. The
+ * same key again in that object (a duplicate, or one a merge brought)
+ * replaces the value in goyaml's map: its message names the last one. */
+static void pend(decoder *d, int u64, unsigned long long key, const char *msg)
 {
-	if (!d->pending_code) {
-		d->pending_code = BH_EINVAL;
-		snprintf(d->pending, sizeof d->pending, "%s", msg);
+	struct pending_key *p = NULL;
+	for (size_t i = 0; i < d->npend && !p; i++)
+		if (d->pend[i].obj == d->key_obj && d->pend[i].u64 == u64 && (!u64 || d->pend[i].key == key))
+			p = &d->pend[i];
+	if (!p) {
+		if (d->npend == YAML_MAX_PENDING) {
+			d->pend_lost = 1;
+			return;
+		}
+		if (d->npend == d->cappend) {
+			size_t cap = d->cappend ? 2 * d->cappend : 4;
+			struct pending_key *np = realloc(d->pend, cap * sizeof *np);
+			if (!np) {
+				d->pend_lost = 1;
+				return;
+			}
+			d->pend = np;
+			d->cappend = cap;
+		}
+		p = &d->pend[d->npend++];
+		p->obj = json_incref(d->key_obj);
+		p->u64 = u64;
+		p->key = key;
 	}
+	snprintf(p->msg, sizeof p->msg, "%s", msg);
+}
+
+/* v is obj or holds it (as deep as the decoder's depth limit let it be) */
+static int holds(const json_t *v, const json_t *obj)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+	if (v == obj)
+		return 1;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, e) if (holds(e, obj)) return 1;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) if (holds(e, obj)) return 1;
+	}
+	return 0;
+}
+
+/* The message of the first recorded key error still in doc, or NULL */
+static const char *pending_error(const decoder *d, const json_t *doc)
+{
+	for (size_t i = 0; i < d->npend; i++)
+		if (holds(doc, d->pend[i].obj))
+			return d->pend[i].msg;
+	return d->pend_lost ? d->pend[0].msg : NULL;
 }
 
 static const char *short_tag(const char *tag, char *buf, size_t n)
@@ -1245,9 +1302,11 @@ static int scalar_json(decoder *d, const ynode *n, json_t **out)
 	return 0;
 }
 
-/* A scalar key as a Go value of one comparable kind, for fmt's sorted map
- * printing: 0 when it is not a plain scalar. */
-static int sharp_key(decoder *d, const ynode *k, yres *r)
+/* A scalar key as the Go value goyaml.v2 decodes it to, for fmt's sorted
+ * map printing (r->kind: YR_NULL, YR_STR for every string, YR_UINT,
+ * YR_INT, YR_FLOAT, YR_BOOL; a !!binary key is the string it decodes to,
+ * left in *bin): 0 when it is not a plain scalar. */
+static int sharp_key(decoder *d, const ynode *k, yres *r, bh_buf *bin)
 {
 	bh_error scratch;
 	bh_error *save = d->err;
@@ -1259,30 +1318,57 @@ static int sharp_key(decoder *d, const ynode *k, yres *r)
 	d->err = &scratch;
 	rc = scalar_value(d, k, r);
 	d->err = save;
-	if (rc || r->kind == YR_NULL || r->kind == YR_BINARY)
+	if (rc)
 		return 0;
-	if (r->kind != YR_BOOL && r->kind != YR_INT && r->kind != YR_UINT && r->kind != YR_FLOAT)
+	if (r->kind == YR_BINARY && b64_decode(k->value, k->len, bin) < 0)
+		return 0;
+	if (r->kind != YR_NULL && r->kind != YR_BOOL && r->kind != YR_INT && r->kind != YR_UINT && r->kind != YR_FLOAT)
 		r->kind = YR_STR;
 	return 1;
 }
 
 typedef struct sharp_ent {
-	size_t at; /* index of the key in the map node's kids */
-	const ynode *key;
+	size_t at; /* index of the pair (sharp_pairs) */
+	const char *s; /* a string key's text (a !!binary key's: decoded, in bin) */
+	size_t sn;
+	bh_buf bin;
 	yres r;
 } sharp_ent;
 
+/* fmt (internal/fmtsort) orders interface keys by the address of their
+ * type, then by value: in helm v4.1.4's binary nil < string < uint64 <
+ * int < float64 < bool */
+static int sharp_rank(int kind)
+{
+	switch (kind) {
+	case YR_NULL: return 0;
+	case YR_UINT: return 2;
+	case YR_INT: return 3;
+	case YR_FLOAT: return 4;
+	case YR_BOOL: return 5;
+	default: return 1;
+	}
+}
+
+/* fmtsort's order; a NaN is below every other float and equal to none */
 static int sharp_cmp(const sharp_ent *a, const sharp_ent *b)
 {
+	int ra = sharp_rank(a->r.kind), rb = sharp_rank(b->r.kind);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
 	switch (a->r.kind) {
+	case YR_NULL: return 0;
 	case YR_BOOL: return a->r.b - b->r.b;
 	case YR_INT: return a->r.i < b->r.i ? -1 : a->r.i > b->r.i;
 	case YR_UINT: return a->r.u < b->r.u ? -1 : a->r.u > b->r.u;
-	case YR_FLOAT: return a->r.f < b->r.f ? -1 : a->r.f > b->r.f;
+	case YR_FLOAT:
+		if (isnan(a->r.f) || isnan(b->r.f))
+			return isnan(a->r.f) && isnan(b->r.f) ? (a->at > b->at) - (a->at < b->at) : isnan(a->r.f) ? -1 : 1;
+		return a->r.f < b->r.f ? -1 : a->r.f > b->r.f;
 	default: {
-		size_t m = a->key->len < b->key->len ? a->key->len : b->key->len;
-		int c = memcmp(a->key->value, b->key->value, m);
-		return c ? c : (a->key->len > b->key->len) - (a->key->len < b->key->len);
+		size_t m = a->sn < b->sn ? a->sn : b->sn;
+		int c = m ? memcmp(a->s, b->s, m) : 0;
+		return c ? c : (a->sn > b->sn) - (a->sn < b->sn);
 	}
 	}
 }
@@ -1294,34 +1380,87 @@ static int sharp_sort_cmp(const void *x, const void *y)
 	return c ? c : (a->at > b->at) - (a->at < b->at); /* a later duplicate follows */
 }
 
-/* fmt prints a Go map sorted by key, each key once (the last value wins in
- * the decoded map). Keys of one scalar kind are sorted and deduplicated;
- * mixed kinds (fmt orders those by type address) keep document order.
- * order[] holds key indexes into m->kids; returns the new count. */
-static size_t sharp_map_order(decoder *d, const ynode *m, size_t *order, size_t k)
+/* The key and value nodes of mapping m in the order goyaml sets them in
+ * its map, merges followed as decode_mapping_into does (a merged sequence
+ * from its last map); at most YAML_MAX_ERROR_VALUE pairs (more do not
+ * print) and 16 times as many mappings visited (merges of merges of
+ * aliases multiply), an alias being merged into itself not followed again. */
+typedef struct sharp_pairs {
+	const ynode **kv; /* key, value, key, value, ... */
+	size_t n, cap, visits;
+} sharp_pairs;
+
+static void sharp_flatten(sharp_pairs *p, const ynode *m)
 {
-	sharp_ent *e = malloc((k + 1) * sizeof *e);
-	size_t w = 0;
+	ynode *an = NULL;
+	if (++p->visits > 16 * YAML_MAX_ERROR_VALUE)
+		return;
+	if (m->kind == N_ALIAS && m->alias) {
+		an = (ynode *)m;
+		if (an->printing)
+			return;
+		an->printing = 1;
+		m = m->alias;
+	}
+	for (size_t i = 0; m->kind == N_MAP && i + 1 < m->n && p->n < YAML_MAX_ERROR_VALUE; i += 2) {
+		const ynode *k = m->kids[i], *v = m->kids[i + 1];
+		if (is_merge(k)) {
+			const ynode *t = v->kind == N_ALIAS && v->alias ? v->alias : v;
+			if (t->kind == N_MAP)
+				sharp_flatten(p, v);
+			else if (v->kind == N_SEQ)
+				for (size_t j = v->n; j-- > 0;)
+					sharp_flatten(p, v->kids[j]);
+			continue;
+		}
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? 2 * p->cap : 8;
+			const ynode **nk = realloc(p->kv, 2 * cap * sizeof *nk);
+			if (!nk)
+				break;
+			p->kv = nk;
+			p->cap = cap;
+		}
+		p->kv[2 * p->n] = k;
+		p->kv[2 * p->n + 1] = v;
+		p->n++;
+	}
+	if (an)
+		an->printing = 0;
+}
+
+/* fmt prints a Go map sorted by key, each key once (the last value wins in
+ * the decoded map). A map with a key that is no scalar (goyaml refuses it
+ * before anything prints it) keeps document order.
+ * order[] holds pair indexes into p; returns the new count. */
+static size_t sharp_map_order(decoder *d, const sharp_pairs *p, size_t *order, size_t k)
+{
+	sharp_ent *e = calloc(k + 1, sizeof *e);
+	size_t w = 0, got = 0;
 	if (!e)
 		return k;
-	for (size_t i = 0; i < k; i++) {
-		e[i].at = order[i];
-		e[i].key = m->kids[order[i]]->kind == N_ALIAS ? m->kids[order[i]]->alias : m->kids[order[i]];
-		if (!sharp_key(d, m->kids[order[i]], &e[i].r) || e[i].r.kind != e[0].r.kind) {
-			free(e);
-			return k;
+	for (; got < k; got++) {
+		const ynode *kn = p->kv[2 * order[got]];
+		e[got].at = order[got];
+		if (!sharp_key(d, kn, &e[got].r, &e[got].bin))
+			break;
+		if (kn->kind == N_ALIAS && kn->alias)
+			kn = kn->alias;
+		e[got].s = e[got].r.kind == YR_STR && e[got].bin.data ? e[got].bin.data : kn->value;
+		e[got].sn = e[got].r.kind == YR_STR && e[got].bin.data ? e[got].bin.len : kn->len;
+	}
+	if (got == k) {
+		qsort(e, k, sizeof *e, sharp_sort_cmp);
+		for (size_t i = 0; i < k; i++) { /* equal keys are next to each other: the last counts */
+			if (i && sharp_cmp(&e[i - 1], &e[i]) == 0)
+				w--;
+			order[w++] = e[i].at;
 		}
 	}
-	qsort(e, k, sizeof *e, sharp_sort_cmp);
-	for (size_t i = 0; i < k; i++) {
-		if (w && sharp_cmp(&e[w - 1], &e[i]) == 0)
-			w--;
-		e[w++] = e[i];
-	}
-	for (size_t i = 0; i < w; i++)
-		order[i] = e[i].at;
+	for (size_t i = 0; i < k; i++)
+		bh_buf_free(&e[i].bin);
 	free(e);
-	return w;
+	return got == k ? w : k;
 }
 
 /* Go's %+#v of a decoded v2 value, for the "invalid map key" and
@@ -1367,6 +1506,15 @@ static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, size_t start)
 				bh_buf_puts(b, t);
 				break;
 			}
+			case YR_BINARY: { /* the string it decodes to */
+				bh_buf t = BH_BUF_INIT;
+				if (b64_decode(n->value, n->len, &t) < 0)
+					bh_buf_puts(b, "?");
+				else
+					go_quote(b, t.data ? t.data : "", t.len, '"', 0);
+				bh_buf_free(&t);
+				break;
+			}
 			default: /* %#v of a string is strconv.Quote's */
 				go_quote(b, n->value ? n->value : "", n->len, '"', 0);
 				break;
@@ -1382,21 +1530,24 @@ static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, size_t start)
 		}
 		bh_buf_putc(b, '}');
 	} else if (n->kind == N_MAP) {
-		size_t *order = malloc((n->n / 2 + 1) * sizeof *order), k = 0;
+		sharp_pairs p = {0};
+		size_t *order, k = 0;
 		bh_buf_puts(b, "map[interface {}]interface {}{");
-		if (order) {
-			for (size_t i = 0; i + 1 < n->n; i += 2)
+		sharp_flatten(&p, n);
+		if ((order = malloc((p.n + 1) * sizeof *order))) {
+			for (size_t i = 0; i < p.n; i++)
 				order[k++] = i;
-			k = sharp_map_order(d, n, order, k);
+			k = sharp_map_order(d, &p, order, k);
 			for (size_t j = 0; j < k && !d->sharp_cut; j++) {
 				if (j)
 					bh_buf_puts(b, ", ");
-				go_sharp_v(b, d, n->kids[order[j]], start);
+				go_sharp_v(b, d, p.kv[2 * order[j]], start);
 				bh_buf_putc(b, ':');
-				go_sharp_v(b, d, n->kids[order[j] + 1], start);
+				go_sharp_v(b, d, p.kv[2 * order[j] + 1], start);
 			}
 			free(order);
 		}
+		free(p.kv);
 		bh_buf_putc(b, '}');
 	} else {
 		bh_buf_puts(b, "<nil>");
@@ -1466,13 +1617,7 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key, c
 		{
 			char msg[512];
 			snprintf(msg, sizeof msg, "unsupported map key of type: %%!s(<nil>), key: <nil>, value: %s", bh_buf_str(&m));
-			/* a later null key of the same mapping replaces the value
-			 * in goyaml's map: the message names the last one */
-			if (d->pending_code && d->nil_map == d->key_map)
-				d->pending_code = 0;
-			if (!d->pending_code)
-				d->nil_map = d->key_map;
-			pend(d, msg);
+			pend(d, 0, 0, msg);
 		}
 		bh_buf_free(&m);
 		return 1;
@@ -1490,15 +1635,7 @@ static int key_string(decoder *d, const ynode *k, const ynode *v, bh_buf *key, c
 		snprintf(msg, sizeof msg, "unsupported map key of type: uint64, key: 0x%llx, value: %s",
 			 (unsigned long long)r.u, bh_buf_str(&m));
 		bh_buf_free(&m);
-		/* the same key again in that mapping replaces the value in
-		 * goyaml's map: the message names the last one */
-		if (d->pending_code && d->u64_map == d->key_map && d->u64_key == r.u)
-			d->pending_code = 0;
-		if (!d->pending_code) {
-			d->u64_map = d->key_map;
-			d->u64_key = r.u;
-		}
-		pend(d, msg);
+		pend(d, 1, r.u, msg);
 		return 1;
 	}
 	case YR_FLOAT: {
@@ -1646,7 +1783,7 @@ static int decode_mapping_into(decoder *d, const ynode *n, json_t *obj)
 			kl = k->len;
 			kr = 0;
 		} else {
-			d->key_map = n;
+			d->key_obj = obj;
 			kr = key_string(d, k, v, &key, &ks, &kl);
 		}
 		if (kr < 0) {
@@ -1832,10 +1969,11 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 			*out = json_null();
 		} else {
 			rc = decode(&d, root, out);
-			if (!rc && d.pending_code) {
+			const char *perr = !rc && d.npend ? pending_error(&d, *out) : NULL;
+			if (perr) {
+				rc = bh_error_set(err, BH_EINVAL, "%s", perr);
 				json_decref(*out);
 				*out = NULL;
-				rc = bh_error_set(err, d.pending_code, "%s", d.pending);
 			} else if (!rc && d.nnonfinite) {
 				/* a NaN/Inf overwritten by a later duplicate key is gone */
 				int k = first_nonfinite(&d, *out, 0);
@@ -1852,6 +1990,9 @@ static int unmarshal_doc(const char *text, size_t len, const yaml_limits *lim, i
 	builder_free(&b);
 	for (size_t i = 0; i < d.nnonfinite; i++)
 		json_decref(d.nonfinite[i]);
+	for (size_t i = 0; i < d.npend; i++)
+		json_decref(d.pend[i].obj);
+	free(d.pend);
 	free(d.nonfinite);
 	free(d.nonfinite_val);
 	if (rc) {
