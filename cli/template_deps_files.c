@@ -111,6 +111,50 @@ static int go_rename(const char *from, const char *to)
 	return rename(from, to) ? errno : 0;
 }
 
+/* fs.renameByCopy of a file, after a rename across devices (EXDEV): 0,
+ * or -1 with helm's text in msg. The copy is Go's CopyFile: os.Open,
+ * os.Create, the bytes, the source's mode; then the source goes. */
+static int rename_by_copy(const char *from, const char *to, char *msg, size_t n)
+{
+	char why[64], buf[65536];
+	const char *op = NULL, *path = NULL; /* the failing call, as Go's PathError names it */
+	int in, out = -1, e = 0;
+	ssize_t r;
+	struct stat st;
+	if ((in = open(from, O_RDONLY | O_CLOEXEC)) < 0)
+		e = errno, op = "open", path = from;
+	else if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
+		e = errno, op = "open", path = to;
+	while (!e && (r = read(in, buf, sizeof buf)) != 0) {
+		if (r < 0) {
+			e = errno, op = "read", path = from;
+			break;
+		}
+		for (ssize_t w = 0, k; !e && w < r; w += k)
+			if ((k = write(out, buf + w, (size_t)(r - w))) < 0)
+				e = errno, op = "write", path = to;
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) && !e)
+		e = errno, op = "close", path = to;
+	if (!e && stat(from, &st))
+		e = errno, op = "stat", path = from;
+	if (!e && chmod(to, st.st_mode & 07777))
+		e = errno, op = "chmod", path = to;
+	if (e) {
+		snprintf(msg, n, "rename fallback failed: cannot rename %s to %s: copying file failed: %s %s: %s", from, to,
+			 op, path, gopath_errno_text(e, why, sizeof why));
+		return -1;
+	}
+	if (unlink(from)) { /* os.RemoveAll's PathError */
+		e = errno;
+		snprintf(msg, n, "cannot delete %s: unlinkat %s: %s", from, from, gopath_errno_text(e, why, sizeof why));
+		return -1;
+	}
+	return 0;
+}
+
 /* loader.LoadFile: the chart of an archive, or NULL with err set. */
 static chart *load_file(const char *path, bh_error *err)
 {
@@ -141,10 +185,14 @@ int deps_move(const char *src, const char *dest, const char *const *local_names,
 		}
 		chart_free(c);
 		int e = go_rename(from, to);
-		char why[64];
-		if (e) /* fs.RenameWithFallback's error (no copy across devices) */
+		char why[64], msg[3 * 4096 + 256];
+		if (e == EXDEV) { /* fs.RenameWithFallback: a copy across devices */
+			if (rename_by_copy(from, to, msg, sizeof msg))
+				printf("Unable to move %s to charts dir %s (Skipping)", from, msg);
+		} else if (e) {
 			printf("Unable to move %s to charts dir link error: cannot rename %s to %s: rename %s %s: %s "
 			       "(Skipping)", from, from, to, from, to, gopath_errno_text(e, why, sizeof why));
+		}
 	}
 	if (rc == 0)
 		printf("Deleting outdated charts\n");

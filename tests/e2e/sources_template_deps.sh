@@ -15,7 +15,8 @@
 # condition, tags and enabled, oci:// (exact and a range), an outdated
 # archive deleted, dependencies already present, an unknown repository
 # (`@other`, `stable`), no such version, no such chart, an unreachable
-# repository, a bad file:// path, a packaged chart.
+# repository, a bad file:// path, a packaged chart, charts/ on another
+# filesystem (the archive copied; read-only: the copy's error).
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${BH_BUILDDIR:=$BH_SRCDIR/build}"
@@ -163,6 +164,33 @@ mkchart "$T/file-missing" webapp "1.x" "file://../nothere"
 same "$T/file-missing"
 mkchart "$T/file-version" webapp "9.x" "file://$T/localdep"
 same "$T/file-version"
+# charts/ on another filesystem (a tmpfs, in a user and mount namespace):
+# the archive is copied as fs.RenameWithFallback does after EXDEV; read-only,
+# helm's copy error (tmpcharts-PID is the process's own: normalised)
+xdev() {
+	local tool b
+	n=$((n + 1))
+	for tool in helm "$BH"; do
+		b=$(basename "$tool")
+		rm -rf "$T/work" "$T/cache"
+		mkdir -p "$T/work"
+		cp -r "$1" "$W"
+		mkdir -p "$W/charts"
+		(cd "$T/work" && HELM_CACHE_HOME=$T/cache unshare -rm sh -c \
+			'mount -t tmpfs -o "$1" none c/charts && "$2" template x ./c --dependency-update; echo "rc=$?"; ls c/charts' \
+			sh "$2" "$tool") 2>&1 | sed 's/tmpcharts-[0-9]*/tmpcharts-PID/g' >"$T/$b.xdev"
+	done
+	cmp -s "$T/helm.xdev" "$T/bulkhead.xdev" ||
+		{ diff "$T/helm.xdev" "$T/bulkhead.xdev"; e2e_fail "case $n: charts/ on another filesystem ($2) differs"; }
+}
+if unshare -rm mount -t tmpfs none "$T/pkg" 2>/dev/null; then
+	xdev "$T/file" rw
+	grep -q '^webapp-.*\.tgz$' "$T/bulkhead.xdev" || e2e_fail "case $n: no archive copied into charts/"
+	xdev "$T/file" ro
+	grep -q 'copying file failed' "$T/bulkhead.xdev" || e2e_fail "case $n: no copy error"
+else
+	echo "SKIP (part): no user and mount namespaces, no cross-device cases"
+fi
 # four at once: an alias, condition, tags, enabled (in Chart.lock's digest),
 # the same archive twice, file://, and one already in charts/ (--debug)
 mkdir -p "$T/multi/templates" "$T/multi/charts"
