@@ -11,6 +11,7 @@
 
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
+#include "lib/gostrconv.h"
 
 /* ---- applying ------------------------------------------------------------------------ */
 
@@ -64,10 +65,8 @@ static int apply_smp_one(json_t *objs, size_t i, const json_t *patch, bh_error *
 	json_decref(orec);
 	json_decref(prec);
 	if (rc < 0) {
-		char id[512];
 		json_decref(r);
-		obj_id(obj, id, sizeof id);
-		return bh_error_prefix(err, "%s", id);
+		return rc;
 	}
 	if (r)
 		json_array_set_new(objs, i, r);
@@ -239,10 +238,26 @@ static void build_annotations_add(json_t *o)
 	}
 }
 
+/* transformStrategicMerge's error when Select fails: "unable to find
+ * patch target %q in `resources`: ...", the target as types.Selector's
+ * String() prints it. */
+static int select_error(const kz_selector *s, bh_error *err)
+{
+	bh_buf b = BH_BUF_INIT;
+	int rc;
+	bh_buf_puts(&b, "unable to find patch target ");
+	go_quote(&b, kz_selector_text(s), strlen(kz_selector_text(s)), '"', 0);
+	rc = bh_buf_ok(&b) ? bh_error_prefix(err, "%s in `resources`", bh_buf_str(&b)) : err ? err->code : BH_EINVAL;
+	bh_buf_free(&b);
+	return rc;
+}
+
 static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 {
 	size_t n = json_array_size(objs);
 	int rc = 0;
+	if (p->apply_err)
+		return bh_error_set(err, BH_EINVAL, "%s", p->apply_err);
 	if (p->smp && !p->target) {
 		size_t j;
 		json_t *doc;
@@ -285,8 +300,13 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 							    id, kz_text_fields[f], json_array_size(m));
 				}
 			}
-			sel[i] = kz_selector_match(p->target, o);
+			if ((rc = kz_selector_select(p->target, o, err)) < 0) {
+				free(sel);
+				return p->smp ? select_error(p->target, err) : rc;
+			}
+			sel[i] = (char)rc;
 		}
+		rc = 0;
 		json_t *tsmp = p->smp ? json_deep_copy(json_array_get(p->smp, 0)) : NULL;
 		if (tsmp) { /* a targeted patch is read as a resource first */
 			json_t *md = json_object_get(tsmp, "metadata");
@@ -317,11 +337,7 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 					/* RNode.UnmarshalJSON into a map (a scalar root is the patch's error) */
 					rc = bh_error_set(err, BH_EINVAL,
 							  "json: cannot unmarshal array into Go value of type map[string]interface {}");
-				if (rc < 0 || (rc = annotations_after_json_patch(o, internal, err)) < 0) {
-					char id[512];
-					obj_id(json_array_get(objs, i), id, sizeof id);
-					bh_error_prefix(err, "%s", id);
-				} else {
+				if (rc == 0 && (rc = annotations_after_json_patch(o, internal, err)) == 0) {
 					numbers_to_float(o, 0);
 					kz_styles_from_json(o);
 					json_array_set(objs, i, o);
@@ -454,8 +470,7 @@ static int image_update(const kz_image *im, json_t *holder, const char *key, bh_
 	if (!v)
 		return 0;
 	if (json_is_object(v) || json_is_array(v))
-		return bh_error_set(err, BH_EINVAL, "%s: wrong node kind: expected ScalarNode but got %s", key,
-				    json_is_object(v) ? "MappingNode" : "SequenceNode");
+		return kz_kind_error(err, "ScalarNode", v);
 	if (json_is_null(v))
 		snprintf(text, sizeof text, "null");
 	else
@@ -582,10 +597,14 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 		json_t *o;
 		json_array_foreach(objs, i, o) if (json_is_object(o) && !kz_texts_of(o, "styles")) kz_styles_from_json(o);
 	}
+	/* kustomize configures every patch before the first one runs */
+	for (size_t i = 0; i < k->npatches; i++)
+		if (k->patches[i].config_err)
+			return bh_error_set(err, BH_EINVAL, "%s", k->patches[i].config_err);
 	for (size_t i = 0; i < k->npatches; i++) {
 		int rc = apply_patch(&k->patches[i], objs, err);
 		if (rc < 0)
-			return bh_error_prefix(err, "kustomize.patches[%zu]", i);
+			return rc;
 	}
 	for (size_t j = 0; j < k->nimages; j++) {
 		size_t i;
@@ -597,12 +616,8 @@ int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err)
 			image_null_lists(spec);
 			image_null_lists(json_object_get(json_object_get(spec, "template"), "spec"));
 			if (image_walk(&k->images[j], o, 0, err) < 0 || image_volumes(&k->images[j], spec, err) < 0 ||
-			    image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"), err) < 0) {
-				char id[512];
-				obj_id(o, id, sizeof id);
-				bh_error_prefix(err, "%s", id);
-				return bh_error_prefix(err, "kustomize.images[%zu]", j);
-			}
+			    image_volumes(&k->images[j], json_object_get(json_object_get(spec, "template"), "spec"), err) < 0)
+				return err ? err->code : BH_EINVAL;
 		}
 	}
 	{
@@ -682,7 +697,7 @@ int kustomize_apply_chain(kustomization *const *k, size_t n, json_t *objs, bh_er
 		if (rc == 0)
 			rc = kustomize_apply(k[i], objs, err);
 		if (rc < 0)
-			return n > 1 ? bh_error_prefix(err, "post-renderer %zu", i + 1) : rc;
+			return rc; /* Flux's Combined post-renderer: the error alone */
 	}
 	return 0;
 }

@@ -25,20 +25,26 @@ typedef struct kustomization kustomization;
 typedef struct kz_selector kz_selector;
 
 /* Decodes {"patches":[{"patch":"...","target":{...}}],"images":[{"name",
- * "newName","newTag","digest"}]}; unknown fields are refused by name.
- * *out is NULL on error. */
+ * "newName","newTag","digest"}]}; unknown fields and values of the wrong
+ * type are refused by name. What kustomize itself refuses when it builds
+ * (a patch that is neither a strategic merge nor a JSON 6902 patch, a JSON
+ * patch without a target, a target's regular expression or label selector
+ * that does not parse) is not an error here: kustomize_apply gives it, with
+ * kustomize's text, where kustomize's build gives it. *out is NULL on
+ * error. */
 int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err);
 void kustomization_free(kustomization *k);
 
 /* Applies the patches in order, then the images, to objs (an array of
- * objects, changed in place; a `$patch: delete` removes an object). Errors
- * name the patch ("patch 2: ...") and the object. */
+ * objects, changed in place; a `$patch: delete` removes an object). An
+ * error is kustomize's text (what `kubectl kustomize` prints after
+ * "error: "), which Flux's post-renderer returns as it is. */
 int kustomize_apply(const kustomization *k, json_t *objs, bh_error *err);
 
 /* kustomize_apply of k[0], ..., k[n-1] in order, as a HelmRelease's
  * post-renderers run: each reads the text the one before printed
- * (kz_objects_emit, then kz_objects_parse_texts). With several, an error
- * names the post-renderer ("post-renderer 2: ..."). */
+ * (kz_objects_emit, then kz_objects_parse_texts). An error is the failing
+ * one's alone, as Flux's Combined post-renderer returns it. */
 int kustomize_apply_chain(kustomization *const *k, size_t n, json_t *objs, bh_error *err);
 
 /* A target selector ({group, version, kind, name, namespace regular

@@ -9,6 +9,7 @@
 #include "helm/kustomize.h"
 #include "helm/kustomize_internal.h"
 #include "lib/gojson.h"
+#include "lib/gostrconv.h"
 #include "lib/vec.h"
 #include "lib/yaml.h"
 
@@ -23,6 +24,8 @@ void kustomization_free(kustomization *k)
 		json_decref(k->patches[i].smp);
 		json_decref(k->patches[i].json);
 		kz_selector_free(k->patches[i].target);
+		free(k->patches[i].config_err);
+		free(k->patches[i].apply_err);
 	}
 	for (size_t i = 0; i < k->nimages; i++) {
 		free(k->images[i].name);
@@ -158,6 +161,21 @@ static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_e
 	docs_free(docs, n);
 	if (rc == 0 && !p->smp && !p->json)
 		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
+	/* the resource factory reads a strategic merge patch as resources:
+	 * each needs a kind, and a name unless its kind ends in "List"
+	 * (GetValidatedMetadata); else it is no patch kustomize can read */
+	for (size_t i = 0; rc == 0 && i < json_array_size(p->smp); i++) {
+		const json_t *d = json_array_get(p->smp, i), *kind = json_object_get(d, "kind");
+		const json_t *name = json_object_get(json_object_get(d, "metadata"), "name");
+		char k[256] = "", nm[8] = "";
+		if (kind && !json_is_null(kind) && !json_is_object(kind) && !json_is_array(kind))
+			kz_scalar_text(kind, k, sizeof k);
+		if (name && !json_is_null(name) && !json_is_object(name) && !json_is_array(name))
+			kz_scalar_text(name, nm, sizeof nm);
+		if (!k[0] || (!nm[0] && (strlen(k) < 4 || strcmp(k + strlen(k) - 4, "List"))))
+			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: %s",
+					  k[0] ? "missing metadata.name" : "missing kind");
+	}
 	if (rc == 0 && p->json) {
 		/* a list of operations (each an object; what they hold is
 		 * checked as the library applies them: "Unexpected kind") */
@@ -178,21 +196,85 @@ static size_t go_space(const unsigned char *s)
 	return s[0] == 0xc2 && (s[1] == 0x85 || s[1] == 0xa0) ? 2 : 0;
 }
 
+/* strings.TrimSpace of text: [*s, *e). */
+static void trim_space(const char *text, const char **s, const char **e)
+{
+	const unsigned char *a = (const unsigned char *)text, *z = a + strlen(text);
+	for (size_t k; (k = go_space(a)); a += k)
+		;
+	while (z > a && (go_space(z - 1) == 1 || (z - a >= 2 && go_space(z - 2) == 2)))
+		z -= go_space(z - 1) == 1 ? 1 : 2;
+	*s = (const char *)a;
+	*e = (const char *)z;
+}
+
 /* PatchTransformer.Config reads strings.TrimSpace(patch): a block scalar
  * that ends the patch loses its final newline ("a: |\n  x\n" is "x"). */
 static int patch_parse(const char *text, int targeted, kz_patch *p, bh_error *err)
 {
-	const unsigned char *s = (const unsigned char *)text, *e = s + strlen(text);
+	const char *s, *e;
 	char *t;
 	int rc;
-	for (size_t k; (k = go_space(s)); s += k)
-		;
-	while (e > s && (go_space(e - 1) == 1 || (e - s >= 2 && go_space(e - 2) == 2)))
-		e -= go_space(e - 1) == 1 ? 1 : 2;
-	if (!(t = strndup((const char *)s, (size_t)(e - s))))
+	trim_space(text, &s, &e);
+	if (!(t = strndup(s, (size_t)(e - s))))
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	rc = patch_parse_trimmed(t, targeted, p, err);
 	free(t);
+	return rc;
+}
+
+/* PatchTransformer's patchSource: [patch: "TEXT"] (Go's %q of the
+ * patch, spaces trimmed), appended to b. */
+static void patch_source(bh_buf *b, const char *text)
+{
+	const char *s, *e;
+	trim_space(text, &s, &e);
+	bh_buf_puts(b, "[patch: ");
+	go_quote(b, s, (size_t)(e - s), '"', 0);
+	bh_buf_puts(b, "]");
+}
+
+/* A patch kustomize cannot configure: the error its build gives before
+ * any patch runs ("trouble configuring builtin PatchTransformer with
+ * config: `...`", the config printed as sigs.k8s.io/yaml prints it) kept
+ * in p->config_err. */
+static int config_error(const json_t *v, const char *text, kz_patch *p, bh_error *err)
+{
+	static const char *const tf[] = {"group", "version", "kind", "name", "namespace",
+					 "annotationSelector", "labelSelector", NULL};
+	json_t *c = json_object(), *t = json_object();
+	bh_buf y = BH_BUF_INIT, b = BH_BUF_INIT;
+	const json_t *target = json_object_get(v, "target");
+	int rc = 0;
+	for (size_t i = 0; tf[i]; i++) {
+		const char *s = json_string_value(json_object_get(target, tf[i]));
+		if (s && *s)
+			json_object_set_new(t, tf[i], json_string(s));
+	}
+	if (*text)
+		json_object_set_new(c, "patch", json_string(text));
+	if (json_is_object(target))
+		json_object_set(c, "target", t);
+	if (kz_emit_one(c, 0, &y, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	bh_buf_printf(&b, "trouble configuring builtin PatchTransformer with config: `\n%s`: ", bh_buf_str(&y));
+	const char *ts, *te;
+	trim_space(text, &ts, &te);
+	if (ts == te) {
+		bh_buf_printf(&b, "must specify one of patch and path in\n%s", bh_buf_str(&y));
+	} else {
+		bh_buf_puts(&b, "unable to parse SM or JSON patch from ");
+		patch_source(&b, text);
+	}
+	if (!bh_buf_ok(&b) || !(p->config_err = strdup(bh_buf_str(&b))))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+out:
+	json_decref(c);
+	json_decref(t);
+	bh_buf_free(&y);
+	bh_buf_free(&b);
 	return rc;
 }
 
@@ -261,27 +343,38 @@ int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
 	json_array_foreach(patches, i, v) {
 		kz_patch *p = &k->patches[k->npatches++];
 		const char *text;
+		const json_t *target;
 		if (!json_is_object(v) || kz_check_fields(v, pknown, "patches[]", err) < 0 ||
 		    kz_want_string(v, "patch", "patches[]", &text, err) < 0) {
 			if (!json_is_object(v))
 				bh_error_set(err, BH_EINVAL, "must be an object");
 			goto fail_patch;
 		}
+		target = json_object_get(v, "target");
+		if (json_is_null(target))
+			target = NULL;
 		/* a targeted patch is read as a resource: its labels are texts */
-		if (patch_parse(text ? text : "", json_object_get(v, "target") && !json_is_null(json_object_get(v, "target")), p,
-				err) < 0)
-			goto fail_patch;
-		if (json_object_get(v, "target") && !json_is_null(json_object_get(v, "target")) &&
-		    kz_selector_decode(json_object_get(v, "target"), &p->target, err) < 0)
-			goto fail_patch;
-		if (p->json && !p->target) {
-			bh_error_set(err, BH_EINVAL, "must specify a target for JSON patch");
-			goto fail_patch;
+		if (patch_parse(text ? text : "", target != NULL, p, err) < 0) {
+			if (err && (err->code == BH_ENOMEM || err->code == BH_ELIMIT))
+				goto fail_patch;
+			if (config_error(v, text ? text : "", p, err) < 0)
+				goto fail_patch;
+			continue;
 		}
-		if (p->smp && p->target && json_array_size(p->smp) > 1) {
-			bh_error_set(err, BH_EINVAL,
-				     "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field");
+		if (target && kz_selector_decode_lazy(target, &p->target, err) < 0)
 			goto fail_patch;
+		if ((p->json && !p->target) || (p->smp && p->target && json_array_size(p->smp) > 1)) {
+			bh_buf b = BH_BUF_INIT;
+			bh_buf_puts(&b, p->json ? "must specify a target for JSON patch "
+						: "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to "
+						  "set `patches.target` field: ");
+			patch_source(&b, text);
+			if (!bh_buf_ok(&b) || !(p->apply_err = strdup(bh_buf_str(&b)))) {
+				bh_buf_free(&b);
+				bh_error_set(err, BH_ENOMEM, "out of memory");
+				goto fail_patch;
+			}
+			bh_buf_free(&b);
 		}
 		continue;
 	fail_patch:

@@ -55,6 +55,11 @@ typedef struct kz_patch {
 	json_t *smp;  /* array of strategic merge patch documents, or NULL */
 	json_t *json; /* JSON 6902 operations, or NULL */
 	kz_selector *target;
+	/* kustomize's errors, found when decoding, given as kustomize gives
+	 * them when it builds: config_err when the PatchTransformers are
+	 * configured (before any patch runs), apply_err when this patch runs;
+	 * NULL when none */
+	char *config_err, *apply_err;
 } kz_patch;
 
 typedef struct kz_image {
@@ -92,6 +97,16 @@ extern const char *const kz_build_annotations[];
 /* Field i of a comma-separated list (a previous-ids annotation) in buf;
  * 0 when it has no field i. */
 int kz_csv_at(const char *csv, size_t i, char *buf, size_t n);
+/* kz_selector_decode keeping what kustomize's Select refuses (a regular
+ * expression that does not compile, a label or annotation selector that
+ * does not parse) for kz_selector_select to give, as Select does. */
+int kz_selector_decode_lazy(const json_t *t, kz_selector **out, bh_error *err);
+/* kz_selector_match of a lazy selector: 1, 0, or -1 with Select's error
+ * (a regular expression's at once, a label or an annotation selector's at
+ * an object of the target's ids). */
+int kz_selector_select(const kz_selector *s, const json_t *obj, bh_error *err);
+/* The selector as types.Selector's String() prints it. */
+const char *kz_selector_text(const kz_selector *s);
 /* kz_selector_match's group/version/kind/name/namespace part. */
 int kz_selector_ids_match(const kz_selector *s, const json_t *obj);
 
@@ -156,6 +171,15 @@ int kz_json_patch_nonjson(const json_t *o, bh_error *err);
 /* The KZ_TEXTS record after a strategic merge of patch (record prec) into
  * an object (record orec); NULL when empty. */
 json_t *kz_texts_merge(const json_t *orec, const json_t *prec, const json_t *patch);
+/* While a merge runs, a scalar whose YAML node kyaml would hold quoted
+ * (single, double, literal or folded style, no tag), or whose patch text
+ * is not what its JSON value prints, is boxed: {KZ_BOX: [value, quoted,
+ * text or null, typed]} (typed: a patch's tag that its text does not
+ * resolve to, as !!float 1; or a tagged string). */
+#define KZ_BOX "\001kz-style"
+/* kyaml's "wrong node kind: expected EXPECTED but got KIND: node
+ * contents:\n..." for node (its kind and its text). */
+int kz_kind_error(bh_error *err, const char *expected, const json_t *node);
 /* Each value of map becomes the text kustomize reads (kz_value_text). */
 void kz_values_to_text(json_t *map, const json_t *rec);
 

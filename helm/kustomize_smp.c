@@ -59,7 +59,6 @@ void kz_scalar_text(const json_t *v, char *buf, size_t n)
  * is not what its JSON value prints, is boxed: {KZ_BOX: [value, quoted,
  * text or null, typed]} (typed: a patch's tag that its text does not
  * resolve to, as !!float 1; or a tagged string). */
-#define KZ_BOX "\001kz-style"
 
 static int is_box(const json_t *v)
 {
@@ -354,8 +353,7 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 		}
 		rc = 0;
 	} else if (!is_null(origin) && !is_null(dest)) { /* ErrorIfAnyInvalidAndNonNull */
-		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode but got %s",
-				    json_is_array(origin) ? "SequenceNode" : "ScalarNode");
+		return kz_kind_error(err, "MappingNode", origin);
 	}
 	if (is_null(dest)) {
 		if (!origin) { /* an explicit null kept */
@@ -377,15 +375,11 @@ static int walk_map(json_t *dest, json_t *origin, sch s, int depth, json_t **out
 		/* a map walked against itself (a replaced list's element) keeps its nodes */
 		base = d == D_REPLACE || (src && dest == origin) ? json_incref(src) : json_incref(dest);
 	}
-	if (!is_map(base)) {
+	if (!is_map(base) || (src && !is_map(src))) {
+		rc = kz_kind_error(err, "MappingNode", !is_map(base) ? base : src);
 		json_decref(base);
 		json_decref(src);
-		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
-	}
-	if (src && !is_map(src)) {
-		json_decref(base);
-		json_decref(src);
-		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+		return rc;
 	}
 	keys = json_object();
 	json_object_foreach(base, k, v) json_object_set(keys, k, json_true());
@@ -613,7 +607,7 @@ static int setter_apply(json_t *a, json_t *el, char keys[][64], int nk, char val
 				char t[128];
 				if (!is_map(e)) {
 					json_decref(n);
-					return bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+					return kz_kind_error(err, "MappingNode", e);
 				}
 				f = json_object_get(e, keys[j]);
 				field_text(f, t, sizeof t);
@@ -804,7 +798,7 @@ static int assoc_multi(json_t *d, json_t *o, char keys[][64], int nk, sch s, int
 			for (int k = 0; k < nvk && rc == 0; k++) {
 				const json_t *f;
 				if (!is_null(e) && !is_map(e)) {
-					rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode");
+					rc = kz_kind_error(err, "MappingNode", e);
 					break;
 				}
 				f = is_map(e) ? json_object_get(e, vkeys[k]) : NULL;
@@ -849,7 +843,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		return 0;
 	if (origin && !json_is_null(origin)) {
 		if (!json_is_array(origin))
-			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+			return kz_kind_error(err, "SequenceNode", origin);
 		o = json_deep_copy(origin);
 	}
 	if (is_null(dest)) {
@@ -888,7 +882,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 		d = dir == D_REPLACE ? json_deep_copy(o) : json_deep_copy(dest);
 	}
 	if (!d || !json_is_array(d)) {
-		rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode");
+		rc = d ? kz_kind_error(err, "SequenceNode", d) : bh_error_set(err, BH_ENOMEM, "out of memory");
 		goto done;
 	}
 	if (s.f && s.f->keys[0]) {
@@ -991,8 +985,7 @@ static int walk_assoc(json_t *dest, json_t *origin, sch s, int depth, json_t **o
 			kv x;
 			elem_values(e, keys, nk, &x);
 			if (nk > 0 && !is_null(e) && !is_map(e)) { /* appendListNode's Get(key) on it */
-				rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected MappingNode but got %s",
-						  json_is_array(e) ? "SequenceNode" : "ScalarNode");
+				rc = kz_kind_error(err, "MappingNode", e);
 				goto done;
 			}
 			if (nk > 0 && !x.present) {
@@ -1083,11 +1076,6 @@ static int walk_scalar(json_t *dest, json_t *origin, json_t **out)
 }
 
 /* yaml.v3's name of the kind of v's node. */
-static const char *node_kind(const json_t *v)
-{
-	return is_map(v) ? "MappingNode" : json_is_array(v) ? "SequenceNode" : "ScalarNode";
-}
-
 static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh_error *err)
 {
 	int rc;
@@ -1101,8 +1089,7 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 		return walk_map(dest, origin, s, depth, out, err);
 	if (json_is_array(k)) {
 		if ((!is_null(dest) && !json_is_array(dest)) || (!is_null(origin) && !json_is_array(origin)))
-			return bh_error_set(err, BH_EINVAL, "wrong node kind: expected SequenceNode but got %s",
-					    node_kind(is_null(dest) || json_is_array(dest) ? origin : dest));
+			return kz_kind_error(err, "SequenceNode", is_null(dest) || json_is_array(dest) ? origin : dest);
 		if (s.f && s.f->assoc)
 			return walk_assoc(dest, origin, s, depth, out, err);
 		if (origin) {
@@ -1113,8 +1100,7 @@ static int walk(json_t *dest, json_t *origin, sch s, int depth, json_t **out, bh
 		return 0;
 	}
 	if ((!is_null(dest) && !is_scalar(dest)) || (!is_null(origin) && !is_scalar(origin)))
-		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected ScalarNode but got %s",
-				    node_kind(is_null(dest) || is_scalar(dest) ? origin : dest));
+		return kz_kind_error(err, "ScalarNode", is_null(dest) || is_scalar(dest) ? origin : dest);
 	/* the quoting lasts where the field keeps its node (the object's
 	 * unpatched, or the patch's new one); a replaced node takes the
 	 * object's style */

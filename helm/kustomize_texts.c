@@ -813,3 +813,106 @@ void kz_values_to_text(json_t *map, const json_t *rec)
 		json_object_set_new(map, k, json_string(t));
 	}
 }
+
+/* A scalar as sigs.k8s.io/yaml prints it alone, its lines after the first
+ * indented by ind (a block scalar's). */
+static void dump_scalar(bh_buf *b, const json_t *v, int ind)
+{
+	bh_buf t = BH_BUF_INIT;
+	const char *p;
+	if (yaml_emit((json_t *)v, &t, NULL) < 0 || !t.len) {
+		bh_buf_free(&t);
+		bh_buf_puts(b, "null\n");
+		return;
+	}
+	for (p = bh_buf_str(&t); *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		if (p != t.data)
+			bh_buf_printf(b, "%*s", ind, "");
+		bh_buf_put(b, p, n);
+		p += n;
+	}
+	bh_buf_free(&t);
+}
+
+/* v as kyaml prints a node (yaml.v3, indent 2, lists not indented under
+ * their key, maps in their own order), at indentation ind; the first line
+ * goes where b is. */
+static void dump_node(bh_buf *b, const json_t *v, int ind, int depth)
+{
+	const char *k;
+	json_t *x, *box = json_is_object(v) && json_object_size(v) == 1 ? json_object_get(v, KZ_BOX) : NULL;
+	size_t i, n = 0;
+	if (box) { /* a scalar of a merge (kustomize_smp.c) */
+		const json_t *val = json_array_get(box, 0);
+		const char *text = json_string_value(json_array_get(box, 2)), *sv = json_string_value(val);
+		if (json_is_true(json_array_get(box, 1)) && sv && !strpbrk(sv, "\n\r\t")) {
+			/* quoted: kyaml keeps the node's style (taken to be single
+			 * quotes, which the text no longer says) */
+			bh_buf_puts(b, "'");
+			for (; *sv; sv++)
+				bh_buf_puts(b, *sv == '\'' ? "''" : (char[]){*sv, 0});
+			bh_buf_puts(b, "'\n");
+		} else if (text && !json_is_true(json_array_get(box, 1))) {
+			bh_buf_printf(b, "%s\n", text);
+		} else {
+			dump_scalar(b, val, ind);
+		}
+		return;
+	}
+	if (depth > KZ_MAX_DEPTH || (!json_is_object(v) && !json_is_array(v)) || !(json_object_size(v) + json_array_size(v))) {
+		if (json_is_object(v) || json_is_array(v))
+			bh_buf_puts(b, json_is_object(v) ? "{}\n" : "[]\n");
+		else
+			dump_scalar(b, v, ind);
+		return;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			bh_buf_printf(b, "%*s- ", i ? ind : 0, "");
+			dump_node(b, x, ind + 2, depth + 1);
+		}
+		return;
+	}
+	json_object_foreach((json_t *)v, k, x) {
+		json_t *key = json_string(k);
+		if (!strcmp(k, KZ_TEXTS)) {
+			json_decref(key);
+			continue;
+		}
+		bh_buf_printf(b, "%*s", n++ ? ind : 0, "");
+		dump_scalar(b, key, ind);
+		json_decref(key);
+		b->len -= b->len && b->data[b->len - 1] == '\n';
+		if ((json_is_object(x) && json_object_size(x)) || (json_is_array(x) && json_array_size(x))) {
+			bh_buf_puts(b, ":\n");
+			bh_buf_printf(b, "%*s", json_is_object(x) ? ind + 2 : ind, "");
+			dump_node(b, x, json_is_object(x) ? ind + 2 : ind, depth + 1);
+		} else {
+			bh_buf_puts(b, ": ");
+			dump_node(b, x, ind + 2, depth + 1);
+		}
+	}
+}
+
+/* kyaml's InvalidNodeKindError: the kinds, then the node as kyaml prints
+ * it. */
+int kz_kind_error(bh_error *err, const char *expected, const json_t *node)
+{
+	bh_buf b = BH_BUF_INIT;
+	const char *got = json_is_object(node) && !json_object_get(node, KZ_BOX) ? "MappingNode"
+			  : json_is_array(node)				    ? "SequenceNode"
+									    : "ScalarNode";
+	int rc;
+	if (node)
+		dump_node(&b, node, 0, 0);
+	if (!node || !bh_buf_ok(&b)) {
+		bh_buf_free(&b);
+		return bh_error_set(err, BH_EINVAL, "wrong node kind: expected %s but got %s", expected, got);
+	}
+	rc = bh_error_set(err, BH_EINVAL, "wrong node kind: expected %s but got %s: node contents:\n%s", expected, got,
+			  bh_buf_str(&b));
+	bh_buf_free(&b);
+	return rc;
+}

@@ -184,11 +184,7 @@ START_TEST(test_refused)
 	static const char *const bad[] = {
 		"{\"postRenderers\":[{\"helm\":{}}]}",
 		"{\"postRenderers\":[{\"kustomize\":{\"patchesStrategicMerge\":[]}}]}",
-		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"- op: add\\n  path: /x\\n  value: 1\"}]}}]}",
-		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"a: 1\",\"target\":{\"kind\":\"(\"}}]}}]}",
-		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"a: 1\",\"target\":{\"labelSelector\":\"a in (\"}}]}}]}",
 		"{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"newTag\":\"1\"}]}}]}",
-		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"\"}]}}]}",
 		"{\"commonMetadata\":{\"labels\":{\"a\":1}}}",
 		"{\"commonMetadata\":{\"finalizers\":[]}}",
 	};
@@ -199,6 +195,37 @@ START_TEST(test_refused)
 		ck_assert_msg(postrender_new(spec, "a", "b", &p, &e) < 0, "accepted %s", bad[i]);
 		ck_assert_ptr_null(p);
 		json_decref(spec);
+	}
+}
+END_TEST
+
+/* What kustomize refuses when it builds fails the render as Flux's
+ * post-renderer fails (Helm's text, then kustomize's), not the decoding. */
+START_TEST(test_refused_at_render)
+{
+	static const char *const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    a: b\n";
+	static const char *const bad[][2] = {
+		{"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"- op: add\\n  path: /x\\n  value: 1\"}]}}]}",
+		 "error while running post render on files: must specify a target for JSON patch "
+		 "[patch: \"- op: add\\n  path: /x\\n  value: 1\"]"},
+		{"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"kind: ConfigMap\\nmetadata: {name: a}\","
+		 "\"target\":{\"kind\":\"(\"}}]}}]}",
+		 "error while running post render on files: unable to find patch target \"(.[noVer].[noGrp]/[noName].[noNs]:a=:l=\" "
+		 "in `resources`: error parsing regexp: missing closing ): `^(?:()$`"},
+		{"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"\"}]}}]}",
+		 "error while running post render on files: trouble configuring builtin PatchTransformer with config: `\n"
+		 "{}\n`: must specify one of patch and path in\n{}\n"},
+		{"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"a: 1\",\"target\":{\"labelSelector\":\"a in (\"}}]}}]}",
+		 "error while running post render on files: trouble configuring builtin PatchTransformer with config: `\n"
+		 "patch: 'a: 1'\ntarget:\n  labelSelector: a in (\n`: unable to parse SM or JSON patch from [patch: \"a: 1\"]"},
+		{"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"[]\",\"target\":{\"labelSelector\":\"a in (\"}}]}}]}",
+		 "error while running post render on files: unable to parse requirement: found '', expected: ',', ')' or identifier"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *m = render_error(bad[i][0], cm);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_str_eq(m, bad[i][1]);
+		free(m);
 	}
 }
 END_TEST
@@ -267,6 +294,7 @@ int main(void)
 	tcase_add_test(tc, test_files_chain);
 	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_refused_at_render);
 	tcase_add_test(tc, test_digests);
 	tcase_add_test(tc, test_pointers_and_diff);
 	suite_add_tcase(s, tc);
