@@ -230,6 +230,28 @@ START_TEST(test_refused_at_render)
 }
 END_TEST
 
+/* A patch of aliases that expand exponentially (kubectl kustomize runs for
+ * ever on it: kyaml copies every alias before anything reads it) is
+ * refused at once with yaml.v3's text for it. */
+START_TEST(test_refused_aliases)
+{
+	bh_buf t = BH_BUF_INIT;
+	json_t *spec;
+	postrender *p = NULL;
+	bh_error e;
+	bh_buf_puts(&t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\nx:\n  a0: &a0 [l, l, l, l, l, l, l, l, l]\n");
+	for (int i = 1; i < 9; i++)
+		bh_buf_printf(&t, "  a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i - 1, i - 1,
+			      i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	spec = json_pack("{s:[{s:{s:[{s:s}]}}]}", "postRenderers", "kustomize", "patches", "patch", bh_buf_str(&t));
+	ck_assert_int_lt(postrender_new(spec, "a", "b", &p, &e), 0);
+	ck_assert_ptr_nonnull(strstr(e.msg, "yaml: document contains excessive aliasing"));
+	ck_assert_ptr_null(p);
+	json_decref(spec);
+	bh_buf_free(&t);
+}
+END_TEST
+
 START_TEST(test_digests)
 {
 	char d[SNAPSHOT_DIGEST_MAX];
@@ -295,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_refused_at_render);
+	tcase_add_test(tc, test_refused_aliases);
 	tcase_add_test(tc, test_digests);
 	tcase_add_test(tc, test_pointers_and_diff);
 	suite_add_tcase(s, tc);
