@@ -325,7 +325,12 @@ static int apply_patch(const kz_patch *p, json_t *objs, bh_error *err)
 			if (tsmp) {
 				rc = apply_smp_one(objs, i, tsmp, err);
 			} else {
-				json_t *o = json_incref(json_array_get(objs, i)), *internal;
+				json_t *o, *internal;
+				if (p->ops_err) {
+					rc = bh_error_set(err, BH_EINVAL, "%s", p->ops_err);
+					break;
+				}
+				o = json_incref(json_array_get(objs, i));
 				json_t *arec = json_incref((json_t *)kz_texts_of(o, "annotations"));
 				rc = kz_json_patch_nonjson(o, err);
 				json_object_del(o, KZ_TEXTS); /* kustomize goes through JSON */

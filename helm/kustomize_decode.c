@@ -26,6 +26,7 @@ void kustomization_free(kustomization *k)
 		kz_selector_free(k->patches[i].target);
 		free(k->patches[i].config_err);
 		free(k->patches[i].apply_err);
+		free(k->patches[i].ops_err);
 	}
 	for (size_t i = 0; i < k->nimages; i++) {
 		free(k->images[i].name);
@@ -86,104 +87,142 @@ static void docs_free(char **docs, size_t n)
 	free(docs);
 }
 
-/* The patch text: every document a map -> strategic merge; one list ->
- * JSON 6902 (kustomize's PatchTransformer.Config). */
+/* A document of blank and comment lines only. */
+static int blank_doc(const char *d)
+{
+	while (*d) {
+		d += strspn(d, " \t\r");
+		if (*d == '#')
+			d += strcspn(d, "\n");
+		if (*d && *d != '\n')
+			return 0;
+		d += *d == '\n';
+	}
+	return 1;
+}
+
+/* GetValidatedMetadata: a kind, and a name unless the kind ends in
+ * "List"; 0 or -1. */
+static int sm_doc_valid(const json_t *d)
+{
+	const json_t *kind = json_object_get(d, "kind"), *name = json_object_get(json_object_get(d, "metadata"), "name");
+	char k[256] = "", nm[8] = "";
+	if (kind && !json_is_null(kind) && !json_is_object(kind) && !json_is_array(kind))
+		kz_scalar_text(kind, k, sizeof k);
+	if (name && !json_is_null(name) && !json_is_object(name) && !json_is_array(name))
+		kz_scalar_text(name, nm, sizeof nm);
+	return k[0] && (nm[0] || (strlen(k) >= 4 && !strcmp(k + strlen(k) - 4, "List"))) ? 0 : -1;
+}
+
+/* jsonpatch.DecodePatch of the value v (encoding/json into []Operation):
+ * the operations (null: none), or NULL with *why Go's error. */
+static json_t *json_ops(json_t *v, char *why, size_t n)
+{
+	static const char *const kinds[] = {"object", "array", "string", "number", "number", "bool", "bool", "null"};
+	size_t i;
+	json_t *op;
+	if (json_is_null(v))
+		return json_array();
+	if (!json_is_array(v)) {
+		snprintf(why, n, "json: cannot unmarshal %s into Go value of type jsonpatch.Patch", kinds[json_typeof(v)]);
+		return NULL;
+	}
+	json_array_foreach(v, i, op) if (!json_is_object(op)) {
+		snprintf(why, n, "json: cannot unmarshal %s into Go value of type jsonpatch.Operation", kinds[json_typeof(op)]);
+		return NULL;
+	}
+	return json_incref(v);
+}
+
+/* PatchTransformer.Config on the (trimmed) patch text: read as strategic
+ * merge patches (the resource factory: every document that is not null or
+ * empty a map with a kind and a name) and as a JSON 6902 patch (JSON when
+ * it starts with "[", else the first YAML document alone). Neither: the
+ * error "unable to parse SM or JSON patch". Strategic merge when it reads
+ * as one; with no documents to merge, a JSON patch that runs when the
+ * patch does (its decoding error, if any, in p->ops_err for the first
+ * object it selects). */
 static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_error *err)
 {
 	char **docs = NULL;
 	size_t n = 0;
-	int rc = 0;
+	int rc = 0, sm_bad = 0;
+	json_t *ops = NULL, *smp = NULL;
+	char why[BH_ERROR_MSG_MAX] = "";
 	yaml_limits lim = {KZ_MAX_PATCH_BYTES, KZ_MAX_DEPTH, 100000};
 	if (!*text)
 		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
 	if (strlen(text) > KZ_MAX_PATCH_BYTES)
 		return bh_error_set(err, BH_ELIMIT, "patch longer than %d bytes", KZ_MAX_PATCH_BYTES);
-	if (text[strspn(text, " \t\r\n")] == '[') { /* jsonPatchFromBytes (trimmed): JSON, not YAML */
-		json_error_t je;
-		json_t *j = json_loads(text, JSON_DECODE_ANY, &je);
-		int ok = json_is_array(j);
-		json_decref(j);
-		if (!ok)
-			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: not JSON: %s (line %d)",
-					    je.text, je.line);
-	}
 	if (split_docs(text, &docs, &n) < 0) {
 		docs_free(docs, n);
 		return bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	/* the JSON 6902 reading */
+	if (text[0] == '[') {
+		json_t *j = NULL;
+		bh_error e2;
+		if (gojson_decode(text, strlen(text), NULL, GOJSON_KEEP_INTS, &j, &e2) == 0)
+			ops = json_ops(j, why, sizeof why);
+		else
+			snprintf(why, sizeof why, "%s", e2.msg);
+		json_decref(j);
+	} else if (n) {
+		json_t *d = NULL;
+		bh_error e2;
+		size_t f = 0;
+		while (f + 1 < n && blank_doc(docs[f])) /* no document before its "---" */
+			f++;
+		if (yaml_parse_any(docs[f], strlen(docs[f]), &lim, YAML_KEEP_INTS, &d, &e2) == 0)
+			ops = json_ops(d, why, sizeof why);
+		else if (e2.code == BH_ELIMIT || e2.code == BH_ENOMEM)
+			rc = bh_error_set(err, e2.code, "%s", e2.msg);
+		else
+			snprintf(why, sizeof why, "%s", e2.msg);
+		json_decref(d);
+	}
+	/* the strategic merge reading */
+	if (!(smp = json_array()))
+		rc = bh_error_set(err, BH_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0 && !sm_bad; i++) {
 		json_t *d = NULL, *quoted = NULL, *badkey = NULL;
 		char *orig;
+		bh_error e2;
 		kz_doc_rewrite(&docs[i], targeted, &quoted, &badkey, &orig);
-		/* kyaml reads strategic merge patches (yaml.v3 typing); a JSON
-		 * patch goes through sigs.k8s.io/yaml (goyaml.v2 typing) */
-		rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, err);
-		if (rc == 0 && json_is_array(d)) {
-			json_decref(d);
-			d = NULL;
-			rc = yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS, &d, err);
-		}
-		if (rc < 0 || !json_is_object(d) || p->json) {
-			json_decref(quoted); /* set for a map only */
-			json_decref(badkey);
-			quoted = badkey = NULL;
-			free(orig);
-			orig = NULL;
-		}
-		if (rc < 0)
-			break;
-		if (json_is_null(d)) {
-			json_decref(d);
-			continue;
-		}
-		if (json_is_array(d)) {
-			if (p->json || p->smp) {
-				json_decref(d);
-				rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
-				break;
+		/* kyaml reads strategic merge patches (yaml.v3 typing) */
+		if (yaml_parse_any(docs[i], strlen(docs[i]), &lim, YAML_KEEP_INTS | YAML_V3_TYPING, &d, &e2) < 0) {
+			if (e2.code == BH_ELIMIT || e2.code == BH_ENOMEM)
+				rc = bh_error_set(err, e2.code, "%s", e2.msg);
+			sm_bad = 1;
+		} else if (!json_is_null(d) && !(json_is_object(d) && !json_object_size(d)) &&
+			   !(json_is_array(d) && !json_array_size(d))) { /* IsNilOrEmpty ones are skipped */
+			if (!json_is_object(d) || sm_doc_valid(d) < 0) {
+				sm_bad = 1;
+			} else {
+				kz_styles_record(d, orig ? orig : docs[i], KZ_YS_PATCH | KZ_YS_UINTS);
+				kz_texts_record(d, orig ? orig : docs[i], orig != NULL);
+				kz_texts_record_nonjson(d, quoted, badkey);
+				quoted = badkey = NULL;
+				json_array_append(smp, d);
 			}
-			p->json = d;
-			continue;
 		}
-		if (!json_is_object(d) || p->json) {
-			json_decref(d);
-			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
-			break;
-		}
-		if (!p->smp)
-			p->smp = json_array();
-		kz_styles_record(d, orig ? orig : docs[i], KZ_YS_PATCH | KZ_YS_UINTS);
-		kz_texts_record(d, orig ? orig : docs[i], orig != NULL);
+		json_decref(d);
+		json_decref(quoted);
+		json_decref(badkey);
 		free(orig);
-		kz_texts_record_nonjson(d, quoted, badkey);
-		json_array_append_new(p->smp, d);
 	}
 	docs_free(docs, n);
-	if (rc == 0 && !p->smp && !p->json)
+	if (rc == 0 && sm_bad && !ops)
 		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
-	/* the resource factory reads a strategic merge patch as resources:
-	 * each needs a kind, and a name unless its kind ends in "List"
-	 * (GetValidatedMetadata); else it is no patch kustomize can read */
-	for (size_t i = 0; rc == 0 && i < json_array_size(p->smp); i++) {
-		const json_t *d = json_array_get(p->smp, i), *kind = json_object_get(d, "kind");
-		const json_t *name = json_object_get(json_object_get(d, "metadata"), "name");
-		char k[256] = "", nm[8] = "";
-		if (kind && !json_is_null(kind) && !json_is_object(kind) && !json_is_array(kind))
-			kz_scalar_text(kind, k, sizeof k);
-		if (name && !json_is_null(name) && !json_is_object(name) && !json_is_array(name))
-			kz_scalar_text(name, nm, sizeof nm);
-		if (!k[0] || (!nm[0] && (strlen(k) < 4 || strcmp(k + strlen(k) - 4, "List"))))
-			rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: %s",
-					  k[0] ? "missing metadata.name" : "missing kind");
+	if (rc == 0 && !sm_bad && json_array_size(smp)) {
+		p->smp = json_incref(smp);
+	} else if (rc == 0) {
+		p->json = ops ? json_incref(ops) : json_array();
+		if (!ops && !(p->ops_err = strdup(why)))
+			rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 	}
-	if (rc == 0 && p->json) {
-		/* a list of operations (each an object; what they hold is
-		 * checked as the library applies them: "Unexpected kind") */
-		size_t i;
-		json_t *op;
-		json_array_foreach(p->json, i, op) if (!json_is_object(op))
-			return bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch: operation %zu is not a map", i);
-	}
+	json_decref(ops);
+	json_decref(smp);
 	return rc;
 }
 

@@ -60,6 +60,10 @@ typedef struct kz_patch {
 	 * configured (before any patch runs), apply_err when this patch runs;
 	 * NULL when none */
 	char *config_err, *apply_err;
+	/* a patch with no strategic merge document whose text is no JSON
+	 * patch: jsonpatch's decoding error, given at the first object the
+	 * patch selects (NULL when none) */
+	char *ops_err;
 } kz_patch;
 
 typedef struct kz_image {
