@@ -148,7 +148,7 @@ static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_e
 	size_t n = 0;
 	int rc = 0, sm_bad = 0;
 	json_t *ops = NULL, *smp = NULL;
-	char why[BH_ERROR_MSG_MAX] = "";
+	char why[BH_ERROR_MSG_MAX] = "", *dup = NULL;
 	yaml_limits lim = {KZ_MAX_PATCH_BYTES, KZ_MAX_DEPTH, 100000};
 	if (!*text)
 		return bh_error_set(err, BH_EINVAL, "must specify one of patch and path");
@@ -170,9 +170,9 @@ static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_e
 	} else if (n) {
 		json_t *d = NULL;
 		bh_error e2;
-		size_t f = 0;
-		while (f + 1 < n && blank_doc(docs[f])) /* no document before its "---" */
-			f++;
+		/* goyaml's first document: what precedes the first "---" is none
+		 * when it is blank (an empty one between two "---" is one) */
+		size_t f = n > 1 && blank_doc(docs[0]);
 		if (yaml_parse_any(docs[f], strlen(docs[f]), &lim, YAML_KEEP_INTS, &d, &e2) == 0)
 			ops = json_ops(d, why, sizeof why);
 		else if (e2.code == BH_ELIMIT || e2.code == BH_ENOMEM)
@@ -199,6 +199,10 @@ static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_e
 			if (!json_is_object(d) || sm_doc_valid(d) < 0) {
 				sm_bad = 1;
 			} else {
+				bh_error e3;
+				if (!dup && kz_duplicate_keys(orig ? orig : docs[i], 1, &e3) < 0 &&
+				    !(dup = strdup(strstr(e3.msg, "yaml: ") ? strstr(e3.msg, "yaml: ") : e3.msg)))
+					rc = bh_error_set(err, BH_ENOMEM, "out of memory");
 				kz_styles_record(d, orig ? orig : docs[i], KZ_YS_PATCH | KZ_YS_UINTS);
 				kz_texts_record(d, orig ? orig : docs[i], orig != NULL);
 				kz_texts_record_nonjson(d, quoted, badkey);
@@ -214,7 +218,14 @@ static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_e
 	docs_free(docs, n);
 	if (rc == 0 && sm_bad && !ops)
 		rc = bh_error_set(err, BH_EINVAL, "unable to parse SM or JSON patch");
-	if (rc == 0 && !sm_bad && json_array_size(smp)) {
+	if (rc == 0 && !sm_bad && json_array_size(smp) && dup) {
+		/* kyaml reads a strategic merge patch as nodes, where the first
+		 * of a repeated key is the one merged; bulkhead reads the last */
+		rc = bh_error_set(err, BH_EPARSE,
+				  "a strategic merge patch with a mapping key twice (kustomize merges the first one, "
+				  "bulkhead does not read it so): %s",
+				  dup);
+	} else if (rc == 0 && !sm_bad && json_array_size(smp)) {
 		p->smp = json_incref(smp);
 	} else if (rc == 0) {
 		p->json = ops ? json_incref(ops) : json_array();
@@ -223,6 +234,7 @@ static int patch_parse_trimmed(const char *text, int targeted, kz_patch *p, bh_e
 	}
 	json_decref(ops);
 	json_decref(smp);
+	free(dup);
 	return rc;
 }
 
@@ -394,7 +406,7 @@ int kustomization_decode(const json_t *spec, kustomization **out, bh_error *err)
 			target = NULL;
 		/* a targeted patch is read as a resource: its labels are texts */
 		if (patch_parse(text ? text : "", target != NULL, p, err) < 0) {
-			if (err && (err->code == BH_ENOMEM || err->code == BH_ELIMIT))
+			if (err && err->code != BH_EINVAL) /* not kustomize's refusal: bulkhead's */
 				goto fail_patch;
 			if (config_error(v, text ? text : "", p, err) < 0)
 				goto fail_patch;

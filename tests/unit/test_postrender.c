@@ -185,6 +185,9 @@ START_TEST(test_refused)
 		"{\"postRenderers\":[{\"helm\":{}}]}",
 		"{\"postRenderers\":[{\"kustomize\":{\"patchesStrategicMerge\":[]}}]}",
 		"{\"postRenderers\":[{\"kustomize\":{\"images\":[{\"newTag\":\"1\"}]}}]}",
+		/* a key twice in a strategic merge patch: kyaml merges the first */
+		"{\"postRenderers\":[{\"kustomize\":{\"patches\":[{\"patch\":\"apiVersion: v1\\nkind: ConfigMap\\n"
+		"metadata:\\n  name: a\\ndata:\\n  x: \\\"1\\\"\\ndata:\\n  y: \\\"2\\\"\"}]}}]}",
 		"{\"commonMetadata\":{\"labels\":{\"a\":1}}}",
 		"{\"commonMetadata\":{\"finalizers\":[]}}",
 	};
