@@ -274,8 +274,8 @@ static int print_value(state *s, const tnode *n, const tmpl_value *v)
 		bh_buf_puts(s->wr, "<no value>");
 		return 0;
 	}
-	if (v->kind == TMPL_OBJECT && v->u.obj->cls->ptr_stringer && v->u.obj->cls->format) {
-		/* the template prints an addressable field: Go finds String() */
+	if (v->kind == TMPL_OBJECT && v->u.obj->cls->ptr_stringer && v->u.obj->cls->format && v->addr) {
+		/* the template prints an addressable value: Go finds String() */
 		v->u.obj->cls->format(s->wr, v, 0);
 		return 0;
 	}
@@ -771,7 +771,7 @@ static inline __attribute__((always_inline)) int eval_field(state *s, const tmpl
 		return errorf(s, "nil pointer evaluating interface {}.%s", field);
 	if (receiver->kind == TMPL_OBJECT) {
 		const tmpl_class *cls = receiver->u.obj->cls;
-		if (cls->methods)
+		if (cls->methods && (!cls->ptr_methods || cls->pointer || receiver->addr))
 			for (const tmpl_method *mm = cls->methods; mm->name; mm++)
 				if (mm->name[0] == field[0] && strcmp(mm->name, field) == 0)
 					return eval_call(s, dot, NULL, mm, receiver, node, field, args, nargs,
@@ -786,6 +786,8 @@ static inline __attribute__((always_inline)) int eval_field(state *s, const tmpl
 					return errorf(s, "%s has arguments but cannot be invoked as function",
 						      field);
 				*out = v;
+				/* a field through a pointer (or of an addressable struct) */
+				out->addr = v.kind == TMPL_OBJECT && (cls->pointer || receiver->addr);
 				return 0;
 			}
 		}
@@ -1174,6 +1176,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 		r = eval_arg(s, dot, params[i], args[i], &argv[i]);
 		if (r)
 			return r;
+		argv[i].addr = 0; /* the function's parameter is a copy */
 	}
 	if (variadic) {
 		char et = params[plen - 2];
@@ -1181,6 +1184,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 			r = eval_arg(s, dot, et, args[i], &argv[i]);
 			if (r)
 				return r;
+			argv[i].addr = 0;
 		}
 	}
 	if (final) {
@@ -1196,6 +1200,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 		r = validate_type(s, *final, t, &argv[i]);
 		if (r)
 			return r;
+		argv[i].addr = 0;
 	}
 
 	/* call */
@@ -1280,6 +1285,7 @@ static int eval_call(state *s, const tmpl_value *dot, const tmpl_func_def *fn, c
 	}
 	tmpl_call_error_put(s->e, ferrp);
 	*out = c.result;
+	out->addr = 0; /* a function's result is a new value */
 	return 0;
 #undef ferr
 }

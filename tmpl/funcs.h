@@ -98,8 +98,15 @@ struct tmpl_class {
 	const char *const *go_fields;
 	/* 1 when String() has a pointer receiver: fmt (print, printf, Sprig's
 	 * toString) of the value prints the struct, only the template's own
-	 * output of the object uses `format`. */
+	 * output of an addressable one (tmpl_value.addr) uses `format`. */
 	int ptr_stringer;
+	/* 1 when every method has a pointer receiver: a value of this
+	 * (non-pointer) type has them only while addressable */
+	int ptr_methods;
+	/* deepCopy (copystructure): a copy with the exported fields only, the
+	 * unexported ones zero; 0, or BH_ENOMEM. NULL: the object itself
+	 * (nothing exported to lose, and templates cannot change it). */
+	int (*deep_copy)(tmpl_arena *a, const tmpl_value *self, tmpl_value *out);
 };
 
 struct tmpl_object {

@@ -188,8 +188,18 @@ static const tmpl_method val_methods[] = {
 	{NULL, NULL, NULL, NULL},
 };
 
+/* deepCopy: semver.Version has no exported field, the copy is 0.0.0 */
+static int v_deep_copy(tmpl_arena *a, const tmpl_value *self, tmpl_value *out)
+{
+	semver zero;
+	(void)self;
+	memset(&zero, 0, sizeof zero);
+	*out = new_version(a, &zero, 1);
+	return out->kind == TMPL_INVALID ? BH_ENOMEM : 0;
+}
+
 static const tmpl_class version_ptr_class = {
-	"*semver.Version", 1, ptr_methods, NULL, v_format, v_json, 0,
+	"*semver.Version", 1, ptr_methods, NULL, v_format, v_json, 0, NULL, 0, 0, v_deep_copy,
 };
 
 static const tmpl_class version_val_class = {

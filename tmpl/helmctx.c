@@ -73,19 +73,47 @@ static int kv_git_version(tmpl_call *c)
 	return 0;
 }
 
-/* String() is the normalized version in Helm 4 */
+/* String() in Helm 4: the normalized version, or Version when there is
+ * none (a deepCopy's) */
+static const char *kv_string_of(const kube_version *kv)
+{
+	return kv->normalized[0] ? kv->normalized : kv->version;
+}
+
 static int kv_string(tmpl_call *c)
 {
-	kube_version *kv = c->self->u.obj->data;
-	c->result = tmpl_str_static(kv->normalized, strlen(kv->normalized));
+	const char *s = kv_string_of(c->self->u.obj->data);
+	c->result = tmpl_str_static(s, strlen(s));
 	return 0;
 }
 
 static void kv_format(bh_buf *out, const tmpl_value *self, int plus)
 {
-	kube_version *kv = self->u.obj->data;
 	(void)plus;
-	bh_buf_puts(out, kv->version);
+	bh_buf_puts(out, kv_string_of(self->u.obj->data));
+}
+
+/* A new object of self's class over a copy of its size bytes of data, in
+ * *out: the copy, or NULL when out of memory. */
+static void *clone_object(tmpl_arena *a, const tmpl_value *self, size_t size, tmpl_value *out)
+{
+	void *n = tmpl_arena_alloc(a, size);
+	tmpl_object *o;
+	if (!n || !(o = tmpl_object_new(a, self->u.obj->cls, n)))
+		return NULL;
+	memcpy(n, self->u.obj->data, size);
+	*out = tmpl_object_value(o);
+	return n;
+}
+
+/* deepCopy: the exported fields, normalizedVersion empty */
+static int kv_deep_copy(tmpl_arena *a, const tmpl_value *self, tmpl_value *out)
+{
+	kube_version *n = clone_object(a, self, sizeof *n, out);
+	if (!n)
+		return BH_ENOMEM;
+	n->normalized = "";
+	return 0;
 }
 
 static json_t *kv_json(const tmpl_value *self, bh_error *err)
@@ -105,7 +133,7 @@ static const char *const kv_fields[] = {"Version", "normalizedVersion", "Major",
 
 /* String() and GitVersion() have pointer receivers in Helm 4 */
 static const tmpl_class kube_version_class = {
-	"common.KubeVersion", 0, kv_methods, kv_field, kv_format, kv_json, 1, kv_fields, 1,
+	"common.KubeVersion", 0, kv_methods, kv_field, kv_format, kv_json, 1, kv_fields, 1, 1, kv_deep_copy,
 };
 
 static int hv_field(const tmpl_value *self, const char *name, tmpl_value *out)
@@ -182,16 +210,27 @@ static json_t *caps_json(const tmpl_value *self, bh_error *err)
 {
 	caps *c = self->u.obj->data;
 	json_t *o = json_object();
-	json_object_set_new(o, "APIVersions", tmpl_value_to_json(&c->api_versions, err));
 	json_object_set_new(o, "KubeVersion", kv_json(&c->kube_version, err));
+	json_object_set_new(o, "APIVersions", tmpl_value_to_json(&c->api_versions, err));
 	json_object_set_new(o, "HelmVersion", hv_json(&c->helm_version, err));
 	return o;
 }
 
-static const char *const caps_fields[] = {"APIVersions", "KubeVersion", "HelmVersion", NULL};
+/* common.Capabilities' fields in the struct's order (fmt, encoding/json) */
+static const char *const caps_fields[] = {"KubeVersion", "APIVersions", "HelmVersion", NULL};
+
+/* deepCopy: a new *Capabilities (eq tells them apart), its KubeVersion
+ * copied as kv_deep_copy does (the version set and BuildInfo have no
+ * unexported field) */
+static int caps_deep_copy(tmpl_arena *a, const tmpl_value *self, tmpl_value *out)
+{
+	const caps *c = self->u.obj->data;
+	caps *n = clone_object(a, self, sizeof *n, out);
+	return n ? kv_deep_copy(a, &c->kube_version, &n->kube_version) : BH_ENOMEM;
+}
 
 static const tmpl_class caps_class = {
-	"*common.Capabilities", 1, NULL, caps_field, NULL, caps_json, 1, caps_fields, 0,
+	"*common.Capabilities", 1, NULL, caps_field, NULL, caps_json, 1, caps_fields, 0, 0, caps_deep_copy,
 };
 
 void helmctx_kube_normalized(const char *version, bh_buf *out)

@@ -171,7 +171,12 @@ static int deep_copy(tmpl_call *c, const tmpl_value *v, tmpl_value *out, int dep
 				return sprig_oom(c);
 		}
 		*out = tmpl_map_value(n);
+	} else if (v->kind == TMPL_OBJECT && v->u.obj->cls->deep_copy) {
+		out->addr = 0;
+		if (v->u.obj->cls->deep_copy(a, v, out))
+			return sprig_oom(c);
 	}
+	out->addr = 0;
 	return 0;
 }
 

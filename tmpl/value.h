@@ -63,6 +63,11 @@ struct tmpl_value {
 			      * Go then reports its type as "interface {}" */
 	unsigned char view;  /* MAP: the same map seen as another Go type
 			      * (TMPL_VIEW_*): common.Values' AsMap and Table */
+	unsigned char addr;  /* OBJECT: an addressable Go value (reflect's
+			      * CanAddr: a field reached through a pointer, kept
+			      * by variables, with and template; never a
+			      * function's argument or result), which finds the
+			      * methods of its pointer type */
 	union {
 		int b;                                  /* BOOL */
 		int64_t i;                              /* INT, INT64 */
