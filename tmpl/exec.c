@@ -749,6 +749,12 @@ static tmpl_value map_zero(const tmpl_map *m)
 {
 	if (strcmp(m->gotype, "map[string]string") == 0)
 		return tmpl_str_static("", 0);
+	if (strcmp(m->gotype, "engine.files") == 0) { /* map[string][]byte: a nil []byte */
+		tmpl_value b = tmpl_str_static("", 0);
+		b.kind = TMPL_BYTES;
+		b.view = 1;
+		return b;
+	}
 	tmpl_value v = tmpl_nil();
 	v.iface = 1;
 	return v;

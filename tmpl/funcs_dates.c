@@ -4,7 +4,7 @@
  * snake_case aliases) and the time.Time objects they exchange (methods
  * Year, Month, Day, Hour, Minute, Second, Nanosecond, YearDay, Weekday,
  * Unix*, IsZero, AddDate, Add, UTC, Local, Format, String, Before, After,
- * Equal). Go time semantics come from tmpl/gotime.h. */
+ * Equal, Compare). Go time semantics come from tmpl/gotime.h. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -131,7 +131,7 @@ static int m_in(tmpl_call *c)
 	return ret_time(c, &n);
 }
 
-/* data: 0 Before, 1 After, 2 Equal */
+/* data: 0 Before, 1 After, 2 Equal, 3 Compare */
 static int m_cmp(tmpl_call *c)
 {
 	const gotime *o = as_time(&c->argv[0]), *t = self_t(c); /* 't' */
@@ -140,7 +140,8 @@ static int m_cmp(tmpl_call *c)
 	switch ((int)(intptr_t)c->data) {
 	case 0: c->result = tmpl_bool(d < 0); break;
 	case 1: c->result = tmpl_bool(d > 0); break;
-	default: c->result = tmpl_bool(d == 0); break;
+	case 2: c->result = tmpl_bool(d == 0); break;
+	default: c->result = tmpl_int(d < 0 ? -1 : d > 0); break;
 	}
 	return 0;
 }
@@ -165,6 +166,7 @@ static const tmpl_method time_methods[] = {
 	{"Before", m_cmp, "t", (void *)0},
 	{"After", m_cmp, "t", (void *)1},
 	{"Equal", m_cmp, "t", (void *)2},
+	{"Compare", m_cmp, "t", (void *)3},
 	{"Zone", m_zone, "", NULL},
 	{NULL, NULL, NULL, NULL},
 };

@@ -940,6 +940,10 @@ static void print_value(fstate *f, const tmpl_value *v, char verb, int depth)
 			bad_verb(f, verb, v);
 			return;
 		}
+		if (f->sharpV && v->view) {
+			bh_buf_puts(f->out, "[]byte(nil)");
+			return;
+		}
 		if (f->sharpV) {
 			bh_buf_puts(f->out, "[]byte{");
 			for (size_t i = 0; i < v->u.s.len; i++) {

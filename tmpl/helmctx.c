@@ -963,7 +963,9 @@ int helmctx_add_subchart(tmpl_arena *a, tmpl_value *root, const char *name, cons
 	tmpl_value *s;
 	if (root->kind != TMPL_MAP || !(s = tmpl_map_get(root->u.map, "Subcharts", 9)) || s->kind != TMPL_MAP)
 		return bh_error_set(err, BH_EINVAL, "helmctx_add_subchart: root has no .Subcharts map");
-	if (tmpl_map_set(a, s->u.map, name, strlen(name), *sub))
+	/* recAllTpls' map[string]any: the subchart's root seen as a plain
+	 * map (no common.Values methods), as .Subcharts holds it */
+	if (tmpl_map_set(a, s->u.map, name, strlen(name), values_view(sub, TMPL_VIEW_PLAIN)))
 		return bh_error_set(err, BH_ELIMIT, "adding subchart %s: out of memory", name);
 	return 0;
 }

@@ -102,7 +102,7 @@ enum ttype { T_NONE, T_SCALAR, T_ARRAY, T_TABLE, T_TABLE_ARRAY };
 static int is_nilish(const tmpl_value *v)
 {
 	return v->kind == TMPL_NIL || v->kind == TMPL_INVALID || (v->kind == TMPL_LIST && v->u.list->is_nil) ||
-	       (v->kind == TMPL_MAP && v->u.map->is_nil);
+	       (v->kind == TMPL_MAP && v->u.map->is_nil) || (v->kind == TMPL_BYTES && v->view);
 }
 
 static int toml_is_time(const tmpl_value *v)

@@ -671,6 +671,8 @@ static json_t *to_json(const tmpl_value *v, bh_error *err, int depth)
 	case TMPL_STRING:
 		return json_stringn_nocheck(v->u.s.ptr, v->u.s.len);
 	case TMPL_BYTES: {
+		if (v->view) /* a nil slice */
+			return json_null();
 		/* encoding/json writes []byte as base64 */
 		static const char b64[] =
 			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -62,7 +62,8 @@ struct tmpl_value {
 			      * element) and not yet unwrapped by a pipeline:
 			      * Go then reports its type as "interface {}" */
 	unsigned char view;  /* MAP: the same map seen as another Go type
-			      * (TMPL_VIEW_*): common.Values' AsMap and Table */
+			      * (TMPL_VIEW_*): common.Values' AsMap and Table;
+			      * BYTES: 1 for a nil []byte (toJson null) */
 	unsigned char addr;  /* OBJECT: an addressable Go value (reflect's
 			      * CanAddr: a field reached through a pointer, kept
 			      * by variables, with and template; never a

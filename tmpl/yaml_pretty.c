@@ -131,8 +131,18 @@ static json_t *tree(conv *c, const tmpl_value *v, int depth)
 		if (isinf(v->u.f))
 			return verbatim(c, v->u.f > 0 ? ".inf" : "-.inf");
 		return json_real(v->u.f);
-	case TMPL_STRING:
-	case TMPL_BYTES: return json_stringn_nocheck(v->u.s.ptr, v->u.s.len);
+	case TMPL_STRING: return json_stringn_nocheck(v->u.s.ptr, v->u.s.len);
+	case TMPL_BYTES: { /* yaml.v3 writes a []byte as the list of its bytes */
+		json_t *a = json_array();
+		for (size_t i = 0; a && i < v->u.s.len; i++)
+			if (json_array_append_new(a, json_integer((unsigned char)v->u.s.ptr[i]))) {
+				json_decref(a);
+				a = NULL;
+			}
+		if (!a)
+			bh_error_set(c->err, BH_ENOMEM, "out of memory");
+		return a;
+	}
 	case TMPL_COMPLEX:
 		bh_error_set(c->err, BH_EINVAL, "yaml: cannot marshal type: complex128");
 		return NULL;
