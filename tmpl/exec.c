@@ -943,6 +943,11 @@ static int validate_type_slow(state *s, tmpl_value v, char typ, tmpl_value *out)
 		return errorf(s, "wrong type for value; expected %s; got %s", type_code_name(typ),
 			      tmpl_value_type_name(&v));
 	v.iface = 0;
+	/* reflect's Call converts a common.Values argument to the parameter's
+	 * map[string]interface {}: what merge, set and unset hand back is the
+	 * same map without the type (dig then takes it) */
+	if (typ == 'm')
+		v.view = TMPL_VIEW_PLAIN;
 	*out = v;
 	return 0;
 }

@@ -278,7 +278,8 @@ static int merge(tmpl_call *c, int overwrite)
 		if (r)
 			return r;
 	}
-	c->result = tmpl_map_value(dst);
+	/* the argument itself keeps its conversion to map[string]interface {} */
+	c->result = dst == MAP_ARG(0) ? c->argv[0] : tmpl_map_value(dst);
 	return 0;
 }
 
