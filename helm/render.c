@@ -162,9 +162,21 @@ static int count_slashes(const char *s)
 	return n;
 }
 
+/* The map a subchart's .Values is, as Helm's recAllTpls takes it with
+ * Values.Table("Values." + name): the parent's .Values.<name> itself when
+ * that is a map (NULL: the subchart gets a new map of its own). */
+static const tmpl_map *shared_values(const tmpl_value *parent_root, const char *name)
+{
+	const tmpl_value *pv = tmpl_map_get(parent_root->u.map, "Values", 6);
+	const tmpl_value *sv = pv && pv->kind == TMPL_MAP ? tmpl_map_get(pv->u.map, name, strlen(name)) : NULL;
+	return sv && sv->kind == TMPL_MAP && !sv->u.map->is_nil ? sv->u.map : NULL;
+}
+
 /* The chart tree's roots (Helm's per-chart top-level objects), numbered in
- * pre-order as rec_templates numbers the charts. */
-static int rec_roots(collect *cx, const chart *c, const json_t *values, int is_root, size_t *root_out)
+ * pre-order as rec_templates numbers the charts; a subchart's .Values is
+ * shared_map, the map in its parent's .Values, when there is one. */
+static int rec_roots(collect *cx, const chart *c, const json_t *values, const tmpl_map *shared_map, int is_root,
+		     size_t *root_out)
 {
 	size_t ri = cx->nroots;
 	if (VEC_RESERVE(cx->roots, cx->rootcap, cx->nroots + 1, 16) < 0 ||
@@ -194,6 +206,7 @@ static int rec_roots(collect *cx, const chart *c, const json_t *values, int is_r
 	ho.files = hf;
 	ho.n_files = c->nfiles;
 	ho.not_root = !is_root;
+	ho.values_map = shared_map;
 	int rc = helmctx_build(cx->arena, &ho, &cx->roots[ri], cx->err);
 	if (rc)
 		return rc;
@@ -204,7 +217,7 @@ static int rec_roots(collect *cx, const chart *c, const json_t *values, int is_r
 		if (!json_is_object(sv))
 			sv = empty = json_object();
 		size_t si;
-		rc = rec_roots(cx, sub, sv, 0, &si);
+		rc = rec_roots(cx, sub, sv, shared_values(&cx->roots[ri], chart_name(sub)), 0, &si);
 		json_decref(empty);
 		if (rc)
 			return rc;
@@ -381,7 +394,7 @@ static int render_templates(collect *cx, const chart *c, const json_t *values, c
 	cx->kube_version = kube_version;
 	cx->err = err;
 	size_t top;
-	rc = rec_roots(cx, c, values, 1, &top);
+	rc = rec_roots(cx, c, values, NULL, 1, &top);
 	if (!rc && cx->job) /* joins in; done when it returns */
 		rc = tmpl_parse_job_finish(cx->job, err);
 	else if (!rc && cx->n)

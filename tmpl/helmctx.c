@@ -889,7 +889,12 @@ int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_erro
 		return bh_error_set(err, BH_ELIMIT, "building the template root: out of memory");
 	root->cls = &tmpl_values_class;
 	/* .Values */
-	if (o->values && json_is_object(o->values)) {
+	if (o->values_map) {
+		/* the same map seen as common.Values: its own type stays the
+		 * parent's map[string]interface {} */
+		v = tmpl_map_value((tmpl_map *)o->values_map);
+		v.view = TMPL_VIEW_VALUES;
+	} else if (o->values && json_is_object(o->values)) {
 		v = tmpl_value_from_json(a, o->values);
 		if (v.kind == TMPL_INVALID)
 			return bh_error_set(err, BH_ELIMIT, "building .Values: out of memory");
@@ -899,8 +904,10 @@ int helmctx_build(tmpl_arena *a, const helmctx_opts *o, tmpl_value *out, bh_erro
 			return bh_error_set(err, BH_ELIMIT, "building .Values: out of memory");
 		v = tmpl_map_value(vm);
 	}
-	v.u.map->gotype = "common.Values";
-	v.u.map->cls = &tmpl_values_class;
+	if (!o->values_map) {
+		v.u.map->gotype = "common.Values";
+		v.u.map->cls = &tmpl_values_class;
+	}
 	tmpl_map_set(a, root, "Values", 6, v);
 	/* .Release */
 	set_str(a, rel, "Name", o->release_name ? o->release_name : "x");

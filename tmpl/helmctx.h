@@ -35,6 +35,12 @@ typedef struct helmctx_opts {
 	const helmctx_file *files;  /* .Files (already filtered by the caller) */
 	size_t n_files;
 	int not_root;               /* set for a subchart: IsRoot false */
+	const tmpl_map *values_map; /* a subchart's .Values: its parent's
+				     * .Values.<name> map itself, shared as
+				     * Helm's Values.Table hands it out (what
+				     * a parent's template sets in it, the
+				     * subchart's templates see); values is
+				     * then not read */
 } helmctx_opts;
 
 /* Builds the root map into *out. Values are deep-copied into the arena
