@@ -164,17 +164,28 @@ static int count_slashes(const char *s)
 
 /* The map a subchart's .Values is, as Helm's recAllTpls takes it with
  * Values.Table("Values." + name): the parent's .Values.<name> itself when
- * that is a map (NULL: the subchart gets a new map of its own). */
+ * that is a map, the name split at each '.' as parsePath does (a.b is
+ * .Values.a.b); NULL (the subchart gets a new, empty map) when a step is
+ * missing or not a map. */
 static const tmpl_map *shared_values(const tmpl_value *parent_root, const char *name)
 {
-	const tmpl_value *pv = tmpl_map_get(parent_root->u.map, "Values", 6);
-	const tmpl_value *sv = pv && pv->kind == TMPL_MAP ? tmpl_map_get(pv->u.map, name, strlen(name)) : NULL;
-	return sv && sv->kind == TMPL_MAP && !sv->u.map->is_nil ? sv->u.map : NULL;
+	const tmpl_value *v = tmpl_map_get(parent_root->u.map, "Values", 6);
+	for (const char *p = name;; p++) {
+		size_t n = strcspn(p, ".");
+		if (!v || v->kind != TMPL_MAP || v->u.map->is_nil)
+			return NULL;
+		v = tmpl_map_get(v->u.map, p, n);
+		p += n;
+		if (!*p)
+			break;
+	}
+	return v && v->kind == TMPL_MAP && !v->u.map->is_nil ? v->u.map : NULL;
 }
 
 /* The chart tree's roots (Helm's per-chart top-level objects), numbered in
- * pre-order as rec_templates numbers the charts; a subchart's .Values is
- * shared_map, the map in its parent's .Values, when there is one. */
+ * pre-order as rec_templates numbers the charts: the top chart's .Values
+ * from values, a subchart's the map in its parent's .Values (shared_map;
+ * NULL: a new, empty one). */
 static int rec_roots(collect *cx, const chart *c, const json_t *values, const tmpl_map *shared_map, int is_root,
 		     size_t *root_out)
 {
@@ -212,13 +223,8 @@ static int rec_roots(collect *cx, const chart *c, const json_t *values, const tm
 		return rc;
 	for (size_t i = 0; i < c->ndeps; i++) {
 		const chart *sub = c->deps[i];
-		json_t *sv = json_object_get(values, chart_name(sub));
-		json_t *empty = NULL;
-		if (!json_is_object(sv))
-			sv = empty = json_object();
 		size_t si;
-		rc = rec_roots(cx, sub, sv, shared_values(&cx->roots[ri], chart_name(sub)), 0, &si);
-		json_decref(empty);
+		rc = rec_roots(cx, sub, NULL, shared_values(&cx->roots[ri], chart_name(sub)), 0, &si);
 		if (rc)
 			return rc;
 		rc = helmctx_add_subchart(cx->arena, &cx->roots[ri], chart_name(sub), &cx->roots[si], cx->err);
