@@ -32,8 +32,12 @@ process per step, so a step over 16 charts costs one start-up.
       revisions 1..REVISION, the last deployed, the others superseded.
   corpus_lib.py objects present|absent NS MANIFEST
       checks that every object of MANIFEST is in the cluster (or gone, but
-      for those Helm keeps: helm.sh/resource-policy: keep); prints their
-      number.
+      for those Helm keeps: helm.sh/resource-policy: keep; an object whose
+      kind the cluster no longer serves, its CRD deleted, is gone); prints
+      their number.
+  corpus_lib.py dropped NS OLD NEW
+      the objects of manifest OLD that manifest NEW lacks are gone (but for
+      those Helm keeps), as Helm's upgrade deletes them; prints their number.
 """
 import base64
 import gzip
@@ -175,7 +179,8 @@ def status(rows_path):
 def manifest(ns, rel, rev):
     _, s = Api().call("GET", "/api/v1/namespaces/%s/secrets/sh.helm.release.v1.%s.v%s" % (ns, rel, rev))
     raw = base64.b64decode(base64.b64decode(s["data"]["release"]))
-    sys.stdout.write(json.loads(gzip.decompress(raw))["manifest"])
+    # Helm writes no "manifest" key for an empty one (omitempty)
+    sys.stdout.write(json.loads(gzip.decompress(raw)).get("manifest", ""))
 
 
 def same(want, again, got):
@@ -240,34 +245,52 @@ def heads(text):
                     meta[m.group(1)] = m.group(2)
         if "kind" in top:
             unq = lambda v: v[1:-1] if len(v) > 1 and v[0] == v[-1] and v[0] in "'\"" else v
-            yield unq(top["apiVersion"]), unq(top["kind"]), unq(meta["name"]), unq(meta.get("namespace", ""))
+            ns = unq(meta.get("namespace", ""))
+            # an empty or null namespace is none: the release's
+            yield unq(top["apiVersion"]), unq(top["kind"]), unq(meta["name"]), "" if ns in ("null", "~", "Null", "NULL") else ns
 
 
 def objects(want, ns, path):
+    with open(path) as f:
+        check(want, ns, list(heads(f.read())))
+
+
+def dropped(ns, old, new):
+    with open(old) as f:
+        before = list(heads(f.read()))
+    with open(new) as f:
+        after = {(gv, kind, name, obj_ns or ns) for gv, kind, name, obj_ns in heads(f.read())}
+    check("absent", ns, [h for h in before if (h[0], h[1], h[2], h[3] or ns) not in after])
+
+
+def check(want, ns, objs):
     api = Api()
     plural = {}
 
     def resources(gv):
         if gv not in plural:
-            _, rl = api.call("GET", ("/apis/" if "/" in gv else "/api/") + gv)
-            plural[gv] = {r["kind"]: (r["name"], r["namespaced"]) for r in rl["resources"] if "/" not in r["name"]}
+            code, rl = api.call("GET", ("/apis/" if "/" in gv else "/api/") + gv, ok=(200, 404))
+            plural[gv] = {r["kind"]: (r["name"], r["namespaced"]) for r in rl["resources"]
+                          if "/" not in r["name"]} if code == 200 else {}
         return plural[gv]
 
     n = kept = 0
-    with open(path) as f:
-        for gv, kind, name, obj_ns in heads(f.read()):
-            res, namespaced = resources(gv)[kind]
-            obj_ns = obj_ns or ns
-            p = ("/apis/" if "/" in gv else "/api/") + gv + \
-                ("/namespaces/%s" % obj_ns if namespaced else "") + "/%s/%s" % (res, urllib.parse.quote(name, safe=""))
-            code, obj = api.call("GET", p, ok=(200, 404))
-            # Helm's uninstall keeps what is annotated helm.sh/resource-policy: keep
-            keep = code == 200 and ((obj.get("metadata") or {}).get("annotations") or {}).get(
-                "helm.sh/resource-policy") == "keep"
-            if (code == 200) != (want == "present") and not (want == "absent" and keep):
-                sys.exit("%s %s/%s: %s" % (kind, obj_ns, name, "missing" if want == "present" else "still there"))
+    for gv, kind, name, obj_ns in objs:
+        if want == "absent" and kind not in resources(gv):  # its CRD was deleted: so were its objects
             n += 1
-            kept += keep
+            continue
+        res, namespaced = resources(gv)[kind]
+        obj_ns = obj_ns or ns
+        p = ("/apis/" if "/" in gv else "/api/") + gv + \
+            ("/namespaces/%s" % obj_ns if namespaced else "") + "/%s/%s" % (res, urllib.parse.quote(name, safe=""))
+        code, obj = api.call("GET", p, ok=(200, 404))
+        # Helm's uninstall keeps what is annotated helm.sh/resource-policy: keep
+        keep = code == 200 and ((obj.get("metadata") or {}).get("annotations") or {}).get(
+            "helm.sh/resource-policy") == "keep"
+        if (code == 200) != (want == "present") and not (want == "absent" and keep):
+            sys.exit("%s %s/%s: %s" % (kind, obj_ns, name, "missing" if want == "present" else "still there"))
+        n += 1
+        kept += keep
     print("%d objects" % n + (", %d kept by helm.sh/resource-policy" % kept if kept and want == "absent" else ""))
 
 
@@ -279,7 +302,8 @@ if __name__ == "__main__":
             ("manifest", 4): lambda: manifest(*a[1:]),
             ("same", 4): lambda: same(*a[1:]),
             ("helm-list", 3): lambda: helm_list(a[1], a[2]), ("helm-history", 2): lambda: helm_history(a[1]), ("status", 2): lambda: status(a[1]),
-            ("values-files", 3): lambda: print(" ".join(case_json(a[1], a[2])["valuesFiles"])), ("objects", 4): lambda: objects(*a[1:])}
+            ("values-files", 3): lambda: print(" ".join(case_json(a[1], a[2])["valuesFiles"])), ("objects", 4): lambda: objects(*a[1:]),
+            ("dropped", 4): lambda: dropped(*a[1:])}
     f = cmds.get((a[0] if a else "", len(a)))
     if not f:
         sys.exit(__doc__)

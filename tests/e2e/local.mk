@@ -53,9 +53,9 @@ SANDBOX_E2E = tests/e2e/sandbox_isolation.sh tests/e2e/sandbox_crypto.sh
 TESTS += $(SANDBOX_E2E)
 # the corpus charts installed, upgraded and uninstalled through bulkheadd, as
 # directories and as archives of every kind (issue 9's must-show)
-CORPUS_E2E = tests/e2e/corpus_controller.sh tests/e2e/corpus_archives.sh
+CORPUS_E2E = tests/e2e/corpus_controller.sh tests/e2e/corpus_archives.sh tests/e2e/corpus_edges.sh
 TESTS += $(CORPUS_E2E)
-EXTRA_DIST += $(SANDBOX_E2E) $(CORPUS_E2E) tests/e2e/corpus_lib.sh tests/e2e/corpus_lib.py
+EXTRA_DIST += $(SANDBOX_E2E) $(CORPUS_E2E) tests/e2e/corpus_lib.sh tests/e2e/corpus_lib.py tests/e2e/corpus_edges
 # --- least privilege and lock-down (deploy/, systemd/, supervisor/acl.c) ---
 RBAC_E2E = tests/e2e/rbac_impersonation.sh tests/e2e/skeleton_lockdown.sh tests/e2e/deploy_flux_crds.sh \
 	tests/e2e/systemd_security.sh

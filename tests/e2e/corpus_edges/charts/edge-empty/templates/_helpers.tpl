@@ -1,0 +1,1 @@
+{{- define "edge-empty.name" -}}{{ .Chart.Name }}{{- end -}}
