@@ -249,13 +249,14 @@ int kube_mapping_get(kube_client *c, const char *api_version, const char *kind, 
 		if (!rc && !(r = find_kind(gv, kind)) && !c->disc_missed) /* the snapshot is older than the kind */
 			rc = discover(c, api_version, 1, &gv, err);
 		c->disc_missed |= missed;
-		if (rc)
+		if (rc && rc != BH_ENOTFOUND)
 			return bh_error_prefix(err, "no mapping for %s %s", api_version, kind);
-		r = find_kind(gv, kind);
+		r = rc ? NULL : find_kind(gv, kind);
 	}
+	/* the group/version not served, or without the kind: the RESTMapper's
+	 * NoKindMatchError, as Helm's and kubectl's messages quote it */
 	if (!r)
-		return bh_error_set(err, BH_ENOTFOUND, "no mapping for %s %s: the server has no kind \"%s\" in %s",
-		                    api_version, kind, kind, api_version);
+		return bh_error_set(err, BH_ENOTFOUND, "no matches for kind \"%s\" in version \"%s\"", kind, api_version);
 	*out = *r;
 	return 0;
 }

@@ -13,6 +13,11 @@
 #                 with .Values.namespace unset): the release's namespace
 #   edge-empty    no object at all (linkerd's partials, cert-manager's
 #                 common): an empty manifest, deployed, then uninstalled
+# and one that cannot install: edge-no-crd renders kinds the cluster does
+# not serve (a ServiceMonitor without its CRD, an apiextensions.k8s.io/v1beta1
+# CRD): Ready=False with the kinds as the real helm v4.1.4 names them
+# (helm install against kubesim: 'no matches for kind "ServiceMonitor" in
+# version "monitoring.coreos.com/v1"', k8s' NoKindMatchError).
 set -uo pipefail
 : "${BH_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$BH_SRCDIR/tests/e2e/lib.sh"
@@ -35,4 +40,14 @@ e2e_has -x 'ok: helm edge-upgrade as edges-edge-upgrade/edge-upgrade: 1 objects 
 [ ! -s "$SK_DIR/cmp/edge-empty.1.got" ] || sk_fail "edge-empty: the stored manifest is not empty"
 e2e_has -x 'ok: helm edge-null-ns as edges-edge-null-ns/edge-null-ns uninstalled (2 objects)' <<<"$out" ||
 	sk_fail "edge-null-ns: its 2 objects were not checked in the release's namespace"
+sk_publish "$CORPUS_DIR/charts/edge-no-crd" edges-nocrd edge-no-crd
+sk_apply_hr edges-nocrd edge-no-crd edge-no-crd
+r=$(sk_wait_cond edges-nocrd edge-no-crd False 60)
+want='False|InstallFailed|Helm install failed for release edges-nocrd/edge-no-crd with chart edge-no-crd@0.1.0: unable to build kubernetes objects from release manifest: '
+case "$r" in "$want"*) ;; *) sk_fail "edge-no-crd: Ready is '$r', not '$want...'" ;; esac
+for k in 'no matches for kind "ServiceMonitor" in version "monitoring.coreos.com/v1"' \
+	'no matches for kind "CustomResourceDefinition" in version "apiextensions.k8s.io/v1beta1"'; do
+	e2e_has -F "$k" <<<"$r" || sk_fail "edge-no-crd: Ready does not say '$k': $r"
+done
+echo "ok: edge-no-crd: $r"
 echo "PASS: ${#CORPUS_RELEASES[@]} edge charts installed, upgraded and uninstalled in $((SECONDS - start))s"

@@ -929,11 +929,11 @@ START_TEST(test_mapping)
 	/* still unknown after rediscovery */
 	add("GET /apis/example.com/v1", 200, "{\"resources\":[]}");
 	ck_assert_int_eq(kube_mapping_get(c, "example.com/v1", "Nope", &r, &e), BH_ENOTFOUND);
-	ck_assert_str_eq(e.msg, "no mapping for example.com/v1 Nope: the server has no kind \"Nope\" in example.com/v1");
+	ck_assert_str_eq(e.msg, "no matches for kind \"Nope\" in version \"example.com/v1\""); /* k8s' NoKindMatchError */
 	/* group/version not served */
 	add("GET /api/v2", 404, "{\"message\":\"not found\"}");
 	ck_assert_int_eq(kube_mapping_get(c, "v2", "Pod", &r, &e), BH_ENOTFOUND);
-	ck_assert_str_eq(e.msg, "no mapping for v2 Pod: the server does not serve apiVersion \"v2\"");
+	ck_assert_str_eq(e.msg, "no matches for kind \"Pod\" in version \"v2\"");
 	/* Helm's APIVersions */
 	add("GET /api", 200, "{\"versions\":[\"v1\"]}");
 	add("GET /apis", 200, "{\"groups\":[{\"name\":\"apps\",\"versions\":[{\"groupVersion\":\"apps/v1\"}]},"
