@@ -380,7 +380,8 @@ static int dir_list(walk *w, int dfd, const char *abs, dir_entry **out, size_t *
 		dir_list_free(v, n);
 		return bh_error_set(w->err, BH_EIO, "cannot read directory %s: %s", abs, strerror(e));
 	}
-	qsort(v, n, sizeof *v, entry_cmp);
+	if (n) /* an empty directory: v is NULL */
+		qsort(v, n, sizeof *v, entry_cmp);
 	*out = v;
 	*nout = n;
 	return 0;

@@ -600,6 +600,8 @@ START_TEST(test_directory)
 	mkdir(p, 0755);
 	snprintf(p, sizeof p, "%s/ignored", tmpdir);
 	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/empty", tmpdir); /* nothing to list, nothing to load */
+	mkdir(p, 0755);
 	write_file("Chart.yaml", CHART_YAML);
 	/* a plain name, "*" and a tail, a pattern fnmatch reads */
 	write_file(".helmignore", "# comment\nignored/\n*.bak\nOWNERS\n*~\nn?tes.txt\n/*.tmp\n");
