@@ -9,6 +9,7 @@
 #include "kube/ready.h"
 #include "kube/wait.h"
 #include <time.h>
+#include "lib/gostrconv.h"
 #include "lib/yaml.h"
 
 json_t *hooks_json_new(const manifest_list *hooks)
@@ -65,6 +66,20 @@ int hooks_parse_object(kube_client *kc, const char *text, const char *ns, json_t
 		return bh_error_set(err, BH_EINVAL, "a manifest needs apiVersion, kind and metadata.name");
 	}
 	if ((rc = kube_mapping_for_object(kc, obj, r_out, err)) < 0) {
+		/* cli-runtime's mapper names the object of a kind the server
+		 * lacks (k8s' NoKindMatchError): its name and namespace as
+		 * written, the source "" (Helm builds from a reader) */
+		if (rc == BH_ENOTFOUND) {
+			bh_buf m = BH_BUF_INIT;
+			const char *wns = json_string_value(json_object_get(md, "namespace"));
+			bh_buf_puts(&m, "resource mapping not found for name: ");
+			go_quote(&m, name, strlen(name), '"', 0);
+			bh_buf_puts(&m, " namespace: ");
+			go_quote(&m, wns ? wns : "", wns ? strlen(wns) : 0, '"', 0);
+			bh_buf_printf(&m, " from \"\": %s\nensure CRDs are installed first", err->msg);
+			bh_error_set(err, rc, "%s", bh_buf_ok(&m) ? bh_buf_str(&m) : "out of memory");
+			bh_buf_free(&m);
+		}
 		json_decref(obj);
 		return rc;
 	}
