@@ -1302,23 +1302,28 @@ static int scalar_json(decoder *d, const ynode *n, json_t **out)
 	return 0;
 }
 
+/* scalar_value for a message about the document: its own error dropped
+ * (d->err untouched); 0 with *r set, or nonzero. */
+static int scalar_peek(decoder *d, const ynode *n, yres *r)
+{
+	bh_error scratch;
+	bh_error *save = d->err;
+	int rc;
+	d->err = &scratch;
+	rc = scalar_value(d, n, r);
+	d->err = save;
+	return rc;
+}
+
 /* A scalar key as the Go value goyaml.v2 decodes it to, for fmt's sorted
  * map printing (r->kind: YR_NULL, YR_STR for every string, YR_UINT,
  * YR_INT, YR_FLOAT, YR_BOOL; a !!binary key is the string it decodes to,
  * left in *bin): 0 when it is not a plain scalar. */
 static int sharp_key(decoder *d, const ynode *k, yres *r, bh_buf *bin)
 {
-	bh_error scratch;
-	bh_error *save = d->err;
-	int rc;
 	if (k->kind == N_ALIAS && k->alias)
 		k = k->alias;
-	if (k->kind != N_SCALAR)
-		return 0;
-	d->err = &scratch;
-	rc = scalar_value(d, k, r);
-	d->err = save;
-	if (rc)
+	if (k->kind != N_SCALAR || scalar_peek(d, k, r))
 		return 0;
 	if (r->kind == YR_BINARY && b64_decode(k->value, k->len, bin) < 0)
 		return 0;
@@ -1489,10 +1494,7 @@ static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, size_t start)
 	}
 	if (n->kind == N_SCALAR) {
 		yres r;
-		bh_error scratch;
-		bh_error *save = d->err;
-		d->err = &scratch;
-		if (scalar_value(d, n, &r)) {
+		if (scalar_peek(d, n, &r)) {
 			bh_buf_puts(b, "?");
 		} else {
 			switch (r.kind) {
@@ -1520,7 +1522,6 @@ static void go_sharp_v(bh_buf *b, decoder *d, const ynode *n, size_t start)
 				break;
 			}
 		}
-		d->err = save;
 	} else if (n->kind == N_SEQ) {
 		bh_buf_puts(b, "[]interface {}{");
 		for (size_t i = 0; i < n->n && !d->sharp_cut; i++) {
@@ -1567,21 +1568,13 @@ static void sharp_v_new(bh_buf *b, decoder *d, const ynode *n)
 static void unsupported_value(decoder *d, const ynode *v, bh_buf *m)
 {
 	const ynode *vv = v;
+	yres vr;
 	while (vv->kind == N_ALIAS && vv->alias)
 		vv = vv->alias;
-	if (vv->kind == N_SCALAR) {
-		yres vr;
-		bh_error scratch;
-		bh_error *save = d->err;
-		d->err = &scratch;
-		if (!scalar_value(d, vv, &vr) && vr.kind == YR_NULL)
-			bh_buf_puts(m, "<nil>");
-		else
-			sharp_v_new(m, d, vv);
-		d->err = save;
-	} else {
+	if (vv->kind == N_SCALAR && !scalar_peek(d, vv, &vr) && vr.kind == YR_NULL)
+		bh_buf_puts(m, "<nil>");
+	else
 		sharp_v_new(m, d, vv);
-	}
 }
 
 /* The JSON key sigs.k8s.io/yaml makes of a YAML key: a string key is left
